@@ -1,0 +1,58 @@
+// The HTTP application: request IDs, the request log, the error envelope, and the routes.
+import { Elysia } from 'elysia'
+import { PAIRING_PATH } from '../protocol/discovery.ts'
+import type { ApiContext } from './context.ts'
+import { ApiError, errorBody } from './errors.ts'
+import { discoveryRoutes } from './routes/discovery.ts'
+import { healthRoutes } from './routes/health.ts'
+import { jobRoutes } from './routes/jobs.ts'
+import { pairingRoutes } from './routes/pairing.ts'
+
+/** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
+const OPENPRINTER_ROUTES = new Set([PAIRING_PATH])
+
+export type RequestLog = (line: string) => void
+
+interface RequestInfo {
+  id: string
+  startedAt: number
+}
+
+export function createApp(context: ApiContext, log: RequestLog) {
+  const requests = new WeakMap<Request, RequestInfo>()
+  return (
+    // normalize: false and our own body reader: nothing is coerced or silently dropped.
+    new Elysia({ normalize: false })
+      .onRequest(({ request, set }) => {
+        const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
+        requests.set(request, info)
+        set.headers['x-request-id'] = info.id
+        set.headers['cache-control'] = 'no-store'
+        set.headers['x-content-type-options'] = 'nosniff'
+      })
+      .onError(({ error, code, request, set }) => {
+        const requestId = requests.get(request)?.id ?? 'unknown'
+        let apiError: ApiError
+        if (error instanceof ApiError) apiError = error
+        else if (code === 'NOT_FOUND') apiError = new ApiError(404, 'not_found', 'No such route.')
+        else {
+          // A bug or a broken disk: log what happened, answer without internals.
+          console.error(`${requestId} internal error:`, error)
+          apiError = new ApiError(500, 'server_error', 'The request could not be completed.')
+        }
+        set.status = apiError.status
+        Object.assign(set.headers, apiError.headers)
+        return errorBody(apiError, requestId, OPENPRINTER_ROUTES.has(new URL(request.url).pathname))
+      })
+      .onAfterResponse(({ request, set }) => {
+        const info = requests.get(request)
+        const ms = info ? (performance.now() - info.startedAt).toFixed(1) : '?'
+        // The path only: queries and headers stay out of the log.
+        log(`${request.method} ${new URL(request.url).pathname} ${set.status} ${ms}ms ${info?.id ?? ''}`)
+      })
+      .use(healthRoutes())
+      .use(discoveryRoutes(context))
+      .use(pairingRoutes(context))
+      .use(jobRoutes(context))
+  )
+}

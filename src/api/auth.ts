@@ -1,0 +1,23 @@
+// Project API key authentication (specification: Authentication).
+import type { ApiKeyScope } from '../protocol/api-key.ts'
+import type { ApiKey } from '../store/api-keys.ts'
+import type { Store } from '../store/store.ts'
+import { ApiError } from './errors.ts'
+
+const CHALLENGE = { 'www-authenticate': 'Bearer' }
+
+function unauthorized(message: string): ApiError {
+  return new ApiError(401, 'unauthorized', message, undefined, CHALLENGE)
+}
+
+/** The active key of the request, bound to `projectId` and holding `scope`; throws 401 or 403 otherwise. */
+export function authenticate(store: Store, request: Request, projectId: string, scope: ApiKeyScope): ApiKey {
+  const header = request.headers.get('authorization')
+  if (header === null) throw unauthorized('Send the project API key as "Authorization: Bearer <key>".')
+  const match = /^Bearer ([^\s]+)$/i.exec(header)
+  const key = match ? store.apiKeys.findActive(match[1]!) : undefined
+  // One answer for malformed, unknown, revoked and other-project keys: nothing to learn by probing.
+  if (!key || key.projectId !== projectId) throw unauthorized('The API key is not valid for this project.')
+  if (!key.scopes.includes(scope)) throw new ApiError(403, 'forbidden', `The API key lacks the ${scope} scope.`)
+  return key
+}

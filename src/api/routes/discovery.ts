@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia'
+import { AUTHENTICATION_METHOD, DISCOVERY_PATHS, type DiscoveryDocument, GATEWAY_PATH, PAIRING_PATH } from '../../protocol/discovery.ts'
+import { PROTOCOL_VERSION } from '../../protocol/limits.ts'
+import type { ApiContext } from '../context.ts'
+
+export function discoveryRoutes({ config, serverId }: ApiContext) {
+  const document: DiscoveryDocument = {
+    protocolVersion: PROTOCOL_VERSION,
+    server: { id: serverId, name: config.serverName, version: config.serverVersion },
+    endpoints: { pairing: PAIRING_PATH, gateway: GATEWAY_PATH },
+    authentication: { method: AUTHENTICATION_METHOD, challengeTtlSeconds: config.challengeTtlSeconds },
+  }
+  // Stock OpenPrinter agents ask at /.well-known/openprinter; the printservice path is the brand's.
+  const [printservice, openprinter] = DISCOVERY_PATHS
+  return new Elysia().get(printservice, () => document).get(openprinter, () => document)
+}

@@ -1,0 +1,77 @@
+// The job routes of the public API: create a job, list the newest jobs.
+import { Elysia } from 'elysia'
+import { EXPIRES_IN_MS, MAX_ATTEMPTS, MAX_FRAME_BYTES } from '../../protocol/limits.ts'
+import type { CreateJobResponse, ListJobsResponse } from '../../protocol/job.ts'
+import { isJobState, JOB_STATES } from '../../protocol/job.ts'
+import { createJobRule } from '../../protocol/job-request.ts'
+import { fitsInOneFrame } from '../../protocol/print-job-frame.ts'
+import { validate } from '../../protocol/rules.ts'
+import { authenticate } from '../auth.ts'
+import type { ApiContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { readJsonBody } from '../json-body.ts'
+
+/** When a project is at its limit of unfinished jobs, try again after this long. */
+export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
+
+const JOBS_PATH = '/v1/projects/:projectId/jobs'
+
+function invalid(details: { path: string; message: string }[]): ApiError {
+  return new ApiError(400, 'invalid_request', 'The request is invalid; see details.', details)
+}
+
+export function jobRoutes({ store }: ApiContext) {
+  return new Elysia()
+    .post(
+      JOBS_PATH,
+      async ({ request, params, set }): Promise<CreateJobResponse> => {
+        authenticate(store, request, params.projectId, 'jobs:write')
+        const result = validate(createJobRule, await readJsonBody(request, MAX_FRAME_BYTES))
+        if (!result.ok) throw invalid(result.issues)
+        const input = result.value
+        if (!fitsInOneFrame(input.document, input.metadata)) {
+          throw new ApiError(413, 'payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
+        }
+        // A retry of a known key gets the job as it is now, whatever else it sends.
+        const existing = store.jobs.findByIdempotencyKey(params.projectId, input.idempotencyKey)
+        if (existing) return { job: existing, duplicate: true }
+        const printer = store.printers.resolve(params.projectId, input.printerId)
+        if (!printer) throw new ApiError(404, 'not_found', `This project has no printer "${input.printerId}".`)
+
+        const outcome = await store.jobCommitter.create({
+          projectId: params.projectId,
+          printerId: printer.id,
+          idempotencyKey: input.idempotencyKey,
+          document: input.document,
+          metadata: input.metadata ?? null,
+          expiresInMs: input.expiresInMs ?? EXPIRES_IN_MS.default,
+          maxAttempts: input.maxAttempts ?? MAX_ATTEMPTS.default,
+        })
+        if (outcome.kind === 'entitlement_limit') {
+          throw new ApiError(
+            429,
+            'entitlement_limit',
+            `The project has ${outcome.openJobs} unfinished jobs, its limit; try again when some have finished.`,
+            undefined,
+            { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
+          )
+        }
+        set.status = outcome.kind === 'created' ? 202 : 200
+        return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
+      },
+      { parse: 'none' },
+    )
+    .get(JOBS_PATH, ({ request, params }): ListJobsResponse => {
+      const key = authenticate(store, request, params.projectId, 'jobs:read')
+      const query = new URL(request.url).searchParams
+      const details = [...new Set(query.keys())]
+        .filter((name) => name !== 'state')
+        .map((name) => ({ path: `query.${name}`, message: 'is not an allowed query parameter' }))
+      const states = query.getAll('state')
+      if (states.length > 1) details.push({ path: 'query.state', message: 'must be given at most once' })
+      const state = states[0]
+      if (state !== undefined && !isJobState(state)) details.push({ path: 'query.state', message: `must be one of ${JOB_STATES.join(', ')}` })
+      if (details.length > 0) throw invalid(details)
+      return { jobs: store.jobs.newest(params.projectId, state as Parameters<typeof store.jobs.newest>[1]), keyPrefix: key.keyPrefix }
+    })
+}

@@ -1,0 +1,61 @@
+// POST /printservice/pair: an agent redeems a one-time code and registers its Ed25519 public key.
+import { Elysia } from 'elysia'
+import { isUsablePublicKey } from '../../gateway/ed25519.ts'
+import { MAX_AUTH_FRAME_BYTES, PROTOCOL_VERSION } from '../../protocol/limits.ts'
+import { PAIRING_PATH } from '../../protocol/discovery.ts'
+import { type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
+import { validate } from '../../protocol/rules.ts'
+import type { ApiContext } from '../context.ts'
+import { ApiError } from '../errors.ts'
+import { readJsonBody } from '../json-body.ts'
+import { PairingRateLimit } from '../pairing-rate-limit.ts'
+
+const REJECTIONS = {
+  invalid: new ApiError(400, 'pairing_code_invalid', 'The pairing code is invalid.'),
+  expired: new ApiError(400, 'pairing_code_expired', 'The pairing code has expired.'),
+  consumed: new ApiError(400, 'pairing_code_consumed', 'The pairing code has already been used.'),
+  badKey: new ApiError(400, 'invalid_public_key', 'The pairing request or public key is invalid.'),
+  version: new ApiError(400, 'unsupported_protocol_version', 'This server does not support that protocol version.'),
+}
+
+/** The checks of OpenPrinter v1 section 2.5, in its order: version, then shape and key. */
+function parsePairingRequest(body: unknown): PairingRequest {
+  const version = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).protocolVersion : undefined
+  if (version !== undefined && version !== PROTOCOL_VERSION && (typeof version !== 'object' || version === null)) throw REJECTIONS.version
+  const result = validate(pairingRequestRule, body)
+  if (!result.ok) throw result.issues.every((issue) => issue.path === 'code') ? REJECTIONS.invalid : REJECTIONS.badKey
+  if (!isUsablePublicKey(result.value.credential.publicKey.x)) throw REJECTIONS.badKey
+  return result.value
+}
+
+export function pairingRoutes({ store, serverId, now }: ApiContext) {
+  const rateLimit = new PairingRateLimit(now)
+  return new Elysia().post(
+    PAIRING_PATH,
+    async ({ request, server }): Promise<PairingResponse> => {
+      const address = server?.requestIP(request)?.address ?? 'unknown'
+      const waitMs = rateLimit.retryAfterMs(address)
+      if (waitMs > 0) {
+        throw new ApiError(400, 'pairing_rate_limited', 'Too many pairing attempts. Try again later.', undefined, {
+          'retry-after': String(Math.ceil(waitMs / 1000)),
+        })
+      }
+      try {
+        const pairing = parsePairingRequest(await readJsonBody(request, MAX_AUTH_FRAME_BYTES))
+        const outcome = store.pairingCodes.redeem(pairing.code, {
+          name: pairing.agent.name,
+          version: pairing.agent.version,
+          platform: pairing.agent.platform,
+          installationId: pairing.agent.installationId,
+          publicKey: pairing.credential.publicKey.x,
+        })
+        if (outcome.kind !== 'paired') throw REJECTIONS[outcome.kind]
+        return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
+      } catch (error) {
+        rateLimit.recordFailure(address)
+        throw error
+      }
+    },
+    { parse: 'none' },
+  )
+}

@@ -1,0 +1,93 @@
+// What a CLI command is, and the helpers every command shares.
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
+import { Store } from '../store/store.ts'
+
+export type Options = NonNullable<ParseArgsConfig['options']>
+
+export interface Command {
+  /** Words that select the command, e.g. `keys create`. */
+  name: string
+  summary: string
+  /** The argument synopsis after the name, e.g. `--project ID [--json]`. */
+  usage: string
+  /** One line per option or environment variable, for --help. */
+  help: string[]
+  options: Options
+  run(args: ParsedArgs, io: Io): Promise<number | void> | number | void
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>
+  positionals: string[]
+}
+
+export interface Io {
+  out: (line: string) => void
+  err: (line: string) => void
+  env: Record<string, string | undefined>
+}
+
+/** A command that could not do its work: the message is shown, exit code 1. */
+export class CliError extends Error {
+  readonly exitCode: number = 1
+}
+
+/** A mistake in how the command was called: shown with a hint to --help, exit code 2. */
+export class UsageError extends CliError {
+  override readonly exitCode = 2
+}
+
+export const DATA_OPTION = { data: { type: 'string' } } as const satisfies Options
+export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies Options
+export const DATA_HELP = `--data DIR        data directory (env PRINTHUB_DATA_DIR, default ${DEFAULTS.dataDir})`
+export const JSON_HELP = '--json            print JSON for scripts'
+
+export function parse(command: Command, argv: string[]): ParsedArgs {
+  try {
+    return parseArgs({ args: argv, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }) as ParsedArgs
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+export function requireString(args: ParsedArgs, name: string): string {
+  const value = args.values[name]
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
+  return value
+}
+
+export function positional(args: ParsedArgs, index: number, name: string, count: number): string {
+  if (args.positionals.length !== count) throw new UsageError(count === 1 ? `expected one ${name}` : `expected ${count} arguments`)
+  return args.positionals[index]!
+}
+
+export function noPositionals(args: ParsedArgs): void {
+  if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`)
+}
+
+/** Opens the existing store of the data directory, runs `work`, and closes it. */
+export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T): T {
+  const store = Store.open({ dataDir: resolveDataDir({ data: args.values.data as string | undefined }, io.env), create: false, maxOpenJobsPerProject: DEFAULTS.maxOpenJobsPerProject })
+  try {
+    return work(store)
+  } finally {
+    store.close()
+  }
+}
+
+export function requireProject(store: Store, projectId: string): void {
+  if (!store.projects.get(projectId)) throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+}
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2))
+}
+
+/** A plain text table: a header row and aligned columns. */
+export function printTable(io: Io, headers: string[], rows: (string | number | null)[][], empty: string): void {
+  if (rows.length === 0) return io.out(empty)
+  const cells = [headers, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))]
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
+  for (const row of cells) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+}

@@ -1,0 +1,38 @@
+import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, withStore } from '../command.ts'
+
+export const jobsListCommand: Command = {
+  name: 'jobs list',
+  summary: "list a project's newest 100 jobs, newest first",
+  usage: '--project ID [--state S] [--data DIR] [--json]',
+  help: ['--project ID      the project', `--state S         only jobs in state S: ${JOB_STATES.join(', ')}`, DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projectId = requireString(args, 'project')
+    const state = args.values.state as string | undefined
+    if (state !== undefined && !isJobState(state)) throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
+    const jobs = withStore(args, io, (store) => {
+      requireProject(store, projectId)
+      return store.jobs.newest(projectId, state as JobState | undefined)
+    })
+    if (args.values.json) return printJson(io, jobs)
+    printTable(io, ['ID', 'STATE', 'PRINTER', 'ATTEMPTS', 'CREATED', 'IDEMPOTENCY KEY'], jobs.map((j) => [j.id, j.state, j.printerId, `${j.attemptCount}/${j.maxAttempts}`, j.createdAt, j.idempotencyKey]), 'No jobs.')
+  },
+}
+
+export const jobsShowCommand: Command = {
+  name: 'jobs show',
+  summary: 'show one job',
+  usage: 'JOB_ID [--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const id = positional(args, 0, 'JOB_ID', 1)
+    const job = withStore(args, io, (store) => store.jobs.get(id))
+    if (!job) throw new CliError(`there is no job ${id}`)
+    if (args.values.json) return printJson(io, job)
+    const width = Math.max(...Object.keys(job).map((k) => k.length))
+    for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : value}`)
+  },
+}

@@ -1,0 +1,57 @@
+import { API_KEY_SCOPES, isApiKeyScope } from '../../protocol/api-key.ts'
+import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, CliError, withStore } from '../command.ts'
+
+export const keysCreateCommand: Command = {
+  name: 'keys create',
+  summary: 'create a project API key (the secret is shown once)',
+  usage: '--project ID [--scope jobs:read] [--scope jobs:write] [--name N] [--data DIR] [--json]',
+  help: ['--project ID      the project the key belongs to', `--scope S         ${API_KEY_SCOPES.join(' or ')}; repeat for both (default: both)`, '--name N          a label for people', DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, scope: { type: 'string', multiple: true }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projectId = requireString(args, 'project')
+    const scopes = (args.values.scope as string[] | undefined) ?? [...API_KEY_SCOPES]
+    const unknown = scopes.find((scope) => !isApiKeyScope(scope))
+    if (unknown !== undefined) throw new UsageError(`unknown scope "${unknown}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
+    const name = (args.values.name as string | undefined) ?? null
+    const { key, secret } = withStore(args, io, (store) => {
+      requireProject(store, projectId)
+      return store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name)
+    })
+    if (args.values.json) return printJson(io, { ...key, apiKey: secret })
+    io.out(`Created key ${key.id} (${key.scopes.join(', ')}) for project ${projectId}.`)
+    io.out(`API key (shown only now; keep it secret): ${secret}`)
+  },
+}
+
+export const keysListCommand: Command = {
+  name: 'keys list',
+  summary: "list a project's API keys (never their secrets)",
+  usage: '--project ID [--data DIR] [--json]',
+  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projectId = requireString(args, 'project')
+    const keys = withStore(args, io, (store) => {
+      requireProject(store, projectId)
+      return store.apiKeys.list(projectId)
+    })
+    if (args.values.json) return printJson(io, keys)
+    printTable(io, ['ID', 'PREFIX', 'SCOPES', 'NAME', 'CREATED', 'REVOKED'], keys.map((k) => [k.id, k.keyPrefix, k.scopes.join(','), k.name, k.createdAt, k.revokedAt]), 'No keys.')
+  },
+}
+
+export const keysRevokeCommand: Command = {
+  name: 'keys revoke',
+  summary: 'revoke an API key at once',
+  usage: 'KEY_ID [--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const keyId = positional(args, 0, 'KEY_ID', 1)
+    if (!withStore(args, io, (store) => store.apiKeys.revoke(keyId))) throw new CliError(`there is no API key ${keyId}`)
+    if (args.values.json) return printJson(io, { id: keyId, revoked: true })
+    io.out(`Revoked key ${keyId}.`)
+  },
+}

@@ -1,0 +1,77 @@
+import { DEFAULT_PROFILE_ID, findProfile, PROFILES } from '../../profiles/catalog.ts'
+import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
+import { parseConnectionUri } from '../../transports/connection-uri.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, withStore } from '../command.ts'
+
+export const printersAddCommand: Command = {
+  name: 'printers add',
+  summary: 'add a printer record to a project',
+  usage: '--project ID --id REMOTE_ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
+  help: [
+    '--project ID      the project that prints on it',
+    '--id REMOTE_ID    the name applications use as printerId, e.g. kitchen',
+    '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
+    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], file:///PATH or virtual',
+    `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default ${DEFAULT_PROFILE_ID})`,
+    "--width 58|80     paper width in mm (default: the profile's)",
+    '--name N          a label for people',
+    DATA_HELP,
+    JSON_HELP,
+  ],
+  options: { project: { type: 'string' }, id: { type: 'string' }, connection: { type: 'string' }, profile: { type: 'string' }, width: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projectId = requireString(args, 'project')
+    const remoteId = requireString(args, 'id')
+    if (remoteId.length > 256) throw new UsageError('--id must be at most 256 characters')
+    const connection = requireString(args, 'connection')
+    const parsed = parseConnectionUri(connection)
+    if (!parsed.ok) throw new UsageError(`--connection: ${parsed.message}`)
+    const profile = findProfile((args.values.profile as string | undefined) ?? DEFAULT_PROFILE_ID)
+    if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
+    const widthText = args.values.width as string | undefined
+    const width = widthText === undefined ? profile.defaultWidth : (Number(widthText) as PaperWidth)
+    if (!PAPER_WIDTHS.includes(width) || !profile.paperWidths.includes(width)) {
+      throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
+    }
+    const printer = withStore(args, io, (store) => {
+      requireProject(store, projectId)
+      return store.printers.add({ projectId, remoteId, name: (args.values.name as string | undefined) ?? null, connection, profile: profile.id, width })
+    })
+    if (!printer) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
+    if (args.values.json) return printJson(io, printer)
+    io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
+  },
+}
+
+export const printersListCommand: Command = {
+  name: 'printers list',
+  summary: "list a project's printers",
+  usage: '--project ID [--data DIR] [--json]',
+  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projectId = requireString(args, 'project')
+    const printers = withStore(args, io, (store) => {
+      requireProject(store, projectId)
+      return store.printers.list(projectId)
+    })
+    if (args.values.json) return printJson(io, printers)
+    printTable(io, ['ID', 'REMOTE ID', 'CONNECTION', 'PROFILE', 'WIDTH', 'NAME'], printers.map((p) => [p.id, p.remoteId, p.connection, p.profile, p.width, p.name]), 'No printers.')
+  },
+}
+
+export const printersRemoveCommand: Command = {
+  name: 'printers remove',
+  summary: 'remove a printer record (its jobs keep their history)',
+  usage: 'ID [--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const id = positional(args, 0, 'ID', 1)
+    if (!withStore(args, io, (store) => store.printers.remove(id))) throw new CliError(`there is no printer ${id}`)
+    if (args.values.json) return printJson(io, { id, removed: true })
+    io.out(`Removed printer ${id}.`)
+  },
+}

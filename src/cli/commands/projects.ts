@@ -1,0 +1,30 @@
+import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, UsageError, withStore } from '../command.ts'
+
+export const projectsCreateCommand: Command = {
+  name: 'projects create',
+  summary: 'create a project',
+  usage: 'NAME [--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const name = positional(args, 0, 'NAME', 1).trim()
+    if (name.length === 0 || name.length > 128) throw new UsageError('NAME must be 1 to 128 characters')
+    const project = withStore(args, io, (store) => store.projects.create(name))
+    if (args.values.json) return printJson(io, project)
+    io.out(`Created project ${project.id} (${project.name}). Create a key for it: printhub keys create --project ${project.id}`)
+  },
+}
+
+export const projectsListCommand: Command = {
+  name: 'projects list',
+  summary: 'list projects',
+  usage: '[--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const projects = withStore(args, io, (store) => store.projects.list())
+    if (args.values.json) return printJson(io, projects)
+    printTable(io, ['ID', 'NAME', 'OPEN JOBS', 'CREATED'], projects.map((p) => [p.id, p.name, p.openJobs, p.createdAt]), 'No projects.')
+  },
+}

@@ -1,0 +1,93 @@
+// The technician's interface: `printhub COMMAND [ARGS]`. Each command lives in commands/.
+import { ConfigError } from '../hub/config.ts'
+import { DatabaseTooNewError, NoDatabaseError } from '../store/database.ts'
+import { CliError, type Command, type Io, parse } from './command.ts'
+import { initCommand } from './commands/init.ts'
+import { jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
+import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
+import { printersAddCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
+import { profilesListCommand } from './commands/profiles.ts'
+import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
+import { serveCommand } from './commands/serve.ts'
+import { versionCommand } from './commands/version.ts'
+
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  initCommand,
+  projectsCreateCommand,
+  projectsListCommand,
+  keysCreateCommand,
+  keysListCommand,
+  keysRevokeCommand,
+  pairingCodesCreateCommand,
+  printersAddCommand,
+  printersListCommand,
+  printersRemoveCommand,
+  profilesListCommand,
+  jobsListCommand,
+  jobsShowCommand,
+  versionCommand,
+]
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length))
+  return [
+    'Usage: printhub COMMAND [OPTIONS]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run "printhub COMMAND --help" for the options of a command.',
+  ].join('\n')
+}
+
+function commandHelp(command: Command): string {
+  return [`Usage: printhub ${command.name} ${command.usage}`.trimEnd(), '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, ...(command.help.length ? ['', ...command.help.map((line) => `  ${line}`)] : [])].join('\n')
+}
+
+/** Finds the command named by the leading words of argv: `keys create ...` before `keys`. */
+function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(' ')
+    const command = COMMANDS.find((c) => c.name === name)
+    if (command) return { command, rest: argv.slice(words) }
+  }
+  return undefined
+}
+
+/** Runs the CLI and returns the exit code. */
+export async function main(argv: string[], io: Io): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    io.out(overview())
+    return argv.length === 0 ? 2 : 0
+  }
+  if (argv[0] === '--version') argv = ['version']
+  const found = findCommand(argv)
+  if (!found) {
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => c.name)
+    io.err(group.length ? `printhub ${argv[0]}: say which: ${group.join(', ')}` : `printhub: unknown command "${argv[0]}"`)
+    io.err('Run "printhub --help" for the list of commands.')
+    return 2
+  }
+  const { command, rest } = found
+  try {
+    const args = parse(command, rest)
+    if (args.values.help) {
+      io.out(commandHelp(command))
+      return 0
+    }
+    return (await command.run(args, io)) ?? 0
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(`printhub ${command.name}: ${error.message}`)
+      if (error.exitCode === 2) io.err(`Run "printhub ${command.name} --help" for usage.`)
+      return error.exitCode
+    }
+    if (error instanceof ConfigError || error instanceof NoDatabaseError || error instanceof DatabaseTooNewError) {
+      io.err(`printhub ${command.name}: ${error.message}`)
+      return 1
+    }
+    throw error
+  }
+}

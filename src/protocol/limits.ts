@@ -1,0 +1,33 @@
+// Every bound of the wire contracts, in one place. Numbers from the OpenPrinter v1 reference and
+// the print job service specification; docs link here rather than repeat them.
+
+export const PROTOCOL_VERSION = '1'
+
+/** One normal OpenPrinter frame (and so one print job with its document) at most. */
+export const MAX_FRAME_BYTES = 2_097_152
+/** One gateway authentication frame, and one pairing request body. */
+export const MAX_AUTH_FRAME_BYTES = 16_384
+
+export const MAX_SECTIONS = 256
+export const MAX_TEXT_LENGTH = 16_384
+export const MAX_ROW_SIDE_LENGTH = 4_096
+export const MAX_QR_LENGTH = 4_096
+/** Byte-mode capacity of the largest QR symbol (version 40) at error correction level M. */
+export const MAX_QR_BYTES = 2_331
+export const MAX_BARCODE_LENGTH = 256
+export const MAX_IMAGE_BASE64_LENGTH = 1_398_104
+export const MAX_FEED_LINES = 255
+
+export const MAX_PRINTER_ID_LENGTH = 256
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 256
+export const MAX_METADATA_ENTRIES = 32
+export const MAX_METADATA_KEY_LENGTH = 64
+export const MAX_METADATA_VALUE_LENGTH = 1_000
+
+export const EXPIRES_IN_MS = { min: 10_000, max: 2_592_000_000, default: 86_400_000 } as const
+export const MAX_ATTEMPTS = { min: 1, max: 10, default: 5 } as const
+
+export const CHALLENGE_TTL_SECONDS = { min: 5, max: 300, default: 30 } as const
+
+/** The job list returns the newest jobs of a project, this many at most. */
+export const JOB_LIST_LIMIT = 100

@@ -1,0 +1,29 @@
+// Value types shared by several OpenPrinter messages (reference section 4.2).
+import { string } from './rules.ts'
+
+export const IDENTIFIER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/
+export const identifier = string({
+  min: 1,
+  max: 128,
+  pattern: IDENTIFIER_PATTERN,
+  patternHint: 'an identifier: a letter or digit, then letters, digits, ".", "_", ":" or "-"',
+})
+
+export const shortString = string({ min: 1, max: 256 })
+
+/** Unpadded base64url, as the protocol writes keys, nonces and signatures. */
+export const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/
+
+/** Decodes canonical unpadded base64url; undefined when the text is not canonical. */
+export function decodeBase64Url(text: string): Uint8Array | undefined {
+  if (!BASE64URL_PATTERN.test(text) || text.length % 4 === 1) return undefined
+  const bytes = Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)), (c) => c.charCodeAt(0))
+  // Canonical means the unused low bits of the last character are zero: re-encoding gives the same text.
+  return encodeBase64Url(bytes) === text ? bytes : undefined
+}
+
+export function encodeBase64Url(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}

@@ -1,0 +1,75 @@
+import type { Database } from 'bun:sqlite'
+import { API_KEY_DISPLAY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, type ApiKeyScope } from '../protocol/api-key.ts'
+import { newId } from './ids.ts'
+import { hashSecret, randomBase64Url } from './secrets.ts'
+import { iso, isoOrNull } from './time.ts'
+
+export interface ApiKey {
+  id: string
+  projectId: string
+  name: string | null
+  keyPrefix: string
+  scopes: ApiKeyScope[]
+  createdAt: string
+  revokedAt: string | null
+}
+
+interface ApiKeyRow {
+  id: string
+  project_id: string
+  name: string | null
+  key_prefix: string
+  scopes: string
+  created_at: number
+  revoked_at: number | null
+}
+
+const toApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  keyPrefix: row.key_prefix,
+  scopes: row.scopes.split(' ') as ApiKeyScope[],
+  createdAt: iso(row.created_at),
+  revokedAt: isoOrNull(row.revoked_at),
+})
+
+export class ApiKeys {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  /** Creates a key; the secret is returned here once and stored only as a hash. */
+  create(projectId: string, scopes: readonly ApiKeyScope[], name: string | null): { key: ApiKey; secret: string } {
+    const secret = API_KEY_PREFIX + randomBase64Url(32)
+    const row = this.db
+      .query<ApiKeyRow, [string, string, string | null, string, Uint8Array, string, number]>(
+        `INSERT INTO api_keys (id, project_id, name, key_prefix, secret_hash, scopes, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(newId('apk'), projectId, name, secret.slice(0, API_KEY_DISPLAY_LENGTH), hashSecret(secret), [...new Set(scopes)].sort().join(' '), this.now())!
+    return { key: toApiKey(row), secret }
+  }
+
+  /** The active key with this secret, or undefined for a malformed, unknown or revoked one. */
+  findActive(secret: string): ApiKey | undefined {
+    if (!API_KEY_PATTERN.test(secret)) return undefined
+    const row = this.db
+      .query<ApiKeyRow, [Uint8Array]>('SELECT * FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL')
+      .get(hashSecret(secret))
+    return row ? toApiKey(row) : undefined
+  }
+
+  list(projectId: string): ApiKey[] {
+    return this.db.query<ApiKeyRow, [string]>('SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id').all(projectId).map(toApiKey)
+  }
+
+  /** Revokes a key; false when there is no such key. Revoking twice keeps the first time. */
+  revoke(id: string): boolean {
+    const found = this.db.query('SELECT 1 FROM api_keys WHERE id = ?').get(id)
+    if (!found) return false
+    this.db.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id])
+    return true
+  }
+}

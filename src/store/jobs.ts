@@ -1,0 +1,127 @@
+import type { Database } from 'bun:sqlite'
+import type { PrintDocument } from '../protocol/document.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import { newId } from './ids.ts'
+import { iso, isoOrNull } from './time.ts'
+
+export interface JobRow {
+  seq: number
+  id: string
+  project_id: string
+  printer_id: string
+  idempotency_key: string
+  state: JobState
+  metadata: string | null
+  expires_at: number
+  attempt_count: number
+  max_attempts: number
+  last_error_code: string | null
+  last_error_message: string | null
+  received_at: number | null
+  submitted_at: number | null
+  created_at: number
+  updated_at: number
+}
+
+export function toJob(row: JobRow): Job {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    printerId: row.printer_id,
+    idempotencyKey: row.idempotency_key,
+    state: row.state,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
+    expiresAt: iso(row.expires_at),
+    attemptCount: row.attempt_count,
+    maxAttempts: row.max_attempts,
+    lastErrorCode: row.last_error_code,
+    lastErrorMessage: row.last_error_message,
+    receivedAt: isoOrNull(row.received_at),
+    submittedAt: isoOrNull(row.submitted_at),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  }
+}
+
+const COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
+  last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
+
+export interface NewJob {
+  projectId: string
+  printerId: string
+  idempotencyKey: string
+  document: PrintDocument
+  metadata: Record<string, string> | null
+  expiresInMs: number
+  maxAttempts: number
+}
+
+export type CreateJobOutcome =
+  | { kind: 'created'; job: Job }
+  | { kind: 'duplicate'; job: Job }
+  | { kind: 'entitlement_limit'; openJobs: number; limit: number }
+
+/** Reads and creates jobs. Creation is called by the group committer, inside its transaction. */
+export class Jobs {
+  private readonly byKey
+  private readonly openJobs
+  private readonly insert
+  private readonly insertDocument
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {
+    this.byKey = db.query<JobRow, [string, string]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
+    this.openJobs = db.query<{ open_jobs: number }, [string]>('SELECT open_jobs FROM projects WHERE id = ?')
+    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number]>(
+      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    )
+    this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+  }
+
+  findByIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
+    const row = this.byKey.get(projectId, idempotencyKey)
+    return row ? toJob(row) : undefined
+  }
+
+  /**
+   * Creates a PENDING job, or returns the existing job of that idempotency key, or refuses when the
+   * project has `openJobLimit` unfinished jobs. Must run inside a transaction.
+   */
+  create(job: NewJob, openJobLimit: number): CreateJobOutcome {
+    const existing = this.byKey.get(job.projectId, job.idempotencyKey)
+    if (existing) return { kind: 'duplicate', job: toJob(existing) }
+    const openJobs = this.openJobs.get(job.projectId)?.open_jobs ?? 0
+    if (openJobs >= openJobLimit) return { kind: 'entitlement_limit', openJobs, limit: openJobLimit }
+    const now = this.now()
+    const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
+    const row = this.insert.get(newId('job'), job.projectId, job.printerId, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!
+    this.insertDocument.run(row.seq, JSON.stringify(job.document))
+    return { kind: 'created', job: toJob(row) }
+  }
+
+  get(id: string): Job | undefined {
+    const row = this.db.query<JobRow, [string]>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id)
+    return row ? toJob(row) : undefined
+  }
+
+  document(id: string): PrintDocument | undefined {
+    const row = this.db
+      .query<{ document: string }, [string]>('SELECT d.document FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ?')
+      .get(id)
+    return row ? (JSON.parse(row.document) as PrintDocument) : undefined
+  }
+
+  /** The newest jobs of a project, newest first, optionally of one state. */
+  newest(projectId: string, state?: JobState): Job[] {
+    const rows = state
+      ? this.db
+          .query<JobRow, [string, string, number]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`)
+          .all(projectId, state, JOB_LIST_LIMIT)
+      : this.db.query<JobRow, [string, number]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
+    return rows.map(toJob)
+  }
+}

@@ -1,0 +1,81 @@
+import type { Database } from 'bun:sqlite'
+import type { PaperWidth } from '../protocol/document.ts'
+import { newId } from './ids.ts'
+import { iso } from './time.ts'
+
+export interface PrinterRecord {
+  id: string
+  projectId: string
+  /** The project-local name of the agent printer, e.g. `kitchen`. */
+  remoteId: string
+  name: string | null
+  connection: string
+  profile: string
+  width: PaperWidth
+  createdAt: string
+}
+
+interface PrinterRow {
+  id: string
+  project_id: string
+  remote_id: string
+  name: string | null
+  connection: string
+  profile: string
+  width: PaperWidth
+  created_at: number
+}
+
+const toPrinter = (row: PrinterRow): PrinterRecord => ({
+  id: row.id,
+  projectId: row.project_id,
+  remoteId: row.remote_id,
+  name: row.name,
+  connection: row.connection,
+  profile: row.profile,
+  width: row.width,
+  createdAt: iso(row.created_at),
+})
+
+export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt'>
+
+export class Printers {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  /** Adds a printer record; undefined when the project already has a printer with that remote ID. */
+  add(printer: NewPrinter): PrinterRecord | undefined {
+    const row = this.db
+      .query<PrinterRow, [string, string, string, string | null, string, string, number, number]>(
+        `INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
+      )
+      .get(newId('prn'), printer.projectId, printer.remoteId, printer.name, printer.connection, printer.profile, printer.width, this.now())
+    return row ? toPrinter(row) : undefined
+  }
+
+  /** A live printer of the project, by record ID or by project-local remote ID. */
+  resolve(projectId: string, printerId: string): PrinterRecord | undefined {
+    const row = this.db
+      .query<PrinterRow, [string, string]>(
+        `SELECT * FROM printers WHERE project_id = ?1 AND removed_at IS NULL AND (id = ?2 OR remote_id = ?2)
+         ORDER BY id = ?2 DESC LIMIT 1`,
+      )
+      .get(projectId, printerId)
+    return row ? toPrinter(row) : undefined
+  }
+
+  list(projectId: string): PrinterRecord[] {
+    return this.db
+      .query<PrinterRow, [string]>('SELECT * FROM printers WHERE project_id = ? AND removed_at IS NULL ORDER BY created_at, id')
+      .all(projectId)
+      .map(toPrinter)
+  }
+
+  /** Removes a printer; its jobs keep their record. False when there is no such live printer. */
+  remove(id: string): boolean {
+    return this.db.run('UPDATE printers SET removed_at = ? WHERE id = ? AND removed_at IS NULL', [this.now(), id]).changes === 1
+  }
+}

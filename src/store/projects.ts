@@ -1,0 +1,46 @@
+import type { Database } from 'bun:sqlite'
+import { newId } from './ids.ts'
+import { iso } from './time.ts'
+
+export interface Project {
+  id: string
+  name: string
+  openJobs: number
+  createdAt: string
+}
+
+interface ProjectRow {
+  id: string
+  name: string
+  open_jobs: number
+  created_at: number
+}
+
+const toProject = (row: ProjectRow): Project => ({ id: row.id, name: row.name, openJobs: row.open_jobs, createdAt: iso(row.created_at) })
+
+export class Projects {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  create(name: string): Project {
+    const row = this.db
+      .query<ProjectRow, [string, string, number]>('INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?) RETURNING *')
+      .get(newId('prj'), name, this.now())!
+    return toProject(row)
+  }
+
+  get(id: string): Project | undefined {
+    const row = this.db.query<ProjectRow, [string]>('SELECT * FROM projects WHERE id = ?').get(id)
+    return row ? toProject(row) : undefined
+  }
+
+  list(): Project[] {
+    return this.db.query<ProjectRow, []>('SELECT * FROM projects ORDER BY created_at, id').all().map(toProject)
+  }
+
+  count(): number {
+    return this.db.query<{ n: number }, []>('SELECT count(*) AS n FROM projects').get()!.n
+  }
+}

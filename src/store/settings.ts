@@ -1,0 +1,16 @@
+import type { Database } from 'bun:sqlite'
+
+/** Small named values of the hub itself (its server ID). */
+export class Settings {
+  constructor(private readonly db: Database) {}
+
+  get(key: string): string | undefined {
+    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get(key)?.value
+  }
+
+  /** Stores `value` unless the key has one already; returns the stored value either way. */
+  getOrSet(key: string, value: string): string {
+    this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [key, value])
+    return this.get(key)!
+  }
+}

@@ -1,0 +1,54 @@
+// The store: the hub's one SQLite file and the repositories over it. All SQL lives in this folder.
+import type { Database } from 'bun:sqlite'
+import { Agents } from './agents.ts'
+import { ApiKeys } from './api-keys.ts'
+import { openDatabase } from './database.ts'
+import { JobCommitter } from './job-committer.ts'
+import { Jobs } from './jobs.ts'
+import { PairingCodes } from './pairing-codes.ts'
+import { Printers } from './printers.ts'
+import { Projects } from './projects.ts'
+import { Settings } from './settings.ts'
+
+export interface StoreOptions {
+  dataDir: string
+  /** Create the data directory and database when missing (serve and init); otherwise refuse. */
+  create: boolean
+  /** Unfinished jobs one project may have (the entitlement limit). */
+  maxOpenJobsPerProject: number
+  /** The clock, in milliseconds since the epoch. */
+  now?: () => number
+}
+
+export class Store {
+  readonly settings: Settings
+  readonly projects: Projects
+  readonly apiKeys: ApiKeys
+  readonly printers: Printers
+  readonly jobs: Jobs
+  readonly jobCommitter: JobCommitter
+  readonly agents: Agents
+  readonly pairingCodes: PairingCodes
+
+  private constructor(readonly db: Database, options: StoreOptions) {
+    const now = options.now ?? Date.now
+    this.settings = new Settings(db)
+    this.projects = new Projects(db, now)
+    this.apiKeys = new ApiKeys(db, now)
+    this.printers = new Printers(db, now)
+    this.jobs = new Jobs(db, now)
+    this.jobCommitter = new JobCommitter(db, this.jobs, options.maxOpenJobsPerProject)
+    this.agents = new Agents(db)
+    this.pairingCodes = new PairingCodes(db, this.agents, now)
+  }
+
+  static open(options: StoreOptions): Store {
+    return new Store(openDatabase(options.dataDir, options.create), options)
+  }
+
+  /** Commits queued submissions and closes the file cleanly (the WAL is checkpointed). */
+  close(): void {
+    this.jobCommitter.flush()
+    this.db.close()
+  }
+}

@@ -1,0 +1,106 @@
+// The connection URI of a printer record: how the agent reaches the printer. Parsed once here;
+// the transports take the parsed form.
+
+export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400] as const
+export const SERIAL_FLOW_CONTROLS = ['rtscts', 'xonxoff', 'none'] as const
+export const SERIAL_PARITIES = ['none', 'even', 'odd'] as const
+export const DEFAULT_TCP_PORT = 9100
+
+export type Connection =
+  | { kind: 'tcp'; host: string; port: number }
+  | {
+      kind: 'serial'
+      path: string
+      baud: number
+      flow: (typeof SERIAL_FLOW_CONTROLS)[number]
+      bits: 7 | 8
+      parity: (typeof SERIAL_PARITIES)[number]
+      stop: 1 | 2
+    }
+  | { kind: 'usb-device-file'; path: string }
+  | { kind: 'usb-id'; vendorId: number; productId: number; serial: string | null }
+  | { kind: 'file'; path: string }
+  | { kind: 'virtual'; name: string }
+
+export type ParsedConnection = { ok: true; connection: Connection } | { ok: false; message: string }
+
+const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, file:///tmp/out.bin or virtual'
+
+function fail(message: string): ParsedConnection {
+  return { ok: false, message: `${message} (examples: ${EXAMPLES})` }
+}
+
+function pick<const T extends readonly (string | number)[]>(params: URLSearchParams, name: string, allowed: T, fallback: T[number]): T[number] | string {
+  const raw = params.get(name)
+  if (raw === null) return fallback
+  const value = allowed.find((candidate) => String(candidate) === raw)
+  return value ?? `${name} must be one of ${allowed.join(', ')}`
+}
+
+function parseSerial(url: URL): ParsedConnection {
+  if (!url.pathname.startsWith('/dev/')) return fail('a serial connection names a device under /dev, as serial:///dev/ttyUSB0')
+  const known = new Set(['baud', 'flow', 'bits', 'parity', 'stop'])
+  const unknown = [...url.searchParams.keys()].find((key) => !known.has(key))
+  if (unknown) return fail(`unknown serial setting "${unknown}"`)
+  const settings = {
+    baud: pick(url.searchParams, 'baud', SERIAL_BAUD_RATES, 9600),
+    flow: pick(url.searchParams, 'flow', SERIAL_FLOW_CONTROLS, 'rtscts'),
+    bits: pick(url.searchParams, 'bits', [7, 8] as const, 8),
+    parity: pick(url.searchParams, 'parity', SERIAL_PARITIES, 'none'),
+    stop: pick(url.searchParams, 'stop', [1, 2] as const, 1),
+  }
+  const problem = Object.values(settings).find((value) => typeof value === 'string' && value.includes(' must be '))
+  if (typeof problem === 'string') return fail(problem)
+  return { ok: true, connection: { kind: 'serial', path: decodeURIComponent(url.pathname), ...(settings as Omit<Extract<Connection, { kind: 'serial' }>, 'kind' | 'path'>) } }
+}
+
+function parseUsb(text: string): ParsedConnection {
+  if (text.startsWith('usb:///')) {
+    const path = text.slice('usb://'.length)
+    return path.startsWith('/dev/') && !/[?#\s]/.test(path) ? { ok: true, connection: { kind: 'usb-device-file', path } } : fail('a USB device file lies under /dev, as usb:///dev/usb/lp0')
+  }
+  const match = /^usb:\/\/([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(?:\/([A-Za-z0-9._-]{1,128}))?$/.exec(text)
+  if (!match) return fail('a USB printer by id is usb://VID:PID or usb://VID:PID/SERIAL with 4 hex digits each')
+  return { ok: true, connection: { kind: 'usb-id', vendorId: parseInt(match[1]!, 16), productId: parseInt(match[2]!, 16), serial: match[3] ?? null } }
+}
+
+function parseTcp(text: string): ParsedConnection {
+  const match = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(text)
+  const port = match?.[2] === undefined ? DEFAULT_TCP_PORT : Number(match[2])
+  if (!match || port < 1 || port > 65535) return fail('a network printer is tcp://HOST or tcp://HOST:PORT with a port from 1 to 65535')
+  return { ok: true, connection: { kind: 'tcp', host: match[1]!.replace(/^\[|\]$/g, ''), port } }
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    const url = new URL(text)
+    return url.username || url.password || url.hash || url.host ? undefined : url
+  } catch {
+    return undefined
+  }
+}
+
+export function parseConnectionUri(text: string): ParsedConnection {
+  if (text === 'virtual') return { ok: true, connection: { kind: 'virtual', name: 'virtual' } }
+  const scheme = /^([a-z]+):\/\//.exec(text)?.[1]
+  switch (scheme) {
+    case 'tcp':
+      return parseTcp(text)
+    case 'usb':
+      return parseUsb(text)
+    case 'serial': {
+      const url = parseUrl(text)
+      return url ? parseSerial(url) : fail('a serial connection names a device under /dev, as serial:///dev/ttyUSB0')
+    }
+    case 'file': {
+      const url = parseUrl(text)
+      return url && url.pathname.length > 1 && !url.search ? { ok: true, connection: { kind: 'file', path: decodeURIComponent(url.pathname) } } : fail('a file connection is file:///absolute/path')
+    }
+    case 'virtual': {
+      const name = text.slice('virtual://'.length)
+      return /^[A-Za-z0-9._-]{1,64}$/.test(name) ? { ok: true, connection: { kind: 'virtual', name } } : fail('a virtual printer is virtual or virtual://NAME')
+    }
+    default:
+      return fail(scheme ? `unknown connection kind "${scheme}"` : `"${text}" is not a connection URI`)
+  }
+}
