@@ -36,8 +36,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       hostname: config.host,
       port: config.port,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
-      // A backstop only: the routes refuse oversized bodies themselves, with the error envelope.
-      maxRequestBodySize: MAX_FRAME_BYTES + 65_536,
+      // A backstop only: routes refuse oversized bodies themselves, in the error envelope, without
+      // reading them; beyond this Bun itself answers a bare 413.
+      maxRequestBodySize: 4 * MAX_FRAME_BYTES,
     })
     const server = app.server!
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host

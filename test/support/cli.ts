@@ -1,0 +1,28 @@
+// Runs the printhub CLI from source as its own process, as technicians and scripts do.
+import { join } from 'node:path'
+
+export const ROOT = join(import.meta.dir, '..', '..')
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  return { code, stdout, stderr }
+}
+
+/** Runs a CLI command with --json and parses its output; fails the test on a non-zero exit. */
+export async function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  const result = await cli([...args, '--json'], env)
+  if (result.code !== 0) throw new Error(`printhub ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
+  return JSON.parse(result.stdout) as T
+}

@@ -1,0 +1,65 @@
+// A real hub for tests: an HTTP server on an ephemeral port over a SQLite file in a temp dir.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { resolveConfig } from '../../src/hub/config.ts'
+import type { InitResult } from '../../src/hub/init.ts'
+import { type Hub, startHub } from '../../src/hub/start.ts'
+
+export interface TestHub {
+  hub: Hub
+  url: string
+  dataDir: string
+  projectId: string
+  apiKey: string
+  /** The test printer's remote ID. */
+  printerId: string
+  /** Every request log line the hub wrote. */
+  logs: string[]
+  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>
+  stop(): Promise<void>
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'printhub-test-'))
+}
+
+export async function startTestHub(options: { env?: Record<string, string>; now?: () => number; dataDir?: string } = {}): Promise<TestHub> {
+  const dataDir = options.dataDir ?? tempDir()
+  const config = resolveConfig({ host: '127.0.0.1', port: '0', data: dataDir }, options.env ?? {})
+  const logs: string[] = []
+  const hub = await startHub(config, { log: (line) => logs.push(line), now: options.now })
+  const init = hub.init as Extract<InitResult, { created: true }>
+  return {
+    hub,
+    url: hub.url,
+    dataDir,
+    projectId: init.projectId,
+    apiKey: init.apiKey,
+    printerId: init.printerId,
+    logs,
+    request(method, path, { body, key, headers = {} } = {}) {
+      const auth: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key ?? init.apiKey}` }
+      const json: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' }
+      return fetch(hub.url + path, {
+        method,
+        headers: { ...auth, ...json, ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      })
+    },
+    async stop() {
+      await hub.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A small valid job body; `overrides` replace top-level fields. */
+export function jobBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    printerId: 'test',
+    idempotencyKey: `key-${crypto.randomUUID()}`,
+    document: { width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'cut' }] },
+    ...overrides,
+  }
+}

@@ -1,0 +1,20 @@
+// Small real image files for image sections.
+
+/** A 1x1 PNG. */
+export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+
+/** A baseline JPEG header with a 1x1 frame, then the end-of-image marker. */
+export const JPEG_1X1 = Buffer.from([
+  0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x01, 0x01, 0x11, 0x00, 0xff, 0xd9,
+]).toString('base64')
+
+/** A PNG padded with an ancillary chunk to about `bytes` bytes (still a valid PNG). */
+export function pngOfSize(bytes: number): string {
+  const png = Buffer.from(PNG_1X1, 'base64')
+  const iend = png.subarray(png.length - 12)
+  const padding = Buffer.alloc(Math.max(0, bytes - png.length - 12))
+  const chunk = Buffer.concat([Buffer.alloc(4), Buffer.from('teXt'), padding, Buffer.alloc(4)])
+  chunk.writeUInt32BE(padding.length, 0)
+  return Buffer.concat([png.subarray(0, png.length - 12), chunk, iend]).toString('base64')
+}

@@ -1,0 +1,27 @@
+// The OpenPrinter JSON Schema, the oracle for what the hub puts on the wire.
+import Ajv2020 from 'ajv/dist/2020'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const OPENPRINTER_DIR = join(import.meta.dir, '..', '..', '..', 'shared', 'openprinter')
+
+const schema = JSON.parse(readFileSync(join(OPENPRINTER_DIR, 'schema', 'openprinter.schema.json'), 'utf8'))
+// unicode: false counts string lengths in UTF-16 units, as the reference implementation does.
+const ajv = new Ajv2020({ unicode: false, strict: true, allErrors: true, logger: false })
+
+const auth = schema.anyOf[1].anyOf
+export const validators = {
+  discovery: ajv.compile(auth[0]),
+  pairingRequest: ajv.compile(auth[1]),
+  pairingResponse: ajv.compile(auth[2]),
+  errorEnvelope: ajv.compile(auth[3]),
+}
+
+export function fixture(path: string): any {
+  return JSON.parse(readFileSync(join(OPENPRINTER_DIR, 'fixtures', path), 'utf8'))
+}
+
+/** Asserts `value` is valid for `validator`, showing Ajv's errors when it is not. */
+export function schemaErrors(validator: (typeof validators)[keyof typeof validators], value: unknown): unknown[] {
+  return validator(value) ? [] : (validator.errors ?? [])
+}
