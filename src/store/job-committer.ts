@@ -16,6 +16,8 @@ interface Pending {
 export class JobCommitter {
   private queue: Pending[] = []
   private scheduled = false
+  /** Transactions committed and jobs they carried, for the benchmark and diagnostics. */
+  readonly stats = { commits: 0, submissions: 0 }
 
   constructor(
     private readonly db: Database,
@@ -56,6 +58,8 @@ export class JobCommitter {
       for (const pending of batch) pending.reject(error)
       return
     }
+    this.stats.commits++
+    this.stats.submissions += batch.length
     batch.forEach((pending, i) => pending.resolve(outcomes[i]!))
   }
 }

@@ -145,8 +145,12 @@ describe('malformed requests', () => {
     const base = JSON.stringify(body).length
     // Fill with text up to just under the body limit: the body fits, the frame around it cannot.
     const room = 2_097_152 - base - 200
-    const texts = Array.from({ length: Math.ceil(room / 16_000) }, (_, i, all) => ({ type: 'text', value: 'y'.repeat(i === all.length - 1 ? room % 16_000 : 16_000) }))
+    const count = Math.ceil(room / 16_000)
+    const texts = Array.from({ length: count }, (_, i) => ({ type: 'text', value: 'y'.repeat(i === count - 1 ? room - 16_000 * (count - 1) : 16_000) }))
     ;(body.document as { sections: unknown[] }).sections.push(...texts)
+    // Trim the section markup's own bytes off the first text, so the body ends 100 bytes short of 2 MiB.
+    const excess = JSON.stringify(body).length - (2_097_152 - 100)
+    texts[0]!.value = texts[0]!.value.slice(excess)
     const text = JSON.stringify(body)
     expect(text.length).toBeLessThanOrEqual(2_097_152)
     expect(text.length).toBeGreaterThan(2_097_152 - 500)

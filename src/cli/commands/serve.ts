@@ -29,14 +29,15 @@ export const serveCommand: Command = {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
     const hub = await startHub(config, { log: io.out })
-    const everywhere = config.host === '0.0.0.0' || config.host === '::' ? ' (and on every address of this machine)' : ''
-    io.out(`printhub ${VERSION} listening on ${hub.url}${everywhere}, data in ${config.dataDir}`)
     if (hub.init.created) {
       io.out(`First start: created project ${hub.init.projectId} and a virtual test printer "${hub.init.printerId}".`)
       io.out(`API key (shown only now; keep it secret): ${hub.init.apiKey}`)
       io.out('Submit a test job:')
       io.out(`  ${testJobCurl(hub.url, hub.init)}`)
     }
+    // Last, so whoever waits for this line has everything above it.
+    const everywhere = config.host === '0.0.0.0' || config.host === '::' ? ' (and on every address of this machine)' : ''
+    io.out(`printhub ${VERSION} listening on ${hub.url}${everywhere}, data in ${config.dataDir}`)
     const signal = await new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })

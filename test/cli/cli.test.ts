@@ -1,0 +1,187 @@
+// The CLI, run as its own process against a data directory, as technicians and scripts use it.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { cli, cliJson } from '../support/cli.ts'
+import { tempDir } from '../support/hub.ts'
+import { COMMANDS } from '../../src/cli/main.ts'
+
+let dataDir: string
+let env: Record<string, string>
+let init: { created: true; projectId: string; apiKey: string; keyId: string; keyPrefix: string; serverId: string; printerId: string }
+
+beforeAll(async () => {
+  dataDir = tempDir()
+  env = { PRINTHUB_DATA_DIR: dataDir }
+  init = await cliJson(['init'], env)
+})
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+describe('printhub init', () => {
+  test('creates a project, an API key with both scopes, a test printer and the server ID', async () => {
+    expect(init).toMatchObject({ created: true, printerId: 'test' })
+    expect(init.projectId).toMatch(/^prj_/)
+    expect(init.apiKey).toMatch(/^phk_[A-Za-z0-9_-]{43}$/)
+    expect(init.keyPrefix).toBe(init.apiKey.slice(0, 12))
+    expect(init.serverId).toMatch(/^srv_/)
+    const keys = await cliJson(['keys', 'list', '--project', init.projectId], env)
+    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write'], revokedAt: null })])
+    expect(JSON.stringify(keys)).not.toContain(init.apiKey)
+  })
+
+  test('again on an initialised data dir creates nothing and says so', async () => {
+    expect(await cliJson(['init'], env)).toEqual({ created: false, projectId: init.projectId, serverId: init.serverId })
+    const text = await cli(['init'], env)
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('already initialised')
+    expect(await cliJson(['projects', 'list'], env)).toHaveLength(1)
+  })
+
+  test('--data wins over PRINTHUB_DATA_DIR', async () => {
+    const other = tempDir()
+    try {
+      const result = await cliJson(['init', '--data', other], env)
+      expect(result.created).toBe(true)
+      expect(result.projectId).not.toBe(init.projectId)
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('projects, keys, printers, pairing codes, jobs', () => {
+  test('projects create and list', async () => {
+    const project = await cliJson(['projects', 'create', 'Online orders'], env)
+    expect(project).toMatchObject({ name: 'Online orders', openJobs: 0 })
+    const list = await cliJson(['projects', 'list'], env)
+    expect(list.map((p: { id: string }) => p.id)).toEqual([init.projectId, project.id])
+    const table = await cli(['projects', 'list'], env)
+    expect(table.stdout).toContain('Online orders')
+    expect((await cli(['projects', 'create'], env)).code).toBe(2)
+  })
+
+  test('keys create with scopes and a name, shown once; list; revoke', async () => {
+    const key = await cliJson(['keys', 'create', '--project', init.projectId, '--scope', 'jobs:read', '--name', 'kiosk'], env)
+    expect(key).toMatchObject({ scopes: ['jobs:read'], name: 'kiosk', projectId: init.projectId })
+    expect(key.apiKey).toMatch(/^phk_/)
+    const listed = await cliJson(['keys', 'list', '--project', init.projectId], env)
+    expect(listed.find((k: { id: string }) => k.id === key.id)).toEqual({ id: key.id, projectId: init.projectId, name: 'kiosk', keyPrefix: key.apiKey.slice(0, 12), scopes: ['jobs:read'], createdAt: key.createdAt, revokedAt: null })
+    expect(await cliJson(['keys', 'revoke', key.id], env)).toEqual({ id: key.id, revoked: true })
+    const after = await cliJson(['keys', 'list', '--project', init.projectId], env)
+    expect(after.find((k: { id: string }) => k.id === key.id).revokedAt).toMatch(/Z$/)
+  })
+
+  test('keys create refuses unknown scopes and projects', async () => {
+    const badScope = await cli(['keys', 'create', '--project', init.projectId, '--scope', 'jobs:delete'], env)
+    expect(badScope.code).toBe(2)
+    expect(badScope.stderr).toContain('unknown scope "jobs:delete"')
+    const badProject = await cli(['keys', 'create', '--project', 'prj_nope'], env)
+    expect(badProject.code).toBe(1)
+    expect(badProject.stderr).toContain('there is no project prj_nope')
+    expect((await cli(['keys', 'revoke', 'apk_nope'], env)).code).toBe(1)
+  })
+
+  test('pairing-codes create', async () => {
+    const code = await cliJson(['pairing-codes', 'create'], env)
+    expect(Object.keys(code).sort()).toEqual(['code', 'expiresAt'])
+    expect(code.code).toMatch(/^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/)
+    expect(Date.parse(code.expiresAt) - Date.now()).toBeGreaterThan(290_000)
+    expect(Date.parse(code.expiresAt) - Date.now()).toBeLessThanOrEqual(300_000)
+    const long = await cliJson(['pairing-codes', 'create', '--ttl', '2h'], env)
+    expect(Date.parse(long.expiresAt) - Date.now()).toBeGreaterThan(7_190_000)
+    for (const ttl of ['5s', '25h', 'soon', '5']) {
+      const result = await cli(['pairing-codes', 'create', '--ttl', ttl], env)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('--ttl must be a duration from 10s to 24h')
+    }
+  })
+
+  test('printers add, list and remove, with the connection URI checked', async () => {
+    const printer = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'tcp://192.168.1.50:9100', '--profile', 'generic-58mm', '--name', 'Kitchen'], env)
+    expect(printer).toMatchObject({ remoteId: 'kitchen', connection: 'tcp://192.168.1.50:9100', profile: 'generic-58mm', width: 58, name: 'Kitchen' })
+    const list = await cliJson(['printers', 'list', '--project', init.projectId], env)
+    expect(list.map((p: { remoteId: string }) => p.remoteId)).toEqual(['test', 'kitchen'])
+    const duplicate = await cli(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'virtual'], env)
+    expect(duplicate.code).toBe(1)
+    expect(duplicate.stderr).toContain('already has a printer "kitchen"')
+    expect(await cliJson(['printers', 'remove', printer.id], env)).toEqual({ id: printer.id, removed: true })
+    expect((await cliJson(['printers', 'list', '--project', init.projectId], env)).map((p: { remoteId: string }) => p.remoteId)).toEqual(['test'])
+    expect((await cli(['printers', 'remove', printer.id], env)).code).toBe(1)
+  })
+
+  test('printers add explains a bad connection, profile or width', async () => {
+    const base = ['printers', 'add', '--project', init.projectId, '--id', 'bar']
+    const cases: [string[], string][] = [
+      [['--connection', 'http://printer'], 'unknown connection kind "http"'],
+      [['--connection', 'tcp://host:70000'], 'tcp://HOST:PORT'],
+      [['--connection', 'serial:///dev/ttyUSB0?baud=1234'], 'baud must be one of'],
+      [['--connection', 'usb://04b8'], 'usb://VID:PID'],
+      [['--connection', 'virtual', '--profile', 'laser'], '--profile must be one of'],
+      [['--connection', 'virtual', '--width', '72'], '--width must be one of 80'],
+      [[], '--connection is required'],
+    ]
+    for (const [extra, message] of cases) {
+      const result = await cli([...base, ...extra], env)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(message)
+    }
+  })
+
+  test('jobs list and show', async () => {
+    expect(await cliJson(['jobs', 'list', '--project', init.projectId], env)).toEqual([])
+    expect((await cli(['jobs', 'list', '--project', init.projectId], env)).stdout.trim()).toBe('No jobs.')
+    const bad = await cli(['jobs', 'list', '--project', init.projectId, '--state', 'DONE'], env)
+    expect(bad.code).toBe(2)
+    const missing = await cli(['jobs', 'show', 'job_nope'], env)
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('there is no job job_nope')
+  })
+
+  test('profiles list', async () => {
+    const profiles = await cliJson(['profiles', 'list'], env)
+    expect(profiles.map((p: { id: string }) => p.id)).toEqual(['generic-80mm', 'generic-58mm'])
+  })
+})
+
+describe('the CLI itself', () => {
+  test('every command has --help', async () => {
+    for (const command of COMMANDS) {
+      const result = await cli([...command.name.split(' '), '--help'])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toStartWith(`Usage: printhub ${command.name}`)
+    }
+  })
+
+  test('version', async () => {
+    const result = await cli(['version'])
+    expect(result.stdout.trim()).toBe('printhub 0.1.0')
+  })
+
+  test('unknown commands and options are usage errors (exit 2)', async () => {
+    expect((await cli(['frobnicate'])).code).toBe(2)
+    const group = await cli(['keys'])
+    expect(group.code).toBe(2)
+    expect(group.stderr).toContain('keys create, keys list, keys revoke')
+    const option = await cli(['projects', 'list', '--colour'], env)
+    expect(option.code).toBe(2)
+    expect(option.stderr).toContain("Unknown option '--colour'")
+    const none = await cli([])
+    expect(none.code).toBe(2)
+    expect(none.stdout).toContain('Commands:')
+  })
+
+  test('commands that read the data dir refuse a missing one instead of creating it', async () => {
+    const result = await cli(['jobs', 'list', '--project', 'prj_x', '--data', '/tmp/printhub-no-such-dir'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('There is no printhub data in /tmp/printhub-no-such-dir')
+  })
+
+  test('bad configuration names the setting', async () => {
+    const result = await cli(['serve', '--port', '99999', '--data', dataDir])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('--port must be an integer from 0 to 65535')
+    const env2 = await cli(['serve', '--data', dataDir], { PRINTHUB_CHALLENGE_TTL_SECONDS: '3' })
+    expect(env2.stderr).toContain('PRINTHUB_CHALLENGE_TTL_SECONDS must be an integer from 5 to 300')
+    const name = await cli(['serve', '--data', dataDir], { PRINTHUB_SERVER_NAME: ' padded' })
+    expect(name.stderr).toContain('PRINTHUB_SERVER_NAME must be a name without control or direction characters')
+  })
+})

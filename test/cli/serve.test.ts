@@ -1,0 +1,97 @@
+// `printhub serve` as a process: first start, live CLI changes, kill -9 and restart, shutdown.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { cli, cliJson } from '../support/cli.ts'
+import { jobBody, tempDir } from '../support/hub.ts'
+import { type ServeProcess, spawnServe } from '../support/serve.ts'
+
+let dataDir: string
+let serve: ServeProcess
+let projectId: string
+let apiKey: string
+
+beforeAll(async () => {
+  dataDir = tempDir()
+  serve = await spawnServe(dataDir)
+})
+afterAll(async () => {
+  serve.process.kill('SIGKILL')
+  await serve.process.exited
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+const post = (body: unknown, key = apiKey) =>
+  fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
+describe('printhub serve', () => {
+  test('the first start prints the project, a new API key and a curl line that submits a test job', async () => {
+    const output = serve.output()
+    projectId = /created project (prj_[0-9a-f]+)/.exec(output)![1]!
+    apiKey = /API key \(shown only now; keep it secret\): (phk_\S+)/.exec(output)![1]!
+    const curl = /^\s+(curl .*)$/m.exec(output)![1]!
+    expect(curl).toContain(`${serve.url}/v1/projects/${projectId}/jobs`)
+    // Run the printed line itself.
+    const run = Bun.spawnSync(['sh', '-c', `${curl} -s -w '\\n%{http_code}'`])
+    const [body, status] = run.stdout.toString().trim().split('\n')
+    expect(status).toBe('202')
+    expect(JSON.parse(body!).job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
+  })
+
+  test('changes made with the CLI take effect without a restart', async () => {
+    const key = await cliJson(['keys', 'create', '--project', projectId, '--scope', 'jobs:write'], { PRINTHUB_DATA_DIR: dataDir })
+    expect((await post(jobBody(), key.apiKey)).status).toBe(202)
+    expect((await post(jobBody({ printerId: 'bar' }))).status).toBe(404)
+    await cliJson(['printers', 'add', '--project', projectId, '--id', 'bar', '--connection', 'tcp://127.0.0.1:9100'], { PRINTHUB_DATA_DIR: dataDir })
+    expect((await post(jobBody({ printerId: 'bar' }))).status).toBe(202)
+    await cliJson(['keys', 'revoke', key.id], { PRINTHUB_DATA_DIR: dataDir })
+    expect((await post(jobBody(), key.apiKey)).status).toBe(401)
+  })
+
+  test('a job answered 202 survives kill -9 and a restart', async () => {
+    const accepted = await Promise.all(Array.from({ length: 20 }, (_, i) => post(jobBody({ idempotencyKey: `durable-${i}` }))))
+    expect(accepted.map((r) => r.status)).toEqual(Array(20).fill(202))
+    const ids = (await Promise.all(accepted.map((r) => r.json()))).map((b) => b.job.id)
+    serve.process.kill('SIGKILL')
+    expect(await serve.process.exited).not.toBe(0)
+
+    serve = await spawnServe(dataDir)
+    expect(serve.output()).not.toContain('First start')
+    const list = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
+    const listed = (await list.json()).jobs.map((j: { id: string }) => j.id)
+    for (const id of ids) expect(listed).toContain(id)
+    const show = await cliJson(['jobs', 'show', ids[0]], { PRINTHUB_DATA_DIR: dataDir })
+    expect(show).toMatchObject({ id: ids[0], state: 'PENDING', idempotencyKey: 'durable-0' })
+    // The same key after the restart is still a duplicate.
+    const again = await post(jobBody({ idempotencyKey: 'durable-3' }))
+    expect(again.status).toBe(200)
+    expect((await again.json()).job.id).toBe(ids[3])
+  })
+
+  test('SIGTERM stops it cleanly', async () => {
+    expect(await serve.stop()).toBe(0)
+    expect(serve.output()).toContain('SIGTERM: stopping\nstopped')
+    // A clean close leaves no write-ahead log behind.
+    expect(await Bun.file(join(dataDir, 'printhub.db-wal')).exists()).toBe(false)
+  })
+})
+
+describe('schema versions', () => {
+  test('a database written by a newer printhub is refused with a clear message', async () => {
+    const dir = tempDir()
+    try {
+      await cliJson(['init'], { PRINTHUB_DATA_DIR: dir })
+      const db = new Database(join(dir, 'printhub.db'))
+      db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)')
+      db.close()
+      for (const args of [['jobs', 'list', '--project', 'prj_x'], ['serve', '--port', '0']]) {
+        const result = await cli([...args, '--data', dir])
+        expect(result.code).toBe(1)
+        expect(result.stderr).toContain('The database was written by a newer printhub (schema version 999; this program knows up to 1)')
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
