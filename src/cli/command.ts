@@ -76,18 +76,26 @@ export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T
   }
 }
 
-export function requireProject(store: Store, projectId: string): void {
-  if (!store.projects.get(projectId)) throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+/** Like withStore, for commands on one project (--project ID), which must exist. */
+export function withProject<T>(args: ParsedArgs, io: Io, work: (store: Store, projectId: string) => T): T {
+  const projectId = requireString(args, 'project')
+  return withStore(args, io, (store) => {
+    if (!store.projects.get(projectId)) throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+    return work(store, projectId)
+  })
 }
 
 export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2))
 }
 
-/** A plain text table: a header row and aligned columns. */
-export function printTable(io: Io, headers: string[], rows: (string | number | null)[][], empty: string): void {
-  if (rows.length === 0) return io.out(empty)
-  const cells = [headers, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))]
+/** Records as JSON with --json, else as a plain text table with a header row and aligned columns. */
+export function printList<T>(io: Io, args: ParsedArgs, records: T[], columns: Record<string, (record: T) => string | number | null>, empty: string): void {
+  if (args.values.json) return printJson(io, records)
+  if (records.length === 0) return io.out(empty)
+  const headers = Object.keys(columns)
+  const rows = records.map((record) => Object.values(columns).map((cell) => cell(record) ?? '-').map(String))
+  const cells = [headers, ...rows]
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
   for (const row of cells) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
 }

@@ -1,5 +1,5 @@
 import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, withStore } from '../command.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
 
 export const jobsListCommand: Command = {
   name: 'jobs list',
@@ -9,15 +9,10 @@ export const jobsListCommand: Command = {
   options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projectId = requireString(args, 'project')
     const state = args.values.state as string | undefined
     if (state !== undefined && !isJobState(state)) throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
-    const jobs = withStore(args, io, (store) => {
-      requireProject(store, projectId)
-      return store.jobs.newest(projectId, state as JobState | undefined)
-    })
-    if (args.values.json) return printJson(io, jobs)
-    printTable(io, ['ID', 'STATE', 'PRINTER', 'ATTEMPTS', 'CREATED', 'IDEMPOTENCY KEY'], jobs.map((j) => [j.id, j.state, j.printerId, `${j.attemptCount}/${j.maxAttempts}`, j.createdAt, j.idempotencyKey]), 'No jobs.')
+    const jobs = withProject(args, io, (store, projectId) => store.jobs.newest(projectId, state as JobState | undefined))
+    printList(io, args, jobs, { ID: (j) => j.id, STATE: (j) => j.state, PRINTER: (j) => j.printerId, ATTEMPTS: (j) => `${j.attemptCount}/${j.maxAttempts}`, CREATED: (j) => j.createdAt, 'IDEMPOTENCY KEY': (j) => j.idempotencyKey }, 'No jobs.')
   },
 }
 

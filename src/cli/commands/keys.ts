@@ -1,5 +1,5 @@
 import { API_KEY_SCOPES, isApiKeyScope } from '../../protocol/api-key.ts'
-import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, CliError, withStore } from '../command.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
 
 export const keysCreateCommand: Command = {
   name: 'keys create',
@@ -9,17 +9,13 @@ export const keysCreateCommand: Command = {
   options: { project: { type: 'string' }, scope: { type: 'string', multiple: true }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projectId = requireString(args, 'project')
     const scopes = (args.values.scope as string[] | undefined) ?? [...API_KEY_SCOPES]
     const unknown = scopes.find((scope) => !isApiKeyScope(scope))
     if (unknown !== undefined) throw new UsageError(`unknown scope "${unknown}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
     const name = (args.values.name as string | undefined) ?? null
-    const { key, secret } = withStore(args, io, (store) => {
-      requireProject(store, projectId)
-      return store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name)
-    })
+    const { key, secret } = withProject(args, io, (store, projectId) => store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name))
     if (args.values.json) return printJson(io, { ...key, apiKey: secret })
-    io.out(`Created key ${key.id} (${key.scopes.join(', ')}) for project ${projectId}.`)
+    io.out(`Created key ${key.id} (${key.scopes.join(', ')}) for project ${key.projectId}.`)
     io.out(`API key (shown only now; keep it secret): ${secret}`)
   },
 }
@@ -32,13 +28,8 @@ export const keysListCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projectId = requireString(args, 'project')
-    const keys = withStore(args, io, (store) => {
-      requireProject(store, projectId)
-      return store.apiKeys.list(projectId)
-    })
-    if (args.values.json) return printJson(io, keys)
-    printTable(io, ['ID', 'PREFIX', 'SCOPES', 'NAME', 'CREATED', 'REVOKED'], keys.map((k) => [k.id, k.keyPrefix, k.scopes.join(','), k.name, k.createdAt, k.revokedAt]), 'No keys.')
+    const keys = withProject(args, io, (store, projectId) => store.apiKeys.list(projectId))
+    printList(io, args, keys, { ID: (k) => k.id, PREFIX: (k) => k.keyPrefix, SCOPES: (k) => k.scopes.join(','), NAME: (k) => k.name, CREATED: (k) => k.createdAt, REVOKED: (k) => k.revokedAt }, 'No keys.')
   },
 }
 

@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE_ID, findProfile, PROFILES } from '../../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
 import { parseConnectionUri } from '../../transports/connection-uri.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, requireProject, requireString, UsageError, withStore } from '../command.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
 
 export const printersAddCommand: Command = {
   name: 'printers add',
@@ -21,7 +21,6 @@ export const printersAddCommand: Command = {
   options: { project: { type: 'string' }, id: { type: 'string' }, connection: { type: 'string' }, profile: { type: 'string' }, width: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projectId = requireString(args, 'project')
     const remoteId = requireString(args, 'id')
     if (remoteId.length > 256) throw new UsageError('--id must be at most 256 characters')
     const connection = requireString(args, 'connection')
@@ -34,11 +33,12 @@ export const printersAddCommand: Command = {
     if (!PAPER_WIDTHS.includes(width) || !profile.paperWidths.includes(width)) {
       throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
     }
-    const printer = withStore(args, io, (store) => {
-      requireProject(store, projectId)
-      return store.printers.add({ projectId, remoteId, name: (args.values.name as string | undefined) ?? null, connection, profile: profile.id, width })
+    const name = (args.values.name as string | undefined) ?? null
+    const printer = withProject(args, io, (store, projectId) => {
+      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width })
+      if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
+      return added
     })
-    if (!printer) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
     if (args.values.json) return printJson(io, printer)
     io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
   },
@@ -52,13 +52,8 @@ export const printersListCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projectId = requireString(args, 'project')
-    const printers = withStore(args, io, (store) => {
-      requireProject(store, projectId)
-      return store.printers.list(projectId)
-    })
-    if (args.values.json) return printJson(io, printers)
-    printTable(io, ['ID', 'REMOTE ID', 'CONNECTION', 'PROFILE', 'WIDTH', 'NAME'], printers.map((p) => [p.id, p.remoteId, p.connection, p.profile, p.width, p.name]), 'No printers.')
+    const printers = withProject(args, io, (store, projectId) => store.printers.list(projectId))
+    printList(io, args, printers, { ID: (p) => p.id, 'REMOTE ID': (p) => p.remoteId, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
   },
 }
 

@@ -1,5 +1,5 @@
 import { PROFILES } from '../../profiles/catalog.ts'
-import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson, printTable } from '../command.ts'
+import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printList } from '../command.ts'
 
 export const profilesListCommand: Command = {
   name: 'profiles list',
@@ -9,7 +9,6 @@ export const profilesListCommand: Command = {
   options: { ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    if (args.values.json) return printJson(io, PROFILES)
-    printTable(io, ['PROFILE', 'NAME', 'COMMANDS', 'PAPER'], PROFILES.map((p) => [p.id, p.name, p.commandSet, p.paperWidths.map((w) => `${w} mm`).join(', ')]), 'No profiles.')
+    printList(io, args, [...PROFILES], { PROFILE: (p) => p.id, NAME: (p) => p.name, COMMANDS: (p) => p.commandSet, PAPER: (p) => p.paperWidths.map((w) => `${w} mm`).join(', ') }, 'No profiles.')
   },
 }

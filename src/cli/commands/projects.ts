@@ -1,4 +1,4 @@
-import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printTable, UsageError, withStore } from '../command.ts'
+import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withStore } from '../command.ts'
 
 export const projectsCreateCommand: Command = {
   name: 'projects create',
@@ -24,7 +24,6 @@ export const projectsListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const projects = withStore(args, io, (store) => store.projects.list())
-    if (args.values.json) return printJson(io, projects)
-    printTable(io, ['ID', 'NAME', 'OPEN JOBS', 'CREATED'], projects.map((p) => [p.id, p.name, p.openJobs, p.createdAt]), 'No projects.')
+    printList(io, args, projects, { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt }, 'No projects.')
   },
 }
