@@ -154,6 +154,7 @@ describe('the CLI itself', () => {
   test('version', async () => {
     const result = await cli(['version'])
     expect(result.stdout.trim()).toBe('printhub 0.1.0')
+    expect(await cliJson(['version'])).toEqual({ version: '0.1.0' })
   })
 
   test('unknown commands and options are usage errors (exit 2)', async () => {
