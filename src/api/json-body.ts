@@ -5,54 +5,17 @@ import { ApiError } from './errors.ts'
 /** A body that has not fully arrived after this long is refused. */
 export const BODY_TIMEOUT_MS = 30_000
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `The request body must not exceed ${maxBytes} bytes.`)
-}
+const tooLarge = (maxBytes: number) => new ApiError(413, 'payload_too_large', `The request body must not exceed ${maxBytes} bytes.`)
+const tooSlow = () => new ApiError(408, 'request_timeout', 'The request body did not arrive in time.')
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
   if (mediaType !== 'application/json') throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.')
-  const declared = Number(request.headers.get('content-length') ?? NaN)
-  if (declared > maxBytes) throw tooLarge(maxBytes)
-
-  // Grows as data arrives, so a small body never costs the maximum.
-  let buffer = new Uint8Array(Number.isSafeInteger(declared) && declared >= 0 ? declared : 16_384)
-  let length = 0
-  if (request.body) {
-    const reader = request.body.getReader()
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      void reader.cancel()
-    }, BODY_TIMEOUT_MS)
-    try {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (timedOut) throw new ApiError(408, 'request_timeout', 'The request body did not arrive in time.')
-        if (done) break
-        if (length + value.length > maxBytes) {
-          void reader.cancel()
-          throw tooLarge(maxBytes)
-        }
-        if (length + value.length > buffer.length) {
-          const grown = new Uint8Array(Math.min(maxBytes, Math.max(buffer.length * 2, length + value.length)))
-          grown.set(buffer.subarray(0, length))
-          buffer = grown
-        }
-        buffer.set(value, length)
-        length += value.length
-      }
-    } catch (error) {
-      if (error instanceof ApiError) throw error
-      throw new ApiError(400, 'invalid_json', 'The request body was cut short.')
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
+  const declared = request.headers.get('content-length')
+  const bytes = declared === null ? await readStream(request, maxBytes) : await readDeclared(request, Number(declared), maxBytes)
   let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length))
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body must be UTF-8 encoded JSON.')
   }
@@ -60,5 +23,57 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     return JSON.parse(text)
   } catch {
     throw new ApiError(400, 'invalid_json', 'The request body must contain valid JSON.')
+  }
+}
+
+/** A body of declared length: refused before reading when too long, else read whole (HTTP framing stops at the length). */
+async function readDeclared(request: Request, length: number, maxBytes: number): Promise<Uint8Array> {
+  if (length > maxBytes) throw tooLarge(maxBytes)
+  let timer: Timer | undefined
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS)))
+  try {
+    return new Uint8Array(await Promise.race([request.arrayBuffer(), deadline]))
+  } catch (error) {
+    if (error instanceof ApiError) throw error
+    throw new ApiError(400, 'invalid_json', 'The request body was cut short.')
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** A chunked body: read as it arrives and cut off as soon as it passes the limit. */
+async function readStream(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array(0)
+  let buffer = new Uint8Array(16_384)
+  let length = 0
+  const reader = request.body.getReader()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    void reader.cancel()
+  }, BODY_TIMEOUT_MS)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (timedOut) throw tooSlow()
+      if (done) return buffer.subarray(0, length)
+      if (length + value.length > maxBytes) {
+        void reader.cancel()
+        throw tooLarge(maxBytes)
+      }
+      if (length + value.length > buffer.length) {
+        // Grows as data arrives, so a small body never costs the maximum.
+        const grown = new Uint8Array(Math.min(maxBytes, Math.max(buffer.length * 2, length + value.length)))
+        grown.set(buffer.subarray(0, length))
+        buffer = grown
+      }
+      buffer.set(value, length)
+      length += value.length
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error
+    throw new ApiError(400, 'invalid_json', 'The request body was cut short.')
+  } finally {
+    clearTimeout(timer)
   }
 }

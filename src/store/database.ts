@@ -33,6 +33,8 @@ export function openDatabase(dataDir: string, create: boolean, migrations: reado
     // FULL: a commit is on disk before we answer; an accepted job survives a power cut.
     db.run('PRAGMA synchronous = FULL')
     db.run('PRAGMA foreign_keys = ON')
+    // Statement journals of multi-row changes stay in memory, not in a temp file per statement.
+    db.run('PRAGMA temp_store = MEMORY')
     migrate(db, migrations)
   } catch (error) {
     db.close()

@@ -56,14 +56,12 @@ export class Printers {
     return row ? toPrinter(row) : undefined
   }
 
-  /** A live printer of the project, by record ID or by project-local remote ID. */
+  /** A live printer of the project, by record ID first, else by project-local remote ID. */
   resolve(projectId: string, printerId: string): PrinterRecord | undefined {
-    const row = this.db
-      .query<PrinterRow, [string, string]>(
-        `SELECT * FROM printers WHERE project_id = ?1 AND removed_at IS NULL AND (id = ?2 OR remote_id = ?2)
-         ORDER BY id = ?2 DESC LIMIT 1`,
-      )
-      .get(projectId, printerId)
+    // Two index lookups: one query with OR and a preference order would sort in a temp table.
+    const row =
+      this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId) ??
+      this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
     return row ? toPrinter(row) : undefined
   }
 
