@@ -3,6 +3,7 @@ import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { newId } from './ids.ts'
+import type { Printers } from './printers.ts'
 import { iso, isoOrNull } from './time.ts'
 
 export interface JobRow {
@@ -49,6 +50,7 @@ const COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metada
 
 export interface NewJob {
   projectId: string
+  /** The printer as the application named it: its record ID or its project-local remote ID. */
   printerId: string
   idempotencyKey: string
   document: PrintDocument
@@ -60,6 +62,7 @@ export interface NewJob {
 export type CreateJobOutcome =
   | { kind: 'created'; job: Job }
   | { kind: 'duplicate'; job: Job }
+  | { kind: 'unknown_printer' }
   | { kind: 'entitlement_limit'; openJobs: number; limit: number }
 
 /** Reads and creates jobs. Creation is called by the group committer, inside its transaction. */
@@ -71,6 +74,7 @@ export class Jobs {
 
   constructor(
     private readonly db: Database,
+    private readonly printers: Printers,
     private readonly now: () => number,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
@@ -82,23 +86,22 @@ export class Jobs {
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
 
-  findByIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
-    const row = this.byKey.get(projectId, idempotencyKey)
-    return row ? toJob(row) : undefined
-  }
-
   /**
-   * Creates a PENDING job, or returns the existing job of that idempotency key, or refuses when the
-   * project has `openJobLimit` unfinished jobs. Must run inside a transaction.
+   * Creates a PENDING job. A known idempotency key returns its job as it is now, whatever else the
+   * submission says (even if its printer was removed since); otherwise the printer must exist and
+   * the project must be under `openJobLimit` unfinished jobs. Must run inside a transaction, which
+   * makes the checks and the insert one atomic step.
    */
   create(job: NewJob, openJobLimit: number): CreateJobOutcome {
     const existing = this.byKey.get(job.projectId, job.idempotencyKey)
     if (existing) return { kind: 'duplicate', job: toJob(existing) }
+    const printer = this.printers.resolve(job.projectId, job.printerId)
+    if (!printer) return { kind: 'unknown_printer' }
     const openJobs = this.openJobs.get(job.projectId)?.open_jobs ?? 0
     if (openJobs >= openJobLimit) return { kind: 'entitlement_limit', openJobs, limit: openJobLimit }
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(newId('job'), job.projectId, job.printerId, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!
+    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!
     this.insertDocument.run(row.seq, JSON.stringify(job.document))
     return { kind: 'created', job: toJob(row) }
   }

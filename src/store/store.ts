@@ -36,7 +36,7 @@ export class Store {
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)
     this.printers = new Printers(db, now)
-    this.jobs = new Jobs(db, now)
+    this.jobs = new Jobs(db, this.printers, now)
     this.jobCommitter = new JobCommitter(db, this.jobs, options.maxOpenJobsPerProject)
     this.agents = new Agents(db)
     this.pairingCodes = new PairingCodes(db, this.agents, now)

@@ -32,21 +32,16 @@ export function jobRoutes({ store }: ApiContext) {
         if (!fitsInOneFrame(input.document, input.metadata)) {
           throw new ApiError(413, 'payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
         }
-        // A retry of a known key gets the job as it is now, whatever else it sends.
-        const existing = store.jobs.findByIdempotencyKey(params.projectId, input.idempotencyKey)
-        if (existing) return { job: existing, duplicate: true }
-        const printer = store.printers.resolve(params.projectId, input.printerId)
-        if (!printer) throw new ApiError(404, 'not_found', `This project has no printer "${input.printerId}".`)
-
         const outcome = await store.jobCommitter.create({
           projectId: params.projectId,
-          printerId: printer.id,
+          printerId: input.printerId,
           idempotencyKey: input.idempotencyKey,
           document: input.document,
           metadata: input.metadata ?? null,
           expiresInMs: input.expiresInMs ?? EXPIRES_IN_MS.default,
           maxAttempts: input.maxAttempts ?? MAX_ATTEMPTS.default,
         })
+        if (outcome.kind === 'unknown_printer') throw new ApiError(404, 'not_found', `This project has no printer "${input.printerId}".`)
         if (outcome.kind === 'entitlement_limit') {
           throw new ApiError(
             429,
