@@ -11,7 +11,20 @@ import { pairingRoutes } from './routes/pairing.ts'
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_ROUTES = new Set([PAIRING_PATH])
 
-export type RequestLog = (line: string) => void
+/** One request as the log records it: the path only, never a query, header or body. */
+export interface RequestLogEntry {
+  method: string
+  path: string
+  status: number
+  ms: number
+  requestId: string
+}
+
+export type RequestLog = (entry: RequestLogEntry) => void
+
+export function formatRequestLog(entry: RequestLogEntry): string {
+  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms ${entry.requestId}`
+}
 
 interface RequestInfo {
   id: string
@@ -46,9 +59,13 @@ export function createApp(context: ApiContext, log: RequestLog) {
       })
       .onAfterResponse(({ request, set }) => {
         const info = requests.get(request)
-        const ms = info ? (performance.now() - info.startedAt).toFixed(1) : '?'
-        // The path only: queries and headers stay out of the log.
-        log(`${request.method} ${new URL(request.url).pathname} ${set.status} ${ms}ms ${info?.id ?? ''}`)
+        log({
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status: Number(set.status ?? 200),
+          ms: info ? performance.now() - info.startedAt : 0,
+          requestId: info?.id ?? 'unknown',
+        })
       })
       .use(healthRoutes())
       .use(discoveryRoutes(context))

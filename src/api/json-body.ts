@@ -5,8 +5,10 @@ import { ApiError } from './errors.ts'
 /** A body that has not fully arrived after this long is refused. */
 export const BODY_TIMEOUT_MS = 30_000
 
-const tooLarge = (maxBytes: number) => new ApiError(413, 'payload_too_large', `The request body must not exceed ${maxBytes} bytes.`)
-const tooSlow = () => new ApiError(408, 'request_timeout', 'The request body did not arrive in time.')
+// Both leave unread bytes on the connection, so the answer closes it (which also ends the read).
+const CLOSE = { connection: 'close' }
+const tooLarge = (maxBytes: number) => new ApiError(413, 'payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, undefined, CLOSE)
+const tooSlow = () => new ApiError(408, 'request_timeout', 'The request body did not arrive in time.', undefined, CLOSE)
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()

@@ -39,6 +39,11 @@ export const DEFAULTS = {
   maxOpenJobsPerProject: 10_000,
 } as const
 
+/** True for the wildcard addresses that listen on every interface of the machine. */
+export function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::'
+}
+
 export const MAX_OPEN_JOBS_RANGE = { min: 1, max: 1_000_000 } as const
 
 function integerSetting(name: string, raw: string | undefined, fallback: number, range: { min: number; max: number }): number {

@@ -31,12 +31,13 @@ describe('printhub serve', () => {
     projectId = /created project (prj_[0-9a-f]+)/.exec(output)![1]!
     apiKey = /API key \(shown only now; keep it secret\): (phk_\S+)/.exec(output)![1]!
     const curl = /^\s+(curl .*)$/m.exec(output)![1]!
-    expect(curl).toContain(`${serve.url}/v1/projects/${projectId}/jobs`)
-    // Run the printed line itself.
-    const run = Bun.spawnSync(['sh', '-c', `${curl} -s -w '\\n%{http_code}'`])
-    const [body, status] = run.stdout.toString().trim().split('\n')
-    expect(status).toBe('202')
-    expect(JSON.parse(body!).job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
+    // Send exactly what the printed line says.
+    const [, url, auth, type, body] = /^curl -X POST (\S+) -H '([^']+)' -H '([^']+)' -d '(.+)'$/.exec(curl)!
+    expect(url).toBe(`${serve.url}/v1/projects/${projectId}/jobs`)
+    expect(auth).toBe(`Authorization: Bearer ${apiKey}`)
+    const response = await fetch(url!, { method: 'POST', headers: [auth, type].map((h) => h!.split(': ') as [string, string]), body })
+    expect(response.status).toBe(202)
+    expect((await response.json()).job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
   })
 
   test('changes made with the CLI take effect without a restart', async () => {
@@ -56,8 +57,8 @@ describe('printhub serve', () => {
     serve.process.kill('SIGKILL')
     expect(await serve.process.exited).not.toBe(0)
 
-    serve = await spawnServe(dataDir)
-    expect(serve.output()).not.toContain('First start')
+    serve = await spawnServe(dataDir, { json: true })
+    expect(serve.listening!.firstStart).toBeNull()
     const list = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
     const listed = (await list.json()).jobs.map((j: { id: string }) => j.id)
     for (const id of ids) expect(listed).toContain(id)
@@ -71,9 +72,37 @@ describe('printhub serve', () => {
 
   test('SIGTERM stops it cleanly', async () => {
     expect(await serve.stop()).toBe(0)
-    expect(serve.output()).toContain('SIGTERM: stopping\nstopped')
+    const events = serve.output().trim().split('\n').map((line) => JSON.parse(line))
+    expect(events.at(-2)).toEqual({ event: 'stopping', signal: 'SIGTERM' })
+    expect(events.at(-1)).toEqual({ event: 'stopped' })
+    // With --json, request log lines are JSON events too.
+    expect(events.find((e) => e.event === 'request')).toEqual({ event: 'request', method: 'GET', path: `/v1/projects/${projectId}/jobs`, status: 200, ms: expect.any(Number), requestId: expect.stringMatching(/^req_/) })
     // A clean close leaves no write-ahead log behind.
     expect(await Bun.file(join(dataDir, 'printhub.db-wal')).exists()).toBe(false)
+  })
+})
+
+describe('start-up', () => {
+  test('serve --json reports the first start, and a second hub on the same port is refused', async () => {
+    const dir = tempDir()
+    const other = tempDir()
+    const first = await spawnServe(dir, { json: true })
+    try {
+      expect(first.listening).toMatchObject({ event: 'listening', version: '0.1.0', url: first.url, dataDir: dir, serverId: expect.stringMatching(/^srv_/) })
+      expect(first.listening!.firstStart).toEqual({ created: true, projectId: expect.any(String), apiKey: expect.stringMatching(/^phk_/), keyId: expect.any(String), keyPrefix: expect.any(String), printerId: 'test', serverId: first.listening!.serverId })
+      const port = new URL(first.url).port
+      const second = await cli(['serve', '--host', '127.0.0.1', '--port', port, '--data', other])
+      expect(second.code).toBe(1)
+      expect(second.stderr).toContain(`cannot listen on 127.0.0.1 port ${port}`)
+      // Nothing was created that nobody saw: a later start on that data dir is still a first start.
+      const retry = await spawnServe(other, { json: true })
+      expect(retry.listening!.firstStart).toMatchObject({ created: true })
+      expect(await retry.stop()).toBe(0)
+    } finally {
+      await first.stop()
+      rmSync(dir, { recursive: true, force: true })
+      rmSync(other, { recursive: true, force: true })
+    }
   })
 })
 

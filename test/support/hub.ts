@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { formatRequestLog } from '../../src/api/app.ts'
 import { resolveConfig } from '../../src/hub/config.ts'
 import type { InitResult } from '../../src/hub/init.ts'
 import { type Hub, startHub } from '../../src/hub/start.ts'
@@ -28,7 +29,7 @@ export async function startTestHub(options: { env?: Record<string, string>; now?
   const dataDir = options.dataDir ?? tempDir()
   const config = resolveConfig({ host: '127.0.0.1', port: '0', data: dataDir }, options.env ?? {})
   const logs: string[] = []
-  const hub = await startHub(config, { log: (line) => logs.push(line), now: options.now })
+  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now })
   const init = hub.init as Extract<InitResult, { created: true }>
   return {
     hub,

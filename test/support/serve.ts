@@ -4,6 +4,8 @@ import { ROOT } from './cli.ts'
 
 export interface ServeProcess {
   url: string
+  /** With --json: the `listening` event. */
+  listening: Record<string, any> | undefined
   /** Everything printed to stdout so far. */
   output(): string
   process: ReturnType<typeof Bun.spawn>
@@ -11,30 +13,34 @@ export interface ServeProcess {
   stop(): Promise<number>
 }
 
-export async function spawnServe(dataDir: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir], {
+export async function spawnServe(dataDir: string, options: { json?: boolean; env?: Record<string, string>; port?: number } = {}): Promise<ServeProcess> {
+  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : [])]
+  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...options.env },
     stdout: 'pipe',
-    stderr: 'inherit',
+    stderr: 'pipe',
   })
   let output = ''
   const decoder = new TextDecoder()
   const reader = child.stdout.getReader()
+  const started = options.json ? /^(\{"event":"listening".*)$/m : /listening on (http:\/\/[^\s,]+)/
   // Keep reading for the life of the process, so its request log never blocks on a full pipe.
-  const url = await new Promise<string>((resolve, reject) => {
+  const found = await new Promise<string>((resolve, reject) => {
     void (async () => {
       for (;;) {
         const { done, value } = await reader.read()
-        if (done) return reject(new Error(`serve exited before listening:\n${output}`))
+        if (done) return reject(new Error(`serve exited before listening:\n${output}${await new Response(child.stderr).text()}`))
         output += decoder.decode(value, { stream: true })
-        const match = /listening on (http:\/\/[^\s,]+)/.exec(output)
+        const match = started.exec(output)
         if (match) resolve(match[1]!)
       }
     })()
   })
+  const listening = options.json ? (JSON.parse(found) as Record<string, any>) : undefined
   return {
-    url,
+    url: listening?.url ?? found,
+    listening,
     output: () => output,
     process: child,
     async stop() {

@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS, MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import type { CreateJobResponse, ListJobsResponse } from '../../protocol/job.ts'
-import { isJobState, JOB_STATES } from '../../protocol/job.ts'
+import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
 import { createJobRule } from '../../protocol/job-request.ts'
 import { fitsInOneFrame } from '../../protocol/print-job-frame.ts'
 import { validate } from '../../protocol/rules.ts'
@@ -67,6 +67,6 @@ export function jobRoutes({ store }: ApiContext) {
       const state = states[0]
       if (state !== undefined && !isJobState(state)) details.push({ path: 'query.state', message: `must be one of ${JOB_STATES.join(', ')}` })
       if (details.length > 0) throw invalid(details)
-      return { jobs: store.jobs.newest(params.projectId, state as Parameters<typeof store.jobs.newest>[1]), keyPrefix: key.keyPrefix }
+      return { jobs: store.jobs.newest(params.projectId, state as JobState | undefined), keyPrefix: key.keyPrefix }
     })
 }

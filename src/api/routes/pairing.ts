@@ -30,18 +30,26 @@ function parsePairingRequest(body: unknown): PairingRequest {
 
 export function pairingRoutes({ store, serverId, now }: ApiContext) {
   const rateLimit = new PairingRateLimit(now)
+  const refuseIfLimited = (address: string) => {
+    const waitMs = rateLimit.retryAfterMs(address)
+    if (waitMs > 0) {
+      throw new ApiError(400, 'pairing_rate_limited', 'Too many pairing attempts. Try again later.', undefined, {
+        'retry-after': String(Math.ceil(waitMs / 1000)),
+      })
+    }
+  }
   return new Elysia().post(
     PAIRING_PATH,
     async ({ request, server }): Promise<PairingResponse> => {
       const address = server?.requestIP(request)?.address ?? 'unknown'
-      const waitMs = rateLimit.retryAfterMs(address)
-      if (waitMs > 0) {
-        throw new ApiError(400, 'pairing_rate_limited', 'Too many pairing attempts. Try again later.', undefined, {
-          'retry-after': String(Math.ceil(waitMs / 1000)),
-        })
-      }
+      // Before reading anything: a limited address costs no more work.
+      refuseIfLimited(address)
       try {
-        const pairing = parsePairingRequest(await readJsonBody(request, MAX_AUTH_FRAME_BYTES))
+        const body = await readJsonBody(request, MAX_AUTH_FRAME_BYTES)
+        // Again after the wait for the body, in the same step as the redemption and the failure
+        // count: attempts that were all in flight together are counted one by one.
+        refuseIfLimited(address)
+        const pairing = parsePairingRequest(body)
         const outcome = store.pairingCodes.redeem(pairing.code, {
           name: pairing.agent.name,
           version: pairing.agent.version,
@@ -52,7 +60,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
         if (outcome.kind !== 'paired') throw REJECTIONS[outcome.kind]
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
-        rateLimit.recordFailure(address)
+        if (!(error instanceof ApiError && error.errorCode === 'pairing_rate_limited')) rateLimit.recordFailure(address)
         throw error
       }
     },

@@ -1,10 +1,13 @@
-import { resolveConfig, VERSION } from '../../hub/config.ts'
+import { formatRequestLog, type RequestLog } from '../../api/app.ts'
+import { isWildcardHost, resolveConfig, VERSION } from '../../hub/config.ts'
 import type { InitResult } from '../../hub/init.ts'
 import { startHub } from '../../hub/start.ts'
-import { type Command, DATA_HELP, DATA_OPTION, noPositionals } from '../command.ts'
+import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
+
+type FirstStart = Extract<InitResult, { created: true }>
 
 /** The curl line a new user runs to see the hub take a job. */
-export function testJobCurl(url: string, init: Extract<InitResult, { created: true }>): string {
+export function testJobCurl(url: string, init: FirstStart): string {
   const body = JSON.stringify({
     printerId: init.printerId,
     idempotencyKey: 'hello-1',
@@ -13,36 +16,53 @@ export function testJobCurl(url: string, init: Extract<InitResult, { created: tr
   return `curl -X POST ${url}/v1/projects/${init.projectId}/jobs -H 'Authorization: Bearer ${init.apiKey}' -H 'Content-Type: application/json' -d '${body}'`
 }
 
+/** What serve prints: lines for people, or one JSON object per line for scripts. */
+function output(io: Io, json: boolean) {
+  const event = (name: string, fields: object) => io.out(JSON.stringify({ event: name, ...fields }))
+  const request: RequestLog = json ? (entry) => event('request', entry) : (entry) => io.out(formatRequestLog(entry))
+  return {
+    request,
+    listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined) {
+      if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null })
+      if (firstStart) {
+        io.out(`First start: created project ${firstStart.projectId} and a virtual test printer "${firstStart.printerId}".`)
+        io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
+        io.out('Submit a test job:')
+        io.out(`  ${testJobCurl(url, firstStart)}`)
+      }
+      // Last, so whoever waits for this line has everything above it.
+      const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
+      io.out(`printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`)
+    },
+    stopping: (signal: string) => (json ? event('stopping', { signal }) : io.out(`${signal}: stopping`)),
+    stopped: () => (json ? event('stopped', {}) : io.out('stopped')),
+  }
+}
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the hub (initialises an empty data directory first)',
-  usage: '[--host H] [--port P] [--data DIR]',
+  usage: '[--host H] [--port P] [--data DIR] [--json]',
   help: [
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
+    '--json            print events as JSON lines: listening (with the first start\'s key), request, stopping, stopped',
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
     '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project).',
   ],
-  options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION },
+  options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION, json: { type: 'boolean' } },
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
-    const hub = await startHub(config, { log: io.out })
-    if (hub.init.created) {
-      io.out(`First start: created project ${hub.init.projectId} and a virtual test printer "${hub.init.printerId}".`)
-      io.out(`API key (shown only now; keep it secret): ${hub.init.apiKey}`)
-      io.out('Submit a test job:')
-      io.out(`  ${testJobCurl(hub.url, hub.init)}`)
-    }
-    // Last, so whoever waits for this line has everything above it.
-    const everywhere = config.host === '0.0.0.0' || config.host === '::' ? ' (and on every address of this machine)' : ''
-    io.out(`printhub ${VERSION} listening on ${hub.url}${everywhere}, data in ${config.dataDir}`)
+    const out = output(io, args.values.json === true)
+    const hub = await startHub(config, { log: out.request })
+    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined)
     const signal = await new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
-    io.out(`${signal}: stopping`)
+    out.stopping(signal)
     await hub.stop()
-    io.out('stopped')
+    out.stopped()
   },
 }
