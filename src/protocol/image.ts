@@ -1,57 +1,71 @@
-// Image sections carry standard base64 PNG or JPEG data. These checks read only the headers: they
-// prove the data is an image of the declared type with real dimensions; decoding is the renderer's.
+// Image sections carry standard base64 PNG or JPEG data. These checks read only the headers and
+// the last bytes: they prove the data is a whole image of the declared type with real dimensions,
+// without decoding a megabyte on the request path; decoding pixels is the renderer's job.
 
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg'] as const
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number]
 
-export const STANDARD_BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+/** Standard alphabet, `=` padding only at the end; the length must also be a multiple of 4. */
+const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 
-function startsWith(bytes: Uint8Array, prefix: readonly number[]): boolean {
-  return prefix.every((byte, i) => bytes[i] === byte)
+/** Random access to the bytes that base64 text encodes, decoding only the groups asked for. */
+class Base64Bytes {
+  readonly length: number
+
+  constructor(private readonly text: string) {
+    this.length = (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)
+  }
+
+  /** Up to `count` bytes from `start`; fewer past the end. */
+  read(start: number, count: number): Uint8Array {
+    const from = Math.max(0, start)
+    const to = Math.min(this.length, start + count)
+    if (to <= from) return new Uint8Array(0)
+    const first = Math.floor(from / 3)
+    const binary = atob(this.text.slice(first * 4, Math.ceil(to / 3) * 4))
+    return Uint8Array.from(binary.slice(from - first * 3, to - first * 3), (c) => c.charCodeAt(0))
+  }
 }
 
-function detectType(bytes: Uint8Array): ImageMediaType | undefined {
-  if (startsWith(bytes, PNG_SIGNATURE)) return 'image/png'
-  if (startsWith(bytes, [0xff, 0xd8, 0xff])) return 'image/jpeg'
+const ascii = (bytes: Uint8Array) => String.fromCharCode(...bytes)
+const uint32 = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0
+
+function pngProblem(data: Base64Bytes): string | undefined {
+  const head = data.read(0, 24)
+  if (ascii(head.subarray(12, 16)) !== 'IHDR' || uint32(head, 16) === 0 || uint32(head, 20) === 0) return 'is not a valid PNG image (no image header)'
+  // A PNG ends with the IEND chunk: length 0, "IEND", its CRC.
+  if (ascii(data.read(data.length - 8, 4)) !== 'IEND') return 'is not a complete PNG image (it is cut short)'
   return undefined
 }
 
-function pngProblem(bytes: Uint8Array): string | undefined {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const isIhdr = bytes.length >= 24 && String.fromCharCode(...bytes.subarray(12, 16)) === 'IHDR'
-  if (!isIhdr || view.getUint32(16) === 0 || view.getUint32(20) === 0) return 'is not a valid PNG image (no image header)'
-  const end = bytes.subarray(bytes.length - 8, bytes.length - 4)
-  if (String.fromCharCode(...end) !== 'IEND') return 'is not a complete PNG image (it is cut short)'
-  return undefined
-}
-
-function jpegProblem(bytes: Uint8Array): string | undefined {
+function jpegProblem(data: Base64Bytes): string | undefined {
   // Walk the marker segments up to a start-of-frame marker, which holds the dimensions.
-  let offset = 2
-  while (offset + 9 < bytes.length) {
-    if (bytes[offset] !== 0xff) return 'is not a valid JPEG image (broken marker structure)'
-    const marker = bytes[offset + 1]!
-    const length = (bytes[offset + 2]! << 8) | bytes[offset + 3]!
+  for (let offset = 2; offset + 9 <= data.length; ) {
+    const segment = data.read(offset, 9)
+    if (segment[0] !== 0xff) return 'is not a valid JPEG image (broken marker structure)'
+    const marker = segment[1]!
     const isStartOfFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
     if (isStartOfFrame) {
-      const height = (bytes[offset + 5]! << 8) | bytes[offset + 6]!
-      const width = (bytes[offset + 7]! << 8) | bytes[offset + 8]!
+      const height = (segment[5]! << 8) | segment[6]!
+      const width = (segment[7]! << 8) | segment[8]!
       if (width === 0 || height === 0) return 'is not a valid JPEG image (zero size)'
-      return bytes[bytes.length - 2] === 0xff && bytes[bytes.length - 1] === 0xd9 ? undefined : 'is not a complete JPEG image (it is cut short)'
+      const end = data.read(data.length - 2, 2)
+      return end[0] === 0xff && end[1] === 0xd9 ? undefined : 'is not a complete JPEG image (it is cut short)'
     }
-    offset += 2 + length
+    offset += 2 + ((segment[2]! << 8) | segment[3]!)
   }
   return 'is not a valid JPEG image (no frame header)'
 }
 
 /** What is wrong with base64 `data` as an image of `mediaType`, or undefined when it is one. */
 export function imageProblem(mediaType: ImageMediaType, data: string): string | undefined {
-  if (data.length % 4 !== 0 || !STANDARD_BASE64_PATTERN.test(data)) return 'must be standard padded base64 (A-Z a-z 0-9 + / and = padding)'
-  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0))
-  const actual = detectType(bytes)
-  if (actual === undefined) return `does not hold a PNG or JPEG image`
+  if (data.length % 4 !== 0 || !STANDARD_BASE64.test(data)) return 'must be standard padded base64 (A-Z a-z 0-9 + / and = padding)'
+  const bytes = new Base64Bytes(data)
+  const head = bytes.read(0, 8)
+  const actual = PNG_SIGNATURE.every((byte, i) => head[i] === byte) ? 'image/png' : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff ? 'image/jpeg' : undefined
+  if (actual === undefined) return 'does not hold a PNG or JPEG image'
   if (actual !== mediaType) return `holds an ${actual} image, but mediaType says ${mediaType}`
   return actual === 'image/png' ? pngProblem(bytes) : jpegProblem(bytes)
 }

@@ -1,8 +1,8 @@
 // Every bad input gets a clear error and changes nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { connect } from 'node:net'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { pngOfSize } from '../support/images.ts'
+import { rawRequest } from '../support/raw-http.ts'
 
 let t: TestHub
 beforeAll(async () => {
@@ -116,24 +116,26 @@ describe('malformed requests', () => {
     expect(jobCount()).toBe(before)
   })
 
+  test('a declared length over 2 MiB is refused before any of the body is sent', async () => {
+    const exchange = rawRequest(t.hub.port, `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 2097153\r\n\r\n`)
+    const answer = await exchange.response
+    expect(answer).toStartWith('HTTP/1.1 413')
+    expect(answer).toMatch(/x-request-id: req_/i)
+    expect(answer).toMatch(/connection: close/i)
+    expect(answer).toContain('"code":"payload_too_large"')
+  })
+
+  test('a very large body gets the same answer, in the envelope', async () => {
+    const response = await t.request('POST', jobsPath(), { body: 'x'.repeat(9_000_000) })
+    await expectRefused(response, 413, 'payload_too_large')
+  })
+
   test('a chunked body is cut off as soon as it passes 2 MiB', async () => {
-    // A raw socket: send chunks and never finish; the hub must answer once 2 MiB have passed.
-    const { port } = t.hub
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(port, '127.0.0.1')
-      let received = ''
-      socket.on('data', (data) => {
-        received += data.toString()
-        if (received.includes('\r\n\r\n') && received.includes('}}')) {
-          socket.destroy()
-          resolve(received)
-        }
-      })
-      socket.on('error', reject)
-      socket.write(`POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
-      const chunk = 'x'.repeat(65_536)
-      for (let i = 0; i < 40; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
-    })
+    // Chunks that never finish: the hub must answer once 2 MiB have passed.
+    const exchange = rawRequest(t.hub.port, `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    const chunk = 'x'.repeat(65_536)
+    for (let i = 0; i < 40; i++) exchange.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+    const answer = await exchange.response
     expect(answer).toStartWith('HTTP/1.1 413')
     expect(answer).toContain('"code":"payload_too_large"')
   })

@@ -62,6 +62,37 @@ describe('creating a job', () => {
     expect((await longest.json()).job.metadata).toBeNull()
   })
 
+  test('values at every upper limit are accepted', async () => {
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'p'.repeat(256), name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })!
+    const metadata = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`${i}`.padStart(64, 'k'), 'v'.repeat(1_000)]))
+    const body = jobBody({ printerId: printer.remoteId, idempotencyKey: 'i'.repeat(256), metadata, expiresInMs: 2_592_000_000, maxAttempts: 10 })
+    const response = await t.request('POST', jobsPath(), { body })
+    expect(response.status).toBe(202)
+    const { job } = await response.json()
+    expect(job).toMatchObject({ printerId: printer.id, idempotencyKey: 'i'.repeat(256), metadata, maxAttempts: 10 })
+    const lowest = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'i', expiresInMs: 10_000, maxAttempts: 1, metadata: {} }) })
+    expect(lowest.status).toBe(202)
+    expect((await lowest.json()).job.metadata).toEqual({})
+  })
+
+  test('a failed commit is a 500 in the envelope, without internals, and no job', async () => {
+    const db = t.hub.store.db
+    db.run("CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'disk I/O error at /var/lib/secret'); END")
+    try {
+      const body = jobBody()
+      const response = await t.request('POST', jobsPath(), { body })
+      expect(response.status).toBe(500)
+      const text = await response.text()
+      expect(JSON.parse(text)).toEqual({ error: { code: 'server_error', message: 'The request could not be completed.', requestId: response.headers.get('x-request-id')! } })
+      expect(text).not.toContain('secret')
+      expect(storedState(body.idempotencyKey)).toBeUndefined()
+    } finally {
+      db.run('DROP TRIGGER refuse_jobs')
+    }
+    // The hub goes on taking jobs.
+    expect((await t.request('POST', jobsPath(), { body: jobBody() })).status).toBe(202)
+  })
+
   test('the printer may be named by record ID or by remote ID', async () => {
     const printer = t.hub.store.printers.resolve(t.projectId, 'test')!
     const byRecord = await t.request('POST', jobsPath(), { body: jobBody({ printerId: printer.id }) })

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { pairingRequest } from '../support/agent-key.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
+import { rawRequest } from '../support/raw-http.ts'
 import { schemaErrors, validators } from '../support/schema.ts'
 
 let t: TestHub
@@ -170,6 +171,19 @@ describe('pairing', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
     clock += 5 * 60_000
     expect((await pair(await pairingRequest(code))).status).toBe(200)
+  })
+
+  test('the limit holds for attempts that are all in flight at once', async () => {
+    // Every request sends its headers first; the bodies follow only when all are waiting.
+    const body = JSON.stringify(await pairingRequest('ZZZZ-ZZZZ'))
+    const head = `POST /printservice/pair HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`
+    const exchanges = Array.from({ length: 30 }, () => rawRequest(t.hub.port, head))
+    await Promise.all(exchanges.map((e) => new Promise((resolve) => e.socket.once('connect', resolve))))
+    for (const exchange of exchanges) exchange.socket.write(body)
+    const answers = await Promise.all(exchanges.map((e) => e.response))
+    const codes = answers.map((answer) => /"code":"(\w+)"/.exec(answer)?.[1])
+    expect(codes.filter((code) => code === 'pairing_code_invalid')).toHaveLength(10)
+    expect(codes.filter((code) => code === 'pairing_rate_limited')).toHaveLength(20)
   })
 
   test('successful pairings do not count towards the limit', async () => {

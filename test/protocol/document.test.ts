@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { documentRule } from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
-import { JPEG_1X1, PNG_1X1, pngOfSize } from '../support/images.ts'
+import { JPEG_1X1, jpegWithSegment, PNG_1X1, pngOfSize } from '../support/images.ts'
 
 function issuesOf(sections: unknown[], width: unknown = 80) {
   const result = validate(documentRule, { width, sections })
@@ -106,6 +106,14 @@ describe('print document', () => {
     rejects({ type: 'image', mediaType: 'image/jpeg', data: JPEG_1X1.slice(0, 24) }, '.data', /JPEG/)
     rejects({ type: 'image', mediaType: 'image/png', data: 'iVBORw==' }, '.data', /does not hold a PNG or JPEG/)
     accepts({ type: 'image', mediaType: 'image/png', data: pngOfSize(1_000_000) })
+    accepts({ type: 'image', mediaType: 'image/jpeg', data: jpegWithSegment(60_000) })
+    const truncated = Buffer.from(jpegWithSegment(60_000), 'base64').subarray(0, 30_000).toString('base64')
+    rejects({ type: 'image', mediaType: 'image/jpeg', data: truncated }, '.data', /no frame header/)
+    const unterminated = Buffer.from(JPEG_1X1, 'base64').subarray(0, -2).toString('base64')
+    rejects({ type: 'image', mediaType: 'image/jpeg', data: unterminated }, '.data', /cut short/)
+    const zeroSize = Buffer.from(JPEG_1X1, 'base64')
+    zeroSize.writeUInt16BE(0, 27)
+    rejects({ type: 'image', mediaType: 'image/jpeg', data: zeroSize.toString('base64') }, '.data', /zero size/)
     rejects({ type: 'image', mediaType: 'image/png', data: pngOfSize(1_048_600) }, '.data', /must be 4 to 1398104 characters long/)
   })
 

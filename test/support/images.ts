@@ -18,3 +18,12 @@ export function pngOfSize(bytes: number): string {
   chunk.writeUInt32BE(padding.length, 0)
   return Buffer.concat([png.subarray(0, png.length - 12), chunk, iend]).toString('base64')
 }
+
+/** The JPEG above with an application segment of `bytes` bytes (EXIF-like) before its frame header. */
+export function jpegWithSegment(bytes: number): string {
+  const jpeg = Buffer.from(JPEG_1X1, 'base64')
+  const segment = Buffer.alloc(4 + bytes)
+  segment.writeUInt16BE(0xffe1, 0)
+  segment.writeUInt16BE(2 + bytes, 2)
+  return Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(2)]).toString('base64')
+}
