@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'entitlement_limit'
+  | 'server_error'
   | PairingErrorCode
 
 export class ApiError extends Error {

@@ -51,6 +51,10 @@ export function parse(command: Command, argv: string[]): ParsedArgs {
   }
 }
 
+export function dataDirOf(args: ParsedArgs, io: Io): string {
+  return resolveDataDir({ data: args.values.data as string | undefined }, io.env)
+}
+
 export function requireString(args: ParsedArgs, name: string): string {
   const value = args.values[name]
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`)
@@ -66,9 +70,9 @@ export function noPositionals(args: ParsedArgs): void {
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`)
 }
 
-/** Opens the existing store of the data directory, runs `work`, and closes it. */
-export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T): T {
-  const store = Store.open({ dataDir: resolveDataDir({ data: args.values.data as string | undefined }, io.env), create: false, maxOpenJobsPerProject: DEFAULTS.maxOpenJobsPerProject })
+/** Opens the store of the data directory (creating it only when asked), runs `work`, and closes it. */
+export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T, create = false): T {
+  const store = Store.open({ dataDir: dataDirOf(args, io), create, maxOpenJobsPerProject: DEFAULTS.maxOpenJobsPerProject })
   try {
     return work(store)
   } finally {

@@ -19,6 +19,11 @@ export const PROFILES: readonly PrinterProfile[] = [profile('generic-80mm', gene
 
 export const DEFAULT_PROFILE_ID = 'generic-80mm'
 
+/** The generic profile for a paper width; the 80 mm one when no width is given. */
+export function defaultProfileId(width: PaperWidth | undefined): string {
+  return width === 58 ? 'generic-58mm' : DEFAULT_PROFILE_ID
+}
+
 export function findProfile(id: string): PrinterProfile | undefined {
   return PROFILES.find((p) => p.id === id)
 }

@@ -3,9 +3,6 @@
 export const JOB_STATES = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const
 export type JobState = (typeof JOB_STATES)[number]
 
-/** States a job never leaves. */
-export const TERMINAL_JOB_STATES = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const satisfies readonly JobState[]
-
 export function isJobState(value: unknown): value is JobState {
   return JOB_STATES.includes(value as JobState)
 }

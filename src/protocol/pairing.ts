@@ -52,7 +52,7 @@ export interface PairingResponse {
   pairedAt: string
 }
 
-/** The pairing error codes of the OpenPrinter error envelope. */
+/** The pairing error codes of the OpenPrinter error envelope (its `server_error` is the API's own). */
 export type PairingErrorCode =
   | 'pairing_code_invalid'
   | 'pairing_code_expired'
@@ -60,4 +60,3 @@ export type PairingErrorCode =
   | 'pairing_rate_limited'
   | 'invalid_public_key'
   | 'unsupported_protocol_version'
-  | 'server_error'

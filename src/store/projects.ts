@@ -39,8 +39,4 @@ export class Projects {
   list(): Project[] {
     return this.db.query<ProjectRow, []>('SELECT * FROM projects ORDER BY created_at, id').all().map(toProject)
   }
-
-  count(): number {
-    return this.db.query<{ n: number }, []>('SELECT count(*) AS n FROM projects').get()!.n
-  }
 }

@@ -30,11 +30,15 @@ function fail(message: string): ParsedConnection {
   return { ok: false, message: `${message} (examples: ${EXAMPLES})` }
 }
 
-function pick<const T extends readonly (string | number)[]>(params: URLSearchParams, name: string, allowed: T, fallback: T[number]): T[number] | string {
+class SettingError extends Error {}
+
+/** The value of setting `name` from `allowed`, or `fallback` when it is not given. */
+function pick<const T extends readonly (string | number)[]>(params: URLSearchParams, name: string, allowed: T, fallback: T[number]): T[number] {
   const raw = params.get(name)
   if (raw === null) return fallback
   const value = allowed.find((candidate) => String(candidate) === raw)
-  return value ?? `${name} must be one of ${allowed.join(', ')}`
+  if (value === undefined) throw new SettingError(`${name} must be one of ${allowed.join(', ')}`)
+  return value
 }
 
 function parseSerial(url: URL): ParsedConnection {
@@ -42,16 +46,22 @@ function parseSerial(url: URL): ParsedConnection {
   const known = new Set(['baud', 'flow', 'bits', 'parity', 'stop'])
   const unknown = [...url.searchParams.keys()].find((key) => !known.has(key))
   if (unknown) return fail(`unknown serial setting "${unknown}"`)
-  const settings = {
-    baud: pick(url.searchParams, 'baud', SERIAL_BAUD_RATES, 9600),
-    flow: pick(url.searchParams, 'flow', SERIAL_FLOW_CONTROLS, 'rtscts'),
-    bits: pick(url.searchParams, 'bits', [7, 8] as const, 8),
-    parity: pick(url.searchParams, 'parity', SERIAL_PARITIES, 'none'),
-    stop: pick(url.searchParams, 'stop', [1, 2] as const, 1),
+  const params = url.searchParams
+  try {
+    const connection: Connection = {
+      kind: 'serial',
+      path: decodeURIComponent(url.pathname),
+      baud: pick(params, 'baud', SERIAL_BAUD_RATES, 9600),
+      flow: pick(params, 'flow', SERIAL_FLOW_CONTROLS, 'rtscts'),
+      bits: pick(params, 'bits', [7, 8] as const, 8),
+      parity: pick(params, 'parity', SERIAL_PARITIES, 'none'),
+      stop: pick(params, 'stop', [1, 2] as const, 1),
+    }
+    return { ok: true, connection }
+  } catch (error) {
+    if (error instanceof SettingError) return fail(error.message)
+    throw error
   }
-  const problem = Object.values(settings).find((value) => typeof value === 'string' && value.includes(' must be '))
-  if (typeof problem === 'string') return fail(problem)
-  return { ok: true, connection: { kind: 'serial', path: decodeURIComponent(url.pathname), ...(settings as Omit<Extract<Connection, { kind: 'serial' }>, 'kind' | 'path'>) } }
 }
 
 function parseUsb(text: string): ParsedConnection {

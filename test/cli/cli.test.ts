@@ -106,9 +106,16 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     expect(await cliJson(['printers', 'remove', printer.id], env)).toEqual({ id: printer.id, removed: true })
     expect((await cliJson(['printers', 'list', '--project', init.projectId], env)).map((p: { remoteId: string }) => p.remoteId)).toEqual(['test'])
     expect((await cli(['printers', 'remove', printer.id], env)).code).toBe(1)
+    // Without a profile, the width picks the generic profile of that width.
+    const narrow = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'till.2', '--connection', 'usb:///dev/usb/lp0', '--width', '58'], env)
+    expect(narrow).toMatchObject({ profile: 'generic-58mm', width: 58 })
+    await cliJson(['printers', 'remove', narrow.id], env)
   })
 
   test('printers add explains a bad connection, profile or width', async () => {
+    const badId = await cli(['printers', 'add', '--project', init.projectId, '--id', 'front bar', '--connection', 'virtual'], env)
+    expect(badId.code).toBe(2)
+    expect(badId.stderr).toContain('--id must be an identifier')
     const base = ['printers', 'add', '--project', init.projectId, '--id', 'bar']
     const cases: [string[], string][] = [
       [['--connection', 'http://printer'], 'unknown connection kind "http"'],
@@ -116,7 +123,8 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
       [['--connection', 'serial:///dev/ttyUSB0?baud=1234'], 'baud must be one of'],
       [['--connection', 'usb://04b8'], 'usb://VID:PID'],
       [['--connection', 'virtual', '--profile', 'laser'], '--profile must be one of'],
-      [['--connection', 'virtual', '--width', '72'], '--width must be one of 80'],
+      [['--connection', 'virtual', '--width', '72'], '--width must be one of 58, 80'],
+      [['--connection', 'virtual', '--profile', 'generic-80mm', '--width', '58'], '--width must be one of 80 for profile generic-80mm'],
       [[], '--connection is required'],
     ]
     for (const [extra, message] of cases) {

@@ -1,4 +1,6 @@
-import { DEFAULT_PROFILE_ID, findProfile, PROFILES } from '../../profiles/catalog.ts'
+import { DEFAULT_PROFILE_ID, defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
+import { validate } from '../../protocol/rules.ts'
+import { identifier } from '../../protocol/values.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
 import { parseConnectionUri } from '../../transports/connection-uri.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
@@ -9,10 +11,10 @@ export const printersAddCommand: Command = {
   usage: '--project ID --id REMOTE_ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
   help: [
     '--project ID      the project that prints on it',
-    '--id REMOTE_ID    the name applications use as printerId, e.g. kitchen',
+    '--id REMOTE_ID    the name applications use as printerId, e.g. kitchen (letters, digits, . _ : -)',
     '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
     '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], file:///PATH or virtual',
-    `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default ${DEFAULT_PROFILE_ID})`,
+    `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
     "--width 58|80     paper width in mm (default: the profile's)",
     '--name N          a label for people',
     DATA_HELP,
@@ -22,20 +24,24 @@ export const printersAddCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const remoteId = requireString(args, 'id')
-    if (remoteId.length > 256) throw new UsageError('--id must be at most 256 characters')
+    // The remote ID names the agent's printer on the wire, so it must be a protocol identifier.
+    const idCheck = validate(identifier, remoteId)
+    if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
     const connection = requireString(args, 'connection')
     const parsed = parseConnectionUri(connection)
     if (!parsed.ok) throw new UsageError(`--connection: ${parsed.message}`)
-    const profile = findProfile((args.values.profile as string | undefined) ?? DEFAULT_PROFILE_ID)
-    if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
     const widthText = args.values.width as string | undefined
-    const width = widthText === undefined ? profile.defaultWidth : (Number(widthText) as PaperWidth)
-    if (!PAPER_WIDTHS.includes(width) || !profile.paperWidths.includes(width)) {
+    const width = widthText === undefined ? undefined : (Number(widthText) as PaperWidth)
+    if (width !== undefined && !PAPER_WIDTHS.includes(width)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
+    const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)
+    const profile = findProfile(profileId)
+    if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
+    if (width !== undefined && !profile.paperWidths.includes(width)) {
       throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
     }
     const name = (args.values.name as string | undefined) ?? null
     const printer = withProject(args, io, (store, projectId) => {
-      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width })
+      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width: width ?? profile.defaultWidth })
       if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
       return added
     })
