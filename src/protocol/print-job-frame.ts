@@ -6,7 +6,9 @@ const utf8 = new TextEncoder()
 
 /**
  * The size in bytes of the largest frame that could carry this document: every identifier at its
- * longest. A job is accepted only if this fits in one frame, so it can always be delivered.
+ * longest (the wire job ID and idempotency key are the hub's per-attempt identity, an identifier of
+ * at most 128 characters, never the application's key), with the metadata counted in case it
+ * travels. A job is accepted only if this fits in one frame, so it can always be delivered.
  */
 export function largestPrintJobFrameBytes(document: PrintDocument, metadata: Record<string, string> | null | undefined): number {
   const longestId = 'x'.repeat(128)
