@@ -1,5 +1,7 @@
 // The discovery document (OpenPrinter v1 section 1.2), with the printservice brand in its paths.
-import { string } from './rules.ts'
+import { CHALLENGE_TTL_SECONDS, PROTOCOL_VERSION } from './limits.ts'
+import { integer, object, oneOf, type Rule, string } from './rules.ts'
+import { identifier, shortString } from './values.ts'
 
 export const DISCOVERY_PATHS = ['/.well-known/printservice', '/.well-known/openprinter'] as const
 export const PAIRING_PATH = '/printservice/pair'
@@ -26,4 +28,14 @@ export const brandNameRule = string({
   max: 256,
   pattern: new RegExp(`^${EDGE}(?:${INNER}*${EDGE})?$`),
   patternHint: 'a name without control or direction characters and without surrounding spaces',
+})
+
+/** An absolute path, or an absolute http(s)/ws(s) URL. */
+const endpoint = string({ min: 1, max: 2_048, pattern: /^(?:\/[^\s?#]*|(?:https?|wss?):\/\/\S+)$/, patternHint: 'an absolute path or URL' })
+
+export const discoveryRule: Rule<DiscoveryDocument> = object({
+  protocolVersion: oneOf([PROTOCOL_VERSION]),
+  server: object({ id: identifier, name: brandNameRule, version: shortString }),
+  endpoints: object({ pairing: endpoint, gateway: endpoint }),
+  authentication: object({ method: oneOf([AUTHENTICATION_METHOD]), challengeTtlSeconds: integer(CHALLENGE_TTL_SECONDS) }),
 })

@@ -1,4 +1,8 @@
 // The public job: its states and its projection, as the print job service specification defines them.
+import { JOB_LIST_LIMIT, MAX_ATTEMPTS, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PRINTER_ID_LENGTH } from './limits.ts'
+import { metadataRule } from './job-request.ts'
+import { array, boolean, integer, nullable, object, oneOf, type Rule, string } from './rules.ts'
+import { timestamp } from './values.ts'
 
 export const JOB_STATES = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const
 export type JobState = (typeof JOB_STATES)[number]
@@ -35,3 +39,28 @@ export interface ListJobsResponse {
   jobs: Job[]
   keyPrefix: string
 }
+
+const text = string({ max: 1_024 })
+const id = string({ min: 1, max: MAX_PRINTER_ID_LENGTH })
+
+/** The projection as a rule: what a client may rely on in every answer that carries a job. */
+export const jobRule: Rule<Job> = object({
+  id,
+  projectId: id,
+  printerId: id,
+  idempotencyKey: string({ min: 1, max: MAX_IDEMPOTENCY_KEY_LENGTH }),
+  state: oneOf(JOB_STATES),
+  metadata: nullable(metadataRule),
+  expiresAt: timestamp,
+  attemptCount: integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+  maxAttempts: integer(MAX_ATTEMPTS),
+  lastErrorCode: nullable(text),
+  lastErrorMessage: nullable(text),
+  receivedAt: nullable(timestamp),
+  submittedAt: nullable(timestamp),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+})
+
+export const createJobResponseRule: Rule<CreateJobResponse> = object({ job: jobRule, duplicate: boolean() })
+export const listJobsResponseRule: Rule<ListJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }) })

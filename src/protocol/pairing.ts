@@ -1,7 +1,7 @@
 // Pairing an agent (OpenPrinter v1 section 2): the request, the response and the one-time code.
 import { PROTOCOL_VERSION } from './limits.ts'
-import { type Infer, object, oneOf, refine, string } from './rules.ts'
-import { decodeBase64Url, identifier, shortString } from './values.ts'
+import { type Infer, object, oneOf, refine, type Rule, string } from './rules.ts'
+import { decodeBase64Url, identifier, shortString, timestamp } from './values.ts'
 
 /** 32 symbols without I, O, 0 and 1, which people misread. */
 export const PAIRING_CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
@@ -51,6 +51,8 @@ export interface PairingResponse {
   serverId: string
   pairedAt: string
 }
+
+export const pairingResponseRule: Rule<PairingResponse> = object({ agentId: identifier, keyId: identifier, serverId: identifier, pairedAt: timestamp })
 
 /** The pairing error codes of the OpenPrinter error envelope (its `server_error` is the API's own). */
 export type PairingErrorCode =

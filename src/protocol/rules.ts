@@ -88,7 +88,8 @@ export function oneOf<const V extends readonly (string | number)[]>(values: V): 
   }
 }
 
-export function optional<T>(rule: Rule<T>): Rule<T | undefined> {
+/** A field that may be left out. Its `optional: true` is what makes the key optional in the type too. */
+export function optional<T>(rule: Rule<T>): Rule<T | undefined> & { readonly optional: true } {
   return { check: rule.check, optional: true }
 }
 
@@ -115,7 +116,7 @@ export function array<T>(item: Rule<T>, options: { min?: number; max: number }):
 }
 
 type Shape = Record<string, Rule<unknown>>
-type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K]['optional'] extends true ? K : never }[keyof S]
+type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { readonly optional: true } ? K : never }[keyof S]
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>
 export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
 

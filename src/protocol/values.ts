@@ -11,6 +11,14 @@ export const identifier = string({
 
 export const shortString = string({ min: 1, max: 256 })
 
+/** UTC only, optional fraction; the OpenPrinter Timestamp, which the API's ISO 8601 times also are. */
+export const timestamp = string({
+  min: 20,
+  max: 30,
+  pattern: /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?Z$/,
+  patternHint: 'an ISO 8601 UTC timestamp',
+})
+
 /** Unpadded base64url, as the protocol writes keys, nonces and signatures. */
 export const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/
 

@@ -1,0 +1,11 @@
+// @printhub/client: a typed, dependency-free client for the printhub print job service.
+export { PrintHubClient, JobsApi, type RequestOptions } from './client.ts'
+export { CLIENT_DEFAULTS, type PrintHubClientOptions } from './config.ts'
+export { ApiError, ConfigurationError, NetworkError, PrintHubError, ResponseError, TimeoutError, ValidationError } from './errors.ts'
+export type { DiscoveryDocument } from '../protocol/discovery.ts'
+export type { PrintDocument, Section, PaperWidth } from '../protocol/document.ts'
+export type { HealthResult } from '../protocol/health.ts'
+export { JOB_STATES, type Job, type JobState, type CreateJobResponse, type ListJobsResponse } from '../protocol/job.ts'
+export type { CreateJobInput } from '../protocol/job-request.ts'
+export type { PairingRequest, PairingResponse } from '../protocol/pairing.ts'
+export type { Issue } from '../protocol/rules.ts'

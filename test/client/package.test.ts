@@ -1,0 +1,72 @@
+// The built @printhub/client package, used as an application would: installed, imported by name,
+// type-checked, run under Node.
+import assert from 'node:assert/strict'
+import { execFile, spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { BUN, faultServer, json, ROOT } from './support.ts'
+
+let app: string
+
+before(() => {
+  const build = spawnSync(BUN, ['scripts/build-client.ts'], { cwd: ROOT, encoding: 'utf8' })
+  assert.equal(build.status, 0, build.stderr)
+  app = mkdtempSync(join(tmpdir(), 'printhub-app-'))
+  mkdirSync(join(app, 'node_modules', '@printhub'), { recursive: true })
+  cpSync(join(ROOT, 'dist', 'client'), join(app, 'node_modules', '@printhub', 'client'), { recursive: true })
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'pos-backend', type: 'module', private: true }))
+})
+after(() => rmSync(app, { recursive: true, force: true }))
+
+describe('the @printhub/client package', () => {
+  test('has its own package.json with ESM exports, types, source map and README, and no dependencies', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/client/package.json'), 'utf8'))
+    assert.equal(manifest.name, '@printhub/client')
+    assert.equal(manifest.type, 'module')
+    assert.deepEqual(manifest.exports, { '.': { types: './types/client/index.d.ts', import: './index.js' } })
+    assert.equal(manifest.dependencies, undefined)
+    const bundle = readFileSync(join(ROOT, 'dist/client/index.js'), 'utf8')
+    assert.ok(bundle.includes('//# sourceMappingURL=index.js.map'), 'the bundle links its source map')
+    assert.ok(!/^import\s/m.test(bundle), 'the bundle imports nothing')
+    assert.match(readFileSync(join(ROOT, 'dist/client/README.md'), 'utf8'), /POS back end/)
+  })
+
+  test('imports by name and works under Node', async () => {
+    const server = await faultServer([json(200, { ok: true, service: 'printhub' })])
+    writeFileSync(
+      join(app, 'main.js'),
+      `import { PrintHubClient, ApiError, PrintHubError } from '@printhub/client'
+const client = new PrintHubClient({ baseUrl: process.env.HUB })
+console.log(JSON.stringify({ health: await client.health(), errorKinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError }))`,
+    )
+    // Not spawnSync: the fault server in this process must be free to answer.
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      execFile('node', ['main.js'], { cwd: app, env: { ...process.env, HUB: server.url } }, (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr })),
+    )
+    await server.close()
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(JSON.parse(run.stdout), { health: { ok: true, service: 'printhub' }, errorKinds: true })
+  })
+
+  test('its declarations type-check an application, and catch a wrong document', () => {
+    writeFileSync(
+      join(app, 'app.ts'),
+      `import { PrintHubClient, type CreateJobInput, type Job } from '@printhub/client'
+const client = new PrintHubClient({ baseUrl: 'http://hub:8080', apiKey: process.env.KEY, projectId: 'prj_1' })
+const input: CreateJobInput = { printerId: 'kitchen', idempotencyKey: 'o-1', document: { width: 80, sections: [{ type: 'text', value: 'x', align: 'center' }, { type: 'cut' }] } }
+export async function run(): Promise<Job['state']> { return (await client.jobs.create(input)).job.state }
+declare const process: { env: Record<string, string | undefined> }
+`,
+    )
+    writeFileSync(join(app, 'bad.ts'), `import type { CreateJobInput } from '@printhub/client'\nexport const bad: CreateJobInput = { printerId: 'k', idempotencyKey: 'o', document: { width: 72, sections: [{ type: 'poem' }] } }\n`)
+    const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')
+    const flags = ['--ignoreConfig', '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'ES2022', '--lib', 'ES2022,DOM', '--types', '']
+    const good = spawnSync(tsc, [...flags, 'app.ts'], { cwd: app, encoding: 'utf8' })
+    assert.equal(good.status, 0, good.stdout)
+    const bad = spawnSync(tsc, [...flags, 'bad.ts'], { cwd: app, encoding: 'utf8' })
+    assert.notEqual(bad.status, 0)
+    assert.match(bad.stdout, /bad\.ts/)
+  })
+})
