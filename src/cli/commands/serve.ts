@@ -57,10 +57,12 @@ export const serveCommand: Command = {
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
     const out = output(io, args.values.json === true)
     const hub = await startHub(config, { log: out.request })
-    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined)
-    const signal = await new Promise<string>((resolve) => {
+    // Listen for the stop signals before saying we are up: whoever reads that may stop us at once.
+    const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
+    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined)
+    const signal = await stopSignal
     out.stopping(signal)
     await hub.stop()
     out.stopped()
