@@ -2,10 +2,12 @@
 // type-checked, run under Node.
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { after, before, describe, test } from 'node:test'
+import { ApiError, PrintHubError, TimeoutError } from '../../src/client/index.ts'
 import { BUN, faultServer, json, ROOT } from './support.ts'
 
 let app: string
@@ -31,6 +33,22 @@ describe('the @printhub/client package', () => {
     assert.ok(bundle.includes('//# sourceMappingURL=index.js.map'), 'the bundle links its source map')
     assert.ok(!/^import\s/m.test(bundle), 'the bundle imports nothing')
     assert.match(readFileSync(join(ROOT, 'dist/client/README.md'), 'utf8'), /POS back end/)
+  })
+
+  test('its sources import nothing from the server side, only the shared protocol rules', () => {
+    const folder = join(ROOT, 'src', 'client')
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ts'))) {
+      const imports = [...readFileSync(join(folder, file), 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!)
+      for (const specifier of imports) assert.ok(specifier.startsWith('./') || specifier.startsWith('../protocol/'), `${file} imports ${specifier}`)
+    }
+  })
+
+  test('instanceof works across two copies of the library', async () => {
+    const copy = await import(pathToFileURL(join(ROOT, 'dist', 'client', 'index.js')).href)
+    const fromCopy = new copy.TimeoutError(5, 'GET', '/health')
+    assert.ok(fromCopy instanceof TimeoutError && fromCopy instanceof PrintHubError)
+    assert.ok(!(fromCopy instanceof ApiError))
+    assert.ok(new ApiError(500, 'GET', '/', undefined, undefined, undefined, 'x') instanceof copy.PrintHubError)
   })
 
   test('imports by name and works under Node', async () => {
