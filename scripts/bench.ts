@@ -216,7 +216,7 @@ interface SeedResult {
   newestId: string
 }
 
-/** Seeds jobs straight into the (stopped) hub's database, as valid rows of the test printer. */
+/** Seeds jobs straight into the (stopped) hub's database, as valid rows of the demo printer. */
 function seedJobs(dir: string, projectId: string, count: number): SeedResult {
   const startedAt = performance.now()
   const db = new Database(join(dir, DATABASE_FILE), { strict: true })
@@ -230,8 +230,8 @@ function seedJobs(dir: string, projectId: string, count: number): SeedResult {
     db.run('PRAGMA temp_store = MEMORY')
     // The four jobs indexes outgrow the default 2 MB cache within seconds; 256 MB keeps them hot.
     db.run('PRAGMA cache_size = -262144')
-    const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'test'").get(projectId)
-    if (!printer) throw new Error('the test printer is missing')
+    const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'demo'").get(projectId)
+    if (!printer) throw new Error('the demo printer is missing')
     const firstSeq = (db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM jobs').get()?.seq ?? 0) + 1
 
     const insertJob = db.prepare<never, [number, string, string, string, string, JobState, number, number, number, string | null, string | null, number | null, number | null, number, number]>(

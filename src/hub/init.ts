@@ -1,12 +1,12 @@
-// First start: the server identity, a default project with an API key, and a test printer.
+// First start: the server identity, a default project with an API key, and a demo printer.
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
 
 export const SERVER_ID_SETTING = 'server_id'
 export const DEFAULT_PROJECT_NAME = 'default'
-/** A virtual printer, so a fresh hub can take a test job at once. */
-export const TEST_PRINTER = { remoteId: 'test', name: 'Test printer (virtual)', connection: 'virtual', profile: 'generic-80mm', width: 80 } as const
+/** A virtual printer, so a fresh hub can take a job at once (documented, removable). */
+export const DEMO_PRINTER = { remoteId: 'demo', name: 'Demo printer (virtual)', connection: 'virtual', profile: 'generic-80mm', width: 80 } as const
 
 export type InitResult =
   | { created: true; projectId: string; apiKey: string; keyId: string; keyPrefix: string; printerId: string; serverId: string }
@@ -26,8 +26,8 @@ export function initialize(store: Store): InitResult {
       if (existing) return { created: false, projectId: existing.id, serverId }
       const project = store.projects.create(DEFAULT_PROJECT_NAME)
       const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
-      store.printers.add({ projectId: project.id, ...TEST_PRINTER })
-      return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: TEST_PRINTER.remoteId, serverId }
+      store.printers.add({ projectId: project.id, ...DEMO_PRINTER })
+      return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
     })
     .immediate()
 }

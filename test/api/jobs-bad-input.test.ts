@@ -83,7 +83,7 @@ describe('invalid job bodies: 400 invalid_request naming each field', () => {
 
 describe('malformed requests', () => {
   test('malformed JSON is 400 invalid_json', async () => {
-    for (const body of ['{"printerId": "test",', '', "{'a': 1}", '{"a":1}}']) {
+    for (const body of ['{"printerId": "demo",', '', "{'a': 1}", '{"a":1}}']) {
       await expectRefused(await t.request('POST', jobsPath(), { body }), 400, 'invalid_json')
     }
   })

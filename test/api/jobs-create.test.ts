@@ -25,7 +25,7 @@ describe('creating a job', () => {
     expect(Object.keys(job).sort()).toEqual(
       ['id', 'projectId', 'printerId', 'idempotencyKey', 'state', 'metadata', 'expiresAt', 'attemptCount', 'maxAttempts', 'lastErrorCode', 'lastErrorMessage', 'receivedAt', 'submittedAt', 'createdAt', 'updatedAt'].sort(),
     )
-    const printer = t.hub.store.printers.resolve(t.projectId, 'test')!
+    const printer = t.hub.store.printers.resolve(t.projectId, 'demo')!
     expect(job).toMatchObject({
       projectId: t.projectId,
       printerId: printer.id,
@@ -94,7 +94,7 @@ describe('creating a job', () => {
   })
 
   test('the printer may be named by record ID or by remote ID', async () => {
-    const printer = t.hub.store.printers.resolve(t.projectId, 'test')!
+    const printer = t.hub.store.printers.resolve(t.projectId, 'demo')!
     const byRecord = await t.request('POST', jobsPath(), { body: jobBody({ printerId: printer.id }) })
     expect(byRecord.status).toBe(202)
     expect((await byRecord.json()).job.printerId).toBe(printer.id)
@@ -140,7 +140,7 @@ describe('idempotency', () => {
   test('idempotency keys are per project', async () => {
     const other = t.hub.store.projects.create('second')
     const otherKey = t.hub.store.apiKeys.create(other.id, ['jobs:write'], null).secret
-    t.hub.store.printers.add({ projectId: other.id, remoteId: 'test', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })
+    t.hub.store.printers.add({ projectId: other.id, remoteId: 'demo', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })
     const body = jobBody({ idempotencyKey: 'shared-key' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(202)
     expect((await t.request('POST', `/v1/projects/${other.id}/jobs`, { body, key: otherKey })).status).toBe(202)

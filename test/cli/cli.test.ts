@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
 describe('printhub init', () => {
-  test('creates a project, an API key with both scopes, a test printer and the server ID', async () => {
-    expect(init).toMatchObject({ created: true, printerId: 'test' })
+  test('creates a project, an API key with both scopes, a demo printer and the server ID', async () => {
+    expect(init).toMatchObject({ created: true, printerId: 'demo' })
     expect(init.projectId).toMatch(/^prj_/)
     expect(init.apiKey).toMatch(/^phk_[A-Za-z0-9_-]{43}$/)
     expect(init.keyPrefix).toBe(init.apiKey.slice(0, 12))
@@ -99,12 +99,12 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     const printer = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'tcp://192.168.1.50:9100', '--profile', 'generic-58mm', '--name', 'Kitchen'], env)
     expect(printer).toMatchObject({ remoteId: 'kitchen', connection: 'tcp://192.168.1.50:9100', profile: 'generic-58mm', width: 58, name: 'Kitchen' })
     const list = await cliJson(['printers', 'list', '--project', init.projectId], env)
-    expect(list.map((p: { remoteId: string }) => p.remoteId)).toEqual(['test', 'kitchen'])
+    expect(list.map((p: { remoteId: string }) => p.remoteId)).toEqual(['demo', 'kitchen'])
     const duplicate = await cli(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'virtual'], env)
     expect(duplicate.code).toBe(1)
     expect(duplicate.stderr).toContain('already has a printer "kitchen"')
     expect(await cliJson(['printers', 'remove', printer.id], env)).toEqual({ id: printer.id, removed: true })
-    expect((await cliJson(['printers', 'list', '--project', init.projectId], env)).map((p: { remoteId: string }) => p.remoteId)).toEqual(['test'])
+    expect((await cliJson(['printers', 'list', '--project', init.projectId], env)).map((p: { remoteId: string }) => p.remoteId)).toEqual(['demo'])
     expect((await cli(['printers', 'remove', printer.id], env)).code).toBe(1)
     // Without a profile, the width picks the generic profile of that width.
     const narrow = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'till.2', '--connection', 'usb:///dev/usb/lp0', '--width', '58'], env)

@@ -89,7 +89,7 @@ describe('start-up', () => {
     const first = await spawnServe(dir, { json: true })
     try {
       expect(first.listening).toMatchObject({ event: 'listening', version: '0.1.0', url: first.url, dataDir: dir, serverId: expect.stringMatching(/^srv_/) })
-      expect(first.listening!.firstStart).toEqual({ created: true, projectId: expect.any(String), apiKey: expect.stringMatching(/^phk_/), keyId: expect.any(String), keyPrefix: expect.any(String), printerId: 'test', serverId: first.listening!.serverId })
+      expect(first.listening!.firstStart).toEqual({ created: true, projectId: expect.any(String), apiKey: expect.stringMatching(/^phk_/), keyId: expect.any(String), keyPrefix: expect.any(String), printerId: 'demo', serverId: first.listening!.serverId })
       const port = new URL(first.url).port
       const second = await cli(['serve', '--host', '127.0.0.1', '--port', port, '--data', other])
       expect(second.code).toBe(1)

@@ -14,7 +14,7 @@ before(async () => {
 })
 after(() => hub.stop())
 
-const job = (idempotencyKey: string, printerId = 'test'): CreateJobInput => ({
+const job = (idempotencyKey: string, printerId = 'demo'): CreateJobInput => ({
   printerId,
   idempotencyKey,
   document: { width: 80, sections: [{ type: 'text', value: 'Table 7 · 2x Espresso', bold: true }, { type: 'cut' }] },

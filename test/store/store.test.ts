@@ -17,7 +17,7 @@ beforeEach(() => {
   store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = initialize(store)
   projectId = init.projectId
-  printerId = store.printers.resolve(projectId, 'test')!.id
+  printerId = store.printers.resolve(projectId, 'demo')!.id
 })
 afterEach(() => {
   store.close()

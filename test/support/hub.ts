@@ -58,7 +58,7 @@ export async function startTestHub(options: { env?: Record<string, string>; now?
 /** A small valid job body; `overrides` replace top-level fields. */
 export function jobBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    printerId: 'test',
+    printerId: 'demo',
     idempotencyKey: `key-${crypto.randomUUID()}`,
     document: { width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'cut' }] },
     ...overrides,

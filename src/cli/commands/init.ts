@@ -3,7 +3,7 @@ import { type Command, DATA_HELP, DATA_OPTION, dataDirOf, JSON_HELP, JSON_OPTION
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create the database, a default project, an API key and a test printer',
+  summary: 'create the database, a default project, an API key and a demo printer',
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
@@ -16,6 +16,6 @@ export const initCommand: Command = {
     io.out(`Initialised ${dataDir}.`)
     io.out(`Project: ${result.projectId}`)
     io.out(`API key (shown only now; keep it secret): ${result.apiKey}`)
-    io.out(`Test printer: ${result.printerId} (virtual)`)
+    io.out(`Demo printer: ${result.printerId} (virtual)`)
   },
 }

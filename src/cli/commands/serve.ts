@@ -25,7 +25,7 @@ function output(io: Io, json: boolean) {
     listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined) {
       if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null })
       if (firstStart) {
-        io.out(`First start: created project ${firstStart.projectId} and a virtual test printer "${firstStart.printerId}".`)
+        io.out(`First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`)
         io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
         io.out('Submit a test job:')
         io.out(`  ${testJobCurl(url, firstStart)}`)
