@@ -102,7 +102,7 @@ export function nullable<T>(rule: Rule<T>): Rule<T | null> {
   }
 }
 
-export function array<T>(item: Rule<T>, options: { min?: number; max: number }): Rule<T[]> {
+export function array<T>(item: Rule<T>, options: { min?: number; max: number; unique?: boolean }): Rule<T[]> {
   const min = options.min ?? 0
   return {
     check(value, path, issues) {
@@ -111,6 +111,7 @@ export function array<T>(item: Rule<T>, options: { min?: number; max: number }):
         return push(issues, path, `must have ${min} to ${options.max} items (got ${value.length})`)
       }
       value.forEach((element, index) => item.check(element, `${path}[${index}]`, issues))
+      if (options.unique && new Set(value.map((element) => JSON.stringify(element))).size !== value.length) push(issues, path, 'must not repeat an item')
     },
   }
 }
