@@ -1,5 +1,7 @@
 // POST /v1/projects/:projectId/jobs with good input: 202, the projection, idempotency, limits.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { jobRule } from '../../src/protocol/job.ts'
+import { validate } from '../../src/protocol/rules.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub
@@ -39,6 +41,7 @@ describe('creating a job', () => {
       receivedAt: null,
       submittedAt: null,
     })
+    expect(validate(jobRule, job)).toEqual({ ok: true, value: job })
     expect(job.id).toMatch(/^job_[0-9a-f]{32}$/)
     for (const field of ['createdAt', 'updatedAt', 'expiresAt']) expect(job[field]).toMatch(ISO_MS)
     expect(Date.parse(job.createdAt)).toBeGreaterThanOrEqual(before - 1)
