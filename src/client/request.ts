@@ -1,7 +1,6 @@
 // One call to the hub: attempts bounded by the timeout, retries with backoff where they are safe,
 // cancellation by the caller's signal, and the answer checked against the contract.
-import type { Issue, Rule } from '../protocol/rules.ts'
-import { validate } from '../protocol/rules.ts'
+import { type Issue, type Rule, validate } from '../protocol/rules.ts'
 import type { ClientConfig } from './config.ts'
 import { ApiError, NetworkError, ResponseError, TimeoutError } from './errors.ts'
 import { RETRYABLE_STATUSES, retryAfterMs, retryDelayMs, type Scheduler } from './retry.ts'
