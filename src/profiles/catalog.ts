@@ -11,7 +11,8 @@ export interface PrinterProfile {
   defaultWidth: PaperWidth
 }
 
-function profile(id: string, data: Omit<PrinterProfile, 'id'> | Record<string, unknown>): PrinterProfile {
+/** A profile file, named by its file name. JSON imports type numbers loosely, hence the one cast. */
+function profile(id: string, data: object): PrinterProfile {
   return Object.freeze({ id, ...(data as Omit<PrinterProfile, 'id'>) })
 }
 

@@ -16,7 +16,7 @@ interface Pending {
 export class JobCommitter {
   private queue: Pending[] = []
   private scheduled = false
-  /** Transactions committed and jobs they carried, for the benchmark and diagnostics. */
+  /** Transactions committed and the submissions they carried: how well commits are shared. */
   readonly stats = { commits: 0, submissions: 0 }
 
   constructor(
