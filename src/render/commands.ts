@@ -1,0 +1,86 @@
+// Named builders for the Epson ESC/POS commands the renderer uses, each citing its command, so no
+// byte sequence is written inline anywhere else.
+
+import type { BarcodeFormat } from '../protocol/barcode.ts'
+
+const ESC = 0x1b
+const GS = 0x1d
+export const LF = 0x0a
+
+export type Alignment = 'left' | 'center' | 'right'
+
+const ALIGNMENT_CODES: Record<Alignment, number> = { left: 0, center: 1, right: 2 }
+
+/** A one-byte command parameter; a value out of range is a bug in the caller. */
+function byte(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`ESC/POS parameter ${value} is not a byte`)
+  return value
+}
+
+/** `ESC @`: initialise the printer (modes back to their power-on defaults, buffer cleared). */
+export const initialize = () => Uint8Array.of(ESC, 0x40)
+
+/** `ESC t n`: select the character code table. */
+export const selectCodeTable = (n: number) => Uint8Array.of(ESC, 0x74, byte(n))
+
+/** `ESC a n`: justification (0 left, 1 center, 2 right). */
+export const selectJustification = (alignment: Alignment) => Uint8Array.of(ESC, 0x61, ALIGNMENT_CODES[alignment])
+
+/** `ESC E n`: emphasised (bold) mode on or off. */
+export const selectEmphasis = (on: boolean) => Uint8Array.of(ESC, 0x45, on ? 1 : 0)
+
+/** `ESC d n`: print the buffer and feed n lines. */
+export const printAndFeedLines = (lines: number) => Uint8Array.of(ESC, 0x64, byte(lines))
+
+/** `GS V m` with m = 1: partial cut (one point left uncut). */
+export const partialCut = () => Uint8Array.of(GS, 0x56, 1)
+
+/** `GS ( k` with cn = 49 (QR code): the function `fn`, its parameters, pL/pH counting cn, fn and them. */
+function qrFunction(fn: number, parameters: Uint8Array): Uint8Array {
+  const length = parameters.length + 2
+  if (length > 0xffff) throw new RangeError(`QR function ${fn} parameters are ${parameters.length} bytes`)
+  const command = new Uint8Array(7 + parameters.length)
+  command.set([GS, 0x28, 0x6b, length & 0xff, length >> 8, 49, fn])
+  command.set(parameters, 7)
+  return command
+}
+
+/** `GS ( k` fn 65: select the model; n1 = 50 is model 2, n2 = 0. */
+export const qrSelectModel2 = () => qrFunction(65, Uint8Array.of(50, 0))
+
+/** `GS ( k` fn 67: module size in dots. */
+export const qrModuleSize = (dots: number) => qrFunction(67, Uint8Array.of(byte(dots)))
+
+/** `GS ( k` fn 69: error correction level; n = 49 is level M (about 15 % recovery). */
+export const qrErrorCorrectionM = () => qrFunction(69, Uint8Array.of(49))
+
+/** `GS ( k` fn 80: store the symbol data (m = 48). */
+export function qrStore(data: Uint8Array): Uint8Array {
+  const parameters = new Uint8Array(1 + data.length)
+  parameters[0] = 48
+  parameters.set(data, 1)
+  return qrFunction(80, parameters)
+}
+
+/** `GS ( k` fn 81: print the stored symbol (m = 48). */
+export const qrPrint = () => qrFunction(81, Uint8Array.of(48))
+
+/** `GS H n`: where the human-readable text goes; n = 2 is below the bars. */
+export const barcodeTextBelow = () => Uint8Array.of(GS, 0x48, 2)
+
+/** `GS h n`: bar height in dots. */
+export const barcodeHeight = (dots: number) => Uint8Array.of(GS, 0x68, byte(dots))
+
+/** `GS w n`: module (narrowest bar) width in dots. */
+export const barcodeModuleWidth = (dots: number) => Uint8Array.of(GS, 0x77, byte(dots))
+
+/** The `GS k` symbology numbers of the function B form (the one with a length byte). */
+export const BARCODE_SYSTEMS: Readonly<Record<BarcodeFormat, number>> = { upca: 65, ean13: 67, code39: 69, code128: 73 }
+
+/** `GS k m n d1...dn`, function B: print a barcode of system m with n data bytes. */
+export function printBarcode(system: number, data: Uint8Array): Uint8Array {
+  const command = new Uint8Array(4 + data.length)
+  command.set([GS, 0x6b, byte(system), byte(data.length)])
+  command.set(data, 4)
+  return command
+}

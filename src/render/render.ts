@@ -1,0 +1,80 @@
+// The ESC/POS renderer: a print document in, the bytes for an Epson-compatible printer out.
+import type { PaperWidth, PrintDocument, Section } from '../protocol/document.ts'
+import { barcodeCommands } from './barcode.ts'
+import { PC858_CODE_TABLE } from './code-page.ts'
+import { initialize, partialCut, printAndFeedLines, selectCodeTable } from './commands.ts'
+import { RenderError } from './errors.ts'
+import { Output } from './output.ts'
+import { qrCommands } from './qr.ts'
+import { layoutRow, wrapText } from './text-layout.ts'
+
+export { RenderError, type RenderErrorCode } from './errors.ts'
+
+export interface RenderTarget {
+  /** Characters per line in Font A (12 dots wide). */
+  readonly columns: number
+  /** Printable width in dots (203 dpi). */
+  readonly dotsPerLine: number
+}
+
+const TARGETS: Readonly<Record<PaperWidth, RenderTarget>> = {
+  58: Object.freeze({ columns: 32, dotsPerLine: 384 }),
+  80: Object.freeze({ columns: 48, dotsPerLine: 576 }),
+}
+
+/** Lines fed before a cut: the cutter sits about this many default lines above the print head. */
+const FEED_BEFORE_CUT = 4
+
+export function renderTarget(width: PaperWidth): RenderTarget {
+  return TARGETS[width]
+}
+
+/**
+ * Renders a document, or throws a RenderError when some section cannot be printed. Only text
+ * sections set alignment and bold; every other section prints left aligned and not bold, since
+ * the document cannot ask otherwise, and the output ends in that state too.
+ */
+export function render(document: PrintDocument, target: RenderTarget): Uint8Array {
+  const output = new Output()
+  // ESC @ puts the code table back to the printer's default, so PC858 is selected once, after it.
+  output.push(initialize(), selectCodeTable(PC858_CODE_TABLE))
+  document.sections.forEach((section, index) => {
+    try {
+      renderSection(section, target, output)
+    } catch (error) {
+      throw error instanceof RenderError ? new RenderError(error.code, `sections[${index}]: ${error.message}`, error.retryable) : error
+    }
+  })
+  output.modes('left', false)
+  return output.bytes()
+}
+
+function renderSection(section: Section, target: RenderTarget, output: Output): void {
+  switch (section.type) {
+    case 'text':
+      output.modes(section.align ?? 'left', section.bold ?? false)
+      return output.lines(wrapText(section.value, target.columns))
+    case 'row':
+      // The layout pads with spaces to the right edge, so it must print left aligned.
+      output.modes('left', false)
+      return output.lines(layoutRow(section.left, section.right, target.columns))
+    case 'divider':
+      output.modes('left', false)
+      return output.lines(['-'.repeat(target.columns)])
+    case 'feed':
+      return output.push(printAndFeedLines(section.lines))
+    case 'cut':
+      // Feed the last printed line past the cutter, then cut partially (GS V 1, not the full cut
+      // GS V 0): the ticket hangs on a small hinge for staff to tear off instead of dropping
+      // into the tray or onto the floor.
+      return output.push(printAndFeedLines(FEED_BEFORE_CUT), partialCut())
+    case 'qr':
+      output.modes('left', false)
+      return output.push(...qrCommands(section.value, target.dotsPerLine))
+    case 'barcode':
+      output.modes('left', false)
+      return output.push(...barcodeCommands(section.format, section.value, target.dotsPerLine))
+    case 'image':
+      throw new RenderError('render.image_unsupported', 'image sections cannot be printed yet', false)
+  }
+}
