@@ -1,5 +1,6 @@
 // The HTTP application: request IDs, the request log, the error envelope, and the routes.
 import { Elysia } from 'elysia'
+import { gatewayRoute } from '../gateway/websocket-route.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
 import type { ApiContext } from './context.ts'
 import { ApiError, errorBody } from './errors.ts'
@@ -71,5 +72,6 @@ export function createApp(context: ApiContext, log: RequestLog) {
       .use(discoveryRoutes(context))
       .use(pairingRoutes(context))
       .use(jobRoutes(context))
+      .use(gatewayRoute(context.gateway))
   )
 }

@@ -1,10 +1,15 @@
+import type { Gateway } from '../gateway/gateway.ts'
 import type { HubConfig } from '../hub/config.ts'
 import type { Store } from '../store/store.ts'
 
-/** What the routes work with: the store, the resolved configuration and the server's identity. */
+/** What the routes work with: the store, the configuration, the server's identity, the gateway. */
 export interface ApiContext {
   store: Store
   config: Readonly<HubConfig>
   serverId: string
   now: () => number
+  /** Where agent connections go. */
+  gateway: Gateway
+  /** Called for each job created, once it is committed (the dispatcher looks at its printer). */
+  jobCreated(printerId: string): void
 }

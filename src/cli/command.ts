@@ -73,11 +73,17 @@ export function noPositionals(args: ParsedArgs): void {
 /** Opens the store of the data directory (creating it only when asked), runs `work`, and closes it. */
 export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T, create = false): T {
   const store = Store.open({ dataDir: dataDirOf(args, io), create, maxOpenJobsPerProject: DEFAULTS.maxOpenJobsPerProject })
+  let result: T
   try {
-    return work(store)
-  } finally {
+    result = work(store)
+  } catch (error) {
     store.close()
+    throw error
   }
+  // Work that goes on asynchronously keeps the store open until it is done.
+  if (result instanceof Promise) return result.finally(() => store.close()) as T
+  store.close()
+  return result
 }
 
 /** Like withStore, for commands on one project (--project ID), which must exist. */

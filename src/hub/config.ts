@@ -18,6 +18,14 @@ export interface HubConfig {
   serverVersion: string
   challengeTtlSeconds: number
   maxOpenJobsPerProject: number
+  /** Gateway heartbeats: how often the hub asks, and how long an agent has to answer. */
+  heartbeatIntervalMs: number
+  heartbeatTimeoutMs: number
+  /** How long an agent has to confirm it stored a job before the attempt counts as failed. */
+  ackTimeoutMs: number
+  /** Retries of failed attempts wait retryInitialMs, doubling up to retryMaxMs (with jitter). */
+  retryInitialMs: number
+  retryMaxMs: number
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +52,12 @@ export function isWildcardHost(host: string): boolean {
   return host === '0.0.0.0' || host === '::'
 }
 
+export const HEARTBEAT_INTERVAL_MS = { min: 5_000, max: 300_000, default: 15_000 } as const
+export const HEARTBEAT_TIMEOUT_MS = { min: 1_000, max: 120_000, default: 45_000 } as const
+export const ACK_TIMEOUT_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
+export const RETRY_INITIAL_MS = { min: 100, max: 600_000, default: 2_000 } as const
+export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as const
+
 export const MAX_OPEN_JOBS_RANGE = { min: 1, max: 1_000_000 } as const
 
 function integerSetting(name: string, raw: string | undefined, fallback: number, range: { min: number; max: number }): number {
@@ -68,7 +82,7 @@ export function resolveDataDir(flags: { data?: string }, env: Env): string {
 }
 
 export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig> {
-  return Object.freeze({
+  const config: HubConfig = {
     host: flags.host ?? (env.PRINTHUB_HOST || DEFAULTS.host),
     port: integerSetting(flags.port === undefined ? 'PRINTHUB_PORT' : '--port', flags.port ?? env.PRINTHUB_PORT, DEFAULTS.port, { min: 0, max: 65535 }),
     dataDir: resolveDataDir(flags, env),
@@ -77,5 +91,13 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     serverVersion: textSetting('PRINTHUB_SERVER_VERSION', env.PRINTHUB_SERVER_VERSION, VERSION, shortString)!,
     challengeTtlSeconds: integerSetting('PRINTHUB_CHALLENGE_TTL_SECONDS', env.PRINTHUB_CHALLENGE_TTL_SECONDS, CHALLENGE_TTL_SECONDS.default, CHALLENGE_TTL_SECONDS),
     maxOpenJobsPerProject: integerSetting('PRINTHUB_MAX_OPEN_JOBS', env.PRINTHUB_MAX_OPEN_JOBS, DEFAULTS.maxOpenJobsPerProject, MAX_OPEN_JOBS_RANGE),
-  })
+    heartbeatIntervalMs: integerSetting('PRINTHUB_HEARTBEAT_INTERVAL_MS', env.PRINTHUB_HEARTBEAT_INTERVAL_MS, HEARTBEAT_INTERVAL_MS.default, HEARTBEAT_INTERVAL_MS),
+    heartbeatTimeoutMs: integerSetting('PRINTHUB_HEARTBEAT_TIMEOUT_MS', env.PRINTHUB_HEARTBEAT_TIMEOUT_MS, HEARTBEAT_TIMEOUT_MS.default, HEARTBEAT_TIMEOUT_MS),
+    ackTimeoutMs: integerSetting('PRINTHUB_ACK_TIMEOUT_MS', env.PRINTHUB_ACK_TIMEOUT_MS, ACK_TIMEOUT_MS.default, ACK_TIMEOUT_MS),
+    retryInitialMs: integerSetting('PRINTHUB_RETRY_INITIAL_MS', env.PRINTHUB_RETRY_INITIAL_MS, RETRY_INITIAL_MS.default, RETRY_INITIAL_MS),
+    retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
+  }
+  if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
+  if (config.retryMaxMs < config.retryInitialMs) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')
+  return Object.freeze(config)
 }

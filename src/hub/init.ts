@@ -1,7 +1,9 @@
-// First start: the server identity, a default project with an API key, and a demo printer.
+// First start: the server identity, the built-in agent, a default project with an API key, and a
+// demo printer.
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
+import { pairBuiltinAgent } from './builtin-agent.ts'
 
 export const SERVER_ID_SETTING = 'server_id'
 export const DEFAULT_PROJECT_NAME = 'default'
@@ -17,8 +19,12 @@ export function serverIdentity(store: Store): string {
   return store.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))
 }
 
-/** Initialises an empty store; on an initialised one it creates nothing and says so. */
-export function initialize(store: Store): InitResult {
+/**
+ * Initialises an empty store; on an initialised one it creates nothing and says so. Either way
+ * the built-in agent is paired (again, if its key was lost).
+ */
+export async function initialize(store: Store, dataDir: string): Promise<InitResult> {
+  const { agentId } = await pairBuiltinAgent(store, dataDir)
   return store.db
     .transaction((): InitResult => {
       const serverId = serverIdentity(store)
@@ -26,7 +32,7 @@ export function initialize(store: Store): InitResult {
       if (existing) return { created: false, projectId: existing.id, serverId }
       const project = store.projects.create(DEFAULT_PROJECT_NAME)
       const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
-      store.printers.add({ projectId: project.id, ...DEMO_PRINTER })
+      store.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
       return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
     })
     .immediate()

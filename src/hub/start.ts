@@ -1,8 +1,22 @@
 // Starts the hub: opens the store, serves the API, and initialises the store on first start.
 import { createApp, formatRequestLog, type RequestLog } from '../api/app.ts'
+import { Dispatcher } from '../dispatcher/dispatcher.ts'
+import { Gateway } from '../gateway/gateway.ts'
+import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../gateway/websocket-route.ts'
+import { printhubServerVersion } from '../protocol/extensions.ts'
 import { Store } from '../store/store.ts'
+import { VirtualPrinters } from '../transports/virtual.ts'
+import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
 import { initialize, type InitResult, serverIdentity } from './init.ts'
+
+/** Handshake and authentication bounds of the reference server (section 3.5). */
+const AUTHENTICATION_TIMEOUT_MS = 30_000
+const HANDSHAKE_TIMEOUT_MS = 10_000
+/** A stock agent never answers a cancellation; after this long without a report it is taken as done. */
+const CANCEL_GRACE_MS = 30_000
+/** How often expiry and cancellations are looked for. */
+const SWEEP_MS = 500
 
 /** Idle connections close after this many seconds; bodies have their own deadline. */
 export const IDLE_TIMEOUT_SECONDS = 30
@@ -15,12 +29,18 @@ export interface Hub {
   serverId: string
   /** What the first start created, or that nothing was. */
   init: InitResult
+  dispatcher: Dispatcher
+  /** The built-in agent's virtual printers (what they printed). */
+  virtualPrinters: VirtualPrinters
+  builtinAgent: BuiltinAgent
   /** Stops accepting, lets in-flight requests finish, commits and closes the store. */
   stop(): Promise<void>
 }
 
 export interface StartOptions {
   log?: RequestLog
+  /** Lines about agents and deliveries. */
+  events?: (line: string) => void
   now?: () => number
 }
 
@@ -29,7 +49,34 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now })
   try {
     const serverId = config.serverId ?? serverIdentity(store)
-    const app = createApp({ store, config, serverId, now }, options.log ?? ((entry) => console.log(formatRequestLog(entry))))
+    const events = options.events ?? ((line) => console.log(line))
+    const dispatcher = new Dispatcher(store, {
+      ackTimeoutMs: config.ackTimeoutMs,
+      retry: { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 },
+      cancelGraceMs: CANCEL_GRACE_MS,
+      sweepMs: SWEEP_MS,
+      now,
+      log: events,
+    })
+    const gateway = new Gateway(
+      {
+        serverId,
+        serverName: config.serverName,
+        serverVersion: printhubServerVersion(config.serverVersion),
+        challengeTtlMs: config.challengeTtlSeconds * 1000,
+        authenticationTimeoutMs: AUTHENTICATION_TIMEOUT_MS,
+        handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+        now,
+        credential: (agentId, keyId) => store.agents.credential(agentId, keyId),
+      },
+      dispatcher,
+    )
+    const app = createApp(
+      { store, config, serverId, now, gateway, jobCreated: (printerId) => dispatcher.kick(printerId) },
+      options.log ?? ((entry) => console.log(formatRequestLog(entry))),
+    )
     try {
       app.listen({
         hostname: config.host,
@@ -41,12 +88,18 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // The routes bound every body themselves, reading at most their limit, and answer in the
         // error envelope; Bun streams bodies, so it needs no limit of its own.
         maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+        websocket: { maxPayloadLength: MAX_WEBSOCKET_PAYLOAD, idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS, perMessageDeflate: false },
       })
     } catch (error) {
       throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message} (is the address right and the port free?)`)
     }
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
-    const init = initialize(store)
+    const init = await initialize(store, config.dataDir)
+    dispatcher.start()
+    for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.kick(printerId)
+    const virtualPrinters = new VirtualPrinters()
+    const builtin = store.agents.builtin()!
+    const builtinAgent = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, events)
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
     return {
@@ -55,7 +108,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store,
       serverId,
       init,
+      dispatcher,
+      virtualPrinters,
+      builtinAgent,
       async stop() {
+        await builtinAgent.stop()
+        dispatcher.stop()
         await app.stop()
         store.close()
       },

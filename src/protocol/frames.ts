@@ -9,7 +9,7 @@ import { identifier, shortString, timestamp } from './values.ts'
 const SAFE_INTEGER = { min: 0, max: Number.MAX_SAFE_INTEGER }
 const protocolVersions = array(oneOf([PROTOCOL_VERSION]), { min: 1, max: 8, unique: true })
 const base64url = string({ min: 1, max: 4_096, pattern: /^[A-Za-z0-9_-]+$/, patternHint: 'unpadded base64url' })
-const idempotencyKey = string({ min: 1, max: 256 })
+export const idempotencyKey = string({ min: 1, max: 256 })
 const wireMetadata = record(
   string({ min: 1, max: 64, pattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, patternHint: 'a letter or digit, then letters, digits, ".", "_", ":" or "-"' }),
   string({ max: 1_024 }),
@@ -52,11 +52,18 @@ export type AuthRejected = Infer<typeof authRejectedRule>
 type Correlation = 'required' | 'optional' | 'forbidden'
 
 /** The envelope of one message type, without `type` (the discriminator of the unions below). */
-function envelope<P>(payload: Rule<P>, correlation: Correlation) {
-  const fields = { protocolVersion: oneOf([PROTOCOL_VERSION]), messageId: identifier, sentAt: timestamp, payload }
-  if (correlation === 'forbidden') return object(fields)
-  return object({ ...fields, correlationId: correlation === 'required' ? identifier : optional(identifier) })
+export function envelope<P>(payload: Rule<P>, correlation: 'forbidden'): ReturnType<typeof envelopeOf<P>>
+export function envelope<P>(payload: Rule<P>, correlation: 'required'): ReturnType<typeof correlatedOf<P>>
+export function envelope<P>(payload: Rule<P>, correlation: 'optional'): ReturnType<typeof maybeCorrelatedOf<P>>
+export function envelope<P>(payload: Rule<P>, correlation: Correlation) {
+  if (correlation === 'forbidden') return envelopeOf(payload)
+  return correlation === 'required' ? correlatedOf(payload) : maybeCorrelatedOf(payload)
 }
+
+const envelopeFields = <P>(payload: Rule<P>) => ({ protocolVersion: oneOf([PROTOCOL_VERSION]), messageId: identifier, sentAt: timestamp, payload })
+const envelopeOf = <P>(payload: Rule<P>) => object(envelopeFields(payload))
+const correlatedOf = <P>(payload: Rule<P>) => object({ ...envelopeFields(payload), correlationId: identifier })
+const maybeCorrelatedOf = <P>(payload: Rule<P>) => object({ ...envelopeFields(payload), correlationId: optional(identifier) })
 
 const capabilities = object({ mediaWidths: array(oneOf([58, 80]), { min: 1, max: 2, unique: true }), raster: boolean(), cut: boolean(), qr: boolean(), barcode: boolean() })
 const descriptorFields = {
@@ -77,7 +84,7 @@ export type PrinterDescriptor = Infer<typeof printerDescriptorRule>
 
 const printers = array(printerDescriptorRule, { max: 512 })
 
-export const agentMessageRule = tagged('type', {
+const agentMessages = {
   'agent.hello': envelope(object({ agentId: identifier, agentVersion: shortString, productId: identifier, productVersion: shortString, supportedProtocolVersions: protocolVersions }), 'forbidden'),
   'agent.heartbeat': envelope(object({ uptimeSeconds: integer(SAFE_INTEGER) }), 'required'),
   'agent.printer_inventory': envelope(object({ revision: integer(SAFE_INTEGER), printers }), 'optional'),
@@ -100,7 +107,9 @@ export const agentMessageRule = tagged('type', {
     }),
     'forbidden',
   ),
-})
+}
+
+export const agentMessageRule = tagged('type', agentMessages)
 
 export const serverMessageRule = tagged('type', {
   'server.hello': envelope(
@@ -132,3 +141,8 @@ export const serverMessageRule = tagged('type', {
 
 export type AgentMessage = Infer<typeof agentMessageRule>
 export type ServerMessage = Infer<typeof serverMessageRule>
+
+/** The agent frames of OpenPrinter v1 plus `extensions`, for peers that agreed to more. */
+export function agentMessageRuleWith<E extends Record<string, Rule<object>>>(extensions: E) {
+  return tagged('type', { ...agentMessages, ...extensions })
+}

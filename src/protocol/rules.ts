@@ -188,6 +188,20 @@ export function tagged<const D extends string, V extends Variants>(discriminator
   }
 }
 
+/** A union of whole rules (each checking the discriminator itself), chosen by the discriminator. */
+export function union<V extends Variants>(discriminator: string, variants: V): Rule<Infer<V[keyof V]>> {
+  const names = Object.keys(variants)
+  return {
+    check(value, path, issues) {
+      if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
+      const tag = value[discriminator]
+      const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag]! : undefined
+      if (!variant) return push(issues, join(path, discriminator), `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`)
+      variant.check(value, path, issues)
+    },
+  }
+}
+
 /**
  * Adds a rule the shape cannot say (check digits, capacities, decodability). `extra` runs only when
  * the base rule passed, and returns a message, or a list of path/message pairs, or nothing.

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
+import type { PrinterDescriptor } from '../protocol/frames.ts'
 import { newId } from './ids.ts'
-import { iso } from './time.ts'
+import { iso, isoOrNull } from './time.ts'
 
 export interface NewAgent {
   name: string
@@ -17,18 +18,154 @@ export interface PairedAgent {
   pairedAt: string
 }
 
-/** Agents paired with the hub and their public keys. The private keys never leave the agents. */
-export class Agents {
-  constructor(private readonly db: Database) {}
+export interface AgentRecord {
+  id: string
+  keyId: string
+  name: string
+  version: string
+  platform: string
+  builtin: boolean
+  pairedAt: string
+  lastSeenAt: string | null
+  revokedAt: string | null
+}
 
-  insert(agent: NewAgent, pairedAt: number): PairedAgent {
+/** What the gateway needs to check an authentication: the key and whether it still counts. */
+export interface AgentCredential {
+  publicKey: string
+  revoked: boolean
+}
+
+/** A printer as its agent last reported it. */
+export interface AgentPrinter {
+  agentId: string
+  printerId: string
+  name: string
+  availability: PrinterDescriptor['availability']
+  enabled: boolean
+  descriptor: PrinterDescriptor
+  updatedAt: string
+}
+
+interface AgentRow {
+  id: string
+  key_id: string
+  name: string
+  version: string
+  platform: string
+  builtin: number
+  paired_at: number
+  last_seen_at: number | null
+  revoked_at: number | null
+}
+
+interface AgentPrinterRow {
+  agent_id: string
+  printer_id: string
+  name: string
+  availability: PrinterDescriptor['availability']
+  enabled: number
+  descriptor: string
+  updated_at: number
+}
+
+const toAgent = (row: AgentRow): AgentRecord => ({
+  id: row.id,
+  keyId: row.key_id,
+  name: row.name,
+  version: row.version,
+  platform: row.platform,
+  builtin: row.builtin === 1,
+  pairedAt: iso(row.paired_at),
+  lastSeenAt: isoOrNull(row.last_seen_at),
+  revokedAt: isoOrNull(row.revoked_at),
+})
+
+const toAgentPrinter = (row: AgentPrinterRow): AgentPrinter => ({
+  agentId: row.agent_id,
+  printerId: row.printer_id,
+  name: row.name,
+  availability: row.availability,
+  enabled: row.enabled === 1,
+  descriptor: JSON.parse(row.descriptor) as PrinterDescriptor,
+  updatedAt: iso(row.updated_at),
+})
+
+/** Agents paired with the hub, their public keys and their printers. Private keys never come here. */
+export class Agents {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  insert(agent: NewAgent, pairedAt: number, options: { builtin?: boolean } = {}): PairedAgent {
     const id = newId('agt')
     const keyId = newId('key')
     this.db.run(
-      `INSERT INTO agents (id, key_id, name, version, platform, installation_id, public_key, paired_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, keyId, agent.name, agent.version, agent.platform, agent.installationId, agent.publicKey, pairedAt],
+      `INSERT INTO agents (id, key_id, name, version, platform, installation_id, public_key, paired_at, builtin)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, keyId, agent.name, agent.version, agent.platform, agent.installationId, agent.publicKey, pairedAt, options.builtin ? 1 : 0],
     )
     return { id, keyId, pairedAt: iso(pairedAt) }
+  }
+
+  credential(agentId: string, keyId: string): AgentCredential | undefined {
+    const row = this.db
+      .query<{ public_key: string; revoked_at: number | null }, [string, string]>('SELECT public_key, revoked_at FROM agents WHERE id = ? AND key_id = ?')
+      .get(agentId, keyId)
+    return row ? { publicKey: row.public_key, revoked: row.revoked_at !== null } : undefined
+  }
+
+  get(id: string): AgentRecord | undefined {
+    const row = this.db.query<AgentRow, [string]>('SELECT * FROM agents WHERE id = ?').get(id)
+    return row ? toAgent(row) : undefined
+  }
+
+  list(): AgentRecord[] {
+    return this.db.query<AgentRow, []>('SELECT * FROM agents ORDER BY paired_at, id').all().map(toAgent)
+  }
+
+  /** The hub's own agent, once paired at the first start. */
+  builtin(): AgentRecord | undefined {
+    const row = this.db.query<AgentRow, []>('SELECT * FROM agents WHERE builtin = 1 AND revoked_at IS NULL ORDER BY paired_at DESC LIMIT 1').get()
+    return row ? toAgent(row) : undefined
+  }
+
+  /** Revokes an agent's credential; false when there is no such agent or it is already revoked. */
+  revoke(id: string): boolean {
+    return this.db.run('UPDATE agents SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id]).changes === 1
+  }
+
+  /** True when the agent's credential has been revoked (or the agent is unknown). */
+  isRevoked(id: string): boolean {
+    return this.db.query<{ revoked_at: number | null }, [string]>('SELECT revoked_at FROM agents WHERE id = ?').get(id)?.revoked_at !== null
+  }
+
+  seen(id: string): void {
+    this.db.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [this.now(), id])
+  }
+
+  /** Replaces what the hub knows of an agent's printers with its latest inventory. */
+  replacePrinters(agentId: string, printers: readonly PrinterDescriptor[]): void {
+    const now = this.now()
+    this.db.transaction(() => {
+      this.db.run('DELETE FROM agent_printers WHERE agent_id = ?', [agentId])
+      const insert = this.db.query(
+        'INSERT INTO agent_printers (agent_id, printer_id, name, availability, enabled, descriptor, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      for (const p of printers) insert.run(agentId, p.id, p.name, p.availability, p.enabled ? 1 : 0, JSON.stringify(p), now)
+    })()
+  }
+
+  printers(agentId?: string): AgentPrinter[] {
+    const rows = agentId
+      ? this.db.query<AgentPrinterRow, [string]>('SELECT * FROM agent_printers WHERE agent_id = ? ORDER BY printer_id').all(agentId)
+      : this.db.query<AgentPrinterRow, []>('SELECT * FROM agent_printers ORDER BY agent_id, printer_id').all()
+    return rows.map(toAgentPrinter)
+  }
+
+  printer(agentId: string, printerId: string): AgentPrinter | undefined {
+    const row = this.db.query<AgentPrinterRow, [string, string]>('SELECT * FROM agent_printers WHERE agent_id = ? AND printer_id = ?').get(agentId, printerId)
+    return row ? toAgentPrinter(row) : undefined
   }
 }

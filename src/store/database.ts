@@ -1,4 +1,4 @@
-// Opens the hub's SQLite file with durable settings and brings its schema up to date.
+// Opens a SQLite file of printhub (the hub's, or an agent's ledger) with durable settings and brings its schema up to date.
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -22,8 +22,8 @@ export class NoDatabaseError extends Error {
 }
 
 /** Opens (or, with `create`, creates) the database in `dataDir` and applies pending migrations. */
-export function openDatabase(dataDir: string, create: boolean, migrations: readonly Migration[] = MIGRATIONS): Database {
-  const file = join(dataDir, DATABASE_FILE)
+export function openDatabase(dataDir: string, create: boolean, migrations: readonly Migration[] = MIGRATIONS, fileName = DATABASE_FILE): Database {
+  const file = join(dataDir, fileName)
   if (!create && !existsSync(file)) throw new NoDatabaseError(dataDir)
   mkdirSync(dataDir, { recursive: true, mode: 0o750 })
   const db = new Database(file, { create: true, strict: true })

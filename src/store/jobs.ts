@@ -45,7 +45,7 @@ export function toJob(row: JobRow): Job {
   }
 }
 
-const COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
+export const JOB_COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
   last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
 
 export interface NewJob {
@@ -77,11 +77,11 @@ export class Jobs {
     private readonly printers: Printers,
     private readonly now: () => number,
   ) {
-    this.byKey = db.query<JobRow, [string, string]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
+    this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number }, [string]>('SELECT open_jobs FROM projects WHERE id = ?')
     this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number]>(
       `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
     )
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
@@ -107,7 +107,7 @@ export class Jobs {
   }
 
   get(id: string): Job | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id)
+    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
     return row ? toJob(row) : undefined
   }
 
@@ -122,9 +122,9 @@ export class Jobs {
   newest(projectId: string, state?: JobState): Job[] {
     const rows = state
       ? this.db
-          .query<JobRow, [string, string, number]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`)
+          .query<JobRow, [string, string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`)
           .all(projectId, state, JOB_LIST_LIMIT)
-      : this.db.query<JobRow, [string, number]>(`SELECT ${COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
+      : this.db.query<JobRow, [string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
     return rows.map(toJob)
   }
 }

@@ -112,4 +112,40 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    description: 'delivery: printers owned by agents, agent inventories, attempts, backoff, cancellation',
+    sql: `
+      -- Which agent printer a printer record stands for. The built-in agent's printers are the
+      -- records themselves (agent_printer_id = id); a remote agent's are assigned to a project.
+      ALTER TABLE printers ADD COLUMN agent_id TEXT REFERENCES agents (id);
+      ALTER TABLE printers ADD COLUMN agent_printer_id TEXT;
+      CREATE INDEX printers_by_agent ON printers (agent_id, agent_printer_id) WHERE removed_at IS NULL;
+
+      ALTER TABLE agents ADD COLUMN builtin INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE agents ADD COLUMN last_seen_at INTEGER;
+
+      -- The printers each agent last reported (its latest inventory), as it described them.
+      CREATE TABLE agent_printers (
+        agent_id TEXT NOT NULL REFERENCES agents (id),
+        printer_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        availability TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        descriptor TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (agent_id, printer_id)
+      ) STRICT;
+
+      -- The current attempt started at dispatched_at (its frame's sentAt); a retry waits until
+      -- not_before; an operator asked to cancel a dispatched job at cancel_requested_at.
+      ALTER TABLE jobs ADD COLUMN dispatched_at INTEGER;
+      ALTER TABLE jobs ADD COLUMN not_before INTEGER;
+      ALTER TABLE jobs ADD COLUMN cancel_requested_at INTEGER;
+      -- Each printer's queue: its jobs not yet with the agent, oldest first.
+      CREATE INDEX jobs_queue ON jobs (printer_id, seq) WHERE state IN ('PENDING', 'DISPATCHING');
+      CREATE INDEX jobs_expiry ON jobs (expires_at) WHERE state IN ('PENDING', 'DISPATCHING');
+      CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED');
+    `,
+  },
 ]

@@ -12,6 +12,9 @@ export interface PrinterRecord {
   connection: string
   profile: string
   width: PaperWidth
+  /** The agent that owns the printer, and the printer's ID in that agent's inventory. */
+  agentId: string
+  agentPrinterId: string
   createdAt: string
 }
 
@@ -23,6 +26,8 @@ interface PrinterRow {
   connection: string
   profile: string
   width: PaperWidth
+  agent_id: string
+  agent_printer_id: string
   created_at: number
 }
 
@@ -34,10 +39,13 @@ const toPrinter = (row: PrinterRow): PrinterRecord => ({
   connection: row.connection,
   profile: row.profile,
   width: row.width,
+  agentId: row.agent_id,
+  agentPrinterId: row.agent_printer_id,
   createdAt: iso(row.created_at),
 })
 
-export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt'>
+/** A new record; without `agentPrinterId` the printer is the agent's own (the built-in agent's). */
+export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterId'> & { agentPrinterId?: string }
 
 export class Printers {
   constructor(
@@ -47,13 +55,42 @@ export class Printers {
 
   /** Adds a printer record; undefined when the project already has a printer with that remote ID. */
   add(printer: NewPrinter): PrinterRecord | undefined {
+    const id = newId('prn')
     const row = this.db
-      .query<PrinterRow, [string, string, string, string | null, string, string, number, number]>(
-        `INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
+      .query<PrinterRow, [string, string, string, string | null, string, string, number, string, string, number]>(
+        `INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, agent_id, agent_printer_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
       )
-      .get(newId('prn'), printer.projectId, printer.remoteId, printer.name, printer.connection, printer.profile, printer.width, this.now())
+      .get(id, printer.projectId, printer.remoteId, printer.name, printer.connection, printer.profile, printer.width, printer.agentId, printer.agentPrinterId ?? id, this.now())
     return row ? toPrinter(row) : undefined
+  }
+
+  get(id: string): PrinterRecord | undefined {
+    const row = this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE id = ?').get(id)
+    return row ? toPrinter(row) : undefined
+  }
+
+  /** The live records of an agent's printers, optionally of one agent printer. */
+  ofAgent(agentId: string, agentPrinterId?: string): PrinterRecord[] {
+    const rows =
+      agentPrinterId === undefined
+        ? this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE agent_id = ? AND removed_at IS NULL ORDER BY created_at, id').all(agentId)
+        : this.db
+            .query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE agent_id = ? AND agent_printer_id = ? AND removed_at IS NULL ORDER BY created_at, id')
+            .all(agentId, agentPrinterId)
+    return rows.map(toPrinter)
+  }
+
+  /**
+   * Gives the built-in agent `agentId` the printers that are the hub's own: records made before
+   * printers had owners, and those of a built-in agent it replaces.
+   */
+  adoptForBuiltinAgent(agentId: string): void {
+    this.db.run(
+      `UPDATE printers SET agent_id = ?1, agent_printer_id = id
+       WHERE agent_id IS NULL OR agent_id IN (SELECT id FROM agents WHERE builtin = 1 AND id != ?1)`,
+      [agentId],
+    )
   }
 
   /** A live printer of the project, by record ID first, else by project-local remote ID. */

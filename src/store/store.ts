@@ -4,6 +4,7 @@ import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { openDatabase } from './database.ts'
 import { JobCommitter } from './job-committer.ts'
+import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
 import { Printers } from './printers.ts'
@@ -27,6 +28,7 @@ export class Store {
   readonly printers: Printers
   readonly jobs: Jobs
   readonly jobCommitter: JobCommitter
+  readonly jobStates: JobStates
   readonly agents: Agents
   readonly pairingCodes: PairingCodes
 
@@ -38,7 +40,8 @@ export class Store {
     this.printers = new Printers(db, now)
     this.jobs = new Jobs(db, this.printers, now)
     this.jobCommitter = new JobCommitter(db, this.jobs, options.maxOpenJobsPerProject)
-    this.agents = new Agents(db)
+    this.jobStates = new JobStates(db, now)
+    this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
   }
 

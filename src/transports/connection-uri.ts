@@ -20,7 +20,13 @@ export type Connection =
   | { kind: 'usb-device-file'; path: string }
   | { kind: 'usb-id'; vendorId: number; productId: number; serial: string | null }
   | { kind: 'file'; path: string }
-  | { kind: 'virtual'; name: string }
+  | { kind: 'virtual'; name: string; mode: VirtualMode; delayMs: number }
+
+/** How a virtual printer behaves: prints, fails every job (retryably), or reports itself offline. */
+export const VIRTUAL_MODES = ['ok', 'fail', 'offline'] as const
+export type VirtualMode = (typeof VIRTUAL_MODES)[number]
+/** The longest a virtual printer may take per job (to hold a job in flight in a test or a demo). */
+export const MAX_VIRTUAL_DELAY_MS = 60_000
 
 export type ParsedConnection = { ok: true; connection: Connection } | { ok: false; message: string }
 
@@ -91,7 +97,7 @@ function parseUrl(text: string): URL | undefined {
 }
 
 export function parseConnectionUri(text: string): ParsedConnection {
-  if (text === 'virtual') return { ok: true, connection: { kind: 'virtual', name: 'virtual' } }
+  if (text === 'virtual') return { ok: true, connection: { kind: 'virtual', name: 'virtual', mode: 'ok', delayMs: 0 } }
   const scheme = /^([a-z]+):\/\//.exec(text)?.[1]
   switch (scheme) {
     case 'tcp':
@@ -106,11 +112,26 @@ export function parseConnectionUri(text: string): ParsedConnection {
       const url = parseUrl(text)
       return url && url.pathname.length > 1 && !url.search ? { ok: true, connection: { kind: 'file', path: decodeURIComponent(url.pathname) } } : fail('a file connection is file:///absolute/path')
     }
-    case 'virtual': {
-      const name = text.slice('virtual://'.length)
-      return /^[A-Za-z0-9._-]{1,64}$/.test(name) ? { ok: true, connection: { kind: 'virtual', name } } : fail('a virtual printer is virtual or virtual://NAME')
-    }
+    case 'virtual':
+      return parseVirtual(text)
     default:
       return fail(scheme ? `unknown connection kind "${scheme}"` : `"${text}" is not a connection URI`)
+  }
+}
+
+function parseVirtual(text: string): ParsedConnection {
+  const [name = '', query = ''] = text.slice('virtual://'.length).split('?', 2)
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) return fail('a virtual printer is virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]')
+  const params = new URLSearchParams(query)
+  for (const key of params.keys()) if (key !== 'mode' && key !== 'delay') return fail(`unknown virtual printer setting "${key}" (mode, delay)`)
+  try {
+    const mode = pick(params, 'mode', VIRTUAL_MODES, 'ok')
+    const delay = params.get('delay')
+    const delayMs = delay === null ? 0 : Number(delay)
+    if (!/^\d+$/.test(delay ?? '0') || delayMs > MAX_VIRTUAL_DELAY_MS) throw new SettingError(`delay must be a whole number of milliseconds up to ${MAX_VIRTUAL_DELAY_MS}`)
+    return { ok: true, connection: { kind: 'virtual', name, mode, delayMs } }
+  } catch (error) {
+    if (error instanceof SettingError) return fail(error.message)
+    throw error
   }
 }

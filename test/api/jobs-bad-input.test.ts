@@ -6,7 +6,7 @@ import { rawRequest } from '../support/raw-http.ts'
 
 let t: TestHub
 beforeAll(async () => {
-  t = await startTestHub()
+  t = await startTestHub({ offline: true })
 })
 afterAll(() => t.stop())
 

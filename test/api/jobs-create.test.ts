@@ -5,8 +5,9 @@ import { validate } from '../../src/protocol/rules.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub
+const builtinAgentId = () => t.hub.store.agents.builtin()!.id
 beforeAll(async () => {
-  t = await startTestHub()
+  t = await startTestHub({ offline: true })
 })
 afterAll(() => t.stop())
 
@@ -66,7 +67,7 @@ describe('creating a job', () => {
   })
 
   test('values at every upper limit are accepted', async () => {
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'p'.repeat(256), name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })!
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'p'.repeat(256), name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
     const metadata = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`${i}`.padStart(64, 'k'), 'v'.repeat(1_000)]))
     const body = jobBody({ printerId: printer.remoteId, idempotencyKey: 'i'.repeat(256), metadata, expiresInMs: 2_592_000_000, maxAttempts: 10 })
     const response = await t.request('POST', jobsPath(), { body })
@@ -108,9 +109,9 @@ describe('creating a job', () => {
     expect(unknown.status).toBe(404)
     expect((await unknown.json()).error).toMatchObject({ code: 'not_found', message: 'This project has no printer "bar".' })
     const other = t.hub.store.projects.create('elsewhere')
-    const foreign = t.hub.store.printers.add({ projectId: other.id, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })!
+    const foreign = t.hub.store.printers.add({ projectId: other.id, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
     expect((await t.request('POST', jobsPath(), { body: jobBody({ printerId: foreign.id }) })).status).toBe(404)
-    const gone = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'gone', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })!
+    const gone = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'gone', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
     t.hub.store.printers.remove(gone.id)
     const body = jobBody({ printerId: 'gone' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(404)
@@ -131,7 +132,7 @@ describe('idempotency', () => {
   })
 
   test('a duplicate is found even after its printer was removed', async () => {
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'bar-2', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })!
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'bar-2', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
     const body = jobBody({ printerId: 'bar-2' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(202)
     t.hub.store.printers.remove(printer.id)
@@ -143,7 +144,7 @@ describe('idempotency', () => {
   test('idempotency keys are per project', async () => {
     const other = t.hub.store.projects.create('second')
     const otherKey = t.hub.store.apiKeys.create(other.id, ['jobs:write'], null).secret
-    t.hub.store.printers.add({ projectId: other.id, remoteId: 'demo', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80 })
+    t.hub.store.printers.add({ projectId: other.id, remoteId: 'demo', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })
     const body = jobBody({ idempotencyKey: 'shared-key' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(202)
     expect((await t.request('POST', `/v1/projects/${other.id}/jobs`, { body, key: otherKey })).status).toBe(202)
@@ -173,7 +174,7 @@ describe('idempotency', () => {
 
 describe('entitlement limit', () => {
   test('a project at its limit of unfinished jobs gets 429 entitlement_limit with Retry-After', async () => {
-    const hub = await startTestHub({ env: { PRINTHUB_MAX_OPEN_JOBS: '3' } })
+    const hub = await startTestHub({ env: { PRINTHUB_MAX_OPEN_JOBS: '3' }, offline: true })
     try {
       const path = `/v1/projects/${hub.projectId}/jobs`
       const accepted = [jobBody(), jobBody(), jobBody()]

@@ -6,7 +6,7 @@ import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 let t: TestHub
 const created: string[] = []
 beforeAll(async () => {
-  t = await startTestHub()
+  t = await startTestHub({ offline: true })
   for (let i = 0; i < 105; i++) {
     const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ idempotencyKey: `list-${i}` }) })
     created.push((await response.json()).job.id)

@@ -10,11 +10,13 @@ let client: PrintHubClient
 
 before(async () => {
   hub = await startHub({ PRINTHUB_MAX_OPEN_JOBS: '5' })
+  // An offline printer: jobs stay PENDING, so the counts and states below do not race delivery.
+  await cliJson(['printers', 'add', '--project', hub.projectId, '--id', 'held', '--connection', 'virtual://held?mode=offline'], hub.dataDir)
   client = new PrintHubClient({ baseUrl: hub.url, apiKey: hub.apiKey, projectId: hub.projectId })
 })
 after(() => hub.stop())
 
-const job = (idempotencyKey: string, printerId = 'demo'): CreateJobInput => ({
+const job = (idempotencyKey: string, printerId = 'held'): CreateJobInput => ({
   printerId,
   idempotencyKey,
   document: { width: 80, sections: [{ type: 'text', value: 'Table 7 · 2x Espresso', bold: true }, { type: 'cut' }] },

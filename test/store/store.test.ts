@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { openDatabase } from '../../src/store/database.ts'
+import { MIGRATIONS } from '../../src/store/migrations.ts'
 import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
 import { initialize } from '../../src/hub/init.ts'
@@ -12,10 +13,10 @@ let store: Store
 let projectId: string
 let printerId: string
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir()
   store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
-  const init = initialize(store)
+  const init = await initialize(store, dir)
   projectId = init.projectId
   printerId = store.printers.resolve(projectId, 'demo')!.id
 })
@@ -35,9 +36,9 @@ describe('store', () => {
 
   test('migrations are recorded and applied once', () => {
     const versions = store.db.query('SELECT version FROM schema_migrations').all()
-    expect(versions).toEqual([{ version: 1 }])
+    expect(versions).toEqual(MIGRATIONS.map(({ version }) => ({ version })))
     const again = openDatabase(dir, false)
-    expect(again.query('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: 1 })
+    expect(again.query('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: MIGRATIONS.length })
     again.close()
   })
 

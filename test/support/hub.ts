@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatRequestLog } from '../../src/api/app.ts'
 import { resolveConfig } from '../../src/hub/config.ts'
-import type { InitResult } from '../../src/hub/init.ts'
+import { initialize, type InitResult } from '../../src/hub/init.ts'
+import { Store } from '../../src/store/store.ts'
 import { type Hub, startHub } from '../../src/hub/start.ts'
 
 export interface TestHub {
@@ -25,12 +26,28 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'printhub-test-'))
 }
 
-export async function startTestHub(options: { env?: Record<string, string>; now?: () => number; dataDir?: string } = {}): Promise<TestHub> {
+export interface TestHubOptions {
+  env?: Record<string, string>
+  now?: () => number
+  dataDir?: string
+  /** The demo printer is offline, so jobs stay PENDING (tests of the API alone). */
+  offline?: boolean
+  events?: (line: string) => void
+}
+
+export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
   const dataDir = options.dataDir ?? tempDir()
   const config = resolveConfig({ host: '127.0.0.1', port: '0', data: dataDir }, options.env ?? {})
   const logs: string[] = []
-  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now })
-  const init = hub.init as Extract<InitResult, { created: true }>
+  let firstStart: InitResult | undefined
+  if (options.offline) {
+    const store = Store.open({ dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject })
+    firstStart = await initialize(store, dataDir)
+    store.db.run(`UPDATE printers SET connection = 'virtual://demo?mode=offline' WHERE remote_id = 'demo'`)
+    store.close()
+  }
+  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}) })
+  const init = (firstStart ?? hub.init) as Extract<InitResult, { created: true }>
   return {
     hub,
     url: hub.url,

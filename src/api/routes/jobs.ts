@@ -20,7 +20,7 @@ function invalid(details: { path: string; message: string }[]): ApiError {
   return new ApiError(400, 'invalid_request', 'The request is invalid; see details.', details)
 }
 
-export function jobRoutes({ store }: ApiContext) {
+export function jobRoutes({ store, jobCreated }: ApiContext) {
   return new Elysia()
     .post(
       JOBS_PATH,
@@ -51,6 +51,7 @@ export function jobRoutes({ store }: ApiContext) {
             { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
           )
         }
+        if (outcome.kind === 'created') jobCreated(outcome.job.printerId)
         set.status = outcome.kind === 'created' ? 202 : 200
         return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
       },

@@ -7,9 +7,9 @@ export const initCommand: Command = {
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
-    const result = withStore(args, io, initialize, true)
+    const result = await withStore(args, io, (store) => initialize(store, dataDirOf(args, io)), true)
     if (args.values.json) return printJson(io, result)
     const dataDir = dataDirOf(args, io)
     if (!result.created) return io.out(`${dataDir} is already initialised (project ${result.projectId}); nothing was created.`)

@@ -41,7 +41,9 @@ export const printersAddCommand: Command = {
     }
     const name = (args.values.name as string | undefined) ?? null
     const printer = withProject(args, io, (store, projectId) => {
-      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width: width ?? profile.defaultWidth })
+      const builtin = store.agents.builtin()
+      if (!builtin) throw new CliError('the built-in agent is not set up yet: run printhub init (or printhub serve) once first')
+      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width: width ?? profile.defaultWidth, agentId: builtin.id })
       if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
       return added
     })

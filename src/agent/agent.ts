@@ -1,0 +1,276 @@
+// The print agent: receive → validate → persist → acknowledge → render → submit → persist the
+// result → report (OpenPrinter v1 section 7.3), with the ledger making every step durable. One
+// implementation, placed inside the hub (built-in) or on another machine (remote).
+import { isDeepStrictEqual } from 'node:util'
+import type { PrintDocument } from '../protocol/document.ts'
+import { encodeFrame } from '../protocol/codec.ts'
+import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
+import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
+import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
+import { RenderError, render, renderTarget } from '../render/render.ts'
+import { parseConnectionUri } from '../transports/connection-uri.ts'
+import { submit } from '../transports/submit.ts'
+import { SubmitError } from '../transports/submit-error.ts'
+import type { VirtualPrinters } from '../transports/virtual.ts'
+import { backoffDelay, RECONNECT_BACKOFF } from './backoff.ts'
+import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './catalog.ts'
+import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
+import type { AgentKey } from './identity.ts'
+import type { Ledger, LedgerJob } from './ledger.ts'
+
+/** How often the agent looks for printers added or changed in its catalog. */
+export const CATALOG_POLL_MS = 1_000
+
+export interface AgentOptions {
+  ledger: Ledger
+  key: AgentKey
+  credentials: Credentials
+  catalog: PrinterCatalog
+  connector: Connector
+  virtuals: VirtualPrinters
+  version: string
+  log?: (line: string) => void
+}
+
+type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
+
+/** Report frames that only a printhub hub understands; dropped for any other hub. */
+const EXTENSION_TYPES = new Set<string>(['printhub.job_completed', 'printhub.job_cancelled'])
+
+export class Agent {
+  private connection: AgentConnection | undefined
+  private stopped = false
+  private readonly started = performance.now()
+  private readonly working = new Map<string, Promise<void>>()
+  private readonly submitting = new Map<string, AbortController>()
+  private revision = 0
+  private described: PrinterDescriptor[] = []
+  private catalogTimer: Timer | undefined
+  private loop: Promise<void> = Promise.resolve()
+  private wake: (() => void) | undefined
+  private flushing = false
+  /** The last reason the agent stopped trying (a refused credential), for people to read. */
+  refusal: string | undefined
+
+  constructor(private readonly options: AgentOptions) {}
+
+  /** Recovers from the last run, then connects and keeps connecting until stopped. */
+  start(): void {
+    this.recover()
+    this.refreshCatalog()
+    this.catalogTimer = setInterval(() => this.refreshCatalog(), CATALOG_POLL_MS)
+    for (const printerId of this.options.ledger.printersWithWork()) this.work(printerId)
+    this.loop = this.connectLoop()
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.catalogTimer)
+    this.connection?.close()
+    this.wake?.()
+    await this.loop
+    for (const controller of this.submitting.values()) controller.abort()
+    await Promise.allSettled(this.working.values())
+  }
+
+  /** True while a connection to the hub carries jobs. */
+  get connected(): boolean {
+    return this.connection?.isReady ?? false
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line)
+  }
+
+  /**
+   * A crash between the record of intent and the record of the result leaves a job `submitting`:
+   * its bytes may or may not have reached the printer. It is not sent again (that could print it
+   * twice); it fails as `job.recovery_uncertain` so a person decides whether to reprint.
+   */
+  private recover(): void {
+    for (const job of this.options.ledger.interrupted()) {
+      this.fail(job, ['submitting'], {
+        code: 'job.recovery_uncertain',
+        message: 'The agent stopped while sending this job to the printer; it may have printed. Check the printer and reprint if needed.',
+        retryable: false,
+      })
+    }
+  }
+
+  private async connectLoop(): Promise<void> {
+    let failures = 0
+    while (!this.stopped) {
+      const connection = new AgentConnection(this.options.credentials, this.options.key, this.options.version, () => Math.floor((performance.now() - this.started) / 1000), {
+        ready: () => {
+          failures = 0
+          this.onReady(connection)
+        },
+        frame: (_, message) => this.onFrame(connection, message),
+      })
+      this.connection = connection
+      await connection.open(this.options.connector)
+      const ending: Ending = await connection.ended
+      if (this.stopped) return
+      this.log(`agent: ${ending.reason}`)
+      if (!ending.reconnect) {
+        if (ending.rejected) this.refusal = ending.reason
+        if (ending.rejected || ending.reason.startsWith('the hub disconnected')) return
+      }
+      const delay = ending.retryAfterMs ?? backoffDelay(RECONNECT_BACKOFF, failures++)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay)
+        this.wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+  }
+
+  // ---- Connected: inventory, replays, frames ----
+
+  private onReady(connection: AgentConnection): void {
+    this.sendInventory(connection)
+    this.flushOutbox()
+    // Jobs stored but not started are acknowledged again, with their original correlation.
+    for (const job of this.options.ledger.receivedJobs()) {
+      connection.send(agentFrame('agent.job_received', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, status: 'received', receivedAt: new Date(job.receivedAt).toISOString() }, job.sourceMessageId))
+    }
+  }
+
+  private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void {
+    switch (message.type) {
+      case 'server.print_job':
+        return this.receive(connection, message.payload, message.messageId)
+      case 'server.cancel_job':
+        return this.cancel(message.payload.jobId)
+      case 'server.request_printer_inventory':
+        return this.sendInventory(connection, message.messageId)
+      case 'server.configuration_invalidated':
+        this.refreshCatalog()
+        return this.sendInventory(connection)
+    }
+  }
+
+  private sendInventory(connection: AgentConnection, correlationId?: string): void {
+    connection.send(agentFrame('agent.printer_inventory', { revision: this.revision, printers: this.described }, correlationId))
+  }
+
+  private refreshCatalog(): void {
+    const described = this.options.catalog.printers().map(describePrinter)
+    if (this.revision > 0 && isDeepStrictEqual(described, this.described)) return
+    this.described = described
+    this.revision++
+    if (this.connection?.isReady) this.sendInventory(this.connection)
+  }
+
+  // ---- Jobs ----
+
+  private receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string): void {
+    const outcome = this.options.ledger.receive(payload, messageId)
+    if (outcome.kind === 'conflict') {
+      // The reference answers nothing: the hub's acknowledgement timeout decides.
+      this.log(`agent: job ${payload.jobId} refused: ${outcome.reason}`)
+      return
+    }
+    // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
+    connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
+    if (outcome.kind === 'new') this.work(payload.printerId)
+  }
+
+  private cancel(jobId: string): void {
+    const job = this.options.ledger.job(jobId)
+    if (!job) return
+    if (job.state === 'received') this.finish(job, ['received'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+    // A job being written stops if the write can still stop; otherwise its submission stands.
+    else if (job.state === 'submitting') this.submitting.get(jobId)?.abort()
+  }
+
+  /** Runs a printer's queue: one job at a time, oldest first; printers run side by side. */
+  private work(printerId: string): void {
+    if (this.working.has(printerId)) return
+    const run = (async () => {
+      for (let job = this.options.ledger.nextReceived(printerId); job && !this.stopped; job = this.options.ledger.nextReceived(printerId)) {
+        await this.print(job)
+      }
+    })().finally(() => {
+      this.working.delete(printerId)
+      if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
+    })
+    this.working.set(printerId, run)
+  }
+
+  private async print(job: LedgerJob): Promise<void> {
+    const printer = this.options.catalog.printers().find((p) => p.id === job.printerId)
+    if (!printer) return this.fail(job, ['received'], { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
+    let bytes: Uint8Array
+    try {
+      bytes = render(job.payload!.document as PrintDocument, renderTarget(printer.width))
+    } catch (error) {
+      if (error instanceof RenderError) return this.fail(job, ['received'], { code: error.code, message: error.message, retryable: error.retryable })
+      throw error
+    }
+    if (!this.options.ledger.claim(job.seq)) return
+    const controller = new AbortController()
+    this.submitting.set(job.jobId, controller)
+    try {
+      await this.submitTo(printer, bytes, controller.signal)
+    } catch (error) {
+      if (!(error instanceof SubmitError)) throw error
+      if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+      return this.fail(job, ['submitting'], { code: error.code, message: error.message, retryable: error.retryable })
+    } finally {
+      this.submitting.delete(job.jobId)
+    }
+    // Every link is write-only until printers report their status: all bytes taken is completion.
+    const now = new Date().toISOString()
+    this.finish(job, ['submitting'], 'completed', [
+      this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now }),
+      this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now }),
+    ])
+  }
+
+  private submitTo(printer: CatalogPrinter, bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+    const parsed = parseConnectionUri(printer.connection)
+    if (!parsed.ok) throw new SubmitError('printer.invalid_connection', `The printer's connection is invalid: ${parsed.message}`, false)
+    return submit(parsed.connection, bytes, signal, this.options.virtuals)
+  }
+
+  private fail(job: LedgerJob, from: readonly LedgerJob['state'][], error: { code: string; message: string; retryable: boolean }): void {
+    this.finish(job, from, 'failed', [
+      this.report('agent.job_failed', job, { status: 'failed', failedAt: new Date().toISOString(), error: { ...error, message: error.message.slice(0, 1_024) } }),
+    ])
+  }
+
+  private finish(job: LedgerJob, from: readonly LedgerJob['state'][], to: LedgerJob['state'], reports: string[]): void {
+    if (this.options.ledger.finish(job.seq, from, to, reports)) this.flushOutbox()
+  }
+
+  /** A report of `job`, encoded once: replays send exactly these bytes (same messageId). */
+  private report<T extends ReportType>(type: T, job: LedgerJob, rest: Omit<Extract<PrinthubAgentMessage, { type: T }>['payload'], 'jobId' | 'idempotencyKey'>): string {
+    const payload = { jobId: job.jobId, idempotencyKey: job.idempotencyKey, ...rest }
+    return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
+  }
+
+  /** Sends queued reports oldest first; each leaves the outbox only once handed to the connection. */
+  private flushOutbox(): void {
+    const connection = this.connection
+    if (this.flushing || !connection?.isReady) return
+    this.flushing = true
+    try {
+      for (let page = this.options.ledger.outbox(); page.length > 0; page = this.options.ledger.outbox()) {
+        for (const { seq, frame } of page) {
+          const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
+          if (!skip && !connection.sendText(frame)) return
+          this.options.ledger.sent(seq)
+        }
+      }
+    } finally {
+      this.flushing = false
+    }
+  }
+}
+
+function typeOf(frame: string): string {
+  return (JSON.parse(frame) as { type: string }).type
+}

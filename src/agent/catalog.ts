@@ -1,0 +1,45 @@
+// The printers an agent serves and how it describes them in its inventory (reference section 6).
+import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { PaperWidth } from '../protocol/document.ts'
+import { type Connection, parseConnectionUri } from '../transports/connection-uri.ts'
+
+export interface CatalogPrinter {
+  /** The printer's ID in the agent's inventory: what jobs name. */
+  id: string
+  name: string
+  connection: string
+  profile: string
+  width: PaperWidth
+}
+
+/** Where the agent's printers are configured: the hub's records (built-in) or the agent's ledger. */
+export interface PrinterCatalog {
+  printers(): CatalogPrinter[]
+}
+
+/** A best guess until printers report their status: only a virtual printer knows it is offline. */
+function availabilityOf(connection: Connection): PrinterDescriptor['availability'] {
+  if (connection.kind !== 'virtual') return 'unknown'
+  return connection.mode === 'offline' ? 'offline' : 'online'
+}
+
+/**
+ * The protocol knows three kinds: network (raw TCP), virtual, and local. Serial, USB and file
+ * printers are attached to the agent's machine, so they are `local`, named by their connection.
+ */
+export function describePrinter(printer: CatalogPrinter): PrinterDescriptor {
+  const parsed = parseConnectionUri(printer.connection)
+  const capabilities = { mediaWidths: [printer.width], raster: true, cut: true, qr: true, barcode: true }
+  const common = { id: printer.id, name: printer.name.slice(0, 256) || printer.id, capabilities, enabled: parsed.ok }
+  if (!parsed.ok) return { ...common, kind: 'local', fingerprint: `invalid:${printer.id}`, availability: 'offline', connection: { type: 'system', systemName: printer.connection.slice(0, 256) || 'invalid' } }
+  const connection = parsed.connection
+  const availability = availabilityOf(connection)
+  switch (connection.kind) {
+    case 'tcp':
+      return { ...common, kind: 'network', fingerprint: `tcp:${connection.host}:${connection.port}`, availability, connection: { type: 'tcp', host: connection.host, port: connection.port } }
+    case 'virtual':
+      return { ...common, kind: 'virtual', fingerprint: `virtual:${connection.name}`, availability, connection: { type: 'virtual' } }
+    default:
+      return { ...common, kind: 'local', fingerprint: printer.connection.slice(0, 256), availability, connection: { type: 'system', systemName: printer.connection.slice(0, 256) } }
+  }
+}

@@ -1,0 +1,267 @@
+// The agent's durable ledger (one SQLite file in its data directory): its pairing, its own
+// printers (remote agents), every job it received with its state, and the reports not yet sent.
+// The duplicate rules are those of OpenPrinter v1 section 7.4.
+import type { Database } from 'bun:sqlite'
+import { createHash } from 'node:crypto'
+import type { ServerMessage } from '../protocol/frames.ts'
+import { openDatabase } from '../store/database.ts'
+import type { Migration } from '../store/migrations.ts'
+
+export const LEDGER_FILE = 'agent.db'
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'pairing, printers, jobs, outbox',
+    sql: `
+      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+      CREATE TABLE printers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        width INTEGER NOT NULL CHECK (width IN (58, 80)),
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE jobs (
+        seq INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL UNIQUE,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        printer_id TEXT NOT NULL,
+        -- The job as received; dropped once it is finished (the hash stays for duplicate checks).
+        payload TEXT,
+        payload_sha256 TEXT NOT NULL,
+        source_message_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
+        received_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        recovery_count INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX jobs_open ON jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
+      CREATE TABLE outbox (
+        seq INTEGER PRIMARY KEY,
+        job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
+        frame TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+]
+
+/** Terminal jobs kept for duplicate checks; older ones are forgotten. */
+export const RETAINED_FINISHED_JOBS = 10_000
+
+export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
+export type LedgerState = 'received' | 'submitting' | 'submitted' | 'completed' | 'failed' | 'cancelled'
+
+export interface LedgerJob {
+  seq: number
+  jobId: string
+  idempotencyKey: string
+  printerId: string
+  payload: PrintJobPayload | null
+  sourceMessageId: string
+  state: LedgerState
+  receivedAt: number
+  recoveryCount: number
+}
+
+export type ReceiveOutcome =
+  | { kind: 'new'; job: LedgerJob }
+  /** The same job again: acknowledge it again, do nothing else. */
+  | { kind: 'duplicate'; job: LedgerJob }
+  /** A job ID or idempotency key reused for something else: no answer (reference 7.4). */
+  | { kind: 'conflict'; reason: string }
+
+interface JobRow {
+  seq: number
+  job_id: string
+  idempotency_key: string
+  printer_id: string
+  payload: string | null
+  payload_sha256: string
+  source_message_id: string
+  state: LedgerState
+  received_at: number
+  recovery_count: number
+}
+
+const toJob = (row: JobRow): LedgerJob => ({
+  seq: row.seq,
+  jobId: row.job_id,
+  idempotencyKey: row.idempotency_key,
+  printerId: row.printer_id,
+  payload: row.payload === null ? null : (JSON.parse(row.payload) as PrintJobPayload),
+  sourceMessageId: row.source_message_id,
+  state: row.state,
+  receivedAt: row.received_at,
+  recoveryCount: row.recovery_count,
+})
+
+/** JSON with keys sorted, so equal jobs hash equally whatever order their fields came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+export interface LocalPrinter {
+  id: string
+  name: string
+  connection: string
+  profile: string
+  width: 58 | 80
+}
+
+export class Ledger {
+  private constructor(
+    readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  static open(dir: string, now: () => number = Date.now): Ledger {
+    return new Ledger(openDatabase(dir, true, MIGRATIONS, LEDGER_FILE), now)
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  setting(key: string): string | undefined {
+    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get(key)?.value
+  }
+
+  setSettings(values: Record<string, string>): void {
+    this.db.transaction(() => {
+      for (const [key, value] of Object.entries(values)) this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+    })()
+  }
+
+  // ---- The agent's own printers (a remote agent's; the built-in agent's are the hub's records) ----
+
+  addPrinter(printer: LocalPrinter): boolean {
+    return this.db.run('INSERT INTO printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+      printer.id,
+      printer.name,
+      printer.connection,
+      printer.profile,
+      printer.width,
+      this.now(),
+    ]).changes === 1
+  }
+
+  removePrinter(id: string): boolean {
+    return this.db.run('DELETE FROM printers WHERE id = ?', [id]).changes === 1
+  }
+
+  printers(): LocalPrinter[] {
+    return this.db.query<LocalPrinter, []>('SELECT id, name, connection, profile, width FROM printers ORDER BY created_at, id').all()
+  }
+
+  // ---- Jobs ----
+
+  /** Stores a delivered job (before it is acknowledged), or says why it is a duplicate or a conflict. */
+  receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
+    const hash = sha256(canonicalJson(payload))
+    return this.db
+      .transaction((): ReceiveOutcome => {
+        const byId = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(payload.jobId)
+        if (byId) {
+          if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
+          if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
+          return { kind: 'duplicate', job: toJob(byId) }
+        }
+        const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
+        if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
+        const now = this.now()
+        const row = this.db
+          .query<JobRow, [string, string, string, string, string, string, number, number]>(
+            `INSERT INTO jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING *`,
+          )
+          .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
+        return { kind: 'new', job: toJob(row) }
+      })
+      .immediate()
+  }
+
+  job(jobId: string): LedgerJob | undefined {
+    const row = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(jobId)
+    return row ? toJob(row) : undefined
+  }
+
+  /** The oldest received job of a printer (jobs of one printer print in the order they came). */
+  nextReceived(printerId: string): LedgerJob | undefined {
+    const row = this.db.query<JobRow, [string]>(`SELECT * FROM jobs WHERE printer_id = ? AND state IN ('received', 'submitting') ORDER BY seq LIMIT 1`).get(printerId)
+    return row && row.state === 'received' ? toJob(row) : undefined
+  }
+
+  /** Jobs received and not yet started: acknowledged again after a reconnect. */
+  receivedJobs(): LedgerJob[] {
+    return this.db.query<JobRow, []>(`SELECT * FROM jobs WHERE state = 'received' ORDER BY seq`).all().map(toJob)
+  }
+
+  /** Printers with jobs waiting. */
+  printersWithWork(): string[] {
+    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM jobs WHERE state = 'received'`).all().map((r) => r.printer_id)
+  }
+
+  /**
+   * received → submitting, committed before a single byte goes to the printer: the record of the
+   * intent. A crash after this point leaves the job in `submitting`, and recovery knows it may
+   * have printed.
+   */
+  claim(seq: number): boolean {
+    return this.db.run(`UPDATE jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1
+  }
+
+  /**
+   * Moves a job to a new state and queues its reports, in one transaction: a report is never sent
+   * for a state that was not recorded, and never lost for one that was.
+   */
+  finish(seq: number, from: readonly LedgerState[], to: LedgerState, reports: readonly string[]): boolean {
+    return this.db
+      .transaction(() => {
+        const now = this.now()
+        const placeholders = from.map(() => '?').join(', ')
+        const terminal = to !== 'submitted'
+        const changed = this.db.run(
+          `UPDATE jobs SET state = ?, updated_at = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
+          [to, now, seq, ...from],
+        ).changes
+        if (changed !== 1) return false
+        for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
+        if (terminal) this.forgetOldJobs()
+        return true
+      })
+      .immediate()
+  }
+
+  /** Jobs a crash interrupted between the record of intent and the record of the result. */
+  interrupted(): LedgerJob[] {
+    return this.db.query<JobRow, []>(`SELECT * FROM jobs WHERE state = 'submitting' ORDER BY seq`).all().map(toJob)
+  }
+
+  // ---- Outbox ----
+
+  outbox(limit = 256): { seq: number; frame: string }[] {
+    return this.db.query<{ seq: number; frame: string }, [number]>('SELECT seq, frame FROM outbox ORDER BY seq LIMIT ?').all(limit)
+  }
+
+  sent(seq: number): void {
+    this.db.run('DELETE FROM outbox WHERE seq = ?', [seq])
+  }
+
+  private forgetOldJobs(): void {
+    this.db.run(
+      `DELETE FROM jobs WHERE seq IN (
+         SELECT seq FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
+      [RETAINED_FINISHED_JOBS],
+    )
+  }
+}

@@ -1,0 +1,275 @@
+// The dispatcher: one queue per printer, jobs in creation order, one attempt in flight per
+// printer until its agent confirms it stored the job; the agents' reports move the job states.
+// It is also the gateway's session registry: the newest session of an agent wins.
+import { type Backoff, backoffDelay } from '../agent/backoff.ts'
+import { type GatewayEvents, type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
+import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { Job } from '../protocol/job.ts'
+import type { Attempt } from '../store/job-states.ts'
+import type { Store } from '../store/store.ts'
+import { parseWireJobId, wireJobId } from './wire-identity.ts'
+
+export interface DispatcherSettings {
+  /** How long an agent has to confirm it stored a job before the attempt counts as failed. */
+  ackTimeoutMs: number
+  /** The wait before a failed job is tried again. */
+  retry: Backoff
+  /** How long a stock agent, which never answers a cancellation, has before it is taken as done. */
+  cancelGraceMs: number
+  /** How often expiry and operators' cancellations are looked for. */
+  sweepMs: number
+  now: () => number
+  log: (line: string) => void
+}
+
+interface InFlight {
+  printerId: string
+  attempt: number
+  sessionId: string
+  timer: Timer
+}
+
+const isDispatchable = (printer: PrinterDescriptor | undefined): boolean => printer !== undefined && printer.enabled && printer.availability !== 'offline'
+
+export class Dispatcher implements GatewayEvents {
+  private readonly sessions = new Map<string, GatewaySession>()
+  private readonly inFlight = new Map<string, InFlight>()
+  private readonly waits = new Map<string, Timer>()
+  private readonly cancelsSent = new Set<string>()
+  private readonly due = new Set<string>()
+  private pumpScheduled = false
+  private sweeper: Timer | undefined
+  private stopped = false
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: DispatcherSettings,
+  ) {}
+
+  start(): void {
+    this.sweeper = setInterval(() => this.sweep(), this.settings.sweepMs)
+  }
+
+  stop(): void {
+    this.stopped = true
+    clearInterval(this.sweeper)
+    for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
+    for (const timer of this.waits.values()) clearTimeout(timer)
+    for (const session of this.sessions.values()) session.disconnect('server_shutdown', 'The hub is shutting down.', true, 1_000)
+  }
+
+  /** The live session of an agent, if it is connected. */
+  session(agentId: string): GatewaySession | undefined {
+    return this.sessions.get(agentId)
+  }
+
+  /** Ends every session of an agent (after its credential was revoked). */
+  disconnectAgent(agentId: string, code: string, reason: string): void {
+    this.sessions.get(agentId)?.disconnect(code, reason, false)
+  }
+
+  /** A job was created or became due: look at its printer's queue soon. */
+  kick(printerId: string): void {
+    if (this.stopped) return
+    this.due.add(printerId)
+    if (this.pumpScheduled) return
+    this.pumpScheduled = true
+    // Coalesced: jobs committed together wake their printers once.
+    setImmediate(() => {
+      this.pumpScheduled = false
+      if (this.stopped) return
+      const printers = [...this.due]
+      this.due.clear()
+      for (const printerId of printers) this.pump(printerId)
+    })
+  }
+
+  // ---- Gateway events ----
+
+  connected(session: GatewaySession): void {
+    const agentId = session.agentId!
+    const previous = this.sessions.get(agentId)
+    this.sessions.set(agentId, session)
+    if (previous && previous !== session) previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
+    this.store.agents.seen(agentId)
+  }
+
+  inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
+    const agentId = session.agentId!
+    if (this.stopped || this.sessions.get(agentId) !== session) return
+    this.store.agents.replacePrinters(agentId, printers)
+    for (const record of this.store.printers.ofAgent(agentId)) this.kick(record.id)
+  }
+
+  closed(session: GatewaySession): void {
+    const agentId = session.agentId!
+    if (this.sessions.get(agentId) === session) this.sessions.delete(agentId)
+    if (this.stopped) return
+    this.store.agents.seen(agentId)
+    // Attempts not yet confirmed on this session failed: the agent may never have seen them.
+    for (const [jobId, flight] of this.inFlight) {
+      if (flight.sessionId !== session.id) continue
+      this.failAttempt(jobId, flight, { code: 'agent_disconnected', message: 'The agent disconnected before it confirmed it received the job.', retryable: true })
+    }
+  }
+
+  report(session: GatewaySession, report: JobReport): void {
+    if (this.stopped) return
+    const wire = parseWireJobId(report.jobId)
+    if (!wire) return this.settings.log(`dispatcher: a report for ${report.jobId}, which this hub did not send`)
+    const { jobId, attempt } = wire
+    const states = this.store.jobStates
+    let job: Job | undefined
+    switch (report.kind) {
+      case 'received':
+        job = states.markReceived(jobId, attempt, report.receivedAt)
+        break
+      case 'submitted':
+        job = states.markSubmitted(jobId, attempt, report.submittedAt, session.isPrinthubAgent)
+        // An older attempt printed after all while a newer one is out: stop the newer one.
+        if (job && job.attemptCount > attempt) session.send(this.cancelFrame(wireJobId(jobId, job.attemptCount), 'An earlier attempt of this job already printed.'))
+        break
+      case 'completed':
+        job = states.markCompleted(jobId, attempt, report.completedAt)
+        break
+      case 'failed': {
+        const flight = this.inFlight.get(jobId)
+        if (flight && flight.attempt === attempt) clearTimeout(flight.timer)
+        this.inFlight.delete(jobId)
+        const failed = states.failAttempt(jobId, attempt, report, this.retryDelay(attempt))
+        if (failed) this.settled(failed)
+        return
+      }
+      case 'cancelled':
+        job = states.markCancelled(jobId)
+        break
+    }
+    if (job) this.settled(job)
+    else if (report.kind === 'received') this.release(jobId, attempt)
+  }
+
+  // ---- Queues ----
+
+  /** A job left DISPATCHING (or finished): its printer may take the next one. */
+  private settled(job: Job): void {
+    const flight = this.inFlight.get(job.id)
+    if (flight && job.state !== 'DISPATCHING') {
+      clearTimeout(flight.timer)
+      this.inFlight.delete(job.id)
+    }
+    this.kick(job.printerId)
+  }
+
+  /** A receipt that changed nothing (a repeat) still ends the wait for it. */
+  private release(jobId: string, attempt: number): void {
+    const flight = this.inFlight.get(jobId)
+    if (!flight || flight.attempt !== attempt) return
+    clearTimeout(flight.timer)
+    this.inFlight.delete(jobId)
+    this.kick(flight.printerId)
+  }
+
+  private pump(printerId: string): void {
+    if (this.stopped) return
+    const record = this.store.printers.get(printerId)
+    if (!record) return
+    const session = this.sessions.get(record.agentId)
+    if (!session?.isConnected || !isDispatchable(session.printers.get(record.agentPrinterId))) return
+    const head = this.store.jobStates.queueHead(printerId)
+    if (!head) return
+    if (head.state === 'DISPATCHING') {
+      if (this.inFlight.has(head.id)) return
+      // Out before a restart or on a closed session: send it again exactly as it was.
+      const attempt = this.store.jobStates.currentAttempt(head.id)
+      if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
+      return
+    }
+    const now = this.settings.now()
+    if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
+    const attempt = this.store.jobStates.startAttempt(head.id)
+    if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
+    else this.kick(printerId)
+  }
+
+  private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt): void {
+    const document = this.store.jobs.document(job.id)!
+    const wireId = wireJobId(job.id, attempt)
+    // Every field comes from what is stored, so a redelivery of this attempt is byte-identical.
+    const sent = session.send({
+      messageId: `m.${wireId}`,
+      sentAt: new Date(dispatchedAt).toISOString(),
+      type: 'server.print_job',
+      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document },
+    })
+    const timer = setTimeout(() => {
+      const flight = this.inFlight.get(job.id)
+      if (flight?.timer !== timer) return
+      this.failAttempt(job.id, flight, { code: 'ack_timeout', message: `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`, retryable: true })
+    }, sent ? this.settings.ackTimeoutMs : 0)
+    this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
+  }
+
+  private failAttempt(jobId: string, flight: InFlight, failure: { code: string; message: string; retryable: boolean }): void {
+    clearTimeout(flight.timer)
+    this.inFlight.delete(jobId)
+    // At shutdown the attempt stays DISPATCHING: the next start sends it again, unchanged.
+    if (this.stopped) return
+    const job = this.store.jobStates.failAttempt(jobId, flight.attempt, failure, this.retryDelay(flight.attempt))
+    this.kick(job?.printerId ?? flight.printerId)
+  }
+
+  private retryDelay(attempt: number): number {
+    return backoffDelay(this.settings.retry, attempt - 1)
+  }
+
+  private waitUntil(printerId: string, ms: number): void {
+    clearTimeout(this.waits.get(printerId))
+    this.waits.set(
+      printerId,
+      setTimeout(() => {
+        this.waits.delete(printerId)
+        this.pump(printerId)
+      }, ms),
+    )
+  }
+
+  // ---- Expiry and cancellation ----
+
+  private sweep(): void {
+    for (const expired of this.store.jobStates.expire()) {
+      const flight = this.inFlight.get(expired.id)
+      if (flight) {
+        clearTimeout(flight.timer)
+        this.inFlight.delete(expired.id)
+        // Best effort: an agent that already stored it may still print it; a printhub agent will not.
+        this.sessionOfPrinter(expired.printerId)?.send(this.cancelFrame(wireJobId(expired.id, expired.attempt), 'The job expired.'))
+      }
+      this.kick(expired.printerId)
+    }
+    const now = this.settings.now()
+    const open = new Set<string>()
+    for (const request of this.store.jobStates.cancelRequests()) {
+      const session = this.sessionOfPrinter(request.printerId)
+      if (!session?.isConnected) continue
+      // Asked once per session: a reconnected agent is asked again.
+      const key = `${request.id}.${request.attempt}@${session.id}`
+      open.add(key)
+      if (!this.cancelsSent.has(key) && session.send(this.cancelFrame(wireJobId(request.id, request.attempt), 'Cancelled by an operator.'))) this.cancelsSent.add(key)
+      // A stock agent never says whether it stopped the job; silence for the grace period is taken as yes.
+      if (!session.isPrinthubAgent && request.requestedAt + this.settings.cancelGraceMs <= now) {
+        const job = this.store.jobStates.cancelUnanswered(request.id, now - this.settings.cancelGraceMs)
+        if (job) this.settled(job)
+      }
+    }
+    for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
+  }
+
+  private sessionOfPrinter(printerId: string): GatewaySession | undefined {
+    const record = this.store.printers.get(printerId)
+    return record ? this.sessions.get(record.agentId) : undefined
+  }
+
+  private cancelFrame(wireId: string, reason: string) {
+    return { messageId: newMessageId(), sentAt: new Date(this.settings.now()).toISOString(), type: 'server.cancel_job' as const, payload: { jobId: wireId, reason } }
+  }
+}

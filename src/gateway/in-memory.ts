@@ -1,0 +1,34 @@
+// The built-in agent's connection to the gateway: a pipe in memory carrying the same text frames
+// a WebSocket would, through the same session code. Each frame is delivered on a later turn of
+// the event loop, as from a socket, so neither side ever runs inside the other's send.
+import type { AgentTransport, Connector } from '../agent/connection.ts'
+import type { Gateway } from './gateway.ts'
+
+export function inMemoryConnector(gateway: Gateway): Connector {
+  return async (handlers) => {
+    let open = true
+    const closeBoth = (code: number, reason: string) => {
+      if (!open) return
+      open = false
+      queueMicrotask(() => {
+        session.transportClosed()
+        handlers.closed(code, reason)
+      })
+    }
+    const session = gateway.accept({
+      send(text) {
+        if (!open) throw new Error('the connection is closed')
+        queueMicrotask(() => open && handlers.message(text))
+      },
+      close: closeBoth,
+    })
+    const agentSide: AgentTransport = {
+      send(text) {
+        if (!open) throw new Error('the connection is closed')
+        queueMicrotask(() => open && session.receive(text))
+      },
+      close: closeBoth,
+    }
+    return agentSide
+  }
+}

@@ -1,0 +1,357 @@
+// One agent connection on the hub's side of OpenPrinter v1 (reference sections 3 and 4): the
+// challenge, the handshake, heartbeats, inventories and job reports. It speaks through a
+// transport (a WebSocket, or the in-memory pipe of the built-in agent), so every agent goes
+// through this same code.
+import { decodeFrame, encodeFrame } from '../protocol/codec.ts'
+import { type AuthRejectionCode, authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, agentMessageRule, type PrinterDescriptor, serverMessageRule, type ServerMessage } from '../protocol/frames.ts'
+import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
+import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
+import { encodeBase64Url } from '../protocol/values.ts'
+import { verifySignature } from './ed25519.ts'
+import { applyDelta, type Inventory, replaceSnapshot } from './inventory.ts'
+
+/** WebSocket close codes of the reference (section 3.6). */
+export const CLOSE_AUTH_FAILED = 4401
+export const CLOSE_AUTH_TIMEOUT = 4408
+export const CLOSE_PROTOCOL = 4400
+
+export interface GatewayTransport {
+  /** Hands one text frame to the peer; throws when it cannot. */
+  send(text: string): void
+  close(code: number, reason: string): void
+}
+
+export interface AgentCredential {
+  publicKey: string
+  revoked: boolean
+}
+
+export type JobReport =
+  | { kind: 'received'; jobId: string; receivedAt: number }
+  | { kind: 'submitted'; jobId: string; printerId: string; submittedAt: number }
+  | { kind: 'failed'; jobId: string; code: string; message: string; retryable: boolean }
+  | { kind: 'completed'; jobId: string; completedAt: number }
+  | { kind: 'cancelled'; jobId: string }
+
+export interface GatewayEvents {
+  connected(session: GatewaySession): void
+  inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void
+  report(session: GatewaySession, report: JobReport): void
+  closed(session: GatewaySession): void
+}
+
+export interface GatewaySettings {
+  serverId: string
+  serverName: string
+  /** Announced in server.hello; names printhub so that a printhub agent may use the extensions. */
+  serverVersion: string
+  challengeTtlMs: number
+  authenticationTimeoutMs: number
+  handshakeTimeoutMs: number
+  heartbeatIntervalMs: number
+  heartbeatTimeoutMs: number
+  now: () => number
+  credential(agentId: string, keyId: string): AgentCredential | undefined
+}
+
+type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
+
+const AUTH_FAILED = 'Gateway authentication failed.'
+const PROTOCOL_ERROR = 'The connection violated the OpenPrinter protocol.'
+
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex')
+}
+
+export const newMessageId = (): string => `msg_${randomHex(16)}`
+
+/** Close reasons are bounded and printable (reference 3.6). */
+function sanitize(reason: string): string {
+  return reason.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 120)
+}
+
+class ProtocolViolation extends Error {}
+
+export class GatewaySession {
+  readonly id = `session_${randomHex(16)}`
+  private state: State = 'authenticating'
+  private readonly challengeId = `challenge_${randomHex(16)}`
+  private challengePayload = new Uint8Array()
+  private challengeExpiresAt = 0
+  private agent: string | undefined
+  /** True when the agent named itself printhub: it may send the extension frames. */
+  private printhubPeer = false
+  private inventoryState: Inventory | undefined
+  private readonly pendingHeartbeats = new Set<string>()
+  private timers = new Set<Timer>()
+  private deadline: Timer | undefined
+  private heartbeats: Timer | undefined
+  /** Frames are handled strictly one after another, as they arrived. */
+  private queue: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly transport: GatewayTransport,
+    private readonly settings: GatewaySettings,
+    private readonly events: GatewayEvents,
+  ) {}
+
+  /** The authenticated agent; undefined before authentication. */
+  get agentId(): string | undefined {
+    return this.agent
+  }
+
+  get isPrinthubAgent(): boolean {
+    return this.printhubPeer
+  }
+
+  get isConnected(): boolean {
+    return this.state === 'connected'
+  }
+
+  /** The agent's printers as its inventory says now (empty before its first snapshot). */
+  get printers(): ReadonlyMap<string, PrinterDescriptor> {
+    return this.inventoryState?.printers ?? new Map()
+  }
+
+  /** Sends the challenge; call once the transport is open. */
+  open(): void {
+    const now = this.settings.now()
+    this.challengeExpiresAt = now + this.settings.challengeTtlMs
+    const expiresAt = new Date(this.challengeExpiresAt).toISOString()
+    const nonce = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)))
+    // The reference layout: a domain tag, then what binds the challenge to this server and socket.
+    this.challengePayload = new TextEncoder().encode(['openprinter-auth-v1', this.settings.serverId, this.id, this.challengeId, nonce, expiresAt].join('\n'))
+    this.sendRaw(encodeFrame(authChallengeRule, { type: 'auth.challenge', challengeId: this.challengeId, payload: encodeBase64Url(this.challengePayload), expiresAt }, MAX_AUTH_FRAME_BYTES))
+    this.after(this.settings.authenticationTimeoutMs, () => {
+      if (this.state === 'authenticating') this.reject('authentication_timeout')
+    })
+  }
+
+  /** One inbound frame; binary frames arrive as bytes. */
+  receive(data: string | Uint8Array): void {
+    this.queue = this.queue.then(() => this.handle(data)).catch((error) => this.fail(error))
+  }
+
+  /** The transport closed (either side). */
+  transportClosed(): void {
+    if (this.state === 'closed') return
+    const wasConnected = this.state === 'connected'
+    this.state = 'closed'
+    this.stopTimers()
+    if (wasConnected) this.events.closed(this)
+  }
+
+  /** Sends a server frame; false when the session cannot take it (not connected, or the send failed). */
+  send(frame: Omit<Extract<ServerMessage, { type: 'server.print_job' | 'server.cancel_job' | 'server.request_printer_inventory' }>, 'protocolVersion'>): boolean {
+    if (this.state !== 'connected') return false
+    try {
+      this.sendFrame({ protocolVersion: PROTOCOL_VERSION, ...frame } as ServerMessage)
+      return true
+    } catch {
+      this.close(CLOSE_PROTOCOL, 'Transport error')
+      return false
+    }
+  }
+
+  /** Ends a connected session politely (server.disconnect), or just closes one that is not. */
+  disconnect(code: string, reason: string, reconnect: boolean, retryAfterMs?: number): void {
+    if (this.state === 'connected') {
+      try {
+        this.sendServer('server.disconnect', { code, reason, reconnect, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+      } catch {
+        // The socket is going away anyway.
+      }
+    }
+    this.close(CLOSE_PROTOCOL, reason)
+  }
+
+  private async handle(data: string | Uint8Array): Promise<void> {
+    if (this.state === 'closed') return
+    if (this.state === 'authenticating') return this.authenticate(data)
+    if (typeof data !== 'string') throw new ProtocolViolation('binary frame')
+    const decoded = decodeFrame(this.printhubPeer ? printhubAgentMessageRule : agentMessageRule, data, MAX_FRAME_BYTES)
+    if (!decoded.ok) throw new ProtocolViolation(`${decoded.code}: ${decoded.reason}`)
+    const message = decoded.message as PrinthubAgentMessage
+    if (this.state === 'handshaking') return this.handshake(message)
+    this.dispatch(message)
+  }
+
+  private async authenticate(data: string | Uint8Array): Promise<void> {
+    const decoded = typeof data === 'string' ? decodeFrame(authResponseRule, data, MAX_AUTH_FRAME_BYTES) : undefined
+    if (!decoded?.ok) {
+      // The reference names a wrong algorithm apart; everything else is an invalid challenge answer.
+      const algorithm = typeof data === 'string' && decoded?.code === 'invalid_message' ? algorithmOf(data) : undefined
+      return this.reject(typeof algorithm === 'string' && algorithm !== 'Ed25519' ? 'unsupported_algorithm' : 'challenge_invalid')
+    }
+    const response = decoded.message
+    if (response.challengeId !== this.challengeId) return this.reject('challenge_invalid')
+    if (this.challengeExpiresAt <= this.settings.now()) return this.reject('challenge_expired')
+    const credential = this.settings.credential(response.agentId, response.keyId)
+    if (!credential) return this.reject('credential_not_found')
+    if (credential.revoked) return this.reject('credential_revoked')
+    if (!(await verifySignature(response.signature, this.challengePayload, credential.publicKey))) return this.reject('invalid_signature')
+    if (this.state !== 'authenticating') return
+    this.stopTimers()
+    this.agent = response.agentId
+    this.state = 'handshaking'
+    this.sendRaw(
+      encodeFrame(authAcceptedRule, { type: 'auth.accepted', sessionId: this.id, agentId: response.agentId, heartbeatIntervalMs: this.settings.heartbeatIntervalMs }, MAX_AUTH_FRAME_BYTES),
+    )
+    this.after(this.settings.handshakeTimeoutMs, () => {
+      if (this.state === 'handshaking') this.close(CLOSE_PROTOCOL, 'Handshake timeout')
+    })
+  }
+
+  private handshake(message: PrinthubAgentMessage): void {
+    if (message.type !== 'agent.hello') return this.close(CLOSE_PROTOCOL, 'Protocol error')
+    if (message.payload.agentId !== this.agent) return this.close(CLOSE_PROTOCOL, 'Identity mismatch')
+    this.stopTimers()
+    this.printhubPeer = message.payload.productId === PRINTHUB_PRODUCT_ID
+    this.state = 'connected'
+    this.sendFrame({
+      protocolVersion: PROTOCOL_VERSION,
+      messageId: newMessageId(),
+      sentAt: new Date(this.settings.now()).toISOString(),
+      correlationId: message.messageId,
+      type: 'server.hello',
+      payload: {
+        serverId: this.settings.serverId,
+        serverVersion: this.settings.serverVersion,
+        brand: { name: this.settings.serverName },
+        sessionId: this.id,
+        supportedProtocolVersions: [PROTOCOL_VERSION],
+        selectedProtocolVersion: PROTOCOL_VERSION,
+        heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+        maxMessageBytes: MAX_FRAME_BYTES,
+      },
+    })
+    this.armHeartbeatDeadline()
+    this.heartbeat()
+    this.heartbeats = setInterval(() => this.heartbeat(), this.settings.heartbeatIntervalMs)
+    this.events.connected(this)
+  }
+
+  private dispatch(message: PrinthubAgentMessage): void {
+    switch (message.type) {
+      case 'agent.hello':
+        throw new ProtocolViolation('a second agent.hello')
+      case 'agent.heartbeat':
+        if (!this.pendingHeartbeats.delete(message.correlationId)) throw new ProtocolViolation('a heartbeat answer to no heartbeat')
+        this.armHeartbeatDeadline()
+        return
+      case 'agent.printer_inventory':
+        return this.takeInventory(replaceSnapshot(this.inventoryState, message.payload))
+      case 'agent.printer_inventory_changed':
+        return this.takeInventory(applyDelta(this.inventoryState, message.payload))
+      case 'agent.diagnostics':
+        if (message.payload.agentId !== this.agent) throw new ProtocolViolation('diagnostics of another agent')
+        return
+      case 'agent.job_received':
+        return this.events.report(this, { kind: 'received', jobId: message.payload.jobId, receivedAt: Date.parse(message.payload.receivedAt) })
+      case 'agent.job_submitted':
+        return this.events.report(this, { kind: 'submitted', jobId: message.payload.jobId, printerId: message.payload.printerId, submittedAt: Date.parse(message.payload.submittedAt) })
+      case 'agent.job_failed':
+        return this.events.report(this, { kind: 'failed', jobId: message.payload.jobId, ...message.payload.error })
+      case 'printhub.job_completed':
+        return this.events.report(this, { kind: 'completed', jobId: message.payload.jobId, completedAt: Date.parse(message.payload.completedAt) })
+      case 'printhub.job_cancelled':
+        return this.events.report(this, { kind: 'cancelled', jobId: message.payload.jobId })
+    }
+  }
+
+  private takeInventory(result: ReturnType<typeof replaceSnapshot>): void {
+    if (!result.ok) throw new ProtocolViolation(result.reason)
+    if (!result.changed) return
+    this.inventoryState = result.inventory
+    this.events.inventory(this, [...result.inventory.printers.values()])
+  }
+
+  private heartbeat(): void {
+    const messageId = newMessageId()
+    this.pendingHeartbeats.add(messageId)
+    // Heartbeats older than the timeout can no longer be answered in time: forget them.
+    const keep = Math.ceil(this.settings.heartbeatTimeoutMs / this.settings.heartbeatIntervalMs) + 1
+    for (const old of this.pendingHeartbeats) {
+      if (this.pendingHeartbeats.size <= keep) break
+      this.pendingHeartbeats.delete(old)
+    }
+    try {
+      this.sendServer('server.heartbeat', { timeoutMs: this.settings.heartbeatTimeoutMs }, messageId)
+    } catch {
+      this.close(CLOSE_PROTOCOL, 'Transport error')
+    }
+  }
+
+  private armHeartbeatDeadline(): void {
+    if (this.deadline) {
+      clearTimeout(this.deadline)
+      this.timers.delete(this.deadline)
+    }
+    this.deadline = this.after(this.settings.heartbeatTimeoutMs, () =>
+      this.disconnect('heartbeat_timeout', 'The agent did not answer protocol heartbeats in time.', true, this.settings.heartbeatIntervalMs),
+    )
+  }
+
+  private sendServer<T extends ServerMessage['type']>(type: T, payload: Extract<ServerMessage, { type: T }>['payload'], messageId = newMessageId()): void {
+    this.sendFrame({ protocolVersion: PROTOCOL_VERSION, messageId, sentAt: new Date(this.settings.now()).toISOString(), type, payload } as ServerMessage)
+  }
+
+  private sendFrame(frame: ServerMessage): void {
+    this.sendRaw(encodeFrame(serverMessageRule, frame, MAX_FRAME_BYTES))
+  }
+
+  private sendRaw(text: string): void {
+    this.transport.send(text)
+  }
+
+  private reject(code: AuthRejectionCode): void {
+    if (this.state !== 'authenticating') return
+    const message = code === 'authentication_timeout' ? 'Gateway authentication timed out.' : AUTH_FAILED
+    try {
+      this.sendRaw(encodeFrame(authRejectedRule, { type: 'auth.rejected', code, message }, MAX_AUTH_FRAME_BYTES))
+    } finally {
+      this.close(code === 'authentication_timeout' ? CLOSE_AUTH_TIMEOUT : CLOSE_AUTH_FAILED, code)
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (error instanceof ProtocolViolation && this.state === 'connected') return this.disconnect('protocol_error', PROTOCOL_ERROR, false)
+    this.close(CLOSE_PROTOCOL, error instanceof ProtocolViolation ? 'Protocol error' : 'Server error')
+  }
+
+  private close(code: number, reason: string): void {
+    if (this.state === 'closed') return
+    try {
+      this.transport.close(code, sanitize(reason))
+    } finally {
+      this.transportClosed()
+    }
+  }
+
+  private after(ms: number, run: () => void): Timer {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer)
+      run()
+    }, ms)
+    this.timers.add(timer)
+    return timer
+  }
+
+  private stopTimers(): void {
+    for (const timer of this.timers) clearTimeout(timer)
+    this.timers.clear()
+    this.deadline = undefined
+    clearInterval(this.heartbeats)
+    this.heartbeats = undefined
+  }
+}
+
+/** The `algorithm` of a frame that did not decode as an auth.response, if it has one. */
+function algorithmOf(text: string): unknown {
+  try {
+    const value = JSON.parse(text) as unknown
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>).algorithm : undefined
+  } catch {
+    return undefined
+  }
+}

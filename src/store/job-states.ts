@@ -1,0 +1,221 @@
+// The job state machine (design: architecture.md, "Job states"), as guarded updates: each moves a
+// job only from the states it may leave, so duplicate, late and replayed reports change nothing.
+import type { Database } from 'bun:sqlite'
+import type { Job } from '../protocol/job.ts'
+import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+
+/** A job waiting at the head of its printer's queue, with what dispatching it needs. */
+export interface QueueHead {
+  id: string
+  state: 'PENDING' | 'DISPATCHING'
+  notBefore: number | null
+}
+
+export interface Attempt {
+  job: Job
+  attempt: number
+  dispatchedAt: number
+}
+
+export interface AttemptFailure {
+  code: string
+  message: string
+  retryable: boolean
+}
+
+export type CancelOutcome =
+  | { kind: 'cancelled'; job: Job }
+  | { kind: 'requested'; job: Job }
+  | { kind: 'too_late'; job: Job }
+  | { kind: 'finished'; job: Job }
+  | { kind: 'unknown' }
+
+/** Error texts are bounded like the API's (the projection shows them). */
+const MAX_ERROR_MESSAGE = 1_024
+
+export class JobStates {
+  private readonly head
+  private readonly start
+  private readonly received
+  private readonly submitted
+  private readonly completed
+  private readonly failed
+  private readonly cancelledByAgent
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {
+    this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null }, [string]>(
+      `SELECT id, state, not_before FROM jobs WHERE printer_id = ? AND state IN ('PENDING', 'DISPATCHING') ORDER BY seq LIMIT 1`,
+    )
+    this.start = db.query<JobRow & { dispatched_at: number }, [number, number, string]>(
+      `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL, updated_at = ?2
+       WHERE id = ?3 AND state = 'PENDING' RETURNING ${JOB_COLUMNS}, dispatched_at`,
+    )
+    // A late receipt of the latest attempt still counts, even after that attempt was given up.
+    this.received = db.query<JobRow, [number, number, string, number]>(
+      `UPDATE jobs SET state = 'DELIVERED', received_at = ?1, updated_at = ?2
+       WHERE id = ?3 AND attempt_count = ?4 AND state IN ('PENDING', 'DISPATCHING') RETURNING ${JOB_COLUMNS}`,
+    )
+    // A submission of any attempt means the ticket went to the printer.
+    this.submitted = db.query<JobRow, [string, number, number, string, number]>(
+      `UPDATE jobs SET state = ?1, submitted_at = ?2, received_at = coalesce(received_at, ?2), updated_at = ?3
+       WHERE id = ?4 AND attempt_count >= ?5 AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+    )
+    this.completed = db.query<JobRow, [number, number, string, number]>(
+      `UPDATE jobs SET state = 'COMPLETED', submitted_at = coalesce(submitted_at, ?1), received_at = coalesce(received_at, ?1), updated_at = ?2
+       WHERE id = ?3 AND attempt_count >= ?4 AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING') RETURNING ${JOB_COLUMNS}`,
+    )
+    // Only the current attempt can fail. A failure after an operator asked to cancel ends the job
+    // CANCELLED; one that cannot succeed by retrying forfeits the remaining attempts.
+    this.failed = db.query<JobRow, { now: number; notBefore: number; code: string; message: string; retryable: number; id: string; attempt: number }>(
+      `UPDATE jobs SET
+         state = CASE WHEN cancel_requested_at IS NOT NULL THEN 'CANCELLED'
+                      WHEN NOT $retryable OR attempt_count >= max_attempts THEN 'FAILED'
+                      WHEN expires_at <= $now THEN 'EXPIRED'
+                      ELSE 'PENDING' END,
+         attempt_count = CASE WHEN NOT $retryable AND cancel_requested_at IS NULL THEN max_attempts ELSE attempt_count END,
+         last_error_code = $code, last_error_message = $message, not_before = $notBefore, updated_at = $now
+       WHERE id = $id AND attempt_count = $attempt AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+    )
+    this.cancelledByAgent = db.query<JobRow, [number, string]>(
+      `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
+       WHERE id = ?2 AND cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+    )
+  }
+
+  /** The oldest job of a printer not yet with its agent: the only one that may be dispatched. */
+  queueHead(printerId: string): QueueHead | undefined {
+    const row = this.head.get(printerId)
+    return row ? { id: row.id, state: row.state, notBefore: row.not_before } : undefined
+  }
+
+  /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING. */
+  startAttempt(id: string): Attempt | undefined {
+    const now = this.now()
+    const row = this.start.get(now, now, id)
+    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
+  }
+
+  /** The attempt in flight of a DISPATCHING job, to send again exactly as before. */
+  currentAttempt(id: string): Attempt | undefined {
+    const row = this.db.query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND state = 'DISPATCHING'`).get(id)
+    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
+  }
+
+  markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
+    const row = this.received.get(receivedAt, this.now(), id, attempt)
+    return row ? toJob(row) : undefined
+  }
+
+  /** The printer backend took every byte: PRINTING while a confirmation is expected, else COMPLETED. */
+  markSubmitted(id: string, attempt: number, submittedAt: number, confirmationExpected: boolean): Job | undefined {
+    const row = this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt)
+    return row ? toJob(row) : undefined
+  }
+
+  markCompleted(id: string, attempt: number, completedAt: number): Job | undefined {
+    const row = this.completed.get(completedAt, this.now(), id, attempt)
+    return row ? toJob(row) : undefined
+  }
+
+  /** The current attempt failed: back to PENDING after `backoffMs`, or FAILED, EXPIRED or CANCELLED. */
+  failAttempt(id: string, attempt: number, failure: AttemptFailure, backoffMs: number): Job | undefined {
+    const now = this.now()
+    const row = this.failed.get({
+      now,
+      notBefore: now + backoffMs,
+      code: failure.code,
+      message: failure.message.slice(0, MAX_ERROR_MESSAGE),
+      retryable: failure.retryable ? 1 : 0,
+      id,
+      attempt,
+    })
+    return row ? toJob(row) : undefined
+  }
+
+  /** The agent stopped a job whose cancellation was asked for. */
+  markCancelled(id: string): Job | undefined {
+    const row = this.cancelledByAgent.get(this.now(), id)
+    return row ? toJob(row) : undefined
+  }
+
+  /**
+   * An operator cancels: a PENDING job at once; a dispatched one is marked, and the agent is asked
+   * (the job ends CANCELLED unless the agent reports it already submitted it).
+   */
+  cancel(id: string): CancelOutcome {
+    return this.db
+      .transaction((): CancelOutcome => {
+        const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
+        if (!row) return { kind: 'unknown' }
+        const now = this.now()
+        switch (row.state) {
+          case 'PENDING': {
+            const done = this.db.query<JobRow, [number, string]>(`UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 RETURNING ${JOB_COLUMNS}`).get(now, id)!
+            return { kind: 'cancelled', job: toJob(done) }
+          }
+          case 'DISPATCHING':
+          case 'DELIVERED': {
+            const marked = this.db
+              .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 RETURNING ${JOB_COLUMNS}`)
+              .get(now, id)!
+            return { kind: 'requested', job: toJob(marked) }
+          }
+          case 'PRINTING':
+          case 'COMPLETED':
+            return { kind: 'too_late', job: toJob(row) }
+          default:
+            return { kind: 'finished', job: toJob(row) }
+        }
+      })
+      .immediate()
+  }
+
+  /** Dispatched jobs whose cancellation was asked for and not yet settled, with their attempt. */
+  cancelRequests(): { id: string; printerId: string; attempt: number; requestedAt: number }[] {
+    return this.db
+      .query<{ id: string; printer_id: string; attempt_count: number; cancel_requested_at: number }, []>(
+        `SELECT id, printer_id, attempt_count, cancel_requested_at FROM jobs
+         WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED') ORDER BY cancel_requested_at`,
+      )
+      .all()
+      .map((r) => ({ id: r.id, printerId: r.printer_id, attempt: r.attempt_count, requestedAt: r.cancel_requested_at }))
+  }
+
+  /** Settles a cancellation the agent never answered (a stock agent has no answer to give). */
+  cancelUnanswered(id: string, requestedBefore: number): Job | undefined {
+    const row = this.db
+      .query<JobRow, [number, string, number]>(
+        `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
+         WHERE id = ?2 AND cancel_requested_at <= ?3 AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+      )
+      .get(this.now(), id, requestedBefore)
+    return row ? toJob(row) : undefined
+  }
+
+  /** PENDING or DISPATCHING jobs whose time ran out become EXPIRED; returns them as they were. */
+  expire(): { id: string; printerId: string; state: 'PENDING' | 'DISPATCHING'; attempt: number }[] {
+    const now = this.now()
+    return this.db
+      .transaction(() => {
+        const due = this.db
+          .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number]>(
+            `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT 1000`,
+          )
+          .all(now)
+        const update = this.db.query<never, [number, string]>(
+          `UPDATE jobs SET state = 'EXPIRED', last_error_code = 'expired', last_error_message = 'The job expired before it reached the printer.', updated_at = ?1 WHERE id = ?2`,
+        )
+        for (const job of due) update.run(now, job.id)
+        return due.map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
+      })
+      .immediate()
+  }
+
+  /** The printers that have jobs not yet with their agent (to wake their queues at start). */
+  printersWithQueuedJobs(): string[] {
+    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM jobs WHERE state IN ('PENDING', 'DISPATCHING')`).all().map((r) => r.printer_id)
+  }
+}
