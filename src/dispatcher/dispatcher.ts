@@ -236,6 +236,10 @@ export class Dispatcher implements GatewayEvents {
   // ---- Expiry and cancellation ----
 
   private sweep(): void {
+    // Revocation may come from another process (the CLI): a revoked agent's session ends here.
+    for (const [agentId, session] of this.sessions) {
+      if (this.store.agents.isRevoked(agentId)) session.disconnect('credential_revoked', 'This agent was revoked.', false)
+    }
     for (const expired of this.store.jobStates.expire()) {
       const flight = this.inFlight.get(expired.id)
       if (flight) {
