@@ -130,6 +130,7 @@ export class Agent {
   // ---- Connected: inventory, replays, frames ----
 
   private onReady(connection: AgentConnection): void {
+    this.log('agent: connected to the hub')
     this.sendInventory(connection)
     this.flushOutbox()
     // Jobs stored but not started are acknowledged again, with their original correlation.

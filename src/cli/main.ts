@@ -2,11 +2,13 @@
 import { ConfigError } from '../hub/config.ts'
 import { DatabaseTooNewError, NoDatabaseError } from '../store/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
+import { agentCommand } from './commands/agent.ts'
+import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
 import { initCommand } from './commands/init.ts'
-import { jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
+import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
-import { printersAddCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
+import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
 import { profilesListCommand } from './commands/profiles.ts'
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
 import { serveCommand } from './commands/serve.ts'
@@ -21,12 +23,17 @@ export const COMMANDS: readonly Command[] = [
   keysListCommand,
   keysRevokeCommand,
   pairingCodesCreateCommand,
+  agentsListCommand,
+  agentsRevokeCommand,
   printersAddCommand,
+  printersAssignCommand,
   printersListCommand,
   printersRemoveCommand,
   profilesListCommand,
   jobsListCommand,
   jobsShowCommand,
+  jobsCancelCommand,
+  agentCommand,
   versionCommand,
 ]
 

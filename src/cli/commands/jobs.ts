@@ -31,3 +31,24 @@ export const jobsShowCommand: Command = {
     for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : value}`)
   },
 }
+
+export const jobsCancelCommand: Command = {
+  name: 'jobs cancel',
+  summary: 'cancel a job that has not reached its printer yet',
+  usage: 'JOB_ID [--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const id = positional(args, 0, 'JOB_ID', 1)
+    const outcome = withStore(args, io, (store) => store.jobStates.cancel(id))
+    if (outcome.kind === 'unknown') throw new CliError(`there is no job ${id}`)
+    if (outcome.kind === 'too_late') throw new CliError(`job ${id} is ${outcome.job.state}: it already went to the printer`)
+    if (outcome.kind === 'finished') throw new CliError(`job ${id} is already ${outcome.job.state}`)
+    if (args.values.json) return printJson(io, { ...outcome.job, cancellation: outcome.kind })
+    io.out(
+      outcome.kind === 'cancelled'
+        ? `Cancelled job ${id}.`
+        : `Asked the agent to cancel job ${id}; it becomes CANCELLED unless the printer already took it (see printhub jobs show ${id}).`,
+    )
+  },
+}

@@ -2,48 +2,81 @@ import { DEFAULT_PROFILE_ID, defaultProfileId, findProfile, PROFILES } from '../
 import { validate } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
+import { Ledger } from '../../agent/ledger.ts'
+import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
+import type { PrinterDescriptor } from '../../protocol/frames.ts'
 import { parseConnectionUri } from '../../transports/connection-uri.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
+
+const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
+
+/** The agent data directory of a --local command. */
+export function agentDataDirOf(args: ParsedArgs, io: Io): string {
+  return (args.values.data as string | undefined) ?? (io.env.PRINTHUB_AGENT_DATA_DIR || DEFAULT_AGENT_DATA_DIR)
+}
+
+/** The printer settings of `printers add`, checked: the same rules for a hub and for an agent. */
+function printerSettings(args: ParsedArgs) {
+  const id = requireString(args, 'id')
+  // The ID names the agent's printer on the wire, so it must be a protocol identifier.
+  const idCheck = validate(identifier, id)
+  if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
+  const connection = requireString(args, 'connection')
+  const parsed = parseConnectionUri(connection)
+  if (!parsed.ok) throw new UsageError(`--connection: ${parsed.message}`)
+  const widthText = args.values.width as string | undefined
+  const width = widthText === undefined ? undefined : (Number(widthText) as PaperWidth)
+  if (width !== undefined && !PAPER_WIDTHS.includes(width)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
+  const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)
+  const profile = findProfile(profileId)
+  if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
+  if (width !== undefined && !profile.paperWidths.includes(width)) {
+    throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
+  }
+  return { id, connection, profile: profile.id, width: width ?? profile.defaultWidth, name: (args.values.name as string | undefined) ?? null }
+}
 
 export const printersAddCommand: Command = {
   name: 'printers add',
-  summary: 'add a printer record to a project',
-  usage: '--project ID --id REMOTE_ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
+  summary: "add a printer: to a project (the hub's built-in agent drives it), or with --local to this machine's agent",
+  usage: '(--project ID | --local) --id ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
   help: [
-    '--project ID      the project that prints on it',
-    '--id REMOTE_ID    the name applications use as printerId, e.g. kitchen (letters, digits, . _ : -)',
+    '--project ID      the project that prints on it (the printer is attached to the hub)',
+    '--local           add it to the agent in --data instead (a remote agent; see printhub agent)',
+    '--id ID           the name applications use as printerId, e.g. kitchen (letters, digits, . _ : -)',
     '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
-    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], file:///PATH or virtual',
+    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], file:///PATH,',
+    '                  virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]',
     `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
     "--width 58|80     paper width in mm (default: the profile's)",
     '--name N          a label for people',
     DATA_HELP,
+    AGENT_DATA_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, id: { type: 'string' }, connection: { type: 'string' }, profile: { type: 'string' }, width: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { project: { type: 'string' }, local: { type: 'boolean' }, id: { type: 'string' }, connection: { type: 'string' }, profile: { type: 'string' }, width: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const remoteId = requireString(args, 'id')
-    // The remote ID names the agent's printer on the wire, so it must be a protocol identifier.
-    const idCheck = validate(identifier, remoteId)
-    if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
-    const connection = requireString(args, 'connection')
-    const parsed = parseConnectionUri(connection)
-    if (!parsed.ok) throw new UsageError(`--connection: ${parsed.message}`)
-    const widthText = args.values.width as string | undefined
-    const width = widthText === undefined ? undefined : (Number(widthText) as PaperWidth)
-    if (width !== undefined && !PAPER_WIDTHS.includes(width)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
-    const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)
-    const profile = findProfile(profileId)
-    if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
-    if (width !== undefined && !profile.paperWidths.includes(width)) {
-      throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
+    if (args.values.local && args.values.project) throw new UsageError('give either --project or --local')
+    const settings = printerSettings(args)
+    if (args.values.local) {
+      const dataDir = agentDataDirOf(args, io)
+      const ledger = Ledger.open(dataDir)
+      try {
+        const printer = { ...settings, name: settings.name ?? settings.id }
+        if (!ledger.addPrinter(printer)) throw new CliError(`the agent in ${dataDir} already has a printer "${settings.id}"`)
+        if (args.values.json) return printJson(io, printer)
+        io.out(`Added printer "${printer.id}" (${printer.connection}, ${printer.profile}, ${printer.width} mm) to the agent in ${dataDir}; a running agent reports it within seconds.`)
+        return
+      } finally {
+        ledger.close()
+      }
     }
-    const name = (args.values.name as string | undefined) ?? null
+    const { id: remoteId, ...rest } = settings
     const printer = withProject(args, io, (store, projectId) => {
       const builtin = store.agents.builtin()
       if (!builtin) throw new CliError('the built-in agent is not set up yet: run printhub init (or printhub serve) once first')
-      const added = store.printers.add({ projectId, remoteId, name, connection, profile: profile.id, width: width ?? profile.defaultWidth, agentId: builtin.id })
+      const added = store.printers.add({ projectId, remoteId, ...rest, agentId: builtin.id })
       if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
       return added
     })
@@ -52,16 +85,80 @@ export const printersAddCommand: Command = {
   },
 }
 
-export const printersListCommand: Command = {
-  name: 'printers list',
-  summary: "list a project's printers",
-  usage: '--project ID [--data DIR] [--json]',
-  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+/** How an agent's printer is reached, in words, for a record made from its descriptor. */
+function connectionOf(descriptor: PrinterDescriptor): string {
+  const c = descriptor.connection
+  return c.type === 'tcp' ? `tcp://${c.host}:${c.port}` : c.type === 'virtual' ? 'virtual' : c.systemName
+}
+
+export const printersAssignCommand: Command = {
+  name: 'printers assign',
+  summary: "give a project a printer of a paired agent (see printers list --agents)",
+  usage: '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] [--data DIR] [--json]',
+  help: [
+    '--project ID               the project that prints on it',
+    '--agent AGENT_ID           the agent that has the printer',
+    "--printer AGENT_PRINTER_ID the printer's ID in that agent's inventory",
+    '--id REMOTE_ID             the name applications use as printerId (default: the agent printer ID)',
+    '--name N                   a label for people (default: the name the agent reports)',
+    DATA_HELP,
+    JSON_HELP,
+  ],
+  options: { project: { type: 'string' }, agent: { type: 'string' }, printer: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
+    const agentId = requireString(args, 'agent')
+    const agentPrinterId = requireString(args, 'printer')
+    const remoteId = (args.values.id as string | undefined) ?? agentPrinterId
+    const idCheck = validate(identifier, remoteId)
+    if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
+    const printer = withProject(args, io, (store, projectId) => {
+      const agent = store.agents.get(agentId)
+      if (!agent || agent.revokedAt) throw new CliError(`there is no paired agent ${agentId} (see printhub agents list)`)
+      const reported = store.agents.printer(agentId, agentPrinterId)
+      if (!reported) throw new CliError(`agent ${agentId} has not reported a printer ${agentPrinterId}; is it connected? (see printhub printers list --agents)`)
+      const width = reported.descriptor.capabilities?.mediaWidths[0] ?? 80
+      const added = store.printers.add({
+        projectId,
+        remoteId,
+        name: (args.values.name as string | undefined) ?? reported.name,
+        connection: connectionOf(reported.descriptor),
+        profile: defaultProfileId(width),
+        width,
+        agentId,
+        agentPrinterId,
+      })
+      if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
+      return added
+    })
+    if (args.values.json) return printJson(io, printer)
+    io.out(`Assigned printer ${agentPrinterId} of agent ${agentId} to project ${printer.projectId} as "${printer.remoteId}" (${printer.id}).`)
+  },
+}
+
+export const printersListCommand: Command = {
+  name: 'printers list',
+  summary: "list a project's printers; the printers agents report (--agents); or this machine's agent's (--local)",
+  usage: '(--project ID | --agents | --local) [--data DIR] [--json]',
+  help: ['--project ID      the printers of a project', '--agents          the printers every paired agent last reported', "--local           the printers of the agent in --data", DATA_HELP, AGENT_DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, agents: { type: 'boolean' }, local: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    if ([args.values.project !== undefined, args.values.agents, args.values.local].filter(Boolean).length > 1) throw new UsageError('give one of --project, --agents or --local')
+    if (args.values.local) {
+      const ledger = Ledger.open(agentDataDirOf(args, io))
+      try {
+        return printList(io, args, ledger.printers(), { ID: (p) => p.id, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
+      } finally {
+        ledger.close()
+      }
+    }
+    if (args.values.agents) {
+      const printers = withStore(args, io, (store) => store.agents.printers().map(({ descriptor: _descriptor, ...printer }) => printer))
+      return printList(io, args, printers, { AGENT: (p) => p.agentId, 'AGENT PRINTER': (p) => p.printerId, NAME: (p) => p.name, AVAILABILITY: (p) => p.availability, REPORTED: (p) => p.updatedAt }, 'No agent has reported printers.')
+    }
     const printers = withProject(args, io, (store, projectId) => store.printers.list(projectId))
-    printList(io, args, printers, { ID: (p) => p.id, 'REMOTE ID': (p) => p.remoteId, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
+    printList(io, args, printers, { ID: (p) => p.id, 'REMOTE ID': (p) => p.remoteId, AGENT: (p) => p.agentId, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
   },
 }
 

@@ -1,0 +1,43 @@
+import { hostname } from 'node:os'
+import { DEFAULT_AGENT_DATA_DIR, pairAgent, PairingError, runAgent } from '../../agent/remote.ts'
+import { VERSION } from '../../hub/config.ts'
+import { CliError, type Command, noPositionals } from '../command.ts'
+import { agentDataDirOf } from './printers.ts'
+
+export const agentCommand: Command = {
+  name: 'agent',
+  summary: "run this machine's printers for a hub: pair once with a code, then serve until stopped",
+  usage: '[--server URL --code CODE [--name N]] [--data DIR]',
+  help: [
+    "--server URL      the hub, e.g. http://192.168.1.10:8080 (with --code: pair first)",
+    '--code CODE       a pairing code from the hub (printhub pairing-codes create)',
+    '--name N          how the hub lists this agent (default: the host name)',
+    `--data DIR        the agent's data directory: its key, printers and job ledger (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`,
+    'Add printers with printhub printers add --local --id ID --connection URI (they show up on the hub at once).',
+  ],
+  options: { server: { type: 'string' }, code: { type: 'string' }, name: { type: 'string' }, data: { type: 'string' } },
+  async run(args, io) {
+    noPositionals(args)
+    const dataDir = agentDataDirOf(args, io)
+    const server = args.values.server as string | undefined
+    const code = args.values.code as string | undefined
+    if ((server === undefined) !== (code === undefined)) throw new CliError('pairing needs both --server and --code')
+    try {
+      if (server !== undefined && code !== undefined) {
+        const pairing = await pairAgent({ server, code, name: (args.values.name as string | undefined) ?? hostname().slice(0, 128), dataDir, version: VERSION })
+        io.out(`Paired with ${pairing.server} as agent ${pairing.agentId}.`)
+      }
+      const stopSignal = new Promise<string>((resolve) => {
+        for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
+      })
+      const running = runAgent({ dataDir, version: VERSION, log: io.out })
+      io.out(`Agent ${running.pairing.agentId} serving the printers in ${dataDir} for ${running.pairing.server}.`)
+      const signal = await stopSignal
+      io.out(`${signal}: stopping`)
+      await running.stop()
+    } catch (error) {
+      if (error instanceof PairingError) throw new CliError(error.message)
+      throw error
+    }
+  },
+}
