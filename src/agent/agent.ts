@@ -49,7 +49,7 @@ export class Agent {
   private loop: Promise<void> = Promise.resolve()
   private wake: (() => void) | undefined
   private flushing = false
-  /** The last reason the agent stopped trying (a refused credential), for people to read. */
+  /** Why the hub refused the agent, when it did (a revoked credential), for people to read. */
   refusal: string | undefined
 
   constructor(private readonly options: AgentOptions) {}
@@ -71,6 +71,11 @@ export class Agent {
     await this.loop
     for (const controller of this.submitting.values()) controller.abort()
     await Promise.allSettled(this.working.values())
+  }
+
+  /** Settles when the agent stopped trying to connect: stopped, or refused (see `refusal`). */
+  get done(): Promise<void> {
+    return this.loop
   }
 
   /** True while a connection to the hub carries jobs. */
@@ -112,9 +117,10 @@ export class Agent {
       const ending: Ending = await connection.ended
       if (this.stopped) return
       this.log(`agent: ${ending.reason}`)
+      // Refused (or told not to come back): trying again would only be refused again.
       if (!ending.reconnect) {
-        if (ending.rejected) this.refusal = ending.reason
-        if (ending.rejected || ending.reason.startsWith('the hub disconnected')) return
+        this.refusal = ending.reason
+        return
       }
       const delay = ending.retryAfterMs ?? backoffDelay(RECONNECT_BACKOFF, failures++)
       await new Promise<void>((resolve) => {
@@ -129,14 +135,19 @@ export class Agent {
 
   // ---- Connected: inventory, replays, frames ----
 
+  /**
+   * Reports first, then acknowledgements of stored jobs, then the inventory: the hub dispatches
+   * nothing before it has the inventory, so by then it knows every job this agent already has,
+   * and never sends one of them again under a new attempt.
+   */
   private onReady(connection: AgentConnection): void {
     this.log('agent: connected to the hub')
-    this.sendInventory(connection)
     this.flushOutbox()
     // Jobs stored but not started are acknowledged again, with their original correlation.
     for (const job of this.options.ledger.receivedJobs()) {
       connection.send(agentFrame('agent.job_received', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, status: 'received', receivedAt: new Date(job.receivedAt).toISOString() }, job.sourceMessageId))
     }
+    this.sendInventory(connection)
   }
 
   private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void {

@@ -32,7 +32,11 @@ export const agentCommand: Command = {
       })
       const running = runAgent({ dataDir, version: VERSION, log: io.out })
       io.out(`Agent ${running.pairing.agentId} serving the printers in ${dataDir} for ${running.pairing.server}.`)
-      const signal = await stopSignal
+      const signal = await Promise.race([stopSignal, running.agent.done.then(() => undefined)])
+      if (signal === undefined) {
+        await running.stop()
+        throw new CliError(`${running.agent.refusal ?? 'the agent stopped'}; pair it again with a new code (printhub agent --server URL --code CODE)`)
+      }
       io.out(`${signal}: stopping`)
       await running.stop()
     } catch (error) {

@@ -1,0 +1,143 @@
+// The whole lifecycle through the built-in agent: the in-process hub, its gateway and dispatcher,
+// the agent on the in-memory pipe, and virtual printers that print, fail, stall or are offline.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Job } from '../../src/protocol/job.ts'
+import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
+
+let t: TestHub
+/** Added to the hub's clock, to move past expiry times without waiting. */
+let offset = 0
+beforeAll(async () => {
+  t = await startTestHub({
+    now: () => Date.now() + offset,
+    env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200' },
+  })
+})
+afterAll(() => t.stop())
+
+const builtinAgent = () => t.hub.store.agents.builtin()!.id
+
+/** Adds a printer of the built-in agent; the agent reports it within a second. */
+async function addPrinter(remoteId: string, connection: string): Promise<string> {
+  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId: builtinAgent() })!
+  await waitFor(() => t.hub.dispatcher.session(builtinAgent())?.printers.has(printer.id), 5_000)
+  return printer.id
+}
+
+function setConnection(printerId: string, connection: string): void {
+  t.hub.store.db.run('UPDATE printers SET connection = ? WHERE id = ?', [connection, printerId])
+}
+
+async function submit(overrides: Record<string, unknown> = {}): Promise<Job> {
+  const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody(overrides) })
+  expect(response.status).toBe(202)
+  return (await response.json()).job
+}
+
+const job = (id: string) => t.hub.store.jobs.get(id)!
+const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(job(id)) ? job(id) : undefined), timeoutMs)
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1')
+
+describe('through the built-in agent', () => {
+  test('a job goes PENDING → COMPLETED with every timestamp, and the printer got its bytes', async () => {
+    const before = t.hub.virtualPrinters.printed('virtual').length
+    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] } })
+    expect(created).toMatchObject({ state: 'PENDING', attemptCount: 0, receivedAt: null, submittedAt: null })
+    const done = await until(created.id, (j) => j.state === 'COMPLETED')
+    expect(done).toMatchObject({ attemptCount: 1, lastErrorCode: null, lastErrorMessage: null })
+    expect(Date.parse(done.receivedAt!)).toBeGreaterThanOrEqual(Date.parse(done.createdAt))
+    expect(Date.parse(done.submittedAt!)).toBeGreaterThanOrEqual(Date.parse(done.receivedAt!))
+    expect(Date.parse(done.updatedAt)).toBeGreaterThanOrEqual(Date.parse(done.submittedAt!))
+    const printed = t.hub.virtualPrinters.printed('virtual')
+    expect(printed).toHaveLength(before + 1)
+    const bytes = text(printed.at(-1)!.bytes)
+    expect(bytes.startsWith('\x1b@')).toBe(true)
+    expect(bytes).toContain('Table 12')
+  })
+
+  test('a slow printer shows DELIVERED while it prints, then COMPLETED', async () => {
+    await addPrinter('slow', 'virtual://slow?delay=800')
+    const created = await submit({ printerId: 'slow' })
+    const delivered = await until(created.id, (j) => j.state === 'DELIVERED')
+    expect(delivered.receivedAt).not.toBeNull()
+    expect(delivered.submittedAt).toBeNull()
+    await until(created.id, (j) => j.state === 'COMPLETED')
+  })
+
+  test('jobs of one printer print in the order they were created', async () => {
+    await addPrinter('ordered', 'virtual://ordered')
+    const jobs = []
+    for (let i = 0; i < 20; i++) jobs.push(await submit({ printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
+    for (const j of jobs) await until(j.id, (x) => x.state === 'COMPLETED')
+    const printed = t.hub.virtualPrinters.printed('ordered').map((o) => /ticket (\d+)/.exec(text(o.bytes))![1])
+    expect(printed).toEqual(jobs.map((_, i) => String(i)))
+  })
+
+  test('a failing printer: the job is retried with backoff and completes once the printer works', async () => {
+    const printerId = await addPrinter('flaky', 'virtual://flaky?mode=fail')
+    const created = await submit({ printerId: 'flaky', maxAttempts: 10 })
+    const failing = await until(created.id, (j) => j.attemptCount >= 2)
+    expect(failing.lastErrorCode).toBe('printer_failed')
+    expect(failing.lastErrorMessage).toContain('set to fail')
+    setConnection(printerId, 'virtual://flaky')
+    const done = await until(created.id, (j) => j.state === 'COMPLETED')
+    expect(done.attemptCount).toBeGreaterThanOrEqual(2)
+    expect(done.attemptCount).toBeLessThan(10)
+    expect(t.hub.virtualPrinters.printed('flaky')).toHaveLength(1)
+  })
+
+  test('a printer that keeps failing: FAILED with attemptCount = maxAttempts and the last error', async () => {
+    await addPrinter('broken', 'virtual://broken?mode=fail')
+    const created = await submit({ printerId: 'broken', maxAttempts: 3 })
+    const failed = await until(created.id, (j) => j.state === 'FAILED')
+    expect(failed).toMatchObject({ attemptCount: 3, maxAttempts: 3, lastErrorCode: 'printer_failed' })
+  })
+
+  test('a document the printer cannot print fails at once, forfeiting the remaining attempts', async () => {
+    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'Ελληνικά' }] } })
+    const failed = await until(created.id, (j) => j.state === 'FAILED')
+    expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'render.unsupported_character' })
+  })
+
+  test('an offline printer holds its jobs while another printer keeps printing', async () => {
+    await addPrinter('dead', 'virtual://dead?mode=offline')
+    const held = await submit({ printerId: 'dead' })
+    const others = [await submit(), await submit(), await submit()]
+    for (const other of others) await until(other.id, (j) => j.state === 'COMPLETED')
+    expect(job(held.id)).toMatchObject({ state: 'PENDING', attemptCount: 0 })
+  })
+
+  test('a job still PENDING when expiresAt passes becomes EXPIRED', async () => {
+    await addPrinter('closed', 'virtual://closed?mode=offline')
+    const created = await submit({ printerId: 'closed', expiresInMs: 10_000 })
+    offset += 11_000
+    const expired = await until(created.id, (j) => j.state === 'EXPIRED')
+    expect(expired).toMatchObject({ attemptCount: 0, lastErrorCode: 'expired' })
+    offset = 0
+  })
+
+  test('cancelling: a PENDING job at once; a job the agent holds, by the agent, before it prints', async () => {
+    await addPrinter('queue', 'virtual://queue?mode=offline')
+    const pending = await submit({ printerId: 'queue' })
+    expect(t.hub.store.jobStates.cancel(pending.id)).toMatchObject({ kind: 'cancelled', job: { state: 'CANCELLED' } })
+
+    await addPrinter('stall', 'virtual://stall?delay=5000')
+    const printing = await submit({ printerId: 'stall' })
+    const waiting = await submit({ printerId: 'stall' })
+    await until(printing.id, (j) => j.state === 'DELIVERED')
+    await until(waiting.id, (j) => j.state === 'DELIVERED')
+    expect(t.hub.store.jobStates.cancel(waiting.id).kind).toBe('requested')
+    expect(t.hub.store.jobStates.cancel(printing.id).kind).toBe('requested')
+    await until(waiting.id, (j) => j.state === 'CANCELLED')
+    await until(printing.id, (j) => j.state === 'CANCELLED')
+    expect(t.hub.virtualPrinters.printed('stall')).toHaveLength(0)
+    expect(t.hub.store.jobStates.cancel(printing.id).kind).toBe('finished')
+  })
+
+  test('a completed job cannot be cancelled', async () => {
+    const created = await submit()
+    await until(created.id, (j) => j.state === 'COMPLETED')
+    expect(t.hub.store.jobStates.cancel(created.id)).toMatchObject({ kind: 'too_late', job: { state: 'COMPLETED' } })
+  })
+})
