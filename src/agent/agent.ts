@@ -188,6 +188,9 @@ export class Agent {
     // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
     if (outcome.kind === 'new') this.work(payload.printerId)
+    // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
+    // have missed go again, unchanged (their messageIds make repeats harmless).
+    else if (connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
   }
 
   private cancel(jobId: string): void {

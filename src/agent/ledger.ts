@@ -35,7 +35,9 @@ const MIGRATIONS: readonly Migration[] = [
         state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
         received_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL,
-        recovery_count INTEGER NOT NULL DEFAULT 0
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        -- The job's final reports (a JSON array of frames), sent again when a printhub hub asks.
+        reports TEXT
       ) STRICT;
       CREATE INDEX jobs_open ON jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
       CREATE TABLE outbox (
@@ -64,6 +66,8 @@ export interface LedgerJob {
   state: LedgerState
   receivedAt: number
   recoveryCount: number
+  /** The frames that reported the job's end, once it ended. */
+  reports: string[]
 }
 
 export type ReceiveOutcome =
@@ -84,6 +88,7 @@ interface JobRow {
   state: LedgerState
   received_at: number
   recovery_count: number
+  reports: string | null
 }
 
 const toJob = (row: JobRow): LedgerJob => ({
@@ -96,6 +101,7 @@ const toJob = (row: JobRow): LedgerJob => ({
   state: row.state,
   receivedAt: row.received_at,
   recoveryCount: row.recovery_count,
+  reports: row.reports === null ? [] : (JSON.parse(row.reports) as string[]),
 })
 
 /** JSON with keys sorted, so equal jobs hash equally whatever order their fields came in. */
@@ -231,8 +237,8 @@ export class Ledger {
         const placeholders = from.map(() => '?').join(', ')
         const terminal = to !== 'submitted'
         const changed = this.db.run(
-          `UPDATE jobs SET state = ?, updated_at = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
-          [to, now, seq, ...from],
+          `UPDATE jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
+          [to, now, JSON.stringify(reports), seq, ...from],
         ).changes
         if (changed !== 1) return false
         for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])

@@ -36,6 +36,8 @@ export class Dispatcher implements GatewayEvents {
   private readonly inFlight = new Map<string, InFlight>()
   private readonly waits = new Map<string, Timer>()
   private readonly cancelsSent = new Set<string>()
+  /** Sessions whose agent was already asked about the jobs it holds. */
+  private readonly resynced = new WeakSet<object>()
   private readonly due = new Set<string>()
   private pumpScheduled = false
   private sweeper: Timer | undefined
@@ -98,7 +100,19 @@ export class Dispatcher implements GatewayEvents {
     const agentId = session.agentId!
     if (this.stopped || this.sessions.get(agentId) !== session) return
     this.store.agents.replacePrinters(agentId, printers)
-    for (const record of this.store.printers.ofAgent(agentId)) this.kick(record.id)
+    const firstInventory = !this.resynced.has(session)
+    this.resynced.add(session)
+    for (const record of this.store.printers.ofAgent(agentId)) {
+      // Reports sent just before a hub restart or a dropped connection may never have arrived. A
+      // printhub agent answers a job sent again with the reports of how it ended.
+      if (firstInventory && session.isPrinthubAgent) {
+        for (const jobId of this.store.jobStates.withAgent(record.id)) {
+          const attempt = this.store.jobStates.currentAttempt(jobId)
+          if (attempt) this.send(session, record.agentPrinterId, attempt)
+        }
+      }
+      this.kick(record.id)
+    }
   }
 
   closed(session: GatewaySession): void {
@@ -191,16 +205,20 @@ export class Dispatcher implements GatewayEvents {
     else this.kick(printerId)
   }
 
-  private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt): void {
-    const document = this.store.jobs.document(job.id)!
+  /** Sends an attempt; every field comes from what is stored, so sending it again is byte-identical. */
+  private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt): boolean {
     const wireId = wireJobId(job.id, attempt)
-    // Every field comes from what is stored, so a redelivery of this attempt is byte-identical.
-    const sent = session.send({
+    return session.send({
       messageId: `m.${wireId}`,
       sentAt: new Date(dispatchedAt).toISOString(),
       type: 'server.print_job',
-      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document },
+      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document: this.store.jobs.document(job.id)! },
     })
+  }
+
+  private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {
+    const { job, attempt } = delivery
+    const sent = this.send(session, agentPrinterId, delivery)
     const timer = setTimeout(() => {
       const flight = this.inFlight.get(job.id)
       if (flight?.timer !== timer) return

@@ -99,10 +99,17 @@ export class JobStates {
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
 
-  /** The attempt in flight of a DISPATCHING job, to send again exactly as before. */
+  /** The latest attempt of a job still with its agent, to send again exactly as before. */
   currentAttempt(id: string): Attempt | undefined {
-    const row = this.db.query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND state = 'DISPATCHING'`).get(id)
+    const row = this.db
+      .query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND state IN ('DISPATCHING', 'DELIVERED', 'PRINTING')`)
+      .get(id)
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
+  }
+
+  /** The jobs a printer's agent holds and has not reported finished. */
+  withAgent(printerId: string): string[] {
+    return this.db.query<{ id: string }, [string]>(`SELECT id FROM jobs WHERE printer_id = ? AND state IN ('DELIVERED', 'PRINTING') ORDER BY seq`).all(printerId).map((r) => r.id)
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {

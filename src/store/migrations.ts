@@ -145,6 +145,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- Each printer's queue: its jobs not yet with the agent, oldest first.
       CREATE INDEX jobs_queue ON jobs (printer_id, seq) WHERE state IN ('PENDING', 'DISPATCHING');
       CREATE INDEX jobs_expiry ON jobs (expires_at) WHERE state IN ('PENDING', 'DISPATCHING');
+      -- Jobs an agent holds: asked about again when a printhub agent reconnects.
+      CREATE INDEX jobs_with_agent ON jobs (printer_id) WHERE state IN ('DELIVERED', 'PRINTING');
       CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED');
     `,
   },
