@@ -22,6 +22,8 @@ function output(io: Io, json: boolean) {
   const request: RequestLog = json ? (entry) => event('request', entry) : (entry) => io.out(formatRequestLog(entry))
   return {
     request,
+    /** What the built-in agent and the dispatcher have to say (connections, refused jobs). */
+    delivery: (message: string) => (json ? event('delivery', { message }) : io.out(message)),
     listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined) {
       if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null })
       if (firstStart) {
@@ -47,16 +49,18 @@ export const serveCommand: Command = {
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
-    '--json            print events as JSON lines: listening (with the first start\'s key), request, stopping, stopped',
+    '--json            print events as JSON lines: listening (with the first start\'s key), request, delivery, stopping, stopped',
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
-    '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project).',
+    '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project),',
+    '  PRINTHUB_HEARTBEAT_INTERVAL_MS, PRINTHUB_HEARTBEAT_TIMEOUT_MS, PRINTHUB_ACK_TIMEOUT_MS,',
+    '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS (see the README).',
   ],
   options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION, json: { type: 'boolean' } },
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
     const out = output(io, args.values.json === true)
-    const hub = await startHub(config, { log: out.request })
+    const hub = await startHub(config, { log: out.request, events: out.delivery })
     // Listen for the stop signals before saying we are up: whoever reads that may stop us at once.
     const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
