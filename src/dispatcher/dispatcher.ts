@@ -132,6 +132,11 @@ export class Dispatcher implements GatewayEvents {
     const wire = parseWireJobId(report.jobId)
     if (!wire) return this.settings.log(`dispatcher: a report for ${report.jobId}, which this hub did not send`)
     const { jobId, attempt } = wire
+    // An agent reports only on jobs sent to its own printers.
+    const printerId = this.store.jobs.printerOf(jobId)
+    if (!printerId || this.store.printers.get(printerId)?.agentId !== session.agentId) {
+      return this.settings.log(`dispatcher: agent ${session.agentId} reported on ${report.jobId}, which was not sent to it`)
+    }
     const states = this.store.jobStates
     let job: Job | undefined
     switch (report.kind) {
@@ -148,8 +153,10 @@ export class Dispatcher implements GatewayEvents {
         break
       case 'failed': {
         const flight = this.inFlight.get(jobId)
-        if (flight && flight.attempt === attempt) clearTimeout(flight.timer)
-        this.inFlight.delete(jobId)
+        if (flight?.attempt === attempt) {
+          clearTimeout(flight.timer)
+          this.inFlight.delete(jobId)
+        }
         const failed = states.failAttempt(jobId, attempt, report, this.retryDelay(attempt))
         if (failed) this.settled(failed)
         return

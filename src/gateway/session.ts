@@ -57,6 +57,8 @@ export interface GatewaySettings {
 type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
 
 const AUTH_FAILED = 'Gateway authentication failed.'
+/** The reference's close reasons for the disconnects it defines; others close with their reason. */
+const CLOSE_REASONS: Record<string, string> = { protocol_error: 'Protocol error', heartbeat_timeout: 'Heartbeat timeout' }
 const PROTOCOL_ERROR = 'The connection violated the OpenPrinter protocol.'
 
 function randomHex(bytes: number): string {
@@ -162,7 +164,7 @@ export class GatewaySession {
         // The socket is going away anyway.
       }
     }
-    this.close(CLOSE_PROTOCOL, reason)
+    this.close(CLOSE_PROTOCOL, CLOSE_REASONS[code] ?? reason)
   }
 
   private async handle(data: string | Uint8Array): Promise<void> {

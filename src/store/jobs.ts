@@ -111,6 +111,11 @@ export class Jobs {
     return row ? toJob(row) : undefined
   }
 
+  /** The printer record a job was created for. */
+  printerOf(id: string): string | undefined {
+    return this.db.query<{ printer_id: string }, [string]>('SELECT printer_id FROM jobs WHERE id = ?').get(id)?.printer_id
+  }
+
   document(id: string): PrintDocument | undefined {
     const row = this.db
       .query<{ document: string }, [string]>('SELECT d.document FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ?')

@@ -165,7 +165,6 @@ export class FakeAgent {
     const challenge = this.challenge
     if (!challenge) throw new Error('no challenge yet')
     const signature = await signAsync(overrides.signed ?? fromBase64url(challenge.payload), overrides.secretKey ?? this.credentials.secretKey)
-    this.phase = 'response'
     this.send({
       type: 'auth.response',
       challengeId: overrides.challengeId ?? challenge.challengeId,
@@ -207,11 +206,13 @@ export class FakeAgent {
   /** Sends a frame as compact JSON text. */
   send(frame: Frame): void {
     this.sent.push(frame)
-    this.ws.send(JSON.stringify(frame))
+    this.sendRaw(JSON.stringify(frame))
   }
 
   /** Sends raw bytes or text, for frames no well-behaved agent would send. */
-  sendRaw(data: string | Uint8Array): void {
+  sendRaw(data: string | Uint8Array<ArrayBuffer>): void {
+    // Whatever answers the challenge (well-formed or not) may be followed by an auth outcome.
+    if (this.phase === 'challenge' && this.challenge) this.phase = 'response'
     this.ws.send(data)
   }
 
@@ -289,8 +290,14 @@ export class FakeAgent {
     }
     this.received.push({ index: this.received.length, at: performance.now(), text: data, frame })
     this.check(data, frame)
-    if (frame.type === 'server.heartbeat' && this.answerHeartbeats && this.isOpen) {
+    if (!this.isOpen) return
+    // What OPPA answers by itself (reference 4.4, 4.7).
+    if (frame.type === 'server.heartbeat' && this.answerHeartbeats) {
       this.send(this.envelope('agent.heartbeat', { uptimeSeconds: Math.floor((performance.now() - this.startedAt) / 1000) }, frame.messageId))
+    } else if (frame.type === 'server.request_printer_inventory') {
+      void this.inventory(this.printers, this.revision, frame.messageId)
+    } else if (frame.type === 'server.configuration_invalidated') {
+      void this.inventory(this.printers)
     }
   }
 
