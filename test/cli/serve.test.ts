@@ -64,9 +64,14 @@ describe('printhub serve', () => {
     const listed = (await list.json()).jobs.map((j: { id: string }) => j.id)
     for (const id of ids) expect(listed).toContain(id)
     // Each one is delivered to the demo printer after the restart, none lost.
-    const show = () => Promise.all(ids.map((id) => cliJson(['jobs', 'show', id], { PRINTHUB_DATA_DIR: dataDir })))
-    for (let jobs = await show(); !jobs.every((j) => j.state === 'COMPLETED'); jobs = await show()) await Bun.sleep(50)
-    expect((await show())[0]).toMatchObject({ id: ids[0], state: 'COMPLETED', attemptCount: 1, idempotencyKey: 'durable-0' })
+    const show = async () => {
+      const response = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
+      const jobs: { id: string; state: string }[] = (await response.json()).jobs
+      return ids.map((id) => jobs.find((j) => j.id === id)!)
+    }
+    for (let jobs = await show(); !jobs.every((j) => j.state === 'COMPLETED'); jobs = await show()) await Bun.sleep(20)
+    const first = await cliJson(['jobs', 'show', ids[0]], { PRINTHUB_DATA_DIR: dataDir })
+    expect(first).toMatchObject({ id: ids[0], state: 'COMPLETED', attemptCount: 1, idempotencyKey: 'durable-0' })
     // The same key after the restart is still a duplicate.
     const again = await post(jobBody({ idempotencyKey: 'durable-3' }))
     expect(again.status).toBe(200)
