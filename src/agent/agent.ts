@@ -206,7 +206,13 @@ export class Agent {
     if (this.working.has(printerId)) return
     const run = (async () => {
       for (let job = this.options.ledger.nextReceived(printerId); job && !this.stopped; job = this.options.ledger.nextReceived(printerId)) {
-        await this.print(job)
+        try {
+          await this.print(job)
+        } catch (error) {
+          // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
+          this.log(`agent: job ${job.jobId} failed unexpectedly: ${(error as Error).message}`)
+          this.fail(job, ['received', 'submitting'], { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
+        }
       }
     })().finally(() => {
       this.working.delete(printerId)

@@ -112,8 +112,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       virtualPrinters,
       builtinAgent,
       async stop() {
-        await builtinAgent.stop()
+        // The dispatcher first: attempts in flight stay as they are, to be sent again next start.
         dispatcher.stop()
+        await builtinAgent.stop()
         await app.stop()
         store.close()
       },
