@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 import { COMMANDS } from '../../src/cli/main.ts'
+import { Store } from '../../src/store/store.ts'
 
 let dataDir: string
 let env: Record<string, string>
@@ -142,6 +143,29 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     const missing = await cli(['jobs', 'show', 'job_nope'], env)
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('there is no job job_nope')
+  })
+
+  test('jobs cancel: a PENDING job at once; a finished or unknown one is refused', async () => {
+    const store = Store.open({ dataDir: env.PRINTHUB_DATA_DIR!, create: false, maxOpenJobsPerProject: 10 })
+    const outcome = await store.jobCommitter.create({
+      projectId: init.projectId,
+      printerId: 'demo',
+      idempotencyKey: 'cancel-me',
+      document: { width: 80, sections: [{ type: 'text', value: 'never printed' }] },
+      metadata: null,
+      expiresInMs: 60_000,
+      maxAttempts: 5,
+    })
+    store.close()
+    const id = (outcome as { job: { id: string } }).job.id
+    expect(await cliJson(['jobs', 'cancel', id], env)).toMatchObject({ id, state: 'CANCELLED', cancellation: 'cancelled' })
+    const again = await cli(['jobs', 'cancel', id], env)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('is already CANCELLED')
+    const unknown = await cli(['jobs', 'cancel', 'job_nope'], env)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('there is no job job_nope')
+    expect((await cli(['jobs', 'cancel'], env)).code).toBe(2)
   })
 
   test('profiles list', async () => {

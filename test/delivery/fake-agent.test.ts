@@ -747,3 +747,30 @@ describe('a hub restart', () => {
     }
   })
 })
+
+describe('the printhub extensions', () => {
+  test('an agent that names itself printhub: job_submitted means PRINTING, printhub.job_completed COMPLETED', async () => {
+    const credentials = await pair()
+    const agent = await connect(credentials)
+    await agent.authenticate()
+    const hello = await agent.hello({ productId: 'printhub' })
+    expect(hello.payload.serverVersion).toMatch(/^printhub\//)
+    await agent.inventory([virtualPrinter('printer_fake_1')])
+    const created = await postJob(addPrinter(credentials.agentId))
+    const frame = await printJobFor(agent, `${created.id}.a1`)
+    agent.jobReceived(frame)
+    agent.jobSubmitted(frame)
+    const printing = await waitForState(created.id, 'PRINTING')
+    expect(printing.submittedAt).not.toBeNull()
+    const { jobId, idempotencyKey, printerId } = frame.payload
+    agent.send(agent.envelope('printhub.job_completed', { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString() }, frame.messageId))
+    await waitForState(created.id, 'COMPLETED')
+    expectClean(agent)
+  })
+
+  test('a stock agent may not send them: a protocol error', async () => {
+    const agent = await online(await pair())
+    agent.send(agent.envelope('printhub.job_completed', { jobId: `job_${'0'.repeat(32)}.a1`, idempotencyKey: 'k', printerId: 'p', completedAt: new Date().toISOString() }, 'm.x'))
+    await expectProtocolError(agent)
+  })
+})
