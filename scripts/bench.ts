@@ -6,8 +6,14 @@
 //   2. durable job submissions per second (50 clients) with p50/p99 latency,
 //   3. submissions / health (how close a durable write gets to the cheapest route) and submit p99,
 //   4. list latency with 1,000,000 stored jobs (seeded straight into SQLite),
-//   5. idle and loaded RSS of the hub process.
-// Writes the figures to dist/bench.json as well. Exits 1 only when the bench itself fails; a
+//   5. idle and loaded RSS of the hub process;
+// and delivery (scripts/bench-delivery.ts), through the built-in agent to raw TCP sinks standing
+// in for printers, against a CUPS raw queue driving the same kind of sink:
+//   6. submit-to-first-byte and submit-to-COMPLETED latency at a steady 50 jobs/s (p50/p99),
+//   7. jobs per second to one printer, and across 4 printers, until every job is COMPLETED,
+//   8. the same first-byte latency and jobs per second through CUPS, when it is installed.
+// `bun run bench` runs every section; `bun run bench api` or `bun run bench delivery` runs one.
+// Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). Exits 1 only when the bench itself fails; a
 // missed target is reported, not fatal, since figures depend on the machine.
 import { Database } from 'bun:sqlite'
 import type { Subprocess } from 'bun'
@@ -18,6 +24,7 @@ import { MAX_OPEN_JOBS_RANGE } from '../src/hub/config.ts'
 import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protocol/job.ts'
 import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
+import { type BurstResult, type CupsSetup, cupsBurst, cupsSteady, hubBurst, hubSteady, setUpCups, type SteadyResult, stopCups, TcpSink, wallOf } from './bench-delivery.ts'
 import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -34,7 +41,33 @@ const HUB_STOP_TIMEOUT_MS = 10_000
 /** Beyond its own deadline, a load process gets this long (start-up, abort grace) before it is killed. */
 const LOAD_SLACK_MS = 15_000
 
+/**
+ * Extra bun flags for the hub process, to see where its time goes, e.g.
+ * PRINTHUB_BENCH_HUB_FLAGS='--cpu-prof-md --cpu-prof-dir=/tmp/prof' bun run bench delivery
+ */
+const HUB_BUN_FLAGS = (process.env.PRINTHUB_BENCH_HUB_FLAGS ?? '').split(/\s+/).filter(Boolean)
+
 const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 5, idleRssMb: 60 } as const
+
+/** Delivery: the steady-rate latency run, the bursts for throughput, and the CUPS reference runs. */
+const DELIVERY = {
+  steady: { tag: 'lat', ratePerSecond: 50, warmupJobs: 50, jobs: 500 },
+  /** Each run gets a fresh hub, warmed up with these jobs over its printers first. */
+  warmup: { tag: 'warm', jobs: 100, concurrency: 8 },
+  onePrinter: { tag: 'one', jobs: 2_000, concurrency: 16 },
+  fourPrinters: { tag: 'four', jobs: 4_000, concurrency: 16 },
+  // CUPS's latency at a modest rate (it queues at 50/s on a small machine), its throughput with
+  // 8 lp processes at once.
+  cupsSteady: { tag: 'cupslat', ratePerSecond: 10, warmupJobs: 10, jobs: 150 },
+  cupsBurst: { tag: 'cupsone', jobs: 400, concurrency: 8 },
+  pickupTimeoutMs: 15_000,
+} as const
+/** The issue's reference: a CUPS raw queue to a TCP sink on a 2-vCPU machine. */
+const CUPS_REFERENCE = { firstByteP50Ms: 10, jobsPerSecond: 115 } as const
+const DELIVERY_TARGETS = { firstByteP50TimesLower: 5, firstByteP99Ms: 5, onePrinterTimesCups: 5, fourPrintersJobsPerSecond: 1_000 } as const
+
+const SECTIONS = ['api', 'delivery'] as const
+type Section = (typeof SECTIONS)[number]
 
 const DOCUMENT = {
   width: 80,
@@ -48,14 +81,30 @@ const DOCUMENT = {
 // ---- Processes and cleanup ------------------------------------------------------------------
 
 const children = new Set<Subprocess>()
-let dataDir: string | undefined
+const dataDirs = new Set<string>()
+const sinks = new Set<TcpSink>()
 
 /** Synchronous, so it also works from a signal handler; safe to call twice. */
 function cleanup(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   children.clear()
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true })
-  dataDir = undefined
+  for (const sink of sinks) sink.stop()
+  sinks.clear()
+  stopCups()
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+  dataDirs.clear()
+}
+
+function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'printhub-bench-'))
+  dataDirs.add(dir)
+  return dir
+}
+
+function newSink(name: string): TcpSink {
+  const sink = new TcpSink(name)
+  sinks.add(sink)
+  return sink
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -108,7 +157,7 @@ async function startHub(dir: string): Promise<HubProcess> {
   // unfinished jobs (default 10,000) to its maximum, or submissions would turn into 429s. Half
   // the seeded jobs are unfinished too (counted by a trigger), which stays below that maximum.
   const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS_RANGE.max) }
-  const child = spawn(['src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
+  const child = spawn([...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
   const tail: string[] = [] // the last lines of both streams, to explain a failed start
   let onListening: (url: string) => void = () => {}
   const listening = new Promise<string>((resolve) => (onListening = resolve))
@@ -164,15 +213,22 @@ interface Project {
   printerId: string
 }
 
-/** `printhub init --json`: the machine-readable way to get the project and its only key. */
-async function initDataDir(dir: string): Promise<Project> {
-  const child = spawn(['src/main.ts', 'init', '--data', dir, '--json'])
-  const limit = timeout(HUB_START_TIMEOUT_MS, 'printhub init')
+/** Runs one `printhub` CLI command to its end and returns its stdout. */
+async function cli(args: string[]): Promise<string> {
+  const child = spawn(['src/main.ts', ...args])
+  const what = `printhub ${args.slice(0, 2).join(' ')}`
+  const limit = timeout(HUB_START_TIMEOUT_MS, what)
   const [stdout, stderr, code] = await Promise.race([
     Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]),
     limit.promise,
   ]).finally(limit.cancel)
-  if (code !== 0) throw new Error(`printhub init exited with ${code}: ${stderr}`)
+  if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr}`)
+  return stdout
+}
+
+/** `printhub init --json`: the machine-readable way to get the project and its only key. */
+async function initDataDir(dir: string): Promise<Project> {
+  const stdout = await cli(['init', '--data', dir, '--json'])
   const result = JSON.parse(stdout) as Partial<Project> & { created: boolean }
   if (!result.created || !result.projectId || !result.apiKey || !result.printerId) throw new Error(`unexpected init output: ${stdout}`)
   return { projectId: result.projectId, apiKey: result.apiKey, printerId: result.printerId }
@@ -217,7 +273,7 @@ interface SeedResult {
 }
 
 /** Seeds jobs straight into the (stopped) hub's database, as valid rows of the demo printer. */
-function seedJobs(dir: string, projectId: string, count: number): SeedResult {
+export function seedJobs(dir: string, projectId: string, count: number): SeedResult {
   const startedAt = performance.now()
   const db = new Database(join(dir, DATABASE_FILE), { strict: true })
   try {
@@ -325,12 +381,16 @@ function errorDetail(name: string, result: LoadResult): string[] {
   return result.errors === 0 ? [] : [`  ${name} errors: ${JSON.stringify(result.statuses)}`, ...result.errorSamples.map((s) => `    ${s}`)]
 }
 
-// ---- Main -------------------------------------------------------------------------------------
+// ---- API section ------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
-  const info = machine()
-  console.log(`printhub bench: ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
-  dataDir = mkdtempSync(join(tmpdir(), 'printhub-bench-'))
+interface SectionResult {
+  report: string[]
+  checks: Check[]
+  results: Record<string, unknown>
+}
+
+async function apiSection(info: ReturnType<typeof machine>): Promise<SectionResult> {
+  const dataDir = newDataDir()
   const project = await initDataDir(dataDir)
   const jobsUrl = (hub: HubProcess, query = '') => `${hub.url}/v1/projects/${project.projectId}/jobs${query}`
   const auth = { authorization: `Bearer ${project.apiKey}` }
@@ -375,6 +435,8 @@ async function main(): Promise<void> {
   const listPending = await runLoad({ ...LIST_LOAD, url: jobsUrl(hub, '?state=PENDING'), method: 'GET', headers: auth, expectStatus: 200 })
   const listRssMb = rssMb(hub.pid)
   await hub.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+  dataDirs.delete(dataDir)
 
   const ratio = submit.rate / health.rate
   const checks: Check[] = [
@@ -387,7 +449,6 @@ async function main(): Promise<void> {
   ]
 
   const report = [
-    '',
     `printhub bench on ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}; hub and load generator share these CPUs`,
     describeLoad(`GET /health (${LOAD.concurrency} clients)`, health),
     describeLoad(`POST jobs (${LOAD.concurrency} clients)`, submit),
@@ -399,35 +460,276 @@ async function main(): Promise<void> {
     ...errorDetail('submit', submit),
     ...errorDetail('list', listAll),
     ...errorDetail('list PENDING', listPending),
-    '',
-    ...checks.map(checkLine),
-    '',
   ]
-  console.log(report.join('\n'))
-
-  const out = join(ROOT, 'dist', 'bench.json')
-  mkdirSync(join(ROOT, 'dist'), { recursive: true })
-  const results = {
-    at: new Date().toISOString(),
-    machine: info,
-    settings: { load: LOAD, listLoad: LIST_LOAD, seedJobs: SEED.jobs, rssSampleMs: RSS_SAMPLE_MS, idleSettleMs: IDLE_SETTLE_MS },
-    health,
-    submit,
-    submitToHealthRatio: round(ratio, 4),
-    list: { all: listAll, pending: listPending },
-    seed: { jobs: seed.jobs, seconds: seed.seconds, rowsPerSecond: seed.rowsPerSecond },
-    rssMb: { idle: round(idleRssMb), loadedMax: round(loadedRssMb), afterList: round(listRssMb) },
+  return {
+    report,
     checks,
+    results: {
+      settings: { load: LOAD, listLoad: LIST_LOAD, seedJobs: SEED.jobs, rssSampleMs: RSS_SAMPLE_MS, idleSettleMs: IDLE_SETTLE_MS },
+      health,
+      submit,
+      submitToHealthRatio: round(ratio, 4),
+      list: { all: listAll, pending: listPending },
+      seed: { jobs: seed.jobs, seconds: seed.seconds, rowsPerSecond: seed.rowsPerSecond },
+      rssMb: { idle: round(idleRssMb), loadedMax: round(loadedRssMb), afterList: round(listRssMb) },
+    },
   }
-  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
-  console.log(`results written to ${out}`)
 }
 
-try {
-  await main()
-} catch (error) {
-  console.error('bench failed:', error)
-  process.exitCode = 1
-} finally {
-  cleanup()
+// ---- Delivery section -------------------------------------------------------------------------
+
+/** Adds a printer of the built-in agent with the CLI, as an operator would; returns its record ID. */
+async function addTcpPrinter(dir: string, projectId: string, remoteId: string, sink: TcpSink): Promise<string> {
+  const stdout = await cli(['printers', 'add', '--project', projectId, '--id', remoteId, '--connection', sink.url, '--data', dir, '--json'])
+  return (JSON.parse(stdout) as { id: string }).id
+}
+
+/** Waits until the running hub's built-in agent reports every one of `printerIds` (its catalog poll). */
+async function waitForAgentPrinters(dir: string, printerIds: readonly string[]): Promise<number> {
+  const startedAt = performance.now()
+  for (;;) {
+    const reported = new Set((JSON.parse(await cli(['printers', 'list', '--agents', '--data', dir, '--json'])) as { printerId: string }[]).map((p) => p.printerId))
+    if (printerIds.every((id) => reported.has(id))) return performance.now() - startedAt
+    if (performance.now() - startedAt > DELIVERY.pickupTimeoutMs) throw new Error(`the built-in agent did not report its new printers within ${DELIVERY.pickupTimeoutMs} ms`)
+    await sleep(200)
+  }
+}
+
+function failIfErrors(what: string, result: SteadyResult | BurstResult): void {
+  if (result.errors === 0 && result.repeats === 0) return
+  console.log(`  ${what}: ${result.errors} errors, ${result.repeats} printed twice: ${result.errorSamples.join('; ')}`)
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`
+
+function describeSteady(name: string, what: string, l: { p50: number; p99: number; max: number }, result: SteadyResult): string {
+  return `${name.padEnd(30)} ${what.padEnd(18)} p50 ${ms(l.p50)}   p99 ${ms(l.p99)}   max ${l.max.toFixed(1)} ms   (${result.jobs} jobs at ${result.ratePerSecond}/s, ${result.errors} errors)`
+}
+
+function describeBurst(name: string, result: BurstResult, finish: string): string {
+  return `${name.padEnd(30)} ${String(result.jobsPerSecond).padStart(7)} jobs/s  ${result.jobs} jobs in ${result.seconds} s until ${finish} (all submitted after ${result.submitSeconds} s, then ${result.drainJobsPerSecond} jobs/s; ${result.concurrency} clients, ${result.errors} errors)`
+}
+
+interface DeliveryHub {
+  hub: HubProcess
+  api: { url: string; projectId: string; apiKey: string }
+  printers: { printerId: string; sink: TcpSink }[]
+  dir: string
+  stop(): Promise<void>
+}
+
+/**
+ * A fresh hub (new data directory, so every run starts with empty stores and an empty agent
+ * ledger) with one TCP printer per name, added with the CLI while it runs, reported by its
+ * built-in agent, and warmed up.
+ */
+async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
+  const dir = newDataDir()
+  const project = await initDataDir(dir)
+  const printers = names.map((name) => ({ printerId: name, sink: newSink(name) }))
+  const hub = await startHub(dir)
+  const records: string[] = []
+  for (const { printerId, sink } of printers) records.push(await addTcpPrinter(dir, project.projectId, printerId, sink))
+  const pickupMs = await waitForAgentPrinters(dir, records)
+  const api = { url: hub.url, projectId: project.projectId, apiKey: project.apiKey }
+  const warmup = await hubBurst(api, printers, DELIVERY.warmup)
+  if (warmup.errors + warmup.repeats > 0) throw new Error(`delivery warm-up failed: ${warmup.errorSamples.join('; ')}`)
+  console.log(`  hub pid ${hub.pid} at ${hub.url}: its built-in agent reported ${names.length} new TCP printer(s) after ${(pickupMs / 1000).toFixed(1)} s; warmed up with ${DELIVERY.warmup.jobs} jobs`)
+  return {
+    hub,
+    api,
+    printers,
+    dir,
+    async stop() {
+      await hub.stop()
+      for (const { sink } of printers) {
+        sink.stop()
+        sinks.delete(sink)
+      }
+      rmSync(dir, { recursive: true, force: true })
+      dataDirs.delete(dir)
+    },
+  }
+}
+
+async function deliverySection(info: ReturnType<typeof machine>): Promise<SectionResult> {
+  wallOf(0) // calibrates the wall clock before any timing
+  const s = DELIVERY.steady
+  console.log(`delivery latency: ${s.warmupJobs} + ${s.jobs} jobs at ${s.ratePerSecond} jobs/s to one printer...`)
+  let run = await deliveryHub(['one'])
+  const steady = await hubSteady(run.api, 'one', run.printers[0]!.sink, s)
+  failIfErrors('latency', steady)
+  await run.stop()
+
+  console.log(`delivery throughput: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
+  run = await deliveryHub(['one'])
+  const onePrinter = await hubBurst(run.api, run.printers, DELIVERY.onePrinter)
+  failIfErrors('one printer', onePrinter)
+  await run.stop()
+
+  console.log(`delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 printers, ${DELIVERY.fourPrinters.concurrency} clients...`)
+  run = await deliveryHub(['p1', 'p2', 'p3', 'p4'])
+  const fourResult = await hubBurst(run.api, run.printers, DELIVERY.fourPrinters)
+  failIfErrors('4 printers', fourResult)
+  const hubRssMb = rssMb(run.hub.pid)
+  await run.stop()
+
+  // CUPS, after the hub stopped, so the two never share the CPUs.
+  console.log('CUPS: looking for lp, lpadmin and a running cupsd...')
+  const setup: CupsSetup = await setUpCups()
+  let cups: { version: string; startedScheduler: boolean; steady: SteadyResult; onePrinter: BurstResult } | undefined
+  if (setup.ok) {
+    sinks.add(setup.cups.sink)
+    const files = join(newDataDir(), 'cups-jobs')
+    const c = DELIVERY.cupsSteady
+    console.log(`CUPS ${setup.cups.version} latency: ${c.warmupJobs} + ${c.jobs} jobs at ${c.ratePerSecond} jobs/s with lp -o raw to queue ${setup.cups.queue}...`)
+    const cupsLatency = await cupsSteady(setup.cups, files, c)
+    failIfErrors('CUPS latency', cupsLatency)
+    console.log(`CUPS throughput: ${DELIVERY.cupsBurst.jobs} jobs, ${DELIVERY.cupsBurst.concurrency} lp at once...`)
+    const cupsOne = await cupsBurst(setup.cups, files, DELIVERY.cupsBurst)
+    failIfErrors('CUPS one printer', cupsOne)
+    cups = { version: setup.cups.version, startedScheduler: setup.cups.startedScheduler, steady: cupsLatency, onePrinter: cupsOne }
+    stopCups()
+  } else {
+    console.log(`CUPS: ${setup.reason}`)
+  }
+
+  // The figures CUPS is compared with: measured here, else the issue's.
+  const cupsP50 = cups ? cups.steady.firstByteMs.p50 : CUPS_REFERENCE.firstByteP50Ms
+  const cupsRate = cups ? cups.onePrinter.jobsPerSecond : CUPS_REFERENCE.jobsPerSecond
+  const cupsSource = cups ? 'CUPS measured' : 'CUPS reference'
+  const p50 = steady.firstByteMs.p50
+  const p50TimesLower = cupsP50 / p50
+  const oneTimesCups = onePrinter.jobsPerSecond / cupsRate
+  const errors = steady.errors + onePrinter.errors + fourResult.errors
+  const repeats = steady.repeats + onePrinter.repeats + fourResult.repeats
+  const checks: Check[] = [
+    {
+      name: 'first byte p50, times lower than CUPS',
+      value: round(p50TimesLower, 1),
+      unit: 'x',
+      target: `>= ${DELIVERY_TARGETS.firstByteP50TimesLower}x (${ms(p50)} vs ${cupsSource} ${ms(cupsP50)})`,
+      pass: p50TimesLower >= DELIVERY_TARGETS.firstByteP50TimesLower,
+    },
+    {
+      name: `first byte p99 at ${s.ratePerSecond} jobs/s`,
+      value: round(steady.firstByteMs.p99, 2),
+      unit: ' ms',
+      target: `< ${DELIVERY_TARGETS.firstByteP99Ms} ms`,
+      pass: steady.firstByteMs.p99 < DELIVERY_TARGETS.firstByteP99Ms,
+    },
+    {
+      name: 'jobs/s to 1 printer, times CUPS',
+      value: round(oneTimesCups, 1),
+      unit: 'x',
+      target: `>= ${DELIVERY_TARGETS.onePrinterTimesCups}x (${onePrinter.jobsPerSecond} vs ${cupsSource} ${cupsRate} jobs/s)`,
+      pass: oneTimesCups >= DELIVERY_TARGETS.onePrinterTimesCups,
+    },
+    {
+      name: 'jobs/s across 4 printers',
+      value: fourResult.jobsPerSecond,
+      unit: '',
+      target: `>= ${DELIVERY_TARGETS.fourPrintersJobsPerSecond.toLocaleString('en')} jobs/s`,
+      pass: fourResult.jobsPerSecond >= DELIVERY_TARGETS.fourPrintersJobsPerSecond,
+    },
+    { name: 'jobs lost, failed or printed twice', value: errors + repeats, unit: '', target: '0', pass: errors + repeats === 0 },
+  ]
+
+  const reference = `the issue's reference (2 vCPUs): p50 ${CUPS_REFERENCE.firstByteP50Ms} ms, ${CUPS_REFERENCE.jobsPerSecond} jobs/s`
+  const cupsLines = cups
+    ? [
+        describeSteady(`CUPS ${cups.version} raw queue`, 'to first byte', cups.steady.firstByteMs, cups.steady),
+        describeSteady('', 'to last byte', cups.steady.closedMs, cups.steady),
+        describeBurst('CUPS, 1 printer', cups.onePrinter, 'the sink had all'),
+        `${''.padEnd(30)} CUPS measured in this run: lp -d QUEUE -o raw FILE, one lp process per job; cupsd ${cups.startedScheduler ? 'started by the bench' : 'already running'}; ${reference}`,
+      ]
+    : [`CUPS: ${setup.ok ? '' : setup.reason}, reference figures from the issue: p50 ${CUPS_REFERENCE.firstByteP50Ms} ms, ${CUPS_REFERENCE.jobsPerSecond} jobs/s`]
+  const b = steady.breakdownMs
+  const report = [
+    `delivery on ${info.cpus} CPUs: each run on a fresh hub as its own process (built-in agent, tcp:// printers); sinks and clients in the bench process`,
+    describeSteady('submit -> first byte', 'at the sink', steady.firstByteMs, steady),
+    describeSteady('submit -> last byte', 'sink closed', steady.closedMs, steady),
+    describeSteady('submit -> COMPLETED', "hub's timestamp", steady.completedMs!, steady),
+    `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, stored by the agent ${ms(b.receivedByAgent)}, first byte ${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
+    describeBurst('1 printer', onePrinter, 'all COMPLETED'),
+    describeBurst('4 printers', fourResult, 'all COMPLETED'),
+    `${'hub RSS'.padEnd(30)} ${hubRssMb.toFixed(1)} MB after the 4-printer run`,
+    ...cupsLines,
+  ]
+  return {
+    report,
+    checks,
+    results: {
+      hub: 'separate process (printhub serve), built-in agent, tcp:// printers',
+      settings: DELIVERY,
+      steady,
+      onePrinter,
+      fourPrinters: fourResult,
+      hubRssMb: round(hubRssMb),
+      cups: cups ? { measured: true, ...cups } : { measured: false, reason: setup.ok ? '' : setup.reason, reference: CUPS_REFERENCE },
+    },
+  }
+}
+
+// ---- Main -------------------------------------------------------------------------------------
+
+function sectionsOf(args: string[]): Section[] {
+  for (const arg of args) if (!SECTIONS.includes(arg as Section)) throw new Error(`unknown bench section "${arg}"; the sections are ${SECTIONS.join(', ')}`)
+  return args.length === 0 ? [...SECTIONS] : SECTIONS.filter((section) => args.includes(section))
+}
+
+/** Ends whatever a failed section left running (its hub, a load generator), so the next section runs alone. */
+async function abandonChildren(): Promise<void> {
+  const left = [...children]
+  for (const child of left) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  await Promise.all(left.map((child) => child.exited))
+  for (const sink of sinks) sink.stop()
+  sinks.clear()
+  stopCups()
+}
+
+async function main(): Promise<void> {
+  const sections = sectionsOf(process.argv.slice(2))
+  const info = machine()
+  console.log(`printhub bench (${sections.join(', ')}): ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
+  const done: Partial<Record<Section, SectionResult>> = {}
+  const failed: Partial<Record<Section, string>> = {}
+  // A section that fails is reported, and the others still run; the bench then exits 1.
+  for (const section of sections) {
+    try {
+      done[section] = section === 'api' ? await apiSection(info) : await deliverySection(info)
+    } catch (error) {
+      failed[section] = error instanceof Error ? error.message : String(error)
+      console.error(`bench section ${section} failed:`, error)
+      await abandonChildren()
+    }
+  }
+
+  const report = ['']
+  for (const section of sections) report.push(...(done[section]?.report ?? [`${section}: FAILED: ${failed[section]}`]), '')
+  for (const section of sections) report.push(...(done[section]?.checks.map(checkLine) ?? []))
+  console.log([...report, ''].join('\n'))
+
+  const file = sections.length === SECTIONS.length ? 'bench.json' : `bench-${sections.join('-')}.json`
+  const out = join(ROOT, 'dist', file)
+  mkdirSync(join(ROOT, 'dist'), { recursive: true })
+  const results: Record<string, unknown> = { at: new Date().toISOString(), machine: info, sections }
+  if (done.api) Object.assign(results, done.api.results)
+  if (done.delivery) results.delivery = done.delivery.results
+  results.checks = sections.flatMap((section) => done[section]?.checks ?? [])
+  if (Object.keys(failed).length > 0) results.failed = failed
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
+  console.log(`results written to ${out}`)
+  if (Object.keys(failed).length > 0) throw new Error(`bench sections failed: ${Object.keys(failed).join(', ')}`)
+}
+
+if (import.meta.main) {
+  try {
+    await main()
+  } catch (error) {
+    console.error('bench failed:', error)
+    process.exitCode = 1
+  } finally {
+    cleanup()
+  }
 }
