@@ -78,11 +78,6 @@ export class Agent {
     return this.loop
   }
 
-  /** True while a connection to the hub carries jobs. */
-  get connected(): boolean {
-    return this.connection?.isReady ?? false
-  }
-
   private log(line: string): void {
     this.options.log?.(line)
   }

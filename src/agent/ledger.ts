@@ -161,10 +161,6 @@ export class Ledger {
     ]).changes === 1
   }
 
-  removePrinter(id: string): boolean {
-    return this.db.run('DELETE FROM printers WHERE id = ?', [id]).changes === 1
-  }
-
   printers(): LocalPrinter[] {
     return this.db.query<LocalPrinter, []>('SELECT id, name, connection, profile, width FROM printers ORDER BY created_at, id').all()
   }

@@ -173,8 +173,11 @@ export function record<T>(key: Rule<string>, item: Rule<T>, options: { maxEntrie
 type Variants = Record<string, Rule<object>>
 type TaggedOf<V extends Variants, D extends string> = { [K in keyof V]: { [P in D]: K } & Infer<V[K]> }[keyof V]
 
-/** A union of closed objects told apart by a string field (the discriminator). */
-export function tagged<const D extends string, V extends Variants>(discriminator: D, variants: V): Rule<TaggedOf<V, D>> {
+/**
+ * A rule that picks one of `variants` by the string field `discriminator`, then checks the value
+ * with it: without the discriminator (`strip`), or whole.
+ */
+function discriminated(discriminator: string, variants: Variants, strip: boolean): Rule<object> {
   const names = Object.keys(variants)
   return {
     check(value, path, issues) {
@@ -183,23 +186,19 @@ export function tagged<const D extends string, V extends Variants>(discriminator
       const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag]! : undefined
       if (!variant) return push(issues, join(path, discriminator), `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`)
       const { [discriminator]: _tag, ...rest } = value
-      variant.check(rest, path, issues)
+      variant.check(strip ? rest : value, path, issues)
     },
   }
 }
 
+/** A union of closed objects told apart by a string field (the discriminator). */
+export function tagged<const D extends string, V extends Variants>(discriminator: D, variants: V): Rule<TaggedOf<V, D>> {
+  return discriminated(discriminator, variants, true) as Rule<TaggedOf<V, D>>
+}
+
 /** A union of whole rules (each checking the discriminator itself), chosen by the discriminator. */
 export function union<V extends Variants>(discriminator: string, variants: V): Rule<Infer<V[keyof V]>> {
-  const names = Object.keys(variants)
-  return {
-    check(value, path, issues) {
-      if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
-      const tag = value[discriminator]
-      const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag]! : undefined
-      if (!variant) return push(issues, join(path, discriminator), `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`)
-      variant.check(value, path, issues)
-    },
-  }
+  return discriminated(discriminator, variants, false) as Rule<Infer<V[keyof V]>>
 }
 
 /**

@@ -157,11 +157,9 @@ export class Agents {
     })()
   }
 
-  printers(agentId?: string): AgentPrinter[] {
-    const rows = agentId
-      ? this.db.query<AgentPrinterRow, [string]>('SELECT * FROM agent_printers WHERE agent_id = ? ORDER BY printer_id').all(agentId)
-      : this.db.query<AgentPrinterRow, []>('SELECT * FROM agent_printers ORDER BY agent_id, printer_id').all()
-    return rows.map(toAgentPrinter)
+  /** Every agent's printers as last reported. */
+  printers(): AgentPrinter[] {
+    return this.db.query<AgentPrinterRow, []>('SELECT * FROM agent_printers ORDER BY agent_id, printer_id').all().map(toAgentPrinter)
   }
 
   printer(agentId: string, printerId: string): AgentPrinter | undefined {
