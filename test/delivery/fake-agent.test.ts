@@ -368,7 +368,7 @@ describe('session lifetime', () => {
       agent.envelope('agent.diagnostics', { agentId: credentials.agentId, collectedAt: isoNow(), health: 'healthy', queueDepth: 0, printersOnline: 1, printersTotal: 1, issues: [] }),
     )
     await waitFor(() => {
-      const printers = t.hub.store.agents.printers(credentials.agentId).map((p) => p.printerId)
+      const printers = t.hub.store.agents.printers().filter((p) => p.agentId === credentials.agentId).map((p) => p.printerId)
       return printers.length === 1 && printers[0] === 'printer_fake_2'
     })
     agent.revision = 2
@@ -599,7 +599,7 @@ describe('availability', () => {
     const credentials = await pair()
     const printers = [virtualPrinter('printer_on'), virtualPrinter('printer_off', { availability: 'offline' }), virtualPrinter('printer_disabled', { enabled: false })]
     const agent = await online(credentials, printers)
-    await waitFor(() => t.hub.store.agents.printers(credentials.agentId).length === 3)
+    await waitFor(() => t.hub.store.agents.printers().filter((p) => p.agentId === credentials.agentId).length === 3)
     const offRemote = addPrinter(credentials.agentId, 'printer_off')
     const disabledRemote = addPrinter(credentials.agentId, 'printer_disabled')
     const onRemote = addPrinter(credentials.agentId, 'printer_on')
