@@ -7,7 +7,8 @@
 // ESC/POS renderer unchanged): each connection a sink takes is matched to its job by the marker in
 // its bytes, not by order. Times are performance.now() of this process (submission and first byte
 // are both seen here); a job's COMPLETED time is the hub's own timestamp (its `updatedAt`, whole
-// milliseconds of the same wall clock), read through the public list route.
+// milliseconds of the same wall clock, taken at the middle of its millisecond), read through the
+// public list route.
 import type { TCPSocketListener } from 'bun'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -287,7 +288,7 @@ export interface SteadyResult {
 /**
  * Submits `warmupJobs + jobs` jobs at a steady rate (open loop: each goes at its time, whether or
  * not the previous ones are done) through `send`, and times each measured one to its sink. A
- * `poll`, if given, runs after every `pollEveryJobs`-th job, half an interval after it was sent:
+ * `poll`, if given, runs after every `poll.everyJobs`-th job, half an interval after it was sent:
  * between two jobs, so it does not sit in the path of the jobs it measures.
  */
 async function steady(

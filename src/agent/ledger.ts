@@ -52,6 +52,8 @@ const MIGRATIONS: readonly Migration[] = [
 
 /** Terminal jobs kept for duplicate checks; older ones are forgotten. */
 export const RETAINED_FINISHED_JOBS = 10_000
+/** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
+const FORGET_EVERY = 256
 
 export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
 export type LedgerState = 'received' | 'submitting' | 'submitted' | 'completed' | 'failed' | 'cancelled'
@@ -125,10 +127,14 @@ export interface LocalPrinter {
 }
 
 export class Ledger {
+  private finishedSinceForget = 0
+
   private constructor(
     readonly db: Database,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.forgetOldJobs()
+  }
 
   static open(dir: string, now: () => number = Date.now): Ledger {
     return new Ledger(openDatabase(dir, true, MIGRATIONS, LEDGER_FILE), now)
@@ -238,7 +244,7 @@ export class Ledger {
         ).changes
         if (changed !== 1) return false
         for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
-        if (terminal) this.forgetOldJobs()
+        if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
         return true
       })
       .immediate()
@@ -260,6 +266,7 @@ export class Ledger {
   }
 
   private forgetOldJobs(): void {
+    this.finishedSinceForget = 0
     this.db.run(
       `DELETE FROM jobs WHERE seq IN (
          SELECT seq FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') ORDER BY seq DESC LIMIT -1 OFFSET ?)`,

@@ -29,6 +29,12 @@ interface InFlight {
   timer: Timer
 }
 
+/**
+ * Jobs of one printer asked about again when a printhub agent reconnects: a printer rarely holds
+ * more than a few, and the pass must never hold the hub up.
+ */
+const MAX_RESYNC_PER_PRINTER = 256
+
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean => printer !== undefined && printer.enabled && printer.availability !== 'offline'
 
 export class Dispatcher implements GatewayEvents {
@@ -106,7 +112,7 @@ export class Dispatcher implements GatewayEvents {
       // Reports sent just before a hub restart or a dropped connection may never have arrived. A
       // printhub agent answers a job sent again with the reports of how it ended.
       if (firstInventory && session.isPrinthubAgent) {
-        for (const jobId of this.store.jobStates.withAgent(record.id)) {
+        for (const jobId of this.store.jobStates.withAgent(record.id, MAX_RESYNC_PER_PRINTER)) {
           const attempt = this.store.jobStates.currentAttempt(jobId)
           if (attempt) this.send(session, record.agentPrinterId, attempt)
         }

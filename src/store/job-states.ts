@@ -107,9 +107,12 @@ export class JobStates {
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
 
-  /** The jobs a printer's agent holds and has not reported finished. */
-  withAgent(printerId: string): string[] {
-    return this.db.query<{ id: string }, [string]>(`SELECT id FROM jobs WHERE printer_id = ? AND state IN ('DELIVERED', 'PRINTING') ORDER BY seq`).all(printerId).map((r) => r.id)
+  /** The oldest jobs (at most `limit`) a printer's agent holds and has not reported finished. */
+  withAgent(printerId: string, limit: number): string[] {
+    return this.db
+      .query<{ id: string }, [string, number]>(`SELECT id FROM jobs WHERE printer_id = ? AND state IN ('DELIVERED', 'PRINTING') ORDER BY seq LIMIT ?`)
+      .all(printerId, limit)
+      .map((r) => r.id)
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
