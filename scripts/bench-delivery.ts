@@ -370,14 +370,12 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
     const id = run.submitted[i]!.jobId
     return id === undefined ? undefined : completed.get(id)
   }
-  const firstByte = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.firstByteAt)
+  const sinkSide = atTheSink(spec, run)
+  const { firstByte } = sinkSide
   const lastByte = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.lastByteAt)
-  const closed = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.closedAt)
   // COMPLETED on the hub's wall clock, against the submission on the same clock.
   const completedAt = latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.updatedAt ?? null))
-  const errorSamples = run.submitted.filter((s) => s.error).slice(0, 5).map((s) => s.error!)
-  if (completedAt.missing > 0) errorSamples.push(`${completedAt.missing} measured jobs were not seen COMPLETED`)
-  if (firstByte.missing > 0) errorSamples.push(`${firstByte.missing} measured jobs never reached the sink`)
+  if (completedAt.missing > 0) sinkSide.result.errorSamples.push(`${completedAt.missing} measured jobs were not seen COMPLETED`)
   const breakdownMs: Breakdown = {
     created: mean(latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.createdAt ?? null)).values),
     receivedByAgent: mean(latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.receivedAt ?? null)).values),
@@ -387,19 +385,7 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
     completed: mean(completedAt.values),
   }
   for (const key of Object.keys(breakdownMs) as (keyof Breakdown)[]) breakdownMs[key] = round(breakdownMs[key], 2)
-  return {
-    ratePerSecond: spec.ratePerSecond,
-    jobs: spec.jobs,
-    warmupJobs: spec.warmupJobs,
-    seconds: round(run.seconds, 2),
-    firstByteMs: summarize(firstByte.values),
-    closedMs: summarize(closed.values),
-    completedMs: summarize(completedAt.values),
-    breakdownMs,
-    errors: Math.max(firstByte.missing, completedAt.missing),
-    repeats: run.repeats,
-    errorSamples,
-  }
+  return { ...sinkSide.result, completedMs: summarize(completedAt.values), breakdownMs, errors: Math.max(firstByte.missing, completedAt.missing) }
 }
 
 // ---- As fast as possible: throughput ----------------------------------------------------------
@@ -591,20 +577,28 @@ async function lpSubmit(queue: string, file: string): Promise<Omit<Submitted, 's
 export async function cupsSteady(cups: CupsQueue, dir: string, spec: SteadySpec): Promise<SteadyResult> {
   const files = writeJobFiles(dir, spec.tag, spec.warmupJobs + spec.jobs)
   const run = await steady(spec, cups.sink, (i) => lpSubmit(cups.queue, files[i]!))
+  return atTheSink(spec, run).result
+}
+
+/** What a sink saw of a steady run: first bytes and closes, timed from each submission. */
+function atTheSink(spec: SteadySpec, run: Awaited<ReturnType<typeof steady>>) {
   const firstByte = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.firstByteAt)
   const closed = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.closedAt)
   const errorSamples = run.submitted.filter((s) => s.error).slice(0, 5).map((s) => s.error!)
   if (firstByte.missing > 0) errorSamples.push(`${firstByte.missing} measured jobs never reached the sink`)
   return {
-    ratePerSecond: spec.ratePerSecond,
-    jobs: spec.jobs,
-    warmupJobs: spec.warmupJobs,
-    seconds: round(run.seconds, 2),
-    firstByteMs: summarize(firstByte.values),
-    closedMs: summarize(closed.values),
-    errors: firstByte.missing,
-    repeats: run.repeats,
-    errorSamples,
+    firstByte,
+    result: {
+      ratePerSecond: spec.ratePerSecond,
+      jobs: spec.jobs,
+      warmupJobs: spec.warmupJobs,
+      seconds: round(run.seconds, 2),
+      firstByteMs: summarize(firstByte.values),
+      closedMs: summarize(closed.values),
+      errors: firstByte.missing,
+      repeats: run.repeats,
+      errorSamples,
+    } satisfies SteadyResult as SteadyResult,
   }
 }
 
