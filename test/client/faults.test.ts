@@ -2,7 +2,8 @@
 // with programmed sequences. Waits between attempts go through a fake clock.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ApiError, NetworkError, PrintHubClient, PrintHubError, ResponseError, TimeoutError, type CreateJobInput } from '../../src/client/index.ts'
+import { ApiError, NetworkError, PrintHubError, ResponseError, TimeoutError, type CreateJobInput } from '../../src/client/index.ts'
+import { realScheduler } from '../../src/client/retry.ts'
 import { clientWith, fakeScheduler, faultServer, json, silence } from './support.ts'
 
 const API_KEY = `phk_${'a'.repeat(43)}`
@@ -190,8 +191,9 @@ describe('timeouts and cancellation', () => {
 
   test('aborting cancels a pending backoff at once', async () => {
     const server = await faultServer([failure(503), created])
-    // The real clock, with a long wait: only the abort can end it early.
-    const client = new PrintHubClient({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 })
+    // The real clock, with the jitter drawn at its top so the wait is the full minute: only the
+    // abort can end it early.
+    const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 }, { ...realScheduler, random: () => 1 })
     const controller = new AbortController()
     const reason = new Error('the till closed')
     const pending = client.jobs.create(input, { signal: controller.signal })

@@ -48,6 +48,8 @@ export async function faultServer(replies: Reply[]): Promise<{ url: string; requ
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  // A test that fails before closing its server must not keep the runner's process alive.
+  server.unref()
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
