@@ -10,7 +10,7 @@ import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, renderTarget } from '../render/render.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
 import { submit } from '../transports/submit.ts'
-import { SubmitError } from '../transports/submit-error.ts'
+import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from './backoff.ts'
 import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './catalog.ts'
@@ -49,6 +49,7 @@ export class Agent {
   private loop: Promise<void> = Promise.resolve()
   private wake: (() => void) | undefined
   private flushing = false
+  private flushAgain = false
   /** Why the hub refused the agent, when it did (a revoked credential), for people to read. */
   refusal: string | undefined
 
@@ -103,7 +104,7 @@ export class Agent {
       const connection = new AgentConnection(this.options.credentials, this.options.key, this.options.version, () => Math.floor((performance.now() - this.started) / 1000), {
         ready: () => {
           failures = 0
-          this.onReady(connection)
+          this.onReady(connection).catch((error) => this.log(`agent: could not resume with the hub: ${(error as Error).message}`))
         },
         frame: (_, message) => this.onFrame(connection, message),
       })
@@ -135,9 +136,12 @@ export class Agent {
    * nothing before it has the inventory, so by then it knows every job this agent already has,
    * and never sends one of them again under a new attempt.
    */
-  private onReady(connection: AgentConnection): void {
+  private async onReady(connection: AgentConnection): Promise<void> {
     this.log('agent: connected to the hub')
-    this.flushOutbox()
+    await this.flushOutbox()
+    // What is acknowledged must be on disk; jobs stored in this very turn may not be yet.
+    await this.options.ledger.durable()
+    if (connection !== this.connection || !connection.isReady) return
     // Jobs stored but not started are acknowledged again, with their original correlation.
     for (const job of this.options.ledger.receivedJobs()) {
       connection.send(agentFrame('agent.job_received', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, status: 'received', receivedAt: new Date(job.receivedAt).toISOString() }, job.sourceMessageId))
@@ -148,7 +152,7 @@ export class Agent {
   private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void {
     switch (message.type) {
       case 'server.print_job':
-        return this.receive(connection, message.payload, message.messageId)
+        return void this.receive(connection, message.payload, message.messageId).catch((error) => this.log(`agent: job ${message.payload.jobId} could not be stored: ${(error as Error).message}`))
       case 'server.cancel_job':
         return this.cancel(message.payload.jobId)
       case 'server.request_printer_inventory':
@@ -173,13 +177,14 @@ export class Agent {
 
   // ---- Jobs ----
 
-  private receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string): void {
+  private async receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string): Promise<void> {
     const outcome = this.options.ledger.receive(payload, messageId)
     if (outcome.kind === 'conflict') {
       // The reference answers nothing: the hub's acknowledgement timeout decides.
       this.log(`agent: job ${payload.jobId} refused: ${outcome.reason}`)
       return
     }
+    await this.options.ledger.durable()
     // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
     if (outcome.kind === 'new') this.work(payload.printerId)
@@ -227,9 +232,12 @@ export class Agent {
       throw error
     }
     if (!this.options.ledger.claim(job.seq)) return
+    // Registered before the wait for the disk: a cancellation that comes meanwhile is not lost.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
     try {
+      await this.options.ledger.durable()
+      if (controller.signal.aborted) throw cancelled()
       await this.submitTo(printer, bytes, controller.signal)
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
@@ -259,7 +267,7 @@ export class Agent {
   }
 
   private finish(job: LedgerJob, from: readonly LedgerJob['state'][], to: LedgerJob['state'], reports: string[]): void {
-    if (this.options.ledger.finish(job.seq, from, to, reports)) this.flushOutbox()
+    if (this.options.ledger.finish(job.seq, from, to, reports)) void this.flushOutbox()
   }
 
   /** A report of `job`, encoded once: replays send exactly these bytes (same messageId). */
@@ -268,19 +276,35 @@ export class Agent {
     return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
   }
 
-  /** Sends queued reports oldest first; each leaves the outbox only once handed to the connection. */
-  private flushOutbox(): void {
-    const connection = this.connection
-    if (this.flushing || !connection?.isReady) return
+  /**
+   * Sends queued reports oldest first, once they are on disk; each leaves the outbox only once
+   * handed to the connection. Never rejects: what it cannot send waits for the next connection.
+   */
+  private async flushOutbox(): Promise<void> {
+    if (this.flushing) {
+      this.flushAgain = true
+      return
+    }
     this.flushing = true
     try {
-      for (let page = this.options.ledger.outbox(); page.length > 0; page = this.options.ledger.outbox()) {
-        for (const { seq, frame } of page) {
-          const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
-          if (!skip && !connection.sendText(frame)) return
-          this.options.ledger.sent(seq)
+      do {
+        this.flushAgain = false
+        // Reports queued up to now are on disk once durable() settles; later ones wait a round.
+        const upTo = this.options.ledger.lastQueuedReport()
+        if (upTo === undefined) return
+        await this.options.ledger.durable()
+        const connection = this.connection
+        if (!connection?.isReady) return
+        for (let page = this.options.ledger.outbox(upTo); page.length > 0; page = this.options.ledger.outbox(upTo)) {
+          for (const { seq, frame } of page) {
+            const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
+            if (!skip && !connection.sendText(frame)) return
+            this.options.ledger.sent(seq)
+          }
         }
-      }
+      } while (this.flushAgain)
+    } catch (error) {
+      this.log(`agent: reports wait for the next connection: ${(error as Error).message}`)
     } finally {
       this.flushing = false
     }

@@ -1,10 +1,13 @@
 // The agent's durable ledger (one SQLite file in its data directory): its pairing, its own
 // printers (remote agents), every job it received with its state, and the reports not yet sent.
-// The duplicate rules are those of OpenPrinter v1 section 7.4.
+// The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
+// commit: the agent waits for `durable()` before what depends on them (an acknowledgement, bytes
+// to a printer, a report), so jobs of several printers share one disk flush.
 import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
 import { openDatabase } from '../store/database.ts'
+import { GroupCommit } from '../store/group-commit.ts'
 import type { Migration } from '../store/migrations.ts'
 
 export const LEDGER_FILE = 'agent.db'
@@ -126,45 +129,71 @@ export interface LocalPrinter {
   width: 58 | 80
 }
 
+export interface LedgerOptions {
+  now?: () => number
+  /** Where a failed commit is told (a disk error); the agent goes on. */
+  log?: (line: string) => void
+}
+
 export class Ledger {
   private finishedSinceForget = 0
+  private readonly commits: GroupCommit
 
   private constructor(
     readonly db: Database,
     private readonly now: () => number,
+    log: (line: string) => void,
   ) {
+    this.commits = new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`))
     this.forgetOldJobs()
   }
 
-  static open(dir: string, now: () => number = Date.now): Ledger {
-    return new Ledger(openDatabase(dir, true, MIGRATIONS, LEDGER_FILE), now)
+  static open(dir: string, { now = Date.now, log = (line) => console.error(line) }: LedgerOptions = {}): Ledger {
+    return new Ledger(openDatabase(dir, true, MIGRATIONS, LEDGER_FILE), now, log)
+  }
+
+  /** Settles once every change made so far is on disk. */
+  durable(): Promise<void> {
+    return this.commits.durable()
   }
 
   close(): void {
-    this.db.close()
+    try {
+      this.commits.commit()
+    } finally {
+      this.db.close()
+    }
   }
 
   setting(key: string): string | undefined {
     return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get(key)?.value
   }
 
+  /** Stored at once, on disk when this returns. */
   setSettings(values: Record<string, string>): void {
-    this.db.transaction(() => {
+    this.commits.write(() => {
       for (const [key, value] of Object.entries(values)) this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
-    })()
+    })
+    this.commits.commit()
   }
 
   // ---- The agent's own printers (a remote agent's; the built-in agent's are the hub's records) ----
 
+  /** Stored at once, on disk when this returns. */
   addPrinter(printer: LocalPrinter): boolean {
-    return this.db.run('INSERT INTO printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
-      printer.id,
-      printer.name,
-      printer.connection,
-      printer.profile,
-      printer.width,
-      this.now(),
-    ]).changes === 1
+    const added = this.commits.write(
+      () =>
+        this.db.run('INSERT INTO printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+          printer.id,
+          printer.name,
+          printer.connection,
+          printer.profile,
+          printer.width,
+          this.now(),
+        ]).changes === 1,
+    )
+    this.commits.commit()
+    return added
   }
 
   printers(): LocalPrinter[] {
@@ -173,29 +202,30 @@ export class Ledger {
 
   // ---- Jobs ----
 
-  /** Stores a delivered job (before it is acknowledged), or says why it is a duplicate or a conflict. */
+  /**
+   * Stores a delivered job, or says why it is a duplicate or a conflict. It is acknowledged only
+   * once `durable()` settles.
+   */
   receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
     const hash = sha256(canonicalJson(payload))
-    return this.db
-      .transaction((): ReceiveOutcome => {
-        const byId = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(payload.jobId)
-        if (byId) {
-          if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
-          if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
-          return { kind: 'duplicate', job: toJob(byId) }
-        }
-        const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
-        if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
-        const now = this.now()
-        const row = this.db
-          .query<JobRow, [string, string, string, string, string, string, number, number]>(
-            `INSERT INTO jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING *`,
-          )
-          .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
-        return { kind: 'new', job: toJob(row) }
-      })
-      .immediate()
+    return this.commits.write((): ReceiveOutcome => {
+      const byId = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(payload.jobId)
+      if (byId) {
+        if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
+        if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
+        return { kind: 'duplicate', job: toJob(byId) }
+      }
+      const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
+      if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
+      const now = this.now()
+      const row = this.db
+        .query<JobRow, [string, string, string, string, string, string, number, number]>(
+          `INSERT INTO jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING *`,
+        )
+        .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
+      return { kind: 'new', job: toJob(row) }
+    })
   }
 
   job(jobId: string): LedgerJob | undefined {
@@ -220,12 +250,12 @@ export class Ledger {
   }
 
   /**
-   * received → submitting, committed before a single byte goes to the printer: the record of the
-   * intent. A crash after this point leaves the job in `submitting`, and recovery knows it may
-   * have printed.
+   * received → submitting: the record of the intent, on disk (`durable()`) before a single byte
+   * goes to the printer. A crash after this point leaves the job in `submitting`, and recovery
+   * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.db.run(`UPDATE jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1
+    return this.commits.write(() => this.db.run(`UPDATE jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1)
   }
 
   /**
@@ -233,21 +263,19 @@ export class Ledger {
    * for a state that was not recorded, and never lost for one that was.
    */
   finish(seq: number, from: readonly LedgerState[], to: LedgerState, reports: readonly string[]): boolean {
-    return this.db
-      .transaction(() => {
-        const now = this.now()
-        const placeholders = from.map(() => '?').join(', ')
-        const terminal = to !== 'submitted'
-        const changed = this.db.run(
-          `UPDATE jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
-          [to, now, JSON.stringify(reports), seq, ...from],
-        ).changes
-        if (changed !== 1) return false
-        for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
-        if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
-        return true
-      })
-      .immediate()
+    return this.commits.write(() => {
+      const now = this.now()
+      const placeholders = from.map(() => '?').join(', ')
+      const terminal = to !== 'submitted'
+      const changed = this.db.run(
+        `UPDATE jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
+        [to, now, JSON.stringify(reports), seq, ...from],
+      ).changes
+      if (changed !== 1) return false
+      for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
+      if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
+      return true
+    })
   }
 
   /** Jobs a crash interrupted between the record of intent and the record of the result. */
@@ -257,12 +285,19 @@ export class Ledger {
 
   // ---- Outbox ----
 
-  outbox(limit = 256): { seq: number; frame: string }[] {
-    return this.db.query<{ seq: number; frame: string }, [number]>('SELECT seq, frame FROM outbox ORDER BY seq LIMIT ?').all(limit)
+  /** The newest report queued, if any. */
+  lastQueuedReport(): number | undefined {
+    return this.db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM outbox').get()?.seq ?? undefined
   }
 
+  /** The oldest reports queued up to `upTo`, a page at a time. */
+  outbox(upTo: number, limit = 256): { seq: number; frame: string }[] {
+    return this.db.query<{ seq: number; frame: string }, [number, number]>('SELECT seq, frame FROM outbox WHERE seq <= ? ORDER BY seq LIMIT ?').all(upTo, limit)
+  }
+
+  /** A report handed to the connection; losing this change to a crash only sends it again. */
   sent(seq: number): void {
-    this.db.run('DELETE FROM outbox WHERE seq = ?', [seq])
+    this.commits.write(() => this.db.run('DELETE FROM outbox WHERE seq = ?', [seq]))
   }
 
   private forgetOldJobs(): void {

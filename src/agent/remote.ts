@@ -112,7 +112,7 @@ export interface RunningAgent {
 
 /** Runs a paired agent from its data directory until stopped. */
 export function runAgent(options: { dataDir: string; version: string; log: (line: string) => void }): RunningAgent {
-  const ledger = Ledger.open(options.dataDir)
+  const ledger = Ledger.open(options.dataDir, { log: options.log })
   const pairing = pairingOf(ledger)
   const key = AgentKey.load(options.dataDir)
   if (!pairing || !key) {

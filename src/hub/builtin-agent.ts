@@ -61,7 +61,7 @@ export interface BuiltinAgent {
 
 export function startBuiltinAgent(store: Store, dataDir: string, credentials: Credentials, gateway: Gateway, virtuals: VirtualPrinters, log: (line: string) => void): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
-  const ledger = Ledger.open(dir)
+  const ledger = Ledger.open(dir, { log })
   const agent = new Agent({
     ledger,
     key: AgentKey.load(dir)!,

@@ -46,10 +46,10 @@ export interface StartOptions {
 
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
   const now = options.now ?? Date.now
-  const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now })
+  const events = options.events ?? ((line) => console.log(line))
+  const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
   try {
     const serverId = config.serverId ?? serverIdentity(store)
-    const events = options.events ?? ((line) => console.log(line))
     const dispatcher = new Dispatcher(store, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry: { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 },

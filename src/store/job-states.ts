@@ -1,7 +1,10 @@
 // The job state machine (design: architecture.md, "Job states"), as guarded updates: each moves a
 // job only from the states it may leave, so duplicate, late and replayed reports change nothing.
+// Every change goes into the turn's group commit: none of them has to be on disk before the hub
+// acts on it, because an agent answers a job sent again after a crash as the same job.
 import type { Database } from 'bun:sqlite'
 import type { Job } from '../protocol/job.ts'
+import type { GroupCommit } from './group-commit.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 
 /** A job waiting at the head of its printer's queue, with what dispatching it needs. */
@@ -44,6 +47,7 @@ export class JobStates {
 
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
   ) {
     this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null }, [string]>(
@@ -95,7 +99,7 @@ export class JobStates {
   /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING. */
   startAttempt(id: string): Attempt | undefined {
     const now = this.now()
-    const row = this.start.get(now, now, id)
+    const row = this.commits.write(() => this.start.get(now, now, id))
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
 
@@ -116,39 +120,41 @@ export class JobStates {
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
-    const row = this.received.get(receivedAt, this.now(), id, attempt)
+    const row = this.commits.write(() => this.received.get(receivedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   /** The printer backend took every byte: PRINTING while a confirmation is expected, else COMPLETED. */
   markSubmitted(id: string, attempt: number, submittedAt: number, confirmationExpected: boolean): Job | undefined {
-    const row = this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt)
+    const row = this.commits.write(() => this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   markCompleted(id: string, attempt: number, completedAt: number): Job | undefined {
-    const row = this.completed.get(completedAt, this.now(), id, attempt)
+    const row = this.commits.write(() => this.completed.get(completedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   /** The current attempt failed: back to PENDING after `backoffMs`, or FAILED, EXPIRED or CANCELLED. */
   failAttempt(id: string, attempt: number, failure: AttemptFailure, backoffMs: number): Job | undefined {
     const now = this.now()
-    const row = this.failed.get({
-      now,
-      notBefore: now + backoffMs,
-      code: failure.code,
-      message: failure.message.slice(0, MAX_ERROR_MESSAGE),
-      retryable: failure.retryable ? 1 : 0,
-      id,
-      attempt,
-    })
+    const row = this.commits.write(() =>
+      this.failed.get({
+        now,
+        notBefore: now + backoffMs,
+        code: failure.code,
+        message: failure.message.slice(0, MAX_ERROR_MESSAGE),
+        retryable: failure.retryable ? 1 : 0,
+        id,
+        attempt,
+      }),
+    )
     return row ? toJob(row) : undefined
   }
 
   /** The agent stopped a job whose cancellation was asked for. */
   markCancelled(id: string): Job | undefined {
-    const row = this.cancelledByAgent.get(this.now(), id)
+    const row = this.commits.write(() => this.cancelledByAgent.get(this.now(), id))
     return row ? toJob(row) : undefined
   }
 
@@ -157,8 +163,7 @@ export class JobStates {
    * (the job ends CANCELLED unless the agent reports it already submitted it).
    */
   cancel(id: string): CancelOutcome {
-    return this.db
-      .transaction((): CancelOutcome => {
+    return this.commits.write((): CancelOutcome => {
         const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
         if (!row) return { kind: 'unknown' }
         const now = this.now()
@@ -181,7 +186,6 @@ export class JobStates {
             return { kind: 'finished', job: toJob(row) }
         }
       })
-      .immediate()
   }
 
   /** Dispatched jobs whose cancellation was asked for and not yet settled, with their attempt. */
@@ -197,32 +201,32 @@ export class JobStates {
 
   /** Settles a cancellation the agent never answered (a stock agent has no answer to give). */
   cancelUnanswered(id: string, requestedBefore: number): Job | undefined {
-    const row = this.db
-      .query<JobRow, [number, string, number]>(
-        `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
-         WHERE id = ?2 AND cancel_requested_at <= ?3 AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
-      )
-      .get(this.now(), id, requestedBefore)
+    const row = this.commits.write(() =>
+      this.db
+        .query<JobRow, [number, string, number]>(
+          `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
+           WHERE id = ?2 AND cancel_requested_at <= ?3 AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+        )
+        .get(this.now(), id, requestedBefore),
+    )
     return row ? toJob(row) : undefined
   }
 
   /** PENDING or DISPATCHING jobs whose time ran out become EXPIRED; returns them as they were. */
   expire(): { id: string; printerId: string; state: 'PENDING' | 'DISPATCHING'; attempt: number }[] {
     const now = this.now()
-    return this.db
-      .transaction(() => {
-        const due = this.db
-          .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number]>(
-            `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT 1000`,
-          )
-          .all(now)
-        const update = this.db.query<never, [number, string]>(
-          `UPDATE jobs SET state = 'EXPIRED', last_error_code = 'expired', last_error_message = 'The job expired before it reached the printer.', updated_at = ?1 WHERE id = ?2`,
-        )
-        for (const job of due) update.run(now, job.id)
-        return due.map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
-      })
-      .immediate()
+    const due = this.db
+      .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number]>(
+        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT 1000`,
+      )
+      .all(now)
+    // Looked for twice a second: the write lock is taken only when something is due.
+    if (due.length === 0) return []
+    const update = this.db.query<never, [number, string]>(
+      `UPDATE jobs SET state = 'EXPIRED', last_error_code = 'expired', last_error_message = 'The job expired before it reached the printer.', updated_at = ?1
+       WHERE id = ?2 AND state IN ('PENDING', 'DISPATCHING')`,
+    )
+    return this.commits.write(() => due.filter((job) => update.run(now, job.id).changes === 1)).map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
   }
 
   /** The printers that have jobs not yet with their agent (to wake their queues at start). */

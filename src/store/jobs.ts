@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import type { GroupCommit } from './group-commit.ts'
 import { newId } from './ids.ts'
 import type { Printers } from './printers.ts'
 import { iso, isoOrNull } from './time.ts'
@@ -65,7 +66,7 @@ export type CreateJobOutcome =
   | { kind: 'unknown_printer' }
   | { kind: 'entitlement_limit'; openJobs: number; limit: number }
 
-/** Reads and creates jobs. Creation is called by the group committer, inside its transaction. */
+/** Reads and creates jobs. */
 export class Jobs {
   private readonly byKey
   private readonly openJobs
@@ -74,7 +75,10 @@ export class Jobs {
 
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly printers: Printers,
+    /** Unfinished jobs one project may have (the entitlement limit). */
+    private readonly openJobLimit: number,
     private readonly now: () => number,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
@@ -87,18 +91,25 @@ export class Jobs {
   }
 
   /**
-   * Creates a PENDING job. A known idempotency key returns its job as it is now, whatever else the
-   * submission says (even if its printer was removed since); otherwise the printer must exist and
-   * the project must be under `openJobLimit` unfinished jobs. Must run inside a transaction, which
-   * makes the checks and the insert one atomic step.
+   * Creates a PENDING job, in the turn's group commit with every submission that came with it;
+   * settles once it is on disk, so no one is told of a job a power cut could lose. A known
+   * idempotency key returns its job as it is now, whatever else the submission says (even if its
+   * printer was removed since); otherwise the printer must exist and the project must be under its
+   * limit of unfinished jobs. The checks and the insert are one atomic step.
    */
-  create(job: NewJob, openJobLimit: number): CreateJobOutcome {
+  async submit(job: NewJob): Promise<CreateJobOutcome> {
+    const outcome = this.commits.write(() => this.create(job))
+    await this.commits.durable()
+    return outcome
+  }
+
+  private create(job: NewJob): CreateJobOutcome {
     const existing = this.byKey.get(job.projectId, job.idempotencyKey)
     if (existing) return { kind: 'duplicate', job: toJob(existing) }
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
     const openJobs = this.openJobs.get(job.projectId)?.open_jobs ?? 0
-    if (openJobs >= openJobLimit) return { kind: 'entitlement_limit', openJobs, limit: openJobLimit }
+    if (openJobs >= this.openJobLimit) return { kind: 'entitlement_limit', openJobs, limit: this.openJobLimit }
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
     const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!

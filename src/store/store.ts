@@ -3,7 +3,7 @@ import type { Database } from 'bun:sqlite'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { openDatabase } from './database.ts'
-import { JobCommitter } from './job-committer.ts'
+import { GroupCommit } from './group-commit.ts'
 import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
@@ -19,6 +19,8 @@ export interface StoreOptions {
   maxOpenJobsPerProject: number
   /** The clock, in milliseconds since the epoch. */
   now?: () => number
+  /** Where a failed commit is told (a disk error); the store goes on. */
+  log?: (line: string) => void
 }
 
 export class Store {
@@ -27,20 +29,22 @@ export class Store {
   readonly apiKeys: ApiKeys
   readonly printers: Printers
   readonly jobs: Jobs
-  readonly jobCommitter: JobCommitter
+  /** The serving process's changes, committed once per turn of the event loop. */
+  readonly commits: GroupCommit
   readonly jobStates: JobStates
   readonly agents: Agents
   readonly pairingCodes: PairingCodes
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
+    const log = options.log ?? ((line) => console.error(line))
+    this.commits = new GroupCommit(db, (error) => log(`store: a commit failed and was rolled back: ${(error as Error).message}`))
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)
     this.printers = new Printers(db, now)
-    this.jobs = new Jobs(db, this.printers, now)
-    this.jobCommitter = new JobCommitter(db, this.jobs, options.maxOpenJobsPerProject)
-    this.jobStates = new JobStates(db, now)
+    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now)
+    this.jobStates = new JobStates(db, this.commits, now)
     this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
   }
@@ -49,9 +53,12 @@ export class Store {
     return new Store(openDatabase(options.dataDir, options.create), options)
   }
 
-  /** Commits queued submissions and closes the file cleanly (the WAL is checkpointed). */
+  /** Commits what is open and closes the file cleanly (the WAL is checkpointed). */
   close(): void {
-    this.jobCommitter.flush()
-    this.db.close()
+    try {
+      this.commits.commit()
+    } finally {
+      this.db.close()
+    }
   }
 }

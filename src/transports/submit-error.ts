@@ -8,3 +8,6 @@ export class SubmitError extends Error {
     super(message)
   }
 }
+
+/** The job was cancelled before or while it was written. */
+export const cancelled = (): SubmitError => new SubmitError('cancelled', 'The job was cancelled.', false)

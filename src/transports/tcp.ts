@@ -1,6 +1,6 @@
 // tcp://host:9100, raw: connect, write every byte, close (some printers stall while a socket
 // stays open). Bounded: 5 s to connect, 15 s to write.
-import { SubmitError } from './submit-error.ts'
+import { cancelled, SubmitError } from './submit-error.ts'
 
 export const TCP_CONNECT_TIMEOUT_MS = 5_000
 export const TCP_WRITE_TIMEOUT_MS = 15_000
@@ -31,7 +31,7 @@ export async function submitToTcp(host: string, port: number, bytes: Uint8Array,
     s.end()
     settle.resolve()
   }
-  const onAbort = () => fail(new SubmitError('cancelled', 'The job was cancelled.', false))
+  const onAbort = () => fail(cancelled())
   signal.addEventListener('abort', onAbort, { once: true })
   try {
     socket = await Bun.connect({

@@ -1,7 +1,7 @@
 // Virtual printers: they keep what they were sent in memory (the receipt preview and the tests
 // read it), and can be set to fail or to be offline through their connection URI.
 import type { Connection } from './connection-uri.ts'
-import { SubmitError } from './submit-error.ts'
+import { cancelled, SubmitError } from './submit-error.ts'
 
 /** Jobs each virtual printer remembers. */
 export const VIRTUAL_HISTORY = 100
@@ -34,11 +34,11 @@ export class VirtualPrinters {
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new SubmitError('cancelled', 'The job was cancelled.', false))
+    if (signal.aborted) return reject(cancelled())
     const timer = setTimeout(resolve, ms)
     signal.addEventListener('abort', () => {
       clearTimeout(timer)
-      reject(new SubmitError('cancelled', 'The job was cancelled.', false))
+      reject(cancelled())
     }, { once: true })
   })
 }

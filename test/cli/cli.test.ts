@@ -147,7 +147,7 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
 
   test('jobs cancel: a PENDING job at once; a finished or unknown one is refused', async () => {
     const store = Store.open({ dataDir: env.PRINTHUB_DATA_DIR!, create: false, maxOpenJobsPerProject: 10 })
-    const outcome = await store.jobCommitter.create({
+    const outcome = await store.jobs.submit({
       projectId: init.projectId,
       printerId: 'demo',
       idempotencyKey: 'cancel-me',

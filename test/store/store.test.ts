@@ -55,28 +55,29 @@ describe('store', () => {
     }
   })
 
-  test('job states are constrained by the schema', () => {
-    const outcome = store.db.transaction(() => store.jobs.create(newJob('a'), 10))()
+  test('job states are constrained by the schema', async () => {
+    const outcome = await store.jobs.submit(newJob('a'))
     expect(outcome.kind).toBe('created')
     expect(() => store.db.run("UPDATE jobs SET state = 'PRINTED'")).toThrow(/CHECK constraint failed/)
   })
 
   test('submissions that arrive together are committed in one transaction', async () => {
-    const before = { ...store.jobCommitter.stats }
-    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => store.jobCommitter.create(newJob(`batch-${i}`))))
+    const before = { ...store.commits.stats }
+    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => store.jobs.submit(newJob(`batch-${i}`))))
     expect(outcomes.every((o) => o.kind === 'created')).toBe(true)
-    expect(store.jobCommitter.stats.commits - before.commits).toBe(1)
-    expect(store.jobCommitter.stats.submissions - before.submissions).toBe(100)
+    expect(store.commits.stats.commits - before.commits).toBe(1)
+    expect(store.commits.stats.writes - before.writes).toBe(100)
   })
 
   test('a batch larger than one transaction allows is split, and nothing is lost', async () => {
-    const outcomes = await Promise.all(Array.from({ length: 600 }, (_, i) => store.jobCommitter.create(newJob(`big-${i}`))))
+    const before = store.commits.stats.commits
+    const outcomes = await Promise.all(Array.from({ length: 600 }, (_, i) => store.jobs.submit(newJob(`big-${i}`))))
     expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(600)
-    expect(store.jobCommitter.stats.commits).toBe(3)
+    expect(store.commits.stats.commits - before).toBe(3)
   })
 
   test('the open-jobs counter follows inserts and terminal states', async () => {
-    await Promise.all(['x', 'y', 'z'].map((k) => store.jobCommitter.create(newJob(k))))
+    await Promise.all(['x', 'y', 'z'].map((k) => store.jobs.submit(newJob(k))))
     expect(store.projects.get(projectId)!.openJobs).toBe(3)
     store.db.run("UPDATE jobs SET state = 'DELIVERED' WHERE idempotency_key = 'x'")
     expect(store.projects.get(projectId)!.openJobs).toBe(3)

@@ -32,7 +32,7 @@ export function jobRoutes({ store, jobCreated }: ApiContext) {
         if (!fitsInOneFrame(input.document, input.metadata)) {
           throw new ApiError(413, 'payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
         }
-        const outcome = await store.jobCommitter.create({
+        const outcome = await store.jobs.submit({
           projectId: params.projectId,
           printerId: input.printerId,
           idempotencyKey: input.idempotencyKey,

@@ -58,6 +58,9 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
           publicKey: pairing.credential.publicKey.x,
         })
         if (outcome.kind !== 'paired') throw REJECTIONS[outcome.kind]
+        // The redemption may have joined the turn's open transaction: the agent is told its
+        // credential only once the hub cannot forget it.
+        await store.commits.durable()
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
         if (!(error instanceof ApiError && error.errorCode === 'pairing_rate_limited')) rateLimit.recordFailure(address)

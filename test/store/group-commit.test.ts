@@ -1,0 +1,110 @@
+// The group commit on a real SQLite file, watched from a second connection (another process would
+// see the same): what is committed when, and what a failure takes with it.
+import { Database } from 'bun:sqlite'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { GroupCommit, MAX_WRITES_PER_COMMIT, UNAWAITED_COMMIT_MS } from '../../src/store/group-commit.ts'
+
+let dir: string
+let db: Database
+let observer: Database
+let commits: GroupCommit
+let errors: unknown[]
+
+const insert = (value: number) => db.run('INSERT INTO items (value) VALUES (?)', [value])
+const seen = (): number[] => observer.query<{ value: number }, []>('SELECT value FROM items ORDER BY value').all().map((r) => r.value)
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'printhub-group-commit-'))
+  db = new Database(join(dir, 'test.db'), { create: true, strict: true })
+  db.run('PRAGMA journal_mode = WAL')
+  db.run('PRAGMA foreign_keys = ON')
+  db.run('CREATE TABLE items (value INTEGER PRIMARY KEY)')
+  // A deferred reference is checked at COMMIT: the way to make a commit itself fail.
+  db.run('CREATE TABLE links (item INTEGER REFERENCES items (value) DEFERRABLE INITIALLY DEFERRED)')
+  observer = new Database(join(dir, 'test.db'), { readonly: true })
+  errors = []
+  commits = new GroupCommit(db, (error) => errors.push(error))
+})
+
+afterEach(() => {
+  observer.close()
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('group commit', () => {
+  test('changes of one turn share one commit; durable() settles once it is done', async () => {
+    const before = commits.stats.commits
+    for (let i = 1; i <= 10; i++) commits.write(() => insert(i))
+    // The writer sees its changes at once; no one else does yet.
+    expect(db.query('SELECT count(*) AS n FROM items').get()).toEqual({ n: 10 })
+    expect(seen()).toEqual([])
+    await commits.durable()
+    expect(seen()).toHaveLength(10)
+    expect(commits.stats.commits - before).toBe(1)
+  })
+
+  test('durable() with nothing open settles at once', async () => {
+    await commits.durable()
+    expect(commits.stats.commits).toBe(0)
+  })
+
+  test('a change that throws undoes only itself', async () => {
+    commits.write(() => insert(1))
+    expect(() =>
+      commits.write(() => {
+        insert(2)
+        insert(1)
+      }),
+    ).toThrow(/UNIQUE/)
+    commits.write(() => insert(3))
+    await commits.durable()
+    expect(seen()).toEqual([1, 3])
+  })
+
+  test('changes nobody waits for are committed within UNAWAITED_COMMIT_MS', async () => {
+    commits.write(() => insert(1))
+    expect(seen()).toEqual([])
+    const started = performance.now()
+    while (seen().length === 0) await Bun.sleep(1)
+    // Not sooner than the promise: nothing asked for it.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(UNAWAITED_COMMIT_MS - 2)
+    expect(commits.stats.commits).toBe(1)
+  })
+
+  test('a turn with more changes than one transaction allows is split, and nothing is lost', async () => {
+    for (let i = 1; i <= 2 * MAX_WRITES_PER_COMMIT + 10; i++) commits.write(() => insert(i))
+    // The full transactions are already committed.
+    expect(seen()).toHaveLength(2 * MAX_WRITES_PER_COMMIT)
+    await commits.durable()
+    expect(seen()).toHaveLength(2 * MAX_WRITES_PER_COMMIT + 10)
+    expect(commits.stats.commits).toBe(3)
+  })
+
+  test('a failed commit rejects its waiters, loses only its own changes, and the next ones commit', async () => {
+    commits.write(() => insert(1))
+    await commits.durable()
+    commits.write(() => insert(2))
+    commits.write(() => db.run('INSERT INTO links (item) VALUES (99)'))
+    const waiting = commits.durable()
+    await expect(waiting).rejects.toThrow(/FOREIGN KEY/)
+    expect(errors).toHaveLength(1)
+    expect(db.inTransaction).toBe(false)
+    expect(seen()).toEqual([1])
+    commits.write(() => insert(3))
+    await commits.durable()
+    expect(seen()).toEqual([1, 3])
+  })
+
+  test('commit() commits at once and throws what failed', () => {
+    commits.write(() => insert(1))
+    commits.commit()
+    expect(seen()).toEqual([1])
+    commits.write(() => db.run('INSERT INTO links (item) VALUES (99)'))
+    expect(() => commits.commit()).toThrow(/FOREIGN KEY/)
+    expect(db.inTransaction).toBe(false)
+  })
+})
