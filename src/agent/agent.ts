@@ -44,6 +44,8 @@ export class Agent {
   private readonly working = new Map<string, Promise<void>>()
   private readonly submitting = new Map<string, AbortController>()
   private revision = 0
+  /** The catalog as last read (every CATALOG_POLL_MS, and when the hub says it changed). */
+  private printers = new Map<string, CatalogPrinter>()
   private described: PrinterDescriptor[] = []
   private catalogTimer: Timer | undefined
   private loop: Promise<void> = Promise.resolve()
@@ -168,7 +170,9 @@ export class Agent {
   }
 
   private refreshCatalog(): void {
-    const described = this.options.catalog.printers().map(describePrinter)
+    const printers = this.options.catalog.printers()
+    this.printers = new Map(printers.map((printer) => [printer.id, printer]))
+    const described = printers.map(describePrinter)
     if (this.revision > 0 && isDeepStrictEqual(described, this.described)) return
     this.described = described
     this.revision++
@@ -184,13 +188,14 @@ export class Agent {
       this.log(`agent: job ${payload.jobId} refused: ${outcome.reason}`)
       return
     }
+    // Started before the wait, so that the printer's claim of the job shares the receipt's flush.
+    if (outcome.kind === 'new') this.work(payload.printerId)
     await this.options.ledger.durable()
     // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
-    if (outcome.kind === 'new') this.work(payload.printerId)
     // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
     // have missed go again, unchanged (their messageIds make repeats harmless).
-    else if (connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
+    if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
   }
 
   private cancel(jobId: string): void {
@@ -222,7 +227,7 @@ export class Agent {
   }
 
   private async print(job: LedgerJob): Promise<void> {
-    const printer = this.options.catalog.printers().find((p) => p.id === job.printerId)
+    const printer = this.printers.get(job.printerId)
     if (!printer) return this.fail(job, ['received'], { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
     let bytes: Uint8Array
     try {
