@@ -306,15 +306,18 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     const seedRunId = Date.now().toString(36)
     // One job every 2 s, ending now: about 23 days of history, in seq order.
     const spacingMs = 2_000
-    const firstCreatedAt = Date.now() - count * spacingMs
+    const seededAt = Date.now()
+    const firstCreatedAt = seededAt - count * spacingMs
     let newestId = ''
 
     const insertBatch = db.transaction((from: number, to: number) => {
       for (let i = from; i < to; i++) {
         const seq = firstSeq + i
-        // Round robin over the 8 states, so each state holds an eighth of the jobs.
-        const state = JOB_STATES[i % JOB_STATES.length]!
+        // Round robin over the 8 states; a job left unfinished past its expiry is EXPIRED, as the
+        // hub would have left it (so only the last day's jobs are PENDING or DISPATCHING).
         const createdAt = firstCreatedAt + i * spacingMs
+        const dealt = JOB_STATES[i % JOB_STATES.length]!
+        const state = (dealt === 'PENDING' || dealt === 'DISPATCHING') && createdAt + EXPIRES_IN_MS.default <= seededAt ? 'EXPIRED' : dealt
         const failed = state === 'FAILED'
         const id = `job_${Bun.randomUUIDv7('hex', createdAt).replace(/-/g, '')}`
         insertJob.run(
@@ -325,10 +328,10 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
           `seed-${seedRunId}-${String(i).padStart(String(count).length, '0')}`, // padded: appended in index order
           state,
           createdAt + EXPIRES_IN_MS.default,
-          state === 'PENDING' ? 0 : failed ? MAX_ATTEMPTS.default : 1,
+          dealt === 'PENDING' ? 0 : failed ? MAX_ATTEMPTS.default : 1,
           MAX_ATTEMPTS.default,
-          failed ? 'printer_offline' : null,
-          failed ? 'The printer did not answer.' : null,
+          failed ? 'printer_offline' : state === 'EXPIRED' ? 'expired' : null,
+          failed ? 'The printer did not answer.' : state === 'EXPIRED' ? 'The job expired before it reached the printer.' : null,
           received.has(state) ? createdAt + 200 : null,
           submitted.has(state) ? createdAt + 400 : null,
           createdAt,

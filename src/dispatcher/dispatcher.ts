@@ -35,6 +35,9 @@ interface InFlight {
  */
 const MAX_RESYNC_PER_PRINTER = 256
 
+/** Jobs expired in one step; a backlog (a hub that was off for days) is worked off step by step. */
+const EXPIRE_PER_STEP = 64
+
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean => printer !== undefined && printer.enabled && printer.availability !== 'offline'
 
 export class Dispatcher implements GatewayEvents {
@@ -204,6 +207,12 @@ export class Dispatcher implements GatewayEvents {
     if (!session?.isConnected || !isDispatchable(session.printers.get(record.agentPrinterId))) return
     const head = this.store.jobStates.queueHead(printerId)
     if (!head) return
+    const now = this.settings.now()
+    // Never sent once its time ran out, even before the sweep came by (a hub started in the morning).
+    if (head.expiresAt <= now) {
+      this.expireDue()
+      return this.kick(printerId)
+    }
     if (head.state === 'DISPATCHING') {
       if (this.inFlight.has(head.id)) return
       // Out before a restart or on a closed session: send it again exactly as it was.
@@ -211,7 +220,6 @@ export class Dispatcher implements GatewayEvents {
       if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
       return
     }
-    const now = this.settings.now()
     if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
     const attempt = this.store.jobStates.startAttempt(head.id)
     if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
@@ -271,16 +279,7 @@ export class Dispatcher implements GatewayEvents {
     for (const [agentId, session] of this.sessions) {
       if (this.store.agents.isRevoked(agentId)) session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
-    for (const expired of this.store.jobStates.expire()) {
-      const flight = this.inFlight.get(expired.id)
-      if (flight) {
-        clearTimeout(flight.timer)
-        this.inFlight.delete(expired.id)
-        // Best effort: an agent that already stored it may still print it; a printhub agent will not.
-        this.sessionOfPrinter(expired.printerId)?.send(this.cancelFrame(wireJobId(expired.id, expired.attempt), 'The job expired.'))
-      }
-      this.kick(expired.printerId)
-    }
+    this.expireDue()
     const now = this.settings.now()
     const open = new Set<string>()
     for (const request of this.store.jobStates.cancelRequests()) {
@@ -297,6 +296,23 @@ export class Dispatcher implements GatewayEvents {
       }
     }
     for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
+  }
+
+  /** Expires jobs whose time ran out; a dispatched one's agent is asked to drop it. */
+  private expireDue(): void {
+    const expired = this.store.jobStates.expire(EXPIRE_PER_STEP)
+    for (const job of expired) {
+      const flight = this.inFlight.get(job.id)
+      if (flight) {
+        clearTimeout(flight.timer)
+        this.inFlight.delete(job.id)
+        // Best effort: an agent that already stored it may still print it; a printhub agent will not.
+        this.sessionOfPrinter(job.printerId)?.send(this.cancelFrame(wireJobId(job.id, job.attempt), 'The job expired.'))
+      }
+      this.kick(job.printerId)
+    }
+    // More are due: the next step after the I/O waiting now.
+    if (expired.length === EXPIRE_PER_STEP) setImmediate(() => !this.stopped && this.expireDue())
   }
 
   private sessionOfPrinter(printerId: string): GatewaySession | undefined {

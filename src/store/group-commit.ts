@@ -9,8 +9,8 @@ import type { Database } from 'bun:sqlite'
 /** Bounds one transaction, so one busy turn cannot hold the writer for long. */
 export const MAX_WRITES_PER_COMMIT = 256
 /**
- * How long a change nobody waits for may stay uncommitted. Only a power cut (not a crash of the
- * process) can lose it, and such changes are those that can be learned again.
+ * How long a change nobody waits for may stay uncommitted. A crash within that time loses it, so
+ * only changes that can be learned again are left unawaited.
  */
 export const UNAWAITED_COMMIT_MS = 20
 

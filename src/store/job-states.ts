@@ -1,7 +1,8 @@
 // The job state machine (design: architecture.md, "Job states"), as guarded updates: each moves a
 // job only from the states it may leave, so duplicate, late and replayed reports change nothing.
-// Every change goes into the turn's group commit: none of them has to be on disk before the hub
-// acts on it, because an agent answers a job sent again after a crash as the same job.
+// Every change goes into the group commit, and none waits for the disk: a crash may take back the
+// last ones, and they are learned again (an agent answers a job sent again as the same job, and a
+// printhub agent with the reports of how it ended).
 import type { Database } from 'bun:sqlite'
 import type { Job } from '../protocol/job.ts'
 import type { GroupCommit } from './group-commit.ts'
@@ -12,6 +13,7 @@ export interface QueueHead {
   id: string
   state: 'PENDING' | 'DISPATCHING'
   notBefore: number | null
+  expiresAt: number
 }
 
 export interface Attempt {
@@ -50,12 +52,12 @@ export class JobStates {
     private readonly commits: GroupCommit,
     private readonly now: () => number,
   ) {
-    this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null }, [string]>(
-      `SELECT id, state, not_before FROM jobs WHERE printer_id = ? AND state IN ('PENDING', 'DISPATCHING') ORDER BY seq LIMIT 1`,
+    this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null; expires_at: number }, [string]>(
+      `SELECT id, state, not_before, expires_at FROM jobs WHERE printer_id = ? AND state IN ('PENDING', 'DISPATCHING') ORDER BY seq LIMIT 1`,
     )
     this.start = db.query<JobRow & { dispatched_at: number }, [number, number, string]>(
       `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL, updated_at = ?2
-       WHERE id = ?3 AND state = 'PENDING' RETURNING ${JOB_COLUMNS}, dispatched_at`,
+       WHERE id = ?3 AND state = 'PENDING' AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at`,
     )
     // A late receipt of the latest attempt still counts, even after that attempt was given up.
     this.received = db.query<JobRow, [number, number, string, number]>(
@@ -93,10 +95,10 @@ export class JobStates {
   /** The oldest job of a printer not yet with its agent: the only one that may be dispatched. */
   queueHead(printerId: string): QueueHead | undefined {
     const row = this.head.get(printerId)
-    return row ? { id: row.id, state: row.state, notBefore: row.not_before } : undefined
+    return row ? { id: row.id, state: row.state, notBefore: row.not_before, expiresAt: row.expires_at } : undefined
   }
 
-  /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING. */
+  /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING, or expired. */
   startAttempt(id: string): Attempt | undefined {
     const now = this.now()
     const row = this.commits.write(() => this.start.get(now, now, id))
@@ -212,14 +214,17 @@ export class JobStates {
     return row ? toJob(row) : undefined
   }
 
-  /** PENDING or DISPATCHING jobs whose time ran out become EXPIRED; returns them as they were. */
-  expire(): { id: string; printerId: string; state: 'PENDING' | 'DISPATCHING'; attempt: number }[] {
+  /**
+   * PENDING or DISPATCHING jobs whose time ran out become EXPIRED, at most `limit` of them (each
+   * call holds the event loop); returns them as they were.
+   */
+  expire(limit: number): { id: string; printerId: string; state: 'PENDING' | 'DISPATCHING'; attempt: number }[] {
     const now = this.now()
     const due = this.db
-      .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number]>(
-        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT 1000`,
+      .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number, number]>(
+        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
       )
-      .all(now)
+      .all(now, limit)
     // Looked for twice a second: the write lock is taken only when something is due.
     if (due.length === 0) return []
     const update = this.db.query<never, [number, string]>(

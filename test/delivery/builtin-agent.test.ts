@@ -2,6 +2,7 @@
 // the agent on the in-memory pipe, and virtual printers that print, fail, stall or are offline.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
+import { Store } from '../../src/store/store.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -139,5 +140,36 @@ describe('through the built-in agent', () => {
     const created = await submit()
     await until(created.id, (j) => j.state === 'COMPLETED')
     expect(t.hub.store.jobStates.cancel(created.id)).toMatchObject({ kind: 'too_late', job: { state: 'COMPLETED' } })
+  })
+})
+
+describe('a hub started after its jobs expired', () => {
+  test('jobs whose time ran out while the hub was off are never printed: EXPIRED, before any dispatch', async () => {
+    const first = await startTestHub({ events: () => {} })
+    const dataDir = first.dataDir
+    const agentId = first.hub.store.agents.builtin()!.id
+    const printer = first.hub.store.printers.add({ projectId: first.projectId, remoteId: 'night', name: null, connection: 'virtual://night?mode=offline', profile: 'generic-80mm', width: 80, agentId })!
+    const jobs: Job[] = []
+    for (let i = 0; i < 3; i++) {
+      const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, { body: jobBody({ printerId: 'night', expiresInMs: 10_000 }) })
+      jobs.push((await response.json()).job)
+    }
+    await first.hub.stop()
+    // Overnight the printer came back; in the morning the hub starts, the jobs' time long gone.
+    const store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: 10 })
+    store.db.run('UPDATE printers SET connection = ? WHERE id = ?', ['virtual://night', printer.id])
+    store.close()
+    const morning = await startTestHub({ dataDir, now: () => Date.now() + 60_000 })
+    try {
+      // The agent reports the printer online well before the first sweep; nothing goes out.
+      await waitFor(() => morning.hub.dispatcher.session(agentId)?.printers.get(printer.agentPrinterId)?.availability !== undefined || undefined, 5_000)
+      for (const created of jobs) {
+        await waitFor(() => (morning.hub.store.jobs.get(created.id)!.state === 'EXPIRED' ? true : undefined), 5_000)
+        expect(morning.hub.store.jobs.get(created.id)).toMatchObject({ state: 'EXPIRED', attemptCount: 0, lastErrorCode: 'expired' })
+      }
+      expect(morning.hub.virtualPrinters.printed('night')).toHaveLength(0)
+    } finally {
+      await morning.stop()
+    }
   })
 })
