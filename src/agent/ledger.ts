@@ -297,7 +297,7 @@ export class Ledger {
 
   /** A report handed to the connection; losing this change to a crash only sends it again. */
   sent(seq: number): void {
-    this.commits.write(() => this.db.run('DELETE FROM outbox WHERE seq = ?', [seq]))
+    this.commits.defer(() => this.db.run('DELETE FROM outbox WHERE seq = ?', [seq]))
   }
 
   private forgetOldJobs(): void {

@@ -1,17 +1,14 @@
 // Group commit: changes share transactions, so one disk flush serves many of them. A change takes
-// effect at once, for the code that made it. Whatever must not happen before the change is on
-// disk (an answer to a client, an acknowledgement, bytes to a printer) waits for `durable()`,
-// which commits at the end of the current turn of the event loop, with everything else changed
-// in it. Changes nobody waits for ride along with the next such commit, or are committed within
-// UNAWAITED_COMMIT_MS.
+// effect at once, for the code that made it, and is committed at the end of the current turn of
+// the event loop with everything else changed in it. Whatever must not happen before a change is
+// on disk (an answer to a client, an acknowledgement, bytes to a printer) waits for `durable()`.
+// A change that can be learned again after a crash may be deferred: it rides along with the next
+// commit, or is committed within UNAWAITED_COMMIT_MS.
 import type { Database } from 'bun:sqlite'
 
 /** Bounds one transaction, so one busy turn cannot hold the writer for long. */
 export const MAX_WRITES_PER_COMMIT = 256
-/**
- * How long a change nobody waits for may stay uncommitted. A crash within that time loses it, so
- * only changes that can be learned again are left unawaited.
- */
+/** How long a deferred change may stay uncommitted; a crash within that time loses it. */
 export const UNAWAITED_COMMIT_MS = 20
 
 interface Waiter {
@@ -23,7 +20,7 @@ export class GroupCommit {
   private open = false
   private writes = 0
   private waiters: Waiter[] = []
-  private commitThisTurn = false
+  private commitThisTurnScheduled = false
   private commitLater: Timer | undefined
   /** Transactions committed and the changes they carried: how well flushes are shared. */
   readonly stats = { commits: 0, writes: 0 }
@@ -34,33 +31,24 @@ export class GroupCommit {
   ) {}
 
   /**
-   * Runs `change` in the open transaction. A change that throws undoes only itself (it runs in a
-   * savepoint); the others stay.
+   * Runs `change` in the open transaction, committed at the end of this turn. A change that throws
+   * undoes only itself (it runs in a savepoint); the others stay.
    */
   write<T>(change: () => T): T {
-    if (!this.open) {
-      // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
-      this.db.run('BEGIN IMMEDIATE')
-      this.open = true
-      this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
-    }
-    const result = this.db.transaction(change)()
-    this.stats.writes++
-    if (++this.writes >= MAX_WRITES_PER_COMMIT) this.commit()
+    const result = this.apply(change)
+    this.commitThisTurn()
     return result
+  }
+
+  /** Like `write`, for a change that can be learned again after a crash: it need not cost a flush of its own. */
+  defer<T>(change: () => T): T {
+    return this.apply(change)
   }
 
   /** Settles once every change written so far is committed (rejects if that commit failed). */
   durable(): Promise<void> {
     if (!this.open) return Promise.resolve()
-    if (!this.commitThisTurn) {
-      this.commitThisTurn = true
-      // setImmediate runs after the turn's I/O callbacks: everything they change joins this commit.
-      setImmediate(() => {
-        this.commitThisTurn = false
-        this.commitScheduled()
-      })
-    }
+    this.commitThisTurn()
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }))
   }
 
@@ -85,6 +73,29 @@ export class GroupCommit {
     }
     this.stats.commits++
     for (const waiter of waiters) waiter.resolve()
+  }
+
+  private apply<T>(change: () => T): T {
+    if (!this.open) {
+      // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
+      this.db.run('BEGIN IMMEDIATE')
+      this.open = true
+      this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
+    }
+    const result = this.db.transaction(change)()
+    this.stats.writes++
+    if (++this.writes >= MAX_WRITES_PER_COMMIT) this.commit()
+    return result
+  }
+
+  private commitThisTurn(): void {
+    if (!this.open || this.commitThisTurnScheduled) return
+    this.commitThisTurnScheduled = true
+    // setImmediate runs after the turn's I/O callbacks: everything they change joins this commit.
+    setImmediate(() => {
+      this.commitThisTurnScheduled = false
+      this.commitScheduled()
+    })
   }
 
   private commitScheduled(): void {

@@ -1,8 +1,8 @@
 // The job state machine (design: architecture.md, "Job states"), as guarded updates: each moves a
 // job only from the states it may leave, so duplicate, late and replayed reports change nothing.
-// Every change goes into the group commit, and none waits for the disk: a crash may take back the
-// last ones, and they are learned again (an agent answers a job sent again as the same job, and a
-// printhub agent with the reports of how it ended).
+// Every change goes into the group commit, and none waits for the disk. Dispatch and receipt are
+// deferred: a crash may take them back, and they are learned again (a job still DISPATCHING is
+// sent again, and its agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
 import type { Job } from '../protocol/job.ts'
 import type { GroupCommit } from './group-commit.ts'
@@ -101,7 +101,7 @@ export class JobStates {
   /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING, or expired. */
   startAttempt(id: string): Attempt | undefined {
     const now = this.now()
-    const row = this.commits.write(() => this.start.get(now, now, id))
+    const row = this.commits.defer(() => this.start.get(now, now, id))
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
 
@@ -122,7 +122,7 @@ export class JobStates {
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
-    const row = this.commits.write(() => this.received.get(receivedAt, this.now(), id, attempt))
+    const row = this.commits.defer(() => this.received.get(receivedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
