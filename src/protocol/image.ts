@@ -1,6 +1,6 @@
 // Image sections carry standard base64 PNG or JPEG data. These checks read only the headers and
-// the last bytes: they prove the data is a whole image of the declared type with real dimensions,
-// without decoding a megabyte on the request path; decoding pixels is the renderer's job.
+// the last bytes: they prove the data is a whole image of the declared type with printable
+// dimensions, without decoding a megabyte on the request path; decoding pixels is the renderer's job.
 
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg'] as const
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number]
@@ -37,15 +37,25 @@ class Base64Bytes {
 const ascii = (bytes: Uint8Array) => String.fromCharCode(...bytes)
 const uint32 = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0
 
-function pngProblem(data: Base64Bytes): string | undefined {
-  const head = data.read(0, 24)
-  if (ascii(head.subarray(12, 16)) !== 'IHDR' || uint32(head, 16) === 0 || uint32(head, 20) === 0) return 'is not a valid PNG image (no image header)'
-  // A PNG ends with the IEND chunk: length 0, "IEND", its CRC.
-  if (ascii(data.read(data.length - 8, 4)) !== 'IEND') return 'is not a complete PNG image (it is cut short)'
-  return undefined
+export interface ImageSize {
+  width: number
+  height: number
 }
 
-function jpegProblem(data: Base64Bytes): string | undefined {
+/** The most pixels an image may have along either side, decoded or not (OpenPrinter's limit). */
+export const MAX_IMAGE_SIDE = 2_048
+
+function pngHeader(data: Base64Bytes): ImageSize | string {
+  const head = data.read(0, 24)
+  const width = uint32(head, 16)
+  const height = uint32(head, 20)
+  if (ascii(head.subarray(12, 16)) !== 'IHDR' || width === 0 || height === 0) return 'is not a valid PNG image (no image header)'
+  // A PNG ends with the IEND chunk: length 0, "IEND", its CRC.
+  if (ascii(data.read(data.length - 8, 4)) !== 'IEND') return 'is not a complete PNG image (it is cut short)'
+  return { width, height }
+}
+
+function jpegHeader(data: Base64Bytes): ImageSize | string {
   // Walk the marker segments up to a start-of-frame marker, which holds the dimensions.
   for (let offset = 2; offset + 9 <= data.length; ) {
     const segment = data.read(offset, 9)
@@ -57,20 +67,34 @@ function jpegProblem(data: Base64Bytes): string | undefined {
       const width = (segment[7]! << 8) | segment[8]!
       if (width === 0 || height === 0) return 'is not a valid JPEG image (zero size)'
       const end = data.read(data.length - 2, 2)
-      return end[0] === 0xff && end[1] === 0xd9 ? undefined : 'is not a complete JPEG image (it is cut short)'
+      return end[0] === 0xff && end[1] === 0xd9 ? { width, height } : 'is not a complete JPEG image (it is cut short)'
     }
     offset += 2 + ((segment[2]! << 8) | segment[3]!)
   }
   return 'is not a valid JPEG image (no frame header)'
 }
 
-/** What is wrong with base64 `data` as an image of `mediaType`, or undefined when it is one. */
-export function imageProblem(mediaType: ImageMediaType, data: string): string | undefined {
+/**
+ * The size base64 `data` declares as an image of `mediaType` (read from its headers only), or
+ * what is wrong with it: not base64, not that type, cut short, or larger than MAX_IMAGE_SIDE.
+ */
+export function imageHeader(mediaType: ImageMediaType, data: string): ImageSize | string {
   if (!isStandardBase64(data)) return STANDARD_BASE64_HINT
   const bytes = new Base64Bytes(data)
   const head = bytes.read(0, 8)
   const actual = PNG_SIGNATURE.every((byte, i) => head[i] === byte) ? 'image/png' : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff ? 'image/jpeg' : undefined
   if (actual === undefined) return 'does not hold a PNG or JPEG image'
   if (actual !== mediaType) return `holds an ${actual} image, but mediaType says ${mediaType}`
-  return actual === 'image/png' ? pngProblem(bytes) : jpegProblem(bytes)
+  const header = actual === 'image/png' ? pngHeader(bytes) : jpegHeader(bytes)
+  if (typeof header === 'string') return header
+  if (header.width > MAX_IMAGE_SIDE || header.height > MAX_IMAGE_SIDE) {
+    return `is ${header.width}x${header.height} pixels; at most ${MAX_IMAGE_SIDE} pixels a side can be printed (scale it down first)`
+  }
+  return header
+}
+
+/** What is wrong with base64 `data` as an image of `mediaType`, or undefined when it is one. */
+export function imageProblem(mediaType: ImageMediaType, data: string): string | undefined {
+  const header = imageHeader(mediaType, data)
+  return typeof header === 'string' ? header : undefined
 }

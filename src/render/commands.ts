@@ -84,3 +84,18 @@ export function printBarcode(system: number, data: Uint8Array): Uint8Array {
   command.set(data, 4)
   return command
 }
+
+/**
+ * `GS v 0 m xL xH yL yH d1...dk` with m = 0 (normal scale): print a raster bit image of
+ * `widthBytes` bytes (8 dots each, high bit leftmost) by `height` rows. Epson limits one block to
+ * 4,095 rows; callers send taller images in bands.
+ */
+export function rasterBitImage(widthBytes: number, height: number, rows: Uint8Array): Uint8Array {
+  if (widthBytes < 1 || widthBytes > 0xffff || height < 1 || height > 4_095 || rows.length !== widthBytes * height) {
+    throw new RangeError(`a raster block of ${widthBytes} bytes by ${height} rows (${rows.length} bytes given) cannot be sent`)
+  }
+  const command = new Uint8Array(8 + rows.length)
+  command.set([GS, 0x76, 0x30, 0, widthBytes & 0xff, widthBytes >> 8, height & 0xff, height >> 8])
+  command.set(rows, 8)
+  return command
+}

@@ -5,7 +5,7 @@ export type RenderErrorCode =
   | 'render.qr_too_long'
   | 'render.barcode_invalid'
   | 'render.barcode_too_wide'
-  | 'render.image_unsupported'
+  | 'render.image_invalid'
 
 /**
  * A document that cannot be printed as it is. Messages name the section and the problem, never

@@ -2,8 +2,9 @@
 import type { PaperWidth, PrintDocument, Section } from '../protocol/document.ts'
 import { barcodeCommands } from './barcode.ts'
 import { PC858_CODE_TABLE } from './code-page.ts'
-import { initialize, partialCut, printAndFeedLines, selectCodeTable } from './commands.ts'
+import { initialize, partialCut, printAndFeedLines, rasterBitImage, selectCodeTable } from './commands.ts'
 import { RenderError } from './errors.ts'
+import { decodeImage, fitWidth, toDots } from './image.ts'
 import { Output } from './output.ts'
 import { qrCommands } from './qr.ts'
 import { layoutRow, wrapText } from './text-layout.ts'
@@ -25,14 +26,21 @@ const TARGETS: Readonly<Record<PaperWidth, RenderTarget>> = {
 /** Lines fed before a cut: the cutter sits about this many default lines above the print head. */
 const FEED_BEFORE_CUT = 4
 
+/**
+ * Rows of one raster block. Far below Epson's 4,095-row limit: a printer with a small receive
+ * buffer prints a band while the next one arrives, instead of stalling on one long block.
+ */
+export const RASTER_BAND_ROWS = 256
+
 export function renderTarget(width: PaperWidth): RenderTarget {
   return TARGETS[width]
 }
 
 /**
  * Renders a document, or throws a RenderError when some section cannot be printed. Only text
- * sections set alignment and bold; every other section prints left aligned and not bold, since
- * the document cannot ask otherwise, and the output ends in that state too.
+ * sections set alignment and bold; images print centred (a logo narrower than the paper), every
+ * other section left aligned, none bold, since the document cannot ask otherwise; the output
+ * ends left aligned and not bold.
  */
 export function render(document: PrintDocument, target: RenderTarget): Uint8Array {
   const output = new Output()
@@ -74,7 +82,14 @@ function renderSection(section: Section, target: RenderTarget, output: Output): 
     case 'barcode':
       output.modes('left', false)
       return output.push(...barcodeCommands(section.format, section.value, target.dotsPerLine))
-    case 'image':
-      throw new RenderError('render.image_unsupported', 'image sections cannot be printed yet', false)
+    case 'image': {
+      output.modes('center', false)
+      const dots = toDots(fitWidth(decodeImage(section.mediaType, section.data), target.dotsPerLine))
+      for (let top = 0; top < dots.height; top += RASTER_BAND_ROWS) {
+        const bottom = Math.min(top + RASTER_BAND_ROWS, dots.height)
+        output.push(rasterBitImage(dots.widthBytes, bottom - top, dots.rows.subarray(top * dots.widthBytes, bottom * dots.widthBytes)))
+      }
+      return
+    }
   }
 }

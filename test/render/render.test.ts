@@ -184,13 +184,6 @@ describe('render', () => {
     expect(renderError([{ type: 'barcode', format: 'code128', value: 'tab\there' }]).message).toBe('sections[0]: barcode value must be printable ASCII')
   })
 
-  test('image: not supported yet', () => {
-    const error = renderError([{ type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }])
-    expect(error.code).toBe('render.image_unsupported')
-    expect(error.retryable).toBe(false)
-    expect(error.message).toBe('sections[0]: image sections cannot be printed yet')
-  })
-
   test('a whole receipt, ending left aligned and not bold', () => {
     const sections: Section[] = [
       { type: 'text', value: 'Café Nord', align: 'center', bold: true },
