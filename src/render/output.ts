@@ -1,5 +1,5 @@
 // The byte stream being built, and the print modes it leaves the printer in.
-import { encodePc858 } from './code-page.ts'
+import { CodePageEncoder } from './code-page.ts'
 import { type Alignment, LF, selectEmphasis, selectJustification } from './commands.ts'
 
 const LINE_FEED = Uint8Array.of(LF)
@@ -11,6 +11,8 @@ export class Output {
   private alignment: Alignment = 'left'
   private bold = false
 
+  constructor(private readonly text: CodePageEncoder) {}
+
   push(...parts: Uint8Array[]): void {
     for (const part of parts) {
       this.parts.push(part)
@@ -18,9 +20,9 @@ export class Output {
     }
   }
 
-  /** Laid-out lines in the code page, each ended by LF. */
+  /** Laid-out lines in the printer's code pages, each ended by LF. */
   lines(lines: readonly string[]): void {
-    for (const line of lines) this.push(encodePc858(line), LINE_FEED)
+    for (const line of lines) this.push(this.text.encode(line), LINE_FEED)
   }
 
   /** Sends `ESC a` and `ESC E` only for the modes that change. */

@@ -1,7 +1,7 @@
 // The ESC/POS renderer: a print document in, the bytes for an Epson-compatible printer out.
 import type { PaperWidth, PrintDocument, Section } from '../protocol/document.ts'
 import { barcodeCommands } from './barcode.ts'
-import { PC858_CODE_TABLE } from './code-page.ts'
+import { DEFAULT_CODE_PAGES, CodePageEncoder } from './code-page.ts'
 import { initialize, partialCut, printAndFeedLines, rasterBitImage, selectCodeTable } from './commands.ts'
 import { RenderError } from './errors.ts'
 import { decodeImage, fitWidth, toDots } from './image.ts'
@@ -43,9 +43,11 @@ export function renderTarget(width: PaperWidth): RenderTarget {
  * ends left aligned and not bold.
  */
 export function render(document: PrintDocument, target: RenderTarget): Uint8Array {
-  const output = new Output()
-  // ESC @ puts the code table back to the printer's default, so PC858 is selected once, after it.
-  output.push(initialize(), selectCodeTable(PC858_CODE_TABLE))
+  // ESC @ puts the code table back to the printer's default, so the first code page is selected
+  // after it; text switches to another one when a character needs it.
+  const [first] = DEFAULT_CODE_PAGES
+  const output = new Output(new CodePageEncoder(DEFAULT_CODE_PAGES, first!))
+  output.push(initialize(), selectCodeTable(first!.escT))
   document.sections.forEach((section, index) => {
     try {
       renderSection(section, target, output)

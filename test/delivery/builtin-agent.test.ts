@@ -96,7 +96,7 @@ describe('through the built-in agent', () => {
   })
 
   test('a document the printer cannot print fails at once, forfeiting the remaining attempts', async () => {
-    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'Ελληνικά' }] } })
+    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: '中文' }] } })
     const failed = await until(created.id, (j) => j.state === 'FAILED')
     expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'render.unsupported_character' })
   })

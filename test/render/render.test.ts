@@ -64,10 +64,10 @@ describe('render', () => {
   })
 
   test('text: an unsupported character fails the job and names the character', () => {
-    const error = renderError([{ type: 'text', value: 'ok' }, { type: 'text', value: 'Ελληνικά' }])
+    const error = renderError([{ type: 'text', value: 'ok' }, { type: 'text', value: '中文' }])
     expect(error.code).toBe('render.unsupported_character')
     expect(error.retryable).toBe(false)
-    expect(error.message).toBe('sections[1]: U+0395 is not in code page PC858 and cannot be printed as text')
+    expect(error.message).toBe('sections[1]: U+4E2D is in none of the code pages PC858, PC852, PC866, PC737, PC857 and cannot be printed as text')
   })
 
   test('row: one line, or two columns, always left aligned and not bold', () => {
