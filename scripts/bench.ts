@@ -12,7 +12,7 @@
 //   6. submit-to-first-byte and submit-to-COMPLETED latency at a steady 50 jobs/s (p50/p99),
 //   7. jobs per second to one printer, and across 4 printers, until every job is COMPLETED,
 //   8. the same first-byte latency and jobs per second through CUPS, when it is installed.
-// `bun run bench` runs every section; `bun run bench api` or `bun run bench delivery` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery` or `render` runs one.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -29,6 +29,7 @@ import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/lim
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { type BurstResult, type CupsSetup, cupsBurst, cupsSteady, hubBurst, hubSteady, setUpCups, type SteadyResult, stopCups, TcpSink, wallOf } from './bench-delivery.ts'
 import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
+import { measureRender } from './bench-render.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const BUN = process.execPath
@@ -69,7 +70,7 @@ const DELIVERY = {
 const CUPS_REFERENCE = { firstByteP50Ms: 10, jobsPerSecond: 115 } as const
 const DELIVERY_TARGETS = { firstByteP50TimesLower: 5, firstByteP99Ms: 5, onePrinterTimesCups: 5, fourPrintersJobsPerSecond: 1_000 } as const
 
-const SECTIONS = ['api', 'delivery'] as const
+const SECTIONS = ['api', 'delivery', 'render'] as const
 type Section = (typeof SECTIONS)[number]
 
 const DOCUMENT = {
@@ -699,6 +700,30 @@ async function abandonChildren(): Promise<void> {
   stopCups()
 }
 
+// ---- Render section ---------------------------------------------------------------------------
+
+const RENDER_TARGETS = { receiptMs: 1, photoMs: 30 } as const
+
+function renderSection(): SectionResult {
+  console.log('render: a 40-line receipt with a QR code (2,000 runs), a 576 x 1000 photo as JPEG and as PNG (15 runs each)...')
+  const figures = measureRender()
+  const ms = (value: number) => Number(value.toFixed(value < 1 ? 3 : 1))
+  return {
+    report: [
+      'render (in this process, median time of one document to ESC/POS bytes, 80 mm)',
+      `40-line receipt with a QR code   ${ms(figures.receiptMs)} ms`,
+      `576 x 1000 photo, JPEG          ${ms(figures.photoJpegMs)} ms (decode, scale, dither, raster)`,
+      `576 x 1000 photo, PNG           ${ms(figures.photoPngMs)} ms`,
+    ],
+    checks: [
+      { name: 'render a 40-line receipt with a QR', value: ms(figures.receiptMs), unit: ' ms', target: `< ${RENDER_TARGETS.receiptMs} ms`, pass: figures.receiptMs < RENDER_TARGETS.receiptMs },
+      { name: 'render a 576x1000 photo (JPEG)', value: ms(figures.photoJpegMs), unit: ' ms', target: `< ${RENDER_TARGETS.photoMs} ms`, pass: figures.photoJpegMs < RENDER_TARGETS.photoMs },
+      { name: 'render a 576x1000 photo (PNG)', value: ms(figures.photoPngMs), unit: ' ms', target: `< ${RENDER_TARGETS.photoMs} ms`, pass: figures.photoPngMs < RENDER_TARGETS.photoMs },
+    ],
+    results: { ...figures, targets: RENDER_TARGETS },
+  }
+}
+
 async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
@@ -708,7 +733,7 @@ async function main(): Promise<void> {
   // A section that fails is reported, and the others still run; the bench then exits 1.
   for (const section of sections) {
     try {
-      done[section] = section === 'api' ? await apiSection(info) : await deliverySection(info)
+      done[section] = section === 'api' ? await apiSection(info) : section === 'delivery' ? await deliverySection(info) : renderSection()
     } catch (error) {
       failed[section] = error instanceof Error ? error.message : String(error)
       console.error(`bench section ${section} failed:`, error)
