@@ -1,24 +1,28 @@
-// The agent's durable ledger (one SQLite file in its data directory): its pairing, its own
-// printers (remote agents), every job it received with its state, and the reports not yet sent.
+// The agent's durable ledger: its pairing, its own printers (remote agents), every job it received
+// with its state, and the reports not yet sent. A remote agent keeps it in a SQLite file of its
+// own; the built-in agent keeps it in the hub's database, where a job's creation, its dispatch and
+// its receipt share one commit.
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
 // commit: the agent waits for `durable()` before what depends on them (an acknowledgement, bytes
 // to a printer, a report), so jobs of several printers share one disk flush.
 import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
-import { openDatabase } from '../store/database.ts'
+import { migrate, openDatabase } from '../store/database.ts'
 import { GroupCommit } from '../store/group-commit.ts'
 import type { Migration } from '../store/migrations.ts'
 
 export const LEDGER_FILE = 'agent.db'
+/** The ledger's own record of its schema versions (the hub's database has another). */
+const LEDGER_MIGRATIONS_TABLE = 'ledger_schema_migrations'
 
 const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'pairing, printers, jobs, outbox',
     sql: `
-      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-      CREATE TABLE printers (
+      CREATE TABLE ledger_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+      CREATE TABLE ledger_printers (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
         connection TEXT NOT NULL,
@@ -26,7 +30,7 @@ const MIGRATIONS: readonly Migration[] = [
         width INTEGER NOT NULL CHECK (width IN (58, 80)),
         created_at INTEGER NOT NULL
       ) STRICT;
-      CREATE TABLE jobs (
+      CREATE TABLE ledger_jobs (
         seq INTEGER PRIMARY KEY,
         job_id TEXT NOT NULL UNIQUE,
         idempotency_key TEXT NOT NULL UNIQUE,
@@ -42,10 +46,10 @@ const MIGRATIONS: readonly Migration[] = [
         -- The job's final reports (a JSON array of frames), sent again when a printhub hub asks.
         reports TEXT
       ) STRICT;
-      CREATE INDEX jobs_open ON jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
-      CREATE TABLE outbox (
+      CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
+      CREATE TABLE ledger_outbox (
         seq INTEGER PRIMARY KEY,
-        job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
+        job_seq INTEGER NOT NULL REFERENCES ledger_jobs (seq) ON DELETE CASCADE,
         frame TEXT NOT NULL,
         created_at INTEGER NOT NULL
       ) STRICT;
@@ -137,19 +141,27 @@ export interface LedgerOptions {
 
 export class Ledger {
   private finishedSinceForget = 0
-  private readonly commits: GroupCommit
 
   private constructor(
     readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
-    log: (line: string) => void,
+    /** Whether the ledger opened the database (and so closes it). */
+    private readonly ownsDatabase: boolean,
   ) {
-    this.commits = new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`))
     this.forgetOldJobs()
   }
 
+  /** A remote agent's ledger: its own file in `dir`. */
   static open(dir: string, { now = Date.now, log = (line) => console.error(line) }: LedgerOptions = {}): Ledger {
-    return new Ledger(openDatabase(dir, true, MIGRATIONS, LEDGER_FILE), now, log)
+    const db = openDatabase(dir, true, MIGRATIONS, LEDGER_FILE, LEDGER_MIGRATIONS_TABLE)
+    return new Ledger(db, new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`)), now, true)
+  }
+
+  /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */
+  static within(db: Database, commits: GroupCommit, now: () => number = Date.now): Ledger {
+    migrate(db, MIGRATIONS, LEDGER_MIGRATIONS_TABLE)
+    return new Ledger(db, commits, now, false)
   }
 
   /** Settles once every change made so far is on disk. */
@@ -157,22 +169,23 @@ export class Ledger {
     return this.commits.durable()
   }
 
+  /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
     try {
       this.commits.commit()
     } finally {
-      this.db.close()
+      if (this.ownsDatabase) this.db.close()
     }
   }
 
   setting(key: string): string | undefined {
-    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get(key)?.value
+    return this.db.query<{ value: string }, [string]>('SELECT value FROM ledger_settings WHERE key = ?').get(key)?.value
   }
 
   /** Stored at once, on disk when this returns. */
   setSettings(values: Record<string, string>): void {
     this.commits.write(() => {
-      for (const [key, value] of Object.entries(values)) this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+      for (const [key, value] of Object.entries(values)) this.db.run('INSERT INTO ledger_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
     })
     this.commits.commit()
   }
@@ -183,7 +196,7 @@ export class Ledger {
   addPrinter(printer: LocalPrinter): boolean {
     const added = this.commits.write(
       () =>
-        this.db.run('INSERT INTO printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+        this.db.run('INSERT INTO ledger_printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
           printer.id,
           printer.name,
           printer.connection,
@@ -197,7 +210,7 @@ export class Ledger {
   }
 
   printers(): LocalPrinter[] {
-    return this.db.query<LocalPrinter, []>('SELECT id, name, connection, profile, width FROM printers ORDER BY created_at, id').all()
+    return this.db.query<LocalPrinter, []>('SELECT id, name, connection, profile, width FROM ledger_printers ORDER BY created_at, id').all()
   }
 
   // ---- Jobs ----
@@ -209,18 +222,18 @@ export class Ledger {
   receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
     const hash = sha256(canonicalJson(payload))
     return this.commits.write((): ReceiveOutcome => {
-      const byId = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(payload.jobId)
+      const byId = this.db.query<JobRow, [string]>('SELECT * FROM ledger_jobs WHERE job_id = ?').get(payload.jobId)
       if (byId) {
         if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
         if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
         return { kind: 'duplicate', job: toJob(byId) }
       }
-      const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
+      const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM ledger_jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
       if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
       const now = this.now()
       const row = this.db
         .query<JobRow, [string, string, string, string, string, string, number, number]>(
-          `INSERT INTO jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
+          `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING *`,
         )
         .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
@@ -229,24 +242,24 @@ export class Ledger {
   }
 
   job(jobId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>('SELECT * FROM jobs WHERE job_id = ?').get(jobId)
+    const row = this.db.query<JobRow, [string]>('SELECT * FROM ledger_jobs WHERE job_id = ?').get(jobId)
     return row ? toJob(row) : undefined
   }
 
   /** The oldest received job of a printer (jobs of one printer print in the order they came). */
   nextReceived(printerId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT * FROM jobs WHERE printer_id = ? AND state IN ('received', 'submitting') ORDER BY seq LIMIT 1`).get(printerId)
+    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND state IN ('received', 'submitting') ORDER BY seq LIMIT 1`).get(printerId)
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 
   /** Jobs received and not yet started: acknowledged again after a reconnect. */
   receivedJobs(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM jobs WHERE state = 'received' ORDER BY seq`).all().map(toJob)
+    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state = 'received' ORDER BY seq`).all().map(toJob)
   }
 
   /** Printers with jobs waiting. */
   printersWithWork(): string[] {
-    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM jobs WHERE state = 'received'`).all().map((r) => r.printer_id)
+    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM ledger_jobs WHERE state = 'received'`).all().map((r) => r.printer_id)
   }
 
   /**
@@ -255,7 +268,7 @@ export class Ledger {
    * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.commits.write(() => this.db.run(`UPDATE jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1)
+    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1)
   }
 
   /**
@@ -268,11 +281,11 @@ export class Ledger {
       const placeholders = from.map(() => '?').join(', ')
       const terminal = to !== 'submitted'
       const changed = this.db.run(
-        `UPDATE jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
+        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
         [to, now, JSON.stringify(reports), seq, ...from],
       ).changes
       if (changed !== 1) return false
-      for (const frame of reports) this.db.run('INSERT INTO outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
+      for (const frame of reports) this.db.run('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
       if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
       return true
     })
@@ -280,31 +293,31 @@ export class Ledger {
 
   /** Jobs a crash interrupted between the record of intent and the record of the result. */
   interrupted(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM jobs WHERE state = 'submitting' ORDER BY seq`).all().map(toJob)
+    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state = 'submitting' ORDER BY seq`).all().map(toJob)
   }
 
   // ---- Outbox ----
 
   /** The newest report queued, if any. */
   lastQueuedReport(): number | undefined {
-    return this.db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM outbox').get()?.seq ?? undefined
+    return this.db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM ledger_outbox').get()?.seq ?? undefined
   }
 
   /** The oldest reports queued up to `upTo`, a page at a time. */
   outbox(upTo: number, limit = 256): { seq: number; frame: string }[] {
-    return this.db.query<{ seq: number; frame: string }, [number, number]>('SELECT seq, frame FROM outbox WHERE seq <= ? ORDER BY seq LIMIT ?').all(upTo, limit)
+    return this.db.query<{ seq: number; frame: string }, [number, number]>('SELECT seq, frame FROM ledger_outbox WHERE seq <= ? ORDER BY seq LIMIT ?').all(upTo, limit)
   }
 
   /** A report handed to the connection; losing this change to a crash only sends it again. */
   sent(seq: number): void {
-    this.commits.defer(() => this.db.run('DELETE FROM outbox WHERE seq = ?', [seq]))
+    this.commits.defer(() => this.db.run('DELETE FROM ledger_outbox WHERE seq = ?', [seq]))
   }
 
   private forgetOldJobs(): void {
     this.finishedSinceForget = 0
     this.db.run(
-      `DELETE FROM jobs WHERE seq IN (
-         SELECT seq FROM jobs WHERE state IN ('completed', 'failed', 'cancelled') ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
+      `DELETE FROM ledger_jobs WHERE seq IN (
+         SELECT seq FROM ledger_jobs WHERE state IN ('completed', 'failed', 'cancelled') ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
       [RETAINED_FINISHED_JOBS],
     )
   }

@@ -1,6 +1,6 @@
 // The hub's own agent: paired at the first start like any agent (its key in <data>/agent, its
-// public key in the hub's store), and connected to the gateway through the in-memory pipe. The
-// printers added with `printhub printers add` are its printers.
+// public key in the hub's store), and connected to the gateway through the in-memory pipe. Its
+// ledger lives in the hub's database. The printers added with `printhub printers add` are its printers.
 import { join } from 'node:path'
 import { Agent } from '../agent/agent.ts'
 import type { PrinterCatalog } from '../agent/catalog.ts'
@@ -20,7 +20,7 @@ const KEY_ID = 'key_id'
 /** The built-in agent's pairing, made on the first start and checked on every start. */
 export async function pairBuiltinAgent(store: Store, dataDir: string): Promise<Credentials> {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
-  const ledger = Ledger.open(dir)
+  const ledger = Ledger.within(store.db, store.commits)
   try {
     const agentId = ledger.setting(AGENT_ID)
     const keyId = ledger.setting(KEY_ID)
@@ -61,7 +61,7 @@ export interface BuiltinAgent {
 
 export function startBuiltinAgent(store: Store, dataDir: string, credentials: Credentials, gateway: Gateway, virtuals: VirtualPrinters, log: (line: string) => void): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
-  const ledger = Ledger.open(dir, { log })
+  const ledger = Ledger.within(store.db, store.commits)
   const agent = new Agent({
     ledger,
     key: AgentKey.load(dir)!,

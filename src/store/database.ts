@@ -21,8 +21,11 @@ export class NoDatabaseError extends Error {
   }
 }
 
-/** Opens (or, with `create`, creates) the database in `dataDir` and applies pending migrations. */
-export function openDatabase(dataDir: string, create: boolean, migrations: readonly Migration[] = MIGRATIONS, fileName = DATABASE_FILE): Database {
+/**
+ * Opens (or, with `create`, creates) the database in `dataDir` and applies pending migrations,
+ * recorded in `migrationsTable`.
+ */
+export function openDatabase(dataDir: string, create: boolean, migrations: readonly Migration[] = MIGRATIONS, fileName = DATABASE_FILE, migrationsTable = 'schema_migrations'): Database {
   const file = join(dataDir, fileName)
   if (!create && !existsSync(file)) throw new NoDatabaseError(dataDir)
   mkdirSync(dataDir, { recursive: true, mode: 0o750 })
@@ -35,7 +38,7 @@ export function openDatabase(dataDir: string, create: boolean, migrations: reado
     db.run('PRAGMA foreign_keys = ON')
     // Statement journals of multi-row changes stay in memory, not in a temp file per statement.
     db.run('PRAGMA temp_store = MEMORY')
-    migrate(db, migrations)
+    migrate(db, migrations, migrationsTable)
   } catch (error) {
     db.close()
     throw error
@@ -43,19 +46,23 @@ export function openDatabase(dataDir: string, create: boolean, migrations: reado
   return db
 }
 
-function migrate(db: Database, migrations: readonly Migration[]): void {
-  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT')
-  const current = db.query<{ version: number | null }, []>('SELECT max(version) AS version FROM schema_migrations').get()?.version ?? 0
+/**
+ * Applies the migrations not yet recorded in `table`. One database may hold several schemas, each
+ * with its own table of versions (the hub's holds the built-in agent's ledger too).
+ */
+export function migrate(db: Database, migrations: readonly Migration[], table: string): void {
+  db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
+  const current = db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
   const known = migrations.at(-1)?.version ?? 0
   if (current > known) throw new DatabaseTooNewError(current, known)
   for (const migration of migrations) {
     if (migration.version <= current) continue
     // IMMEDIATE: two processes starting at once cannot both apply the same migration.
     db.transaction(() => {
-      const done = db.query('SELECT 1 FROM schema_migrations WHERE version = ?').get(migration.version)
+      const done = db.query(`SELECT 1 FROM ${table} WHERE version = ?`).get(migration.version)
       if (done) return
       db.run(migration.sql)
-      db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)', [migration.version, Date.now()])
+      db.run(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`, [migration.version, Date.now()])
     }).immediate()
   }
 }
