@@ -10,6 +10,6 @@ export interface ApiContext {
   now: () => number
   /** Where agent connections go. */
   gateway: Gateway
-  /** Called for each job created, once it is committed (the dispatcher looks at its printer). */
+  /** Called for each job created, as soon as it is written and before it is committed. */
   jobCreated(printerId: string): void
 }

@@ -79,7 +79,18 @@ export class Dispatcher implements GatewayEvents {
     this.sessions.get(agentId)?.disconnect(code, reason, false)
   }
 
-  /** A job was created or became due: look at its printer's queue soon. */
+  /**
+   * A job was just written, maybe not yet committed. An agent whose ledger commits with the hub
+   * (the built-in one) gets it in this same turn, so that the job's creation, dispatch, receipt
+   * and claim share one disk flush; any other agent only once it is on disk.
+   */
+  created(printerId: string): void {
+    if (this.stopped) return
+    if (this.sessionOfPrinter(printerId)?.sharesCommits) queueMicrotask(() => this.pump(printerId))
+    else this.kick(printerId)
+  }
+
+  /** A job became due: look at its printer's queue soon. */
   kick(printerId: string): void {
     if (this.stopped) return
     this.due.add(printerId)
@@ -221,6 +232,11 @@ export class Dispatcher implements GatewayEvents {
       return
     }
     if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
+    // Nothing leaves the hub before it is on disk, unless its receiver commits with the hub.
+    if (!session.sharesCommits && this.store.jobs.isUncommitted(head.id)) {
+      const later = () => this.kick(printerId)
+      return void this.store.commits.durable().then(later, later)
+    }
     const attempt = this.store.jobStates.startAttempt(head.id)
     if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
     else this.kick(printerId)

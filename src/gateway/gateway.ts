@@ -1,5 +1,5 @@
 // The gateway: where agent connections come in, whatever carries them.
-import { type GatewayEvents, GatewaySession, type GatewaySettings, type GatewayTransport } from './session.ts'
+import { type GatewayEvents, GatewaySession, type GatewaySettings, type GatewayTransport, type SessionOptions } from './session.ts'
 
 export class Gateway {
   constructor(
@@ -8,8 +8,8 @@ export class Gateway {
   ) {}
 
   /** A new connection: its session sends the challenge at once. */
-  accept(transport: GatewayTransport): GatewaySession {
-    const session = new GatewaySession(transport, this.settings, this.events)
+  accept(transport: GatewayTransport, options: SessionOptions = { sharesCommits: false }): GatewaySession {
+    const session = new GatewaySession(transport, this.settings, this.events, options)
     session.open()
     return session
   }

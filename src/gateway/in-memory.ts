@@ -3,8 +3,9 @@
 // the event loop, as from a socket, so neither side ever runs inside the other's send.
 import type { AgentTransport, Connector } from '../agent/connection.ts'
 import type { Gateway } from './gateway.ts'
+import type { SessionOptions } from './session.ts'
 
-export function inMemoryConnector(gateway: Gateway): Connector {
+export function inMemoryConnector(gateway: Gateway, options: SessionOptions): Connector {
   return async (handlers) => {
     let open = true
     const closeBoth = (code: number, reason: string) => {
@@ -21,7 +22,7 @@ export function inMemoryConnector(gateway: Gateway): Connector {
         queueMicrotask(() => open && handlers.message(text))
       },
       close: closeBoth,
-    })
+    }, options)
     const agentSide: AgentTransport = {
       send(text) {
         if (!open) throw new Error('the connection is closed')

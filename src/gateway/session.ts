@@ -54,6 +54,14 @@ export interface GatewaySettings {
   credential(agentId: string, keyId: string): AgentCredential | undefined
 }
 
+export interface SessionOptions {
+  /**
+   * The agent's ledger commits with the hub's store (the built-in agent): a job may reach it before
+   * its creation is on disk, since the job, its dispatch and its receipt then commit together.
+   */
+  sharesCommits: boolean
+}
+
 type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
 
 const AUTH_FAILED = 'Gateway authentication failed.'
@@ -95,7 +103,12 @@ export class GatewaySession {
     private readonly transport: GatewayTransport,
     private readonly settings: GatewaySettings,
     private readonly events: GatewayEvents,
+    private readonly options: SessionOptions,
   ) {}
+
+  get sharesCommits(): boolean {
+    return this.options.sharesCommits
+  }
 
   /** The authenticated agent; undefined before authentication. */
   get agentId(): string | undefined {

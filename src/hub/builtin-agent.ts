@@ -67,7 +67,8 @@ export function startBuiltinAgent(store: Store, dataDir: string, credentials: Cr
     key: AgentKey.load(dir)!,
     credentials,
     catalog: hubCatalog(store, credentials.agentId),
-    connector: inMemoryConnector(gateway),
+    // Its ledger is in the hub's database: jobs may reach it in the turn they are created.
+    connector: inMemoryConnector(gateway, { sharesCommits: true }),
     virtuals,
     version: VERSION,
     log,

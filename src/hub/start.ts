@@ -74,7 +74,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       dispatcher,
     )
     const app = createApp(
-      { store, config, serverId, now, gateway, jobCreated: (printerId) => dispatcher.kick(printerId) },
+      { store, config, serverId, now, gateway, jobCreated: (printerId) => dispatcher.created(printerId) },
       options.log ?? ((entry) => console.log(formatRequestLog(entry))),
     )
     try {

@@ -68,6 +68,7 @@ export type CreateJobOutcome =
 
 /** Reads and creates jobs. */
 export class Jobs {
+  private readonly uncommitted = new Set<string>()
   private readonly byKey
   private readonly openJobs
   private readonly insert
@@ -91,19 +92,36 @@ export class Jobs {
   }
 
   /**
-   * Creates a PENDING job, in the turn's group commit with every submission that came with it;
-   * settles once it is on disk, so no one is told of a job a power cut could lose. A known
-   * idempotency key returns its job as it is now, whatever else the submission says (even if its
-   * printer was removed since); otherwise the printer must exist and the project must be under its
-   * limit of unfinished jobs. The checks and the insert are one atomic step.
+   * Creates a PENDING job in the open transaction; it is on disk once `commits.durable()` settles,
+   * and no one outside the hub may learn of it before (a power cut could still take it back). A
+   * known idempotency key returns its job as it is now, whatever else the submission says (even if
+   * its printer was removed since); otherwise the printer must exist and the project must be under
+   * its limit of unfinished jobs. The checks and the insert are one atomic step.
    */
+  create(job: NewJob): CreateJobOutcome {
+    const outcome = this.commits.write(() => this.insertJob(job))
+    if (outcome.kind === 'created') {
+      const { id } = outcome.job
+      this.uncommitted.add(id)
+      const committed = () => this.uncommitted.delete(id)
+      this.commits.durable().then(committed, committed)
+    }
+    return outcome
+  }
+
+  /** Creates a job and settles once it is on disk. */
   async submit(job: NewJob): Promise<CreateJobOutcome> {
-    const outcome = this.commits.write(() => this.create(job))
+    const outcome = this.create(job)
     await this.commits.durable()
     return outcome
   }
 
-  private create(job: NewJob): CreateJobOutcome {
+  /** True while a job created in this process is not yet on disk. */
+  isUncommitted(id: string): boolean {
+    return this.uncommitted.has(id)
+  }
+
+  private insertJob(job: NewJob): CreateJobOutcome {
     const existing = this.byKey.get(job.projectId, job.idempotencyKey)
     if (existing) return { kind: 'duplicate', job: toJob(existing) }
     const printer = this.printers.resolve(job.projectId, job.printerId)

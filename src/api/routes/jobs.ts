@@ -32,7 +32,7 @@ export function jobRoutes({ store, jobCreated }: ApiContext) {
         if (!fitsInOneFrame(input.document, input.metadata)) {
           throw new ApiError(413, 'payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
         }
-        const outcome = await store.jobs.submit({
+        const outcome = store.jobs.create({
           projectId: params.projectId,
           printerId: input.printerId,
           idempotencyKey: input.idempotencyKey,
@@ -51,7 +51,10 @@ export function jobRoutes({ store, jobCreated }: ApiContext) {
             { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
           )
         }
+        // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
         if (outcome.kind === 'created') jobCreated(outcome.job.printerId)
+        // The answer waits for the disk: a 202 is never sent for a job a power cut could take back.
+        await store.commits.durable()
         set.status = outcome.kind === 'created' ? 202 : 200
         return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
       },
