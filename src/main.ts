@@ -1,9 +1,25 @@
 // The printhub executable: `bun src/main.ts ARGS` from a checkout, `printhub ARGS` when compiled.
 import { main } from './cli/main.ts'
 
+// Lines for stdout are gathered and written once per turn of the event loop: a busy hub logs
+// every request, and a write for each line costs it a noticeable share of its time.
+const pending: string[] = []
+function flush(): void {
+  if (pending.length === 0) return
+  console.log(pending.join('\n'))
+  pending.length = 0
+}
+
 const code = await main(process.argv.slice(2), {
-  out: (line) => console.log(line),
-  err: (line) => console.error(line),
+  out: (line) => {
+    if (pending.push(line) === 1) setImmediate(flush)
+  },
+  err: (line) => {
+    // After what stdout still holds, in the order it happened.
+    flush()
+    console.error(line)
+  },
   env: process.env,
 })
+flush()
 process.exit(code)
