@@ -43,6 +43,8 @@ const isDispatchable = (printer: PrinterDescriptor | undefined): boolean => prin
 export class Dispatcher implements GatewayEvents {
   private readonly sessions = new Map<string, GatewaySession>()
   private readonly inFlight = new Map<string, InFlight>()
+  /** Printers with an attempt in flight: their queue waits, so a new job needs no look at it. */
+  private readonly busyPrinters = new Set<string>()
   private readonly waits = new Map<string, Timer>()
   private readonly cancelsSent = new Set<string>()
   /** Sessions whose agent was already asked about the jobs it holds. */
@@ -85,7 +87,8 @@ export class Dispatcher implements GatewayEvents {
    * and claim share one disk flush; any other agent only once it is on disk.
    */
   created(printerId: string): void {
-    if (this.stopped) return
+    // A printer with an attempt in flight takes its next job when that one is settled.
+    if (this.stopped || this.busyPrinters.has(printerId)) return
     if (this.sessionOfPrinter(printerId)?.sharesCommits) queueMicrotask(() => this.pump(printerId))
     else this.kick(printerId)
   }
@@ -172,11 +175,7 @@ export class Dispatcher implements GatewayEvents {
         job = states.markCompleted(jobId, attempt, report.completedAt)
         break
       case 'failed': {
-        const flight = this.inFlight.get(jobId)
-        if (flight?.attempt === attempt) {
-          clearTimeout(flight.timer)
-          this.inFlight.delete(jobId)
-        }
+        if (this.inFlight.get(jobId)?.attempt === attempt) this.land(jobId)
         const failed = states.failAttempt(jobId, attempt, report, this.retryDelay(attempt))
         if (failed) this.settled(failed)
         return
@@ -193,11 +192,7 @@ export class Dispatcher implements GatewayEvents {
 
   /** A job left DISPATCHING (or finished): its printer may take the next one. */
   private settled(job: Job): void {
-    const flight = this.inFlight.get(job.id)
-    if (flight && job.state !== 'DISPATCHING') {
-      clearTimeout(flight.timer)
-      this.inFlight.delete(job.id)
-    }
+    if (job.state !== 'DISPATCHING') this.land(job.id)
     this.kick(job.printerId)
   }
 
@@ -205,13 +200,12 @@ export class Dispatcher implements GatewayEvents {
   private release(jobId: string, attempt: number): void {
     const flight = this.inFlight.get(jobId)
     if (!flight || flight.attempt !== attempt) return
-    clearTimeout(flight.timer)
-    this.inFlight.delete(jobId)
+    this.land(jobId)
     this.kick(flight.printerId)
   }
 
   private pump(printerId: string): void {
-    if (this.stopped) return
+    if (this.stopped || this.busyPrinters.has(printerId)) return
     const record = this.store.printers.get(printerId)
     if (!record) return
     const session = this.sessions.get(record.agentId)
@@ -262,11 +256,20 @@ export class Dispatcher implements GatewayEvents {
       this.failAttempt(job.id, flight, { code: 'ack_timeout', message: `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`, retryable: true })
     }, sent ? this.settings.ackTimeoutMs : 0)
     this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
+    this.busyPrinters.add(printerId)
+  }
+
+  /** The attempt of `jobId` is no longer waited for. */
+  private land(jobId: string): void {
+    const flight = this.inFlight.get(jobId)
+    if (!flight) return
+    clearTimeout(flight.timer)
+    this.inFlight.delete(jobId)
+    this.busyPrinters.delete(flight.printerId)
   }
 
   private failAttempt(jobId: string, flight: InFlight, failure: { code: string; message: string; retryable: boolean }): void {
-    clearTimeout(flight.timer)
-    this.inFlight.delete(jobId)
+    this.land(jobId)
     // At shutdown the attempt stays DISPATCHING: the next start sends it again, unchanged.
     if (this.stopped) return
     const job = this.store.jobStates.failAttempt(jobId, flight.attempt, failure, this.retryDelay(flight.attempt))
@@ -318,10 +321,8 @@ export class Dispatcher implements GatewayEvents {
   private expireDue(): void {
     const expired = this.store.jobStates.expire(EXPIRE_PER_STEP)
     for (const job of expired) {
-      const flight = this.inFlight.get(job.id)
-      if (flight) {
-        clearTimeout(flight.timer)
-        this.inFlight.delete(job.id)
+      if (this.inFlight.has(job.id)) {
+        this.land(job.id)
         // Best effort: an agent that already stored it may still print it; a printhub agent will not.
         this.sessionOfPrinter(job.printerId)?.send(this.cancelFrame(wireJobId(job.id, job.attempt), 'The job expired.'))
       }
