@@ -379,6 +379,40 @@ describe('session lifetime', () => {
   })
 })
 
+describe('durability before delivery', () => {
+  test('a job reaches an agent outside the hub only once its creation is on disk', async () => {
+    const credentials = await pair()
+    const agent = await online(credentials)
+    const remoteId = addPrinter(credentials.agentId)
+    await sync(agent)
+    const session = t.hub.dispatcher.session(credentials.agentId)!
+    // Watches what the hub hands to this agent's connection, and whether it was committed by then.
+    const uncommittedWhenSent: boolean[] = []
+    const send = session.send.bind(session)
+    session.send = (frame) => {
+      if (frame.type === 'server.print_job') uncommittedWhenSent.push(t.hub.store.jobs.isUncommitted((frame.payload as { jobId: string }).jobId.replace(/\.a\d+$/, '')))
+      return send(frame)
+    }
+    // The printer's queue is looked at before the job's commit in the same turn of the event loop:
+    // with nothing open now, the look is scheduled ahead of the commit.
+    const printerId = t.hub.store.printers.resolve(t.projectId, remoteId)!.id
+    await t.hub.store.commits.durable()
+    t.hub.dispatcher.kick(printerId)
+    const outcome = t.hub.store.jobs.create({
+      projectId: t.projectId,
+      printerId: remoteId,
+      idempotencyKey: `durable-first-${printerCount}`,
+      document: { width: 80, sections: [{ type: 'text', value: 'Hi' }] },
+      metadata: null,
+      expiresInMs: 60_000,
+      maxAttempts: 3,
+    })
+    if (outcome.kind !== 'created') throw new Error(outcome.kind)
+    await printJobFor(agent, `${outcome.job.id}.a1`)
+    expect(uncommittedWhenSent).toEqual([false])
+  })
+})
+
 describe('retries', () => {
   test('an unacknowledged attempt times out and is retried under a new wire identity, otherwise identical', async () => {
     const credentials = await pair()
