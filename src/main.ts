@@ -10,7 +10,8 @@ function flush(): void {
   pending.length = 0
 }
 
-const code = await main(process.argv.slice(2), {
+// No top-level await: the compiled binary's bytecode is CommonJS.
+void main(process.argv.slice(2), {
   out: (line) => {
     if (pending.push(line) === 1) setImmediate(flush)
   },
@@ -20,6 +21,13 @@ const code = await main(process.argv.slice(2), {
     console.error(line)
   },
   env: process.env,
-})
-flush()
-process.exit(code)
+}).then(
+  (code) => {
+    flush()
+    process.exit(code)
+  },
+  (error: unknown) => {
+    flush()
+    throw error
+  },
+)

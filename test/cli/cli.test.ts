@@ -185,8 +185,8 @@ describe('the CLI itself', () => {
 
   test('version', async () => {
     const result = await cli(['version'])
-    expect(result.stdout.trim()).toBe('printhub 0.1.0')
-    expect(await cliJson(['version'])).toEqual({ version: '0.1.0' })
+    expect(result.stdout.trim()).toBe('printhub 0.1.0 (source)')
+    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit: 'source' })
   })
 
   test('unknown commands and options are usage errors (exit 2)', async () => {

@@ -13,10 +13,19 @@ export interface ServeProcess {
   stop(): Promise<number>
 }
 
-export async function spawnServe(dataDir: string, options: { json?: boolean; env?: Record<string, string>; port?: number } = {}): Promise<ServeProcess> {
+export interface ServeOptions {
+  json?: boolean
+  env?: Record<string, string>
+  port?: number
+  /** The printhub to run (a compiled binary); the sources under Bun by default. */
+  executable?: string[]
+  cwd?: string
+}
+
+export async function spawnServe(dataDir: string, options: ServeOptions = {}): Promise<ServeProcess> {
   const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : [])]
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
-    cwd: ROOT,
+  const child = Bun.spawn([...(options.executable ?? [process.execPath, join(ROOT, 'src/main.ts')]), ...args], {
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdout: 'pipe',
     stderr: 'pipe',

@@ -1,15 +1,15 @@
-import { VERSION } from '../../hub/config.ts'
+import { BUILD_COMMIT, VERSION } from '../../hub/config.ts'
 import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
 
 export const versionCommand: Command = {
   name: 'version',
-  summary: 'print the version',
+  summary: 'print the version and the commit it was built from',
   usage: '[--json]',
   help: [JSON_HELP],
   options: { ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    if (args.values.json) return printJson(io, { version: VERSION })
-    io.out(`printhub ${VERSION}`)
+    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT })
+    io.out(`printhub ${VERSION} (${BUILD_COMMIT})`)
   },
 }
