@@ -4,6 +4,7 @@ import { DatabaseTooNewError, NoDatabaseError } from '../store/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
 import { agentCommand } from './commands/agent.ts'
 import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
+import { doctorCommand } from './commands/doctor.ts'
 import { initCommand } from './commands/init.ts'
 import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   jobsShowCommand,
   jobsCancelCommand,
   agentCommand,
+  doctorCommand,
   versionCommand,
 ]
 

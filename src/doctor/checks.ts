@@ -1,0 +1,246 @@
+// `printhub doctor`: what a technician checks when a hub misbehaves, each answered in plain words.
+// Read-only: it opens the database for reading and touches nothing else but a test file.
+import { Database } from 'bun:sqlite'
+import { accessSync, constants, existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DATABASE_FILE } from '../store/database.ts'
+import { parseConnectionUri } from '../transports/connection-uri.ts'
+
+export type Verdict = 'ok' | 'warn' | 'fail'
+
+export interface Finding {
+  check: string
+  verdict: Verdict
+  /** What was found, and what to do when it is not ok. */
+  detail: string
+}
+
+export interface DoctorOptions {
+  dataDir: string
+  host: string
+  port: number
+  now: number
+  /** Facts of the machine, read by the caller (injected so each check is testable). */
+  machine: MachineFacts
+}
+
+export interface MachineFacts {
+  arch: string
+  pageSize: number | undefined
+  /** The groups of the user the hub runs as; undefined when that user is root. */
+  groups: string[] | undefined
+  usblpLoaded: boolean
+}
+
+const MIB = 1024 * 1024
+/** Below this much free space a busy day's jobs may not fit. */
+const LOW_SPACE = 100 * MIB
+const NO_SPACE = 10 * MIB
+/** Printers answer a connection attempt within this, or are taken as unreachable. */
+const PRINTER_CONNECT_MS = 2_000
+/** The earliest plausible date: a Pi without a network has no real-time clock and starts in 1970. */
+const EARLIEST_PLAUSIBLE = Date.UTC(2026, 0, 1)
+/** Clocks may step back a little (NTP); more than this behind the newest job means it was wrong. */
+const CLOCK_SLACK_MS = 5 * 60_000
+
+export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
+  const findings = [platform(options.machine), clock(options.now), dataDirectory(options.dataDir)]
+  const database = openForReading(options.dataDir)
+  try {
+    findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
+    findings.push(await port(options.host, options.port))
+    findings.push(deviceAccess(options.machine))
+    if (database) for (const printer of builtinPrinters(database)) findings.push(await printerReachable(printer.remote_id, printer.connection))
+  } finally {
+    database?.close()
+  }
+  return findings
+}
+
+function platform({ arch, pageSize }: MachineFacts): Finding {
+  if (arch !== 'arm64' && arch !== 'x64') return { check: 'platform', verdict: 'fail', detail: `${arch}: printhub runs on 64-bit ARM (Raspberry Pi OS 64-bit) and x86-64 only.` }
+  if (pageSize !== undefined && pageSize !== 4096) {
+    return {
+      check: 'platform',
+      verdict: 'fail',
+      detail: `${arch} with ${pageSize / 1024} KB memory pages: the runtime needs 4 KB pages. On a Raspberry Pi 5 add "kernel=kernel8.img" to /boot/firmware/config.txt and reboot.`,
+    }
+  }
+  return { check: 'platform', verdict: 'ok', detail: `${arch}, 4 KB memory pages` }
+}
+
+function clock(now: number): Finding {
+  if (now < EARLIEST_PLAUSIBLE) {
+    return { check: 'clock', verdict: 'fail', detail: `the clock says ${new Date(now).toISOString()}: it is not set. A Raspberry Pi has no battery clock; connect it to a network with NTP (timedatectl set-ntp true). Job expiry depends on it.` }
+  }
+  return { check: 'clock', verdict: 'ok', detail: new Date(now).toISOString() }
+}
+
+function dataDirectory(dataDir: string): Finding {
+  if (!existsSync(dataDir)) return { check: 'data directory', verdict: 'fail', detail: `${dataDir} does not exist: run "printhub init --data ${dataDir}" (or start the hub once).` }
+  const probe = join(dataDir, `.doctor-${process.pid}`)
+  try {
+    writeFileSync(probe, '')
+    rmSync(probe)
+  } catch (error) {
+    return { check: 'data directory', verdict: 'fail', detail: `${dataDir} is not writable by this user (${(error as NodeJS.ErrnoException).code}): the hub could not store jobs. Give it to the user the hub runs as.` }
+  }
+  const stats = statfsSync(dataDir)
+  const free = stats.bavail * stats.bsize
+  const amount = free >= 1024 * MIB ? `${(free / 1024 / MIB).toFixed(1)} GB` : `${Math.floor(free / MIB)} MB`
+  if (free < NO_SPACE) return { check: 'data directory', verdict: 'fail', detail: `${dataDir}: only ${amount} free; new jobs will be refused. Free some space.` }
+  if (free < LOW_SPACE) return { check: 'data directory', verdict: 'warn', detail: `${dataDir}: ${amount} free; that is little for a busy day.` }
+  return { check: 'data directory', verdict: 'ok', detail: `${dataDir}, writable, ${amount} free` }
+}
+
+function openForReading(dataDir: string): Database | undefined {
+  const file = join(dataDir, DATABASE_FILE)
+  if (!existsSync(file)) return undefined
+  try {
+    return new Database(file, { readonly: true, strict: true })
+  } catch {
+    return undefined
+  }
+}
+
+function databaseIntegrity(database: Database | undefined, dataDir: string): Finding {
+  if (!database) return { check: 'database', verdict: 'fail', detail: `no readable ${DATABASE_FILE} in ${dataDir}: run "printhub init --data ${dataDir}".` }
+  try {
+    const problems = database.query<{ quick_check: string }, []>('PRAGMA quick_check').all().map((row) => row.quick_check)
+    if (problems.length === 1 && problems[0] === 'ok') return { check: 'database', verdict: 'ok', detail: 'integrity check passed' }
+    return { check: 'database', verdict: 'fail', detail: `the database is damaged (${problems.slice(0, 3).join('; ')}). Stop the hub and restore a backup of ${DATABASE_FILE}.` }
+  } catch (error) {
+    return { check: 'database', verdict: 'fail', detail: `the database cannot be read (${(error as Error).message}). Stop the hub and restore a backup of ${DATABASE_FILE}.` }
+  }
+}
+
+/** The newest job cannot be from the future: if it is, the clock went back. */
+function clockAgainstJobs(database: Database | undefined, now: number): Finding[] {
+  if (!database) return []
+  try {
+    const newest = database.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()?.created_at
+    if (newest && newest > now + CLOCK_SLACK_MS) {
+      return [{ check: 'clock', verdict: 'fail', detail: `a job was created at ${new Date(newest).toISOString()}, after what the clock says now: the clock went back. Fix it (NTP) before jobs expire at the wrong time.` }]
+    }
+  } catch {
+    // A damaged database is reported by its own check.
+  }
+  return []
+}
+
+async function port(host: string, portNumber: number): Promise<Finding> {
+  const check = 'port'
+  try {
+    const server = Bun.listen({ hostname: host, port: portNumber, socket: { data() {} } })
+    server.stop(true)
+    return { check, verdict: 'ok', detail: `${host}:${portNumber} is free for the hub` }
+  } catch {
+    // Taken: by this hub (fine) or by another program (the hub cannot start).
+    const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+    try {
+      const response = await fetch(`http://${address.includes(':') ? `[${address}]` : address}:${portNumber}/health`, { signal: AbortSignal.timeout(2_000) })
+      const body = (await response.json()) as { service?: string }
+      if (body.service === 'printhub') return { check, verdict: 'ok', detail: `printhub is running on ${host}:${portNumber}` }
+    } catch {
+      // Not an HTTP answer of ours.
+    }
+    return { check, verdict: 'fail', detail: `${host}:${portNumber} is used by another program: the hub cannot start there. Stop that program or choose another port (--port).` }
+  }
+}
+
+function deviceAccess({ groups, usblpLoaded }: MachineFacts): Finding {
+  const usb = usblpLoaded ? 'usblp is loaded' : 'usblp is not loaded (USB printers are reached by vendor and product ID instead)'
+  if (groups === undefined) return { check: 'serial and USB', verdict: 'ok', detail: `running as root; ${usb}` }
+  const missing = ['dialout', 'lp'].filter((group) => !groups.includes(group))
+  if (missing.length > 0) {
+    return { check: 'serial and USB', verdict: 'warn', detail: `this user is not in ${missing.join(' and ')}: it cannot open serial (dialout) or USB (lp) printers. Run "sudo usermod -aG dialout,lp USER" and log in again; ${usb}.` }
+  }
+  return { check: 'serial and USB', verdict: 'ok', detail: `in dialout and lp; ${usb}` }
+}
+
+interface PrinterRow {
+  remote_id: string
+  connection: string
+}
+
+/** The printers this machine drives itself (the built-in agent's); remote agents check their own. */
+function builtinPrinters(database: Database): PrinterRow[] {
+  try {
+    return database
+      .query<PrinterRow, []>(
+        `SELECT p.remote_id, p.connection FROM printers p JOIN agents a ON a.id = p.agent_id
+         WHERE a.builtin = 1 AND a.revoked_at IS NULL AND p.removed_at IS NULL ORDER BY p.created_at, p.id`,
+      )
+      .all()
+  } catch {
+    return []
+  }
+}
+
+async function printerReachable(name: string, uri: string): Promise<Finding> {
+  const check = `printer ${name}`
+  const parsed = parseConnectionUri(uri)
+  if (!parsed.ok) return { check, verdict: 'fail', detail: `its connection ${uri} is invalid: ${parsed.message}` }
+  const connection = parsed.connection
+  switch (connection.kind) {
+    case 'tcp':
+      return (await tcpAnswers(connection.host, connection.port))
+        ? { check, verdict: 'ok', detail: `${connection.host}:${connection.port} accepts connections` }
+        : { check, verdict: 'fail', detail: `${connection.host}:${connection.port} does not answer: is the printer on, on this network, and is the address right?` }
+    case 'virtual':
+      return { check, verdict: 'ok', detail: 'a virtual printer (nothing is printed on paper)' }
+    case 'file':
+    case 'serial':
+    case 'usb-device-file':
+      try {
+        accessSync(connection.path, constants.W_OK)
+        return { check, verdict: 'ok', detail: `${connection.path} is writable` }
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        return { check, verdict: 'fail', detail: code === 'ENOENT' ? `${connection.path} does not exist: is the printer plugged in and on?` : `${connection.path} is not writable by this user (${code}).` }
+      }
+    case 'usb-id':
+      return { check, verdict: 'warn', detail: `USB ${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}: not checked here` }
+  }
+}
+
+function tcpAnswers(host: string, portNumber: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), PRINTER_CONNECT_MS)
+    Bun.connect({
+      hostname: host,
+      port: portNumber,
+      socket: {
+        open(socket) {
+          clearTimeout(timer)
+          socket.end()
+          resolve(true)
+        },
+        data() {},
+        connectError() {
+          clearTimeout(timer)
+          resolve(false)
+        },
+      },
+    }).catch(() => {
+      clearTimeout(timer)
+      resolve(false)
+    })
+  })
+}
+
+/** The facts of this machine, as the doctor reads them. */
+export function readMachineFacts(): MachineFacts {
+  const run = (argv: string[]) => {
+    const result = Bun.spawnSync(argv, { stdout: 'pipe', stderr: 'ignore' })
+    return result.exitCode === 0 ? result.stdout.toString().trim() : undefined
+  }
+  const pageSize = Number(run(['getconf', 'PAGESIZE']))
+  const isRoot = process.getuid?.() === 0
+  return {
+    arch: process.arch,
+    pageSize: Number.isFinite(pageSize) && pageSize > 0 ? pageSize : undefined,
+    groups: isRoot ? undefined : (run(['id', '-Gn']) ?? '').split(/\s+/).filter(Boolean),
+    usblpLoaded: existsSync('/sys/module/usblp') || (existsSync('/dev/usb') && readdirSync('/dev/usb').some((name) => name.startsWith('lp'))),
+  }
+}
