@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { clientOver, type PrintHubClient } from '../../src/client/client.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from '../../src/client/config.ts'
 import { Connection } from '../../src/client/connection.ts'
@@ -14,6 +14,8 @@ import type { Scheduler } from '../../src/client/retry.ts'
 /** Both runners start in the repository. */
 export const ROOT = process.cwd()
 export const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
+/** The printhub the tests start: the sources, or the executable named by PRINTHUB_EXECUTABLE. */
+const PRINTHUB = process.env.PRINTHUB_EXECUTABLE ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)] : [BUN, 'src/main.ts']
 
 export interface RecordedRequest {
   method: string
@@ -90,7 +92,7 @@ export interface RunningHub {
 /** A real hub, as its own process: `printhub serve --json` on a fresh data directory. */
 export async function startHub(env: Record<string, string> = {}): Promise<RunningHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'printhub-client-'))
-  const child: ChildProcess = spawn(BUN, ['src/main.ts', 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--json'], {
+  const child: ChildProcess = spawn(PRINTHUB[0]!, [...PRINTHUB.slice(1), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--json'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -120,7 +122,7 @@ export async function startHub(env: Record<string, string> = {}): Promise<Runnin
 
 /** Runs the CLI from source and parses its --json output. */
 export async function cliJson(args: string[], dataDir: string): Promise<any> {
-  const child = spawn(BUN, ['src/main.ts', ...args, '--data', dataDir, '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(PRINTHUB[0]!, [...PRINTHUB.slice(1), ...args, '--data', dataDir, '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   const code = await new Promise((resolve) => child.once('exit', resolve))

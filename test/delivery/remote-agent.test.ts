@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Job } from '../../src/protocol/job.ts'
-import { cliJson, ROOT } from '../support/cli.ts'
+import { cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 
@@ -29,7 +29,7 @@ interface AgentProcess {
 
 /** Starts `printhub agent` and waits until it is connected to the hub. */
 async function startAgent(args: string[] = []): Promise<AgentProcess> {
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), 'agent', '--data', agentDir, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn([...PRINTHUB, 'agent', '--data', agentDir, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' })
   let output = ''
   const decoder = new TextDecoder()
   const reader = child.stdout.getReader()

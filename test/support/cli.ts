@@ -1,7 +1,11 @@
-// Runs the printhub CLI from source as its own process, as technicians and scripts do.
-import { join } from 'node:path'
+// Runs the printhub CLI as its own process, as technicians and scripts do: from the sources, or
+// the compiled executable named by PRINTHUB_EXECUTABLE (`npm run test:binary`).
+import { join, resolve } from 'node:path'
 
 export const ROOT = join(import.meta.dir, '..', '..')
+
+/** The command line that starts printhub. */
+export const PRINTHUB: readonly string[] = process.env.PRINTHUB_EXECUTABLE ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)] : [process.execPath, join(ROOT, 'src/main.ts')]
 
 export interface CliResult {
   code: number
@@ -10,7 +14,7 @@ export interface CliResult {
 }
 
 export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const child = Bun.spawn([process.execPath, join(ROOT, 'src/main.ts'), ...args], {
+  const child = Bun.spawn([...PRINTHUB, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdout: 'pipe',

@@ -1,6 +1,5 @@
 // `printhub serve` as its own process: what technicians run, and what kill -9 can stop.
-import { join } from 'node:path'
-import { ROOT } from './cli.ts'
+import { PRINTHUB, ROOT } from './cli.ts'
 
 export interface ServeProcess {
   url: string
@@ -17,14 +16,14 @@ export interface ServeOptions {
   json?: boolean
   env?: Record<string, string>
   port?: number
-  /** The printhub to run (a compiled binary); the sources under Bun by default. */
+  /** The printhub to run; the one the tests run (see cli.ts) by default. */
   executable?: string[]
   cwd?: string
 }
 
 export async function spawnServe(dataDir: string, options: ServeOptions = {}): Promise<ServeProcess> {
   const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : [])]
-  const child = Bun.spawn([...(options.executable ?? [process.execPath, join(ROOT, 'src/main.ts')]), ...args], {
+  const child = Bun.spawn([...(options.executable ?? PRINTHUB), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdout: 'pipe',
