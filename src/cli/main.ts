@@ -6,6 +6,7 @@ import { agentCommand } from './commands/agent.ts'
 import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
 import { doctorCommand } from './commands/doctor.ts'
 import { initCommand } from './commands/init.ts'
+import { installCommand, uninstallCommand } from './commands/install.ts'
 import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
@@ -35,6 +36,8 @@ export const COMMANDS: readonly Command[] = [
   jobsShowCommand,
   jobsCancelCommand,
   agentCommand,
+  installCommand,
+  uninstallCommand,
   doctorCommand,
   versionCommand,
 ]

@@ -1,0 +1,68 @@
+// The files `printhub install` writes: the systemd unit and the udev rule.
+
+export const SERVICE_USER = 'printhub'
+export const UNIT_PATH = '/etc/systemd/system/printhub.service'
+export const UDEV_RULE_PATH = '/etc/udev/rules.d/60-printhub.rules'
+export const BINARY_PATH = '/usr/local/bin/printhub'
+export const DEFAULT_INSTALL_DATA_DIR = '/var/lib/printhub'
+
+export interface ServiceSettings {
+  binary: string
+  dataDir: string
+  host: string
+  port: number
+}
+
+/**
+ * Restarted on failure; hardened (no new privileges, read-only system but its data directory, no
+ * home directories, its own /tmp), with the device access receipt printers need: serial ports
+ * (ttyS, ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device).
+ */
+export function systemdUnit({ binary, dataDir, host, port }: ServiceSettings): string {
+  return `[Unit]
+Description=printhub print job service
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+User=${SERVICE_USER}
+Group=${SERVICE_USER}
+SupplementaryGroups=dialout lp
+ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
+Restart=on-failure
+RestartSec=2
+KillSignal=SIGTERM
+TimeoutStopSec=20
+UMask=0027
+NoNewPrivileges=yes
+ProtectSystem=strict
+ReadWritePaths=${dataDir}
+ProtectHome=yes
+PrivateTmp=yes
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectControlGroups=yes
+RestrictSUIDSGID=yes
+RestrictRealtime=yes
+LockPersonality=yes
+RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
+DevicePolicy=closed
+DeviceAllow=char-ttyS rw
+DeviceAllow=char-ttyUSB rw
+DeviceAllow=char-ttyACM rw
+DeviceAllow=char-usb rw
+DeviceAllow=char-usb_device rw
+
+[Install]
+WantedBy=multi-user.target
+`
+}
+
+/** USB receipt printers: the usblp device file and the raw device, for the lp group. */
+export function udevRule(): string {
+  return `# printhub: USB printers (interface class 7) readable and writable by the lp group.
+SUBSYSTEM=="usbmisc", KERNEL=="lp[0-9]*", GROUP="lp", MODE="0660"
+SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ENV{ID_USB_INTERFACES}=="*:0701??:*", GROUP="lp", MODE="0660"
+`
+}
