@@ -20,6 +20,8 @@ import type { Ledger, LedgerJob } from './ledger.ts'
 
 /** How often the agent looks for printers added or changed in its catalog. */
 export const CATALOG_POLL_MS = 1_000
+/** How long stopping waits for tickets being written (within systemd's 20 s stop timeout). */
+export const STOP_GRACE_MS = 10_000
 
 export interface AgentOptions {
   ledger: Ledger
@@ -66,14 +68,23 @@ export class Agent {
     this.loop = this.connectLoop()
   }
 
+  /**
+   * Stops taking jobs. A ticket already being written is finished, not cut in half; one that
+   * has not finished within STOP_GRACE_MS (a printer that stopped reading) is cut off.
+   */
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.catalogTimer)
     this.connection?.close()
     this.wake?.()
     await this.loop
+    const settled = Promise.allSettled(this.working.values())
+    let timer: Timer | undefined
+    const finished = await Promise.race([settled.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS)))])
+    clearTimeout(timer)
+    if (finished) return
     for (const controller of this.submitting.values()) controller.abort()
-    await Promise.allSettled(this.working.values())
+    await settled
   }
 
   /** Settles when the agent stopped trying to connect: stopped, or refused (see `refusal`). */

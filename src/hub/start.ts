@@ -113,9 +113,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       builtinAgent,
       async stop() {
         // The dispatcher first: attempts in flight stay as they are, to be sent again next start.
+        // The agent takes no new job; while no new request is taken, it finishes the tickets
+        // being written; then the database.
         dispatcher.stop()
-        await builtinAgent.stop()
+        const agentStopped = builtinAgent.stop()
         await app.stop()
+        await agentStopped
         store.close()
       },
     }

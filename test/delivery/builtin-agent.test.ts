@@ -173,3 +173,30 @@ describe('a hub started after its jobs expired', () => {
     }
   })
 })
+
+describe('stopping the hub while a ticket is being written', () => {
+  test('the ticket is finished, not cut off; after a restart the job is COMPLETED and printed once', async () => {
+    const first = await startTestHub({ events: () => {} })
+    const agentId = first.hub.store.agents.builtin()!.id
+    first.hub.store.printers.add({ projectId: first.projectId, remoteId: 'slow', name: null, connection: 'virtual://slow?delay=700', profile: 'generic-80mm', width: 80, agentId })
+    await waitFor(() => first.hub.dispatcher.session(agentId)?.printers.size === 2, 5_000)
+    const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, { body: jobBody({ printerId: 'slow' }) })
+    const created: Job = (await response.json()).job
+    // Being written: the agent has it and the printer has not finished taking it.
+    await waitFor(() => first.hub.store.jobs.get(created.id)!.state === 'DELIVERED', 5_000)
+    expect(first.hub.virtualPrinters.printed('slow')).toHaveLength(0)
+    const stopping = performance.now()
+    await first.hub.stop()
+    // Stopping waited for the printer instead of cutting the ticket off.
+    expect(first.hub.virtualPrinters.printed('slow')).toHaveLength(1)
+    expect(performance.now() - stopping).toBeLessThan(5_000)
+
+    const again = await startTestHub({ dataDir: first.dataDir, events: () => {} })
+    try {
+      await waitFor(() => again.hub.store.jobs.get(created.id)!.state === 'COMPLETED' || undefined, 5_000)
+      expect(again.hub.virtualPrinters.printed('slow')).toHaveLength(0)
+    } finally {
+      await again.stop()
+    }
+  })
+})
