@@ -50,7 +50,7 @@ async function release(): Promise<void> {
   const commit = git(['rev-parse', '--short=12', 'HEAD'])
   const changelog = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : '# Changelog\n'
   const since = lastReleasedCommit(changelog)
-  const changes = git(['log', '--format=%s', since ? `${since}..HEAD` : '-20']).split('\n').filter(Boolean)
+  const changes = since ? git(['log', '--format=%s', `${since}..HEAD`]).split('\n').filter(Boolean) : ['First release.']
   const entry = changelogEntry(packageJson.version, new Date().toISOString().slice(0, 10), commit, changes, sums)
   const [title, ...rest] = changelog.split('\n')
   writeFileSync(CHANGELOG, `${title}\n\n${entry}${rest.join('\n').replace(/^\n+/, '\n')}`)
