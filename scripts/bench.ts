@@ -12,7 +12,7 @@
 //   6. submit-to-first-byte and submit-to-COMPLETED latency at a steady 50 jobs/s (p50/p99),
 //   7. jobs per second to one printer, and across 4 printers, until every job is COMPLETED,
 //   8. the same first-byte latency and jobs per second through CUPS, when it is installed.
-// `bun run bench` runs every section; `bun run bench api`, `delivery` or `render` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render` or `binary` runs one.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -29,6 +29,7 @@ import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/lim
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { type BurstResult, type CupsSetup, cupsBurst, cupsSteady, hubBurst, hubSteady, setUpCups, type SteadyResult, stopCups, TcpSink, wallOf } from './bench-delivery.ts'
 import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
+import { measureBinary } from './bench-binary.ts'
 import { measureRender } from './bench-render.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -70,7 +71,7 @@ const DELIVERY = {
 const CUPS_REFERENCE = { firstByteP50Ms: 10, jobsPerSecond: 115 } as const
 const DELIVERY_TARGETS = { firstByteP50TimesLower: 5, firstByteP99Ms: 5, onePrinterTimesCups: 5, fourPrintersJobsPerSecond: 1_000 } as const
 
-const SECTIONS = ['api', 'delivery', 'render'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 const DOCUMENT = {
@@ -724,6 +725,25 @@ function renderSection(): SectionResult {
   }
 }
 
+// ---- Executable section -----------------------------------------------------------------------
+
+const BINARY_TARGETS = { startupMs: 200 } as const
+
+async function binarySection(): Promise<SectionResult> {
+  console.log('executable: build both, start the x64 one 10 times, then 100,000 jobs to the demo printer...')
+  const f = await measureBinary()
+  return {
+    report: [
+      'the compiled x64 executable (started as a technician does, on an initialised data directory)',
+      `size                           arm64 ${f.sizeMiB.arm64} MiB, x64 ${f.sizeMiB.x64} MiB`,
+      `start-up to the first 200      median ${f.startupMs.median.toFixed(0)} ms of 10 (${f.startupMs.min.toFixed(0)}-${f.startupMs.max.toFixed(0)} ms)`,
+      `RSS                            idle ${f.idleRssMb.toFixed(1)} MB, after ${f.jobs.toLocaleString('en')} jobs ${f.rssAfterJobsMb.toFixed(1)} MB (${f.jobsPerSecond} jobs/s, 16 clients)`,
+    ],
+    checks: [{ name: 'executable start-up to first 200', value: Math.round(f.startupMs.median), unit: ' ms', target: `< ${BINARY_TARGETS.startupMs} ms`, pass: f.startupMs.median < BINARY_TARGETS.startupMs }],
+    results: { ...f, targets: BINARY_TARGETS },
+  }
+}
+
 async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
@@ -733,7 +753,7 @@ async function main(): Promise<void> {
   // A section that fails is reported, and the others still run; the bench then exits 1.
   for (const section of sections) {
     try {
-      done[section] = section === 'api' ? await apiSection(info) : section === 'delivery' ? await deliverySection(info) : renderSection()
+      done[section] = section === 'api' ? await apiSection(info) : section === 'delivery' ? await deliverySection(info) : section === 'render' ? renderSection() : await binarySection()
     } catch (error) {
       failed[section] = error instanceof Error ? error.message : String(error)
       console.error(`bench section ${section} failed:`, error)
