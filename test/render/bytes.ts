@@ -1,4 +1,7 @@
-// Expected ESC/POS bytes written readably: strings are ASCII, numbers single bytes.
+// Expected ESC/POS bytes written readably (strings are ASCII, numbers single bytes), and the
+// error a document that cannot be printed gets.
+import type { PrintDocument, Section } from '../../src/protocol/document.ts'
+import { RenderError, render, renderTarget } from '../../src/render/render.ts'
 
 export const ESC = 0x1b
 export const GS = 0x1d
@@ -10,3 +13,14 @@ export function bytes(...parts: (string | number | readonly number[])[]): number
 
 /** What every rendering starts with: `ESC @`, then `ESC t 19` (PC858). */
 export const PROLOGUE = bytes(ESC, '@', ESC, 't', 19)
+
+/** The RenderError rendering `sections` throws; fails the test when it renders. */
+export function renderError(sections: Section[], width: PrintDocument['width'] = 58): RenderError {
+  try {
+    render({ width, sections }, renderTarget(width))
+  } catch (error) {
+    if (error instanceof RenderError) return error
+    throw error
+  }
+  throw new Error('rendered')
+}

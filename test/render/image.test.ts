@@ -6,8 +6,8 @@ import { encode as encodeJpeg } from 'jpeg-js'
 import type { PrintDocument, Section } from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { documentRule } from '../../src/protocol/document.ts'
-import { RASTER_BAND_ROWS, RenderError, render, renderTarget } from '../../src/render/render.ts'
-import { ESC, PROLOGUE } from './bytes.ts'
+import { RASTER_BAND_ROWS, render, renderTarget } from '../../src/render/render.ts'
+import { ESC, PROLOGUE, renderError } from './bytes.ts'
 
 interface Raster {
   widthBytes: number
@@ -56,15 +56,7 @@ function renderImage(data: string, mediaType: 'image/png' | 'image/jpeg' = 'imag
   return render({ width, sections: [section] }, renderTarget(width))
 }
 
-function renderError(data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png'): RenderError {
-  try {
-    renderImage(data, mediaType)
-  } catch (error) {
-    if (error instanceof RenderError) return error
-    throw error
-  }
-  throw new Error('rendered')
-}
+const imageError = (data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png') => renderError([{ type: 'image', mediaType, data }])
 
 const BLACK: [number, number, number, number] = [0, 0, 0, 255]
 const WHITE: [number, number, number, number] = [255, 255, 255, 255]
@@ -176,7 +168,7 @@ describe('image sections', () => {
 
   test('an image over 2,048 pixels a side is refused before decoding, at the API and in the renderer', () => {
     const tall = png(1, 2_049, () => BLACK)
-    const error = renderError(tall)
+    const error = imageError(tall)
     expect(error).toMatchObject({ code: 'render.image_invalid', retryable: false })
     expect(error.message).toBe('sections[0]: the image is 1x2049 pixels; at most 2048 pixels a side can be printed (scale it down first)')
     const checked = validate(documentRule, { width: 58, sections: [{ type: 'image', mediaType: 'image/png', data: tall }] })
@@ -188,9 +180,9 @@ describe('image sections', () => {
     // The right headers around corrupt pixel data.
     const corrupt = Buffer.from(good)
     for (let i = 40; i < corrupt.length - 12; i++) corrupt[i] = 0x5a
-    const error = renderError(corrupt.toString('base64'))
+    const error = imageError(corrupt.toString('base64'))
     expect(error.code).toBe('render.image_invalid')
     expect(error.message).toStartWith('sections[0]: the image could not be decoded')
-    expect(renderError(good.toString('base64'), 'image/jpeg' as never).message).toBe('sections[0]: the image holds an image/png image, but mediaType says image/jpeg')
+    expect(imageError(good.toString('base64'), 'image/jpeg').message).toBe('sections[0]: the image holds an image/png image, but mediaType says image/jpeg')
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { PrintDocument, Section } from '../../src/protocol/document.ts'
-import { RenderError, render, renderTarget } from '../../src/render/render.ts'
-import { bytes, ESC, GS, LF, PROLOGUE } from './bytes.ts'
+import { render, renderTarget } from '../../src/render/render.ts'
+import { bytes, ESC, GS, LF, PROLOGUE, renderError } from './bytes.ts'
 
 function rendered(sections: Section[], width: PrintDocument['width'] = 58): number[] {
   return Array.from(render({ width, sections }, renderTarget(width)))
@@ -14,15 +14,6 @@ function body(sections: Section[], width: PrintDocument['width'] = 58): number[]
   return all.slice(PROLOGUE.length)
 }
 
-function renderError(sections: Section[], width: PrintDocument['width'] = 58): RenderError {
-  try {
-    rendered(sections, width)
-  } catch (error) {
-    if (error instanceof RenderError) return error
-    throw error
-  }
-  throw new Error('rendered')
-}
 
 describe('renderTarget', () => {
   test('Font A geometry of both paper widths', () => {
