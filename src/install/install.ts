@@ -5,7 +5,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
 import { dirname, join } from 'node:path'
-import { initialize } from '../hub/init.ts'
+import { type InitResult, initialize } from '../hub/init.ts'
 import { Store } from '../store/store.ts'
 import { BINARY_PATH, SERVICE_USER, systemdUnit, UDEV_RULE_PATH, udevRule, UNIT_PATH } from './files.ts'
 
@@ -63,13 +63,12 @@ export async function install(options: InstallOptions): Promise<void> {
   // The data directory, initialised now so the first API key can be shown here, then the user's.
   const data = staged(root, dataDir)
   const store = Store.open({ dataDir: data, create: true, maxOpenJobsPerProject: options.maxOpenJobsPerProject })
-  const init = await (async () => {
-    try {
-      return await initialize(store, data)
-    } finally {
-      store.close()
-    }
-  })()
+  let init: InitResult
+  try {
+    init = await initialize(store, data)
+  } finally {
+    store.close()
+  }
   must(['chown', '-R', `${SERVICE_USER}:${SERVICE_USER}`, data])
 
   for (const [path, content] of [
