@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, build } from './build.ts'
+import { freePort } from '../test/support/ports.ts'
 
 export interface BinaryFigures {
   sizeMiB: { arm64: number; x64: number }
@@ -28,14 +29,6 @@ function init(binary: string, dataDir: string): { projectId: string; apiKey: str
   const result = Bun.spawnSync([binary, 'init', '--data', dataDir, '--json'], { stdout: 'pipe', stderr: 'pipe' })
   if (result.exitCode !== 0) throw new Error(`init failed: ${result.stderr.toString()}`)
   return JSON.parse(result.stdout.toString())
-}
-
-/** A port to serve on: the system's choice, released again (the hub must say where it listens first otherwise). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 async function serveUntilHealthy(binary: string, dataDir: string, env: Record<string, string> = {}): Promise<{ child: ReturnType<typeof Bun.spawn>; url: string; ms: number }> {

@@ -11,6 +11,7 @@ import { DATABASE_FILE } from '../../src/store/database.ts'
 import { Store } from '../../src/store/store.ts'
 import { cli } from '../support/cli.ts'
 import { startTestHub } from '../support/hub.ts'
+import { freePort } from '../support/ports.ts'
 
 const PI: MachineFacts = { arch: 'arm64', pageSize: 4096, groups: ['printhub', 'dialout', 'lp'], usblpLoaded: true }
 
@@ -29,14 +30,6 @@ async function hubData(connections: Record<string, string> = {}): Promise<string
   for (const [remoteId, connection] of Object.entries(connections)) store.printers.add({ projectId: init.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId })
   store.close()
   return dir
-}
-
-/** A port nothing listens on: taken and released at once. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
 }
 
 const options = (overrides: Partial<DoctorOptions> = {}): DoctorOptions => ({ dataDir, host: '127.0.0.1', port: freePort(), now: Date.now(), machine: PI, ...overrides })

@@ -7,6 +7,7 @@ import type { Job } from '../../src/protocol/job.ts'
 import { cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
+import { freePort } from '../support/ports.ts'
 
 const HUB_ENV = { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '500', PRINTHUB_ACK_TIMEOUT_MS: '5000' }
 
@@ -45,13 +46,6 @@ async function startAgent(args: string[] = []): Promise<AgentProcess> {
     })()
   })
   return { process: child, output: () => output, errors }
-}
-
-async function freePort(): Promise<number> {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const found = listener.port
-  listener.stop(true)
-  return found
 }
 
 const hubEnv = () => ({ PRINTHUB_DATA_DIR: hubDir })
@@ -95,7 +89,7 @@ beforeAll(async () => {
   hubDir = join(dir, 'hub')
   agentDir = join(dir, 'agent')
   paper = join(dir, 'kitchen.bin')
-  port = await freePort()
+  port = freePort()
   hub = await spawnServe(hubDir, { json: true, port, env: HUB_ENV })
   projectId = hub.listening!.firstStart.projectId
   apiKey = hub.listening!.firstStart.apiKey
