@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PrintDocument } from '../src/protocol/document.ts'
 import type { Job, ListJobsResponse } from '../src/protocol/job.ts'
-import { render, renderTarget } from '../src/render/render.ts'
+import { render, targetFor } from '../src/render/render.ts'
 import { type LatencySummary, summarize } from './bench-load.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -65,7 +65,7 @@ export function benchDocument(tag: string, index: number): PrintDocument {
 
 /** The ESC/POS bytes the hub sends for that document (what the CUPS queue is given). */
 export function renderedDocument(tag: string, index: number): Uint8Array {
-  return render(benchDocument(tag, index), renderTarget(80))
+  return render(benchDocument(tag, index), targetFor('generic-80mm', 80))
 }
 
 // ---- TCP sink ---------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 import { encode as encodePng } from 'fast-png'
 import { encode as encodeJpeg } from 'jpeg-js'
 import type { PrintDocument, Section } from '../src/protocol/document.ts'
-import { render, renderTarget } from '../src/render/render.ts'
+import { render, targetFor } from '../src/render/render.ts'
 
 export interface RenderFigures {
   receiptMs: number
@@ -60,7 +60,7 @@ function photoPixels(width: number, height: number): Uint8Array {
 
 export function measureRender(): RenderFigures {
   const document = receipt()
-  const target = renderTarget(80)
+  const target = targetFor('generic-80mm', 80)
   const width = 576
   const height = 1_000
   const pixels = photoPixels(width, height)

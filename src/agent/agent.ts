@@ -7,7 +7,7 @@ import { encodeFrame } from '../protocol/codec.ts'
 import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
-import { RenderError, render, renderTarget } from '../render/render.ts'
+import { RenderError, render, targetFor } from '../render/render.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
 import { submit } from '../transports/submit.ts'
 import { cancelled, SubmitError } from '../transports/submit-error.ts'
@@ -242,7 +242,7 @@ export class Agent {
     if (!printer) return this.fail(job, ['received'], { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
     let bytes: Uint8Array
     try {
-      bytes = render(job.payload!.document as PrintDocument, renderTarget(printer.width))
+      bytes = render(job.payload!.document as PrintDocument, targetFor(printer.profile, printer.width))
     } catch (error) {
       if (error instanceof RenderError) return this.fail(job, ['received'], { code: error.code, message: error.message, retryable: error.retryable })
       throw error

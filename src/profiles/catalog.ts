@@ -1,22 +1,18 @@
-// The printer profiles under printers/, imported statically so they are embedded in the binary.
+// The printer profiles under printers/, imported statically so they are embedded in the binary,
+// and checked when this module loads (a test loads it, so a broken file never ships).
 import generic58 from '../../printers/generic-58mm.json'
 import generic80 from '../../printers/generic-80mm.json'
 import type { PaperWidth } from '../protocol/document.ts'
+import { parseProfile, type PrinterProfile } from './profile.ts'
 
-export interface PrinterProfile {
-  id: string
-  name: string
-  commandSet: 'escpos' | 'starprnt'
-  paperWidths: PaperWidth[]
-  defaultWidth: PaperWidth
+export type { PrinterProfile } from './profile.ts'
+
+const FILES: Record<string, unknown> = {
+  'generic-80mm': generic80,
+  'generic-58mm': generic58,
 }
 
-/** A profile file, named by its file name. JSON imports type numbers loosely, hence the one cast. */
-function profile(id: string, data: object): PrinterProfile {
-  return Object.freeze({ id, ...(data as Omit<PrinterProfile, 'id'>) })
-}
-
-export const PROFILES: readonly PrinterProfile[] = [profile('generic-80mm', generic80), profile('generic-58mm', generic58)]
+export const PROFILES: readonly PrinterProfile[] = Object.entries(FILES).map(([id, data]) => parseProfile(id, data))
 
 export const DEFAULT_PROFILE_ID = 'generic-80mm'
 

@@ -1,13 +1,13 @@
-// Barcode sections: GS k (function B) with the text below the bars and the widest module width
-// that keeps the symbol on the paper.
+// Barcode sections: the text below the bars, and the widest module width that keeps the symbol
+// on the paper.
 import { type BarcodeFormat, barcodeProblem } from '../protocol/barcode.ts'
-import { BARCODE_SYSTEMS, barcodeHeight, barcodeModuleWidth, barcodeTextBelow, printBarcode } from './commands.ts'
+import type { BarcodeModuleDots, CommandSet } from './command-set.ts'
 import { RenderError } from './errors.ts'
 
 /** 10 mm at 203 dpi: tall enough for a hand scanner held at an angle. */
 const BAR_HEIGHT_DOTS = 80
 /** Widest first: 3-dot modules scan most reliably; below 2 dots many scanners fail. */
-const MODULE_WIDTHS = [3, 2] as const
+const MODULE_WIDTHS: readonly BarcodeModuleDots[] = [3, 2]
 /** A code 128 digit run goes in code set C (two digits per symbol) from this length on. */
 const MIN_CODE_SET_C_RUN = 4
 /** One code 39 character: 6 narrow and 3 wide elements (wide counted as 3 narrow), and the gap after it. */
@@ -23,7 +23,7 @@ interface EncodedBarcode {
 }
 
 /**
- * Code 128 in the `GS k` data format: a `{B` or `{C` selects the code set (the first one is the
+ * Code 128 in the ESC/POS `GS k` data format: a `{B` or `{C` selects the code set (the first one is the
  * start character, later ones a symbol of their own), `{{` is a literal `{`, and in code set C
  * each byte is one pair of digits, 0 to 99.
  */
@@ -66,10 +66,15 @@ function code128(value: string): EncodedBarcode {
   return { data: Uint8Array.from(data), modules: (symbols + 3) * 11 + 2 }
 }
 
-function symbolOf(format: BarcodeFormat, value: string): EncodedBarcode {
+/** Code 128 as a printer that picks the code sets itself gets it; measured all in code set B, the widest it can come out. */
+function code128Plain(value: string): EncodedBarcode {
+  return { data: ascii(value), modules: (value.length + 3) * 11 + 2 }
+}
+
+function symbolOf(format: BarcodeFormat, value: string, commands: CommandSet): EncodedBarcode {
   switch (format) {
     case 'code128':
-      return code128(value)
+      return commands.code128CodeSets ? code128(value) : code128Plain(value)
     case 'code39':
       // The printer adds the `*` start and stop characters.
       return { data: ascii(value), modules: (value.length + 2) * CODE39_CHARACTER_MODULES }
@@ -80,15 +85,15 @@ function symbolOf(format: BarcodeFormat, value: string): EncodedBarcode {
   }
 }
 
-export function barcodeCommands(format: BarcodeFormat, value: string, dotsPerLine: number): Uint8Array[] {
+export function barcodeCommands(format: BarcodeFormat, value: string, dotsPerLine: number, commands: CommandSet): Uint8Array[] {
   // Frames are decoded without the symbology rules, so they are checked again here.
   const problem = /^[\x20-\x7E]+$/.test(value) ? barcodeProblem(format, value) : 'must be printable ASCII'
   if (problem) throw new RenderError('render.barcode_invalid', `barcode value ${problem}`, false)
-  const symbol = symbolOf(format, value)
+  const symbol = symbolOf(format, value, commands)
   const moduleWidth = MODULE_WIDTHS.find((dots) => symbol.modules * dots <= dotsPerLine)
   if (moduleWidth === undefined) {
     const needed = symbol.modules * Math.min(...MODULE_WIDTHS)
     throw new RenderError('render.barcode_too_wide', `${format} barcode needs ${needed} dots; the paper has ${dotsPerLine}`, false)
   }
-  return [barcodeTextBelow(), barcodeHeight(BAR_HEIGHT_DOTS), barcodeModuleWidth(moduleWidth), printBarcode(BARCODE_SYSTEMS[format], symbol.data)]
+  return commands.barcode(format, symbol.data, moduleWidth, BAR_HEIGHT_DOTS)
 }

@@ -1,15 +1,12 @@
 // Text to printer bytes: ASCII as is, every other character in a code page the printer has,
-// switching code pages (ESC t) within a line when the next character needs another one.
-import { type CodePage, PC737, PC852, PC857, PC858, PC866 } from './code-pages.ts'
-import { selectCodeTable } from './commands.ts'
-import { RenderError } from './errors.ts'
+// switching code pages within a line when the next character needs another one.
+import type { CodePage } from './code-pages.ts'
 
-/**
- * The code pages tried, in this order, for a character the current one lacks: Western Europe
- * (with the euro sign) first, then Central Europe, Cyrillic, Greek and Turkish. Epson printers
- * and most compatible ones have all five.
- */
-export const DEFAULT_CODE_PAGES: readonly CodePage[] = [PC858, PC852, PC866, PC737, PC857]
+/** A code page as one printer model has it: the table, and the number that selects it there. */
+export interface PrinterCodePage {
+  readonly page: CodePage
+  readonly table: number
+}
 
 /** Byte of each character of a code page's upper half. */
 const BYTES = new Map<CodePage, ReadonlyMap<string, number>>()
@@ -22,36 +19,49 @@ function bytesOf(page: CodePage): ReadonlyMap<string, number> {
   return bytes
 }
 
-const hex = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`
+/** Printable ASCII is the same byte in every code page; control characters are not printable. */
+export function isPrintableAscii(character: string): boolean {
+  const codePoint = character.codePointAt(0)!
+  return codePoint >= 0x20 && codePoint < 0x7f
+}
 
 /** Encodes lines of text for one job, remembering which code page the printer is in. */
 export class CodePageEncoder {
-  constructor(
-    private readonly pages: readonly CodePage[],
-    /** The page the printer is in now (selected by the caller at the start of the job). */
-    private current: CodePage,
-  ) {}
+  /** The page the printer is in: the first one, which the caller selects at the start of the job. */
+  private current: PrinterCodePage
 
-  /**
-   * One laid-out line. Printable ASCII passes as is; control characters are refused like any other
-   * unprintable character, because in the byte stream they would be printer commands.
-   */
+  constructor(
+    /** The printer's pages, in order of preference (at least one). */
+    private readonly pages: readonly PrinterCodePage[],
+    /** The command that selects a page by its number. */
+    private readonly select: (table: number) => Uint8Array,
+  ) {
+    this.current = pages[0]!
+  }
+
+  /** The command that puts the printer in the first page, to send at the start of the job. */
+  start(): Uint8Array {
+    return this.select(this.current.table)
+  }
+
+  /** True when the character prints as text on this printer. */
+  has(character: string): boolean {
+    return isPrintableAscii(character) || this.pages.some(({ page }) => bytesOf(page).has(character))
+  }
+
+  /** One laid-out line whose characters all pass `has`. */
   encode(line: string): Uint8Array {
     const characters = Array.from(line)
     const bytes: number[] = []
     characters.forEach((character, index) => {
       if (isPrintableAscii(character)) return bytes.push(character.codePointAt(0)!)
-      let byte = bytesOf(this.current).get(character)
+      let byte = bytesOf(this.current.page).get(character)
       if (byte === undefined) {
-        const page = this.pageFor(characters, index)
-        if (!page) {
-          // Never a silent `?`: a receipt with a wrong character is worse than a job that fails and says why.
-          const names = this.pages.map((p) => p.name).join(', ')
-          throw new RenderError('render.unsupported_character', `${hex(character.codePointAt(0)!)} is in none of the code pages ${names} and cannot be printed as text`, false)
-        }
-        bytes.push(...selectCodeTable(page.escT))
-        this.current = page
-        byte = bytesOf(page).get(character)!
+        const next = this.pageFor(characters, index)
+        if (!next) throw new RangeError(`${JSON.stringify(character)} is in none of the printer's code pages`)
+        bytes.push(...this.select(next.table))
+        this.current = next
+        byte = bytesOf(next.page).get(character)!
       }
       bytes.push(byte)
     })
@@ -63,11 +73,11 @@ export class CodePageEncoder {
    * of the characters after it (so Turkish stays in PC857 rather than starting in PC852, which
    * has Ş and ş but not ı); the first in the list when several cover as much.
    */
-  private pageFor(characters: readonly string[], from: number): CodePage | undefined {
-    let best: CodePage | undefined
+  private pageFor(characters: readonly string[], from: number): PrinterCodePage | undefined {
+    let best: PrinterCodePage | undefined
     let bestRun = 0
-    for (const page of this.pages) {
-      const bytes = bytesOf(page)
+    for (const candidate of this.pages) {
+      const bytes = bytesOf(candidate.page)
       let run = 0
       for (let i = from; i < characters.length; i++) {
         if (isPrintableAscii(characters[i]!)) continue
@@ -75,16 +85,10 @@ export class CodePageEncoder {
         run++
       }
       if (run > bestRun) {
-        best = page
+        best = candidate
         bestRun = run
       }
     }
     return best
   }
-}
-
-/** Printable ASCII is the same byte in every code page; control characters are not printable. */
-function isPrintableAscii(character: string): boolean {
-  const codePoint = character.codePointAt(0)!
-  return codePoint >= 0x20 && codePoint < 0x7f
 }

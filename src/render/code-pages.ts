@@ -1,11 +1,12 @@
-// The code pages text is printed in: bytes 0x80-0xFF of each (0x00-0x7F is ASCII in all of them),
-// with the `ESC t` number Epson gives it. Generated from the Unicode mapping tables (as Python's
+// The code pages text is printed in: bytes 0x80-0xFF of each (0x00-0x7F is ASCII in all of them).
+// The number that selects one differs between vendors, so it comes from the printer's profile.
+// Generated from the Unicode mapping tables (as Python's
 // codecs hold them); U+0000 marks a byte with no character.
+
+import type { CodePageName } from '../profiles/profile.ts'
 
 export interface CodePage {
   readonly name: string
-  /** The `ESC t n` number in Epson's table list. */
-  readonly escT: number
   /** What it is for, for people choosing a profile. */
   readonly covers: string
   /** Characters of bytes 0x80 to 0xFF, in order. */
@@ -14,7 +15,6 @@ export interface CodePage {
 
 export const PC858: CodePage = {
   name: 'PC858',
-  escT: 19,
   covers: 'Western Europe with the euro sign (PC850 with € at 0xD5)',
   high:
     'ÇüéâäàåçêëèïîìÄÅ' + // 0x80
@@ -29,7 +29,6 @@ export const PC858: CodePage = {
 
 export const PC852: CodePage = {
   name: 'PC852',
-  escT: 18,
   covers: 'Central Europe: Polish, Czech, Slovak, Hungarian, Slovenian, Croatian, Romanian',
   high:
     'ÇüéâäůćçłëŐőîŹÄĆ' + // 0x80
@@ -44,7 +43,6 @@ export const PC852: CodePage = {
 
 export const PC866: CodePage = {
   name: 'PC866',
-  escT: 17,
   covers: 'Cyrillic: Russian, Ukrainian, Belarusian',
   high:
     'АБВГДЕЖЗИЙКЛМНОП' + // 0x80
@@ -59,7 +57,6 @@ export const PC866: CodePage = {
 
 export const PC737: CodePage = {
   name: 'PC737',
-  escT: 14,
   covers: 'Greek',
   high:
     'ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠ' + // 0x80
@@ -74,7 +71,6 @@ export const PC737: CodePage = {
 
 export const PC857: CodePage = {
   name: 'PC857',
-  escT: 13,
   covers: 'Turkish',
   high:
     'ÇüéâäàåçêëèïîıÄÅ' + // 0x80
@@ -86,3 +82,6 @@ export const PC857: CodePage = {
     'ÓßÔÒõÕµ\u0000×ÚÛÙìÿ¯´' + // 0xE0
     '\u00ad±\u0000¾¶§÷¸°¨·¹³²■\u00a0', // 0xF0
 }
+
+/** The tables by the names profiles use. */
+export const CODE_PAGES: Readonly<Record<CodePageName, CodePage>> = { cp858: PC858, cp852: PC852, cp866: PC866, cp737: PC737, cp857: PC857 }

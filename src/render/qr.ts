@@ -1,6 +1,6 @@
 // QR code sections: model 2, error correction M, with the largest module size that fits the line.
 import { MAX_QR_BYTES } from '../protocol/limits.ts'
-import { qrErrorCorrectionM, qrModuleSize, qrPrint, qrSelectModel2, qrStore } from './commands.ts'
+import type { CommandSet } from './command-set.ts'
 import { RenderError } from './errors.ts'
 
 /** Byte-mode capacity of versions 1 to 40 at error correction M (ISO/IEC 18004). */
@@ -30,11 +30,11 @@ export function qrModuleDots(version: number, dotsPerLine: number): number {
  * The commands for one symbol, sized for byte mode: the printer picks the version itself, maybe a
  * smaller one in a denser mode (digits only) but never a larger one, so the symbol always fits.
  */
-export function qrCommands(value: string, dotsPerLine: number): Uint8Array[] {
+export function qrCommands(value: string, dotsPerLine: number, commands: CommandSet): Uint8Array[] {
   const data = utf8.encode(value)
   const version = qrVersionM(data.length)
   if (version === undefined) {
     throw new RenderError('render.qr_too_long', `QR value is ${data.length} bytes in UTF-8; a QR code holds at most ${MAX_QR_BYTES}`, false)
   }
-  return [qrSelectModel2(), qrModuleSize(qrModuleDots(version, dotsPerLine)), qrErrorCorrectionM(), qrStore(data), qrPrint()]
+  return commands.qr(data, qrModuleDots(version, dotsPerLine))
 }

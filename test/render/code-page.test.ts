@@ -1,22 +1,21 @@
 import { describe, expect, test } from 'bun:test'
-import { CodePageEncoder, DEFAULT_CODE_PAGES } from '../../src/render/code-page.ts'
-import { PC737, PC852, PC857, PC858, PC866 } from '../../src/render/code-pages.ts'
-import { RenderError } from '../../src/render/render.ts'
+import { CodePageEncoder, type PrinterCodePage } from '../../src/render/code-page.ts'
+import { CODE_PAGES } from '../../src/render/code-pages.ts'
+import { selectCodeTable } from '../../src/render/escpos-commands.ts'
 
 const ESC_T = (n: number) => [0x1b, 0x74, n]
+// Epson's numbers: PC858 19, PC852 18, PC866 17, PC737 14, PC857 13.
+const EPSON_PAGES: PrinterCodePage[] = [
+  { page: CODE_PAGES.cp858, table: 19 },
+  { page: CODE_PAGES.cp852, table: 18 },
+  { page: CODE_PAGES.cp866, table: 17 },
+  { page: CODE_PAGES.cp737, table: 14 },
+  { page: CODE_PAGES.cp857, table: 13 },
+]
+const encoder = () => new CodePageEncoder(EPSON_PAGES, selectCodeTable)
 
 /** A line encoded by a fresh encoder that starts in PC858, as every job does. */
-const encoded = (text: string) => Array.from(new CodePageEncoder(DEFAULT_CODE_PAGES, PC858).encode(text))
-
-function refusal(text: string): RenderError {
-  try {
-    encoded(text)
-  } catch (error) {
-    if (error instanceof RenderError) return error
-    throw error
-  }
-  throw new Error(`${JSON.stringify(text)} was encoded`)
-}
+const encoded = (text: string) => Array.from(encoder().encode(text))
 
 describe('code pages', () => {
   test('printable ASCII passes as is', () => {
@@ -41,50 +40,46 @@ describe('code pages', () => {
   test('Polish switches to PC852 for its letters, and stays there while it can', () => {
     // ł 0x88, ó 0xA2 (also in PC858, but PC852 is current by then), ż 0xBE, ą 0xA5, ę 0xA9
     expect(encoded('Zażółć gęślą')).toEqual([
-      0x5a, 0x61, ...ESC_T(PC852.escT), 0xbe, 0xa2, 0x88, 0x86, 0x20, 0x67, 0xa9, 0x98, 0x6c, 0xa5,
+      0x5a, 0x61, ...ESC_T(18), 0xbe, 0xa2, 0x88, 0x86, 0x20, 0x67, 0xa9, 0x98, 0x6c, 0xa5,
     ])
   })
 
   test('Russian in PC866, Greek in PC737, Turkish in PC857', () => {
-    expect(encoded('Борщ')).toEqual([...ESC_T(PC866.escT), 0x81, 0xae, 0xe0, 0xe9])
-    expect(encoded('Καλημέρα')).toEqual([...ESC_T(PC737.escT), 0x89, 0x98, 0xa2, 0x9e, 0xa3, 0xe2, 0xa8, 0x98])
-    expect(encoded('Şiş kebabı')).toEqual([...ESC_T(PC857.escT), 0x9e, 0x69, 0x9f, 0x20, 0x6b, 0x65, 0x62, 0x61, 0x62, 0x8d])
+    expect(encoded('Борщ')).toEqual([...ESC_T(17), 0x81, 0xae, 0xe0, 0xe9])
+    expect(encoded('Καλημέρα')).toEqual([...ESC_T(14), 0x89, 0x98, 0xa2, 0x9e, 0xa3, 0xe2, 0xa8, 0x98])
+    expect(encoded('Şiş kebabı')).toEqual([...ESC_T(13), 0x9e, 0x69, 0x9f, 0x20, 0x6b, 0x65, 0x62, 0x61, 0x62, 0x8d])
   })
 
   test('a line that mixes scripts switches within the line, and back', () => {
-    expect(encoded('€ Ж €')).toEqual([0xd5, 0x20, ...ESC_T(PC866.escT), 0x86, 0x20, ...ESC_T(PC858.escT), 0xd5])
+    expect(encoded('€ Ж €')).toEqual([0xd5, 0x20, ...ESC_T(17), 0x86, 0x20, ...ESC_T(19), 0xd5])
   })
 
   test('the encoder remembers the page across lines of one job', () => {
-    const encoder = new CodePageEncoder(DEFAULT_CODE_PAGES, PC858)
-    expect(Array.from(encoder.encode('Ж'))).toEqual([...ESC_T(PC866.escT), 0x86])
-    expect(Array.from(encoder.encode('Ж'))).toEqual([0x86])
+    const job = encoder()
+    expect(Array.from(job.start())).toEqual(ESC_T(19))
+    expect(Array.from(job.encode('Ж'))).toEqual([...ESC_T(17), 0x86])
+    expect(Array.from(job.encode('Ж'))).toEqual([0x86])
   })
 
   test('every character of every code page round-trips to its byte', () => {
-    for (const page of DEFAULT_CODE_PAGES) {
+    for (const { page } of EPSON_PAGES) {
       Array.from(page.high).forEach((character, i) => {
         if (character === '\u0000') return
-        const bytes = Array.from(new CodePageEncoder([page], page).encode(character))
+        const bytes = Array.from(new CodePageEncoder([{ page, table: 0 }], selectCodeTable).encode(character))
         expect([page.name, character, bytes]).toEqual([page.name, character, [0x80 + i]])
       })
     }
   })
 
-  test('a character no code page has is refused by code point, never replaced', () => {
-    for (const [text, codePoint] of [
-      ['中', 'U+4E2D'],
-      ['price 😀', 'U+1F600'],
-      ['\u0301', 'U+0301'],
-      ['\u0000', 'U+0000'],
-      ['tab\there', 'U+0009'],
-      ['\u001b@', 'U+001B'],
-      ['\u007f', 'U+007F'],
-    ]) {
-      const error = refusal(text!)
-      expect(error.code).toBe('render.unsupported_character')
-      expect(error.retryable).toBe(false)
-      expect(error.message).toBe(`${codePoint} is in none of the code pages PC858, PC852, PC866, PC737, PC857 and cannot be printed as text`)
-    }
+  test('knows which characters it can print: printable ASCII and the pages, no controls', () => {
+    const job = encoder()
+    for (const character of ['a', '~', ' ', 'é', '€', 'ł', 'Ж', 'Ω', 'ı', '\u00a0']) expect([character, job.has(character)]).toEqual([character, true])
+    for (const character of ['中', '😀', '\u0301', '\u0000', '\t', '\u001b', '\u007f', '\u0085']) expect([character, job.has(character)]).toEqual([character, false])
+  })
+
+  test('a page the printer lacks is never used', () => {
+    const westernOnly = new CodePageEncoder([{ page: CODE_PAGES.cp858, table: 19 }], selectCodeTable)
+    expect(westernOnly.has('Ж')).toBe(false)
+    expect(() => westernOnly.encode('Ж')).toThrow(RangeError)
   })
 })

@@ -6,8 +6,8 @@ import { encode as encodeJpeg } from 'jpeg-js'
 import type { PrintDocument, Section } from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { documentRule } from '../../src/protocol/document.ts'
-import { RASTER_BAND_ROWS, render, renderTarget } from '../../src/render/render.ts'
-import { ESC, PROLOGUE, renderError } from './bytes.ts'
+import { render } from '../../src/render/render.ts'
+import { ESC, PROLOGUE, renderError, target } from './bytes.ts'
 
 interface Raster {
   widthBytes: number
@@ -53,7 +53,7 @@ function png(width: number, height: number, pixel: (x: number, y: number) => [nu
 
 function renderImage(data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png', width: PrintDocument['width'] = 58): Uint8Array {
   const section: Section = { type: 'image', mediaType, data }
-  return render({ width, sections: [section] }, renderTarget(width))
+  return render({ width, sections: [section] }, target(width))
 }
 
 const imageError = (data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png') => renderError([{ type: 'image', mediaType, data }])
@@ -120,11 +120,12 @@ describe('image sections', () => {
     expect(raster).toMatchObject({ widthBytes: 13, height: 30 })
   })
 
-  test('a tall image goes in bands of at most RASTER_BAND_ROWS rows, every row in order', () => {
+  test("a tall image goes in bands of at most the profile's rows, every row in order", () => {
     // 2,048 rows, each row y with a dot at x = y % 300: the bands must stack back exactly.
+    const bandRows = target(58).profile.raster.maxBandRows
     const raster = rasterBlocks(renderImage(png(300, 2_048, (x, y) => (x === y % 300 ? BLACK : WHITE))))
-    expect(raster.length).toBe(Math.ceil(2_048 / RASTER_BAND_ROWS))
-    for (const block of raster) expect(block.height).toBeLessThanOrEqual(RASTER_BAND_ROWS)
+    expect(raster.length).toBe(Math.ceil(2_048 / bandRows))
+    for (const block of raster) expect(block.height).toBeLessThanOrEqual(bandRows)
     const image = stacked(raster)
     expect(image.height).toBe(2_048)
     for (const y of [0, 1, 255, 256, 257, 1_000, 2_047]) {

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import type { PrintDocument, Section } from '../../src/protocol/document.ts'
-import { render, renderTarget } from '../../src/render/render.ts'
-import { bytes, ESC, GS, LF, PROLOGUE, renderError } from './bytes.ts'
+import { render } from '../../src/render/render.ts'
+import { bytes, ESC, GS, LF, PROLOGUE, renderError, target } from './bytes.ts'
 
 function rendered(sections: Section[], width: PrintDocument['width'] = 58): number[] {
-  return Array.from(render({ width, sections }, renderTarget(width)))
+  return Array.from(render({ width, sections }, target(width)))
 }
 
 /** The bytes after the prologue. */
@@ -15,10 +15,20 @@ function body(sections: Section[], width: PrintDocument['width'] = 58): number[]
 }
 
 
-describe('renderTarget', () => {
-  test('Font A geometry of both paper widths', () => {
-    expect(renderTarget(58)).toEqual({ columns: 32, dotsPerLine: 384 })
-    expect(renderTarget(80)).toEqual({ columns: 48, dotsPerLine: 576 })
+describe('render targets', () => {
+  test("Font A geometry of both paper widths, from the profile", () => {
+    expect(target(58)).toMatchObject({ columns: 32, dotsPerLine: 384 })
+    expect(target(80)).toMatchObject({ columns: 48, dotsPerLine: 576 })
+  })
+
+  test('a paper width the model does not take, or an unknown profile, fails the job plainly', () => {
+    const error = renderError([{ type: 'text', value: 'hi' }], 80, 'generic-58mm')
+    expect(error).toMatchObject({ code: 'render.width_unsupported', retryable: false })
+    expect(error.message).toBe('the printer model generic-58mm takes 58 mm paper, not 80 mm')
+    expect(renderError([{ type: 'text', value: 'hi' }], 80, 'no-such-printer')).toMatchObject({
+      code: 'render.profile_unknown',
+      message: 'this printhub has no printer profile "no-such-printer"',
+    })
   })
 })
 
@@ -54,11 +64,18 @@ describe('render', () => {
     )
   })
 
-  test('text: an unsupported character fails the job and names the character', () => {
-    const error = renderError([{ type: 'text', value: 'ok' }, { type: 'text', value: '中文' }])
-    expect(error.code).toBe('render.unsupported_character')
-    expect(error.retryable).toBe(false)
-    expect(error.message).toBe('sections[1]: U+4E2D is in none of the code pages PC858, PC852, PC866, PC737, PC857 and cannot be printed as text')
+  test('text: a character neither the code pages nor the font have fails the job and names it', () => {
+    for (const [value, codePoint] of [
+      ['\ue000', 'U+E000'],
+      ['bell\u0007', 'U+0007'],
+      ['\u001b@', 'U+001B'],
+      ['\u007f', 'U+007F'],
+    ]) {
+      const error = renderError([{ type: 'text', value: 'ok' }, { type: 'text', value: value! }])
+      expect(error.code).toBe('render.unsupported_character')
+      expect(error.retryable).toBe(false)
+      expect(error.message).toBe(`sections[1]: ${codePoint} is neither in the printer's code pages nor in the font text is drawn with`)
+    }
   })
 
   test('row: one line, or two columns, always left aligned and not bold', () => {
@@ -69,7 +86,6 @@ describe('render', () => {
     expect(body([{ type: 'text', value: 'T', align: 'right', bold: true }, { type: 'row', left: 'Grilled halloumi with roasted', right: '3.50' }])).toEqual(
       bytes(ESC, 'a', 2, ESC, 'E', 1, 'T', LF, ESC, 'a', 0, ESC, 'E', 0, 'Grilled halloumi', ' '.repeat(12), '3.50', LF, 'with roasted', LF),
     )
-    expect(renderError([{ type: 'row', left: 'Tea', right: '¥ 中' }]).message).toContain('U+4E2D')
   })
 
   test('divider: a full line of dashes', () => {
@@ -86,31 +102,33 @@ describe('render', () => {
     expect(body([{ type: 'cut' }])).toEqual(bytes(ESC, 'd', 4, GS, 'V', 1))
   })
 
-  test('qr: model 2, module size, level M, store, print', () => {
+  test('qr: centred; model 2, module size, level M, store, print', () => {
     const value = 'https://example.test/r/123'
     const qr = (fn: number, ...parameters: (string | number)[]) => {
       const data = bytes(...parameters)
       return bytes(GS, '(', 'k', (data.length + 2) & 0xff, (data.length + 2) >> 8, 49, fn, data)
     }
     expect(body([{ type: 'qr', value }])).toEqual([
+      ...bytes(ESC, 'a', 1),
       ...qr(65, 50, 0),
       ...qr(67, 8),
       ...qr(69, 49),
       ...qr(80, 48, value),
       ...qr(81, 48),
+      ...bytes(ESC, 'a', 0),
     ])
-    expect(body([{ type: 'qr', value }]).slice(0, 17)).toEqual(bytes(GS, '(', 'k', 4, 0, 49, 65, 50, 0, GS, '(', 'k', 3, 0, 49, 67, 8))
+    expect(body([{ type: 'qr', value }]).slice(3, 20)).toEqual(bytes(GS, '(', 'k', 4, 0, 49, 65, 50, 0, GS, '(', 'k', 3, 0, 49, 67, 8))
   })
 
   test('qr: stores the UTF-8 bytes, with a two-byte length', () => {
     const value = 'é'.repeat(200)
-    const stored = body([{ type: 'qr', value }]).slice(25, 25 + 8 + 400)
+    const stored = body([{ type: 'qr', value }]).slice(28, 28 + 8 + 400)
     expect(stored.slice(0, 8)).toEqual(bytes(GS, '(', 'k', 403 & 0xff, 403 >> 8, 49, 80, 48))
     expect(stored.slice(8)).toEqual(Array.from(new TextEncoder().encode(value)))
   })
 
   test('qr: the largest module size that fits, for short and long values', () => {
-    const moduleSize = (value: string, width: PrintDocument['width']) => body([{ type: 'qr', value }], width)[16]
+    const moduleSize = (value: string, width: PrintDocument['width']) => body([{ type: 'qr', value }], width)[19]
     // Version 1 (21 modules): capped at 8 dots.
     expect(moduleSize('x'.repeat(14), 58)).toBe(8)
     // Version 26 (121 modules): 384 / 121 and 576 / 121.
@@ -128,17 +146,19 @@ describe('render', () => {
     expect(error.message).toBe('sections[0]: QR value is 2332 bytes in UTF-8; a QR code holds at most 2331')
   })
 
-  const barcodeHeader = (moduleWidth: number) => bytes(GS, 'H', 2, GS, 'h', 80, GS, 'w', moduleWidth)
+  const CENTRE = bytes(ESC, 'a', 1)
+  const LEFT = bytes(ESC, 'a', 0)
+  const barcodeHeader = (moduleWidth: number) => bytes(CENTRE, GS, 'H', 2, GS, 'h', 80, GS, 'w', moduleWidth)
 
   test('barcode: code128 in code set B', () => {
     expect(body([{ type: 'barcode', format: 'code128', value: 'ORDER-42' }])).toEqual(
-      bytes(barcodeHeader(3), GS, 'k', 73, 10, '{B', 'ORDER-42'),
+      bytes(barcodeHeader(3), GS, 'k', 73, 10, '{B', 'ORDER-42', LEFT),
     )
-    expect(body([{ type: 'barcode', format: 'code128', value: 'a{b' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 73, 6, '{Ba{{b'))
+    expect(body([{ type: 'barcode', format: 'code128', value: 'a{b' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 73, 6, '{Ba{{b', LEFT))
   })
 
   test('barcode: code128 uses code set C for runs of four or more digits', () => {
-    const data = (value: string) => body([{ type: 'barcode', format: 'code128', value }], 80).slice(13)
+    const data = (value: string) => body([{ type: 'barcode', format: 'code128', value }], 80).slice(16, -3)
     expect(data('No.123456')).toEqual(bytes('{BNo.{C', 12, 34, 56))
     expect(data('12345678')).toEqual(bytes('{C', 12, 34, 56, 78))
     expect(data('12345AB')).toEqual(bytes('{C', 12, 34, '{B5AB'))
@@ -148,12 +168,12 @@ describe('render', () => {
   })
 
   test('barcode: code39, ean13 and upca', () => {
-    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }])).toEqual(bytes(barcodeHeader(2), GS, 'k', 69, 7, 'ABC-123'))
-    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }], 80)).toEqual(bytes(barcodeHeader(3), GS, 'k', 69, 7, 'ABC-123'))
-    expect(body([{ type: 'barcode', format: 'ean13', value: '4006381333931' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 13, '4006381333931'))
-    expect(body([{ type: 'barcode', format: 'ean13', value: '400638133393' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 12, '400638133393'))
-    expect(body([{ type: 'barcode', format: 'upca', value: '03600029145' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 11, '03600029145'))
-    expect(body([{ type: 'barcode', format: 'upca', value: '036000291452' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 12, '036000291452'))
+    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }])).toEqual(bytes(barcodeHeader(2), GS, 'k', 69, 7, 'ABC-123', LEFT))
+    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }], 80)).toEqual(bytes(barcodeHeader(3), GS, 'k', 69, 7, 'ABC-123', LEFT))
+    expect(body([{ type: 'barcode', format: 'ean13', value: '4006381333931' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 13, '4006381333931', LEFT))
+    expect(body([{ type: 'barcode', format: 'ean13', value: '400638133393' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 12, '400638133393', LEFT))
+    expect(body([{ type: 'barcode', format: 'upca', value: '03600029145' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 11, '03600029145', LEFT))
+    expect(body([{ type: 'barcode', format: 'upca', value: '036000291452' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 12, '036000291452', LEFT))
   })
 
   test('barcode: too wide for the paper at 2 dots a module', () => {
@@ -163,7 +183,7 @@ describe('render', () => {
     expect(error.retryable).toBe(false)
     // (26 symbols + start, check, stop) × 11 + 2 = 321 modules.
     expect(error.message).toBe('sections[0]: code128 barcode needs 642 dots; the paper has 384')
-    expect(body([{ type: 'barcode', format: 'code128', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).slice(0, 9)).toEqual(barcodeHeader(2))
+    expect(body([{ type: 'barcode', format: 'code128', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).slice(0, 12)).toEqual(barcodeHeader(2))
     expect(renderError([{ type: 'barcode', format: 'code39', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).code).toBe('render.barcode_too_wide')
   })
 

@@ -32,8 +32,8 @@ export const selectEmphasis = (on: boolean) => Uint8Array.of(ESC, 0x45, on ? 1 :
 /** `ESC d n`: print the buffer and feed n lines. */
 export const printAndFeedLines = (lines: number) => Uint8Array.of(ESC, 0x64, byte(lines))
 
-/** `GS V m` with m = 1: partial cut (one point left uncut). */
-export const partialCut = () => Uint8Array.of(GS, 0x56, 1)
+/** `GS V m`: m = 0 full cut, m = 1 partial cut (one point left uncut). */
+export const cut = (kind: 'full' | 'partial') => Uint8Array.of(GS, 0x56, kind === 'full' ? 0 : 1)
 
 /** `GS ( k` with cn = 49 (QR code): the function `fn`, its parameters, pL/pH counting cn, fn and them. */
 function qrFunction(fn: number, parameters: Uint8Array): Uint8Array {

@@ -1,0 +1,51 @@
+// Text the printer's code pages cannot print (CJK, emoji, rare scripts), drawn as a picture of
+// the line in GNU Unifont, so it prints instead of turning into `?` or vanishing.
+import { GLYPH_HEIGHT, glyph } from '../glyphs/glyphs.ts'
+import type { Alignment } from './command-set.ts'
+import type { DotImage } from './image.ts'
+
+/** Font A's cell: 12 dots wide. Unifont's 8 x 16 glyphs are drawn 1.5 times as large to match. */
+export const CELL_DOTS = 12
+const SCALE = 1.5
+/** Rows above and below the glyphs, as the gap between printed text lines. */
+const LINE_GAP_ROWS = 3
+const GLYPH_ROWS = GLYPH_HEIGHT * SCALE
+
+/** Cells a character takes when drawn: 1, 2 for wide ones, undefined when the font has none. */
+export function drawnCells(character: string): number | undefined {
+  const found = glyph(character.codePointAt(0)!)
+  return found && found.width / 8
+}
+
+/**
+ * A line as dots across the whole printable width, placed by `alignment` (the picture does its
+ * own alignment, so it prints the same whatever the printer does with raster and `ESC a`).
+ * Bold draws each dot twice, one dot apart, as printers embolden their fonts.
+ */
+export function drawLine(line: string, alignment: Alignment, bold: boolean, dotsPerLine: number): DotImage {
+  const glyphs = Array.from(line, (character) => glyph(character.codePointAt(0)!)!)
+  const widthBytes = Math.floor(dotsPerLine / 8)
+  const width = widthBytes * 8
+  const lineWidth = glyphs.reduce((sum, g) => sum + g.width * SCALE, 0)
+  const free = Math.max(0, width - lineWidth)
+  let left = alignment === 'left' ? 0 : alignment === 'center' ? Math.floor(free / 2) : free
+  const height = GLYPH_ROWS + 2 * LINE_GAP_ROWS
+  const rows = new Uint8Array(widthBytes * height)
+  const setDot = (x: number, y: number) => {
+    if (x < width) rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
+  }
+  for (const { width: glyphWidth, rows: bits } of glyphs) {
+    const bytesPerRow = glyphWidth / 8
+    for (let y = 0; y < GLYPH_ROWS; y++) {
+      const sourceRow = Math.floor(y / SCALE)
+      for (let x = 0; x < glyphWidth * SCALE; x++) {
+        const sourceColumn = Math.floor(x / SCALE)
+        if ((bits[sourceRow * bytesPerRow + (sourceColumn >> 3)]! & (0x80 >> (sourceColumn & 7))) === 0) continue
+        setDot(left + x, y + LINE_GAP_ROWS)
+        if (bold) setDot(left + x + 1, y + LINE_GAP_ROWS)
+      }
+    }
+    left += glyphWidth * SCALE
+  }
+  return { widthBytes, height, rows }
+}
