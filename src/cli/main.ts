@@ -11,7 +11,7 @@ import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
 import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
-import { profilesListCommand } from './commands/profiles.ts'
+import { profilesListCommand, profilesShowCommand } from './commands/profiles.ts'
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
 import { serveCommand } from './commands/serve.ts'
 import { versionCommand } from './commands/version.ts'
@@ -32,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   printersListCommand,
   printersRemoveCommand,
   profilesListCommand,
+  profilesShowCommand,
   jobsListCommand,
   jobsShowCommand,
   jobsCancelCommand,
