@@ -1,16 +1,11 @@
-// Image sections to dots: PNG or JPEG decoded in pure JS, flattened on white paper, scaled down to
-// the printable width, then dithered (photos) or thresholded (line art: logos, text, codes).
-import { decode as decodePng, type DecodedPng } from 'fast-png'
+// Image sections to dots: PNG (png.ts) or JPEG (jpeg-js) decoded in JavaScript, flattened on
+// white paper, scaled down to the printable width, then dithered (photos) or thresholded (line
+// art: logos, text, codes).
 import { decode as decodeJpeg } from 'jpeg-js'
 import { imageHeader, type ImageMediaType } from '../protocol/image.ts'
 import { RenderError } from './errors.ts'
-
-/** Grey levels, one byte a pixel: 0 is black, 255 white (paper). */
-export interface GrayImage {
-  width: number
-  height: number
-  luma: Uint8Array
-}
+import { type GrayImage, lumaOf } from './gray.ts'
+import { decodePng } from './png.ts'
 
 /** Dots to print, one bit a dot, rows of `widthBytes` bytes, the leftmost dot in the high bit. */
 export interface DotImage {
@@ -34,7 +29,7 @@ export function decodeImage(mediaType: ImageMediaType, base64: string): GrayImag
   if (typeof header === 'string') throw invalid(header)
   const bytes = new Uint8Array(Buffer.from(base64, 'base64'))
   try {
-    return mediaType === 'image/png' ? pngToGray(decodePng(bytes)) : jpegToGray(bytes)
+    return mediaType === 'image/png' ? decodePng(bytes) : jpegToGray(bytes)
   } catch (error) {
     if (error instanceof RenderError) throw error
     throw invalid(`could not be decoded (${(error as Error).message})`)
@@ -46,65 +41,6 @@ function jpegToGray(bytes: Uint8Array): GrayImage {
   const luma = new Uint8Array(width * height)
   for (let i = 0; i < luma.length; i++) luma[i] = Math.round(lumaOf(data[i * 4]!, data[i * 4 + 1]!, data[i * 4 + 2]!))
   return { width, height, luma }
-}
-
-/** Rec. 601 luma of an 8-bit colour. */
-const lumaOf = (r: number, g: number, b: number) => (r * 299 + g * 587 + b * 114) / 1000
-
-/** Alpha over white paper: what shows where the image is transparent is the paper. */
-const onWhite = (luma: number, alpha: number) => Math.round((luma * alpha + 255 * (255 - alpha)) / 255)
-
-function pngToGray(png: DecodedPng): GrayImage {
-  const { width, height, depth, channels, palette, transparency } = png
-  const max = 2 ** depth - 1
-  const rowBits = width * channels * depth
-  const rowBytes = Math.ceil(rowBits / 8)
-  const data = png.data
-  // Samples of any depth: 16-bit data comes as Uint16Array, sub-byte depths packed in bytes.
-  const sample = (row: number, index: number): number => {
-    if (depth === 16) return data[row * width * channels + index]!
-    if (depth === 8) return data[row * rowBytes + index]!
-    const bit = index * depth
-    const byte = data[row * rowBytes + (bit >> 3)]!
-    return (byte >> (8 - depth - (bit & 7))) & max
-  }
-  const to8 = (value: number) => Math.round((value * 255) / max)
-  const luma = new Uint8Array(width * height)
-  if (depth === 8 && !palette && !transparency) return { width, height, luma: eightBitToGray(data as Uint8Array, width * height, channels, luma) }
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = x * channels
-      let gray: number
-      let alpha = 255
-      if (palette) {
-        const entry = palette[sample(y, at)] ?? [0, 0, 0]
-        gray = lumaOf(entry[0]!, entry[1]!, entry[2]!)
-        if (entry.length === 4) alpha = entry[3]!
-      } else if (channels <= 2) {
-        const value = sample(y, at)
-        gray = to8(value)
-        if (channels === 2) alpha = to8(sample(y, at + 1))
-        else if (transparency?.[0] === value) alpha = 0
-      } else {
-        const [r, g, b] = [sample(y, at), sample(y, at + 1), sample(y, at + 2)]
-        gray = lumaOf(to8(r), to8(g), to8(b))
-        if (channels === 4) alpha = to8(sample(y, at + 3))
-        else if (transparency && transparency[0] === r && transparency[1] === g && transparency[2] === b) alpha = 0
-      }
-      luma[y * width + x] = onWhite(gray, alpha)
-    }
-  }
-  return { width, height, luma }
-}
-
-/** The common case (8-bit grey or colour, with or without alpha) without per-sample arithmetic. */
-function eightBitToGray(data: Uint8Array, pixels: number, channels: number, luma: Uint8Array): Uint8Array {
-  for (let p = 0, i = 0; p < pixels; p++, i += channels) {
-    const gray = channels <= 2 ? data[i]! : lumaOf(data[i]!, data[i + 1]!, data[i + 2]!)
-    const alpha = channels === 2 ? data[i + 1]! : channels === 4 ? data[i + 3]! : 255
-    luma[p] = alpha === 255 ? Math.round(gray) : onWhite(gray, alpha)
-  }
-  return luma
 }
 
 /**
@@ -162,26 +98,28 @@ export function toDots(image: GrayImage): DotImage {
     }
     return { widthBytes, height, rows }
   }
-  // Integer levels with the error carried in place: one eighth to each of six neighbours.
-  const levels = Int16Array.from(luma)
-  for (let y = 0, i = 0; y < height; y++) {
-    for (let x = 0; x < width; x++, i++) {
+  // Integer levels with the error carried in place: one eighth to each of six neighbours. The
+  // levels sit in a frame one column wider on the left, two on the right and two rows taller, so
+  // the error lands in the frame at the edges instead of being checked for on every pixel.
+  const stride = width + 3
+  const levels = new Int16Array(stride * (height + 2))
+  for (let y = 0; y < height; y++) levels.set(luma.subarray(y * width, (y + 1) * width), y * stride + 1)
+  for (let y = 0; y < height; y++) {
+    const rowStart = y * widthBytes
+    for (let x = 0, i = y * stride + 1; x < width; x++, i++) {
       const level = levels[i]!
       let error: number
       if (level < THRESHOLD) {
-        rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
+        rows[rowStart + (x >> 3)]! |= 0x80 >> (x & 7)
         error = level >> 3
       } else error = (level - 255) >> 3
       if (error === 0) continue
-      if (x + 1 < width) levels[i + 1]! += error
-      if (x + 2 < width) levels[i + 2]! += error
-      if (y + 1 < height) {
-        const below = i + width
-        if (x > 0) levels[below - 1]! += error
-        levels[below]! += error
-        if (x + 1 < width) levels[below + 1]! += error
-        if (y + 2 < height) levels[below + width]! += error
-      }
+      levels[i + 1]! += error
+      levels[i + 2]! += error
+      levels[i + stride - 1]! += error
+      levels[i + stride]! += error
+      levels[i + stride + 1]! += error
+      levels[i + 2 * stride]! += error
     }
   }
   return { widthBytes, height, rows }
