@@ -15,7 +15,7 @@ export const COMMAND_SETS = ['escpos', 'starprnt'] as const
 export type CommandSetName = (typeof COMMAND_SETS)[number]
 
 const geometry = object({
-  /** Printable dots across the paper at 203 dpi. */
+  /** Printable dots across the paper, at the model's resolution (203 dpi on most, 180 on some). */
   dotsPerLine: integer({ min: 128, max: 832 }),
   /** Characters per line in Font A (12 x 24 dots), the font text prints in. */
   columns: integer({ min: 16, max: 69 }),

@@ -66,15 +66,18 @@ function code128(value: string): EncodedBarcode {
   return { data: Uint8Array.from(data), modules: (symbols + 3) * 11 + 2 }
 }
 
-/** Code 128 as a printer that picks the code sets itself gets it; measured all in code set B, the widest it can come out. */
-function code128Plain(value: string): EncodedBarcode {
-  return { data: ascii(value), modules: (value.length + 3) * 11 + 2 }
+/**
+ * Code 128 for StarPRNT: plain ASCII, the printer picks the code sets itself, and `%` is sent as
+ * `%0` (a lone `%` starts a function code). Measured all in code set B, the widest it can come out.
+ */
+function code128Star(value: string): EncodedBarcode {
+  return { data: ascii(value.replaceAll('%', '%0')), modules: (value.length + 3) * 11 + 2 }
 }
 
 function symbolOf(format: BarcodeFormat, value: string, commands: CommandSet): EncodedBarcode {
   switch (format) {
     case 'code128':
-      return commands.code128CodeSets ? code128(value) : code128Plain(value)
+      return commands.code128CodeSets ? code128(value) : code128Star(value)
     case 'code39':
       // The printer adds the `*` start and stop characters.
       return { data: ascii(value), modules: (value.length + 2) * CODE39_CHARACTER_MODULES }

@@ -19,7 +19,7 @@ export interface CommandSet {
   qr(data: Uint8Array, moduleDots: number): Uint8Array[]
   /** A barcode whose data is already in the command's format (see `barcodeData`), text below the bars. */
   barcode(format: BarcodeFormat, data: Uint8Array, moduleDots: BarcodeModuleDots, heightDots: number): Uint8Array[]
-  /** True when code 128 data must name its code sets (ESC/POS); false when the printer picks them. */
+  /** True when code 128 data names its code sets (ESC/POS); false for StarPRNT's own format, where the printer picks them. */
   readonly code128CodeSets: boolean
   raster(widthBytes: number, height: number, rows: Uint8Array): Uint8Array
 }

@@ -4,7 +4,6 @@ export type RenderErrorCode =
   | 'render.profile_unknown'
   | 'render.width_unsupported'
   | 'render.unsupported_character'
-  | 'render.qr_unsupported'
   | 'render.qr_too_long'
   | 'render.barcode_unsupported'
   | 'render.barcode_invalid'

@@ -1,7 +1,10 @@
-// QR code sections: model 2, error correction M, with the largest module size that fits the line.
+// QR code sections: model 2, error correction M, with the largest module size that fits the line;
+// printed by the printer's own QR command, or drawn here for a printer without one.
+import { encodeQR } from '@paulmillr/qr'
 import { MAX_QR_BYTES } from '../protocol/limits.ts'
 import type { CommandSet } from './command-set.ts'
 import { RenderError } from './errors.ts'
+import type { DotImage } from './image.ts'
 
 /** Byte-mode capacity of versions 1 to 40 at error correction M (ISO/IEC 18004). */
 const BYTE_CAPACITY_M = [
@@ -32,9 +35,33 @@ export function qrModuleDots(version: number, dotsPerLine: number): number {
  */
 export function qrCommands(value: string, dotsPerLine: number, commands: CommandSet): Uint8Array[] {
   const data = utf8.encode(value)
-  const version = qrVersionM(data.length)
-  if (version === undefined) {
-    throw new RenderError('render.qr_too_long', `QR value is ${data.length} bytes in UTF-8; a QR code holds at most ${MAX_QR_BYTES}`, false)
+  return commands.qr(data, qrModuleDots(versionFor(data.length), dotsPerLine))
+}
+
+function versionFor(bytes: number): number {
+  const version = qrVersionM(bytes)
+  if (version === undefined) throw new RenderError('render.qr_too_long', `QR value is ${bytes} bytes in UTF-8; a QR code holds at most ${MAX_QR_BYTES}`, false)
+  return version
+}
+
+/** White modules around a drawn symbol, as the QR specification asks (a printer adds its own). */
+const QUIET_ZONE_MODULES = 4
+
+/**
+ * The symbol drawn as dots, for a printer without a QR command: the same version, level and
+ * module size the printer would choose, with its quiet zone.
+ */
+export function qrDots(value: string, dotsPerLine: number): DotImage {
+  versionFor(utf8.encode(value).length)
+  const modules = encodeQR(value, 'raw', { ecc: 'medium', border: QUIET_ZONE_MODULES })
+  const side = modules.length
+  const scale = Math.max(1, Math.min(MAX_MODULE_DOTS, Math.floor(dotsPerLine / side)))
+  const width = side * scale
+  const widthBytes = Math.ceil(width / 8)
+  const rows = new Uint8Array(widthBytes * width)
+  for (let y = 0; y < width; y++) {
+    const row = modules[Math.floor(y / scale)]!
+    for (let x = 0; x < width; x++) if (row[Math.floor(x / scale)]) rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
   }
-  return commands.qr(data, qrModuleDots(version, dotsPerLine))
+  return { widthBytes, height: width, rows }
 }

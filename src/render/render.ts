@@ -9,7 +9,7 @@ import { COMMAND_SETS, type CommandSet } from './command-set.ts'
 import { RenderError } from './errors.ts'
 import { decodeImage, fitWidth, toDots } from './image.ts'
 import { Output } from './output.ts'
-import { qrCommands } from './qr.ts'
+import { qrCommands, qrDots } from './qr.ts'
 import { drawnCells } from './raster-text.ts'
 import { type CellWidth, layoutRow, wrapText } from './text-layout.ts'
 
@@ -107,8 +107,9 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
       if (profile.cut.kind !== 'none') output.push(commands.cut(profile.cut.kind))
       return
     case 'qr':
-      if (!profile.qr) throw new RenderError('render.qr_unsupported', `the printer model ${profile.id} cannot print QR codes`, false)
       output.modes('center', false)
+      // A model without a QR command gets the symbol as a picture.
+      if (!profile.qr) return output.raster(qrDots(section.value, target.dotsPerLine))
       return output.push(...qrCommands(section.value, target.dotsPerLine, commands))
     case 'barcode':
       if (!profile.barcodes.includes(section.format)) {
