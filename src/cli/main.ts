@@ -12,6 +12,7 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './command
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
 import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
 import { profilesListCommand, profilesShowCommand } from './commands/profiles.ts'
+import { renderCommand } from './commands/render.ts'
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
 import { serveCommand } from './commands/serve.ts'
 import { versionCommand } from './commands/version.ts'
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   printersRemoveCommand,
   profilesListCommand,
   profilesShowCommand,
+  renderCommand,
   jobsListCommand,
   jobsShowCommand,
   jobsCancelCommand,
