@@ -75,3 +75,8 @@ export function parseProfile(id: string, data: unknown): PrinterProfile {
 export function geometryOf(profile: PrinterProfile, width: PaperWidth): PaperGeometry | undefined {
   return profile.widths[width]
 }
+
+/** The model's code page numbers, as a reader of its bytes (the preview) needs them: `{ 19: 'cp858' }`. */
+export function codeTablesOf(profile: PrinterProfile): Record<number, CodePageName> {
+  return Object.fromEntries(profile.codePages.map(({ page, table }) => [table, page]))
+}

@@ -9,7 +9,7 @@ import type { PrinterProfile } from '../../src/profiles/profile.ts'
 import type { PaperWidth, PrintDocument, Section } from '../../src/protocol/document.ts'
 import { render, renderTarget } from '../../src/render/render.ts'
 import { PNG_1X1 } from '../support/images.ts'
-import { codeTablesOf } from './support.ts'
+import { codeTablesOf } from '../../src/profiles/profile.ts'
 
 const TARGETS = PROFILES.flatMap((profile) => profile.paperWidths.map((width) => ({ profile, width })))
 

@@ -1,8 +1,6 @@
-// Byte sequences written readably for the preview tests, the PNG a receipt draws as dots, and
-// the code tables of a printer profile.
+// Byte sequences written readably for the preview tests, and the PNG a receipt draws as dots.
 import { decode } from 'fast-png'
-import { type Block, type CodePageName, type DecodeOptions, decodeReceipt, type Receipt, receiptPng } from '../../src/preview/preview.ts'
-import type { PrinterProfile } from '../../src/profiles/profile.ts'
+import { type Block, type DecodeOptions, decodeReceipt, type Receipt, receiptPng } from '../../src/preview/preview.ts'
 
 export const ESC = 0x1b
 export const GS = 0x1d
@@ -41,7 +39,3 @@ export function drawn(receipt: Receipt, dotsPerLine = 576) {
   return pngDots(receiptPng(receipt, dotsPerLine))
 }
 
-/** The select-code-page numbers of a printer profile and the pages they mean. */
-export function codeTablesOf(profile: PrinterProfile): Record<number, CodePageName> {
-  return Object.fromEntries(profile.codePages.map(({ page, table }) => [table, page]))
-}

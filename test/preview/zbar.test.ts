@@ -10,7 +10,8 @@ import { findProfile, PROFILES } from '../../src/profiles/catalog.ts'
 import type { PrinterProfile } from '../../src/profiles/profile.ts'
 import type { PaperWidth, Section } from '../../src/protocol/document.ts'
 import { render, renderTarget } from '../../src/render/render.ts'
-import { bytes, codeTablesOf, GS } from './support.ts'
+import { codeTablesOf } from '../../src/profiles/profile.ts'
+import { bytes, GS } from './support.ts'
 
 const directory = mkdtempSync(join(tmpdir(), 'printhub-preview-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))

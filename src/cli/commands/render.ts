@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { documentRule, type PaperWidth, PAPER_WIDTHS } from '../../protocol/document.ts'
 import { validate } from '../../protocol/rules.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
+import { codeTablesOf } from '../../profiles/profile.ts'
 import { decodeReceipt, receiptPng, receiptText } from '../../preview/preview.ts'
 import { RenderError, type RenderTarget, render, renderTarget } from '../../render/render.ts'
 import { type Command, CliError, JSON_HELP, JSON_OPTION, positional, printJson, UsageError } from '../command.ts'
@@ -56,9 +57,7 @@ export const renderCommand: Command = {
       if (error instanceof RenderError) throw new CliError(`cannot print this document on ${profile.id}: ${error.code}: ${error.message}`)
       throw error
     }
-    // The preview reads the bytes with the model's code page numbers, from its profile.
-    const codeTables = Object.fromEntries(profile.codePages.map(({ page, table }) => [table, page]))
-    const receipt = decodeReceipt(bytes, { dotsPerLine: target.dotsPerLine, commandSet: profile.commandSet, codeTables })
+    const receipt = decodeReceipt(bytes, { dotsPerLine: target.dotsPerLine, commandSet: profile.commandSet, codeTables: codeTablesOf(profile) })
     const text = receiptText(receipt, target.columns)
     if (args.values.escpos) writeFileSync(args.values.escpos as string, bytes)
     if (args.values.png) writeFileSync(args.values.png as string, receiptPng(receipt, target.dotsPerLine))
