@@ -273,7 +273,7 @@ export class Agent {
   private submitTo(printer: CatalogPrinter, bytes: Uint8Array, signal: AbortSignal): Promise<void> {
     const parsed = parseConnectionUri(printer.connection)
     if (!parsed.ok) throw new SubmitError('printer.invalid_connection', `The printer's connection is invalid: ${parsed.message}`, false)
-    return submit(parsed.connection, bytes, signal, this.options.virtuals)
+    return submit(parsed.connection, bytes, signal, this.options.virtuals, printer)
   }
 
   private fail(job: LedgerJob, from: readonly LedgerJob['state'][], error: { code: string; message: string; retryable: boolean }): void {

@@ -4,12 +4,13 @@ import type { Connection } from './connection-uri.ts'
 import { submitToFile } from './file.ts'
 import { SubmitError } from './submit-error.ts'
 import { submitToTcp } from './tcp.ts'
-import type { VirtualPrinters } from './virtual.ts'
+import type { VirtualPaper, VirtualPrinters } from './virtual.ts'
 
-export async function submit(connection: Connection, bytes: Uint8Array, signal: AbortSignal, virtuals: VirtualPrinters): Promise<void> {
+/** `paper` is the printer's model and width: a virtual printer keeps them to preview what it printed. */
+export async function submit(connection: Connection, bytes: Uint8Array, signal: AbortSignal, virtuals: VirtualPrinters, paper: VirtualPaper): Promise<void> {
   switch (connection.kind) {
     case 'virtual':
-      return virtuals.submit(connection, bytes, signal)
+      return virtuals.submit(connection, bytes, signal, paper)
     case 'file':
       return submitToFile(connection.path, bytes)
     case 'tcp':

@@ -1,14 +1,33 @@
-// Virtual printers: they keep what they were sent in memory (the receipt preview and the tests
-// read it), and can be set to fail or to be offline through their connection URI.
+// Virtual printers: they keep what they were sent in memory, readable as the receipt preview
+// shows it, and can be set to fail or to be offline through their connection URI.
+import { type PrinterPreview, previewFor } from '../preview/preview.ts'
+import { findProfile } from '../profiles/catalog.ts'
+import type { PaperWidth } from '../protocol/document.ts'
 import type { Connection } from './connection-uri.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
 
 /** Jobs each virtual printer remembers. */
 export const VIRTUAL_HISTORY = 100
 
-export interface VirtualOutput {
-  bytes: Uint8Array
-  at: number
+/** The model and paper a virtual printer stands for, from its printer record. */
+export interface VirtualPaper {
+  profile: string
+  width: PaperWidth
+}
+
+export class VirtualOutput {
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly at: number,
+    private readonly paper: VirtualPaper,
+  ) {}
+
+  /** What the printer would have printed, read back from the bytes (decoded when asked). */
+  preview(): PrinterPreview {
+    const profile = findProfile(this.paper.profile)
+    if (!profile) throw new RangeError(`no printer profile ${this.paper.profile}`)
+    return previewFor(this.bytes, profile, this.paper.width)
+  }
 }
 
 type Virtual = Extract<Connection, { kind: 'virtual' }>
@@ -21,12 +40,12 @@ export class VirtualPrinters {
     return this.outputs.get(name) ?? []
   }
 
-  async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+  async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal, paper: VirtualPaper): Promise<void> {
     if (printer.delayMs > 0) await delay(printer.delayMs, signal)
     if (printer.mode === 'offline') throw new SubmitError('printer_offline', `The virtual printer ${printer.name} is offline.`, true)
     if (printer.mode === 'fail') throw new SubmitError('printer_failed', `The virtual printer ${printer.name} is set to fail every job.`, true)
     const history = this.outputs.get(printer.name) ?? []
-    history.push({ bytes, at: Date.now() })
+    history.push(new VirtualOutput(bytes, Date.now(), paper))
     if (history.length > VIRTUAL_HISTORY) history.shift()
     this.outputs.set(printer.name, history)
   }

@@ -38,7 +38,6 @@ async function submit(overrides: Record<string, unknown> = {}): Promise<Job> {
 
 const job = (id: string) => t.hub.store.jobs.get(id)!
 const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(job(id)) ? job(id) : undefined), timeoutMs)
-const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1')
 
 describe('through the built-in agent', () => {
   test('a job goes PENDING → COMPLETED with every timestamp, and the printer got its bytes', async () => {
@@ -52,9 +51,16 @@ describe('through the built-in agent', () => {
     expect(Date.parse(done.updatedAt)).toBeGreaterThanOrEqual(Date.parse(done.submittedAt!))
     const printed = t.hub.virtualPrinters.printed('virtual')
     expect(printed).toHaveLength(before + 1)
-    const bytes = text(printed.at(-1)!.bytes)
-    expect(bytes.startsWith('\x1b@')).toBe(true)
-    expect(bytes).toContain('Table 12')
+    const output = printed.at(-1)!
+    expect([...output.bytes.subarray(0, 2)]).toEqual([0x1b, 0x40])
+    expect(output.preview().text).toEqual(['Table 12', '', '', '', '', '[partial cut]'])
+    expect(output.preview().receipt.warnings).toEqual([])
+  })
+
+  test('Chinese text and emoji print, drawn as a picture of their line', async () => {
+    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: '寿司 x2 😀' }, { type: 'text', value: 'Merci' }] } })
+    await until(created.id, (j) => j.state === 'COMPLETED')
+    expect(t.hub.virtualPrinters.printed('virtual').at(-1)!.preview().text).toEqual(['[image 576x30]', 'Merci'])
   })
 
   test('a slow printer shows DELIVERED while it prints, then COMPLETED', async () => {
@@ -71,8 +77,8 @@ describe('through the built-in agent', () => {
     const jobs = []
     for (let i = 0; i < 20; i++) jobs.push(await submit({ printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
     for (const j of jobs) await until(j.id, (x) => x.state === 'COMPLETED')
-    const printed = t.hub.virtualPrinters.printed('ordered').map((o) => /ticket (\d+)/.exec(text(o.bytes))![1])
-    expect(printed).toEqual(jobs.map((_, i) => String(i)))
+    const printed = t.hub.virtualPrinters.printed('ordered').map((o) => o.preview().text)
+    expect(printed).toEqual(jobs.map((_, i) => [`ticket ${i}`]))
   })
 
   test('a failing printer: the job is retried with backoff and completes once the printer works', async () => {
@@ -96,7 +102,8 @@ describe('through the built-in agent', () => {
   })
 
   test('a document the printer cannot print fails at once, forfeiting the remaining attempts', async () => {
-    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: '中文' }] } })
+    // A private-use character: in no code page and in no font.
+    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'menu \ue000' }] } })
     const failed = await until(created.id, (j) => j.state === 'FAILED')
     expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'render.unsupported_character' })
   })

@@ -2,9 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { documentRule, type PaperWidth, PAPER_WIDTHS } from '../../protocol/document.ts'
 import { validate } from '../../protocol/rules.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
-import { codeTablesOf } from '../../profiles/profile.ts'
-import { decodeReceipt, receiptPng, receiptText } from '../../preview/preview.ts'
-import { RenderError, type RenderTarget, render, renderTarget } from '../../render/render.ts'
+import { previewFor } from '../../preview/preview.ts'
+import { RenderError, render, renderTarget } from '../../render/render.ts'
 import { type Command, CliError, JSON_HELP, JSON_OPTION, positional, printJson, UsageError } from '../command.ts'
 
 /** A document file may hold the document itself or a whole job request (`{ "document": ... }`). */
@@ -49,20 +48,17 @@ export const renderCommand: Command = {
     const profile = findProfile(profileId)
     if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
     let bytes: Uint8Array
-    let target: RenderTarget
     try {
-      target = renderTarget(profile, width)
-      bytes = render(document, target)
+      bytes = render(document, renderTarget(profile, width))
     } catch (error) {
       if (error instanceof RenderError) throw new CliError(`cannot print this document on ${profile.id}: ${error.code}: ${error.message}`)
       throw error
     }
-    const receipt = decodeReceipt(bytes, { dotsPerLine: target.dotsPerLine, commandSet: profile.commandSet, codeTables: codeTablesOf(profile) })
-    const text = receiptText(receipt, target.columns)
+    const { receipt, text, png } = previewFor(bytes, profile, width)
     if (args.values.escpos) writeFileSync(args.values.escpos as string, bytes)
-    if (args.values.png) writeFileSync(args.values.png as string, receiptPng(receipt, target.dotsPerLine))
+    if (args.values.png) writeFileSync(args.values.png as string, png())
     if (args.values.json) return printJson(io, { profile: profile.id, width, bytes: bytes.length, text, warnings: receipt.warnings })
-    const rule = '·'.repeat(target.columns)
+    const rule = '·'.repeat(profile.widths[width]!.columns)
     io.out(rule)
     for (const line of text) io.out(line)
     io.out(rule)
