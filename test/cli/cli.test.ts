@@ -168,9 +168,30 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     expect((await cli(['jobs', 'cancel'], env)).code).toBe(2)
   })
 
-  test('profiles list', async () => {
+  test('profiles list and show', async () => {
     const profiles = await cliJson(['profiles', 'list'], env)
-    expect(profiles.map((p: { id: string }) => p.id)).toEqual(['generic-80mm', 'generic-58mm'])
+    expect(profiles.map((p: { id: string }) => p.id)).toEqual([
+      'generic-80mm',
+      'generic-58mm',
+      'bixolon-srp-350plusiii',
+      'epson-tm-m30iii',
+      'epson-tm-t20iii',
+      'epson-tm-t88vi',
+      'star-tsp143iv',
+      'sunmi-v2',
+      'xprinter-xp-58',
+      'xprinter-xp-80c',
+    ])
+    const table = await cli(['profiles', 'list'], env)
+    expect(table.stdout).toContain('star-tsp143iv           Star TSP143IV (StarPRNT)         starprnt  58 mm: 384 dots, 32 columns; 80 mm: 576 dots, 48 columns')
+    const star = await cli(['profiles', 'show', 'star-tsp143iv'], env)
+    expect(star.code).toBe(0)
+    expect(star.stdout).toContain('Commands        StarPRNT')
+    expect(star.stdout).toContain('Code pages      cp858 (4), cp852 (5), cp866 (10), cp737 (15), cp857 (12)')
+    expect(await cliJson(['profiles', 'show', 'epson-tm-t88vi'], env)).toMatchObject({ id: 'epson-tm-t88vi', widths: { 80: { dotsPerLine: 512, columns: 42 } } })
+    const unknown = await cli(['profiles', 'show', 'nope'], env)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('there is no profile nope (see printhub profiles list)')
   })
 })
 
