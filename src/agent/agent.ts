@@ -240,9 +240,12 @@ export class Agent {
   private async print(job: LedgerJob): Promise<void> {
     const printer = this.printers.get(job.printerId)
     if (!printer) return this.fail(job, ['received'], { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
+    const parsed = parseConnectionUri(printer.connection)
+    if (!parsed.ok) return this.fail(job, ['received'], { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
+    const connection = parsed.connection
     let bytes: Uint8Array
     try {
-      bytes = render(job.payload!.document as PrintDocument, targetFor(printer.profile, printer.width))
+      bytes = render(job.payload!.document as PrintDocument, targetFor(printer.profile, printer.width, connection.kind))
     } catch (error) {
       if (error instanceof RenderError) return this.fail(job, ['received'], { code: error.code, message: error.message, retryable: error.retryable })
       throw error
@@ -254,7 +257,7 @@ export class Agent {
     try {
       await this.options.ledger.durable()
       if (controller.signal.aborted) throw cancelled()
-      await this.submitTo(printer, bytes, controller.signal)
+      await submit(connection, bytes, controller.signal, this.options.virtuals, printer)
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
       if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
@@ -268,12 +271,6 @@ export class Agent {
       this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now }),
       this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now }),
     ])
-  }
-
-  private submitTo(printer: CatalogPrinter, bytes: Uint8Array, signal: AbortSignal): Promise<void> {
-    const parsed = parseConnectionUri(printer.connection)
-    if (!parsed.ok) throw new SubmitError('printer.invalid_connection', `The printer's connection is invalid: ${parsed.message}`, false)
-    return submit(parsed.connection, bytes, signal, this.options.virtuals, printer)
   }
 
   private fail(job: LedgerJob, from: readonly LedgerJob['state'][], error: { code: string; message: string; retryable: boolean }): void {

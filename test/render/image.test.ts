@@ -6,7 +6,7 @@ import { encode as encodeJpeg } from 'jpeg-js'
 import type { PrintDocument, Section } from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { documentRule } from '../../src/protocol/document.ts'
-import { render } from '../../src/render/render.ts'
+import { render, targetFor } from '../../src/render/render.ts'
 import { ESC, PROLOGUE, renderError, target } from './bytes.ts'
 import { dotCount, isDot, rasterBlocks, stacked } from './raster.ts'
 
@@ -98,6 +98,14 @@ describe('image sections', () => {
       expect(isDot(image, y % 300, y)).toBe(true)
       expect(dotCount({ widthBytes: image.widthBytes, height: 1, rows: image.rows.subarray(y * image.widthBytes, (y + 1) * image.widthBytes) })).toBe(1)
     }
+  })
+
+  test('a printer on a serial link gets smaller bands', () => {
+    const image: Section = { type: 'image', mediaType: 'image/png', data: png(300, 300, (x, y) => (x === y ? BLACK : WHITE)) }
+    const serial = rasterBlocks(render({ width: 58, sections: [image] }, targetFor('generic-58mm', 58, 'serial')))
+    expect(serial.map((block) => block.height)).toEqual([64, 64, 64, 64, 44])
+    expect(rasterBlocks(render({ width: 58, sections: [image] }, targetFor('generic-58mm', 58, 'tcp'))).map((block) => block.height)).toEqual([256, 44])
+    expect(stacked(serial).rows).toEqual(stacked(rasterBlocks(render({ width: 58, sections: [image] }, target(58)))).rows)
   })
 
   test('JPEG: a photo-like gradient decodes and dithers, darker left than right', () => {
