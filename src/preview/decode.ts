@@ -1,5 +1,6 @@
 // Printer bytes in, what the printer would print out. Never throws on any input: what it cannot
 // read becomes a warning, and a command cut short by the end of the input ends decoding.
+import type { CommandSetName } from '../profiles/profile.ts'
 import { ByteReader } from './byte-reader.ts'
 import { type CodePageName, DEFAULT_TABLE, EPSON_CODE_TABLES, STAR_CODE_PAGES } from './code-tables.ts'
 import { decodeEscPos } from './escpos-decoder.ts'
@@ -8,7 +9,7 @@ import type { Receipt } from './receipt.ts'
 import { decodeStarPrnt } from './starprnt-decoder.ts'
 import { Warnings } from './warnings.ts'
 
-export type CommandSetName = 'escpos' | 'starprnt'
+export type { CommandSetName }
 
 export interface DecodeOptions {
   /** Printable dots across the paper; text wraps at dotsPerLine / 12 characters (Font A). */
