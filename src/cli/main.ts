@@ -13,6 +13,7 @@ import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
 import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
 import { profilesListCommand, profilesShowCommand } from './commands/profiles.ts'
 import { renderCommand } from './commands/render.ts'
+import { emulateCommand } from './commands/emulate.ts'
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
 import { serveCommand } from './commands/serve.ts'
 import { versionCommand } from './commands/version.ts'
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   profilesListCommand,
   profilesShowCommand,
   renderCommand,
+  emulateCommand,
   jobsListCommand,
   jobsShowCommand,
   jobsCancelCommand,

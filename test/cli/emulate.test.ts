@@ -1,0 +1,51 @@
+// `printhub emulate` as its own process: it listens, prints each receipt it gets, keeps the files,
+// and stops on SIGTERM.
+import { afterAll, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cli, PRINTHUB, ROOT } from '../support/cli.ts'
+import { freePort } from '../support/ports.ts'
+import { waitFor } from '../support/wait.ts'
+
+const store = mkdtempSync(join(tmpdir(), 'printhub-emulate-'))
+afterAll(() => rmSync(store, { recursive: true, force: true }))
+
+test('prints what it receives, keeps it as files, answers status, stops on SIGTERM', async () => {
+  const port = freePort()
+  const child = Bun.spawn([...PRINTHUB, 'emulate', '--listen', `tcp://127.0.0.1:${port}`, '--store', store, '--paper', 'near-end', '--json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const lines: string[] = []
+  void (async () => {
+    const decoder = new TextDecoder()
+    let buffered = ''
+    for await (const chunk of child.stdout) {
+      buffered += decoder.decode(chunk, { stream: true })
+      const parts = buffered.split('\n')
+      buffered = parts.pop()!
+      lines.push(...parts)
+    }
+  })()
+  const listening = JSON.parse(await waitFor(() => lines[0], 10_000))
+  expect(listening).toEqual({ event: 'listening', url: `tcp://127.0.0.1:${port}`, profile: 'generic-80mm', width: 80, state: { paper: 'near-end', coverOpen: false, error: false } })
+  const replies: number[] = []
+  const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data: (_s, bytes) => void replies.push(...bytes) } })
+  socket.write(Uint8Array.of(0x10, 0x04, 0x04, 0x1b, 0x40, ...Buffer.from('Order 42\n')))
+  await waitFor(() => replies.length === 1)
+  // Paper near its end: bits 2 and 3 of the roll paper status.
+  expect(replies).toEqual([0x1e])
+  socket.end()
+  const receipt = JSON.parse(await waitFor(() => lines[1], 5_000))
+  expect(receipt).toEqual({ event: 'receipt', number: 1, bytes: 14, held: false, text: ['Order 42'] })
+  expect(readFileSync(join(store, '0001.txt'), 'utf8')).toBe('Order 42\n')
+  expect(readFileSync(join(store, '0001.bin')).length).toBe(14)
+  expect(existsSync(join(store, '0001.png'))).toBe(true)
+  child.kill('SIGTERM')
+  expect(await child.exited).toBe(0)
+})
+
+test('bad options are refused', async () => {
+  for (const args of [[], ['--listen', 'udp://x:1'], ['--listen', 'tcp://127.0.0.1:9100', '--paper', 'wet'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'nope'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'generic-58mm']]) {
+    const result = await cli(['emulate', ...args])
+    expect([args, result.code]).toEqual([args, 2])
+  }
+})

@@ -1,0 +1,144 @@
+// The printer emulator: Epson's status bytes, requests found in a stream split anywhere, and a real
+// TCP printer that a hub prints to and a socket asks for its status.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { PrinterEmulator } from '../../src/emulator/emulator.ts'
+import { type PrinterState, processIdResponse, realtimeStatus } from '../../src/emulator/epson-replies.ts'
+import { RequestScanner } from '../../src/emulator/request-scanner.ts'
+import { findProfile } from '../../src/profiles/catalog.ts'
+import { render, targetFor } from '../../src/render/render.ts'
+import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
+
+const OK: PrinterState = { paper: 'ok', coverOpen: false, error: false }
+const statuses = (state: PrinterState) => [1, 2, 3, 4].map((n) => realtimeStatus(n, state))
+
+describe('status replies', () => {
+  test('DLE EOT 1 to 4, bit by bit as the ESC/POS reference gives them', () => {
+    expect(statuses(OK)).toEqual([0x12, 0x12, 0x12, 0x12])
+    expect(statuses({ ...OK, paper: 'near-end' })).toEqual([0x12, 0x12, 0x12, 0x1e])
+    expect(statuses({ ...OK, paper: 'out' })).toEqual([0x1a, 0x32, 0x12, 0x7e])
+    expect(statuses({ ...OK, coverOpen: true })).toEqual([0x1a, 0x16, 0x12, 0x12])
+    expect(statuses({ ...OK, error: true })).toEqual([0x1a, 0x52, 0x32, 0x12])
+    expect(realtimeStatus(5, OK)).toBeUndefined()
+  })
+
+  test('GS ( H process ID response', () => {
+    expect(Array.from(processIdResponse(Uint8Array.of(0x41, 0x42, 0x43, 0x44)))).toEqual([0x37, 0x22, 0x41, 0x42, 0x43, 0x44, 0x00])
+  })
+})
+
+describe('finding requests in the stream', () => {
+  const processId = [0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x31, 0x32, 0x33, 0x34]
+
+  test('in one read, among other data', () => {
+    const scanner = new RequestScanner()
+    expect(scanner.scan(Uint8Array.of(0x1b, 0x40, 0x10, 0x04, 0x01, 0x41, ...processId, 0x10, 0x04, 0x04, 0x0a))).toEqual([
+      { kind: 'status', n: 1 },
+      { kind: 'process-id', id: Uint8Array.of(0x31, 0x32, 0x33, 0x34) },
+      { kind: 'status', n: 4 },
+    ])
+  })
+
+  test('split across reads at every possible place', () => {
+    const stream = [0x41, 0x10, 0x04, 0x02, ...processId, 0x1d, 0x56, 0x01]
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const scanner = new RequestScanner()
+      const found = [...scanner.scan(Uint8Array.from(stream.slice(0, cut))), ...scanner.scan(Uint8Array.from(stream.slice(cut)))]
+      expect([cut, found.map((r) => r.kind)]).toEqual([cut, ['status', 'process-id']])
+    }
+  })
+
+  test('what only looks like the start of a request is no request', () => {
+    const scanner = new RequestScanner()
+    expect(scanner.scan(Uint8Array.of(0x1d, 0x28, 0x6b, 3, 0, 49, 67, 8, 0x10, 0x41))).toEqual([])
+    expect(scanner.scan(Uint8Array.of(0x42))).toEqual([])
+  })
+})
+
+/** A raw TCP client: sends bytes, collects what comes back. */
+async function connect(port: number) {
+  const received: number[] = []
+  const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data: (_s, bytes) => void received.push(...bytes) } })
+  return {
+    received,
+    send: (bytes: number[]) => socket.write(Uint8Array.from(bytes)),
+    close: () => socket.end(),
+  }
+}
+
+describe('the emulator on TCP', () => {
+  let emulator: PrinterEmulator
+  beforeAll(() => {
+    emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('generic-80mm')!, width: 80 })
+  })
+  afterAll(() => emulator.stop())
+
+  test('answers status requests from its state, and a connection that only asks leaves no receipt', async () => {
+    const client = await connect(emulator.port)
+    client.send([0x10, 0x04, 0x01, 0x10, 0x04, 0x02, 0x10, 0x04, 0x04])
+    await waitFor(() => client.received.length === 3)
+    expect(client.received).toEqual([0x12, 0x12, 0x12])
+    emulator.set({ paper: 'out' })
+    client.send([0x10, 0x04, 0x01, 0x10, 0x04, 0x04])
+    await waitFor(() => client.received.length === 5)
+    expect(client.received.slice(3)).toEqual([0x1a, 0x7e])
+    emulator.set({ paper: 'ok' })
+    client.close()
+    const before = emulator.receipts.length
+    const probe = await connect(emulator.port)
+    probe.send([0x10, 0x04, 0x01])
+    await waitFor(() => probe.received.length === 1)
+    probe.close()
+    // A job after the probes is receipt number before + 1: the probes left none.
+    const job = await connect(emulator.port)
+    job.send([0x1b, 0x40, ...Buffer.from('Hello\n')])
+    job.close()
+    const receipt = await waitFor(() => emulator.receipts[before])
+    expect(receipt.preview.text).toEqual(['Hello'])
+    expect(receipt.held).toBe(false)
+  })
+
+  test('answers GS ( H once it can print, and marks a job that came while it could not as held', async () => {
+    const client = await connect(emulator.port)
+    client.send([...Buffer.from('Ticket\n'), 0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x50, 0x48, 0x30, 0x31])
+    await waitFor(() => client.received.length === 7)
+    expect(client.received).toEqual([0x37, 0x22, 0x50, 0x48, 0x30, 0x31, 0x00])
+    client.close()
+    emulator.set({ coverOpen: true })
+    const blocked = await connect(emulator.port)
+    blocked.send([...Buffer.from('Late\n'), 0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x50, 0x48, 0x30, 0x32])
+    blocked.close()
+    const held = await waitFor(() => emulator.receipts.find((r) => r.preview.text[0] === 'Late'))
+    expect(held.held).toBe(true)
+    expect(blocked.received).toEqual([])
+    emulator.set({ coverOpen: false })
+  })
+})
+
+describe('a hub printing to the emulator', () => {
+  let t: TestHub
+  let emulator: PrinterEmulator
+  beforeAll(async () => {
+    t = await startTestHub()
+    emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+  })
+  afterAll(async () => {
+    emulator.stop()
+    await t.stop()
+  })
+
+  test('a job posted to the API arrives byte for byte, and the receipt reads as the document', async () => {
+    const agentId = t.hub.store.agents.builtin()!.id
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'counter', name: null, connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80, agentId })!
+    await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(printer.id), 5_000)
+    const document = { width: 80 as const, sections: [{ type: 'text' as const, value: 'Café Nord', align: 'center' as const }, { type: 'row' as const, left: '2 × Flat white', right: '7,00 €' }, { type: 'cut' as const }] }
+    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId: 'counter', document }) })
+    expect(response.status).toBe(202)
+    const { job } = await response.json()
+    await waitFor(() => t.hub.store.jobs.get(job.id)?.state === 'COMPLETED', 5_000)
+    const receipt = await waitFor(() => emulator.receipts[0])
+    expect(Array.from(receipt.bytes)).toEqual(Array.from(render(document, targetFor('epson-tm-t20iii', 80, 'tcp'))))
+    expect(receipt.preview.text).toEqual([`${' '.repeat(19)}Café Nord`, `2 × Flat white${' '.repeat(28)}7,00 €`, '', '', '', '', '[partial cut]'])
+    expect(receipt.preview.receipt.warnings).toEqual([])
+  })
+})
