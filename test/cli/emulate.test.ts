@@ -48,4 +48,9 @@ test('bad options are refused', async () => {
     const result = await cli(['emulate', ...args])
     expect([args, result.code]).toEqual([args, 2])
   }
+  const taken = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const busy = await cli(['emulate', '--listen', `tcp://127.0.0.1:${taken.port}`])
+  taken.stop(true)
+  expect(busy.code).toBe(1)
+  expect(busy.stderr).toContain(`cannot listen at 127.0.0.1:${taken.port}: another program holds that port`)
 })
