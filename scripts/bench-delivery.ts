@@ -113,9 +113,17 @@ export class TcpSink {
         open: (socket) => {
           socket.data = { firstByteAt: 0, lastByteAt: 0, bytes: 0, head: '' }
         },
-        data: (socket, chunk) => {
+        data: (socket, received) => {
           const now = performance.now()
           const state = socket.data
+          // Like a printer: each status request (DLE EOT n) before the job gets its status byte
+          // (online, paper present); the job's first byte is the first one after them.
+          let chunk = received
+          while (state.bytes === 0 && chunk.length >= 3 && chunk[0] === 0x10 && chunk[1] === 0x04) {
+            socket.write(Uint8Array.of(0x12))
+            chunk = chunk.subarray(3)
+          }
+          if (chunk.byteLength === 0) return
           if (state.bytes === 0) state.firstByteAt = now
           state.lastByteAt = now
           state.bytes += chunk.byteLength

@@ -10,6 +10,7 @@ import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, targetFor } from '../render/render.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
 import { submit } from '../transports/submit.ts'
+import type { Submission } from '../transports/submission.ts'
 import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from './backoff.ts'
@@ -45,6 +46,8 @@ export class Agent {
   private readonly started = performance.now()
   private readonly working = new Map<string, Promise<void>>()
   private readonly submitting = new Map<string, AbortController>()
+  /** Settles when the agent stops: nobody waits longer for a printer's confirmation. */
+  private readonly stopping = Promise.withResolvers<void>()
   private revision = 0
   /** The catalog as last read (every CATALOG_POLL_MS, and when the hub says it changed). */
   private printers = new Map<string, CatalogPrinter>()
@@ -74,6 +77,7 @@ export class Agent {
    */
   async stop(): Promise<void> {
     this.stopped = true
+    this.stopping.resolve()
     clearInterval(this.catalogTimer)
     this.connection?.close()
     this.wake?.()
@@ -99,13 +103,17 @@ export class Agent {
   /**
    * A crash between the record of intent and the record of the result leaves a job `submitting`:
    * its bytes may or may not have reached the printer. It is not sent again (that could print it
-   * twice); it fails as `job.recovery_uncertain` so a person decides whether to reprint.
+   * twice); it fails as `job.recovery_uncertain` so a person decides whether to reprint. So does a
+   * job `submitted` whose printer had not yet confirmed printing it.
    */
   private recover(): void {
     for (const job of this.options.ledger.interrupted()) {
-      this.fail(job, ['submitting'], {
+      this.fail(job, ['submitting', 'submitted'], {
         code: 'job.recovery_uncertain',
-        message: 'The agent stopped while sending this job to the printer; it may have printed. Check the printer and reprint if needed.',
+        message:
+          job.state === 'submitting'
+            ? 'The agent stopped while sending this job to the printer; it may have printed. Check the printer and reprint if needed.'
+            : 'The agent stopped before the printer confirmed this job; it probably printed. Check the printer and reprint if needed.',
         retryable: false,
       })
     }
@@ -227,7 +235,7 @@ export class Agent {
         } catch (error) {
           // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
           this.log(`agent: job ${job.jobId} failed unexpectedly: ${(error as Error).message}`)
-          this.fail(job, ['received', 'submitting'], { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
+          this.fail(job, ['received', 'submitting', 'submitted'], { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
         }
       }
     })().finally(() => {
@@ -254,10 +262,11 @@ export class Agent {
     // Registered before the wait for the disk: a cancellation that comes meanwhile is not lost.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
+    let submission: Submission
     try {
       await this.options.ledger.durable()
       if (controller.signal.aborted) throw cancelled()
-      await submit(connection, bytes, controller.signal, this.options.virtuals, printer)
+      submission = await submit(connection, bytes, controller.signal, this.options.virtuals, printer)
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
       if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
@@ -265,12 +274,24 @@ export class Agent {
     } finally {
       this.submitting.delete(job.jobId)
     }
-    // Every link is write-only until printers report their status: all bytes taken is completion.
-    const now = new Date().toISOString()
-    this.finish(job, ['submitting'], 'completed', [
-      this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now }),
-      this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now }),
-    ])
+    const submitted = this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: new Date().toISOString() })
+    const completed = () => this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: new Date().toISOString() })
+    // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
+    if (!submission.printed) return this.finish(job, ['submitting'], 'completed', [submitted, completed()])
+    // PRINTING until the printer says it printed everything.
+    this.finish(job, ['submitting'], 'submitted', [submitted])
+    const printed = submission.printed.then(
+      () => undefined,
+      (error: unknown) => {
+        if (error instanceof SubmitError) return error
+        throw error
+      },
+    )
+    const failure = await Promise.race([printed, this.stopping.promise.then(() => 'stopped' as const)])
+    // Stopping leaves the job `submitted`, for the next start's recovery.
+    if (failure === 'stopped' || this.stopped) return
+    if (failure) return this.fail(job, ['submitted'], { code: failure.code, message: failure.message, retryable: failure.retryable })
+    this.finish(job, ['submitted'], 'completed', [completed()])
   }
 
   private fail(job: LedgerJob, from: readonly LedgerJob['state'][], error: { code: string; message: string; retryable: boolean }): void {

@@ -293,7 +293,7 @@ export class Ledger {
 
   /** Jobs a crash interrupted between the record of intent and the record of the result. */
   interrupted(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state = 'submitting' ORDER BY seq`).all().map(toJob)
+    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state IN ('submitting', 'submitted') ORDER BY seq`).all().map(toJob)
   }
 
   // ---- Outbox ----

@@ -1,7 +1,8 @@
 // A network receipt printer in software (raw TCP, as on port 9100): it answers status requests as
 // an Epson TM printer does, reads every job with the receipt preview, and keeps the receipts (in
 // memory, and as .bin, .txt and .png files when given a directory). Tests use it, and it lets
-// anyone try printhub with no printer.
+// anyone try printhub with no printer. Its replies are written from Epson's reference apart from
+// the transports' reading of them, so that each checks the other.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type PrinterPreview, previewFor } from '../preview/preview.ts'
@@ -13,7 +14,7 @@ import { RequestScanner } from './request-scanner.ts'
 export interface EmulatedReceipt {
   /** 1, 2, 3... in the order the connections ended. */
   number: number
-  /** Every byte the connection brought, status requests included. */
+  /** The job's bytes: what the connection brought, without the requests the printer answered. */
   bytes: Uint8Array
   at: number
   preview: PrinterPreview
@@ -38,13 +39,8 @@ export interface EmulatorOptions {
 interface Connection {
   chunks: Uint8Array[]
   scanner: RequestScanner
-  /** Bytes of the requests answered: a connection with nothing else was only asking. */
-  requestBytes: number
   held: boolean
 }
-
-const STATUS_REQUEST_BYTES = 3
-const PROCESS_ID_REQUEST_BYTES = 11
 
 export class PrinterEmulator {
   readonly receipts: EmulatedReceipt[] = []
@@ -59,7 +55,7 @@ export class PrinterEmulator {
       port: options.port,
       socket: {
         open: (socket) => {
-          socket.data = { chunks: [], scanner: new RequestScanner(), requestBytes: 0, held: false }
+          socket.data = { chunks: [], scanner: new RequestScanner(), held: false }
         },
         data: (socket, bytes) => this.receive(socket, bytes),
         close: (socket) => this.finish(socket.data),
@@ -95,24 +91,27 @@ export class PrinterEmulator {
 
   private receive(socket: { data: Connection; write(bytes: Uint8Array): number }, bytes: Uint8Array): void {
     const connection = socket.data
-    connection.chunks.push(new Uint8Array(bytes))
-    for (const request of connection.scanner.scan(bytes)) {
+    const { requests, data } = connection.scanner.scan(bytes)
+    if (data.length > 0) {
+      connection.chunks.push(data)
+      if (!this.canPrint) connection.held = true
+    }
+    for (const request of requests) {
       if (request.kind === 'status') {
-        connection.requestBytes += STATUS_REQUEST_BYTES
         const status = realtimeStatus(request.n, this.state)
         if (status !== undefined) socket.write(Uint8Array.of(status))
-      } else {
-        connection.requestBytes += PROCESS_ID_REQUEST_BYTES
+      } else if (this.canPrint) {
         // Everything before it is printed by now; a printer that cannot print does not answer.
-        if (this.canPrint) socket.write(processIdResponse(request.id))
+        socket.write(processIdResponse(request.id))
       }
     }
-    if (!this.canPrint) connection.held = true
   }
 
   private finish(connection: Connection): void {
+    connection.chunks.push(connection.scanner.flush())
     const length = connection.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-    if (length <= connection.requestBytes) return
+    // A connection that only asked for the status leaves no receipt.
+    if (length === 0) return
     const bytes = new Uint8Array(length)
     let offset = 0
     for (const chunk of connection.chunks) {

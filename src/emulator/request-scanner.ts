@@ -13,28 +13,38 @@ export class RequestScanner {
   /** Bytes at the end of the last read that may begin a request completed by the next one. */
   private pending = new Uint8Array(0)
 
-  /** The requests completed by `bytes`, in order. */
-  scan(bytes: Uint8Array): PrinterRequest[] {
-    const data = this.pending.length > 0 ? Uint8Array.from([...this.pending, ...bytes]) : bytes
+  /** The requests completed by `bytes`, in order, and the job's own bytes around them. */
+  scan(bytes: Uint8Array): { requests: PrinterRequest[]; data: Uint8Array } {
+    const input = this.pending.length > 0 ? Uint8Array.from([...this.pending, ...bytes]) : bytes
     const requests: PrinterRequest[] = []
+    const data: number[] = []
     let i = 0
-    for (; i < data.length; i++) {
-      if (data[i] === DLE) {
-        if (i + 2 >= data.length) break
-        if (data[i + 1] === EOT) {
-          requests.push({ kind: 'status', n: data[i + 2]! })
-          i += 2
-        }
-      } else if (data[i] === PROCESS_ID_PREFIX[0]) {
-        const available = Math.min(PROCESS_ID_LENGTH, data.length - i)
-        const matches = PROCESS_ID_PREFIX.every((byte, k) => k >= available || data[i + k] === byte)
-        if (!matches) continue
-        if (available < PROCESS_ID_LENGTH) break
-        requests.push({ kind: 'process-id', id: data.slice(i + PROCESS_ID_PREFIX.length, i + PROCESS_ID_LENGTH) })
-        i += PROCESS_ID_LENGTH - 1
+    for (; i < input.length; i++) {
+      if (input[i] === DLE && (i + 1 >= input.length || input[i + 1] === EOT)) {
+        if (i + 2 >= input.length) break
+        requests.push({ kind: 'status', n: input[i + 2]! })
+        i += 2
+        continue
       }
+      if (input[i] === PROCESS_ID_PREFIX[0]) {
+        const available = Math.min(PROCESS_ID_LENGTH, input.length - i)
+        if (PROCESS_ID_PREFIX.every((byte, k) => k >= available || input[i + k] === byte)) {
+          if (available < PROCESS_ID_LENGTH) break
+          requests.push({ kind: 'process-id', id: input.slice(i + PROCESS_ID_PREFIX.length, i + PROCESS_ID_LENGTH) })
+          i += PROCESS_ID_LENGTH - 1
+          continue
+        }
+      }
+      data.push(input[i]!)
     }
-    this.pending = data.slice(i)
-    return requests
+    this.pending = input.slice(i)
+    return { requests, data: Uint8Array.from(data) }
+  }
+
+  /** Bytes held back as the possible start of a request the stream never finished: data after all. */
+  flush(): Uint8Array {
+    const rest = this.pending
+    this.pending = new Uint8Array(0)
+    return rest
   }
 }

@@ -2,24 +2,18 @@
 // shows it, and can be set to fail or to be offline through their connection URI.
 import { type PrinterPreview, previewFor } from '../preview/preview.ts'
 import { findProfile } from '../profiles/catalog.ts'
-import type { PaperWidth } from '../protocol/document.ts'
 import type { Connection } from './connection-uri.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
+import type { PrinterModel } from './submission.ts'
 
 /** Jobs each virtual printer remembers. */
 export const VIRTUAL_HISTORY = 100
-
-/** The model and paper a virtual printer stands for, from its printer record. */
-export interface VirtualPaper {
-  profile: string
-  width: PaperWidth
-}
 
 export class VirtualOutput {
   constructor(
     readonly bytes: Uint8Array,
     readonly at: number,
-    private readonly paper: VirtualPaper,
+    private readonly paper: PrinterModel,
   ) {}
 
   /** What the printer would have printed, read back from the bytes (decoded when asked). */
@@ -40,7 +34,7 @@ export class VirtualPrinters {
     return this.outputs.get(name) ?? []
   }
 
-  async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal, paper: VirtualPaper): Promise<void> {
+  async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal, paper: PrinterModel): Promise<void> {
     if (printer.delayMs > 0) await delay(printer.delayMs, signal)
     if (printer.mode === 'offline') throw new SubmitError('printer_offline', `The virtual printer ${printer.name} is offline.`, true)
     if (printer.mode === 'fail') throw new SubmitError('printer_failed', `The virtual printer ${printer.name} is set to fail every job.`, true)

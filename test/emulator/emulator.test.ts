@@ -6,6 +6,7 @@ import { type PrinterState, processIdResponse, realtimeStatus } from '../../src/
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
 import { render, targetFor } from '../../src/render/render.ts'
+import type { Job } from '../../src/protocol/job.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -30,28 +31,31 @@ describe('status replies', () => {
 describe('finding requests in the stream', () => {
   const processId = [0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x31, 0x32, 0x33, 0x34]
 
-  test('in one read, among other data', () => {
+  test('in one read, among other data, which it keeps apart', () => {
     const scanner = new RequestScanner()
-    expect(scanner.scan(Uint8Array.of(0x1b, 0x40, 0x10, 0x04, 0x01, 0x41, ...processId, 0x10, 0x04, 0x04, 0x0a))).toEqual([
-      { kind: 'status', n: 1 },
-      { kind: 'process-id', id: Uint8Array.of(0x31, 0x32, 0x33, 0x34) },
-      { kind: 'status', n: 4 },
-    ])
+    expect(scanner.scan(Uint8Array.of(0x1b, 0x40, 0x10, 0x04, 0x01, 0x41, ...processId, 0x10, 0x04, 0x04, 0x0a))).toEqual({
+      requests: [{ kind: 'status', n: 1 }, { kind: 'process-id', id: Uint8Array.of(0x31, 0x32, 0x33, 0x34) }, { kind: 'status', n: 4 }],
+      data: Uint8Array.of(0x1b, 0x40, 0x41, 0x0a),
+    })
   })
 
   test('split across reads at every possible place', () => {
     const stream = [0x41, 0x10, 0x04, 0x02, ...processId, 0x1d, 0x56, 0x01]
     for (let cut = 0; cut <= stream.length; cut++) {
       const scanner = new RequestScanner()
-      const found = [...scanner.scan(Uint8Array.from(stream.slice(0, cut))), ...scanner.scan(Uint8Array.from(stream.slice(cut)))]
-      expect([cut, found.map((r) => r.kind)]).toEqual([cut, ['status', 'process-id']])
+      const first = scanner.scan(Uint8Array.from(stream.slice(0, cut)))
+      const second = scanner.scan(Uint8Array.from(stream.slice(cut)))
+      expect([cut, [...first.requests, ...second.requests].map((r) => r.kind)]).toEqual([cut, ['status', 'process-id']])
+      expect([cut, [...first.data, ...second.data, ...scanner.flush()]]).toEqual([cut, [0x41, 0x1d, 0x56, 0x01]])
     }
   })
 
-  test('what only looks like the start of a request is no request', () => {
+  test('what only looks like the start of a request is data', () => {
     const scanner = new RequestScanner()
-    expect(scanner.scan(Uint8Array.of(0x1d, 0x28, 0x6b, 3, 0, 49, 67, 8, 0x10, 0x41))).toEqual([])
-    expect(scanner.scan(Uint8Array.of(0x42))).toEqual([])
+    expect(scanner.scan(Uint8Array.of(0x1d, 0x28, 0x6b, 3, 0, 49, 67, 8, 0x10, 0x41))).toEqual({ requests: [], data: Uint8Array.of(0x1d, 0x28, 0x6b, 3, 0, 49, 67, 8, 0x10, 0x41) })
+    // A stream that ends inside what could have been a request: those bytes were data.
+    expect(scanner.scan(Uint8Array.of(0x42, 0x1d, 0x28, 0x48))).toEqual({ requests: [], data: Uint8Array.of(0x42) })
+    expect(Array.from(scanner.flush())).toEqual([0x1d, 0x28, 0x48])
   })
 })
 
@@ -119,26 +123,82 @@ describe('a hub printing to the emulator', () => {
   let t: TestHub
   let emulator: PrinterEmulator
   beforeAll(async () => {
-    t = await startTestHub()
+    t = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200' } })
     emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+    await addPrinter('counter', `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
   })
   afterAll(async () => {
     emulator.stop()
     await t.stop()
   })
 
-  test('a job posted to the API arrives byte for byte, and the receipt reads as the document', async () => {
+  async function addPrinter(remoteId: string, connection: string, profile: string): Promise<void> {
     const agentId = t.hub.store.agents.builtin()!.id
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'counter', name: null, connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80, agentId })!
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile, width: 80, agentId })!
     await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(printer.id), 5_000)
-    const document = { width: 80 as const, sections: [{ type: 'text' as const, value: 'Café Nord', align: 'center' as const }, { type: 'row' as const, left: '2 × Flat white', right: '7,00 €' }, { type: 'cut' as const }] }
-    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId: 'counter', document }) })
+  }
+
+  async function submit(printerId: string, overrides: Record<string, unknown> = {}): Promise<Job> {
+    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId, ...overrides }) })
     expect(response.status).toBe(202)
-    const { job } = await response.json()
-    await waitFor(() => t.hub.store.jobs.get(job.id)?.state === 'COMPLETED', 5_000)
+    return (await response.json()).job
+  }
+
+  const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(t.hub.store.jobs.get(id)!) ? t.hub.store.jobs.get(id)! : undefined), timeoutMs)
+
+  test('a job posted to the API arrives byte for byte, and the receipt reads as the document', async () => {
+    const document = { width: 80 as const, sections: [{ type: 'text' as const, value: 'Café Nord', align: 'center' as const }, { type: 'row' as const, left: '2 × Flat white', right: '7,00 €' }, { type: 'cut' as const }] }
+    const job = await submit('counter', { document })
+    await until(job.id, (j) => j.state === 'COMPLETED')
     const receipt = await waitFor(() => emulator.receipts[0])
     expect(Array.from(receipt.bytes)).toEqual(Array.from(render(document, targetFor('epson-tm-t20iii', 80, 'tcp'))))
     expect(receipt.preview.text).toEqual([`${' '.repeat(19)}Café Nord`, `2 × Flat white${' '.repeat(28)}7,00 €`, '', '', '', '', '[partial cut]'])
     expect(receipt.preview.receipt.warnings).toEqual([])
+  })
+
+  test('out of paper before the job: not a byte written, the job waits, then prints once', async () => {
+    const before = emulator.receipts.length
+    emulator.set({ paper: 'out' })
+    const job = await submit('counter', { maxAttempts: 10 })
+    const waiting = await until(job.id, (j) => j.lastErrorCode === 'paper_out')
+    expect(waiting.state === 'PENDING' || waiting.state === 'DISPATCHING' || waiting.state === 'DELIVERED').toBe(true)
+    expect(waiting.lastErrorMessage).toBe(`The printer at 127.0.0.1:${emulator.port} is out of paper.`)
+    // Back to PENDING after a second failed attempt: paper comes back before the next one.
+    const failedTwice = await until(job.id, (j) => j.state === 'PENDING' && j.attemptCount >= 2)
+    expect(emulator.receipts.length).toBe(before)
+    emulator.set({ paper: 'ok' })
+    const done = await until(job.id, (j) => j.state === 'COMPLETED')
+    expect(done.attemptCount).toBe(failedTwice.attemptCount + 1)
+    expect(emulator.receipts.length).toBe(before + 1)
+    expect(emulator.receipts.at(-1)!.held).toBe(false)
+  })
+
+  test('a cover left open until the attempts run out: FAILED with cover_open, nothing printed', async () => {
+    const before = emulator.receipts.length
+    emulator.set({ coverOpen: true })
+    const job = await submit('counter', { maxAttempts: 2 })
+    const failed = await until(job.id, (j) => j.state === 'FAILED')
+    expect(failed).toMatchObject({ attemptCount: 2, lastErrorCode: 'cover_open' })
+    emulator.set({ coverOpen: false, error: true })
+    const errored = await until((await submit('counter', { maxAttempts: 1 })).id, (j) => j.state === 'FAILED')
+    expect(errored.lastErrorCode).toBe('printer_error')
+    emulator.set({ error: false })
+    expect(emulator.receipts.length).toBe(before)
+  })
+
+  test('a printer that never answers status requests still prints: status is then unknown, not offline', async () => {
+    const received: number[] = []
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data: (_s, bytes) => void received.push(...bytes) } })
+    try {
+      await addPrinter('silent', `tcp://127.0.0.1:${silent.port}`, 'epson-tm-t20iii')
+      const first = await until((await submit('silent')).id, (j) => j.state === 'COMPLETED')
+      const second = await until((await submit('silent')).id, (j) => j.state === 'COMPLETED')
+      expect([first.attemptCount, second.attemptCount]).toEqual([1, 1])
+      // The status requests went once, before the first job; the second job was not kept waiting.
+      const requests = received.flatMap((byte, i) => (byte === 0x10 && received[i + 1] === 0x04 ? [received[i + 2]] : []))
+      expect(requests).toEqual([1, 2, 4])
+    } finally {
+      silent.stop(true)
+    }
   })
 })
