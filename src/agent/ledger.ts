@@ -280,9 +280,12 @@ export class Ledger {
       const now = this.now()
       const placeholders = from.map(() => '?').join(', ')
       const terminal = to !== 'submitted'
+      // The job keeps every report it made (submitted, then completed), to send again after a reconnection.
+      const earlier = this.db.query<{ reports: string | null }, [number]>('SELECT reports FROM ledger_jobs WHERE seq = ?').get(seq)?.reports
+      const all = [...(earlier ? (JSON.parse(earlier) as string[]) : []), ...reports]
       const changed = this.db.run(
         `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
-        [to, now, JSON.stringify(reports), seq, ...from],
+        [to, now, JSON.stringify(all), seq, ...from],
       ).changes
       if (changed !== 1) return false
       for (const frame of reports) this.db.run('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])

@@ -74,7 +74,8 @@ export class JobStates {
        WHERE id = ?3 AND attempt_count >= ?4 AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING') RETURNING ${JOB_COLUMNS}`,
     )
     // Only the latest attempt can fail; also after the hub gave it up (PENDING), since the agent's
-    // word is better than the hub's guess. A failure after an operator asked to cancel ends the
+    // word is better than the hub's guess, and while PRINTING (the printer ran out of paper, or
+    // never confirmed). A failure after an operator asked to cancel ends the
     // job CANCELLED; one that cannot succeed by retrying forfeits the remaining attempts.
     this.failed = db.query<JobRow, { now: number; notBefore: number; code: string; message: string; retryable: number; id: string; attempt: number }>(
       `UPDATE jobs SET
@@ -84,7 +85,7 @@ export class JobStates {
                       ELSE 'PENDING' END,
          attempt_count = CASE WHEN NOT $retryable AND cancel_requested_at IS NULL THEN max_attempts ELSE attempt_count END,
          last_error_code = $code, last_error_message = $message, not_before = $notBefore, updated_at = $now
-       WHERE id = $id AND attempt_count = $attempt AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $id AND attempt_count = $attempt AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING') RETURNING ${JOB_COLUMNS}`,
     )
     this.cancelledByAgent = db.query<JobRow, [number, string]>(
       `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1

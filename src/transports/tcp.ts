@@ -104,6 +104,7 @@ class TcpLink {
           drain: () => link.pump(),
           data: (_socket, data) => link.receive(data),
           error: (_socket, error) => link.fail(new SubmitError('printer_unreachable', `The connection to ${where} failed: ${error.message}`, true)),
+          end: () => link.fail(new SubmitError('printer_unreachable', `The printer at ${where} closed the connection.`, true)),
           close: () => link.fail(new SubmitError('printer_unreachable', `The printer at ${where} closed the connection.`, true)),
         },
       })
