@@ -96,8 +96,9 @@ class TcpLink {
     if (signal.aborted) throw cancelled()
     const link = new TcpLink(undefined, where)
     let timer: Timer | undefined
+    let connecting: Promise<Socket> | undefined
     try {
-      const connecting = Bun.connect({
+      connecting = Bun.connect({
         hostname: host,
         port,
         socket: {
@@ -114,7 +115,9 @@ class TcpLink {
       link.socket = await Promise.race([connecting, timeout])
       return link
     } catch (error) {
-      void Promise.resolve().then(() => link.destroy())
+      link.destroy()
+      // A connection that comes after the timeout is closed at once.
+      void connecting?.then((socket) => socket.terminate(), () => {})
       if (error instanceof SubmitError) throw error
       throw new SubmitError('printer_unreachable', `Cannot connect to ${where}: ${(error as Error).message}`, true)
     } finally {

@@ -1,0 +1,85 @@
+// The network transport against real sockets: printers that are not there, that answer their
+// status, that never answer, and cancellation.
+import { describe, expect, test } from 'bun:test'
+import { submitToTcp } from '../../src/transports/tcp.ts'
+import { SubmitError } from '../../src/transports/submit-error.ts'
+import { freePort } from '../support/ports.ts'
+import { waitFor } from '../support/wait.ts'
+
+const NO_STATUS = { realtime: false, processIdResponse: false }
+const FULL_STATUS = { realtime: true, processIdResponse: true }
+const job = Uint8Array.of(0x1b, 0x40, 0x41, 0x0a)
+
+async function refusal(work: Promise<unknown>): Promise<SubmitError> {
+  try {
+    await work
+  } catch (error) {
+    expect(error).toBeInstanceOf(SubmitError)
+    return error as SubmitError
+  }
+  throw new Error('the job went through')
+}
+
+/** A printer that answers `DLE EOT n` with `status[n]` (nothing when absent) and keeps what else it gets. */
+function printer(status: Record<number, number>) {
+  const received: number[] = []
+  const listener = Bun.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    socket: {
+      data(socket, bytes) {
+        for (let i = 0; i < bytes.length; i++) {
+          if (bytes[i] === 0x10 && bytes[i + 1] === 0x04) {
+            const answer = status[bytes[i + 2]!]
+            if (answer !== undefined) socket.write(Uint8Array.of(answer))
+            i += 2
+          } else received.push(bytes[i]!)
+        }
+      },
+    },
+  })
+  return { port: listener.port, received, stop: () => listener.stop(true) }
+}
+
+describe('tcp transport', () => {
+  test('nothing listening: printer_unreachable, retryable', async () => {
+    const error = await refusal(submitToTcp('127.0.0.1', freePort(), job, new AbortController().signal, NO_STATUS))
+    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+  })
+
+  test('a printer with its cover open gets no byte of the job', async () => {
+    // Offline (bit 3 of DLE EOT 1), because the cover is open (bit 2 of DLE EOT 2).
+    const p = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
+    try {
+      const error = await refusal(submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS))
+      expect(error.code).toBe('cover_open')
+      expect(p.received).toEqual([])
+    } finally {
+      p.stop()
+    }
+  })
+
+  test('a write-only link gets the job and no questions', async () => {
+    const p = printer({})
+    try {
+      expect(await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, NO_STATUS)).toEqual({})
+      await waitFor(() => p.received.length === job.length)
+      expect(p.received).toEqual(Array.from(job))
+    } finally {
+      p.stop()
+    }
+  })
+
+  test('cancelled before connecting: nothing is sent', async () => {
+    const p = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
+    try {
+      const controller = new AbortController()
+      controller.abort()
+      const error = await refusal(submitToTcp('127.0.0.1', p.port, job, controller.signal, FULL_STATUS))
+      expect(error.code).toBe('cancelled')
+      expect(p.received).toEqual([])
+    } finally {
+      p.stop()
+    }
+  })
+})
