@@ -127,8 +127,12 @@ class TcpLink {
 
   /** Writes every byte within the write timeout, or fails (cancelled when `signal` aborts first). */
   write(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(cancelled())
+    if (this.failure) return Promise.reject(this.failure)
+    // Most jobs fit the socket's buffer at once: no timer or listener needed then.
+    const written = this.socket ? this.socket.write(bytes) : 0
+    if (written === bytes.length) return Promise.resolve()
     return new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return reject(cancelled())
       const timer = setTimeout(() => this.fail(new SubmitError('printer_timeout', `The printer at ${this.where} did not take the job within ${TCP_WRITE_TIMEOUT_MS / 1000} s.`, true)), TCP_WRITE_TIMEOUT_MS)
       const onAbort = () => this.fail(cancelled())
       signal.addEventListener('abort', onAbort, { once: true })
@@ -144,7 +148,7 @@ class TcpLink {
       if (this.failure) return this.onFailure(this.failure)
       this.pendingWrite = {
         bytes,
-        offset: 0,
+        offset: Math.max(0, written),
         resolve: () => {
           done()
           resolve()
