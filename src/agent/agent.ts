@@ -15,6 +15,7 @@ import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from './backoff.ts'
 import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './catalog.ts'
+import { STATUS_POLL_MS, StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import type { AgentKey } from './identity.ts'
 import type { Ledger, LedgerJob } from './ledger.ts'
@@ -33,6 +34,8 @@ export interface AgentOptions {
   virtuals: VirtualPrinters
   version: string
   log?: (line: string) => void
+  /** How often idle printers are asked their status (default STATUS_POLL_MS). */
+  statusPollMs?: number
 }
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
@@ -60,13 +63,18 @@ export class Agent {
   /** Why the hub refused the agent, when it did (a revoked credential), for people to read. */
   refusal: string | undefined
 
-  constructor(private readonly options: AgentOptions) {}
+  private readonly status: StatusWatch
+
+  constructor(private readonly options: AgentOptions) {
+    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, () => this.describe())
+  }
 
   /** Recovers from the last run, then connects and keeps connecting until stopped. */
   start(): void {
     this.recover()
     this.refreshCatalog()
     this.catalogTimer = setInterval(() => this.refreshCatalog(), CATALOG_POLL_MS)
+    this.status.start(() => this.printers.values(), (printerId) => this.working.has(printerId))
     for (const printerId of this.options.ledger.printersWithWork()) this.work(printerId)
     this.loop = this.connectLoop()
   }
@@ -79,6 +87,7 @@ export class Agent {
     this.stopped = true
     this.stopping.resolve()
     clearInterval(this.catalogTimer)
+    this.status.stop()
     this.connection?.close()
     this.wake?.()
     await this.loop
@@ -191,7 +200,12 @@ export class Agent {
   private refreshCatalog(): void {
     const printers = this.options.catalog.printers()
     this.printers = new Map(printers.map((printer) => [printer.id, printer]))
-    const described = printers.map(describePrinter)
+    this.describe()
+  }
+
+  /** Sends the inventory when what it says changed: printers added or removed, or their availability. */
+  private describe(): void {
+    const described = [...this.printers.values()].map((printer) => describePrinter(printer, this.status.of(printer.id)))
     if (this.revision > 0 && isDeepStrictEqual(described, this.described)) return
     this.described = described
     this.revision++
@@ -270,10 +284,12 @@ export class Agent {
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
       if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+      this.status.learn(printer.id, error.code)
       return this.fail(job, ['submitting'], { code: error.code, message: error.message, retryable: error.retryable })
     } finally {
       this.submitting.delete(job.jobId)
     }
+    this.status.learn(printer.id, undefined)
     const submitted = this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: new Date().toISOString() })
     const completed = () => this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: new Date().toISOString() })
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
@@ -290,7 +306,10 @@ export class Agent {
     const failure = await Promise.race([printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
     if (failure === 'stopped' || this.stopped) return
-    if (failure) return this.fail(job, ['submitted'], { code: failure.code, message: failure.message, retryable: failure.retryable })
+    if (failure) {
+      this.status.learn(printer.id, failure.code)
+      return this.fail(job, ['submitted'], { code: failure.code, message: failure.message, retryable: failure.retryable })
+    }
     this.finish(job, ['submitted'], 'completed', [completed()])
   }
 

@@ -17,7 +17,7 @@ export interface PrinterCatalog {
   printers(): CatalogPrinter[]
 }
 
-/** A best guess until printers report their status: only a virtual printer knows it is offline. */
+/** Without a status learned from the printer: only a virtual printer knows it is offline. */
 function availabilityOf(connection: Connection): PrinterDescriptor['availability'] {
   if (connection.kind !== 'virtual') return 'unknown'
   return connection.mode === 'offline' ? 'offline' : 'online'
@@ -26,14 +26,15 @@ function availabilityOf(connection: Connection): PrinterDescriptor['availability
 /**
  * The protocol knows three kinds: network (raw TCP), virtual, and local. Serial, USB and file
  * printers are attached to the agent's machine, so they are `local`, named by their connection.
+ * `learned` is the availability the printer's own status gave, when it gave one.
  */
-export function describePrinter(printer: CatalogPrinter): PrinterDescriptor {
+export function describePrinter(printer: CatalogPrinter, learned?: PrinterDescriptor['availability']): PrinterDescriptor {
   const parsed = parseConnectionUri(printer.connection)
   const capabilities = { mediaWidths: [printer.width], raster: true, cut: true, qr: true, barcode: true }
   const common = { id: printer.id, name: printer.name.slice(0, 256) || printer.id, capabilities, enabled: parsed.ok }
   if (!parsed.ok) return { ...common, kind: 'local', fingerprint: `invalid:${printer.id}`, availability: 'offline', connection: { type: 'system', systemName: printer.connection.slice(0, 256) || 'invalid' } }
   const connection = parsed.connection
-  const availability = availabilityOf(connection)
+  const availability = learned ?? availabilityOf(connection)
   switch (connection.kind) {
     case 'tcp':
       return { ...common, kind: 'network', fingerprint: `tcp:${connection.host}:${connection.port}`, availability, connection: { type: 'tcp', host: connection.host, port: connection.port } }

@@ -59,7 +59,7 @@ export interface BuiltinAgent {
   stop(): Promise<void>
 }
 
-export function startBuiltinAgent(store: Store, dataDir: string, credentials: Credentials, gateway: Gateway, virtuals: VirtualPrinters, log: (line: string) => void): BuiltinAgent {
+export function startBuiltinAgent(store: Store, dataDir: string, credentials: Credentials, gateway: Gateway, virtuals: VirtualPrinters, statusPollMs: number, log: (line: string) => void): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
   const ledger = Ledger.within(store.db, store.commits)
   const agent = new Agent({
@@ -72,6 +72,7 @@ export function startBuiltinAgent(store: Store, dataDir: string, credentials: Cr
     virtuals,
     version: VERSION,
     log,
+    statusPollMs,
   })
   agent.start()
   return {

@@ -31,6 +31,8 @@ export interface HubConfig {
   /** Retries of failed attempts wait retryInitialMs, doubling up to retryMaxMs (with jitter). */
   retryInitialMs: number
   retryMaxMs: number
+  /** How often the built-in agent asks its idle network printers for their status. */
+  statusPollMs: number
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +64,7 @@ export const HEARTBEAT_TIMEOUT_MS = { min: 1_000, max: 120_000, default: 45_000 
 export const ACK_TIMEOUT_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
 export const RETRY_INITIAL_MS = { min: 100, max: 600_000, default: 2_000 } as const
 export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as const
+export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
 
 export const MAX_OPEN_JOBS_RANGE = { min: 1, max: 1_000_000 } as const
 
@@ -101,6 +104,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     ackTimeoutMs: integerSetting('PRINTHUB_ACK_TIMEOUT_MS', env.PRINTHUB_ACK_TIMEOUT_MS, ACK_TIMEOUT_MS.default, ACK_TIMEOUT_MS),
     retryInitialMs: integerSetting('PRINTHUB_RETRY_INITIAL_MS', env.PRINTHUB_RETRY_INITIAL_MS, RETRY_INITIAL_MS.default, RETRY_INITIAL_MS),
     retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
+    statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
   if (config.retryMaxMs < config.retryInitialMs) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')

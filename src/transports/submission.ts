@@ -23,3 +23,6 @@ export interface PrinterModel {
 export interface Submission {
   printed?: Promise<void>
 }
+
+/** What the agent reports of a printer in its inventory (OpenPrinter's availability values). */
+export type PrinterAvailability = 'online' | 'offline' | 'unknown'

@@ -5,7 +5,7 @@
 // meanwhile its status is asked every second, so paper running out mid-job fails the attempt.
 import { isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
-import type { StatusSupport, Submission } from './submission.ts'
+import type { PrinterAvailability, StatusSupport, Submission } from './submission.ts'
 
 export const TCP_CONNECT_TIMEOUT_MS = 5_000
 export const TCP_WRITE_TIMEOUT_MS = 15_000
@@ -60,6 +60,32 @@ export async function submitToTcp(host: string, port: number, bytes: Uint8Array,
   } catch (error) {
     link.destroy()
     throw error
+  }
+}
+
+/**
+ * The printer's availability as its real-time status says, asked on a connection of its own (for
+ * an idle printer): online, offline (unreachable, out of paper, cover open, an error), or unknown
+ * (it does not answer status requests).
+ */
+export async function readTcpStatus(host: string, port: number): Promise<PrinterAvailability> {
+  const where = `${host}:${port}`
+  let link: TcpLink
+  try {
+    link = await TcpLink.open(host, port, where, new AbortController().signal)
+  } catch {
+    return 'offline'
+  }
+  try {
+    link.expectStatus(STATUS_REQUESTS.length)
+    await link.write(concat(STATUS_REQUESTS), new AbortController().signal)
+    const status = await link.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
+    if (!status) return 'unknown'
+    return statusProblem(status[0]!, status[1]!, status[2]!, where) ? 'offline' : 'online'
+  } catch {
+    return 'offline'
+  } finally {
+    link.close()
   }
 }
 

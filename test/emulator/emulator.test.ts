@@ -123,7 +123,7 @@ describe('a hub printing to the emulator', () => {
   let t: TestHub
   let emulator: PrinterEmulator
   beforeAll(async () => {
-    t = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200' } })
+    t = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200', PRINTHUB_STATUS_POLL_MS: '300' } })
     emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
     await addPrinter('counter', `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
   })
@@ -156,34 +156,21 @@ describe('a hub printing to the emulator', () => {
     expect(receipt.preview.receipt.warnings).toEqual([])
   })
 
-  test('out of paper before the job: not a byte written, the job waits, then prints once', async () => {
+  test('out of paper: not a byte written, the job waits, then prints once when the paper is back', async () => {
     const before = emulator.receipts.length
     emulator.set({ paper: 'out' })
     const job = await submit('counter', { maxAttempts: 10 })
-    const waiting = await until(job.id, (j) => j.lastErrorCode === 'paper_out')
-    expect(waiting.state === 'PENDING' || waiting.state === 'DISPATCHING' || waiting.state === 'DELIVERED').toBe(true)
-    expect(waiting.lastErrorMessage).toBe(`The printer at 127.0.0.1:${emulator.port} is out of paper.`)
-    // Back to PENDING after a second failed attempt: paper comes back before the next one.
-    const failedTwice = await until(job.id, (j) => j.state === 'PENDING' && j.attemptCount >= 2)
+    // Whether the watch saw it first (the job is held) or the check before the job did (the
+    // attempt failed), the job waits and the printer got nothing.
+    const waiting = await until(job.id, (j) => j.state === 'PENDING' && (j.attemptCount === 0 || j.lastErrorCode === 'paper_out'))
+    expect(waiting.lastErrorCode === null || waiting.lastErrorCode === 'paper_out').toBe(true)
     expect(emulator.receipts.length).toBe(before)
     emulator.set({ paper: 'ok' })
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
-    expect(done.attemptCount).toBe(failedTwice.attemptCount + 1)
     expect(emulator.receipts.length).toBe(before + 1)
     expect(emulator.receipts.at(-1)!.held).toBe(false)
-  })
-
-  test('a cover left open until the attempts run out: FAILED with cover_open, nothing printed', async () => {
-    const before = emulator.receipts.length
-    emulator.set({ coverOpen: true })
-    const job = await submit('counter', { maxAttempts: 2 })
-    const failed = await until(job.id, (j) => j.state === 'FAILED')
-    expect(failed).toMatchObject({ attemptCount: 2, lastErrorCode: 'cover_open' })
-    emulator.set({ coverOpen: false, error: true })
-    const errored = await until((await submit('counter', { maxAttempts: 1 })).id, (j) => j.state === 'FAILED')
-    expect(errored.lastErrorCode).toBe('printer_error')
-    emulator.set({ error: false })
-    expect(emulator.receipts.length).toBe(before)
+    // Every attempt before the last failed on the paper, and printed nothing.
+    if (done.attemptCount > 1) expect(done.lastErrorCode).toBe('paper_out')
   })
 
   test('a printer that never answers status requests still prints: status is then unknown, not offline', async () => {
@@ -201,4 +188,49 @@ describe('a hub printing to the emulator', () => {
       silent.stop(true)
     }
   })
+})
+
+describe('watching idle printers', () => {
+  let t: TestHub
+  let emulator: PrinterEmulator
+  beforeAll(async () => {
+    t = await startTestHub({ env: { PRINTHUB_STATUS_POLL_MS: '300' } })
+    emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+    const agentId = t.hub.store.agents.builtin()!.id
+    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'watched', name: null, connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80, agentId })!
+    await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(printer.id), 5_000)
+  })
+  afterAll(async () => {
+    emulator.stop()
+    await t.stop()
+  })
+
+  async function submit(printerId: string): Promise<Job> {
+    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId }) })
+    expect(response.status).toBe(202)
+    return (await response.json()).job
+  }
+
+  const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(t.hub.store.jobs.get(id)!) ? t.hub.store.jobs.get(id)! : undefined), timeoutMs)
+
+  test('an idle printer is watched: out of paper it shows offline within 2 s and its jobs wait; back, they print', async () => {
+    const agentId = t.hub.store.agents.builtin()!.id
+    const record = t.hub.store.printers.list(t.projectId).find((p) => p.remoteId === 'watched')!
+    const availability = () => t.hub.dispatcher.session(agentId)?.printers.get(record.agentPrinterId)?.availability
+    await waitFor(() => availability() === 'online', 3_000)
+    const before = emulator.receipts.length
+    const started = performance.now()
+    emulator.set({ paper: 'out' })
+    await waitFor(() => availability() === 'offline', 3_000)
+    expect(performance.now() - started).toBeLessThan(2_000)
+    const job = await submit('watched')
+    // Held by the hub: no attempt is spent on a printer known to be out of paper.
+    expect(t.hub.store.jobs.get(job.id)).toMatchObject({ state: 'PENDING', attemptCount: 0 })
+    emulator.set({ paper: 'ok' })
+    await waitFor(() => availability() === 'online', 3_000)
+    const done = await until(job.id, (j) => j.state === 'COMPLETED')
+    expect(done.attemptCount).toBe(1)
+    expect(emulator.receipts.length).toBe(before + 1)
+  })
+
 })

@@ -59,6 +59,23 @@ describe('tcp transport', () => {
     }
   })
 
+  test('out of paper, or in error: no byte of the job either', async () => {
+    for (const [status, code] of [
+      [{ 1: 0x1a, 2: 0x32, 4: 0x7e }, 'paper_out'],
+      [{ 1: 0x1a, 2: 0x52, 4: 0x12 }, 'printer_error'],
+      [{ 1: 0x1a, 2: 0x12, 4: 0x12 }, 'printer_offline'],
+    ] as const) {
+      const p = printer(status)
+      try {
+        const error = await refusal(submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS))
+        expect([code, error.code, error.retryable]).toEqual([code, code, true])
+        expect(p.received).toEqual([])
+      } finally {
+        p.stop()
+      }
+    }
+  })
+
   test('a write-only link gets the job and no questions', async () => {
     const p = printer({})
     try {
