@@ -32,22 +32,12 @@ export async function submitToTcp(host: string, port: number, bytes: Uint8Array,
   const where = `${host}:${port}`
   const link = await TcpLink.open(host, port, where, signal)
   try {
-    const silentSince = silentPrinters.get(where)
-    const askStatus = support.realtime && (silentSince === undefined || Date.now() - silentSince > SILENT_PRINTER_MS)
-    let answers = askStatus
-    if (askStatus) {
-      link.expectStatus(STATUS_REQUESTS.length)
-      await link.write(concat(STATUS_REQUESTS), signal)
-      const status = await link.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
-      if (status) {
-        silentPrinters.delete(where)
-        const problem = statusProblem(status[0]!, status[1]!, status[2]!, where)
-        if (problem) throw problem
-      } else {
-        silentPrinters.set(where, Date.now())
-        answers = false
-      }
+    const status = support.realtime ? await askStatus(link, where, signal) : undefined
+    if (status) {
+      const problem = statusProblem(status[0]!, status[1]!, status[2]!, where)
+      if (problem) throw problem
     }
+    const answers = status !== undefined
     await link.write(bytes, signal)
     if (!support.processIdResponse || !answers) {
       link.close()
@@ -70,16 +60,16 @@ export async function submitToTcp(host: string, port: number, bytes: Uint8Array,
  */
 export async function readTcpStatus(host: string, port: number): Promise<PrinterAvailability> {
   const where = `${host}:${port}`
+  if (isSilent(where)) return 'unknown'
+  const never = new AbortController().signal
   let link: TcpLink
   try {
-    link = await TcpLink.open(host, port, where, new AbortController().signal)
+    link = await TcpLink.open(host, port, where, never)
   } catch {
     return 'offline'
   }
   try {
-    link.expectStatus(STATUS_REQUESTS.length)
-    await link.write(concat(STATUS_REQUESTS), new AbortController().signal)
-    const status = await link.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
+    const status = await askStatus(link, where, never)
     if (!status) return 'unknown'
     return statusProblem(status[0]!, status[1]!, status[2]!, where) ? 'offline' : 'online'
   } catch {
@@ -87,6 +77,25 @@ export async function readTcpStatus(host: string, port: number): Promise<Printer
   } finally {
     link.close()
   }
+}
+
+const isSilent = (where: string) => {
+  const since = silentPrinters.get(where)
+  return since !== undefined && Date.now() - since <= SILENT_PRINTER_MS
+}
+
+/**
+ * The answers to `STATUS_REQUESTS`; undefined for a printer that does not answer, which is then
+ * not asked again for SILENT_PRINTER_MS (before a job or while idle alike).
+ */
+async function askStatus(link: TcpLink, where: string, signal: AbortSignal): Promise<number[] | undefined> {
+  if (isSilent(where)) return undefined
+  link.expectStatus(STATUS_REQUESTS.length)
+  await link.write(concat(STATUS_REQUESTS), signal)
+  const status = await link.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
+  if (status) silentPrinters.delete(where)
+  else silentPrinters.set(where, Date.now())
+  return status
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

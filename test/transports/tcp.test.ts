@@ -1,7 +1,7 @@
 // The network transport against real sockets: printers that are not there, that answer their
 // status, that never answer, and cancellation.
 import { describe, expect, test } from 'bun:test'
-import { submitToTcp } from '../../src/transports/tcp.ts'
+import { readTcpStatus, submitToTcp } from '../../src/transports/tcp.ts'
 import { SubmitError } from '../../src/transports/submit-error.ts'
 import { freePort } from '../support/ports.ts'
 import { waitFor } from '../support/wait.ts'
@@ -84,6 +84,25 @@ describe('tcp transport', () => {
       expect(p.received).toEqual(Array.from(job))
     } finally {
       p.stop()
+    }
+  })
+
+  test('idle status: online, offline, unreachable; a printer that never answers is unknown and not asked again', async () => {
+    const ok = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
+    const out = printer({ 1: 0x1a, 2: 0x32, 4: 0x7e })
+    let connections = 0
+    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void connections++, data() {} } })
+    try {
+      expect(await readTcpStatus('127.0.0.1', ok.port)).toBe('online')
+      expect(await readTcpStatus('127.0.0.1', out.port)).toBe('offline')
+      expect(await readTcpStatus('127.0.0.1', freePort())).toBe('offline')
+      expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
+      expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
+      expect(connections).toBe(1)
+    } finally {
+      ok.stop()
+      out.stop()
+      silent.stop(true)
     }
   })
 
