@@ -9,10 +9,11 @@ import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, targetFor } from '../render/render.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
-import { submit } from '../transports/submit.ts'
+import { submit, type Transports } from '../transports/submit.ts'
 import type { Submission } from '../transports/submission.ts'
 import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
+import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from './backoff.ts'
 import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './catalog.ts'
 import { STATUS_POLL_MS, StatusWatch } from './status-watch.ts'
@@ -32,6 +33,8 @@ export interface AgentOptions {
   catalog: PrinterCatalog
   connector: Connector
   virtuals: VirtualPrinters
+  /** Where device files are (the system's unless a test says otherwise). */
+  devices?: DeviceFinder
   version: string
   log?: (line: string) => void
   /** How often idle printers are asked their status (default STATUS_POLL_MS). */
@@ -64,9 +67,11 @@ export class Agent {
   refusal: string | undefined
 
   private readonly status: StatusWatch
+  private readonly transports: Transports
 
   constructor(private readonly options: AgentOptions) {
-    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, () => this.describe())
+    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder() }
+    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, this.transports, () => this.describe())
   }
 
   /** Recovers from the last run, then connects and keeps connecting until stopped. */
@@ -280,7 +285,7 @@ export class Agent {
     try {
       await this.options.ledger.durable()
       if (controller.signal.aborted) throw cancelled()
-      submission = await submit(connection, bytes, controller.signal, this.options.virtuals, printer)
+      submission = await submit(connection, bytes, controller.signal, this.transports, printer)
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
       if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])

@@ -1,11 +1,10 @@
-// The availability of the agent's printers, for its inventory: asked of every idle network
-// printer whose model answers real-time status, and learned from every job's outcome. A change
+// The availability of the agent's printers, for its inventory: asked of every idle network,
+// serial or USB printer whose model answers real-time status, and learned from every job's outcome. A change
 // is reported at once, so the hub holds the jobs of a printer out of paper instead of spending
 // attempts on it, and sends them when it is back.
-import { findProfile } from '../profiles/catalog.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
 import type { PrinterAvailability } from '../transports/submission.ts'
-import { readTcpStatus } from '../transports/tcp.ts'
+import { readStatus, type Transports } from '../transports/submit.ts'
 import type { CatalogPrinter } from './catalog.ts'
 
 /** How often an idle printer is asked, by default (the hub's is PRINTHUB_STATUS_POLL_MS). */
@@ -21,6 +20,7 @@ export class StatusWatch {
 
   constructor(
     private readonly intervalMs: number,
+    private readonly transports: Transports,
     /** Called when a printer's availability changed. */
     private readonly changed: () => void,
   ) {}
@@ -51,10 +51,11 @@ export class StatusWatch {
 
   private async ask(printer: CatalogPrinter): Promise<void> {
     const parsed = parseConnectionUri(printer.connection)
-    if (!parsed.ok || parsed.connection.kind !== 'tcp' || !findProfile(printer.profile)?.status.realtime) return
+    const asked = parsed.ok ? readStatus(parsed.connection, this.transports, printer) : undefined
+    if (!asked) return
     this.asking.add(printer.id)
     try {
-      this.set(printer.id, await readTcpStatus(parsed.connection.host, parsed.connection.port))
+      this.set(printer.id, await asked)
     } finally {
       this.asking.delete(printer.id)
     }

@@ -1,19 +1,13 @@
 // tcp://host:9100: a raw socket, one connection per job (some printers stall while a socket stays
 // open); the printer answers status requests on the same socket.
-import { type Channel, type ChannelEvents, readLinkStatus, submitOverLink } from './printer-link.ts'
+import type { Channel, ChannelEvents, OpenChannel } from './printer-link.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
-import type { PrinterAvailability, StatusSupport, Submission } from './submission.ts'
 
 export const TCP_CONNECT_TIMEOUT_MS = 5_000
 export const TCP_WRITE_TIMEOUT_MS = 15_000
 
-export function submitToTcp(host: string, port: number, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<Submission> {
-  return submitOverLink((events, signal) => TcpChannel.open(host, port, events, signal), `${host}:${port}`, bytes, signal, support)
-}
-
-/** The availability of an idle network printer, asked on a connection of its own. */
-export function readTcpStatus(host: string, port: number): Promise<PrinterAvailability> {
-  return readLinkStatus((events, signal) => TcpChannel.open(host, port, events, signal), `${host}:${port}`)
+export function tcpChannel(host: string, port: number): OpenChannel {
+  return (events, signal) => TcpChannel.open(host, port, events, signal)
 }
 
 type Socket = Awaited<ReturnType<typeof Bun.connect>>

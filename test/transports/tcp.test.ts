@@ -1,10 +1,15 @@
 // The network transport against real sockets: printers that are not there, that answer their
 // status, that never answer, and cancellation.
 import { describe, expect, test } from 'bun:test'
-import { readTcpStatus, submitToTcp } from '../../src/transports/tcp.ts'
+import { readLinkStatus, submitOverLink } from '../../src/transports/printer-link.ts'
+import type { StatusSupport } from '../../src/transports/submission.ts'
+import { tcpChannel } from '../../src/transports/tcp.ts'
 import { SubmitError } from '../../src/transports/submit-error.ts'
 import { freePort } from '../support/ports.ts'
 import { waitFor } from '../support/wait.ts'
+
+const submitToTcp = (host: string, port: number, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport) => submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
+const readTcpStatus = (host: string, port: number) => readLinkStatus(tcpChannel(host, port), `${host}:${port}`)
 
 const NO_STATUS = { realtime: false, processIdResponse: false }
 const FULL_STATUS = { realtime: true, processIdResponse: true }

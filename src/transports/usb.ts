@@ -1,0 +1,26 @@
+// usb:///dev/usb/lp0 and usb://VID:PID[/SERIAL]: a USB printer. The kernel's usblp driver is the
+// way in where it holds the printer (plain reads and writes on its device file, found again by
+// its USB identity after a replug); a printer without it is driven by its bulk endpoints.
+import type { Connection } from './connection-uri.ts'
+import { DeviceChannel } from './device-channel.ts'
+import type { DeviceFinder } from './devices.ts'
+import type { OpenChannel } from './printer-link.ts'
+import { SubmitError } from './submit-error.ts'
+import { type UsbBackend, usbBulkChannel } from './usb-bulk.ts'
+
+type UsbConnection = Extract<Connection, { kind: 'usb-device-file' | 'usb-id' }>
+
+export function usbChannel(connection: UsbConnection, devices: DeviceFinder, backend: () => Promise<UsbBackend>): OpenChannel {
+  return async (events, signal) => {
+    const file = connection.kind === 'usb-device-file' ? devices.resolve(connection.path, 'usblp') : devices.find(connection, 'usblp')
+    if (file) return DeviceChannel.open(file, events, 'next-write')
+    if (connection.kind === 'usb-device-file') throw new SubmitError('printer_unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
+    return usbBulkChannel(connection, await backend())(events, signal)
+  }
+}
+
+/** How a connection is named in messages. */
+export const usbName = (connection: UsbConnection) =>
+  connection.kind === 'usb-device-file' ? connection.path : `USB ${hex(connection.vendorId)}:${hex(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`
+
+const hex = (id: number) => id.toString(16).padStart(4, '0')
