@@ -1,15 +1,17 @@
-// A network receipt printer in software (raw TCP, as on port 9100): it answers status requests as
-// an Epson TM printer does, reads every job with the receipt preview, and keeps the receipts (in
-// memory, and as .bin, .txt and .png files when given a directory). Tests use it, and it lets
-// anyone try printhub with no printer. Its replies are written from Epson's reference apart from
-// the transports' reading of them, so that each checks the other.
+// A receipt printer in software, on the network (raw TCP, as on port 9100) or on a serial line (a
+// pseudo-terminal standing in for the cable): it answers status requests as an Epson TM printer
+// does, reads every job with the receipt preview, and keeps the receipts (in memory, and as .bin,
+// .txt and .png files when given a directory). Tests use it, and it lets anyone try printhub with
+// no printer. Its replies are written from Epson's reference apart from the transports' reading of
+// them, so that each checks the other.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type PrinterPreview, previewFor } from '../preview/preview.ts'
 import type { PrinterProfile } from '../profiles/profile.ts'
 import type { PaperWidth } from '../protocol/document.ts'
 import { type PrinterState, processIdResponse, realtimeStatus } from './epson-replies.ts'
-import { RequestScanner } from './request-scanner.ts'
+import { SerialLine, type SerialLineOptions } from './serial-line.ts'
+import { Session } from './session.ts'
 
 export interface EmulatedReceipt {
   /** 1, 2, 3... in the order the connections ended. */
@@ -23,11 +25,11 @@ export interface EmulatedReceipt {
    * keeps such a job in its buffer and prints it once it can, whatever the hub decided since.
    */
   held: boolean
+  /** Bytes that came while the receive buffer was full and were dropped (a serial line without flow control). */
+  lost: number
 }
 
 export interface EmulatorOptions {
-  hostname: string
-  port: number
   profile: PrinterProfile
   width: PaperWidth
   /** A directory to keep each receipt in as NNNN.bin, NNNN.txt and NNNN.png. */
@@ -36,40 +38,52 @@ export interface EmulatorOptions {
   onReceipt?: (receipt: EmulatedReceipt) => void
 }
 
-interface Connection {
-  chunks: Uint8Array[]
-  scanner: RequestScanner
-  held: boolean
-}
-
 export class PrinterEmulator {
   readonly receipts: EmulatedReceipt[] = []
   private state: PrinterState
-  private readonly server: Bun.TCPSocketListener<Connection>
+  private server: Bun.TCPSocketListener<Session> | undefined
+  private line: SerialLine | undefined
 
   private constructor(private readonly options: EmulatorOptions) {
-    this.state = { paper: 'ok', coverOpen: false, error: false, ...options.state }
+    this.state = { paper: 'ok', coverOpen: false, error: false, offline: false, ...options.state }
     if (options.store) mkdirSync(options.store, { recursive: true })
-    this.server = Bun.listen<Connection>({
+  }
+
+  /** A network printer at `hostname:port` (0: any free port). */
+  static listen(options: EmulatorOptions & { hostname: string; port: number }): PrinterEmulator {
+    const emulator = new PrinterEmulator(options)
+    emulator.server = Bun.listen<Session>({
       hostname: options.hostname,
       port: options.port,
       socket: {
         open: (socket) => {
-          socket.data = { chunks: [], scanner: new RequestScanner(), held: false }
+          socket.data = new Session()
         },
-        data: (socket, bytes) => this.receive(socket, bytes),
-        close: (socket) => this.finish(socket.data),
+        data: (socket, bytes) => {
+          emulator.receive(socket.data, bytes, (reply) => socket.write(reply))
+          emulator.answerProcessIds(socket.data, (reply) => socket.write(reply))
+        },
+        close: (socket) => emulator.finish(socket.data),
         error: () => {},
       },
     })
+    return emulator
   }
 
-  static listen(options: EmulatorOptions): PrinterEmulator {
-    return new PrinterEmulator(options)
+  /** A serial printer: a pseudo-terminal whose other end is `path` (see SerialLineOptions). */
+  static serial(options: EmulatorOptions & SerialLineOptions): PrinterEmulator {
+    const emulator = new PrinterEmulator(options)
+    emulator.line = new SerialLine(options, emulator)
+    return emulator
   }
 
   get port(): number {
-    return this.server.port
+    return this.server!.port
+  }
+
+  /** The serial port the host opens (the link, where one was asked for). */
+  get serialPath(): string {
+    return this.line!.path
   }
 
   get printerState(): Readonly<PrinterState> {
@@ -82,44 +96,48 @@ export class PrinterEmulator {
   }
 
   stop(): void {
-    this.server.stop(true)
+    this.server?.stop(true)
+    this.line?.close()
   }
 
-  private get canPrint(): boolean {
-    return this.state.paper !== 'out' && !this.state.coverOpen && !this.state.error
+  get canPrint(): boolean {
+    return this.state.paper !== 'out' && !this.state.coverOpen && !this.state.error && !this.state.offline
   }
 
-  private receive(socket: { data: Connection; write(bytes: Uint8Array): number }, bytes: Uint8Array): void {
-    const connection = socket.data
-    const { requests, data } = connection.scanner.scan(bytes)
+  /** Takes bytes off the line: the job's own, and requests, answered at once (status) or once printed (process ID). */
+  receive(session: Session, bytes: Uint8Array, reply: (bytes: Uint8Array) => void): void {
+    const { requests, data } = session.scanner.scan(bytes)
     if (data.length > 0) {
-      connection.chunks.push(data)
-      if (!this.canPrint) connection.held = true
+      session.chunks.push(data)
+      if (!this.canPrint) session.held = true
     }
     for (const request of requests) {
       if (request.kind === 'status') {
         const status = realtimeStatus(request.n, this.state)
-        if (status !== undefined) socket.write(Uint8Array.of(status))
-      } else if (this.canPrint) {
-        // Everything before it is printed by now; a printer that cannot print does not answer.
-        socket.write(processIdResponse(request.id))
-      }
+        if (status !== undefined) reply(Uint8Array.of(status))
+      } else session.processIds.push(request.id)
     }
   }
 
-  private finish(connection: Connection): void {
-    connection.chunks.push(connection.scanner.flush())
-    const length = connection.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+  /** Everything received is printed by now: the process IDs asked are answered, if it can print. */
+  answerProcessIds(session: Session, reply: (bytes: Uint8Array) => void): void {
+    if (!this.canPrint) return
+    for (const id of session.processIds.splice(0)) reply(processIdResponse(id))
+  }
+
+  finish(session: Session): void {
+    session.chunks.push(session.scanner.flush())
+    const length = session.chunks.reduce((sum, chunk) => sum + chunk.length, 0)
     // A connection that only asked for the status leaves no receipt.
-    if (length === 0) return
+    if (length === 0 && session.lost === 0) return
     const bytes = new Uint8Array(length)
     let offset = 0
-    for (const chunk of connection.chunks) {
+    for (const chunk of session.chunks) {
       bytes.set(chunk, offset)
       offset += chunk.length
     }
     const { profile, width } = this.options
-    const receipt: EmulatedReceipt = { number: this.receipts.length + 1, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: connection.held }
+    const receipt: EmulatedReceipt = { number: this.receipts.length + 1, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost }
     this.receipts.push(receipt)
     if (this.options.store) {
       const name = join(this.options.store, String(receipt.number).padStart(4, '0'))

@@ -8,6 +8,8 @@ export interface PrinterState {
   coverOpen: boolean
   /** Offline for another reason: an error the printer reports (cutter jam, overheating). */
   error: boolean
+  /** Offline with no error: waiting for someone (after the feed button, or switched offline). */
+  offline: boolean
 }
 
 /** Bits 1 and 4 are always set in every status byte. */
@@ -16,7 +18,7 @@ const FIXED = 0x12
 /** The answer to `DLE EOT n` for n = 1 (printer), 2 (offline cause), 3 (error cause), 4 (roll paper); undefined for other n. */
 export function realtimeStatus(n: number, state: PrinterState): number | undefined {
   const paperOut = state.paper === 'out'
-  const offline = paperOut || state.coverOpen || state.error
+  const offline = paperOut || state.coverOpen || state.error || state.offline
   switch (n) {
     case 1:
       return FIXED | (offline ? 0x08 : 0)

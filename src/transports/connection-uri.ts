@@ -48,7 +48,8 @@ function pick<const T extends readonly (string | number)[]>(params: URLSearchPar
 }
 
 function parseSerial(url: URL): ParsedConnection {
-  if (!url.pathname.startsWith('/dev/')) return fail('a serial connection names a device under /dev, as serial:///dev/ttyUSB0')
+  // Any absolute path: a stable udev name (/dev/serial/by-id/...) or an emulator's link are links to the port.
+  if (url.pathname.length < 2 || url.pathname.endsWith('/')) return fail('a serial connection names the port, as serial:///dev/ttyUSB0')
   const known = new Set(['baud', 'flow', 'bits', 'parity', 'stop'])
   const unknown = [...url.searchParams.keys()].find((key) => !known.has(key))
   if (unknown) return fail(`unknown serial setting "${unknown}"`)
@@ -106,7 +107,7 @@ export function parseConnectionUri(text: string): ParsedConnection {
       return parseUsb(text)
     case 'serial': {
       const url = parseUrl(text)
-      return url ? parseSerial(url) : fail('a serial connection names a device under /dev, as serial:///dev/ttyUSB0')
+      return url ? parseSerial(url) : fail('a serial connection names the port, as serial:///dev/ttyUSB0')
     }
     case 'file': {
       const url = parseUrl(text)

@@ -131,7 +131,7 @@ export class DeviceFinder {
   }
 
   private file(path: string): string {
-    return join(this.roots.dev, path.replace(/^\/dev\//, ''))
+    return path.startsWith('/dev/') ? join(this.roots.dev, path.slice('/dev/'.length)) : path
   }
 
   /** The USB identity of the device at `path`, by its name, or the name it links to (/dev/serial/by-id). */

@@ -26,7 +26,7 @@ test('prints what it receives, keeps it as files, answers status, stops on SIGTE
     }
   })()
   const listening = JSON.parse(await waitFor(() => lines[0], 10_000))
-  expect(listening).toEqual({ event: 'listening', url: `tcp://127.0.0.1:${port}`, profile: 'generic-80mm', width: 80, state: { paper: 'near-end', coverOpen: false, error: false } })
+  expect(listening).toEqual({ event: 'listening', url: `tcp://127.0.0.1:${port}`, profile: 'generic-80mm', width: 80, state: { paper: 'near-end', coverOpen: false, error: false, offline: false } })
   const replies: number[] = []
   const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data: (_s, bytes) => void replies.push(...bytes) } })
   socket.write(Uint8Array.of(0x10, 0x04, 0x04, 0x1b, 0x40, ...Buffer.from('Order 42\n')))

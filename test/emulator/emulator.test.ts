@@ -10,7 +10,7 @@ import type { Job } from '../../src/protocol/job.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
-const OK: PrinterState = { paper: 'ok', coverOpen: false, error: false }
+const OK: PrinterState = { paper: 'ok', coverOpen: false, error: false, offline: false }
 const statuses = (state: PrinterState) => [1, 2, 3, 4].map((n) => realtimeStatus(n, state))
 
 describe('status replies', () => {
@@ -156,6 +156,23 @@ describe('a hub printing to the emulator', () => {
     expect(receipt.preview.receipt.warnings).toEqual([])
   })
 
+  test('serial: a job posted to the API arrives byte for byte at a serial printer, COMPLETED on its confirmation', async () => {
+    const serial = PrinterEmulator.serial({ profile: findProfile('epson-tm-t20iii')!, width: 80, baud: 115200 })
+    try {
+      await addPrinter('bar', `serial://${serial.serialPath}?baud=115200&flow=rtscts`, 'epson-tm-t20iii')
+      const document = { width: 80 as const, sections: [{ type: 'text' as const, value: 'Straßenbar · Tisch 7' }, { type: 'qr' as const, value: 'https://example.com/r/7' }, { type: 'cut' as const }] }
+      const job = await submit('bar', { document })
+      const done = await until(job.id, (j) => j.state === 'COMPLETED')
+      expect(done.attemptCount).toBe(1)
+      const receipt = await waitFor(() => serial.receipts[0])
+      expect(Array.from(receipt.bytes)).toEqual(Array.from(render(document, targetFor('epson-tm-t20iii', 80, 'serial'))))
+      expect(receipt.lost).toBe(0)
+      expect(receipt.preview.text[0]).toBe('Straßenbar · Tisch 7')
+    } finally {
+      serial.stop()
+    }
+  })
+
   test('out of paper: not a byte written, the job waits, then prints once when the paper is back', async () => {
     const before = emulator.receipts.length
     emulator.set({ paper: 'out' })
@@ -178,12 +195,15 @@ describe('a hub printing to the emulator', () => {
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data: (_s, bytes) => void received.push(...bytes) } })
     try {
       await addPrinter('silent', `tcp://127.0.0.1:${silent.port}`, 'epson-tm-t20iii')
+      const requests = () => received.flatMap((byte, i) => (byte === 0x10 && received[i + 1] === 0x04 ? [received[i + 2]] : []))
       const first = await until((await submit('silent')).id, (j) => j.state === 'COMPLETED')
+      // Asked before the first job (by the job, and maybe the idle watch at the same moment).
+      const asked = requests()
+      expect(asked.slice(0, 3)).toEqual([1, 2, 4])
       const second = await until((await submit('silent')).id, (j) => j.state === 'COMPLETED')
       expect([first.attemptCount, second.attemptCount]).toEqual([1, 1])
-      // The status requests went once, before the first job; the second job was not kept waiting.
-      const requests = received.flatMap((byte, i) => (byte === 0x10 && received[i + 1] === 0x04 ? [received[i + 2]] : []))
-      expect(requests).toEqual([1, 2, 4])
+      // Not asked again: the second job was not kept waiting.
+      expect(requests()).toEqual(asked)
     } finally {
       silent.stop(true)
     }
