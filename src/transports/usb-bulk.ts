@@ -60,7 +60,7 @@ type UsbId = Extract<Connection, { kind: 'usb-id' }>
 export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChannel {
   return async (events, signal) => {
     if (signal.aborted) throw cancelled()
-    const name = `USB ${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}`
+    const name = `${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}`
     let devices: UsbDevice[]
     try {
       devices = await backend.getDevices()
