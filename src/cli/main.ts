@@ -11,6 +11,7 @@ import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
 import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
+import { printersDetectCommand, printersProbeCommand, printersTestCommand } from './commands/printer-checks.ts'
 import { profilesListCommand, profilesShowCommand } from './commands/profiles.ts'
 import { renderCommand } from './commands/render.ts'
 import { emulateCommand } from './commands/emulate.ts'
@@ -33,6 +34,9 @@ export const COMMANDS: readonly Command[] = [
   printersAssignCommand,
   printersListCommand,
   printersRemoveCommand,
+  printersDetectCommand,
+  printersProbeCommand,
+  printersTestCommand,
   profilesListCommand,
   profilesShowCommand,
   renderCommand,

@@ -49,6 +49,7 @@ LockPersonality=yes
 RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK
 DevicePolicy=closed
 DeviceAllow=char-ttyS rw
+DeviceAllow=char-ttyAMA rw
 DeviceAllow=char-ttyUSB rw
 DeviceAllow=char-ttyACM rw
 DeviceAllow=char-usb rw

@@ -94,6 +94,20 @@ export async function readLinkStatus(open: OpenChannel, where: string): Promise<
   }
 }
 
+/**
+ * The printer's answers to `STATUS_REQUESTS`, asked on a connection of its own: undefined when it
+ * does not answer them; rejects (a SubmitError) when it cannot be reached.
+ */
+export async function probeLink(open: OpenChannel, where: string): Promise<number[] | undefined> {
+  const never = new AbortController().signal
+  const link = await PrinterLink.open(open, where, never)
+  try {
+    return await link.askStatus(never)
+  } finally {
+    link.close()
+  }
+}
+
 const isSilent = (where: string) => {
   const since = silentPrinters.get(where)
   return since !== undefined && Date.now() - since <= SILENT_PRINTER_MS

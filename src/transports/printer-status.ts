@@ -32,9 +32,27 @@ export const isStatusByte = (byte: number) => (byte & 0x93) === 0x12
  * of the attempt; undefined when it can print.
  */
 export function statusProblem(printer: number, offlineCause: number, paper: number, where: string): SubmitError | undefined {
-  if (paper & 0x60 || offlineCause & 0x20) return new SubmitError('paper_out', `The printer at ${where} is out of paper.`, true)
-  if (offlineCause & 0x04) return new SubmitError('cover_open', `The printer at ${where} has its cover open.`, true)
-  if (offlineCause & 0x40) return new SubmitError('printer_error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`, true)
-  if (printer & 0x08) return new SubmitError('printer_offline', `The printer at ${where} is offline.`, true)
+  const condition = describeStatus(printer, offlineCause, paper)
+  if (condition.paper === 'out') return new SubmitError('paper_out', `The printer at ${where} is out of paper.`, true)
+  if (condition.coverOpen) return new SubmitError('cover_open', `The printer at ${where} has its cover open.`, true)
+  if (condition.error) return new SubmitError('printer_error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`, true)
+  if (!condition.online) return new SubmitError('printer_offline', `The printer at ${where} is offline.`, true)
   return undefined
+}
+
+/** What the answers to `STATUS_REQUESTS` say, for people. */
+export interface PrinterCondition {
+  online: boolean
+  paper: 'ok' | 'near-end' | 'out'
+  coverOpen: boolean
+  error: boolean
+}
+
+export function describeStatus(printer: number, offlineCause: number, paper: number): PrinterCondition {
+  return {
+    online: (printer & 0x08) === 0,
+    paper: paper & 0x60 || offlineCause & 0x20 ? 'out' : paper & 0x0c ? 'near-end' : 'ok',
+    coverOpen: (offlineCause & 0x04) !== 0,
+    error: (offlineCause & 0x40) !== 0,
+  }
 }

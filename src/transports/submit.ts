@@ -5,7 +5,8 @@ import { findProfile } from '../profiles/catalog.ts'
 import type { Connection } from './connection-uri.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
-import { type OpenChannel, readLinkStatus, submitOverLink } from './printer-link.ts'
+import { type OpenChannel, probeLink, readLinkStatus, submitOverLink } from './printer-link.ts'
+import { describeStatus, type PrinterCondition } from './printer-status.ts'
 import { serialChannel } from './serial.ts'
 import type { PrinterAvailability, PrinterModel, Submission } from './submission.ts'
 import { tcpChannel } from './tcp.ts'
@@ -60,4 +61,15 @@ export function readStatus(connection: Connection, transports: Transports, model
   const link = linkTo(connection, transports)
   if (!link || !findProfile(model.profile)?.status.realtime) return undefined
   return readLinkStatus(link.open, link.where)
+}
+
+/**
+ * Checks a printer that speaks back: its condition, or null when it does not answer status
+ * requests (write-only); rejects with a SubmitError when it cannot be reached.
+ */
+export async function probe(connection: Connection, transports: Transports): Promise<PrinterCondition | null> {
+  const link = linkTo(connection, transports)
+  if (!link) throw new RangeError(`${connection.kind} printers cannot be probed`)
+  const status = await probeLink(link.open, link.where)
+  return status ? describeStatus(status[0]!, status[1]!, status[2]!) : null
 }

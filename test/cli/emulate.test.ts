@@ -36,7 +36,7 @@ test('prints what it receives, keeps it as files, answers status, stops on SIGTE
   socket.end()
   const receipt = JSON.parse(await waitFor(() => lines[1], 5_000))
   // The status request is answered, not part of the receipt.
-  expect(receipt).toEqual({ event: 'receipt', number: 1, bytes: 11, held: false, text: ['Order 42'] })
+  expect(receipt).toEqual({ event: 'receipt', number: 1, bytes: 11, held: false, lost: 0, text: ['Order 42'] })
   expect(readFileSync(join(store, '0001.txt'), 'utf8')).toBe('Order 42\n')
   expect(Array.from(readFileSync(join(store, '0001.bin')))).toEqual([0x1b, 0x40, ...Buffer.from('Order 42\n')])
   expect(existsSync(join(store, '0001.png'))).toBe(true)

@@ -1,0 +1,175 @@
+// The technician's checks of printers attached to this machine: what is plugged in (detect), whether
+// one address answers (probe), and a test page (test). They talk to the printer directly, not
+// through the queue, so they work before the hub runs and show the printer's own answer.
+import { networkInterfaces, hostname } from 'node:os'
+import { Ledger } from '../../agent/ledger.ts'
+import { resolveConfig } from '../../hub/config.ts'
+import { findProfile } from '../../profiles/catalog.ts'
+import type { PrintDocument } from '../../protocol/document.ts'
+import { render, RenderError, targetFor } from '../../render/render.ts'
+import { parseConnectionUri } from '../../transports/connection-uri.ts'
+import { detectPrinters } from '../../transports/detect.ts'
+import { DeviceFinder } from '../../transports/devices.ts'
+import type { PrinterCondition } from '../../transports/printer-status.ts'
+import { probe, submit, type Transports } from '../../transports/submit.ts'
+import { SubmitError } from '../../transports/submit-error.ts'
+import { loadUsbBackend } from '../../transports/usb-bulk.ts'
+import { VirtualPrinters } from '../../transports/virtual.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withProject } from '../command.ts'
+import { agentDataDirOf } from './printers.ts'
+
+const transports = (): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder() })
+
+export const printersDetectCommand: Command = {
+  name: 'printers detect',
+  summary: 'list the printers plugged into this machine (serial ports, USB printers), with the connection and profile to use',
+  usage: '[--json]',
+  help: ['Network printers are not scanned for: check one address with printhub printers probe.', JSON_HELP],
+  options: { ...JSON_OPTION },
+  async run(args, io) {
+    noPositionals(args)
+    const { printers, usbError } = await detectPrinters(undefined, loadUsbBackend)
+    if (args.values.json) return printJson(io, { printers, usbError })
+    if (printers.length === 0) io.out('No serial ports or USB printers found.')
+    for (const printer of printers) {
+      const usb = printer.usb ? ` USB ${printer.usb.vendorId}:${printer.usb.productId}${printer.usb.vendor ? ` (${[printer.usb.vendor, printer.usb.product].filter(Boolean).join(' ')})` : ''}` : ''
+      const profile = printer.suggestedProfile ? `  profile: ${printer.suggestedProfile}${printer.suggestion === 'vendor' ? ' (a guess from the vendor: check the model)' : ''}` : ''
+      io.out(`${printer.kind.padEnd(6)} ${printer.connection}${usb}${printer.driver ? ` [${printer.driver}]` : ''}${profile}`)
+    }
+    if (usbError) io.out(`USB devices without the usblp driver could not be listed: ${usbError}`)
+  },
+}
+
+function describeCondition(condition: PrinterCondition | null): string {
+  if (!condition) return 'it does not answer status requests (write-only: jobs count as printed once it took every byte)'
+  const problems = [!condition.online && 'offline', condition.paper === 'out' && 'out of paper', condition.paper === 'near-end' && 'paper running low', condition.coverOpen && 'cover open', condition.error && 'error'].filter(Boolean)
+  return problems.length ? problems.join(', ') : 'online, paper ok'
+}
+
+export const printersProbeCommand: Command = {
+  name: 'printers probe',
+  summary: 'check one printer connection: is the printer there, and what does its status say',
+  usage: 'URI [--json]',
+  help: ['URI               tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=..., usb:///dev/usb/lp0 or usb://VID:PID', JSON_HELP],
+  options: { ...JSON_OPTION },
+  async run(args, io) {
+    const uri = positional(args, 0, 'URI', 1)
+    const parsed = parseConnectionUri(uri)
+    if (!parsed.ok) throw new UsageError(parsed.message)
+    let condition: PrinterCondition | null
+    try {
+      condition = await probe(parsed.connection, { ...transports(), usb: loadUsbBackend })
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
+      if (!(error instanceof SubmitError)) throw error
+      if (args.values.json) printJson(io, { connection: uri, reachable: false, error: { code: error.code, message: error.message } })
+      else io.err(`${uri}: ${error.message}`)
+      return 1
+    }
+    if (args.values.json) return printJson(io, { connection: uri, reachable: true, status: condition })
+    io.out(`${uri}: reachable; ${describeCondition(condition)}`)
+  },
+}
+
+/** The machine's LAN addresses (IPv4 first), for the test page. */
+function addresses(): string[] {
+  const all = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((address) => !address.internal)
+  return [...all.filter((a) => a.family === 'IPv4'), ...all.filter((a) => a.family !== 'IPv4')].map((a) => a.address)
+}
+
+/** The test page: who prints (the hub, its addresses), on what (the printer, its model), and a QR code to the hub. */
+export function testPage(printer: { id: string; connection: string; profile: string; width: 58 | 80 }, hub: { name: string; url: string; addresses: string[] }, status: string, now: Date): PrintDocument {
+  const profile = findProfile(printer.profile)
+  return {
+    width: printer.width,
+    sections: [
+      { type: 'text', value: 'printhub test page', align: 'center', bold: true },
+      { type: 'divider' },
+      { type: 'row', left: 'Hub', right: hub.name },
+      ...hub.addresses.slice(0, 4).map((address, i) => ({ type: 'row' as const, left: i === 0 ? 'Addresses' : '', right: address })),
+      { type: 'row', left: 'Printer', right: printer.id },
+      { type: 'row', left: 'Model', right: `${profile?.name ?? printer.profile}, ${printer.width} mm` },
+      { type: 'text', value: `Connection: ${printer.connection}` },
+      { type: 'text', value: `Status: ${status}` },
+      { type: 'row', left: 'Printed', right: now.toISOString().slice(0, 19).replace('T', ' ') },
+      { type: 'divider' },
+      { type: 'text', value: 'Äöü ß é è ñ ç € £ ¿ ¡', align: 'center' },
+      { type: 'qr', value: hub.url },
+      { type: 'text', value: hub.url, align: 'center' },
+      { type: 'feed', lines: 1 },
+      { type: 'cut' },
+    ],
+  }
+}
+
+function printerToTest(args: ParsedArgs, io: Io, id: string): { id: string; connection: string; profile: string; width: 58 | 80 } {
+  if (args.values.local) {
+    const ledger = Ledger.open(agentDataDirOf(args, io))
+    try {
+      const printer = ledger.printers().find((p) => p.id === id)
+      if (!printer) throw new CliError(`this machine's agent has no printer "${id}" (see printhub printers list --local)`)
+      return printer
+    } finally {
+      ledger.close()
+    }
+  }
+  return withProject(args, io, (store, projectId) => {
+    const printer = store.printers.list(projectId).find((p) => p.remoteId === id)
+    if (!printer) throw new CliError(`project ${projectId} has no printer "${id}" (see printhub printers list --project ${projectId})`)
+    if (printer.agentId !== store.agents.builtin()?.id) throw new CliError(`printer "${id}" is attached to agent ${printer.agentId}: run printhub printers test ${printer.agentPrinterId} --local on that machine`)
+    return { id, connection: printer.connection, profile: printer.profile, width: printer.width }
+  })
+}
+
+export const printersTestCommand: Command = {
+  name: 'printers test',
+  summary: 'print a test page on a printer of this machine (hub name, addresses, model, status, a QR code to the hub)',
+  usage: 'ID (--project ID | --local) [--data DIR] [--json]',
+  help: [
+    'ID                the printer, as applications name it (printerId)',
+    '--project ID      a printer of the hub, in this project',
+    "--local           a printer of this machine's agent (see printhub agent)",
+    'It prints directly, not through the queue: it works before the hub runs. Do not run it while the',
+    'printer is printing a job.',
+    DATA_HELP,
+    JSON_HELP,
+  ],
+  options: { project: { type: 'string' }, local: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  async run(args, io) {
+    const id = positional(args, 0, 'ID', 1)
+    if (Boolean(args.values.local) === (args.values.project !== undefined)) throw new UsageError('give either --project ID or --local')
+    const printer = printerToTest(args, io, id)
+    const parsed = parseConnectionUri(printer.connection)
+    if (!parsed.ok) throw new CliError(`printer "${id}" has an invalid connection: ${parsed.message}`)
+    const links = { ...transports(), usb: loadUsbBackend }
+    let status = 'not asked (virtual printer or file)'
+    try {
+      if (findProfile(printer.profile)?.status.realtime) status = describeCondition(await probe(parsed.connection, links))
+    } catch (error) {
+      if (!(error instanceof SubmitError) && !(error instanceof RangeError)) throw error
+    }
+    const config = resolveConfig({}, io.env)
+    const lan = addresses()
+    const host = config.host === '0.0.0.0' || config.host === '::' ? (lan[0] ?? '127.0.0.1') : config.host
+    const hub = { name: `${config.serverName} (${hostname()})`, url: `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/`, addresses: lan }
+    let bytes: Uint8Array
+    try {
+      bytes = render(testPage(printer, hub, status, new Date()), targetFor(printer.profile, printer.width, parsed.connection.kind))
+    } catch (error) {
+      if (error instanceof RenderError) throw new CliError(`the test page cannot be printed on this model: ${error.message}`)
+      throw error
+    }
+    try {
+      const submission = await submit(parsed.connection, bytes, new AbortController().signal, links, printer)
+      await submission.printed
+      const confirmed = submission.printed !== undefined
+      if (args.values.json) return printJson(io, { printer: id, printed: true, confirmed, status })
+      io.out(`Printed a test page on "${id}" (${printer.connection})${confirmed ? ', and the printer confirmed it' : ''}; status before: ${status}.`)
+    } catch (error) {
+      if (!(error instanceof SubmitError)) throw error
+      if (args.values.json) printJson(io, { printer: id, printed: false, error: { code: error.code, message: error.message }, status })
+      else io.err(`The test page did not print on "${id}": ${error.message} (${error.code})`)
+      return 1
+    }
+  },
+}
