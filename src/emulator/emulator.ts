@@ -27,6 +27,9 @@ export interface EmulatedReceipt {
   held: boolean
   /** Bytes that came while the receive buffer was full and were dropped (a serial line without flow control). */
   lost: number
+  /** When the job's first and last bytes came (performance.now()). */
+  firstByteAt: number
+  lastByteAt: number
 }
 
 export interface EmulatorOptions {
@@ -108,6 +111,9 @@ export class PrinterEmulator {
   receive(session: Session, bytes: Uint8Array, reply: (bytes: Uint8Array) => void): void {
     const { requests, data } = session.scanner.scan(bytes)
     if (data.length > 0) {
+      const now = performance.now()
+      if (session.chunks.length === 0) session.firstByteAt = now
+      session.lastByteAt = now
       session.chunks.push(data)
       if (!this.canPrint) session.held = true
     }
@@ -137,7 +143,7 @@ export class PrinterEmulator {
       offset += chunk.length
     }
     const { profile, width } = this.options
-    const receipt: EmulatedReceipt = { number: this.receipts.length + 1, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost }
+    const receipt: EmulatedReceipt = { number: this.receipts.length + 1, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost, firstByteAt: session.firstByteAt, lastByteAt: session.lastByteAt }
     this.receipts.push(receipt)
     if (this.options.store) {
       const name = join(this.options.store, String(receipt.number).padStart(4, '0'))

@@ -9,6 +9,9 @@ export class Session {
   held = false
   /** Bytes dropped because the receive buffer was full. */
   lost = 0
+  /** When the job's first and last bytes came (performance.now()), for latency and throughput figures. */
+  firstByteAt = 0
+  lastByteAt = 0
   /** Process IDs asked for, answered once what came before them is printed. */
   readonly processIds: Uint8Array[] = []
 }
