@@ -1,10 +1,11 @@
 // `bun run build`: the printhub executables for 64-bit Linux on ARM (Raspberry Pi 3, 4, 5, Zero 2 W)
 // and x86, with the pinned Bun, minified and with bytecode, the version and git commit stamped in.
-// Everything the program needs at run time (migrations, printer profiles) is imported, so it is
-// inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS.
+// Everything the program needs at run time (migrations, printer profiles, the `usb` package's
+// native part for the target) is imported, so it is inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS.
 // `bun run build x64` (or `arm64`) builds one.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
@@ -25,11 +26,34 @@ export function binaryPath(arch: Arch): string {
   return join(DIST, `printhub-linux-${arch}`)
 }
 
+/**
+ * The `usb` package's native part for `arch`: npm installs only the one of the machine it runs on,
+ * so the other is fetched from the registry (at the version `usb` pins) to be embedded.
+ */
+function ensureUsbBinding(arch: Arch): void {
+  const name = `@node-usb/usb-linux-${arch}-gnu`
+  const dir = join(ROOT, 'node_modules', name)
+  if (existsSync(join(dir, 'package.json'))) return
+  const version = (JSON.parse(readFileSync(join(ROOT, 'node_modules/usb/package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies[name]
+  if (!version) throw new Error(`usb does not name ${name}`)
+  const work = mkdtempSync(join(tmpdir(), 'printhub-usb-'))
+  try {
+    const pack = Bun.spawnSync(['npm', 'pack', `${name}@${version}`, '--silent'], { cwd: work, stdout: 'pipe', stderr: 'pipe' })
+    if (pack.exitCode !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr.toString()}`)
+    mkdirSync(dir, { recursive: true })
+    const untar = Bun.spawnSync(['tar', '-xzf', join(work, pack.stdout.toString().trim().split('\n').pop()!), '-C', dir, '--strip-components=1'], { stderr: 'pipe' })
+    if (untar.exitCode !== 0) throw new Error(`unpacking ${name} failed: ${untar.stderr.toString()}`)
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
 export async function build(arches: readonly Arch[] = ['arm64', 'x64']): Promise<string[]> {
   mkdirSync(DIST, { recursive: true })
   const commit = gitCommit()
   const lines: string[] = []
   for (const arch of arches) {
+    ensureUsbBinding(arch)
     const outfile = binaryPath(arch)
     const result = Bun.spawnSync(
       [process.execPath, 'build', '--compile', '--minify', '--bytecode', `--target=${TARGETS[arch]}`, `--define=PRINTHUB_BUILD_COMMIT=${JSON.stringify(commit)}`, '--outfile', outfile, join(ROOT, 'src/main.ts')],

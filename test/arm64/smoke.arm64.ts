@@ -66,6 +66,10 @@ describe('the arm64 executable under emulation', () => {
           expect(report.findings.find((f: { check: string }) => f.check === 'platform')).toMatchObject({ verdict: 'ok', detail: 'arm64, 4 KB memory pages' })
           expect(report.findings.find((f: { check: string }) => f.check === 'port')).toMatchObject({ verdict: 'ok' })
           expect(report.findings.filter((f: { verdict: string }) => f.verdict === 'fail')).toEqual([])
+          // The usb package's arm64 part is inside: it loads, and finds no USB bus on this machine.
+          const detect = run(cpu, ['printers', 'detect', '--json'])
+          expect(detect.code).toBe(0)
+          expect(JSON.parse(detect.stdout).usbError ?? '').not.toContain('cannot be reached')
         } finally {
           expect(await serve.stop()).toBe(0)
         }
