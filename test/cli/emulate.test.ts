@@ -1,7 +1,7 @@
 // `printhub emulate` as its own process: it listens, prints each receipt it gets, keeps the files,
 // and stops on SIGTERM.
 import { afterAll, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { cli, PRINTHUB, ROOT } from '../support/cli.ts'
@@ -44,8 +44,31 @@ test('prints what it receives, keeps it as files, answers status, stops on SIGTE
   expect(await child.exited).toBe(0)
 })
 
+test('a serial printer on a pseudo-terminal: the link is where printhub writes, the loss is reported', async () => {
+  const link = join(store, 'printer0')
+  const child = Bun.spawn([...PRINTHUB, 'emulate', '--serial', link, '--buffer', '8', '--print-rate', '10', '--flow', 'none', '--json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const reader = child.stdout.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  const nextLine = async () => {
+    while (!text.includes('\n')) text += decoder.decode((await reader.read()).value, { stream: true })
+    const [line, ...rest] = text.split('\n')
+    text = rest.join('\n')
+    return JSON.parse(line!)
+  }
+  expect(await nextLine()).toMatchObject({ event: 'listening', url: `serial://${link}?baud=115200&flow=none` })
+  // A host that writes 21 bytes at once into an 8-byte buffer: 13 are lost.
+  const port = openSync(link, 'w')
+  writeSync(port, Buffer.from('Table 7\nOrder 12, 2x\n'))
+  closeSync(port)
+  expect(await nextLine()).toMatchObject({ event: 'receipt', number: 1, bytes: 8, lost: 13, text: ['Table 7'] })
+  child.kill('SIGTERM')
+  expect(await child.exited).toBe(0)
+  expect(existsSync(link)).toBe(false)
+})
+
 test('bad options are refused', async () => {
-  for (const args of [[], ['--listen', 'udp://x:1'], ['--listen', 'tcp://127.0.0.1:9100', '--paper', 'wet'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'nope'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'generic-58mm']]) {
+  for (const args of [[], ['--serial', '/tmp/x', '--listen', 'tcp://127.0.0.1:9100'], ['--serial', '/tmp/x', '--baud', 'fast'], ['--serial', '/tmp/x', '--flow', 'dtr'], ['--listen', 'udp://x:1'], ['--listen', 'tcp://127.0.0.1:9100', '--paper', 'wet'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'nope'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'generic-58mm']]) {
     const result = await cli(['emulate', ...args])
     expect([args, result.code]).toEqual([args, 2])
   }
