@@ -5,7 +5,7 @@
 import { readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { PROFILES } from '../profiles/catalog.ts'
-import { type DeviceFile, type DeviceRoots, listDeviceFiles, sameUsb, SYSTEM_ROOTS, type UsbIdentity } from './devices.ts'
+import { type DeviceFile, type DeviceRoots, hex4, listDeviceFiles, sameUsb, SYSTEM_ROOTS, type UsbIdentity } from './devices.ts'
 import { printerInterface, type UsbBackend } from './usb-bulk.ts'
 
 /** USB vendors of receipt printers, for a guess when the product is not in a profile. */
@@ -24,11 +24,9 @@ export interface DetectedPrinter {
   suggestion: 'model' | 'vendor' | null
 }
 
-const hex = (id: number) => id.toString(16).padStart(4, '0')
-
 export function suggestProfile(identity: UsbIdentity | undefined): Pick<DetectedPrinter, 'suggestedProfile' | 'suggestion'> {
   if (!identity) return { suggestedProfile: null, suggestion: null }
-  const model = PROFILES.find((profile) => profile.usb.some((id) => id.vendorId === hex(identity.vendorId) && id.productId === hex(identity.productId)))
+  const model = PROFILES.find((profile) => profile.usb.some((id) => id.vendorId === hex4(identity.vendorId) && id.productId === hex4(identity.productId)))
   if (model) return { suggestedProfile: model.id, suggestion: 'model' }
   const vendor = VENDORS[identity.vendorId]
   const family = vendor && PROFILES.find((profile) => profile.vendor === vendor)
@@ -48,10 +46,10 @@ function stableSerialNames(roots: DeviceRoots): Map<string, string> {
 }
 
 function usbOf(identity: UsbIdentity | undefined, names: { vendor?: string | null; product?: string | null } = {}): DetectedPrinter['usb'] {
-  return identity ? { vendorId: hex(identity.vendorId), productId: hex(identity.productId), serial: identity.serial, vendor: names.vendor ?? VENDORS[identity.vendorId] ?? null, product: names.product ?? null } : null
+  return identity ? { vendorId: hex4(identity.vendorId), productId: hex4(identity.productId), serial: identity.serial, vendor: names.vendor ?? VENDORS[identity.vendorId] ?? null, product: names.product ?? null } : null
 }
 
-const byId = (identity: UsbIdentity) => `usb://${hex(identity.vendorId)}:${hex(identity.productId)}${identity.serial ? `/${identity.serial}` : ''}`
+const byId = (identity: UsbIdentity) => `usb://${hex4(identity.vendorId)}:${hex4(identity.productId)}${identity.serial ? `/${identity.serial}` : ''}`
 
 function fromDeviceFile(device: DeviceFile, stable: Map<string, string>): DetectedPrinter {
   // A usblp printer is best named by its USB identity, which survives replugs; a serial port by its udev name.

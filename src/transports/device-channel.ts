@@ -27,6 +27,7 @@ export class DeviceChannel implements Channel {
   private failure: SubmitError | undefined
   private reader: Timer | undefined
   private closed = false
+  private readonly readBuffer = new Uint8Array(512)
 
   private constructor(
     private readonly fd: number,
@@ -132,11 +133,10 @@ export class DeviceChannel implements Channel {
   }
 
   private read(): void {
-    const buffer = new Uint8Array(512)
     for (;;) {
       let count: number
       try {
-        count = readSync(this.fd, buffer)
+        count = readSync(this.fd, this.readBuffer)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         if (code === 'EAGAIN') return
@@ -146,7 +146,7 @@ export class DeviceChannel implements Channel {
         return
       }
       if (count === 0) return
-      this.events.data(buffer.slice(0, count))
+      this.events.data(this.readBuffer.slice(0, count))
     }
   }
 

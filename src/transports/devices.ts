@@ -100,6 +100,9 @@ function byNumber(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true })
 }
 
+/** A USB vendor or product ID as people and URIs write it: 4 lower-case hex digits. */
+export const hex4 = (id: number) => id.toString(16).padStart(4, '0')
+
 export const sameUsb = (a: UsbIdentity, b: UsbIdentity) => a.vendorId === b.vendorId && a.productId === b.productId && (a.serial === null || b.serial === null || a.serial === b.serial)
 
 /**

@@ -6,6 +6,7 @@ import type { Connection } from './connection-uri.ts'
 import type { Channel, ChannelEvents, OpenChannel } from './printer-link.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
 import { DEVICE_WRITE_TIMEOUT_MS } from './device-channel.ts'
+import { hex4 } from './devices.ts'
 
 /** The USB interface class of printers. */
 export const USB_PRINTER_CLASS = 7
@@ -60,7 +61,7 @@ type UsbId = Extract<Connection, { kind: 'usb-id' }>
 export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChannel {
   return async (events, signal) => {
     if (signal.aborted) throw cancelled()
-    const name = `${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}`
+    const name = `${hex4(connection.vendorId)}:${hex4(connection.productId)}`
     let devices: UsbDevice[]
     try {
       devices = await backend.getDevices()

@@ -3,7 +3,7 @@
 // its USB identity after a replug); a printer without it is driven by its bulk endpoints.
 import type { Connection } from './connection-uri.ts'
 import { DeviceChannel } from './device-channel.ts'
-import type { DeviceFinder } from './devices.ts'
+import { type DeviceFinder, hex4 } from './devices.ts'
 import type { OpenChannel } from './printer-link.ts'
 import { SubmitError } from './submit-error.ts'
 import { type UsbBackend, usbBulkChannel } from './usb-bulk.ts'
@@ -21,6 +21,4 @@ export function usbChannel(connection: UsbConnection, devices: DeviceFinder, bac
 
 /** How a connection is named in messages. */
 export const usbName = (connection: UsbConnection) =>
-  connection.kind === 'usb-device-file' ? connection.path : `USB ${hex(connection.vendorId)}:${hex(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`
-
-const hex = (id: number) => id.toString(16).padStart(4, '0')
+  connection.kind === 'usb-device-file' ? connection.path : `USB ${hex4(connection.vendorId)}:${hex4(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`
