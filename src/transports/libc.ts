@@ -11,10 +11,6 @@ export const TIOCOUTQ = 0x5411
 /** Discard queued bytes; the argument says which (TCOFLUSH: written, not sent). */
 export const TCFLSH = 0x540b
 export const TCOFLUSH = 1
-/** Bytes received and not yet read. */
-export const FIONREAD = 0x541b
-/** A usblp printer's port status (parallel port style: paper empty, selected, error). */
-export const LPGETSTATUS = 0x060b
 
 let library: ReturnType<typeof load> | undefined
 
@@ -31,7 +27,7 @@ function load() {
 
 const libc = () => (library ??= load())
 
-export class LibcError extends Error {}
+class LibcError extends Error {}
 
 function check(result: number, what: string): number {
   if (result < 0) throw new LibcError(`${what} failed (errno ${errno()})`)
@@ -43,7 +39,7 @@ function errno(): number {
   return location ? new Int32Array(toArrayBuffer(location, 0, 4))[0]! : 0
 }
 
-/** ioctl with a buffer argument; throws LibcError when the device does not support it. */
+/** ioctl with a buffer argument; throws when the device does not support it. */
 export function ioctl(fd: number, request: number, buffer: Uint8Array | Int32Array, what: string): void {
   check(libc().ioctl(fd, request, ptr(buffer)), what)
 }
@@ -54,7 +50,7 @@ export function ioctlWith(fd: number, request: number, value: number, what: stri
   check(libc().ioctl(fd, request, value as Pointer), what)
 }
 
-/** An int the device reports (TIOCOUTQ, FIONREAD, LPGETSTATUS). */
+/** An int the device reports (TIOCOUTQ). */
 export function ioctlInt(fd: number, request: number, what: string): number {
   const value = new Int32Array(1)
   ioctl(fd, request, value, what)

@@ -2,7 +2,7 @@
 // job byte for byte with the printer's status and confirmation, flow control against a slow
 // printer with a tiny buffer (and the loss without it), and a printer found again after a replug.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, mkdirSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type EmulatedReceipt, PrinterEmulator } from '../../src/emulator/emulator.ts'
 import type { SerialLineOptions } from '../../src/emulator/serial-line.ts'
@@ -14,7 +14,6 @@ import { submit, type Transports } from '../../src/transports/submit.ts'
 import { SubmitError } from '../../src/transports/submit-error.ts'
 import { readTermios, TERMIOS_SIZE, termiosFor } from '../../src/transports/termios.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
-import { closeSync, constants, openSync } from 'node:fs'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
