@@ -10,7 +10,7 @@ import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, targetFor } from '../render/render.ts'
 import { parseConnectionUri } from '../transports/connection-uri.ts'
 import { submit, type Transports } from '../transports/submit.ts'
-import type { Submission } from '../transports/submission.ts'
+import type { PrinterState, Submission } from '../transports/submission.ts'
 import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { DeviceFinder } from '../transports/devices.ts'
@@ -39,6 +39,8 @@ export interface AgentOptions {
   log?: (line: string) => void
   /** How often idle printers are asked their status (default STATUS_POLL_MS). */
   statusPollMs?: number
+  /** Told when a printer's state changes (the hub's dashboard shows it). */
+  printerStateChanged?: (printerId: string, state: PrinterState) => void
 }
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
@@ -71,7 +73,15 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder() }
-    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, this.transports, () => this.describe())
+    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, this.transports, (printerId, state) => {
+      this.describe()
+      options.printerStateChanged?.(printerId, state)
+    })
+  }
+
+  /** What was last learned of a printer's state from the printer itself; undefined when nothing was. */
+  printerState(printerId: string): PrinterState | undefined {
+    return this.status.stateOf(printerId)
   }
 
   /** Recovers from the last run, then connects and keeps connecting until stopped. */

@@ -3,30 +3,36 @@
 // is reported at once, so the hub holds the jobs of a printer out of paper instead of spending
 // attempts on it, and sends them when it is back.
 import { parseConnectionUri } from '../transports/connection-uri.ts'
-import type { PrinterAvailability } from '../transports/submission.ts'
+import { availabilityOf, type PrinterAvailability, type PrinterState } from '../transports/submission.ts'
 import { readStatus, type Transports } from '../transports/submit.ts'
 import type { CatalogPrinter } from './catalog.ts'
 
 /** How often an idle printer is asked, by default (the hub's is PRINTHUB_STATUS_POLL_MS). */
 export const STATUS_POLL_MS = 2_000
 
-/** Failures of a job that say the printer cannot print now. */
-const OFFLINE_CODES = new Set(['paper_out', 'cover_open', 'printer_error', 'printer_offline', 'printer_unreachable'])
+/** Failures of a job that say the printer cannot print now, and the state they put it in. */
+const FAILURE_STATES: Record<string, PrinterState> = { paper_out: 'paper_out', cover_open: 'cover_open', printer_error: 'error', printer_offline: 'offline', printer_unreachable: 'offline' }
 
 export class StatusWatch {
-  private readonly known = new Map<string, PrinterAvailability>()
+  private readonly known = new Map<string, PrinterState>()
   private readonly asking = new Set<string>()
   private timer: Timer | undefined
 
   constructor(
     private readonly intervalMs: number,
     private readonly transports: Transports,
-    /** Called when a printer's availability changed. */
-    private readonly changed: () => void,
+    /** Called when a printer's state changed. */
+    private readonly changed: (printerId: string, state: PrinterState) => void,
   ) {}
 
-  /** What was last learned of a printer; undefined when nothing was. */
+  /** The availability last learned of a printer; undefined when nothing was. */
   of(printerId: string): PrinterAvailability | undefined {
+    const state = this.known.get(printerId)
+    return state && availabilityOf(state)
+  }
+
+  /** The state last learned of a printer; undefined when nothing was. */
+  stateOf(printerId: string): PrinterState | undefined {
     return this.known.get(printerId)
   }
 
@@ -45,8 +51,9 @@ export class StatusWatch {
 
   /** A job's outcome on the printer: it printed (online), or a failure that says it cannot print. */
   learn(printerId: string, failureCode: string | undefined): void {
-    if (failureCode === undefined) this.set(printerId, 'online')
-    else if (OFFLINE_CODES.has(failureCode)) this.set(printerId, 'offline')
+    // A printed job says it can print, not that its paper is no longer low.
+    if (failureCode === undefined) this.set(printerId, this.known.get(printerId) === 'paper_low' ? 'paper_low' : 'online')
+    else if (FAILURE_STATES[failureCode]) this.set(printerId, FAILURE_STATES[failureCode])
   }
 
   private async ask(printer: CatalogPrinter): Promise<void> {
@@ -61,9 +68,9 @@ export class StatusWatch {
     }
   }
 
-  private set(printerId: string, availability: PrinterAvailability): void {
-    if (this.known.get(printerId) === availability) return
-    this.known.set(printerId, availability)
-    this.changed()
+  private set(printerId: string, state: PrinterState): void {
+    if (this.known.get(printerId) === state) return
+    this.known.set(printerId, state)
+    this.changed(printerId, state)
   }
 }

@@ -15,7 +15,7 @@ export function authenticate(store: Store, request: Request, projectId: string, 
   const header = request.headers.get('authorization')
   if (header === null) throw unauthorized('Send the project API key as "Authorization: Bearer <key>".')
   const match = /^Bearer ([^\s]+)$/i.exec(header)
-  const key = match ? store.apiKeys.findActive(match[1]!) : undefined
+  const key = match ? store.apiKeys.use(match[1]!) : undefined
   // One answer for malformed, unknown, revoked and other-project keys: nothing to learn by probing.
   if (!key || key.projectId !== projectId) throw unauthorized('The API key is not valid for this project.')
   if (!key.scopes.includes(scope)) throw new ApiError(403, 'forbidden', `The API key lacks the ${scope} scope.`)

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { API_KEY_DISPLAY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, type ApiKeyScope } from '../protocol/api-key.ts'
 import { newId } from './ids.ts'
+import { recordUse } from './last-used.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -11,6 +12,7 @@ export interface ApiKey {
   keyPrefix: string
   scopes: ApiKeyScope[]
   createdAt: string
+  lastUsedAt: string | null
   revokedAt: string | null
 }
 
@@ -21,6 +23,7 @@ interface ApiKeyRow {
   key_prefix: string
   scopes: string
   created_at: number
+  last_used_at: number | null
   revoked_at: number | null
 }
 
@@ -31,6 +34,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   keyPrefix: row.key_prefix,
   scopes: row.scopes.split(' ') as ApiKeyScope[],
   createdAt: iso(row.created_at),
+  lastUsedAt: isoOrNull(row.last_used_at),
   revokedAt: isoOrNull(row.revoked_at),
 })
 
@@ -52,12 +56,19 @@ export class ApiKeys {
     return { key: toApiKey(row), secret }
   }
 
-  /** The active key with this secret, or undefined for a malformed, unknown or revoked one. */
-  findActive(secret: string): ApiKey | undefined {
+  /** The active key with this secret, its use recorded; undefined for a malformed, unknown or revoked one. */
+  use(secret: string): ApiKey | undefined {
     if (!API_KEY_PATTERN.test(secret)) return undefined
     const row = this.db
       .query<ApiKeyRow, [Uint8Array]>('SELECT * FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL')
       .get(hashSecret(secret))
+    if (!row) return undefined
+    recordUse(this.db, 'api_keys', row, this.now())
+    return toApiKey(row)
+  }
+
+  get(id: string): ApiKey | undefined {
+    const row = this.db.query<ApiKeyRow, [string]>('SELECT * FROM api_keys WHERE id = ?').get(id)
     return row ? toApiKey(row) : undefined
   }
 

@@ -60,6 +60,28 @@ export interface NewJob {
   maxAttempts: number
 }
 
+/** What the dashboard's job list filters by; every field narrows the list. */
+export interface JobFilter {
+  projectId?: string
+  /** The printer record. */
+  printerId?: string
+  state?: JobState
+  /** Created at or after, and before, in milliseconds since the epoch. */
+  createdFrom?: number
+  createdBefore?: number
+  /** Jobs older than this one (the next page). */
+  beforeId?: string
+}
+
+/** One state a job went through: the timeline of its attempts. */
+export interface JobEvent {
+  at: string
+  state: JobState
+  attempt: number
+  errorCode: string | null
+  errorMessage: string | null
+}
+
 export type CreateJobOutcome =
   | { kind: 'created'; job: Job }
   | { kind: 'duplicate'; job: Job }
@@ -160,5 +182,52 @@ export class Jobs {
           .all(projectId, state, JOB_LIST_LIMIT)
       : this.db.query<JobRow, [string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
     return rows.map(toJob)
+  }
+
+  /** Jobs matching `filter`, newest first, at most `limit`. */
+  find(filter: JobFilter, limit: number): Job[] {
+    const where: string[] = []
+    const values: (string | number)[] = []
+    const add = (clause: string, value: string | number | undefined) => {
+      if (value === undefined) return
+      where.push(clause)
+      values.push(value)
+    }
+    add('project_id = ?', filter.projectId)
+    add('printer_id = ?', filter.printerId)
+    add('state = ?', filter.state)
+    add('created_at >= ?', filter.createdFrom)
+    add('created_at < ?', filter.createdBefore)
+    add('seq < (SELECT seq FROM jobs WHERE id = ?)', filter.beforeId)
+    const sql = `SELECT ${JOB_COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`
+    return this.db.query<JobRow, (string | number)[]>(sql).all(...values, limit).map(toJob)
+  }
+
+  /** Every state the job went through, oldest first. */
+  timeline(id: string): JobEvent[] {
+    return this.db
+      .query<{ at: number; state: JobState; attempt: number; error_code: string | null; error_message: string | null }, [string]>(
+        'SELECT e.at, e.state, e.attempt, e.error_code, e.error_message FROM job_events e JOIN jobs j ON j.seq = e.job_seq WHERE j.id = ? ORDER BY e.at, e.rowid',
+      )
+      .all(id)
+      .map((row) => ({ at: iso(row.at), state: row.state, attempt: row.attempt, errorCode: row.error_code, errorMessage: row.error_message }))
+  }
+
+  /** How many jobs created since `since` are in each state. */
+  countByState(since: number): Partial<Record<JobState, number>> {
+    const rows = this.db.query<{ state: JobState; n: number }, [number]>('SELECT state, count(*) AS n FROM jobs WHERE created_at >= ? GROUP BY state').all(since)
+    return Object.fromEntries(rows.map((row) => [row.state, row.n]))
+  }
+
+  /** Jobs of each printer not yet with its agent (its queue). */
+  queueLengths(): Map<string, number> {
+    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') GROUP BY printer_id`).all()
+    return new Map(rows.map((row) => [row.printer_id, row.n]))
+  }
+
+  /** The newest job of a printer that printed, for its last receipt. */
+  lastCompleted(printerId: string): Job | undefined {
+    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE printer_id = ? AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`).get(printerId)
+    return row ? toJob(row) : undefined
   }
 }

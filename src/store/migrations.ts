@@ -150,4 +150,74 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED');
     `,
   },
+  {
+    version: 3,
+    description: 'dashboard: admin sessions and tokens, job timelines, printer status history, key use',
+    sql: `
+      -- Browser sessions of the dashboard and tokens for scripts; both stored only as hashes.
+      CREATE TABLE admin_sessions (
+        id TEXT PRIMARY KEY,
+        token_hash BLOB NOT NULL UNIQUE,
+        address TEXT NOT NULL,
+        user_agent TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      ) STRICT;
+
+      CREATE TABLE admin_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        token_prefix TEXT NOT NULL,
+        token_hash BLOB NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+      ) STRICT;
+
+      ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+
+      -- Every state a job went through, written by the triggers below whatever changes the job:
+      -- the timeline of its attempts. A failure's error is kept with the state it led to.
+      CREATE TABLE job_events (
+        job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
+        at INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        error_code TEXT,
+        error_message TEXT
+      ) STRICT;
+      CREATE INDEX job_events_by_job ON job_events (job_seq, at);
+      INSERT INTO job_events (job_seq, at, state, attempt) SELECT seq, created_at, 'PENDING', 0 FROM jobs;
+      INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message)
+        SELECT seq, updated_at, state, attempt_count, last_error_code, last_error_message FROM jobs WHERE state <> 'PENDING' OR attempt_count > 0;
+
+      CREATE TRIGGER job_events_on_insert AFTER INSERT ON jobs
+      BEGIN
+        INSERT INTO job_events (job_seq, at, state, attempt) VALUES (NEW.seq, NEW.created_at, NEW.state, 0);
+      END;
+      CREATE TRIGGER job_events_on_change AFTER UPDATE OF state, attempt_count ON jobs
+        WHEN OLD.state IS NOT NEW.state OR OLD.attempt_count IS NOT NEW.attempt_count
+      BEGIN
+        INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message) VALUES (
+          NEW.seq, NEW.updated_at, NEW.state, NEW.attempt_count,
+          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING') THEN NEW.last_error_code END,
+          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING') THEN NEW.last_error_message END);
+      END;
+
+      -- What each agent printer's status was, from when: one row per change.
+      CREATE TABLE printer_states (
+        agent_id TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        state TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX printer_states_by_printer ON printer_states (agent_id, printer_id, at);
+
+      -- The dashboard counts the last hour's jobs, and lists a printer's.
+      CREATE INDEX jobs_created ON jobs (created_at);
+      CREATE INDEX jobs_by_printer ON jobs (printer_id, seq DESC);
+    `,
+  },
 ]

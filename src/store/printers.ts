@@ -113,4 +113,19 @@ export class Printers {
   remove(id: string): boolean {
     return this.db.run('UPDATE printers SET removed_at = ? WHERE id = ? AND removed_at IS NULL', [this.now(), id]).changes === 1
   }
+
+  /** Every live printer of every project. */
+  listAll(): PrinterRecord[] {
+    return this.db.query<PrinterRow, []>('SELECT * FROM printers WHERE removed_at IS NULL ORDER BY created_at, id').all().map(toPrinter)
+  }
+
+  /** Changes a live printer's settings; undefined when there is no such live printer. */
+  update(id: string, change: Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>): PrinterRecord | undefined {
+    const row = this.db
+      .query<PrinterRow, [string | null, string, string, number, string]>(
+        'UPDATE printers SET name = ?, connection = ?, profile = ?, width = ? WHERE id = ? AND removed_at IS NULL RETURNING *',
+      )
+      .get(change.name, change.connection, change.profile, change.width, id)
+    return row ? toPrinter(row) : undefined
+  }
 }

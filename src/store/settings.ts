@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 
-/** Small named values of the hub itself (its server ID). */
+/** Small named values of the hub itself (its server ID, the admin password's hash, settings made in the dashboard). */
 export class Settings {
   constructor(private readonly db: Database) {}
 
@@ -12,5 +12,13 @@ export class Settings {
   getOrSet(key: string, value: string): string {
     this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [key, value])
     return this.get(key)!
+  }
+
+  set(key: string, value: string): void {
+    this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+  }
+
+  delete(key: string): void {
+    this.db.run('DELETE FROM settings WHERE key = ?', [key])
   }
 }

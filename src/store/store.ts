@@ -1,5 +1,7 @@
 // The store: the hub's one SQLite file and the repositories over it. All SQL lives in this folder.
 import type { Database } from 'bun:sqlite'
+import { AdminSessions, type SessionLifetime } from './admin-sessions.ts'
+import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { openDatabase } from './database.ts'
@@ -7,6 +9,7 @@ import { GroupCommit } from './group-commit.ts'
 import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
+import { PrinterStates } from './printer-states.ts'
 import { Printers } from './printers.ts'
 import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
@@ -21,7 +24,12 @@ export interface StoreOptions {
   now?: () => number
   /** Where a failed commit is told (a disk error); the store goes on. */
   log?: (line: string) => void
+  /** How long dashboard sessions last (default ADMIN_SESSION_LIFETIME). */
+  sessionLifetime?: SessionLifetime
 }
+
+/** A dashboard session ends after 12 hours unused, and a week after login at the latest. */
+export const ADMIN_SESSION_LIFETIME: SessionLifetime = { idleMs: 12 * 3_600_000, maxMs: 7 * 86_400_000 }
 
 export class Store {
   readonly settings: Settings
@@ -34,6 +42,9 @@ export class Store {
   readonly jobStates: JobStates
   readonly agents: Agents
   readonly pairingCodes: PairingCodes
+  readonly printerStates: PrinterStates
+  readonly adminSessions: AdminSessions
+  readonly adminTokens: AdminTokens
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
@@ -47,6 +58,9 @@ export class Store {
     this.jobStates = new JobStates(db, this.commits, now)
     this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
+    this.printerStates = new PrinterStates(db, now)
+    this.adminSessions = new AdminSessions(db, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
+    this.adminTokens = new AdminTokens(db, now)
   }
 
   static open(options: StoreOptions): Store {

@@ -3,9 +3,9 @@
 // in error gets no byte, and the attempt fails in a way the dispatcher retries. After it, where the
 // model can say so, the printer's own word that it printed everything (the process ID response);
 // meanwhile its status is asked every second, so paper running out mid-job fails the attempt.
-import { isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
+import { describeStatus, isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, stateOf, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
-import type { PrinterAvailability, StatusSupport, Submission } from './submission.ts'
+import type { PrinterState, StatusSupport, Submission } from './submission.ts'
 
 /** How long a printer has to answer a status request; one that does not is treated as write-only. */
 export const STATUS_TIMEOUT_MS = 500
@@ -70,11 +70,10 @@ export async function submitOverLink(open: OpenChannel, where: string, bytes: Ui
 }
 
 /**
- * The printer's availability as its real-time status says, asked on a connection of its own (for
- * an idle printer): online, offline (unreachable, out of paper, cover open, an error), or unknown
- * (it does not answer status requests).
+ * The printer's state as its real-time status says, asked on a connection of its own (for an idle
+ * printer): offline when unreachable, unknown when it does not answer status requests.
  */
-export async function readLinkStatus(open: OpenChannel, where: string): Promise<PrinterAvailability> {
+export async function readLinkStatus(open: OpenChannel, where: string): Promise<PrinterState> {
   if (isSilent(where)) return 'unknown'
   const never = new AbortController().signal
   let link: PrinterLink
@@ -86,7 +85,7 @@ export async function readLinkStatus(open: OpenChannel, where: string): Promise<
   try {
     const status = await link.askStatus(never)
     if (!status) return 'unknown'
-    return statusProblem(status[0]!, status[1]!, status[2]!, where) ? 'offline' : 'online'
+    return stateOf(describeStatus(status[0]!, status[1]!, status[2]!))
   } catch {
     return 'offline'
   } finally {

@@ -1,6 +1,7 @@
 // What the agent asks an ESC/POS printer about its state, and how it reads the answers: real-time
 // status (`DLE EOT n`) before a job, and the process ID response (`GS ( H` fn 48) after it, which
 // the printer sends only once it has printed everything before it.
+import type { PrinterState } from './submission.ts'
 import { SubmitError } from './submit-error.ts'
 
 const DLE = 0x10
@@ -55,4 +56,13 @@ export function describeStatus(printer: number, offlineCause: number, paper: num
     coverOpen: (offlineCause & 0x04) !== 0,
     error: (offlineCause & 0x40) !== 0,
   }
+}
+
+/** The state a condition puts a printer in; the reasons it cannot print come in `statusProblem`'s order. */
+export function stateOf(condition: PrinterCondition): PrinterState {
+  if (condition.paper === 'out') return 'paper_out'
+  if (condition.coverOpen) return 'cover_open'
+  if (condition.error) return 'error'
+  if (!condition.online) return 'offline'
+  return condition.paper === 'near-end' ? 'paper_low' : 'online'
 }

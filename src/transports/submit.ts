@@ -8,7 +8,7 @@ import { submitToFile } from './file.ts'
 import { type OpenChannel, probeLink, readLinkStatus, submitOverLink } from './printer-link.ts'
 import { describeStatus, type PrinterCondition } from './printer-status.ts'
 import { serialChannel } from './serial.ts'
-import type { PrinterAvailability, PrinterModel, Submission } from './submission.ts'
+import type { PrinterModel, PrinterState, Submission } from './submission.ts'
 import { tcpChannel } from './tcp.ts'
 import { usbChannel, usbName } from './usb.ts'
 import { loadUsbBackend, type UsbBackend } from './usb-bulk.ts'
@@ -56,8 +56,8 @@ export async function submit(connection: Connection, bytes: Uint8Array, signal: 
   return submitOverLink(link.open, link.where, bytes, signal, status)
 }
 
-/** The availability of an idle printer whose model answers status requests; undefined when it cannot be asked. */
-export function readStatus(connection: Connection, transports: Transports, model: PrinterModel): Promise<PrinterAvailability> | undefined {
+/** The state of an idle printer whose model answers status requests; undefined when it cannot be asked. */
+export function readStatus(connection: Connection, transports: Transports, model: PrinterModel): Promise<PrinterState> | undefined {
   const link = linkTo(connection, transports)
   if (!link || !findProfile(model.profile)?.status.realtime) return undefined
   return readLinkStatus(link.open, link.where)

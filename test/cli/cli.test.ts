@@ -65,7 +65,7 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     expect(key).toMatchObject({ scopes: ['jobs:read'], name: 'kiosk', projectId: init.projectId })
     expect(key.apiKey).toMatch(/^phk_/)
     const listed = await cliJson(['keys', 'list', '--project', init.projectId], env)
-    expect(listed.find((k: { id: string }) => k.id === key.id)).toEqual({ id: key.id, projectId: init.projectId, name: 'kiosk', keyPrefix: key.apiKey.slice(0, 12), scopes: ['jobs:read'], createdAt: key.createdAt, revokedAt: null })
+    expect(listed.find((k: { id: string }) => k.id === key.id)).toEqual({ id: key.id, projectId: init.projectId, name: 'kiosk', keyPrefix: key.apiKey.slice(0, 12), scopes: ['jobs:read'], createdAt: key.createdAt, lastUsedAt: null, revokedAt: null })
     expect(await cliJson(['keys', 'revoke', key.id], env)).toEqual({ id: key.id, revoked: true })
     const after = await cliJson(['keys', 'list', '--project', init.projectId], env)
     expect(after.find((k: { id: string }) => k.id === key.id).revokedAt).toMatch(/Z$/)

@@ -92,14 +92,18 @@ describe('tcp transport', () => {
     }
   })
 
-  test('idle status: online, offline, unreachable; a printer that never answers is unknown and not asked again', async () => {
+  test('idle status: online, paper low, paper out, cover open, unreachable; a printer that never answers is unknown and not asked again', async () => {
     const ok = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
     const out = printer({ 1: 0x1a, 2: 0x32, 4: 0x7e })
+    const low = printer({ 1: 0x12, 2: 0x12, 4: 0x1e })
+    const cover = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
     let connections = 0
     const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void connections++, data() {} } })
     try {
       expect(await readTcpStatus('127.0.0.1', ok.port)).toBe('online')
-      expect(await readTcpStatus('127.0.0.1', out.port)).toBe('offline')
+      expect(await readTcpStatus('127.0.0.1', out.port)).toBe('paper_out')
+      expect(await readTcpStatus('127.0.0.1', low.port)).toBe('paper_low')
+      expect(await readTcpStatus('127.0.0.1', cover.port)).toBe('cover_open')
       expect(await readTcpStatus('127.0.0.1', freePort())).toBe('offline')
       expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
       expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
@@ -107,6 +111,8 @@ describe('tcp transport', () => {
     } finally {
       ok.stop()
       out.stop()
+      low.stop()
+      cover.stop()
       silent.stop(true)
     }
   })

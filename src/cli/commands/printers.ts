@@ -1,11 +1,10 @@
-import { DEFAULT_PROFILE_ID, defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
+import { DEFAULT_PROFILE_ID, defaultProfileId, PROFILES } from '../../profiles/catalog.ts'
 import { validate } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
-import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
+import { checkPrinterSettings } from '../../hub/printer-settings.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
 import type { PrinterDescriptor } from '../../protocol/frames.ts'
-import { parseConnectionUri } from '../../transports/connection-uri.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
 
 const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
@@ -17,23 +16,16 @@ export function agentDataDirOf(args: ParsedArgs, io: Io): string {
 
 /** The printer settings of `printers add`, checked: the same rules for a hub and for an agent. */
 function printerSettings(args: ParsedArgs) {
-  const id = requireString(args, 'id')
-  // The ID names the agent's printer on the wire, so it must be a protocol identifier.
-  const idCheck = validate(identifier, id)
-  if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
-  const connection = requireString(args, 'connection')
-  const parsed = parseConnectionUri(connection)
-  if (!parsed.ok) throw new UsageError(`--connection: ${parsed.message}`)
   const widthText = args.values.width as string | undefined
-  const width = widthText === undefined ? undefined : (Number(widthText) as PaperWidth)
-  if (width !== undefined && !PAPER_WIDTHS.includes(width)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
-  const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)
-  const profile = findProfile(profileId)
-  if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
-  if (width !== undefined && !profile.paperWidths.includes(width)) {
-    throw new UsageError(`--width must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
-  }
-  return { id, connection, profile: profile.id, width: width ?? profile.defaultWidth, name: (args.values.name as string | undefined) ?? null }
+  const checked = checkPrinterSettings({
+    id: requireString(args, 'id'),
+    connection: requireString(args, 'connection'),
+    profile: args.values.profile as string | undefined,
+    width: widthText === undefined ? undefined : /^\d+$/.test(widthText) ? Number(widthText) : NaN,
+    name: args.values.name as string | undefined,
+  })
+  if (!checked.ok) throw new UsageError(`--${checked.problem.field}${checked.problem.field === 'connection' ? ':' : ''} ${checked.problem.message}${checked.problem.field === 'profile' ? ' (see printhub profiles list)' : ''}`)
+  return checked.settings
 }
 
 export const printersAddCommand: Command = {

@@ -1,0 +1,51 @@
+// The settings of a printer record (its ID, connection, model, paper width, label), checked the same
+// way wherever a printer is added or edited: the CLI, the dashboard, an agent's own list.
+import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
+import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
+import { validate } from '../protocol/rules.ts'
+import { identifier, shortString } from '../protocol/values.ts'
+import { parseConnectionUri } from '../transports/connection-uri.ts'
+
+export interface PrinterSettingsInput {
+  id: string
+  connection: string
+  /** Default: the generic profile of the width. */
+  profile?: string | undefined
+  /** Default: the profile's. */
+  width?: number | undefined
+  name?: string | null | undefined
+}
+
+export interface PrinterSettings {
+  id: string
+  connection: string
+  profile: string
+  width: PaperWidth
+  name: string | null
+}
+
+/** Which setting is wrong, and why, in words a person acts on. */
+export interface SettingProblem {
+  field: 'id' | 'connection' | 'profile' | 'width' | 'name'
+  message: string
+}
+
+export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; settings: PrinterSettings } | { ok: false; problem: SettingProblem } {
+  const fail = (field: SettingProblem['field'], message: string) => ({ ok: false as const, problem: { field, message } })
+  // The ID names the agent's printer on the wire, so it must be a protocol identifier.
+  const idCheck = validate(identifier, input.id)
+  if (!idCheck.ok) return fail('id', idCheck.issues[0]!.message)
+  const parsed = parseConnectionUri(input.connection)
+  if (!parsed.ok) return fail('connection', parsed.message)
+  const width = input.width as PaperWidth | undefined
+  if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)
+  const profile = findProfile(input.profile ?? defaultProfileId(width))
+  if (!profile) return fail('profile', `must be one of ${PROFILES.map((p) => p.id).join(', ')}`)
+  if (width !== undefined && !profile.paperWidths.includes(width)) return fail('width', `must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
+  const name = input.name || null
+  if (name !== null) {
+    const nameCheck = validate(shortString, name)
+    if (!nameCheck.ok) return fail('name', nameCheck.issues[0]!.message)
+  }
+  return { ok: true, settings: { id: input.id, connection: input.connection, profile: profile.id, width: width ?? profile.defaultWidth, name } }
+}

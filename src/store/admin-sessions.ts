@@ -1,0 +1,89 @@
+import type { Database } from 'bun:sqlite'
+import { newId } from './ids.ts'
+import { hashSecret, randomBase64Url } from './secrets.ts'
+import { iso, isoOrNull } from './time.ts'
+
+export interface AdminSession {
+  id: string
+  address: string
+  userAgent: string
+  createdAt: string
+  lastSeenAt: string
+  expiresAt: string
+  revokedAt: string | null
+}
+
+interface SessionRow {
+  id: string
+  address: string
+  user_agent: string
+  created_at: number
+  last_seen_at: number
+  expires_at: number
+  revoked_at: number | null
+}
+
+const toSession = (row: SessionRow): AdminSession => ({
+  id: row.id,
+  address: row.address,
+  userAgent: row.user_agent,
+  createdAt: iso(row.created_at),
+  lastSeenAt: iso(row.last_seen_at),
+  expiresAt: iso(row.expires_at),
+  revokedAt: isoOrNull(row.revoked_at),
+})
+
+/** Lifetimes of a dashboard session: it ends after `idleMs` unused, and `maxMs` after login at the latest. */
+export interface SessionLifetime {
+  idleMs: number
+  maxMs: number
+}
+
+/** Dashboard sessions: the browser holds the token, the store only its hash. */
+export class AdminSessions {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+    private readonly lifetime: SessionLifetime,
+  ) {}
+
+  create(address: string, userAgent: string): { session: AdminSession; token: string } {
+    const token = randomBase64Url(32)
+    const now = this.now()
+    const row = this.db
+      .query<SessionRow, [string, Uint8Array, string, string, number, number, number]>(
+        `INSERT INTO admin_sessions (id, token_hash, address, user_agent, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(newId('ses'), hashSecret(token), address.slice(0, 64), userAgent.slice(0, 256), now, now, now + this.lifetime.maxMs)!
+    return { session: toSession(row), token }
+  }
+
+  /** The live session of this token, marked as used now; undefined when unknown, revoked, idle too long or expired. */
+  use(token: string): AdminSession | undefined {
+    const now = this.now()
+    const row = this.db
+      .query<SessionRow, [number, Uint8Array, number, number]>(
+        `UPDATE admin_sessions SET last_seen_at = ?1 WHERE token_hash = ?2 AND revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?3 - ?4 RETURNING *`,
+      )
+      .get(now, hashSecret(token), now, this.lifetime.idleMs)
+    return row ? toSession(row) : undefined
+  }
+
+  /** Sessions that may still be used, newest first. */
+  listLive(): AdminSession[] {
+    const now = this.now()
+    return this.db
+      .query<SessionRow, [number, number]>('SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 ORDER BY created_at DESC')
+      .all(now, this.lifetime.idleMs)
+      .map(toSession)
+  }
+
+  revoke(id: string): boolean {
+    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id]).changes === 1
+  }
+
+  /** Ends every session but `keepId` (after a password change, or "sign out everywhere"). */
+  revokeAll(keepId?: string): number {
+    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND id IS NOT ?', [this.now(), keepId ?? null]).changes
+  }
+}

@@ -1,0 +1,72 @@
+import type { Database } from 'bun:sqlite'
+import { newId } from './ids.ts'
+import { recordUse } from './last-used.ts'
+import { hashSecret, randomBase64Url } from './secrets.ts'
+import { iso, isoOrNull } from './time.ts'
+
+/** Admin tokens: `pha_` and 32 random bytes in unpadded base64url. */
+export const ADMIN_TOKEN_PREFIX = 'pha_'
+export const ADMIN_TOKEN_PATTERN = /^pha_[A-Za-z0-9_-]{43}$/
+const DISPLAY_LENGTH = ADMIN_TOKEN_PREFIX.length + 8
+
+export interface AdminToken {
+  id: string
+  name: string
+  tokenPrefix: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+interface TokenRow {
+  id: string
+  name: string
+  token_prefix: string
+  created_at: number
+  last_used_at: number | null
+  revoked_at: number | null
+}
+
+const toToken = (row: TokenRow): AdminToken => ({
+  id: row.id,
+  name: row.name,
+  tokenPrefix: row.token_prefix,
+  createdAt: iso(row.created_at),
+  lastUsedAt: isoOrNull(row.last_used_at),
+  revokedAt: isoOrNull(row.revoked_at),
+})
+
+/** Tokens that give scripts the admin API; the secret is shown once and stored only as a hash. */
+export class AdminTokens {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  create(name: string): { token: AdminToken; secret: string } {
+    const secret = ADMIN_TOKEN_PREFIX + randomBase64Url(32)
+    const row = this.db
+      .query<TokenRow, [string, string, string, Uint8Array, number]>(
+        'INSERT INTO admin_tokens (id, name, token_prefix, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
+      )
+      .get(newId('adt'), name, secret.slice(0, DISPLAY_LENGTH), hashSecret(secret), this.now())!
+    return { token: toToken(row), secret }
+  }
+
+  /** The active token with this secret, its use recorded; undefined for a malformed, unknown or revoked one. */
+  use(secret: string): AdminToken | undefined {
+    if (!ADMIN_TOKEN_PATTERN.test(secret)) return undefined
+    const row = this.db.query<TokenRow, [Uint8Array]>('SELECT * FROM admin_tokens WHERE token_hash = ? AND revoked_at IS NULL').get(hashSecret(secret))
+    if (!row) return undefined
+    recordUse(this.db, 'admin_tokens', row, this.now())
+    return toToken(row)
+  }
+
+  list(): AdminToken[] {
+    return this.db.query<TokenRow, []>('SELECT * FROM admin_tokens ORDER BY created_at, id').all().map(toToken)
+  }
+
+  revoke(id: string): boolean {
+    return this.db.run('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id]).changes === 1
+  }
+}

@@ -1,0 +1,37 @@
+import type { Database } from 'bun:sqlite'
+import type { PrinterState } from '../transports/submission.ts'
+import { iso } from './time.ts'
+
+export interface PrinterStateChange {
+  at: string
+  state: PrinterState
+}
+
+/** Each agent printer's status history: a row when it changes. */
+export class PrinterStates {
+  private readonly latest
+  private readonly insert
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {
+    this.latest = db.query<{ state: PrinterState }, [string, string]>('SELECT state FROM printer_states WHERE agent_id = ? AND printer_id = ? ORDER BY at DESC, rowid DESC LIMIT 1')
+    this.insert = db.query<never, [string, string, number, string]>('INSERT INTO printer_states (agent_id, printer_id, at, state) VALUES (?, ?, ?, ?)')
+  }
+
+  /** Records `state` unless it is the printer's latest already; true when it was recorded. */
+  record(agentId: string, printerId: string, state: PrinterState): boolean {
+    if (this.latest.get(agentId, printerId)?.state === state) return false
+    this.insert.run(agentId, printerId, this.now(), state)
+    return true
+  }
+
+  /** The newest changes first, at most `limit`. */
+  history(agentId: string, printerId: string, limit: number): PrinterStateChange[] {
+    return this.db
+      .query<{ at: number; state: PrinterState }, [string, string, number]>('SELECT at, state FROM printer_states WHERE agent_id = ? AND printer_id = ? ORDER BY at DESC, rowid DESC LIMIT ?')
+      .all(agentId, printerId, limit)
+      .map((row) => ({ at: iso(row.at), state: row.state }))
+  }
+}
