@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'entitlement_limit'
+  | 'rate_limited'
   | 'upgrade_required'
   | 'server_error'
   | PairingErrorCode

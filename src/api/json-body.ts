@@ -1,5 +1,6 @@
 // Reads a JSON request body within a byte limit and a time limit, without buffering more than the
 // limit: an oversized body is refused as soon as it is known to be too big.
+import { type Rule, validate } from '../protocol/rules.ts'
 import { ApiError } from './errors.ts'
 
 /** A body that has not fully arrived after this long is refused. */
@@ -78,4 +79,11 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** A JSON body that must follow `rule`; a 400 naming every field that does not. */
+export async function readValidBody<T>(request: Request, rule: Rule<T>, maxBytes: number): Promise<T> {
+  const result = validate(rule, await readJsonBody(request, maxBytes))
+  if (!result.ok) throw new ApiError(400, 'invalid_request', 'The request is invalid; see details.', result.issues)
+  return result.value
 }

@@ -20,6 +20,8 @@ export interface DispatcherSettings {
   sweepMs: number
   now: () => number
   log: (line: string) => void
+  /** Told when an agent connected, reported its printers, or went away (the dashboard's printer states). */
+  agentChanged?: (agentId: string) => void
 }
 
 interface InFlight {
@@ -117,12 +119,14 @@ export class Dispatcher implements GatewayEvents {
     this.sessions.set(agentId, session)
     if (previous && previous !== session) previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
     this.store.agents.seen(agentId)
+    this.settings.agentChanged?.(agentId)
   }
 
   inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
     const agentId = session.agentId!
     if (this.stopped || this.sessions.get(agentId) !== session) return
     this.store.agents.replacePrinters(agentId, printers)
+    this.settings.agentChanged?.(agentId)
     const firstInventory = !this.resynced.has(session)
     this.resynced.add(session)
     for (const record of this.store.printers.ofAgent(agentId)) {
@@ -143,6 +147,7 @@ export class Dispatcher implements GatewayEvents {
     if (this.sessions.get(agentId) === session) this.sessions.delete(agentId)
     if (this.stopped) return
     this.store.agents.seen(agentId)
+    this.settings.agentChanged?.(agentId)
     // Attempts not yet confirmed on this session failed: the agent may never have seen them.
     for (const [jobId, flight] of this.inFlight) {
       if (flight.sessionId !== session.id) continue

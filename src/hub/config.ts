@@ -33,7 +33,18 @@ export interface HubConfig {
   retryMaxMs: number
   /** How often the built-in agent asks its idle network printers for their status. */
   statusPollMs: number
+  /** The settings the dashboard may change that the environment set: those stay as set. */
+  pinned: readonly EditableSetting[]
 }
+
+/** What the dashboard's settings page changes while the hub runs, and the variable that pins each. */
+export const EDITABLE_SETTINGS = {
+  serverName: 'PRINTHUB_SERVER_NAME',
+  retryInitialMs: 'PRINTHUB_RETRY_INITIAL_MS',
+  retryMaxMs: 'PRINTHUB_RETRY_MAX_MS',
+  maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
+} as const
+export type EditableSetting = keyof typeof EDITABLE_SETTINGS
 
 export class ConfigError extends Error {}
 
@@ -105,6 +116,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     retryInitialMs: integerSetting('PRINTHUB_RETRY_INITIAL_MS', env.PRINTHUB_RETRY_INITIAL_MS, RETRY_INITIAL_MS.default, RETRY_INITIAL_MS),
     retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
     statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
+    pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
   if (config.retryMaxMs < config.retryInitialMs) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')

@@ -100,8 +100,8 @@ export class Jobs {
     private readonly db: Database,
     private readonly commits: GroupCommit,
     private readonly printers: Printers,
-    /** Unfinished jobs one project may have (the entitlement limit). */
-    private readonly openJobLimit: number,
+    /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
+    public openJobLimit: number,
     private readonly now: () => number,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)

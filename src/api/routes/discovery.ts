@@ -3,14 +3,14 @@ import { AUTHENTICATION_METHOD, DISCOVERY_PATHS, type DiscoveryDocument, GATEWAY
 import { PROTOCOL_VERSION } from '../../protocol/limits.ts'
 import type { ApiContext } from '../context.ts'
 
-export function discoveryRoutes({ config, serverId }: ApiContext) {
-  const document: DiscoveryDocument = {
+export function discoveryRoutes({ config, settings, serverId }: ApiContext) {
+  const document = (): DiscoveryDocument => ({
     protocolVersion: PROTOCOL_VERSION,
-    server: { id: serverId, name: config.serverName, version: config.serverVersion },
+    server: { id: serverId, name: settings.values.serverName, version: config.serverVersion },
     endpoints: { pairing: PAIRING_PATH, gateway: GATEWAY_PATH },
     authentication: { method: AUTHENTICATION_METHOD, challengeTtlSeconds: config.challengeTtlSeconds },
-  }
+  })
   // Stock OpenPrinter agents ask at /.well-known/openprinter; the printservice path is the brand's.
   const [printservice, openprinter] = DISCOVERY_PATHS
-  return new Elysia().get(printservice, () => document).get(openprinter, () => document)
+  return new Elysia().get(printservice, document).get(openprinter, document)
 }

@@ -7,12 +7,10 @@ import { createJobRule } from '../../protocol/job-request.ts'
 import { fitsInOneFrame } from '../../protocol/print-job-frame.ts'
 import { validate } from '../../protocol/rules.ts'
 import { authenticate } from '../auth.ts'
+import { createJob } from '../create-job.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { readJsonBody } from '../json-body.ts'
-
-/** When a project is at its limit of unfinished jobs, try again after this long. */
-export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
 
 const JOBS_PATH = '/v1/projects/:projectId/jobs'
 
@@ -20,7 +18,8 @@ function invalid(details: { path: string; message: string }[]): ApiError {
   return new ApiError(400, 'invalid_request', 'The request is invalid; see details.', details)
 }
 
-export function jobRoutes({ store, jobCreated }: ApiContext) {
+export function jobRoutes(context: ApiContext) {
+  const { store } = context
   return new Elysia()
     .post(
       JOBS_PATH,
@@ -32,7 +31,7 @@ export function jobRoutes({ store, jobCreated }: ApiContext) {
         if (!fitsInOneFrame(input.document, input.metadata)) {
           throw new ApiError(413, 'payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
         }
-        const outcome = store.jobs.create({
+        const created = await createJob(context, {
           projectId: params.projectId,
           printerId: input.printerId,
           idempotencyKey: input.idempotencyKey,
@@ -41,22 +40,8 @@ export function jobRoutes({ store, jobCreated }: ApiContext) {
           expiresInMs: input.expiresInMs ?? EXPIRES_IN_MS.default,
           maxAttempts: input.maxAttempts ?? MAX_ATTEMPTS.default,
         })
-        if (outcome.kind === 'unknown_printer') throw new ApiError(404, 'not_found', `This project has no printer "${input.printerId}".`)
-        if (outcome.kind === 'entitlement_limit') {
-          throw new ApiError(
-            429,
-            'entitlement_limit',
-            `The project has ${outcome.openJobs} unfinished jobs, its limit; try again when some have finished.`,
-            undefined,
-            { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
-          )
-        }
-        // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
-        if (outcome.kind === 'created') jobCreated(outcome.job.printerId)
-        // The answer waits for the disk: a 202 is never sent for a job a power cut could take back.
-        await store.commits.durable()
-        set.status = outcome.kind === 'created' ? 202 : 200
-        return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
+        set.status = created.duplicate ? 200 : 202
+        return created
       },
       { parse: 'none' },
     )

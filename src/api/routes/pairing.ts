@@ -8,7 +8,7 @@ import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { readJsonBody } from '../json-body.ts'
-import { PairingRateLimit } from '../pairing-rate-limit.ts'
+import { FailureRateLimit, PAIRING_FAILURES } from '../failure-rate-limit.ts'
 
 const REJECTIONS = {
   invalid: new ApiError(400, 'pairing_code_invalid', 'The pairing code is invalid.'),
@@ -29,7 +29,7 @@ function parsePairingRequest(body: unknown): PairingRequest {
 }
 
 export function pairingRoutes({ store, serverId, now }: ApiContext) {
-  const rateLimit = new PairingRateLimit(now)
+  const rateLimit = new FailureRateLimit(PAIRING_FAILURES, now)
   const refuseIfLimited = (address: string) => {
     const waitMs = rateLimit.retryAfterMs(address)
     if (waitMs > 0) {

@@ -1,11 +1,10 @@
 // The technician's checks of printers attached to this machine: what is plugged in (detect), whether
 // one address answers (probe), and a test page (test). They talk to the printer directly, not
 // through the queue, so they work before the hub runs and show the printer's own answer.
-import { networkInterfaces, hostname } from 'node:os'
 import { Ledger } from '../../agent/ledger.ts'
 import { resolveConfig } from '../../hub/config.ts'
+import { hubOnTheLan, testPage } from '../../hub/test-page.ts'
 import { findProfile } from '../../profiles/catalog.ts'
-import type { PrintDocument } from '../../protocol/document.ts'
 import { render, RenderError, targetFor } from '../../render/render.ts'
 import { parseConnectionUri } from '../../transports/connection-uri.ts'
 import { detectPrinters } from '../../transports/detect.ts'
@@ -71,37 +70,6 @@ export const printersProbeCommand: Command = {
   },
 }
 
-/** The machine's LAN addresses (IPv4 first), for the test page. */
-function addresses(): string[] {
-  const all = Object.values(networkInterfaces()).flatMap((list) => list ?? []).filter((address) => !address.internal)
-  return [...all.filter((a) => a.family === 'IPv4'), ...all.filter((a) => a.family !== 'IPv4')].map((a) => a.address)
-}
-
-/** The test page: who prints (the hub, its addresses), on what (the printer, its model), and a QR code to the hub. */
-export function testPage(printer: { id: string; connection: string; profile: string; width: 58 | 80 }, hub: { name: string; url: string; addresses: string[] }, status: string, now: Date): PrintDocument {
-  const profile = findProfile(printer.profile)
-  return {
-    width: printer.width,
-    sections: [
-      { type: 'text', value: 'printhub test page', align: 'center', bold: true },
-      { type: 'divider' },
-      { type: 'row', left: 'Hub', right: hub.name },
-      ...hub.addresses.slice(0, 4).map((address, i) => ({ type: 'row' as const, left: i === 0 ? 'Addresses' : '', right: address })),
-      { type: 'row', left: 'Printer', right: printer.id },
-      { type: 'row', left: 'Model', right: `${profile?.name ?? printer.profile}, ${printer.width} mm` },
-      { type: 'text', value: `Connection: ${printer.connection}` },
-      { type: 'text', value: `Status: ${status}` },
-      { type: 'row', left: 'Printed', right: now.toISOString().slice(0, 19).replace('T', ' ') },
-      { type: 'divider' },
-      { type: 'text', value: 'Äöü ß é è ñ ç € £ ¿ ¡', align: 'center' },
-      { type: 'qr', value: hub.url },
-      { type: 'text', value: hub.url, align: 'center' },
-      { type: 'feed', lines: 1 },
-      { type: 'cut' },
-    ],
-  }
-}
-
 function printerToTest(args: ParsedArgs, io: Io, id: string): { id: string; connection: string; profile: string; width: 58 | 80 } {
   if (args.values.local) {
     const ledger = Ledger.open(agentDataDirOf(args, io))
@@ -149,9 +117,7 @@ export const printersTestCommand: Command = {
       if (!(error instanceof SubmitError) && !(error instanceof RangeError)) throw error
     }
     const config = resolveConfig({}, io.env)
-    const lan = addresses()
-    const host = config.host === '0.0.0.0' || config.host === '::' ? (lan[0] ?? '127.0.0.1') : config.host
-    const hub = { name: `${config.serverName} (${hostname()})`, url: `http://${host.includes(':') ? `[${host}]` : host}:${config.port}/`, addresses: lan }
+    const hub = hubOnTheLan(config.serverName, config.host, config.port)
     let bytes: Uint8Array
     try {
       bytes = render(testPage(printer, hub, status, new Date()), targetFor(printer.profile, printer.width, parsed.connection.kind))

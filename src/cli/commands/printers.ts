@@ -4,7 +4,7 @@ import { identifier } from '../../protocol/values.ts'
 import { checkPrinterSettings } from '../../hub/printer-settings.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
-import type { PrinterDescriptor } from '../../protocol/frames.ts'
+import { connectionOf } from '../../agent/catalog.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
 
 const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
@@ -75,12 +75,6 @@ export const printersAddCommand: Command = {
     if (args.values.json) return printJson(io, printer)
     io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
   },
-}
-
-/** How an agent's printer is reached, in words, for a record made from its descriptor. */
-function connectionOf(descriptor: PrinterDescriptor): string {
-  const c = descriptor.connection
-  return c.type === 'tcp' ? `tcp://${c.host}:${c.port}` : c.type === 'virtual' ? 'virtual' : c.systemName
 }
 
 export const printersAssignCommand: Command = {

@@ -1,0 +1,16 @@
+import type { ApiContext } from '../api/context.ts'
+import type { DetectedPrinter } from '../transports/detect.ts'
+import type { PrinterBoard } from './printer-board.ts'
+
+/** What the admin API works with, beyond what the public API does. */
+export interface AdminContext extends ApiContext {
+  board: PrinterBoard
+  /** When the hub started, in milliseconds since the epoch. */
+  startedAt: number
+  isConnected(agentId: string): boolean
+  disconnectAgent(agentId: string, code: string, reason: string): void
+  /** Aborted when the hub stops: open event streams end. */
+  stopping: AbortSignal
+  /** The printers plugged into this machine. */
+  detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
+}

@@ -1,0 +1,97 @@
+// The overview, and the stream that keeps open pages live: a server-sent event whenever what the
+// dashboard shows changed.
+import { BUILD_COMMIT, VERSION } from '../../hub/config.ts'
+import { hubOnTheLan } from '../../hub/test-page.ts'
+import { JOB_STATES } from '../../protocol/job.ts'
+import { authenticateAdmin } from '../auth.ts'
+import type { AdminContext } from '../context.ts'
+import { adminRouter } from '../router.ts'
+
+/** How often an open stream looks for changes, and says it is alive (idle connections close after 30 s). */
+const TICK_MS = 500
+const KEEPALIVE_MS = 15_000
+/** A stream checks its session again this often, and ends when the session did. */
+const SESSION_CHECK_MS = 30_000
+/** Open streams at most: each costs a timer and a few queries a second. */
+export const MAX_EVENT_STREAMS = 32
+
+export function overview(context: AdminContext) {
+  const { store, config, settings, serverId, now, startedAt } = context
+  const since = now() - 3_600_000
+  const counts = store.jobs.countByState(since)
+  const agents = store.agents.list().filter((agent) => !agent.revokedAt)
+  return {
+    hub: {
+      ...hubOnTheLan(settings.values.serverName, config.host, config.port),
+      serverName: settings.values.serverName,
+      serverId,
+      version: VERSION,
+      commit: BUILD_COMMIT,
+      startedAt: new Date(startedAt).toISOString(),
+    },
+    printers: context.board.views().map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue })),
+    jobsLastHour: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])),
+    agents: { online: agents.filter((agent) => context.isConnected(agent.id)).length, paired: agents.length },
+  }
+}
+
+export function overviewRoutes(context: AdminContext) {
+  let streams = 0
+  return adminRouter(context.store)
+    .get('/overview', () => overview(context))
+    .get('/events', ({ request }) => {
+      if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted) return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })
+      const encoder = new TextEncoder()
+      const timers: Timer[] = []
+      let finished = false
+      let finish = () => {}
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          streams++
+          // However the stream ends (the page closed, the session ended), once.
+          finish = () => {
+            if (finished) return
+            finished = true
+            streams--
+            for (const timer of timers) clearInterval(timer)
+            try {
+              controller.close()
+            } catch {}
+          }
+          const send = (text: string) => {
+            try {
+              controller.enqueue(encoder.encode(text))
+            } catch {
+              finish()
+            }
+          }
+          let last = ''
+          let commits = -1
+          const tick = () => {
+            const snapshot = JSON.stringify(overview(context))
+            // Any committed change may be on a page: the page asks again for what it shows.
+            const committed = context.store.commits.stats.commits
+            if (snapshot !== last || committed !== commits) send(`event: change\ndata: ${snapshot}\n\n`)
+            last = snapshot
+            commits = committed
+          }
+          tick()
+          timers.push(setInterval(tick, TICK_MS))
+          timers.push(setInterval(() => send(': alive\n\n'), KEEPALIVE_MS))
+          timers.push(
+            setInterval(() => {
+              try {
+                authenticateAdmin(context.store, request)
+              } catch {
+                finish()
+              }
+            }, SESSION_CHECK_MS),
+          )
+          request.signal.addEventListener('abort', () => finish())
+          context.stopping.addEventListener('abort', () => finish())
+        },
+        cancel: () => finish(),
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+    })
+}

@@ -1,0 +1,131 @@
+// Signing in and out, the first password (through the setup link), changing it, the sessions and
+// the admin tokens.
+import { Elysia } from 'elysia'
+import { FailureRateLimit, LOGIN_FAILURES } from '../../api/failure-rate-limit.ts'
+import { ApiError } from '../../api/errors.ts'
+import { readValidBody } from '../../api/json-body.ts'
+import { object, string } from '../../protocol/rules.ts'
+import { shortString } from '../../protocol/values.ts'
+import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
+import { checkAdminPassword, hasAdminPassword, isSetupTokenValid, passwordProblem, setAdminPassword } from '../admin-password.ts'
+import { type AdminIdentity, authenticateAdmin, checkOrigin, clearedSessionCookie, csrfTokenFor, sessionCookie } from '../auth.ts'
+import type { AdminContext } from '../context.ts'
+
+const MAX_BODY = 4_096
+const secretText = string({ min: 1, max: 1_024 })
+
+/** Where a request comes from, for the rate limit and the session list. */
+export function addressOf(request: Request, server: { requestIP(request: Request): { address: string } | null } | null): string {
+  return server?.requestIP(request)?.address ?? 'unknown'
+}
+
+function sessionAnswer(identity: AdminIdentity) {
+  if (identity.kind === 'token') return { via: 'token' as const, csrfToken: null, session: null }
+  const { id, expiresAt } = identity.session
+  return { via: 'session' as const, csrfToken: csrfTokenFor(identity.token), session: { id, expiresAt } }
+}
+
+export function sessionRoutes(context: AdminContext) {
+  const { store, now } = context
+  const logins = new FailureRateLimit(LOGIN_FAILURES, now)
+  const admin = (request: Request) => authenticateAdmin(store, request)
+
+  const startSession = (request: Request, address: string, set: { headers: Record<string, string | number> }) => {
+    const { session, token } = store.adminSessions.create(address, request.headers.get('user-agent') ?? '')
+    set.headers['set-cookie'] = sessionCookie(request, token, Math.floor(ADMIN_SESSION_LIFETIME.maxMs / 1000))
+    return { via: 'session' as const, csrfToken: csrfTokenFor(token), session: { id: session.id, expiresAt: session.expiresAt } }
+  }
+
+  return (
+    new Elysia({ prefix: '/admin/v1' })
+      // The only calls without a session: whether a password is set, signing in, and the first password.
+      .get('/login', () => ({ passwordSet: hasAdminPassword(store) }))
+      .post(
+        '/login',
+        async ({ request, server, set }) => {
+          checkOrigin(request)
+          const address = addressOf(request, server)
+          const waitMs = logins.retryAfterMs(address)
+          if (waitMs > 0) {
+            throw new ApiError(429, 'rate_limited', 'Too many wrong passwords from this address; try again later.', undefined, { 'retry-after': String(Math.ceil(waitMs / 1000)) })
+          }
+          const body = await readValidBody(request, object({ password: secretText }), MAX_BODY)
+          if (!(await checkAdminPassword(store, body.password))) {
+            logins.recordFailure(address)
+            throw new ApiError(401, 'unauthorized', hasAdminPassword(store) ? 'That password is not right.' : 'No admin password is set yet: open the setup link the hub printed, or run printhub admin set-password.')
+          }
+          return startSession(request, address, set)
+        },
+        { parse: 'none' },
+      )
+      .post(
+        '/setup',
+        async ({ request, server, set }) => {
+          checkOrigin(request)
+          const body = await readValidBody(request, object({ token: secretText, password: secretText }), MAX_BODY)
+          if (!isSetupTokenValid(store, body.token, now())) {
+            throw new ApiError(401, 'unauthorized', 'This setup link is not valid any more: it was used, or it expired. Restart the hub for a new one, or run printhub admin set-password.')
+          }
+          const problem = passwordProblem(body.password)
+          if (problem) throw new ApiError(400, 'invalid_request', problem, [{ path: 'password', message: problem }])
+          await setAdminPassword(store, body.password)
+          return startSession(request, addressOf(request, server), set)
+        },
+        { parse: 'none' },
+      )
+      .get('/session', ({ request }) => sessionAnswer(admin(request)))
+      .post('/logout', ({ request, set }) => {
+        const identity = admin(request)
+        if (identity.kind === 'session') store.adminSessions.revoke(identity.session.id)
+        set.headers['set-cookie'] = clearedSessionCookie(request)
+        return { signedOut: true }
+      })
+      .get('/sessions', ({ request }) => {
+        const identity = admin(request)
+        const current = identity.kind === 'session' ? identity.session.id : null
+        return { sessions: store.adminSessions.listLive().map((s) => ({ ...s, current: s.id === current })) }
+      })
+      .post('/sessions/:id/revoke', ({ request, params }) => {
+        admin(request)
+        if (!store.adminSessions.revoke(params.id)) throw new ApiError(404, 'not_found', 'There is no such session, or it already ended.')
+        return { revoked: true }
+      })
+      .put(
+        '/password',
+        async ({ request }) => {
+          const identity = admin(request)
+          const body = await readValidBody(request, object({ currentPassword: secretText, newPassword: secretText }), MAX_BODY)
+          if (!(await checkAdminPassword(store, body.currentPassword))) {
+            throw new ApiError(400, 'invalid_request', 'The current password is not right.', [{ path: 'currentPassword', message: 'is not right' }])
+          }
+          const problem = passwordProblem(body.newPassword)
+          if (problem) throw new ApiError(400, 'invalid_request', problem, [{ path: 'newPassword', message: problem }])
+          await setAdminPassword(store, body.newPassword)
+          // Whoever knew the old password is signed out; this browser stays signed in.
+          const signedOut = store.adminSessions.revokeAll(identity.kind === 'session' ? identity.session.id : undefined)
+          return { changed: true, otherSessionsEnded: signedOut }
+        },
+        { parse: 'none' },
+      )
+      .get('/tokens', ({ request }) => {
+        admin(request)
+        return { tokens: store.adminTokens.list() }
+      })
+      .post(
+        '/tokens',
+        async ({ request, set }) => {
+          admin(request)
+          const body = await readValidBody(request, object({ name: shortString }), MAX_BODY)
+          const { token, secret } = store.adminTokens.create(body.name)
+          set.status = 201
+          return { token, secret }
+        },
+        { parse: 'none' },
+      )
+      .post('/tokens/:id/revoke', ({ request, params }) => {
+        admin(request)
+        if (!store.adminTokens.revoke(params.id)) throw new ApiError(404, 'not_found', 'There is no such admin token, or it is already revoked.')
+        return { revoked: true }
+      })
+  )
+}

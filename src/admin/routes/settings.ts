@@ -1,0 +1,22 @@
+// The settings the dashboard changes while the hub runs.
+import { ApiError } from '../../api/errors.ts'
+import { readJsonBody } from '../../api/json-body.ts'
+import type { AdminContext } from '../context.ts'
+import { adminRouter } from '../router.ts'
+
+export function settingsRoutes({ store, settings }: AdminContext) {
+  const answer = () => ({ settings: settings.values, pinned: settings.pinned })
+  return adminRouter(store)
+    .get('/settings', answer)
+    .put(
+      '/settings',
+      async ({ request }) => {
+        const body = await readJsonBody(request, 4_096)
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'Send the settings to change as a JSON object.')
+        const outcome = settings.update(body as Record<string, unknown>)
+        if (!outcome.ok) throw new ApiError(400, 'invalid_request', `${outcome.field} ${outcome.message}.`, [{ path: outcome.field, message: outcome.message }])
+        return answer()
+      },
+      { parse: 'none' },
+    )
+}

@@ -1,0 +1,83 @@
+// The settings the dashboard changes while the hub runs: the server name, the retry backoff and the
+// limit of unfinished jobs per project. Saved in the store and applied at once; a setting the
+// environment set (PRINTHUB_*) is pinned: it stays as set, and the dashboard says so.
+import { brandNameRule } from '../protocol/discovery.ts'
+import { validate } from '../protocol/rules.ts'
+import type { Store } from '../store/store.ts'
+import { EDITABLE_SETTINGS, type EditableSetting, type HubConfig, MAX_OPEN_JOBS_RANGE, RETRY_INITIAL_MS, RETRY_MAX_MS } from './config.ts'
+
+export type EditableSettings = Pick<HubConfig, EditableSetting>
+
+const STORE_KEY = 'hub_settings'
+const RANGES = { retryInitialMs: RETRY_INITIAL_MS, retryMaxMs: RETRY_MAX_MS, maxOpenJobsPerProject: MAX_OPEN_JOBS_RANGE } as const
+
+export type SettingsOutcome = { ok: true; settings: EditableSettings } | { ok: false; field: string; message: string }
+
+/** Checks a change against the settings it would apply to; the first problem, in words, or the result. */
+function check(current: EditableSettings, change: Partial<Record<EditableSetting, unknown>>, pinned: readonly EditableSetting[]): SettingsOutcome {
+  const next = { ...current }
+  for (const [field, value] of Object.entries(change) as [EditableSetting, unknown][]) {
+    if (!(field in EDITABLE_SETTINGS)) return { ok: false, field, message: 'is not a setting the dashboard changes' }
+    if (value === undefined) continue
+    if (pinned.includes(field) && value !== current[field]) return { ok: false, field, message: `is set by ${EDITABLE_SETTINGS[field]} in the hub's environment` }
+    if (field === 'serverName') {
+      const result = validate(brandNameRule, value)
+      if (!result.ok) return { ok: false, field, message: result.issues[0]!.message }
+      next.serverName = value as string
+    } else {
+      const range = RANGES[field]
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max) {
+        return { ok: false, field, message: `must be a whole number from ${range.min} to ${range.max}` }
+      }
+      next[field] = value
+    }
+  }
+  if (next.retryMaxMs < next.retryInitialMs) return { ok: false, field: 'retryMaxMs', message: 'must be at least the first retry delay' }
+  return { ok: true, settings: next }
+}
+
+export class LiveSettings {
+  private current: EditableSettings
+
+  constructor(
+    private readonly store: Store,
+    private readonly config: Readonly<HubConfig>,
+    /** Told the settings whenever they change, to apply them. */
+    private readonly apply: (settings: EditableSettings) => void,
+  ) {
+    const defaults: EditableSettings = { serverName: config.serverName, retryInitialMs: config.retryInitialMs, retryMaxMs: config.retryMaxMs, maxOpenJobsPerProject: config.maxOpenJobsPerProject }
+    const saved = this.saved()
+    // Saved settings that no longer pass (a pinned one, a narrowed range) are left out.
+    const loaded = check(defaults, saved, config.pinned)
+    this.current = loaded.ok ? loaded.settings : defaults
+    apply(this.current)
+  }
+
+  get values(): Readonly<EditableSettings> {
+    return this.current
+  }
+
+  get pinned(): readonly EditableSetting[] {
+    return this.config.pinned
+  }
+
+  update(change: Partial<Record<EditableSetting, unknown>>): SettingsOutcome {
+    const outcome = check(this.current, change, this.config.pinned)
+    if (!outcome.ok) return outcome
+    this.current = outcome.settings
+    const saved = Object.fromEntries(Object.entries(this.current).filter(([field]) => !this.config.pinned.includes(field as EditableSetting)))
+    this.store.settings.set(STORE_KEY, JSON.stringify(saved))
+    this.apply(this.current)
+    return outcome
+  }
+
+  private saved(): Partial<EditableSettings> {
+    try {
+      const parsed: unknown = JSON.parse(this.store.settings.get(STORE_KEY) ?? '{}')
+      if (typeof parsed !== 'object' || parsed === null) return {}
+      return Object.fromEntries(Object.entries(parsed).filter(([field]) => !this.config.pinned.includes(field as EditableSetting)))
+    } catch {
+      return {}
+    }
+  }
+}
