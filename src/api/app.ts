@@ -1,8 +1,10 @@
-// The HTTP application: request IDs, the request log, the error envelope, and the routes.
+// The HTTP application: request IDs, the request log, the error envelope, and the routes: the
+// public API, the agent protocol, and the dashboard with its admin API.
 import { Elysia } from 'elysia'
+import { adminApp } from '../admin/admin-app.ts'
+import type { AdminContext } from '../admin/context.ts'
 import { gatewayRoute } from '../gateway/websocket-route.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
-import type { ApiContext } from './context.ts'
 import { ApiError, errorBody } from './errors.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -32,7 +34,7 @@ interface RequestInfo {
   startedAt: number
 }
 
-export function createApp(context: ApiContext, log: RequestLog) {
+export function createApp(context: AdminContext, log: RequestLog) {
   const requests = new WeakMap<Request, RequestInfo>()
   return (
     // normalize: false and our own body reader: nothing is coerced or silently dropped.
@@ -73,5 +75,6 @@ export function createApp(context: ApiContext, log: RequestLog) {
       .use(pairingRoutes(context))
       .use(jobRoutes(context))
       .use(gatewayRoute(context.gateway))
+      .use(adminApp(context))
   )
 }

@@ -59,7 +59,17 @@ export interface BuiltinAgent {
   stop(): Promise<void>
 }
 
-export function startBuiltinAgent(store: Store, dataDir: string, credentials: Credentials, gateway: Gateway, virtuals: VirtualPrinters, statusPollMs: number, log: (line: string) => void): BuiltinAgent {
+export function startBuiltinAgent(
+  store: Store,
+  dataDir: string,
+  credentials: Credentials,
+  gateway: Gateway,
+  virtuals: VirtualPrinters,
+  statusPollMs: number,
+  log: (line: string) => void,
+  /** Told when a printer's own status changed. */
+  printerStateChanged: () => void,
+): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
   const ledger = Ledger.within(store.db, store.commits)
   const agent = new Agent({
@@ -73,6 +83,7 @@ export function startBuiltinAgent(store: Store, dataDir: string, credentials: Cr
     version: VERSION,
     log,
     statusPollMs,
+    printerStateChanged,
   })
   agent.start()
   return {

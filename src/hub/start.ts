@@ -8,6 +8,10 @@ import { Store } from '../store/store.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
+import { LiveSettings } from './live-settings.ts'
+import { PrinterBoard } from '../admin/printer-board.ts'
+import { detectPrinters } from '../transports/detect.ts'
+import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { initialize, type InitResult, serverIdentity } from './init.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
@@ -50,16 +54,19 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
   try {
     const serverId = config.serverId ?? serverIdentity(store)
+    // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
+    const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
+    let board: PrinterBoard | undefined
     const dispatcher = new Dispatcher(store, {
       ackTimeoutMs: config.ackTimeoutMs,
-      retry: { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 },
+      retry,
+      agentChanged: (agentId) => board?.recordAgent(agentId),
       cancelGraceMs: CANCEL_GRACE_MS,
       sweepMs: SWEEP_MS,
       now,
       log: events,
     })
-    const gateway = new Gateway(
-      {
+    const gatewaySettings = {
         serverId,
         serverName: config.serverName,
         serverVersion: printhubServerVersion(config.serverVersion),
@@ -69,12 +76,35 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         heartbeatTimeoutMs: config.heartbeatTimeoutMs,
         now,
-        credential: (agentId, keyId) => store.agents.credential(agentId, keyId),
-      },
-      dispatcher,
-    )
+        credential: (agentId: string, keyId: string) => store.agents.credential(agentId, keyId),
+      }
+    const gateway = new Gateway(gatewaySettings, dispatcher)
+    const settings = new LiveSettings(store, config, (values) => {
+      gatewaySettings.serverName = values.serverName
+      retry.initialMs = values.retryInitialMs
+      retry.maxMs = values.retryMaxMs
+      store.jobs.openJobLimit = values.maxOpenJobsPerProject
+    })
+    let builtinAgent: BuiltinAgent | undefined
+    const isConnected = (agentId: string) => dispatcher.session(agentId) !== undefined
+    board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) })
+    const stopping = new AbortController()
     const app = createApp(
-      { store, config, serverId, now, gateway, jobCreated: (printerId) => dispatcher.created(printerId) },
+      {
+        store,
+        config,
+        settings,
+        serverId,
+        now,
+        gateway,
+        jobCreated: (printerId) => dispatcher.created(printerId),
+        board,
+        startedAt: now(),
+        isConnected,
+        disconnectAgent: (agentId, code, reason) => dispatcher.disconnectAgent(agentId, code, reason),
+        stopping: stopping.signal,
+        detect: () => detectPrinters(undefined, loadUsbBackend),
+      },
       options.log ?? ((entry) => console.log(formatRequestLog(entry))),
     )
     try {
@@ -99,7 +129,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.kick(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const builtinAgent = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, events)
+    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, events, () => board.recordAgent(builtin.id))
+    builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
     return {
@@ -110,13 +141,14 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       init,
       dispatcher,
       virtualPrinters,
-      builtinAgent,
+      builtinAgent: started,
       async stop() {
         // The dispatcher first: attempts in flight stay as they are, to be sent again next start.
         // The agent takes no new job; while no new request is taken, it finishes the tickets
         // being written; then the database.
         dispatcher.stop()
-        const agentStopped = builtinAgent.stop()
+        stopping.abort()
+        const agentStopped = started.stop()
         await app.stop()
         await agentStopped
         store.close()

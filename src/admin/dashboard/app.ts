@@ -1,0 +1,114 @@
+// The dashboard in the browser: signing in (or setting the first password), then the pages, chosen
+// by the address's #fragment, kept live by the hub's stream of changes.
+import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
+import { errorBox, field, formValues, h, replace, showError } from './dom.ts'
+import { PAGES, type Page } from './pages.ts'
+
+interface SessionAnswer {
+  csrfToken: string | null
+}
+
+const root = document.getElementById('root')!
+
+function authForm(title: string, intro: string, fields: HTMLElement[], submitLabel: string, submit: (values: Record<string, string>) => Promise<void>): HTMLElement {
+  const error = errorBox()
+  const button = h('button', { type: 'submit' }, submitLabel)
+  const form = h('form', { class: 'card auth' }, h('h1', {}, title), h('p', {}, intro), ...fields, error, button)
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    button.disabled = true
+    showError(error, null)
+    try {
+      await submit(formValues(form))
+    } catch (problem) {
+      showError(error, (problem as Error).message)
+      button.disabled = false
+    }
+  })
+  return form
+}
+
+function password(name: string, autocomplete: string): HTMLInputElement {
+  return h('input', { type: 'password', name, required: true, autocomplete, minlength: name === 'password' && autocomplete === 'new-password' ? 10 : null })
+}
+
+async function login(): Promise<void> {
+  const { passwordSet } = await api<{ passwordSet: boolean }>('GET', '/login')
+  const main = h('main', { id: 'main', class: 'narrow' })
+  replace(root, main)
+  if (!passwordSet) {
+    replace(main, h('div', { class: 'card auth' }, h('h1', {}, 'printhub'), h('p', {}, 'No admin password is set yet. Open the setup link the hub printed when it started, or run printhub admin set-password on the hub.')))
+    return
+  }
+  replace(
+    main,
+    authForm('Sign in to printhub', 'Enter the admin password.', [field('Password', password('password', 'current-password'))], 'Sign in', async (values) => {
+      await api('POST', '/login', { password: values.password })
+      location.assign('/dashboard/')
+    }),
+  )
+  main.querySelector('input')?.focus()
+}
+
+function setup(): void {
+  const token = location.hash.slice(1)
+  history.replaceState(null, '', location.pathname)
+  const main = h('main', { id: 'main', class: 'narrow' })
+  replace(root, main)
+  replace(
+    main,
+    authForm(
+      'Set the admin password',
+      'Choose the password staff will sign in with: at least 10 characters.',
+      [field('New password', password('password', 'new-password')), field('Repeat it', password('repeat', 'new-password'))],
+      'Set password and sign in',
+      async (values) => {
+        if (values.password !== values.repeat) throw new ApiProblem(400, 'The two passwords are not the same.')
+        await api('POST', '/setup', { token, password: values.password })
+        location.assign('/dashboard/')
+      },
+    ),
+  )
+  main.querySelector('input')?.focus()
+}
+
+async function dashboard(): Promise<void> {
+  const session = await api<SessionAnswer>('GET', '/session')
+  useCsrfToken(session.csrfToken)
+  const main = h('main', { id: 'main', tabindex: '-1' })
+  const links = PAGES.map((page) => h('a', { href: `#/${page.path}` }, page.title))
+  const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
+  signOut.addEventListener('click', async () => {
+    await api('POST', '/logout').catch(() => undefined)
+    location.assign('/dashboard/login')
+  })
+  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': 'Dashboard' }, ...links), signOut), main)
+
+  let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
+  let lastOverview: unknown = null
+  const route = () => {
+    const [path = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/')
+    const page = PAGES.find((p) => p.path === path) ?? PAGES[0]!
+    for (const link of links) {
+      if (link.getAttribute('href') === `#/${page.path}`) link.setAttribute('aria-current', 'page')
+      else link.removeAttribute('aria-current')
+    }
+    current?.stop()
+    replace(main)
+    const view = page.render(main, rest.map(decodeURIComponent), lastOverview)
+    current = { page, ...view }
+    document.title = `${page.title} · printhub`
+    main.focus({ preventScroll: true })
+  }
+  window.addEventListener('hashchange', route)
+  route()
+  // Changes come at most twice a second; a page asks again only for what it shows.
+  watch((overview) => {
+    lastOverview = overview
+    current?.refresh(overview)
+  })
+}
+
+const view = location.pathname.replace(/\/$/, '').split('/').pop()
+const start = view === 'login' ? login() : view === 'setup' ? Promise.resolve(setup()) : dashboard()
+start.catch((problem) => replace(root, h('main', { id: 'main', class: 'narrow' }, h('p', { class: 'error', role: 'alert' }, (problem as Error).message))))

@@ -1,0 +1,124 @@
+// Small helpers for building the dashboard's DOM: elements, times, states, forms.
+
+type Child = Node | string | number | null | undefined | false
+type Attributes = Record<string, string | number | boolean | EventListener | null | undefined>
+
+/** An element with attributes (`on…` ones are listeners) and children; falsy children are left out. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag)
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue
+    if (typeof value === 'function') element.addEventListener(name.slice(2), value)
+    else if (value === true) element.setAttribute(name, '')
+    else element.setAttribute(name, String(value))
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue
+    element.append(child instanceof Node ? child : String(child))
+  }
+  return element
+}
+
+export function replace(parent: Element, ...children: (Child | Child[])[]): void {
+  parent.replaceChildren()
+  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) parent.append(child instanceof Node ? child : String(child))
+}
+
+/** Says something to screen reader users (a saved form, a copied key). */
+export function announce(message: string): void {
+  const region = document.getElementById('announce')
+  if (region) region.textContent = message
+}
+
+export function time(iso: string | null): string {
+  if (!iso) return '—'
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })
+}
+
+export function duration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`
+  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ${Math.floor((ms % 3_600_000) / 60_000)} min`
+  return `${Math.floor(ms / 86_400_000)} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h`
+}
+
+const STATE_WORDS: Record<string, string> = {
+  online: 'Online',
+  paper_low: 'Paper low',
+  paper_out: 'Paper out',
+  cover_open: 'Cover open',
+  error: 'Printer error',
+  offline: 'Offline',
+  unknown: 'Unknown',
+}
+
+const STATE_TONES: Record<string, string> = {
+  online: 'good',
+  COMPLETED: 'good',
+  paper_low: 'warn',
+  PENDING: 'wait',
+  DISPATCHING: 'wait',
+  DELIVERED: 'wait',
+  PRINTING: 'wait',
+  unknown: 'muted',
+  CANCELLED: 'muted',
+  EXPIRED: 'bad',
+}
+
+/** A state as a labelled badge: the word carries the meaning, the colour only helps. */
+export function badge(state: string): HTMLElement {
+  return h('span', { class: `badge ${STATE_TONES[state] ?? 'bad'}`, 'data-state': state }, STATE_WORDS[state] ?? state)
+}
+
+/** A labelled form field. */
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  const id = control.id || `f-${Math.random().toString(36).slice(2, 9)}`
+  control.id = id
+  const hintId = hint ? `${id}-hint` : undefined
+  if (hintId) control.setAttribute('aria-describedby', hintId)
+  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { id: hintId }, hint) : null)
+}
+
+export function select(name: string, options: [value: string, label: string][], selected?: string, attributes: Attributes = {}): HTMLSelectElement {
+  return h('select', { name, ...attributes }, ...options.map(([value, label]) => h('option', { value, selected: value === selected }, label)))
+}
+
+/** The values of a form's named fields. */
+export function formValues(form: HTMLFormElement): Record<string, string> {
+  const values: Record<string, string> = {}
+  for (const [name, value] of new FormData(form)) if (typeof value === 'string') values[name] = value.trim()
+  return values
+}
+
+/** A place for a form's error, read out when it appears. */
+export function errorBox(): HTMLElement {
+  return h('p', { class: 'error', role: 'alert', hidden: true })
+}
+
+export function showError(box: HTMLElement, message: string | null): void {
+  box.textContent = message ?? ''
+  box.hidden = message === null
+}
+
+/** A secret shown once, selected for copying, with a copy button. */
+export function secretBox(label: string, secret: string): HTMLElement {
+  const input = h('input', { readonly: true, value: secret, class: 'secret', 'aria-label': label, spellcheck: 'false' })
+  const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy')
+  copy.addEventListener('click', async () => {
+    input.select()
+    try {
+      await navigator.clipboard.writeText(secret)
+    } catch {
+      // The clipboard API needs HTTPS; on the LAN over HTTP the older command still copies the selection.
+      document.execCommand('copy')
+    }
+    copy.textContent = 'Copied'
+    announce(`${label} copied`)
+  })
+  return h('div', { class: 'secret-box', role: 'status' }, h('p', {}, h('strong', {}, label), ' — shown only now: copy it and keep it secret.'), h('div', { class: 'row' }, input, copy))
+}
+
+export function empty(message: string): HTMLElement {
+  return h('p', { class: 'empty' }, message)
+}
