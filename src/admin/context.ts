@@ -1,4 +1,5 @@
 import type { ApiContext } from '../api/context.ts'
+import type { HubOnTheLan } from '../hub/test-page.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 import type { PrinterBoard } from './printer-board.ts'
 
@@ -7,6 +8,8 @@ export interface AdminContext extends ApiContext {
   board: PrinterBoard
   /** When the hub started, in milliseconds since the epoch. */
   startedAt: number
+  /** How people on the LAN reach the hub (its name, URL, addresses), on the port it listens on. */
+  lan(): HubOnTheLan
   isConnected(agentId: string): boolean
   disconnectAgent(agentId: string, code: string, reason: string): void
   /** Aborted when the hub stops: open event streams end. */

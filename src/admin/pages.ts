@@ -62,7 +62,7 @@ export function dashboardPages({ store }: AdminContext) {
   const page = (request: Request) => send(request, shell, PAGE_HEADERS)
   return new Elysia()
     .get('/', () => redirect(`${DASHBOARD_PATH}/`))
-    .get(DASHBOARD_PATH, () => redirect(`${DASHBOARD_PATH}/`))
+    // Also answers /dashboard (paths match with or without the last slash).
     .get(`${DASHBOARD_PATH}/`, ({ request }) => (signedIn(request) ? page(request) : redirect(`${DASHBOARD_PATH}/login`)))
     .get(`${DASHBOARD_PATH}/login`, ({ request }) => (signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request)))
     .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))

@@ -2,6 +2,7 @@
 import { ConfigError } from '../hub/config.ts'
 import { DatabaseTooNewError, NoDatabaseError } from '../store/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
+import { adminSetPasswordCommand, adminTokenCreateCommand } from './commands/admin.ts'
 import { agentCommand } from './commands/agent.ts'
 import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
 import { doctorCommand } from './commands/doctor.ts'
@@ -28,6 +29,8 @@ export const COMMANDS: readonly Command[] = [
   keysListCommand,
   keysRevokeCommand,
   pairingCodesCreateCommand,
+  adminSetPasswordCommand,
+  adminTokenCreateCommand,
   agentsListCommand,
   agentsRevokeCommand,
   printersAddCommand,

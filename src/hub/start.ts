@@ -9,6 +9,8 @@ import { VirtualPrinters } from '../transports/virtual.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
 import { LiveSettings } from './live-settings.ts'
+import { hubOnTheLan } from './test-page.ts'
+import { createSetupToken, hasAdminPassword } from '../admin/admin-password.ts'
 import { PrinterBoard } from '../admin/printer-board.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
@@ -33,6 +35,8 @@ export interface Hub {
   serverId: string
   /** What the first start created, or that nothing was. */
   init: InitResult
+  /** While no admin password is set: the one-time token of the dashboard's setup link (`/dashboard/setup#TOKEN`). */
+  setupToken: string | undefined
   dispatcher: Dispatcher
   /** The built-in agent's virtual printers (what they printed). */
   virtualPrinters: VirtualPrinters
@@ -100,6 +104,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         jobCreated: (printerId) => dispatcher.created(printerId),
         board,
         startedAt: now(),
+        lan: () => hubOnTheLan(settings.values.serverName, config.host, app.server?.port ?? config.port),
         isConnected,
         disconnectAgent: (agentId, code, reason) => dispatcher.disconnectAgent(agentId, code, reason),
         stopping: stopping.signal,
@@ -125,6 +130,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     }
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
     const init = await initialize(store, config.dataDir)
+    // Never a default password: whoever started the hub gets a link to choose one.
+    const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.kick(printerId)
     const virtualPrinters = new VirtualPrinters()
@@ -139,6 +146,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store,
       serverId,
       init,
+      setupToken,
       dispatcher,
       virtualPrinters,
       builtinAgent: started,

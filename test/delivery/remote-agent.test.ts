@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Job } from '../../src/protocol/job.ts'
-import { cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
+import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
+import { cliJson } from '../support/cli.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 import { freePort } from '../support/ports.ts'
@@ -21,32 +22,7 @@ let agent: AgentProcess
 let projectId: string
 let apiKey: string
 
-interface AgentProcess {
-  process: ReturnType<typeof Bun.spawn>
-  output(): string
-  /** Everything it wrote to stderr, once it exited. */
-  errors: Promise<string>
-}
-
-/** Starts `printhub agent` and waits until it is connected to the hub. */
-async function startAgent(args: string[] = []): Promise<AgentProcess> {
-  const child = Bun.spawn([...PRINTHUB, 'agent', '--data', agentDir, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdout: 'pipe', stderr: 'pipe' })
-  let output = ''
-  const decoder = new TextDecoder()
-  const reader = child.stdout.getReader()
-  const errors = new Response(child.stderr).text()
-  await new Promise<void>((resolve, reject) => {
-    void (async () => {
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) return reject(new Error(`the agent exited:\n${output}${await errors}`))
-        output += decoder.decode(value, { stream: true })
-        if (output.includes('agent: connected to the hub')) resolve()
-      }
-    })()
-  })
-  return { process: child, output: () => output, errors }
-}
+const startAgent = (args: string[] = []) => startAgentProcess(agentDir, args)
 
 const hubEnv = () => ({ PRINTHUB_DATA_DIR: hubDir })
 

@@ -86,7 +86,7 @@ async function dashboard(): Promise<void> {
 
   let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
   let lastOverview: unknown = null
-  const route = () => {
+  const route = (event?: HashChangeEvent) => {
     const [path = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/')
     const page = PAGES.find((p) => p.path === path) ?? PAGES[0]!
     for (const link of links) {
@@ -98,7 +98,8 @@ async function dashboard(): Promise<void> {
     const view = page.render(main, rest.map(decodeURIComponent), lastOverview)
     current = { page, ...view }
     document.title = `${page.title} · printhub`
-    main.focus({ preventScroll: true })
+    // Moving within the dashboard takes the keyboard to the new page; a fresh load starts at the top.
+    if (event) main.focus({ preventScroll: true })
   }
   window.addEventListener('hashchange', route)
   route()

@@ -443,7 +443,7 @@ function jobDetail(main: HTMLElement, id: string) {
           location.hash = `#/jobs/${copy.id}`
         }, problem),
       ),
-      timelineTable(detail.timeline),
+      h('div', { class: 'table-wrap' }, timelineTable(detail.timeline)),
       h('h2', {}, 'Receipt'),
       detail.document ? preview : empty('The document is no longer kept.'),
     )

@@ -4,7 +4,6 @@ import { encodeQR } from '@paulmillr/qr'
 import { createJob } from '../../api/create-job.ts'
 import { ApiError } from '../../api/errors.ts'
 import { readValidBody } from '../../api/json-body.ts'
-import { hubOnTheLan } from '../../hub/test-page.ts'
 import { EXPIRES_IN_MS } from '../../protocol/limits.ts'
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
 import { integer, object, optional } from '../../protocol/rules.ts'
@@ -42,8 +41,7 @@ export function agentRoutes(context: AdminContext) {
         const printer = body.printOn === undefined ? undefined : store.printers.get(body.printOn)
         if (body.printOn !== undefined && !printer) throw new ApiError(400, 'invalid_request', 'There is no such printer to print the code on.', [{ path: 'printOn', message: 'is not a printer' }])
         const { code, expiresAt } = store.pairingCodes.create((body.ttlSeconds ?? PAIRING_CODE_TTL_MS.default / 1000) * 1000)
-        const hub = hubOnTheLan(context.settings.values.serverName, context.config.host, context.config.port)
-        const command = `printhub agent --server ${hub.url.replace(/\/$/, '')} --code ${code}`
+        const command = `printhub agent --server ${context.lan().url.replace(/\/$/, '')} --code ${code}`
         let printed = null
         if (printer) {
           const { job } = await createJob(context, {

@@ -1,7 +1,6 @@
 // The overview, and the stream that keeps open pages live: a server-sent event whenever what the
 // dashboard shows changed.
 import { BUILD_COMMIT, VERSION } from '../../hub/config.ts'
-import { hubOnTheLan } from '../../hub/test-page.ts'
 import { JOB_STATES } from '../../protocol/job.ts'
 import { authenticateAdmin } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
@@ -16,13 +15,13 @@ const SESSION_CHECK_MS = 30_000
 export const MAX_EVENT_STREAMS = 32
 
 export function overview(context: AdminContext) {
-  const { store, config, settings, serverId, now, startedAt } = context
+  const { store, settings, serverId, now, startedAt } = context
   const since = now() - 3_600_000
   const counts = store.jobs.countByState(since)
   const agents = store.agents.list().filter((agent) => !agent.revokedAt)
   return {
     hub: {
-      ...hubOnTheLan(settings.values.serverName, config.host, config.port),
+      ...context.lan(),
       serverName: settings.values.serverName,
       serverId,
       version: VERSION,

@@ -5,7 +5,7 @@ import { createJob } from '../../api/create-job.ts'
 import { ApiError } from '../../api/errors.ts'
 import { readValidBody } from '../../api/json-body.ts'
 import { checkPrinterSettings, type PrinterSettingsInput } from '../../hub/printer-settings.ts'
-import { hubOnTheLan, testPage } from '../../hub/test-page.ts'
+import { testPage } from '../../hub/test-page.ts'
 import { defaultProfileId, PROFILES } from '../../profiles/catalog.ts'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../../protocol/limits.ts'
 import { integer, nullable, object, optional, string } from '../../protocol/rules.ts'
@@ -109,8 +109,7 @@ export function printerRoutes(context: AdminContext) {
     })
     .post('/printers/:id/test', async ({ params, set }) => {
       const printer = printerOr404(params.id)
-      const hub = hubOnTheLan(context.settings.values.serverName, context.config.host, context.config.port)
-      const document = testPage({ id: printer.remoteId, connection: printer.connection, profile: printer.profile, width: printer.width }, hub, view(printer.id).state, new Date(context.now()))
+      const document = testPage({ id: printer.remoteId, connection: printer.connection, profile: printer.profile, width: printer.width }, context.lan(), view(printer.id).state, new Date(context.now()))
       const created = await createJob(context, {
         projectId: printer.projectId,
         printerId: printer.id,

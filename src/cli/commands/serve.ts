@@ -2,6 +2,8 @@ import { formatRequestLog, type RequestLog } from '../../api/app.ts'
 import { isWildcardHost, resolveConfig, VERSION } from '../../hub/config.ts'
 import type { InitResult } from '../../hub/init.ts'
 import { startHub } from '../../hub/start.ts'
+import { hubOnTheLan } from '../../hub/test-page.ts'
+import { DASHBOARD_PATH } from '../../admin/pages.ts'
 import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
@@ -24,14 +26,17 @@ function output(io: Io, json: boolean) {
     request,
     /** What the built-in agent and the dispatcher have to say (connections, refused jobs). */
     delivery: (message: string) => (json ? event('delivery', { message }) : io.out(message)),
-    listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined) {
-      if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null })
+    listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined, dashboardUrl: string, setupToken: string | undefined) {
+      const setupUrl = setupToken && `${dashboardUrl}setup#${setupToken}`
+      if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null, dashboardUrl, setupUrl: setupUrl ?? null })
       if (firstStart) {
         io.out(`First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`)
         io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
         io.out('Submit a test job:')
         io.out(`  ${testJobCurl(url, firstStart)}`)
       }
+      if (setupUrl) io.out(`Set the dashboard's admin password (the link works once, for 24 hours): ${setupUrl}`)
+      else io.out(`Dashboard: ${dashboardUrl}`)
       // Last, so whoever waits for this line has everything above it.
       const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
       io.out(`printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`)
@@ -65,7 +70,8 @@ export const serveCommand: Command = {
     const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
-    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined)
+    const dashboardUrl = `${hubOnTheLan(config.serverName, config.host, hub.port).url}${DASHBOARD_PATH.slice(1)}/`
+    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined, dashboardUrl, hub.setupToken)
     const signal = await stopSignal
     out.stopping(signal)
     await hub.stop()
