@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
-import { cli, cliJson } from '../support/cli.ts'
+import { cli, cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 
@@ -39,6 +39,37 @@ describe('printhub serve', () => {
     const response = await fetch(url!, { method: 'POST', headers: [auth, type].map((h) => h!.split(': ') as [string, string]), body })
     expect(response.status).toBe(202)
     expect((await response.json()).job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
+  })
+
+  test('the first start prints a one-time link to set the dashboard password; the dashboard is served from the program', async () => {
+    const link = /Set the dashboard's admin password \(the link works once, for 24 hours\): (http:\/\/\S+\/dashboard\/setup#(\S+))$/m.exec(serve.output())
+    expect(link).not.toBeNull()
+    const token = link![2]!
+    const page = await fetch(`${serve.url}/dashboard/setup`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain('<script type="module" src="/dashboard/assets/app.ts">')
+    // The browser code is compiled into the program and sent as JavaScript.
+    const script = await fetch(`${serve.url}/dashboard/assets/pages.ts`, { headers: { 'accept-encoding': 'gzip' } })
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    const code = await script.text()
+    expect(code).toContain('Create pairing code')
+    expect(code).not.toContain(': Page =')
+    const setup = await fetch(`${serve.url}/admin/v1/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: 'a long password' }) })
+    expect(setup.status).toBe(200)
+    // Set: the admin CLI changes it, from standard input, and signs every browser out.
+    const cookie = setup.headers.get('set-cookie')!.split(';')[0]!
+    const child = Bun.spawn([...PRINTHUB, 'admin', 'set-password', '--data', dataDir], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdin: new TextEncoder().encode('another long password\n'), stdout: 'pipe', stderr: 'pipe' })
+    expect(await child.exited).toBe(0)
+    expect(await new Response(child.stdout).text()).toContain('The admin password is set; 1 signed-in browser was signed out.')
+    expect((await fetch(`${serve.url}/admin/v1/session`, { headers: { cookie } })).status).toBe(401)
+    const login = await fetch(`${serve.url}/admin/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'another long password' }) })
+    expect(login.status).toBe(200)
+    const short = Bun.spawn([...PRINTHUB, 'admin', 'set-password', '--data', dataDir], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdin: new TextEncoder().encode('short\n'), stdout: 'pipe', stderr: 'pipe' })
+    expect(await short.exited).toBe(2)
+    expect(await new Response(short.stderr).text()).toContain('The password must have at least 10 characters.')
+    const token2 = await cliJson(['admin', 'create-token', '--name', 'backups'], { PRINTHUB_DATA_DIR: dataDir })
+    expect(token2.secret).toMatch(/^pha_/)
+    expect((await fetch(`${serve.url}/admin/v1/overview`, { headers: { authorization: `Bearer ${token2.secret}` } })).status).toBe(200)
   })
 
   test('changes made with the CLI take effect without a restart', async () => {
