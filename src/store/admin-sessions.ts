@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
+import { recordUse } from './last-used.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -58,15 +59,15 @@ export class AdminSessions {
     return { session: toSession(row), token }
   }
 
-  /** The live session of this token, marked as used now; undefined when unknown, revoked, idle too long or expired. */
+  /** The live session of this token, its use recorded; undefined when unknown, revoked, idle too long or expired. */
   use(token: string): AdminSession | undefined {
     const now = this.now()
     const row = this.db
-      .query<SessionRow, [number, Uint8Array, number, number]>(
-        `UPDATE admin_sessions SET last_seen_at = ?1 WHERE token_hash = ?2 AND revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?3 - ?4 RETURNING *`,
-      )
-      .get(now, hashSecret(token), now, this.lifetime.idleMs)
-    return row ? toSession(row) : undefined
+      .query<SessionRow, [Uint8Array, number, number]>('SELECT * FROM admin_sessions WHERE token_hash = ?1 AND revoked_at IS NULL AND expires_at > ?2 AND last_seen_at > ?2 - ?3')
+      .get(hashSecret(token), now, this.lifetime.idleMs)
+    if (!row) return undefined
+    row.last_seen_at = recordUse(this.db, { table: 'admin_sessions', column: 'last_seen_at' }, row.id, row.last_seen_at, now)
+    return toSession(row)
   }
 
   /** Sessions that may still be used, newest first. */

@@ -58,7 +58,7 @@ export class AdminTokens {
     if (!ADMIN_TOKEN_PATTERN.test(secret)) return undefined
     const row = this.db.query<TokenRow, [Uint8Array]>('SELECT * FROM admin_tokens WHERE token_hash = ? AND revoked_at IS NULL').get(hashSecret(secret))
     if (!row) return undefined
-    recordUse(this.db, 'admin_tokens', row, this.now())
+    row.last_used_at = recordUse(this.db, { table: 'admin_tokens', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
     return toToken(row)
   }
 

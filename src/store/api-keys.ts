@@ -63,7 +63,7 @@ export class ApiKeys {
       .query<ApiKeyRow, [Uint8Array]>('SELECT * FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL')
       .get(hashSecret(secret))
     if (!row) return undefined
-    recordUse(this.db, 'api_keys', row, this.now())
+    row.last_used_at = recordUse(this.db, { table: 'api_keys', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
     return toApiKey(row)
   }
 
