@@ -15,6 +15,11 @@ export const PAIRING_FAILURES: FailureLimit = { limit: 10, windowMs: 5 * 60_000 
 /** Argon2id makes every guess of the admin password slow; this makes an address's guesses few. */
 export const LOGIN_FAILURES: FailureLimit = { limit: 5, windowMs: 15 * 60_000 }
 
+/** Where a request comes from: the address its limit counts against. */
+export function remoteAddress(request: Request, server: { requestIP(request: Request): { address: string } | null } | null): string {
+  return server?.requestIP(request)?.address ?? 'unknown'
+}
+
 export class FailureRateLimit {
   private readonly failures = new Map<string, number[]>()
 

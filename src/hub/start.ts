@@ -1,20 +1,20 @@
 // Starts the hub: opens the store, serves the API, and initialises the store on first start.
+import { createSetupToken, hasAdminPassword } from '../admin/admin-password.ts'
+import { PrinterBoard } from '../admin/printer-board.ts'
 import { createApp, formatRequestLog, type RequestLog } from '../api/app.ts'
 import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../gateway/websocket-route.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { Store } from '../store/store.ts'
+import { detectPrinters } from '../transports/detect.ts'
+import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
+import { initialize, type InitResult, serverIdentity } from './init.ts'
 import { LiveSettings } from './live-settings.ts'
 import { hubOnTheLan } from './test-page.ts'
-import { createSetupToken, hasAdminPassword } from '../admin/admin-password.ts'
-import { PrinterBoard } from '../admin/printer-board.ts'
-import { detectPrinters } from '../transports/detect.ts'
-import { loadUsbBackend } from '../transports/usb-bulk.ts'
-import { initialize, type InitResult, serverIdentity } from './init.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 const AUTHENTICATION_TIMEOUT_MS = 30_000
@@ -60,28 +60,30 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
     const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
-    let board: PrinterBoard | undefined
+    let builtinAgent: BuiltinAgent | undefined
+    const isConnected = (agentId: string) => dispatcher.session(agentId) !== undefined
+    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) })
     const dispatcher = new Dispatcher(store, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry,
-      agentChanged: (agentId) => board?.recordAgent(agentId),
+      agentChanged: (agentId) => board.recordAgent(agentId),
       cancelGraceMs: CANCEL_GRACE_MS,
       sweepMs: SWEEP_MS,
       now,
       log: events,
     })
     const gatewaySettings = {
-        serverId,
-        serverName: config.serverName,
-        serverVersion: printhubServerVersion(config.serverVersion),
-        challengeTtlMs: config.challengeTtlSeconds * 1000,
-        authenticationTimeoutMs: AUTHENTICATION_TIMEOUT_MS,
-        handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
-        heartbeatIntervalMs: config.heartbeatIntervalMs,
-        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
-        now,
-        credential: (agentId: string, keyId: string) => store.agents.credential(agentId, keyId),
-      }
+      serverId,
+      serverName: config.serverName,
+      serverVersion: printhubServerVersion(config.serverVersion),
+      challengeTtlMs: config.challengeTtlSeconds * 1000,
+      authenticationTimeoutMs: AUTHENTICATION_TIMEOUT_MS,
+      handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
+      heartbeatIntervalMs: config.heartbeatIntervalMs,
+      heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+      now,
+      credential: (agentId: string, keyId: string) => store.agents.credential(agentId, keyId),
+    }
     const gateway = new Gateway(gatewaySettings, dispatcher)
     const settings = new LiveSettings(store, config, (values) => {
       gatewaySettings.serverName = values.serverName
@@ -89,9 +91,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       retry.maxMs = values.retryMaxMs
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
-    let builtinAgent: BuiltinAgent | undefined
-    const isConnected = (agentId: string) => dispatcher.session(agentId) !== undefined
-    board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) })
     const stopping = new AbortController()
     const app = createApp(
       {

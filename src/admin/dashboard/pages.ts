@@ -626,7 +626,7 @@ const agentsPage: Page = {
         clearInterval(countdown)
         const tick = () => {
           const left = Date.parse(code.expiresAt) - Date.now()
-          remaining.textContent = left > 0 ? `Expires in ${duration(left).replace(/ \d+ s$/, (s) => s)}` : 'Expired: create a new code.'
+          remaining.textContent = left > 0 ? `Expires in ${duration(left)}` : 'Expired: create a new code.'
           if (left <= 0) clearInterval(countdown)
         }
         tick()

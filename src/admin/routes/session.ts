@@ -1,7 +1,7 @@
 // Signing in and out, the first password (through the setup link), changing it, the sessions and
 // the admin tokens.
 import { Elysia } from 'elysia'
-import { FailureRateLimit, LOGIN_FAILURES } from '../../api/failure-rate-limit.ts'
+import { FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../api/failure-rate-limit.ts'
 import { ApiError } from '../../api/errors.ts'
 import { readValidBody } from '../../api/json-body.ts'
 import { object, string } from '../../protocol/rules.ts'
@@ -13,11 +13,6 @@ import type { AdminContext } from '../context.ts'
 
 const MAX_BODY = 4_096
 const secretText = string({ min: 1, max: 1_024 })
-
-/** Where a request comes from, for the rate limit and the session list. */
-export function addressOf(request: Request, server: { requestIP(request: Request): { address: string } | null } | null): string {
-  return server?.requestIP(request)?.address ?? 'unknown'
-}
 
 function sessionAnswer(identity: AdminIdentity) {
   if (identity.kind === 'token') return { via: 'token' as const, csrfToken: null, session: null }
@@ -44,7 +39,7 @@ export function sessionRoutes(context: AdminContext) {
         '/login',
         async ({ request, server, set }) => {
           checkOrigin(request)
-          const address = addressOf(request, server)
+          const address = remoteAddress(request, server)
           const waitMs = logins.retryAfterMs(address)
           if (waitMs > 0) {
             throw new ApiError(429, 'rate_limited', 'Too many wrong passwords from this address; try again later.', undefined, { 'retry-after': String(Math.ceil(waitMs / 1000)) })
@@ -69,7 +64,7 @@ export function sessionRoutes(context: AdminContext) {
           const problem = passwordProblem(body.password)
           if (problem) throw new ApiError(400, 'invalid_request', problem, [{ path: 'password', message: problem }])
           await setAdminPassword(store, body.password)
-          return startSession(request, addressOf(request, server), set)
+          return startSession(request, remoteAddress(request, server), set)
         },
         { parse: 'none' },
       )

@@ -8,7 +8,7 @@ import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError } from '../errors.ts'
 import { readJsonBody } from '../json-body.ts'
-import { FailureRateLimit, PAIRING_FAILURES } from '../failure-rate-limit.ts'
+import { FailureRateLimit, PAIRING_FAILURES, remoteAddress } from '../failure-rate-limit.ts'
 
 const REJECTIONS = {
   invalid: new ApiError(400, 'pairing_code_invalid', 'The pairing code is invalid.'),
@@ -41,7 +41,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
   return new Elysia().post(
     PAIRING_PATH,
     async ({ request, server }): Promise<PairingResponse> => {
-      const address = server?.requestIP(request)?.address ?? 'unknown'
+      const address = remoteAddress(request, server)
       // Before reading anything: a limited address costs no more work.
       refuseIfLimited(address)
       try {
