@@ -17,6 +17,7 @@ export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
   private readonly asking = new Set<string>()
   private timer: Timer | undefined
+  private stopped = false
 
   constructor(
     private readonly intervalMs: number,
@@ -45,7 +46,9 @@ export class StatusWatch {
     this.timer = setInterval(round, this.intervalMs)
   }
 
+  /** No more asking, and no more telling: an answer still on its way after this is dropped. */
   stop(): void {
+    this.stopped = true
     clearInterval(this.timer)
   }
 
@@ -69,7 +72,7 @@ export class StatusWatch {
   }
 
   private set(printerId: string, state: PrinterState): void {
-    if (this.known.get(printerId) === state) return
+    if (this.stopped || this.known.get(printerId) === state) return
     this.known.set(printerId, state)
     this.changed(printerId, state)
   }
