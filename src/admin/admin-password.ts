@@ -6,9 +6,9 @@ import { timingSafeEqual } from 'node:crypto'
 
 const PASSWORD_KEY = 'admin_password_hash'
 const SETUP_KEY = 'admin_setup'
-export const PASSWORD_LENGTH = { min: 10, max: 256 } as const
+const PASSWORD_LENGTH = { min: 10, max: 256 } as const
 /** A setup link is valid this long; every start without a password makes a new one. */
-export const SETUP_TTL_MS = 24 * 3_600_000
+const SETUP_TTL_MS = 24 * 3_600_000
 
 /** Why a new password cannot be used, in plain words; undefined when it can. */
 export function passwordProblem(password: unknown): string | undefined {

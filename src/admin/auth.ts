@@ -8,7 +8,7 @@ import type { AdminToken } from '../store/admin-tokens.ts'
 import type { Store } from '../store/store.ts'
 
 export const SESSION_COOKIE = 'printhub_session'
-export const CSRF_HEADER = 'x-csrf-token'
+const CSRF_HEADER = 'x-csrf-token'
 const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
 export type AdminIdentity = { kind: 'session'; session: AdminSession; token: string } | { kind: 'token'; token: AdminToken }

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import type { Store } from '../store/store.ts'
 import { authenticateAdmin } from './auth.ts'
 
-export const ADMIN_API_PREFIX = '/admin/v1'
+const ADMIN_API_PREFIX = '/admin/v1'
 
 /** Routes of the admin API that need a signed-in admin (or an admin token): all but signing in. */
 export function adminRouter(store: Store) {

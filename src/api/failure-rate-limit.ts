@@ -3,7 +3,7 @@
 // those failures is out of the window.
 
 /** Addresses remembered at most; the longest-quiet one is forgotten first. */
-export const TRACKED_ADDRESSES = 10_000
+const TRACKED_ADDRESSES = 10_000
 
 export interface FailureLimit {
   limit: number

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 
 /** A credential's last use is written at most once a minute: a busy client costs no write per request. */
-export const LAST_USED_RESOLUTION_MS = 60_000
+const LAST_USED_RESOLUTION_MS = 60_000
 
 type UseColumn = { table: 'api_keys' | 'admin_tokens'; column: 'last_used_at' } | { table: 'admin_sessions'; column: 'last_seen_at' }
 

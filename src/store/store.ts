@@ -67,6 +67,11 @@ export class Store {
     return new Store(openDatabase(options.dataDir, options.create), options)
   }
 
+  /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
+  changes(): number {
+    return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  }
+
   /** Commits what is open and closes the file cleanly (the WAL is checkpointed). */
   close(): void {
     try {

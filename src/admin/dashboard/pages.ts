@@ -32,8 +32,19 @@ export interface Page {
 
 const JOB_STATES = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED']
 
-/** A page's lists, loaded now and again on every change (at most one load at a time). */
-function live(load: () => Promise<void>, problem: HTMLElement) {
+/**
+ * A page's lists, loaded now and again on every change (at most one load at a time). `load` asks
+ * `changed(data)` before drawing: what did not change is not drawn again, so a button being
+ * pressed or a control with the keyboard's focus is never swapped out from under the user.
+ */
+function live(load: (changed: (data: unknown) => boolean) => Promise<void>, problem: HTMLElement) {
+  let shown: string | undefined
+  const changed = (data: unknown) => {
+    const text = JSON.stringify(data)
+    if (text === shown) return false
+    shown = text
+    return true
+  }
   let running = false
   let again = false
   let stopped = false
@@ -45,7 +56,7 @@ function live(load: () => Promise<void>, problem: HTMLElement) {
     }
     running = true
     try {
-      await load()
+      await load(changed)
       showError(problem, null)
     } catch (error) {
       showError(problem, (error as Error).message)
@@ -306,13 +317,10 @@ const printersPage: Page = {
     replace(main, ...heading('Printers', "Every printer applications can print on, with what it says about itself."), problem, list, addArea)
     let projects: Project[] = []
     let profiles: Profile[] = []
-    let known = ''
-    const load = async () => {
+    const load = async (changed: (data: unknown) => boolean) => {
       const { printers } = await api<{ printers: PrinterView[] }>('GET', '/printers')
       // Open edit forms and details stay as they are while nothing about the printers changed.
-      const signature = JSON.stringify(printers)
-      if (signature === known) return
-      known = signature
+      if (!changed([printers, projects.length, profiles.length])) return
       replace(list, printers.length === 0 ? empty('No printers yet. Add the first one below.') : printers.map((p) => printerCard(p, projects, profiles, problem)))
     }
     const setUp = async () => {
@@ -361,7 +369,10 @@ const printersPage: Page = {
       )
     }
     const view = live(load, problem)
-    setUp().catch((error) => showError(problem, (error as Error).message))
+    // The cards name projects and models: drawn again once those are known.
+    setUp()
+      .then(view.refresh)
+      .catch((error) => showError(problem, (error as Error).message))
     return { refresh: view.refresh, stop: view.stop }
   },
 }
@@ -409,8 +420,9 @@ function jobDetail(main: HTMLElement, id: string) {
   const body = h('div', {})
   replace(main, h('p', {}, h('a', { href: '#/jobs' }, '← All jobs')), h('h1', {}, 'Job'), problem, body)
   let preview: HTMLImageElement | undefined
-  const load = async () => {
+  const load = async (changed: (data: unknown) => boolean) => {
     const detail = await api<JobDetail>('GET', `/jobs/${encodeURIComponent(id)}`)
+    if (!changed(detail)) return
     const { job } = detail
     preview ??= h('img', { src: `/admin/v1/jobs/${encodeURIComponent(id)}/preview.png`, alt: 'The receipt this job prints', class: 'receipt' })
     const cancellable = ['PENDING', 'DISPATCHING', 'DELIVERED'].includes(job.state)
@@ -462,8 +474,9 @@ const jobsPage: Page = {
     replace(main, ...heading('Jobs', 'Newest first. The list follows what happens, live.'), filters, problem, list)
     let query = ''
     let printers: PrinterView[] = []
-    const load = async () => {
+    const load = async (changed: (data: unknown) => boolean) => {
       const { jobs, more } = await api<{ jobs: Job[]; more: boolean }>('GET', `/jobs${query}`)
+      if (!changed([query, jobs, printers.length])) return
       const printerName = (id: string) => {
         const p = printers.find((x) => x.id === id)
         return p ? printerLabel(p) : id
@@ -507,6 +520,7 @@ const jobsPage: Page = {
         )
         filters.addEventListener('change', apply)
         filters.addEventListener('submit', (event) => event.preventDefault())
+        view.refresh()
       })
       .catch((error) => showError(problem, (error as Error).message))
     return view
@@ -576,9 +590,10 @@ const projectsPage: Page = {
         { 'aria-label': `Create an API key for ${project.name}` },
       )
     const forms = new Map<string, HTMLFormElement>()
-    const load = async () => {
+    const load = async (changed: (data: unknown) => boolean) => {
       const { projects } = await api<{ projects: Project[] }>('GET', '/projects')
       const keys = await Promise.all(projects.map((p) => api<{ keys: ApiKey[] }>('GET', `/projects/${p.id}/keys`)))
+      if (!changed([projects, keys, [...secrets.keys()]])) return
       replace(
         list,
         projects.length === 0
@@ -638,8 +653,9 @@ const agentsPage: Page = {
     api<{ printers: PrinterView[] }>('GET', '/printers')
       .then(({ printers }) => printers.forEach((p) => printOn.append(h('option', { value: p.id }, printerLabel(p)))))
       .catch(() => undefined)
-    const load = async () => {
+    const load = async (changed: (data: unknown) => boolean) => {
       const { agents } = await api<{ agents: AgentView[] }>('GET', '/agents')
+      if (!changed(agents)) return
       replace(
         list,
         h('h2', {}, 'Paired agents'),
@@ -701,12 +717,14 @@ const settingsPage: Page = {
     })
     replace(main, ...heading('Settings'), problem, hubArea, h('section', { class: 'card' }, h('h2', {}, 'Admin password'), password), sessionsArea, tokensArea)
     let hubFormShown = false
-    const load = async () => {
+    const load = async (changed: (data: unknown) => boolean) => {
       const [{ settings, pinned }, { sessions }, { tokens }] = await Promise.all([
         api<SettingsAnswer>('GET', '/settings'),
         api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'),
         api<{ tokens: AdminToken[] }>('GET', '/tokens'),
       ])
+      // A new token's secret is shown until the page is left, so a new token always draws.
+      if (!changed([sessions, tokens])) return
       if (!hubFormShown) {
         hubFormShown = true
         const locked = (name: string) => (pinned.includes(name) ? 'Set in the hub’s environment; change it there.' : undefined)

@@ -12,7 +12,7 @@ import { receiptPng } from '../receipt-image.ts'
 import { adminRouter } from '../router.ts'
 
 /** The metadata field that marks a reprint, naming the job it reprints. */
-export const REPRINT_OF = 'reprintOf'
+const REPRINT_OF = 'reprintOf'
 
 const FILTERS = ['project', 'printer', 'state', 'from', 'to', 'before'] as const
 

@@ -12,7 +12,7 @@ const KEEPALIVE_MS = 15_000
 /** A stream checks its session again this often, and ends when the session did. */
 const SESSION_CHECK_MS = 30_000
 /** Open streams at most: each costs a timer and a few queries a second. */
-export const MAX_EVENT_STREAMS = 32
+const MAX_EVENT_STREAMS = 32
 
 export function overview(context: AdminContext) {
   const { store, settings, serverId, now, startedAt } = context
@@ -65,14 +65,14 @@ export function overviewRoutes(context: AdminContext) {
             }
           }
           let last = ''
-          let commits = -1
+          let changes = -1
           const tick = () => {
             const snapshot = JSON.stringify(overview(context))
-            // Any committed change may be on a page: the page asks again for what it shows.
-            const committed = context.store.commits.stats.commits
-            if (snapshot !== last || committed !== commits) send(`event: change\ndata: ${snapshot}\n\n`)
+            // Any change to the data may be on a page: the page asks again for what it shows.
+            const changed = context.store.changes()
+            if (snapshot !== last || changed !== changes) send(`event: change\ndata: ${snapshot}\n\n`)
             last = snapshot
-            commits = committed
+            changes = changed
           }
           tick()
           timers.push(setInterval(tick, TICK_MS))
