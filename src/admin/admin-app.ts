@@ -1,7 +1,7 @@
 // The dashboard and the admin API, as one part of the hub's HTTP application.
 import { Elysia } from 'elysia'
 import type { AdminContext } from './context.ts'
-import { dashboardPages } from './pages.ts'
+import { dashboardPages } from '../dashboard/routes.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { overviewRoutes } from './routes/overview.ts'

@@ -1,7 +1,7 @@
 // Who may use the admin API: a dashboard session (its cookie, and for every change the session's
 // CSRF token in a header) or an admin token. A project API key never is.
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { ApiError } from '../api/errors.ts'
+import { ApiError } from '../http/errors.ts'
 import { API_KEY_PREFIX } from '../protocol/api-key.ts'
 import type { AdminSession } from '../store/admin-sessions.ts'
 import type { AdminToken } from '../store/admin-tokens.ts'

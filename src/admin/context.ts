@@ -1,7 +1,7 @@
 import type { ApiContext } from '../api/context.ts'
-import type { HubOnTheLan } from '../hub/test-page.ts'
+import type { HubOnTheLan } from '../services/test-page.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
-import type { PrinterBoard } from './printer-board.ts'
+import type { PrinterBoard } from '../services/printer-board.ts'
 
 /** What the admin API works with, beyond what the public API does. */
 export interface AdminContext extends ApiContext {

@@ -1,7 +1,7 @@
 // The printers an agent serves and how it describes them in its inventory (reference section 6).
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { PaperWidth } from '../protocol/document.ts'
-import { type Connection, parseConnectionUri } from '../transports/connection-uri.ts'
+import { type Connection, parseConnectionUri } from '../domain/connection-uri.ts'
 
 export interface CatalogPrinter {
   /** The printer's ID in the agent's inventory: what jobs name. */

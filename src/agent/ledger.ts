@@ -9,7 +9,7 @@ import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
 import { migrate, openDatabase } from '../store/database.ts'
-import { GroupCommit } from '../store/group-commit.ts'
+import { GroupCommit } from '../sqlite/group-commit.ts'
 import type { Migration } from '../store/migrations.ts'
 
 export const LEDGER_FILE = 'agent.db'

@@ -2,7 +2,7 @@
 // serial or USB printer whose model answers real-time status, and learned from every job's outcome. A change
 // is reported at once, so the hub holds the jobs of a printer out of paper instead of spending
 // attempts on it, and sends them when it is back.
-import { parseConnectionUri } from '../transports/connection-uri.ts'
+import { parseConnectionUri } from '../domain/connection-uri.ts'
 import { availabilityOf, type PrinterAvailability, type PrinterState } from '../transports/submission.ts'
 import { readStatus, type Transports } from '../transports/submit.ts'
 import type { CatalogPrinter } from './catalog.ts'

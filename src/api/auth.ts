@@ -2,7 +2,7 @@
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import type { ApiKey } from '../store/api-keys.ts'
 import type { Store } from '../store/store.ts'
-import { ApiError } from './errors.ts'
+import { ApiError } from '../http/errors.ts'
 
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 

@@ -1,6 +1,6 @@
 import type { Gateway } from '../gateway/gateway.ts'
 import type { HubConfig } from '../hub/config.ts'
-import type { LiveSettings } from '../hub/live-settings.ts'
+import type { LiveSettings } from '../services/live-settings.ts'
 import type { Store } from '../store/store.ts'
 
 /** What the routes work with: the store, the configuration, the server's identity, the gateway. */

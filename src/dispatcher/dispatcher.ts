@@ -1,7 +1,7 @@
 // The dispatcher: one queue per printer, jobs in creation order, one attempt in flight per
 // printer until its agent confirms it stored the job; the agents' reports move the job states.
 // It is also the gateway's session registry: the newest session of an agent wins.
-import { type Backoff, backoffDelay } from '../agent/backoff.ts'
+import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import { type GatewayEvents, type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'

@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite'
 import { accessSync, constants, existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATABASE_FILE } from '../store/database.ts'
-import { parseConnectionUri } from '../transports/connection-uri.ts'
+import { parseConnectionUri } from '../domain/connection-uri.ts'
 
 export type Verdict = 'ok' | 'warn' | 'fail'
 

@@ -1,10 +1,10 @@
 // Starts the hub: opens the store, serves the API, and initialises the store on first start.
-import { createSetupToken, hasAdminPassword } from '../admin/admin-password.ts'
-import { PrinterBoard } from '../admin/printer-board.ts'
-import { createApp, formatRequestLog, type RequestLog } from '../api/app.ts'
+import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
+import { PrinterBoard } from '../services/printer-board.ts'
+import { createApp, formatRequestLog, type RequestLog } from './app.ts'
 import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
-import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../gateway/websocket-route.ts'
+import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { Store } from '../store/store.ts'
 import { detectPrinters } from '../transports/detect.ts'
@@ -12,9 +12,9 @@ import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
-import { initialize, type InitResult, serverIdentity } from './init.ts'
-import { LiveSettings } from './live-settings.ts'
-import { hubOnTheLan } from './test-page.ts'
+import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
+import { LiveSettings } from '../services/live-settings.ts'
+import { hubOnTheLan } from '../services/test-page.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 const AUTHENTICATION_TIMEOUT_MS = 30_000

@@ -5,7 +5,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
 import { dirname, join } from 'node:path'
-import { type InitResult, initialize } from '../hub/init.ts'
+import { type InitResult, initialize } from '../services/init.ts'
 import { Store } from '../store/store.ts'
 import { BINARY_PATH, SERVICE_USER, systemdUnit, UDEV_RULE_PATH, udevRule, UNIT_PATH } from './files.ts'
 

@@ -5,7 +5,7 @@
 import { BARCODE_FORMATS } from '../protocol/barcode.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { array, boolean, type Infer, integer, nullable, object, oneOf, optional, refine, string, validate } from '../protocol/rules.ts'
-import { SERIAL_BAUD_RATES, SERIAL_FLOW_CONTROLS } from '../transports/connection-uri.ts'
+import { SERIAL_BAUD_RATES, SERIAL_FLOW_CONTROLS } from '../domain/connection-uri.ts'
 
 /** The code pages the renderer has tables for (see src/render/code-pages.ts). */
 export const CODE_PAGE_NAMES = ['cp858', 'cp852', 'cp866', 'cp737', 'cp857'] as const

@@ -2,7 +2,7 @@
 import type { PaperWidth, PrintDocument, Section } from '../protocol/document.ts'
 import { findProfile } from '../profiles/catalog.ts'
 import type { PrinterProfile } from '../profiles/profile.ts'
-import type { Connection } from '../transports/connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import { barcodeCommands } from './barcode.ts'
 import { CodePageEncoder, type PrinterCodePage } from './code-page.ts'
 import { CODE_PAGES } from './code-pages.ts'

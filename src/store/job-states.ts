@@ -5,7 +5,7 @@
 // sent again, and its agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
 import type { Job } from '../protocol/job.ts'
-import type { GroupCommit } from './group-commit.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 
 /** A job waiting at the head of its printer's queue, with what dispatching it needs. */

@@ -1,7 +1,7 @@
 // serial:///dev/ttyUSB0?baud=38400&flow=rtscts: a printer on a serial port, raw, at the speed and
 // with the flow control of its settings, which the kernel then honours (RTS/CTS in the UART, XON/XOFF
 // in the tty layer), so a printer's small buffer never overflows.
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import { DeviceChannel } from './device-channel.ts'
 import type { DeviceFinder } from './devices.ts'
 import { ioctl, TCSETS } from './libc.ts'

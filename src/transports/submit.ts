@@ -2,7 +2,7 @@
 // is. Network, serial and USB links share the printer's language (printer-link.ts); virtual
 // printers and files only keep the bytes.
 import { findProfile } from '../profiles/catalog.ts'
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
 import { type OpenChannel, probeLink, readLinkStatus, submitOverLink } from './printer-link.ts'

@@ -1,7 +1,7 @@
 // The settings of a serial port in the kernel's own layout (struct termios of TCGETS/TCSETS, the
 // same on x86-64 and arm64), so no C library's idea of the struct is involved. Raw: every byte
 // goes out as it is (no newline translation, no echo, no signals), reads return what is there.
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 
 export type SerialSettings = Pick<Extract<Connection, { kind: 'serial' }>, 'baud' | 'flow' | 'bits' | 'parity' | 'stop'>
 

@@ -2,7 +2,7 @@
 // the printer-class interface (class 7) is claimed, the job goes to its bulk OUT endpoint, and
 // answers come from its bulk IN endpoint where it has one. The device API is WebUSB's, as the `usb`
 // package (3.x) offers it; it is loaded only when such a printer is used or looked for.
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import type { Channel, ChannelEvents, OpenChannel } from './printer-link.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
 import { DEVICE_WRITE_TIMEOUT_MS } from './device-channel.ts'

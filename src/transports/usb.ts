@@ -1,7 +1,7 @@
 // usb:///dev/usb/lp0 and usb://VID:PID[/SERIAL]: a USB printer. The kernel's usblp driver is the
 // way in where it holds the printer (plain reads and writes on its device file, found again by
 // its USB identity after a replug); a printer without it is driven by its bulk endpoints.
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import { DeviceChannel } from './device-channel.ts'
 import { type DeviceFinder, hex4 } from './devices.ts'
 import type { OpenChannel } from './printer-link.ts'

@@ -2,7 +2,7 @@
 // shows it, and can be set to fail or to be offline through their connection URI.
 import { type PrinterPreview, previewFor } from '../preview/preview.ts'
 import { findProfile } from '../profiles/catalog.ts'
-import type { Connection } from './connection-uri.ts'
+import type { Connection } from '../domain/connection-uri.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
 import type { PrinterModel } from './submission.ts'
 

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { adminApp } from '../../src/admin/admin-app.ts'
 import type { AdminContext } from '../../src/admin/context.ts'
-import { LOGIN_FAILURES } from '../../src/api/failure-rate-limit.ts'
+import { LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../src/store/store.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { GroupCommit, MAX_WRITES_PER_COMMIT, UNAWAITED_COMMIT_MS } from '../../src/store/group-commit.ts'
+import { GroupCommit, MAX_WRITES_PER_COMMIT, UNAWAITED_COMMIT_MS } from '../../src/sqlite/group-commit.ts'
 
 let dir: string
 let db: Database

@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/store/database.ts'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
-import { initialize } from '../../src/hub/init.ts'
+import { initialize } from '../../src/services/init.ts'
 import { tempDir } from '../support/hub.ts'
 
 let dir: string

@@ -1,9 +1,9 @@
 // Agents and pairing: the paired agents with their printers, revoking one, and a pairing code to
 // pair the next (with a QR code of the command that uses it; printed on a printer when asked).
 import { encodeQR } from '@paulmillr/qr'
-import { createJob } from '../../api/create-job.ts'
-import { ApiError } from '../../api/errors.ts'
-import { readValidBody } from '../../api/json-body.ts'
+import { createJob } from '../../services/jobs.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
 import { EXPIRES_IN_MS } from '../../protocol/limits.ts'
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
 import { integer, object, optional } from '../../protocol/rules.ts'

@@ -1,6 +1,6 @@
 // Jobs: the list with filters, one job with its timeline, its receipt, cancelling, reprinting.
-import { createJob } from '../../api/create-job.ts'
-import { ApiError } from '../../api/errors.ts'
+import { createJob } from '../../services/jobs.ts'
+import { ApiError } from '../../http/errors.ts'
 import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../../protocol/limits.ts'
 import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
 import { metadataRule } from '../../protocol/job-request.ts'
@@ -8,7 +8,7 @@ import { fitsInOneFrame } from '../../protocol/print-job-frame.ts'
 import { validate } from '../../protocol/rules.ts'
 import type { JobFilter } from '../../store/jobs.ts'
 import type { AdminContext } from '../context.ts'
-import { receiptPng } from '../receipt-image.ts'
+import { receiptPng } from '../../services/receipt-image.ts'
 import { adminRouter } from '../router.ts'
 
 /** The metadata field that marks a reprint, naming the job it reprints. */

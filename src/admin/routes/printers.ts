@@ -1,18 +1,18 @@
 // Printers: the list with their states, adding one (to the hub, or a paired agent's), editing,
 // removing, a test page, the last receipt, the status history; what is plugged in; the models.
 import { connectionOf } from '../../agent/catalog.ts'
-import { createJob } from '../../api/create-job.ts'
-import { ApiError } from '../../api/errors.ts'
-import { readValidBody } from '../../api/json-body.ts'
-import { checkPrinterSettings, type PrinterSettingsInput } from '../../hub/printer-settings.ts'
-import { testPage } from '../../hub/test-page.ts'
+import { createJob } from '../../services/jobs.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
+import { checkPrinterSettings, type PrinterSettingsInput } from '../../services/printer-settings.ts'
+import { testPage } from '../../services/test-page.ts'
 import { defaultProfileId, PROFILES } from '../../profiles/catalog.ts'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../../protocol/limits.ts'
 import { integer, nullable, object, optional, string } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import type { AdminContext } from '../context.ts'
-import { receiptPng } from '../receipt-image.ts'
+import { receiptPng } from '../../services/receipt-image.ts'
 import { adminRouter } from '../router.ts'
 
 const MAX_BODY = 8_192

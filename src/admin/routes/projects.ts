@@ -1,6 +1,6 @@
 // Projects and their API keys: the secret is shown once, when it is made.
-import { ApiError } from '../../api/errors.ts'
-import { readValidBody } from '../../api/json-body.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
 import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
 import { array, nullable, object, oneOf, optional } from '../../protocol/rules.ts'
 import { shortString } from '../../protocol/values.ts'

@@ -1,13 +1,13 @@
 // Signing in and out, the first password (through the setup link), changing it, the sessions and
 // the admin tokens.
 import { Elysia } from 'elysia'
-import { FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../api/failure-rate-limit.ts'
-import { ApiError } from '../../api/errors.ts'
-import { readValidBody } from '../../api/json-body.ts'
+import { FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
 import { object, string } from '../../protocol/rules.ts'
 import { shortString } from '../../protocol/values.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
-import { checkAdminPassword, hasAdminPassword, isSetupTokenValid, passwordProblem, setAdminPassword } from '../admin-password.ts'
+import { checkAdminPassword, hasAdminPassword, isSetupTokenValid, passwordProblem, setAdminPassword } from '../../services/admin-password.ts'
 import { type AdminIdentity, authenticateAdmin, checkOrigin, clearedSessionCookie, csrfTokenFor, sessionCookie } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 

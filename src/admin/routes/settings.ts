@@ -1,6 +1,6 @@
 // The settings the dashboard changes while the hub runs.
-import { ApiError } from '../../api/errors.ts'
-import { readJsonBody } from '../../api/json-body.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readJsonBody } from '../../http/json-body.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
 

@@ -7,10 +7,10 @@ import { createJobRule } from '../../protocol/job-request.ts'
 import { fitsInOneFrame } from '../../protocol/print-job-frame.ts'
 import { validate } from '../../protocol/rules.ts'
 import { authenticate } from '../auth.ts'
-import { createJob } from '../create-job.ts'
+import { createJob } from '../../services/jobs.ts'
 import type { ApiContext } from '../context.ts'
-import { ApiError } from '../errors.ts'
-import { readJsonBody } from '../json-body.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readJsonBody } from '../../http/json-body.ts'
 
 const JOBS_PATH = '/v1/projects/:projectId/jobs'
 

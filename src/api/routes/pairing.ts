@@ -6,9 +6,9 @@ import { PAIRING_PATH } from '../../protocol/discovery.ts'
 import { type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
 import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
-import { ApiError } from '../errors.ts'
-import { readJsonBody } from '../json-body.ts'
-import { FailureRateLimit, PAIRING_FAILURES, remoteAddress } from '../failure-rate-limit.ts'
+import { ApiError } from '../../http/errors.ts'
+import { readJsonBody } from '../../http/json-body.ts'
+import { FailureRateLimit, PAIRING_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
 
 const REJECTIONS = {
   invalid: new ApiError(400, 'pairing_code_invalid', 'The pairing code is invalid.'),

@@ -1,4 +1,4 @@
-import { passwordProblem, setAdminPassword } from '../../admin/admin-password.ts'
+import { passwordProblem, setAdminPassword } from '../../services/admin-password.ts'
 import { type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, printJson, requireString, UsageError, withStore } from '../command.ts'
 
 /** One line from standard input; typed without echo when it is a terminal. Never an argument: those show in `ps`. */

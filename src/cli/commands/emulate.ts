@@ -2,7 +2,7 @@ import { type EmulatedReceipt, PrinterEmulator } from '../../emulator/emulator.t
 import type { PrinterState } from '../../emulator/epson-replies.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
-import { parseConnectionUri, SERIAL_BAUD_RATES, SERIAL_FLOW_CONTROLS } from '../../transports/connection-uri.ts'
+import { parseConnectionUri, SERIAL_BAUD_RATES, SERIAL_FLOW_CONTROLS } from '../../domain/connection-uri.ts'
 import { CliError, type Command, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, UsageError } from '../command.ts'
 
 const PAPER_STATES = ['ok', 'near-end', 'out'] as const

@@ -1,4 +1,4 @@
-import { initialize } from '../../hub/init.ts'
+import { initialize } from '../../services/init.ts'
 import { type Command, DATA_HELP, DATA_OPTION, dataDirOf, JSON_HELP, JSON_OPTION, noPositionals, printJson, withStore } from '../command.ts'
 
 export const initCommand: Command = {

@@ -3,10 +3,10 @@
 // through the queue, so they work before the hub runs and show the printer's own answer.
 import { Ledger } from '../../agent/ledger.ts'
 import { resolveConfig } from '../../hub/config.ts'
-import { hubOnTheLan, testPage } from '../../hub/test-page.ts'
+import { hubOnTheLan, testPage } from '../../services/test-page.ts'
 import { findProfile } from '../../profiles/catalog.ts'
 import { render, RenderError, targetFor } from '../../render/render.ts'
-import { parseConnectionUri } from '../../transports/connection-uri.ts'
+import { parseConnectionUri } from '../../domain/connection-uri.ts'
 import { detectPrinters } from '../../transports/detect.ts'
 import { DeviceFinder } from '../../transports/devices.ts'
 import type { PrinterCondition } from '../../transports/printer-status.ts'

@@ -1,7 +1,7 @@
 import { DEFAULT_PROFILE_ID, defaultProfileId, PROFILES } from '../../profiles/catalog.ts'
 import { validate } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
-import { checkPrinterSettings } from '../../hub/printer-settings.ts'
+import { checkPrinterSettings } from '../../services/printer-settings.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
 import { connectionOf } from '../../agent/catalog.ts'

@@ -1,9 +1,9 @@
-import { formatRequestLog, type RequestLog } from '../../api/app.ts'
+import { formatRequestLog, type RequestLog } from '../../hub/app.ts'
 import { isWildcardHost, resolveConfig, VERSION } from '../../hub/config.ts'
-import type { InitResult } from '../../hub/init.ts'
+import type { InitResult } from '../../services/init.ts'
 import { startHub } from '../../hub/start.ts'
-import { hubOnTheLan } from '../../hub/test-page.ts'
-import { DASHBOARD_PATH } from '../../admin/pages.ts'
+import { hubOnTheLan } from '../../services/test-page.ts'
+import { DASHBOARD_PATH } from '../../dashboard/routes.ts'
 import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>

@@ -3,13 +3,13 @@
 import { Elysia } from 'elysia'
 import { adminApp } from '../admin/admin-app.ts'
 import type { AdminContext } from '../admin/context.ts'
-import { gatewayRoute } from '../gateway/websocket-route.ts'
+import { gatewayRoute } from '../api/routes/gateway.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
-import { ApiError, errorBody } from './errors.ts'
-import { discoveryRoutes } from './routes/discovery.ts'
-import { healthRoutes } from './routes/health.ts'
-import { jobRoutes } from './routes/jobs.ts'
-import { pairingRoutes } from './routes/pairing.ts'
+import { ApiError, errorBody } from '../http/errors.ts'
+import { discoveryRoutes } from '../api/routes/discovery.ts'
+import { healthRoutes } from '../api/routes/health.ts'
+import { jobRoutes } from '../api/routes/jobs.ts'
+import { pairingRoutes } from '../api/routes/pairing.ts'
 
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_ROUTES = new Set([PAIRING_PATH])

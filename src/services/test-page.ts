@@ -3,7 +3,7 @@
 import { hostname, networkInterfaces } from 'node:os'
 import { findProfile } from '../profiles/catalog.ts'
 import type { PrintDocument } from '../protocol/document.ts'
-import { isWildcardHost } from './config.ts'
+import { isWildcardHost } from '../hub/config.ts'
 
 export interface HubOnTheLan {
   name: string

@@ -3,7 +3,7 @@
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
-import { pairBuiltinAgent } from './builtin-agent.ts'
+import { pairBuiltinAgent } from '../hub/builtin-agent.ts'
 
 export const SERVER_ID_SETTING = 'server_id'
 export const DEFAULT_PROJECT_NAME = 'default'

@@ -4,7 +4,7 @@
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
-import { EDITABLE_SETTINGS, type EditableSetting, type HubConfig, MAX_OPEN_JOBS_RANGE, RETRY_INITIAL_MS, RETRY_MAX_MS } from './config.ts'
+import { EDITABLE_SETTINGS, type EditableSetting, type HubConfig, MAX_OPEN_JOBS_RANGE, RETRY_INITIAL_MS, RETRY_MAX_MS } from '../hub/config.ts'
 
 export type EditableSettings = Pick<HubConfig, EditableSetting>
 

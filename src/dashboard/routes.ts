@@ -2,18 +2,18 @@
 // is TypeScript, turned into JavaScript once at start; everything is sent gzipped when the browser
 // takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
-import { cookieValue, SESSION_COOKIE } from './auth.ts'
-import type { AdminContext } from './context.ts'
-import htmlText from './dashboard/index.html' with { type: 'text' }
-import css from './dashboard/style.css' with { type: 'text' }
+import { cookieValue, SESSION_COOKIE } from '../admin/auth.ts'
+import type { AdminContext } from '../admin/context.ts'
+import htmlText from './browser/index.html' with { type: 'text' }
+import css from './browser/style.css' with { type: 'text' }
 // @ts-expect-error: a text import; TypeScript would type it as the module itself.
-import apiSource from './dashboard/api.ts' with { type: 'text' }
+import apiSource from './browser/api.ts' with { type: 'text' }
 // @ts-expect-error: as above.
-import appSource from './dashboard/app.ts' with { type: 'text' }
+import appSource from './browser/app.ts' with { type: 'text' }
 // @ts-expect-error: as above.
-import domSource from './dashboard/dom.ts' with { type: 'text' }
+import domSource from './browser/dom.ts' with { type: 'text' }
 // @ts-expect-error: as above.
-import pagesSource from './dashboard/pages.ts' with { type: 'text' }
+import pagesSource from './browser/pages.ts' with { type: 'text' }
 
 export const DASHBOARD_PATH = '/dashboard'
 

@@ -4,7 +4,7 @@ import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { parseConnectionUri } from '../transports/connection-uri.ts'
+import { parseConnectionUri } from '../domain/connection-uri.ts'
 
 export interface PrinterSettingsInput {
   id: string

@@ -2,8 +2,8 @@
 // a WebSocket would, through the same session code. Each frame is delivered on a later turn of
 // the event loop, as from a socket, so neither side ever runs inside the other's send.
 import type { AgentTransport, Connector } from '../agent/connection.ts'
-import type { Gateway } from './gateway.ts'
-import type { SessionOptions } from './session.ts'
+import type { Gateway } from '../gateway/gateway.ts'
+import type { SessionOptions } from '../gateway/session.ts'
 
 export function inMemoryConnector(gateway: Gateway, options: SessionOptions): Connector {
   return async (handlers) => {

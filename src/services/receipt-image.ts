@@ -3,7 +3,7 @@ import type { PrintDocument } from '../protocol/document.ts'
 import { previewFor } from '../preview/printer-preview.ts'
 import { render, targetFor } from '../render/render.ts'
 import type { PrinterRecord } from '../store/printers.ts'
-import { parseConnectionUri } from '../transports/connection-uri.ts'
+import { parseConnectionUri } from '../domain/connection-uri.ts'
 
 /** The receipt a document makes on a printer, as a PNG: rendered for its model, then read back as the printer would print it. */
 export function receiptPng(document: PrintDocument, printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>): Uint8Array {

@@ -3,11 +3,11 @@
 // must see the exact text (its size, its UTF-8, duplicate keys) to decode it by the rules.
 import type { ServerWebSocket } from 'bun'
 import { Elysia } from 'elysia'
-import { ApiError } from '../api/errors.ts'
-import { GATEWAY_PATH } from '../protocol/discovery.ts'
-import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
-import type { Gateway } from './gateway.ts'
-import type { GatewaySession } from './session.ts'
+import { ApiError } from '../../http/errors.ts'
+import { GATEWAY_PATH } from '../../protocol/discovery.ts'
+import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
+import type { Gateway } from '../../gateway/gateway.ts'
+import type { GatewaySession } from '../../gateway/session.ts'
 
 /**
  * Bun closes a connection (1009) that sends a frame above this; between the protocol's 2 MiB and

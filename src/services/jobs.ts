@@ -1,8 +1,8 @@
 // Creating a job: for applications' requests, and for the dashboard's reprints and test pages.
 import type { Job } from '../protocol/job.ts'
 import type { NewJob } from '../store/jobs.ts'
-import type { ApiContext } from './context.ts'
-import { ApiError } from './errors.ts'
+import type { ApiContext } from '../api/context.ts'
+import { ApiError } from '../http/errors.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
