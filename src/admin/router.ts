@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia'
+import { ADMIN_API_PREFIX } from '../protocol/admin-api.ts'
 import type { Store } from '../store/store.ts'
 import { authenticateAdmin } from './auth.ts'
-
-const ADMIN_API_PREFIX = '/admin/v1'
 
 /** Routes of the admin API that need a signed-in admin (or an admin token): all but signing in. */
 export function adminRouter(store: Store) {

@@ -2,6 +2,7 @@
 // is TypeScript, turned into JavaScript once at start; everything is sent gzipped when the browser
 // takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
+import { DASHBOARD_PATH } from '../protocol/admin-api.ts'
 import { cookieValue, SESSION_COOKIE } from '../admin/auth.ts'
 import type { AdminContext } from '../admin/context.ts'
 import htmlText from './browser/index.html' with { type: 'text' }
@@ -14,8 +15,6 @@ import appSource from './browser/app.ts' with { type: 'text' }
 import domSource from './browser/dom.ts' with { type: 'text' }
 // @ts-expect-error: as above.
 import pagesSource from './browser/pages.ts' with { type: 'text' }
-
-export const DASHBOARD_PATH = '/dashboard'
 
 /** The pages allow only the hub's own scripts, styles and images; nothing may frame them. */
 const PAGE_HEADERS = {

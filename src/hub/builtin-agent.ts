@@ -11,7 +11,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import { inMemoryConnector } from './in-memory-link.ts'
 import type { Store } from '../store/store.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
-import { VERSION } from './config.ts'
+import { VERSION } from '../domain/version.ts'
 
 export const BUILTIN_AGENT_DIR = 'agent'
 const AGENT_ID = 'agent_id'

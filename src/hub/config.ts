@@ -1,17 +1,10 @@
 // The hub's configuration, resolved once from flags, then PRINTHUB_* environment variables, then
 // defaults, into a frozen object. A bad value stops start-up with a message naming the setting.
-import packageJson from '../../package.json'
 import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-
-export const VERSION: string = packageJson.version
-
-/** Stamped into a compiled binary by `bun run build` (scripts/build.ts). */
-declare const PRINTHUB_BUILD_COMMIT: string | undefined
-/** The git commit a binary was built from; `source` when run from a checkout. */
-export const BUILD_COMMIT: string = typeof PRINTHUB_BUILD_COMMIT === 'string' ? PRINTHUB_BUILD_COMMIT : 'source'
+import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
   host: string

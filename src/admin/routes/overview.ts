@@ -1,7 +1,6 @@
 // The overview, and the stream that keeps open pages live: a server-sent event whenever what the
 // dashboard shows changed.
-import { BUILD_COMMIT, VERSION } from '../../hub/config.ts'
-import { JOB_STATES } from '../../protocol/job.ts'
+import { overview } from '../../services/overview.ts'
 import { authenticateAdmin } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
@@ -14,30 +13,11 @@ const SESSION_CHECK_MS = 30_000
 /** Open streams at most: each costs a timer and a few queries a second. */
 const MAX_EVENT_STREAMS = 32
 
-export function overview(context: AdminContext) {
-  const { store, settings, serverId, now, startedAt } = context
-  const since = now() - 3_600_000
-  const counts = store.jobs.countByState(since)
-  const agents = store.agents.list().filter((agent) => !agent.revokedAt)
-  return {
-    hub: {
-      ...context.lan(),
-      serverName: settings.values.serverName,
-      serverId,
-      version: VERSION,
-      commit: BUILD_COMMIT,
-      startedAt: new Date(startedAt).toISOString(),
-    },
-    printers: context.board.views().map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue })),
-    jobsLastHour: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])),
-    agents: { online: agents.filter((agent) => context.isConnected(agent.id)).length, paired: agents.length },
-  }
-}
-
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
+  const sources = { ...context, serverName: () => context.settings.values.serverName }
   return adminRouter(context.store)
-    .get('/overview', () => overview(context))
+    .get('/overview', () => overview(sources))
     .get('/events', ({ request }) => {
       if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted) return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })
       const encoder = new TextEncoder()
@@ -67,7 +47,7 @@ export function overviewRoutes(context: AdminContext) {
           let last = ''
           let changes = -1
           const tick = () => {
-            const snapshot = JSON.stringify(overview(context))
+            const snapshot = JSON.stringify(overview(sources))
             // Any change to the data may be on a page: the page asks again for what it shows.
             const changed = context.store.changes()
             if (snapshot !== last || changed !== changes) send(`event: change\ndata: ${snapshot}\n\n`)

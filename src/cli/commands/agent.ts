@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { DEFAULT_AGENT_DATA_DIR, pairAgent, PairingError, runAgent } from '../../agent/remote.ts'
-import { VERSION } from '../../hub/config.ts'
+import { VERSION } from '../../domain/version.ts'
 import { CliError, type Command, noPositionals } from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 

@@ -1,9 +1,10 @@
 import { formatRequestLog, type RequestLog } from '../../hub/app.ts'
-import { isWildcardHost, resolveConfig, VERSION } from '../../hub/config.ts'
+import { isWildcardHost, resolveConfig } from '../../hub/config.ts'
+import { VERSION } from '../../domain/version.ts'
 import type { InitResult } from '../../services/init.ts'
 import { startHub } from '../../hub/start.ts'
 import { hubOnTheLan } from '../../services/test-page.ts'
-import { DASHBOARD_PATH } from '../../dashboard/routes.ts'
+import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
 import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>

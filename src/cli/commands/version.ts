@@ -1,4 +1,4 @@
-import { BUILD_COMMIT, VERSION } from '../../hub/config.ts'
+import { BUILD_COMMIT, VERSION } from '../../domain/version.ts'
 import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
 
 export const versionCommand: Command = {

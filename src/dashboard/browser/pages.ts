@@ -10,12 +10,11 @@ import type { Project } from '../../store/projects.ts'
 import type { Job } from '../../protocol/job.ts'
 import type { PrintDocument } from '../../protocol/document.ts'
 import type { PrinterView } from '../../services/printer-board.ts'
-import type { overview as overviewOf } from '../../admin/routes/overview.ts'
+import type { Overview } from '../../services/overview.ts'
 import type { DetectedPrinter } from '../../transports/detect.ts'
 import { api } from './api.ts'
 import { announce, badge, duration, empty, errorBox, field, formValues, h, replace, secretBox, select, showError, time } from './dom.ts'
 
-type Overview = ReturnType<typeof overviewOf>
 type AgentView = AgentRecord & { online: boolean; printers: { id: string; name: string; availability: string; enabled: boolean; kind: string }[] }
 interface Profile {
   id: string
