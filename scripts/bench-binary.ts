@@ -1,9 +1,11 @@
 // The executable part of `bun run bench`: the compiled x64 executable as a technician runs it:
 // its size, start-up to the first 200 on an initialised data directory (median of 10), idle RSS,
 // and RSS after 100,000 jobs printed on the demo printer.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { SectionResult } from './bench.ts'
+import { rssMb } from './bench-hub.ts'
 import { binaryPath, build } from './build.ts'
 import { freePort } from '../test/support/ports.ts'
 
@@ -20,10 +22,6 @@ const STARTS = 10
 const JOBS = 100_000
 const CLIENTS = 16
 const IDLE_SETTLE_MS = 2_000
-
-function rssMb(pid: number): number {
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
-}
 
 function init(binary: string, dataDir: string): { projectId: string; apiKey: string } {
   const result = Bun.spawnSync([binary, 'init', '--data', dataDir, '--json'], { stdout: 'pipe', stderr: 'pipe' })
@@ -105,5 +103,24 @@ export async function measureBinary(): Promise<BinaryFigures> {
     }
   } finally {
     rmSync(home, { recursive: true, force: true })
+  }
+}
+
+// ---- Executable section -----------------------------------------------------------------------
+
+const BINARY_TARGETS = { startupMs: 200 } as const
+
+export async function binarySection(): Promise<SectionResult> {
+  console.log('executable: build both, start the x64 one 10 times, then 100,000 jobs to the demo printer...')
+  const f = await measureBinary()
+  return {
+    report: [
+      'the compiled x64 executable (started as a technician does, on an initialised data directory)',
+      `size                           arm64 ${f.sizeMiB.arm64} MiB, x64 ${f.sizeMiB.x64} MiB`,
+      `start-up to the first 200      median ${f.startupMs.median.toFixed(0)} ms of 10 (${f.startupMs.min.toFixed(0)}-${f.startupMs.max.toFixed(0)} ms)`,
+      `RSS                            idle ${f.idleRssMb.toFixed(1)} MB, after ${f.jobs.toLocaleString('en')} jobs ${f.rssAfterJobsMb.toFixed(1)} MB (${f.jobsPerSecond} jobs/s, 16 clients)`,
+    ],
+    checks: [{ name: 'executable start-up to first 200', value: Math.round(f.startupMs.median), unit: ' ms', target: `< ${BINARY_TARGETS.startupMs} ms`, pass: f.startupMs.median < BINARY_TARGETS.startupMs }],
+    results: { ...f, targets: BINARY_TARGETS },
   }
 }

@@ -4,6 +4,7 @@ import { encode as encodePng } from 'fast-png'
 import { encode as encodeJpeg } from 'jpeg-js'
 import type { PrintDocument, Section } from '../src/protocol/document.ts'
 import { render, targetFor } from '../src/render/render.ts'
+import type { SectionResult } from './bench.ts'
 
 export interface RenderFigures {
   receiptMs: number
@@ -71,5 +72,29 @@ export function measureRender(): RenderFigures {
     receiptMs: medianMs(2_000, 200, () => render(document, target)),
     photoJpegMs: medianMs(15, 3, () => render(photo('image/jpeg', jpeg), target)),
     photoPngMs: medianMs(15, 3, () => render(photo('image/png', png), target)),
+  }
+}
+
+// ---- Render section ---------------------------------------------------------------------------
+
+const RENDER_TARGETS = { receiptMs: 1, photoMs: 30 } as const
+
+export function renderSection(): SectionResult {
+  console.log('render: a 40-line receipt with a QR code (2,000 runs), a 576 x 1000 photo as JPEG and as PNG (15 runs each)...')
+  const figures = measureRender()
+  const ms = (value: number) => Number(value.toFixed(value < 1 ? 3 : 1))
+  return {
+    report: [
+      'render (in this process, median time of one document to ESC/POS bytes, 80 mm)',
+      `40-line receipt with a QR code   ${ms(figures.receiptMs)} ms`,
+      `576 x 1000 photo, JPEG          ${ms(figures.photoJpegMs)} ms (decode, scale, dither, raster)`,
+      `576 x 1000 photo, PNG           ${ms(figures.photoPngMs)} ms`,
+    ],
+    checks: [
+      { name: 'render a 40-line receipt with a QR', value: ms(figures.receiptMs), unit: ' ms', target: `< ${RENDER_TARGETS.receiptMs} ms`, pass: figures.receiptMs < RENDER_TARGETS.receiptMs },
+      { name: 'render a 576x1000 photo (JPEG)', value: ms(figures.photoJpegMs), unit: ' ms', target: `< ${RENDER_TARGETS.photoMs} ms`, pass: figures.photoJpegMs < RENDER_TARGETS.photoMs },
+      { name: 'render a 576x1000 photo (PNG)', value: ms(figures.photoPngMs), unit: ' ms', target: `< ${RENDER_TARGETS.photoMs} ms`, pass: figures.photoPngMs < RENDER_TARGETS.photoMs },
+    ],
+    results: { ...figures, targets: RENDER_TARGETS },
   }
 }

@@ -1,0 +1,253 @@
+// The API section of `bun run bench`: the hub as its own process, driven by load processes
+// (scripts/bench-load.ts): GET /health and durable job submissions per second with their latency,
+// the job list over 1,000,000 seeded jobs, and the hub's RSS idle and under load.
+import { Database } from 'bun:sqlite'
+import { join } from 'node:path'
+import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protocol/job.ts'
+import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
+import { DATABASE_FILE } from '../src/store/database.ts'
+import type { Check, Machine, SectionResult } from './bench.ts'
+import { type HubProcess, initDataDir, newDataDir, removeDataDir, round, rssMb, sleep, spawn, startHub } from './bench-hub.ts'
+import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
+
+const LOAD = { concurrency: 50, warmupMs: 1_000, durationMs: 5_000, maxRequests: 2_000_000 } as const
+const LIST_LOAD = { concurrency: 4, warmupMs: 500, durationMs: 30_000, maxRequests: 4_000 } as const
+const SEED = { jobs: 1_000_000, batch: 50_000, timeLimitMs: 120_000 } as const
+const IDLE_SETTLE_MS = 2_000
+const RSS_SAMPLE_MS = 100
+/** Beyond its own deadline, a load process gets this long (start-up, abort grace) before it is killed. */
+const LOAD_SLACK_MS = 15_000
+
+const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 5, idleRssMb: 60 } as const
+
+const DOCUMENT = {
+  width: 80,
+  sections: [
+    { type: 'text', value: 'Table 12: 2x Flat white' },
+    { type: 'row', left: 'Flat white', right: '7.00' },
+    { type: 'cut' },
+  ],
+}
+
+// ---- Load -------------------------------------------------------------------------------------
+
+/** Runs one load in its own process and returns its figures. */
+async function runLoad(spec: LoadSpec, during?: () => void): Promise<LoadResult> {
+  const child = spawn(['scripts/bench-load.ts', JSON.stringify(spec)])
+  // A throw inside a timer would end the bench without cleanup: keep the first one for later.
+  let samplerError: unknown
+  const sampler = during
+    ? setInterval(() => {
+        try {
+          during()
+        } catch (error) {
+          samplerError ??= error
+        }
+      }, RSS_SAMPLE_MS)
+    : undefined
+  const killer = setTimeout(() => child.kill('SIGKILL'), spec.warmupMs + spec.durationMs + LOAD_SLACK_MS)
+  try {
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    if (code !== 0) throw new Error(`load generator exited with ${code}: ${stderr}`)
+    if (samplerError) throw samplerError
+    return JSON.parse(stdout) as LoadResult
+  } finally {
+    clearInterval(sampler)
+    clearTimeout(killer)
+  }
+}
+
+// ---- Seeding ----------------------------------------------------------------------------------
+
+interface SeedResult {
+  jobs: number
+  seconds: number
+  rowsPerSecond: number
+  /** The newest seeded job, which the list must start with. */
+  newestId: string
+}
+
+/** Seeds jobs straight into the (stopped) hub's database, as valid rows of the demo printer. */
+export function seedJobs(dir: string, projectId: string, count: number): SeedResult {
+  const startedAt = performance.now()
+  const db = new Database(join(dir, DATABASE_FILE), { strict: true })
+  try {
+    db.run('PRAGMA busy_timeout = 5000')
+    // A bench fixture: losing it to a power cut costs nothing, so skip the flushes. The hub
+    // reopens the file with its own durable settings.
+    db.run('PRAGMA synchronous = OFF')
+    // Each INSERT into jobs needs a statement journal (two UNIQUE constraints, a trigger); in a
+    // temp file that is one pwrite per touched page, and more than half of the seeding time.
+    db.run('PRAGMA temp_store = MEMORY')
+    // The four jobs indexes outgrow the default 2 MB cache within seconds; 256 MB keeps them hot.
+    db.run('PRAGMA cache_size = -262144')
+    const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'demo'").get(projectId)
+    if (!printer) throw new Error('the demo printer is missing')
+    const firstSeq = (db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM jobs').get()?.seq ?? 0) + 1
+
+    const insertJob = db.prepare<never, [number, string, string, string, string, JobState, number, number, number, string | null, string | null, number | null, number | null, number, number]>(
+      `INSERT INTO jobs (seq, id, project_id, printer_id, idempotency_key, state, expires_at, attempt_count, max_attempts,
+         last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    const insertDocument = db.prepare<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+    const document = JSON.stringify(DOCUMENT)
+    // Which timestamps a job in each state has: received by an agent, submitted to the printer.
+    const received = new Set<JobState>(['DELIVERED', 'PRINTING', 'COMPLETED'])
+    const submitted = new Set<JobState>(['PRINTING', 'COMPLETED'])
+    const seedRunId = Date.now().toString(36)
+    // One job every 2 s, ending now: about 23 days of history, in seq order.
+    const spacingMs = 2_000
+    const seededAt = Date.now()
+    const firstCreatedAt = seededAt - count * spacingMs
+    let newestId = ''
+
+    const insertBatch = db.transaction((from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const seq = firstSeq + i
+        // Round robin over the 8 states; a job left unfinished past its expiry is EXPIRED, as the
+        // hub would have left it (so only the last day's jobs are PENDING or DISPATCHING).
+        const createdAt = firstCreatedAt + i * spacingMs
+        const dealt = JOB_STATES[i % JOB_STATES.length]!
+        const state = (dealt === 'PENDING' || dealt === 'DISPATCHING') && createdAt + EXPIRES_IN_MS.default <= seededAt ? 'EXPIRED' : dealt
+        const failed = state === 'FAILED'
+        const id = `job_${Bun.randomUUIDv7('hex', createdAt).replace(/-/g, '')}`
+        insertJob.run(
+          seq,
+          id,
+          projectId,
+          printer.id,
+          `seed-${seedRunId}-${String(i).padStart(String(count).length, '0')}`, // padded: appended in index order
+          state,
+          createdAt + EXPIRES_IN_MS.default,
+          dealt === 'PENDING' ? 0 : failed ? MAX_ATTEMPTS.default : 1,
+          MAX_ATTEMPTS.default,
+          failed ? 'printer_offline' : state === 'EXPIRED' ? 'expired' : null,
+          failed ? 'The printer did not answer.' : state === 'EXPIRED' ? 'The job expired before it reached the printer.' : null,
+          received.has(state) ? createdAt + 200 : null,
+          submitted.has(state) ? createdAt + 400 : null,
+          createdAt,
+          state === 'PENDING' ? createdAt : createdAt + 1_000,
+        )
+        insertDocument.run(seq, document)
+        newestId = id
+      }
+    })
+
+    for (let from = 0; from < count; from += SEED.batch) {
+      if (performance.now() - startedAt > SEED.timeLimitMs) throw new Error(`seeding took longer than ${SEED.timeLimitMs} ms`)
+      insertBatch.immediate(from, Math.min(count, from + SEED.batch))
+    }
+    // Leave a compact file for the hub: no large WAL to replay or checkpoint under load.
+    db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    const seconds = (performance.now() - startedAt) / 1000
+    return { jobs: count, seconds: round(seconds, 2), rowsPerSecond: Math.round(count / seconds), newestId }
+  } finally {
+    db.close()
+  }
+}
+
+// ---- Report lines -----------------------------------------------------------------------------
+
+function describeLoad(name: string, result: LoadResult): string {
+  const l = result.latencyMs
+  const errors = result.errors === 0 ? 'no errors' : `${result.errors} ERRORS ${JSON.stringify(result.statuses)}`
+  return `${name.padEnd(30)} ${String(result.rate).padStart(7)} req/s   p50 ${l.p50.toFixed(2)} ms   p99 ${l.p99.toFixed(2)} ms   max ${l.max.toFixed(1)} ms   (${result.ok} ok, ${errors})`
+}
+
+function errorDetail(name: string, result: LoadResult): string[] {
+  return result.errors === 0 ? [] : [`  ${name} errors: ${JSON.stringify(result.statuses)}`, ...result.errorSamples.map((s) => `    ${s}`)]
+}
+
+// ---- API section ------------------------------------------------------------------------------
+
+export async function apiSection(info: Machine): Promise<SectionResult> {
+  const dataDir = newDataDir()
+  const project = await initDataDir(dataDir)
+  // This section measures the API alone (delivery has its own): the demo printer is held offline,
+  // so submitted and seeded jobs stay queued instead of being printed while the API is measured.
+  const db = new Database(join(dataDir, DATABASE_FILE), { strict: true })
+  db.run(`UPDATE printers SET connection = 'virtual://demo?mode=offline'`)
+  db.close()
+  const jobsUrl = (hub: HubProcess, query = '') => `${hub.url}/v1/projects/${project.projectId}/jobs${query}`
+  const auth = { authorization: `Bearer ${project.apiKey}` }
+
+  // 1, 2, 5: throughput and memory on a fresh hub.
+  let hub = await startHub(dataDir)
+  await sleep(IDLE_SETTLE_MS)
+  const idleRssMb = rssMb(hub.pid)
+  console.log(`hub pid ${hub.pid} at ${hub.url}; idle RSS ${idleRssMb.toFixed(1)} MB`)
+
+  console.log(`GET /health: ${LOAD.concurrency} clients, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
+  const health = await runLoad({ ...LOAD, url: `${hub.url}/health`, method: 'GET', expectStatus: 200 })
+
+  console.log(`POST jobs: ${LOAD.concurrency} clients, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
+  let loadedRssMb = rssMb(hub.pid)
+  const bodyTemplate = JSON.stringify({ printerId: project.printerId, idempotencyKey: KEY_PLACEHOLDER, document: DOCUMENT })
+  const submit = await runLoad(
+    { ...LOAD, url: jobsUrl(hub), method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 },
+    () => (loadedRssMb = Math.max(loadedRssMb, rssMb(hub.pid))),
+  )
+  await hub.stop()
+
+  // 4: list latency over a million stored jobs.
+  console.log(`seeding ${SEED.jobs.toLocaleString('en')} jobs into ${DATABASE_FILE}...`)
+  const seed = seedJobs(dataDir, project.projectId, SEED.jobs)
+  console.log(`seeded in ${seed.seconds} s (${seed.rowsPerSecond.toLocaleString('en')} rows/s)`)
+
+  hub = await startHub(dataDir)
+  // The list must really read the seeded rows: newest first, a full page, the state filter applied.
+  const list = async (query = ''): Promise<ListJobsResponse> => {
+    const response = await fetch(jobsUrl(hub, query), { headers: auth, signal: AbortSignal.timeout(10_000) })
+    if (response.status !== 200) throw new Error(`GET jobs${query} answered ${response.status}: ${await response.text()}`)
+    return (await response.json()) as ListJobsResponse
+  }
+  const all = await list()
+  const pending = await list('?state=PENDING')
+  if (all.jobs.length !== JOB_LIST_LIMIT || all.jobs[0]?.id !== seed.newestId) throw new Error('the job list does not start with the newest seeded job')
+  if (pending.jobs.length !== JOB_LIST_LIMIT || pending.jobs.some((job) => job.state !== 'PENDING')) throw new Error('the PENDING list is wrong')
+
+  console.log(`GET jobs: ${LIST_LOAD.concurrency} clients, ${LIST_LOAD.maxRequests} requests each list...`)
+  const listAll = await runLoad({ ...LIST_LOAD, url: jobsUrl(hub), method: 'GET', headers: auth, expectStatus: 200 })
+  const listPending = await runLoad({ ...LIST_LOAD, url: jobsUrl(hub, '?state=PENDING'), method: 'GET', headers: auth, expectStatus: 200 })
+  const listRssMb = rssMb(hub.pid)
+  await hub.stop()
+  removeDataDir(dataDir)
+
+  const ratio = submit.rate / health.rate
+  const checks: Check[] = [
+    { name: 'submissions / health', value: round(ratio * 100), unit: '%', target: `>= ${TARGETS.submitToHealthRatio * 100}%`, pass: ratio >= TARGETS.submitToHealthRatio },
+    { name: 'submit p99', value: round(submit.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.submitP99Ms} ms`, pass: submit.latencyMs.p99 < TARGETS.submitP99Ms },
+    { name: 'submit errors (non-202)', value: submit.errors, unit: '', target: '0', pass: submit.errors === 0 },
+    { name: 'list p99 (1M jobs)', value: round(listAll.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.listP99Ms} ms`, pass: listAll.latencyMs.p99 < TARGETS.listP99Ms && listAll.errors === 0 },
+    { name: 'list ?state=PENDING p99 (1M jobs)', value: round(listPending.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.listP99Ms} ms`, pass: listPending.latencyMs.p99 < TARGETS.listP99Ms && listPending.errors === 0 },
+    { name: 'idle RSS', value: round(idleRssMb), unit: ' MB', target: `< ${TARGETS.idleRssMb} MB`, pass: idleRssMb < TARGETS.idleRssMb },
+  ]
+
+  const report = [
+    `printhub bench on ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}; hub and load generator share these CPUs`,
+    describeLoad(`GET /health (${LOAD.concurrency} clients)`, health),
+    describeLoad(`POST jobs (${LOAD.concurrency} clients)`, submit),
+    describeLoad(`GET jobs, 1M stored (${LIST_LOAD.concurrency} cl.)`, listAll),
+    describeLoad(`GET jobs?state=PENDING (${LIST_LOAD.concurrency} cl.)`, listPending),
+    `${'RSS'.padEnd(30)} idle ${idleRssMb.toFixed(1)} MB, max under submissions ${loadedRssMb.toFixed(1)} MB, after list load (1M jobs) ${listRssMb.toFixed(1)} MB`,
+    `${'seeding'.padEnd(30)} ${seed.jobs.toLocaleString('en')} jobs in ${seed.seconds} s`,
+    ...errorDetail('health', health),
+    ...errorDetail('submit', submit),
+    ...errorDetail('list', listAll),
+    ...errorDetail('list PENDING', listPending),
+  ]
+  return {
+    report,
+    checks,
+    results: {
+      settings: { load: LOAD, listLoad: LIST_LOAD, seedJobs: SEED.jobs, rssSampleMs: RSS_SAMPLE_MS, idleSettleMs: IDLE_SETTLE_MS },
+      health,
+      submit,
+      submitToHealthRatio: round(ratio, 4),
+      list: { all: listAll, pending: listPending },
+      seed: { jobs: seed.jobs, seconds: seed.seconds, rowsPerSecond: seed.rowsPerSecond },
+      rssMb: { idle: round(idleRssMb), loadedMax: round(loadedRssMb), afterList: round(listRssMb) },
+    },
+  }
+}

@@ -1,0 +1,193 @@
+// The hub as a process under the bench, shared by its sections: spawning bun children, starting and
+// stopping `printhub serve`, running CLI commands, data directories, the hub's RSS, and ending
+// whatever the bench left running. Also the few small helpers (round, sleep, ms) every section uses.
+import type { Subprocess } from 'bun'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { MAX_OPEN_JOBS_RANGE } from '../src/hub/config.ts'
+
+export const ROOT = join(import.meta.dir, '..')
+const BUN = process.execPath
+const HOST = '127.0.0.1'
+
+const HUB_START_TIMEOUT_MS = 15_000
+const HUB_STOP_TIMEOUT_MS = 10_000
+/** How long the hub's built-in agent gets to report printers added while it runs (its catalog poll). */
+export const AGENT_PICKUP_TIMEOUT_MS = 15_000
+
+/**
+ * Extra bun flags for the hub process, to see where its time goes, e.g.
+ * PRINTHUB_BENCH_HUB_FLAGS='--cpu-prof-md --cpu-prof-dir=/tmp/prof' bun run bench delivery
+ */
+const HUB_BUN_FLAGS = (process.env.PRINTHUB_BENCH_HUB_FLAGS ?? '').split(/\s+/).filter(Boolean)
+
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** A latency for a report line: two decimals and the unit. */
+export const ms = (value: number) => `${value.toFixed(2)} ms`
+
+// ---- Processes and data directories -----------------------------------------------------------
+
+const children = new Set<Subprocess>()
+const dataDirs = new Set<string>()
+
+/** Kills every child still running. Synchronous, so it also works from a signal handler. */
+export function killChildren(): void {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  children.clear()
+}
+
+/** Kills whatever a failed section left running (its hub, a load generator) and waits until it has exited. */
+export async function endChildren(): Promise<void> {
+  const left = [...children]
+  for (const child of left) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  await Promise.all(left.map((child) => child.exited))
+}
+
+/** Removes every data directory the bench made and has not removed yet. Synchronous. */
+export function removeDataDirs(): void {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+  dataDirs.clear()
+}
+
+export function newDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'printhub-bench-'))
+  dataDirs.add(dir)
+  return dir
+}
+
+export function removeDataDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true })
+  dataDirs.delete(dir)
+}
+
+/** Runs `bun ARGS` in the repository; the child is killed by killChildren() and endChildren(). */
+export function spawn(args: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'> {
+  const child = Bun.spawn([BUN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  children.add(child)
+  void child.exited.then(() => children.delete(child))
+  return child
+}
+
+function timeout(ms: number, what: string): { promise: Promise<never>; cancel: () => void } {
+  let timer: Timer | undefined
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms)
+  })
+  return { promise, cancel: () => clearTimeout(timer) }
+}
+
+/** Resident memory of a process, in MB, from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  if (!match) throw new Error(`no VmRSS for process ${pid}`)
+  return Number(match[1]) / 1024
+}
+
+// ---- The hub ----------------------------------------------------------------------------------
+
+export interface HubProcess {
+  url: string
+  pid: number
+  stop(): Promise<void>
+}
+
+/**
+ * Starts `printhub serve` and resolves once it listens. Its stdout (one log line per request) is
+ * drained for as long as it runs: a full pipe would block the hub mid-request.
+ */
+export async function startHub(dir: string): Promise<HubProcess> {
+  // In the API section every submission stays open (its printer is held offline), and half the
+  // seeded jobs are unfinished too (counted by a trigger): lift the limit of unfinished jobs
+  // (default 10,000) to its maximum, or submissions would turn into 429s.
+  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS_RANGE.max) }
+  const child = spawn([...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
+  const tail: string[] = [] // the last lines of both streams, to explain a failed start
+  let onListening: (url: string) => void = () => {}
+  const listening = new Promise<string>((resolve) => (onListening = resolve))
+
+  async function drain(stream: ReadableStream<Uint8Array>, watch: boolean): Promise<void> {
+    const decoder = new TextDecoder()
+    let pending = ''
+    // Ends when the hub exits and closes the pipe.
+    for await (const chunk of stream) {
+      const parts = (pending + decoder.decode(chunk, { stream: true })).split('\n')
+      pending = parts.pop()!
+      for (const line of parts) {
+        if (tail.push(line) > 20) tail.shift()
+        const match = watch ? / listening on (http:\/\/[^\s,]+)/.exec(line) : null
+        if (match) onListening(match[1]!)
+      }
+    }
+  }
+  void drain(child.stdout, true)
+  void drain(child.stderr, false)
+
+  const limit = timeout(HUB_START_TIMEOUT_MS, 'hub start')
+  const url = await Promise.race([
+    listening,
+    child.exited.then((code) => Promise.reject(new Error(`hub exited with ${code} before listening:\n${tail.join('\n')}`))),
+    limit.promise,
+  ]).finally(limit.cancel)
+  if (new URL(url).hostname !== HOST) throw new Error(`hub listens on ${url}, expected ${HOST}`)
+
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null) return
+      child.kill('SIGTERM')
+      const limit = timeout(HUB_STOP_TIMEOUT_MS, 'hub stop')
+      try {
+        const code = await Promise.race([child.exited, limit.promise])
+        if (code !== 0) throw new Error(`hub exited with ${code} on SIGTERM:\n${tail.join('\n')}`)
+      } catch (error) {
+        child.kill('SIGKILL')
+        throw error
+      } finally {
+        limit.cancel()
+      }
+    },
+  }
+}
+
+export interface Project {
+  projectId: string
+  apiKey: string
+  printerId: string
+}
+
+/** Runs one `printhub` CLI command to its end and returns its stdout. */
+export async function cli(args: string[]): Promise<string> {
+  const child = spawn(['src/main.ts', ...args])
+  const what = `printhub ${args.slice(0, 2).join(' ')}`
+  const limit = timeout(HUB_START_TIMEOUT_MS, what)
+  const [stdout, stderr, code] = await Promise.race([
+    Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]),
+    limit.promise,
+  ]).finally(limit.cancel)
+  if (code !== 0) throw new Error(`${what} exited with ${code}: ${stderr}`)
+  return stdout
+}
+
+/** `printhub init --json`: the machine-readable way to get the project and its only key. */
+export async function initDataDir(dir: string): Promise<Project> {
+  const stdout = await cli(['init', '--data', dir, '--json'])
+  const result = JSON.parse(stdout) as Partial<Project> & { created: boolean }
+  if (!result.created || !result.projectId || !result.apiKey || !result.printerId) throw new Error(`unexpected init output: ${stdout}`)
+  return { projectId: result.projectId, apiKey: result.apiKey, printerId: result.printerId }
+}
+
+/** Waits until the running hub's built-in agent reports every one of `printerIds` (its catalog poll). */
+export async function waitForAgentPrinters(dir: string, printerIds: readonly string[]): Promise<number> {
+  const startedAt = performance.now()
+  for (;;) {
+    const reported = new Set((JSON.parse(await cli(['printers', 'list', '--agents', '--data', dir, '--json'])) as { printerId: string }[]).map((p) => p.printerId))
+    if (printerIds.every((id) => reported.has(id))) return performance.now() - startedAt
+    if (performance.now() - startedAt > AGENT_PICKUP_TIMEOUT_MS) throw new Error(`the built-in agent did not report its new printers within ${AGENT_PICKUP_TIMEOUT_MS} ms`)
+    await sleep(200)
+  }
+}
