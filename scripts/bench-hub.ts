@@ -5,7 +5,7 @@ import type { Subprocess } from 'bun'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_OPEN_JOBS_RANGE } from '../src/hub/config.ts'
+import { MAX_OPEN_JOBS } from '../src/domain/settings.ts'
 
 export const ROOT = join(import.meta.dir, '..')
 const BUN = process.execPath
@@ -103,7 +103,7 @@ export async function startHub(dir: string): Promise<HubProcess> {
   // In the API section every submission stays open (its printer is held offline), and half the
   // seeded jobs are unfinished too (counted by a trigger): lift the limit of unfinished jobs
   // (default 10,000) to its maximum, or submissions would turn into 429s.
-  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS_RANGE.max) }
+  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max) }
   const child = spawn([...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
   const tail: string[] = [] // the last lines of both streams, to explain a failed start
   let onListening: (url: string) => void = () => {}

@@ -1,7 +1,7 @@
-// The dashboard and the admin API, as one part of the hub's HTTP application.
+// The admin API: what the dashboard (and scripts with an admin token) use to run the hub.
 import { Elysia } from 'elysia'
+import { cookieValue, SESSION_COOKIE } from './auth.ts'
 import type { AdminContext } from './context.ts'
-import { dashboardPages } from '../dashboard/routes.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { overviewRoutes } from './routes/overview.ts'
@@ -10,9 +10,8 @@ import { projectRoutes } from './routes/projects.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { settingsRoutes } from './routes/settings.ts'
 
-export function adminApp(context: AdminContext) {
+export function adminApi(context: AdminContext) {
   return new Elysia()
-    .use(dashboardPages(context))
     .use(sessionRoutes(context))
     .use(overviewRoutes(context))
     .use(printerRoutes(context))
@@ -20,4 +19,10 @@ export function adminApp(context: AdminContext) {
     .use(projectRoutes(context))
     .use(agentRoutes(context))
     .use(settingsRoutes(context))
+}
+
+/** Whether a browser's request comes with a live dashboard session. */
+export function hasAdminSession(context: Pick<AdminContext, 'store'>, request: Request): boolean {
+  const token = cookieValue(request, SESSION_COOKIE)
+  return token !== undefined && context.store.adminSessions.use(token) !== undefined
 }

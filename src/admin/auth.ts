@@ -39,7 +39,7 @@ export function clearedSessionCookie(request: Request): string {
   return sessionCookie(request, '', 0)
 }
 
-const unauthorized = (message: string) => new ApiError(401, 'unauthorized', message)
+const unauthorized = (message: string) => new ApiError('unauthorized', message)
 
 /**
  * A state-changing request from a browser must come from the dashboard's own origin: a page
@@ -56,7 +56,7 @@ export function checkOrigin(request: Request): void {
   } catch {
     originHost = undefined
   }
-  if (originHost !== host) throw new ApiError(403, 'forbidden', 'The request came from another site.')
+  if (originHost !== host) throw new ApiError('forbidden', 'The request came from another site.')
 }
 
 /** The admin behind the request; throws 401 without a live session or admin token, 403 on a change without the CSRF token. */
@@ -76,7 +76,7 @@ export function authenticateAdmin(store: Store, request: Request): AdminIdentity
   if (!SAFE_METHODS.has(request.method)) {
     const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? '')
     const expected = Buffer.from(csrfTokenFor(sessionToken))
-    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new ApiError(403, 'forbidden', 'The request lacks the CSRF token of this session; reload the page.')
+    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new ApiError('forbidden', 'The request lacks the CSRF token of this session; reload the page.')
   }
   return { kind: 'session', session, token: sessionToken }
 }

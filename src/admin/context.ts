@@ -1,11 +1,26 @@
-import type { ApiContext } from '../api/context.ts'
-import type { HubOnTheLan } from '../services/test-page.ts'
-import type { DetectedPrinter } from '../transports/detect.ts'
+import type { JobService } from '../services/jobs.ts'
+import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
+import type { HubOnTheLan } from '../services/test-page.ts'
+import type { Store } from '../store/store.ts'
+import type { DetectedPrinter } from '../transports/detect.ts'
 
-/** What the admin API works with, beyond what the public API does. */
-export interface AdminContext extends ApiContext {
+/** The settings the dashboard changes while the hub runs. */
+export interface SettingsPort {
+  readonly values: Readonly<EditableSettings>
+  /** The settings the hub's environment set: they stay as set. */
+  readonly pinned: readonly string[]
+  update(change: Record<string, unknown>): SettingsOutcome
+}
+
+/** What the admin API works with. */
+export interface AdminContext {
+  store: Store
+  jobs: JobService
   board: PrinterBoard
+  settings: SettingsPort
+  serverId: string
+  now: () => number
   /** When the hub started, in milliseconds since the epoch. */
   startedAt: number
   /** How people on the LAN reach the hub (its name, URL, addresses), on the port it listens on. */

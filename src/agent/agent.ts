@@ -19,7 +19,8 @@ import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './cat
 import { STATUS_POLL_MS, StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import type { AgentKey } from './identity.ts'
-import type { Ledger, LedgerJob } from './ledger.ts'
+import type { Ledger, LedgerEvent, LedgerJob } from './ledger.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
 
 /** How often the agent looks for printers added or changed in its catalog. */
 export const CATALOG_POLL_MS = 1_000
@@ -132,7 +133,7 @@ export class Agent {
    */
   private recover(): void {
     for (const job of this.options.ledger.interrupted()) {
-      this.fail(job, ['submitting', 'submitted'], {
+      this.fail(job, {
         code: 'job.recovery_uncertain',
         message:
           job.state === 'submitting'
@@ -249,7 +250,7 @@ export class Agent {
   private cancel(jobId: string): void {
     const job = this.options.ledger.job(jobId)
     if (!job) return
-    if (job.state === 'received') this.finish(job, ['received'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+    if (job.state === 'received') this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
     // A job being written stops if the write can still stop; otherwise its submission stands.
     else if (job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
@@ -264,7 +265,7 @@ export class Agent {
         } catch (error) {
           // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
           this.log(`agent: job ${job.jobId} failed unexpectedly: ${(error as Error).message}`)
-          this.fail(job, ['received', 'submitting', 'submitted'], { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
+          this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
         }
       }
     })().finally(() => {
@@ -276,15 +277,15 @@ export class Agent {
 
   private async print(job: LedgerJob): Promise<void> {
     const printer = this.printers.get(job.printerId)
-    if (!printer) return this.fail(job, ['received'], { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
+    if (!printer) return this.fail(job, { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
     const parsed = parseConnectionUri(printer.connection)
-    if (!parsed.ok) return this.fail(job, ['received'], { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
+    if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
     const connection = parsed.connection
     let bytes: Uint8Array
     try {
       bytes = render(job.payload!.document as PrintDocument, targetFor(printer.profile, printer.width, connection.kind))
     } catch (error) {
-      if (error instanceof RenderError) return this.fail(job, ['received'], { code: error.code, message: error.message, retryable: error.retryable })
+      if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
       throw error
     }
     if (!this.options.ledger.claim(job.seq)) return
@@ -298,9 +299,9 @@ export class Agent {
       submission = await submit(connection, bytes, controller.signal, this.transports, printer)
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error
-      if (error.code === 'cancelled') return this.finish(job, ['submitting'], 'cancelled', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+      if (error.code === 'cancelled') return this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
       this.status.learn(printer.id, error.code)
-      return this.fail(job, ['submitting'], { code: error.code, message: error.message, retryable: error.retryable })
+      return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
     } finally {
       this.submitting.delete(job.jobId)
     }
@@ -308,34 +309,33 @@ export class Agent {
     const submitted = this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: new Date().toISOString() })
     const completed = () => this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: new Date().toISOString() })
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
-    if (!submission.printed) return this.finish(job, ['submitting'], 'completed', [submitted, completed()])
+    if (!submission.printed) return this.finish(job, 'complete', [submitted, completed()])
     // PRINTING until the printer says it printed everything.
-    this.finish(job, ['submitting'], 'submitted', [submitted])
+    this.finish(job, 'submit', [submitted])
     const printed = submission.printed.then(
       () => undefined,
       (error: unknown) => {
-        if (error instanceof SubmitError) return error
+        if (error instanceof SubmitError && error.code !== 'cancelled') return { code: error.code, message: error.message, retryable: error.retryable }
         throw error
       },
     )
-    const failure = await Promise.race([printed, this.stopping.promise.then(() => 'stopped' as const)])
+    const outcome = await Promise.race([printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
-    if (failure === 'stopped' || this.stopped) return
-    if (failure) {
-      this.status.learn(printer.id, failure.code)
-      return this.fail(job, ['submitted'], { code: failure.code, message: failure.message, retryable: failure.retryable })
+    if (outcome === 'stopped' || this.stopped) return
+    if (outcome) {
+      this.status.learn(printer.id, outcome.code)
+      return this.fail(job, outcome)
     }
-    this.finish(job, ['submitted'], 'completed', [completed()])
+    this.finish(job, 'complete', [completed()])
   }
 
-  private fail(job: LedgerJob, from: readonly LedgerJob['state'][], error: { code: string; message: string; retryable: boolean }): void {
-    this.finish(job, from, 'failed', [
-      this.report('agent.job_failed', job, { status: 'failed', failedAt: new Date().toISOString(), error: { ...error, message: error.message.slice(0, 1_024) } }),
-    ])
+  private fail(job: LedgerJob, reason: Failure): void {
+    const { code, message, retryable } = failure(reason.code, reason.message, reason.retryable)
+    this.finish(job, 'fail', [this.report('agent.job_failed', job, { status: 'failed', failedAt: new Date().toISOString(), error: { code, message, retryable } })])
   }
 
-  private finish(job: LedgerJob, from: readonly LedgerJob['state'][], to: LedgerJob['state'], reports: string[]): void {
-    if (this.options.ledger.finish(job.seq, from, to, reports)) void this.flushOutbox()
+  private finish(job: LedgerJob, event: Exclude<LedgerEvent, 'claim'>, reports: string[]): void {
+    if (this.options.ledger.finish(job.seq, event, reports)) void this.flushOutbox()
   }
 
   /** A report of `job`, encoded once: replays send exactly these bytes (same messageId). */

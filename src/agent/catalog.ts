@@ -44,9 +44,3 @@ export function describePrinter(printer: CatalogPrinter, learned?: PrinterDescri
       return { ...common, kind: 'local', fingerprint: printer.connection.slice(0, 256), availability, connection: { type: 'system', systemName: printer.connection.slice(0, 256) } }
   }
 }
-
-/** How an agent's printer is reached, in words, for a record made from its descriptor. */
-export function connectionOf(descriptor: PrinterDescriptor): string {
-  const c = descriptor.connection
-  return c.type === 'tcp' ? `tcp://${c.host}:${c.port}` : c.type === 'virtual' ? 'virtual' : c.systemName
-}

@@ -65,6 +65,30 @@ const FORGET_EVERY = 256
 export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
 export type LedgerState = 'received' | 'submitting' | 'submitted' | 'completed' | 'failed' | 'cancelled'
 
+/**
+ * The agent's job state machine (OpenPrinter v1 section 7.3, with printhub's `submitted` while the
+ * printer has yet to confirm): for each event, the states it applies to and the state it leads to.
+ * The ledger decides whether an event applies; its callers only name the event.
+ */
+export const LEDGER_TRANSITIONS = {
+  /** The record of intent, before a byte goes to the printer. */
+  claim: { from: ['received'], to: 'submitting' },
+  /** The printer took every byte and is to confirm it printed them. */
+  submit: { from: ['submitting'], to: 'submitted' },
+  /** Printed: the printer said so, or took every byte on a link that cannot tell. */
+  complete: { from: ['submitting', 'submitted'], to: 'completed' },
+  fail: { from: ['received', 'submitting', 'submitted'], to: 'failed' },
+  /** Stopped before it printed: not yet started, or its write could still be stopped. */
+  cancel: { from: ['received', 'submitting'], to: 'cancelled' },
+} as const satisfies Record<string, { from: readonly LedgerState[]; to: LedgerState }>
+
+export type LedgerEvent = keyof typeof LEDGER_TRANSITIONS
+
+/** States a job never leaves. */
+const FINISHED: readonly LedgerState[] = ['completed', 'failed', 'cancelled']
+/** `state IN (...)` for the states an event applies to (from the table, never from input). */
+const fromStates = (event: LedgerEvent) => `state IN (${LEDGER_TRANSITIONS[event].from.map((state) => `'${state}'`).join(', ')})`
+
 export interface LedgerJob {
   seq: number
   jobId: string
@@ -268,24 +292,25 @@ export class Ledger {
    * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = 'submitting', updated_at = ? WHERE seq = ? AND state = 'received'`, [this.now(), seq]).changes === 1)
+    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${fromStates('claim')}`, [LEDGER_TRANSITIONS.claim.to, this.now(), seq]).changes === 1)
   }
 
   /**
-   * Moves a job to a new state and queues its reports, in one transaction: a report is never sent
-   * for a state that was not recorded, and never lost for one that was.
+   * Applies `event` to a job and queues its reports, in one transaction: a report is never sent
+   * for a state that was not recorded, and never lost for one that was. False, and nothing queued,
+   * when the event does not apply to the job's state.
    */
-  finish(seq: number, from: readonly LedgerState[], to: LedgerState, reports: readonly string[]): boolean {
+  finish(seq: number, event: Exclude<LedgerEvent, 'claim'>, reports: readonly string[]): boolean {
     return this.commits.write(() => {
       const now = this.now()
-      const placeholders = from.map(() => '?').join(', ')
-      const terminal = to !== 'submitted'
+      const to = LEDGER_TRANSITIONS[event].to
+      const terminal = FINISHED.includes(to)
       // The job keeps every report it made (submitted, then completed), to send again after a reconnection.
       const earlier = this.db.query<{ reports: string | null }, [number]>('SELECT reports FROM ledger_jobs WHERE seq = ?').get(seq)?.reports
       const all = [...(earlier ? (JSON.parse(earlier) as string[]) : []), ...reports]
       const changed = this.db.run(
-        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND state IN (${placeholders})`,
-        [to, now, JSON.stringify(all), seq, ...from],
+        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${fromStates(event)}`,
+        [to, now, JSON.stringify(all), seq],
       ).changes
       if (changed !== 1) return false
       for (const frame of reports) this.db.run('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])

@@ -3,6 +3,7 @@
 // is reported at once, so the hub holds the jobs of a printer out of paper instead of spending
 // attempts on it, and sends them when it is back.
 import { parseConnectionUri } from '../domain/connection-uri.ts'
+import type { FailureCode } from '../protocol/failures.ts'
 import { availabilityOf, type PrinterAvailability, type PrinterState } from '../transports/submission.ts'
 import { readStatus, type Transports } from '../transports/submit.ts'
 import type { CatalogPrinter } from './catalog.ts'
@@ -11,7 +12,7 @@ import type { CatalogPrinter } from './catalog.ts'
 export const STATUS_POLL_MS = 2_000
 
 /** Failures of a job that say the printer cannot print now, and the state they put it in. */
-const FAILURE_STATES: Record<string, PrinterState> = { paper_out: 'paper_out', cover_open: 'cover_open', printer_error: 'error', printer_offline: 'offline', printer_unreachable: 'offline' }
+const FAILURE_STATES: Partial<Record<FailureCode, PrinterState>> = { 'printer.paper_out': 'paper_out', 'printer.cover_open': 'cover_open', 'printer.error': 'error', 'printer.offline': 'offline', 'printer.unreachable': 'offline' }
 
 export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
@@ -53,7 +54,7 @@ export class StatusWatch {
   }
 
   /** A job's outcome on the printer: it printed (online), or a failure that says it cannot print. */
-  learn(printerId: string, failureCode: string | undefined): void {
+  learn(printerId: string, failureCode: FailureCode | undefined): void {
     // A printed job says it can print, not that its paper is no longer low.
     if (failureCode === undefined) this.set(printerId, this.known.get(printerId) === 'paper_low' ? 'paper_low' : 'online')
     else if (FAILURE_STATES[failureCode]) this.set(printerId, FAILURE_STATES[failureCode])

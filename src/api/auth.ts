@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.ts'
 const CHALLENGE = { 'www-authenticate': 'Bearer' }
 
 function unauthorized(message: string): ApiError {
-  return new ApiError(401, 'unauthorized', message, undefined, CHALLENGE)
+  return new ApiError('unauthorized', message, { headers: CHALLENGE })
 }
 
 /** The active key of the request, bound to `projectId` and holding `scope`; throws 401 or 403 otherwise. */
@@ -18,6 +18,6 @@ export function authenticate(store: Store, request: Request, projectId: string, 
   const key = match ? store.apiKeys.use(match[1]!) : undefined
   // One answer for malformed, unknown, revoked and other-project keys: nothing to learn by probing.
   if (!key || key.projectId !== projectId) throw unauthorized('The API key is not valid for this project.')
-  if (!key.scopes.includes(scope)) throw new ApiError(403, 'forbidden', `The API key lacks the ${scope} scope.`)
+  if (!key.scopes.includes(scope)) throw new ApiError('forbidden', `The API key lacks the ${scope} scope.`)
   return key
 }

@@ -1,5 +1,6 @@
 // What a CLI command is, and the helpers every command shares.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
 import { Store } from '../store/store.ts'
 
@@ -72,7 +73,7 @@ export function noPositionals(args: ParsedArgs): void {
 
 /** Opens the store of the data directory (creating it only when asked), runs `work`, and closes it. */
 export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T, create = false): T {
-  const store = Store.open({ dataDir: dataDirOf(args, io), create, maxOpenJobsPerProject: DEFAULTS.maxOpenJobsPerProject })
+  const store = Store.open({ dataDir: dataDirOf(args, io), create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
   let result: T
   try {
     result = work(store)

@@ -1,20 +1,62 @@
 // The dashboard's pages: one HTML shell and its assets, embedded in the program. The browser code
-// is TypeScript, turned into JavaScript once at start; everything is sent gzipped when the browser
+// is TypeScript, turned into JavaScript once at start; the shell carries the rules the browser code
+// shares with the hub, filled in once at start too; everything is sent gzipped when the browser
 // takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
-import { DASHBOARD_PATH } from '../protocol/admin-api.ts'
-import { cookieValue, SESSION_COOKIE } from '../admin/auth.ts'
-import type { AdminContext } from '../admin/context.ts'
+import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../protocol/admin-api.ts'
+import { JOB_STATES } from '../protocol/job.ts'
+import type { DashboardConfig } from './browser/config.ts'
 import htmlText from './browser/index.html' with { type: 'text' }
 import css from './browser/style.css' with { type: 'text' }
-// @ts-expect-error: a text import; TypeScript would type it as the module itself.
+// The browser modules, as text; one by one, as the compiled executable embeds only what is imported.
+// TypeScript would type each as the module itself, hence the expected error on each.
+// @ts-expect-error: a text import.
 import apiSource from './browser/api.ts' with { type: 'text' }
-// @ts-expect-error: as above.
+// @ts-expect-error: a text import.
 import appSource from './browser/app.ts' with { type: 'text' }
-// @ts-expect-error: as above.
+// @ts-expect-error: a text import.
+import configSource from './browser/config.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
 import domSource from './browser/dom.ts' with { type: 'text' }
-// @ts-expect-error: as above.
-import pagesSource from './browser/pages.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import pagesSource from './browser/pages/index.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import pageSource from './browser/pages/page.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import recordsSource from './browser/pages/records.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import overviewSource from './browser/pages/overview.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import printersSource from './browser/pages/printers.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import jobsSource from './browser/pages/jobs.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import projectsSource from './browser/pages/projects.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import agentsSource from './browser/pages/agents.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import settingsSource from './browser/pages/settings.ts' with { type: 'text' }
+
+/**
+ * Every browser module by its path under browser/, which is also its address under
+ * `/dashboard/assets/`: the modules import one another by relative paths, and the browser resolves
+ * those against the importing module's address. A new module is its import above and one line here.
+ */
+export const BROWSER_MODULES: Readonly<Record<string, string>> = {
+  'api.ts': apiSource,
+  'app.ts': appSource,
+  'config.ts': configSource,
+  'dom.ts': domSource,
+  'pages/index.ts': pagesSource,
+  'pages/page.ts': pageSource,
+  'pages/records.ts': recordsSource,
+  'pages/overview.ts': overviewSource,
+  'pages/printers.ts': printersSource,
+  'pages/jobs.ts': jobsSource,
+  'pages/projects.ts': projectsSource,
+  'pages/agents.ts': agentsSource,
+  'pages/settings.ts': settingsSource,
+}
 
 /** The pages allow only the hub's own scripts, styles and images; nothing may frame them. */
 const PAGE_HEADERS = {
@@ -34,9 +76,26 @@ function asset(type: string, text: string): Asset {
   return { type, body, gzipped: Bun.gzipSync(body, { level: 9 }) }
 }
 
-function typescriptAssets(sources: Record<string, string>): Record<string, Asset> {
+function typescriptAssets(sources: Readonly<Record<string, string>>): [string, Asset][] {
   const transpiler = new Bun.Transpiler({ loader: 'ts', target: 'browser', minifyWhitespace: true })
-  return Object.fromEntries(Object.entries(sources).map(([name, source]) => [name, asset('text/javascript; charset=utf-8', transpiler.transformSync(source))]))
+  return Object.entries(sources).map(([path, source]) => [path, asset('text/javascript; charset=utf-8', transpiler.transformSync(source))])
+}
+
+/** What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub. */
+export const DASHBOARD_CONFIG: DashboardConfig = { api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: JOB_STATES }
+
+/**
+ * The HTML shell with its `{{name}}` slots filled: the dashboard's path, and the configuration as
+ * JSON in a non-executed script element. There `<`, `>` and `&` are written as JSON escapes, so no
+ * value can end the element or open a comment.
+ */
+function shellHtml(template: string): string {
+  const json = JSON.stringify(DASHBOARD_CONFIG).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const slots: Record<string, string> = { config: json, dashboard: DASHBOARD_PATH }
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    if (!Object.hasOwn(slots, name)) throw new Error(`The dashboard's index.html has an unknown slot {{${name}}}.`)
+    return slots[name]!
+  })
 }
 
 function send(request: Request, file: Asset, headers: Record<string, string> = {}): Response {
@@ -46,17 +105,16 @@ function send(request: Request, file: Asset, headers: Record<string, string> = {
   })
 }
 
-export function dashboardPages({ store }: AdminContext) {
-  const assets: Record<string, Asset> = {
-    'style.css': asset('text/css; charset=utf-8', css),
-    ...typescriptAssets({ 'api.ts': apiSource as string, 'app.ts': appSource as string, 'dom.ts': domSource as string, 'pages.ts': pagesSource as string }),
-  }
+/** What the pages need of the hub: whether a browser is signed in (the admin edge knows). */
+export interface DashboardContext {
+  signedIn(request: Request): boolean
+}
+
+export function dashboardPages({ signedIn }: DashboardContext) {
+  // Only these paths are served: a path is looked up, never read from the disk.
+  const assets = new Map<string, Asset>([['style.css', asset('text/css; charset=utf-8', css)], ...typescriptAssets(BROWSER_MODULES)])
   // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
-  const shell = asset('text/html; charset=utf-8', htmlText as unknown as string)
-  const signedIn = (request: Request) => {
-    const token = cookieValue(request, SESSION_COOKIE)
-    return token !== undefined && store.adminSessions.use(token) !== undefined
-  }
+  const shell = asset('text/html; charset=utf-8', shellHtml(htmlText as unknown as string))
   const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to } })
   const page = (request: Request) => send(request, shell, PAGE_HEADERS)
   return new Elysia()
@@ -65,8 +123,8 @@ export function dashboardPages({ store }: AdminContext) {
     .get(`${DASHBOARD_PATH}/`, ({ request }) => (signedIn(request) ? page(request) : redirect(`${DASHBOARD_PATH}/login`)))
     .get(`${DASHBOARD_PATH}/login`, ({ request }) => (signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request)))
     .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))
-    .get(`${DASHBOARD_PATH}/assets/:name`, ({ request, params }) => {
-      const file = Object.hasOwn(assets, params.name) ? assets[params.name] : undefined
+    .get(`${DASHBOARD_PATH}/assets/*`, ({ request, params }) => {
+      const file = assets.get(params['*'])
       if (!file) return new Response('Not found', { status: 404 })
       return send(request, file)
     })

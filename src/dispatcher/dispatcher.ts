@@ -1,8 +1,10 @@
 // The dispatcher: one queue per printer, jobs in creation order, one attempt in flight per
 // printer until its agent confirms it stored the job; the agents' reports move the job states.
-// It is also the gateway's session registry: the newest session of an agent wins.
+// Which agents are connected it learns from the gateway's session registry.
 import { type Backoff, backoffDelay } from '../domain/backoff.ts'
-import { type GatewayEvents, type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
+import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
+import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
 import type { Attempt } from '../store/job-states.ts'
@@ -42,8 +44,7 @@ const EXPIRE_PER_STEP = 64
 
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean => printer !== undefined && printer.enabled && printer.availability !== 'offline'
 
-export class Dispatcher implements GatewayEvents {
-  private readonly sessions = new Map<string, GatewaySession>()
+export class Dispatcher implements AgentListener {
   private readonly inFlight = new Map<string, InFlight>()
   /** Printers with an attempt in flight: their queue waits, so a new job needs no look at it. */
   private readonly busyPrinters = new Set<string>()
@@ -52,14 +53,17 @@ export class Dispatcher implements GatewayEvents {
   /** Sessions whose agent was already asked about the jobs it holds. */
   private readonly resynced = new WeakSet<object>()
   private readonly due = new Set<string>()
-  private pumpScheduled = false
+  private dispatchScheduled = false
   private sweeper: Timer | undefined
   private stopped = false
 
   constructor(
     private readonly store: Store,
+    private readonly sessions: SessionRegistry,
     private readonly settings: DispatcherSettings,
-  ) {}
+  ) {
+    sessions.listen(this)
+  }
 
   start(): void {
     this.sweeper = setInterval(() => this.sweep(), this.settings.sweepMs)
@@ -70,17 +74,7 @@ export class Dispatcher implements GatewayEvents {
     clearInterval(this.sweeper)
     for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
     for (const timer of this.waits.values()) clearTimeout(timer)
-    for (const session of this.sessions.values()) session.disconnect('server_shutdown', 'The hub is shutting down.', true, 1_000)
-  }
-
-  /** The live session of an agent, if it is connected. */
-  session(agentId: string): GatewaySession | undefined {
-    return this.sessions.get(agentId)
-  }
-
-  /** Ends every session of an agent (after its credential was revoked). */
-  disconnectAgent(agentId: string, code: string, reason: string): void {
-    this.sessions.get(agentId)?.disconnect(code, reason, false)
+    this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
   }
 
   /**
@@ -88,43 +82,40 @@ export class Dispatcher implements GatewayEvents {
    * (the built-in one) gets it in this same turn, so that the job's creation, dispatch, receipt
    * and claim share one disk flush; any other agent only once it is on disk.
    */
-  created(printerId: string): void {
+  jobCreated(printerId: string): void {
     // A printer with an attempt in flight takes its next job when that one is settled.
     if (this.stopped || this.busyPrinters.has(printerId)) return
-    if (this.sessionOfPrinter(printerId)?.sharesCommits) queueMicrotask(() => this.pump(printerId))
-    else this.kick(printerId)
+    if (this.sessionOfPrinter(printerId)?.sharesCommits) queueMicrotask(() => this.dispatchNext(printerId))
+    else this.scheduleDispatch(printerId)
   }
 
-  /** A job became due: look at its printer's queue soon. */
-  kick(printerId: string): void {
+  /** A job of the printer may be due: look at its queue soon. */
+  scheduleDispatch(printerId: string): void {
     if (this.stopped) return
     this.due.add(printerId)
-    if (this.pumpScheduled) return
-    this.pumpScheduled = true
+    if (this.dispatchScheduled) return
+    this.dispatchScheduled = true
     // Coalesced: jobs committed together wake their printers once.
     setImmediate(() => {
-      this.pumpScheduled = false
+      this.dispatchScheduled = false
       if (this.stopped) return
       const printers = [...this.due]
       this.due.clear()
-      for (const printerId of printers) this.pump(printerId)
+      for (const printerId of printers) this.dispatchNext(printerId)
     })
   }
 
-  // ---- Gateway events ----
+  // ---- What the agents say (through the session registry) ----
 
   connected(session: GatewaySession): void {
     const agentId = session.agentId!
-    const previous = this.sessions.get(agentId)
-    this.sessions.set(agentId, session)
-    if (previous && previous !== session) previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
     this.store.agents.seen(agentId)
     this.settings.agentChanged?.(agentId)
   }
 
   inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
     const agentId = session.agentId!
-    if (this.stopped || this.sessions.get(agentId) !== session) return
+    if (this.stopped) return
     this.store.agents.replacePrinters(agentId, printers)
     this.settings.agentChanged?.(agentId)
     const firstInventory = !this.resynced.has(session)
@@ -138,20 +129,19 @@ export class Dispatcher implements GatewayEvents {
           if (attempt) this.send(session, record.agentPrinterId, attempt)
         }
       }
-      this.kick(record.id)
+      this.scheduleDispatch(record.id)
     }
   }
 
   closed(session: GatewaySession): void {
     const agentId = session.agentId!
-    if (this.sessions.get(agentId) === session) this.sessions.delete(agentId)
     if (this.stopped) return
     this.store.agents.seen(agentId)
     this.settings.agentChanged?.(agentId)
     // Attempts not yet confirmed on this session failed: the agent may never have seen them.
     for (const [jobId, flight] of this.inFlight) {
       if (flight.sessionId !== session.id) continue
-      this.failAttempt(jobId, flight, { code: 'agent_disconnected', message: 'The agent disconnected before it confirmed it received the job.', retryable: true })
+      this.failAttempt(jobId, flight, failure('agent.disconnected', 'The agent disconnected before it confirmed it received the job.'))
     }
   }
 
@@ -180,40 +170,41 @@ export class Dispatcher implements GatewayEvents {
         job = states.markCompleted(jobId, attempt, report.completedAt)
         break
       case 'failed': {
-        if (this.inFlight.get(jobId)?.attempt === attempt) this.land(jobId)
-        const failed = states.failAttempt(jobId, attempt, report, this.retryDelay(attempt))
-        if (failed) this.settled(failed)
+        if (this.inFlight.get(jobId)?.attempt === attempt) this.clearInFlight(jobId)
+        const failed = states.failAttempt(jobId, attempt, report.failure, this.retryDelay(attempt))
+        if (failed) this.jobChanged(failed)
         return
       }
       case 'cancelled':
         job = states.markCancelled(jobId)
         break
     }
-    if (job) this.settled(job)
-    else if (report.kind === 'received') this.release(jobId, attempt)
+    if (job) this.jobChanged(job)
+    else if (report.kind === 'received') this.receiptRepeated(jobId, attempt)
   }
 
   // ---- Queues ----
 
   /** A job left DISPATCHING (or finished): its printer may take the next one. */
-  private settled(job: Job): void {
-    if (job.state !== 'DISPATCHING') this.land(job.id)
-    this.kick(job.printerId)
+  private jobChanged(job: Job): void {
+    if (job.state !== 'DISPATCHING') this.clearInFlight(job.id)
+    this.scheduleDispatch(job.printerId)
   }
 
   /** A receipt that changed nothing (a repeat) still ends the wait for it. */
-  private release(jobId: string, attempt: number): void {
+  private receiptRepeated(jobId: string, attempt: number): void {
     const flight = this.inFlight.get(jobId)
     if (!flight || flight.attempt !== attempt) return
-    this.land(jobId)
-    this.kick(flight.printerId)
+    this.clearInFlight(jobId)
+    this.scheduleDispatch(flight.printerId)
   }
 
-  private pump(printerId: string): void {
+  /** Sends the head of the printer's queue, if the printer can take a job now. */
+  private dispatchNext(printerId: string): void {
     if (this.stopped || this.busyPrinters.has(printerId)) return
     const record = this.store.printers.get(printerId)
     if (!record) return
-    const session = this.sessions.get(record.agentId)
+    const session = this.sessions.session(record.agentId)
     if (!session?.isConnected || !isDispatchable(session.printers.get(record.agentPrinterId))) return
     const head = this.store.jobStates.queueHead(printerId)
     if (!head) return
@@ -221,7 +212,7 @@ export class Dispatcher implements GatewayEvents {
     // Never sent once its time ran out, even before the sweep came by (a hub started in the morning).
     if (head.expiresAt <= now) {
       this.expireDue()
-      return this.kick(printerId)
+      return this.scheduleDispatch(printerId)
     }
     if (head.state === 'DISPATCHING') {
       if (this.inFlight.has(head.id)) return
@@ -233,12 +224,12 @@ export class Dispatcher implements GatewayEvents {
     if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
     // Nothing leaves the hub before it is on disk, unless its receiver commits with the hub.
     if (!session.sharesCommits && this.store.jobs.isUncommitted(head.id)) {
-      const later = () => this.kick(printerId)
+      const later = () => this.scheduleDispatch(printerId)
       return void this.store.commits.durable().then(later, later)
     }
     const attempt = this.store.jobStates.startAttempt(head.id)
     if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
-    else this.kick(printerId)
+    else this.scheduleDispatch(printerId)
   }
 
   /** Sends an attempt; every field comes from what is stored, so sending it again is byte-identical. */
@@ -258,14 +249,14 @@ export class Dispatcher implements GatewayEvents {
     const timer = setTimeout(() => {
       const flight = this.inFlight.get(job.id)
       if (flight?.timer !== timer) return
-      this.failAttempt(job.id, flight, { code: 'ack_timeout', message: `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`, retryable: true })
+      this.failAttempt(job.id, flight, failure('agent.ack_timeout', `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`))
     }, sent ? this.settings.ackTimeoutMs : 0)
     this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
     this.busyPrinters.add(printerId)
   }
 
-  /** The attempt of `jobId` is no longer waited for. */
-  private land(jobId: string): void {
+  /** The attempt of `jobId` is no longer waited for: its printer is free for the next. */
+  private clearInFlight(jobId: string): void {
     const flight = this.inFlight.get(jobId)
     if (!flight) return
     clearTimeout(flight.timer)
@@ -273,12 +264,12 @@ export class Dispatcher implements GatewayEvents {
     this.busyPrinters.delete(flight.printerId)
   }
 
-  private failAttempt(jobId: string, flight: InFlight, failure: { code: string; message: string; retryable: boolean }): void {
-    this.land(jobId)
+  private failAttempt(jobId: string, flight: InFlight, reason: Failure): void {
+    this.clearInFlight(jobId)
     // At shutdown the attempt stays DISPATCHING: the next start sends it again, unchanged.
     if (this.stopped) return
-    const job = this.store.jobStates.failAttempt(jobId, flight.attempt, failure, this.retryDelay(flight.attempt))
-    this.kick(job?.printerId ?? flight.printerId)
+    const job = this.store.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt))
+    this.scheduleDispatch(job?.printerId ?? flight.printerId)
   }
 
   private retryDelay(attempt: number): number {
@@ -291,7 +282,7 @@ export class Dispatcher implements GatewayEvents {
       printerId,
       setTimeout(() => {
         this.waits.delete(printerId)
-        this.pump(printerId)
+        this.dispatchNext(printerId)
       }, ms),
     )
   }
@@ -300,7 +291,7 @@ export class Dispatcher implements GatewayEvents {
 
   private sweep(): void {
     // Revocation may come from another process (the CLI): a revoked agent's session ends here.
-    for (const [agentId, session] of this.sessions) {
+    for (const [agentId, session] of this.sessions.connected()) {
       if (this.store.agents.isRevoked(agentId)) session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
     this.expireDue()
@@ -316,7 +307,7 @@ export class Dispatcher implements GatewayEvents {
       // A stock agent never says whether it stopped the job; silence for the grace period is taken as yes.
       if (!session.isPrinthubAgent && request.requestedAt + this.settings.cancelGraceMs <= now) {
         const job = this.store.jobStates.cancelUnanswered(request.id, now - this.settings.cancelGraceMs)
-        if (job) this.settled(job)
+        if (job) this.jobChanged(job)
       }
     }
     for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
@@ -327,11 +318,11 @@ export class Dispatcher implements GatewayEvents {
     const expired = this.store.jobStates.expire(EXPIRE_PER_STEP)
     for (const job of expired) {
       if (this.inFlight.has(job.id)) {
-        this.land(job.id)
+        this.clearInFlight(job.id)
         // Best effort: an agent that already stored it may still print it; a printhub agent will not.
         this.sessionOfPrinter(job.printerId)?.send(this.cancelFrame(wireJobId(job.id, job.attempt), 'The job expired.'))
       }
-      this.kick(job.printerId)
+      this.scheduleDispatch(job.printerId)
     }
     // More are due: the next step after the I/O waiting now.
     if (expired.length === EXPIRE_PER_STEP) setImmediate(() => !this.stopped && this.expireDue())
@@ -339,7 +330,7 @@ export class Dispatcher implements GatewayEvents {
 
   private sessionOfPrinter(printerId: string): GatewaySession | undefined {
     const record = this.store.printers.get(printerId)
-    return record ? this.sessions.get(record.agentId) : undefined
+    return record ? this.sessions.session(record.agentId) : undefined
   }
 
   private cancelFrame(wireId: string, reason: string) {

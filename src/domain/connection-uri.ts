@@ -1,5 +1,6 @@
 // The connection URI of a printer record: how the agent reaches the printer. Parsed once here;
 // the transports take the parsed form.
+import type { PrinterDescriptor } from '../protocol/frames.ts'
 
 export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400] as const
 export const SERIAL_FLOW_CONTROLS = ['rtscts', 'xonxoff', 'none'] as const
@@ -135,4 +136,10 @@ function parseVirtual(text: string): ParsedConnection {
     if (error instanceof SettingError) return fail(error.message)
     throw error
   }
+}
+
+/** How a paired agent's printer is reached, as its inventory describes it, for a record made from its descriptor. */
+export function connectionOf(descriptor: PrinterDescriptor): string {
+  const c = descriptor.connection
+  return c.type === 'tcp' ? `tcp://${c.host}:${c.port}` : c.type === 'virtual' ? 'virtual' : c.systemName
 }

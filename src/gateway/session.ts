@@ -7,6 +7,7 @@ import { type AuthRejectionCode, authAcceptedRule, authChallengeRule, authReject
 import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
 import { encodeBase64Url } from '../protocol/values.ts'
+import { type Failure, reportedFailure } from '../protocol/failures.ts'
 import { verifySignature } from './ed25519.ts'
 import { applyDelta, type Inventory, replaceSnapshot } from './inventory.ts'
 
@@ -29,15 +30,17 @@ export interface AgentCredential {
 export type JobReport =
   | { kind: 'received'; jobId: string; receivedAt: number }
   | { kind: 'submitted'; jobId: string; printerId: string; submittedAt: number }
-  | { kind: 'failed'; jobId: string; code: string; message: string; retryable: boolean }
+  /** The agent's failure, in printhub's family of codes. */
+  | { kind: 'failed'; jobId: string; failure: Failure }
   | { kind: 'completed'; jobId: string; completedAt: number }
   | { kind: 'cancelled'; jobId: string }
 
+/** What a session tells as it goes (the session registry listens). */
 export interface GatewayEvents {
-  connected(session: GatewaySession): void
-  inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void
-  report(session: GatewaySession, report: JobReport): void
-  closed(session: GatewaySession): void
+  sessionConnected(session: GatewaySession): void
+  sessionInventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void
+  sessionReport(session: GatewaySession, report: JobReport): void
+  sessionClosed(session: GatewaySession): void
 }
 
 export interface GatewaySettings {
@@ -153,7 +156,7 @@ export class GatewaySession {
     const wasConnected = this.state === 'connected'
     this.state = 'closed'
     this.stopTimers()
-    if (wasConnected) this.events.closed(this)
+    if (wasConnected) this.events.sessionClosed(this)
   }
 
   /** Sends a server frame; false when the session cannot take it (not connected, or the send failed). */
@@ -243,7 +246,7 @@ export class GatewaySession {
     this.armHeartbeatDeadline()
     this.heartbeat()
     this.heartbeats = setInterval(() => this.heartbeat(), this.settings.heartbeatIntervalMs)
-    this.events.connected(this)
+    this.events.sessionConnected(this)
   }
 
   private dispatch(message: PrinthubAgentMessage): void {
@@ -262,15 +265,15 @@ export class GatewaySession {
         if (message.payload.agentId !== this.agent) throw new ProtocolViolation('diagnostics of another agent')
         return
       case 'agent.job_received':
-        return this.events.report(this, { kind: 'received', jobId: message.payload.jobId, receivedAt: Date.parse(message.payload.receivedAt) })
+        return this.events.sessionReport(this, { kind: 'received', jobId: message.payload.jobId, receivedAt: Date.parse(message.payload.receivedAt) })
       case 'agent.job_submitted':
-        return this.events.report(this, { kind: 'submitted', jobId: message.payload.jobId, printerId: message.payload.printerId, submittedAt: Date.parse(message.payload.submittedAt) })
+        return this.events.sessionReport(this, { kind: 'submitted', jobId: message.payload.jobId, printerId: message.payload.printerId, submittedAt: Date.parse(message.payload.submittedAt) })
       case 'agent.job_failed':
-        return this.events.report(this, { kind: 'failed', jobId: message.payload.jobId, ...message.payload.error })
+        return this.events.sessionReport(this, { kind: 'failed', jobId: message.payload.jobId, failure: reportedFailure(message.payload.error) })
       case 'printhub.job_completed':
-        return this.events.report(this, { kind: 'completed', jobId: message.payload.jobId, completedAt: Date.parse(message.payload.completedAt) })
+        return this.events.sessionReport(this, { kind: 'completed', jobId: message.payload.jobId, completedAt: Date.parse(message.payload.completedAt) })
       case 'printhub.job_cancelled':
-        return this.events.report(this, { kind: 'cancelled', jobId: message.payload.jobId })
+        return this.events.sessionReport(this, { kind: 'cancelled', jobId: message.payload.jobId })
     }
   }
 
@@ -278,7 +281,7 @@ export class GatewaySession {
     if (!result.ok) throw new ProtocolViolation(result.reason)
     if (!result.changed) return
     this.inventoryState = result.inventory
-    this.events.inventory(this, [...result.inventory.printers.values()])
+    this.events.sessionInventory(this, [...result.inventory.printers.values()])
   }
 
   private heartbeat(): void {

@@ -1,36 +1,55 @@
-// The API's error family: one class, one closed set of machine codes.
-import type { PairingErrorCode } from '../protocol/pairing.ts'
-import type { Issue } from '../protocol/rules.ts'
+// The hub's HTTP error: one class, a code of the closed family in protocol/api-errors.ts, and the
+// status that code is always answered with. Routes throw it; the app answers it in the envelope.
+import { API_ERRORS, type ApiErrorCode, type ErrorDetail } from '../protocol/api-errors.ts'
 
-export type ApiErrorCode =
-  | 'invalid_request'
-  | 'invalid_json'
-  | 'unsupported_media_type'
-  | 'payload_too_large'
-  | 'request_timeout'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'entitlement_limit'
-  | 'rate_limited'
-  | 'upgrade_required'
-  | 'server_error'
-  | PairingErrorCode
+export interface ApiErrorOptions {
+  details?: ErrorDetail[]
+  headers?: Record<string, string>
+}
 
 export class ApiError extends Error {
+  readonly status: number
+  readonly details: ErrorDetail[] | undefined
+  readonly headers: Record<string, string> | undefined
+
   constructor(
-    readonly status: number,
-    readonly errorCode: ApiErrorCode,
+    readonly code: ApiErrorCode,
     message: string,
-    readonly details?: Issue[],
-    readonly headers?: Record<string, string>,
+    options: ApiErrorOptions = {},
   ) {
     super(message)
+    this.status = API_ERRORS[code]
+    this.details = options.details
+    this.headers = options.headers
   }
+}
+
+/** A request that breaks the rules: every field that does, and why. */
+export function invalidRequest(details: ErrorDetail[], message = 'The request is invalid; see details.'): ApiError {
+  return new ApiError('invalid_request', message, { details })
+}
+
+/** One setting of a request that is wrong, named in the message and in the details. */
+export function invalidField(path: string, problem: string, message = `The ${path} ${problem}.`): ApiError {
+  return invalidRequest([{ path, message: problem }], message)
+}
+
+export function notFound(message: string): ApiError {
+  return new ApiError('not_found', message)
+}
+
+/** A valid request that the current state of what it acts on does not allow. */
+export function conflict(message: string, details?: ErrorDetail[]): ApiError {
+  return new ApiError('conflict', message, details ? { details } : {})
+}
+
+/** Too many tries from one address: try again after `retryAfterMs`. */
+export function rateLimited(code: 'rate_limited' | 'pairing_rate_limited', message: string, retryAfterMs: number): ApiError {
+  return new ApiError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })
 }
 
 /** The service's error body. Routes of the OpenPrinter protocol use its closed envelope instead. */
 export function errorBody(error: ApiError, requestId: string, openPrinterEnvelope: boolean) {
-  if (openPrinterEnvelope) return { error: { code: error.errorCode, message: error.message } }
-  return { error: { code: error.errorCode, message: error.message, requestId, ...(error.details ? { details: error.details } : {}) } }
+  if (openPrinterEnvelope) return { error: { code: error.code, message: error.message } }
+  return { error: { code: error.code, message: error.message, requestId, ...(error.details ? { details: error.details } : {}) } }
 }

@@ -1,31 +1,31 @@
 // Reads a JSON request body within a byte limit and a time limit, without buffering more than the
 // limit: an oversized body is refused as soon as it is known to be too big.
 import { type Rule, validate } from '../protocol/rules.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, invalidRequest } from './errors.ts'
 
 /** A body that has not fully arrived after this long is refused. */
 export const BODY_TIMEOUT_MS = 30_000
 
 // Both leave unread bytes on the connection, so the answer closes it (which also ends the read).
 const CLOSE = { connection: 'close' }
-const tooLarge = (maxBytes: number) => new ApiError(413, 'payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, undefined, CLOSE)
-const tooSlow = () => new ApiError(408, 'request_timeout', 'The request body did not arrive in time.', undefined, CLOSE)
+const tooLarge = (maxBytes: number) => new ApiError('payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, { headers: CLOSE })
+const tooSlow = () => new ApiError('request_timeout', 'The request body did not arrive in time.', { headers: CLOSE })
 
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (mediaType !== 'application/json') throw new ApiError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.')
+  if (mediaType !== 'application/json') throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.')
   const declared = request.headers.get('content-length')
   const bytes = declared === null ? await readStream(request, maxBytes) : await readDeclared(request, Number(declared), maxBytes)
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw new ApiError(400, 'invalid_json', 'The request body must be UTF-8 encoded JSON.')
+    throw new ApiError('invalid_json', 'The request body must be UTF-8 encoded JSON.')
   }
   try {
     return JSON.parse(text)
   } catch {
-    throw new ApiError(400, 'invalid_json', 'The request body must contain valid JSON.')
+    throw new ApiError('invalid_json', 'The request body must contain valid JSON.')
   }
 }
 
@@ -38,7 +38,7 @@ async function readDeclared(request: Request, length: number, maxBytes: number):
     return new Uint8Array(await Promise.race([request.arrayBuffer(), deadline]))
   } catch (error) {
     if (error instanceof ApiError) throw error
-    throw new ApiError(400, 'invalid_json', 'The request body was cut short.')
+    throw new ApiError('invalid_json', 'The request body was cut short.')
   } finally {
     clearTimeout(timer)
   }
@@ -75,7 +75,7 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
     }
   } catch (error) {
     if (error instanceof ApiError) throw error
-    throw new ApiError(400, 'invalid_json', 'The request body was cut short.')
+    throw new ApiError('invalid_json', 'The request body was cut short.')
   } finally {
     clearTimeout(timer)
   }
@@ -84,6 +84,6 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
 /** A JSON body that must follow `rule`; a 400 naming every field that does not. */
 export async function readValidBody<T>(request: Request, rule: Rule<T>, maxBytes: number): Promise<T> {
   const result = validate(rule, await readJsonBody(request, maxBytes))
-  if (!result.ok) throw new ApiError(400, 'invalid_request', 'The request is invalid; see details.', result.issues)
+  if (!result.ok) throw invalidRequest(result.issues)
   return result.value
 }

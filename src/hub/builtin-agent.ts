@@ -12,33 +12,8 @@ import { inMemoryConnector } from './in-memory-link.ts'
 import type { Store } from '../store/store.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { VERSION } from '../domain/version.ts'
+import { BUILTIN_AGENT_DIR } from '../services/init.ts'
 
-export const BUILTIN_AGENT_DIR = 'agent'
-const AGENT_ID = 'agent_id'
-const KEY_ID = 'key_id'
-
-/** The built-in agent's pairing, made on the first start and checked on every start. */
-export async function pairBuiltinAgent(store: Store, dataDir: string): Promise<Credentials> {
-  const dir = join(dataDir, BUILTIN_AGENT_DIR)
-  const ledger = Ledger.within(store.db, store.commits)
-  try {
-    const agentId = ledger.setting(AGENT_ID)
-    const keyId = ledger.setting(KEY_ID)
-    const known = agentId && keyId ? store.agents.credential(agentId, keyId) : undefined
-    if (agentId && keyId && known && !known.revoked && AgentKey.load(dir)) return { agentId, keyId }
-    const key = AgentKey.create(dir)
-    const paired = store.agents.insert(
-      { name: 'built-in', version: VERSION, platform: process.platform, installationId: 'installation_builtin', publicKey: await key.publicKey() },
-      Date.now(),
-      { builtin: true },
-    )
-    ledger.setSettings({ [AGENT_ID]: paired.id, [KEY_ID]: paired.keyId })
-    store.printers.adoptForBuiltinAgent(paired.id)
-    return { agentId: paired.id, keyId: paired.keyId }
-  } finally {
-    ledger.close()
-  }
-}
 
 /** The hub's printer records of the built-in agent, as its catalog. */
 function hubCatalog(store: Store, agentId: string): PrinterCatalog {

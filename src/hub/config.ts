@@ -4,6 +4,7 @@ import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
+import { ACK_TIMEOUT_MS, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, type Range, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -30,16 +31,12 @@ export interface HubConfig {
   pinned: readonly EditableSetting[]
 }
 
-/** What the dashboard's settings page changes while the hub runs, and the variable that pins each. */
-export const EDITABLE_SETTINGS = {
-  serverName: 'PRINTHUB_SERVER_NAME',
-  retryInitialMs: 'PRINTHUB_RETRY_INITIAL_MS',
-  retryMaxMs: 'PRINTHUB_RETRY_MAX_MS',
-  maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
-} as const
-export type EditableSetting = keyof typeof EDITABLE_SETTINGS
-
 export class ConfigError extends Error {}
+
+/** The settings the dashboard may change, as the configuration resolved them. */
+export function editableSettingsOf(config: Readonly<HubConfig>): EditableSettings {
+  return { serverName: config.serverName, retryInitialMs: config.retryInitialMs, retryMaxMs: config.retryMaxMs, maxOpenJobsPerProject: config.maxOpenJobsPerProject }
+}
 
 /** Flag values as given on the command line; undefined when not given. */
 export interface ConfigFlags {
@@ -54,8 +51,6 @@ export const DEFAULTS = {
   host: '0.0.0.0',
   port: 8080,
   dataDir: './data',
-  serverName: 'printhub',
-  maxOpenJobsPerProject: 10_000,
 } as const
 
 /** True for the wildcard addresses that listen on every interface of the machine. */
@@ -63,16 +58,7 @@ export function isWildcardHost(host: string): boolean {
   return host === '0.0.0.0' || host === '::'
 }
 
-export const HEARTBEAT_INTERVAL_MS = { min: 5_000, max: 300_000, default: 15_000 } as const
-export const HEARTBEAT_TIMEOUT_MS = { min: 1_000, max: 120_000, default: 45_000 } as const
-export const ACK_TIMEOUT_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
-export const RETRY_INITIAL_MS = { min: 100, max: 600_000, default: 2_000 } as const
-export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as const
-export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
-
-export const MAX_OPEN_JOBS_RANGE = { min: 1, max: 1_000_000 } as const
-
-function integerSetting(name: string, raw: string | undefined, fallback: number, range: { min: number; max: number }): number {
+function integerSetting(name: string, raw: string | undefined, fallback: number, range: Range): number {
   if (raw === undefined || raw === '') return fallback
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN
   if (!Number.isSafeInteger(value) || value < range.min || value > range.max) {
@@ -99,10 +85,10 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     port: integerSetting(flags.port === undefined ? 'PRINTHUB_PORT' : '--port', flags.port ?? env.PRINTHUB_PORT, DEFAULTS.port, { min: 0, max: 65535 }),
     dataDir: resolveDataDir(flags, env),
     serverId: textSetting('PRINTHUB_SERVER_ID', env.PRINTHUB_SERVER_ID, undefined, identifier),
-    serverName: textSetting('PRINTHUB_SERVER_NAME', env.PRINTHUB_SERVER_NAME, DEFAULTS.serverName, brandNameRule)!,
+    serverName: textSetting('PRINTHUB_SERVER_NAME', env.PRINTHUB_SERVER_NAME, DEFAULT_SERVER_NAME, brandNameRule)!,
     serverVersion: textSetting('PRINTHUB_SERVER_VERSION', env.PRINTHUB_SERVER_VERSION, VERSION, shortString)!,
     challengeTtlSeconds: integerSetting('PRINTHUB_CHALLENGE_TTL_SECONDS', env.PRINTHUB_CHALLENGE_TTL_SECONDS, CHALLENGE_TTL_SECONDS.default, CHALLENGE_TTL_SECONDS),
-    maxOpenJobsPerProject: integerSetting('PRINTHUB_MAX_OPEN_JOBS', env.PRINTHUB_MAX_OPEN_JOBS, DEFAULTS.maxOpenJobsPerProject, MAX_OPEN_JOBS_RANGE),
+    maxOpenJobsPerProject: integerSetting('PRINTHUB_MAX_OPEN_JOBS', env.PRINTHUB_MAX_OPEN_JOBS, MAX_OPEN_JOBS.default, MAX_OPEN_JOBS),
     heartbeatIntervalMs: integerSetting('PRINTHUB_HEARTBEAT_INTERVAL_MS', env.PRINTHUB_HEARTBEAT_INTERVAL_MS, HEARTBEAT_INTERVAL_MS.default, HEARTBEAT_INTERVAL_MS),
     heartbeatTimeoutMs: integerSetting('PRINTHUB_HEARTBEAT_TIMEOUT_MS', env.PRINTHUB_HEARTBEAT_TIMEOUT_MS, HEARTBEAT_TIMEOUT_MS.default, HEARTBEAT_TIMEOUT_MS),
     ackTimeoutMs: integerSetting('PRINTHUB_ACK_TIMEOUT_MS', env.PRINTHUB_ACK_TIMEOUT_MS, ACK_TIMEOUT_MS.default, ACK_TIMEOUT_MS),
@@ -112,6 +98,6 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
-  if (config.retryMaxMs < config.retryInitialMs) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')
+  if (retryDelaysProblem(config)) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')
   return Object.freeze(config)
 }

@@ -1,20 +1,27 @@
-// Starts the hub: opens the store, serves the API, and initialises the store on first start.
-import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
-import { PrinterBoard } from '../services/printer-board.ts'
-import { createApp, formatRequestLog, type RequestLog } from './app.ts'
+// Starts the hub: opens the store, puts the parts together (the gateway and its session
+// registry, the dispatcher, the services, the HTTP edges, the built-in agent), serves, and
+// initialises the store on first start.
+import type { AdminContext } from '../admin/context.ts'
+import type { ApiContext } from '../api/context.ts'
+import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
 import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
-import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
+import { SessionRegistry } from '../gateway/registry.ts'
+import { formatRequestLog, type RequestLog } from '../http/app.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
+import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
+import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
+import { JobService } from '../services/jobs.ts'
+import { LiveSettings } from '../services/live-settings.ts'
+import { PrinterBoard } from '../services/printer-board.ts'
+import { hubOnTheLan } from '../services/test-page.ts'
 import { Store } from '../store/store.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
+import { hubApp } from './app.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
-import { ConfigError, type HubConfig, isWildcardHost } from './config.ts'
-import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
-import { LiveSettings } from '../services/live-settings.ts'
-import { hubOnTheLan } from '../services/test-page.ts'
+import { ConfigError, editableSettingsOf, type HubConfig, isWildcardHost } from './config.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 const AUTHENTICATION_TIMEOUT_MS = 30_000
@@ -38,6 +45,8 @@ export interface Hub {
   /** While no admin password is set: the one-time token of the dashboard's setup link (`/dashboard/setup#TOKEN`). */
   setupToken: string | undefined
   dispatcher: Dispatcher
+  /** The agents connected now, each with its newest session. */
+  sessions: SessionRegistry
   /** The built-in agent's virtual printers (what they printed). */
   virtualPrinters: VirtualPrinters
   builtinAgent: BuiltinAgent
@@ -61,9 +70,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
     const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
     let builtinAgent: BuiltinAgent | undefined
-    const isConnected = (agentId: string) => dispatcher.session(agentId) !== undefined
+    const sessions = new SessionRegistry()
+    const isConnected = (agentId: string) => sessions.isConnected(agentId)
     const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) })
-    const dispatcher = new Dispatcher(store, {
+    const dispatcher = new Dispatcher(store, sessions, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry,
       agentChanged: (agentId) => board.recordAgent(agentId),
@@ -84,33 +94,32 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       now,
       credential: (agentId: string, keyId: string) => store.agents.credential(agentId, keyId),
     }
-    const gateway = new Gateway(gatewaySettings, dispatcher)
-    const settings = new LiveSettings(store, config, (values) => {
+    const gateway = new Gateway(gatewaySettings, sessions)
+    const settings = new LiveSettings(store, editableSettingsOf(config), config.pinned, (values) => {
       gatewaySettings.serverName = values.serverName
       retry.initialMs = values.retryInitialMs
       retry.maxMs = values.retryMaxMs
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
+    const jobs = new JobService(store, dispatcher)
     const stopping = new AbortController()
-    const app = createApp(
-      {
-        store,
-        config,
-        settings,
-        serverId,
-        now,
-        gateway,
-        jobCreated: (printerId) => dispatcher.created(printerId),
-        board,
-        startedAt: now(),
-        lan: () => hubOnTheLan(settings.values.serverName, config.host, app.server?.port ?? config.port),
-        isConnected,
-        disconnectAgent: (agentId, code, reason) => dispatcher.disconnectAgent(agentId, code, reason),
-        stopping: stopping.signal,
-        detect: () => detectPrinters(undefined, loadUsbBackend),
-      },
-      options.log ?? ((entry) => console.log(formatRequestLog(entry))),
-    )
+    const serverName = () => settings.values.serverName
+    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway }
+    const admin: AdminContext = {
+      store,
+      jobs,
+      board,
+      settings,
+      serverId,
+      now,
+      startedAt: now(),
+      lan: () => hubOnTheLan(serverName(), config.host, app.server?.port ?? config.port),
+      isConnected,
+      disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
+      stopping: stopping.signal,
+      detect: () => detectPrinters(undefined, loadUsbBackend),
+    }
+    const app = hubApp(api, admin, options.log ?? ((entry) => console.log(formatRequestLog(entry))))
     try {
       app.listen({
         hostname: config.host,
@@ -132,7 +141,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // Never a default password: whoever started the hub gets a link to choose one.
     const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
-    for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.kick(printerId)
+    for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
     const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, events, () => board.recordAgent(builtin.id))
@@ -147,6 +156,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       init,
       setupToken,
       dispatcher,
+      sessions,
       virtualPrinters,
       builtinAgent: started,
       async stop() {

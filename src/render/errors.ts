@@ -1,14 +1,7 @@
-// The renderer's error family: one class, one closed set of machine codes.
+// The renderer's error: one class, the `render.*` codes of the failure family (protocol/failures.ts).
+import type { FailureCode } from '../protocol/failures.ts'
 
-export type RenderErrorCode =
-  | 'render.profile_unknown'
-  | 'render.width_unsupported'
-  | 'render.unsupported_character'
-  | 'render.qr_too_long'
-  | 'render.barcode_unsupported'
-  | 'render.barcode_invalid'
-  | 'render.barcode_too_wide'
-  | 'render.image_invalid'
+export type RenderErrorCode = Extract<FailureCode, `render.${string}`>
 
 /**
  * A document that cannot be printed as it is on this printer. Messages name the section and the

@@ -3,7 +3,16 @@
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
-import { pairBuiltinAgent } from '../hub/builtin-agent.ts'
+import { join } from 'node:path'
+import type { Credentials } from '../agent/connection.ts'
+import { AgentKey } from '../agent/identity.ts'
+import { Ledger } from '../agent/ledger.ts'
+import { VERSION } from '../domain/version.ts'
+
+/** Where the built-in agent keeps its key, in the data directory. */
+export const BUILTIN_AGENT_DIR = 'agent'
+const AGENT_ID = 'agent_id'
+const KEY_ID = 'key_id'
 
 export const SERVER_ID_SETTING = 'server_id'
 export const DEFAULT_PROJECT_NAME = 'default'
@@ -36,4 +45,27 @@ export async function initialize(store: Store, dataDir: string): Promise<InitRes
       return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
     })
     .immediate()
+}
+
+/** The built-in agent's pairing, made on the first start and checked on every start. */
+export async function pairBuiltinAgent(store: Store, dataDir: string): Promise<Credentials> {
+  const dir = join(dataDir, BUILTIN_AGENT_DIR)
+  const ledger = Ledger.within(store.db, store.commits)
+  try {
+    const agentId = ledger.setting(AGENT_ID)
+    const keyId = ledger.setting(KEY_ID)
+    const known = agentId && keyId ? store.agents.credential(agentId, keyId) : undefined
+    if (agentId && keyId && known && !known.revoked && AgentKey.load(dir)) return { agentId, keyId }
+    const key = AgentKey.create(dir)
+    const paired = store.agents.insert(
+      { name: 'built-in', version: VERSION, platform: process.platform, installationId: 'installation_builtin', publicKey: await key.publicKey() },
+      Date.now(),
+      { builtin: true },
+    )
+    ledger.setSettings({ [AGENT_ID]: paired.id, [KEY_ID]: paired.keyId })
+    store.printers.adoptForBuiltinAgent(paired.id)
+    return { agentId: paired.id, keyId: paired.keyId }
+  } finally {
+    ledger.close()
+  }
 }

@@ -4,12 +4,11 @@
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
-import { EDITABLE_SETTINGS, type EditableSetting, type HubConfig, MAX_OPEN_JOBS_RANGE, RETRY_INITIAL_MS, RETRY_MAX_MS } from '../hub/config.ts'
+import { EDITABLE_RANGES, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, retryDelaysProblem } from '../domain/settings.ts'
 
-export type EditableSettings = Pick<HubConfig, EditableSetting>
+export type { EditableSettings }
 
 const STORE_KEY = 'hub_settings'
-const RANGES = { retryInitialMs: RETRY_INITIAL_MS, retryMaxMs: RETRY_MAX_MS, maxOpenJobsPerProject: MAX_OPEN_JOBS_RANGE } as const
 
 export type SettingsOutcome = { ok: true; settings: EditableSettings } | { ok: false; field: string; message: string }
 
@@ -25,14 +24,15 @@ function check(current: EditableSettings, change: Partial<Record<EditableSetting
       if (!result.ok) return { ok: false, field, message: result.issues[0]!.message }
       next.serverName = value as string
     } else {
-      const range = RANGES[field]
+      const range = EDITABLE_RANGES[field]
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max) {
         return { ok: false, field, message: `must be a whole number from ${range.min} to ${range.max}` }
       }
       next[field] = value
     }
   }
-  if (next.retryMaxMs < next.retryInitialMs) return { ok: false, field: 'retryMaxMs', message: 'must be at least the first retry delay' }
+  const retryProblem = retryDelaysProblem(next)
+  if (retryProblem) return { ok: false, field: 'retryMaxMs', message: retryProblem }
   return { ok: true, settings: next }
 }
 
@@ -41,14 +41,16 @@ export class LiveSettings {
 
   constructor(
     private readonly store: Store,
-    private readonly config: Readonly<HubConfig>,
+    /** The settings as the configuration resolved them, before any saved change. */
+    defaults: EditableSettings,
+    /** The settings the environment set: they stay as set. */
+    readonly pinned: readonly EditableSetting[],
     /** Told the settings whenever they change, to apply them. */
     private readonly apply: (settings: EditableSettings) => void,
   ) {
-    const defaults: EditableSettings = { serverName: config.serverName, retryInitialMs: config.retryInitialMs, retryMaxMs: config.retryMaxMs, maxOpenJobsPerProject: config.maxOpenJobsPerProject }
     const saved = this.saved()
     // Saved settings that no longer pass (a pinned one, a narrowed range) are left out.
-    const loaded = check(defaults, saved, config.pinned)
+    const loaded = check(defaults, saved, pinned)
     this.current = loaded.ok ? loaded.settings : defaults
     apply(this.current)
   }
@@ -57,15 +59,11 @@ export class LiveSettings {
     return this.current
   }
 
-  get pinned(): readonly EditableSetting[] {
-    return this.config.pinned
-  }
-
   update(change: Partial<Record<EditableSetting, unknown>>): SettingsOutcome {
-    const outcome = check(this.current, change, this.config.pinned)
+    const outcome = check(this.current, change, this.pinned)
     if (!outcome.ok) return outcome
     this.current = outcome.settings
-    const saved = Object.fromEntries(Object.entries(this.current).filter(([field]) => !this.config.pinned.includes(field as EditableSetting)))
+    const saved = Object.fromEntries(Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
     this.store.settings.set(STORE_KEY, JSON.stringify(saved))
     this.apply(this.current)
     return outcome
@@ -75,7 +73,7 @@ export class LiveSettings {
     try {
       const parsed: unknown = JSON.parse(this.store.settings.get(STORE_KEY) ?? '{}')
       if (typeof parsed !== 'object' || parsed === null) return {}
-      return Object.fromEntries(Object.entries(parsed).filter(([field]) => !this.config.pinned.includes(field as EditableSetting)))
+      return Object.fromEntries(Object.entries(parsed).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
     } catch {
       return {}
     }

@@ -9,12 +9,20 @@ import { parseConnectionUri } from '../domain/connection-uri.ts'
 export interface PrinterSettingsInput {
   id: string
   connection: string
+  /**
+   * The connection as a paired agent reported it: how that agent reaches the printer, in its own
+   * words (a stock agent names a system queue), kept as it is rather than checked as a hub URI.
+   */
+  reportedByAgent?: boolean | undefined
   /** Default: the generic profile of the width. */
   profile?: string | undefined
   /** Default: the profile's. */
   width?: number | undefined
   name?: string | null | undefined
 }
+
+/** The longest connection a printer record keeps. */
+export const MAX_CONNECTION_LENGTH = 1_024
 
 export interface PrinterSettings {
   id: string
@@ -35,8 +43,12 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
   // The ID names the agent's printer on the wire, so it must be a protocol identifier.
   const idCheck = validate(identifier, input.id)
   if (!idCheck.ok) return fail('id', idCheck.issues[0]!.message)
-  const parsed = parseConnectionUri(input.connection)
-  if (!parsed.ok) return fail('connection', parsed.message)
+  if (input.reportedByAgent) {
+    if (input.connection.length > MAX_CONNECTION_LENGTH) return fail('connection', `must be at most ${MAX_CONNECTION_LENGTH} characters`)
+  } else {
+    const parsed = parseConnectionUri(input.connection)
+    if (!parsed.ok) return fail('connection', parsed.message)
+  }
   const width = input.width as PaperWidth | undefined
   if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)
   const profile = findProfile(input.profile ?? defaultProfileId(width))

@@ -1,12 +1,20 @@
-// The job state machine (design: architecture.md, "Job states"), as guarded updates: each moves a
-// job only from the states it may leave, so duplicate, late and replayed reports change nothing.
-// Every change goes into the group commit, and none waits for the disk. Dispatch and receipt are
-// deferred: a crash may take them back, and they are learned again (a job still DISPATCHING is
-// sent again, and its agent answers it as the same job).
+// The job state machine of domain/job-transitions.ts, written where the state is stored: each event
+// is one guarded statement whose list of states comes from the table, so duplicate, late and
+// replayed reports change nothing. This is the only writer of a job's state. Every change goes
+// into the group commit, and none waits for the disk. Dispatch and receipt are deferred: a crash
+// may take them back, and they are learned again (a job still DISPATCHING is sent again, and its
+// agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
-import type { Job } from '../protocol/job.ts'
+import { canApply, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
+import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+import { stateIn } from './sql.ts'
+
+/** The guard of an event: the job is in a state the event applies to. */
+const from = (event: JobEvent): string => stateIn(JOB_TRANSITIONS[event].from)
+const { queued, withAgent, attemptOut, cancellableByAgent } = JOB_STATE_SETS
 
 /** A job waiting at the head of its printer's queue, with what dispatching it needs. */
 export interface QueueHead {
@@ -22,12 +30,6 @@ export interface Attempt {
   dispatchedAt: number
 }
 
-export interface AttemptFailure {
-  code: string
-  message: string
-  retryable: boolean
-}
-
 export type CancelOutcome =
   | { kind: 'cancelled'; job: Job }
   | { kind: 'requested'; job: Job }
@@ -35,8 +37,8 @@ export type CancelOutcome =
   | { kind: 'finished'; job: Job }
   | { kind: 'unknown' }
 
-/** Error texts are bounded like the API's (the projection shows them). */
-const MAX_ERROR_MESSAGE = 1_024
+/** The failure an expired job records. */
+const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
 export class JobStates {
   private readonly head
@@ -53,25 +55,25 @@ export class JobStates {
     private readonly now: () => number,
   ) {
     this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null; expires_at: number }, [string]>(
-      `SELECT id, state, not_before, expires_at FROM jobs WHERE printer_id = ? AND state IN ('PENDING', 'DISPATCHING') ORDER BY seq LIMIT 1`,
+      `SELECT id, state, not_before, expires_at FROM jobs WHERE printer_id = ? AND ${stateIn(queued)} ORDER BY seq LIMIT 1`,
     )
     this.start = db.query<JobRow & { dispatched_at: number }, [number, number, string]>(
       `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL, updated_at = ?2
-       WHERE id = ?3 AND state = 'PENDING' AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at`,
+       WHERE id = ?3 AND ${from('dispatch')} AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at`,
     )
     // A late receipt of the latest attempt still counts, even after that attempt was given up.
     this.received = db.query<JobRow, [number, number, string, number]>(
       `UPDATE jobs SET state = 'DELIVERED', received_at = ?1, updated_at = ?2
-       WHERE id = ?3 AND attempt_count = ?4 AND state IN ('PENDING', 'DISPATCHING') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = ?3 AND attempt_count = ?4 AND ${from('receive')} RETURNING ${JOB_COLUMNS}`,
     )
     // A submission of any attempt means the ticket went to the printer.
     this.submitted = db.query<JobRow, [string, number, number, string, number]>(
       `UPDATE jobs SET state = ?1, submitted_at = ?2, received_at = coalesce(received_at, ?2), updated_at = ?3
-       WHERE id = ?4 AND attempt_count >= ?5 AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = ?4 AND attempt_count >= ?5 AND ${from('submit')} RETURNING ${JOB_COLUMNS}`,
     )
     this.completed = db.query<JobRow, [number, number, string, number]>(
       `UPDATE jobs SET state = 'COMPLETED', submitted_at = coalesce(submitted_at, ?1), received_at = coalesce(received_at, ?1), updated_at = ?2
-       WHERE id = ?3 AND attempt_count >= ?4 AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = ?3 AND attempt_count >= ?4 AND ${from('complete')} RETURNING ${JOB_COLUMNS}`,
     )
     // Only the latest attempt can fail; also after the hub gave it up (PENDING), since the agent's
     // word is better than the hub's guess, and while PRINTING (the printer ran out of paper, or
@@ -85,11 +87,11 @@ export class JobStates {
                       ELSE 'PENDING' END,
          attempt_count = CASE WHEN NOT $retryable AND cancel_requested_at IS NULL THEN max_attempts ELSE attempt_count END,
          last_error_code = $code, last_error_message = $message, not_before = $notBefore, updated_at = $now
-       WHERE id = $id AND attempt_count = $attempt AND state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = $id AND attempt_count = $attempt AND ${from('fail')} RETURNING ${JOB_COLUMNS}`,
     )
     this.cancelledByAgent = db.query<JobRow, [number, string]>(
       `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
-       WHERE id = ?2 AND cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+       WHERE id = ?2 AND cancel_requested_at IS NOT NULL AND ${from('agentCancelled')} RETURNING ${JOB_COLUMNS}`,
     )
   }
 
@@ -109,7 +111,7 @@ export class JobStates {
   /** The latest attempt of a job still with its agent, to send again exactly as before. */
   currentAttempt(id: string): Attempt | undefined {
     const row = this.db
-      .query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND state IN ('DISPATCHING', 'DELIVERED', 'PRINTING')`)
+      .query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND ${stateIn(attemptOut)}`)
       .get(id)
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
@@ -117,7 +119,7 @@ export class JobStates {
   /** The oldest jobs (at most `limit`) a printer's agent holds and has not reported finished. */
   withAgent(printerId: string, limit: number): string[] {
     return this.db
-      .query<{ id: string }, [string, number]>(`SELECT id FROM jobs WHERE printer_id = ? AND state IN ('DELIVERED', 'PRINTING') ORDER BY seq LIMIT ?`)
+      .query<{ id: string }, [string, number]>(`SELECT id FROM jobs WHERE printer_id = ? AND ${stateIn(withAgent)} ORDER BY seq LIMIT ?`)
       .all(printerId, limit)
       .map((r) => r.id)
   }
@@ -139,14 +141,14 @@ export class JobStates {
   }
 
   /** The current attempt failed: back to PENDING after `backoffMs`, or FAILED, EXPIRED or CANCELLED. */
-  failAttempt(id: string, attempt: number, failure: AttemptFailure, backoffMs: number): Job | undefined {
+  failAttempt(id: string, attempt: number, failure: Failure, backoffMs: number): Job | undefined {
     const now = this.now()
     const row = this.commits.write(() =>
       this.failed.get({
         now,
         notBefore: now + backoffMs,
         code: failure.code,
-        message: failure.message.slice(0, MAX_ERROR_MESSAGE),
+        message: failure.message,
         retryable: failure.retryable ? 1 : 0,
         id,
         attempt,
@@ -170,24 +172,17 @@ export class JobStates {
         const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
         if (!row) return { kind: 'unknown' }
         const now = this.now()
-        switch (row.state) {
-          case 'PENDING': {
-            const done = this.db.query<JobRow, [number, string]>(`UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 RETURNING ${JOB_COLUMNS}`).get(now, id)!
-            return { kind: 'cancelled', job: toJob(done) }
-          }
-          case 'DISPATCHING':
-          case 'DELIVERED': {
-            const marked = this.db
-              .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 RETURNING ${JOB_COLUMNS}`)
-              .get(now, id)!
-            return { kind: 'requested', job: toJob(marked) }
-          }
-          case 'PRINTING':
-          case 'COMPLETED':
-            return { kind: 'too_late', job: toJob(row) }
-          default:
-            return { kind: 'finished', job: toJob(row) }
+        if (canApply('cancel', row.state)) {
+          const done = this.db.query<JobRow, [number, string]>(`UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 AND ${from('cancel')} RETURNING ${JOB_COLUMNS}`).get(now, id)!
+          return { kind: 'cancelled', job: toJob(done) }
         }
+        if (canApply('requestCancel', row.state)) {
+          const marked = this.db
+            .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 AND ${from('requestCancel')} RETURNING ${JOB_COLUMNS}`)
+            .get(now, id)!
+          return { kind: 'requested', job: toJob(marked) }
+        }
+        return { kind: (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state) ? 'too_late' : 'finished', job: toJob(row) }
       })
   }
 
@@ -196,7 +191,7 @@ export class JobStates {
     return this.db
       .query<{ id: string; printer_id: string; attempt_count: number; cancel_requested_at: number }, []>(
         `SELECT id, printer_id, attempt_count, cancel_requested_at FROM jobs
-         WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED') ORDER BY cancel_requested_at`,
+         WHERE cancel_requested_at IS NOT NULL AND ${stateIn(cancellableByAgent)} ORDER BY cancel_requested_at`,
       )
       .all()
       .map((r) => ({ id: r.id, printerId: r.printer_id, attempt: r.attempt_count, requestedAt: r.cancel_requested_at }))
@@ -208,7 +203,7 @@ export class JobStates {
       this.db
         .query<JobRow, [number, string, number]>(
           `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
-           WHERE id = ?2 AND cancel_requested_at <= ?3 AND state IN ('DISPATCHING', 'DELIVERED') RETURNING ${JOB_COLUMNS}`,
+           WHERE id = ?2 AND cancel_requested_at <= ?3 AND ${from('cancelUnanswered')} RETURNING ${JOB_COLUMNS}`,
         )
         .get(this.now(), id, requestedBefore),
     )
@@ -223,20 +218,19 @@ export class JobStates {
     const now = this.now()
     const due = this.db
       .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number, number]>(
-        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE ${from('expire')} AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
       )
       .all(now, limit)
     // Looked for twice a second: the write lock is taken only when something is due.
     if (due.length === 0) return []
-    const update = this.db.query<never, [number, string]>(
-      `UPDATE jobs SET state = 'EXPIRED', last_error_code = 'expired', last_error_message = 'The job expired before it reached the printer.', updated_at = ?1
-       WHERE id = ?2 AND state IN ('PENDING', 'DISPATCHING')`,
+    const update = this.db.query<never, [string, string, number, string]>(
+      `UPDATE jobs SET state = 'EXPIRED', last_error_code = ?1, last_error_message = ?2, updated_at = ?3 WHERE id = ?4 AND ${from('expire')}`,
     )
-    return this.commits.write(() => due.filter((job) => update.run(now, job.id).changes === 1)).map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
+    return this.commits.write(() => due.filter((job) => update.run(EXPIRED.code, EXPIRED.message, now, job.id).changes === 1)).map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
   }
 
   /** The printers that have jobs not yet with their agent (to wake their queues at start). */
   printersWithQueuedJobs(): string[] {
-    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM jobs WHERE state IN ('PENDING', 'DISPATCHING')`).all().map((r) => r.printer_id)
+    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM jobs WHERE ${stateIn(queued)}`).all().map((r) => r.printer_id)
   }
 }

@@ -2,8 +2,10 @@ import type { Database } from 'bun:sqlite'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from './ids.ts'
+import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -221,7 +223,7 @@ export class Jobs {
 
   /** Jobs of each printer not yet with its agent (its queue). */
   queueLengths(): Map<string, number> {
-    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE state IN ('PENDING', 'DISPATCHING') GROUP BY printer_id`).all()
+    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE ${stateIn(JOB_STATE_SETS.queued)} GROUP BY printer_id`).all()
     return new Map(rows.map((row) => [row.printer_id, row.n]))
   }
 

@@ -1,5 +1,6 @@
 // Numbered, append-only schema migrations, embedded in the program. Never edit a released one:
 // add the next number.
+import { FORMER_SPELLINGS } from '../protocol/failures.ts'
 
 export interface Migration {
   version: number
@@ -220,4 +221,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_printer ON jobs (printer_id, seq DESC);
     `,
   },
+  {
+    version: 4,
+    description: 'failure codes in one spelling (area.reason), in jobs and their timelines',
+    sql: renameFailureCodes(FORMER_SPELLINGS),
+  },
 ]
+
+/** Rewrites the failure codes stored in jobs and job events from their former spellings. */
+function renameFailureCodes(renames: Readonly<Record<string, string>>): string {
+  const cases = Object.entries(renames)
+    .map(([from, to]) => `WHEN '${from}' THEN '${to}'`)
+    .join(' ')
+  const former = Object.keys(renames)
+    .map((from) => `'${from}'`)
+    .join(', ')
+  return `
+    UPDATE jobs SET last_error_code = CASE last_error_code ${cases} END WHERE last_error_code IN (${former});
+    UPDATE job_events SET error_code = CASE error_code ${cases} END WHERE error_code IN (${former});
+  `
+}

@@ -51,7 +51,7 @@ export class DeviceChannel implements Channel {
       discardInput(fd)
     } catch (error) {
       closeSync(fd)
-      throw new SubmitError('printer_unreachable', `Cannot set up ${path}: ${(error as Error).message}`, true)
+      throw new SubmitError('printer.unreachable', `Cannot set up ${path}: ${(error as Error).message}`, true)
     }
     return new DeviceChannel(fd, path, events, drainBy)
   }
@@ -69,7 +69,7 @@ export class DeviceChannel implements Channel {
         continue
       }
       if (Date.now() - progress > DEVICE_WRITE_TIMEOUT_MS) {
-        throw this.fail(new SubmitError('printer_timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true))
+        throw this.fail(new SubmitError('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true))
       }
       await Bun.sleep(POLL_MS)
     }
@@ -114,7 +114,7 @@ export class DeviceChannel implements Channel {
 
   private release(): void {
     clearInterval(this.reader)
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     try {
       closeSync(this.fd)
     } catch {
@@ -176,15 +176,15 @@ function openError(path: string, error: NodeJS.ErrnoException): SubmitError {
     case 'ENOENT':
     case 'ENODEV':
     case 'ENXIO':
-      return new SubmitError('printer_unreachable', `There is no printer at ${path} (unplugged or switched off?).`, true)
+      return new SubmitError('printer.unreachable', `There is no printer at ${path} (unplugged or switched off?).`, true)
     case 'EACCES':
     case 'EPERM':
-      return new SubmitError('printer_unreachable', `printhub may not open ${path}: add its user to the group that owns it (dialout for serial ports, lp for USB printers).`, true)
+      return new SubmitError('printer.unreachable', `printhub may not open ${path}: add its user to the group that owns it (dialout for serial ports, lp for USB printers).`, true)
     case 'EBUSY':
-      return new SubmitError('printer_unreachable', `${path} is in use by another program.`, true)
+      return new SubmitError('printer.unreachable', `${path} is in use by another program.`, true)
     default:
-      return new SubmitError('printer_unreachable', `Cannot open ${path}: ${error.code ?? error.message}`, true)
+      return new SubmitError('printer.unreachable', `Cannot open ${path}: ${error.code ?? error.message}`, true)
   }
 }
 
-const gone = (where: string, error: NodeJS.ErrnoException) => new SubmitError('printer_unreachable', `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`, true)
+const gone = (where: string, error: NodeJS.ErrnoException) => new SubmitError('printer.unreachable', `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`, true)

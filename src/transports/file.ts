@@ -8,6 +8,6 @@ export async function submitToFile(path: string, bytes: Uint8Array): Promise<voi
   try {
     await appendFile(path, bytes)
   } catch (error) {
-    throw new SubmitError('printer_unreachable', `Cannot write to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, true)
+    throw new SubmitError('printer.unreachable', `Cannot write to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, true)
   }
 }

@@ -163,12 +163,12 @@ class PrinterLink {
     const never = new AbortController().signal
     for (;;) {
       if (this.responses.some((response) => response.every((byte, i) => byte === expected[i]))) return
-      if (this.failure) throw new SubmitError('printer_unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false)
+      if (this.failure) throw new SubmitError('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false)
       while (this.statuses.length > 0) {
         const problem = statusProblem(0x12, this.statuses.shift()!, 0x12, this.where)
         if (problem) throw problem
       }
-      if (Date.now() >= deadline) throw new SubmitError('printer_unconfirmed', `The printer at ${this.where} took the job but did not confirm printing it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`, false)
+      if (Date.now() >= deadline) throw new SubmitError('printer.unconfirmed', `The printer at ${this.where} took the job but did not confirm printing it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`, false)
       if (Date.now() >= nextPoll) {
         this.expectedStatuses++
         this.write(transmitRealtimeStatus(2), never).catch(() => {})
@@ -179,12 +179,12 @@ class PrinterLink {
   }
 
   close(): void {
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     this.channel?.close()
   }
 
   destroy(): void {
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     this.channel?.destroy()
   }
 

@@ -34,10 +34,10 @@ export const isStatusByte = (byte: number) => (byte & 0x93) === 0x12
  */
 export function statusProblem(printer: number, offlineCause: number, paper: number, where: string): SubmitError | undefined {
   const condition = describeStatus(printer, offlineCause, paper)
-  if (condition.paper === 'out') return new SubmitError('paper_out', `The printer at ${where} is out of paper.`, true)
-  if (condition.coverOpen) return new SubmitError('cover_open', `The printer at ${where} has its cover open.`, true)
-  if (condition.error) return new SubmitError('printer_error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`, true)
-  if (!condition.online) return new SubmitError('printer_offline', `The printer at ${where} is offline.`, true)
+  if (condition.paper === 'out') return new SubmitError('printer.paper_out', `The printer at ${where} is out of paper.`, true)
+  if (condition.coverOpen) return new SubmitError('printer.cover_open', `The printer at ${where} has its cover open.`, true)
+  if (condition.error) return new SubmitError('printer.error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`, true)
+  if (!condition.online) return new SubmitError('printer.offline', `The printer at ${where} is offline.`, true)
   return undefined
 }
 

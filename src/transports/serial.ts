@@ -14,7 +14,7 @@ type Serial = Extract<Connection, { kind: 'serial' }>
 export function serialChannel(connection: Serial, devices: DeviceFinder): OpenChannel {
   return async (events) => {
     const file = devices.resolve(connection.path, 'serial')
-    if (!file) throw new SubmitError('printer_unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
+    if (!file) throw new SubmitError('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
     return DeviceChannel.open(file, events, 'output-queue', (fd) => ioctl(fd, TCSETS, termiosFor(connection), 'setting up the serial port'))
   }
 }

@@ -1,7 +1,9 @@
+import type { FailureCode } from '../protocol/failures.ts'
+
 /** A printer did not take a job; `code` and `retryable` go into the agent's job report. */
 export class SubmitError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: FailureCode | 'cancelled',
     message: string,
     readonly retryable: boolean,
   ) {

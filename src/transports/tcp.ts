@@ -36,13 +36,13 @@ class TcpChannel implements Channel {
         socket: {
           drain: () => channel.pump(),
           data: (_socket, data) => events.data(data),
-          error: (_socket, error) => channel.fail(new SubmitError('printer_unreachable', `The connection to ${where} failed: ${error.message}`, true)),
-          end: () => channel.fail(new SubmitError('printer_unreachable', `The printer at ${where} closed the connection.`, true)),
-          close: () => channel.fail(new SubmitError('printer_unreachable', `The printer at ${where} closed the connection.`, true)),
+          error: (_socket, error) => channel.fail(new SubmitError('printer.unreachable', `The connection to ${where} failed: ${error.message}`, true)),
+          end: () => channel.fail(new SubmitError('printer.unreachable', `The printer at ${where} closed the connection.`, true)),
+          close: () => channel.fail(new SubmitError('printer.unreachable', `The printer at ${where} closed the connection.`, true)),
         },
       })
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new SubmitError('printer_unreachable', `No connection to ${where} within ${TCP_CONNECT_TIMEOUT_MS / 1000} s.`, true)), TCP_CONNECT_TIMEOUT_MS)
+        timer = setTimeout(() => reject(new SubmitError('printer.unreachable', `No connection to ${where} within ${TCP_CONNECT_TIMEOUT_MS / 1000} s.`, true)), TCP_CONNECT_TIMEOUT_MS)
       })
       channel.socket = await Promise.race([connecting, timeout])
       return channel
@@ -51,7 +51,7 @@ class TcpChannel implements Channel {
       // A connection that comes after the timeout is closed at once.
       void connecting?.then((socket) => socket.terminate(), () => {})
       if (error instanceof SubmitError) throw error
-      throw new SubmitError('printer_unreachable', `Cannot connect to ${where}: ${(error as Error).message}`, true)
+      throw new SubmitError('printer.unreachable', `Cannot connect to ${where}: ${(error as Error).message}`, true)
     } finally {
       clearTimeout(timer)
     }
@@ -65,7 +65,7 @@ class TcpChannel implements Channel {
     const written = this.socket ? this.socket.write(bytes) : 0
     if (written === bytes.length) return Promise.resolve()
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => this.fail(new SubmitError('printer_timeout', `The printer at ${this.where} did not take the job within ${TCP_WRITE_TIMEOUT_MS / 1000} s.`, true)), TCP_WRITE_TIMEOUT_MS)
+      const timer = setTimeout(() => this.fail(new SubmitError('printer.timeout', `The printer at ${this.where} did not take the job within ${TCP_WRITE_TIMEOUT_MS / 1000} s.`, true)), TCP_WRITE_TIMEOUT_MS)
       const onAbort = () => this.fail(cancelled())
       signal.addEventListener('abort', onAbort, { once: true })
       const done = () => {
@@ -92,13 +92,13 @@ class TcpChannel implements Channel {
 
   close(): void {
     this.onFailure = undefined
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     this.socket?.end()
   }
 
   destroy(): void {
     this.onFailure = undefined
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     this.socket?.terminate()
   }
 

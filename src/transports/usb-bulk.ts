@@ -41,7 +41,7 @@ export async function loadUsbBackend(): Promise<UsbBackend> {
     const { WebUSB } = await import('usb')
     return new WebUSB({ allowAllDevices: true }) as unknown as UsbBackend
   } catch (error) {
-    throw new SubmitError('printer_unreachable', `USB devices cannot be reached here: ${(error as Error).message}`, true)
+    throw new SubmitError('printer.unreachable', `USB devices cannot be reached here: ${(error as Error).message}`, true)
   }
 }
 
@@ -66,21 +66,21 @@ export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChan
     try {
       devices = await backend.getDevices()
     } catch (error) {
-      throw new SubmitError('printer_unreachable', `USB devices cannot be listed: ${(error as Error).message}`, true)
+      throw new SubmitError('printer.unreachable', `USB devices cannot be listed: ${(error as Error).message}`, true)
     }
     const device = devices.find((d) => d.vendorId === connection.vendorId && d.productId === connection.productId && (connection.serial === null || d.serialNumber === connection.serial))
-    if (!device) throw new SubmitError('printer_unreachable', `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`, true)
+    if (!device) throw new SubmitError('printer.unreachable', `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`, true)
     try {
       if (!device.opened) await device.open()
       if (!device.configuration) await device.selectConfiguration(1)
       const printer = printerInterface(device)
-      if (!printer) throw new SubmitError('printer_unreachable', `The USB device ${name} has no printer interface.`, false)
+      if (!printer) throw new SubmitError('printer.unreachable', `The USB device ${name} has no printer interface.`, false)
       await device.claimInterface(printer.interfaceNumber)
       return new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events)
     } catch (error) {
       await device.close().catch(() => {})
       if (error instanceof SubmitError) throw error
-      throw new SubmitError('printer_unreachable', `Cannot open the USB printer ${name}: ${(error as Error).message}`, true)
+      throw new SubmitError('printer.unreachable', `Cannot open the USB printer ${name}: ${(error as Error).message}`, true)
     }
   }
 }
@@ -106,14 +106,14 @@ class UsbBulkChannel implements Channel {
       if (this.failure) throw this.failure
       let timer: Timer | undefined
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new SubmitError('printer_timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true)), DEVICE_WRITE_TIMEOUT_MS)
+        timer = setTimeout(() => reject(new SubmitError('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true)), DEVICE_WRITE_TIMEOUT_MS)
       })
       try {
         const result = await Promise.race([this.device.transferOut(this.out, bytes.subarray(offset, offset + TRANSFER_BYTES)), timeout])
         if (result.status !== 'ok') throw new Error(`transfer ${result.status}`)
         offset += result.bytesWritten
       } catch (error) {
-        throw this.fail(error instanceof SubmitError ? error : new SubmitError('printer_unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
+        throw this.fail(error instanceof SubmitError ? error : new SubmitError('printer.unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
       } finally {
         clearTimeout(timer)
       }
@@ -127,7 +127,7 @@ class UsbBulkChannel implements Channel {
   destroy(): void {
     if (this.closed) return
     this.closed = true
-    this.failure ??= new SubmitError('printer_unreachable', 'closed', true)
+    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
     void this.device
       .releaseInterface(this.interfaceNumber)
       .catch(() => {})
@@ -141,7 +141,7 @@ class UsbBulkChannel implements Channel {
         const result = await this.device.transferIn(endpoint, 64)
         if (result.data && result.data.byteLength > 0) this.events.data(new Uint8Array(result.data.buffer, result.data.byteOffset, result.data.byteLength))
       } catch (error) {
-        if (!this.closed) this.fail(new SubmitError('printer_unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
+        if (!this.closed) this.fail(new SubmitError('printer.unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
         return
       }
     }

@@ -14,7 +14,7 @@ export function usbChannel(connection: UsbConnection, devices: DeviceFinder, bac
   return async (events, signal) => {
     const file = connection.kind === 'usb-device-file' ? devices.resolve(connection.path, 'usblp') : devices.find(connection, 'usblp')
     if (file) return DeviceChannel.open(file, events, 'next-write')
-    if (connection.kind === 'usb-device-file') throw new SubmitError('printer_unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
+    if (connection.kind === 'usb-device-file') throw new SubmitError('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
     return usbBulkChannel(connection, await backend())(events, signal)
   }
 }

@@ -36,8 +36,8 @@ export class VirtualPrinters {
 
   async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal, paper: PrinterModel): Promise<void> {
     if (printer.delayMs > 0) await delay(printer.delayMs, signal)
-    if (printer.mode === 'offline') throw new SubmitError('printer_offline', `The virtual printer ${printer.name} is offline.`, true)
-    if (printer.mode === 'fail') throw new SubmitError('printer_failed', `The virtual printer ${printer.name} is set to fail every job.`, true)
+    if (printer.mode === 'offline') throw new SubmitError('printer.offline', `The virtual printer ${printer.name} is offline.`, true)
+    if (printer.mode === 'fail') throw new SubmitError('printer.failed', `The virtual printer ${printer.name} is set to fail every job.`, true)
     const history = this.outputs.get(printer.name) ?? []
     history.push(new VirtualOutput(bytes, Date.now(), paper))
     if (history.length > VIRTUAL_HISTORY) history.shift()

@@ -43,7 +43,7 @@ test('tells each change of state it learns from the printer', async () => {
     await waitFor(() => told.length === 1)
     expect(told).toEqual([['kitchen', 'online']])
     expect(watch.stateOf('kitchen')).toBe('online')
-    watch.learn('kitchen', 'paper_out')
+    watch.learn('kitchen', 'printer.paper_out')
     expect(watch.of('kitchen')).toBe('offline')
     expect(told.at(-1)).toEqual(['kitchen', 'paper_out'])
   } finally {

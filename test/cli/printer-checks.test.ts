@@ -97,7 +97,7 @@ describe('printers probe', () => {
   test('nothing there: exit 1, in plain words; a bad URI: exit 2', async () => {
     const result = await cli(['printers', 'probe', 'tcp://127.0.0.1:9', '--json'])
     expect(result.code).toBe(1)
-    expect(JSON.parse(result.stdout)).toMatchObject({ reachable: false, error: { code: 'printer_unreachable' } })
+    expect(JSON.parse(result.stdout)).toMatchObject({ reachable: false, error: { code: 'printer.unreachable' } })
     expect(await cli(['printers', 'probe', 'serial:///dev/ttyUSB97'])).toMatchObject({ code: 1, stderr: 'serial:///dev/ttyUSB97: There is no printer at /dev/ttyUSB97 (unplugged or switched off?).\n' })
     expect((await cli(['printers', 'probe', 'lpt://1'])).code).toBe(2)
   })

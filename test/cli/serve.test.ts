@@ -49,7 +49,7 @@ describe('printhub serve', () => {
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('<script type="module" src="/dashboard/assets/app.ts">')
     // The browser code is compiled into the program and sent as JavaScript.
-    const script = await fetch(`${serve.url}/dashboard/assets/pages.ts`, { headers: { 'accept-encoding': 'gzip' } })
+    const script = await fetch(`${serve.url}/dashboard/assets/pages/agents.ts`, { headers: { 'accept-encoding': 'gzip' } })
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     const code = await script.text()
     expect(code).toContain('Create pairing code')

@@ -2,7 +2,7 @@
 // changes need the session's CSRF token; a project API key is never enough; wrong passwords are
 // rate limited; sessions expire and can be revoked; nothing secret is stored in the clear.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { adminApp } from '../../src/admin/admin-app.ts'
+import { adminApi } from '../../src/admin/admin-app.ts'
 import type { AdminContext } from '../../src/admin/context.ts'
 import { LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../src/store/store.ts'
@@ -31,7 +31,7 @@ async function signIn(password: string, headers: Record<string, string> = {}) {
 
 /** Every route of the admin API, read off the application itself so none can be forgotten. */
 function adminRoutes(): { method: string; path: string }[] {
-  const app = adminApp({ store: undefined } as unknown as AdminContext)
+  const app = adminApi({ store: undefined } as unknown as AdminContext)
   return app.routes.filter((r) => r.path.startsWith('/admin/v1/')).map((r) => ({ method: r.method, path: r.path.replace(/:(\w+)/g, 'x_$1') }))
 }
 const PUBLIC = new Set(['GET /admin/v1/login', 'POST /admin/v1/login', 'POST /admin/v1/setup'])

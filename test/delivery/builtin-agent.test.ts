@@ -22,7 +22,7 @@ const builtinAgent = () => t.hub.store.agents.builtin()!.id
 /** Adds a printer of the built-in agent; the agent reports it within a second. */
 async function addPrinter(remoteId: string, connection: string): Promise<string> {
   const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId: builtinAgent() })!
-  await waitFor(() => t.hub.dispatcher.session(builtinAgent())?.printers.has(printer.id), 5_000)
+  await waitFor(() => t.hub.sessions.session(builtinAgent())?.printers.has(printer.id), 5_000)
   return printer.id
 }
 
@@ -85,7 +85,7 @@ describe('through the built-in agent', () => {
     const printerId = await addPrinter('flaky', 'virtual://flaky?mode=fail')
     const created = await submit({ printerId: 'flaky', maxAttempts: 10 })
     const failing = await until(created.id, (j) => j.attemptCount >= 2)
-    expect(failing.lastErrorCode).toBe('printer_failed')
+    expect(failing.lastErrorCode).toBe('printer.failed')
     expect(failing.lastErrorMessage).toContain('set to fail')
     setConnection(printerId, 'virtual://flaky')
     const done = await until(created.id, (j) => j.state === 'COMPLETED')
@@ -98,7 +98,7 @@ describe('through the built-in agent', () => {
     await addPrinter('broken', 'virtual://broken?mode=fail')
     const created = await submit({ printerId: 'broken', maxAttempts: 3 })
     const failed = await until(created.id, (j) => j.state === 'FAILED')
-    expect(failed).toMatchObject({ attemptCount: 3, maxAttempts: 3, lastErrorCode: 'printer_failed' })
+    expect(failed).toMatchObject({ attemptCount: 3, maxAttempts: 3, lastErrorCode: 'printer.failed' })
   })
 
   test('a document the printer cannot print fails at once, forfeiting the remaining attempts', async () => {
@@ -121,7 +121,7 @@ describe('through the built-in agent', () => {
     const created = await submit({ printerId: 'closed', expiresInMs: 10_000 })
     offset += 11_000
     const expired = await until(created.id, (j) => j.state === 'EXPIRED')
-    expect(expired).toMatchObject({ attemptCount: 0, lastErrorCode: 'expired' })
+    expect(expired).toMatchObject({ attemptCount: 0, lastErrorCode: 'job.expired' })
     offset = 0
   })
 
@@ -169,10 +169,10 @@ describe('a hub started after its jobs expired', () => {
     const morning = await startTestHub({ dataDir, now: () => Date.now() + 60_000 })
     try {
       // The agent reports the printer online well before the first sweep; nothing goes out.
-      await waitFor(() => morning.hub.dispatcher.session(agentId)?.printers.get(printer.agentPrinterId)?.availability !== undefined || undefined, 5_000)
+      await waitFor(() => morning.hub.sessions.session(agentId)?.printers.get(printer.agentPrinterId)?.availability !== undefined || undefined, 5_000)
       for (const created of jobs) {
         await waitFor(() => (morning.hub.store.jobs.get(created.id)!.state === 'EXPIRED' ? true : undefined), 5_000)
-        expect(morning.hub.store.jobs.get(created.id)).toMatchObject({ state: 'EXPIRED', attemptCount: 0, lastErrorCode: 'expired' })
+        expect(morning.hub.store.jobs.get(created.id)).toMatchObject({ state: 'EXPIRED', attemptCount: 0, lastErrorCode: 'job.expired' })
       }
       expect(morning.hub.virtualPrinters.printed('night')).toHaveLength(0)
     } finally {
@@ -186,7 +186,7 @@ describe('stopping the hub while a ticket is being written', () => {
     const first = await startTestHub({ events: () => {} })
     const agentId = first.hub.store.agents.builtin()!.id
     first.hub.store.printers.add({ projectId: first.projectId, remoteId: 'slow', name: null, connection: 'virtual://slow?delay=700', profile: 'generic-80mm', width: 80, agentId })
-    await waitFor(() => first.hub.dispatcher.session(agentId)?.printers.size === 2, 5_000)
+    await waitFor(() => first.hub.sessions.session(agentId)?.printers.size === 2, 5_000)
     const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, { body: jobBody({ printerId: 'slow' }) })
     const created: Job = (await response.json()).job
     // Being written: the agent has it and the printer has not finished taking it.

@@ -58,7 +58,7 @@ async function hubWithPrinter(dataDir?: string): Promise<TestHub> {
   if (!t.hub.store.printers.list(t.projectId).some((p) => p.remoteId === 'pass')) {
     const agentId = t.hub.store.agents.builtin()!.id
     const record = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'pass', name: null, connection: printer.url, profile: 'epson-tm-m30iii', width: 80, agentId })!
-    await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(record.id), 5_000)
+    await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(record.id), 5_000)
   }
   return t
 }
@@ -97,7 +97,7 @@ describe('completion confirmed by the printer', () => {
       printer.drop()
       const failed = await until(t, job.id, (j) => j.state === 'FAILED')
       // Not retryable: the remaining attempts are forfeited, and the printer got the job once.
-      expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'printer_unconfirmed' })
+      expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'printer.unconfirmed' })
       expect(printer.jobs.length).toBe(before + 1)
     } finally {
       await t.stop()

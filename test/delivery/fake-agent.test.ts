@@ -195,8 +195,8 @@ describe('heartbeats', () => {
     expect(answering.all('server.heartbeat').length).toBeGreaterThanOrEqual(2)
     expect(answering.all('server.disconnect')).toEqual([])
     expect(answering.isOpen).toBe(true)
-    expect(t.hub.dispatcher.session(a.agentId)?.isConnected).toBe(true)
-    expect(t.hub.dispatcher.session(b.agentId)).toBeUndefined()
+    expect(t.hub.sessions.session(a.agentId)?.isConnected).toBe(true)
+    expect(t.hub.sessions.session(b.agentId)).toBeUndefined()
   }, 20_000)
 
   test('a heartbeat answer to no heartbeat is a protocol error (server.disconnect, 4400)', async () => {
@@ -323,7 +323,7 @@ describe('session lifetime', () => {
     expect(performance.now() - revokedAt).toBeLessThan(1_500)
     expect(disconnect.payload).toMatchObject({ code: 'credential_revoked', reconnect: false })
     expect((await agent.closed()).code).toBe(4400)
-    expect(t.hub.dispatcher.session(credentials.agentId)).toBeUndefined()
+    expect(t.hub.sessions.session(credentials.agentId)).toBeUndefined()
     // And it cannot come back.
     const again = await connect(credentials)
     expect(await again.authenticate()).toEqual({ type: 'auth.rejected', code: 'credential_revoked', message: AUTH_FAILED })
@@ -385,7 +385,7 @@ describe('durability before delivery', () => {
     const agent = await online(credentials)
     const remoteId = addPrinter(credentials.agentId)
     await sync(agent)
-    const session = t.hub.dispatcher.session(credentials.agentId)!
+    const session = t.hub.sessions.session(credentials.agentId)!
     // Watches what the hub hands to this agent's connection, and whether it was committed by then.
     const uncommittedWhenSent: boolean[] = []
     const send = session.send.bind(session)
@@ -397,7 +397,7 @@ describe('durability before delivery', () => {
     // with nothing open now, the look is scheduled ahead of the commit.
     const printerId = t.hub.store.printers.resolve(t.projectId, remoteId)!.id
     await t.hub.store.commits.durable()
-    t.hub.dispatcher.kick(printerId)
+    t.hub.dispatcher.scheduleDispatch(printerId)
     const outcome = t.hub.store.jobs.create({
       projectId: t.projectId,
       printerId: remoteId,
@@ -420,13 +420,13 @@ describe('retries', () => {
     const created = await postJob(addPrinter(credentials.agentId), { metadata: { table: '4' } })
     const first = await printJobFor(agent, `${created.id}.a1`)
     // No acknowledgement: after the ack timeout (1 s) the attempt fails and the job waits its backoff.
-    await waitFor(() => job(created.id).lastErrorCode === 'ack_timeout', 3_000)
+    await waitFor(() => job(created.id).lastErrorCode === 'agent.ack_timeout', 3_000)
     const second = await printJobFor(agent, `${created.id}.a2`, 3_000)
     expect(second.payload).toEqual({ ...first.payload, jobId: `${created.id}.a2`, idempotencyKey: `${created.id}.a2` })
     expect(second.payload.createdAt).toBe(first.payload.createdAt)
     expect(JSON.stringify(second.payload.document)).toBe(JSON.stringify(first.payload.document))
     expect(second.messageId).not.toBe(first.messageId)
-    expect(job(created.id)).toMatchObject({ state: 'DISPATCHING', attemptCount: 2, lastErrorCode: 'ack_timeout' })
+    expect(job(created.id)).toMatchObject({ state: 'DISPATCHING', attemptCount: 2, lastErrorCode: 'agent.ack_timeout' })
 
     agent.jobReceived(second)
     agent.jobSubmitted(second)
@@ -494,7 +494,7 @@ describe('retries', () => {
     await printJobFor(agent, `${created.id}.a1`)
     await agent.close()
     // The hub cannot know whether the agent stored it: the attempt failed, retryably.
-    expect(await waitFor(() => job(created.id).lastErrorCode === 'agent_disconnected' && job(created.id))).toMatchObject({ state: 'PENDING', attemptCount: 1 })
+    expect(await waitFor(() => job(created.id).lastErrorCode === 'agent.disconnected' && job(created.id))).toMatchObject({ state: 'PENDING', attemptCount: 1 })
     const again = await online(credentials)
     const second = await printJobFor(again, `${created.id}.a2`)
     again.jobReceived(second)
@@ -733,7 +733,7 @@ describe('with a clock the test moves', () => {
     offset += 11_000
     const cancel = await agent.next('server.cancel_job', { timeoutMs: 2_000 })
     expect(cancel.payload).toEqual({ jobId: wireId, reason: 'The job expired.' })
-    expect(job(created.id, h)).toMatchObject({ state: 'EXPIRED', lastErrorCode: 'expired', attemptCount: 1 })
+    expect(job(created.id, h)).toMatchObject({ state: 'EXPIRED', lastErrorCode: 'job.expired', attemptCount: 1 })
     // Reports that come after are too late to change it.
     agent.jobReceived(printJob)
     await sync(agent, h)

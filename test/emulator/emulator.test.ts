@@ -135,7 +135,7 @@ describe('a hub printing to the emulator', () => {
   async function addPrinter(remoteId: string, connection: string, profile: string): Promise<void> {
     const agentId = t.hub.store.agents.builtin()!.id
     const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile, width: 80, agentId })!
-    await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(printer.id), 5_000)
+    await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(printer.id), 5_000)
   }
 
   async function submit(printerId: string, overrides: Record<string, unknown> = {}): Promise<Job> {
@@ -179,15 +179,15 @@ describe('a hub printing to the emulator', () => {
     const job = await submit('counter', { maxAttempts: 10 })
     // Whether the watch saw it first (the job is held) or the check before the job did (the
     // attempt failed), the job waits and the printer got nothing.
-    const waiting = await until(job.id, (j) => j.state === 'PENDING' && (j.attemptCount === 0 || j.lastErrorCode === 'paper_out'))
-    expect(waiting.lastErrorCode === null || waiting.lastErrorCode === 'paper_out').toBe(true)
+    const waiting = await until(job.id, (j) => j.state === 'PENDING' && (j.attemptCount === 0 || j.lastErrorCode === 'printer.paper_out'))
+    expect(waiting.lastErrorCode === null || waiting.lastErrorCode === 'printer.paper_out').toBe(true)
     expect(emulator.receipts.length).toBe(before)
     emulator.set({ paper: 'ok' })
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
     expect(emulator.receipts.length).toBe(before + 1)
     expect(emulator.receipts.at(-1)!.held).toBe(false)
     // Every attempt before the last failed on the paper, and printed nothing.
-    if (done.attemptCount > 1) expect(done.lastErrorCode).toBe('paper_out')
+    if (done.attemptCount > 1) expect(done.lastErrorCode).toBe('printer.paper_out')
   })
 
   test('a printer that never answers status requests still prints: status is then unknown, not offline', async () => {
@@ -218,7 +218,7 @@ describe('watching idle printers', () => {
     emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
     const agentId = t.hub.store.agents.builtin()!.id
     const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'watched', name: null, connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80, agentId })!
-    await waitFor(() => t.hub.dispatcher.session(agentId)?.printers.has(printer.id), 5_000)
+    await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(printer.id), 5_000)
   })
   afterAll(async () => {
     emulator.stop()
@@ -236,7 +236,7 @@ describe('watching idle printers', () => {
   test('an idle printer is watched: out of paper it shows offline within 2 s and its jobs wait; back, they print', async () => {
     const agentId = t.hub.store.agents.builtin()!.id
     const record = t.hub.store.printers.list(t.projectId).find((p) => p.remoteId === 'watched')!
-    const availability = () => t.hub.dispatcher.session(agentId)?.printers.get(record.agentPrinterId)?.availability
+    const availability = () => t.hub.sessions.session(agentId)?.printers.get(record.agentPrinterId)?.availability
     await waitFor(() => availability() === 'online', 3_000)
     const before = emulator.receipts.length
     const started = performance.now()

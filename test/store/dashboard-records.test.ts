@@ -2,12 +2,14 @@
 // changes the job), printer status history, the job list's filters, the settings it changes.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { resolveConfig } from '../../src/hub/config.ts'
+import { editableSettingsOf, type HubConfig, resolveConfig } from '../../src/hub/config.ts'
 import { initialize } from '../../src/services/init.ts'
 import { type EditableSettings, LiveSettings } from '../../src/services/live-settings.ts'
 import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
 import { tempDir } from '../support/hub.ts'
+
+const liveSettings = (store: Store, config: Readonly<HubConfig>, apply: (settings: EditableSettings) => void) => new LiveSettings(store, editableSettingsOf(config), config.pinned, apply)
 
 let dir: string
 let store: Store
@@ -38,7 +40,7 @@ describe('job timeline', () => {
     step(10)
     store.jobStates.markReceived(job.id, 1, clock)
     step(20)
-    store.jobStates.failAttempt(job.id, 1, { code: 'paper_out', message: 'Out of paper.', retryable: true }, 100)
+    store.jobStates.failAttempt(job.id, 1, { code: 'printer.paper_out', message: 'Out of paper.', retryable: true }, 100)
     step(200)
     store.jobStates.startAttempt(job.id)
     step(10)
@@ -53,7 +55,7 @@ describe('job timeline', () => {
       ['PENDING', 0, null],
       ['DISPATCHING', 1, null],
       ['DELIVERED', 1, null],
-      ['PENDING', 1, 'paper_out'],
+      ['PENDING', 1, 'printer.paper_out'],
       ['DISPATCHING', 2, null],
       ['DELIVERED', 2, null],
       ['PRINTING', 2, null],
@@ -66,7 +68,7 @@ describe('job timeline', () => {
   test('a cancelled job carries no stale error; an expired one says why', async () => {
     const { job } = (await store.jobs.submit(newJob('b'))) as { job: { id: string } }
     store.jobStates.startAttempt(job.id)
-    store.jobStates.failAttempt(job.id, 1, { code: 'printer_offline', message: 'Offline.', retryable: true }, 0)
+    store.jobStates.failAttempt(job.id, 1, { code: 'printer.offline', message: 'Offline.', retryable: true }, 0)
     store.jobStates.cancel(job.id)
     const { job: other } = (await store.jobs.submit(newJob('c'))) as { job: { id: string } }
     clock += 60_001
@@ -75,12 +77,12 @@ describe('job timeline', () => {
     expect(store.jobs.timeline(job.id).map((e) => [e.state, e.errorCode])).toEqual([
       ['PENDING', null],
       ['DISPATCHING', null],
-      ['PENDING', 'printer_offline'],
+      ['PENDING', 'printer.offline'],
       ['CANCELLED', null],
     ])
     expect(store.jobs.timeline(other.id).map((e) => [e.state, e.errorCode])).toEqual([
       ['PENDING', null],
-      ['EXPIRED', 'expired'],
+      ['EXPIRED', 'job.expired'],
     ])
   })
 })
@@ -120,7 +122,7 @@ describe('settings changed in the dashboard', () => {
   test('applied at once, kept over a restart, and a setting the environment set stays as set', () => {
     const applied: EditableSettings[] = []
     const config = resolveConfig({ data: dir }, { PRINTHUB_SERVER_NAME: 'From env' })
-    const live = new LiveSettings(store, config, (s) => applied.push({ ...s }))
+    const live = liveSettings(store, config, (s) => applied.push({ ...s }))
     expect(live.pinned).toEqual(['serverName'])
     expect(live.update({ retryInitialMs: 500, retryMaxMs: 4_000 })).toMatchObject({ ok: true })
     expect(applied.at(-1)).toMatchObject({ serverName: 'From env', retryInitialMs: 500, retryMaxMs: 4_000 })
@@ -130,9 +132,9 @@ describe('settings changed in the dashboard', () => {
     expect(live.update({ maxOpenJobsPerProject: '5' })).toMatchObject({ ok: false, field: 'maxOpenJobsPerProject' })
     expect(live.values.retryInitialMs).toBe(500)
 
-    const restarted = new LiveSettings(store, resolveConfig({ data: dir }, {}), () => {})
+    const restarted = liveSettings(store, resolveConfig({ data: dir }, {}), () => {})
     expect(restarted.values).toMatchObject({ serverName: 'printhub', retryInitialMs: 500, retryMaxMs: 4_000 })
     expect(restarted.update({ serverName: 'Bar Luna' })).toMatchObject({ ok: true })
-    expect(new LiveSettings(store, resolveConfig({ data: dir }, {}), () => {}).values.serverName).toBe('Bar Luna')
+    expect(liveSettings(store, resolveConfig({ data: dir }, {}), () => {}).values.serverName).toBe('Bar Luna')
   })
 })

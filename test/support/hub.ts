@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { formatRequestLog } from '../../src/hub/app.ts'
+import { formatRequestLog } from '../../src/http/app.ts'
 import { resolveConfig } from '../../src/hub/config.ts'
 import { initialize, type InitResult } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'

@@ -88,19 +88,19 @@ describe('printing on a serial printer', () => {
     expect(receipt.preview.text).toContain('Line 020: 2 x Espresso      5.00')
   })
 
-  test('out of paper: not a byte of the job, a retryable paper_out', async () => {
+  test('out of paper: not a byte of the job, a retryable printer.paper_out', async () => {
     const emulator = serialPrinter()
     emulator.set({ paper: 'out' })
     const error = await submit(connection(`serial://${emulator.serialPath}`), job(3), new AbortController().signal, transports(), EPSON).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(SubmitError)
-    expect(error).toMatchObject({ code: 'paper_out', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.paper_out', retryable: true })
     emulator.stop()
     expect(emulator.receipts).toEqual([])
   })
 
-  test('no port: printer_unreachable, retryable, in plain words', async () => {
+  test('no port: printer.unreachable, retryable, in plain words', async () => {
     const error = await submit(connection('serial:///dev/ttyUSB97'), job(1), new AbortController().signal, transports(), EPSON).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
     expect((error as Error).message).toContain('There is no printer at /dev/ttyUSB97')
   })
 })
@@ -170,7 +170,7 @@ describe('replug', () => {
       unplug(root, 'ttyUSB0')
       first.stop()
       const error = await submit(port, job(2), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 }).catch((e: unknown) => e)
-      expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+      expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
 
       const second = serialPrinter()
       plug(root, 'ttyUSB1', second.serialPath)

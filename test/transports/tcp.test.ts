@@ -47,9 +47,9 @@ function printer(status: Record<number, number>) {
 }
 
 describe('tcp transport', () => {
-  test('nothing listening: printer_unreachable, retryable', async () => {
+  test('nothing listening: printer.unreachable, retryable', async () => {
     const error = await refusal(submitToTcp('127.0.0.1', freePort(), job, new AbortController().signal, NO_STATUS))
-    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
   })
 
   test('a printer with its cover open gets no byte of the job', async () => {
@@ -57,7 +57,7 @@ describe('tcp transport', () => {
     const p = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
     try {
       const error = await refusal(submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS))
-      expect(error.code).toBe('cover_open')
+      expect(error.code).toBe('printer.cover_open')
       expect(p.received).toEqual([])
     } finally {
       p.stop()
@@ -66,9 +66,9 @@ describe('tcp transport', () => {
 
   test('out of paper, or in error: no byte of the job either', async () => {
     for (const [status, code] of [
-      [{ 1: 0x1a, 2: 0x32, 4: 0x7e }, 'paper_out'],
-      [{ 1: 0x1a, 2: 0x52, 4: 0x12 }, 'printer_error'],
-      [{ 1: 0x1a, 2: 0x12, 4: 0x12 }, 'printer_offline'],
+      [{ 1: 0x1a, 2: 0x32, 4: 0x7e }, 'printer.paper_out'],
+      [{ 1: 0x1a, 2: 0x52, 4: 0x12 }, 'printer.error'],
+      [{ 1: 0x1a, 2: 0x12, 4: 0x12 }, 'printer.offline'],
     ] as const) {
       const p = printer(status)
       try {

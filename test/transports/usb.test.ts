@@ -47,9 +47,9 @@ describe('usblp device file', () => {
     expect((await waitFor(() => emulator.receipts[0])).bytes).toEqual(bytes)
   })
 
-  test('no device: printer_unreachable, retryable', async () => {
+  test('no device: printer.unreachable, retryable', async () => {
     const error = await submit(connection('usb:///dev/usb/lp9'), bytes, new AbortController().signal, transports(), GENERIC).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
   })
 })
 
@@ -132,19 +132,19 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   test('out of paper: no byte of the job', async () => {
     const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' }, { paper: 'out', coverOpen: false, error: false, offline: false })
     const error = await submit(connection('usb://04b8:0e28'), bytes, new AbortController().signal, transports([printer.device]), EPSON).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'paper_out', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.paper_out', retryable: true })
     expect(printer.received).toEqual([])
   })
 
-  test('not plugged in: printer_unreachable, retryable, naming the device', async () => {
+  test('not plugged in: printer.unreachable, retryable, naming the device', async () => {
     const error = await submit(connection('usb://0519:0003/ABC'), bytes, new AbortController().signal, transports([]), GENERIC).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: true })
+    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
     expect((error as Error).message).toBe('No USB printer 0519:0003 with serial ABC is plugged in.')
   })
 
   test('a device that is not a printer is refused, not retried', async () => {
     const { device } = usbPrinter({ vendorId: 0x1234, productId: 0x5678, serialNumber: 'Z' })
     const error = await submit(connection('usb://1234:5678'), bytes, new AbortController().signal, transports([{ ...device, configuration: { interfaces: [] } }]), GENERIC).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'printer_unreachable', retryable: false })
+    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: false })
   })
 })

@@ -1,8 +1,8 @@
 // Agents and pairing: the paired agents with their printers, revoking one, and a pairing code to
 // pair the next (with a QR code of the command that uses it; printed on a printer when asked).
 import { encodeQR } from '@paulmillr/qr'
-import { createJob } from '../../services/jobs.ts'
-import { ApiError } from '../../http/errors.ts'
+import { conflict, invalidField, notFound } from '../../http/errors.ts'
+import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { EXPIRES_IN_MS } from '../../protocol/limits.ts'
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
@@ -28,8 +28,8 @@ export function agentRoutes(context: AdminContext) {
     })
     .post('/agents/:id/revoke', ({ params }) => {
       const agent = store.agents.get(params.id)
-      if (!agent) throw new ApiError(404, 'not_found', 'There is no such agent.')
-      if (agent.builtin) throw new ApiError(409, 'invalid_request', "The hub's built-in agent cannot be revoked; remove its printers instead.")
+      if (!agent) throw notFound('There is no such agent.')
+      if (agent.builtin) throw conflict("The hub's built-in agent cannot be revoked; remove its printers instead.")
       store.agents.revoke(agent.id)
       context.disconnectAgent(agent.id, 'credential_revoked', 'This agent was revoked.')
       return { agent: store.agents.get(agent.id) }
@@ -39,12 +39,13 @@ export function agentRoutes(context: AdminContext) {
       async ({ request, set }) => {
         const body = await readValidBody(request, object({ ttlSeconds: optional(integer({ min: PAIRING_CODE_TTL_MS.min / 1000, max: PAIRING_CODE_TTL_MS.max / 1000 })), printOn: optional(identifier) }), MAX_BODY)
         const printer = body.printOn === undefined ? undefined : store.printers.get(body.printOn)
-        if (body.printOn !== undefined && !printer) throw new ApiError(400, 'invalid_request', 'There is no such printer to print the code on.', [{ path: 'printOn', message: 'is not a printer' }])
+        if (body.printOn !== undefined && !printer) throw invalidField('printOn', 'is not a printer', 'There is no such printer to print the code on.')
         const { code, expiresAt } = store.pairingCodes.create((body.ttlSeconds ?? PAIRING_CODE_TTL_MS.default / 1000) * 1000)
         const command = `printhub agent --server ${context.lan().url.replace(/\/$/, '')} --code ${code}`
         let printed = null
         if (printer) {
-          const { job } = await createJob(context, {
+          const { job } = submittedJob(
+            await context.jobs.submit({
             projectId: printer.projectId,
             printerId: printer.id,
             idempotencyKey: `pairing-code-${crypto.randomUUID()}`,
@@ -64,7 +65,8 @@ export function agentRoutes(context: AdminContext) {
             metadata: { printhub: 'pairing-code' },
             expiresInMs: Math.max(EXPIRES_IN_MS.min, Date.parse(expiresAt) - context.now()),
             maxAttempts: 1,
-          })
+          }),
+          )
           printed = job
         }
         set.status = 201

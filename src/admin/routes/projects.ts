@@ -1,5 +1,5 @@
 // Projects and their API keys: the secret is shown once, when it is made.
-import { ApiError } from '../../http/errors.ts'
+import { notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
 import { array, nullable, object, oneOf, optional } from '../../protocol/rules.ts'
@@ -12,7 +12,7 @@ const MAX_BODY = 4_096
 export function projectRoutes({ store }: AdminContext) {
   const projectOr404 = (id: string) => {
     const project = store.projects.get(id)
-    if (!project) throw new ApiError(404, 'not_found', 'There is no such project.')
+    if (!project) throw notFound('There is no such project.')
     return project
   }
   return adminRouter(store)
@@ -43,7 +43,7 @@ export function projectRoutes({ store }: AdminContext) {
     )
     .post('/keys/:id/revoke', ({ params }) => {
       const key = store.apiKeys.get(params.id)
-      if (!key) throw new ApiError(404, 'not_found', 'There is no such API key.')
+      if (!key) throw notFound('There is no such API key.')
       store.apiKeys.revoke(key.id)
       return { key: store.apiKeys.get(key.id) }
     })

@@ -2,8 +2,9 @@
 // the admin tokens.
 import { Elysia } from 'elysia'
 import { FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, invalidField, notFound, rateLimited } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
+import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
 import { object, string } from '../../protocol/rules.ts'
 import { shortString } from '../../protocol/values.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
@@ -32,7 +33,7 @@ export function sessionRoutes(context: AdminContext) {
   }
 
   return (
-    new Elysia({ prefix: '/admin/v1' })
+    new Elysia({ prefix: ADMIN_API_PREFIX })
       // The only calls without a session: whether a password is set, signing in, and the first password.
       .get('/login', () => ({ passwordSet: hasAdminPassword(store) }))
       .post(
@@ -41,13 +42,11 @@ export function sessionRoutes(context: AdminContext) {
           checkOrigin(request)
           const address = remoteAddress(request, server)
           const waitMs = logins.retryAfterMs(address)
-          if (waitMs > 0) {
-            throw new ApiError(429, 'rate_limited', 'Too many wrong passwords from this address; try again later.', undefined, { 'retry-after': String(Math.ceil(waitMs / 1000)) })
-          }
+          if (waitMs > 0) throw rateLimited('rate_limited', 'Too many wrong passwords from this address; try again later.', waitMs)
           const body = await readValidBody(request, object({ password: secretText }), MAX_BODY)
           if (!(await checkAdminPassword(store, body.password))) {
             logins.recordFailure(address)
-            throw new ApiError(401, 'unauthorized', hasAdminPassword(store) ? 'That password is not right.' : 'No admin password is set yet: open the setup link the hub printed, or run printhub admin set-password.')
+            throw new ApiError('unauthorized', hasAdminPassword(store) ? 'That password is not right.' : 'No admin password is set yet: open the setup link the hub printed, or run printhub admin set-password.')
           }
           return startSession(request, address, set)
         },
@@ -59,10 +58,10 @@ export function sessionRoutes(context: AdminContext) {
           checkOrigin(request)
           const body = await readValidBody(request, object({ token: secretText, password: secretText }), MAX_BODY)
           if (!isSetupTokenValid(store, body.token, now())) {
-            throw new ApiError(401, 'unauthorized', 'This setup link is not valid any more: it was used, or it expired. Restart the hub for a new one, or run printhub admin set-password.')
+            throw new ApiError('unauthorized', 'This setup link is not valid any more: it was used, or it expired. Restart the hub for a new one, or run printhub admin set-password.')
           }
           const problem = passwordProblem(body.password)
-          if (problem) throw new ApiError(400, 'invalid_request', problem, [{ path: 'password', message: problem }])
+          if (problem) throw invalidField('password', problem, problem)
           await setAdminPassword(store, body.password)
           return startSession(request, remoteAddress(request, server), set)
         },
@@ -82,7 +81,7 @@ export function sessionRoutes(context: AdminContext) {
       })
       .post('/sessions/:id/revoke', ({ request, params }) => {
         admin(request)
-        if (!store.adminSessions.revoke(params.id)) throw new ApiError(404, 'not_found', 'There is no such session, or it already ended.')
+        if (!store.adminSessions.revoke(params.id)) throw notFound('There is no such session, or it already ended.')
         return { revoked: true }
       })
       .put(
@@ -91,10 +90,10 @@ export function sessionRoutes(context: AdminContext) {
           const identity = admin(request)
           const body = await readValidBody(request, object({ currentPassword: secretText, newPassword: secretText }), MAX_BODY)
           if (!(await checkAdminPassword(store, body.currentPassword))) {
-            throw new ApiError(400, 'invalid_request', 'The current password is not right.', [{ path: 'currentPassword', message: 'is not right' }])
+            throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
           }
           const problem = passwordProblem(body.newPassword)
-          if (problem) throw new ApiError(400, 'invalid_request', problem, [{ path: 'newPassword', message: problem }])
+          if (problem) throw invalidField('newPassword', problem, problem)
           await setAdminPassword(store, body.newPassword)
           // Whoever knew the old password is signed out; this browser stays signed in.
           const signedOut = store.adminSessions.revokeAll(identity.kind === 'session' ? identity.session.id : undefined)
@@ -119,7 +118,7 @@ export function sessionRoutes(context: AdminContext) {
       )
       .post('/tokens/:id/revoke', ({ request, params }) => {
         admin(request)
-        if (!store.adminTokens.revoke(params.id)) throw new ApiError(404, 'not_found', 'There is no such admin token, or it is already revoked.')
+        if (!store.adminTokens.revoke(params.id)) throw notFound('There is no such admin token, or it is already revoked.')
         return { revoked: true }
       })
   )

@@ -1,5 +1,5 @@
 // The settings the dashboard changes while the hub runs.
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, invalidField } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
@@ -12,9 +12,9 @@ export function settingsRoutes({ store, settings }: AdminContext) {
       '/settings',
       async ({ request }) => {
         const body = await readJsonBody(request, 4_096)
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'invalid_request', 'Send the settings to change as a JSON object.')
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('invalid_request', 'Send the settings to change as a JSON object.')
         const outcome = settings.update(body as Record<string, unknown>)
-        if (!outcome.ok) throw new ApiError(400, 'invalid_request', `${outcome.field} ${outcome.message}.`, [{ path: outcome.field, message: outcome.message }])
+        if (!outcome.ok) throw invalidField(outcome.field, outcome.message, `${outcome.field} ${outcome.message}.`)
         return answer()
       },
       { parse: 'none' },

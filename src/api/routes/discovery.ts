@@ -3,12 +3,12 @@ import { AUTHENTICATION_METHOD, DISCOVERY_PATHS, type DiscoveryDocument, GATEWAY
 import { PROTOCOL_VERSION } from '../../protocol/limits.ts'
 import type { ApiContext } from '../context.ts'
 
-export function discoveryRoutes({ config, settings, serverId }: ApiContext) {
+export function discoveryRoutes({ serverId, serverName, serverVersion, challengeTtlSeconds }: ApiContext) {
   const document = (): DiscoveryDocument => ({
     protocolVersion: PROTOCOL_VERSION,
-    server: { id: serverId, name: settings.values.serverName, version: config.serverVersion },
+    server: { id: serverId, name: serverName(), version: serverVersion },
     endpoints: { pairing: PAIRING_PATH, gateway: GATEWAY_PATH },
-    authentication: { method: AUTHENTICATION_METHOD, challengeTtlSeconds: config.challengeTtlSeconds },
+    authentication: { method: AUTHENTICATION_METHOD, challengeTtlSeconds },
   })
   // Stock OpenPrinter agents ask at /.well-known/openprinter; the printservice path is the brand's.
   const [printservice, openprinter] = DISCOVERY_PATHS

@@ -46,6 +46,6 @@ export function gatewayRoute(gateway: Gateway) {
         data.session?.transportClosed()
       },
     }
-    if (!server?.upgrade(request, { data })) throw new ApiError(426, 'upgrade_required', 'This is the agent gateway: open a WebSocket here.')
+    if (!server?.upgrade(request, { data })) throw new ApiError('upgrade_required', 'This is the agent gateway: open a WebSocket here.')
   })
 }

@@ -6,16 +6,16 @@ import { PAIRING_PATH } from '../../protocol/discovery.ts'
 import { type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
 import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, rateLimited } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
 import { FailureRateLimit, PAIRING_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
 
 const REJECTIONS = {
-  invalid: new ApiError(400, 'pairing_code_invalid', 'The pairing code is invalid.'),
-  expired: new ApiError(400, 'pairing_code_expired', 'The pairing code has expired.'),
-  consumed: new ApiError(400, 'pairing_code_consumed', 'The pairing code has already been used.'),
-  badKey: new ApiError(400, 'invalid_public_key', 'The pairing request or public key is invalid.'),
-  version: new ApiError(400, 'unsupported_protocol_version', 'This server does not support that protocol version.'),
+  invalid: new ApiError('pairing_code_invalid', 'The pairing code is invalid.'),
+  expired: new ApiError('pairing_code_expired', 'The pairing code has expired.'),
+  consumed: new ApiError('pairing_code_consumed', 'The pairing code has already been used.'),
+  badKey: new ApiError('invalid_public_key', 'The pairing request or public key is invalid.'),
+  version: new ApiError('unsupported_protocol_version', 'This server does not support that protocol version.'),
 }
 
 /** The checks of OpenPrinter v1 section 2.5, in its order: version, then shape and key. */
@@ -32,11 +32,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
   const rateLimit = new FailureRateLimit(PAIRING_FAILURES, now)
   const refuseIfLimited = (address: string) => {
     const waitMs = rateLimit.retryAfterMs(address)
-    if (waitMs > 0) {
-      throw new ApiError(400, 'pairing_rate_limited', 'Too many pairing attempts. Try again later.', undefined, {
-        'retry-after': String(Math.ceil(waitMs / 1000)),
-      })
-    }
+    if (waitMs > 0) throw rateLimited('pairing_rate_limited', 'Too many pairing attempts. Try again later.', waitMs)
   }
   return new Elysia().post(
     PAIRING_PATH,
@@ -63,7 +59,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
         await store.commits.durable()
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
-        if (!(error instanceof ApiError && error.errorCode === 'pairing_rate_limited')) rateLimit.recordFailure(address)
+        if (!(error instanceof ApiError && error.code === 'pairing_rate_limited')) rateLimit.recordFailure(address)
         throw error
       }
     },

@@ -1,10 +1,9 @@
-import { DEFAULT_PROFILE_ID, defaultProfileId, PROFILES } from '../../profiles/catalog.ts'
-import { validate } from '../../protocol/rules.ts'
-import { identifier } from '../../protocol/values.ts'
-import { checkPrinterSettings } from '../../services/printer-settings.ts'
+import { DEFAULT_PROFILE_ID, PROFILES } from '../../profiles/catalog.ts'
+import { checkPrinterSettings, type PrinterSettingsInput, type SettingProblem } from '../../services/printer-settings.ts'
+import { type AddPrinterOutcome, addHubPrinter, assignAgentPrinter } from '../../services/printers.ts'
+import type { PrinterRecord } from '../../store/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
-import { connectionOf } from '../../agent/catalog.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
 
 const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
@@ -14,18 +13,42 @@ export function agentDataDirOf(args: ParsedArgs, io: Io): string {
   return (args.values.data as string | undefined) ?? (io.env.PRINTHUB_AGENT_DATA_DIR || DEFAULT_AGENT_DATA_DIR)
 }
 
-/** The printer settings of `printers add`, checked: the same rules for a hub and for an agent. */
-function printerSettings(args: ParsedArgs) {
+/** The printer settings `printers add` was given. */
+function printerSettingsInput(args: ParsedArgs): PrinterSettingsInput {
   const widthText = args.values.width as string | undefined
-  const checked = checkPrinterSettings({
+  return {
     id: requireString(args, 'id'),
     connection: requireString(args, 'connection'),
     profile: args.values.profile as string | undefined,
     width: widthText === undefined ? undefined : /^\d+$/.test(widthText) ? Number(widthText) : NaN,
     name: args.values.name as string | undefined,
-  })
-  if (!checked.ok) throw new UsageError(`--${checked.problem.field}${checked.problem.field === 'connection' ? ':' : ''} ${checked.problem.message}${checked.problem.field === 'profile' ? ' (see printhub profiles list)' : ''}`)
-  return checked.settings
+  }
+}
+
+/** A setting that breaks the rules, as a mistake in how the command was called. */
+function settingError(problem: SettingProblem): UsageError {
+  const hint = problem.field === 'profile' ? ' (see printhub profiles list)' : ''
+  return new UsageError(`--${problem.field}${problem.field === 'connection' ? ':' : ''} ${problem.message}${hint}`)
+}
+
+/** The printer a project was given, or why it was not, in the CLI's words. */
+function addedPrinter(outcome: AddPrinterOutcome, projectId: string, agent?: { agentId: string; agentPrinterId: string }): PrinterRecord {
+  switch (outcome.kind) {
+    case 'added':
+      return outcome.printer
+    case 'invalid':
+      throw settingError(outcome.problem)
+    case 'unknown_project':
+      throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+    case 'taken':
+      throw new CliError(`project ${projectId} already has a printer "${outcome.id}"`)
+    case 'no_builtin_agent':
+      throw new CliError('the built-in agent is not set up yet: run printhub init (or printhub serve) once first')
+    case 'unknown_agent':
+      throw new CliError(`there is no paired agent ${agent?.agentId} (see printhub agents list)`)
+    case 'not_reported':
+      throw new CliError(`agent ${agent?.agentId} has not reported a printer ${agent?.agentPrinterId}; is it connected? (see printhub printers list --agents)`)
+  }
 }
 
 export const printersAddCommand: Command = {
@@ -50,8 +73,10 @@ export const printersAddCommand: Command = {
   run(args, io) {
     noPositionals(args)
     if (args.values.local && args.values.project) throw new UsageError('give either --project or --local')
-    const settings = printerSettings(args)
     if (args.values.local) {
+      const checked = checkPrinterSettings(printerSettingsInput(args))
+      if (!checked.ok) throw settingError(checked.problem)
+      const settings = checked.settings
       const dataDir = agentDataDirOf(args, io)
       const ledger = Ledger.open(dataDir)
       try {
@@ -64,14 +89,9 @@ export const printersAddCommand: Command = {
         ledger.close()
       }
     }
-    const { id: remoteId, ...rest } = settings
-    const printer = withProject(args, io, (store, projectId) => {
-      const builtin = store.agents.builtin()
-      if (!builtin) throw new CliError('the built-in agent is not set up yet: run printhub init (or printhub serve) once first')
-      const added = store.printers.add({ projectId, remoteId, ...rest, agentId: builtin.id })
-      if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
-      return added
-    })
+    const input = printerSettingsInput(args)
+    const projectId = requireString(args, 'project')
+    const printer = withStore(args, io, (store) => addedPrinter(addHubPrinter(store, projectId, input), projectId))
     if (args.values.json) return printJson(io, printer)
     io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
   },
@@ -95,28 +115,9 @@ export const printersAssignCommand: Command = {
     noPositionals(args)
     const agentId = requireString(args, 'agent')
     const agentPrinterId = requireString(args, 'printer')
-    const remoteId = (args.values.id as string | undefined) ?? agentPrinterId
-    const idCheck = validate(identifier, remoteId)
-    if (!idCheck.ok) throw new UsageError(`--id ${idCheck.issues[0]!.message}`)
-    const printer = withProject(args, io, (store, projectId) => {
-      const agent = store.agents.get(agentId)
-      if (!agent || agent.revokedAt) throw new CliError(`there is no paired agent ${agentId} (see printhub agents list)`)
-      const reported = store.agents.printer(agentId, agentPrinterId)
-      if (!reported) throw new CliError(`agent ${agentId} has not reported a printer ${agentPrinterId}; is it connected? (see printhub printers list --agents)`)
-      const width = reported.descriptor.capabilities?.mediaWidths[0] ?? 80
-      const added = store.printers.add({
-        projectId,
-        remoteId,
-        name: (args.values.name as string | undefined) ?? reported.name,
-        connection: connectionOf(reported.descriptor),
-        profile: defaultProfileId(width),
-        width,
-        agentId,
-        agentPrinterId,
-      })
-      if (!added) throw new CliError(`project ${projectId} already has a printer "${remoteId}"`)
-      return added
-    })
+    const projectId = requireString(args, 'project')
+    const assignment = { projectId, agentId, agentPrinterId, id: args.values.id as string | undefined, name: args.values.name as string | undefined }
+    const printer = withStore(args, io, (store) => addedPrinter(assignAgentPrinter(store, assignment), projectId, assignment))
     if (args.values.json) return printJson(io, printer)
     io.out(`Assigned printer ${agentPrinterId} of agent ${agentId} to project ${printer.projectId} as "${printer.remoteId}" (${printer.id}).`)
   },

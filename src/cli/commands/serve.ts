@@ -1,4 +1,4 @@
-import { formatRequestLog, type RequestLog } from '../../hub/app.ts'
+import { formatRequestLog, type RequestLog } from '../../http/app.ts'
 import { isWildcardHost, resolveConfig } from '../../hub/config.ts'
 import { VERSION } from '../../domain/version.ts'
 import type { InitResult } from '../../services/init.ts'

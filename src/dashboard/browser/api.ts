@@ -1,7 +1,6 @@
 // Calls to the admin API from the dashboard: JSON in and out, the session's CSRF token on every
 // change, errors as plain sentences; and the live stream of changes.
-
-export const API = '/admin/v1'
+import { config } from './config.ts'
 
 export class ApiProblem extends Error {
   constructor(
@@ -25,13 +24,13 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
   let response: Response
   try {
-    response = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+    response = await fetch(config.api + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
   } catch {
     throw new ApiProblem(0, 'The hub cannot be reached. Check the network, then try again.')
   }
   const answer = await response.json().catch(() => null)
   if (response.status === 401 && path !== '/login' && path !== '/setup') {
-    location.assign('/dashboard/login')
+    location.assign(`${config.dashboard}/login`)
   }
   if (!response.ok) {
     const error = answer?.error
@@ -44,7 +43,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 /** Calls `changed` with the overview whenever something the dashboard shows changed; reconnects by itself. */
 export function watch(changed: (overview: unknown) => void): () => void {
-  const source = new EventSource(`${API}/events`)
+  const source = new EventSource(`${config.api}/events`)
   source.addEventListener('change', (event) => changed(JSON.parse((event as MessageEvent<string>).data)))
   return () => source.close()
 }

@@ -1,8 +1,10 @@
 // The dashboard in the browser: signing in (or setting the first password), then the pages, chosen
 // by the address's #fragment, kept live by the hub's stream of changes.
 import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
+import { config } from './config.ts'
 import { errorBox, field, formValues, h, replace, showError } from './dom.ts'
-import { PAGES, type Page } from './pages.ts'
+import { PAGES } from './pages/index.ts'
+import type { Page } from './pages/page.ts'
 
 interface SessionAnswer {
   csrfToken: string | null
@@ -44,7 +46,7 @@ async function login(): Promise<void> {
     main,
     authForm('Sign in to printhub', 'Enter the admin password.', [field('Password', password('password', 'current-password'))], 'Sign in', async (values) => {
       await api('POST', '/login', { password: values.password })
-      location.assign('/dashboard/')
+      location.assign(`${config.dashboard}/`)
     }),
   )
   main.querySelector('input')?.focus()
@@ -65,7 +67,7 @@ function setup(): void {
       async (values) => {
         if (values.password !== values.repeat) throw new ApiProblem(400, 'The two passwords are not the same.')
         await api('POST', '/setup', { token, password: values.password })
-        location.assign('/dashboard/')
+        location.assign(`${config.dashboard}/`)
       },
     ),
   )
@@ -80,7 +82,7 @@ async function dashboard(): Promise<void> {
   const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
   signOut.addEventListener('click', async () => {
     await api('POST', '/logout').catch(() => undefined)
-    location.assign('/dashboard/login')
+    location.assign(`${config.dashboard}/login`)
   })
   replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': 'Dashboard' }, ...links), signOut), main)
 

@@ -1,0 +1,13 @@
+// The public edge: health, discovery and pairing (OpenPrinter), the job API, and the gateway's
+// WebSocket endpoint where agents connect.
+import { Elysia } from 'elysia'
+import type { ApiContext } from './context.ts'
+import { discoveryRoutes } from './routes/discovery.ts'
+import { gatewayRoute } from './routes/gateway.ts'
+import { healthRoutes } from './routes/health.ts'
+import { jobRoutes } from './routes/jobs.ts'
+import { pairingRoutes } from './routes/pairing.ts'
+
+export function publicApi(context: ApiContext) {
+  return new Elysia().use(healthRoutes()).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(gatewayRoute(context.gateway))
+}

@@ -1,0 +1,18 @@
+// What the hub tells the browser code about itself: where the admin API and the dashboard answer,
+// and the states a job can be in. The hub writes it into the page once, as JSON (see routes.ts), so
+// these rules live only in src/protocol/.
+import type { JobState } from '../../protocol/job.ts'
+
+export interface DashboardConfig {
+  /** The admin API's path prefix (ADMIN_API_PREFIX). */
+  api: string
+  /** The dashboard's path (DASHBOARD_PATH). */
+  dashboard: string
+  /** Every job state, in the protocol's order (JOB_STATES). */
+  jobStates: readonly JobState[]
+}
+
+const element = document.getElementById('printhub-config')
+if (!element?.textContent) throw new Error('The page carries no printhub configuration.')
+
+export const config: DashboardConfig = JSON.parse(element.textContent)

@@ -1,0 +1,105 @@
+// Settings: the hub's own (unless pinned by its environment), the admin password, signed-in
+// browsers and admin tokens.
+import type { AdminSession } from '../../../store/admin-sessions.ts'
+import type { AdminToken } from '../../../store/admin-tokens.ts'
+import { api } from '../api.ts'
+import { announce, empty, errorBox, field, h, replace, secretBox, time } from '../dom.ts'
+import { action, form, heading, live, type Page } from './page.ts'
+
+interface SettingsAnswer {
+  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number }
+  pinned: string[]
+}
+
+export const settingsPage: Page = {
+  path: 'settings',
+  title: 'Settings',
+  render(main) {
+    const problem = errorBox()
+    const hubArea = h('section', { class: 'card' })
+    const sessionsArea = h('section', { class: 'card' })
+    const tokensArea = h('section', { class: 'card' })
+    const tokenSecret = h('div', {})
+    const password = form(
+      [
+        field('Current password', h('input', { type: 'password', name: 'currentPassword', required: true, autocomplete: 'current-password' })),
+        field('New password', h('input', { type: 'password', name: 'newPassword', required: true, minlength: '10', autocomplete: 'new-password' }), 'At least 10 characters. Other signed-in browsers are signed out.'),
+      ],
+      'Change password',
+      async (values, element) => {
+        await api('PUT', '/password', values)
+        element.reset()
+        announce('Password changed')
+      },
+      { 'aria-label': 'Change the admin password' },
+    )
+    const tokenForm = form([field('Token name', h('input', { name: 'name', required: true, placeholder: 'backup script' }))], 'Create admin token', async (values, element) => {
+      const { secret } = await api<{ secret: string }>('POST', '/tokens', { name: values.name })
+      element.reset()
+      replace(tokenSecret, secretBox('Admin token', secret))
+      view.refresh()
+    })
+    replace(main, ...heading('Settings'), problem, hubArea, h('section', { class: 'card' }, h('h2', {}, 'Admin password'), password), sessionsArea, tokensArea)
+    let hubFormShown = false
+    const load = async (changed: (data: unknown) => boolean) => {
+      const [{ settings, pinned }, { sessions }, { tokens }] = await Promise.all([
+        api<SettingsAnswer>('GET', '/settings'),
+        api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'),
+        api<{ tokens: AdminToken[] }>('GET', '/tokens'),
+      ])
+      // A new token's secret is shown until the page is left, so a new token always draws.
+      if (!changed([sessions, tokens])) return
+      if (!hubFormShown) {
+        hubFormShown = true
+        const locked = (name: string) => (pinned.includes(name) ? 'Set in the hub’s environment; change it there.' : undefined)
+        const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string>) => h('input', { name, value: String(settings[name]), disabled: pinned.includes(name), required: true, ...attributes })
+        replace(
+          hubArea,
+          h('h2', {}, 'Hub'),
+          form(
+            [
+              field('Server name', input('serverName', { maxlength: '64' }), locked('serverName') ?? 'Shown to agents and on test pages.'),
+              field('First retry after (seconds)', input('retryInitialMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryInitialMs / 1000) }), locked('retryInitialMs') ?? 'A failed attempt is retried after this, doubling each time.'),
+              field('Longest wait between retries (seconds)', input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
+              field('Unfinished jobs per project, at most', input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
+            ],
+            'Save settings',
+            async (values) => {
+              const change: Record<string, unknown> = {}
+              if ('serverName' in values) change.serverName = values.serverName
+              if ('retryInitialMs' in values) change.retryInitialMs = Math.round(Number(values.retryInitialMs) * 1000)
+              if ('retryMaxMs' in values) change.retryMaxMs = Math.round(Number(values.retryMaxMs) * 1000)
+              if ('maxOpenJobsPerProject' in values) change.maxOpenJobsPerProject = Number(values.maxOpenJobsPerProject)
+              await api('PUT', '/settings', change)
+              announce('Settings saved')
+            },
+            { 'aria-label': 'Hub settings' },
+          ),
+        )
+      }
+      replace(
+        sessionsArea,
+        h('h2', {}, 'Signed-in browsers'),
+        h(
+          'ul',
+          { class: 'plain' },
+          ...sessions.map((s) =>
+            h('li', { class: 'row spread' }, h('span', {}, `${s.userAgent.slice(0, 60) || 'Unknown browser'} from ${s.address}, since ${time(s.createdAt)}`, s.current ? h('strong', {}, ' (this one)') : null), s.current ? null : action('Sign out', () => api('POST', `/sessions/${s.id}/revoke`), problem)),
+          ),
+        ),
+      )
+      replace(
+        tokensArea,
+        h('h2', {}, 'Admin tokens'),
+        h('p', { class: 'intro' }, 'For scripts that use the admin API: send "Authorization: Bearer <token>".'),
+        tokenSecret,
+        tokens.length === 0
+          ? empty('No admin tokens.')
+          : h('ul', { class: 'plain' }, ...tokens.map((t) => h('li', { class: 'row spread' }, h('span', {}, h('code', {}, `${t.tokenPrefix}…`), ` ${t.name}, last used ${t.lastUsedAt ? time(t.lastUsedAt) : 'never'}`), t.revokedAt ? h('span', { class: 'badge muted' }, 'Revoked') : action('Revoke', () => api('POST', `/tokens/${t.id}/revoke`), problem, { danger: true, confirmation: `Revoke token ${t.name}?` })))),
+        tokenForm,
+      )
+    }
+    const view = live(load, problem)
+    return view
+  },
+}

@@ -1,0 +1,48 @@
+// The hub's tunable settings: the range of each, its default, and which of them the dashboard may
+// change while the hub runs (with the environment variable that pins each). The configuration
+// (hub/config.ts) and the dashboard's settings (services/live-settings.ts) both check against these.
+
+export interface Range {
+  min: number
+  max: number
+}
+
+export const HEARTBEAT_INTERVAL_MS = { min: 5_000, max: 300_000, default: 15_000 } as const
+export const HEARTBEAT_TIMEOUT_MS = { min: 1_000, max: 120_000, default: 45_000 } as const
+export const ACK_TIMEOUT_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
+export const RETRY_INITIAL_MS = { min: 100, max: 600_000, default: 2_000 } as const
+export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as const
+/** How often an idle printer that answers status requests is asked how it is. */
+export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
+/** Unfinished jobs one project may have (the entitlement limit). */
+export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as const
+
+export const DEFAULT_SERVER_NAME = 'printhub'
+
+/** What the dashboard's settings page changes while the hub runs, and the variable that pins each. */
+export const EDITABLE_SETTINGS = {
+  serverName: 'PRINTHUB_SERVER_NAME',
+  retryInitialMs: 'PRINTHUB_RETRY_INITIAL_MS',
+  retryMaxMs: 'PRINTHUB_RETRY_MAX_MS',
+  maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
+} as const
+export type EditableSetting = keyof typeof EDITABLE_SETTINGS
+
+export interface EditableSettings {
+  serverName: string
+  retryInitialMs: number
+  retryMaxMs: number
+  maxOpenJobsPerProject: number
+}
+
+/** The numeric editable settings and their ranges. */
+export const EDITABLE_RANGES: Record<Exclude<EditableSetting, 'serverName'>, Range> = {
+  retryInitialMs: RETRY_INITIAL_MS,
+  retryMaxMs: RETRY_MAX_MS,
+  maxOpenJobsPerProject: MAX_OPEN_JOBS,
+}
+
+/** The rule across two settings: the longest retry delay is at least the first. */
+export function retryDelaysProblem(settings: { retryInitialMs: number; retryMaxMs: number }): string | undefined {
+  return settings.retryMaxMs < settings.retryInitialMs ? 'must be at least the first retry delay' : undefined
+}

@@ -1,0 +1,65 @@
+// What every HTTP route of the hub shares: a request ID, the headers every answer carries, the
+// request log, and errors answered in the envelope (a bug is logged and answered without internals).
+import { Elysia } from 'elysia'
+import { ApiError, errorBody, notFound } from './errors.ts'
+
+/** One request as the log records it: the path only, never a query, header or body. */
+export interface RequestLogEntry {
+  method: string
+  path: string
+  status: number
+  ms: number
+  requestId: string
+}
+
+export type RequestLog = (entry: RequestLogEntry) => void
+
+export function formatRequestLog(entry: RequestLogEntry): string {
+  return `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms ${entry.requestId}`
+}
+
+interface RequestInfo {
+  id: string
+  startedAt: number
+}
+
+/**
+ * The app the edges' routes are mounted on. Paths in `openPrinterPaths` answer errors in
+ * OpenPrinter's closed envelope, which stock agents parse.
+ */
+export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>) {
+  const requests = new WeakMap<Request, RequestInfo>()
+  // normalize: false and our own body reader: nothing is coerced or silently dropped.
+  return new Elysia({ normalize: false })
+    .onRequest(({ request, set }) => {
+      const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
+      requests.set(request, info)
+      set.headers['x-request-id'] = info.id
+      set.headers['cache-control'] = 'no-store'
+      set.headers['x-content-type-options'] = 'nosniff'
+    })
+    .onError(({ error, code, request, set }) => {
+      const requestId = requests.get(request)?.id ?? 'unknown'
+      let apiError: ApiError
+      if (error instanceof ApiError) apiError = error
+      else if (code === 'NOT_FOUND') apiError = notFound('No such route.')
+      else {
+        // A bug or a broken disk: log what happened, answer without internals.
+        console.error(`${requestId} internal error:`, error)
+        apiError = new ApiError('server_error', 'The request could not be completed.')
+      }
+      set.status = apiError.status
+      Object.assign(set.headers, apiError.headers)
+      return errorBody(apiError, requestId, openPrinterPaths.has(new URL(request.url).pathname))
+    })
+    .onAfterResponse(({ request, set }) => {
+      const info = requests.get(request)
+      log({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: Number(set.status ?? 200),
+        ms: info ? performance.now() - info.startedAt : 0,
+        requestId: info?.id ?? 'unknown',
+      })
+    })
+}

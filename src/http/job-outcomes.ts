@@ -1,0 +1,22 @@
+// What a job submission's outcome is, in HTTP terms, for every route that creates jobs.
+import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
+import type { Job } from '../protocol/job.ts'
+import { ENTITLEMENT_RETRY_AFTER_SECONDS, type SubmitOutcome } from '../services/jobs.ts'
+import { ApiError, notFound } from './errors.ts'
+
+/** The job created or found again, or the error that says why there is none. */
+export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boolean } {
+  switch (outcome.kind) {
+    case 'created':
+    case 'duplicate':
+      return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
+    case 'too_large':
+      throw new ApiError('payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
+    case 'unknown_printer':
+      throw notFound(`This project has no printer "${outcome.printerId}".`)
+    case 'entitlement_limit':
+      throw new ApiError('entitlement_limit', `The project has ${outcome.openJobs} unfinished jobs, its limit; try again when some have finished.`, {
+        headers: { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
+      })
+  }
+}

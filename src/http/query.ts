@@ -1,0 +1,47 @@
+// Reads a request's query string by the rules every route shares: only the parameters a route
+// names, and a job state only from the list of states. Problems are gathered, then answered at
+// once as one invalid_request naming each.
+import type { ErrorDetail } from '../protocol/api-errors.ts'
+import { isJobState, JOB_STATES, type JobState } from '../protocol/job.ts'
+import { invalidRequest } from './errors.ts'
+
+export class QueryReader {
+  private readonly params: URLSearchParams
+  private readonly problems: ErrorDetail[] = []
+
+  constructor(url: string, allowed: readonly string[]) {
+    this.params = new URL(url).searchParams
+    for (const name of new Set(this.params.keys())) {
+      if (!allowed.includes(name)) this.problems.push({ path: `query.${name}`, message: 'is not an allowed query parameter' })
+    }
+  }
+
+  /** The first value of `name`; with `emptyIsAbsent`, an empty value counts as not given. */
+  text(name: string, { once = false, emptyIsAbsent = false } = {}): string | undefined {
+    const values = this.params.getAll(name)
+    if (once && values.length > 1) this.problems.push({ path: `query.${name}`, message: 'must be given at most once' })
+    const value = values[0]
+    return emptyIsAbsent && value === '' ? undefined : value
+  }
+
+  jobState(name: string, options: { once?: boolean; emptyIsAbsent?: boolean } = {}): JobState | undefined {
+    const value = this.text(name, options)
+    if (value === undefined || isJobState(value)) return value
+    this.problems.push({ path: `query.${name}`, message: `must be one of ${JOB_STATES.join(', ')}` })
+    return undefined
+  }
+
+  /** A date and time, in milliseconds since the epoch. */
+  time(name: string): number | undefined {
+    const value = this.text(name, { emptyIsAbsent: true })
+    if (value === undefined) return undefined
+    const ms = Date.parse(value)
+    if (Number.isNaN(ms)) this.problems.push({ path: `query.${name}`, message: 'must be a date and time, like 2026-11-21T18:00:00Z' })
+    return ms
+  }
+
+  /** Throws one invalid_request for every problem found so far. */
+  check(): void {
+    if (this.problems.length > 0) throw invalidRequest(this.problems)
+  }
+}

@@ -1,0 +1,98 @@
+// A project's printers as every edge adds and changes them (the dashboard, the CLI): a printer the
+// hub drives itself (its built-in agent's), or a printer a paired agent reported. One rule for the
+// settings (printer-settings.ts), whoever adds it.
+import { connectionOf } from '../domain/connection-uri.ts'
+import { defaultProfileId } from '../profiles/catalog.ts'
+import type { PaperWidth } from '../protocol/document.ts'
+import type { PrinterRecord } from '../store/printers.ts'
+import type { Store } from '../store/store.ts'
+import { checkPrinterSettings, type PrinterSettingsInput, type SettingProblem } from './printer-settings.ts'
+
+/** The paper of an agent's printer that does not say which it takes. */
+const DEFAULT_AGENT_PAPER: PaperWidth = 80
+
+export type AddPrinterOutcome =
+  | { kind: 'added'; printer: PrinterRecord }
+  | { kind: 'invalid'; problem: SettingProblem }
+  | { kind: 'unknown_project' }
+  /** The project already has a printer with that ID. */
+  | { kind: 'taken'; id: string }
+  /** The hub has no built-in agent yet (its data directory was never initialised). */
+  | { kind: 'no_builtin_agent' }
+  | { kind: 'unknown_agent' }
+  /** The agent has not reported that printer (is it connected?). */
+  | { kind: 'not_reported' }
+
+export type ChangePrinterOutcome =
+  | { kind: 'changed'; printer: PrinterRecord }
+  | { kind: 'unknown_printer' }
+  | { kind: 'invalid'; problem: SettingProblem }
+  /** A paired agent's printer is attached on that agent's machine. */
+  | { kind: 'connection_set_by_agent' }
+
+export interface AgentPrinterAssignment {
+  projectId: string
+  agentId: string
+  agentPrinterId: string
+  /** What applications name it; default: the agent's printer ID. */
+  id?: string | undefined
+  /** Default (absent or null): the name the agent reports. */
+  name?: string | null | undefined
+  /** Default: the generic profile of the width. */
+  profile?: string | undefined
+  /** Default: the first paper width the agent reports. */
+  width?: number | undefined
+}
+
+/** A printer the hub's built-in agent drives, for a project. */
+export function addHubPrinter(store: Store, projectId: string, input: PrinterSettingsInput): AddPrinterOutcome {
+  if (!store.projects.get(projectId)) return { kind: 'unknown_project' }
+  const checked = checkPrinterSettings(input)
+  if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
+  const builtin = store.agents.builtin()
+  if (!builtin) return { kind: 'no_builtin_agent' }
+  const { id, ...settings } = checked.settings
+  const printer = store.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
+  return printer ? { kind: 'added', printer } : { kind: 'taken', id }
+}
+
+/** Gives a project a printer a paired agent reported. */
+export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): AddPrinterOutcome {
+  if (!store.projects.get(assignment.projectId)) return { kind: 'unknown_project' }
+  const agent = store.agents.get(assignment.agentId)
+  if (!agent || agent.revokedAt) return { kind: 'unknown_agent' }
+  const reported = store.agents.printer(assignment.agentId, assignment.agentPrinterId)
+  if (!reported) return { kind: 'not_reported' }
+  const width = assignment.width ?? reported.descriptor.capabilities?.mediaWidths[0] ?? DEFAULT_AGENT_PAPER
+  const checked = checkPrinterSettings({
+    id: assignment.id || reported.printerId,
+    connection: connectionOf(reported.descriptor),
+    reportedByAgent: true,
+    profile: assignment.profile ?? defaultProfileId(width as PaperWidth),
+    width,
+    name: assignment.name ?? reported.name,
+  })
+  if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
+  const { id, ...settings } = checked.settings
+  const printer = store.printers.add({ projectId: assignment.projectId, remoteId: id, ...settings, agentId: reported.agentId, agentPrinterId: reported.printerId })
+  return printer ? { kind: 'added', printer } : { kind: 'taken', id }
+}
+
+/** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
+export function changePrinter(store: Store, printerId: string, change: { name?: string | null | undefined; connection?: string | undefined; profile?: string | undefined; width?: number | undefined }): ChangePrinterOutcome {
+  const printer = store.printers.get(printerId)
+  if (!printer) return { kind: 'unknown_printer' }
+  const hubDriven = printer.agentId === store.agents.builtin()?.id
+  if (!hubDriven && change.connection !== undefined && change.connection !== printer.connection) return { kind: 'connection_set_by_agent' }
+  const checked = checkPrinterSettings({
+    id: printer.remoteId,
+    connection: change.connection ?? printer.connection,
+    reportedByAgent: !hubDriven,
+    profile: change.profile ?? printer.profile,
+    width: change.width ?? printer.width,
+    name: change.name === undefined ? printer.name : change.name,
+  })
+  if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
+  const { id: _id, ...settings } = checked.settings
+  return { kind: 'changed', printer: store.printers.update(printer.id, settings)! }
+}
