@@ -1,7 +1,7 @@
 import type { JobService } from '../services/jobs.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
-import type { HubOnTheLan } from '../services/test-page.ts'
+import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 

@@ -8,9 +8,8 @@
 import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
-import { migrate, openDatabase } from '../store/database.ts'
+import { type Migration, migrate, openDatabase, type Schema } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
-import type { Migration } from '../store/migrations.ts'
 
 export const LEDGER_FILE = 'agent.db'
 /** The ledger's own record of its schema versions (the hub's database has another). */
@@ -56,6 +55,8 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ]
+
+const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
 
 /** Terminal jobs kept for duplicate checks; older ones are forgotten. */
 export const RETAINED_FINISHED_JOBS = 10_000
@@ -178,13 +179,13 @@ export class Ledger {
 
   /** A remote agent's ledger: its own file in `dir`. */
   static open(dir: string, { now = Date.now, log = (line) => console.error(line) }: LedgerOptions = {}): Ledger {
-    const db = openDatabase(dir, true, MIGRATIONS, LEDGER_FILE, LEDGER_MIGRATIONS_TABLE)
+    const db = openDatabase(dir, true, LEDGER_SCHEMA)
     return new Ledger(db, new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`)), now, true)
   }
 
   /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */
   static within(db: Database, commits: GroupCommit, now: () => number = Date.now): Ledger {
-    migrate(db, MIGRATIONS, LEDGER_MIGRATIONS_TABLE)
+    migrate(db, LEDGER_SCHEMA)
     return new Ledger(db, commits, now, false)
   }
 

@@ -4,7 +4,7 @@
 // attempts on it, and sends them when it is back.
 import { parseConnectionUri } from '../domain/connection-uri.ts'
 import type { FailureCode } from '../protocol/failures.ts'
-import { availabilityOf, type PrinterAvailability, type PrinterState } from '../transports/submission.ts'
+import { availabilityOf, type PrinterAvailability, type PrinterState } from '../domain/printer-state.ts'
 import { readStatus, type Transports } from '../transports/submit.ts'
 import type { CatalogPrinter } from './catalog.ts'
 

@@ -1,6 +1,6 @@
 // The technician's interface: `printhub COMMAND [ARGS]`. Each command lives in commands/.
 import { ConfigError } from '../hub/config.ts'
-import { DatabaseTooNewError, NoDatabaseError } from '../store/database.ts'
+import { DatabaseTooNewError, NoDatabaseError } from '../sqlite/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
 import { adminSetPasswordCommand, adminTokenCreateCommand } from './commands/admin.ts'
 import { agentCommand } from './commands/agent.ts'

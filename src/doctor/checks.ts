@@ -1,9 +1,9 @@
 // `printhub doctor`: what a technician checks when a hub misbehaves, each answered in plain words.
 // Read-only: it opens the database for reading and touches nothing else but a test file.
-import { Database } from 'bun:sqlite'
 import { accessSync, constants, existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATABASE_FILE } from '../store/database.ts'
+import { StoreInspection } from '../store/inspection.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
 
 export type Verdict = 'ok' | 'warn' | 'fail'
@@ -45,12 +45,12 @@ const CLOCK_SLACK_MS = 5 * 60_000
 
 export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
   const findings = [platform(options.machine), clock(options.now), dataDirectory(options.dataDir)]
-  const database = openForReading(options.dataDir)
+  const database = StoreInspection.open(options.dataDir)
   try {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
     findings.push(await port(options.host, options.port))
     findings.push(deviceAccess(options.machine))
-    if (database) for (const printer of builtinPrinters(database)) findings.push(await printerReachable(printer.remote_id, printer.connection))
+    if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer.remoteId, printer.connection))
   } finally {
     database?.close()
   }
@@ -93,21 +93,11 @@ function dataDirectory(dataDir: string): Finding {
   return { check: 'data directory', verdict: 'ok', detail: `${dataDir}, writable, ${amount} free` }
 }
 
-function openForReading(dataDir: string): Database | undefined {
-  const file = join(dataDir, DATABASE_FILE)
-  if (!existsSync(file)) return undefined
-  try {
-    return new Database(file, { readonly: true, strict: true })
-  } catch {
-    return undefined
-  }
-}
-
-function databaseIntegrity(database: Database | undefined, dataDir: string): Finding {
+function databaseIntegrity(database: StoreInspection | undefined, dataDir: string): Finding {
   if (!database) return { check: 'database', verdict: 'fail', detail: `no readable ${DATABASE_FILE} in ${dataDir}: run "printhub init --data ${dataDir}".` }
   try {
-    const problems = database.query<{ quick_check: string }, []>('PRAGMA quick_check').all().map((row) => row.quick_check)
-    if (problems.length === 1 && problems[0] === 'ok') return { check: 'database', verdict: 'ok', detail: 'integrity check passed' }
+    const problems = database.integrityProblems()
+    if (problems.length === 0) return { check: 'database', verdict: 'ok', detail: 'integrity check passed' }
     return { check: 'database', verdict: 'fail', detail: `the database is damaged (${problems.slice(0, 3).join('; ')}). Stop the hub and restore a backup of ${DATABASE_FILE}.` }
   } catch (error) {
     return { check: 'database', verdict: 'fail', detail: `the database cannot be read (${(error as Error).message}). Stop the hub and restore a backup of ${DATABASE_FILE}.` }
@@ -115,10 +105,10 @@ function databaseIntegrity(database: Database | undefined, dataDir: string): Fin
 }
 
 /** The newest job cannot be from the future: if it is, the clock went back. */
-function clockAgainstJobs(database: Database | undefined, now: number): Finding[] {
+function clockAgainstJobs(database: StoreInspection | undefined, now: number): Finding[] {
   if (!database) return []
   try {
-    const newest = database.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()?.created_at
+    const newest = database.newestJobAt()
     if (newest && newest > now + CLOCK_SLACK_MS) {
       return [{ check: 'clock', verdict: 'fail', detail: `a job was created at ${new Date(newest).toISOString()}, after what the clock says now: the clock went back. Fix it (NTP) before jobs expire at the wrong time.` }]
     }
@@ -158,20 +148,10 @@ function deviceAccess({ groups, usblpLoaded }: MachineFacts): Finding {
   return { check: 'serial and USB', verdict: 'ok', detail: `in dialout and lp; ${usb}` }
 }
 
-interface PrinterRow {
-  remote_id: string
-  connection: string
-}
-
 /** The printers this machine drives itself (the built-in agent's); remote agents check their own. */
-function builtinPrinters(database: Database): PrinterRow[] {
+function hubPrinters(database: StoreInspection): { remoteId: string; connection: string }[] {
   try {
-    return database
-      .query<PrinterRow, []>(
-        `SELECT p.remote_id, p.connection FROM printers p JOIN agents a ON a.id = p.agent_id
-         WHERE a.builtin = 1 AND a.revoked_at IS NULL AND p.removed_at IS NULL ORDER BY p.created_at, p.id`,
-      )
-      .all()
+    return database.hubPrinters()
   } catch {
     return []
   }

@@ -53,11 +53,6 @@ export const DEFAULTS = {
   dataDir: './data',
 } as const
 
-/** True for the wildcard addresses that listen on every interface of the machine. */
-export function isWildcardHost(host: string): boolean {
-  return host === '0.0.0.0' || host === '::'
-}
-
 function integerSetting(name: string, raw: string | undefined, fallback: number, range: Range): number {
   if (raw === undefined || raw === '') return fallback
   const value = /^\d+$/.test(raw) ? Number(raw) : NaN

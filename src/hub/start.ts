@@ -14,14 +14,15 @@ import { initialize, type InitResult, serverIdentity } from '../services/init.ts
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
-import { hubOnTheLan } from '../services/test-page.ts'
+import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { hubApp } from './app.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
-import { ConfigError, editableSettingsOf, type HubConfig, isWildcardHost } from './config.ts'
+import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
+import { isWildcardHost } from '../services/lan.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 const AUTHENTICATION_TIMEOUT_MS = 30_000

@@ -34,17 +34,15 @@ export function serverIdentity(store: Store): string {
  */
 export async function initialize(store: Store, dataDir: string): Promise<InitResult> {
   const { agentId } = await pairBuiltinAgent(store, dataDir)
-  return store.db
-    .transaction((): InitResult => {
-      const serverId = serverIdentity(store)
-      const existing = store.projects.list()[0]
-      if (existing) return { created: false, projectId: existing.id, serverId }
-      const project = store.projects.create(DEFAULT_PROJECT_NAME)
-      const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
-      store.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
-      return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
-    })
-    .immediate()
+  return store.atomically((): InitResult => {
+    const serverId = serverIdentity(store)
+    const existing = store.projects.list()[0]
+    if (existing) return { created: false, projectId: existing.id, serverId }
+    const project = store.projects.create(DEFAULT_PROJECT_NAME)
+    const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
+    store.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
+    return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
+  })
 }
 
 /** The built-in agent's pairing, made on the first start and checked on every start. */

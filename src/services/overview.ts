@@ -4,7 +4,7 @@ import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
 import { JOB_STATES } from '../protocol/job.ts'
 import type { Store } from '../store/store.ts'
 import type { PrinterBoard } from './printer-board.ts'
-import type { HubOnTheLan } from './test-page.ts'
+import type { HubOnTheLan } from './lan.ts'
 
 /** How far back the overview counts jobs. */
 const JOBS_WINDOW_MS = 3_600_000

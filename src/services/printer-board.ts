@@ -3,7 +3,7 @@
 // printer whose agent is not connected is offline.
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
-import type { PrinterState } from '../transports/submission.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 
 export interface PrinterView extends PrinterRecord {
   state: PrinterState

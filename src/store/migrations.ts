@@ -1,12 +1,7 @@
 // Numbered, append-only schema migrations, embedded in the program. Never edit a released one:
 // add the next number.
 import { FORMER_SPELLINGS } from '../protocol/failures.ts'
-
-export interface Migration {
-  version: number
-  description: string
-  sql: string
-}
+import type { Migration } from '../sqlite/database.ts'
 
 const TERMINAL = `('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')`
 

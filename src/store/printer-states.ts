@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import type { PrinterState } from '../transports/submission.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 import { iso } from './time.ts'
 
 export interface PrinterStateChange {

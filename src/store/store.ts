@@ -4,7 +4,7 @@ import { AdminSessions, type SessionLifetime } from './admin-sessions.ts'
 import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
-import { openDatabase } from './database.ts'
+import { openHubDatabase } from './database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
@@ -64,12 +64,17 @@ export class Store {
   }
 
   static open(options: StoreOptions): Store {
-    return new Store(openDatabase(options.dataDir, options.create), options)
+    return new Store(openHubDatabase(options.dataDir, options.create), options)
   }
 
   /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
   changes(): number {
     return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  }
+
+  /** Runs `work` as one transaction that takes the write lock at once (first-start set-up). */
+  atomically<T>(work: () => T): T {
+    return this.db.transaction(work).immediate()
   }
 
   /** Commits what is open and closes the file cleanly (the WAL is checkpointed). */

@@ -5,7 +5,8 @@
 // meanwhile its status is asked every second, so paper running out mid-job fails the attempt.
 import { describeStatus, isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, stateOf, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
-import type { PrinterState, StatusSupport, Submission } from './submission.ts'
+import type { StatusSupport, Submission } from './submission.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 
 /** How long a printer has to answer a status request; one that does not is treated as write-only. */
 export const STATUS_TIMEOUT_MS = 500

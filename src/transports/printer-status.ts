@@ -1,7 +1,7 @@
 // What the agent asks an ESC/POS printer about its state, and how it reads the answers: real-time
 // status (`DLE EOT n`) before a job, and the process ID response (`GS ( H` fn 48) after it, which
 // the printer sends only once it has printed everything before it.
-import type { PrinterState } from './submission.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 import { SubmitError } from './submit-error.ts'
 
 const DLE = 0x10

@@ -23,16 +23,3 @@ export interface PrinterModel {
 export interface Submission {
   printed?: Promise<void>
 }
-
-/** What the agent reports of a printer in its inventory (OpenPrinter's availability values). */
-export type PrinterAvailability = 'online' | 'offline' | 'unknown'
-
-/**
- * What is known of a printer's condition, for people: online, online with its paper running low,
- * or why it cannot print; unknown when it cannot be asked.
- */
-export type PrinterState = 'online' | 'paper_low' | 'paper_out' | 'cover_open' | 'error' | 'offline' | 'unknown'
-
-export function availabilityOf(state: PrinterState): PrinterAvailability {
-  return state === 'online' || state === 'paper_low' ? 'online' : state === 'unknown' ? 'unknown' : 'offline'
-}

@@ -1,7 +1,6 @@
-// Virtual printers: they keep what they were sent in memory, readable as the receipt preview
-// shows it, and can be set to fail or to be offline through their connection URI.
-import { type PrinterPreview, previewFor } from '../preview/preview.ts'
-import { findProfile } from '../profiles/catalog.ts'
+// Virtual printers: they keep what they were sent in memory (with the model and paper it was
+// rendered for, so the receipt preview can show it), and can be set to fail or to be offline
+// through their connection URI.
 import type { Connection } from '../domain/connection-uri.ts'
 import { cancelled, SubmitError } from './submit-error.ts'
 import type { PrinterModel } from './submission.ts'
@@ -9,19 +8,11 @@ import type { PrinterModel } from './submission.ts'
 /** Jobs each virtual printer remembers. */
 export const VIRTUAL_HISTORY = 100
 
-export class VirtualOutput {
-  constructor(
-    readonly bytes: Uint8Array,
-    readonly at: number,
-    private readonly paper: PrinterModel,
-  ) {}
-
-  /** What the printer would have printed, read back from the bytes (decoded when asked). */
-  preview(): PrinterPreview {
-    const profile = findProfile(this.paper.profile)
-    if (!profile) throw new RangeError(`no printer profile ${this.paper.profile}`)
-    return previewFor(this.bytes, profile, this.paper.width)
-  }
+export interface VirtualOutput {
+  readonly bytes: Uint8Array
+  readonly at: number
+  /** The model and paper the bytes were rendered for. */
+  readonly paper: PrinterModel
 }
 
 type Virtual = Extract<Connection, { kind: 'virtual' }>
@@ -39,7 +30,7 @@ export class VirtualPrinters {
     if (printer.mode === 'offline') throw new SubmitError('printer.offline', `The virtual printer ${printer.name} is offline.`, true)
     if (printer.mode === 'fail') throw new SubmitError('printer.failed', `The virtual printer ${printer.name} is set to fail every job.`, true)
     const history = this.outputs.get(printer.name) ?? []
-    history.push(new VirtualOutput(bytes, Date.now(), paper))
+    history.push({ bytes, at: Date.now(), paper })
     if (history.length > VIRTUAL_HISTORY) history.shift()
     this.outputs.set(printer.name, history)
   }

@@ -2,7 +2,7 @@
 // once stopped (an answer still on its way when the hub stops must not reach a closed store).
 import { expect, test } from 'bun:test'
 import { StatusWatch } from '../../src/agent/status-watch.ts'
-import type { PrinterState } from '../../src/transports/submission.ts'
+import type { PrinterState } from '../../src/domain/printer-state.ts'
 import { DeviceFinder } from '../../src/transports/devices.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { waitFor } from '../support/wait.ts'

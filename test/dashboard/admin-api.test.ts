@@ -8,6 +8,7 @@ import type { Job } from '../../src/protocol/job.ts'
 import { FakeAgent, pairAgent, virtualPrinter } from '../support/fake-agent.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
+import { previewOf } from '../support/virtual.ts'
 
 let hub: TestHub
 let token: string
@@ -35,7 +36,7 @@ describe('admin API', () => {
     expect(queued.status).toBe(202)
     expect(queued.body.job.metadata).toEqual({ printhub: 'test-page' })
     await waitFor(async () => (await jobState(queued.body.job.id)) === 'COMPLETED')
-    const printed = hub.hub.virtualPrinters.printed('virtual').at(-1)!.preview().text
+    const printed = previewOf(hub.hub.virtualPrinters.printed('virtual').at(-1)!).text
     expect(printed[0]).toContain('printhub test page')
     expect(printed.join('\n')).toContain('Äöü ß é è ñ ç € £ ¿ ¡')
     const image = await admin<ArrayBuffer>('GET', `/printers/${demoId()}/last-receipt.png`)
@@ -86,7 +87,7 @@ describe('admin API', () => {
     expect(command).toBe(`printhub agent --server ${hub.url} --code ${code}`)
     expect(qrSvg).toStartWith('<svg')
     await waitFor(async () => (await jobState(printed.id)) === 'COMPLETED')
-    expect(hub.hub.virtualPrinters.printed('virtual').at(-1)!.preview().text).toContain(`${' '.repeat(Math.floor((48 - code.length) / 2))}${code}`)
+    expect(previewOf(hub.hub.virtualPrinters.printed('virtual').at(-1)!).text).toContain(`${' '.repeat(Math.floor((48 - code.length) / 2))}${code}`)
 
     const credentials = await pairAgent(hub.url, code, 'bar-pi')
     const agent = await FakeAgent.online(hub.url, credentials, [virtualPrinter('till')])

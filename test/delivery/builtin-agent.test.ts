@@ -5,6 +5,7 @@ import type { Job } from '../../src/protocol/job.ts'
 import { Store } from '../../src/store/store.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
+import { previewOf } from '../support/virtual.ts'
 
 let t: TestHub
 /** Added to the hub's clock, to move past expiry times without waiting. */
@@ -53,14 +54,14 @@ describe('through the built-in agent', () => {
     expect(printed).toHaveLength(before + 1)
     const output = printed.at(-1)!
     expect([...output.bytes.subarray(0, 2)]).toEqual([0x1b, 0x40])
-    expect(output.preview().text).toEqual(['Table 12', '', '', '', '', '[partial cut]'])
-    expect(output.preview().receipt.warnings).toEqual([])
+    expect(previewOf(output).text).toEqual(['Table 12', '', '', '', '', '[partial cut]'])
+    expect(previewOf(output).receipt.warnings).toEqual([])
   })
 
   test('Chinese text and emoji print, drawn as a picture of their line', async () => {
     const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: '寿司 x2 😀' }, { type: 'text', value: 'Merci' }] } })
     await until(created.id, (j) => j.state === 'COMPLETED')
-    expect(t.hub.virtualPrinters.printed('virtual').at(-1)!.preview().text).toEqual(['[image 576x30]', 'Merci'])
+    expect(previewOf(t.hub.virtualPrinters.printed('virtual').at(-1)!).text).toEqual(['[image 576x30]', 'Merci'])
   })
 
   test('a slow printer shows DELIVERED while it prints, then COMPLETED', async () => {
@@ -77,7 +78,7 @@ describe('through the built-in agent', () => {
     const jobs = []
     for (let i = 0; i < 20; i++) jobs.push(await submit({ printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
     for (const j of jobs) await until(j.id, (x) => x.state === 'COMPLETED')
-    const printed = t.hub.virtualPrinters.printed('ordered').map((o) => o.preview().text)
+    const printed = t.hub.virtualPrinters.printed('ordered').map((o) => previewOf(o).text)
     expect(printed).toEqual(jobs.map((_, i) => [`ticket ${i}`]))
   })
 

@@ -1,7 +1,8 @@
 // The store on a real SQLite file: durable settings, migrations, group commit, query plans.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { openDatabase } from '../../src/store/database.ts'
+import { openDatabase } from '../../src/sqlite/database.ts'
+import { HUB_SCHEMA, openHubDatabase } from '../../src/store/database.ts'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
@@ -37,7 +38,7 @@ describe('store', () => {
   test('migrations are recorded and applied once', () => {
     const versions = store.db.query('SELECT version FROM schema_migrations').all()
     expect(versions).toEqual(MIGRATIONS.map(({ version }) => ({ version })))
-    const again = openDatabase(dir, false)
+    const again = openHubDatabase(dir, false)
     expect(again.query('SELECT count(*) AS n FROM schema_migrations').get()).toEqual({ n: MIGRATIONS.length })
     again.close()
   })
@@ -46,8 +47,8 @@ describe('store', () => {
     const broken = [{ version: 1, description: 'bad', sql: 'CREATE TABLE t (a); CREATE TABLE t (a);' }]
     const other = tempDir()
     try {
-      expect(() => openDatabase(other, true, broken)).toThrow()
-      const db = openDatabase(other, false, [])
+      expect(() => openDatabase(other, true, { ...HUB_SCHEMA, migrations: broken })).toThrow()
+      const db = openDatabase(other, false, { ...HUB_SCHEMA, migrations: [] })
       expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").all()).toEqual([])
       db.close()
     } finally {

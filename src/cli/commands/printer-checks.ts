@@ -3,7 +3,8 @@
 // through the queue, so they work before the hub runs and show the printer's own answer.
 import { Ledger } from '../../agent/ledger.ts'
 import { resolveConfig } from '../../hub/config.ts'
-import { hubOnTheLan, testPage } from '../../services/test-page.ts'
+import { hubOnTheLan } from '../../services/lan.ts'
+import { testPage } from '../../services/test-page.ts'
 import { findProfile } from '../../profiles/catalog.ts'
 import { render, RenderError, targetFor } from '../../render/render.ts'
 import { parseConnectionUri } from '../../domain/connection-uri.ts'

@@ -1,9 +1,10 @@
 import { formatRequestLog, type RequestLog } from '../../http/app.ts'
-import { isWildcardHost, resolveConfig } from '../../hub/config.ts'
+import { resolveConfig } from '../../hub/config.ts'
+import { isWildcardHost } from '../../services/lan.ts'
 import { VERSION } from '../../domain/version.ts'
 import type { InitResult } from '../../services/init.ts'
 import { startHub } from '../../hub/start.ts'
-import { hubOnTheLan } from '../../services/test-page.ts'
+import { hubOnTheLan } from '../../services/lan.ts'
 import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
 import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
 

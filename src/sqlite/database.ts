@@ -1,0 +1,92 @@
+// Opening a SQLite file of printhub (the hub's store, or an agent's ledger) with durable settings,
+// and its numbered, embedded, append-only migrations. Both the store and the ledger use this kit.
+import { Database } from 'bun:sqlite'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** One step of a schema. Never edit a released one: add the next number. */
+export interface Migration {
+  version: number
+  description: string
+  sql: string
+}
+
+/** Where a database keeps its migrations, and which file it is. */
+export interface Schema {
+  file: string
+  migrations: readonly Migration[]
+  /** The table recording the versions applied (one database may hold several schemas). */
+  migrationsTable: string
+}
+
+export class DatabaseTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`The database was written by a newer printhub (schema version ${found}; this program knows up to ${known}). Install a newer printhub, or use another data directory.`)
+  }
+}
+
+export class NoDatabaseError extends Error {
+  constructor(readonly dataDir: string) {
+    super(`There is no printhub data in ${dataDir}. Run "printhub init" (or "printhub serve") first, or pass --data DIR.`)
+  }
+}
+
+/** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
+export function openDatabase(dataDir: string, create: boolean, schema: Schema): Database {
+  const file = join(dataDir, schema.file)
+  if (!create && !existsSync(file)) throw new NoDatabaseError(dataDir)
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 })
+  const db = new Database(file, { create: true, strict: true })
+  try {
+    db.run('PRAGMA busy_timeout = 5000')
+    db.run('PRAGMA journal_mode = WAL')
+    // FULL: a commit is on disk before we answer; an accepted job survives a power cut.
+    db.run('PRAGMA synchronous = FULL')
+    db.run('PRAGMA foreign_keys = ON')
+    // Statement journals of multi-row changes stay in memory, not in a temp file per statement.
+    db.run('PRAGMA temp_store = MEMORY')
+    migrate(db, schema)
+  } catch (error) {
+    db.close()
+    throw error
+  }
+  return db
+}
+
+/** Opens an existing database read-only, for checks that must change nothing; undefined when it cannot. */
+export function openForReading(dataDir: string, file: string): Database | undefined {
+  const path = join(dataDir, file)
+  if (!existsSync(path)) return undefined
+  try {
+    return new Database(path, { readonly: true, strict: true })
+  } catch {
+    return undefined
+  }
+}
+
+/** What SQLite's quick check finds wrong: nothing when the file is sound. */
+export function integrityProblems(db: Database): string[] {
+  const found = db.query<{ quick_check: string }, []>('PRAGMA quick_check').all().map((row) => row.quick_check)
+  return found.length === 1 && found[0] === 'ok' ? [] : found
+}
+
+/** Applies the schema's migrations not yet recorded in its table. */
+export function migrate(db: Database, { migrations, migrationsTable: table }: Pick<Schema, 'migrations' | 'migrationsTable'>): void {
+  db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
+  const current = db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
+  const known = migrations.at(-1)?.version ?? 0
+  if (current > known) throw new DatabaseTooNewError(current, known)
+  for (const migration of migrations) {
+    if (migration.version <= current) continue
+    // IMMEDIATE: two processes starting at once cannot both apply the same migration.
+    db.transaction(() => {
+      const done = db.query(`SELECT 1 FROM ${table} WHERE version = ?`).get(migration.version)
+      if (done) return
+      db.run(migration.sql)
+      db.run(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`, [migration.version, Date.now()])
+    }).immediate()
+  }
+}

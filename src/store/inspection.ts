@@ -1,0 +1,39 @@
+// A read-only look at a hub's database, for `printhub doctor`: it opens the file for reading and
+// changes nothing, so it can look at the database of a hub that is running.
+import type { Database } from 'bun:sqlite'
+import { integrityProblems, openForReading } from '../sqlite/database.ts'
+import { DATABASE_FILE } from './database.ts'
+
+export class StoreInspection {
+  private constructor(private readonly db: Database) {}
+
+  /** The data directory's database, read-only; undefined when there is none, or it cannot be opened. */
+  static open(dataDir: string): StoreInspection | undefined {
+    const db = openForReading(dataDir, DATABASE_FILE)
+    return db ? new StoreInspection(db) : undefined
+  }
+
+  /** What SQLite's quick check finds wrong: nothing when the file is sound. */
+  integrityProblems(): string[] {
+    return integrityProblems(this.db)
+  }
+
+  /** When the newest job was created, in milliseconds since the epoch. */
+  newestJobAt(): number | undefined {
+    return this.db.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()?.created_at ?? undefined
+  }
+
+  /** The printers this machine drives itself (the built-in agent's), oldest first. */
+  hubPrinters(): { remoteId: string; connection: string }[] {
+    return this.db
+      .query<{ remoteId: string; connection: string }, []>(
+        `SELECT p.remote_id AS remoteId, p.connection FROM printers p JOIN agents a ON a.id = p.agent_id
+         WHERE a.builtin = 1 AND a.revoked_at IS NULL AND p.removed_at IS NULL ORDER BY p.created_at, p.id`,
+      )
+      .all()
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}

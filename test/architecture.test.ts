@@ -1,0 +1,104 @@
+// The direction of dependencies written down in docs/architecture.md holds: every import in src/
+// goes from a folder to a folder on a lower floor, every folder is on a floor, nothing imports the
+// client library, and no file of src/ or scripts/ is longer than 400 lines.
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..')
+const SRC = join(ROOT, 'src')
+const MAX_LINES = 400
+
+function filesUnder(dir: string, pattern: RegExp): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return filesUnder(path, pattern)
+    return pattern.test(name) ? [path] : []
+  })
+}
+
+/** The floors of docs/architecture.md: folder (or `main.ts`) → floor. */
+function floors(): Map<string, number> {
+  const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8')
+  const table = new Map<string, number>()
+  for (const [, floor, cell] of doc.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)) {
+    for (const [, name] of cell!.matchAll(/`([^`]+?)\/?`/g)) table.set(name!, Number(floor))
+  }
+  return table
+}
+
+/** The part of src/ a file belongs to: its top folder, or the file itself at the top. */
+function partOf(file: string): string {
+  return relative(SRC, file).split('/')[0]!
+}
+
+/** Every relative import of a file (values and types, static and dynamic, text imports too). */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8')
+  const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g)]
+  return specifiers.map((match) => resolve(dirname(file), (match[1] ?? match[2] ?? match[3])!))
+}
+
+const sources = filesUnder(SRC, /\.tsx?$/)
+
+describe('architecture', () => {
+  const table = floors()
+  /** Whether `from` may import `to`: only a lower floor (a sibling on the same floor may not). */
+  const allowed = (from: string, to: string) => from === to || table.get(from)! > table.get(to)!
+
+  test('the table of docs/architecture.md names every part of src/', () => {
+    const parts = new Set(sources.map(partOf))
+    expect([...parts].filter((part) => !table.has(part)).sort()).toEqual([])
+    expect([...table.keys()].filter((name) => !parts.has(name)).sort()).toEqual([])
+  })
+
+  test('every import goes to a lower floor (no cycle, no arrow back up)', () => {
+    const wrong: string[] = []
+    for (const file of sources) {
+      const from = partOf(file)
+      for (const target of importsOf(file)) {
+        const inside = relative(SRC, target)
+        // Data outside src/: the package's version and the printer profiles.
+        if (inside.startsWith('..')) {
+          if (!/^\.\.\/(package\.json|printers\/[^/]+\.json)$/.test(inside)) wrong.push(`${relative(ROOT, file)} imports ${relative(ROOT, target)}, outside src/`)
+          continue
+        }
+        const to = partOf(target)
+        if (to === from) continue
+        if (!allowed(from, to)) wrong.push(`${relative(ROOT, file)} (${from}, floor ${table.get(from)}) imports ${inside} (${to}, floor ${table.get(to)})`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test('nothing in src/ imports the client library, and it imports only the protocol', () => {
+    const wrong: string[] = []
+    for (const file of sources) {
+      const from = partOf(file)
+      for (const target of importsOf(file)) {
+        const to = partOf(target)
+        if (from !== 'client' && to === 'client') wrong.push(`${relative(ROOT, file)} imports the client`)
+        if (from === 'client' && to !== 'client' && to !== 'protocol') wrong.push(`${relative(ROOT, file)} imports ${relative(SRC, target)}`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test(`no file of src/ or scripts/ is longer than ${MAX_LINES} lines`, () => {
+    const long = [...sources, ...filesUnder(join(ROOT, 'scripts'), /\.ts$/)]
+      .map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+    expect(long).toEqual([])
+  })
+
+  test('the check itself: it sees imports, and refuses arrows up and between siblings', () => {
+    expect(allowed('dispatcher', 'store')).toBe(true)
+    expect(allowed('store', 'dispatcher')).toBe(false)
+    expect(allowed('api', 'admin')).toBe(false)
+    expect(allowed('gateway', 'agent')).toBe(false)
+    const imported = importsOf(join(SRC, 'hub/start.ts')).map((target) => partOf(target))
+    expect(imported).toContain('dispatcher')
+    expect(imported).toContain('api')
+    expect(importsOf(join(SRC, 'dashboard/routes.ts')).some((target) => target.endsWith('browser/index.html'))).toBe(true)
+  })
+})
