@@ -1,5 +1,6 @@
 // The client's errors: one base class, four kinds. Applications branch on the class, the HTTP
 // status and `code`, never on messages. No error carries the API key.
+import type { ApiErrorCode } from '../protocol/api-errors.ts'
 import type { Issue } from '../protocol/rules.ts'
 
 /** Marks errors of this library, so `instanceof` also works across copies of it (two bundles). */
@@ -52,7 +53,8 @@ export class ApiError extends PrintHubError {
     readonly status: number,
     readonly method: string,
     readonly url: string,
-    readonly code: string | undefined,
+    /** The error's machine code; undefined when the answer had none this version knows (its message then starts with it). */
+    readonly code: ApiErrorCode | undefined,
     readonly requestId: string | undefined,
     readonly details: Issue[] | undefined,
     message: string,

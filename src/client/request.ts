@@ -1,5 +1,6 @@
 // One call to the hub: attempts bounded by the timeout, retries with backoff where they are safe,
 // cancellation by the caller's signal, and the answer checked against the contract.
+import { isApiErrorCode } from '../protocol/api-errors.ts'
 import { type Issue, type Rule, validate } from '../protocol/rules.ts'
 import type { ClientConfig } from './config.ts'
 import { ApiError, NetworkError, ResponseError, TimeoutError } from './errors.ts'
@@ -102,13 +103,17 @@ function apiError(method: string, url: string, answer: Answer): ApiError {
     envelope = undefined
   }
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+  const code = text(envelope?.code)
+  const message = text(envelope?.message) ?? `HTTP ${answer.status}`
+  // A code of a newer hub is not dropped: it is kept in the message.
+  const known = isApiErrorCode(code) ? code : undefined
   return new ApiError(
     answer.status,
     method,
     url,
-    text(envelope?.code),
+    known,
     text(envelope?.requestId) ?? answer.headers.get('x-request-id') ?? undefined,
     Array.isArray(envelope?.details) ? (envelope.details as Issue[]) : undefined,
-    text(envelope?.message) ?? `HTTP ${answer.status}`,
+    code !== undefined && known === undefined ? `${code}: ${message}` : message,
   )
 }

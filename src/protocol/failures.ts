@@ -3,6 +3,7 @@
 // them in `agent.job_failed`; the hub sets its own (an agent that went away, a job that expired);
 // applications read them as a job's `lastErrorCode`. docs/failure-codes.md lists them for people
 // (a test keeps it equal to this table).
+import { MAX_MESSAGE_LENGTH } from './limits.ts'
 
 export interface FailureInfo {
   /** Whether trying the same job again may succeed (advisory, as in OpenPrinter). */
@@ -60,8 +61,8 @@ export interface Failure {
   retryable: boolean
 }
 
-/** Messages of failures are bounded like OpenPrinter's error messages (1-1,024 characters). */
-export const MAX_FAILURE_MESSAGE_LENGTH = 1_024
+/** Messages of failures are bounded like OpenPrinter's error messages. */
+export const MAX_FAILURE_MESSAGE_LENGTH = MAX_MESSAGE_LENGTH
 
 export function isFailureCode(code: unknown): code is FailureCode {
   return typeof code === 'string' && Object.hasOwn(FAILURES, code)
@@ -94,7 +95,6 @@ export function failure(code: FailureCode, message: string, retryable: boolean =
  */
 export function reportedFailure(reported: { code: string; message: string; retryable: boolean }): Failure {
   if (isFailureCode(reported.code)) return failure(reported.code, reported.message, reported.retryable)
-  const former = FORMER_SPELLINGS[reported.code]
-  if (former) return failure(former, reported.message, reported.retryable)
+  if (Object.hasOwn(FORMER_SPELLINGS, reported.code)) return failure(FORMER_SPELLINGS[reported.code]!, reported.message, reported.retryable)
   return failure('agent.reported_failure', `${reported.code}: ${reported.message}`, reported.retryable)
 }

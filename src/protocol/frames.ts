@@ -2,7 +2,7 @@
 // agent decode inbound frames and check outbound ones with these.
 import { wireDocumentRule } from './document.ts'
 import { brandNameRule } from './discovery.ts'
-import { PROTOCOL_VERSION } from './limits.ts'
+import { MAX_MESSAGE_LENGTH, PROTOCOL_VERSION } from './limits.ts'
 import { array, boolean, type Infer, integer, object, oneOf, optional, record, type Rule, string, tagged } from './rules.ts'
 import { identifier, shortString, timestamp } from './values.ts'
 
@@ -92,7 +92,7 @@ const agentMessages = {
   'agent.job_received': envelope(object({ jobId: identifier, idempotencyKey, status: oneOf(['received']), receivedAt: timestamp }), 'required'),
   'agent.job_submitted': envelope(object({ jobId: identifier, idempotencyKey, printerId: identifier, status: oneOf(['submitted']), submittedAt: timestamp }), 'required'),
   'agent.job_failed': envelope(
-    object({ jobId: identifier, idempotencyKey, status: oneOf(['failed']), failedAt: timestamp, error: object({ code: identifier, message: string({ min: 1, max: 1_024 }), retryable: boolean() }) }),
+    object({ jobId: identifier, idempotencyKey, status: oneOf(['failed']), failedAt: timestamp, error: object({ code: identifier, message: string({ min: 1, max: MAX_MESSAGE_LENGTH }), retryable: boolean() }) }),
     'required',
   ),
   'agent.diagnostics': envelope(
@@ -103,7 +103,7 @@ const agentMessages = {
       queueDepth: integer(SAFE_INTEGER),
       printersOnline: integer({ min: 0, max: 512 }),
       printersTotal: integer({ min: 0, max: 512 }),
-      issues: array(object({ code: identifier, message: string({ min: 1, max: 1_024 }), severity: oneOf(['info', 'warning', 'error']) }), { max: 64 }),
+      issues: array(object({ code: identifier, message: string({ min: 1, max: MAX_MESSAGE_LENGTH }), severity: oneOf(['info', 'warning', 'error']) }), { max: 64 }),
     }),
     'forbidden',
   ),
@@ -134,7 +134,7 @@ export const serverMessageRule = tagged('type', {
   'server.request_printer_inventory': envelope(object({}), 'forbidden'),
   'server.configuration_invalidated': envelope(object({ scope: oneOf(['agent', 'printers', 'all']), revision: optional(string({ min: 1, max: 128 })) }), 'forbidden'),
   'server.disconnect': envelope(
-    object({ code: identifier, reason: string({ min: 1, max: 1_024 }), reconnect: boolean(), retryAfterMs: optional(integer({ min: 0, max: 86_400_000 })) }),
+    object({ code: identifier, reason: string({ min: 1, max: MAX_MESSAGE_LENGTH }), reconnect: boolean(), retryAfterMs: optional(integer({ min: 0, max: 86_400_000 })) }),
     'forbidden',
   ),
 })

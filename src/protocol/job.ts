@@ -1,5 +1,5 @@
 // The public job: its states and its projection, as the print job service specification defines them.
-import { JOB_LIST_LIMIT, MAX_ATTEMPTS, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_PRINTER_ID_LENGTH } from './limits.ts'
+import { JOB_LIST_LIMIT, MAX_ATTEMPTS, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_MESSAGE_LENGTH, MAX_PRINTER_ID_LENGTH } from './limits.ts'
 import { metadataRule } from './job-request.ts'
 import { array, boolean, integer, nullable, object, oneOf, type Rule, string } from './rules.ts'
 import { timestamp } from './values.ts'
@@ -40,7 +40,7 @@ export interface ListJobsResponse {
   keyPrefix: string
 }
 
-const text = string({ max: 1_024 })
+const text = string({ max: MAX_MESSAGE_LENGTH })
 const id = string({ min: 1, max: MAX_PRINTER_ID_LENGTH })
 
 /** The projection as a rule: what a client may rely on in every answer that carries a job. */

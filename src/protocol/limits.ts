@@ -8,6 +8,9 @@ export const MAX_FRAME_BYTES = 2_097_152
 /** One gateway authentication frame, and one pairing request body. */
 export const MAX_AUTH_FRAME_BYTES = 16_384
 
+/** A message for people in a frame or an answer: an error's, a failure's, a disconnect's reason. */
+export const MAX_MESSAGE_LENGTH = 1_024
+
 export const MAX_SECTIONS = 256
 export const MAX_TEXT_LENGTH = 16_384
 export const MAX_ROW_SIDE_LENGTH = 4_096

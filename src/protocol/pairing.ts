@@ -55,10 +55,5 @@ export interface PairingResponse {
 export const pairingResponseRule: Rule<PairingResponse> = object({ agentId: identifier, keyId: identifier, serverId: identifier, pairedAt: timestamp })
 
 /** The pairing error codes of the OpenPrinter error envelope (its `server_error` is the API's own). */
-export type PairingErrorCode =
-  | 'pairing_code_invalid'
-  | 'pairing_code_expired'
-  | 'pairing_code_consumed'
-  | 'pairing_rate_limited'
-  | 'invalid_public_key'
-  | 'unsupported_protocol_version'
+export const PAIRING_ERROR_CODES = ['pairing_code_invalid', 'pairing_code_expired', 'pairing_code_consumed', 'pairing_rate_limited', 'invalid_public_key', 'unsupported_protocol_version'] as const
+export type PairingErrorCode = (typeof PAIRING_ERROR_CODES)[number]

@@ -71,7 +71,9 @@ describe('retries', () => {
     const error = await caught(client.jobs.create(input))
     assert.ok(error instanceof ApiError)
     assert.equal(error.status, 504)
-    assert.equal(error.code, 'gateway_timeout')
+    // A code outside the API's family (a proxy's, or a newer hub's) is kept in the message, not typed.
+    assert.equal(error.code, undefined)
+    assert.match(error.message, /HTTP 504: gateway_timeout: try later$/)
     assert.equal(server.requests.length, 3)
     assert.equal(clock.delays.length, 2)
     await server.close()
