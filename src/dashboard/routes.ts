@@ -4,6 +4,7 @@
 // takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
 import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../protocol/admin-api.ts'
+import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
 import type { DashboardConfig } from './browser/config.ts'
 import htmlText from './browser/index.html' with { type: 'text' }
@@ -82,7 +83,12 @@ function typescriptAssets(sources: Readonly<Record<string, string>>): [string, A
 }
 
 /** What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub. */
-export const DASHBOARD_CONFIG: DashboardConfig = { api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: JOB_STATES }
+export const DASHBOARD_CONFIG: DashboardConfig = {
+  api: ADMIN_API_PREFIX,
+  dashboard: DASHBOARD_PATH,
+  jobStates: JOB_STATES,
+  cancellableStates: [...JOB_TRANSITIONS.cancel.from, ...JOB_TRANSITIONS.requestCancel.from],
+}
 
 /**
  * The HTML shell with its `{{name}}` slots filled: the dashboard's path, and the configuration as

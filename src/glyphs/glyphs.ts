@@ -32,6 +32,23 @@ function load(): Font {
   return { codePoints: Uint32Array.from(codePoints), offsets: Uint32Array.from(offsets), data }
 }
 
+/**
+ * Calls `set` for each dot of a glyph drawn `scale` times its size by nearest neighbour, from its
+ * top left corner; bold sets each dot's right neighbour too, as printers embolden.
+ */
+export function forEachDot(found: Glyph, scale: number, bold: boolean, set: (x: number, y: number) => void): void {
+  const bytesPerRow = found.width / 8
+  for (let y = 0; y < GLYPH_HEIGHT * scale; y++) {
+    const row = Math.floor(y / scale)
+    for (let x = 0; x < found.width * scale; x++) {
+      const column = Math.floor(x / scale)
+      if ((found.rows[row * bytesPerRow + (column >> 3)]! & (0x80 >> (column & 7))) === 0) continue
+      set(x, y)
+      if (bold) set(x + 1, y)
+    }
+  }
+}
+
 /** The glyph of a code point, or undefined when the font has none. */
 export function glyph(codePoint: number): Glyph | undefined {
   font ??= load()

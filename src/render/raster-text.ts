@@ -1,6 +1,6 @@
 // Text the printer's code pages cannot print (CJK, emoji, rare scripts), drawn as a picture of
 // the line in GNU Unifont, so it prints instead of turning into `?` or vanishing.
-import { GLYPH_HEIGHT, glyph } from '../glyphs/glyphs.ts'
+import { GLYPH_HEIGHT, glyph, forEachDot } from '../glyphs/glyphs.ts'
 import type { Alignment } from './command-set.ts'
 import type { DotImage } from './image.ts'
 
@@ -34,18 +34,10 @@ export function drawLine(line: string, alignment: Alignment, bold: boolean, dots
   const setDot = (x: number, y: number) => {
     if (x < width) rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
   }
-  for (const { width: glyphWidth, rows: bits } of glyphs) {
-    const bytesPerRow = glyphWidth / 8
-    for (let y = 0; y < GLYPH_ROWS; y++) {
-      const sourceRow = Math.floor(y / SCALE)
-      for (let x = 0; x < glyphWidth * SCALE; x++) {
-        const sourceColumn = Math.floor(x / SCALE)
-        if ((bits[sourceRow * bytesPerRow + (sourceColumn >> 3)]! & (0x80 >> (sourceColumn & 7))) === 0) continue
-        setDot(left + x, y + LINE_GAP_ROWS)
-        if (bold) setDot(left + x + 1, y + LINE_GAP_ROWS)
-      }
-    }
-    left += glyphWidth * SCALE
+  for (const found of glyphs) {
+    const at = left
+    forEachDot(found, SCALE, bold, (x, y) => setDot(at + x, y + LINE_GAP_ROWS))
+    left += found.width * SCALE
   }
   return { widthBytes, height, rows }
 }

@@ -80,11 +80,12 @@ describe('dashboard assets', () => {
     expect([...reached].sort()).toEqual(Object.keys(BROWSER_MODULES).sort())
   })
 
-  test("the shell carries the protocol's paths and job states as JSON, and names its assets under the dashboard's path", async () => {
+  test("the shell carries the protocol's paths, the job states and which can be cancelled as JSON, and names its assets under the dashboard's path", async () => {
     const html = await shell()
     const json = /<script type="application\/json" id="printhub-config">([^<]*)<\/script>/.exec(html)?.[1]
     expect(json).toBeString()
-    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES] })
+    // Cancellable: waiting, or with an agent that can still be asked to stop it; not at the printer.
+    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'] })
     expect(html).not.toContain('{{')
     expect(html).toContain(`<link rel="stylesheet" href="${ASSETS}style.css">`)
     expect((await fetch(`${hub.url}${ASSETS}style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8')

@@ -1,6 +1,6 @@
 // What the hub tells the browser code about itself: where the admin API and the dashboard answer,
-// and the states a job can be in. The hub writes it into the page once, as JSON (see routes.ts), so
-// these rules live only in src/protocol/.
+// the states a job can be in and those it can be cancelled in. The hub writes it into the page once,
+// as JSON (see routes.ts), so these rules live only in src/protocol/ and src/domain/.
 import type { JobState } from '../../protocol/job.ts'
 
 export interface DashboardConfig {
@@ -10,6 +10,8 @@ export interface DashboardConfig {
   dashboard: string
   /** Every job state, in the protocol's order (JOB_STATES). */
   jobStates: readonly JobState[]
+  /** The states in which an operator may cancel a job (from the state machine's table). */
+  cancellableStates: readonly JobState[]
 }
 
 const element = document.getElementById('printhub-config')

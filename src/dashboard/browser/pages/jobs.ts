@@ -57,7 +57,7 @@ function jobDetail(main: HTMLElement, id: string) {
     if (!changed(detail)) return
     const { job } = detail
     preview ??= h('img', { src: `${config.api}/jobs/${encodeURIComponent(id)}/preview.png`, alt: 'The receipt this job prints', class: 'receipt' })
-    const cancellable = ['PENDING', 'DISPATCHING', 'DELIVERED'].includes(job.state)
+    const cancellable = config.cancellableStates.includes(job.state)
     replace(
       body,
       h('div', { class: 'row spread' }, h('code', {}, job.id), badge(job.state)),
