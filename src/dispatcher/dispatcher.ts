@@ -289,7 +289,8 @@ export class Dispatcher implements AgentListener {
 
   // ---- Expiry and cancellation ----
 
-  private sweep(): void {
+  /** Looks for revoked agents, expired jobs and cancellations now (it runs every `sweepMs` by itself). */
+  sweep(): void {
     // Revocation may come from another process (the CLI): a revoked agent's session ends here.
     for (const [agentId, session] of this.sessions.connected()) {
       if (this.store.agents.isRevoked(agentId)) session.disconnect('credential_revoked', 'This agent was revoked.', false)

@@ -128,7 +128,9 @@ describe('duplicates and replays', () => {
     const completed = await waitForState(created.id, 'COMPLETED')
     expect(completed).toMatchObject({ attemptCount: 1, receivedAt, submittedAt })
 
-    await Bun.sleep(2) // so that any write would show in updatedAt
+    // So that any write would show in updatedAt.
+    const before = Date.now()
+    await waitFor(() => Date.now() > before)
     // OPPA re-sends job_received on redelivery and recovery, even after submission; terminal reports may repeat.
     agent.jobSubmitted(printJob, isoNow())
     agent.jobReceived(printJob, isoNow())
@@ -156,13 +158,13 @@ describe('duplicates and replays', () => {
   test('an agent cannot complete a job that was sent to another agent', async () => {
     const owner = await pair()
     const ownerAgent = await online(owner)
-    const intruder = await online(await pair(), [])
+    const intruder = await online(await pair(), [virtualPrinter('printer_intruder')])
     const created = await postJob(addPrinter(owner.agentId))
     const printJob = await printJobFor(ownerAgent, `${created.id}.a1`)
     // The intruder guesses or learns the wire ID (it is only the job ID plus the attempt).
     intruder.jobSubmitted(printJob)
-    await sync(ownerAgent)
-    await Bun.sleep(50)
+    // The intruder's frames are handled in order: once its inventory is in, its report was too.
+    await sync(intruder)
     expect(job(created.id).state).toBe('DISPATCHING')
   })
 })
