@@ -1,5 +1,6 @@
 // Every bad input gets a clear error and changes nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { jobCount as storedJobs } from '../support/fixtures.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { pngOfSize } from '../support/images.ts'
 import { rawRequest } from '../support/raw-http.ts'
@@ -11,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.stop())
 
 const jobsPath = () => `/v1/projects/${t.projectId}/jobs`
-const jobCount = () => (t.hub.store.db.query('SELECT count(*) AS n FROM jobs').get() as { n: number }).n
+const jobCount = () => storedJobs(t.hub.store)
 
 async function expectRefused(response: Response, status: number, code: string) {
   expect(response.status).toBe(status)

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { jobRule } from '../../src/protocol/job.ts'
 import { validate } from '../../src/protocol/rules.ts'
+import { driveJob, jobCount, refuseJobInserts, storedJobState } from '../support/fixtures.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub
@@ -13,8 +14,7 @@ afterAll(() => t.stop())
 
 const jobsPath = () => `/v1/projects/${t.projectId}/jobs`
 /** The stored state of a job, read straight from the database. */
-const storedState = (idempotencyKey: unknown) =>
-  (t.hub.store.db.query('SELECT state FROM jobs WHERE project_id = ? AND idempotency_key = ?').get(t.projectId, idempotencyKey as string) as { state: string } | null)?.state
+const storedState = (idempotencyKey: unknown) => storedJobState(t.hub.store, t.projectId, idempotencyKey as string)
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('creating a job', () => {
@@ -80,8 +80,7 @@ describe('creating a job', () => {
   })
 
   test('a failed commit is a 500 in the envelope, without internals, and no job', async () => {
-    const db = t.hub.store.db
-    db.run("CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, 'disk I/O error at /var/lib/secret'); END")
+    const mend = refuseJobInserts(t.hub.store, 'disk I/O error at /var/lib/secret')
     try {
       const body = jobBody()
       const response = await t.request('POST', jobsPath(), { body })
@@ -91,7 +90,7 @@ describe('creating a job', () => {
       expect(text).not.toContain('secret')
       expect(storedState(body.idempotencyKey)).toBeUndefined()
     } finally {
-      db.run('DROP TRIGGER refuse_jobs')
+      mend()
     }
     // The hub goes on taking jobs.
     expect((await t.request('POST', jobsPath(), { body: jobBody() })).status).toBe(202)
@@ -158,8 +157,7 @@ describe('idempotency', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(49)
     expect(new Set(results.map((r) => r.body.job.id)).size).toBe(1)
     expect(results.every((r) => r.body.duplicate === (r.status === 200))).toBe(true)
-    const count = t.hub.store.db.query('SELECT count(*) AS n FROM jobs WHERE idempotency_key = ?').get('burst-key') as { n: number }
-    expect(count.n).toBe(1)
+    expect(jobCount(t.hub.store, 'burst-key')).toBe(1)
   })
 
   test('200 simultaneous distinct submissions are all committed', async () => {
@@ -178,7 +176,12 @@ describe('entitlement limit', () => {
     try {
       const path = `/v1/projects/${hub.projectId}/jobs`
       const accepted = [jobBody(), jobBody(), jobBody()]
-      for (const body of accepted) expect((await hub.request('POST', path, { body })).status).toBe(202)
+      const ids: string[] = []
+      for (const body of accepted) {
+        const response = await hub.request('POST', path, { body })
+        expect(response.status).toBe(202)
+        ids.push((await response.json()).job.id)
+      }
       const refused = await hub.request('POST', path, { body: jobBody() })
       expect(refused.status).toBe(429)
       expect(refused.headers.get('retry-after')).toBe('30')
@@ -188,7 +191,7 @@ describe('entitlement limit', () => {
       // A retry of an accepted job is still answered: it creates nothing.
       expect((await hub.request('POST', path, { body: accepted[0] })).status).toBe(200)
       // A finished job frees its place.
-      hub.hub.store.db.run("UPDATE jobs SET state = 'COMPLETED' WHERE idempotency_key = ?", [accepted[1]!.idempotencyKey as string])
+      driveJob(hub.hub.store, ids[1]!, 'COMPLETED')
       expect((await hub.request('POST', path, { body: jobBody() })).status).toBe(202)
       expect(hub.hub.store.projects.get(hub.projectId)!.openJobs).toBe(3)
     } finally {

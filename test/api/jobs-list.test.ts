@@ -1,6 +1,7 @@
 // GET /v1/projects/:projectId/jobs: the newest 100, newest first, with an optional state filter.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { JOB_STATES } from '../../src/protocol/job.ts'
+import { driveJob } from '../support/fixtures.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub
@@ -11,8 +12,8 @@ beforeAll(async () => {
     const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ idempotencyKey: `list-${i}` }) })
     created.push((await response.json()).job.id)
   }
-  // Later issues move jobs on; here states are set directly to test the filter.
-  t.hub.store.db.run("UPDATE jobs SET state = 'FAILED' WHERE id IN (?, ?)", [created[3]!, created[104]!])
+  // Two of them failed (the printer is offline: nothing else moves them on).
+  for (const id of [created[3]!, created[104]!]) driveJob(t.hub.store, id, 'FAILED')
 })
 afterAll(() => t.stop())
 

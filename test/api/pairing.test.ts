@@ -1,6 +1,7 @@
 // POST /printservice/pair: the rules of OpenPrinter v1 section 2.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { pairingRequest } from '../support/agent-key.ts'
+import { storedAgentRow, storedPairingCodes } from '../support/fixtures.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 import { rawRequest } from '../support/raw-http.ts'
 import { schemaErrors, validators } from '../support/schema.ts'
@@ -29,7 +30,7 @@ async function expectPairingError(response: Response, code: string) {
   expect(response.headers.get('x-request-id')).toMatch(/^req_/)
 }
 
-const agentCount = () => (t.hub.store.db.query('SELECT count(*) AS n FROM agents').get() as { n: number }).n
+const agentCount = () => t.hub.store.agents.list().length
 
 describe('pairing', () => {
   test('a fresh code pairs an agent: 200 with identifiers only, and the agent is stored', async () => {
@@ -46,7 +47,7 @@ describe('pairing', () => {
     expect(body.agentId).toMatch(/^agt_[0-9a-f]{32}$/)
     expect(body.keyId).toMatch(/^key_[0-9a-f]{32}$/)
     expect(body.pairedAt).toBe(new Date(clock).toISOString())
-    const stored = t.hub.store.db.query('SELECT * FROM agents WHERE id = ?').get(body.agentId) as Record<string, unknown>
+    const stored = storedAgentRow(t.hub.store, body.agentId)
     expect(stored).toMatchObject({ key_id: body.keyId, name: 'Kitchen Pi', platform: 'linux', installation_id: 'installation_0001', public_key: request.credential.publicKey.x, revoked_at: null })
   })
 
@@ -199,7 +200,7 @@ describe('pairing', () => {
     const log = t.logs.join('\n')
     expect(log).not.toContain(code)
     expect(log).not.toContain(code.replace('-', ''))
-    const codes = t.hub.store.db.query('SELECT * FROM pairing_codes').all() as Record<string, unknown>[]
+    const codes = storedPairingCodes(t.hub.store)
     expect(JSON.stringify(codes)).not.toContain(code.replace('-', ''))
   })
 })

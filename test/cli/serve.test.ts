@@ -1,10 +1,10 @@
 // `printhub serve` as a process: first start, live CLI changes, kill -9 and restart, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import { cli, cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
+import { writtenByNewerPrinthub } from '../support/fixtures.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 
@@ -156,9 +156,7 @@ describe('schema versions', () => {
     const dir = tempDir()
     try {
       await cliJson(['init'], { PRINTHUB_DATA_DIR: dir })
-      const db = new Database(join(dir, 'printhub.db'))
-      db.run('INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)')
-      db.close()
+      writtenByNewerPrinthub(dir, 999)
       for (const args of [['jobs', 'list', '--project', 'prj_x'], ['serve', '--port', '0']]) {
         const result = await cli([...args, '--data', dir])
         expect(result.code).toBe(1)

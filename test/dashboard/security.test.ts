@@ -6,6 +6,7 @@ import { adminApi } from '../../src/admin/admin-app.ts'
 import type { AdminContext } from '../../src/admin/context.ts'
 import { LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../src/store/store.ts'
+import { storedAdminSecrets } from '../support/fixtures.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 
 const PASSWORD = 'correct horse battery'
@@ -183,7 +184,7 @@ describe('admin access', () => {
     const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { name: 't' })).json()) as { secret: string }
     const store = hub.hub.store
     expect(store.settings.get('admin_password_hash')).toStartWith('$argon2id$')
-    const dump = JSON.stringify([store.db.query('SELECT * FROM settings').all(), store.db.query('SELECT * FROM admin_sessions').all(), store.db.query('SELECT * FROM admin_tokens').all()])
+    const dump = JSON.stringify(storedAdminSecrets(store))
     expect(dump).not.toContain(PASSWORD)
     expect(dump).not.toContain(session.cookie.split('=')[1]!)
     expect(dump).not.toContain(secret)

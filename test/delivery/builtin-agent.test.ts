@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { Store } from '../../src/store/store.ts'
+import { setPrinterConnection } from '../support/fixtures.ts'
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 import { previewOf } from '../support/virtual.ts'
@@ -25,10 +26,6 @@ async function addPrinter(remoteId: string, connection: string): Promise<string>
   const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId: builtinAgent() })!
   await waitFor(() => t.hub.sessions.session(builtinAgent())?.printers.has(printer.id), 5_000)
   return printer.id
-}
-
-function setConnection(printerId: string, connection: string): void {
-  t.hub.store.db.run('UPDATE printers SET connection = ? WHERE id = ?', [connection, printerId])
 }
 
 async function submit(overrides: Record<string, unknown> = {}): Promise<Job> {
@@ -88,7 +85,7 @@ describe('through the built-in agent', () => {
     const failing = await until(created.id, (j) => j.attemptCount >= 2)
     expect(failing.lastErrorCode).toBe('printer.failed')
     expect(failing.lastErrorMessage).toContain('set to fail')
-    setConnection(printerId, 'virtual://flaky')
+    setPrinterConnection(t.hub.store, printerId, 'virtual://flaky')
     const done = await until(created.id, (j) => j.state === 'COMPLETED')
     expect(done.attemptCount).toBeGreaterThanOrEqual(2)
     expect(done.attemptCount).toBeLessThan(10)
@@ -165,7 +162,7 @@ describe('a hub started after its jobs expired', () => {
     await first.hub.stop()
     // Overnight the printer came back; in the morning the hub starts, the jobs' time long gone.
     const store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: 10 })
-    store.db.run('UPDATE printers SET connection = ? WHERE id = ?', ['virtual://night', printer.id])
+    setPrinterConnection(store, printer.id, 'virtual://night')
     store.close()
     const morning = await startTestHub({ dataDir, now: () => Date.now() + 60_000 })
     try {

@@ -7,6 +7,7 @@ import { resolveConfig } from '../../src/hub/config.ts'
 import { initialize, type InitResult } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
 import { type Hub, startHub } from '../../src/hub/start.ts'
+import { setPrinterConnection } from './fixtures.ts'
 
 export interface TestHub {
   hub: Hub
@@ -43,7 +44,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
   if (options.offline) {
     const store = Store.open({ dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject })
     firstStart = await initialize(store, dataDir)
-    store.db.run(`UPDATE printers SET connection = 'virtual://demo?mode=offline' WHERE remote_id = 'demo'`)
+    setPrinterConnection(store, store.printers.resolve(firstStart.projectId, 'demo')!.id, 'virtual://demo?mode=offline')
     store.close()
   }
   const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}) })

@@ -1,0 +1,218 @@
+// The agent's durability order (OpenPrinter v1 section 7.3; style point 9): the agent reports a
+// job only once the ledger change it reports is on disk. A real Agent, on a ledger file of its
+// own as a remote agent keeps it, talks to a real Gateway and SessionRegistry in process over the
+// in-memory pipe the built-in agent uses. The test stands between the agent and the pipe: as each
+// report leaves the agent, it reads the ledger through a second connection to the file, which
+// sees only committed transactions (what a restarted agent would find). With the ledger's
+// synchronous=FULL in WAL mode, SQLite fsyncs a commit before other connections can see it.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { Agent } from '../../src/agent/agent.ts'
+import type { CatalogPrinter } from '../../src/agent/catalog.ts'
+import type { Connector } from '../../src/agent/connection.ts'
+import { AgentKey } from '../../src/agent/identity.ts'
+import { Ledger, type PrintJobPayload } from '../../src/agent/ledger.ts'
+import { VERSION } from '../../src/domain/version.ts'
+import { PrinterEmulator } from '../../src/emulator/emulator.ts'
+import { Gateway } from '../../src/gateway/gateway.ts'
+import { SessionRegistry } from '../../src/gateway/registry.ts'
+import type { GatewaySession, JobReport } from '../../src/gateway/session.ts'
+import { inMemoryConnector } from '../../src/hub/in-memory-link.ts'
+import { printhubServerVersion } from '../../src/protocol/extensions.ts'
+import { findProfile } from '../../src/profiles/catalog.ts'
+import { VirtualPrinters } from '../../src/transports/virtual.ts'
+import { printJobPayload } from '../support/fixtures.ts'
+import { tempDir } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
+
+/** The frames that report a ledger change, and the state the ledger records with each (any, for a receipt). */
+const REPORTS = {
+  'agent.job_received': undefined,
+  'agent.job_submitted': undefined,
+  'agent.job_failed': 'failed',
+  'printhub.job_completed': 'completed',
+  'printhub.job_cancelled': 'cancelled',
+} as const
+type ReportType = keyof typeof REPORTS
+const isReport = (type: string): type is ReportType => Object.hasOwn(REPORTS, type)
+
+interface Sent {
+  type: ReportType
+  jobId: string
+  /** What was wrong when it left; undefined when the change it reports was committed. */
+  early?: string
+}
+
+let dir: string
+let ledger: Ledger
+/** A second connection to the agent's ledger file: it sees what is committed, nothing else. */
+let onDisk: Ledger
+let agent: Agent
+let emulator: PrinterEmulator
+let session: GatewaySession
+const sent: Sent[] = []
+const heard: JobReport[] = []
+const agentLog: string[] = []
+/** Run by the hub's side as soon as the next session is connected, before the agent's inventory. */
+let onConnected: ((session: GatewaySession) => void) | undefined
+
+/** Checks, as `text` leaves the agent, that the ledger change it reports is committed; undefined for a frame that reports none. */
+function check(text: string): Sent | undefined {
+  const frame = JSON.parse(text) as { type: string; payload: { jobId?: string } }
+  if (!isReport(frame.type)) return undefined
+  const jobId = frame.payload.jobId!
+  const stored = onDisk.job(jobId)
+  const recorded = REPORTS[frame.type]
+  let early: string | undefined
+  if (!stored) early = 'the job is not in the ledger file'
+  // A report is the job's own record, written in the transaction that changed its state.
+  else if (frame.type !== 'agent.job_received' && !stored.reports.includes(text)) early = `the report is not in the ledger file (it holds ${stored.state})`
+  else if (recorded !== undefined && stored.state !== recorded) early = `the ledger file holds ${stored.state}`
+  return { type: frame.type, jobId, early }
+}
+
+/** The agent's side of the pipe, with the check on every frame it sends. */
+function watched(connector: Connector): Connector {
+  return async (handlers) => {
+    const transport = await connector(handlers)
+    return {
+      send(text) {
+        const report = check(text)
+        transport.send(text)
+        // Counted once the pipe took it (it throws when closed, and the agent sends it again later).
+        if (report) sent.push(report)
+      },
+      close: (code, reason) => transport.close(code, reason),
+    }
+  }
+}
+
+const AGENT_ID = `agt_${'a'.repeat(32)}`
+const KEY_ID = `key_${'b'.repeat(32)}`
+const PRINTERS: CatalogPrinter[] = []
+
+beforeAll(async () => {
+  dir = tempDir()
+  ledger = Ledger.open(dir, { log: (line) => agentLog.push(line) })
+  onDisk = Ledger.open(dir)
+  const key = AgentKey.create(dir)
+  const publicKey = await key.publicKey()
+  // A printer that confirms it printed (the process ID response), for a job reported submitted, then completed.
+  emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+  PRINTERS.push(
+    { id: 'prints', name: 'prints', connection: 'virtual://prints', profile: 'generic-80mm', width: 80 },
+    { id: 'fails', name: 'fails', connection: 'virtual://fails?mode=fail', profile: 'generic-80mm', width: 80 },
+    { id: 'slow', name: 'slow', connection: 'virtual://slow?delay=10000', profile: 'generic-80mm', width: 80 },
+    { id: 'fails-later', name: 'fails later', connection: 'virtual://later?mode=fail&delay=200', profile: 'generic-80mm', width: 80 },
+    { id: 'confirms', name: 'confirms', connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80 },
+  )
+  const registry = new SessionRegistry()
+  registry.listen({
+    connected: (s) => {
+      onConnected?.(s)
+      onConnected = undefined
+    },
+    inventory: (s) => void (session = s), report: (_, report) => void heard.push(report),
+    closed: () => {},
+  })
+  const gateway = new Gateway(
+    {
+      serverId: `srv_${'c'.repeat(32)}`,
+      serverName: 'durability test',
+      serverVersion: printhubServerVersion(VERSION),
+      challengeTtlMs: 30_000,
+      authenticationTimeoutMs: 30_000,
+      handshakeTimeoutMs: 10_000,
+      heartbeatIntervalMs: 15_000,
+      heartbeatTimeoutMs: 45_000,
+      now: Date.now,
+      credential: (agentId, keyId) => (agentId === AGENT_ID && keyId === KEY_ID ? { publicKey, revoked: false } : undefined),
+    },
+    registry,
+  )
+  agent = new Agent({
+    ledger,
+    key,
+    credentials: { agentId: AGENT_ID, keyId: KEY_ID },
+    catalog: { printers: () => PRINTERS },
+    connector: watched(inMemoryConnector(gateway, { sharesCommits: false })),
+    virtuals: new VirtualPrinters(),
+    version: VERSION,
+    log: (line) => agentLog.push(line),
+    statusPollMs: 60_000,
+  })
+  agent.start()
+  await waitFor(() => session?.printers.size === PRINTERS.length, 5_000)
+})
+
+afterAll(async () => {
+  await agent?.stop()
+  ledger?.close()
+  onDisk?.close()
+  emulator?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function printJob(payload: PrintJobPayload): void {
+  expect(session.send({ messageId: `m.${payload.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload })).toBe(true)
+}
+
+const heardOf = (jobId: string, kind: JobReport['kind']) => heard.filter((r) => r.jobId === jobId && r.kind === kind).length
+
+describe('the agent reports a job only once the ledger change it reports is on disk', () => {
+  test('receipts, submissions, completions, failures, cancellations, and reports sent again', async () => {
+    const prints = printJobPayload('prints')
+    const fails = printJobPayload('fails')
+    const confirms = printJobPayload('confirms')
+    const slow = printJobPayload('slow')
+    for (const job of [prints, fails, confirms, slow]) printJob(job)
+
+    await waitFor(() => heardOf(prints.jobId, 'completed') === 1 && heardOf(fails.jobId, 'failed') === 1 && heardOf(confirms.jobId, 'completed') === 1, 10_000)
+    await waitFor(() => heardOf(slow.jobId, 'received') === 1)
+    // The slow printer is still taking the ticket: stopped by the hub.
+    expect(session.send({ messageId: `m.cancel.${slow.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: slow.jobId } })).toBe(true)
+    await waitFor(() => heardOf(slow.jobId, 'cancelled') === 1)
+    // The hub sends a finished job again (as after its restart): acknowledged, its reports sent again.
+    printJob(prints)
+    await waitFor(() => heardOf(prints.jobId, 'completed') === 2)
+
+    expect(heard.filter((r) => r.kind === 'submitted').map((r) => r.jobId).sort()).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
+    // Every kind of report went out, and each only once what it reports was on disk.
+    expect([...new Set(sent.map((s): string => s.type))].sort()).toEqual(Object.keys(REPORTS).sort())
+    expect(sent.filter((s) => s.early !== undefined)).toEqual([])
+    expect(sent).toHaveLength(heard.length)
+    expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
+  })
+
+  test('after a reconnection: jobs stored and not started are acknowledged again, reports made meanwhile go out', async () => {
+    const printing = printJobPayload('slow')
+    const waiting = printJobPayload('slow')
+    const failing = printJobPayload('fails-later')
+    for (const job of [printing, waiting, failing]) printJob(job)
+    await waitFor(() => [printing, waiting, failing].every((job) => heardOf(job.jobId, 'received') === 1))
+    const before = sent.length
+    // A job sent the moment the agent is back, before its inventory.
+    const meanwhile = printJobPayload('slow')
+    onConnected = (s) => void s.send({ messageId: `m.${meanwhile.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload: meanwhile })
+    // The hub goes away for longer than the failing printer takes to fail.
+    const old = session
+    old.disconnect('hub_restarting', 'The hub restarts.', true, 400)
+    await waitFor(() => session !== old && session.isConnected, 5_000)
+    await waitFor(() => heardOf(waiting.jobId, 'received') === 2 && heardOf(failing.jobId, 'failed') === 1 && heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
+    for (const job of [printing, waiting, meanwhile]) expect(session.send({ messageId: `m.cancel.${job.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: job.jobId } })).toBe(true)
+    await waitFor(() => [printing, waiting, meanwhile].every((job) => heardOf(job.jobId, 'cancelled') === 1), 5_000)
+
+    expect(sent.slice(before).map((s) => [s.type, s.jobId])).toEqual(
+      expect.arrayContaining([
+        ['agent.job_received', waiting.jobId],
+        ['agent.job_failed', failing.jobId],
+        ['printhub.job_cancelled', printing.jobId],
+        ['printhub.job_cancelled', waiting.jobId],
+        ['agent.job_received', meanwhile.jobId],
+        ['printhub.job_cancelled', meanwhile.jobId],
+      ]),
+    )
+    expect(sent.filter((s) => s.early !== undefined)).toEqual([])
+    expect(sent).toHaveLength(heard.length)
+  })
+})

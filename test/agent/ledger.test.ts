@@ -1,0 +1,95 @@
+// The agent's job state machine, as its ledger enforces it on a real ledger file: every ledger
+// state × every event of LEDGER_TRANSITIONS, generated from the table. An event applies exactly
+// in the states its `from` lists and leads to its `to`, queueing its reports in the same
+// transaction; anywhere else it changes nothing and queues nothing. A finished job keeps no
+// payload. Each case opens the file again to find what was left there.
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { Ledger, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerJob, type LedgerState } from '../../src/agent/ledger.ts'
+import { ledgerJobInState } from '../support/fixtures.ts'
+import { tempDir } from '../support/hub.ts'
+
+const EVENTS = Object.keys(LEDGER_TRANSITIONS) as LedgerEvent[]
+/** Every state of the ledger; the type checker fails here when a state is added and not listed. */
+const STATES = ['received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled'] as const satisfies readonly LedgerState[]
+const everyStateListed: [Exclude<LedgerState, (typeof STATES)[number]>] extends [never] ? true : false = true
+/** The states OpenPrinter calls final: a job in one is never touched again. */
+const FINISHED: readonly LedgerState[] = ['completed', 'failed', 'cancelled']
+const isFinished = (state: LedgerState) => FINISHED.includes(state)
+const canApply = (event: LedgerEvent, state: LedgerState) => (LEDGER_TRANSITIONS[event].from as readonly LedgerState[]).includes(state)
+
+let dir: string
+let ledger: Ledger
+beforeEach(() => {
+  dir = tempDir()
+  ledger = Ledger.open(dir)
+})
+afterEach(() => {
+  ledger.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Every report queued and not yet sent, oldest first. */
+const outbox = (): string[] => ledger.outbox(Number.MAX_SAFE_INTEGER, 10_000).map((entry) => entry.frame)
+
+/** The job as a restarted agent would find it: the ledger opened again from its file. */
+async function reopened(jobId: string): Promise<LedgerJob | undefined> {
+  await ledger.durable()
+  ledger.close()
+  ledger = Ledger.open(dir)
+  return ledger.job(jobId)
+}
+
+describe('the table itself', () => {
+  test('every state is listed, and the table names no other', () => {
+    expect(everyStateListed).toBe(true)
+    const named = new Set(EVENTS.flatMap((event) => [...LEDGER_TRANSITIONS[event].from, LEDGER_TRANSITIONS[event].to]))
+    expect([...named].sort()).toEqual([...STATES].sort())
+  })
+
+  test('every state is open (some event applies to it) xor finished', () => {
+    for (const state of STATES) expect([state, EVENTS.some((event) => canApply(event, state)) !== isFinished(state)]).toEqual([state, true])
+  })
+
+  test('no event leads out of a finished state, nor back to where it started', () => {
+    for (const event of EVENTS) {
+      const { from, to } = LEDGER_TRANSITIONS[event]
+      expect([event, from.filter(isFinished)]).toEqual([event, []])
+      expect([event, (from as readonly LedgerState[]).includes(to)]).toEqual([event, false])
+    }
+  })
+
+  test('a job in a finished state keeps no payload; an open one keeps it to print', () => {
+    for (const state of STATES) {
+      const job = ledgerJobInState(ledger, state)
+      expect([state, job.state, job.payload === null]).toEqual([state, state, isFinished(state)])
+    }
+  })
+})
+
+for (const event of EVENTS) {
+  const { from, to } = LEDGER_TRANSITIONS[event]
+  describe(`${event}: ${from.join(', ')} → ${to}`, () => {
+    for (const state of STATES) {
+      const applies = canApply(event, state)
+      test(`${state}: ${applies ? `→ ${to}, its reports queued` : 'refused, nothing changes or is queued'}`, async () => {
+        const before = ledgerJobInState(ledger, state)
+        const queuedBefore = outbox()
+        // claim has no report: it is the record of intent, before a byte goes to the printer.
+        const reports = event === 'claim' ? [] : [`report:${event} from ${state}`]
+        const applied = event === 'claim' ? ledger.claim(before.seq) : ledger.finish(before.seq, event, reports)
+        expect(applied).toBe(applies)
+        const after = ledger.job(before.jobId)
+        if (applies) {
+          expect(after).toEqual({ ...before, state: to, payload: isFinished(to) ? null : before.payload, reports: [...before.reports, ...reports] })
+          expect(outbox()).toEqual([...queuedBefore, ...reports])
+        } else {
+          expect(after).toEqual(before)
+          expect(outbox()).toEqual(queuedBefore)
+        }
+        expect(await reopened(before.jobId)).toEqual(after)
+        expect(outbox()).toEqual(applies ? [...queuedBefore, ...reports] : queuedBefore)
+      })
+    }
+  })
+}
