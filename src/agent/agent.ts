@@ -20,7 +20,8 @@ import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './cat
 import { STATUS_POLL_MS, StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import type { AgentKey } from './identity.ts'
-import type { Ledger, LedgerEvent, LedgerJob } from './ledger.ts'
+import type { Ledger, LedgerJob } from './ledger.ts'
+import type { LedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 
 /** How often the agent looks for printers added or changed in its catalog. */

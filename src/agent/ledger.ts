@@ -8,6 +8,7 @@
 import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
+import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState, ledgerStateIn } from './ledger-transitions.ts'
 import { type Migration, migrate, openDatabase, type Schema } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 
@@ -64,32 +65,6 @@ export const RETAINED_FINISHED_JOBS = 10_000
 const FORGET_EVERY = 256
 
 export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
-export type LedgerState = 'received' | 'submitting' | 'submitted' | 'completed' | 'failed' | 'cancelled'
-
-/**
- * The agent's job state machine (OpenPrinter v1 section 7.3, with printhub's `submitted` while the
- * printer has yet to confirm): for each event, the states it applies to and the state it leads to.
- * The ledger decides whether an event applies; its callers only name the event.
- */
-export const LEDGER_TRANSITIONS = {
-  /** The record of intent, before a byte goes to the printer. */
-  claim: { from: ['received'], to: 'submitting' },
-  /** The printer took every byte and is to confirm it printed them. */
-  submit: { from: ['submitting'], to: 'submitted' },
-  /** Printed: the printer said so, or took every byte on a link that cannot tell. */
-  complete: { from: ['submitting', 'submitted'], to: 'completed' },
-  fail: { from: ['received', 'submitting', 'submitted'], to: 'failed' },
-  /** Stopped before it printed: not yet started, or its write could still be stopped. */
-  cancel: { from: ['received', 'submitting'], to: 'cancelled' },
-} as const satisfies Record<string, { from: readonly LedgerState[]; to: LedgerState }>
-
-export type LedgerEvent = keyof typeof LEDGER_TRANSITIONS
-
-/** States a job never leaves. */
-const FINISHED: readonly LedgerState[] = ['completed', 'failed', 'cancelled']
-/** `state IN (...)` for the states an event applies to (from the table, never from input). */
-const fromStates = (event: LedgerEvent) => `state IN (${LEDGER_TRANSITIONS[event].from.map((state) => `'${state}'`).join(', ')})`
-
 export interface LedgerJob {
   seq: number
   jobId: string
@@ -273,18 +248,18 @@ export class Ledger {
 
   /** The oldest received job of a printer (jobs of one printer print in the order they came). */
   nextReceived(printerId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND state IN ('received', 'submitting') ORDER BY seq LIMIT 1`).get(printerId)
+    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} ORDER BY seq LIMIT 1`).get(printerId)
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 
   /** Jobs received and not yet started: acknowledged again after a reconnect. */
   receivedJobs(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state = 'received' ORDER BY seq`).all().map(toJob)
+    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)} ORDER BY seq`).all().map(toJob)
   }
 
   /** Printers with jobs waiting. */
   printersWithWork(): string[] {
-    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM ledger_jobs WHERE state = 'received'`).all().map((r) => r.printer_id)
+    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)}`).all().map((r) => r.printer_id)
   }
 
   /**
@@ -293,7 +268,7 @@ export class Ledger {
    * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${fromStates('claim')}`, [LEDGER_TRANSITIONS.claim.to, this.now(), seq]).changes === 1)
+    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.claim.from)}`, [LEDGER_TRANSITIONS.claim.to, this.now(), seq]).changes === 1)
   }
 
   /**
@@ -305,12 +280,12 @@ export class Ledger {
     return this.commits.write(() => {
       const now = this.now()
       const to = LEDGER_TRANSITIONS[event].to
-      const terminal = FINISHED.includes(to)
+      const terminal = (LEDGER_STATE_SETS.finished as readonly LedgerState[]).includes(to)
       // The job keeps every report it made (submitted, then completed), to send again after a reconnection.
       const earlier = this.db.query<{ reports: string | null }, [number]>('SELECT reports FROM ledger_jobs WHERE seq = ?').get(seq)?.reports
       const all = [...(earlier ? (JSON.parse(earlier) as string[]) : []), ...reports]
       const changed = this.db.run(
-        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${fromStates(event)}`,
+        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS[event].from)}`,
         [to, now, JSON.stringify(all), seq],
       ).changes
       if (changed !== 1) return false
@@ -322,7 +297,7 @@ export class Ledger {
 
   /** Jobs a crash interrupted between the record of intent and the record of the result. */
   interrupted(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE state IN ('submitting', 'submitted') ORDER BY seq`).all().map(toJob)
+    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
   }
 
   // ---- Outbox ----
@@ -346,7 +321,7 @@ export class Ledger {
     this.finishedSinceForget = 0
     this.db.run(
       `DELETE FROM ledger_jobs WHERE seq IN (
-         SELECT seq FROM ledger_jobs WHERE state IN ('completed', 'failed', 'cancelled') ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
+         SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
       [RETAINED_FINISHED_JOBS],
     )
   }

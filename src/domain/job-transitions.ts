@@ -38,13 +38,14 @@ export const JOB_TRANSITIONS = {
   /** The printer said it printed. */
   complete: { from: S.unfinished, to: ['COMPLETED'] },
   /**
-   * The latest attempt failed: back to PENDING to retry; FAILED when it cannot succeed or no attempt
-   * is left; EXPIRED when the job's time ran out; CANCELLED when an operator asked to cancel it.
+   * The latest attempt failed. In this order: CANCELLED when an operator asked to cancel it (unless
+   * it was at the printer and may have printed: then FAILED); FAILED when it cannot succeed by
+   * retrying or no attempt is left; EXPIRED when its time ran out; else back to PENDING to retry.
    */
   fail: { from: S.unfinished, to: ['PENDING', 'FAILED', 'EXPIRED', 'CANCELLED'] },
   /** An operator cancels a job still waiting: at once. */
   cancel: { from: ['PENDING'], to: ['CANCELLED'] },
-  /** An operator cancels a job sent to its agent: the agent is asked, the job stays as it is. */
+  /** An operator cancels a job sent to its agent: the agent is asked; the job stays in its state. */
   requestCancel: { from: S.cancellableByAgent, to: S.cancellableByAgent },
   /** The agent stopped a job whose cancellation was asked for. */
   agentCancelled: { from: S.cancellableByAgent, to: ['CANCELLED'] },

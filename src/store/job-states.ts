@@ -37,6 +37,9 @@ export type CancelOutcome =
   | { kind: 'finished'; job: Job }
   | { kind: 'unknown' }
 
+/** Reports name an attempt the dispatcher started: the first is 1 (a job never sent has none). */
+const isAttempt = (attempt: number): boolean => Number.isSafeInteger(attempt) && attempt >= 1
+
 /** The failure an expired job records. */
 const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
@@ -77,15 +80,19 @@ export class JobStates {
     )
     // Only the latest attempt can fail; also after the hub gave it up (PENDING), since the agent's
     // word is better than the hub's guess, and while PRINTING (the printer ran out of paper, or
-    // never confirmed). A failure after an operator asked to cancel ends the
-    // job CANCELLED; one that cannot succeed by retrying forfeits the remaining attempts.
+    // never confirmed). In this order: a job an operator asked to cancel ends CANCELLED (it is not
+    // tried again), unless it was at the printer and the failure says it may have printed: that
+    // is said as it is, FAILED. Otherwise one that cannot succeed by retrying, or has no attempt
+    // left, ends FAILED (forfeiting the attempts left); one whose time ran out EXPIRED; the rest
+    // waits for its next attempt.
+    const cancelled = `cancel_requested_at IS NOT NULL AND ($retryable OR state <> 'PRINTING')`
     this.failed = db.query<JobRow, { now: number; notBefore: number; code: string; message: string; retryable: number; id: string; attempt: number }>(
       `UPDATE jobs SET
-         state = CASE WHEN cancel_requested_at IS NOT NULL THEN 'CANCELLED'
+         state = CASE WHEN ${cancelled} THEN 'CANCELLED'
                       WHEN NOT $retryable OR attempt_count >= max_attempts THEN 'FAILED'
                       WHEN expires_at <= $now THEN 'EXPIRED'
                       ELSE 'PENDING' END,
-         attempt_count = CASE WHEN NOT $retryable AND cancel_requested_at IS NULL THEN max_attempts ELSE attempt_count END,
+         attempt_count = CASE WHEN NOT $retryable AND NOT (${cancelled}) THEN max_attempts ELSE attempt_count END,
          last_error_code = $code, last_error_message = $message, not_before = $notBefore, updated_at = $now
        WHERE id = $id AND attempt_count = $attempt AND ${from('fail')} RETURNING ${JOB_COLUMNS}`,
     )
@@ -125,23 +132,27 @@ export class JobStates {
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
+    if (!isAttempt(attempt)) return undefined
     const row = this.commits.defer(() => this.received.get(receivedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   /** The printer backend took every byte: PRINTING while a confirmation is expected, else COMPLETED. */
   markSubmitted(id: string, attempt: number, submittedAt: number, confirmationExpected: boolean): Job | undefined {
+    if (!isAttempt(attempt)) return undefined
     const row = this.commits.write(() => this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   markCompleted(id: string, attempt: number, completedAt: number): Job | undefined {
+    if (!isAttempt(attempt)) return undefined
     const row = this.commits.write(() => this.completed.get(completedAt, this.now(), id, attempt))
     return row ? toJob(row) : undefined
   }
 
   /** The current attempt failed: back to PENDING after `backoffMs`, or FAILED, EXPIRED or CANCELLED. */
   failAttempt(id: string, attempt: number, failure: Failure, backoffMs: number): Job | undefined {
+    if (!isAttempt(attempt)) return undefined
     const now = this.now()
     const row = this.commits.write(() =>
       this.failed.get({

@@ -5,7 +5,8 @@
 // payload. Each case opens the file again to find what was left there.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { Ledger, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerJob, type LedgerState } from '../../src/agent/ledger.ts'
+import { Ledger, type LedgerJob } from '../../src/agent/ledger.ts'
+import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState } from '../../src/agent/ledger-transitions.ts'
 import { ledgerJobInState } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 
@@ -48,6 +49,7 @@ describe('the table itself', () => {
   })
 
   test('every state is open (some event applies to it) xor finished', () => {
+    expect<readonly LedgerState[]>(LEDGER_STATE_SETS.finished).toEqual(FINISHED)
     for (const state of STATES) expect([state, EVENTS.some((event) => canApply(event, state)) !== isFinished(state)]).toEqual([state, true])
   })
 

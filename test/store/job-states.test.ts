@@ -94,7 +94,17 @@ const EVENTS = {
       { name: 'the last attempt: FAILED', failure: RETRYABLE, options: { maxAttempts: 1 }, reachableIn: JOB_STATE_SETS.attemptOut, expect: 'FAILED' },
       { name: 'the time ran out: EXPIRED', failure: RETRYABLE, options: { attemptsGivenUp: 1 }, expired: true, expect: 'EXPIRED' },
       // A cancellation is pending only while an attempt is out; asked of a PENDING job, it cancels it at once.
-      { name: 'an operator asked to cancel: CANCELLED', failure: NOT_RETRYABLE, options: { cancelRequested: true }, reachableIn: CANCEL_REQUESTABLE, expect: 'CANCELLED' },
+      { name: 'an operator asked to cancel: CANCELLED, not tried again', failure: RETRYABLE, options: { cancelRequested: true }, reachableIn: CANCEL_REQUESTABLE, expect: 'CANCELLED' },
+      { name: 'an operator asked to cancel, before the printer: CANCELLED', failure: NOT_RETRYABLE, options: { cancelRequested: true }, reachableIn: JOB_STATE_SETS.cancellableByAgent, expect: 'CANCELLED' },
+      // The cancellation came too late and the printer may have printed it: said as it is.
+      {
+        name: 'an operator asked to cancel, but it may have printed: FAILED',
+        failure: failure('printer.unconfirmed', 'It may have printed.'),
+        options: { cancelRequested: true },
+        reachableIn: ['PRINTING'],
+        expect: 'FAILED',
+        check: (_, __, after) => expect(after.lastErrorCode).toBe('printer.unconfirmed'),
+      },
     ],
   },
   cancel: {
@@ -229,3 +239,12 @@ for (const event of JOB_EVENTS) {
     }
   })
 }
+
+test('reports always name an attempt the dispatcher started: attempt 0 changes nothing', () => {
+  const never = jobInState(world.store, world, 'PENDING')
+  expect(world.store.jobStates.markReceived(never.id, 0, clock)).toBeUndefined()
+  expect(world.store.jobStates.markSubmitted(never.id, 0, clock, false)).toBeUndefined()
+  expect(world.store.jobStates.markCompleted(never.id, 0, clock)).toBeUndefined()
+  expect(world.store.jobStates.failAttempt(never.id, 0, RETRYABLE, 0)).toBeUndefined()
+  expect(world.store.jobs.get(never.id)).toEqual(never)
+})
