@@ -10,9 +10,8 @@ import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, targetFor } from '../render/render.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
 import { submit, type Transports } from '../transports/submit.ts'
-import type { Submission } from '../transports/submission.ts'
+import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
-import { cancelled, SubmitError } from '../transports/submit-error.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
@@ -294,18 +293,18 @@ export class Agent {
     // Registered before the wait for the disk: a cancellation that comes meanwhile is not lost.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
-    let submission: Submission
+    let submission: SubmitOutcome
     try {
       await this.options.ledger.durable()
-      if (controller.signal.aborted) throw cancelled()
+      // Cancelled meanwhile: submit() sends nothing.
       submission = await submit(connection, bytes, controller.signal, this.transports, printer)
-    } catch (error) {
-      if (!(error instanceof SubmitError)) throw error
-      if (error.code === 'cancelled') return this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
-      this.status.learn(printer.id, error.code)
-      return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
     } finally {
       this.submitting.delete(job.jobId)
+    }
+    if (!submission.ok) {
+      if ('cancelled' in submission) return this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+      this.status.learn(printer.id, submission.failure.code)
+      return this.fail(job, submission.failure)
     }
     this.status.learn(printer.id, undefined)
     const submitted = this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: new Date().toISOString() })
@@ -314,19 +313,12 @@ export class Agent {
     if (!submission.printed) return this.finish(job, 'complete', [submitted, completed()])
     // PRINTING until the printer says it printed everything.
     this.finish(job, 'submit', [submitted])
-    const printed = submission.printed.then(
-      () => undefined,
-      (error: unknown) => {
-        if (error instanceof SubmitError && error.code !== 'cancelled') return { code: error.code, message: error.message, retryable: error.retryable }
-        throw error
-      },
-    )
-    const outcome = await Promise.race([printed, this.stopping.promise.then(() => 'stopped' as const)])
+    const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
-    if (outcome === 'stopped' || this.stopped) return
-    if (outcome) {
-      this.status.learn(printer.id, outcome.code)
-      return this.fail(job, outcome)
+    if (printed === 'stopped' || this.stopped) return
+    if (!printed.ok) {
+      this.status.learn(printer.id, printed.failure.code)
+      return this.fail(job, printed.failure)
     }
     this.finish(job, 'complete', [completed()])
   }

@@ -4,8 +4,9 @@
 // them, and what the printer answers is read by polling, as node:fs has no watcher for a tty.
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs'
 import { ioctlInt, ioctlWith, TCFLSH, TCOFLUSH, TIOCOUTQ } from './libc.ts'
-import type { Channel, ChannelEvents } from './printer-link.ts'
-import { cancelled, SubmitError } from './submit-error.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
+import { type Channel, type ChannelEvents, CLOSED, type Opened } from './channel.ts'
+import { CANCELLED, refused, type Stopped } from './submission.ts'
 
 /** How long a printer may take no byte before the job fails. */
 export const DEVICE_WRITE_TIMEOUT_MS = 15_000
@@ -24,7 +25,7 @@ export type DrainBy = 'output-queue' | 'next-write'
 const DRAIN_REQUEST = Uint8Array.of(0x10, 0x04, 0x01)
 
 export class DeviceChannel implements Channel {
-  private failure: SubmitError | undefined
+  private failure: Failure | undefined
   private reader: Timer | undefined
   private closed = false
   private readonly readBuffer = new Uint8Array(512)
@@ -39,40 +40,43 @@ export class DeviceChannel implements Channel {
   }
 
   /** Opens the device; `configure` sets it up (a serial port's speed and flow control). */
-  static open(path: string, events: ChannelEvents, drainBy: DrainBy, configure?: (fd: number) => void): DeviceChannel {
+  static open(path: string, events: ChannelEvents, drainBy: DrainBy, configure?: (fd: number) => void): Opened {
     let fd: number
     try {
       fd = openSync(path, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK)
     } catch (error) {
-      throw openError(path, error as NodeJS.ErrnoException)
+      return refused(openError(path, error as NodeJS.ErrnoException))
     }
     try {
       configure?.(fd)
       discardInput(fd)
     } catch (error) {
       closeSync(fd)
-      throw new SubmitError('printer.unreachable', `Cannot set up ${path}: ${(error as Error).message}`, true)
+      return refused(failure('printer.unreachable', `Cannot set up ${path}: ${(error as Error).message}`))
     }
-    return new DeviceChannel(fd, path, events, drainBy)
+    return { ok: true, channel: new DeviceChannel(fd, path, events, drainBy) }
   }
 
-  async write(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+  /** Writes as the kernel takes the bytes; a printer that takes none for DEVICE_WRITE_TIMEOUT_MS fails the write (destroy() then drops the rest). */
+  async write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined> {
     let offset = 0
     let progress = Date.now()
     while (offset < bytes.length) {
-      if (signal.aborted) throw cancelled()
-      if (this.failure) throw this.failure
+      if (signal.aborted) return CANCELLED
+      if (this.failure) return refused(this.failure)
       const written = this.tryWrite(bytes.subarray(offset))
+      if (typeof written !== 'number') return refused(written)
       if (written > 0) {
         offset += written
         progress = Date.now()
         continue
       }
       if (Date.now() - progress > DEVICE_WRITE_TIMEOUT_MS) {
-        throw this.fail(new SubmitError('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true))
+        return refused(this.fail(failure('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`)))
       }
       await Bun.sleep(POLL_MS)
     }
+    return undefined
   }
 
   close(): void {
@@ -99,7 +103,7 @@ export class DeviceChannel implements Channel {
     const deadline = Date.now() + DRAIN_TIMEOUT_MS
     const signal = AbortSignal.timeout(DRAIN_TIMEOUT_MS)
     if (this.drainBy === 'next-write') {
-      await this.write(DRAIN_REQUEST, signal).catch(() => {})
+      await this.write(DRAIN_REQUEST, signal)
       return
     }
     while (Date.now() < deadline && !this.failure) {
@@ -114,7 +118,7 @@ export class DeviceChannel implements Channel {
 
   private release(): void {
     clearInterval(this.reader)
-    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
+    this.failure ??= CLOSED
     try {
       closeSync(this.fd)
     } catch {
@@ -122,13 +126,13 @@ export class DeviceChannel implements Channel {
     }
   }
 
-  /** Bytes the kernel took now: 0 when the printer holds back. */
-  private tryWrite(bytes: Uint8Array): number {
+  /** Bytes the kernel took now: 0 when the printer holds back; the failure when it went away. */
+  private tryWrite(bytes: Uint8Array): number | Failure {
     try {
       return writeSync(this.fd, bytes)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return 0
-      throw this.fail(gone(this.where, error as NodeJS.ErrnoException))
+      return this.fail(gone(this.where, error as NodeJS.ErrnoException))
     }
   }
 
@@ -150,12 +154,12 @@ export class DeviceChannel implements Channel {
     }
   }
 
-  private fail(error: SubmitError): SubmitError {
+  private fail(reason: Failure): Failure {
     if (this.failure) return this.failure
-    this.failure = error
+    this.failure = reason
     clearInterval(this.reader)
-    this.events.fail(error)
-    return error
+    this.events.fail(reason)
+    return reason
   }
 }
 
@@ -171,20 +175,20 @@ function discardInput(fd: number): void {
   }
 }
 
-function openError(path: string, error: NodeJS.ErrnoException): SubmitError {
+function openError(path: string, error: NodeJS.ErrnoException): Failure {
   switch (error.code) {
     case 'ENOENT':
     case 'ENODEV':
     case 'ENXIO':
-      return new SubmitError('printer.unreachable', `There is no printer at ${path} (unplugged or switched off?).`, true)
+      return failure('printer.unreachable', `There is no printer at ${path} (unplugged or switched off?).`)
     case 'EACCES':
     case 'EPERM':
-      return new SubmitError('printer.unreachable', `printhub may not open ${path}: add its user to the group that owns it (dialout for serial ports, lp for USB printers).`, true)
+      return failure('printer.unreachable', `printhub may not open ${path}: add its user to the group that owns it (dialout for serial ports, lp for USB printers).`)
     case 'EBUSY':
-      return new SubmitError('printer.unreachable', `${path} is in use by another program.`, true)
+      return failure('printer.unreachable', `${path} is in use by another program.`)
     default:
-      return new SubmitError('printer.unreachable', `Cannot open ${path}: ${error.code ?? error.message}`, true)
+      return failure('printer.unreachable', `Cannot open ${path}: ${error.code ?? error.message}`)
   }
 }
 
-const gone = (where: string, error: NodeJS.ErrnoException) => new SubmitError('printer.unreachable', `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`, true)
+const gone = (where: string, error: NodeJS.ErrnoException) => failure('printer.unreachable', `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`)

@@ -3,10 +3,12 @@
 // in error gets no byte, and the attempt fails in a way the dispatcher retries. After it, where the
 // model can say so, the printer's own word that it printed everything (the process ID response);
 // meanwhile its status is asked every second, so paper running out mid-job fails the attempt.
-import { describeStatus, isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, stateOf, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
-import { cancelled, SubmitError } from './submit-error.ts'
-import type { StatusSupport, Submission } from './submission.ts'
+// Every outcome is a value; whatever stops a job short ends its connection at once.
 import type { PrinterState } from '../domain/printer-state.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
+import { type Channel, CLOSED, type OpenChannel } from './channel.ts'
+import { describeStatus, isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, stateOf, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
+import { CANCELLED, type PrintedOutcome, type ProbeOutcome, type Refused, refused, type StatusSupport, type Stopped, type SubmitOutcome } from './submission.ts'
 
 /** How long a printer has to answer a status request; one that does not is treated as write-only. */
 export const STATUS_TIMEOUT_MS = 500
@@ -17,24 +19,8 @@ export const CONFIRM_TIMEOUT_MS = 60_000
 /** How often the status is asked while a job prints. */
 export const PRINTING_POLL_MS = 1_000
 
-/** What a transport does with the bytes: the link speaks the printer's language over it. */
-export interface Channel {
-  /** Writes every byte, or rejects with a SubmitError (`cancelled` when `signal` aborts first). */
-  write(bytes: Uint8Array, signal: AbortSignal): Promise<void>
-  /** Ends the connection once what was written is out. */
-  close(): void
-  /** Ends the connection at once. */
-  destroy(): void
-}
-
-/** What a channel reports as it goes: bytes from the printer, and the end of the connection. */
-export interface ChannelEvents {
-  data(bytes: Uint8Array): void
-  fail(error: SubmitError): void
-}
-
-/** Opens a connection to the printer, or rejects with a retryable SubmitError. */
-export type OpenChannel = (events: ChannelEvents, signal: AbortSignal) => Promise<Channel>
+/** The printer's answers to `STATUS_REQUESTS` (undefined when it does not answer them), or why they could not be asked. */
+type Asked = { ok: true; status: number[] | undefined } | Stopped
 
 /** Printers (by where they are) that did not answer status requests, and when. */
 const silentPrinters = new Map<string, number>()
@@ -47,27 +33,39 @@ function nextProcessId(): Uint8Array {
 }
 
 /** Sends a job over a channel `open` makes to the printer at `where` (for messages). */
-export async function submitOverLink(open: OpenChannel, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<Submission> {
-  const link = await PrinterLink.open(open, where, signal)
+export async function submitOverLink(open: OpenChannel, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
+  const opened = await PrinterLink.open(open, where, signal)
+  if (!opened.ok) return opened
+  let outcome: SubmitOutcome | undefined
   try {
-    const status = support.realtime ? await link.askStatus(signal) : undefined
-    if (status) {
-      const problem = statusProblem(status[0]!, status[1]!, status[2]!, where)
-      if (problem) throw problem
-    }
-    await link.write(bytes, signal)
-    if (!support.processIdResponse || status === undefined) {
-      link.close()
-      return {}
-    }
-    const id = nextProcessId()
-    await link.write(requestProcessId(id), signal)
-    // From here the job is the printer's: cancelling can no longer stop it.
-    return { printed: link.confirmation(id).finally(() => link.close()) }
-  } catch (error) {
-    link.destroy()
-    throw error
+    outcome = await send(opened.link, where, bytes, signal, support)
+    return outcome
+  } finally {
+    // Refused, cancelled or timed out: nothing more of the job goes out.
+    if (!outcome?.ok) opened.link.destroy()
   }
+}
+
+async function send(link: PrinterLink, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
+  let status: number[] | undefined
+  if (support.realtime) {
+    const asked = await link.askStatus(signal)
+    if (!asked.ok) return asked
+    status = asked.status
+  }
+  const problem = status && statusProblem(status[0]!, status[1]!, status[2]!, where)
+  if (problem) return refused(problem)
+  const stopped = await link.write(bytes, signal)
+  if (stopped) return stopped
+  if (!support.processIdResponse || status === undefined) {
+    link.close()
+    return { ok: true }
+  }
+  const id = nextProcessId()
+  const unasked = await link.write(requestProcessId(id), signal)
+  if (unasked) return unasked
+  // From here the job is the printer's: cancelling can no longer stop it.
+  return { ok: true, printed: link.confirmation(id).finally(() => link.close()) }
 }
 
 /**
@@ -76,36 +74,30 @@ export async function submitOverLink(open: OpenChannel, where: string, bytes: Ui
  */
 export async function readLinkStatus(open: OpenChannel, where: string): Promise<PrinterState> {
   if (isSilent(where)) return 'unknown'
-  const never = new AbortController().signal
-  let link: PrinterLink
-  try {
-    link = await PrinterLink.open(open, where, never)
-  } catch {
-    return 'offline'
-  }
-  try {
-    const status = await link.askStatus(never)
-    if (!status) return 'unknown'
-    return stateOf(describeStatus(status[0]!, status[1]!, status[2]!))
-  } catch {
-    return 'offline'
-  } finally {
-    link.close()
-  }
+  const probed = await probeLink(open, where)
+  if (!probed.ok) return 'offline'
+  return probed.condition ? stateOf(probed.condition) : 'unknown'
 }
 
-/**
- * The printer's answers to `STATUS_REQUESTS`, asked on a connection of its own: undefined when it
- * does not answer them; rejects (a SubmitError) when it cannot be reached.
- */
-export async function probeLink(open: OpenChannel, where: string): Promise<number[] | undefined> {
+/** What the printer's real-time status says, asked on a connection of its own (nothing cancels it). */
+export async function probeLink(open: OpenChannel, where: string): Promise<ProbeOutcome> {
   const never = new AbortController().signal
-  const link = await PrinterLink.open(open, where, never)
+  const opened = await PrinterLink.open(open, where, never)
+  if (!opened.ok) return uncancelled(opened)
+  let asked: Asked
   try {
-    return await link.askStatus(never)
+    asked = await opened.link.askStatus(never)
   } finally {
-    link.close()
+    opened.link.close()
   }
+  if (!asked.ok) return uncancelled(asked)
+  return { ok: true, condition: asked.status ? describeStatus(asked.status[0]!, asked.status[1]!, asked.status[2]!) : null }
+}
+
+/** Work without a signal to abort stops short only by failing. */
+function uncancelled(stopped: Stopped): Refused {
+  if ('cancelled' in stopped) throw new Error('work that nothing could cancel was cancelled')
+  return stopped
 }
 
 const isSilent = (where: string) => {
@@ -122,19 +114,21 @@ class PrinterLink {
   private responses: Uint8Array[] = []
   private incoming: number[] = []
   private onAnswer: (() => void) | undefined
-  private failure: SubmitError | undefined
+  private failure: Failure | undefined
 
   private constructor(private readonly where: string) {}
 
-  static async open(open: OpenChannel, where: string, signal: AbortSignal): Promise<PrinterLink> {
-    if (signal.aborted) throw cancelled()
+  static async open(open: OpenChannel, where: string, signal: AbortSignal): Promise<{ ok: true; link: PrinterLink } | Stopped> {
+    if (signal.aborted) return CANCELLED
     const link = new PrinterLink(where)
-    link.channel = await open({ data: (bytes) => link.receive(bytes), fail: (error) => link.fail(error) }, signal)
-    return link
+    const opened = await open({ data: (bytes) => link.receive(bytes), fail: (reason) => link.fail(reason) }, signal)
+    if (!opened.ok) return opened
+    link.channel = opened.channel
+    return { ok: true, link }
   }
 
-  write(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure)
+  write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined> {
+    if (this.failure) return Promise.resolve(refused(this.failure))
     return this.channel!.write(bytes, signal)
   }
 
@@ -142,14 +136,15 @@ class PrinterLink {
    * The answers to `STATUS_REQUESTS`; undefined for a printer that does not answer, which is then
    * not asked again for SILENT_PRINTER_MS (before a job or while idle alike).
    */
-  async askStatus(signal: AbortSignal): Promise<number[] | undefined> {
-    if (isSilent(this.where)) return undefined
+  async askStatus(signal: AbortSignal): Promise<Asked> {
+    if (isSilent(this.where)) return { ok: true, status: undefined }
     this.expectedStatuses += STATUS_REQUESTS.length
-    await this.write(concat(STATUS_REQUESTS), signal)
-    const status = await this.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
-    if (status) silentPrinters.delete(this.where)
-    else silentPrinters.set(this.where, Date.now())
-    return status
+    const stopped = await this.write(concat(STATUS_REQUESTS), signal)
+    if (stopped) return stopped
+    const asked = await this.statusBytes(STATUS_REQUESTS.length, STATUS_TIMEOUT_MS)
+    if (asked.ok && asked.status) silentPrinters.delete(this.where)
+    else if (asked.ok) silentPrinters.set(this.where, Date.now())
+    return asked
   }
 
   /**
@@ -157,22 +152,23 @@ class PrinterLink {
    * it. Meanwhile the offline cause is asked every second; paper out, an open cover or an error
    * fails the attempt (retryable), and so does silence past the confirmation timeout.
    */
-  async confirmation(id: Uint8Array): Promise<void> {
+  async confirmation(id: Uint8Array): Promise<PrintedOutcome> {
     const expected = processIdResponse(id)
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS
     let nextPoll = Date.now() + PRINTING_POLL_MS
     const never = new AbortController().signal
     for (;;) {
-      if (this.responses.some((response) => response.every((byte, i) => byte === expected[i]))) return
-      if (this.failure) throw new SubmitError('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false)
+      if (this.responses.some((response) => response.every((byte, i) => byte === expected[i]))) return { ok: true }
+      if (this.failure) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false))
       while (this.statuses.length > 0) {
         const problem = statusProblem(0x12, this.statuses.shift()!, 0x12, this.where)
-        if (problem) throw problem
+        if (problem) return refused(problem)
       }
-      if (Date.now() >= deadline) throw new SubmitError('printer.unconfirmed', `The printer at ${this.where} took the job but did not confirm printing it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`, false)
+      if (Date.now() >= deadline) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job but did not confirm printing it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`, false))
       if (Date.now() >= nextPoll) {
         this.expectedStatuses++
-        this.write(transmitRealtimeStatus(2), never).catch(() => {})
+        // A write that fails ends the connection, which the next round reads as unconfirmed.
+        void this.write(transmitRealtimeStatus(2), never)
         nextPoll = Date.now() + PRINTING_POLL_MS
       }
       await this.answer(Math.min(deadline, nextPoll) - Date.now())
@@ -180,24 +176,24 @@ class PrinterLink {
   }
 
   close(): void {
-    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
+    this.failure ??= CLOSED
     this.channel?.close()
   }
 
   destroy(): void {
-    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
+    this.failure ??= CLOSED
     this.channel?.destroy()
   }
 
   /** `count` status bytes, or undefined when they do not come within `timeoutMs` or are not status bytes. */
-  private async statusBytes(count: number, timeoutMs: number): Promise<number[] | undefined> {
+  private async statusBytes(count: number, timeoutMs: number): Promise<Asked> {
     const deadline = Date.now() + timeoutMs
     while (this.statuses.length < count) {
-      if (this.failure) throw this.failure
-      if (!(await this.answer(deadline - Date.now()))) return undefined
+      if (this.failure) return refused(this.failure)
+      if (!(await this.answer(deadline - Date.now()))) return { ok: true, status: undefined }
     }
     const status = this.statuses.splice(0, count)
-    return status.every(isStatusByte) ? status : undefined
+    return { ok: true, status: status.every(isStatusByte) ? status : undefined }
   }
 
   /** Sorts what the printer sends: process ID responses (0x37 0x22 ID NUL) and status bytes. */
@@ -233,9 +229,9 @@ class PrinterLink {
     })
   }
 
-  private fail(error: SubmitError): void {
+  private fail(reason: Failure): void {
     if (this.failure) return
-    this.failure = error
+    this.failure = reason
     this.onAnswer?.()
   }
 }

@@ -2,7 +2,7 @@
 // status (`DLE EOT n`) before a job, and the process ID response (`GS ( H` fn 48) after it, which
 // the printer sends only once it has printed everything before it.
 import type { PrinterState } from '../domain/printer-state.ts'
-import { SubmitError } from './submit-error.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
 
 const DLE = 0x10
 const EOT = 0x04
@@ -32,12 +32,12 @@ export const isStatusByte = (byte: number) => (byte & 0x93) === 0x12
  * Why the printer cannot print, from its answers to `STATUS_REQUESTS`, as the retryable failure
  * of the attempt; undefined when it can print.
  */
-export function statusProblem(printer: number, offlineCause: number, paper: number, where: string): SubmitError | undefined {
+export function statusProblem(printer: number, offlineCause: number, paper: number, where: string): Failure | undefined {
   const condition = describeStatus(printer, offlineCause, paper)
-  if (condition.paper === 'out') return new SubmitError('printer.paper_out', `The printer at ${where} is out of paper.`, true)
-  if (condition.coverOpen) return new SubmitError('printer.cover_open', `The printer at ${where} has its cover open.`, true)
-  if (condition.error) return new SubmitError('printer.error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`, true)
-  if (!condition.online) return new SubmitError('printer.offline', `The printer at ${where} is offline.`, true)
+  if (condition.paper === 'out') return failure('printer.paper_out', `The printer at ${where} is out of paper.`)
+  if (condition.coverOpen) return failure('printer.cover_open', `The printer at ${where} has its cover open.`)
+  if (condition.error) return failure('printer.error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`)
+  if (!condition.online) return failure('printer.offline', `The printer at ${where} is offline.`)
   return undefined
 }
 

@@ -3,8 +3,9 @@
 // answers come from its bulk IN endpoint where it has one. The device API is WebUSB's, as the `usb`
 // package (3.x) offers it; it is loaded only when such a printer is used or looked for.
 import type { Connection } from '../domain/connection-uri.ts'
-import type { Channel, ChannelEvents, OpenChannel } from './printer-link.ts'
-import { cancelled, SubmitError } from './submit-error.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
+import { type Channel, type ChannelEvents, CLOSED, type OpenChannel } from './channel.ts'
+import { CANCELLED, refused, type Stopped } from './submission.ts'
 import { DEVICE_WRITE_TIMEOUT_MS } from './device-channel.ts'
 import { hex4 } from './devices.ts'
 
@@ -35,13 +36,17 @@ export interface UsbBackend {
   getDevices(): Promise<UsbDevice[]>
 }
 
-/** The `usb` package's device list, with every device allowed (there is no user to ask). */
+/**
+ * The `usb` package's device list, with every device allowed (there is no user to ask); rejects,
+ * saying why, where the package cannot be loaded (the USB channel takes that as the printer being
+ * unreachable, detection as USB devices not being listed).
+ */
 export async function loadUsbBackend(): Promise<UsbBackend> {
   try {
     const { WebUSB } = await import('usb')
     return new WebUSB({ allowAllDevices: true }) as unknown as UsbBackend
   } catch (error) {
-    throw new SubmitError('printer.unreachable', `USB devices cannot be reached here: ${(error as Error).message}`, true)
+    throw new Error(`USB devices cannot be reached here: ${(error as Error).message}`)
   }
 }
 
@@ -60,34 +65,37 @@ type UsbId = Extract<Connection, { kind: 'usb-id' }>
 
 export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChannel {
   return async (events, signal) => {
-    if (signal.aborted) throw cancelled()
+    if (signal.aborted) return CANCELLED
     const name = `${hex4(connection.vendorId)}:${hex4(connection.productId)}`
     let devices: UsbDevice[]
     try {
       devices = await backend.getDevices()
     } catch (error) {
-      throw new SubmitError('printer.unreachable', `USB devices cannot be listed: ${(error as Error).message}`, true)
+      return refused(failure('printer.unreachable', `USB devices cannot be listed: ${(error as Error).message}`))
     }
     const device = devices.find((d) => d.vendorId === connection.vendorId && d.productId === connection.productId && (connection.serial === null || d.serialNumber === connection.serial))
-    if (!device) throw new SubmitError('printer.unreachable', `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`, true)
+    if (!device) return refused(failure('printer.unreachable', `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`))
+    let printer: ReturnType<typeof printerInterface>
     try {
       if (!device.opened) await device.open()
       if (!device.configuration) await device.selectConfiguration(1)
-      const printer = printerInterface(device)
-      if (!printer) throw new SubmitError('printer.unreachable', `The USB device ${name} has no printer interface.`, false)
-      await device.claimInterface(printer.interfaceNumber)
-      return new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events)
+      printer = printerInterface(device)
+      if (printer) await device.claimInterface(printer.interfaceNumber)
     } catch (error) {
       await device.close().catch(() => {})
-      if (error instanceof SubmitError) throw error
-      throw new SubmitError('printer.unreachable', `Cannot open the USB printer ${name}: ${(error as Error).message}`, true)
+      return refused(failure('printer.unreachable', `Cannot open the USB printer ${name}: ${(error as Error).message}`))
     }
+    if (!printer) {
+      await device.close().catch(() => {})
+      return refused(failure('printer.unreachable', `The USB device ${name} has no printer interface.`, false))
+    }
+    return { ok: true, channel: new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events) }
   }
 }
 
 class UsbBulkChannel implements Channel {
   private closed = false
-  private failure: SubmitError | undefined
+  private failure: Failure | undefined
 
   constructor(
     private readonly device: UsbDevice,
@@ -100,24 +108,16 @@ class UsbBulkChannel implements Channel {
     if (input !== undefined) void this.readLoop(input)
   }
 
-  async write(bytes: Uint8Array, signal: AbortSignal): Promise<void> {
+  /** Writes in transfers; one the printer does not take within DEVICE_WRITE_TIMEOUT_MS fails the write (destroy() then releases the device). */
+  async write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined> {
     for (let offset = 0; offset < bytes.length; ) {
-      if (signal.aborted) throw cancelled()
-      if (this.failure) throw this.failure
-      let timer: Timer | undefined
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new SubmitError('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`, true)), DEVICE_WRITE_TIMEOUT_MS)
-      })
-      try {
-        const result = await Promise.race([this.device.transferOut(this.out, bytes.subarray(offset, offset + TRANSFER_BYTES)), timeout])
-        if (result.status !== 'ok') throw new Error(`transfer ${result.status}`)
-        offset += result.bytesWritten
-      } catch (error) {
-        throw this.fail(error instanceof SubmitError ? error : new SubmitError('printer.unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
-      } finally {
-        clearTimeout(timer)
-      }
+      if (signal.aborted) return CANCELLED
+      if (this.failure) return refused(this.failure)
+      const sent = await this.transfer(bytes.subarray(offset, offset + TRANSFER_BYTES))
+      if (typeof sent !== 'number') return refused(this.fail(sent))
+      offset += sent
     }
+    return undefined
   }
 
   close(): void {
@@ -127,12 +127,29 @@ class UsbBulkChannel implements Channel {
   destroy(): void {
     if (this.closed) return
     this.closed = true
-    this.failure ??= new SubmitError('printer.unreachable', 'closed', true)
+    this.failure ??= CLOSED
     void this.device
       .releaseInterface(this.interfaceNumber)
       .catch(() => {})
       .then(() => this.device.close())
       .catch(() => {})
+  }
+
+  /** One transfer out: the bytes the printer took, or why it took none. */
+  private async transfer(chunk: Uint8Array): Promise<number | Failure> {
+    let timer: Timer | undefined
+    const timeout = new Promise<Failure>((resolve) => {
+      timer = setTimeout(() => resolve(failure('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`)), DEVICE_WRITE_TIMEOUT_MS)
+    })
+    const sent = this.device.transferOut(this.out, chunk).then(
+      (result) => (result.status === 'ok' ? result.bytesWritten : this.gone(`transfer ${result.status}`)),
+      (error: unknown) => this.gone((error as Error).message),
+    )
+    try {
+      return await Promise.race([sent, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   private async readLoop(endpoint: number): Promise<void> {
@@ -141,16 +158,20 @@ class UsbBulkChannel implements Channel {
         const result = await this.device.transferIn(endpoint, 64)
         if (result.data && result.data.byteLength > 0) this.events.data(new Uint8Array(result.data.buffer, result.data.byteOffset, result.data.byteLength))
       } catch (error) {
-        if (!this.closed) this.fail(new SubmitError('printer.unreachable', `The printer at ${this.where} went away (${(error as Error).message}).`, true))
+        if (!this.closed) this.fail(this.gone((error as Error).message))
         return
       }
     }
   }
 
-  private fail(error: SubmitError): SubmitError {
+  private gone(reason: string): Failure {
+    return failure('printer.unreachable', `The printer at ${this.where} went away (${reason}).`)
+  }
+
+  private fail(reason: Failure): Failure {
     if (this.failure) return this.failure
-    this.failure = error
-    this.events.fail(error)
-    return error
+    this.failure = reason
+    this.events.fail(reason)
+    return reason
   }
 }

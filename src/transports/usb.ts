@@ -2,10 +2,11 @@
 // way in where it holds the printer (plain reads and writes on its device file, found again by
 // its USB identity after a replug); a printer without it is driven by its bulk endpoints.
 import type { Connection } from '../domain/connection-uri.ts'
+import { failure } from '../protocol/failures.ts'
+import type { OpenChannel } from './channel.ts'
 import { DeviceChannel } from './device-channel.ts'
 import { type DeviceFinder, hex4 } from './devices.ts'
-import type { OpenChannel } from './printer-link.ts'
-import { SubmitError } from './submit-error.ts'
+import { refused } from './submission.ts'
 import { type UsbBackend, usbBulkChannel } from './usb-bulk.ts'
 
 type UsbConnection = Extract<Connection, { kind: 'usb-device-file' | 'usb-id' }>
@@ -14,8 +15,15 @@ export function usbChannel(connection: UsbConnection, devices: DeviceFinder, bac
   return async (events, signal) => {
     const file = connection.kind === 'usb-device-file' ? devices.resolve(connection.path, 'usblp') : devices.find(connection, 'usblp')
     if (file) return DeviceChannel.open(file, events, 'next-write')
-    if (connection.kind === 'usb-device-file') throw new SubmitError('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`, true)
-    return usbBulkChannel(connection, await backend())(events, signal)
+    if (connection.kind === 'usb-device-file') return refused(failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`))
+    let usb: UsbBackend
+    try {
+      usb = await backend()
+    } catch (error) {
+      // The `usb` package could not be loaded here: no printer without usblp can be reached.
+      return refused(failure('printer.unreachable', (error as Error).message))
+    }
+    return usbBulkChannel(connection, usb)(events, signal)
   }
 }
 

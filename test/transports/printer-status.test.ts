@@ -22,10 +22,7 @@ describe('printer status commands', () => {
 
   test('the answers read as the reason the printer cannot print, paper first', () => {
     const where = '10.0.0.9:9100'
-    const problem = (printer: number, cause: number, paper: number) => {
-      const error = statusProblem(printer, cause, paper, where)
-      return error && { code: error.code, retryable: error.retryable, message: error.message }
-    }
+    const problem = (printer: number, cause: number, paper: number) => statusProblem(printer, cause, paper, where)
     expect(problem(0x12, 0x12, 0x12)).toBeUndefined()
     // Paper near its end still prints.
     expect(problem(0x12, 0x12, 0x1e)).toBeUndefined()

@@ -11,7 +11,6 @@ import { parseConnectionUri, type Connection } from '../../src/domain/connection
 import { DeviceFinder, listDeviceFiles } from '../../src/transports/devices.ts'
 import { ioctl, TCGETS } from '../../src/transports/libc.ts'
 import { submit, type Transports } from '../../src/transports/submit.ts'
-import { SubmitError } from '../../src/transports/submit-error.ts'
 import { readTermios, TERMIOS_SIZE, termiosFor } from '../../src/transports/termios.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { tempDir } from '../support/hub.ts'
@@ -66,7 +65,7 @@ describe('serial port settings', () => {
 
   test('the transport sets the port raw, at its speed and flow control, as the kernel then reports it', async () => {
     const emulator = serialPrinter()
-    await submit(connection(`serial://${emulator.serialPath}?baud=19200&flow=xonxoff`), job(1), new AbortController().signal, transports(), { profile: 'generic-80mm', width: 80 })
+    expect(await submit(connection(`serial://${emulator.serialPath}?baud=19200&flow=xonxoff`), job(1), new AbortController().signal, transports(), { profile: 'generic-80mm', width: 80 })).toEqual({ ok: true })
     const fd = openSync(emulator.serialPath, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK)
     const termios = new Uint8Array(TERMIOS_SIZE)
     ioctl(fd, TCGETS, termios, 'TCGETS')
@@ -79,9 +78,10 @@ describe('printing on a serial printer', () => {
   test('status before, the job byte for byte, the printer confirms it printed', async () => {
     const emulator = serialPrinter()
     const bytes = job(20)
-    const submission = await submit(connection(`serial://${emulator.serialPath}?baud=115200`), bytes, new AbortController().signal, transports(), EPSON)
-    expect(submission.printed).toBeDefined()
-    await submission.printed
+    const outcome = await submit(connection(`serial://${emulator.serialPath}?baud=115200`), bytes, new AbortController().signal, transports(), EPSON)
+    if (!outcome.ok) throw new Error('the job was not sent')
+    expect(outcome.printed).toBeDefined()
+    expect(await outcome.printed).toEqual({ ok: true })
     const receipt = await printed(emulator)
     expect(receipt.bytes).toEqual(bytes)
     expect(receipt.lost).toBe(0)
@@ -91,17 +91,15 @@ describe('printing on a serial printer', () => {
   test('out of paper: not a byte of the job, a retryable printer.paper_out', async () => {
     const emulator = serialPrinter()
     emulator.set({ paper: 'out' })
-    const error = await submit(connection(`serial://${emulator.serialPath}`), job(3), new AbortController().signal, transports(), EPSON).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(SubmitError)
-    expect(error).toMatchObject({ code: 'printer.paper_out', retryable: true })
+    const outcome = await submit(connection(`serial://${emulator.serialPath}`), job(3), new AbortController().signal, transports(), EPSON)
+    expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.paper_out', retryable: true } })
     emulator.stop()
     expect(emulator.receipts).toEqual([])
   })
 
   test('no port: printer.unreachable, retryable, in plain words', async () => {
-    const error = await submit(connection('serial:///dev/ttyUSB97'), job(1), new AbortController().signal, transports(), EPSON).catch((e: unknown) => e)
-    expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
-    expect((error as Error).message).toContain('There is no printer at /dev/ttyUSB97')
+    const outcome = await submit(connection('serial:///dev/ttyUSB97'), job(1), new AbortController().signal, transports(), EPSON)
+    expect(outcome).toEqual({ ok: false, failure: { code: 'printer.unreachable', message: 'There is no printer at /dev/ttyUSB97 (unplugged or switched off?).', retryable: true } })
   })
 })
 
@@ -112,7 +110,7 @@ describe('flow control: 9,600 baud, a 45-byte buffer printed at 300 bytes a seco
   async function send(line: SerialLineOptions, hostFlow: string): Promise<EmulatedReceipt> {
     const emulator = serialPrinter({ ...slow, ...line })
     // A generic profile: no status requests, only the job on the line.
-    await submit(connection(`serial://${emulator.serialPath}?baud=9600&flow=${hostFlow}`), bytes, new AbortController().signal, transports(), { profile: 'generic-80mm', width: 80 })
+    expect(await submit(connection(`serial://${emulator.serialPath}?baud=9600&flow=${hostFlow}`), bytes, new AbortController().signal, transports(), { profile: 'generic-80mm', width: 80 })).toEqual({ ok: true })
     return printed(emulator)
   }
 
@@ -164,17 +162,16 @@ describe('replug', () => {
       const first = serialPrinter()
       plug(root, 'ttyUSB0', first.serialPath)
       expect(listDeviceFiles(t.devices.roots)).toEqual([{ kind: 'serial', path: '/dev/ttyUSB0', usb: { vendorId: 0x0403, productId: 0x6001, serial: 'A1B2' }, driver: undefined }])
-      await submit(port, job(1), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 })
+      expect(await submit(port, job(1), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 })).toEqual({ ok: true })
       expect((await printed(first)).bytes).toEqual(job(1))
 
       unplug(root, 'ttyUSB0')
       first.stop()
-      const error = await submit(port, job(2), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 }).catch((e: unknown) => e)
-      expect(error).toMatchObject({ code: 'printer.unreachable', retryable: true })
+      expect(await submit(port, job(2), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 })).toMatchObject({ ok: false, failure: { code: 'printer.unreachable', retryable: true } })
 
       const second = serialPrinter()
       plug(root, 'ttyUSB1', second.serialPath)
-      await submit(port, job(3), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 })
+      expect(await submit(port, job(3), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 })).toEqual({ ok: true })
       expect((await printed(second)).bytes).toEqual(job(3))
     } finally {
       rmSync(root, { recursive: true, force: true })

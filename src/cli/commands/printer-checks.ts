@@ -11,8 +11,7 @@ import { parseConnectionUri } from '../../domain/connection-uri.ts'
 import { detectPrinters } from '../../transports/detect.ts'
 import { DeviceFinder } from '../../transports/devices.ts'
 import type { PrinterCondition } from '../../transports/printer-status.ts'
-import { probe, submit, type Transports } from '../../transports/submit.ts'
-import { SubmitError } from '../../transports/submit-error.ts'
+import { probe, speaksBack, submit, type Transports } from '../../transports/submit.ts'
 import { loadUsbBackend } from '../../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../../transports/virtual.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withProject } from '../command.ts'
@@ -56,18 +55,15 @@ export const printersProbeCommand: Command = {
     const uri = positional(args, 0, 'URI', 1)
     const parsed = parseConnectionUri(uri)
     if (!parsed.ok) throw new UsageError(parsed.message)
-    let condition: PrinterCondition | null
-    try {
-      condition = await probe(parsed.connection, { ...transports(), usb: loadUsbBackend })
-    } catch (error) {
-      if (error instanceof RangeError) throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
-      if (!(error instanceof SubmitError)) throw error
-      if (args.values.json) printJson(io, { connection: uri, reachable: false, error: { code: error.code, message: error.message } })
-      else io.err(`${uri}: ${error.message}`)
+    if (!speaksBack(parsed.connection)) throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
+    const probed = await probe(parsed.connection, { ...transports(), usb: loadUsbBackend })
+    if (!probed.ok) {
+      if (args.values.json) printJson(io, { connection: uri, reachable: false, error: { code: probed.failure.code, message: probed.failure.message } })
+      else io.err(`${uri}: ${probed.failure.message}`)
       return 1
     }
-    if (args.values.json) return printJson(io, { connection: uri, reachable: true, status: condition })
-    io.out(`${uri}: reachable; ${describeCondition(condition)}`)
+    if (args.values.json) return printJson(io, { connection: uri, reachable: true, status: probed.condition })
+    io.out(`${uri}: reachable; ${describeCondition(probed.condition)}`)
   },
 }
 
@@ -112,10 +108,10 @@ export const printersTestCommand: Command = {
     if (!parsed.ok) throw new CliError(`printer "${id}" has an invalid connection: ${parsed.message}`)
     const links = { ...transports(), usb: loadUsbBackend }
     let status = 'not asked (virtual printer or file)'
-    try {
-      if (findProfile(printer.profile)?.status.realtime) status = describeCondition(await probe(parsed.connection, links))
-    } catch (error) {
-      if (!(error instanceof SubmitError) && !(error instanceof RangeError)) throw error
+    if (speaksBack(parsed.connection) && findProfile(printer.profile)?.status.realtime) {
+      const probed = await probe(parsed.connection, links)
+      // A printer that cannot be reached fails the test page below, saying why.
+      if (probed.ok) status = describeCondition(probed.condition)
     }
     const config = resolveConfig({}, io.env)
     const hub = hubOnTheLan(config.serverName, config.host, config.port)
@@ -126,17 +122,17 @@ export const printersTestCommand: Command = {
       if (error instanceof RenderError) throw new CliError(`the test page cannot be printed on this model: ${error.message}`)
       throw error
     }
-    try {
-      const submission = await submit(parsed.connection, bytes, new AbortController().signal, links, printer)
-      await submission.printed
-      const confirmed = submission.printed !== undefined
-      if (args.values.json) return printJson(io, { printer: id, printed: true, confirmed, status })
-      io.out(`Printed a test page on "${id}" (${printer.connection})${confirmed ? ', and the printer confirmed it' : ''}; status before: ${status}.`)
-    } catch (error) {
-      if (!(error instanceof SubmitError)) throw error
-      if (args.values.json) printJson(io, { printer: id, printed: false, error: { code: error.code, message: error.message }, status })
-      else io.err(`The test page did not print on "${id}": ${error.message} (${error.code})`)
+    const submitted = await submit(parsed.connection, bytes, new AbortController().signal, links, printer)
+    const outcome = submitted.ok ? ((await submitted.printed) ?? submitted) : submitted
+    if (!outcome.ok) {
+      if ('cancelled' in outcome) throw new Error('the test page was cancelled, but nothing cancels it')
+      const { code, message } = outcome.failure
+      if (args.values.json) printJson(io, { printer: id, printed: false, error: { code, message }, status })
+      else io.err(`The test page did not print on "${id}": ${message} (${code})`)
       return 1
     }
+    const confirmed = submitted.ok && submitted.printed !== undefined
+    if (args.values.json) return printJson(io, { printer: id, printed: true, confirmed, status })
+    io.out(`Printed a test page on "${id}" (${printer.connection})${confirmed ? ', and the printer confirmed it' : ''}; status before: ${status}.`)
   },
 }
