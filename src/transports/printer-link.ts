@@ -26,6 +26,9 @@ type Asked = { ok: true; status: number[] | undefined } | Stopped
 const silentPrinters = new Map<string, number>()
 let processIds = 0
 
+/** For what nothing cancels: asking an idle printer, and what follows a job's last byte. */
+const UNCANCELLABLE = new AbortController().signal
+
 /** A fresh 4-character process ID, so an answer to an earlier job is never taken for this one's. */
 function nextProcessId(): Uint8Array {
   processIds = (processIds + 1) % 10_000
@@ -61,10 +64,11 @@ async function send(link: PrinterLink, where: string, bytes: Uint8Array, signal:
     link.close()
     return { ok: true }
   }
+  // Every byte of the job is out: from here it is the printer's, and cancelling can no longer stop
+  // it (a job called cancelled that the printer then prints would be a lie).
   const id = nextProcessId()
-  const unasked = await link.write(requestProcessId(id), signal)
+  const unasked = await link.write(requestProcessId(id), UNCANCELLABLE)
   if (unasked) return unasked
-  // From here the job is the printer's: cancelling can no longer stop it.
   return { ok: true, printed: link.confirmation(id).finally(() => link.close()) }
 }
 
@@ -81,12 +85,11 @@ export async function readLinkStatus(open: OpenChannel, where: string): Promise<
 
 /** What the printer's real-time status says, asked on a connection of its own (nothing cancels it). */
 export async function probeLink(open: OpenChannel, where: string): Promise<ProbeOutcome> {
-  const never = new AbortController().signal
-  const opened = await PrinterLink.open(open, where, never)
+  const opened = await PrinterLink.open(open, where, UNCANCELLABLE)
   if (!opened.ok) return uncancelled(opened)
   let asked: Asked
   try {
-    asked = await opened.link.askStatus(never)
+    asked = await opened.link.askStatus(UNCANCELLABLE)
   } finally {
     opened.link.close()
   }
@@ -156,7 +159,6 @@ class PrinterLink {
     const expected = processIdResponse(id)
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS
     let nextPoll = Date.now() + PRINTING_POLL_MS
-    const never = new AbortController().signal
     for (;;) {
       if (this.responses.some((response) => response.every((byte, i) => byte === expected[i]))) return { ok: true }
       if (this.failure) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false))
@@ -168,7 +170,7 @@ class PrinterLink {
       if (Date.now() >= nextPoll) {
         this.expectedStatuses++
         // A write that fails ends the connection, which the next round reads as unconfirmed.
-        void this.write(transmitRealtimeStatus(2), never)
+        void this.write(transmitRealtimeStatus(2), UNCANCELLABLE)
         nextPoll = Date.now() + PRINTING_POLL_MS
       }
       await this.answer(Math.min(deadline, nextPoll) - Date.now())
