@@ -8,15 +8,15 @@ import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { RenderError, render, targetFor } from '../render/render.ts'
-import { parseConnectionUri } from '../domain/connection-uri.ts'
 import { submit, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
-import { type CatalogPrinter, describePrinter, type PrinterCatalog } from './catalog.ts'
-import { STATUS_POLL_MS, StatusWatch } from './status-watch.ts'
+import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from './catalog.ts'
+import { STATUS_POLL_MS } from '../domain/settings.ts'
+import { StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import type { AgentKey } from './identity.ts'
 import type { Ledger, LedgerJob } from './ledger.ts'
@@ -39,7 +39,7 @@ export interface AgentOptions {
   devices?: DeviceFinder
   version: string
   log?: (line: string) => void
-  /** How often idle printers are asked their status (default STATUS_POLL_MS). */
+  /** How often idle printers are asked their status (default STATUS_POLL_MS.default, as the hub's). */
   statusPollMs?: number
   /** Told when a printer's state changes (the hub's dashboard shows it). */
   printerStateChanged?: (printerId: string, state: PrinterState) => void
@@ -60,7 +60,7 @@ export class Agent {
   private readonly stopping = Promise.withResolvers<void>()
   private revision = 0
   /** The catalog as last read (every CATALOG_POLL_MS, and when the hub says it changed). */
-  private printers = new Map<string, CatalogPrinter>()
+  private printers = new Map<string, ServedPrinter>()
   private described: PrinterDescriptor[] = []
   private catalogTimer: Timer | undefined
   private loop: Promise<void> = Promise.resolve()
@@ -75,7 +75,7 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder() }
-    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS, this.transports, (printerId, state) => {
+    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()
       options.printerStateChanged?.(printerId, state)
     })
@@ -216,7 +216,7 @@ export class Agent {
 
   private refreshCatalog(): void {
     const printers = this.options.catalog.printers()
-    this.printers = new Map(printers.map((printer) => [printer.id, printer]))
+    this.printers = new Map(printers.map((printer) => [printer.id, served(printer)]))
     this.describe()
   }
 
@@ -279,7 +279,7 @@ export class Agent {
   private async print(job: LedgerJob): Promise<void> {
     const printer = this.printers.get(job.printerId)
     if (!printer) return this.fail(job, { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
-    const parsed = parseConnectionUri(printer.connection)
+    const parsed = printer.parsed
     if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
     const connection = parsed.connection
     let bytes: Uint8Array

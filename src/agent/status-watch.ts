@@ -2,14 +2,11 @@
 // serial or USB printer whose model answers real-time status, and learned from every job's outcome. A change
 // is reported at once, so the hub holds the jobs of a printer out of paper instead of spending
 // attempts on it, and sends them when it is back.
-import { parseConnectionUri } from '../domain/connection-uri.ts'
 import type { FailureCode } from '../protocol/failures.ts'
 import { availabilityOf, type PrinterAvailability, type PrinterState } from '../domain/printer-state.ts'
 import { readStatus, type Transports } from '../transports/submit.ts'
-import type { CatalogPrinter } from './catalog.ts'
+import type { ServedPrinter } from './catalog.ts'
 
-/** How often an idle printer is asked, by default (the hub's is PRINTHUB_STATUS_POLL_MS). */
-export const STATUS_POLL_MS = 2_000
 
 /** Failures of a job that say the printer cannot print now, and the state they put it in. */
 const FAILURE_STATES: Partial<Record<FailureCode, PrinterState>> = { 'printer.paper_out': 'paper_out', 'printer.cover_open': 'cover_open', 'printer.error': 'error', 'printer.offline': 'offline', 'printer.unreachable': 'offline' }
@@ -39,7 +36,7 @@ export class StatusWatch {
   }
 
   /** Starts asking, every interval, the printers `printers()` lists that `busy` does not say are printing. */
-  start(printers: () => Iterable<CatalogPrinter>, busy: (printerId: string) => boolean): void {
+  start(printers: () => Iterable<ServedPrinter>, busy: (printerId: string) => boolean): void {
     const round = () => {
       for (const printer of printers()) if (!busy(printer.id) && !this.asking.has(printer.id)) void this.ask(printer)
     }
@@ -60,8 +57,8 @@ export class StatusWatch {
     else if (FAILURE_STATES[failureCode]) this.set(printerId, FAILURE_STATES[failureCode])
   }
 
-  private async ask(printer: CatalogPrinter): Promise<void> {
-    const parsed = parseConnectionUri(printer.connection)
+  private async ask(printer: ServedPrinter): Promise<void> {
+    const parsed = printer.parsed
     const asked = parsed.ok ? readStatus(parsed.connection, this.transports, printer) : undefined
     if (!asked) return
     this.asking.add(printer.id)

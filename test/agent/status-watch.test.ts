@@ -1,6 +1,7 @@
 // The idle status watch: what it learns from a printer's own answers, and that it tells nothing
 // once stopped (an answer still on its way when the hub stops must not reach a closed store).
 import { expect, test } from 'bun:test'
+import { served } from '../../src/agent/catalog.ts'
 import { StatusWatch } from '../../src/agent/status-watch.ts'
 import type { PrinterState } from '../../src/domain/printer-state.ts'
 import { DeviceFinder } from '../../src/transports/devices.ts'
@@ -30,7 +31,7 @@ function heldPrinter(answer: number) {
   }
 }
 
-const printer = (port: number) => ({ id: 'kitchen', name: 'Kitchen', connection: `tcp://127.0.0.1:${port}`, profile: 'epson-tm-t20iii', width: 80 as const })
+const printer = (port: number) => served({ id: 'kitchen', name: 'Kitchen', connection: `tcp://127.0.0.1:${port}`, profile: 'epson-tm-t20iii', width: 80 })
 
 test('tells each change of state it learns from the printer', async () => {
   const held = heldPrinter(0x12)
