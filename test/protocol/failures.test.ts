@@ -18,6 +18,12 @@ describe('failure codes', () => {
     expect(rows).toEqual(FAILURE_CODES.map((code) => ({ code, retryable: FAILURES[code].retryable, meaning: FAILURES[code].meaning })))
   })
 
+  test('docs/failure-codes.md lists every former spelling with today\'s', () => {
+    const doc = readFileSync(join(import.meta.dir, '../../docs/failure-codes.md'), 'utf8')
+    const rows = Object.fromEntries([...doc.matchAll(/^\| `([a-z_]+)` \| `([a-z._]+)` \|$/gm)].map(([, former, today]) => [former, today]))
+    expect(rows).toEqual({ ...FORMER_SPELLINGS })
+  })
+
   test('former spellings all lead into the family, and none is still in it', () => {
     for (const [former, today] of Object.entries(FORMER_SPELLINGS)) {
       expect(isFailureCode(today)).toBe(true)
