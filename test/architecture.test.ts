@@ -84,6 +84,13 @@ describe('architecture', () => {
     expect(wrong).toEqual([])
   })
 
+  test('the web framework only at the HTTP edges; SQLite only in the store, the SQLite kit and the agent\'s ledger', () => {
+    const users = (pkg: string) =>
+      sources.filter((file) => new RegExp(`from '${pkg}'`).test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))
+    expect(users('elysia').filter((file) => !/^(api|admin|dashboard|http)\//.test(file))).toEqual([])
+    expect(users('bun:sqlite').filter((file) => !/^(store|sqlite)\//.test(file) && file !== 'agent/ledger.ts')).toEqual([])
+  })
+
   test(`no file of src/ or scripts/ is longer than ${MAX_LINES} lines`, () => {
     const long = [...sources, ...filesUnder(join(ROOT, 'scripts'), /\.ts$/)]
       .map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))

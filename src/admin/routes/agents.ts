@@ -4,6 +4,7 @@ import { encodeQR } from '@paulmillr/qr'
 import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
+import type { PaperWidth, PrintDocument } from '../../protocol/document.ts'
 import { EXPIRES_IN_MS } from '../../protocol/limits.ts'
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
 import { integer, object, optional } from '../../protocol/rules.ts'
@@ -12,6 +13,23 @@ import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
 
 const MAX_BODY = 1_024
+
+/** The pairing code on paper, with the command that uses it and its QR code. */
+function pairingCodePage(width: PaperWidth, code: string, expiresAt: string, command: string): PrintDocument {
+  return {
+    width,
+    sections: [
+      { type: 'text', value: 'Pairing code', align: 'center', bold: true },
+      { type: 'text', value: code, align: 'center', bold: true },
+      { type: 'text', value: `Valid until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC, once.` },
+      { type: 'text', value: 'On the agent machine run:' },
+      { type: 'text', value: command },
+      { type: 'qr', value: command },
+      { type: 'feed', lines: 1 },
+      { type: 'cut' },
+    ],
+  }
+}
 
 export function agentRoutes(context: AdminContext) {
   const { store } = context
@@ -46,26 +64,14 @@ export function agentRoutes(context: AdminContext) {
         if (printer) {
           const { job } = submittedJob(
             await context.jobs.submit({
-            projectId: printer.projectId,
-            printerId: printer.id,
-            idempotencyKey: `pairing-code-${crypto.randomUUID()}`,
-            document: {
-              width: printer.width,
-              sections: [
-                { type: 'text', value: 'Pairing code', align: 'center', bold: true },
-                { type: 'text', value: code, align: 'center', bold: true },
-                { type: 'text', value: `Valid until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC, once.` },
-                { type: 'text', value: 'On the agent machine run:' },
-                { type: 'text', value: command },
-                { type: 'qr', value: command },
-                { type: 'feed', lines: 1 },
-                { type: 'cut' },
-              ],
-            },
-            metadata: { printhub: 'pairing-code' },
-            expiresInMs: Math.max(EXPIRES_IN_MS.min, Date.parse(expiresAt) - context.now()),
-            maxAttempts: 1,
-          }),
+              projectId: printer.projectId,
+              printerId: printer.id,
+              idempotencyKey: `pairing-code-${crypto.randomUUID()}`,
+              document: pairingCodePage(printer.width, code, expiresAt, command),
+              metadata: { printhub: 'pairing-code' },
+              expiresInMs: Math.max(EXPIRES_IN_MS.min, Date.parse(expiresAt) - context.now()),
+              maxAttempts: 1,
+            }),
           )
           printed = job
         }
