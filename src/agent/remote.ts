@@ -2,7 +2,7 @@
 // its own data directory (`printhub printers add --local`), over a WebSocket to the hub.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { DISCOVERY_PATHS, discoveryRule } from '../protocol/discovery.ts'
+import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule } from '../protocol/discovery.ts'
 import { MAX_AUTH_FRAME_BYTES } from '../protocol/limits.ts'
 import { pairingResponseRule } from '../protocol/pairing.ts'
 import { validate } from '../protocol/rules.ts'
@@ -34,44 +34,90 @@ export function pairingOf(ledger: Ledger): Pairing | undefined {
   return Object.values(values).every((v) => v !== undefined) ? (values as unknown as Pairing) : undefined
 }
 
-async function fetchJson(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
+/** An HTTP answer as JSON, or why there is none (unreachable, too large, not JSON). */
+type JsonAnswer = { ok: true; status: number; body: unknown } | { ok: false; problem: string }
+
+async function fetchJson(url: string, init: RequestInit = {}): Promise<JsonAnswer> {
   let response: Response
   try {
     response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) })
   } catch (error) {
-    throw new PairingError(`cannot reach ${url}: ${(error as Error).message}`)
+    return { ok: false, problem: `cannot reach ${url}: ${(error as Error).message}` }
   }
   const text = await response.text()
-  if (text.length > MAX_ANSWER_BYTES) throw new PairingError(`${url} answered more than ${MAX_ANSWER_BYTES} bytes`)
+  if (text.length > MAX_ANSWER_BYTES) return { ok: false, problem: `${url} answered more than ${MAX_ANSWER_BYTES} bytes` }
   try {
-    return { status: response.status, body: JSON.parse(text) }
+    return { ok: true, status: response.status, body: JSON.parse(text) }
   } catch {
-    throw new PairingError(`${url} did not answer JSON (HTTP ${response.status})`)
+    return { ok: false, problem: `${url} did not answer JSON (HTTP ${response.status})` }
   }
 }
 
-/** An endpoint from discovery: an absolute path replaces the base URL's path (reference 1.3). */
-function resolveEndpoint(base: URL, endpoint: string): URL {
-  return new URL(endpoint, base.origin)
+const isSuccess = (status: number) => status >= 200 && status < 300
+
+/**
+ * The service's base URL as OpenPrinter agents take it (reference 1.3): http or https, a host, no
+ * user name or fragment; the query is dropped and trailing slashes trimmed from the path, which
+ * is kept (a service mounted under a prefix is discovered below it).
+ */
+export function serviceBase(server: string): URL {
+  let base: URL
+  try {
+    base = new URL(server.trim())
+  } catch {
+    throw new PairingError(`--server must be the service's URL, like http://192.168.1.10:8080 (got "${server}")`)
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new PairingError('--server must be an http:// or https:// URL')
+  if (base.username || base.password || base.hash) throw new PairingError('--server must not carry a user name, password or #fragment')
+  base.search = ''
+  base.pathname = base.pathname.replace(/\/+$/, '') || '/'
+  return base
+}
+
+/** Where the service at `base` answers discovery at `path`: below the base's own path. */
+function discoveryUrl(base: URL, path: string): string {
+  return `${base.origin}${base.pathname.replace(/\/+$/, '')}${path}`
+}
+
+/** Asks each discovery path in turn; the first valid document wins, whatever the service is called. */
+async function discover(base: URL): Promise<DiscoveryDocument> {
+  const tried: string[] = []
+  for (const path of DISCOVERY_PATHS) {
+    const url = discoveryUrl(base, path)
+    const answer = await fetchJson(url)
+    if (!answer.ok) {
+      tried.push(answer.problem)
+      continue
+    }
+    const document = validate(discoveryRule, answer.body)
+    if (isSuccess(answer.status) && document.ok) return document.value
+    tried.push(`${url} answered HTTP ${answer.status}${document.ok ? '' : ', not a discovery document'}`)
+  }
+  throw new PairingError(`${discoveryUrl(base, '')} is not an OpenPrinter service: ${tried.join('; ')}`)
 }
 
 /**
- * Discovers the hub, makes a key pair (the private key stays in `dataDir`, mode 0600), and pairs
- * with the one-time code. On any failure the new key is deleted and nothing is recorded.
+ * An endpoint from discovery (reference 1.3): an absolute path replaces the base URL's path, an
+ * absolute URL stands as it is; an https service's endpoint may not fall back to plain http or ws.
+ */
+function resolveEndpoint(base: URL, endpoint: string, what: string): URL {
+  const resolved = new URL(endpoint, base.origin)
+  if (resolved.username || resolved.password || resolved.hash) throw new PairingError(`the service's ${what} endpoint carries a user name or a #fragment`)
+  if (base.protocol === 'https:' && (resolved.protocol === 'http:' || resolved.protocol === 'ws:')) throw new PairingError(`the service is https but its ${what} endpoint is not: ${resolved.href}`)
+  return resolved
+}
+
+/**
+ * Discovers the service, makes a key pair (the private key stays in `dataDir`, mode 0600), and
+ * pairs with the one-time code. On any failure the new key is deleted and nothing is recorded.
  */
 export async function pairAgent(options: { server: string; code: string; name: string; dataDir: string; version: string }): Promise<Pairing> {
-  let base: URL
-  try {
-    base = new URL(options.server)
-  } catch {
-    throw new PairingError(`--server must be the hub's URL, like http://192.168.1.10:8080 (got "${options.server}")`)
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new PairingError('--server must be an http:// or https:// URL')
-  const discovered = await fetchJson(new URL(DISCOVERY_PATHS[0], base.origin).href)
-  const discovery = validate(discoveryRule, discovered.body)
-  if (discovered.status !== 200 || !discovery.ok) throw new PairingError(`${base.origin} is not a printhub (its discovery answer is not valid)`)
-  const gateway = resolveEndpoint(base, discovery.value.endpoints.gateway)
+  const base = serviceBase(options.server)
+  const discovery = await discover(base)
+  const gateway = resolveEndpoint(base, discovery.endpoints.gateway, 'gateway')
   gateway.protocol = gateway.protocol === 'https:' || gateway.protocol === 'wss:' ? 'wss:' : 'ws:'
+  const pairingUrl = resolveEndpoint(base, discovery.endpoints.pairing, 'pairing')
+  if (pairingUrl.protocol !== 'http:' && pairingUrl.protocol !== 'https:') throw new PairingError(`the service's pairing endpoint is not http or https: ${pairingUrl.href}`)
   const ledger = Ledger.open(options.dataDir)
   try {
     const key = AgentKey.create(options.dataDir)
@@ -84,15 +130,16 @@ export async function pairAgent(options: { server: string; code: string; name: s
       }
       const body = JSON.stringify(request)
       if (body.length > MAX_AUTH_FRAME_BYTES) throw new PairingError('--name is too long')
-      const answer = await fetchJson(resolveEndpoint(base, discovery.value.endpoints.pairing).href, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-      if (answer.status !== 200) {
+      const answer = await fetchJson(pairingUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      if (!answer.ok) throw new PairingError(answer.problem)
+      if (!isSuccess(answer.status)) {
         const error = (answer.body as { error?: { code?: string; message?: string } }).error
-        throw new PairingError(`the hub refused to pair: ${error?.code ?? `HTTP ${answer.status}`}${error?.message ? ` (${error.message})` : ''}`)
+        throw new PairingError(`the service refused to pair: ${error?.code ?? `HTTP ${answer.status}`}${error?.message ? ` (${error.message})` : ''}`)
       }
       const paired = validate(pairingResponseRule, answer.body)
-      if (!paired.ok) throw new PairingError('the hub answered the pairing with something else than a pairing')
-      if (paired.value.serverId !== discovery.value.server.id) throw new PairingError('the hub that paired is not the hub that was discovered')
-      const pairing: Pairing = { server: base.origin, gateway: gateway.href, serverId: paired.value.serverId, agentId: paired.value.agentId, keyId: paired.value.keyId }
+      if (!paired.ok) throw new PairingError('the service answered the pairing with something else than a pairing')
+      if (paired.value.serverId !== discovery.server.id) throw new PairingError('the service that paired is not the one that was discovered')
+      const pairing: Pairing = { server: discoveryUrl(base, ''), gateway: gateway.href, serverId: paired.value.serverId, agentId: paired.value.agentId, keyId: paired.value.keyId }
       ledger.setSettings(Object.fromEntries(Object.entries(SETTINGS).map(([name, key]) => [key, pairing[name as keyof Pairing]])))
       return pairing
     } catch (error) {

@@ -3,7 +3,8 @@ import { CHALLENGE_TTL_SECONDS, PROTOCOL_VERSION } from './limits.ts'
 import { integer, object, oneOf, type Rule, string } from './rules.ts'
 import { identifier, shortString } from './values.ts'
 
-export const DISCOVERY_PATHS = ['/.well-known/printservice', '/.well-known/openprinter'] as const
+/** Where discovery answers: the protocol's own path first (every OpenPrinter host serves it), then the printservice brand's. */
+export const DISCOVERY_PATHS = ['/.well-known/openprinter', '/.well-known/printservice'] as const
 export const PAIRING_PATH = '/printservice/pair'
 export const GATEWAY_PATH = '/.well-known/printservice/gateway'
 export const AUTHENTICATION_METHOD = 'pairing-code-ed25519'

@@ -11,6 +11,6 @@ export function discoveryRoutes({ serverId, serverName, serverVersion, challenge
     authentication: { method: AUTHENTICATION_METHOD, challengeTtlSeconds },
   })
   // Stock OpenPrinter agents ask at /.well-known/openprinter; the printservice path is the brand's.
-  const [printservice, openprinter] = DISCOVERY_PATHS
+  const [openprinter, printservice] = DISCOVERY_PATHS
   return new Elysia().get(printservice, document).get(openprinter, document)
 }
