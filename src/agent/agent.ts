@@ -238,9 +238,12 @@ export class Agent {
       this.log(`agent: job ${payload.jobId} refused: ${outcome.reason}`)
       return
     }
+    // The wait for the disk is asked for first: the acknowledgement goes out before any report of
+    // the job (a printer it does not have fails the job at once), as the protocol orders them.
+    const stored = this.options.ledger.durable()
     // Started before the wait, so that the printer's claim of the job shares the receipt's flush.
     if (outcome.kind === 'new') this.work(payload.printerId)
-    await this.options.ledger.durable()
+    await stored
     // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
     // A printhub hub sends a job again after a restart to learn how it ended: the reports it may

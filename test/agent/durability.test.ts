@@ -216,3 +216,14 @@ describe('the agent reports a job only once the ledger change it reports is on d
     expect(sent).toHaveLength(heard.length)
   })
 })
+
+describe('the order of an agent’s reports', () => {
+  test('a job for a printer the agent does not have: job_received first, then job_failed printer.not_found', async () => {
+    const lost = { ...printJobPayload('prints'), printerId: 'gone' }
+    const before = sent.length
+    printJob(lost)
+    await waitFor(() => heardOf(lost.jobId, 'failed') === 1)
+    expect(sent.slice(before).filter((s) => s.jobId === lost.jobId).map((s) => s.type)).toEqual(['agent.job_received', 'agent.job_failed'])
+    expect(heard.filter((r) => r.jobId === lost.jobId)).toMatchObject([{ kind: 'received' }, { kind: 'failed', failure: { code: 'printer.not_found', retryable: true } }])
+  })
+})
