@@ -20,6 +20,11 @@ export interface DispatcherSettings {
   cancelGraceMs: number
   /** How often expiry and operators' cancellations are looked for. */
   sweepMs: number
+  /**
+   * How long an agent that holds jobs may stay away (after the hub started, or since it was last
+   * connected) before the hub gives up on those of them whose time ran out.
+   */
+  agentReturnGraceMs: number
   now: () => number
   log: (line: string) => void
   /** Told when an agent connected, reported its printers, or went away (the dashboard's printer states). */
@@ -55,6 +60,7 @@ export class Dispatcher implements AgentListener {
   private readonly due = new Set<string>()
   private dispatchScheduled = false
   private sweeper: Timer | undefined
+  private startedAt = 0
   private stopped = false
 
   constructor(
@@ -66,6 +72,7 @@ export class Dispatcher implements AgentListener {
   }
 
   start(): void {
+    this.startedAt = this.settings.now()
     this.sweeper = setInterval(() => this.sweep(), this.settings.sweepMs)
   }
 
@@ -312,6 +319,22 @@ export class Dispatcher implements AgentListener {
       }
     }
     for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
+    this.giveUpOnGoneAgents(now)
+  }
+
+  /**
+   * Jobs an agent holds that it will never report on end FAILED (they may have printed): those of
+   * a revoked agent at once; those of an agent that stayed away once their time ran out and the
+   * agent has been away for the grace period (counted from the hub's start at the earliest).
+   */
+  private giveUpOnGoneAgents(now: number): void {
+    const awaySince = now - this.settings.agentReturnGraceMs
+    const connected = [...this.sessions.connected()].map(([agentId]) => agentId)
+    // Until the hub has run for the grace period, no agent counts as away: it may be on its way back.
+    for (const job of this.store.jobStates.giveUpOnGoneAgents(connected, awaySince >= this.startedAt ? awaySince : -1)) {
+      this.settings.log(`dispatcher: gave up on ${job.id}: ${job.lastErrorMessage}`)
+      this.jobChanged(job)
+    }
   }
 
   /** Expires jobs whose time ran out; a dispatched one's agent is asked to drop it. */

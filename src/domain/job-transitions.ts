@@ -53,6 +53,11 @@ export const JOB_TRANSITIONS = {
   cancelUnanswered: { from: S.cancellableByAgent, to: ['CANCELLED'] },
   /** The job's time ran out before it reached its agent. */
   expire: { from: S.queued, to: ['EXPIRED'] },
+  /**
+   * The agent that holds the job will not say how it ended: it was revoked, or it has stayed away
+   * past the job's expiry. It may have printed: FAILED, for a person to decide.
+   */
+  agentGone: { from: S.withAgent, to: ['FAILED'] },
 } as const satisfies Record<string, Transition>
 
 export type JobEvent = keyof typeof JOB_TRANSITIONS

@@ -31,6 +31,11 @@ const HANDSHAKE_TIMEOUT_MS = 10_000
 const CANCEL_GRACE_MS = 30_000
 /** How often expiry and cancellations are looked for. */
 const SWEEP_MS = 500
+/**
+ * How long an agent that holds jobs may stay away before the hub gives up on those whose time ran
+ * out: longer than a reconnecting agent's longest wait (60 s, +20 %).
+ */
+export const AGENT_RETURN_GRACE_MS = 120_000
 
 /** Idle connections close after this many seconds; bodies have their own deadline. */
 export const IDLE_TIMEOUT_SECONDS = 30
@@ -80,6 +85,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       agentChanged: (agentId) => board.recordAgent(agentId),
       cancelGraceMs: CANCEL_GRACE_MS,
       sweepMs: SWEEP_MS,
+      agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
       now,
       log: events,
     })

@@ -40,6 +40,9 @@ export type CancelOutcome =
 /** Reports name an attempt the dispatcher started: the first is 1 (a job never sent has none). */
 const isAttempt = (attempt: number): boolean => Number.isSafeInteger(attempt) && attempt >= 1
 
+const AGENT_REVOKED = failure('job.recovery_uncertain', 'The agent that had this job was revoked before it said how the job ended; it may have printed. Check the printer and reprint if needed.')
+const AGENT_AWAY = failure('job.recovery_uncertain', 'The agent that had this job went away and has not come back since the job expired; it may have printed. Check the printer and reprint if needed.')
+
 /** The failure an expired job records. */
 const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
@@ -238,6 +241,37 @@ export class JobStates {
       `UPDATE jobs SET state = 'EXPIRED', last_error_code = ?1, last_error_message = ?2, updated_at = ?3 WHERE id = ?4 AND ${from('expire')}`,
     )
     return this.commits.write(() => due.filter((job) => update.run(EXPIRED.code, EXPIRED.message, now, job.id).changes === 1)).map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
+  }
+
+  /**
+   * Jobs an agent holds that it will never report on: its agent was revoked, or has not been
+   * connected since `awaySince` (and is not in `connected`) while the job's time ran out. They end
+   * FAILED `job.recovery_uncertain` (they may have printed); returned as they are now.
+   */
+  giveUpOnGoneAgents(connected: readonly string[], awaySince: number): Job[] {
+    const now = this.now()
+    const held = this.db
+      .query<{ id: string; revoked: number; expired: number; away: number }, { now: number; connected: string; awaySince: number }>(
+        `SELECT j.id, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired,
+                a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince AS away
+         FROM jobs j JOIN printers p ON p.id = j.printer_id JOIN agents a ON a.id = p.agent_id
+         WHERE j.${stateIn(withAgent)}`,
+      )
+      .all({ now, connected: JSON.stringify(connected), awaySince })
+    // Held jobs are few (an agent acknowledges and prints at once): the write lock is taken only when one is due.
+    const due = held.filter((job) => job.revoked || (job.expired && job.away))
+    if (due.length === 0) return []
+    const give = this.db.query<JobRow, [string, string, number, string]>(
+      `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = ?1, last_error_message = ?2, updated_at = ?3
+       WHERE id = ?4 AND ${from('agentGone')} RETURNING ${JOB_COLUMNS}`,
+    )
+    return this.commits.write(() =>
+      due.flatMap((job) => {
+        const reason = job.revoked ? AGENT_REVOKED : AGENT_AWAY
+        const row = give.get(reason.code, reason.message, now, job.id)
+        return row ? [toJob(row)] : []
+      }),
+    )
   }
 
   /** The printers that have jobs not yet with their agent (to wake their queues at start). */

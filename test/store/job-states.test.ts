@@ -30,6 +30,8 @@ interface Variant {
   options?: JobOptions
   /** The job's time ran out before the event. */
   expired?: boolean
+  /** The agent of the job's printer is revoked before the event. */
+  agentRevoked?: boolean
   /** The states of `from` this branch can be reached in (all of them when absent). */
   reachableIn?: readonly JobState[]
   /** The state the event leads to; `same` for an event that leaves the state as it is. */
@@ -142,6 +144,18 @@ const EVENTS = {
     },
     variants: [{ name: 'its time ran out', expired: true, expect: 'EXPIRED', check: (_, __, after) => expect(after.lastErrorCode).toBe('job.expired') }],
   },
+  agentGone: {
+    apply: (store, job, variant) => {
+      if (variant.agentRevoked) store.agents.revoke(store.printers.get(job.printerId)!.agentId)
+      // No agent connected, none seen since now.
+      const given = store.jobStates.giveUpOnGoneAgents([], clock).find((g) => g.id === job.id)
+      return { applied: given !== undefined, returned: given }
+    },
+    variants: [
+      { name: 'its agent was revoked', agentRevoked: true, expect: 'FAILED', check: (_, __, after) => expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }) },
+      { name: 'its agent stayed away past its expiry', expired: true, expect: 'FAILED', check: (_, __, after) => expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }) },
+    ],
+  },
 } as const satisfies Record<JobEvent, EventSpec>
 
 /** The options a variant asks for, as far as `state` can have them (only some states can have a cancellation pending). */
@@ -247,4 +261,22 @@ test('reports always name an attempt the dispatcher started: attempt 0 changes n
   expect(world.store.jobStates.markCompleted(never.id, 0, clock)).toBeUndefined()
   expect(world.store.jobStates.failAttempt(never.id, 0, RETRYABLE, 0)).toBeUndefined()
   expect(world.store.jobs.get(never.id)).toEqual(never)
+})
+
+describe('jobs whose agent is gone', () => {
+  test('held past their expiry, they are given up only when the agent is neither connected nor back since', () => {
+    const held = jobInState(world.store, world, 'DELIVERED')
+    const agentId = world.store.printers.get(held.printerId)!.agentId
+    clock += STEP_MS
+    // Not expired yet: the agent may still report, whatever it is doing.
+    expect(world.store.jobStates.giveUpOnGoneAgents([], clock)).toEqual([])
+    clock += PAST_EXPIRY_MS
+    // Expired, but its agent is connected (it will report), or was seen after the moment asked about.
+    expect(world.store.jobStates.giveUpOnGoneAgents([agentId], clock)).toEqual([])
+    world.store.agents.seen(agentId)
+    expect(world.store.jobStates.giveUpOnGoneAgents([], clock - 1)).toEqual([])
+    expect(world.store.jobs.get(held.id)!.state).toBe('DELIVERED')
+    // Away since then: given up.
+    expect(world.store.jobStates.giveUpOnGoneAgents([], clock).map((job) => [job.id, job.state, job.lastErrorCode])).toEqual([[held.id, 'FAILED', 'job.recovery_uncertain']])
+  })
 })
