@@ -1,17 +1,23 @@
-// Failed attempts per remote address, for what is guessed by trying: pairing codes and the admin
-// password. An address that failed `limit` times within `windowMs` waits until the oldest of
-// those failures is out of the window.
+// Failed attempts per key (a remote address, or an address with what it tried), for what is
+// guessed by trying: pairing codes and the admin password. A key that failed `limit` times within
+// `windowMs` waits until the oldest of those failures is out of the window: the limit ends by
+// itself. Kept in memory: a restart of the hub forgets it (which only ever lets a key try sooner).
 
-/** Addresses remembered at most; the longest-quiet one is forgotten first. */
-const TRACKED_ADDRESSES = 10_000
+/** Keys remembered at most; the longest-quiet one is forgotten first. */
+const TRACKED_KEYS = 10_000
 
 export interface FailureLimit {
   limit: number
   windowMs: number
 }
 
-/** A pairing code has 40 bits, so guessing one takes very many tries: this stops one address from trying for long. */
-export const PAIRING_FAILURES: FailureLimit = { limit: 10, windowMs: 5 * 60_000 }
+/**
+ * Pairing: one code tried again and again from one address (an agent retrying a mistyped code)
+ * stops soon, without blocking the next, correct code from that address; any codes from one
+ * address stop later. A code has 40 bits: at 30 guesses in 5 minutes, guessing one takes millennia.
+ */
+export const PAIRING_CODE_FAILURES: FailureLimit = { limit: 5, windowMs: 5 * 60_000 }
+export const PAIRING_ADDRESS_FAILURES: FailureLimit = { limit: 30, windowMs: 5 * 60_000 }
 /** Argon2id makes every guess of the admin password slow; this makes an address's guesses few. */
 export const LOGIN_FAILURES: FailureLimit = { limit: 5, windowMs: 15 * 60_000 }
 
@@ -28,24 +34,24 @@ export class FailureRateLimit {
     private readonly now: () => number,
   ) {}
 
-  /** Milliseconds until `address` may try again, or 0 when it may try now. */
-  retryAfterMs(address: string): number {
-    const recent = this.recent(address)
+  /** Milliseconds until `key` may try again, or 0 when it may try now. */
+  retryAfterMs(key: string): number {
+    const recent = this.recent(key)
     if (recent.length < this.bounds.limit) return 0
     return recent[recent.length - this.bounds.limit]! + this.bounds.windowMs - this.now()
   }
 
-  recordFailure(address: string): void {
-    const recent = this.recent(address)
+  recordFailure(key: string): void {
+    const recent = this.recent(key)
     recent.push(this.now())
     // Re-insert so the map's order is least recently failed first.
-    this.failures.delete(address)
-    this.failures.set(address, recent.slice(-this.bounds.limit))
-    if (this.failures.size > TRACKED_ADDRESSES) this.failures.delete(this.failures.keys().next().value!)
+    this.failures.delete(key)
+    this.failures.set(key, recent.slice(-this.bounds.limit))
+    if (this.failures.size > TRACKED_KEYS) this.failures.delete(this.failures.keys().next().value!)
   }
 
-  private recent(address: string): number[] {
+  private recent(key: string): number[] {
     const since = this.now() - this.bounds.windowMs
-    return (this.failures.get(address) ?? []).filter((time) => time > since)
+    return (this.failures.get(key) ?? []).filter((time) => time > since)
   }
 }

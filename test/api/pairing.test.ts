@@ -162,13 +162,22 @@ describe('pairing', () => {
     expect((await broken.json()).error.code).toBe('invalid_json')
   })
 
-  test('more than 10 failed attempts in 5 minutes from one address are rate limited', async () => {
-    const { code } = t.hub.store.pairingCodes.create(3_600_000)
-    for (let i = 0; i < 10; i++) await expectPairingError(await pair(await pairingRequest('ZZZZ-ZZZZ')), 'pairing_code_invalid')
-    // Even a good code is refused now, and it is not used up.
-    const limited = await pair(await pairingRequest(code))
+  test('one code tried again and again from one address stops after 5 failures; the next, good code from there still pairs', async () => {
+    for (let i = 0; i < 5; i++) await expectPairingError(await pair(await pairingRequest('ZZZZ-ZZZZ')), 'pairing_code_invalid')
+    // The same code again, however it is written, is refused before it is looked at.
+    const limited = await pair(await pairingRequest('zzzz-zzzz'))
     await expectPairingError(limited, 'pairing_rate_limited')
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
+    const { code } = t.hub.store.pairingCodes.create(300_000)
+    expect((await pair(await pairingRequest(code))).status).toBe(200)
+  })
+
+  test('more than 30 failures from one address in 5 minutes stop it, even with a good code (not used up); the limit ends by itself', async () => {
+    const { code } = t.hub.store.pairingCodes.create(3_600_000)
+    for (let i = 0; i < 30; i++) await expectPairingError(await pair(await pairingRequest(`ZZZZ-ZZ${String(i).padStart(2, '0').replace(/0/g, 'A').replace(/1/g, 'B')}`)), 'pairing_code_invalid')
+    const limited = await pair(await pairingRequest(code))
+    await expectPairingError(limited, 'pairing_rate_limited')
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
     clock += 5 * 60_000
     expect((await pair(await pairingRequest(code))).status).toBe(200)
@@ -183,8 +192,9 @@ describe('pairing', () => {
     for (const exchange of exchanges) exchange.socket.write(body)
     const answers = await Promise.all(exchanges.map((e) => e.response))
     const codes = answers.map((answer) => /"code":"(\w+)"/.exec(answer)?.[1])
-    expect(codes.filter((code) => code === 'pairing_code_invalid')).toHaveLength(10)
-    expect(codes.filter((code) => code === 'pairing_rate_limited')).toHaveLength(20)
+    // One code from one address: five are looked at, the rest refused.
+    expect(codes.filter((code) => code === 'pairing_code_invalid')).toHaveLength(5)
+    expect(codes.filter((code) => code === 'pairing_rate_limited')).toHaveLength(25)
   })
 
   test('successful pairings do not count towards the limit', async () => {

@@ -3,12 +3,12 @@ import { Elysia } from 'elysia'
 import { isUsablePublicKey } from '../../gateway/ed25519.ts'
 import { MAX_AUTH_FRAME_BYTES, PROTOCOL_VERSION } from '../../protocol/limits.ts'
 import { PAIRING_PATH } from '../../protocol/discovery.ts'
-import { type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
+import { normalizePairingCode, type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
 import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
-import { FailureRateLimit, PAIRING_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
+import { FailureRateLimit, PAIRING_ADDRESS_FAILURES, PAIRING_CODE_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
 
 const REJECTIONS = {
   invalid: new ApiError('pairing_code_invalid', 'The pairing code is invalid.'),
@@ -17,6 +17,8 @@ const REJECTIONS = {
   badKey: new ApiError('invalid_public_key', 'The pairing request or public key is invalid.'),
   version: new ApiError('unsupported_protocol_version', 'This server does not support that protocol version.'),
 }
+
+const CODE_REJECTIONS = new Set<string | undefined>([REJECTIONS.invalid.code, REJECTIONS.expired.code, REJECTIONS.consumed.code])
 
 /** The checks of OpenPrinter v1 section 2.5, in its order: version, then shape and key. */
 function parsePairingRequest(body: unknown): PairingRequest {
@@ -29,9 +31,15 @@ function parsePairingRequest(body: unknown): PairingRequest {
 }
 
 export function pairingRoutes({ store, serverId, now }: ApiContext) {
-  const rateLimit = new FailureRateLimit(PAIRING_FAILURES, now)
-  const refuseIfLimited = (address: string) => {
-    const waitMs = rateLimit.retryAfterMs(address)
+  const byAddress = new FailureRateLimit(PAIRING_ADDRESS_FAILURES, now)
+  const byCode = new FailureRateLimit(PAIRING_CODE_FAILURES, now)
+  /** An address with the code it tried, when it sent one. */
+  const codeKey = (address: string, body: unknown) => {
+    const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).code : undefined
+    return typeof code === 'string' ? `${address} ${normalizePairingCode(code).slice(0, 64)}` : undefined
+  }
+  const refuseIfLimited = (address: string, triedCode?: string) => {
+    const waitMs = Math.max(byAddress.retryAfterMs(address), triedCode === undefined ? 0 : byCode.retryAfterMs(triedCode))
     if (waitMs > 0) throw rateLimited('pairing_rate_limited', 'Too many pairing attempts. Try again later.', waitMs)
   }
   return new Elysia().post(
@@ -40,11 +48,13 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
       const address = remoteAddress(request, server)
       // Before reading anything: a limited address costs no more work.
       refuseIfLimited(address)
+      let triedCode: string | undefined
       try {
         const body = await readJsonBody(request, MAX_AUTH_FRAME_BYTES)
-        // Again after the wait for the body, in the same step as the redemption and the failure
-        // count: attempts that were all in flight together are counted one by one.
-        refuseIfLimited(address)
+        triedCode = codeKey(address, body)
+        // Again after the wait for the body, with the code now known, in the same step as the
+        // redemption and the failure count: attempts all in flight together are counted one by one.
+        refuseIfLimited(address, triedCode)
         const pairing = parsePairingRequest(body)
         const outcome = store.pairingCodes.redeem(pairing.code, {
           name: pairing.agent.name,
@@ -59,7 +69,10 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
         await store.commits.durable()
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
-        if (!(error instanceof ApiError && error.code === 'pairing_rate_limited')) rateLimit.recordFailure(address)
+        const code = error instanceof ApiError ? error.code : undefined
+        if (code !== 'pairing_rate_limited') byAddress.recordFailure(address)
+        // A code that did not work counts against that code too; a malformed request only against the address.
+        if (triedCode !== undefined && CODE_REJECTIONS.has(code)) byCode.recordFailure(triedCode)
         throw error
       }
     },
