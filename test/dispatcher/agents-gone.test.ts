@@ -2,24 +2,19 @@
 // end in an honest terminal state in the documented time (FAILED job.recovery_uncertain: they may
 // have printed), also across a hub restart, and never while the agent may still report. A stock
 // OpenPrinter v1 agent over a real WebSocket, a real hub with a clock the test moves.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { AGENT_RETURN_GRACE_MS } from '../../src/hub/start.ts'
 import { Store } from '../../src/store/store.ts'
 import { printJobFor, useGatewayHub } from '../support/gateway-fixtures.ts'
 import { type TestHub, tempDir } from '../support/hub.ts'
 
-const { agents, pair, online, addPrinter, postJob, job, waitForState, startHub } = useGatewayHub()
+const { agents, pair, online, addPrinter, postJob, job, waitForState, startHub, clockedHub } = useGatewayHub()
 
 const EXPIRES_IN_MS = 60_000
 
 describe('with a clock the test moves', () => {
-  let h: TestHub
-  let offset = 0
-  beforeAll(async () => {
-    h = await startHub({ now: () => Date.now() + offset })
-  })
-  afterAll(() => h.stop())
+  const { h, advance } = clockedHub()
 
   /** A job the agent confirmed it holds, and the agent. */
   async function held(options: { cancelled?: boolean } = {}) {
@@ -49,10 +44,10 @@ describe('with a clock the test moves', () => {
     const { agent, jobId } = await held()
     await agent.close()
     // Expired, but the agent has been away for less than the grace: it may still be on its way.
-    offset += EXPIRES_IN_MS + 1_000
+    advance(EXPIRES_IN_MS + 1_000)
     h.hub.dispatcher.sweep()
     expect(job(jobId, h).state).toBe('DELIVERED')
-    offset += AGENT_RETURN_GRACE_MS
+    advance(AGENT_RETURN_GRACE_MS)
     h.hub.dispatcher.sweep()
     expect(job(jobId, h)).toMatchObject({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' })
     expect(job(jobId, h).lastErrorMessage).toContain('has not come back since the job expired')
@@ -60,7 +55,7 @@ describe('with a clock the test moves', () => {
 
   test('an agent that stays connected keeps its jobs, however long they take', async () => {
     const { jobId } = await held()
-    offset += EXPIRES_IN_MS + AGENT_RETURN_GRACE_MS + 1_000
+    advance(EXPIRES_IN_MS + AGENT_RETURN_GRACE_MS + 1_000)
     h.hub.dispatcher.sweep()
     expect(job(jobId, h).state).toBe('DELIVERED')
   })

@@ -5,13 +5,13 @@
 // (test/support/fake-agent.ts), over a real WebSocket; every frame the hub sends is checked against
 // the official JSON Schema and the wire rules as it arrives, and each test asserts real outcomes
 // (job states in the store, the frames on the wire). The happy path is in dispatcher.test.ts.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { printJobFor, useGatewayHub, WIRE_ID } from '../support/gateway-fixtures.ts'
 import { type TestHub, tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
-const { agents, pair, online, addPrinter, postJob, job, waitForState, sync, startHub } = useGatewayHub()
+const { agents, pair, online, addPrinter, postJob, job, waitForState, sync, startHub, clockedHub } = useGatewayHub()
 
 describe('retries', () => {
   test('an unacknowledged attempt times out and is retried under a new wire identity, otherwise identical', async () => {
@@ -138,12 +138,7 @@ describe('retries', () => {
 })
 
 describe('with a clock the test moves', () => {
-  let h: TestHub
-  let offset = 0
-  beforeAll(async () => {
-    h = await startHub({ now: () => Date.now() + offset })
-  })
-  afterAll(() => h.stop())
+  const { h, advance } = clockedHub()
 
   test('cancelling a dispatched job: server.cancel_job with the wire ID, then CANCELLED after the grace period', async () => {
     const credentials = await pair(h)
@@ -160,7 +155,7 @@ describe('with a clock the test moves', () => {
     expect(cancel.payload.jobId).toMatch(WIRE_ID)
     // A stock agent never answers; until the grace period (30 s) is over, the job stays as it was.
     expect(job(created.id, h).state).toBe('DELIVERED')
-    offset += 31_000
+    advance(31_000)
     const cancelled = await waitForState(created.id, 'CANCELLED', 2_000, h)
     expect(cancelled.attemptCount).toBe(1)
     // Asked once.
@@ -178,7 +173,7 @@ describe('with a clock the test moves', () => {
     await agent.next('server.cancel_job', { timeoutMs: 2_000 })
     agent.jobSubmitted(printJob)
     await waitForState(created.id, 'COMPLETED', 3_000, h)
-    offset += 31_000
+    advance(31_000)
     await sync(agent, h)
     // A sweep after the grace period must not turn it into CANCELLED.
     h.hub.dispatcher.sweep()
@@ -191,7 +186,7 @@ describe('with a clock the test moves', () => {
     const created = await postJob(addPrinter(credentials.agentId, 'printer_fake_1', h), { expiresInMs: 10_000 }, h)
     const wireId = `${created.id}.a1`
     const printJob = await printJobFor(agent, wireId)
-    offset += 11_000
+    advance(11_000)
     const cancel = await agent.next('server.cancel_job', { timeoutMs: 2_000 })
     expect(cancel.payload).toEqual({ jobId: wireId, reason: 'The job expired.' })
     expect(job(created.id, h)).toMatchObject({ state: 'EXPIRED', lastErrorCode: 'job.expired', attemptCount: 1 })

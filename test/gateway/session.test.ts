@@ -5,15 +5,14 @@
 // what the hub stored). Here: heartbeats, authentication, the session's lifetime, invalid frames,
 // the expired challenge, and who may send the printhub extensions. The registry's rules (the newest
 // session wins, revocation) are in registry.test.ts; what happens to jobs is in test/dispatcher.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { utils } from '@noble/ed25519'
 import { type AgentCredentials, type FakeAgent, type Frame, isoNow, virtualPrinter } from '../support/fake-agent.ts'
 import { AUTH_FAILED, expectProtocolError, useGatewayHub } from '../support/gateway-fixtures.ts'
-import type { TestHub } from '../support/hub.ts'
 import { fixture, fixtureNames } from '../support/schema.ts'
 import { waitFor } from '../support/wait.ts'
 
-const { t, pair, connect, online, sync, startHub } = useGatewayHub()
+const { t, pair, connect, online, sync, clockedHub } = useGatewayHub()
 
 describe('heartbeats', () => {
   test('the first server.heartbeat follows server.hello; answers keep the session, silence ends it', async () => {
@@ -225,16 +224,11 @@ describe('invalid frames end the session', () => {
 })
 
 describe('with a clock the test moves', () => {
-  let h: TestHub
-  let offset = 0
-  beforeAll(async () => {
-    h = await startHub({ now: () => Date.now() + offset })
-  })
-  afterAll(() => h.stop())
+  const { h, advance } = clockedHub()
 
   test('an expired challenge: challenge_expired', async () => {
     const agent = await connect(await pair(h), h)
-    offset += 31_000 // the challenge lives 30 s
+    advance(31_000) // the challenge lives 30 s
     expect(await agent.authenticate()).toEqual({ type: 'auth.rejected', code: 'challenge_expired', message: AUTH_FAILED })
     expect(await agent.closed()).toEqual({ code: 4401, reason: 'challenge_expired' })
   })

@@ -51,6 +51,8 @@ export interface GatewayHub {
   agents: FakeAgent[]
   /** Another hub with the same short timers and event log (a moved clock, a restart); the test stops it. */
   startHub(options?: Omit<TestHubOptions, 'env' | 'events'>): Promise<TestHub>
+  /** Call in a describe block: a hub of its own for the block, whose clock `advance` moves forward. */
+  clockedHub(): { h: TestHub; advance(ms: number): void }
   pair(hub?: TestHub): Promise<AgentCredentials>
   /** A connection that has its challenge, nothing more. */
   connect(credentials: AgentCredentials, hub?: TestHub): Promise<FakeAgent>
@@ -73,6 +75,35 @@ export interface GatewayHub {
 
 let printerCount = 0
 
+/** A hub object that stands for the one `current` gives when used (tests name it before it started). */
+function standIn(current: () => TestHub): TestHub {
+  return {
+    get hub() {
+      return current().hub
+    },
+    get url() {
+      return current().url
+    },
+    get dataDir() {
+      return current().dataDir
+    },
+    get projectId() {
+      return current().projectId
+    },
+    get apiKey() {
+      return current().apiKey
+    },
+    get printerId() {
+      return current().printerId
+    },
+    get logs() {
+      return current().logs
+    },
+    request: (...args) => current().request(...args),
+    stop: () => current().stop(),
+  }
+}
+
 /**
  * Call once at the top of a test file: starts the file's hub (short timers, events recorded) in
  * beforeAll, stops it in afterAll, and after each test closes the connections it opened and checks
@@ -86,31 +117,7 @@ export function useGatewayHub(): GatewayHub {
     return current
   }
   // Stands for the file's hub, so that tests can name it before it has started.
-  const t: TestHub = {
-    get hub() {
-      return hub().hub
-    },
-    get url() {
-      return hub().url
-    },
-    get dataDir() {
-      return hub().dataDir
-    },
-    get projectId() {
-      return hub().projectId
-    },
-    get apiKey() {
-      return hub().apiKey
-    },
-    get printerId() {
-      return hub().printerId
-    },
-    get logs() {
-      return hub().logs
-    },
-    request: (...args) => hub().request(...args),
-    stop: () => hub().stop(),
-  }
+  const t = standIn(hub)
   const events: string[] = []
   const agents: FakeAgent[] = []
 
@@ -134,6 +141,21 @@ export function useGatewayHub(): GatewayHub {
     events,
     agents,
     startHub,
+    clockedHub() {
+      let clocked: TestHub | undefined
+      let offset = 0
+      beforeAll(async () => {
+        clocked = await startHub({ now: () => Date.now() + offset })
+      })
+      afterAll(() => clocked?.stop())
+      return {
+        h: standIn(() => {
+          if (!clocked) throw new Error('the hub starts in beforeAll: use it inside tests')
+          return clocked
+        }),
+        advance: (ms) => void (offset += ms),
+      }
+    },
     pair: (on = t) => pairAgent(on.url, on.hub.store.pairingCodes.create(300_000).code),
     async connect(credentials, on = t) {
       const agent = await FakeAgent.connect(on.url, credentials)
