@@ -18,6 +18,7 @@ import { renderCommand } from './commands/render.ts'
 import { emulateCommand } from './commands/emulate.ts'
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
 import { serveCommand } from './commands/serve.ts'
+import { settingsSetCommand, settingsShowCommand } from './commands/settings.ts'
 import { versionCommand } from './commands/version.ts'
 
 export const COMMANDS: readonly Command[] = [
@@ -31,6 +32,8 @@ export const COMMANDS: readonly Command[] = [
   pairingCodesCreateCommand,
   adminSetPasswordCommand,
   adminTokenCreateCommand,
+  settingsShowCommand,
+  settingsSetCommand,
   agentsListCommand,
   agentsRevokeCommand,
   printersAddCommand,

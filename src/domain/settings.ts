@@ -16,6 +16,10 @@ export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as co
 export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
 /** Unfinished jobs one project may have (the entitlement limit). */
 export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as const
+/** How long finished jobs are kept, with their documents and timelines, in days. */
+export const RETENTION_DAYS = { min: 1, max: 3_650, default: 30 } as const
+/** Below this much free space in the data directory, the hub takes no new job (in MB). */
+export const MIN_FREE_MB = { min: 1, max: 1_048_576, default: 256 } as const
 
 export const DEFAULT_SERVER_NAME = 'printhub'
 
@@ -25,6 +29,8 @@ export const EDITABLE_SETTINGS = {
   retryInitialMs: 'PRINTHUB_RETRY_INITIAL_MS',
   retryMaxMs: 'PRINTHUB_RETRY_MAX_MS',
   maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
+  retentionDays: 'PRINTHUB_RETENTION_DAYS',
+  minFreeMb: 'PRINTHUB_MIN_FREE_MB',
 } as const
 export type EditableSetting = keyof typeof EDITABLE_SETTINGS
 
@@ -33,6 +39,8 @@ export interface EditableSettings {
   retryInitialMs: number
   retryMaxMs: number
   maxOpenJobsPerProject: number
+  retentionDays: number
+  minFreeMb: number
 }
 
 /** The numeric editable settings and their ranges. */
@@ -40,6 +48,8 @@ export const EDITABLE_RANGES: Record<Exclude<EditableSetting, 'serverName'>, Ran
   retryInitialMs: RETRY_INITIAL_MS,
   retryMaxMs: RETRY_MAX_MS,
   maxOpenJobsPerProject: MAX_OPEN_JOBS,
+  retentionDays: RETENTION_DAYS,
+  minFreeMb: MIN_FREE_MB,
 }
 
 /** The rule across two settings: the longest retry delay is at least the first. */

@@ -4,7 +4,7 @@ import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { ACK_TIMEOUT_MS, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, type Range, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
+import { ACK_TIMEOUT_MS, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -27,6 +27,10 @@ export interface HubConfig {
   retryMaxMs: number
   /** How often the built-in agent asks its idle network printers for their status. */
   statusPollMs: number
+  /** Finished jobs are deleted once older than this many days. */
+  retentionDays: number
+  /** Below this much free space (MB) in the data directory, new jobs are refused. */
+  minFreeMb: number
   /** The settings the dashboard may change that the environment set: those stay as set. */
   pinned: readonly EditableSetting[]
 }
@@ -35,7 +39,14 @@ export class ConfigError extends Error {}
 
 /** The settings the dashboard may change, as the configuration resolved them. */
 export function editableSettingsOf(config: Readonly<HubConfig>): EditableSettings {
-  return { serverName: config.serverName, retryInitialMs: config.retryInitialMs, retryMaxMs: config.retryMaxMs, maxOpenJobsPerProject: config.maxOpenJobsPerProject }
+  return {
+    serverName: config.serverName,
+    retryInitialMs: config.retryInitialMs,
+    retryMaxMs: config.retryMaxMs,
+    maxOpenJobsPerProject: config.maxOpenJobsPerProject,
+    retentionDays: config.retentionDays,
+    minFreeMb: config.minFreeMb,
+  }
 }
 
 /** Flag values as given on the command line; undefined when not given. */
@@ -90,6 +101,8 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     retryInitialMs: integerSetting('PRINTHUB_RETRY_INITIAL_MS', env.PRINTHUB_RETRY_INITIAL_MS, RETRY_INITIAL_MS.default, RETRY_INITIAL_MS),
     retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
     statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
+    retentionDays: integerSetting('PRINTHUB_RETENTION_DAYS', env.PRINTHUB_RETENTION_DAYS, RETENTION_DAYS.default, RETENTION_DAYS),
+    minFreeMb: integerSetting('PRINTHUB_MIN_FREE_MB', env.PRINTHUB_MIN_FREE_MB, MIN_FREE_MB.default, MIN_FREE_MB),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')

@@ -11,6 +11,7 @@ import { formatRequestLog, type RequestLog } from '../http/app.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
 import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
+import { Housekeeping } from '../services/housekeeping.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
@@ -36,6 +37,9 @@ const SWEEP_MS = 500
  * out: longer than a reconnecting agent's longest wait (60 s, +20 %).
  */
 export const AGENT_RETURN_GRACE_MS = 120_000
+
+/** How soon a setting changed by `printhub settings set` (another process) takes effect. */
+const SETTINGS_RELOAD_MS = 2_000
 
 /** Idle connections close after this many seconds; bodies have their own deadline. */
 export const IDLE_TIMEOUT_SECONDS = 30
@@ -72,6 +76,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   const events = options.events ?? ((line) => console.log(line))
   const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
   try {
+    // A database from before deleted rows' pages could be given back: rewritten once.
+    if (store.enableIncrementalVacuum()) events('store: the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
     const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
@@ -109,6 +115,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
     const jobs = new JobService(store, dispatcher)
+    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, now, log: events })
+    // `printhub settings set` writes from another process: taken in within seconds.
+    const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway }
@@ -148,6 +157,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // Never a default password: whoever started the hub gets a link to choose one.
     const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
+    housekeeping.start()
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
@@ -171,10 +181,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // The agent takes no new job; while no new request is taken, it finishes the tickets
         // being written; then the database.
         dispatcher.stop()
+        clearInterval(settingsReload)
+        const housekeepingStopped = housekeeping.stop()
         stopping.abort()
         const agentStopped = started.stop()
         await app.stop()
         await agentStopped
+        await housekeepingStopped
         store.close()
       },
     }

@@ -38,21 +38,30 @@ function check(current: EditableSettings, change: Partial<Record<EditableSetting
 
 export class LiveSettings {
   private current: EditableSettings
+  /** The saved settings as last read, to notice another process's change (the CLI's). */
+  private lastSaved: string | undefined
 
   constructor(
     private readonly store: Store,
     /** The settings as the configuration resolved them, before any saved change. */
-    defaults: EditableSettings,
+    private readonly defaults: EditableSettings,
     /** The settings the environment set: they stay as set. */
     readonly pinned: readonly EditableSetting[],
     /** Told the settings whenever they change, to apply them. */
     private readonly apply: (settings: EditableSettings) => void,
   ) {
-    const saved = this.saved()
-    // Saved settings that no longer pass (a pinned one, a narrowed range) are left out.
-    const loaded = check(defaults, saved, pinned)
-    this.current = loaded.ok ? loaded.settings : defaults
+    this.current = this.load()
     apply(this.current)
+  }
+
+  /** Takes what another process (`printhub settings set`) saved meanwhile; true when the settings changed. */
+  reload(): boolean {
+    if ((this.store.settings.get(STORE_KEY) ?? '{}') === this.lastSaved) return false
+    const loaded = this.load()
+    if (JSON.stringify(loaded) === JSON.stringify(this.current)) return false
+    this.current = loaded
+    this.apply(this.current)
+    return true
   }
 
   get values(): Readonly<EditableSettings> {
@@ -64,14 +73,22 @@ export class LiveSettings {
     if (!outcome.ok) return outcome
     this.current = outcome.settings
     const saved = Object.fromEntries(Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
-    this.store.settings.set(STORE_KEY, JSON.stringify(saved))
+    this.lastSaved = JSON.stringify(saved)
+    this.store.settings.set(STORE_KEY, this.lastSaved)
     this.apply(this.current)
     return outcome
   }
 
-  private saved(): Partial<EditableSettings> {
+  /** The saved settings over the configuration's; saved ones that no longer pass (a pinned one, a narrowed range) are left out. */
+  private load(): EditableSettings {
+    this.lastSaved = this.store.settings.get(STORE_KEY) ?? '{}'
+    const loaded = check(this.defaults, this.saved(this.lastSaved), this.pinned)
+    return loaded.ok ? loaded.settings : this.defaults
+  }
+
+  private saved(raw: string): Partial<EditableSettings> {
     try {
-      const parsed: unknown = JSON.parse(this.store.settings.get(STORE_KEY) ?? '{}')
+      const parsed: unknown = JSON.parse(raw)
       if (typeof parsed !== 'object' || parsed === null) return {}
       return Object.fromEntries(Object.entries(parsed).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
     } catch {

@@ -37,10 +37,13 @@ export class NoDatabaseError extends Error {
 /** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
 export function openDatabase(dataDir: string, create: boolean, schema: Schema): Database {
   const file = join(dataDir, schema.file)
-  if (!create && !existsSync(file)) throw new NoDatabaseError(dataDir)
+  const exists = existsSync(file)
+  if (!create && !exists) throw new NoDatabaseError(dataDir)
   mkdirSync(dataDir, { recursive: true, mode: 0o750 })
   const db = new Database(file, { create: true, strict: true })
   try {
+    // Pages freed by deletions can be given back to the file system bit by bit (set before the first table).
+    if (!exists) db.run('PRAGMA auto_vacuum = INCREMENTAL')
     db.run('PRAGMA busy_timeout = 5000')
     db.run('PRAGMA journal_mode = WAL')
     // FULL: a commit is on disk before we answer; an accepted job survives a power cut.
@@ -65,6 +68,19 @@ export function openForReading(dataDir: string, file: string): Database | undefi
   } catch {
     return undefined
   }
+}
+
+/**
+ * Lets a database made before its pages could be given back (auto_vacuum NONE) do so: the whole
+ * file is rewritten once (VACUUM), which takes a moment for a large one. Only for the process that
+ * owns the data directory (the hub at start): it needs the file to itself.
+ */
+export function enableIncrementalVacuum(db: Database): boolean {
+  const mode = db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum
+  if (mode === 2) return false
+  db.run('PRAGMA auto_vacuum = INCREMENTAL')
+  db.run('VACUUM')
+  return true
 }
 
 /** What SQLite's quick check finds wrong: nothing when the file is sound. */

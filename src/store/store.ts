@@ -5,12 +5,14 @@ import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { openHubDatabase } from './database.ts'
+import { enableIncrementalVacuum } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
 import { PrinterStates } from './printer-states.ts'
 import { Printers } from './printers.ts'
+import { Retention } from './retention.ts'
 import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
 
@@ -45,6 +47,7 @@ export class Store {
   readonly printerStates: PrinterStates
   readonly adminSessions: AdminSessions
   readonly adminTokens: AdminTokens
+  readonly retention: Retention
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
@@ -61,6 +64,7 @@ export class Store {
     this.printerStates = new PrinterStates(db, now)
     this.adminSessions = new AdminSessions(db, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
     this.adminTokens = new AdminTokens(db, now)
+    this.retention = new Retention(db, this.commits)
   }
 
   static open(options: StoreOptions): Store {
@@ -70,6 +74,12 @@ export class Store {
   /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
   changes(): number {
     return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  }
+
+  /** Makes an older database able to give freed pages back (once, at the hub's start); true when it did. */
+  enableIncrementalVacuum(): boolean {
+    this.commits.commit()
+    return enableIncrementalVacuum(this.db)
   }
 
   /** Runs `work` as one transaction that takes the write lock at once (first-start set-up). */

@@ -7,7 +7,7 @@ import { announce, empty, errorBox, field, h, replace, secretBox, time } from '.
 import { action, form, heading, live, type Page } from './page.ts'
 
 interface SettingsAnswer {
-  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number }
+  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; minFreeMb: number }
   pinned: string[]
 }
 
@@ -62,6 +62,8 @@ export const settingsPage: Page = {
               field('First retry after (seconds)', input('retryInitialMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryInitialMs / 1000) }), locked('retryInitialMs') ?? 'A failed attempt is retried after this, doubling each time.'),
               field('Longest wait between retries (seconds)', input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
               field('Unfinished jobs per project, at most', input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
+              field('Keep finished jobs for (days)', input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? 'Older printed, failed, expired and cancelled jobs are deleted with their receipts.'),
+              field('Take no new job below this much free disk (MB)', input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
             ],
             'Save settings',
             async (values) => {
@@ -70,6 +72,8 @@ export const settingsPage: Page = {
               if ('retryInitialMs' in values) change.retryInitialMs = Math.round(Number(values.retryInitialMs) * 1000)
               if ('retryMaxMs' in values) change.retryMaxMs = Math.round(Number(values.retryMaxMs) * 1000)
               if ('maxOpenJobsPerProject' in values) change.maxOpenJobsPerProject = Number(values.maxOpenJobsPerProject)
+              if ('retentionDays' in values) change.retentionDays = Number(values.retentionDays)
+              if ('minFreeMb' in values) change.minFreeMb = Number(values.minFreeMb)
               await api('PUT', '/settings', change)
               announce('Settings saved')
             },

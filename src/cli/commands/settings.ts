@@ -1,0 +1,57 @@
+// `printhub settings show` and `settings set NAME VALUE`: the settings the dashboard changes, from
+// the command line. A running hub takes a change within seconds; a setting its environment sets
+// (PRINTHUB_*) stays as set there.
+import { EDITABLE_SETTINGS, type EditableSetting } from '../../domain/settings.ts'
+import { editableSettingsOf, resolveConfig } from '../../hub/config.ts'
+import { LiveSettings } from '../../services/live-settings.ts'
+import type { Store } from '../../store/store.ts'
+import { type Command, DATA_HELP, DATA_OPTION, dataDirOf, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withStore } from '../command.ts'
+
+/** The names on the command line, and the setting each stands for. */
+const NAMES: Record<string, EditableSetting> = {
+  'server-name': 'serverName',
+  'retry-initial-ms': 'retryInitialMs',
+  'retry-max-ms': 'retryMaxMs',
+  'max-open-jobs': 'maxOpenJobsPerProject',
+  'retention-days': 'retentionDays',
+  'min-free-mb': 'minFreeMb',
+}
+
+/** The settings as saved in the data directory over the defaults (the environment of this command does not pin them). */
+function settingsOf(store: Store, args: ParsedArgs, io: Io): LiveSettings {
+  return new LiveSettings(store, editableSettingsOf(resolveConfig({ data: dataDirOf(args, io) }, {})), [], () => {})
+}
+
+export const settingsShowCommand: Command = {
+  name: 'settings show',
+  summary: "show the hub's settings as saved in the data directory",
+  usage: '[--data DIR] [--json]',
+  help: [DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    noPositionals(args)
+    const values = withStore(args, io, (store) => ({ ...settingsOf(store, args, io).values }))
+    if (args.values.json) return printJson(io, values)
+    const width = Math.max(...Object.keys(NAMES).map((name) => name.length))
+    for (const [name, setting] of Object.entries(NAMES)) io.out(`${name.padEnd(width)}  ${values[setting]}  (${EDITABLE_SETTINGS[setting]} in the hub's environment wins)`)
+  },
+}
+
+export const settingsSetCommand: Command = {
+  name: 'settings set',
+  summary: 'change a setting of the hub (a running hub takes it within seconds)',
+  usage: 'NAME VALUE [--data DIR] [--json]',
+  help: [`NAME              one of ${Object.keys(NAMES).join(', ')}`, 'VALUE             a whole number, or the server name', DATA_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const name = positional(args, 0, 'NAME and VALUE', 2)
+    const text = positional(args, 1, 'NAME and VALUE', 2)
+    if (!Object.hasOwn(NAMES, name)) throw new UsageError(`there is no setting "${name}"; the settings are ${Object.keys(NAMES).join(', ')}`)
+    const setting = NAMES[name]!
+    const value = setting === 'serverName' ? text : /^\d+$/.test(text) ? Number(text) : text
+    const outcome = withStore(args, io, (store) => settingsOf(store, args, io).update({ [setting]: value }))
+    if (!outcome.ok) throw new UsageError(`${name} ${outcome.message}`)
+    if (args.values.json) return printJson(io, outcome.settings)
+    io.out(`${name} is now ${outcome.settings[setting]}. A running hub takes it within seconds, unless its environment sets ${EDITABLE_SETTINGS[setting]}.`)
+  },
+}

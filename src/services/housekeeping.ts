@@ -1,0 +1,86 @@
+// Keeps the hub's database bounded while it runs for years: finished jobs older than the retention
+// period are deleted with everything that belongs to them, old records with them, and the pages
+// they held given back to the file system. In the background, a batch at a time with the event
+// loop free between batches, so submissions and deliveries never wait for it.
+import type { Store } from '../store/store.ts'
+
+/** How often the hub looks for what has aged out. */
+export const PRUNE_INTERVAL_MS = 60_000
+/** Jobs deleted in one step: a few milliseconds of work. */
+export const PRUNE_BATCH = 200
+/** Free pages given back to the file system in one step, and steps in one pass at most. */
+const RELEASE_PAGES = 512
+const RELEASE_STEPS = 16
+
+export interface HousekeepingSources {
+  /** The retention period now (the dashboard and `printhub settings set` change it). */
+  retentionDays(): number
+  now(): number
+  log(line: string): void
+}
+
+export interface PassResult {
+  jobs: number
+  records: number
+  releasedPages: number
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+export class Housekeeping {
+  private timer: Timer | undefined
+  private running: Promise<PassResult> | undefined
+  private stopped = false
+
+  constructor(
+    private readonly store: Store,
+    private readonly sources: HousekeepingSources,
+    private readonly intervalMs: number = PRUNE_INTERVAL_MS,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.pass(), this.intervalMs)
+  }
+
+  /** Stops looking; waits for a pass under way to finish its step. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    await this.running
+  }
+
+  /** One pass now (none starts while another runs): what it deleted and gave back. */
+  pass(): Promise<PassResult> {
+    this.running ??= this.work().finally(() => (this.running = undefined))
+    return this.running
+  }
+
+  private async work(): Promise<PassResult> {
+    const days = this.sources.retentionDays()
+    const before = this.sources.now() - days * 86_400_000
+    const result: PassResult = { jobs: 0, records: 0, releasedPages: 0 }
+    try {
+      for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.retention.pruneJobs(before, PRUNE_BATCH)
+        result.jobs += deleted
+      }
+      for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
+        result.records += deleted
+      }
+      for (let step = 0; step < RELEASE_STEPS && !this.stopped; step++, await nextTurn()) {
+        const free = this.store.retention.freePages()
+        if (free === 0) break
+        this.store.retention.releaseSpace(RELEASE_PAGES)
+        result.releasedPages += Math.min(free, RELEASE_PAGES)
+      }
+    } catch (error) {
+      // A full or failing disk: the next pass tries again; nothing half deleted stays (each step is a transaction).
+      this.sources.log(`retention: a pass stopped: ${(error as Error).message}`)
+    }
+    if (result.jobs > 0 || result.records > 0) {
+      this.sources.log(`retention: deleted ${result.jobs} finished jobs and ${result.records} old records from before ${new Date(before).toISOString()} (kept ${days} days)`)
+    }
+    return result
+  }
+}

@@ -1,0 +1,119 @@
+// Retention on a real store: finished jobs older than the period go, with their documents and
+// timelines; unfinished ones never; each printer's current state stays; the pages they held go
+// back to the file system; a database made before this can give pages back after one rewrite.
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { JobState } from '../../src/protocol/job.ts'
+import { Housekeeping, PRUNE_BATCH } from '../../src/services/housekeeping.ts'
+import { DATABASE_FILE, HUB_SCHEMA } from '../../src/store/database.ts'
+import { openDatabase } from '../../src/sqlite/database.ts'
+import { Store } from '../../src/store/store.ts'
+import { firstStartedStore, jobInState, type TestStore } from '../support/fixtures.ts'
+import { tempDir } from '../support/hub.ts'
+
+const DAY = 86_400_000
+const START = Date.parse('2026-01-01T12:00:00Z')
+let clock = START
+let world: TestStore
+const logs: string[] = []
+const housekeeping = (days: number) => new Housekeeping(world.store, { retentionDays: () => days, now: () => clock, log: (line) => logs.push(line) })
+const rows = (table: string) => world.store.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
+
+beforeEach(async () => {
+  clock = START
+  world = await firstStartedStore(() => clock)
+})
+afterEach(() => world.close())
+
+describe('retention', () => {
+  test('finished jobs older than the period go with their documents and timelines; unfinished and recent ones stay', async () => {
+    const old = (['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as JobState[]).map((state) => jobInState(world.store, world, state))
+    const stillWaiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+    const stillHeld = jobInState(world.store, world, 'DELIVERED', { expiresInMs: 40 * DAY })
+    world.store.commits.commit()
+    clock += 31 * DAY
+    const recent = jobInState(world.store, world, 'COMPLETED')
+    world.store.commits.commit()
+    const [documents, events] = [rows('job_documents'), rows('job_events')]
+
+    const pass = await housekeeping(30).pass()
+    expect(pass.jobs).toBe(4)
+    for (const job of old) expect(world.store.jobs.get(job.id)).toBeUndefined()
+    for (const job of [stillWaiting, stillHeld, recent]) expect(world.store.jobs.get(job.id)).toBeDefined()
+    expect(rows('job_documents')).toBe(documents - 4)
+    expect(rows('job_events')).toBeLessThan(events)
+    expect(world.store.jobs.timeline(old[0]!.id)).toEqual([])
+    expect(logs.at(-1)).toContain('retention: deleted 4 finished jobs')
+    // Nothing more to do: a second pass deletes nothing.
+    expect((await housekeeping(30).pass()).jobs).toBe(0)
+  })
+
+  test('a large backlog goes in batches, with the event loop free between them', async () => {
+    const count = PRUNE_BATCH * 2 + 17
+    for (let i = 0; i < count; i++) jobInState(world.store, world, 'COMPLETED')
+    world.store.commits.commit()
+    clock += 2 * DAY
+    let turns = 0
+    const ticking = setInterval(() => turns++, 0)
+    const pass = await housekeeping(1).pass()
+    clearInterval(ticking)
+    expect(pass.jobs).toBe(count)
+    expect(turns).toBeGreaterThan(0)
+    expect(rows('jobs')).toBe(0)
+  })
+
+  test("old records go too, but each printer's current state stays", async () => {
+    world.store.printerStates.record('agt_1', 'bar', 'online')
+    clock += 1_000
+    world.store.printerStates.record('agt_1', 'bar', 'paper_out')
+    clock += 1_000
+    world.store.printerStates.record('agt_1', 'bar', 'online')
+    clock += 10 * DAY
+    const pass = await housekeeping(3).pass()
+    expect(pass.records).toBeGreaterThanOrEqual(2)
+    expect(world.store.printerStates.history('agt_1', 'bar', 10).map((c) => c.state)).toEqual(['online'])
+  })
+
+  test('the pages deleted jobs held go back to the file system', async () => {
+    const big = 'x'.repeat(8_000)
+    for (let i = 0; i < 300; i++) {
+      world.store.jobs.create({ projectId: world.projectId, printerId: world.printerId, idempotencyKey: `big-${i}`, document: { width: 80, sections: [{ type: 'text', value: big }] }, metadata: null, expiresInMs: DAY, maxAttempts: 5 })
+    }
+    world.store.commits.commit()
+    for (const job of world.store.jobs.newest(world.projectId).concat()) world.store.jobStates.cancel(job.id)
+    world.store.commits.commit()
+    world.store.db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    const file = join(world.dir, DATABASE_FILE)
+    const before = statSync(file).size
+    clock += 2 * DAY
+    const pass = await housekeeping(1).pass()
+    world.store.db.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    expect(pass.jobs).toBeGreaterThan(0)
+    expect(pass.releasedPages).toBeGreaterThan(0)
+    expect(statSync(file).size).toBeLessThan(before)
+  })
+})
+
+describe('the file format', () => {
+  test('a new database gives pages back; one made before is rewritten once by the hub to do so', () => {
+    expect(world.store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
+    const dir = tempDir()
+    try {
+      // A database as earlier builds made it: no auto_vacuum.
+      const old = new Database(join(dir, DATABASE_FILE), { create: true })
+      old.run('PRAGMA journal_mode = WAL')
+      old.close()
+      openDatabase(dir, false, HUB_SCHEMA).close()
+      const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10 })
+      expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(0)
+      expect(store.enableIncrementalVacuum()).toBe(true)
+      expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
+      expect(store.enableIncrementalVacuum()).toBe(false)
+      store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
