@@ -17,9 +17,11 @@
 //   render (scripts/bench-render.ts): the ESC/POS renderer alone;
 //   printers (scripts/bench-printers.ts): submit-to-first-byte at the printer emulator over TCP, and
 //   the share of a 115,200-baud serial line the serial transport keeps busy;
+//   retention (scripts/bench-retention.ts): 200,000 jobs through a store with a short retention,
+//   the database file's size as they go (it must level off), and the longest pruning step;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers` or `binary` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention` or `binary` runs one.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -35,8 +37,9 @@ import { deliverySection, stopSinks } from './bench-delivery.ts'
 import { endChildren, killChildren, removeDataDirs, ROOT } from './bench-hub.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
+import { retentionSection } from './bench-retention.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -102,6 +105,23 @@ function sectionsOf(args: string[]): Section[] {
   return args.length === 0 ? [...SECTIONS] : SECTIONS.filter((section) => args.includes(section))
 }
 
+function run(section: Section, info: Machine): SectionResult | Promise<SectionResult> {
+  switch (section) {
+    case 'api':
+      return apiSection(info)
+    case 'delivery':
+      return deliverySection(info)
+    case 'render':
+      return renderSection()
+    case 'printers':
+      return printersSection()
+    case 'retention':
+      return retentionSection()
+    case 'binary':
+      return binarySection()
+  }
+}
+
 async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
@@ -111,7 +131,7 @@ async function main(): Promise<void> {
   // A section that fails is reported, and the others still run; the bench then exits 1.
   for (const section of sections) {
     try {
-      done[section] = section === 'api' ? await apiSection(info) : section === 'delivery' ? await deliverySection(info) : section === 'render' ? renderSection() : section === 'printers' ? await printersSection() : await binarySection()
+      done[section] = await run(section, info)
     } catch (error) {
       failed[section] = error instanceof Error ? error.message : String(error)
       console.error(`bench section ${section} failed:`, error)

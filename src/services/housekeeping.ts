@@ -7,7 +7,7 @@ import type { Store } from '../store/store.ts'
 /** How often the hub looks for what has aged out. */
 export const PRUNE_INTERVAL_MS = 60_000
 /** Jobs deleted in one step: a few milliseconds of work. */
-export const PRUNE_BATCH = 200
+export const PRUNE_BATCH = 100
 /** Free pages given back to the file system in one step, and steps in one pass at most. */
 const RELEASE_PAGES = 512
 const RELEASE_STEPS = 16

@@ -1,7 +1,8 @@
 // What the hub forgets once it is old: finished jobs with everything that belongs to them (their
 // documents and timelines go with them), printer status history, spent pairing codes, ended
-// dashboard sessions. A few rows at a time, each step in the group commit, so the writer is never
-// held for long; unfinished jobs are never deleted (they end by expiry first).
+// dashboard sessions. A few rows at a time, each step riding along with the group commit (a
+// deletion a crash takes back is simply done again), so the writer is never held for long and
+// pruning costs no flush of its own; unfinished jobs are never deleted (they end by expiry first).
 import type { Database } from 'bun:sqlite'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -33,7 +34,7 @@ export class Retention {
   pruneJobs(before: number, limit: number): number {
     const due = this.oldJobs.all(before, limit)
     if (due.length === 0) return 0
-    return this.commits.write(() => due.reduce((deleted, { seq }) => deleted + this.deleteJob.run(seq).changes, 0))
+    return this.commits.defer(() => due.reduce((deleted, { seq }) => deleted + this.deleteJob.run(seq).changes, 0))
   }
 
   /**
@@ -42,7 +43,7 @@ export class Retention {
    * that ended before it.
    */
   pruneRecords(before: number, limit: number): number {
-    return this.commits.write(() => {
+    return this.commits.defer(() => {
       const states = this.db.run(
         `DELETE FROM printer_states WHERE rowid IN (
            SELECT s.rowid FROM printer_states s
