@@ -1,7 +1,8 @@
 // What every HTTP route of the hub shares: a request ID, the headers every answer carries, the
 // request log, and errors answered in the envelope (a bug is logged and answered without internals).
 import { Elysia } from 'elysia'
-import { ApiError, errorBody, notFound } from './errors.ts'
+import { isStorageError } from '../sqlite/errors.ts'
+import { ApiError, errorBody, notFound, storageFull } from './errors.ts'
 
 /** One request as the log records it: the path only, never a query, header or body. */
 export interface RequestLogEntry {
@@ -43,6 +44,8 @@ export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>) 
       let apiError: ApiError
       if (error instanceof ApiError) apiError = error
       else if (code === 'NOT_FOUND') apiError = notFound('No such route.')
+      // The disk filled up under a write: rolled back, and said as it is.
+      else if (isStorageError(error)) apiError = storageFull()
       else {
         // A bug or a broken disk: log what happened, answer without internals.
         console.error(`${requestId} internal error:`, error)

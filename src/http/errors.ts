@@ -48,6 +48,14 @@ export function rateLimited(code: 'rate_limited' | 'pairing_rate_limited', messa
   return new ApiError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })
 }
 
+/** How long a client waits before trying again while the disk is full. */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 60
+
+/** The hub's disk is (nearly) full: nothing was written; try again later. */
+export function storageFull(message = 'The hub is out of disk space and takes no new job for now; nothing was written. Try again later.'): ApiError {
+  return new ApiError('storage_full', message, { headers: { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_SECONDS) } })
+}
+
 /** The service's error body. Routes of the OpenPrinter protocol use its closed envelope instead. */
 export function errorBody(error: ApiError, requestId: string, openPrinterEnvelope: boolean) {
   if (openPrinterEnvelope) return { error: { code: error.code, message: error.message } }

@@ -2,7 +2,7 @@
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import type { Job } from '../protocol/job.ts'
 import { ENTITLEMENT_RETRY_AFTER_SECONDS, type SubmitOutcome } from '../services/jobs.ts'
-import { ApiError, notFound } from './errors.ts'
+import { ApiError, notFound, storageFull } from './errors.ts'
 
 /** The job created or found again, or the error that says why there is none. */
 export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boolean } {
@@ -14,6 +14,8 @@ export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boo
       throw new ApiError('payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
     case 'unknown_printer':
       throw notFound(`This project has no printer "${outcome.printerId}".`)
+    case 'storage_full':
+      throw storageFull(`The hub's disk has ${outcome.freeMb} MB free, under its minimum of ${outcome.minFreeMb} MB: it takes no new job until there is room. Try again later.`)
     case 'entitlement_limit':
       throw new ApiError('entitlement_limit', `The project has ${outcome.openJobs} unfinished jobs, its limit; try again when some have finished.`, {
         headers: { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },

@@ -17,6 +17,8 @@ export const API_ERRORS = {
   entitlement_limit: 429,
   rate_limited: 429,
   server_error: 500,
+  /** The hub's disk is (nearly) full: it takes no new job until there is room again. */
+  storage_full: 507,
   // OpenPrinter's pairing endpoint answers every error of its closed envelope with 400.
   pairing_code_invalid: 400,
   pairing_code_expired: 400,

@@ -36,6 +36,8 @@ export type SubmitOutcome =
   | { kind: 'too_large' }
   | { kind: 'unknown_printer'; printerId: string }
   | { kind: 'entitlement_limit'; openJobs: number; limit: number }
+  /** The disk is (nearly) full: no new job until there is room. */
+  | { kind: 'storage_full'; freeMb: number; minFreeMb: number }
 
 export type ReprintOutcome =
   | SubmitOutcome
@@ -50,10 +52,19 @@ export interface NewJobListener {
   jobCreated(printerId: string): void
 }
 
+/** Whether there is room for new jobs (the disk guard). */
+export interface Capacity {
+  now(): { full: boolean; freeMb: number; minFreeMb: number }
+}
+
+/** No guard: always room (a store without a data directory to watch). */
+const ALWAYS_ROOM: Capacity = { now: () => ({ full: false, freeMb: Number.POSITIVE_INFINITY, minFreeMb: 0 }) }
+
 export class JobService {
   constructor(
     private readonly store: Store,
     private readonly listener: NewJobListener,
+    private readonly capacity: Capacity = ALWAYS_ROOM,
   ) {}
 
   /**
@@ -63,6 +74,12 @@ export class JobService {
   async submit(request: JobRequest): Promise<SubmitOutcome> {
     const metadata = request.metadata ?? null
     if (!fitsInOneFrame(request.document, metadata)) return { kind: 'too_large' }
+    const room = this.capacity.now()
+    if (room.full) {
+      // A retry of a job already accepted is still answered as it is: that costs no disk.
+      const known = this.store.jobs.byIdempotencyKey(request.projectId, request.idempotencyKey)
+      return known ? { kind: 'duplicate', job: known } : { kind: 'storage_full', freeMb: room.freeMb, minFreeMb: room.minFreeMb }
+    }
     const outcome = this.store.jobs.create({
       projectId: request.projectId,
       printerId: request.printerId,

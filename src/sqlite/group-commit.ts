@@ -82,10 +82,30 @@ export class GroupCommit {
       this.open = true
       this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
     }
-    const result = this.db.transaction(change)()
+    let result: T
+    try {
+      result = this.db.transaction(change)()
+    } catch (error) {
+      // On some errors (a full disk, an I/O error) SQLite rolls the whole transaction back, not
+      // only this change: everything written since the last commit is lost, and whoever waits
+      // for it must hear so.
+      if (!this.db.inTransaction) this.lost(error)
+      throw error
+    }
     this.stats.writes++
     if (++this.writes >= MAX_WRITES_PER_COMMIT) this.commit()
     return result
+  }
+
+  /** The open transaction was rolled back under us: its waiters are told, and the next change opens a new one. */
+  private lost(error: unknown): void {
+    const waiters = this.waiters
+    this.waiters = []
+    this.open = false
+    this.writes = 0
+    clearTimeout(this.commitLater)
+    for (const waiter of waiters) waiter.reject(error)
+    this.onCommitError(error)
   }
 
   private commitThisTurn(): void {

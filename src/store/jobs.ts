@@ -159,6 +159,12 @@ export class Jobs {
     return { kind: 'created', job: toJob(row) }
   }
 
+  /** The job a project made with `idempotencyKey`, as it is now. */
+  byIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
+    const row = this.byKey.get(projectId, idempotencyKey)
+    return row ? toJob(row) : undefined
+  }
+
   get(id: string): Job | undefined {
     const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
     return row ? toJob(row) : undefined

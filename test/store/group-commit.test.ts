@@ -120,4 +120,22 @@ describe('group commit', () => {
     expect(() => commits.commit()).toThrow(/FOREIGN KEY/)
     expect(db.inTransaction).toBe(false)
   })
+
+  test('a full disk that rolls the whole transaction back: every waiter hears it, and the next change starts afresh', async () => {
+    commits.write(() => insert(1))
+    commits.write(() => insert(2))
+    const waiting = commits.durable()
+    // SQLite answers SQLITE_FULL when no page can be added, and then rolls the whole transaction back.
+    db.run(`PRAGMA max_page_count = ${db.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count}`)
+    const big = 'x'.repeat(100_000)
+    expect(() => commits.write(() => db.run('INSERT INTO links (item) VALUES (?)', [big]))).toThrow(/full/)
+    expect(db.inTransaction).toBe(false)
+    await expect(waiting).rejects.toThrow(/full/)
+    expect(errors).toHaveLength(1)
+    expect(seen()).toEqual([])
+    db.run('PRAGMA max_page_count = 4294967294')
+    commits.write(() => insert(3))
+    await commits.durable()
+    expect(seen()).toEqual([3])
+  })
 })

@@ -175,6 +175,17 @@ export function refuseJobInserts(store: Store, message: string): () => void {
   return () => store.db.run('DROP TRIGGER refuse_jobs')
 }
 
+/**
+ * A full database, as SQLite says it (SQLITE_FULL): no new page can be added (the page count is
+ * capped at what the file holds now), until the returned function lifts the cap.
+ */
+export function fillDatabase(store: Store): () => void {
+  store.commits.commit()
+  const pages = store.db.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count
+  store.db.run(`PRAGMA max_page_count = ${pages}`)
+  return () => void store.db.run('PRAGMA max_page_count = 4294967294')
+}
+
 // ---- What is stored, as stored (to check nothing secret is in the clear) ----
 
 /** The agent's row as stored, every column, including those no API shows (its installation ID, its public key). */

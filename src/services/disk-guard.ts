@@ -1,0 +1,69 @@
+// Watches the free space of the data directory, so that a full disk is an answer, never a 500: below
+// the minimum (PRINTHUB_MIN_FREE_MB, a setting) new jobs are refused with 507 storage_full while
+// reads and the delivery of accepted jobs go on, and /health says why. Asked of the file system
+// every few seconds, not per request; when space comes back, jobs are taken again by themselves.
+import { statfsSync } from 'node:fs'
+
+/** How often the free space is asked of the file system. */
+export const DISK_CHECK_MS = 2_000
+const MB = 1_048_576
+
+export interface DiskStatus {
+  /** Free space for the hub (what a non-root user may still write), in MB. */
+  freeMb: number
+  minFreeMb: number
+  full: boolean
+}
+
+export class DiskGuard {
+  private status: DiskStatus
+  private timer: Timer | undefined
+
+  constructor(
+    private readonly dataDir: string,
+    /** The minimum now (a setting the dashboard changes). */
+    private readonly minFreeMb: () => number,
+    private readonly log: (line: string) => void = () => {},
+  ) {
+    this.status = this.measure()
+  }
+
+  start(intervalMs: number = DISK_CHECK_MS): void {
+    this.timer = setInterval(() => this.check(), intervalMs)
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+  }
+
+  /** The status as last measured. */
+  now(): DiskStatus {
+    return this.status
+  }
+
+  /** Measures again at once; says so in the log when the disk became full, or has room again. */
+  check(): DiskStatus {
+    const before = this.status.full
+    this.status = this.measure()
+    if (this.status.full !== before) {
+      this.log(
+        this.status.full
+          ? `disk: ${this.dataDir} has ${this.status.freeMb} MB free, under the minimum of ${this.status.minFreeMb} MB: new jobs are refused until there is room`
+          : `disk: ${this.dataDir} has room again (${this.status.freeMb} MB free): new jobs are taken`,
+      )
+    }
+    return this.status
+  }
+
+  private measure(): DiskStatus {
+    const minFreeMb = this.minFreeMb()
+    try {
+      const fs = statfsSync(this.dataDir)
+      const freeMb = Math.floor((fs.bavail * fs.bsize) / MB)
+      return { freeMb, minFreeMb, full: freeMb < minFreeMb }
+    } catch {
+      // Cannot be asked (the directory went away): say nothing is known rather than refuse jobs.
+      return { freeMb: Number.NaN, minFreeMb, full: false }
+    }
+  }
+}
