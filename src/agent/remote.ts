@@ -2,6 +2,7 @@
 // its own data directory (`printhub printers add --local`), over a WebSocket to the hub.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule } from '../protocol/discovery.ts'
 import { MAX_AUTH_FRAME_BYTES } from '../protocol/limits.ts'
 import { pairingResponseRule } from '../protocol/pairing.ts'
@@ -118,7 +119,15 @@ export async function pairAgent(options: { server: string; code: string; name: s
   gateway.protocol = gateway.protocol === 'https:' || gateway.protocol === 'wss:' ? 'wss:' : 'ws:'
   const pairingUrl = resolveEndpoint(base, discovery.endpoints.pairing, 'pairing')
   if (pairingUrl.protocol !== 'http:' && pairingUrl.protocol !== 'https:') throw new PairingError(`the service's pairing endpoint is not http or https: ${pairingUrl.href}`)
-  const ledger = Ledger.open(options.dataDir)
+  // Before the ledger opens and the code is spent: a running agent keeps its data directory.
+  const lock = lockDataDir(options.dataDir, 'agent')
+  let ledger: Ledger
+  try {
+    ledger = Ledger.open(options.dataDir)
+  } catch (error) {
+    lock.release()
+    throw error
+  }
   try {
     const key = AgentKey.create(options.dataDir)
     try {
@@ -148,6 +157,7 @@ export async function pairAgent(options: { server: string; code: string; name: s
     }
   } finally {
     ledger.close()
+    lock.release()
   }
 }
 
@@ -157,15 +167,27 @@ export interface RunningAgent {
   stop(): Promise<void>
 }
 
-/** Runs a paired agent from its data directory until stopped. */
+/**
+ * Runs a paired agent from its data directory until stopped; the data directory is locked for it
+ * (DataDirInUseError when another agent or hub has it).
+ */
 export function runAgent(options: { dataDir: string; version: string; log: (line: string) => void }): RunningAgent {
-  const ledger = Ledger.open(options.dataDir, { log: options.log })
+  const lock = lockDataDir(options.dataDir, 'agent')
+  let ledger: Ledger | undefined
+  try {
+    ledger = Ledger.open(options.dataDir, { log: options.log })
+    return serve(ledger, lock.release, options)
+  } catch (error) {
+    ledger?.close()
+    lock.release()
+    throw error
+  }
+}
+
+function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; version: string; log: (line: string) => void }): RunningAgent {
   const pairing = pairingOf(ledger)
   const key = AgentKey.load(options.dataDir)
-  if (!pairing || !key) {
-    ledger.close()
-    throw new PairingError(`the agent in ${options.dataDir} is not paired: run printhub agent --server URL --code CODE`)
-  }
+  if (!pairing || !key) throw new PairingError(`the agent in ${options.dataDir} is not paired: run printhub agent --server URL --code CODE`)
   const agent = new Agent({
     ledger,
     key,
@@ -183,6 +205,7 @@ export function runAgent(options: { dataDir: string; version: string; log: (line
     async stop() {
       await agent.stop()
       ledger.close()
+      unlock()
     },
   }
 }

@@ -8,6 +8,7 @@ import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { formatRequestLog, type RequestLog } from '../http/app.ts'
+import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
 import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
@@ -74,7 +75,15 @@ export interface StartOptions {
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
   const now = options.now ?? Date.now
   const events = options.events ?? ((line) => console.log(line))
-  const store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
+  // One hub per data directory: taken before the database is opened, held until stop().
+  const lock = lockDataDir(config.dataDir, 'serve')
+  let store: Store
+  try {
+    store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
+  } catch (error) {
+    lock.release()
+    throw error
+  }
   try {
     // A database from before deleted rows' pages could be given back: rewritten once.
     if (store.enableIncrementalVacuum()) events('store: the database was compacted once, so that space freed by retention goes back to the disk')
@@ -189,10 +198,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         await agentStopped
         await housekeepingStopped
         store.close()
+        lock.release()
       },
     }
   } catch (error) {
     store.close()
+    lock.release()
     throw error
   }
 }

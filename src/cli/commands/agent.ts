@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { DEFAULT_AGENT_DATA_DIR, pairAgent, PairingError, runAgent } from '../../agent/remote.ts'
 import { VERSION } from '../../domain/version.ts'
+import { DataDirLockError } from '../../platform/data-dir-lock.ts'
 import { CliError, type Command, noPositionals } from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 
@@ -40,7 +41,7 @@ export const agentCommand: Command = {
       io.out(`${signal}: stopping`)
       await running.stop()
     } catch (error) {
-      if (error instanceof PairingError) throw new CliError(error.message)
+      if (error instanceof PairingError || error instanceof DataDirLockError) throw new CliError(error.message)
       throw error
     }
   },

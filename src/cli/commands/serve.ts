@@ -6,7 +6,8 @@ import type { InitResult } from '../../services/init.ts'
 import { startHub } from '../../hub/start.ts'
 import { hubOnTheLan } from '../../services/lan.ts'
 import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
-import { type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
+import { DataDirLockError } from '../../platform/data-dir-lock.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
 
@@ -67,7 +68,10 @@ export const serveCommand: Command = {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
     const out = output(io, args.values.json === true)
-    const hub = await startHub(config, { log: out.request, events: out.delivery })
+    const hub = await startHub(config, { log: out.request, events: out.delivery }).catch((error: unknown) => {
+      // Another hub or agent has the data directory: said in one line, naming it.
+      throw error instanceof DataDirLockError ? new CliError(error.message) : error
+    })
     // Listen for the stop signals before saying we are up: whoever reads that may stop us at once.
     const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
