@@ -1,7 +1,8 @@
 // `printhub doctor`: what a technician checks when a hub misbehaves, each answered in plain words.
 // Read-only: it opens the database for reading and touches nothing else but a test file.
-import { accessSync, constants, existsSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { SERVER_ID_HEADER } from '../api/routes/health.ts'
 import { DATABASE_FILE } from '../store/database.ts'
 import { StoreInspection } from '../store/inspection.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
@@ -19,6 +20,8 @@ export interface DoctorOptions {
   dataDir: string
   host: string
   port: number
+  /** The server ID the hub is given (PRINTHUB_SERVER_ID), when it is; otherwise the stored one is the hub's. */
+  serverId?: string
   now: number
   /** Facts of the machine, read by the caller (injected so each check is testable). */
   machine: MachineFacts
@@ -48,7 +51,7 @@ export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
   const database = StoreInspection.open(options.dataDir)
   try {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
-    findings.push(await port(options.host, options.port))
+    findings.push(await port(options, database))
     findings.push(deviceAccess(options.machine))
     if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer.remoteId, printer.connection))
   } finally {
@@ -118,24 +121,109 @@ function clockAgainstJobs(database: StoreInspection | undefined, now: number): F
   return []
 }
 
-async function port(host: string, portNumber: number): Promise<Finding> {
+async function port({ host, port: portNumber, dataDir, serverId }: DoctorOptions, database: StoreInspection | undefined): Promise<Finding> {
   const check = 'port'
+  const where = `${host}:${portNumber}`
   try {
     const server = Bun.listen({ hostname: host, port: portNumber, socket: { data() {} } })
     server.stop(true)
-    return { check, verdict: 'ok', detail: `${host}:${portNumber} is free for the hub` }
-  } catch {
-    // Taken: by this hub (fine) or by another program (the hub cannot start).
-    const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
-    try {
-      const response = await fetch(`http://${address.includes(':') ? `[${address}]` : address}:${portNumber}/health`, { signal: AbortSignal.timeout(2_000) })
-      const body = (await response.json()) as { service?: string }
-      if (body.service === 'printhub') return { check, verdict: 'ok', detail: `printhub is running on ${host}:${portNumber}` }
-    } catch {
-      // Not an HTTP answer of ours.
-    }
-    return { check, verdict: 'fail', detail: `${host}:${portNumber} is used by another program: the hub cannot start there. Stop that program or choose another port (--port).` }
+    return { check, verdict: 'ok', detail: `${where} is free for the hub` }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EADDRINUSE') return { check, verdict: 'fail', detail: `the hub cannot listen on ${where} (${code ?? (error as Error).message}): is the address one of this machine's, and the port one this user may use?` }
   }
+  // Taken: by this hub (fine), by another hub, or by another program (the hub cannot start).
+  const answer = await printhubAnswer(host, portNumber)
+  const own = serverId ?? storedServerId(database)
+  if (answer && answer.serverId !== undefined && answer.serverId === own) return { check, verdict: 'ok', detail: `printhub is running on ${where}` }
+  const holder = listenerOf(portNumber)
+  const pid = holder ? `, PID ${holder.pid}` : ''
+  if (answer) {
+    const theirs = answer.serverId === undefined ? `printhub that does not say its server ID (an older version${pid})` : `printhub (server ID ${answer.serverId}${pid})`
+    const ours = own === undefined ? 'which has no server ID yet' : `server ID ${own}`
+    return { check, verdict: 'fail', detail: `${where} is held by another ${theirs}, not by the hub of ${dataDir} (${ours}); which data directory that one uses is unknown. Stop it, or give this hub another port (--port).` }
+  }
+  const program = holder ? `another program (${holder.name}${pid})` : 'another program'
+  return { check, verdict: 'fail', detail: `${where} is used by ${program}: the hub cannot start there. Stop that program or choose another port (--port).` }
+}
+
+function storedServerId(database: StoreInspection | undefined): string | undefined {
+  try {
+    return database?.serverId()
+  } catch {
+    // A damaged database is reported by its own check.
+    return undefined
+  }
+}
+
+/** Whether a printhub answers /health on the port, and which (the server ID it sends). */
+async function printhubAnswer(host: string, portNumber: number): Promise<{ serverId: string | undefined } | undefined> {
+  const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+  try {
+    const response = await fetch(`http://${address.includes(':') ? `[${address}]` : address}:${portNumber}/health`, { redirect: 'manual', signal: AbortSignal.timeout(2_000) })
+    const body = (await response.json()) as { service?: string } | null
+    if (response.ok && body?.service === 'printhub') return { serverId: response.headers.get(SERVER_ID_HEADER) ?? undefined }
+  } catch {
+    // Not an HTTP answer of ours.
+  }
+  return undefined
+}
+
+/**
+ * The process listening on a TCP port, found as `ss -p` does: the socket's inode in /proc/net/tcp
+ * (and tcp6), then the process with a descriptor on it. Undefined when it cannot be seen (a
+ * process of another user, or no /proc).
+ */
+export function listenerOf(portNumber: number): { pid: number; name: string } | undefined {
+  const LISTEN = '0A'
+  const inodes = new Set<string>()
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[]
+    try {
+      lines = readFileSync(table, 'utf8').split('\n').slice(1)
+    } catch {
+      continue
+    }
+    for (const line of lines) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/)
+      const local = fields[1]?.split(':')
+      if (fields.length >= 10 && fields[3] === LISTEN && local && parseInt(local[local.length - 1]!, 16) === portNumber && fields[9] !== '0') inodes.add(fields[9]!)
+    }
+  }
+  if (inodes.size === 0) return undefined
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return undefined
+  }
+  for (const pid of pids) {
+    let fds: string[]
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`)
+    } catch {
+      continue
+    }
+    for (const fd of fds) {
+      let target: string
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`)
+      } catch {
+        continue
+      }
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1]
+      if (inode === undefined || !inodes.has(inode)) continue
+      let name = 'unknown'
+      try {
+        name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || name
+      } catch {
+        // Gone meanwhile: its PID is still what there is to say.
+      }
+      return { pid: Number(pid), name }
+    }
+  }
+  return undefined
 }
 
 function deviceAccess({ groups, usblpLoaded }: MachineFacts): Finding {

@@ -23,6 +23,11 @@ export class StoreInspection {
     return this.db.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()?.created_at ?? undefined
   }
 
+  /** The hub's stored server ID (the setting `server_id`, see services/init.ts); undefined before the first start. */
+  serverId(): string | undefined {
+    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('server_id')?.value
+  }
+
   /** The printers this machine drives itself (the built-in agent's), oldest first. */
   hubPrinters(): { remoteId: string; connection: string }[] {
     return this.db

@@ -2,7 +2,7 @@
 // of the machine (architecture, page size, groups) are given, since this machine has just one set.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TCPSocketListener } from 'bun'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diagnose, type DoctorOptions, type Finding, type MachineFacts } from '../../src/doctor/checks.ts'
@@ -12,6 +12,7 @@ import { Store } from '../../src/store/store.ts'
 import { cli } from '../support/cli.ts'
 import { startTestHub } from '../support/hub.ts'
 import { freePort } from '../support/ports.ts'
+import { spawnServe } from '../support/serve.ts'
 
 const PI: MachineFacts = { arch: 'arm64', pageSize: 4096, groups: ['printhub', 'dialout', 'lp'], usblpLoaded: true }
 
@@ -94,21 +95,103 @@ describe('printhub doctor', () => {
     expect(damaged.detail).toContain('restore a backup')
   })
 
-  test('the port: free, held by a running hub, or taken by another program', async () => {
-    const hub = await startTestHub()
+  test('the port: free, held by this hub (its /health names its server ID; the body is unchanged)', async () => {
+    expect(finding(await diagnose(options()), 'port')).toMatchObject({ verdict: 'ok', detail: expect.stringContaining('is free for the hub') })
+    const dir = await hubData()
+    const hub = await startTestHub({ dataDir: dir })
     try {
-      const ours = finding(await diagnose(options({ port: hub.hub.port })), 'port')!
+      const health = await fetch(`${hub.url}/health`)
+      expect(health.headers.get('x-printhub-server-id')).toBe(hub.hub.serverId)
+      expect(await health.text()).toBe('{"ok":true,"service":"printhub"}')
+      const ours = finding(await diagnose(options({ dataDir: dir, port: hub.hub.port })), 'port')!
       expect(ours).toMatchObject({ verdict: 'ok', detail: `printhub is running on 127.0.0.1:${hub.hub.port}` })
+      // Given its server ID (PRINTHUB_SERVER_ID), the hub is known by that one.
+      expect(finding(await diagnose(options({ dataDir: dir, port: hub.hub.port, serverId: 'srv_given' })), 'port')).toMatchObject({ verdict: 'fail' })
     } finally {
       await hub.stop()
     }
+  })
+
+  test('the port held by another hub (another data directory), or by a printhub that does not say which', async () => {
+    const other = await startTestHub()
+    try {
+      const taken = finding(await diagnose(options({ port: other.hub.port })), 'port')!
+      const own = Store.open({ dataDir, create: false, maxOpenJobsPerProject: 100 })
+      const ownId = own.settings.get('server_id')
+      own.close()
+      expect(taken.verdict).toBe('fail')
+      expect(taken.detail).toBe(
+        `127.0.0.1:${other.hub.port} is held by another printhub (server ID ${other.hub.serverId}, PID ${process.pid}), not by the hub of ${dataDir} (server ID ${ownId}); which data directory that one uses is unknown. Stop it, or give this hub another port (--port).`,
+      )
+      // A data directory with no database: not its hub either.
+      const empty = mkdtempSync(join(tmpdir(), 'printhub-doctor-'))
+      dirs.push(empty)
+      expect(finding(await diagnose(options({ dataDir: empty, port: other.hub.port })), 'port')!.detail).toContain(`not by the hub of ${empty} (which has no server ID yet)`)
+    } finally {
+      await other.stop()
+    }
+    // Answers like printhub, but without the header (an older one).
+    const older = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => Response.json({ ok: true, service: 'printhub' }) })
+    try {
+      const taken = finding(await diagnose(options({ port: older.port })), 'port')!
+      expect(taken.verdict).toBe('fail')
+      expect(taken.detail).toContain(`is held by another printhub that does not say its server ID (an older version, PID ${process.pid})`)
+    } finally {
+      await older.stop(true)
+    }
+  })
+
+  test('the port taken by another program: named with its PID when it can be found', async () => {
+    // A plain HTTP server in its own process, which is not printhub.
+    const script = "const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('hello') }); console.log(s.port)"
+    const program = Bun.spawn([process.execPath, '-e', script], { stdout: 'pipe', stderr: 'ignore' })
+    try {
+      const reader = program.stdout.getReader()
+      const { value } = await reader.read()
+      const portNumber = Number(new TextDecoder().decode(value).trim())
+      const name = readFileSync(`/proc/${program.pid}/comm`, 'utf8').trim()
+      const taken = finding(await diagnose(options({ port: portNumber })), 'port')!
+      expect(taken).toEqual({
+        check: 'port',
+        verdict: 'fail',
+        detail: `127.0.0.1:${portNumber} is used by another program (${name}, PID ${program.pid}): the hub cannot start there. Stop that program or choose another port (--port).`,
+      })
+    } finally {
+      program.kill('SIGKILL')
+      await program.exited
+    }
+    // A bare TCP listener of this process.
     const other = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     try {
       const taken = finding(await diagnose(options({ port: other.port })), 'port')!
       expect(taken.verdict).toBe('fail')
-      expect(taken.detail).toContain('used by another program')
+      expect(taken.detail).toContain(`used by another program (`)
+      expect(taken.detail).toContain(`PID ${process.pid}): the hub cannot start there`)
     } finally {
       other.stop(true)
+    }
+  })
+
+  test('an address that is not this machine\'s is said so, not taken for a busy port', async () => {
+    const elsewhere = finding(await diagnose(options({ host: '192.0.2.1' })), 'port')!
+    expect(elsewhere.verdict).toBe('fail')
+    expect(elsewhere.detail).toContain('the hub cannot listen on 192.0.2.1:')
+    expect(elsewhere.detail).toContain('EADDRNOTAVAIL')
+  })
+
+  test('the command against a serve process: its own data directory, another one, and a server ID given in the environment', async () => {
+    const dir = await hubData()
+    const hub = await spawnServe(dir, { env: { PRINTHUB_SERVER_ID: 'venue-hub-1' } })
+    try {
+      const port = new URL(hub.url).port
+      const portOf = async (data: string, env: Record<string, string> = {}) =>
+        (JSON.parse((await cli(['doctor', '--data', data, '--host', '127.0.0.1', '--port', port, '--json'], env)).stdout).findings as Finding[]).find((f) => f.check === 'port')!
+      expect(await portOf(dir, { PRINTHUB_SERVER_ID: 'venue-hub-1' })).toMatchObject({ verdict: 'ok', detail: `printhub is running on 127.0.0.1:${port}` })
+      const other = await portOf(dataDir, { PRINTHUB_SERVER_ID: 'another-hub' })
+      expect(other.verdict).toBe('fail')
+      expect(other.detail).toContain(`is held by another printhub (server ID venue-hub-1, PID ${hub.process.pid}), not by the hub of ${dataDir} (server ID another-hub)`)
+    } finally {
+      await hub.stop()
     }
   })
 

@@ -17,7 +17,7 @@ export const doctorCommand: Command = {
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
-    const findings = await diagnose({ dataDir: config.dataDir, host: config.host, port: config.port, now: Date.now(), machine: readMachineFacts() })
+    const findings = await diagnose({ dataDir: config.dataDir, host: config.host, port: config.port, serverId: config.serverId, now: Date.now(), machine: readMachineFacts() })
     const healthy = findings.every((finding) => finding.verdict === 'ok')
     if (args.values.json) printJson(io, { healthy, findings })
     else {
