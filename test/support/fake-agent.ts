@@ -1,5 +1,6 @@
 // A stock OpenPrinter v1 agent, scripted by tests and written from the protocol reference alone
-// (/work/shared/design/openprinter-v1.md, sections 2 to 4 and 7): it imports nothing of the hub.
+// (printhub's OpenPrinter v1 interoperability reference, sections 2 to 4 and 7; that document is
+// not part of this repository): it imports nothing of the hub.
 // It pairs, answers the challenge, says hello, reports printers and acknowledges jobs when told to,
 // and it checks every frame the hub sends the way a strict agent (OPPA) would: against the official
 // JSON Schema, and against the wire rules the schema cannot express (order, correlation, sizes).

@@ -1,9 +1,10 @@
-// The OpenPrinter JSON Schema, the oracle for what the hub puts on the wire.
+// The OpenPrinter JSON Schema, the oracle for what the hub puts on the wire, and the protocol's
+// fixtures: vendored in src/protocol/openprinter/ (see ORIGIN.md there).
 import Ajv2020 from 'ajv/dist/2020'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-export const OPENPRINTER_DIR = join(import.meta.dir, '..', '..', '..', 'shared', 'openprinter')
+export const OPENPRINTER_DIR = join(import.meta.dir, '..', '..', 'src', 'protocol', 'openprinter')
 
 const schema = JSON.parse(readFileSync(join(OPENPRINTER_DIR, 'schema', 'openprinter.schema.json'), 'utf8'))
 // unicode: false counts string lengths in UTF-16 units, as the reference implementation does.
