@@ -1,0 +1,123 @@
+// What the test suite needs from Debian besides Node.js and npm, installed by `npm test` (its first
+// step) when missing: zbar-tools (zbarimg scans the preview's QR codes and barcodes) and chromium
+// (the dashboard's browser tests drive it through playwright-core, which downloads no browser).
+// Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
+// stops and names the command to run. `--dry-run` says what it would do and does nothing. The
+// arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
+import { accessSync, constants } from 'node:fs'
+
+export interface Prerequisite {
+  /** The Debian package that provides it. */
+  package: string
+  /** What the suite uses it for. */
+  why: string
+}
+
+export const ZBAR: Prerequisite = { package: 'zbar-tools', why: "zbarimg, which scans the receipt preview's QR codes and barcodes (test/preview/zbar.test.ts)" }
+export const CHROMIUM: Prerequisite = { package: 'chromium', why: "the browser the dashboard's tests drive through playwright-core (test/dashboard/browser.test.ts)" }
+
+/** What the decision looks at, so that it can be tested without touching the machine. */
+export interface Machine {
+  /** The path of `command` on PATH, as `command -v` finds it, or null. */
+  which(command: string): string | null
+  isExecutable(path: string): boolean
+  env: Record<string, string | undefined>
+  root: boolean
+}
+
+export type Plan =
+  | { kind: 'ready' }
+  | { kind: 'install'; missing: Prerequisite[]; commands: string[][] }
+  | { kind: 'stop'; message: string }
+
+/** The packages to install: those whose program is missing. */
+export function missingPrerequisites(machine: Machine): Prerequisite[] {
+  const missing: Prerequisite[] = []
+  if (!machine.which('zbarimg')) missing.push(ZBAR)
+  // Another Chromium given with PRINTHUB_CHROMIUM (test/support/browser.ts) replaces Debian's.
+  if (!machine.env.PRINTHUB_CHROMIUM && !machine.which('chromium')) missing.push(CHROMIUM)
+  return missing
+}
+
+export function installCommands(aptGet: string, missing: Prerequisite[]): string[][] {
+  return [
+    [aptGet, 'update', '-qq'],
+    [aptGet, 'install', '-y', '-qq', '--no-install-recommends', ...missing.map((p) => p.package)],
+  ]
+}
+
+/** apt-get, on PATH or where Debian keeps it. */
+function aptGetOf(machine: Machine): string | null {
+  if (machine.which('apt-get')) return 'apt-get'
+  return machine.isExecutable('/usr/bin/apt-get') ? '/usr/bin/apt-get' : null
+}
+
+function list(missing: Prerequisite[]): string {
+  return missing.map((p) => `  ${p.package}: ${p.why}`).join('\n')
+}
+
+export function plan(machine: Machine): Plan {
+  const chromium = machine.env.PRINTHUB_CHROMIUM
+  if (chromium && !machine.isExecutable(chromium)) {
+    return { kind: 'stop', message: `npm test: PRINTHUB_CHROMIUM=${chromium} is not an executable file. Point it at a Chromium, or unset it to use Debian's chromium (installed when missing).` }
+  }
+  const missing = missingPrerequisites(machine)
+  if (missing.length === 0) return { kind: 'ready' }
+  const packages = missing.map((p) => p.package).join(' ')
+  const aptGet = aptGetOf(machine)
+  if (!aptGet) {
+    return { kind: 'stop', message: `npm test needs, and this machine lacks:\n${list(missing)}\nThere is no apt-get here: install the Debian packages' equivalents (${packages}) with this system's package manager.` }
+  }
+  if (!machine.root) {
+    return { kind: 'stop', message: `npm test needs these Debian packages, which are not installed:\n${list(missing)}\nInstalling them needs root. Run:\n  sudo apt-get install -y --no-install-recommends ${packages}\nthen npm test again.` }
+  }
+  return { kind: 'install', missing, commands: installCommands(aptGet, missing) }
+}
+
+export function thisMachine(): Machine {
+  return {
+    which: (command) => Bun.which(command, { PATH: process.env.PATH ?? '' }),
+    isExecutable: (path) => {
+      try {
+        accessSync(path, constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    },
+    env: process.env,
+    root: process.getuid?.() === 0,
+  }
+}
+
+function main(dryRun: boolean): number {
+  const machine = thisMachine()
+  const decided = plan(machine)
+  if (decided.kind === 'ready') {
+    if (dryRun) console.log('npm test: zbarimg and chromium are installed; nothing to do.')
+    return 0
+  }
+  if (decided.kind === 'stop') {
+    console.error(decided.message)
+    return 1
+  }
+  console.log(`npm test: installing from Debian what the test suite needs and this machine lacks:\n${list(decided.missing)}`)
+  for (const command of decided.commands) {
+    console.log(`${dryRun ? 'would run' : 'running'}: DEBIAN_FRONTEND=noninteractive ${command.join(' ')}`)
+    if (dryRun) continue
+    const run = Bun.spawnSync(command, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'inherit', 'inherit'] })
+    if (run.exitCode !== 0) {
+      console.error(`npm test: \`${command.join(' ')}\` failed (exit ${run.exitCode}); install ${decided.missing.map((p) => p.package).join(' ')} by hand, then npm test again.`)
+      return 1
+    }
+  }
+  if (dryRun) return 0
+  const still = missingPrerequisites(machine)
+  if (still.length > 0) {
+    console.error(`npm test: still missing after the install:\n${list(still)}`)
+    return 1
+  }
+  return 0
+}
+
+if (import.meta.main) process.exit(main(process.argv.includes('--dry-run')))

@@ -1,0 +1,155 @@
+// A clone of the repository tests itself with nothing outside the checkout: no file of src/, test/
+// or scripts/ refers to a path outside it, the vendored OpenPrinter contract is as copied, CI runs
+// the README's test line, and that line installs from Debian what the suite needs and lacks
+// (the decision of scripts/test-prerequisites.ts).
+import { describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { CHROMIUM, installCommands, type Machine, missingPrerequisites, plan, ZBAR } from '../scripts/test-prerequisites.ts'
+
+const ROOT = join(import.meta.dir, '..')
+const OPENPRINTER = join(ROOT, 'src', 'protocol', 'openprinter')
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? filesUnder(path) : [path]
+  })
+}
+
+/** Text files only: pictures and other binary files hold no paths. */
+function textOf(file: string): string | null {
+  const bytes = readFileSync(file)
+  return bytes.includes(0) ? null : bytes.toString('utf8')
+}
+
+/** What in `text` (of `file`) points outside the checkout. */
+function outsidePaths(file: string, text: string): string[] {
+  const found: string[] = []
+  // Places known to hold the protocol's files, or this machine's, outside any clone.
+  for (const match of text.matchAll(/(?:\.\.\/)+shared\b|\/tmp\/shared\b|\/work\//g)) found.push(match[0])
+  if (file.endsWith('.ts')) {
+    // Relative paths in code (imports and file paths) resolved from the file's folder.
+    for (const match of text.matchAll(/['"`](\.\.\/[^'"`$]*)['"`]/g)) {
+      if (relative(ROOT, resolve(dirname(file), match[1]!)).startsWith('..')) found.push(match[1]!)
+    }
+    // join(import.meta.dir, '..', ...), the form the suite's helpers use.
+    for (const match of text.matchAll(/join\(\s*import\.meta\.dir((?:\s*,\s*'[^']*')+)\s*\)/g)) {
+      const parts = [...match[1]!.matchAll(/'([^']*)'/g)].map((part) => part[1]!)
+      if (relative(ROOT, resolve(dirname(file), ...parts)).startsWith('..')) found.push(match[0])
+    }
+  }
+  return found
+}
+
+describe('the repository', () => {
+  test('no file of src/, test/ or scripts/ (nor package.json, .ci/run, README.md, docs/) refers to a path outside the checkout', () => {
+    const files = [...['src', 'test', 'scripts', 'docs'].flatMap((dir) => filesUnder(join(ROOT, dir))), ...['package.json', '.ci/run', 'README.md'].map((name) => join(ROOT, name))]
+    const wrong: string[] = []
+    for (const file of files) {
+      const text = textOf(file)
+      if (text === null) continue
+      for (const path of outsidePaths(file, text)) wrong.push(`${relative(ROOT, file)}: ${path}`)
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test('the check itself sees such paths', () => {
+    const file = join(ROOT, 'test', 'support', 'example.ts')
+    // Written so that this file does not hold the paths it checks for.
+    const up = (times: number) => Array(times).fill("'..'").join(', ')
+    expect(outsidePaths(file, `join(import.meta.dir, ${up(3)}, 'shared', 'openprinter')`)).toHaveLength(1)
+    expect(outsidePaths(file, `join(import.meta.dir, ${up(2)}, 'src', 'protocol', 'openprinter')`)).toEqual([])
+    expect(outsidePaths(file, `import x from '${'../'.repeat(3)}elsewhere/x.ts'`)).toHaveLength(1)
+    expect(outsidePaths(file, `import x from '${'../'.repeat(2)}src/main.ts'`)).toEqual([])
+    expect(outsidePaths(join(ROOT, 'README.md'), `see ${'../'.repeat(2)}${'shared'}/openprinter`)).toHaveLength(1)
+    expect(outsidePaths(join(ROOT, 'README.md'), `see /${'work'}/main`)).toHaveLength(1)
+  })
+
+  test('the vendored OpenPrinter schema and fixtures are as copied (SHA256SUMS), every one of them listed', () => {
+    const sums = readFileSync(join(OPENPRINTER, 'SHA256SUMS'), 'utf8').trim().split('\n').map((line) => line.split(/\s+\*?/) as [string, string])
+    const changed = sums.filter(([sum, name]) => createHash('sha256').update(readFileSync(join(OPENPRINTER, name))).digest('hex') !== sum).map(([, name]) => name)
+    expect(changed).toEqual([])
+    const listed = new Set(sums.map(([, name]) => name))
+    const files = filesUnder(OPENPRINTER).map((file) => relative(OPENPRINTER, file))
+    expect(files.filter((name) => !listed.has(name) && name !== 'SHA256SUMS' && name !== 'ORIGIN.md').sort()).toEqual([])
+    expect(files).toContain('LICENSE')
+    expect(files).toContain('schema/openprinter.schema.json')
+  })
+
+  test("CI runs the README's test line, and npm test first sees to its prerequisites", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const line = 'npm ci && npm test'
+    expect(readme).toContain(`\`\`\`sh\n${line}\n\`\`\``)
+    expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toContain(`'${line}'`)
+    const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts
+    expect(scripts.test.startsWith('bun scripts/test-prerequisites.ts && ')).toBe(true)
+  })
+})
+
+describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
+  /** A machine with `commands` on PATH (besides apt-get), as root unless said. */
+  const machine = (commands: string[], options: { root?: boolean; env?: Record<string, string>; executables?: string[]; apt?: boolean } = {}): Machine => ({
+    which: (command) => (commands.includes(command) || (command === 'apt-get' && options.apt !== false) ? `/usr/bin/${command}` : null),
+    isExecutable: (path) => (options.executables ?? []).includes(path),
+    env: options.env ?? {},
+    root: options.root ?? true,
+  })
+
+  test('nothing to do when zbarimg and chromium are there', () => {
+    expect(plan(machine(['zbarimg', 'chromium']))).toEqual({ kind: 'ready' })
+  })
+
+  test('as root, installs exactly what is missing, without recommended packages', () => {
+    expect(plan(machine([]))).toEqual({ kind: 'install', missing: [ZBAR, CHROMIUM], commands: installCommands('apt-get', [ZBAR, CHROMIUM]) })
+    expect(installCommands('apt-get', [ZBAR, CHROMIUM])).toEqual([
+      ['apt-get', 'update', '-qq'],
+      ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'zbar-tools', 'chromium'],
+    ])
+    expect(missingPrerequisites(machine(['chromium']))).toEqual([ZBAR])
+    expect(missingPrerequisites(machine(['zbarimg']))).toEqual([CHROMIUM])
+  })
+
+  test('not root: stops and names the command to run', () => {
+    const decided = plan(machine(['chromium'], { root: false }))
+    expect(decided.kind).toBe('stop')
+    if (decided.kind === 'stop') {
+      expect(decided.message).toContain('sudo apt-get install -y --no-install-recommends zbar-tools\n')
+      expect(decided.message).toContain('zbarimg')
+    }
+    expect(plan(machine(['zbarimg', 'chromium'], { root: false }))).toEqual({ kind: 'ready' })
+  })
+
+  test('no apt-get: stops and names the packages', () => {
+    const decided = plan(machine(['zbarimg'], { apt: false }))
+    expect(decided.kind).toBe('stop')
+    if (decided.kind === 'stop') expect(decided.message).toContain('no apt-get')
+  })
+
+  test('another Chromium given with PRINTHUB_CHROMIUM replaces Debian\'s; a wrong one stops the run', () => {
+    expect(plan(machine(['zbarimg'], { env: { PRINTHUB_CHROMIUM: '/opt/chromium/chrome' }, executables: ['/opt/chromium/chrome'] }))).toEqual({ kind: 'ready' })
+    expect(plan(machine(['zbarimg', 'chromium'], { env: { PRINTHUB_CHROMIUM: '/opt/nothing' } })).kind).toBe('stop')
+  })
+
+  test('the script with an empty PATH, in a dry run, decides to install both (or, not as root, says how)', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'printhub-empty-path-'))
+    try {
+      const env: Record<string, string> = { PATH: empty }
+      if (process.env.HOME) env.HOME = process.env.HOME
+      const run = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'test-prerequisites.ts'), '--dry-run'], { env, cwd: ROOT })
+      const output = run.stdout.toString() + run.stderr.toString()
+      if (process.getuid?.() === 0) {
+        expect(run.exitCode).toBe(0)
+        expect(output).toContain('zbar-tools: zbarimg')
+        expect(output).toMatch(/would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends zbar-tools chromium\n/)
+      } else {
+        expect(run.exitCode).toBe(1)
+        expect(output).toContain('sudo apt-get install -y --no-install-recommends zbar-tools chromium')
+      }
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+})
