@@ -9,5 +9,5 @@ import { jobRoutes } from './routes/jobs.ts'
 import { pairingRoutes } from './routes/pairing.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(gatewayRoute(context.gateway))
+  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(gatewayRoute(context.gateway))
 }

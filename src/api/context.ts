@@ -1,5 +1,5 @@
 import type { Gateway } from '../gateway/gateway.ts'
-import type { JobService } from '../services/jobs.ts'
+import type { Capacity, JobService } from '../services/jobs.ts'
 import type { Store } from '../store/store.ts'
 
 /** What the public API, discovery, pairing and the gateway's socket work with. */
@@ -14,4 +14,6 @@ export interface ApiContext {
   now: () => number
   /** Where agent connections go. */
   gateway: Gateway
+  /** Whether the data directory has room for new jobs (the disk guard). */
+  capacity: Capacity
 }

@@ -1,6 +1,6 @@
 // `printhub doctor`: what a technician checks when a hub misbehaves, each answered in plain words.
 // Read-only: it opens the database for reading and touches nothing else but a test file.
-import { accessSync, constants, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SERVER_ID_HEADER } from '../api/routes/health.ts'
 import { DATABASE_FILE } from '../store/database.ts'
@@ -22,6 +22,8 @@ export interface DoctorOptions {
   port: number
   /** The server ID the hub is given (PRINTHUB_SERVER_ID), when it is; otherwise the stored one is the hub's. */
   serverId?: string
+  /** The hub's minimum free space in MB (PRINTHUB_MIN_FREE_MB, the saved setting, or the default). */
+  minFreeMb: number
   now: number
   /** Facts of the machine, read by the caller (injected so each check is testable). */
   machine: MachineFacts
@@ -37,8 +39,6 @@ export interface MachineFacts {
 
 const MIB = 1024 * 1024
 /** Below this much free space a busy day's jobs may not fit. */
-const LOW_SPACE = 100 * MIB
-const NO_SPACE = 10 * MIB
 /** Printers answer a connection attempt within this, or are taken as unreachable. */
 const PRINTER_CONNECT_MS = 2_000
 /** The earliest plausible date: a Pi without a network has no real-time clock and starts in 1970. */
@@ -47,7 +47,7 @@ const EARLIEST_PLAUSIBLE = Date.UTC(2026, 0, 1)
 const CLOCK_SLACK_MS = 5 * 60_000
 
 export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
-  const findings = [platform(options.machine), clock(options.now), dataDirectory(options.dataDir)]
+  const findings = [platform(options.machine), clock(options.now), dataDirectory(options.dataDir, options.minFreeMb)]
   const database = StoreInspection.open(options.dataDir)
   try {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
@@ -79,7 +79,25 @@ function clock(now: number): Finding {
   return { check: 'clock', verdict: 'ok', detail: new Date(now).toISOString() }
 }
 
-function dataDirectory(dataDir: string): Finding {
+/** The largest entries of a directory (a folder counts with everything in it), biggest first, in words. */
+function largestEntries(dir: string, count: number): string {
+  let budget = 10_000
+  const sizeOf = (path: string): number => {
+    if (--budget < 0) return 0
+    try {
+      const stat = lstatSync(path)
+      if (!stat.isDirectory()) return stat.size
+      return readdirSync(path).reduce((sum, name) => sum + sizeOf(join(path, name)), 0)
+    } catch {
+      return 0
+    }
+  }
+  const entries = readdirSync(dir).map((name) => ({ name, size: sizeOf(join(dir, name)) }))
+  entries.sort((a, b) => b.size - a.size)
+  return entries.slice(0, count).map(({ name, size }) => `${name} ${size >= 1024 * MIB ? `${(size / 1024 / MIB).toFixed(1)} GB` : `${Math.round(size / MIB)} MB`}`).join(', ')
+}
+
+function dataDirectory(dataDir: string, minFreeMb: number): Finding {
   if (!existsSync(dataDir)) return { check: 'data directory', verdict: 'fail', detail: `${dataDir} does not exist: run "printhub init --data ${dataDir}" (or start the hub once).` }
   const probe = join(dataDir, `.doctor-${process.pid}`)
   try {
@@ -91,8 +109,12 @@ function dataDirectory(dataDir: string): Finding {
   const stats = statfsSync(dataDir)
   const free = stats.bavail * stats.bsize
   const amount = free >= 1024 * MIB ? `${(free / 1024 / MIB).toFixed(1)} GB` : `${Math.floor(free / MIB)} MB`
-  if (free < NO_SPACE) return { check: 'data directory', verdict: 'fail', detail: `${dataDir}: only ${amount} free; new jobs will be refused. Free some space.` }
-  if (free < LOW_SPACE) return { check: 'data directory', verdict: 'warn', detail: `${dataDir}: ${amount} free; that is little for a busy day.` }
+  const minimum = minFreeMb * MIB
+  if (free < 2 * minimum) {
+    const what = `in it: ${largestEntries(dataDir, 3) || 'nothing'} (the rest of the file system holds the rest)`
+    if (free < minimum) return { check: 'data directory', verdict: 'fail', detail: `${dataDir}: only ${amount} free, under the hub's minimum of ${minFreeMb} MB: new jobs are refused. ${what}. Free some space, or lower the retention (printhub settings set retention-days).` }
+    return { check: 'data directory', verdict: 'warn', detail: `${dataDir}: ${amount} free, close to the hub's minimum of ${minFreeMb} MB; ${what}.` }
+  }
   return { check: 'data directory', verdict: 'ok', detail: `${dataDir}, writable, ${amount} free` }
 }
 

@@ -12,6 +12,7 @@ import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
 import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
+import { DiskGuard } from '../services/disk-guard.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
@@ -123,13 +124,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       retry.maxMs = values.retryMaxMs
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
-    const jobs = new JobService(store, dispatcher)
+    const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, events)
+    const jobs = new JobService(store, dispatcher, disk)
     const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, now, log: events })
-    // `printhub settings set` writes from another process: taken in within seconds.
-    const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
-    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway }
+    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }
     const admin: AdminContext = {
       store,
       jobs,
@@ -167,6 +167,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
     housekeeping.start()
+    disk.start()
+    // `printhub settings set` writes from another process: taken in within seconds.
+    const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
@@ -191,6 +194,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // being written; then the database.
         dispatcher.stop()
         clearInterval(settingsReload)
+        disk.stop()
         const housekeepingStopped = housekeeping.stop()
         stopping.abort()
         const agentStopped = started.stop()

@@ -8,7 +8,9 @@ import { EDITABLE_RANGES, EDITABLE_SETTINGS, type EditableSetting, type Editable
 
 export type { EditableSettings }
 
-const STORE_KEY = 'hub_settings'
+/** Where the settings changed while the hub runs are saved (a JSON object). */
+export const SAVED_SETTINGS_KEY = 'hub_settings'
+const STORE_KEY = SAVED_SETTINGS_KEY
 
 export type SettingsOutcome = { ok: true; settings: EditableSettings } | { ok: false; field: string; message: string }
 

@@ -25,7 +25,12 @@ export class StoreInspection {
 
   /** The hub's stored server ID (the setting `server_id`, see services/init.ts); undefined before the first start. */
   serverId(): string | undefined {
-    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get('server_id')?.value
+    return this.setting('server_id')
+  }
+
+  /** A stored setting, as stored. */
+  setting(key: string): string | undefined {
+    return this.db.query<{ value: string }, [string]>('SELECT value FROM settings WHERE key = ?').get(key)?.value
   }
 
   /** The printers this machine drives itself (the built-in agent's), oldest first. */

@@ -33,7 +33,7 @@ async function hubData(connections: Record<string, string> = {}): Promise<string
   return dir
 }
 
-const options = (overrides: Partial<DoctorOptions> = {}): DoctorOptions => ({ dataDir, host: '127.0.0.1', port: freePort(), now: Date.now(), machine: PI, ...overrides })
+const options = (overrides: Partial<DoctorOptions> = {}): DoctorOptions => ({ dataDir, host: '127.0.0.1', port: freePort(), now: Date.now(), machine: PI, minFreeMb: 1, ...overrides })
 const finding = (findings: Finding[], check: string) => findings.find((f) => f.check === check)
 
 beforeAll(async () => {

@@ -19,11 +19,13 @@ export interface ServeOptions {
   /** The printhub to run; the one the tests run (see cli.ts) by default. */
   executable?: string[]
   cwd?: string
+  /** A command the hub is started under (it ends by running its arguments), e.g. to mount a file system for it first. */
+  wrap?: string[]
 }
 
 export async function spawnServe(dataDir: string, options: ServeOptions = {}): Promise<ServeProcess> {
   const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : [])]
-  const child = Bun.spawn([...(options.executable ?? PRINTHUB), ...args], {
+  const child = Bun.spawn([...(options.wrap ?? []), ...(options.executable ?? PRINTHUB), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdout: 'pipe',

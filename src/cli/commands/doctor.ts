@@ -1,6 +1,21 @@
 import { diagnose, readMachineFacts } from '../../doctor/checks.ts'
 import { resolveConfig } from '../../hub/config.ts'
+import { SAVED_SETTINGS_KEY } from '../../services/live-settings.ts'
+import { StoreInspection } from '../../store/inspection.ts'
 import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
+
+/** A number the dashboard or `printhub settings set` saved in the data directory, read without changing anything. */
+function savedSetting(dataDir: string, name: string): number | undefined {
+  const store = StoreInspection.open(dataDir)
+  try {
+    const value = (JSON.parse(store?.setting(SAVED_SETTINGS_KEY) ?? '{}') as Record<string, unknown>)[name]
+    return typeof value === 'number' ? value : undefined
+  } catch {
+    return undefined
+  } finally {
+    store?.close()
+  }
+}
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -17,7 +32,9 @@ export const doctorCommand: Command = {
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
-    const findings = await diagnose({ dataDir: config.dataDir, host: config.host, port: config.port, serverId: config.serverId, now: Date.now(), machine: readMachineFacts() })
+    // The hub's minimum free space: its environment's, else the setting saved in the data directory.
+    const minFreeMb = config.pinned.includes('minFreeMb') ? config.minFreeMb : (savedSetting(config.dataDir, 'minFreeMb') ?? config.minFreeMb)
+    const findings = await diagnose({ dataDir: config.dataDir, host: config.host, port: config.port, serverId: config.serverId, now: Date.now(), machine: readMachineFacts(), minFreeMb })
     const healthy = findings.every((finding) => finding.verdict === 'ok')
     if (args.values.json) printJson(io, { healthy, findings })
     else {
