@@ -15,6 +15,8 @@ type Arch = keyof typeof TARGETS
 
 /** The commit of the checkout, marked when it has uncommitted changes. */
 function gitCommit(): string {
+  // Without git (a tarball, a minimal machine) the build goes on, stamped "unknown".
+  if (!Bun.which('git')) return 'unknown'
   const run = (args: string[]) => Bun.spawnSync(['git', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'ignore' })
   const head = run(['rev-parse', '--short=12', 'HEAD'])
   if (head.exitCode !== 0) return 'unknown'
