@@ -55,7 +55,7 @@ export async function retentionSection(): Promise<SectionResult> {
   try {
     const { projectId } = await initialize(store, dir)
     const printerId = store.printers.resolve(projectId, 'demo')!.id
-    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, now: () => clock, log: () => {} })
+    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, diskLow: () => false, now: () => clock, log: () => {} })
     // The longest step of pruning: how long the event loop is held at most.
     const steps: number[] = []
     const prune = store.retention.pruneJobs.bind(store.retention)

@@ -6,6 +6,8 @@ import { SERVER_ID_HEADER } from '../api/routes/health.ts'
 import { DATABASE_FILE } from '../store/database.ts'
 import { StoreInspection } from '../store/inspection.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
+import { RETENTION_DAYS } from '../domain/settings.ts'
+import { diskStatus } from '../services/disk-guard.ts'
 
 export type Verdict = 'ok' | 'warn' | 'fail'
 
@@ -109,11 +111,11 @@ function dataDirectory(dataDir: string, minFreeMb: number): Finding {
   const stats = statfsSync(dataDir)
   const free = stats.bavail * stats.bsize
   const amount = free >= 1024 * MIB ? `${(free / 1024 / MIB).toFixed(1)} GB` : `${Math.floor(free / MIB)} MB`
-  const minimum = minFreeMb * MIB
-  if (free < 2 * minimum) {
+  const status = diskStatus(Math.floor(free / MIB), minFreeMb)
+  if (status.low) {
     const what = `in it: ${largestEntries(dataDir, 3) || 'nothing'} (the rest of the file system holds the rest)`
-    if (free < minimum) return { check: 'data directory', verdict: 'fail', detail: `${dataDir}: only ${amount} free, under the hub's minimum of ${minFreeMb} MB: new jobs are refused. ${what}. Free some space, or lower the retention (printhub settings set retention-days).` }
-    return { check: 'data directory', verdict: 'warn', detail: `${dataDir}: ${amount} free, close to the hub's minimum of ${minFreeMb} MB; ${what}.` }
+    if (status.full) return { check: 'data directory', verdict: 'fail', detail: `${dataDir}: only ${amount} free, under the hub's minimum of ${minFreeMb} MB: new jobs are refused. ${what}. Free some space, or lower the retention (printhub settings set retention-days).` }
+    return { check: 'data directory', verdict: 'warn', detail: `${dataDir}: ${amount} free, close to the hub's minimum of ${minFreeMb} MB (the hub keeps finished jobs only ${RETENTION_DAYS.min} day while it is); ${what}.` }
   }
   return { check: 'data directory', verdict: 'ok', detail: `${dataDir}, writable, ${amount} free` }
 }

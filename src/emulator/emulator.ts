@@ -4,7 +4,7 @@
 // .txt and .png files when given a directory). Tests use it, and it lets anyone try printhub with
 // no printer. Its replies are written from Epson's reference apart from the transports' reading of
 // them, so that each checks the other.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type PrinterPreview, previewFor } from '../preview/preview.ts'
 import type { PrinterProfile } from '../profiles/profile.ts'
@@ -32,6 +32,12 @@ export interface EmulatedReceipt {
   lastByteAt: number
 }
 
+/**
+ * What an emulator remembers, in memory and in its directory: the newest receipts, at most this
+ * many and this many bytes of jobs, so one left running for weeks neither fills the memory nor the disk.
+ */
+export const EMULATOR_KEEP = { receipts: 1_000, bytes: 64 * 1024 * 1024 } as const
+
 export interface EmulatorOptions {
   profile: PrinterProfile
   width: PaperWidth
@@ -39,10 +45,14 @@ export interface EmulatorOptions {
   store?: string
   state?: Partial<PrinterState>
   onReceipt?: (receipt: EmulatedReceipt) => void
+  keep?: { receipts: number; bytes: number }
 }
 
 export class PrinterEmulator {
+  /** The newest receipts, oldest first (see EMULATOR_KEEP). */
   readonly receipts: EmulatedReceipt[] = []
+  private received = 0
+  private keptBytes = 0
   private state: PrinterState
   private server: Bun.TCPSocketListener<Session> | undefined
   private line: SerialLine | undefined
@@ -143,14 +153,35 @@ export class PrinterEmulator {
       offset += chunk.length
     }
     const { profile, width } = this.options
-    const receipt: EmulatedReceipt = { number: this.receipts.length + 1, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost, firstByteAt: session.firstByteAt, lastByteAt: session.lastByteAt }
+    const receipt: EmulatedReceipt = { number: ++this.received, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost, firstByteAt: session.firstByteAt, lastByteAt: session.lastByteAt }
     this.receipts.push(receipt)
-    if (this.options.store) {
-      const name = join(this.options.store, String(receipt.number).padStart(4, '0'))
+    this.keptBytes += bytes.length
+    const store = this.options.store
+    if (store) {
+      const name = this.fileStem(receipt)!
       writeFileSync(`${name}.bin`, bytes)
       writeFileSync(`${name}.txt`, `${receipt.preview.text.join('\n')}\n`)
       writeFileSync(`${name}.png`, receipt.preview.png())
     }
+    const keep = this.options.keep ?? EMULATOR_KEEP
+    while (this.receipts.length > keep.receipts || (this.keptBytes > keep.bytes && this.receipts.length > 1)) this.forgetOldest()
     this.options.onReceipt?.(receipt)
+  }
+
+  /** Receipts printed since the start, including those no longer kept. */
+  get printedCount(): number {
+    return this.received
+  }
+
+  private forgetOldest(): void {
+    const oldest = this.receipts.shift()!
+    this.keptBytes -= oldest.bytes.length
+    const name = this.fileStem(oldest)
+    if (name) for (const ext of ['bin', 'txt', 'png']) rmSync(`${name}.${ext}`, { force: true })
+  }
+
+  /** Where a receipt's files are, in the emulator's directory. */
+  private fileStem(receipt: EmulatedReceipt): string | undefined {
+    return this.options.store && join(this.options.store, String(receipt.number).padStart(4, '0'))
   }
 }

@@ -126,7 +126,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, events)
     const jobs = new JobService(store, dispatcher, disk)
-    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, now, log: events })
+    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, diskLow: () => disk.now().low, now, log: events })
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }

@@ -12,7 +12,15 @@ export interface DiskStatus {
   /** Free space for the hub (what a non-root user may still write), in MB. */
   freeMb: number
   minFreeMb: number
+  /** Under the minimum: new jobs are refused. */
   full: boolean
+  /** Under twice the minimum: close to full, so retention keeps only the shortest period (see Housekeeping). */
+  low: boolean
+}
+
+/** How the free space stands against the minimum: the one place that says what full and low are. */
+export function diskStatus(freeMb: number, minFreeMb: number): DiskStatus {
+  return { freeMb, minFreeMb, full: freeMb < minFreeMb, low: freeMb < 2 * minFreeMb }
 }
 
 export class DiskGuard {
@@ -59,11 +67,10 @@ export class DiskGuard {
     const minFreeMb = this.minFreeMb()
     try {
       const fs = statfsSync(this.dataDir)
-      const freeMb = Math.floor((fs.bavail * fs.bsize) / MB)
-      return { freeMb, minFreeMb, full: freeMb < minFreeMb }
+      return diskStatus(Math.floor((fs.bavail * fs.bsize) / MB), minFreeMb)
     } catch {
       // Cannot be asked (the directory went away): say nothing is known rather than refuse jobs.
-      return { freeMb: Number.NaN, minFreeMb, full: false }
+      return { freeMb: Number.NaN, minFreeMb, full: false, low: false }
     }
   }
 }

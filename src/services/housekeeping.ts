@@ -2,6 +2,7 @@
 // period are deleted with everything that belongs to them, old records with them, and the pages
 // they held given back to the file system. In the background, a batch at a time with the event
 // loop free between batches, so submissions and deliveries never wait for it.
+import { RETENTION_DAYS } from '../domain/settings.ts'
 import type { Store } from '../store/store.ts'
 
 /** How often the hub looks for what has aged out. */
@@ -15,6 +16,11 @@ const RELEASE_STEPS = 16
 export interface HousekeepingSources {
   /** The retention period now (the dashboard and `printhub settings set` change it). */
   retentionDays(): number
+  /**
+   * The disk is close to full (the disk guard's low): finished jobs are then kept only the shortest
+   * retention period, so that printing goes on at the cost of history.
+   */
+  diskLow(): boolean
   now(): number
   log(line: string): void
 }
@@ -56,7 +62,9 @@ export class Housekeeping {
   }
 
   private async work(): Promise<PassResult> {
-    const days = this.sources.retentionDays()
+    const setting = this.sources.retentionDays()
+    const squeezed = this.sources.diskLow() && setting > RETENTION_DAYS.min
+    const days = squeezed ? RETENTION_DAYS.min : setting
     const before = this.sources.now() - days * 86_400_000
     const result: PassResult = { jobs: 0, records: 0, releasedPages: 0 }
     try {
@@ -79,7 +87,8 @@ export class Housekeeping {
       this.sources.log(`retention: a pass stopped: ${(error as Error).message}`)
     }
     if (result.jobs > 0 || result.records > 0) {
-      this.sources.log(`retention: deleted ${result.jobs} finished jobs and ${result.records} old records from before ${new Date(before).toISOString()} (kept ${days} days)`)
+      const kept = squeezed ? `kept ${days} day instead of ${setting}: the disk is close to full` : `kept ${days} days`
+      this.sources.log(`retention: deleted ${result.jobs} finished jobs and ${result.records} old records from before ${new Date(before).toISOString()} (${kept})`)
     }
     return result
   }

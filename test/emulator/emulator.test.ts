@@ -1,6 +1,9 @@
 // The printer emulator: Epson's status bytes, requests found in a stream split anywhere, and a real
 // TCP printer that a hub prints to and a socket asks for its status.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { type PrinterState, processIdResponse, realtimeStatus } from '../../src/emulator/epson-replies.ts'
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
@@ -116,6 +119,33 @@ describe('the emulator on TCP', () => {
     expect(held.held).toBe(true)
     expect(blocked.received).toEqual([])
     emulator.set({ coverOpen: false })
+  })
+})
+
+describe('what the emulator keeps', () => {
+  test('the newest receipts, by count and by bytes, in memory and in its directory', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'printhub-emulator-'))
+    const emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('generic-80mm')!, width: 80, store, keep: { receipts: 3, bytes: 1_000 } })
+    try {
+      const print = async (text: string) => {
+        const count = emulator.printedCount
+        const job = await connect(emulator.port)
+        job.send([0x1b, 0x40, ...Buffer.from(`${text}\n`)])
+        job.close()
+        await waitFor(() => emulator.printedCount === count + 1)
+      }
+      for (const text of ['one', 'two', 'three', 'four', 'five']) await print(text)
+      expect(emulator.printedCount).toBe(5)
+      expect(emulator.receipts.map((r) => [r.number, r.preview.text[0]])).toEqual([[3, 'three'], [4, 'four'], [5, 'five']])
+      expect(readdirSync(store).sort()).toEqual(['0003', '0004', '0005'].flatMap((n) => [`${n}.bin`, `${n}.png`, `${n}.txt`]))
+      // A big receipt pushes the older ones out by bytes; the newest is always kept.
+      await print('x'.repeat(1_200))
+      expect(emulator.receipts.map((r) => r.number)).toEqual([6])
+      expect(readdirSync(store).sort()).toEqual(['0006.bin', '0006.png', '0006.txt'])
+    } finally {
+      emulator.stop()
+      rmSync(store, { recursive: true, force: true })
+    }
   })
 })
 

@@ -18,7 +18,7 @@ const START = Date.parse('2026-01-01T12:00:00Z')
 let clock = START
 let world: TestStore
 const logs: string[] = []
-const housekeeping = (days: number) => new Housekeeping(world.store, { retentionDays: () => days, now: () => clock, log: (line) => logs.push(line) })
+const housekeeping = (days: number, diskLow = false) => new Housekeeping(world.store, { retentionDays: () => days, diskLow: () => diskLow, now: () => clock, log: (line) => logs.push(line) })
 const rows = (table: string) => world.store.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
 
 beforeEach(async () => {
@@ -48,6 +48,24 @@ describe('retention', () => {
     expect(logs.at(-1)).toContain('retention: deleted 4 finished jobs')
     // Nothing more to do: a second pass deletes nothing.
     expect((await housekeeping(30).pass()).jobs).toBe(0)
+  })
+
+  test('with the disk close to full, finished jobs are kept only a day, whatever the setting; unfinished ones still stay', async () => {
+    const twoDaysOld = jobInState(world.store, world, 'COMPLETED')
+    const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+    world.store.commits.commit()
+    clock += DAY + DAY / 2
+    const halfDayOld = jobInState(world.store, world, 'FAILED')
+    world.store.commits.commit()
+    clock += DAY / 2
+    // Room enough: the 30 days hold.
+    expect((await housekeeping(30, false).pass()).jobs).toBe(0)
+    const squeezed = await housekeeping(30, true).pass()
+    expect(squeezed.jobs).toBe(1)
+    expect(world.store.jobs.get(twoDaysOld.id)).toBeUndefined()
+    expect(world.store.jobs.get(halfDayOld.id)).toBeDefined()
+    expect(world.store.jobs.get(waiting.id)).toBeDefined()
+    expect(logs.at(-1)).toContain('kept 1 day instead of 30: the disk is close to full')
   })
 
   test('a large backlog goes in batches, with the event loop free between them', async () => {

@@ -1,4 +1,4 @@
-import { type EmulatedReceipt, PrinterEmulator } from '../../emulator/emulator.ts'
+import { EMULATOR_KEEP, type EmulatedReceipt, PrinterEmulator } from '../../emulator/emulator.ts'
 import type { PrinterState } from '../../emulator/epson-replies.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../../protocol/document.ts'
@@ -23,6 +23,7 @@ export const emulateCommand: Command = {
     `--profile P       the model it reads jobs as: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width)`,
     '--width 58|80     paper width in mm (default 80)',
     '--store DIR       keep each receipt as NNNN.bin (the bytes), NNNN.txt and NNNN.png',
+    `                  (the newest ${EMULATOR_KEEP.receipts}, at most ${EMULATOR_KEEP.bytes / 1024 / 1024} MiB of jobs: older ones are deleted)`,
     '--paper STATE     what its status says of the paper: ok (default), near-end or out',
     '--cover-open      its status says the cover is open',
     '--error           its status says it has an error (offline)',
