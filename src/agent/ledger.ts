@@ -59,6 +59,23 @@ const MIGRATIONS: readonly Migration[] = [
 
 const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
 
+/**
+ * A remote agent's file as released before the built-in agent's ledger moved into the hub's
+ * database kept the same tables without the ledger_ prefix (and its versions in schema_migrations).
+ * They are renamed, their rows kept, so such an agent keeps its pairing and jobs.
+ */
+function adoptUnprefixedLedger(db: Database): void {
+  const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table'").all().map((row) => row.name))
+  if (!tables.has('outbox') || tables.has('ledger_outbox') || tables.has(LEDGER_MIGRATIONS_TABLE)) return
+  for (const table of ['settings', 'printers', 'jobs', 'outbox']) db.run(`ALTER TABLE ${table} RENAME TO ledger_${table}`)
+  db.run('DROP INDEX jobs_open')
+  db.run(`CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting')`)
+  db.run(`ALTER TABLE schema_migrations RENAME TO ${LEDGER_MIGRATIONS_TABLE}`)
+}
+
+/** A remote agent's own file, which may be of the earlier layout. */
+const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
+
 /** Terminal jobs kept for duplicate checks; older ones are forgotten. */
 export const RETAINED_FINISHED_JOBS = 10_000
 /** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
@@ -154,7 +171,7 @@ export class Ledger {
 
   /** A remote agent's ledger: its own file in `dir`. */
   static open(dir: string, { now = Date.now, log = (line) => console.error(line) }: LedgerOptions = {}): Ledger {
-    const db = openDatabase(dir, true, LEDGER_SCHEMA)
+    const db = openDatabase(dir, true, OWN_FILE_SCHEMA)
     return new Ledger(db, new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`)), now, true)
   }
 

@@ -2,7 +2,7 @@
 // and its numbered, embedded, append-only migrations. Both the store and the ledger use this kit.
 import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 /** One step of a schema. Never edit a released one: add the next number. */
 export interface Migration {
@@ -17,14 +17,24 @@ export interface Schema {
   migrations: readonly Migration[]
   /** The table recording the versions applied (one database may hold several schemas). */
   migrationsTable: string
+  /**
+   * Brings a file of an earlier layout (released before the schema took its present names) to the
+   * names the migrations expect, inside the migrations' transaction; does nothing on other files.
+   */
+  adopt?: (db: Database) => void
 }
 
 export class DatabaseTooNewError extends Error {
   constructor(
     readonly found: number,
     readonly known: number,
+    readonly file: string,
   ) {
-    super(`The database was written by a newer printhub (schema version ${found}; this program knows up to ${known}). Install a newer printhub, or use another data directory.`)
+    super(
+      `${file} was written by a newer printhub (schema version ${found}; this printhub knows up to version ${known}), so it is left untouched. ` +
+        `Either install the newer printhub again, or go back to the data as it was before the upgrade: ` +
+        `printhub restore FILE --data ${dirname(file)} --force (FILE: the pre-upgrade backup, in the backups folder beside the data directory unless backup-dir is set).`,
+    )
   }
 }
 
@@ -89,20 +99,25 @@ export function integrityProblems(db: Database): string[] {
   return found.length === 1 && found[0] === 'ok' ? [] : found
 }
 
-/** Applies the schema's migrations not yet recorded in its table. */
-export function migrate(db: Database, { migrations, migrationsTable: table }: Pick<Schema, 'migrations' | 'migrationsTable'>): void {
-  db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
-  const current = db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
+/**
+ * Applies the schema's migrations not yet recorded in its table, all of them in ONE immediate
+ * transaction: a failure in any leaves the database as it was (no half-upgraded schema), and two
+ * processes starting at once cannot both apply them. A database of a newer schema is refused
+ * before anything is written.
+ */
+export function migrate(db: Database, schema: Pick<Schema, 'migrations' | 'migrationsTable'> & Partial<Pick<Schema, 'file' | 'adopt'>>): void {
+  const { migrations, migrationsTable: table } = schema
   const known = migrations.at(-1)?.version ?? 0
-  if (current > known) throw new DatabaseTooNewError(current, known)
-  for (const migration of migrations) {
-    if (migration.version <= current) continue
-    // IMMEDIATE: two processes starting at once cannot both apply the same migration.
-    db.transaction(() => {
-      const done = db.query(`SELECT 1 FROM ${table} WHERE version = ?`).get(migration.version)
-      if (done) return
+  db.transaction(() => {
+    schema.adopt?.(db)
+    db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
+    const current = db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
+    if (current > known) throw new DatabaseTooNewError(current, known, db.filename || schema.file || 'the database')
+    const now = Date.now()
+    for (const migration of migrations) {
+      if (migration.version <= current) continue
       db.run(migration.sql)
-      db.run(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`, [migration.version, Date.now()])
-    }).immediate()
-  }
+      db.run(`INSERT INTO ${table} (version, applied_at) VALUES (?, ?)`, [migration.version, now])
+    }
+  }).immediate()
 }

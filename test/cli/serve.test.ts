@@ -160,7 +160,8 @@ describe('schema versions', () => {
       for (const args of [['jobs', 'list', '--project', 'prj_x'], ['serve', '--port', '0']]) {
         const result = await cli([...args, '--data', dir])
         expect(result.code).toBe(1)
-        expect(result.stderr).toContain(`The database was written by a newer printhub (schema version 999; this program knows up to ${MIGRATIONS.length})`)
+        expect(result.stderr).toContain(`printhub.db was written by a newer printhub (schema version 999; this printhub knows up to version ${MIGRATIONS.length})`)
+        expect(result.stderr).toContain(`printhub restore FILE --data ${dir} --force`)
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
