@@ -57,7 +57,8 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ]
 
-const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
+/** The ledger's schema: its own file for a remote agent; tables in the hub's database for the built-in agent. */
+export const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
 
 /**
  * A remote agent's file as released before the built-in agent's ledger moved into the hub's

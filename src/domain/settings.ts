@@ -20,6 +20,10 @@ export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as cons
 export const RETENTION_DAYS = { min: 1, max: 3_650, default: 30 } as const
 /** Below this much free space in the data directory, the hub takes no new job (in MB). */
 export const MIN_FREE_MB = { min: 1, max: 1_048_576, default: 256 } as const
+/** How many of its daily backups the hub keeps in the backup directory. */
+export const BACKUP_KEEP = { min: 1, max: 365, default: 7 } as const
+/** The longest backup directory path taken. */
+export const MAX_BACKUP_DIR_LENGTH = 1_024
 
 export const DEFAULT_SERVER_NAME = 'printhub'
 
@@ -31,6 +35,8 @@ export const EDITABLE_SETTINGS = {
   maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
   retentionDays: 'PRINTHUB_RETENTION_DAYS',
   minFreeMb: 'PRINTHUB_MIN_FREE_MB',
+  backupDir: 'PRINTHUB_BACKUP_DIR',
+  backupKeep: 'PRINTHUB_BACKUP_KEEP',
 } as const
 export type EditableSetting = keyof typeof EDITABLE_SETTINGS
 
@@ -41,15 +47,32 @@ export interface EditableSettings {
   maxOpenJobsPerProject: number
   retentionDays: number
   minFreeMb: number
+  /** Where the hub writes a backup every day; empty: no scheduled backups. */
+  backupDir: string
+  backupKeep: number
 }
 
+/** The editable settings that are text rather than numbers. */
+export type TextSetting = 'serverName' | 'backupDir'
+
 /** The numeric editable settings and their ranges. */
-export const EDITABLE_RANGES: Record<Exclude<EditableSetting, 'serverName'>, Range> = {
+export const EDITABLE_RANGES: Record<Exclude<EditableSetting, TextSetting>, Range> = {
   retryInitialMs: RETRY_INITIAL_MS,
   retryMaxMs: RETRY_MAX_MS,
   maxOpenJobsPerProject: MAX_OPEN_JOBS,
   retentionDays: RETENTION_DAYS,
   minFreeMb: MIN_FREE_MB,
+  backupKeep: BACKUP_KEEP,
+}
+
+/** The rule of the backup directory: empty (no scheduled backups) or an absolute path. */
+export function backupDirProblem(value: string): string | undefined {
+  if (value === '') return undefined
+  if (!value.startsWith('/')) return 'must be an absolute path (like /var/backups/printhub), or empty for no scheduled backups'
+  if (value.length > MAX_BACKUP_DIR_LENGTH) return `must be at most ${MAX_BACKUP_DIR_LENGTH} characters`
+  // Control characters would make log lines and file listings lie.
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters'
+  return undefined
 }
 
 /** The rule across two settings: the longest retry delay is at least the first. */

@@ -1,10 +1,11 @@
 // The hub's configuration, resolved once from flags, then PRINTHUB_* environment variables, then
 // defaults, into a frozen object. A bad value stops start-up with a message naming the setting.
+import { resolve } from 'node:path'
 import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { ACK_TIMEOUT_MS, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
+import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -31,6 +32,10 @@ export interface HubConfig {
   retentionDays: number
   /** Below this much free space (MB) in the data directory, new jobs are refused. */
   minFreeMb: number
+  /** Where the hub writes a backup every day (an absolute path); empty: none. */
+  backupDir: string
+  /** How many of its daily backups the hub keeps. */
+  backupKeep: number
   /** The settings the dashboard may change that the environment set: those stay as set. */
   pinned: readonly EditableSetting[]
 }
@@ -46,6 +51,8 @@ export function editableSettingsOf(config: Readonly<HubConfig>): EditableSetting
     maxOpenJobsPerProject: config.maxOpenJobsPerProject,
     retentionDays: config.retentionDays,
     minFreeMb: config.minFreeMb,
+    backupDir: config.backupDir,
+    backupKeep: config.backupKeep,
   }
 }
 
@@ -80,6 +87,15 @@ function textSetting(name: string, raw: string | undefined, fallback: string | u
   return raw
 }
 
+/** A directory given in the environment: relative to where the hub starts, kept absolute. */
+function directorySetting(name: string, raw: string | undefined): string {
+  if (raw === undefined || raw === '') return ''
+  const path = resolve(raw)
+  const problem = backupDirProblem(path)
+  if (problem) throw new ConfigError(`${name} ${problem}`)
+  return path
+}
+
 /** The data directory alone, for commands that only read or write the store. */
 export function resolveDataDir(flags: { data?: string }, env: Env): string {
   return flags.data ?? (env.PRINTHUB_DATA_DIR || DEFAULTS.dataDir)
@@ -103,6 +119,8 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
     retentionDays: integerSetting('PRINTHUB_RETENTION_DAYS', env.PRINTHUB_RETENTION_DAYS, RETENTION_DAYS.default, RETENTION_DAYS),
     minFreeMb: integerSetting('PRINTHUB_MIN_FREE_MB', env.PRINTHUB_MIN_FREE_MB, MIN_FREE_MB.default, MIN_FREE_MB),
+    backupDir: directorySetting('PRINTHUB_BACKUP_DIR', env.PRINTHUB_BACKUP_DIR),
+    backupKeep: integerSetting('PRINTHUB_BACKUP_KEEP', env.PRINTHUB_BACKUP_KEEP, BACKUP_KEEP.default, BACKUP_KEEP),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')

@@ -9,8 +9,9 @@ import { join } from 'node:path'
 
 export const LOCK_FILE = 'printhub.lock'
 
-/** What holds a data directory: the hub, or a remote agent. */
-export type DataDirRole = 'serve' | 'agent'
+/** What holds a data directory: the hub, a remote agent, or a restore replacing it. */
+export type DataDirRole = 'serve' | 'agent' | 'restore'
+const ROLES: readonly string[] = ['serve', 'agent', 'restore'] satisfies DataDirRole[]
 
 export interface DataDirHolder {
   pid: number
@@ -67,7 +68,7 @@ function tryLock(fd: number, file: string): boolean {
 function readHolder(file: string): DataDirHolder | undefined {
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<DataDirHolder>
-    if (Number.isSafeInteger(value.pid) && (value.role === 'serve' || value.role === 'agent')) return { pid: value.pid!, role: value.role }
+    if (Number.isSafeInteger(value.pid) && ROLES.includes(value.role!)) return { pid: value.pid!, role: value.role! }
   } catch {
     // Empty (just locked, not yet written) or not JSON.
   }
@@ -123,5 +124,27 @@ export function lockDataDir(dataDir: string, role: DataDirRole): DataDirLock {
         closeSync(fd)
       }
     },
+  }
+}
+
+/**
+ * Whether another process holds the data directory now, without taking it or creating anything:
+ * the error that says who, or undefined when it is free (or has never been held).
+ */
+export function dataDirInUse(dataDir: string): DataDirInUseError | undefined {
+  const file = join(dataDir, LOCK_FILE)
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDONLY)
+  } catch {
+    // No lock file: no process has held the directory (serve and agent create it before locking).
+    return undefined
+  }
+  try {
+    if (!tryLock(fd, file)) return new DataDirInUseError(dataDir, readHolder(file))
+    libc().flock(fd, LOCK_UN)
+    return undefined
+  } finally {
+    closeSync(fd)
   }
 }

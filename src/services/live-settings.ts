@@ -1,10 +1,10 @@
-// The settings the dashboard changes while the hub runs: the server name, the retry backoff and the
-// limit of unfinished jobs per project. Saved in the store and applied at once; a setting the
+// The settings the dashboard changes while the hub runs: the server name, the retry backoff, the
+// limit of unfinished jobs per project, retention, the disk's minimum and the scheduled backups. Saved in the store and applied at once; a setting the
 // environment set (PRINTHUB_*) is pinned: it stays as set, and the dashboard says so.
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
-import { EDITABLE_RANGES, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, retryDelaysProblem } from '../domain/settings.ts'
+import { backupDirProblem, EDITABLE_RANGES, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, retryDelaysProblem } from '../domain/settings.ts'
 
 export type { EditableSettings }
 
@@ -25,6 +25,10 @@ function check(current: EditableSettings, change: Partial<Record<EditableSetting
       const result = validate(brandNameRule, value)
       if (!result.ok) return { ok: false, field, message: result.issues[0]!.message }
       next.serverName = value as string
+    } else if (field === 'backupDir') {
+      const problem = typeof value === 'string' ? backupDirProblem(value) : 'must be text: a directory, or empty'
+      if (problem) return { ok: false, field, message: problem }
+      next.backupDir = value as string
     } else {
       const range = EDITABLE_RANGES[field]
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max) {

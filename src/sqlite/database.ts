@@ -1,7 +1,7 @@
 // Opening a SQLite file of printhub (the hub's store, or an agent's ledger) with durable settings,
 // and its numbered, embedded, append-only migrations. Both the store and the ledger use this kit.
 import { Database } from 'bun:sqlite'
-import { existsSync, mkdirSync } from 'node:fs'
+import { closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 
 /** One step of a schema. Never edit a released one: add the next number. */
@@ -93,10 +93,38 @@ export function enableIncrementalVacuum(db: Database): boolean {
   return true
 }
 
-/** What SQLite's quick check finds wrong: nothing when the file is sound. */
-export function integrityProblems(db: Database): string[] {
-  const found = db.query<{ quick_check: string }, []>('PRAGMA quick_check').all().map((row) => row.quick_check)
+/** What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound. */
+export function integrityProblems(db: Database, full = false): string[] {
+  const found = db.query<Record<string, string>, []>(full ? 'PRAGMA integrity_check' : 'PRAGMA quick_check').all().map((row) => Object.values(row)[0]!)
   return found.length === 1 && found[0] === 'ok' ? [] : found
+}
+
+/** The newest of the schema's migrations applied to the database (0 when none is). */
+export function schemaVersion(db: Database, { migrationsTable: table }: Pick<Schema, 'migrationsTable'>): number {
+  const exists = db.query('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', table)
+  if (!exists) return 0
+  return db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
+}
+
+/** The newest migration of the schema this program knows. */
+export function knownSchemaVersion({ migrations }: Pick<Schema, 'migrations'>): number {
+  return migrations.at(-1)?.version ?? 0
+}
+
+/**
+ * A consistent copy of the database at `source` as it is now, what its write-ahead log holds
+ * included, written by SQLite to `target` (a new file, mode 0600). It reads in one transaction,
+ * so the process that writes the database goes on meanwhile; nothing of the source changes.
+ */
+export function snapshotDatabase(source: string, target: string): void {
+  closeSync(openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600))
+  const db = new Database(source, { readonly: true, strict: true })
+  try {
+    db.run('PRAGMA busy_timeout = 5000')
+    db.run('VACUUM INTO ?', [target])
+  } finally {
+    db.close()
+  }
 }
 
 /**

@@ -1,8 +1,17 @@
-// A read-only look at a hub's database, for `printhub doctor`: it opens the file for reading and
-// changes nothing, so it can look at the database of a hub that is running.
+// A read-only look at a hub's database, for `printhub doctor` and for backups (what a snapshot
+// holds): it opens the file for reading and changes nothing, so it can look at the database of a
+// hub that is running.
 import type { Database } from 'bun:sqlite'
-import { integrityProblems, openForReading } from '../sqlite/database.ts'
+import { integrityProblems, openForReading, type Schema, schemaVersion } from '../sqlite/database.ts'
 import { DATABASE_FILE } from './database.ts'
+
+export interface RecordCounts {
+  projects: number
+  apiKeys: number
+  agents: number
+  printers: number
+  jobs: number
+}
 
 export class StoreInspection {
   private constructor(private readonly db: Database) {}
@@ -13,9 +22,20 @@ export class StoreInspection {
     return db ? new StoreInspection(db) : undefined
   }
 
-  /** What SQLite's quick check finds wrong: nothing when the file is sound. */
-  integrityProblems(): string[] {
-    return integrityProblems(this.db)
+  /** What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound. */
+  integrityProblems(full = false): string[] {
+    return integrityProblems(this.db, full)
+  }
+
+  /** The newest migration of `schema` applied (the hub's own, or the built-in agent's ledger's, which lives here too). */
+  schemaVersion(schema: Pick<Schema, 'migrationsTable'>): number {
+    return schemaVersion(this.db, schema)
+  }
+
+  /** How many of each kind of record the database holds (removed printers and revoked keys and agents included). */
+  counts(): RecordCounts {
+    const count = (table: string) => this.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
+    return { projects: count('projects'), apiKeys: count('api_keys'), agents: count('agents'), printers: count('printers'), jobs: count('jobs') }
   }
 
   /** When the newest job was created, in milliseconds since the epoch. */

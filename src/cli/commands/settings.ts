@@ -1,6 +1,7 @@
 // `printhub settings show` and `settings set NAME VALUE`: the settings the dashboard changes, from
 // the command line. A running hub takes a change within seconds; a setting its environment sets
 // (PRINTHUB_*) stays as set there.
+import { resolve } from 'node:path'
 import { EDITABLE_SETTINGS, type EditableSetting } from '../../domain/settings.ts'
 import { editableSettingsOf, resolveConfig } from '../../hub/config.ts'
 import { LiveSettings } from '../../services/live-settings.ts'
@@ -15,7 +16,12 @@ const NAMES: Record<string, EditableSetting> = {
   'max-open-jobs': 'maxOpenJobsPerProject',
   'retention-days': 'retentionDays',
   'min-free-mb': 'minFreeMb',
+  'backup-dir': 'backupDir',
+  'backup-keep': 'backupKeep',
 }
+
+/** How a value reads on the command line: an empty backup directory is no scheduled backups. */
+const shown = (setting: EditableSetting, value: string | number) => (setting === 'backupDir' && value === '' ? '(none: no scheduled backups)' : String(value))
 
 /** The settings as saved in the data directory over the defaults (the environment of this command does not pin them). */
 function settingsOf(store: Store, args: ParsedArgs, io: Io): LiveSettings {
@@ -33,7 +39,7 @@ export const settingsShowCommand: Command = {
     const values = withStore(args, io, (store) => ({ ...settingsOf(store, args, io).values }))
     if (args.values.json) return printJson(io, values)
     const width = Math.max(...Object.keys(NAMES).map((name) => name.length))
-    for (const [name, setting] of Object.entries(NAMES)) io.out(`${name.padEnd(width)}  ${values[setting]}  (${EDITABLE_SETTINGS[setting]} in the hub's environment wins)`)
+    for (const [name, setting] of Object.entries(NAMES)) io.out(`${name.padEnd(width)}  ${shown(setting, values[setting])}  (${EDITABLE_SETTINGS[setting]} in the hub's environment wins)`)
   },
 }
 
@@ -41,17 +47,23 @@ export const settingsSetCommand: Command = {
   name: 'settings set',
   summary: 'change a setting of the hub (a running hub takes it within seconds)',
   usage: 'NAME VALUE [--data DIR] [--json]',
-  help: [`NAME              one of ${Object.keys(NAMES).join(', ')}`, 'VALUE             a whole number, or the server name', DATA_HELP, JSON_HELP],
+  help: [
+    `NAME              one of ${Object.keys(NAMES).join(', ')}`,
+    'VALUE             a whole number; the server name; for backup-dir a directory (relative to here), or "" for no scheduled backups',
+    DATA_HELP,
+    JSON_HELP,
+  ],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const name = positional(args, 0, 'NAME and VALUE', 2)
     const text = positional(args, 1, 'NAME and VALUE', 2)
     if (!Object.hasOwn(NAMES, name)) throw new UsageError(`there is no setting "${name}"; the settings are ${Object.keys(NAMES).join(', ')}`)
     const setting = NAMES[name]!
-    const value = setting === 'serverName' ? text : /^\d+$/.test(text) ? Number(text) : text
+    // A directory is kept absolute: the hub does not start where this command runs.
+    const value = setting === 'serverName' ? text : setting === 'backupDir' ? (text === '' ? '' : resolve(text)) : /^\d+$/.test(text) ? Number(text) : text
     const outcome = withStore(args, io, (store) => settingsOf(store, args, io).update({ [setting]: value }))
     if (!outcome.ok) throw new UsageError(`${name} ${outcome.message}`)
     if (args.values.json) return printJson(io, outcome.settings)
-    io.out(`${name} is now ${outcome.settings[setting]}. A running hub takes it within seconds, unless its environment sets ${EDITABLE_SETTINGS[setting]}.`)
+    io.out(`${name} is now ${shown(setting, outcome.settings[setting])}. A running hub takes it within seconds, unless its environment sets ${EDITABLE_SETTINGS[setting]}.`)
   },
 }
