@@ -4,6 +4,7 @@ import { DatabaseTooNewError, NoDatabaseError } from '../sqlite/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
 import { adminSetPasswordCommand, adminTokenCreateCommand } from './commands/admin.ts'
 import { agentCommand } from './commands/agent.ts'
+import { backupCommand, restoreCommand } from './commands/backup.ts'
 import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
 import { doctorCommand } from './commands/doctor.ts'
 import { initCommand } from './commands/init.ts'
@@ -34,6 +35,8 @@ export const COMMANDS: readonly Command[] = [
   adminTokenCreateCommand,
   settingsShowCommand,
   settingsSetCommand,
+  backupCommand,
+  restoreCommand,
   agentsListCommand,
   agentsRevokeCommand,
   printersAddCommand,
