@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { cookieValue, SESSION_COOKIE } from './auth.ts'
 import type { AdminContext } from './context.ts'
 import { agentRoutes } from './routes/agents.ts'
+import { backupRoutes } from './routes/backup.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { overviewRoutes } from './routes/overview.ts'
 import { printerRoutes } from './routes/printers.ts'
@@ -19,6 +20,7 @@ export function adminApi(context: AdminContext) {
     .use(projectRoutes(context))
     .use(agentRoutes(context))
     .use(settingsRoutes(context))
+    .use(backupRoutes(context))
 }
 
 /** Whether a browser's request comes with a live dashboard session. */

@@ -1,3 +1,4 @@
+import type { BackupOutcome } from '../services/backup.ts'
 import type { JobService } from '../services/jobs.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
@@ -31,4 +32,6 @@ export interface AdminContext {
   stopping: AbortSignal
   /** The printers plugged into this machine. */
   detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
+  /** A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while another is being made. */
+  downloadBackup(): Promise<BackupOutcome> | undefined
 }

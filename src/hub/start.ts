@@ -13,6 +13,7 @@ import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
 import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
 import { DiskGuard } from '../services/disk-guard.ts'
+import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
@@ -23,6 +24,7 @@ import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { hubApp } from './app.ts'
+import { backupInChildProcess } from './backup-process.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
@@ -71,6 +73,8 @@ export interface StartOptions {
   /** Lines about agents and deliveries. */
   events?: (line: string) => void
   now?: () => number
+  /** The scheduled backups' timing (tests make it short), and the printhub that makes backups (this one by default). */
+  backups?: { times?: ScheduleTimes; printhub?: string[] }
 }
 
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
@@ -127,6 +131,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, events)
     const jobs = new JobService(store, dispatcher, disk)
     const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, diskLow: () => disk.now().low, now, log: events })
+    const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
+    const backups = new BackupSchedule(
+      backupRunner,
+      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId, now, log: events },
+      options.backups?.times,
+    )
+    clearDownloads(config.dataDir)
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }
@@ -143,6 +154,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
       stopping: stopping.signal,
       detect: () => detectPrinters(undefined, loadUsbBackend),
+      downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now()),
     }
     const app = hubApp(api, admin, options.log ?? ((entry) => console.log(formatRequestLog(entry))))
     try {
@@ -167,6 +179,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
     housekeeping.start()
+    backups.start()
     disk.start()
     // `printhub settings set` writes from another process: taken in within seconds.
     const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
@@ -196,11 +209,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         clearInterval(settingsReload)
         disk.stop()
         const housekeepingStopped = housekeeping.stop()
+        const backupsStopped = Promise.all([backups.stop(), backupRunner.stop()])
         stopping.abort()
         const agentStopped = started.stop()
         await app.stop()
         await agentStopped
         await housekeepingStopped
+        await backupsStopped
         store.close()
         lock.release()
       },

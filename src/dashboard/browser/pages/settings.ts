@@ -3,11 +3,12 @@
 import type { AdminSession } from '../../../store/admin-sessions.ts'
 import type { AdminToken } from '../../../store/admin-tokens.ts'
 import { api } from '../api.ts'
+import { ADMIN_API_PREFIX } from '../../../protocol/admin-api.ts'
 import { announce, empty, errorBox, field, h, replace, secretBox, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
 interface SettingsAnswer {
-  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; minFreeMb: number }
+  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; minFreeMb: number; backupDir: string; backupKeep: number }
   pinned: string[]
 }
 
@@ -20,6 +21,14 @@ export const settingsPage: Page = {
     const sessionsArea = h('section', { class: 'card' })
     const tokensArea = h('section', { class: 'card' })
     const tokenSecret = h('div', {})
+    // A plain link: the browser streams the file to the disk, with the session's cookie (a GET needs no CSRF token).
+    const backupArea = h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'Backup'),
+      h('p', { class: 'intro' }, 'A fresh backup of the hub: every job, API key (hashed), agent and printer, with the built-in agent’s private key. Keep the file like a key. Restore it with printhub restore FILE --data DIR.'),
+      h('a', { class: 'button', href: `${ADMIN_API_PREFIX}/backup`, download: '' }, 'Download a backup'),
+    )
     const password = form(
       [
         field('Current password', h('input', { type: 'password', name: 'currentPassword', required: true, autocomplete: 'current-password' })),
@@ -39,7 +48,7 @@ export const settingsPage: Page = {
       replace(tokenSecret, secretBox('Admin token', secret))
       view.refresh()
     })
-    replace(main, ...heading('Settings'), problem, hubArea, h('section', { class: 'card' }, h('h2', {}, 'Admin password'), password), sessionsArea, tokensArea)
+    replace(main, ...heading('Settings'), problem, hubArea, backupArea, h('section', { class: 'card' }, h('h2', {}, 'Admin password'), password), sessionsArea, tokensArea)
     let hubFormShown = false
     const load = async (changed: (data: unknown) => boolean) => {
       const [{ settings, pinned }, { sessions }, { tokens }] = await Promise.all([
@@ -52,7 +61,7 @@ export const settingsPage: Page = {
       if (!hubFormShown) {
         hubFormShown = true
         const locked = (name: string) => (pinned.includes(name) ? 'Set in the hub’s environment; change it there.' : undefined)
-        const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string>) => h('input', { name, value: String(settings[name]), disabled: pinned.includes(name), required: true, ...attributes })
+        const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string | boolean>) => h('input', { name, value: String(settings[name]), disabled: pinned.includes(name), required: true, ...attributes })
         replace(
           hubArea,
           h('h2', {}, 'Hub'),
@@ -64,6 +73,8 @@ export const settingsPage: Page = {
               field('Unfinished jobs per project, at most', input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
               field('Keep finished jobs for (days)', input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? 'Older printed, failed, expired and cancelled jobs are deleted with their receipts.'),
               field('Take no new job below this much free disk (MB)', input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
+              field('Daily backups into (directory on the hub)', input('backupDir', { required: false, placeholder: '/var/backups/printhub' }), locked('backupDir') ?? 'An absolute path; empty for no daily backups.'),
+              field('Daily backups kept', input('backupKeep', { type: 'number', min: '1', max: '365' }), locked('backupKeep') ?? 'The oldest of the hub’s own backups there are deleted; other files are left alone.'),
             ],
             'Save settings',
             async (values) => {
@@ -74,6 +85,8 @@ export const settingsPage: Page = {
               if ('maxOpenJobsPerProject' in values) change.maxOpenJobsPerProject = Number(values.maxOpenJobsPerProject)
               if ('retentionDays' in values) change.retentionDays = Number(values.retentionDays)
               if ('minFreeMb' in values) change.minFreeMb = Number(values.minFreeMb)
+              if ('backupDir' in values) change.backupDir = values.backupDir!.trim()
+              if ('backupKeep' in values) change.backupKeep = Number(values.backupKeep)
               await api('PUT', '/settings', change)
               announce('Settings saved')
             },
