@@ -26,7 +26,7 @@ const WORK_MARK = '.backup-partial-'
 const WORK_PATTERN = /^\..+\.backup-partial-(\d+)$/
 /** What a work folder holds: the snapshot and the archive being written. */
 const WORK_ARCHIVE = 'archive'
-const WORK_CONTENTS = new Set([DATABASE_FILE, WORK_ARCHIVE])
+const isWorkFile = (name: string) => [DATABASE_FILE, WORK_ARCHIVE].some((file) => name === file || name === `${file}-wal` || name === `${file}-shm` || name === `${file}-journal`)
 
 export interface BackupSummary {
   file: string
@@ -102,7 +102,7 @@ function removeAbandonedWork(dir: string): void {
     const pid = WORK_PATTERN.exec(entry.name)?.[1]
     if (!pid || !entry.isDirectory() || Number(pid) === process.pid || isAlive(Number(pid))) continue
     const path = join(dir, entry.name)
-    if (readdirSync(path).every((name) => WORK_CONTENTS.has(name))) rmSync(path, { recursive: true, force: true })
+    if (readdirSync(path).every(isWorkFile)) rmSync(path, { recursive: true, force: true })
   }
 }
 
