@@ -64,6 +64,8 @@ export interface Hub {
   /** The built-in agent's virtual printers (what they printed). */
   virtualPrinters: VirtualPrinters
   builtinAgent: BuiltinAgent
+  /** The scheduled backups (a look at the backup directory can be asked for at once). */
+  backups: BackupSchedule
   /** Stops accepting, lets in-flight requests finish, commits and closes the store. */
   stop(): Promise<void>
 }
@@ -201,6 +203,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       sessions,
       virtualPrinters,
       builtinAgent: started,
+      backups,
       async stop() {
         // The dispatcher first: attempts in flight stay as they are, to be sent again next start.
         // The agent takes no new job; while no new request is taken, it finishes the tickets

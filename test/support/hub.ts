@@ -6,7 +6,7 @@ import { formatRequestLog } from '../../src/http/app.ts'
 import { resolveConfig } from '../../src/hub/config.ts'
 import { initialize, type InitResult } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
-import { type Hub, startHub } from '../../src/hub/start.ts'
+import { type Hub, startHub, type StartOptions } from '../../src/hub/start.ts'
 import { setPrinterConnection } from './fixtures.ts'
 
 export interface TestHub {
@@ -34,6 +34,8 @@ export interface TestHubOptions {
   /** The demo printer is offline, so jobs stay PENDING (tests of the API alone). */
   offline?: boolean
   events?: (line: string) => void
+  /** The scheduled backups' timing. */
+  backups?: StartOptions['backups']
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -47,7 +49,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     setPrinterConnection(store, store.printers.resolve(firstStart.projectId, 'demo')!.id, 'virtual://demo?mode=offline')
     store.close()
   }
-  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}) })
+  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}), backups: options.backups })
   const init = (firstStart ?? hub.init) as Extract<InitResult, { created: true }>
   return {
     hub,

@@ -1,0 +1,125 @@
+// The running hub's daily backups, with a moved clock: the first soon after start, the next once
+// the newest is a day old, the newest N of its own kept, any other file left alone, a failure
+// logged and tried again later while the hub goes on. Each backup is a real `printhub backup`
+// process writing a real archive.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { backupFileName } from '../../src/services/backup.ts'
+import { cli } from '../support/cli.ts'
+import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
+
+const DAY = 86_400_000
+/** Longer than any test: only the first look runs by itself; the tests ask for the others. */
+const LATER = 3_600_000
+
+let dir: string
+beforeAll(() => {
+  dir = tempDir()
+})
+
+describe('daily backups into backup-dir', () => {
+  let hub: TestHub
+  let backups: string
+  let offset = 0
+  const lines: string[] = []
+  const ours = () => (existsSync(backups) ? readdirSync(backups) : []).filter((name) => /^printhub-backup-.*\.phbackup$/.test(name) && !name.includes('-other-') && !name.includes('-byhand-')).sort()
+  const strangers: Record<string, number> = {}
+
+  beforeAll(async () => {
+    backups = join(dir, 'backups')
+    hub = await startTestHub({
+      env: { PRINTHUB_BACKUP_DIR: backups, PRINTHUB_BACKUP_KEEP: '3' },
+      now: () => Date.now() + offset,
+      events: (line) => lines.push(line),
+      backups: { times: { firstCheckMs: 20, checkMs: LATER, retryMs: LATER } },
+    })
+  })
+  afterAll(() => hub.stop())
+
+  test('the first backup is written soon after start, into a directory it creates, mode 0600', async () => {
+    const first = await waitFor(() => ours()[0], 20_000)
+    expect(first).toMatch(/^printhub-backup-printhub-\d{8}-\d{4}\.phbackup$/)
+    expect(first.slice(0, -'-HHMM.phbackup'.length)).toBe(backupFileName('printhub', Date.now()).slice(0, -'-HHMM.phbackup'.length))
+    expect(statSync(backups).mode & 0o777).toBe(0o700)
+    expect(statSync(join(backups, first)).mode & 0o777).toBe(0o600)
+    await waitFor(() => lines.find((line) => line.startsWith(`backup: wrote ${join(backups, first)} (`)), 5_000)
+  })
+
+  test('another look within the day writes nothing', async () => {
+    const result = await hub.hub.backups.check()
+    expect(result.wrote).toBeUndefined()
+    expect(ours().length).toBe(1)
+  })
+
+  test('a day later, one more; the newest backup-keep of its own are kept, files not its own left alone', async () => {
+    // Files that are not the hub's: a note, a file named like a backup that is not one, a backup
+    // made by hand (not scheduled), and a scheduled backup of another hub, all older than any.
+    writeFileSync(join(backups, 'notes.txt'), 'keep me')
+    writeFileSync(join(backups, 'printhub-backup-other-20200101-0000.phbackup'), 'not an archive')
+    expect((await cli(['backup', '--data', hub.dataDir, '--out', join(backups, 'printhub-backup-byhand-20200101-0000.phbackup')])).code).toBe(0)
+    const otherHub = join(dir, 'other-hub')
+    expect((await cli(['init', '--data', otherHub])).code).toBe(0)
+    expect((await cli(['backup', '--scheduled', '--data', otherHub, '--out', join(backups, 'printhub-backup-other-20200102-0000.phbackup')])).code).toBe(0)
+    for (const name of readdirSync(backups)) strangers[name] = statSync(join(backups, name)).mtimeMs
+    delete strangers[ours()[0]!]
+
+    const written: string[] = [ours()[0]!]
+    for (let day = 1; day <= 4; day++) {
+      offset += DAY
+      const result = await hub.hub.backups.check()
+      expect(result.failed).toBeUndefined()
+      written.push(result.wrote!.slice(backups.length + 1))
+    }
+    // Five written, the newest three kept: the two oldest pruned, each said in the log.
+    expect(ours()).toEqual(written.slice(2).sort())
+    for (const old of written.slice(0, 2)) expect(lines).toContain(`backup: removed ${join(backups, old)}, older than the newest 3 backups kept`)
+    for (const [name, mtime] of Object.entries(strangers)) expect(statSync(join(backups, name)).mtimeMs).toBe(mtime)
+  }, 60_000)
+
+  test('every kept backup restores', async () => {
+    const newest = ours().at(-1)!
+    const target = join(dir, 'restored')
+    const result = await cli(['restore', join(backups, newest), '--data', target, '--json'])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout).serverId).toBe(hub.hub.serverId)
+  })
+})
+
+describe('a failed scheduled backup', () => {
+  test('is logged and tried again later; the hub goes on', async () => {
+    // A directory that cannot be made: its parent is a file.
+    const blocker = join(dir, 'blocker')
+    writeFileSync(blocker, 'a file, not a directory')
+    const backups = join(blocker, 'backups')
+    let offset = 0
+    const lines: string[] = []
+    const hub = await startTestHub({
+      env: { PRINTHUB_BACKUP_DIR: backups },
+      now: () => Date.now() + offset,
+      events: (line) => lines.push(line),
+      backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: 600_000 } },
+    })
+    try {
+      const failed = await hub.hub.backups.check()
+      expect(failed.failed).toContain(`cannot write in ${backups}`)
+      expect(lines.filter((line) => line.startsWith(`backup: the scheduled backup into ${backups} failed: `) && line.endsWith('trying again in 10 minutes'))).toHaveLength(1)
+      // The hub takes jobs meanwhile.
+      const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'after-failure', document: { width: 80, sections: [{ type: 'text', value: 'x' }] } } })
+      expect(response.status).toBe(202)
+      // Not again before the retry's time.
+      expect((await hub.hub.backups.check()).failed).toBeUndefined()
+      expect(lines.filter((line) => line.includes('failed'))).toHaveLength(1)
+      // Once there is room for it and the time has come, it is written.
+      rmSync(blocker)
+      mkdirSync(blocker)
+      offset += 600_000
+      const retried = await hub.hub.backups.check()
+      expect(retried.failed).toBeUndefined()
+      expect(existsSync(retried.wrote!)).toBe(true)
+    } finally {
+      await hub.stop()
+    }
+  }, 30_000)
+})
