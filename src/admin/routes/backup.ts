@@ -12,9 +12,8 @@ const CHUNK_BYTES = 256 * 1024
 const BUSY_RETRY_MS = 10_000
 
 /** The file's bytes as a stream; the file is removed when the stream ends, however it ends. */
-async function sendAndRemove(path: string): Promise<{ body: ReadableStream<Uint8Array>; size: number }> {
+async function sendAndRemove(path: string): Promise<ReadableStream<Uint8Array>> {
   const file = await open(path, 'r')
-  const { size } = await file.stat()
   let done = false
   const finish = async () => {
     if (done) return
@@ -38,7 +37,7 @@ async function sendAndRemove(path: string): Promise<{ body: ReadableStream<Uint8
     },
     cancel: finish,
   })
-  return { body, size }
+  return body
 }
 
 export function backupRoutes(context: AdminContext) {
@@ -47,12 +46,11 @@ export function backupRoutes(context: AdminContext) {
     if (!making) throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BUSY_RETRY_MS)
     const outcome = await making
     if (!outcome.ok) throw new ApiError('server_error', `The backup could not be made: ${outcome.message}`)
-    const { body, size } = await sendAndRemove(outcome.summary.file)
+    const body = await sendAndRemove(outcome.summary.file)
     const name = basename(outcome.summary.file)
     return new Response(body, {
       headers: {
         'content-type': 'application/octet-stream',
-        'content-length': String(size),
         'content-disposition': `attachment; filename="${name}"`,
         'cache-control': 'no-store',
         'x-content-type-options': 'nosniff',

@@ -1,0 +1,74 @@
+// The dashboard's backup download: admin only, one at a time, named as the hub names its backups,
+// gone from the hub's disk once sent, and what is downloaded restores.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { DOWNLOADS_DIR } from '../../src/services/backup-schedule.ts'
+import { cli } from '../support/cli.ts'
+import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
+
+const PASSWORD = 'a long admin password'
+let hub: TestHub
+let cookie: string
+let dir: string
+
+beforeAll(async () => {
+  dir = tempDir()
+  hub = await startTestHub()
+  const response = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: PASSWORD } })
+  expect(response.status).toBe(200)
+  cookie = response.headers.get('set-cookie')!.split(';')[0]!
+})
+afterAll(() => hub.stop())
+
+const download = (headers: Record<string, string>) => hub.request('GET', '/admin/v1/backup', { key: null, headers })
+
+describe('GET /admin/v1/backup', () => {
+  test('needs an admin: nobody, a wrong session and a project API key are refused, and no backup is made', async () => {
+    for (const headers of [{}, { cookie: 'printhub_session=not-a-session' }, { authorization: `Bearer ${hub.apiKey}` }]) {
+      const response = await download(headers)
+      expect(response.status).toBe(401)
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
+    }
+    expect(existsSync(join(hub.dataDir, DOWNLOADS_DIR))).toBe(false)
+  })
+
+  test("a signed-in admin downloads a fresh backup named for the hub, removed from the hub's disk once sent; it restores", async () => {
+    const job = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'before-download', document: { width: 80, sections: [{ type: 'text', value: 'x' }] } } })
+    expect(job.status).toBe(202)
+    const jobId = ((await job.json()) as { job: { id: string } }).job.id
+    const response = await download({ cookie })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/octet-stream')
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const name = /^attachment; filename="(printhub-backup-printhub-\d{8}-\d{4}\.phbackup)"$/.exec(response.headers.get('content-disposition') ?? '')?.[1]
+    expect(name).toBeDefined()
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    expect(bytes.length).toBeGreaterThan(0)
+    expect(readdirSync(join(hub.dataDir, DOWNLOADS_DIR))).toEqual([])
+
+    const file = join(dir, name!)
+    writeFileSync(file, bytes, { mode: 0o600 })
+    const restored = join(dir, 'restored')
+    const result = await cli(['restore', file, '--data', restored, '--json'])
+    expect(result.stderr).toBe('')
+    expect(JSON.parse(result.stdout)).toMatchObject({ serverId: hub.hub.serverId, counts: { jobs: 1 } })
+    const shown = await cli(['jobs', 'show', jobId, '--data', restored, '--json'])
+    expect(shown.code).toBe(0)
+    expect(JSON.parse(shown.stdout).id).toBe(jobId)
+    expect(statSync(join(restored, 'agent', 'agent.key')).mode & 0o777).toBe(0o600)
+  }, 30_000)
+
+  test('one at a time: asked for twice at once, the second is told to try again shortly', async () => {
+    const [first, second] = await Promise.all([download({ cookie }), download({ cookie })])
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(429)
+    expect(second.headers.get('retry-after')).toBe('10')
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
+    expect((await first.arrayBuffer()).byteLength).toBeGreaterThan(0)
+    // Free again once the first is made.
+    const third = await download({ cookie })
+    expect(third.status).toBe(200)
+    await third.arrayBuffer()
+  }, 30_000)
+})
