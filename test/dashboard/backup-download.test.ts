@@ -25,7 +25,8 @@ const download = (headers: Record<string, string>) => hub.request('GET', '/admin
 
 describe('GET /admin/v1/backup', () => {
   test('needs an admin: nobody, a wrong session and a project API key are refused, and no backup is made', async () => {
-    for (const headers of [{}, { cookie: 'printhub_session=not-a-session' }, { authorization: `Bearer ${hub.apiKey}` }]) {
+    const attempts: Record<string, string>[] = [{}, { cookie: 'printhub_session=not-a-session' }, { authorization: `Bearer ${hub.apiKey}` }]
+    for (const headers of attempts) {
       const response = await download(headers)
       expect(response.status).toBe(401)
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
