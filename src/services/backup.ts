@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { KEY_FILE } from '../agent/identity.ts'
-import { LEDGER_SCHEMA } from '../agent/ledger.ts'
+import { LEDGER_FILE, LEDGER_SCHEMA } from '../agent/ledger.ts'
 import { DEFAULT_SERVER_NAME } from '../domain/settings.ts'
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
 import { type ArchiveMember, ArchiveWriter } from '../sqlite/archive.ts'
@@ -19,6 +19,11 @@ import { SAVED_SETTINGS_KEY } from './live-settings.ts'
 /** The members of a backup, by their path in the data directory: the database, then the built-in agent's key. */
 export const BACKUP_DATABASE = DATABASE_FILE
 export const BACKUP_AGENT_KEY = `${BUILTIN_AGENT_DIR}/${KEY_FILE}`
+/**
+ * The built-in agent's ledger in a file of its own, as printhub kept it before it moved into the
+ * hub's database: in a backup (as a snapshot, like the database) when a data directory still has it.
+ */
+export const BACKUP_AGENT_LEDGER = `${BUILTIN_AGENT_DIR}/${LEDGER_FILE}`
 
 export const BACKUP_EXTENSION = '.phbackup'
 /** The folder a backup is made in, beside its archive's place: `.NAME.backup-partial-PID`. */
@@ -26,7 +31,7 @@ const WORK_MARK = '.backup-partial-'
 const WORK_PATTERN = /^\..+\.backup-partial-(\d+)$/
 /** What a work folder holds: the snapshot and the archive being written. */
 const WORK_ARCHIVE = 'archive'
-const isWorkFile = (name: string) => [DATABASE_FILE, WORK_ARCHIVE].some((file) => name === file || name === `${file}-wal` || name === `${file}-shm` || name === `${file}-journal`)
+const isWorkFile = (name: string) => [DATABASE_FILE, LEDGER_FILE, WORK_ARCHIVE].some((file) => name === file || name === `${file}-wal` || name === `${file}-shm` || name === `${file}-journal`)
 
 export interface BackupSummary {
   file: string
@@ -167,6 +172,13 @@ export function makeBackup(options: BackupOptions): BackupOutcome {
       rmSync(snapshot)
       const key = join(dataDir, BACKUP_AGENT_KEY)
       if (existsSync(key)) members.push(writer.addFile(BACKUP_AGENT_KEY, key, statSync(key).mode))
+      const ledger = join(dataDir, BACKUP_AGENT_LEDGER)
+      if (existsSync(ledger)) {
+        const ledgerSnapshot = join(work, LEDGER_FILE)
+        snapshotDatabase(ledger, ledgerSnapshot)
+        members.push(writer.addFile(BACKUP_AGENT_LEDGER, ledgerSnapshot, statSync(ledger).mode))
+        rmSync(ledgerSnapshot)
+      }
       writer.finish({ ...manifest, created_at: createdAt })
     } catch (error) {
       writer.abandon()

@@ -9,13 +9,13 @@ import { LEDGER_SCHEMA } from '../agent/ledger.ts'
 import { VERSION } from '../domain/version.ts'
 import { DataDirInUseError, dataDirInUse, lockDataDir } from '../platform/data-dir-lock.ts'
 import { ARCHIVE_FORMAT_VERSION, ArchiveReader, NotAnArchiveError } from '../sqlite/archive.ts'
-import { knownSchemaVersion } from '../sqlite/database.ts'
+import { fileIntegrityProblems, knownSchemaVersion } from '../sqlite/database.ts'
 import { HUB_SCHEMA } from '../store/database.ts'
 import { type RecordCounts, StoreInspection } from '../store/inspection.ts'
-import { BACKUP_AGENT_KEY, BACKUP_DATABASE, fsyncDirectory } from './backup.ts'
+import { BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER, BACKUP_DATABASE, fsyncDirectory } from './backup.ts'
 import { BUILTIN_AGENT_DIR, SERVER_ID_SETTING } from './init.ts'
 
-const KNOWN_MEMBERS: readonly string[] = [BACKUP_DATABASE, BACKUP_AGENT_KEY]
+const KNOWN_MEMBERS: readonly string[] = [BACKUP_DATABASE, BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER]
 
 export interface RestoreOptions {
   file: string
@@ -101,6 +101,10 @@ function unpack(reader: ArchiveReader, file: string, staging: string, storeSchem
   for (const { name } of reader.members()) {
     const problem = reader.extract(name, join(staging, name))
     if (problem) throw new Refused('damaged', `${file} is damaged: ${problem}`)
+  }
+  if (existsSync(join(staging, BACKUP_AGENT_LEDGER))) {
+    const problems = fileIntegrityProblems(join(staging, BACKUP_AGENT_LEDGER))
+    if (problems.length > 0) throw new Refused('damaged', `${file} is damaged: its ${BACKUP_AGENT_LEDGER} fails SQLite's integrity check (${problems.slice(0, 3).join('; ')})`)
   }
   const inspection = StoreInspection.open(staging)
   if (!inspection) throw new Refused('damaged', `${file} is damaged: its ${BACKUP_DATABASE} cannot be opened`)

@@ -99,6 +99,23 @@ export function integrityProblems(db: Database, full = false): string[] {
   return found.length === 1 && found[0] === 'ok' ? [] : found
 }
 
+/** What SQLite's whole integrity check finds wrong in the database file at `path` (read only); a problem when it cannot be opened. */
+export function fileIntegrityProblems(path: string): string[] {
+  let db: Database
+  try {
+    db = new Database(path, { readonly: true, strict: true })
+  } catch (error) {
+    return [(error as Error).message]
+  }
+  try {
+    return integrityProblems(db, true)
+  } catch (error) {
+    return [(error as Error).message]
+  } finally {
+    db.close()
+  }
+}
+
 /** The newest of the schema's migrations applied to the database (0 when none is). */
 export function schemaVersion(db: Database, { migrationsTable: table }: Pick<Schema, 'migrationsTable'>): number {
   const exists = db.query('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', table)

@@ -148,6 +148,28 @@ describe('a backup of a running hub, restored', () => {
   }, 30_000)
 })
 
+describe('a data directory of an earlier layout', () => {
+  test("the built-in agent's ledger in its own file (agent/agent.db) is backed up and restored with the rest", async () => {
+    const source = join(dir, 'ledger-apart')
+    cpSync(join(ROOT, 'test/fixtures/schemas/store-v2-ledger-apart/data'), source, { recursive: true })
+    const out = join(dir, 'ledger-apart.phbackup')
+    const made = await cliJson(['backup', '--data', source, '--out', out])
+    expect(made.members.map((m: { name: string }) => m.name)).toEqual(['printhub.db', 'agent/agent.key', 'agent/agent.db'])
+    const restored = join(dir, 'ledger-apart-restored')
+    await cliJson(['restore', out, '--data', restored])
+    const rows = (path: string) => {
+      const db = new Database(path, { readonly: true })
+      try {
+        return db.query('SELECT * FROM jobs ORDER BY job_id').all()
+      } finally {
+        db.close()
+      }
+    }
+    expect(rows(join(restored, 'agent', 'agent.db'))).toEqual(rows(join(source, 'agent', 'agent.db')))
+    expect(rows(join(restored, 'agent', 'agent.db')).length).toBeGreaterThan(0)
+  })
+})
+
 describe('a backup killed half way', () => {
   test('leaves no file under its name and the hub unaffected; the next backup completes and restores', async () => {
     const source = join(dir, 'big')
