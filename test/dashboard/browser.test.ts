@@ -4,9 +4,11 @@
 // revoked key refused by the API. Every page is photographed at phone and desktop width.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
+import { cli } from '../support/cli.ts'
 import { launchChromium, screenshot, VIEWPORTS } from '../support/browser.ts'
 import { startTestHub, type TestHub, tempDir } from '../support/hub.ts'
 import { freePort } from '../support/ports.ts'
@@ -214,6 +216,24 @@ describe('dashboard in Chromium', () => {
     const discovery = await (await fetch(`${hub.url}/.well-known/openprinter`)).json()
     expect(discovery.server.name).toBe('Café Olé counter')
     await screenshot(page, 'settings', 'desktop')
+  })
+
+  test('settings: daily backups into a directory; "Download a backup" downloads a file that restores', async () => {
+    const backups = join(agentDir, 'daily-backups')
+    await page.goto('/dashboard/#/settings')
+    const form = page.getByRole('form', { name: 'Hub settings' })
+    await form.getByLabel('Daily backups into (directory on the hub)').fill(backups)
+    await form.getByLabel('Daily backups kept').fill('3')
+    await form.getByRole('button', { name: 'Save settings' }).click()
+    await page.waitForFunction(() => document.getElementById('announce')?.textContent === 'Settings saved')
+    expect((await adminGet<{ settings: Record<string, unknown> }>('/settings')).settings).toMatchObject({ backupDir: backups, backupKeep: 3 })
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download a backup' }).click()])
+    expect(download.suggestedFilename()).toMatch(/^printhub-backup-Caf-Ol-counter-\d{8}-\d{4}\.phbackup$/)
+    const file = join(agentDir, download.suggestedFilename())
+    await download.saveAs(file)
+    const restored = await cli(['restore', file, '--data', join(agentDir, 'restored'), '--json'])
+    expect(restored.stderr).toBe('')
+    expect(JSON.parse(restored.stdout).serverId).toBe(hub.hub.serverId)
   })
 
   test('revoke the key: the API answers 401', async () => {

@@ -3,7 +3,7 @@
 import type { AdminSession } from '../../../store/admin-sessions.ts'
 import type { AdminToken } from '../../../store/admin-tokens.ts'
 import { api } from '../api.ts'
-import { ADMIN_API_PREFIX } from '../../../protocol/admin-api.ts'
+import { config } from '../config.ts'
 import { announce, empty, errorBox, field, h, replace, secretBox, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
@@ -27,7 +27,7 @@ export const settingsPage: Page = {
       { class: 'card' },
       h('h2', {}, 'Backup'),
       h('p', { class: 'intro' }, 'A fresh backup of the hub: every job, API key (hashed), agent and printer, with the built-in agent’s private key. Keep the file like a key. Restore it with printhub restore FILE --data DIR.'),
-      h('a', { class: 'button', href: `${ADMIN_API_PREFIX}/backup`, download: '' }, 'Download a backup'),
+      h('a', { class: 'button', href: `${config.api}/backup`, download: '' }, 'Download a backup'),
     )
     const password = form(
       [
