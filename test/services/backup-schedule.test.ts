@@ -4,9 +4,9 @@
 // process writing a real archive.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { backupFileName } from '../../src/services/backup.ts'
-import { cli } from '../support/cli.ts'
+import { cli, ROOT } from '../support/cli.ts'
 import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -85,6 +85,37 @@ describe('daily backups into backup-dir', () => {
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout).serverId).toBe(hub.hub.serverId)
   })
+})
+
+describe('printhub settings set backup-dir and backup-keep', () => {
+  test('bounds are checked, a relative directory is kept absolute, and a running hub takes them', async () => {
+    const lines: string[] = []
+    const hub = await startTestHub({ events: (line) => lines.push(line), backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } } })
+    try {
+      const data = ['--data', hub.dataDir]
+      // None by default: a look writes nothing.
+      expect((await hub.hub.backups.check()).wrote).toBeUndefined()
+      const shown = await cli(['settings', 'show', ...data])
+      expect(shown.stdout).toContain('backup-dir        (none: no scheduled backups)')
+      expect(shown.stdout).toMatch(/backup-keep +7 /)
+      for (const bad of ['0', '366', 'many']) {
+        const refused = await cli(['settings', 'set', 'backup-keep', bad, ...data])
+        expect(refused.code).toBe(2)
+        expect(refused.stderr).toContain('backup-keep must be')
+      }
+      expect((await cli(['settings', 'set', 'backup-keep', '2', ...data])).code).toBe(0)
+      // Relative to where the command runs (the checkout, for the tests' CLI): kept absolute.
+      const set = await cli(['settings', 'set', 'backup-dir', relative(ROOT, join(dir, 'via-cli')), ...data, '--json'])
+      expect(set.code).toBe(0)
+      expect(JSON.parse(set.stdout)).toMatchObject({ backupDir: join(dir, 'via-cli'), backupKeep: 2 })
+      // The running hub takes them within seconds: its next look writes there.
+      const wrote = await waitFor(async () => (await hub.hub.backups.check()).wrote, 10_000)
+      expect(wrote.startsWith(join(dir, 'via-cli', 'printhub-backup-printhub-'))).toBe(true)
+      expect((await cli(['settings', 'set', 'backup-dir', '', ...data])).stdout).toContain('backup-dir is now (none: no scheduled backups)')
+    } finally {
+      await hub.stop()
+    }
+  }, 30_000)
 })
 
 describe('a failed scheduled backup', () => {
