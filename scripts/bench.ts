@@ -19,9 +19,11 @@
 //   the share of a 115,200-baud serial line the serial transport keeps busy;
 //   retention (scripts/bench-retention.ts): 200,000 jobs through a store with a short retention,
 //   the database file's size as they go (it must level off), and the longest pruning step;
+//   backup (scripts/bench-backup.ts): `printhub backup` and `restore` of 100,000 jobs, and how long
+//   the hub's event loop waits while it makes a backup (a process of its own);
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention` or `binary` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup` or `binary` runs one.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -31,6 +33,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { apiSection } from './bench-api.ts'
+import { backupSection } from './bench-backup.ts'
 import { binarySection } from './bench-binary.ts'
 import { stopCups } from './bench-cups.ts'
 import { deliverySection, stopSinks } from './bench-delivery.ts'
@@ -39,7 +42,7 @@ import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
 import { retentionSection } from './bench-retention.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'backup', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -117,6 +120,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return printersSection()
     case 'retention':
       return retentionSection()
+    case 'backup':
+      return backupSection()
     case 'binary':
       return binarySection()
   }
