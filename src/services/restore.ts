@@ -3,7 +3,7 @@
 // the database in it, each member's size and SHA-256), and not from a newer printhub. It is then
 // unpacked into a folder beside the target, which takes the target's place in one rename; a
 // failure on the way leaves the target as it was. A directory replaced with `force` is kept aside.
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { LEDGER_SCHEMA } from '../agent/ledger.ts'
 import { VERSION } from '../domain/version.ts'
@@ -137,7 +137,9 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
   const started = performance.now()
   const now = options.now ?? Date.now
   const file = resolve(options.file)
-  const target = resolve(options.dataDir)
+  // Through a symbolic link to where the data really is: the restored directory goes there.
+  const named = resolve(options.dataDir)
+  const target = existsSync(named) ? realpathSync(named) : named
   if (!existsSync(file) || !statSync(file).isFile()) return { ok: false, reason: 'not_an_archive', message: `${file} does not exist or is not a file` }
   let reader: ArchiveReader
   try {

@@ -3,7 +3,7 @@
 // every job, key, agent and printer; kill -9 of a backup half way; every refusal of restore.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HUB_SCHEMA } from '../../src/store/database.ts'
 import { cli, cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
@@ -323,5 +323,18 @@ describe('restore refuses, and leaves the target as it was', () => {
     expect(readFileSync(join(kept!, 'notes.txt'), 'utf8')).toBe('the venue’s own file')
     expect(readdirSync(target).sort()).toEqual(['agent', 'printhub.db'])
     expect(ids(target, 'agents')).toEqual(ids(source, 'agents'))
+  })
+
+  test('through a symbolic link, the data goes where the link points, and the link stays', async () => {
+    const real = join(dir, 'real-data')
+    mkdirSync(real)
+    writeFileSync(join(real, 'notes.txt'), 'old')
+    const link = join(dir, 'linked-data')
+    symlinkSync(real, link)
+    const result = await cliJson(['restore', archive, '--data', link, '--force'])
+    expect(result.dataDir).toBe(real)
+    expect(result.replacedDir).toStartWith(`${real}.replaced-`)
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readdirSync(link).sort()).toEqual(['agent', 'printhub.db'])
   })
 })
