@@ -7,7 +7,7 @@ import type { MakeBackup } from '../services/backup-schedule.ts'
 
 /** The command line that runs this printhub: the executable itself once compiled, else Bun with the entry point. */
 export function thisPrinthub(): string[] {
-  return import.meta.path.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, join(import.meta.dir, '..', 'main.ts')]
+  return Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, join(import.meta.dir, '..', 'main.ts')]
 }
 
 /** Backups of `dataDir` made by `printhub backup` run as `printhub` (this one by default). */

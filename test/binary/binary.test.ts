@@ -66,4 +66,20 @@ describe('the compiled executable', () => {
     expect(await serve.stop()).toBe(0)
     serve = undefined
   })
+
+  test('a running hub makes a backup with the executable itself (the dashboard download), which restores', async () => {
+    const dataDir = join(home, 'data')
+    const token = JSON.parse(run(['admin', 'create-token', '--name', 'backups', '--data', dataDir, '--json']).stdout).secret as string
+    serve = await spawnServe(dataDir, { json: true, executable: [binary], cwd: tmpdir() })
+    const response = await fetch(`${serve.url}/admin/v1/backup`, { headers: { authorization: `Bearer ${token}` } })
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    expect(response.status).toBe(200)
+    const file = join(home, 'download.phbackup')
+    await Bun.write(file, bytes)
+    const restored = run(['restore', file, '--data', join(home, 'restored'), '--json'])
+    expect(restored.stderr).toBe('')
+    expect(JSON.parse(restored.stdout)).toMatchObject({ serverId: serve.listening!.serverId, counts: { jobs: 1 } })
+    expect(await serve.stop()).toBe(0)
+    serve = undefined
+  })
 })
