@@ -3,6 +3,7 @@
 // that runs 20,000 jobs to a day, with a retention of one day: after the first days the database
 // file must stop growing. Also the longest time one pruning step held the event loop.
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { Log } from '../src/platform/log.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PrintDocument } from '../src/protocol/document.ts'
@@ -55,7 +56,7 @@ export async function retentionSection(): Promise<SectionResult> {
   try {
     const { projectId } = await initialize(store, dir)
     const printerId = store.printers.resolve(projectId, 'demo')!.id
-    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, diskLow: () => false, now: () => clock, log: () => {} })
+    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, diskLow: () => false, now: () => clock, log: Log.silent().for('retention') })
     // The longest step of pruning: how long the event loop is held at most.
     const steps: number[] = []
     const prune = store.retention.pruneJobs.bind(store.retention)

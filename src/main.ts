@@ -10,6 +10,10 @@ function flush(): void {
   pending.length = 0
 }
 
+// A process that ends (an uncaught error included) writes what it still holds; only kill -9 can
+// lose the lines of its last turn.
+process.on('exit', flush)
+
 // No top-level await: the compiled binary's bytecode is CommonJS.
 void main(process.argv.slice(2), {
   out: (line) => {

@@ -1,6 +1,7 @@
 // The print agent: receive → validate → persist → acknowledge → render → submit → persist the
 // result → report (OpenPrinter v1 section 7.3), with the ledger making every step durable. One
 // implementation, placed inside the hub (built-in) or on another machine (remote).
+import { describeError, Log, type Logger } from '../platform/log.ts'
 import { isDeepStrictEqual } from 'node:util'
 import type { PrintDocument } from '../protocol/document.ts'
 import { encodeFrame } from '../protocol/codec.ts'
@@ -23,6 +24,9 @@ import type { Ledger, LedgerJob } from './ledger.ts'
 import type { LedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 
+/** Where an agent without a log says nothing. */
+const SILENT = Log.silent().for('agent')
+
 /** How often the agent looks for printers added or changed in its catalog. */
 export const CATALOG_POLL_MS = 1_000
 /** How long stopping waits for tickets being written (within systemd's 20 s stop timeout). */
@@ -38,7 +42,8 @@ export interface AgentOptions {
   /** Where device files are (the system's unless a test says otherwise). */
   devices?: DeviceFinder
   version: string
-  log?: (line: string) => void
+  /** What the agent has to say (component agent): connections, refused jobs, its own failures. */
+  log?: Logger
   /** How often idle printers are asked their status (default STATUS_POLL_MS.default, as the hub's). */
   statusPollMs?: number
   /** Told when a printer's state changes (the hub's dashboard shows it). */
@@ -122,8 +127,8 @@ export class Agent {
     return this.loop
   }
 
-  private log(line: string): void {
-    this.options.log?.(line)
+  private get log(): Logger {
+    return this.options.log ?? SILENT
   }
 
   /**
@@ -151,7 +156,7 @@ export class Agent {
       const connection = new AgentConnection(this.options.credentials, this.options.key, this.options.version, () => Math.floor((performance.now() - this.started) / 1000), {
         ready: () => {
           failures = 0
-          this.onReady(connection).catch((error) => this.log(`agent: could not resume with the hub: ${(error as Error).message}`))
+          this.onReady(connection).catch((error) => this.log.warn('could not resume with the hub', { error: describeError(error) }))
         },
         frame: (_, message) => this.onFrame(connection, message),
       })
@@ -159,7 +164,8 @@ export class Agent {
       await connection.open(this.options.connector)
       const ending: Ending = await connection.ended
       if (this.stopped) return
-      this.log(`agent: ${ending.reason}`)
+      // One budget for the connection's lines: a hub that keeps refusing cannot fill the log.
+      this.log[ending.reconnect ? 'warn' : 'error'](`disconnected: ${ending.reason}`, { reconnect: ending.reconnect }, { limit: 'agent connection' })
       // Refused (or told not to come back): trying again would only be refused again.
       if (!ending.reconnect) {
         this.refusal = ending.reason
@@ -184,7 +190,7 @@ export class Agent {
    * and never sends one of them again under a new attempt.
    */
   private async onReady(connection: AgentConnection): Promise<void> {
-    this.log('agent: connected to the hub')
+    this.log.info('connected to the hub', { agent: this.options.credentials.agentId }, { limit: 'agent connection' })
     await this.flushOutbox()
     // What is acknowledged must be on disk; jobs stored in this very turn may not be yet.
     await this.options.ledger.durable()
@@ -199,7 +205,7 @@ export class Agent {
   private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void {
     switch (message.type) {
       case 'server.print_job':
-        return void this.receive(connection, message.payload, message.messageId).catch((error) => this.log(`agent: job ${message.payload.jobId} could not be stored: ${(error as Error).message}`))
+        return void this.receive(connection, message.payload, message.messageId).catch((error) => this.log.error('a job could not be stored', { job: message.payload.jobId, error: describeError(error) }))
       case 'server.cancel_job':
         return this.cancel(message.payload.jobId)
       case 'server.request_printer_inventory':
@@ -235,7 +241,7 @@ export class Agent {
     const outcome = this.options.ledger.receive(payload, messageId)
     if (outcome.kind === 'conflict') {
       // The reference answers nothing: the hub's acknowledgement timeout decides.
-      this.log(`agent: job ${payload.jobId} refused: ${outcome.reason}`)
+      this.log.warn(`job refused: ${outcome.reason}`, { job: payload.jobId, printer: payload.printerId })
       return
     }
     // The wait for the disk is asked for first: the acknowledgement goes out before any report of
@@ -268,7 +274,7 @@ export class Agent {
           await this.print(job)
         } catch (error) {
           // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
-          this.log(`agent: job ${job.jobId} failed unexpectedly: ${(error as Error).message}`)
+          this.log.error('a job failed unexpectedly', { job: job.jobId, printer: printerId, error: describeError(error) })
           this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
         }
       }
@@ -369,7 +375,7 @@ export class Agent {
         }
       } while (this.flushAgain)
     } catch (error) {
-      this.log(`agent: reports wait for the next connection: ${(error as Error).message}`)
+      this.log.warn('reports wait for the next connection', { error: describeError(error) }, { limit: 'agent reports' })
     } finally {
       this.flushing = false
     }

@@ -5,6 +5,7 @@
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
 // commit: the agent waits for `durable()` before what depends on them (an acknowledgement, bytes
 // to a printer, a report), so jobs of several printers share one disk flush.
+import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
@@ -153,8 +154,8 @@ export interface LocalPrinter {
 
 export interface LedgerOptions {
   now?: () => number
-  /** Where a failed commit is told (a disk error); the agent goes on. */
-  log?: (line: string) => void
+  /** Where a failed commit is told (a disk error; the agent goes on): component agent, stderr when not given. */
+  log?: Logger
 }
 
 export class Ledger {
@@ -171,9 +172,9 @@ export class Ledger {
   }
 
   /** A remote agent's ledger: its own file in `dir`. */
-  static open(dir: string, { now = Date.now, log = (line) => console.error(line) }: LedgerOptions = {}): Ledger {
+  static open(dir: string, { now = Date.now, log = new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('agent') }: LedgerOptions = {}): Ledger {
     const db = openDatabase(dir, true, OWN_FILE_SCHEMA)
-    return new Ledger(db, new GroupCommit(db, (error) => log(`agent: a ledger commit failed and was rolled back: ${(error as Error).message}`)), now, true)
+    return new Ledger(db, new GroupCommit(db, (error) => log.error('a ledger commit failed and was rolled back', { error: describeError(error) }, { limit: 'ledger commit' })), now, true)
   }
 
   /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */

@@ -1,5 +1,7 @@
 // A remote agent: paired with a hub by a one-time code, then serving the printers configured in
 // its own data directory (`printhub printers add --local`), over a WebSocket to the hub.
+import type { Logger } from '../platform/log.ts'
+import { needsAttention } from '../domain/printer-state.ts'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
@@ -171,7 +173,7 @@ export interface RunningAgent {
  * Runs a paired agent from its data directory until stopped; the data directory is locked for it
  * (DataDirInUseError when another agent or hub has it).
  */
-export function runAgent(options: { dataDir: string; version: string; log: (line: string) => void }): RunningAgent {
+export function runAgent(options: { dataDir: string; version: string; log: Logger }): RunningAgent {
   const lock = lockDataDir(options.dataDir, 'agent')
   let ledger: Ledger | undefined
   try {
@@ -184,7 +186,7 @@ export function runAgent(options: { dataDir: string; version: string; log: (line
   }
 }
 
-function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; version: string; log: (line: string) => void }): RunningAgent {
+function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; version: string; log: Logger }): RunningAgent {
   const pairing = pairingOf(ledger)
   const key = AgentKey.load(options.dataDir)
   if (!pairing || !key) throw new PairingError(`the agent in ${options.dataDir} is not paired: run printhub agent --server URL --code CODE`)
@@ -197,6 +199,10 @@ function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; v
     virtuals: new VirtualPrinters(),
     version: options.version,
     log: options.log,
+    // Said here as the hub says it of its own printers: a fault is a warning, one budget per printer.
+    printerStateChanged: (printerId, state) => {
+      options.log.for('printer')[needsAttention(state) ? 'warn' : 'info'](`-> ${state}`, { printer: printerId }, { limit: `printer ${printerId}` })
+    },
   })
   agent.start()
   return {

@@ -9,6 +9,7 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
 import type { Attempt } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
+import type { Logger } from '../platform/log.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
 
 export interface DispatcherSettings {
@@ -26,7 +27,8 @@ export interface DispatcherSettings {
    */
   agentReturnGraceMs: number
   now: () => number
-  log: (line: string) => void
+  /** Reports that make no sense (component dispatcher); jobs' state changes are the store's to log. */
+  log: Logger
   /** Told when an agent connected, reported its printers, or went away (the dashboard's printer states). */
   agentChanged?: (agentId: string) => void
 }
@@ -155,12 +157,12 @@ export class Dispatcher implements AgentListener {
   report(session: GatewaySession, report: JobReport): void {
     if (this.stopped) return
     const wire = parseWireJobId(report.jobId)
-    if (!wire) return this.settings.log(`dispatcher: a report for ${report.jobId}, which this hub did not send`)
+    if (!wire) return this.settings.log.warn('a report on a job this hub did not send', { agent: session.agentId, job: report.jobId, report: report.kind }, { limit: `reports ${session.agentId}` })
     const { jobId, attempt } = wire
     // An agent reports only on jobs sent to its own printers.
     const printerId = this.store.jobs.printerOf(jobId)
     if (!printerId || this.store.printers.get(printerId)?.agentId !== session.agentId) {
-      return this.settings.log(`dispatcher: agent ${session.agentId} reported on ${report.jobId}, which was not sent to it`)
+      return this.settings.log.warn('a report on a job not sent to this agent', { agent: session.agentId, job: report.jobId, report: report.kind }, { limit: `reports ${session.agentId}` })
     }
     const states = this.store.jobStates
     let job: Job | undefined
@@ -331,10 +333,8 @@ export class Dispatcher implements AgentListener {
     const awaySince = now - this.settings.agentReturnGraceMs
     const connected = [...this.sessions.connected()].map(([agentId]) => agentId)
     // Until the hub has run for the grace period, no agent counts as away: it may be on its way back.
-    for (const job of this.store.jobStates.giveUpOnGoneAgents(connected, awaySince >= this.startedAt ? awaySince : -1)) {
-      this.settings.log(`dispatcher: gave up on ${job.id}: ${job.lastErrorMessage}`)
-      this.jobChanged(job)
-    }
+    // Each one's line (-> FAILED job.recovery_uncertain) is the store's.
+    for (const job of this.store.jobStates.giveUpOnGoneAgents(connected, awaySince >= this.startedAt ? awaySince : -1)) this.jobChanged(job)
   }
 
   /** Expires jobs whose time ran out; a dispatched one's agent is asked to drop it. */

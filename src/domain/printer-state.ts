@@ -12,3 +12,8 @@ export type PrinterState = 'online' | 'paper_low' | 'paper_out' | 'cover_open' |
 export function availabilityOf(state: PrinterState): PrinterAvailability {
   return state === 'online' || state === 'paper_low' ? 'online' : state === 'unknown' ? 'unknown' : 'offline'
 }
+
+/** A state someone should come and see to (a warning in the log): low or out of paper, cover open, an error, offline. */
+export function needsAttention(state: PrinterState): boolean {
+  return state !== 'online' && state !== 'unknown'
+}

@@ -2,6 +2,10 @@
 // (the dispatcher) that hears what they say. A second connection of an agent replaces the first.
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { GatewayEvents, GatewaySession, JobReport } from './session.ts'
+import type { Logger } from '../platform/log.ts'
+
+/** Ends of a session that are nobody's problem: the hub stops, the agent came back, was revoked, or closed politely. */
+const ORDINARY_ENDS = /^(server_shutdown|session_replaced|credential_revoked|closed by the agent \((1000|1001)\))$/
 
 /** What the registry passes on: connections, inventories of current sessions, reports, closes. */
 export interface AgentListener {
@@ -15,6 +19,9 @@ export interface AgentListener {
 export class SessionRegistry implements GatewayEvents {
   private readonly byAgent = new Map<string, GatewaySession>()
   private listener: AgentListener | undefined
+
+  /** `log`: where agents' connections and disconnections are told (component gateway). */
+  constructor(private readonly log?: Logger) {}
 
   /** The one listener; set before sessions connect. */
   listen(listener: AgentListener): void {
@@ -52,6 +59,9 @@ export class SessionRegistry implements GatewayEvents {
     const previous = this.byAgent.get(agentId)
     this.byAgent.set(agentId, session)
     if (previous && previous !== session) previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
+    const { agentName, address } = session.described
+    // One budget per agent: an agent that keeps coming and going cannot fill the log.
+    this.log?.info('agent connected', { agent: agentId, name: agentName, address }, { limit: `agent ${agentId}` })
     this.listener?.connected(session)
   }
 
@@ -68,6 +78,9 @@ export class SessionRegistry implements GatewayEvents {
   sessionClosed(session: GatewaySession): void {
     const agentId = session.agentId!
     if (this.byAgent.get(agentId) === session) this.byAgent.delete(agentId)
+    const { agentName, address, endReason } = session.described
+    const ordinary = ORDINARY_ENDS.test(endReason ?? '')
+    this.log?.[ordinary ? 'info' : 'warn']('agent disconnected', { agent: agentId, name: agentName, address, reason: endReason }, { limit: `agent ${agentId}` })
     this.listener?.closed(session)
   }
 }

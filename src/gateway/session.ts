@@ -10,6 +10,7 @@ import { encodeBase64Url } from '../protocol/values.ts'
 import { type Failure, reportedFailure } from '../protocol/failures.ts'
 import { verifySignature } from './ed25519.ts'
 import { applyDelta, type Inventory, replaceSnapshot } from './inventory.ts'
+import type { Logger } from '../platform/log.ts'
 
 /** WebSocket close codes of the reference (section 3.6). */
 export const CLOSE_AUTH_FAILED = 4401
@@ -20,11 +21,15 @@ export interface GatewayTransport {
   /** Hands one text frame to the peer; throws when it cannot. */
   send(text: string): void
   close(code: number, reason: string): void
+  /** Where the agent connects from (an IP address), for the log. */
+  readonly remoteAddress?: string
 }
 
 export interface AgentCredential {
   publicKey: string
   revoked: boolean
+  /** The name the agent paired with, for the log. */
+  name?: string
 }
 
 export type JobReport =
@@ -55,6 +60,8 @@ export interface GatewaySettings {
   heartbeatTimeoutMs: number
   now: () => number
   credential(agentId: string, keyId: string): AgentCredential | undefined
+  /** Where refused authentications are told (agents' connections and disconnections: the registry's). */
+  log?: Logger
 }
 
 export interface SessionOptions {
@@ -92,6 +99,9 @@ export class GatewaySession {
   private challengePayload = new Uint8Array()
   private challengeExpiresAt = 0
   private agent: string | undefined
+  /** For the log: the name the agent paired with (once authenticated), and why the session ended. */
+  private name: string | undefined
+  private ending: string | undefined
   /** True when the agent named itself printhub: it may send the extension frames. */
   private printhubPeer = false
   private inventoryState: Inventory | undefined
@@ -116,6 +126,11 @@ export class GatewaySession {
   /** The authenticated agent; undefined before authentication. */
   get agentId(): string | undefined {
     return this.agent
+  }
+
+  /** Who this is and where from, for the log; once closed, why. */
+  get described(): { agentName: string | undefined; address: string; endReason: string | undefined } {
+    return { agentName: this.name, address: this.transport.remoteAddress ?? 'unknown', endReason: this.state === 'closed' ? (this.ending ?? 'closed') : undefined }
   }
 
   get isPrinthubAgent(): boolean {
@@ -150,9 +165,10 @@ export class GatewaySession {
     this.queue = this.queue.then(() => this.handle(data)).catch((error) => this.fail(error))
   }
 
-  /** The transport closed (either side). */
-  transportClosed(): void {
+  /** The transport closed (either side; `code` is the agent's close code when it closed it). */
+  transportClosed(code?: number): void {
     if (this.state === 'closed') return
+    this.ending ??= code === undefined ? 'connection lost' : `closed by the agent (${code})`
     const wasConnected = this.state === 'connected'
     this.state = 'closed'
     this.stopTimers()
@@ -173,6 +189,7 @@ export class GatewaySession {
 
   /** Ends a connected session politely (server.disconnect), or just closes one that is not. */
   disconnect(code: string, reason: string, reconnect: boolean, retryAfterMs?: number): void {
+    this.ending ??= code
     if (this.state === 'connected') {
       try {
         this.sendServer('server.disconnect', { code, reason, reconnect, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
@@ -205,12 +222,13 @@ export class GatewaySession {
     if (response.challengeId !== this.challengeId) return this.reject('challenge_invalid')
     if (this.challengeExpiresAt <= this.settings.now()) return this.reject('challenge_expired')
     const credential = this.settings.credential(response.agentId, response.keyId)
-    if (!credential) return this.reject('credential_not_found')
-    if (credential.revoked) return this.reject('credential_revoked')
-    if (!(await verifySignature(response.signature, this.challengePayload, credential.publicKey))) return this.reject('invalid_signature')
+    if (!credential) return this.reject('credential_not_found', response.agentId)
+    if (credential.revoked) return this.reject('credential_revoked', response.agentId)
+    if (!(await verifySignature(response.signature, this.challengePayload, credential.publicKey))) return this.reject('invalid_signature', response.agentId)
     if (this.state !== 'authenticating') return
     this.stopTimers()
     this.agent = response.agentId
+    this.name = credential.name
     this.state = 'handshaking'
     this.sendRaw(
       encodeFrame(authAcceptedRule, { type: 'auth.accepted', sessionId: this.id, agentId: response.agentId, heartbeatIntervalMs: this.settings.heartbeatIntervalMs }, MAX_AUTH_FRAME_BYTES),
@@ -322,8 +340,11 @@ export class GatewaySession {
     this.transport.send(text)
   }
 
-  private reject(code: AuthRejectionCode): void {
+  private reject(code: AuthRejectionCode, agentId?: string): void {
     if (this.state !== 'authenticating') return
+    // One budget per address: a machine that keeps failing cannot fill the log.
+    const { address } = this.described
+    this.settings.log?.warn('authentication refused', { agent: agentId, address, code }, { limit: `auth ${address}` })
     const message = code === 'authentication_timeout' ? 'Gateway authentication timed out.' : AUTH_FAILED
     try {
       this.sendRaw(encodeFrame(authRejectedRule, { type: 'auth.rejected', code, message }, MAX_AUTH_FRAME_BYTES))
@@ -339,6 +360,7 @@ export class GatewaySession {
 
   private close(code: number, reason: string): void {
     if (this.state === 'closed') return
+    this.ending ??= reason
     try {
       this.transport.close(code, sanitize(reason))
     } finally {

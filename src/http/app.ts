@@ -1,6 +1,7 @@
 // What every HTTP route of the hub shares: a request ID, the headers every answer carries, the
 // request log, and errors answered in the envelope (a bug is logged and answered without internals).
 import { Elysia } from 'elysia'
+import { describeError, type Logger } from '../platform/log.ts'
 import { isStorageError } from '../sqlite/errors.ts'
 import { ApiError, errorBody, notFound, storageFull } from './errors.ts'
 
@@ -19,6 +20,18 @@ export function formatRequestLog(entry: RequestLogEntry): string {
   return `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms ${entry.requestId}`
 }
 
+/**
+ * The request's line in the log: `request=ID METHOD PATH STATUS MSms` (a warning when the hub
+ * failed it: 5xx); with `serve --json`, the `request` event as it always was.
+ */
+export function logRequest(log: Logger, entry: RequestLogEntry): void {
+  const msg = `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms`
+  log[entry.status >= 500 ? 'warn' : 'info'](msg, { request: entry.requestId }, { event: { event: 'request', ...entry } })
+}
+
+/** How much of a stack trace a line carries. */
+const MAX_STACK = 2_000
+
 interface RequestInfo {
   id: string
   startedAt: number
@@ -28,7 +41,7 @@ interface RequestInfo {
  * The app the edges' routes are mounted on. Paths in `openPrinterPaths` answer errors in
  * OpenPrinter's closed envelope, which stock agents parse.
  */
-export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>) {
+export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger) {
   const requests = new WeakMap<Request, RequestInfo>()
   // normalize: false and our own body reader: nothing is coerced or silently dropped.
   return new Elysia({ normalize: false })
@@ -45,10 +58,13 @@ export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>) 
       if (error instanceof ApiError) apiError = error
       else if (code === 'NOT_FOUND') apiError = notFound('No such route.')
       // The disk filled up under a write: rolled back, and said as it is.
-      else if (isStorageError(error)) apiError = storageFull()
-      else {
-        // A bug or a broken disk: log what happened, answer without internals.
-        console.error(`${requestId} internal error:`, error)
+      else if (isStorageError(error)) {
+        errors.for('store').error('storage full: the change was rolled back', { request: requestId, error: describeError(error) }, { limit: 'storage full' })
+        apiError = storageFull()
+      } else {
+        // A bug or a broken disk: log what happened (never the request's headers or body), answer without internals.
+        const stack = error instanceof Error ? error.stack?.slice(0, MAX_STACK) : undefined
+        errors.error('internal error', { request: requestId, error: describeError(error), stack }, { limit: `internal ${describeError(error)}` })
         apiError = new ApiError('server_error', 'The request could not be completed.')
       }
       set.status = apiError.status

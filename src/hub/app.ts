@@ -7,13 +7,15 @@ import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
 import { dashboardPages } from '../dashboard/routes.ts'
 import { httpApp, type RequestLog } from '../http/app.ts'
+import type { Logger } from '../platform/log.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
 
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
 
-export function hubApp(api: ApiContext, admin: AdminContext, log: RequestLog) {
-  return httpApp(log, OPENPRINTER_PATHS)
+/** `requests`: the request log; `errors`: where internal errors are told (component api). */
+export function hubApp(api: ApiContext, admin: AdminContext, requests: RequestLog, errors: Logger) {
+  return httpApp(requests, OPENPRINTER_PATHS, errors)
     .use(publicApi(api))
     .use(adminApi(admin))
     .use(dashboardPages({ signedIn: (request) => hasAdminSession(admin, request) }))

@@ -8,6 +8,7 @@ import type { Credentials } from '../agent/connection.ts'
 import { AgentKey } from '../agent/identity.ts'
 import { Ledger } from '../agent/ledger.ts'
 import type { Gateway } from '../gateway/gateway.ts'
+import type { Logger } from '../platform/log.ts'
 import { inMemoryConnector } from './in-memory-link.ts'
 import type { Store } from '../store/store.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
@@ -41,7 +42,7 @@ export function startBuiltinAgent(
   gateway: Gateway,
   virtuals: VirtualPrinters,
   statusPollMs: number,
-  log: (line: string) => void,
+  log: Logger,
   /** Told when a printer's own status changed. */
   printerStateChanged: () => void,
 ): BuiltinAgent {

@@ -12,7 +12,7 @@ export function inMemoryConnector(gateway: Gateway, options: SessionOptions): Co
       if (!open) return
       open = false
       queueMicrotask(() => {
-        session.transportClosed()
+        session.transportClosed(code)
         handlers.closed(code, reason)
       })
     }
@@ -22,6 +22,7 @@ export function inMemoryConnector(gateway: Gateway, options: SessionOptions): Co
         queueMicrotask(() => open && handlers.message(text))
       },
       close: closeBoth,
+      remoteAddress: 'in-process',
     }, options)
     const agentSide: AgentTransport = {
       send(text) {

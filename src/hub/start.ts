@@ -7,7 +7,8 @@ import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/ro
 import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
-import { formatRequestLog, type RequestLog } from '../http/app.ts'
+import { logRequest, type RequestLog } from '../http/app.ts'
+import { Log } from '../platform/log.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
@@ -71,8 +72,11 @@ export interface Hub {
 }
 
 export interface StartOptions {
+  /** The hub's log (serve's, with its format and level); by default text lines to `events`. */
+  logger?: Log
+  /** Where request lines go, when not to the hub's log (tests that read them). */
   log?: RequestLog
-  /** Lines about agents and deliveries. */
+  /** Where the default log writes its lines (stdout when not given). */
   events?: (line: string) => void
   now?: () => number
   /** The scheduled backups' timing (tests make it short), and the printhub that makes backups (this one by default). */
@@ -81,26 +85,27 @@ export interface StartOptions {
 
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
   const now = options.now ?? Date.now
-  const events = options.events ?? ((line) => console.log(line))
+  const logs = options.logger ?? new Log({ format: 'text', level: 'info', journal: false }, options.events ?? ((line) => console.log(line)))
+  const log = logs.for('hub')
   // One hub per data directory: taken before the database is opened, held until stop().
   const lock = lockDataDir(config.dataDir, 'serve')
   let store: Store
   try {
-    store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: events })
+    store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: logs.for('store') })
   } catch (error) {
     lock.release()
     throw error
   }
   try {
     // A database from before deleted rows' pages could be given back: rewritten once.
-    if (store.enableIncrementalVacuum()) events('store: the database was compacted once, so that space freed by retention goes back to the disk')
+    if (store.enableIncrementalVacuum()) log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
     const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
     let builtinAgent: BuiltinAgent | undefined
-    const sessions = new SessionRegistry()
+    const sessions = new SessionRegistry(logs.for('gateway'))
     const isConnected = (agentId: string) => sessions.isConnected(agentId)
-    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) })
+    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) }, logs.for('printer'))
     const dispatcher = new Dispatcher(store, sessions, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry,
@@ -109,7 +114,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       sweepMs: SWEEP_MS,
       agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
       now,
-      log: events,
+      log: logs.for('dispatcher'),
     })
     const gatewaySettings = {
       serverId,
@@ -122,6 +127,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       heartbeatTimeoutMs: config.heartbeatTimeoutMs,
       now,
       credential: (agentId: string, keyId: string) => store.agents.credential(agentId, keyId),
+      log: logs.for('gateway'),
     }
     const gateway = new Gateway(gatewaySettings, sessions)
     const settings = new LiveSettings(store, editableSettingsOf(config), config.pinned, (values) => {
@@ -130,13 +136,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       retry.maxMs = values.retryMaxMs
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
-    const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, events)
+    const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
     const jobs = new JobService(store, dispatcher, disk)
-    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, diskLow: () => disk.now().low, now, log: events })
+    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, diskLow: () => disk.now().low, now, log: logs.for('retention') })
     const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
     const backups = new BackupSchedule(
       backupRunner,
-      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId, now, log: events },
+      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId, now, log: logs.for('backup') },
       options.backups?.times,
     )
     clearDownloads(config.dataDir)
@@ -158,7 +164,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       detect: () => detectPrinters(undefined, loadUsbBackend),
       downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now()),
     }
-    const app = hubApp(api, admin, options.log ?? ((entry) => console.log(formatRequestLog(entry))))
+    const requests = logs.for('api')
+    const app = hubApp(api, admin, options.log ?? ((entry) => logRequest(requests, entry)), requests)
     try {
       app.listen({
         hostname: config.host,
@@ -188,7 +195,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, events, () => board.recordAgent(builtin.id))
+    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id))
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
@@ -221,6 +228,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         await backupsStopped
         store.close()
         lock.release()
+        // Counts of lines left out, while they still mean something.
+        logs.flush()
       },
     }
   } catch (error) {

@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ArchiveReader } from '../sqlite/archive.ts'
 import { backupFileName, type BackupOutcome, parseBackupFileName } from './backup.ts'
+import { describeError, type Logger } from '../platform/log.ts'
 
 /** How old the newest backup may be before the next is made. */
 export const BACKUP_EVERY_MS = 86_400_000
@@ -91,7 +92,8 @@ export interface BackupScheduleSources {
   serverName(): string
   serverId: string
   now(): number
-  log(line: string): void
+  /** What each scheduled backup did (component backup): written, failed, old ones removed. */
+  log: Logger
 }
 
 export interface ScheduleTimes {
@@ -180,12 +182,12 @@ export class BackupSchedule {
       // Stopped with the hub: not a failure to report.
       if (this.stopped) return { failed: outcome.message }
       this.failedAt = now
-      this.sources.log(`backup: the scheduled backup into ${dir} failed: ${outcome.message}; trying again in ${Math.round(this.times.retryMs / 60_000)} minutes`)
+      this.sources.log.error(`the scheduled backup failed; trying again in ${Math.round(this.times.retryMs / 60_000)} minutes`, { dir, error: outcome.message }, { limit: 'backup failed' })
       return { failed: outcome.message }
     }
     this.failedAt = undefined
     const { summary } = outcome
-    this.sources.log(`backup: wrote ${summary.file} (${(summary.bytes / MB).toFixed(1)} MB, ${summary.counts.jobs} jobs, ${summary.ms} ms)`)
+    this.sources.log.info(`wrote ${summary.file} (${(summary.bytes / MB).toFixed(1)} MB, ${summary.counts.jobs} jobs, ${summary.ms} ms)`, { file: summary.file, bytes: summary.bytes, jobs: summary.counts.jobs, ms: summary.ms })
     return summary.file
   }
 
@@ -196,9 +198,9 @@ export class BackupSchedule {
       try {
         rmSync(old.path)
         pruned.push(old.path)
-        this.sources.log(`backup: removed ${old.path}, older than the newest ${keep} backups kept`)
+        this.sources.log.info(`removed ${old.path}, older than the newest ${keep} backups kept`, { file: old.path, keep })
       } catch (error) {
-        this.sources.log(`backup: could not remove the old backup ${old.path}: ${(error as Error).message}`)
+        this.sources.log.warn(`could not remove the old backup ${old.path}`, { file: old.path, error: describeError(error) })
       }
     }
     return pruned

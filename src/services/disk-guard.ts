@@ -3,6 +3,7 @@
 // reads and the delivery of accepted jobs go on, and /health says why. Asked of the file system
 // every few seconds, not per request; when space comes back, jobs are taken again by themselves.
 import { statfsSync } from 'node:fs'
+import type { Logger } from '../platform/log.ts'
 
 /** How often the free space is asked of the file system. */
 export const DISK_CHECK_MS = 2_000
@@ -31,7 +32,8 @@ export class DiskGuard {
     private readonly dataDir: string,
     /** The minimum now (a setting the dashboard changes). */
     private readonly minFreeMb: () => number,
-    private readonly log: (line: string) => void = () => {},
+    /** Where the disk's filling up and having room again are told (component disk). */
+    private readonly log?: Logger,
   ) {
     this.status = this.measure()
   }
@@ -54,11 +56,9 @@ export class DiskGuard {
     const before = this.status.full
     this.status = this.measure()
     if (this.status.full !== before) {
-      this.log(
-        this.status.full
-          ? `disk: ${this.dataDir} has ${this.status.freeMb} MB free, under the minimum of ${this.status.minFreeMb} MB: new jobs are refused until there is room`
-          : `disk: ${this.dataDir} has room again (${this.status.freeMb} MB free): new jobs are taken`,
-      )
+      const fields = { dir: this.dataDir, freeMb: this.status.freeMb, minFreeMb: this.status.minFreeMb }
+      if (this.status.full) this.log?.error(`${this.status.freeMb} MB free, under the minimum of ${this.status.minFreeMb} MB: new jobs are refused until there is room`, fields, { limit: 'disk' })
+      else this.log?.info(`room again (${this.status.freeMb} MB free): new jobs are taken`, fields, { limit: 'disk' })
     }
     return this.status
   }

@@ -4,6 +4,7 @@
 // loop free between batches, so submissions and deliveries never wait for it.
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import type { Store } from '../store/store.ts'
+import { describeError, type Logger } from '../platform/log.ts'
 
 /** How often the hub looks for what has aged out. */
 export const PRUNE_INTERVAL_MS = 60_000
@@ -22,7 +23,8 @@ export interface HousekeepingSources {
    */
   diskLow(): boolean
   now(): number
-  log(line: string): void
+  /** What each pass deleted, and passes that stopped (component retention). */
+  log: Logger
 }
 
 export interface PassResult {
@@ -84,11 +86,12 @@ export class Housekeeping {
       }
     } catch (error) {
       // A full or failing disk: the next pass tries again; nothing half deleted stays (each step is a transaction).
-      this.sources.log(`retention: a pass stopped: ${(error as Error).message}`)
+      this.sources.log.error('a pass stopped; the next one tries again', { error: describeError(error) }, { limit: 'retention failed' })
     }
     if (result.jobs > 0 || result.records > 0) {
       const kept = squeezed ? `kept ${days} day instead of ${setting}: the disk is close to full` : `kept ${days} days`
-      this.sources.log(`retention: deleted ${result.jobs} finished jobs and ${result.records} old records from before ${new Date(before).toISOString()} (${kept})`)
+      const fields = { jobs: result.jobs, records: result.records, before: new Date(before).toISOString(), days, squeezed: squeezed || undefined }
+      this.sources.log.info(`deleted ${result.jobs} finished jobs and ${result.records} old records from before ${fields.before} (${kept})`, fields)
     }
     return result
   }

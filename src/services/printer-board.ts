@@ -3,7 +3,8 @@
 // printer whose agent is not connected is offline.
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
-import type { PrinterState } from '../domain/printer-state.ts'
+import { needsAttention, type PrinterState } from '../domain/printer-state.ts'
+import type { Logger } from '../platform/log.ts'
 
 export interface PrinterView extends PrinterRecord {
   state: PrinterState
@@ -25,6 +26,8 @@ export class PrinterBoard {
   constructor(
     private readonly store: Store,
     private readonly sources: BoardSources,
+    /** Where printers' faults and recoveries are told (component printer). */
+    private readonly log?: Logger,
   ) {}
 
   views(): PrinterView[] {
@@ -44,8 +47,22 @@ export class PrinterBoard {
   /** Writes the current state of an agent's printers into their history (only what changed). */
   recordAgent(agentId: string): void {
     const builtinId = this.store.agents.builtin()?.id
-    const printerIds = new Set([...this.store.printers.ofAgent(agentId).map((p) => p.agentPrinterId), ...this.store.agents.printers().filter((p) => p.agentId === agentId).map((p) => p.printerId)])
-    for (const printerId of printerIds) this.store.printerStates.record(agentId, printerId, this.stateOf(agentId, printerId, builtinId))
+    const records = new Map(this.store.printers.ofAgent(agentId).map((p) => [p.agentPrinterId, p]))
+    const printerIds = new Set([...records.keys(), ...this.store.agents.printers().filter((p) => p.agentId === agentId).map((p) => p.printerId)])
+    for (const printerId of printerIds) {
+      const state = this.stateOf(agentId, printerId, builtinId)
+      const change = this.store.printerStates.record(agentId, printerId, state)
+      if (change) this.logChange(agentId, printerId, records.get(printerId), change.from, state)
+    }
+  }
+
+  /** A fault (paper low or out, cover open, in error, offline) is a warning; a recovery, or news, is not. */
+  private logChange(agentId: string, agentPrinterId: string, record: PrinterRecord | undefined, from: PrinterState | undefined, to: PrinterState): void {
+    if (!this.log) return
+    const fault = needsAttention(to)
+    const fields = { printer: record?.id, name: record?.remoteId, agent: agentId, agentPrinter: record?.id === agentPrinterId ? undefined : agentPrinterId }
+    // One budget per printer: one that flaps cannot fill the log.
+    this.log[fault ? 'warn' : 'info'](`${from ?? 'new'} -> ${to}`, fields, { limit: `printer ${agentId} ${agentPrinterId}` })
   }
 
   private stateOf(agentId: string, agentPrinterId: string, builtinId: string | undefined): PrinterState {

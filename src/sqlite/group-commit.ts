@@ -22,6 +22,8 @@ export class GroupCommit {
   private waiters: Waiter[] = []
   private commitThisTurnScheduled = false
   private commitLater: Timer | undefined
+  /** Told once the open transaction is on disk; forgotten when it is rolled back. */
+  private committed: (() => void)[] = []
   /** Transactions committed and the changes they carried: how well flushes are shared. */
   readonly stats = { commits: 0, writes: 0 }
 
@@ -53,13 +55,25 @@ export class GroupCommit {
   }
 
   /**
+   * Runs `then` once every change written so far is committed (at once when none is open); never
+   * when they are rolled back instead. For what must only be said of changes that are on disk (the
+   * log of job states), without waiting for the disk as `durable()` does.
+   */
+  afterCommit(then: () => void): void {
+    if (this.open) this.committed.push(then)
+    else then()
+  }
+
+  /**
    * Commits now what is open; at shutdown, and where a change must be on disk before going on.
    * Throws if the commit failed; what it held is then rolled back.
    */
   commit(): void {
     if (!this.open) return
     const waiters = this.waiters
+    const committed = this.committed
     this.waiters = []
+    this.committed = []
     this.open = false
     this.writes = 0
     clearTimeout(this.commitLater)
@@ -73,6 +87,13 @@ export class GroupCommit {
     }
     this.stats.commits++
     for (const waiter of waiters) waiter.resolve()
+    for (const then of committed) {
+      try {
+        then()
+      } catch {
+        // What is told of a commit cannot make it fail: the changes are on disk.
+      }
+    }
   }
 
   private apply<T>(change: () => T): T {
@@ -101,6 +122,7 @@ export class GroupCommit {
   private lost(error: unknown): void {
     const waiters = this.waiters
     this.waiters = []
+    this.committed = []
     this.open = false
     this.writes = 0
     clearTimeout(this.commitLater)

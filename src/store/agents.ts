@@ -34,6 +34,8 @@ export interface AgentRecord {
 export interface AgentCredential {
   publicKey: string
   revoked: boolean
+  /** The name it paired with. */
+  name: string
 }
 
 /** A printer as its agent last reported it. */
@@ -111,9 +113,9 @@ export class Agents {
 
   credential(agentId: string, keyId: string): AgentCredential | undefined {
     const row = this.db
-      .query<{ public_key: string; revoked_at: number | null }, [string, string]>('SELECT public_key, revoked_at FROM agents WHERE id = ? AND key_id = ?')
+      .query<{ public_key: string; revoked_at: number | null; name: string }, [string, string]>('SELECT public_key, revoked_at, name FROM agents WHERE id = ? AND key_id = ?')
       .get(agentId, keyId)
-    return row ? { publicKey: row.public_key, revoked: row.revoked_at !== null } : undefined
+    return row ? { publicKey: row.public_key, revoked: row.revoked_at !== null, name: row.name } : undefined
   }
 
   get(id: string): AgentRecord | undefined {

@@ -9,6 +9,7 @@ import { canApply, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../dom
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
+import type { JobLog } from './job-log.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 import { stateIn } from './sql.ts'
 
@@ -54,12 +55,15 @@ export class JobStates {
   private readonly completed
   private readonly failed
   private readonly cancelledByAgent
+  private readonly stateNow
 
   constructor(
     private readonly db: Database,
     private readonly commits: GroupCommit,
     private readonly now: () => number,
+    private readonly log: JobLog,
   ) {
+    this.stateNow = db.query<{ state: JobState }, [string]>('SELECT state FROM jobs WHERE id = ?')
     this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null; expires_at: number }, [string]>(
       `SELECT id, state, not_before, expires_at FROM jobs WHERE printer_id = ? AND ${stateIn(queued)} ORDER BY seq LIMIT 1`,
     )
@@ -105,6 +109,19 @@ export class JobStates {
     )
   }
 
+  /**
+   * Runs a guarded statement on job `id` (inside the open transaction) and logs the change it made,
+   * with the state the job was in before; when nothing is logged, that state is not even read.
+   */
+  private change<R extends JobRow>(id: string, update: () => R | null, attempt?: number): R | null {
+    if (!this.log.enabled) return update()
+    const before = this.stateNow.get(id)?.state
+    const row = update()
+    // A failure that forfeits the attempts left counts them all; the line names the one that failed.
+    if (row && before) this.log.changed(before, attempt === undefined ? row : { ...row, attempt_count: attempt })
+    return row
+  }
+
   /** The oldest job of a printer not yet with its agent: the only one that may be dispatched. */
   queueHead(printerId: string): QueueHead | undefined {
     const row = this.head.get(printerId)
@@ -114,7 +131,7 @@ export class JobStates {
   /** PENDING → DISPATCHING: a new attempt starts. Undefined when the job is no longer PENDING, or expired. */
   startAttempt(id: string): Attempt | undefined {
     const now = this.now()
-    const row = this.commits.defer(() => this.start.get(now, now, id))
+    const row = this.commits.defer(() => this.change(id, () => this.start.get(now, now, id)))
     return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
   }
 
@@ -136,20 +153,20 @@ export class JobStates {
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
     if (!isAttempt(attempt)) return undefined
-    const row = this.commits.defer(() => this.received.get(receivedAt, this.now(), id, attempt))
+    const row = this.commits.defer(() => this.change(id, () => this.received.get(receivedAt, this.now(), id, attempt)))
     return row ? toJob(row) : undefined
   }
 
   /** The printer backend took every byte: PRINTING while a confirmation is expected, else COMPLETED. */
   markSubmitted(id: string, attempt: number, submittedAt: number, confirmationExpected: boolean): Job | undefined {
     if (!isAttempt(attempt)) return undefined
-    const row = this.commits.write(() => this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt))
+    const row = this.commits.write(() => this.change(id, () => this.submitted.get(confirmationExpected ? 'PRINTING' : 'COMPLETED', submittedAt, this.now(), id, attempt)))
     return row ? toJob(row) : undefined
   }
 
   markCompleted(id: string, attempt: number, completedAt: number): Job | undefined {
     if (!isAttempt(attempt)) return undefined
-    const row = this.commits.write(() => this.completed.get(completedAt, this.now(), id, attempt))
+    const row = this.commits.write(() => this.change(id, () => this.completed.get(completedAt, this.now(), id, attempt)))
     return row ? toJob(row) : undefined
   }
 
@@ -158,22 +175,25 @@ export class JobStates {
     if (!isAttempt(attempt)) return undefined
     const now = this.now()
     const row = this.commits.write(() =>
-      this.failed.get({
-        now,
-        notBefore: now + backoffMs,
-        code: failure.code,
-        message: failure.message,
-        retryable: failure.retryable ? 1 : 0,
-        id,
+      this.change(id, () =>
+        this.failed.get({
+          now,
+          notBefore: now + backoffMs,
+          code: failure.code,
+          message: failure.message,
+          retryable: failure.retryable ? 1 : 0,
+          id,
+          attempt,
+        }),
         attempt,
-      }),
+      ),
     )
     return row ? toJob(row) : undefined
   }
 
   /** The agent stopped a job whose cancellation was asked for. */
   markCancelled(id: string): Job | undefined {
-    const row = this.commits.write(() => this.cancelledByAgent.get(this.now(), id))
+    const row = this.commits.write(() => this.change(id, () => this.cancelledByAgent.get(this.now(), id)))
     return row ? toJob(row) : undefined
   }
 
@@ -183,17 +203,19 @@ export class JobStates {
    */
   cancel(id: string): CancelOutcome {
     return this.commits.write((): CancelOutcome => {
-        const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
+        const row = this.db.query<JobRow & { cancel_requested_at: number | null }, [string]>(`SELECT ${JOB_COLUMNS}, cancel_requested_at FROM jobs WHERE id = ?`).get(id)
         if (!row) return { kind: 'unknown' }
         const now = this.now()
         if (canApply('cancel', row.state)) {
           const done = this.db.query<JobRow, [number, string]>(`UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 AND ${from('cancel')} RETURNING ${JOB_COLUMNS}`).get(now, id)!
+          this.log.changed(row.state, done)
           return { kind: 'cancelled', job: toJob(done) }
         }
         if (canApply('requestCancel', row.state)) {
           const marked = this.db
             .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 AND ${from('requestCancel')} RETURNING ${JOB_COLUMNS}`)
             .get(now, id)!
+          if (row.cancel_requested_at === null) this.log.noted(marked, 'cancellation requested; the agent is asked to stop it')
           return { kind: 'requested', job: toJob(marked) }
         }
         return { kind: (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state) ? 'too_late' : 'finished', job: toJob(row) }
@@ -214,12 +236,14 @@ export class JobStates {
   /** Settles a cancellation the agent never answered (a stock agent has no answer to give). */
   cancelUnanswered(id: string, requestedBefore: number): Job | undefined {
     const row = this.commits.write(() =>
-      this.db
-        .query<JobRow, [number, string, number]>(
-          `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
-           WHERE id = ?2 AND cancel_requested_at <= ?3 AND ${from('cancelUnanswered')} RETURNING ${JOB_COLUMNS}`,
-        )
-        .get(this.now(), id, requestedBefore),
+      this.change(id, () =>
+        this.db
+          .query<JobRow, [number, string, number]>(
+            `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1
+             WHERE id = ?2 AND cancel_requested_at <= ?3 AND ${from('cancelUnanswered')} RETURNING ${JOB_COLUMNS}`,
+          )
+          .get(this.now(), id, requestedBefore),
+      ),
     )
     return row ? toJob(row) : undefined
   }
@@ -231,8 +255,8 @@ export class JobStates {
   expire(limit: number): { id: string; printerId: string; state: 'PENDING' | 'DISPATCHING'; attempt: number }[] {
     const now = this.now()
     const due = this.db
-      .query<{ id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number, number]>(
-        `SELECT id, printer_id, state, attempt_count FROM jobs WHERE ${from('expire')} AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+      .query<{ id: string; project_id: string; printer_id: string; state: 'PENDING' | 'DISPATCHING'; attempt_count: number }, [number, number]>(
+        `SELECT id, project_id, printer_id, state, attempt_count FROM jobs WHERE ${from('expire')} AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
       )
       .all(now, limit)
     // Looked for twice a second: the write lock is taken only when something is due.
@@ -240,7 +264,9 @@ export class JobStates {
     const update = this.db.query<never, [string, string, number, string]>(
       `UPDATE jobs SET state = 'EXPIRED', last_error_code = ?1, last_error_message = ?2, updated_at = ?3 WHERE id = ?4 AND ${from('expire')}`,
     )
-    return this.commits.write(() => due.filter((job) => update.run(EXPIRED.code, EXPIRED.message, now, job.id).changes === 1)).map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
+    const expired = this.commits.write(() => due.filter((job) => update.run(EXPIRED.code, EXPIRED.message, now, job.id).changes === 1))
+    for (const job of expired) this.log.changed(job.state, { ...job, state: 'EXPIRED', last_error_code: EXPIRED.code })
+    return expired.map((j) => ({ id: j.id, printerId: j.printer_id, state: j.state, attempt: j.attempt_count }))
   }
 
   /**
@@ -251,8 +277,8 @@ export class JobStates {
   giveUpOnGoneAgents(connected: readonly string[], awaySince: number): Job[] {
     const now = this.now()
     const held = this.db
-      .query<{ id: string; revoked: number; expired: number; away: number }, { now: number; connected: string; awaySince: number }>(
-        `SELECT j.id, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired,
+      .query<{ id: string; state: JobState; revoked: number; expired: number; away: number }, { now: number; connected: string; awaySince: number }>(
+        `SELECT j.id, j.state, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired,
                 a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince AS away
          FROM jobs j JOIN printers p ON p.id = j.printer_id JOIN agents a ON a.id = p.agent_id
          WHERE j.${stateIn(withAgent)}`,
@@ -265,13 +291,15 @@ export class JobStates {
       `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = ?1, last_error_message = ?2, updated_at = ?3
        WHERE id = ?4 AND ${from('agentGone')} RETURNING ${JOB_COLUMNS}`,
     )
-    return this.commits.write(() =>
+    const given = this.commits.write(() =>
       due.flatMap((job) => {
         const reason = job.revoked ? AGENT_REVOKED : AGENT_AWAY
         const row = give.get(reason.code, reason.message, now, job.id)
-        return row ? [toJob(row)] : []
+        return row ? [{ from: job.state, row }] : []
       }),
     )
+    for (const { from, row } of given) this.log.changed(from, row)
+    return given.map(({ row }) => toJob(row))
   }
 
   /** The printers that have jobs not yet with their agent (to wake their queues at start). */

@@ -7,6 +7,7 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from './ids.ts'
 import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
+import type { JobLog } from './job-log.ts'
 import { iso, isoOrNull } from './time.ts'
 
 export interface JobRow {
@@ -105,6 +106,7 @@ export class Jobs {
     /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
     public openJobLimit: number,
     private readonly now: () => number,
+    private readonly log: JobLog,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number }, [string]>('SELECT open_jobs FROM projects WHERE id = ?')
@@ -126,6 +128,7 @@ export class Jobs {
     const outcome = this.commits.write(() => this.insertJob(job))
     if (outcome.kind === 'created') {
       const { id } = outcome.job
+      this.log.changed('new', { id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null })
       this.uncommitted.add(id)
       const committed = () => this.uncommitted.delete(id)
       this.commits.durable().then(committed, committed)

@@ -20,11 +20,15 @@ export class PrinterStates {
     this.insert = db.query<never, [string, string, number, string]>('INSERT INTO printer_states (agent_id, printer_id, at, state) VALUES (?, ?, ?, ?)')
   }
 
-  /** Records `state` unless it is the printer's latest already; true when it was recorded. */
-  record(agentId: string, printerId: string, state: PrinterState): boolean {
-    if (this.latest.get(agentId, printerId)?.state === state) return false
+  /**
+   * Records `state` unless it is the printer's latest already; when it was recorded, the state it
+   * follows (undefined for the printer's first).
+   */
+  record(agentId: string, printerId: string, state: PrinterState): false | { from: PrinterState | undefined } {
+    const from = this.latest.get(agentId, printerId)?.state
+    if (from === state) return false
     this.insert.run(agentId, printerId, this.now(), state)
-    return true
+    return { from }
   }
 
   /** The newest changes first, at most `limit`. */

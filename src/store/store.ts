@@ -15,6 +15,8 @@ import { Printers } from './printers.ts'
 import { Retention } from './retention.ts'
 import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
+import { JobLog } from './job-log.ts'
+import { describeError, Log, type Logger } from '../platform/log.ts'
 
 export interface StoreOptions {
   dataDir: string
@@ -24,8 +26,11 @@ export interface StoreOptions {
   maxOpenJobsPerProject: number
   /** The clock, in milliseconds since the epoch. */
   now?: () => number
-  /** Where a failed commit is told (a disk error); the store goes on. */
-  log?: (line: string) => void
+  /**
+   * Where a failed commit is told (a disk error; the store goes on), and, for component `job`, each
+   * job's state changes once on disk. Without it, failed commits go to stderr and jobs are not logged.
+   */
+  log?: Logger
   /** How long dashboard sessions last (default ADMIN_SESSION_LIFETIME). */
   sessionLifetime?: SessionLifetime
 }
@@ -51,14 +56,15 @@ export class Store {
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
-    const log = options.log ?? ((line) => console.error(line))
-    this.commits = new GroupCommit(db, (error) => log(`store: a commit failed and was rolled back: ${(error as Error).message}`))
+    const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
+    this.commits = new GroupCommit(db, (error) => log.error('a commit failed and was rolled back', { error: describeError(error) }, { limit: 'commit failed' }))
+    const jobLog = new JobLog(this.commits, options.log?.for('job'))
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)
     this.printers = new Printers(db, now)
-    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now)
-    this.jobStates = new JobStates(db, this.commits, now)
+    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog)
+    this.jobStates = new JobStates(db, this.commits, now, jobLog)
     this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
     this.printerStates = new PrinterStates(db, now)

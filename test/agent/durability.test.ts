@@ -24,6 +24,7 @@ import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
+import { Log } from '../../src/platform/log.ts'
 
 /** The frames that report a ledger change, and the state the ledger records with each (any, for a receipt). */
 const REPORTS = {
@@ -53,6 +54,7 @@ let session: GatewaySession
 const sent: Sent[] = []
 const heard: JobReport[] = []
 const agentLog: string[] = []
+const agentLogger = new Log({ format: 'text', level: 'debug', journal: false }, (line) => agentLog.push(line)).for('agent')
 /** Run by the hub's side as soon as the next session is connected, before the agent's inventory. */
 let onConnected: ((session: GatewaySession) => void) | undefined
 
@@ -93,7 +95,7 @@ const PRINTERS: CatalogPrinter[] = []
 
 beforeAll(async () => {
   dir = tempDir()
-  ledger = Ledger.open(dir, { log: (line) => agentLog.push(line) })
+  ledger = Ledger.open(dir, { log: agentLogger })
   onDisk = Ledger.open(dir)
   const key = AgentKey.create(dir)
   const publicKey = await key.publicKey()
@@ -138,7 +140,7 @@ beforeAll(async () => {
     connector: watched(inMemoryConnector(gateway, { sharesCommits: false })),
     virtuals: new VirtualPrinters(),
     version: VERSION,
-    log: (line) => agentLog.push(line),
+    log: agentLogger,
     statusPollMs: 60_000,
   })
   agent.start()

@@ -151,7 +151,7 @@ describe('duplicates and replays', () => {
     agent.jobFailed({ ...fake, payload: { ...fake.payload, jobId: `job_${'0'.repeat(32)}.a1` } }, { code: 'x', message: 'y', retryable: false })
     await sync(agent)
     expect(agent.isOpen).toBe(true)
-    expect(events).toContain('dispatcher: a report for job_invoice_123_v1, which this hub did not send')
+    expect(events.find((line) => line.includes('job=job_invoice_123_v1'))).toMatch(/ warn  dispatcher agent=agt_\w+ job=job_invoice_123_v1 report=\w+ a report on a job this hub did not send$/)
   })
 
   // Reference 7.2: the host must make sure a report comes from the agent the job was sent to.

@@ -44,7 +44,7 @@ describe('daily backups into backup-dir', () => {
     expect(first.slice(0, -'-HHMM.phbackup'.length)).toBe(backupFileName('printhub', Date.now()).slice(0, -'-HHMM.phbackup'.length))
     expect(statSync(backups).mode & 0o777).toBe(0o700)
     expect(statSync(join(backups, first)).mode & 0o777).toBe(0o600)
-    await waitFor(() => lines.find((line) => line.startsWith(`backup: wrote ${join(backups, first)} (`)), 5_000)
+    await waitFor(() => lines.find((line) => line.includes(` info  backup file=${join(backups, first)} `) && line.includes(` wrote ${join(backups, first)} (`)), 5_000)
   })
 
   test('another look within the day writes nothing', async () => {
@@ -74,7 +74,7 @@ describe('daily backups into backup-dir', () => {
     }
     // Five written, the newest three kept: the two oldest pruned, each said in the log.
     expect(ours()).toEqual(written.slice(2).sort())
-    for (const old of written.slice(0, 2)) expect(lines).toContain(`backup: removed ${join(backups, old)}, older than the newest 3 backups kept`)
+    for (const old of written.slice(0, 2)) expect(lines.filter((line) => line.endsWith(` info  backup file=${join(backups, old)} keep=3 removed ${join(backups, old)}, older than the newest 3 backups kept`))).toHaveLength(1)
     for (const [name, mtime] of Object.entries(strangers)) expect(statSync(join(backups, name)).mtimeMs).toBe(mtime)
   }, 60_000)
 
@@ -135,7 +135,7 @@ describe('a failed scheduled backup', () => {
     try {
       const failed = await hub.hub.backups.check()
       expect(failed.failed).toContain(`cannot write in ${backups}`)
-      expect(lines.filter((line) => line.startsWith(`backup: the scheduled backup into ${backups} failed: `) && line.endsWith('trying again in 10 minutes'))).toHaveLength(1)
+      expect(lines.filter((line) => line.includes(` error backup dir=${backups} error=`) && line.endsWith('the scheduled backup failed; trying again in 10 minutes'))).toHaveLength(1)
       // The hub takes jobs meanwhile.
       const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'after-failure', document: { width: 80, sections: [{ type: 'text', value: 'x' }] } } })
       expect(response.status).toBe(202)

@@ -12,13 +12,14 @@ import { openDatabase } from '../../src/sqlite/database.ts'
 import { Store } from '../../src/store/store.ts'
 import { firstStartedStore, jobInState, type TestStore } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
+import { Log } from '../../src/platform/log.ts'
 
 const DAY = 86_400_000
 const START = Date.parse('2026-01-01T12:00:00Z')
 let clock = START
 let world: TestStore
 const logs: string[] = []
-const housekeeping = (days: number, diskLow = false) => new Housekeeping(world.store, { retentionDays: () => days, diskLow: () => diskLow, now: () => clock, log: (line) => logs.push(line) })
+const housekeeping = (days: number, diskLow = false) => new Housekeeping(world.store, { retentionDays: () => days, diskLow: () => diskLow, now: () => clock, log: new Log({ format: 'text', level: 'info', journal: false }, (line) => logs.push(line)).for('retention') })
 const rows = (table: string) => world.store.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
 
 beforeEach(async () => {
@@ -45,7 +46,7 @@ describe('retention', () => {
     expect(rows('job_documents')).toBe(documents - 4)
     expect(rows('job_events')).toBeLessThan(events)
     expect(world.store.jobs.timeline(old[0]!.id)).toEqual([])
-    expect(logs.at(-1)).toContain('retention: deleted 4 finished jobs')
+    expect(logs.at(-1)).toMatch(/ info  retention jobs=4 records=\d+ before=\S+ days=30 deleted 4 finished jobs/)
     // Nothing more to do: a second pass deletes nothing.
     expect((await housekeeping(30).pass()).jobs).toBe(0)
   })

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ledger } from '../../src/agent/ledger.ts'
+import { Log } from '../../src/platform/log.ts'
 import { DatabaseTooNewError, openDatabase } from '../../src/sqlite/database.ts'
 import { DATABASE_FILE, HUB_SCHEMA, openHubDatabase } from '../../src/store/database.ts'
 import { writtenByNewerPrinthub } from '../support/fixtures.ts'
@@ -69,7 +70,7 @@ async function freshHubSchema(): Promise<string[]> {
 function freshLedgerSchema(): string[] {
   const dir = tempDir()
   dirs.push(dir)
-  Ledger.open(dir, { log: () => {} }).close()
+  Ledger.open(dir, { log: Log.silent().for('agent') }).close()
   return schemaOf(join(dir, 'agent.db'))
 }
 
@@ -140,7 +141,7 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
   if (made.agentLedger) {
     test('a remote agent keeps its pairing, printers and jobs, and ends with a new ledger\'s schema', () => {
       const dir = copy(name, 'agent-data')
-      const ledger = Ledger.open(dir, { log: () => {} })
+      const ledger = Ledger.open(dir, { log: Log.silent().for('agent') })
       try {
         const { db } = ledger
         expect(all(db, 'SELECT key, value FROM ledger_settings ORDER BY key')).toEqual(made.agentLedger.settings)

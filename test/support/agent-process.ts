@@ -21,7 +21,7 @@ export async function startAgentProcess(dataDir: string, args: string[] = []): P
         const { done, value } = await reader.read()
         if (done) return reject(new Error(`the agent exited:\n${output}${await errors}`))
         output += decoder.decode(value, { stream: true })
-        if (output.includes('agent: connected to the hub')) resolve()
+        if (output.includes('connected to the hub')) resolve()
       }
     })()
   })

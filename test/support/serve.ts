@@ -19,12 +19,14 @@ export interface ServeOptions {
   /** The printhub to run; the one the tests run (see cli.ts) by default. */
   executable?: string[]
   cwd?: string
+  /** More arguments (e.g. `--log-format json`, whose lines are JSON too). */
+  args?: string[]
   /** A command the hub is started under (it ends by running its arguments), e.g. to mount a file system for it first. */
   wrap?: string[]
 }
 
 export async function spawnServe(dataDir: string, options: ServeOptions = {}): Promise<ServeProcess> {
-  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : [])]
+  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : []), ...(options.args ?? [])]
   const child = Bun.spawn([...(options.wrap ?? []), ...(options.executable ?? PRINTHUB), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env },
@@ -34,7 +36,8 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
   let output = ''
   const decoder = new TextDecoder()
   const reader = child.stdout.getReader()
-  const started = options.json ? /^(\{"event":"listening".*)$/m : /listening on (http:\/\/[^\s,]+)/
+  const json = options.json || options.args?.join(' ').includes('--log-format json')
+  const started = json ? /^(\{.*"event":"listening".*)$/m : /listening on (http:\/\/[^\s,]+)/
   // Keep reading for the life of the process, so its request log never blocks on a full pipe.
   const found = await new Promise<string>((resolve, reject) => {
     void (async () => {
@@ -47,7 +50,7 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
       }
     })()
   })
-  const listening = options.json ? (JSON.parse(found) as Record<string, any>) : undefined
+  const listening = json ? (JSON.parse(found) as Record<string, any>) : undefined
   return {
     url: listening?.url ?? found,
     listening,

@@ -22,7 +22,7 @@ interface SocketData {
   session?: GatewaySession
   open(ws: ServerWebSocket<SocketData>): void
   message(ws: ServerWebSocket<SocketData>, message: string | Buffer): void
-  close(ws: ServerWebSocket<SocketData>): void
+  close(ws: ServerWebSocket<SocketData>, code: number): void
 }
 
 export function gatewayRoute(gateway: Gateway) {
@@ -37,13 +37,14 @@ export function gatewayRoute(gateway: Gateway) {
           close(code, reason) {
             ws.close(code, reason)
           },
+          remoteAddress: ws.remoteAddress,
         })
       },
       message(_ws, message) {
         data.session?.receive(typeof message === 'string' ? message : new Uint8Array(message))
       },
-      close() {
-        data.session?.transportClosed()
+      close(_ws, code) {
+        data.session?.transportClosed(code)
       },
     }
     if (!server?.upgrade(request, { data })) throw new ApiError('upgrade_required', 'This is the agent gateway: open a WebSocket here.')

@@ -1,4 +1,3 @@
-import { formatRequestLog, type RequestLog } from '../../http/app.ts'
 import { resolveConfig } from '../../hub/config.ts'
 import { isWildcardHost } from '../../services/lan.ts'
 import { VERSION } from '../../domain/version.ts'
@@ -7,7 +6,9 @@ import { startHub } from '../../hub/start.ts'
 import { hubOnTheLan } from '../../services/lan.ts'
 import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
 import { DataDirLockError } from '../../platform/data-dir-lock.ts'
+import type { Logger } from '../../platform/log.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
+import { LOG_HELP, LOG_OPTIONS, openLog } from '../log-options.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
 
@@ -21,17 +22,19 @@ export function testJobCurl(url: string, init: FirstStart): string {
   return `curl -X POST ${url}/v1/projects/${init.projectId}/jobs -H 'Authorization: Bearer ${init.apiKey}' -H 'Content-Type: application/json' -d '${body}'`
 }
 
-/** What serve prints: lines for people, or one JSON object per line for scripts. */
-function output(io: Io, json: boolean) {
-  const event = (name: string, fields: object) => io.out(JSON.stringify({ event: name, ...fields }))
-  const request: RequestLog = json ? (entry) => event('request', entry) : (entry) => io.out(formatRequestLog(entry))
+/**
+ * What serve says: in JSON, events through its log (one object per line, for scripts); in text,
+ * the first start's lines as they are (to copy), the rest through the log.
+ */
+function output(io: Io, log: Logger, json: boolean) {
+  const event = (name: string, msg: string, fields: object = {}) => log.info(msg, undefined, { event: { event: name, ...fields } })
   return {
-    request,
-    /** What the built-in agent and the dispatcher have to say (connections, refused jobs). */
-    delivery: (message: string) => (json ? event('delivery', { message }) : io.out(message)),
     listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined, dashboardUrl: string, setupToken: string | undefined) {
       const setupUrl = setupToken && `${dashboardUrl}setup#${setupToken}`
-      if (json) return event('listening', { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null, dashboardUrl, setupUrl: setupUrl ?? null })
+      const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
+      const listening = `printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`
+      // In JSON, one event says it all (the first start's key included, for the script that started it).
+      if (json) return event('listening', listening, { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null, dashboardUrl, setupUrl: setupUrl ?? null })
       if (firstStart) {
         io.out(`First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`)
         io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
@@ -39,36 +42,37 @@ function output(io: Io, json: boolean) {
         io.out(`  ${testJobCurl(url, firstStart)}`)
       }
       if (setupUrl) io.out(`Set the dashboard's admin password (the link works once, for 24 hours): ${setupUrl}`)
-      else io.out(`Dashboard: ${dashboardUrl}`)
+      else log.info(`Dashboard: ${dashboardUrl}`)
       // Last, so whoever waits for this line has everything above it.
-      const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
-      io.out(`printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`)
+      log.info(listening)
     },
-    stopping: (signal: string) => (json ? event('stopping', { signal }) : io.out(`${signal}: stopping`)),
-    stopped: () => (json ? event('stopped', {}) : io.out('stopped')),
+    stopping: (signal: string) => event('stopping', `${signal}: stopping`, { signal }),
+    stopped: () => event('stopped', 'stopped'),
   }
 }
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the hub (initialises an empty data directory first)',
-  usage: '[--host H] [--port P] [--data DIR] [--json]',
+  usage: '[--host H] [--port P] [--data DIR] [--log-format text|json] [--log-level L] [--json]',
   help: [
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
-    '--json            print events as JSON lines: listening (with the first start\'s key), request, delivery, stopping, stopped',
+    ...LOG_HELP,
+    '--json            --log-format json, with the events of older versions as they were: listening (with the first start\'s key), request, delivery, stopping, stopped',
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
     '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project),',
     '  PRINTHUB_HEARTBEAT_INTERVAL_MS, PRINTHUB_HEARTBEAT_TIMEOUT_MS, PRINTHUB_ACK_TIMEOUT_MS,',
     '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS, PRINTHUB_STATUS_POLL_MS (see the README).',
   ],
-  options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION, json: { type: 'boolean' } },
+  options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION, ...LOG_OPTIONS, json: { type: 'boolean' } },
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
-    const out = output(io, args.values.json === true)
-    const hub = await startHub(config, { log: out.request, events: out.delivery }).catch((error: unknown) => {
+    const logs = openLog(args, io, args.values.json === true)
+    const out = output(io, logs.for('hub'), logs.settings.format === 'json')
+    const hub = await startHub(config, { logger: logs }).catch((error: unknown) => {
       // Another hub or agent has the data directory: said in one line, naming it.
       throw error instanceof DataDirLockError ? new CliError(error.message) : error
     })
