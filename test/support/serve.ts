@@ -7,6 +7,8 @@ export interface ServeProcess {
   listening: Record<string, any> | undefined
   /** Everything printed to stdout so far. */
   output(): string
+  /** Everything it wrote to stderr, once it exited. */
+  errors: Promise<string>
   process: ReturnType<typeof Bun.spawn>
   /** Sends SIGTERM and waits for the exit code. */
   stop(): Promise<number>
@@ -36,6 +38,7 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
   let output = ''
   const decoder = new TextDecoder()
   const reader = child.stdout.getReader()
+  const errors = new Response(child.stderr).text()
   const json = options.json || options.args?.join(' ').includes('--log-format json')
   const started = json ? /^(\{.*"event":"listening".*)$/m : /listening on (http:\/\/[^\s,]+)/
   // Keep reading for the life of the process, so its request log never blocks on a full pipe.
@@ -43,7 +46,7 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
     void (async () => {
       for (;;) {
         const { done, value } = await reader.read()
-        if (done) return reject(new Error(`serve exited before listening:\n${output}${await new Response(child.stderr).text()}`))
+        if (done) return reject(new Error(`serve exited before listening:\n${output}${await errors}`))
         output += decoder.decode(value, { stream: true })
         const match = started.exec(output)
         if (match) resolve(match[1]!)
@@ -55,6 +58,7 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
     url: listening?.url ?? found,
     listening,
     output: () => output,
+    errors,
     process: child,
     async stop() {
       child.kill('SIGTERM')
