@@ -8,7 +8,7 @@ import { backupCommand, restoreCommand } from './commands/backup.ts'
 import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
 import { doctorCommand } from './commands/doctor.ts'
 import { initCommand } from './commands/init.ts'
-import { installCommand, uninstallCommand } from './commands/install.ts'
+import { installCommand, uninstallCommand, upgradeCommand } from './commands/install.ts'
 import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
 import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
@@ -55,6 +55,7 @@ export const COMMANDS: readonly Command[] = [
   jobsCancelCommand,
   agentCommand,
   installCommand,
+  upgradeCommand,
   uninstallCommand,
   doctorCommand,
   versionCommand,

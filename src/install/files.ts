@@ -67,3 +67,10 @@ SUBSYSTEM=="usbmisc", KERNEL=="lp[0-9]*", GROUP="lp", MODE="0660"
 SUBSYSTEM=="usb", ENV{DEVTYPE}=="usb_device", ENV{ID_USB_INTERFACES}=="*:0701??:*", GROUP="lp", MODE="0660"
 `
 }
+
+/** The settings an installed unit was written with (its ExecStart line); undefined when it is not printhub's. */
+export function serviceSettingsOf(unit: string): ServiceSettings | undefined {
+  const line = /^ExecStart=(\S+) serve --host (\S+) --port (\d+) --data (.+)$/m.exec(unit)
+  if (!line) return undefined
+  return { binary: line[1]!, host: line[2]!, port: Number(line[3]), dataDir: line[4]!.trim() }
+}

@@ -2,12 +2,24 @@
 // Both are idempotent: each step looks at what is there first. `root` stages every file under
 // another directory (a throwaway root for tests and image builders); the system commands
 // (useradd, systemctl, udevadm, ...) are run as they are found on PATH.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
 import { dirname, join } from 'node:path'
 import { type InitResult, initialize } from '../services/init.ts'
 import { Store } from '../store/store.ts'
 import { BINARY_PATH, SERVICE_USER, systemdUnit, UDEV_RULE_PATH, udevRule, UNIT_PATH } from './files.ts'
+import { dropOld, executableVersion, replaceExecutable, sameContent } from './executable.ts'
+import { systemd } from './system.ts'
+import { installation, preUpgradeBackup } from './upgrade.ts'
+
+/** The installed hub when there is one with data; undefined for a first install. */
+function installedHub(root: string): ReturnType<typeof installation> | undefined {
+  try {
+    return installation(root)
+  } catch {
+    return undefined
+  }
+}
 
 export interface InstallOptions {
   dataDir: string
@@ -37,6 +49,21 @@ function must(argv: string[]): void {
   if (code !== 0) throw new InstallError(`"${argv.join(' ')}" failed (exit ${code})${output ? `: ${output}` : ''}`)
 }
 
+/** Where a running udev daemon listens; absent where none runs (a container). */
+const UDEV_CONTROL = '/run/udev/control'
+
+/**
+ * Has udev read the rules again; false, said, where no udev daemon runs (a container, where
+ * devices come from the host): the rule is in place for when one does.
+ */
+function reloadUdevRules(out: (line: string) => void): boolean {
+  const { code, output } = command(['udevadm', 'control', '--reload-rules'])
+  if (code === 0) return true
+  if (existsSync(UDEV_CONTROL)) throw new InstallError(`"udevadm control --reload-rules" failed (exit ${code})${output ? `: ${output}` : ''}`)
+  out(`udev is not running here (no ${UDEV_CONTROL}; a container?): the USB printer rule takes effect where it runs`)
+  return false
+}
+
 const userExists = () => command(['getent', 'passwd', SERVICE_USER]).code === 0
 const staged = (root: string, path: string) => join(root, path)
 
@@ -55,10 +82,19 @@ export async function install(options: InstallOptions): Promise<void> {
   if (userExists()) must(['usermod', '--append', '--groups', 'dialout,lp', SERVICE_USER])
   else must(['useradd', '--system', '--user-group', '--groups', 'dialout,lp', '--home-dir', dataDir, '--no-create-home', '--shell', '/usr/sbin/nologin', SERVICE_USER])
 
+  // Installed before: the data backed up by the installed printhub first, then the executable
+  // replaced by rename (never written into: it may be running).
   const binary = staged(root, BINARY_PATH)
   mkdirSync(dirname(binary), { recursive: true })
-  if (!existsSync(binary) || realpathSync(binary) !== realpathSync(options.executable)) copyFileSync(options.executable, binary)
-  chmodSync(binary, 0o755)
+  if (!sameContent(binary, options.executable)) {
+    const hub = existsSync(binary) && existsSync(staged(root, UNIT_PATH)) ? installedHub(root) : undefined
+    if (hub) {
+      out(`printhub is installed already: backing its data up before the executable is replaced`)
+      await preUpgradeBackup(root, hub, await executableVersion(binary).catch(() => undefined), systemd, out, () => new Date())
+    }
+    replaceExecutable(options.executable, binary)
+    dropOld(binary)
+  }
 
   // The data directory, initialised now so the first API key can be shown here, then the user's.
   const data = staged(root, dataDir)
@@ -78,8 +114,7 @@ export async function install(options: InstallOptions): Promise<void> {
     mkdirSync(dirname(staged(root, path)), { recursive: true })
     writeFileSync(staged(root, path), content, { mode: 0o644 })
   }
-  must(['udevadm', 'control', '--reload-rules'])
-  must(['udevadm', 'trigger', '--action=add', '--subsystem-match=usbmisc', '--subsystem-match=usb'])
+  if (reloadUdevRules(out)) must(['udevadm', 'trigger', '--action=add', '--subsystem-match=usbmisc', '--subsystem-match=usb'])
   must(['systemctl', 'daemon-reload'])
   must(['systemctl', 'enable', 'printhub.service'])
   // Restarted, not only started: a second install with another port must take effect.
@@ -112,7 +147,7 @@ export function uninstall({ dataDir, root, purge, out }: UninstallOptions): void
   }
   if (existsSync(staged(root, UDEV_RULE_PATH))) {
     rmSync(staged(root, UDEV_RULE_PATH))
-    must(['udevadm', 'control', '--reload-rules'])
+    reloadUdevRules(out)
   }
   rmSync(staged(root, BINARY_PATH), { force: true })
   if (userExists()) must(['userdel', SERVICE_USER])

@@ -1,6 +1,7 @@
 // The CLI, run as its own process against a data directory, as technicians and scripts use it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { MIGRATIONS } from '../../src/store/migrations.ts'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 import { COMMANDS } from '../../src/cli/main.ts'
@@ -214,7 +215,8 @@ describe('the CLI itself', () => {
     // From the sources the commit is `source`; a compiled executable names its commit.
     const commit = process.env.PRINTHUB_EXECUTABLE ? expect.stringMatching(/^[0-9a-f]{12}(-dirty)?$/) : 'source'
     expect(result.stdout.trim()).toMatch(/^printhub 0\.1\.0 \((source|[0-9a-f]{12}(-dirty)?)\)$/)
-    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit })
+    // The newest store schema it knows, so that an upgrade can say which schema goes to which.
+    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit, schema: MIGRATIONS.at(-1)!.version })
   })
 
   test('unknown commands and options are usage errors (exit 2)', async () => {

@@ -1,4 +1,5 @@
 import { BUILD_COMMIT, VERSION } from '../../domain/version.ts'
+import { MIGRATIONS } from '../../store/migrations.ts'
 import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
 
 export const versionCommand: Command = {
@@ -9,7 +10,7 @@ export const versionCommand: Command = {
   options: { ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT })
+    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT, schema: MIGRATIONS.at(-1)!.version })
     io.out(`printhub ${VERSION} (${BUILD_COMMIT})`)
   },
 }

@@ -1,0 +1,243 @@
+// The steps of `printhub upgrade` with stand-ins for what only a real machine has: the service
+// manager records what it is asked and says which executable "runs"; /health answers as the
+// scenario says. The executables are small real programs (shell scripts) that answer
+// `version --json` and, like printhub, `backup` and `restore` (a tar of the data directory); the
+// files, the rename over the installed executable and the data directory are real.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { architectureProblem, ExecutableError, executableVersion, replaceExecutable } from '../../src/install/executable.ts'
+import { BINARY_PATH, serviceSettingsOf, systemdUnit, UNIT_PATH } from '../../src/install/files.ts'
+import { KEPT_PRE_UPGRADE_BACKUPS } from '../../src/install/safekeeping.ts'
+import type { HealthAnswer, ServiceManager } from '../../src/install/system.ts'
+import { upgrade, UpgradeError, type UpgradeOptions } from '../../src/install/upgrade.ts'
+import { initialize } from '../../src/services/init.ts'
+import { Store } from '../../src/store/store.ts'
+import { tempDir } from '../support/hub.ts'
+
+const DATA = '/var/lib/printhub'
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A stand-in printhub: answers version --json, lists its commands, backs up and restores with tar. */
+function fakePrinthub(path: string, version: string, { backup = true, brokenVersion = false, failingBackup = false } = {}): string {
+  writeFileSync(
+    path,
+    `#!/bin/sh
+case "$1" in
+  version) ${brokenVersion ? 'echo "not json"' : `echo '{"version":"${version}","commit":"c${version}","schema":${version.split('.')[1]}}'`} ;;
+  --help) echo "Commands:"; echo "  serve   run the hub"; ${backup ? 'echo "  backup   write a backup"; echo "  restore   put a backup back"' : 'true'} ;;
+  backup) ${failingBackup ? 'echo "printhub backup: No space left on device" >&2; exit 1' : ''}
+    tar -C "$3" -cf "$5" . && echo "backed up by ${version}" >> "$3/../log" ;;
+  restore) [ "$5" = "--force" ] || exit 2; mv "$4" "$4.replaced-x" && mkdir "$4" && tar -C "$4" -xf "$2" && echo "restored by ${version}" >> "$4/../log" ;;
+  *) exit 2 ;;
+esac
+`,
+  )
+  chmodSync(path, 0o755)
+  return path
+}
+
+interface Machine {
+  root: string
+  data: string
+  installed: string
+  serverId: string
+  actions: string[]
+  /** What /health answers, given which executable the service started last. */
+  answers: (running: string | undefined) => HealthAnswer | undefined
+  options: (newExecutable: string, overrides?: Partial<UpgradeOptions>) => UpgradeOptions
+  lines: string[]
+}
+
+async function machine(oldVersion = '0.4.0', oldOptions: { backup?: boolean; failingBackup?: boolean } = {}): Promise<Machine> {
+  const root = tempDir()
+  dirs.push(root)
+  const data = join(root, DATA)
+  const store = Store.open({ dataDir: data, create: true, maxOpenJobsPerProject: 100 })
+  const { serverId } = await initialize(store, data)
+  store.close()
+  mkdirSync(join(root, 'usr/local/bin'), { recursive: true })
+  const installed = fakePrinthub(join(root, BINARY_PATH), oldVersion, oldOptions)
+  mkdirSync(join(root, 'etc/systemd/system'), { recursive: true })
+  writeFileSync(join(root, UNIT_PATH), systemdUnit({ binary: BINARY_PATH, dataDir: DATA, host: '0.0.0.0', port: 8080 }))
+  const lines: string[] = []
+  let running: string | undefined = oldVersion
+  const m: Machine = {
+    root,
+    data,
+    installed,
+    serverId,
+    actions: [],
+    lines,
+    answers: (version) => (version ? { status: 200, serverId } : undefined),
+    options: (newExecutable, overrides = {}) => {
+      const service: ServiceManager = {
+        run(action) {
+          m.actions.push(action)
+          running = action === 'stop' ? undefined : JSON.parse(Bun.spawnSync([installed, 'version', '--json']).stdout.toString()).version
+          return undefined
+        },
+        journal: () => [`printhub ${running ?? 'stopped'}: the last line`],
+      }
+      return { root, newExecutable, timeoutMs: 300, out: (line) => lines.push(line), service, health: () => ({ probe: async () => m.answers(running) }), chown: () => undefined, ...overrides }
+    },
+  }
+  return m
+}
+
+/** A directory's entries; SQLite's -wal and -shm files come and go with readers (the upgrade reads the server ID). */
+const listing = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => !/-(wal|shm)$/.test(name))
+    .sort()
+
+describe('printhub upgrade', () => {
+  test('backs up with the installed printhub, renames the new one over it, restarts and waits for this hub', async () => {
+    const m = await machine()
+    const next = fakePrinthub(join(m.root, 'printhub-new'), '0.5.0')
+    const outcome = await upgrade(m.options(next))
+    expect(outcome.kind).toBe('upgraded')
+    expect(m.actions).toEqual(['restart'])
+    expect(readFileSync(m.installed, 'utf8')).toBe(readFileSync(next, 'utf8'))
+    expect(existsSync(join(m.root, 'usr/local/bin/.printhub.old'))).toBe(false)
+    expect(existsSync(join(m.root, 'usr/local/bin/.printhub.new'))).toBe(false)
+    // The backup was made by the old one, into DATA-backups beside the data directory.
+    const backups = join(m.root, `${DATA}-backups`)
+    expect(listing(backups)).toEqual([expect.stringMatching(/^pre-upgrade-\d{8}T\d{6}Z-0\.4\.0\.printhub-backup$/)])
+    expect(statSync(backups).mode & 0o777).toBe(0o700)
+    expect(readFileSync(join(m.root, 'var/lib/log'), 'utf8')).toBe('backed up by 0.4.0\n')
+    expect(m.lines[0]).toBe('Upgrading printhub 0.4.0 (c0.4.0, schema 4) -> printhub 0.5.0 (c0.5.0, schema 5)')
+    expect(m.lines.filter((line) => /^\d\. /.test(line)).map((line) => line.slice(0, 2))).toEqual(['1.', '2.', '3.', '4.'])
+    expect(m.lines.at(-1)).toMatch(/^Upgraded to printhub 0\.5\.0 \(c0\.5\.0, schema 5\)\. The pre-upgrade backup stays in /)
+  })
+
+  test('a new printhub that never answers is rolled back: old executable, data restored by the old printhub, started again', async () => {
+    const m = await machine()
+    const next = fakePrinthub(join(m.root, 'printhub-new'), '0.5.0')
+    // The new one "migrates" the data when it starts, then never answers.
+    m.answers = (version) => {
+      if (version === '0.5.0') writeFileSync(join(m.data, 'migrated-by-0.5.0'), '')
+      return version === '0.4.0' ? { status: 200, serverId: m.serverId } : undefined
+    }
+    const before = listing(m.data)
+    const outcome = await upgrade(m.options(next))
+    expect(outcome.kind).toBe('rolled-back')
+    expect(m.actions).toEqual(['restart', 'stop', 'start'])
+    expect(JSON.parse(Bun.spawnSync([m.installed, 'version', '--json']).stdout.toString()).version).toBe('0.4.0')
+    expect(listing(m.data)).toEqual(before)
+    // What the new one left is kept aside by restore --force.
+    expect(existsSync(join(`${m.data}.replaced-x`, 'migrated-by-0.5.0'))).toBe(true)
+    expect(readFileSync(join(m.root, 'var/lib/log'), 'utf8')).toBe('backed up by 0.4.0\nrestored by 0.4.0\n')
+    const said = m.lines.join('\n')
+    expect(said).toContain('Rolling back: the new printhub did not answer /health within 0.3 s (nothing answered).')
+    expect(said).toContain('   | printhub 0.5.0: the last line')
+    expect(said).toContain(`7. Restoring the pre-upgrade backup with the old printhub: ${BINARY_PATH} restore `)
+    expect(m.lines.at(-1)).toMatch(/^Rolled back to printhub 0\.4\.0 \(c0\.4\.0, schema 4\), with the data as it was before the upgrade, because the new printhub did not answer/)
+  })
+
+  test('another server on the port is not taken for the new hub', async () => {
+    const m = await machine()
+    m.answers = (version) => (version === '0.5.0' ? { status: 200, serverId: 'srv_other' } : version ? { status: 200, serverId: m.serverId } : undefined)
+    const outcome = await upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))
+    expect(outcome).toMatchObject({ kind: 'rolled-back', reason: expect.stringContaining(`another server answered (server ID srv_other, not ${m.serverId})`) })
+  })
+
+  test('when the old printhub does not come back either, it says so and where the backup is', async () => {
+    const m = await machine()
+    m.answers = () => undefined
+    const outcome = await upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))
+    expect(outcome).toMatchObject({ kind: 'rollback-failed', problem: 'the old printhub does not answer /health either (nothing answered)' })
+    expect(m.lines.at(-1)).toContain('The rollback did not complete')
+  })
+
+  test('an installed printhub without a backup command: its data directory is copied with the service stopped, and put back on rollback', async () => {
+    const m = await machine('0.3.0', { backup: false })
+    m.answers = (version) => (version === '0.3.0' ? { status: 200, serverId: m.serverId } : undefined)
+    const before = listing(m.data)
+    const outcome = await upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))
+    expect(outcome.kind).toBe('rolled-back')
+    expect(m.actions).toEqual(['stop', 'start', 'stop', 'start'])
+    const backups = listing(join(m.root, `${DATA}-backups`))
+    expect(backups).toEqual([expect.stringMatching(/^pre-upgrade-.*-0\.3\.0\.data$/)])
+    expect(listing(join(m.root, `${DATA}-backups`, backups[0]!))).toEqual(before)
+    expect(listing(m.data)).toEqual(before)
+    expect(m.lines.join('\n')).toContain('7. Putting the copy of the data directory back')
+  })
+
+  test(`keeps the newest ${KEPT_PRE_UPGRADE_BACKUPS} pre-upgrade backups`, async () => {
+    const m = await machine()
+    let at = Date.parse('2026-01-01T00:00:00Z')
+    for (const version of ['0.5.0', '0.6.0', '0.7.0', '0.8.0', '0.9.0']) {
+      const outcome = await upgrade(m.options(fakePrinthub(join(m.root, `new-${version}`), version), { now: () => new Date((at += 60_000)) }))
+      expect(outcome.kind).toBe('upgraded')
+    }
+    expect(listing(join(m.root, `${DATA}-backups`)).map((name) => name.replace(/^pre-upgrade-\d{8}T\d{6}Z-/, ''))).toEqual(['0.6.0.printhub-backup', '0.7.0.printhub-backup', '0.8.0.printhub-backup'])
+  })
+
+  test('refuses, changing nothing: not installed, not a printhub, the same executable, a failed backup', async () => {
+    const m = await machine()
+    const original = readFileSync(m.installed, 'utf8')
+    const notPrinthub = fakePrinthub(join(m.root, 'other'), '1.0.0', { brokenVersion: true })
+    await expect(upgrade(m.options(notPrinthub))).rejects.toThrow(`${notPrinthub} is not a printhub executable: "version --json" printed "not json\\n"`)
+    await expect(upgrade(m.options('/bin/false'))).rejects.toThrow(ExecutableError)
+    expect(await upgrade(m.options(m.installed))).toEqual({ kind: 'unchanged' })
+    rmSync(m.data, { recursive: true })
+    mkdirSync(m.data)
+    await expect(upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))).rejects.toThrow(`there is no hub data in ${DATA}`)
+    const empty = tempDir()
+    dirs.push(empty)
+    await expect(upgrade({ ...m.options(join(m.root, 'new')), root: empty })).rejects.toThrow(UpgradeError)
+    expect(readFileSync(m.installed, 'utf8')).toBe(original)
+    expect(m.actions).toEqual([])
+  })
+
+  test('a backup that fails stops the upgrade before the executable is touched', async () => {
+    const m = await machine('0.4.0', { failingBackup: true })
+    const original = readFileSync(m.installed, 'utf8')
+    await expect(upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))).rejects.toThrow(
+      /^the backup failed, so nothing was changed: ".*\/usr\/local\/bin\/printhub backup --data .*\/var\/lib\/printhub --out .*" failed \(exit 1\): printhub backup: No space left on device$/,
+    )
+    expect(readFileSync(m.installed, 'utf8')).toBe(original)
+    expect(m.actions).toEqual([])
+  })
+})
+
+describe('the executable', () => {
+  test('is replaced by rename while it runs (no ETXTBSY), the old one kept beside it', async () => {
+    const dir = tempDir()
+    dirs.push(dir)
+    const installed = join(dir, 'printhub')
+    writeFileSync(installed, '#!/bin/sh\nsleep 30\n')
+    chmodSync(installed, 0o755)
+    const running = Bun.spawn([installed])
+    try {
+      const next = fakePrinthub(join(dir, 'next'), '0.5.0')
+      expect(replaceExecutable(next, installed)).toEqual({ keptOld: true })
+      expect((await executableVersion(installed)).version).toBe('0.5.0')
+      expect(readFileSync(join(dir, '.printhub.old'), 'utf8')).toContain('sleep 30')
+      expect(statSync(installed).mode & 0o777).toBe(0o755)
+      expect(running.exitCode).toBeNull()
+    } finally {
+      running.kill('SIGKILL')
+    }
+  })
+
+  test('of another architecture, or not an executable at all, is named as such', () => {
+    expect(architectureProblem(process.execPath)).toBeUndefined()
+    expect(architectureProblem(process.execPath, process.arch === 'x64' ? 'arm64' : 'x64')).toBe(`${process.execPath} is built for ${process.arch}, and this machine is ${process.arch === 'x64' ? 'arm64' : 'x64'}`)
+    const dir = tempDir()
+    dirs.push(dir)
+    writeFileSync(join(dir, 'text'), 'hello, this is no program')
+    expect(architectureProblem(join(dir, 'text'))).toBe(`${join(dir, 'text')} is not a Linux executable`)
+    expect(architectureProblem(join(dir, 'missing'))).toBe(`${join(dir, 'missing')} cannot be read (ENOENT)`)
+  })
+
+  test('the unit file says where the hub runs', () => {
+    expect(serviceSettingsOf(systemdUnit({ binary: BINARY_PATH, dataDir: '/srv/hub data', host: '10.0.0.2', port: 9000 }))).toEqual({ binary: BINARY_PATH, dataDir: '/srv/hub data', host: '10.0.0.2', port: 9000 })
+    expect(serviceSettingsOf('[Service]\nExecStart=/bin/true\n')).toBeUndefined()
+  })
+})
