@@ -1,6 +1,7 @@
 // What the test suite needs from Debian besides Node.js and npm, installed by `npm test` (its first
-// step) when missing: zbar-tools (zbarimg scans the preview's QR codes and barcodes) and chromium
-// (the dashboard's browser tests drive it through playwright-core, which downloads no browser).
+// step) when missing: zbar-tools (zbarimg scans the preview's QR codes and barcodes), chromium
+// (the dashboard's browser tests drive it through playwright-core, which downloads no browser),
+// debootstrap and systemd-container (the systemd tests boot a Debian root file system).
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
@@ -15,6 +16,8 @@ export interface Prerequisite {
 
 export const ZBAR: Prerequisite = { package: 'zbar-tools', why: "zbarimg, which scans the receipt preview's QR codes and barcodes (test/preview/zbar.test.ts)" }
 export const CHROMIUM: Prerequisite = { package: 'chromium', why: "the browser the dashboard's tests drive through playwright-core (test/dashboard/browser.test.ts)" }
+export const DEBOOTSTRAP: Prerequisite = { package: 'debootstrap', why: 'builds the Debian root file system the systemd tests boot (test/binary/systemd.test.ts)' }
+export const SYSTEMD_CONTAINER: Prerequisite = { package: 'systemd-container', why: 'systemd-nspawn, which boots that root file system with its own systemd (test/binary/systemd.test.ts)' }
 
 /** What the decision looks at, so that it can be tested without touching the machine. */
 export interface Machine {
@@ -36,6 +39,9 @@ export function missingPrerequisites(machine: Machine): Prerequisite[] {
   if (!machine.which('zbarimg')) missing.push(ZBAR)
   // Another Chromium given with PRINTHUB_CHROMIUM (test/support/browser.ts) replaces Debian's.
   if (!machine.env.PRINTHUB_CHROMIUM && !machine.which('chromium')) missing.push(CHROMIUM)
+  // Both live in /usr/sbin and /usr/bin, which a user's PATH may lack.
+  if (!machine.which('debootstrap') && !machine.isExecutable('/usr/sbin/debootstrap')) missing.push(DEBOOTSTRAP)
+  if (!machine.which('systemd-nspawn') && !machine.isExecutable('/usr/bin/systemd-nspawn')) missing.push(SYSTEMD_CONTAINER)
   return missing
 }
 
@@ -94,7 +100,7 @@ function main(dryRun: boolean): number {
   const machine = thisMachine()
   const decided = plan(machine)
   if (decided.kind === 'ready') {
-    if (dryRun) console.log('npm test: zbarimg and chromium are installed; nothing to do.')
+    if (dryRun) console.log('npm test: zbarimg, chromium, debootstrap and systemd-nspawn are installed; nothing to do.')
     return 0
   }
   if (decided.kind === 'stop') {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { CHROMIUM, installCommands, type Machine, missingPrerequisites, plan, ZBAR } from '../scripts/test-prerequisites.ts'
+import { CHROMIUM, DEBOOTSTRAP, installCommands, type Machine, missingPrerequisites, plan, SYSTEMD_CONTAINER, ZBAR } from '../scripts/test-prerequisites.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const OPENPRINTER = join(ROOT, 'src', 'protocol', 'openprinter')
@@ -91,8 +91,8 @@ describe('the repository', () => {
 
 describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
   /** A machine with `commands` on PATH (besides apt-get), as root unless said. */
-  const machine = (commands: string[], options: { root?: boolean; env?: Record<string, string>; executables?: string[]; apt?: boolean } = {}): Machine => ({
-    which: (command) => (commands.includes(command) || (command === 'apt-get' && options.apt !== false) ? `/usr/bin/${command}` : null),
+  const machine = (commands: string[], options: { root?: boolean; env?: Record<string, string>; executables?: string[]; apt?: boolean; systemd?: boolean } = {}): Machine => ({
+    which: (command) => ([...commands, ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn'])].includes(command) || (command === 'apt-get' && options.apt !== false) ? `/usr/bin/${command}` : null),
     isExecutable: (path) => (options.executables ?? []).includes(path),
     env: options.env ?? {},
     root: options.root ?? true,
@@ -110,6 +110,9 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
     ])
     expect(missingPrerequisites(machine(['chromium']))).toEqual([ZBAR])
     expect(missingPrerequisites(machine(['zbarimg']))).toEqual([CHROMIUM])
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { systemd: false }))).toEqual([DEBOOTSTRAP, SYSTEMD_CONTAINER])
+    // Found where Debian puts them when PATH lacks /usr/sbin.
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { systemd: false, executables: ['/usr/sbin/debootstrap', '/usr/bin/systemd-nspawn'] }))).toEqual([])
   })
 
   test('not root: stops and names the command to run', () => {
@@ -143,10 +146,11 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       if (process.getuid?.() === 0) {
         expect(run.exitCode).toBe(0)
         expect(output).toContain('zbar-tools: zbarimg')
-        expect(output).toMatch(/would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends zbar-tools chromium\n/)
+        // debootstrap and systemd-nspawn are found where Debian keeps them when they are installed.
+        expect(output).toMatch(/would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/)
       } else {
         expect(run.exitCode).toBe(1)
-        expect(output).toContain('sudo apt-get install -y --no-install-recommends zbar-tools chromium')
+        expect(output).toMatch(/sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/)
       }
     } finally {
       rmSync(empty, { recursive: true, force: true })

@@ -7,7 +7,7 @@ export const SERVICE = 'printhub.service'
 
 export interface ServiceManager {
   /** Runs `systemctl ACTION printhub.service`; the problem, in words, when it fails. */
-  run(action: 'start' | 'stop' | 'restart'): string | undefined
+  run(action: 'start' | 'stop' | 'restart' | 'reset-failed'): string | undefined
   /** The service's last log lines (empty when there is no journal). */
   journal(lines: number): string[]
 }

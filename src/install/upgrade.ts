@@ -177,6 +177,8 @@ async function rollBack({ installed, dataDir, data, serverId, options, service, 
     if (owned) problems.push(owned)
   }
   out('8. Starting the service: systemctl start printhub.service')
+  // A new printhub that kept failing may have hit the unit's start limit: cleared, or start is refused.
+  service.run('reset-failed')
   const started = service.run('start')
   if (started) problems.push(started)
   else {

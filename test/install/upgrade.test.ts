@@ -78,6 +78,7 @@ async function machine(oldVersion = '0.4.0', oldOptions: { backup?: boolean; fai
       const service: ServiceManager = {
         run(action) {
           m.actions.push(action)
+          if (action === 'reset-failed') return undefined
           running = action === 'stop' ? undefined : JSON.parse(Bun.spawnSync([installed, 'version', '--json']).stdout.toString()).version
           return undefined
         },
@@ -126,7 +127,7 @@ describe('printhub upgrade', () => {
     const before = listing(m.data)
     const outcome = await upgrade(m.options(next))
     expect(outcome.kind).toBe('rolled-back')
-    expect(m.actions).toEqual(['restart', 'stop', 'start'])
+    expect(m.actions).toEqual(['restart', 'stop', 'reset-failed', 'start'])
     expect(JSON.parse(Bun.spawnSync([m.installed, 'version', '--json']).stdout.toString()).version).toBe('0.4.0')
     expect(listing(m.data)).toEqual(before)
     // What the new one left is kept aside by restore --force.
@@ -160,7 +161,7 @@ describe('printhub upgrade', () => {
     const before = listing(m.data)
     const outcome = await upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))
     expect(outcome.kind).toBe('rolled-back')
-    expect(m.actions).toEqual(['stop', 'start', 'stop', 'start'])
+    expect(m.actions).toEqual(['stop', 'start', 'stop', 'reset-failed', 'start'])
     const backups = listing(join(m.root, `${DATA}-backups`))
     expect(backups).toEqual([expect.stringMatching(/^pre-upgrade-.*-0\.3\.0\.data$/)])
     expect(listing(join(m.root, `${DATA}-backups`, backups[0]!))).toEqual(before)
