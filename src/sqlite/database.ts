@@ -33,7 +33,7 @@ export class DatabaseTooNewError extends Error {
     super(
       `${file} was written by a newer printhub (schema version ${found}; this printhub knows up to version ${known}), so it is left untouched. ` +
         `Either install the newer printhub again, or go back to the data as it was before the upgrade: ` +
-        `printhub restore FILE --data ${dirname(file)} --force (FILE: the pre-upgrade backup, in the backups folder beside the data directory unless backup-dir is set).`,
+        `printhub restore FILE --data ${dirname(file)} --force (FILE: the pre-upgrade backup printhub upgrade made, in ${dirname(file)}-backups or the backup-dir setting).`,
     )
   }
 }
