@@ -142,7 +142,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
     const backups = new BackupSchedule(
       backupRunner,
-      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId, now, log: logs.for('backup') },
+      // Its backups are known by the server ID the database keeps (what their manifest says), even when PRINTHUB_SERVER_ID overrides it.
+      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId: serverIdentity(store), now, log: logs.for('backup') },
       options.backups?.times,
     )
     clearDownloads(config.dataDir)

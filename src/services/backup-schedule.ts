@@ -5,7 +5,7 @@
 // them AND marked as scheduled by this server in their manifest; any other file is left alone. A
 // failed backup is logged and tried again later; it never stops the hub.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { ArchiveReader } from '../sqlite/archive.ts'
 import { backupFileName, type BackupOutcome, parseBackupFileName } from './backup.ts'
 import { describeError, type Logger } from '../platform/log.ts'
@@ -171,7 +171,7 @@ export class BackupSchedule {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
       // Two in one minute (a moved clock) get a number rather than replacing one another.
       const taken = new Set(readdirSync(dir))
-      for (let n = 1; taken.has(out.slice(dir.length + 1)); n++) out = join(dir, backupFileName(this.sources.serverName(), now, n))
+      for (let n = 1; taken.has(basename(out)); n++) out = join(dir, backupFileName(this.sources.serverName(), now, n))
       outcome = await this.runner.run(out, true)
     } catch (error) {
       outcome = { ok: false, message: `cannot write in ${dir}: ${(error as Error).message}` }

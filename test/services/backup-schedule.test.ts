@@ -118,6 +118,21 @@ describe('printhub settings set backup-dir and backup-keep', () => {
   }, 30_000)
 })
 
+describe('a hub whose environment sets PRINTHUB_SERVER_ID', () => {
+  test('knows its backups all the same: one a day, not one at every look', async () => {
+    const backups = join(dir, 'pinned-id')
+    const hub = await startTestHub({ env: { PRINTHUB_BACKUP_DIR: `${backups}/`, PRINTHUB_SERVER_ID: 'srv_from_the_environment' }, backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } } })
+    try {
+      expect(hub.hub.serverId).toBe('srv_from_the_environment')
+      expect((await hub.hub.backups.check()).wrote).toBeString()
+      expect((await hub.hub.backups.check()).wrote).toBeUndefined()
+      expect(readdirSync(backups)).toHaveLength(1)
+    } finally {
+      await hub.stop()
+    }
+  })
+})
+
 describe('a failed scheduled backup', () => {
   test('is logged and tried again later; the hub goes on', async () => {
     // A directory that cannot be made: its parent is a file.
