@@ -204,7 +204,7 @@ export function makeBackup(options: BackupOptions): BackupOutcome {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EACCES' ? ' (run it as the user the hub runs as)' : code === 'ENOSPC' ? ' (the disk is full)' : ''
+    const hint = code === 'EACCES' ? ' (run it as the user the hub runs as)' : code === 'ENOSPC' || code === 'SQLITE_FULL' ? ` (the disk of ${parent} is full)` : ''
     return failed(`the backup could not be written: ${(error as Error).message}${hint}`)
   } finally {
     rmSync(work, { recursive: true, force: true })

@@ -222,7 +222,7 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: error.reason, message: error.message }
     const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EACCES' ? ` (${parent} must be writable: run restore as the user the hub runs as, or as root)` : code === 'ENOSPC' ? ' (the disk is full)' : ''
+    const hint = code === 'EACCES' ? ` (${parent} must be writable: run restore as the user the hub runs as, or as root)` : code === 'ENOSPC' || code === 'SQLITE_FULL' ? ` (the disk of ${parent} is full)` : ''
     return { ok: false, reason: 'failed', message: `the backup could not be restored: ${(error as Error).message}${hint}; ${target} is as it was` }
   } finally {
     reader.close()

@@ -221,6 +221,43 @@ describe('a backup killed half way', () => {
   }, 120_000)
 })
 
+describe('a full disk', () => {
+  /** Runs `script` (sh) on a tmpfs of `mb` MB mounted at `mountPoint` for it alone (a mount namespace of its own: no root needed). */
+  function onTmpfs(mountPoint: string, mb: number, script: string): { code: number; stdout: string; stderr: string } {
+    mkdirSync(mountPoint, { recursive: true })
+    const mount = `mount -t tmpfs -o size=${mb}m tmpfs "${mountPoint}" && cd "${mountPoint}" && ${script}`
+    const result = Bun.spawnSync(['unshare', '--mount', '--map-root-user', 'sh', '-c', mount, 'sh', ...PRINTHUB], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
+  }
+
+  test('a backup that finds no room says so and leaves nothing; a restore that finds none leaves the target as it was', async () => {
+    const source = join(dir, 'roomy')
+    expect((await cli(['init', '--data', source])).code).toBe(0)
+    const db = new Database(join(source, 'printhub.db'))
+    db.run('CREATE TABLE ballast (data BLOB NOT NULL)')
+    for (let i = 0; i < 4; i++) db.query('INSERT INTO ballast (data) VALUES (?)').run(crypto.getRandomValues(new Uint8Array(1 << 20)))
+    db.close()
+    // "$@" is the printhub command line.
+    const backup = onTmpfs(join(dir, 'small-disk'), 2, `"$@" backup --data "${source}" --out big.phbackup; code=$?; ls -A; exit $code`)
+    expect(backup.code).toBe(1)
+    expect(backup.stderr).toEndWith(`(the disk of ${join(dir, 'small-disk')} is full)\n`)
+    expect(backup.stderr).toStartWith('printhub backup: the backup could not be written: ')
+    expect(backup.stdout).toBe('')
+
+    const archive = join(dir, 'roomy.phbackup')
+    expect((await cli(['backup', '--data', source, '--out', archive])).code).toBe(0)
+    const restore = onTmpfs(
+      join(dir, 'small-disk-2'),
+      3,
+      `mkdir data && echo "the venue's data" > data/notes.txt && "$@" restore "${archive}" --data data --force; code=$?; ls -A . data; cat data/notes.txt; exit $code`,
+    )
+    expect(restore.code).toBe(1)
+    expect(restore.stderr).toContain(`(the disk of ${join(dir, 'small-disk-2')} is full)`)
+    expect(restore.stderr).toContain('data is as it was')
+    expect(restore.stdout).toBe(".:\ndata\n\ndata:\nnotes.txt\nthe venue's data\n")
+  }, 60_000)
+})
+
 describe('restore refuses, and leaves the target as it was', () => {
   let archive: string
   let source: string
