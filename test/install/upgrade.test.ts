@@ -4,8 +4,7 @@
 // `version --json` and, like printhub, `backup` and `restore` (a tar of the data directory); the
 // files, the rename over the installed executable and the data directory are real.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { architectureProblem, ExecutableError, executableVersion, replaceExecutable } from '../../src/install/executable.ts'
 import { BINARY_PATH, serviceSettingsOf, systemdUnit, UNIT_PATH } from '../../src/install/files.ts'
@@ -14,6 +13,7 @@ import type { HealthAnswer, ServiceManager } from '../../src/install/system.ts'
 import { upgrade, UpgradeError, type UpgradeOptions } from '../../src/install/upgrade.ts'
 import { initialize } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
+import { cli } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 
 const DATA = '/var/lib/printhub'
@@ -240,5 +240,24 @@ describe('the executable', () => {
   test('the unit file says where the hub runs', () => {
     expect(serviceSettingsOf(systemdUnit({ binary: BINARY_PATH, dataDir: '/srv/hub data', host: '10.0.0.2', port: 9000 }))).toEqual({ binary: BINARY_PATH, dataDir: '/srv/hub data', host: '10.0.0.2', port: 9000 })
     expect(serviceSettingsOf('[Service]\nExecStart=/bin/true\n')).toBeUndefined()
+  })
+})
+
+describe('the command line', () => {
+  test('usage mistakes exit 2; a file that is no executable of this machine, or no installation, exit 1 with nothing changed', async () => {
+    expect(await cli(['upgrade'])).toMatchObject({ code: 2, stderr: expect.stringContaining('expected one NEW_EXECUTABLE') })
+    expect(await cli(['upgrade', process.execPath, '--timeout', '0'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--timeout must be a whole number of seconds from 1 to 3600') })
+    const dir = tempDir()
+    dirs.push(dir)
+    writeFileSync(join(dir, 'notes.txt'), 'not a program')
+    const refused = await cli(['upgrade', join(dir, 'notes.txt'), '--root', dir])
+    if (process.getuid?.() !== 0) {
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining('this needs root: run it with sudo') })
+      return
+    }
+    expect(refused).toMatchObject({ code: 1, stderr: `printhub upgrade: ${join(dir, 'notes.txt')} is not a Linux executable; nothing was changed\n` })
+    // A real executable of this machine (Bun itself), but nothing installed under the root.
+    expect(await cli(['upgrade', process.execPath, '--root', dir])).toMatchObject({ code: 1, stderr: `printhub upgrade: printhub is not installed here (${BINARY_PATH} is missing): install it with "sudo printhub install".\n` })
+    expect(listing(dir)).toEqual(['notes.txt'])
   })
 })
