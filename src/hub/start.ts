@@ -163,7 +163,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
       stopping: stopping.signal,
       detect: () => detectPrinters(undefined, loadUsbBackend),
-      downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now()),
+      downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
     }
     const requests = logs.for('api')
     const app = hubApp(api, admin, options.log ?? ((entry) => logRequest(requests, entry)), requests)

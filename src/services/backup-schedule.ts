@@ -207,12 +207,17 @@ export class BackupSchedule {
   }
 }
 
-/** A fresh backup for the dashboard to send, made in the data directory; undefined when one is being made. */
-export function downloadBackup(runner: BackupRunner, dataDir: string, serverName: string, now: number): Promise<BackupOutcome> | undefined {
+/** A fresh backup for the dashboard to send, made in the data directory; undefined when one is being made. Logged, made or failed. */
+export function downloadBackup(runner: BackupRunner, dataDir: string, serverName: string, now: number, log: Logger): Promise<BackupOutcome> | undefined {
   if (runner.busy) return undefined
   const dir = join(dataDir, DOWNLOADS_DIR)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  return runner.run(join(dir, backupFileName(serverName, now)), false)
+  const making = runner.run(join(dir, backupFileName(serverName, now)), false)
+  void making?.then((outcome) => {
+    if (outcome.ok) log.info(`made a backup to download (${(outcome.summary.bytes / MB).toFixed(1)} MB, ${outcome.summary.counts.jobs} jobs, ${outcome.summary.ms} ms)`, { file: outcome.summary.file, bytes: outcome.summary.bytes, jobs: outcome.summary.counts.jobs, ms: outcome.summary.ms })
+    else log.error('a backup to download failed', { error: outcome.message })
+  })
+  return making
 }
 
 /** Removes downloads a stopped hub left behind (run at start, before any is made). */

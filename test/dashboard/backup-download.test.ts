@@ -11,10 +11,11 @@ const PASSWORD = 'a long admin password'
 let hub: TestHub
 let cookie: string
 let dir: string
+const lines: string[] = []
 
 beforeAll(async () => {
   dir = tempDir()
-  hub = await startTestHub()
+  hub = await startTestHub({ events: (line) => lines.push(line) })
   const response = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: PASSWORD } })
   expect(response.status).toBe(200)
   cookie = response.headers.get('set-cookie')!.split(';')[0]!
@@ -47,6 +48,8 @@ describe('GET /admin/v1/backup', () => {
     const bytes = new Uint8Array(await response.arrayBuffer())
     expect(bytes.length).toBeGreaterThan(0)
     expect(readdirSync(join(hub.dataDir, DOWNLOADS_DIR))).toEqual([])
+    // Said in the hub's log, as one line.
+    expect(lines.filter((line) => line.includes(` info  backup file=${join(hub.dataDir, DOWNLOADS_DIR, name!)} `) && line.includes(' made a backup to download ('))).toHaveLength(1)
 
     const file = join(dir, name!)
     writeFileSync(file, bytes, { mode: 0o600 })
