@@ -96,9 +96,15 @@ function fsyncPath(path: string): void {
 export function replaceExecutable(source: string, installed: string): { keptOld: boolean } {
   const { next, old } = besideOf(installed)
   rmSync(next, { force: true })
-  copyFileSync(source, next)
-  chmodSync(next, 0o755)
-  fsyncPath(next)
+  try {
+    copyFileSync(source, next)
+    chmodSync(next, 0o755)
+    fsyncPath(next)
+  } catch (error) {
+    // A full disk, say: no half-written copy is left beside the installed one.
+    rmSync(next, { force: true })
+    throw error
+  }
   let keptOld = false
   if (existsSync(installed)) {
     rmSync(old, { force: true })

@@ -118,7 +118,12 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
 
   // 2. The executable, replaced by rename; the old one stays beside it until the new one runs.
   out(`2. Replacing ${BINARY_PATH} (the old one kept as ${BINARY_PATH.replace(/printhub$/, '.printhub.old')} until the new one answers)`)
-  replaceExecutable(options.newExecutable, hub.installed)
+  try {
+    replaceExecutable(options.newExecutable, hub.installed)
+  } catch (error) {
+    if (!online) service.run('start')
+    throw new UpgradeError(`replacing ${BINARY_PATH} failed, so the installed printhub stays (${online ? 'still running' : 'started again'}): ${(error as Error).message}`)
+  }
 
   // 3 and 4. The service restarted, and the new hub awaited.
   out(`3. ${online ? 'Restarting' : 'Starting'} the service: systemctl ${online ? 'restart' : 'start'} printhub.service`)

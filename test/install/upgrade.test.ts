@@ -207,6 +207,18 @@ describe('printhub upgrade', () => {
   })
 })
 
+describe('printhub upgrade, when the executable cannot be replaced', () => {
+  test('says so after the backup, and the installed printhub stays as it was', async () => {
+    const m = await machine()
+    const original = readFileSync(m.installed, 'utf8')
+    // Something in the way of the new executable's copy beside the installed one.
+    mkdirSync(join(m.root, 'usr/local/bin/.printhub.new/in-the-way'), { recursive: true })
+    await expect(upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))).rejects.toThrow(`replacing ${BINARY_PATH} failed, so the installed printhub stays (still running): `)
+    expect(readFileSync(m.installed, 'utf8')).toBe(original)
+    expect(m.actions).toEqual([])
+  })
+})
+
 describe('the executable', () => {
   test('is replaced by rename while it runs (no ETXTBSY), the old one kept beside it', async () => {
     const dir = tempDir()
