@@ -6,9 +6,11 @@ import { driveJob, jobCount, refuseJobInserts, storedJobState } from '../support
 import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub
+/** The hub's log (its lines besides the request lines). */
+const events: string[] = []
 const builtinAgentId = () => t.hub.store.agents.builtin()!.id
 beforeAll(async () => {
-  t = await startTestHub({ offline: true })
+  t = await startTestHub({ offline: true, events: (line) => events.push(line) })
 })
 afterAll(() => t.stop())
 
@@ -89,6 +91,11 @@ describe('creating a job', () => {
       expect(JSON.parse(text)).toEqual({ error: { code: 'server_error', message: 'The request could not be completed.', requestId: response.headers.get('x-request-id')! } })
       expect(text).not.toContain('secret')
       expect(storedState(body.idempotencyKey)).toBeUndefined()
+      // The operator's side: one error line with the request ID the answer carried, and what went wrong.
+      const requestId = response.headers.get('x-request-id')!
+      const lines = events.filter((line) => line.includes(`request=${requestId}`))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`Z error api request=${requestId} error="[^"]*disk I/O error at /var/lib/secret" stack=".*" internal error$`))
     } finally {
       mend()
     }
