@@ -38,6 +38,8 @@ export interface EntryOptions {
    * when the window ends.
    */
   limit?: string
+  /** Written whatever the level (serve's `listening`, `stopping` and `stopped`: scripts wait for them). */
+  always?: boolean
   /**
    * One of serve's events (`listening`, `request`, `stopping`, `stopped`): in JSON its fields (`event`
    * among them) instead of the entry's; with `--json`, the event alone, exactly as it always was.
@@ -131,7 +133,7 @@ export class Log {
   }
 
   entry(level: LogLevel, component: string, msg: string, fields?: LogFields, options?: EntryOptions): void {
-    if (RANK[level] < this.min) return
+    if (RANK[level] < this.min && options?.always !== true) return
     if (options?.limit !== undefined && !this.withinBudget(options.limit, level, component, msg, fields)) return
     this.write(this.format(level, component, msg, fields, options?.event))
   }

@@ -210,3 +210,20 @@ test('bad log settings are refused before anything starts', async () => {
   expect(both.code).toBe(2)
   expect(both.stderr).toContain('--json is --log-format json')
 })
+
+test('--log-level warn: only what needs someone, and the lines whoever started the hub waits for', async () => {
+  const dir = tempDir()
+  dirs.push(dir)
+  const hub = await spawnServe(dir, { args: ['--log-level', 'warn'] })
+  children.push(hub.process)
+  expect((await fetch(`${hub.url}/health`)).status).toBe(200)
+  expect(await hub.stop()).toBe(0)
+  const lines = (hub.output() + (await hub.errors)).trim().split('\n')
+  // The first start's lines for the person who started it, then the log.
+  const log = lines.slice(lines.findIndex((line) => / info  hub printhub \S+ listening on /.test(line)))
+  expect(log.length).toBeGreaterThanOrEqual(3)
+  expect(log.at(-2)).toMatch(/Z info  hub SIGTERM: stopping$/)
+  expect(log.at(-1)).toMatch(/Z info  hub stopped$/)
+  for (const line of log.slice(1, -2)) expect(line).toMatch(/Z (warn |error) /)
+  expect(lines.some((line) => line.includes('GET /health'))).toBe(false)
+})

@@ -30,13 +30,13 @@ export const agentCommand: Command = {
     try {
       if (server !== undefined && code !== undefined) {
         const pairing = await pairAgent({ server, code, name: (args.values.name as string | undefined) ?? hostname().slice(0, 128), dataDir, version: VERSION })
-        log.info(`Paired with ${pairing.server} as agent ${pairing.agentId}.`, { agent: pairing.agentId, server: pairing.server })
+        log.info(`Paired with ${pairing.server} as agent ${pairing.agentId}.`, { agent: pairing.agentId, server: pairing.server }, { always: true })
       }
       const stopSignal = new Promise<string>((resolve) => {
         for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
       })
       const running = runAgent({ dataDir, version: VERSION, log })
-      log.info(`Agent ${running.pairing.agentId} serving the printers in ${dataDir} for ${running.pairing.server}.`, { agent: running.pairing.agentId, server: running.pairing.server, dir: dataDir })
+      log.info(`Agent ${running.pairing.agentId} serving the printers in ${dataDir} for ${running.pairing.server}.`, { agent: running.pairing.agentId, server: running.pairing.server, dir: dataDir }, { always: true })
       const signal = await Promise.race([stopSignal, running.agent.done.then(() => undefined)])
       if (signal === undefined) {
         await running.stop()

@@ -27,7 +27,8 @@ export function testJobCurl(url: string, init: FirstStart): string {
  * the first start's lines as they are (to copy), the rest through the log.
  */
 function output(io: Io, log: Logger, json: boolean) {
-  const event = (name: string, msg: string, fields: object = {}) => log.info(msg, undefined, { event: { event: name, ...fields } })
+  // Whatever the log's level: whoever started the hub waits for these.
+  const event = (name: string, msg: string, fields: object = {}) => log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
   return {
     listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined, dashboardUrl: string, setupToken: string | undefined) {
       const setupUrl = setupToken && `${dashboardUrl}setup#${setupToken}`
@@ -44,7 +45,7 @@ function output(io: Io, log: Logger, json: boolean) {
       if (setupUrl) io.out(`Set the dashboard's admin password (the link works once, for 24 hours): ${setupUrl}`)
       else log.info(`Dashboard: ${dashboardUrl}`)
       // Last, so whoever waits for this line has everything above it.
-      log.info(listening)
+      log.info(listening, undefined, { always: true })
     },
     stopping: (signal: string) => event('stopping', `${signal}: stopping`, { signal }),
     stopped: () => event('stopped', 'stopped'),
