@@ -9,6 +9,7 @@ import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { logRequest, type RequestLog } from '../http/app.ts'
 import { Log } from '../platform/log.ts'
+import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
@@ -90,6 +91,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   // One hub per data directory: taken before the database is opened, held until stop().
   const lock = lockDataDir(config.dataDir, 'serve')
   let store: Store
+  // Migrations are stamped with the system clock: those applied from here on are this start's.
+  const opening = Date.now()
   try {
     store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: logs.for('store') })
   } catch (error) {
@@ -98,6 +101,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   }
   try {
     // A database from before deleted rows' pages could be given back: rewritten once.
+    // A database of an older printhub brought up to date: an upgrade, said once (a new one is not).
+    const migrated = store.migratedSince(opening)
+    if (migrated && migrated.from > 0) log.info(`upgraded the database from schema ${migrated.from} to ${migrated.to} (printhub ${VERSION})`, { from: migrated.from, to: migrated.to, version: VERSION })
     if (store.enableIncrementalVacuum()) log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.

@@ -4,7 +4,7 @@ import { AdminSessions, type SessionLifetime } from './admin-sessions.ts'
 import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
-import { openHubDatabase } from './database.ts'
+import { HUB_SCHEMA, openHubDatabase } from './database.ts'
 import { enableIncrementalVacuum } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { JobStates } from './job-states.ts'
@@ -80,6 +80,17 @@ export class Store {
   /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
   changes(): number {
     return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  }
+
+  /**
+   * The schema versions the migrations applied since `since` (the system clock, in ms) went from and
+   * to: an upgraded database, when this start brought it up to date. Undefined when none ran.
+   */
+  migratedSince(since: number): { from: number; to: number } | undefined {
+    const row = this.db
+      .query<{ first: number | null; last: number | null }, [number]>(`SELECT min(version) AS first, max(version) AS last FROM ${HUB_SCHEMA.migrationsTable} WHERE applied_at >= ?`)
+      .get(since)
+    return row?.first == null || row.last == null ? undefined : { from: row.first - 1, to: row.last }
   }
 
   /** Makes an older database able to give freed pages back (once, at the hub's start); true when it did. */

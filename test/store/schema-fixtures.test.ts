@@ -196,3 +196,21 @@ describe('a database of a newer printhub', () => {
     expect(Buffer.compare(readFileSync(file), bytes)).toBe(0)
   })
 })
+
+test("the hub's log says when it upgraded the database, from which schema to which; a new one is not an upgrade", async () => {
+  const latest = HUB_SCHEMA.migrations.at(-1)!.version
+  const oldest = fixtures[0]!
+  const from = manifest(oldest).hub.schemaVersions.store.at(-1) as number
+  expect(from).toBeLessThan(latest)
+  for (const [dataDir, expected] of [[copy(oldest), 1], [undefined, 0]] as const) {
+    const lines: string[] = []
+    const hub = await startTestHub({ dataDir, events: (line) => lines.push(line) })
+    try {
+      const said = lines.filter((line) => line.includes('upgraded the database'))
+      expect(said).toHaveLength(expected)
+      if (expected) expect(said[0]).toMatch(new RegExp(`Z info  hub from=${from} to=${latest} version=\\S+ upgraded the database from schema ${from} to ${latest} \\(printhub \\S+\\)$`))
+    } finally {
+      await hub.stop()
+    }
+  }
+})
