@@ -146,6 +146,32 @@ describe('printhub under a real systemd', () => {
     await until(async () => ((await jobs()) as { state: string }[]).find((job) => job.state === 'COMPLETED'), 'the job to print')
   }, 120_000)
 
+  test("the journal: each line with its priority (journalctl -p warning shows the printer's fault, not the jobs), no time of its own", async () => {
+    // A printer nothing answers for: the built-in agent finds it offline, a warning.
+    const added = await sh(`runuser -u printhub -- /usr/local/bin/printhub printers add --project ${projectId} --id door --connection tcp://127.0.0.1:9 --data /var/lib/printhub --json`)
+    expect(added.code).toBe(0)
+    const door = (JSON.parse(added.stdout) as { id: string }).id
+    const warnings = await until(async () => {
+      const out = (await sh('journalctl -u printhub -p warning -o cat --no-pager')).stdout
+      return out.includes(`printer=${door}`) ? out : undefined
+    }, 'the printer fault in journalctl -p warning')
+    expect(warnings).toMatch(new RegExp(`^warn  printer printer=${door} name=door agent=agt_\\w+ \\w+ -> offline$`, 'm'))
+    expect(warnings).not.toContain('info  ')
+    // Everything, with journald's own priority field: jobs are info (6), the fault a warning (4).
+    const entries = (await sh('journalctl -u printhub -o json --no-pager')).stdout.trim().split('\n').map((line) => JSON.parse(line) as { MESSAGE: string; PRIORITY: string })
+    const job = entries.filter((entry) => / job job=job_\w+ .* -> COMPLETED$/.test(entry.MESSAGE))
+    expect(job).toHaveLength(1)
+    expect(job[0]!.MESSAGE).toMatch(/^info  job job=job_\w+ project=prj_\w+ printer=prn_\w+ attempt=1 PRINTING -> COMPLETED$/)
+    expect(job[0]!.PRIORITY).toBe('6')
+    expect(entries.find((entry) => entry.MESSAGE.includes(`printer=${door}`) && entry.MESSAGE.endsWith('-> offline'))!.PRIORITY).toBe('4')
+    // journald stamps the lines: no time of their own, no priority prefix left in them.
+    expect(entries.filter((entry) => /^(<\d>|\d{4}-\d\d-\d\dT)/.test(entry.MESSAGE))).toEqual([])
+    expect(entries.filter((entry) => /^(debug|info |warn |error) [a-z]+ /.test(entry.MESSAGE)).length).toBeGreaterThan(5)
+    // grep job=: one job's life.
+    const life = (await sh(`journalctl -u printhub -o cat --no-pager | grep 'job=${job[0]!.MESSAGE.split(' ')[3]!.slice(4)}'`)).stdout.trim().split('\n')
+    expect(life.map((line) => line.split(' ').at(-1))).toEqual(['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED'])
+  }, 60_000)
+
   test('kill -9: systemd starts it again (Restart=on-failure), the same hub', async () => {
     const before = await property('MainPID')
     expect((await sh(`kill -9 ${before}`)).code).toBe(0)
@@ -169,6 +195,9 @@ describe('printhub under a real systemd', () => {
     expect((await health())?.serverId).toBe(serverId)
     expect(await jobs()).toEqual([expect.objectContaining({ idempotencyKey: 'before-upgrades', state: 'COMPLETED' })])
     expect((await sh('ls -A /usr/local/bin')).stdout.trim()).toBe('printhub')
+    // The upgrade in the hub's log: one line, from which schema to which.
+    const said = (await sh("journalctl -u printhub -o cat --no-pager | grep 'upgraded the database'")).stdout.trim().split('\n')
+    expect(said).toEqual([`info  hub from=${SCHEMA} to=${SCHEMA + 1} version=0.90.0 upgraded the database from schema ${SCHEMA} to ${SCHEMA + 1} (printhub 0.90.0)`])
   }, 180_000)
 
   test(`upgrade to a build that migrates to schema ${SCHEMA + 2} and never answers: rolled back, old executable and data`, async () => {
