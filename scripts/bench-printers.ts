@@ -1,10 +1,12 @@
 // Printers in the bench: submit-to-first-byte at the printer emulator over TCP (through a running
 // hub, with the status check before each job and the printer's confirmation after it), and how
 // much of a serial line's rate the serial transport keeps busy (at the emulator's paced line).
+import { tmpdir } from 'node:os'
 import { PrinterEmulator } from '../src/emulator/emulator.ts'
 import { findProfile } from '../src/profiles/catalog.ts'
 import type { PrintDocument } from '../src/protocol/document.ts'
 import { parseConnectionUri } from '../src/domain/connection-uri.ts'
+import { confinementOf } from '../src/transports/confine.ts'
 import { DeviceFinder } from '../src/transports/devices.ts'
 import { submit } from '../src/transports/submit.ts'
 import { VirtualPrinters } from '../src/transports/virtual.ts'
@@ -68,7 +70,7 @@ export async function serialThroughput(): Promise<{ baud: number; bytes: number;
     const bytes = new TextEncoder().encode(line.repeat(Math.ceil(SERIAL.bytes / line.length)).slice(0, SERIAL.bytes))
     const parsed = parseConnectionUri(`serial://${emulator.serialPath}?baud=${SERIAL.baud}&flow=rtscts`)
     if (!parsed.ok) throw new Error(parsed.message)
-    await submit(parsed.connection, bytes, new AbortController().signal, { virtuals: new VirtualPrinters(), devices: new DeviceFinder() }, { profile: 'generic-80mm', width: 80 })
+    await submit(parsed.connection, bytes, new AbortController().signal, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, { profile: 'generic-80mm', width: 80 })
     const deadline = performance.now() + 30_000
     while (emulator.receipts.length === 0 && performance.now() < deadline) await Bun.sleep(20)
     const receipt = emulator.receipts[0]

@@ -4,6 +4,7 @@ import type { SettingsOutcome, EditableSettings } from '../services/live-setting
 import type { PrinterBoard } from '../services/printer-board.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
+import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 
 /** The settings the dashboard changes while the hub runs. */
@@ -34,4 +35,6 @@ export interface AdminContext {
   detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
   /** A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while another is being made. */
   downloadBackup(): Promise<BackupOutcome> | undefined
+  /** What the hub's own printers may reach (checked when one is added or changed). */
+  printerConfinement(): Confinement
 }

@@ -13,6 +13,7 @@ import { submit, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
+import type { Confinement } from '../transports/confine.ts'
 import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
 import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from './catalog.ts'
@@ -41,6 +42,8 @@ export interface AgentOptions {
   virtuals: VirtualPrinters
   /** Where device files are (the system's unless a test says otherwise). */
   devices?: DeviceFinder
+  /** What its printers may reach (transports/confine.ts): device files, its output folder, not the hub's own port. */
+  confinement: Confinement
   version: string
   /** What the agent has to say (component agent): connections, refused jobs, its own failures. */
   log?: Logger
@@ -79,7 +82,7 @@ export class Agent {
   private readonly transports: Transports
 
   constructor(private readonly options: AgentOptions) {
-    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder() }
+    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()
       options.printerStateChanged?.(printerId, state)

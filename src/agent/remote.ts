@@ -9,6 +9,7 @@ import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule } from '../proto
 import { MAX_AUTH_FRAME_BYTES } from '../protocol/limits.ts'
 import { pairingResponseRule } from '../protocol/pairing.ts'
 import { validate } from '../protocol/rules.ts'
+import { confinementOf } from '../transports/confine.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { Agent } from './agent.ts'
 import { AgentKey, KEY_FILE } from './identity.ts'
@@ -197,6 +198,7 @@ function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; v
     catalog: { printers: () => ledger.printers() },
     connector: websocketConnector(pairing.gateway),
     virtuals: new VirtualPrinters(),
+    confinement: confinementOf(options.dataDir),
     version: options.version,
     log: options.log,
     // Said here as the hub says it of its own printers: a fault is a warning, one budget per printer.

@@ -6,6 +6,7 @@ import { SERVER_ID_HEADER } from '../api/routes/health.ts'
 import { DATABASE_FILE } from '../store/database.ts'
 import { StoreInspection } from '../store/inspection.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
+import { type Confinement, confineConnection, confinementOf } from '../transports/confine.ts'
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import { diskStatus } from '../services/disk-guard.ts'
 
@@ -55,7 +56,7 @@ export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
     findings.push(await port(options, database))
     findings.push(deviceAccess(options.machine))
-    if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer.remoteId, printer.connection))
+    if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer.remoteId, printer.connection, confinementOf(options.dataDir, [options.port])))
   } finally {
     database?.close()
   }
@@ -269,11 +270,14 @@ function hubPrinters(database: StoreInspection): { remoteId: string; connection:
   }
 }
 
-async function printerReachable(name: string, uri: string): Promise<Finding> {
+async function printerReachable(name: string, uri: string, confinement: Confinement): Promise<Finding> {
   const check = `printer ${name}`
   const parsed = parseConnectionUri(uri)
   if (!parsed.ok) return { check, verdict: 'fail', detail: `its connection ${uri} is invalid: ${parsed.message}` }
   const connection = parsed.connection
+  // A record from before printers were confined: jobs to it fail until its connection is changed.
+  const confined = confineConnection(connection, confinement)
+  if (!confined.ok) return { check, verdict: 'fail', detail: `its connection ${uri} is refused: ${confined.message}. Change it on the dashboard's Printers page (or printers remove, then printers add).` }
   switch (connection.kind) {
     case 'tcp':
       return (await tcpAnswers(connection.host, connection.port))

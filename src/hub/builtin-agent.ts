@@ -3,6 +3,7 @@
 // ledger lives in the hub's database. The printers added with `printhub printers add` are its printers.
 import { join } from 'node:path'
 import { Agent } from '../agent/agent.ts'
+import type { Confinement } from '../transports/confine.ts'
 import type { PrinterCatalog } from '../agent/catalog.ts'
 import type { Credentials } from '../agent/connection.ts'
 import { AgentKey } from '../agent/identity.ts'
@@ -41,6 +42,8 @@ export function startBuiltinAgent(
   credentials: Credentials,
   gateway: Gateway,
   virtuals: VirtualPrinters,
+  /** What its printers may reach: the hub's output folder, device files, not the hub's own port. */
+  confinement: Confinement,
   statusPollMs: number,
   log: Logger,
   /** Told when a printer's own status changed. */
@@ -56,6 +59,7 @@ export function startBuiltinAgent(
     // Its ledger is in the hub's database: jobs may reach it in the turn they are created.
     connector: inMemoryConnector(gateway, { sharesCommits: true }),
     virtuals,
+    confinement,
     version: VERSION,
     log,
     statusPollMs,

@@ -22,6 +22,7 @@ import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
 import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
+import { confinementOf } from '../transports/confine.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
@@ -156,6 +157,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }
+    // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
+    const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     const admin: AdminContext = {
       store,
       jobs,
@@ -170,6 +173,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       stopping: stopping.signal,
       detect: () => detectPrinters(undefined, loadUsbBackend),
       downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
+      printerConfinement,
     }
     const requests = logs.for('api')
     const app = hubApp(api, admin, options.log ?? ((entry) => logRequest(requests, entry)), requests)
@@ -202,7 +206,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id))
+    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id))
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host

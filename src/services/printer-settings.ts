@@ -5,15 +5,19 @@ import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
+import { type Confinement, confineConnection } from '../transports/confine.ts'
 
-export interface PrinterSettingsInput {
+/**
+ * A printer's settings as given. Its connection is either a URI of a printer this hub (or this
+ * agent) drives, checked against what printers may reach, or as a paired agent reported it: how
+ * that agent reaches the printer, in its own words (a stock agent names a system queue), kept as it
+ * is rather than checked as a hub URI.
+ */
+export type PrinterSettingsInput = PrinterSettingsFields & ({ reportedByAgent: true } | { reportedByAgent?: false | undefined; confinement: Confinement })
+
+export interface PrinterSettingsFields {
   id: string
   connection: string
-  /**
-   * The connection as a paired agent reported it: how that agent reaches the printer, in its own
-   * words (a stock agent names a system queue), kept as it is rather than checked as a hub URI.
-   */
-  reportedByAgent?: boolean | undefined
   /** Default: the generic profile of the width. */
   profile?: string | undefined
   /** Default: the profile's. */
@@ -48,6 +52,8 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
   } else {
     const parsed = parseConnectionUri(input.connection)
     if (!parsed.ok) return fail('connection', parsed.message)
+    const confined = confineConnection(parsed.connection, input.confinement)
+    if (!confined.ok) return fail('connection', confined.message)
   }
   const width = input.width as PaperWidth | undefined
   if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)

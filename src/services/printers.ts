@@ -6,7 +6,8 @@ import { defaultProfileId } from '../profiles/catalog.ts'
 import type { PaperWidth } from '../protocol/document.ts'
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
-import { checkPrinterSettings, type PrinterSettingsInput, type SettingProblem } from './printer-settings.ts'
+import type { Confinement } from '../transports/confine.ts'
+import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from './printer-settings.ts'
 
 /** The paper of an agent's printer that does not say which it takes. */
 const DEFAULT_AGENT_PAPER: PaperWidth = 80
@@ -45,9 +46,9 @@ export interface AgentPrinterAssignment {
 }
 
 /** A printer the hub's built-in agent drives, for a project. */
-export function addHubPrinter(store: Store, projectId: string, input: PrinterSettingsInput): AddPrinterOutcome {
+export function addHubPrinter(store: Store, projectId: string, input: PrinterSettingsFields, confinement: Confinement): AddPrinterOutcome {
   if (!store.projects.get(projectId)) return { kind: 'unknown_project' }
-  const checked = checkPrinterSettings(input)
+  const checked = checkPrinterSettings({ ...input, confinement })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const builtin = store.agents.builtin()
   if (!builtin) return { kind: 'no_builtin_agent' }
@@ -79,7 +80,12 @@ export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignm
 }
 
 /** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
-export function changePrinter(store: Store, printerId: string, change: { name?: string | null | undefined; connection?: string | undefined; profile?: string | undefined; width?: number | undefined }): ChangePrinterOutcome {
+export function changePrinter(
+  store: Store,
+  printerId: string,
+  change: { name?: string | null | undefined; connection?: string | undefined; profile?: string | undefined; width?: number | undefined },
+  confinement: Confinement,
+): ChangePrinterOutcome {
   const printer = store.printers.get(printerId)
   if (!printer) return { kind: 'unknown_printer' }
   const hubDriven = printer.agentId === store.agents.builtin()?.id
@@ -87,7 +93,7 @@ export function changePrinter(store: Store, printerId: string, change: { name?: 
   const checked = checkPrinterSettings({
     id: printer.remoteId,
     connection: change.connection ?? printer.connection,
-    reportedByAgent: !hubDriven,
+    ...(hubDriven ? { confinement } : { reportedByAgent: true as const }),
     profile: change.profile ?? printer.profile,
     width: change.width ?? printer.width,
     name: change.name === undefined ? printer.name : change.name,

@@ -4,6 +4,7 @@
 import type { Connection } from '../domain/connection-uri.ts'
 import { failure } from '../protocol/failures.ts'
 import type { OpenChannel } from './channel.ts'
+import { confineDevice } from './confine.ts'
 import { DeviceChannel } from './device-channel.ts'
 import type { DeviceFinder } from './devices.ts'
 import { ioctl, TCSETS } from './libc.ts'
@@ -16,6 +17,8 @@ export function serialChannel(connection: Serial, devices: DeviceFinder): OpenCh
   return async (events) => {
     const file = devices.resolve(connection.path, 'serial')
     if (!file) return refused(failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`))
-    return DeviceChannel.open(file, events, 'output-queue', (fd) => ioctl(fd, TCSETS, termiosFor(connection), 'setting up the serial port'))
+    const device = confineDevice(file, 'serial')
+    if (!device.ok) return refused(failure('printer.invalid_connection', device.message))
+    return DeviceChannel.open(device.real, events, 'output-queue', (fd) => ioctl(fd, TCSETS, termiosFor(connection), 'setting up the serial port'))
   }
 }

@@ -3,14 +3,16 @@
 // printers and files only keep the bytes. Every expected outcome (a printer unreachable, out of
 // paper, a job cancelled) comes back as a value; a rejection means a bug.
 import { findProfile } from '../profiles/catalog.ts'
+import { failure } from '../protocol/failures.ts'
 import type { Connection } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { OpenChannel } from './channel.ts'
+import { type Confinement, confineConnection } from './confine.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
 import { probeLink, readLinkStatus, submitOverLink } from './printer-link.ts'
 import { serialChannel } from './serial.ts'
-import { CANCELLED, type PrinterModel, type ProbeOutcome, type SubmitOutcome } from './submission.ts'
+import { CANCELLED, type PrinterModel, type ProbeOutcome, refused, type SubmitOutcome } from './submission.ts'
 import { tcpChannel } from './tcp.ts'
 import { usbChannel, usbName } from './usb.ts'
 import { loadUsbBackend, type UsbBackend } from './usb-bulk.ts'
@@ -22,6 +24,8 @@ export interface Transports {
   devices: DeviceFinder
   /** Where USB devices without usblp are found (the `usb` package; a stand-in in tests). */
   usb?: () => Promise<UsbBackend>
+  /** What printers may reach: device files, the output folder, network printers other than the hub. */
+  confinement: Confinement
 }
 
 /** A connection to a printer that speaks back: network, serial and USB printers. */
@@ -35,8 +39,12 @@ export function speaksBack(connection: Connection): connection is LinkedConnecti
 /** The channel to a printer that speaks back, and how it is named in messages. */
 function linkTo(connection: LinkedConnection, transports: Transports): { open: OpenChannel; where: string } {
   switch (connection.kind) {
-    case 'tcp':
-      return { open: tcpChannel(connection.host, connection.port), where: `${connection.host}:${connection.port}` }
+    case 'tcp': {
+      // Device files are confined where they are opened (serial.ts, usb.ts), on the file found then.
+      const confined = confineConnection(connection, transports.confinement)
+      const open: OpenChannel = confined.ok ? tcpChannel(connection.host, connection.port) : async () => refused(failure('printer.invalid_connection', confined.message))
+      return { open, where: `${connection.host}:${connection.port}` }
+    }
     case 'serial':
       return { open: serialChannel(connection, transports.devices), where: connection.path }
     case 'usb-device-file':
@@ -53,7 +61,7 @@ function linkTo(connection: LinkedConnection, transports: Transports): { open: O
 export async function submit(connection: Connection, bytes: Uint8Array, signal: AbortSignal, transports: Transports, model: PrinterModel): Promise<SubmitOutcome> {
   if (signal.aborted) return CANCELLED
   if (connection.kind === 'virtual') return transports.virtuals.submit(connection, bytes, signal, model)
-  if (connection.kind === 'file') return submitToFile(connection.path, bytes)
+  if (connection.kind === 'file') return submitToFile(connection.path, bytes, transports.confinement.outputDir)
   const link = linkTo(connection, transports)
   // A model this printhub does not know is asked nothing: its bytes are all it gets.
   const status = findProfile(model.profile)?.status ?? { realtime: false, processIdResponse: false }

@@ -4,6 +4,7 @@
 import type { Connection } from '../domain/connection-uri.ts'
 import { failure } from '../protocol/failures.ts'
 import type { OpenChannel } from './channel.ts'
+import { confineDevice } from './confine.ts'
 import { DeviceChannel } from './device-channel.ts'
 import { type DeviceFinder, hex4 } from './devices.ts'
 import { refused } from './submission.ts'
@@ -14,7 +15,11 @@ type UsbConnection = Extract<Connection, { kind: 'usb-device-file' | 'usb-id' }>
 export function usbChannel(connection: UsbConnection, devices: DeviceFinder, backend: () => Promise<UsbBackend>): OpenChannel {
   return async (events, signal) => {
     const file = connection.kind === 'usb-device-file' ? devices.resolve(connection.path, 'usblp') : devices.find(connection, 'usblp')
-    if (file) return DeviceChannel.open(file, events, 'next-write')
+    if (file) {
+      const device = confineDevice(file, 'usblp')
+      if (!device.ok) return refused(failure('printer.invalid_connection', device.message))
+      return DeviceChannel.open(device.real, events, 'next-write')
+    }
     if (connection.kind === 'usb-device-file') return refused(failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`))
     let usb: UsbBackend
     try {

@@ -25,6 +25,8 @@ import { printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 import { Log } from '../../src/platform/log.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
+import { tmpdir } from 'node:os'
 
 /** The frames that report a ledger change, and the state the ledger records with each (any, for a receipt). */
 const REPORTS = {
@@ -139,6 +141,7 @@ beforeAll(async () => {
     catalog: { printers: () => PRINTERS },
     connector: watched(inMemoryConnector(gateway, { sharesCommits: false })),
     virtuals: new VirtualPrinters(),
+    confinement: confinementOf(tmpdir()),
     version: VERSION,
     log: agentLogger,
     statusPollMs: 60_000,

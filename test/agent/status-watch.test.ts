@@ -7,6 +7,8 @@ import type { PrinterState } from '../../src/domain/printer-state.ts'
 import { DeviceFinder } from '../../src/transports/devices.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { waitFor } from '../support/wait.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
+import { tmpdir } from 'node:os'
 
 /** A printer on TCP that answers each status request only when told to. */
 function heldPrinter(answer: number) {
@@ -36,7 +38,7 @@ const printer = (port: number) => served({ id: 'kitchen', name: 'Kitchen', conne
 test('tells each change of state it learns from the printer', async () => {
   const held = heldPrinter(0x12)
   const told: [string, PrinterState][] = []
-  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder() }, (id, state) => void told.push([id, state]))
+  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, (id, state) => void told.push([id, state]))
   try {
     watch.start(() => [printer(held.port)], () => false)
     await waitFor(() => held.requests() >= 1)
@@ -56,7 +58,7 @@ test('tells each change of state it learns from the printer', async () => {
 test('an answer that comes after stop() is not told', async () => {
   const held = heldPrinter(0x12)
   const told: PrinterState[] = []
-  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder() }, (_, state) => void told.push(state))
+  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, (_, state) => void told.push(state))
   try {
     watch.start(() => [printer(held.port)], () => false)
     await waitFor(() => held.requests() >= 1)

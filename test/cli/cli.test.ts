@@ -197,6 +197,7 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
 })
 
 describe('the CLI itself', () => {
+  // One process per command (dozens): four at a time, with time for a busy machine.
   test('every command has --help', async () => {
     // One process per command, a few at a time: the list grows with every command.
     for (let at = 0; at < COMMANDS.length; at += 4) {

@@ -40,7 +40,7 @@ afterAll(async () => {
 describe('an OpenPrinter service mounted under a base path, with only the protocol’s discovery path', () => {
   test('the agent pairs, connects and prints through it', async () => {
     const agentDir = join(dir, 'agent')
-    const paper = join(dir, 'bar.bin')
+    const paper = join(agentDir, 'output', 'bar.bin')
     await cliJson(['printers', 'add', '--local', '--id', 'bar', '--connection', `file://${paper}`, '--data', agentDir], {})
     agent = await startAgentProcess(agentDir, ['--server', proxy.url, '--code', await code()])
     expect(agent.output()).toContain(`Paired with ${proxy.url.replace(/\/$/, '')} as agent agt_`)

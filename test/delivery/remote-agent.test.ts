@@ -64,7 +64,8 @@ beforeAll(async () => {
   dir = tempDir()
   hubDir = join(dir, 'hub')
   agentDir = join(dir, 'agent')
-  paper = join(dir, 'kitchen.bin')
+  // A file printer writes only inside its agent's output folder.
+  paper = join(agentDir, 'output', 'kitchen.bin')
   port = freePort()
   hub = await spawnServe(hubDir, { json: true, port, env: HUB_ENV })
   projectId = hub.listening!.firstStart.projectId

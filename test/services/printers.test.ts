@@ -9,6 +9,7 @@ import { Store } from '../../src/store/store.ts'
 import { cli } from '../support/cli.ts'
 import { virtualPrinter } from '../support/fake-agent.ts'
 import { tempDir } from '../support/hub.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
 
 let dir: string
 let store: Store
@@ -37,6 +38,8 @@ beforeEach(async () => {
   store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   projectId = (await initialize(store, dir)).projectId
 })
+const place = () => confinementOf(dir, [8080])
+
 afterEach(() => {
   store.close()
   rmSync(dir, { recursive: true, force: true })
@@ -49,8 +52,8 @@ describe('a paired agent’s printer', () => {
     expect(outcome).toMatchObject({ kind: 'added', printer: { remoteId: 'front-desk', connection: 'EPSON_TM_T20', width: 58, profile: 'generic-58mm', name: 'Front desk', agentId } })
     // And it can be renamed later: its connection is the agent's, not checked as a hub URI.
     const printer = (outcome as { printer: { id: string } }).printer
-    expect(changePrinter(store, printer.id, { name: 'Desk' })).toMatchObject({ kind: 'changed', printer: { name: 'Desk', connection: 'EPSON_TM_T20' } })
-    expect(changePrinter(store, printer.id, { connection: 'tcp://10.0.0.9' })).toEqual({ kind: 'connection_set_by_agent' })
+    expect(changePrinter(store, printer.id, { name: 'Desk' }, place())).toMatchObject({ kind: 'changed', printer: { name: 'Desk', connection: 'EPSON_TM_T20' } })
+    expect(changePrinter(store, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({ kind: 'connection_set_by_agent' })
   })
 
   test('every refusal is an outcome, and nothing is added', () => {
@@ -70,13 +73,13 @@ describe('a paired agent’s printer', () => {
 
 describe("a printer the hub's built-in agent drives", () => {
   test('added with the generic profile of its width; its settings are checked', () => {
-    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 })).toMatchObject({
+    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place())).toMatchObject({
       kind: 'added',
       printer: { remoteId: 'kitchen', connection: 'tcp://192.168.1.50', profile: 'generic-58mm', width: 58, agentId: store.agents.builtin()!.id },
     })
-    expect(addHubPrinter(store, projectId, { id: 'bar', connection: 'lpt1' })).toMatchObject({ kind: 'invalid', problem: { field: 'connection' } })
-    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'virtual' })).toEqual({ kind: 'taken', id: 'kitchen' })
-    expect(addHubPrinter(store, 'prj_none', { id: 'x', connection: 'virtual' })).toEqual({ kind: 'unknown_project' })
+    expect(addHubPrinter(store, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({ kind: 'invalid', problem: { field: 'connection' } })
+    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({ kind: 'taken', id: 'kitchen' })
+    expect(addHubPrinter(store, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({ kind: 'unknown_project' })
   })
 })
 

@@ -15,10 +15,12 @@ import { readTermios, TERMIOS_SIZE, termiosFor } from '../../src/transports/term
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
+import { tmpdir } from 'node:os'
 
 const profile = findProfile('epson-tm-t20iii')!
 const EPSON = { profile: 'epson-tm-t20iii', width: 80 as const }
-const transports = (): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder() })
+const transports = (): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) })
 
 const running: PrinterEmulator[] = []
 afterEach(() => {
@@ -157,7 +159,7 @@ describe('replug', () => {
   test('the port comes back under another name: printing resumes there', async () => {
     const root = tempDir()
     try {
-      const t: Transports = { virtuals: new VirtualPrinters(), devices: new DeviceFinder({ sys: join(root, 'sys'), dev: join(root, 'dev') }) }
+      const t: Transports = { virtuals: new VirtualPrinters(), devices: new DeviceFinder({ sys: join(root, 'sys'), dev: join(root, 'dev') }), confinement: confinementOf(root) }
       const port = connection('serial:///dev/ttyUSB0?baud=38400')
       const first = serialPrinter()
       plug(root, 'ttyUSB0', first.serialPath)

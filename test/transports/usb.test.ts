@@ -12,6 +12,8 @@ import { submit, type Transports } from '../../src/transports/submit.ts'
 import { printerInterface, type UsbBackend, type UsbDevice } from '../../src/transports/usb-bulk.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { waitFor } from '../support/wait.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
+import { tmpdir } from 'node:os'
 
 const EPSON = { profile: 'epson-tm-t20iii', width: 80 as const }
 const GENERIC = { profile: 'generic-80mm', width: 80 as const }
@@ -29,7 +31,7 @@ afterEach(() => {
 })
 
 describe('usblp device file', () => {
-  const transports = (usb?: () => Promise<UsbBackend>): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder(), usb })
+  const transports = (usb?: () => Promise<UsbBackend>): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder(), usb, confinement: confinementOf(tmpdir()) })
 
   test('a printer that answers: status before, byte for byte, confirmed', async () => {
     const emulator = PrinterEmulator.serial({ profile: findProfile('epson-tm-t20iii')!, width: 80 })
@@ -110,7 +112,7 @@ function usbPrinter(identity: { vendorId: number; productId: number; serialNumbe
 
 describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   const noUsblp = new DeviceFinder({ sys: '/nonexistent', dev: '/nonexistent' })
-  const transports = (devices: UsbDevice[]): Transports => ({ virtuals: new VirtualPrinters(), devices: noUsblp, usb: async () => ({ getDevices: async () => devices }) })
+  const transports = (devices: UsbDevice[]): Transports => ({ virtuals: new VirtualPrinters(), devices: noUsblp, usb: async () => ({ getDevices: async () => devices }), confinement: confinementOf(tmpdir()) })
 
   test('the printer interface and its bulk endpoints are found', () => {
     const { device } = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })

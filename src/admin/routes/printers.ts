@@ -84,7 +84,7 @@ export function printerRoutes(context: AdminContext) {
         const outcome =
           agentId !== undefined || agentPrinterId !== undefined
             ? assignAgentPrinter(store, { projectId, agentId: agentId ?? '', agentPrinterId: agentPrinterId ?? '', ...settings })
-            : addHubPrinter(store, projectId, { ...settings, connection: connection ?? '' })
+            : addHubPrinter(store, projectId, { ...settings, connection: connection ?? '' }, context.printerConfinement())
         if (outcome.kind !== 'added') throw printerError(outcome)
         context.board.recordAgent(outcome.printer.agentId)
         set.status = 201
@@ -95,7 +95,7 @@ export function printerRoutes(context: AdminContext) {
     .patch(
       '/printers/:id',
       async ({ request, params }) => {
-        const outcome = changePrinter(store, params.id, await readValidBody(request, printerChangeRule, MAX_BODY))
+        const outcome = changePrinter(store, params.id, await readValidBody(request, printerChangeRule, MAX_BODY), context.printerConfinement())
         if (outcome.kind !== 'changed') throw printerError(outcome)
         return { printer: view(outcome.printer.id) }
       },

@@ -2,7 +2,8 @@
 // one address answers (probe), and a test page (test). They talk to the printer directly, not
 // through the queue, so they work before the hub runs and show the printer's own answer.
 import { Ledger } from '../../agent/ledger.ts'
-import { resolveConfig } from '../../hub/config.ts'
+import { resolveConfig, resolveDataDir } from '../../hub/config.ts'
+import { confinementOf } from '../../transports/confine.ts'
 import { hubOnTheLan } from '../../services/lan.ts'
 import { testPage } from '../../services/test-page.ts'
 import { findProfile } from '../../profiles/catalog.ts'
@@ -14,10 +15,16 @@ import type { PrinterCondition } from '../../transports/printer-status.ts'
 import { probe, speaksBack, submit, type Transports } from '../../transports/submit.ts'
 import { loadUsbBackend } from '../../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../../transports/virtual.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withProject } from '../command.ts'
+import { CliError, type Command, DATA_HELP, dataDirOf, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withProject } from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 
-const transports = (): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder() })
+/** The links of a check; `dataDir`: whose output folder a file printer writes in (the hub's, or the agent's with --local). */
+const transports = (io: Io, dataDir: string): Transports => ({
+  virtuals: new VirtualPrinters(),
+  devices: new DeviceFinder(),
+  usb: loadUsbBackend,
+  confinement: confinementOf(dataDir, [resolveConfig({}, io.env).port]),
+})
 
 export const printersDetectCommand: Command = {
   name: 'printers detect',
@@ -56,7 +63,7 @@ export const printersProbeCommand: Command = {
     const parsed = parseConnectionUri(uri)
     if (!parsed.ok) throw new UsageError(parsed.message)
     if (!speaksBack(parsed.connection)) throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
-    const probed = await probe(parsed.connection, { ...transports(), usb: loadUsbBackend })
+    const probed = await probe(parsed.connection, transports(io, resolveDataDir({}, io.env)))
     if (!probed.ok) {
       if (args.values.json) printJson(io, { connection: uri, reachable: false, error: { code: probed.failure.code, message: probed.failure.message } })
       else io.err(`${uri}: ${probed.failure.message}`)
@@ -106,7 +113,7 @@ export const printersTestCommand: Command = {
     const printer = printerToTest(args, io, id)
     const parsed = parseConnectionUri(printer.connection)
     if (!parsed.ok) throw new CliError(`printer "${id}" has an invalid connection: ${parsed.message}`)
-    const links = { ...transports(), usb: loadUsbBackend }
+    const links = transports(io, args.values.local ? agentDataDirOf(args, io) : dataDirOf(args, io))
     let status = 'not asked (virtual printer or file)'
     if (speaksBack(parsed.connection) && findProfile(printer.profile)?.status.realtime) {
       const probed = await probe(parsed.connection, links)

@@ -1,10 +1,12 @@
 import { DEFAULT_PROFILE_ID, PROFILES } from '../../profiles/catalog.ts'
-import { checkPrinterSettings, type PrinterSettingsInput, type SettingProblem } from '../../services/printer-settings.ts'
+import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
 import { type AddPrinterOutcome, addHubPrinter, assignAgentPrinter } from '../../services/printers.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
+import { resolveConfig } from '../../hub/config.ts'
+import { confinementOf } from '../../transports/confine.ts'
+import { CliError, type Command, DATA_HELP, dataDirOf, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
 
 const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
 
@@ -14,7 +16,7 @@ export function agentDataDirOf(args: ParsedArgs, io: Io): string {
 }
 
 /** The printer settings `printers add` was given. */
-function printerSettingsInput(args: ParsedArgs): PrinterSettingsInput {
+function printerSettingsInput(args: ParsedArgs): PrinterSettingsFields {
   const widthText = args.values.width as string | undefined
   return {
     id: requireString(args, 'id'),
@@ -74,10 +76,10 @@ export const printersAddCommand: Command = {
     noPositionals(args)
     if (args.values.local && args.values.project) throw new UsageError('give either --project or --local')
     if (args.values.local) {
-      const checked = checkPrinterSettings(printerSettingsInput(args))
+      const dataDir = agentDataDirOf(args, io)
+      const checked = checkPrinterSettings({ ...printerSettingsInput(args), confinement: confinementOf(dataDir) })
       if (!checked.ok) throw settingError(checked.problem)
       const settings = checked.settings
-      const dataDir = agentDataDirOf(args, io)
       const ledger = Ledger.open(dataDir)
       try {
         const printer = { ...settings, name: settings.name ?? settings.id }
@@ -91,7 +93,9 @@ export const printersAddCommand: Command = {
     }
     const input = printerSettingsInput(args)
     const projectId = requireString(args, 'project')
-    const printer = withStore(args, io, (store) => addedPrinter(addHubPrinter(store, projectId, input), projectId))
+    // The port the hub listens on when it is started the usual way (serve --port is not known here; the agent checks again).
+    const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
+    const printer = withStore(args, io, (store) => addedPrinter(addHubPrinter(store, projectId, input, confinement), projectId))
     if (args.values.json) return printJson(io, printer)
     io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
   },
