@@ -48,11 +48,17 @@ export interface StringOptions {
 }
 
 /** Lengths count UTF-16 code units, as JavaScript and the OpenPrinter reference do. */
+/** With the u flag a pair is one code point: only a lone surrogate matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
 export function string(options: StringOptions): Rule<string> {
   const min = options.min ?? 0
   return {
     check(value, path, issues) {
       if (typeof value !== 'string') return push(issues, path, `must be a string, not ${describe(value)}`)
+      // JSON can carry half a character (a lone surrogate, \ud800): stored as UTF-8 it would become
+      // U+FFFD, and two different keys the same one.
+      if (LONE_SURROGATE.test(value)) return push(issues, path, 'must be well-formed Unicode (it has a lone surrogate, half of a character)')
       if (value.length < min || value.length > options.max) {
         const range = min === 0 ? `at most ${options.max}` : min === options.max ? `exactly ${min}` : `${min} to ${options.max}`
         return push(issues, path, `must be ${range} characters long (got ${value.length})`)

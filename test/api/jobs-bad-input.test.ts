@@ -48,6 +48,11 @@ describe('invalid job bodies: 400 invalid_request naming each field', () => {
     ['metadata empty key', { metadata: { '': 'v' } }, [{ path: 'metadata.', message: /^key must be 1 to 64/ }]],
     ['metadata value too long', { metadata: { note: 'v'.repeat(1001) } }, [{ path: 'metadata.note', message: /at most 1000/ }]],
     ['metadata value not a string', { metadata: { table: 12 } }, [{ path: 'metadata.table', message: /must be a string, not a number/ }]],
+    ['idempotencyKey with half a character', { idempotencyKey: 'order-\ud800' }, [{ path: 'idempotencyKey', message: /well-formed Unicode \(it has a lone surrogate/ }]],
+    ['printerId with half a character', { printerId: '\udc00demo' }, [{ path: 'printerId', message: /well-formed Unicode/ }]],
+    ['metadata key with half a character', { metadata: { 'table\ud83d': '4' } }, [{ path: 'metadata.table\ud83d', message: /^key must be well-formed Unicode/ }]],
+    ['metadata value with half a character', { metadata: { table: '4\ude00' } }, [{ path: 'metadata.table', message: /well-formed Unicode/ }]],
+    ['text with half a character', { document: { width: 80, sections: [{ type: 'text', value: 'Caf\u00e9 \ud83c' }] } }, [{ path: 'document.sections[0].value', message: /well-formed Unicode/ }]],
     [
       'several problems at once',
       { printerId: '', document: { width: 72, sections: [{ type: 'text' }, { type: 'feed', lines: 0 }, { type: 'barcode', format: 'ean13', value: '4006381333932' }] } },
@@ -73,6 +78,21 @@ describe('invalid job bodies: 400 invalid_request naming each field', () => {
       expect(jobCount()).toBe(before)
     })
   }
+
+  test('idempotency keys are compared as sent: two keys that differ only in half a character are both refused, never one job; a whole emoji is a key like any other', async () => {
+    const before = jobCount()
+    for (const key of ['order-\ud800', 'order-\ud801', 'order-\udfff']) {
+      await expectRefused(await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: key }) }), 400, 'invalid_request')
+    }
+    expect(jobCount()).toBe(before)
+    const first = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude00' }) })
+    const second = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude01' }) })
+    expect([first.status, second.status]).toEqual([202, 202])
+    const [a, b] = [((await first.json()) as { job: { id: string; idempotencyKey: string } }).job, ((await second.json()) as { job: { id: string; idempotencyKey: string } }).job]
+    expect(a.id).not.toBe(b.id)
+    expect(a.idempotencyKey).toBe('order-😀')
+    expect(jobCount()).toBe(before + 2)
+  })
 
   test('a body that is not an object', async () => {
     for (const body of ['[]', '"job"', '42', 'null']) {
