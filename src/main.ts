@@ -1,5 +1,6 @@
 // The printhub executable: `bun src/main.ts ARGS` from a checkout, `printhub ARGS` when compiled.
 import { main } from './cli/main.ts'
+import { printable } from './domain/printable.ts'
 
 // Lines for stdout are gathered and written once per turn of the event loop: a busy hub logs
 // every request, and a write for each line costs it a noticeable share of its time.
@@ -16,13 +17,14 @@ process.on('exit', flush)
 
 // No top-level await: the compiled binary's bytecode is CommonJS.
 void main(process.argv.slice(2), {
+  // Everything shown passes here: text from the network never drives the terminal.
   out: (line) => {
-    if (pending.push(line) === 1) setImmediate(flush)
+    if (pending.push(printable(line)) === 1) setImmediate(flush)
   },
   err: (line) => {
     // After what stdout still holds, in the order it happened.
     flush()
-    console.error(line)
+    console.error(printable(line))
   },
   env: process.env,
 }).then(

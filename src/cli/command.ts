@@ -1,5 +1,6 @@
 // What a CLI command is, and the helpers every command shares.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { printableInLine } from '../domain/printable.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
 import { Store } from '../store/store.ts'
@@ -105,7 +106,7 @@ export function printList<T>(io: Io, args: ParsedArgs, records: T[], columns: Re
   if (args.values.json) return printJson(io, records)
   if (records.length === 0) return io.out(empty)
   const headers = Object.keys(columns)
-  const rows = records.map((record) => Object.values(columns).map((cell) => cell(record) ?? '-').map(String))
+  const rows = records.map((record) => Object.values(columns).map((cell) => printableInLine(String(cell(record) ?? '-'))))
   const cells = [headers, ...rows]
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
   for (const row of cells) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))

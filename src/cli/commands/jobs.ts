@@ -1,3 +1,4 @@
+import { printableInLine } from '../../domain/printable.ts'
 import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
 
@@ -28,7 +29,7 @@ export const jobsShowCommand: Command = {
     if (!job) throw new CliError(`there is no job ${id}`)
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
-    for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : value}`)
+    for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))}`)
   },
 }
 
