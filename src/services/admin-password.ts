@@ -49,3 +49,22 @@ export function isSetupTokenValid(store: Store, token: unknown, now: number): bo
   const { hash, expiresAt } = JSON.parse(stored) as { hash: string; expiresAt: number }
   return expiresAt > now && timingSafeEqual(Buffer.from(hash, 'hex'), hashSecret(token))
 }
+
+/**
+ * Uses the setup link up: true when it was valid, and then it is valid no more, in the same step
+ * (requests that bring it at the same moment: exactly one gets it).
+ */
+export function redeemSetupToken(store: Store, token: unknown, now: number): boolean {
+  if (!isSetupTokenValid(store, token, now)) return false
+  store.settings.delete(SETUP_KEY)
+  return true
+}
+
+/**
+ * Names the admin password now set, without revealing it: failed sign-ins count against it, so
+ * setting a new one on the machine (printhub admin set-password) ends a lockout at once.
+ */
+export function passwordGeneration(store: Store): string {
+  const hash = store.settings.get(PASSWORD_KEY)
+  return hash === undefined ? 'none' : Buffer.from(hashSecret(hash)).toString('hex').slice(0, 16)
+}

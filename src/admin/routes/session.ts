@@ -1,14 +1,14 @@
 // Signing in and out, the first password (through the setup link), changing it, the sessions and
 // the admin tokens.
 import { Elysia } from 'elysia'
-import { FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
+import { ACCOUNT_LOGIN_FAILURES, type Attempt, FailureRateLimit, LOGIN_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
 import { ApiError, invalidField, notFound, rateLimited } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
 import { object, string } from '../../protocol/rules.ts'
 import { shortString } from '../../protocol/values.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
-import { checkAdminPassword, hasAdminPassword, isSetupTokenValid, passwordProblem, setAdminPassword } from '../../services/admin-password.ts'
+import { checkAdminPassword, hasAdminPassword, passwordGeneration, passwordProblem, redeemSetupToken, setAdminPassword } from '../../services/admin-password.ts'
 import { type AdminIdentity, authenticateAdmin, checkOrigin, clearedSessionCookie, csrfTokenFor, sessionCookie } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 
@@ -23,8 +23,25 @@ function sessionAnswer(identity: AdminIdentity) {
 
 export function sessionRoutes(context: AdminContext) {
   const { store, now } = context
-  const logins = new FailureRateLimit(LOGIN_FAILURES, now)
+  const byAddress = new FailureRateLimit(LOGIN_FAILURES, now)
+  const byAccount = new FailureRateLimit(ACCOUNT_LOGIN_FAILURES, now)
   const admin = (request: Request) => authenticateAdmin(store, request)
+
+  /**
+   * One guess of the admin password (signing in, or the current one when changing it), counted
+   * against the address and the account before it is checked; 429 when either is locked out.
+   */
+  const guess = (address: string): Attempt => {
+    const account = passwordGeneration(store)
+    const fromAddress = byAddress.attempt([`${address} ${account}`])
+    if (!fromAddress.ok) throw rateLimited('rate_limited', 'Too many wrong passwords from this address; try again later.', fromAddress.retryAfterMs)
+    const onAccount = byAccount.attempt([account])
+    if (!onAccount.ok) {
+      fromAddress.attempt.succeeded()
+      throw rateLimited('rate_limited', 'Too many wrong passwords; sign-in is paused for a while (printhub admin set-password on the hub ends it).', onAccount.retryAfterMs)
+    }
+    return { succeeded: () => (fromAddress.attempt.succeeded(), onAccount.attempt.succeeded()) }
+  }
 
   const startSession = (request: Request, address: string, set: { headers: Record<string, string | number> }) => {
     const { session, token } = store.adminSessions.create(address, request.headers.get('user-agent') ?? '')
@@ -41,13 +58,12 @@ export function sessionRoutes(context: AdminContext) {
         async ({ request, server, set }) => {
           checkOrigin(request)
           const address = remoteAddress(request, server)
-          const waitMs = logins.retryAfterMs(address)
-          if (waitMs > 0) throw rateLimited('rate_limited', 'Too many wrong passwords from this address; try again later.', waitMs)
+          const attempt = guess(address)
           const body = await readValidBody(request, object({ password: secretText }), MAX_BODY)
           if (!(await checkAdminPassword(store, body.password))) {
-            logins.recordFailure(address)
             throw new ApiError('unauthorized', hasAdminPassword(store) ? 'That password is not right.' : 'No admin password is set yet: open the setup link the hub printed, or run printhub admin set-password.')
           }
+          attempt.succeeded()
           return startSession(request, address, set)
         },
         { parse: 'none' },
@@ -57,11 +73,12 @@ export function sessionRoutes(context: AdminContext) {
         async ({ request, server, set }) => {
           checkOrigin(request)
           const body = await readValidBody(request, object({ token: secretText, password: secretText }), MAX_BODY)
-          if (!isSetupTokenValid(store, body.token, now())) {
-            throw new ApiError('unauthorized', 'This setup link is not valid any more: it was used, or it expired. Restart the hub for a new one, or run printhub admin set-password.')
-          }
           const problem = passwordProblem(body.password)
           if (problem) throw invalidField('password', problem, problem)
+          // Used up here, before the password is hashed: of links sent at once, one sets the password.
+          if (!redeemSetupToken(store, body.token, now())) {
+            throw new ApiError('unauthorized', 'This setup link is not valid any more: it was used, or it expired. Restart the hub for a new one, or run printhub admin set-password.')
+          }
           await setAdminPassword(store, body.password)
           return startSession(request, remoteAddress(request, server), set)
         },
@@ -86,12 +103,14 @@ export function sessionRoutes(context: AdminContext) {
       })
       .put(
         '/password',
-        async ({ request }) => {
+        async ({ request, server }) => {
           const identity = admin(request)
+          const attempt = guess(remoteAddress(request, server))
           const body = await readValidBody(request, object({ currentPassword: secretText, newPassword: secretText }), MAX_BODY)
           if (!(await checkAdminPassword(store, body.currentPassword))) {
             throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
           }
+          attempt.succeeded()
           const problem = passwordProblem(body.newPassword)
           if (problem) throw invalidField('newPassword', problem, problem)
           await setAdminPassword(store, body.newPassword)
