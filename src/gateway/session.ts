@@ -9,6 +9,7 @@ import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../prot
 import { encodeBase64Url } from '../protocol/values.ts'
 import { type Failure, reportedFailure } from '../protocol/failures.ts'
 import { verifySignature } from './ed25519.ts'
+import type { Admission } from './admission.ts'
 import { applyDelta, type Inventory, replaceSnapshot } from './inventory.ts'
 import type { Logger } from '../platform/log.ts'
 
@@ -70,6 +71,8 @@ export interface SessionOptions {
    * its creation is on disk, since the job, its dispatch and its receipt then commit together.
    */
   sharesCommits: boolean
+  /** Its place among the connections still authenticating (admission.ts): given back once it has authenticated or closed. */
+  admission?: Admission | undefined
 }
 
 type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
@@ -171,6 +174,7 @@ export class GatewaySession {
     this.ending ??= code === undefined ? 'connection lost' : `closed by the agent (${code})`
     const wasConnected = this.state === 'connected'
     this.state = 'closed'
+    this.options.admission?.release()
     this.stopTimers()
     if (wasConnected) this.events.sessionClosed(this)
   }
@@ -230,6 +234,7 @@ export class GatewaySession {
     this.agent = response.agentId
     this.name = credential.name
     this.state = 'handshaking'
+    this.options.admission?.release()
     this.sendRaw(
       encodeFrame(authAcceptedRule, { type: 'auth.accepted', sessionId: this.id, agentId: response.agentId, heartbeatIntervalMs: this.settings.heartbeatIntervalMs }, MAX_AUTH_FRAME_BYTES),
     )

@@ -33,7 +33,8 @@ import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
-const AUTHENTICATION_TIMEOUT_MS = 30_000
+/** An agent answers the challenge at once; a stranger's connection is closed soon (gateway/admission.ts). */
+const AUTHENTICATION_TIMEOUT_MS = 10_000
 const HANDSHAKE_TIMEOUT_MS = 10_000
 /** A stock agent never answers a cancellation; after this long without a report it is taken as done. */
 const CANCEL_GRACE_MS = 30_000

@@ -11,6 +11,8 @@ import { type AgentCredentials, type FakeAgent, type Frame, isoNow, virtualPrint
 import { AUTH_FAILED, expectProtocolError, useGatewayHub } from '../support/gateway-fixtures.ts'
 import { fixture, fixtureNames } from '../support/schema.ts'
 import { waitFor } from '../support/wait.ts'
+import { MAX_WEBSOCKET_PAYLOAD } from '../../src/api/routes/gateway.ts'
+import { MAX_FRAME_BYTES } from '../../src/protocol/limits.ts'
 
 const { t, pair, connect, online, sync, clockedHub } = useGatewayHub()
 
@@ -213,13 +215,19 @@ describe('invalid frames end the session', () => {
     await expectProtocolError(agent)
   })
 
-  test('an oversized frame (2.5 MiB: above the protocol limit, below the socket limit)', async () => {
+  test('an oversized frame (just above the protocol limit, below the socket limit): the protocol error', async () => {
     const agent = await online(credentials)
-    const frame = JSON.stringify(agent.envelope('agent.diagnostics', { pad: 'x'.repeat(2.5 * 1024 * 1024) }))
-    expect(frame.length).toBeGreaterThan(2 * 1024 * 1024)
-    expect(frame.length).toBeLessThan(4 * 1024 * 1024)
+    const frame = JSON.stringify(agent.envelope('agent.diagnostics', { pad: 'x'.repeat(MAX_FRAME_BYTES + 16_384) }))
+    expect(frame.length).toBeGreaterThan(MAX_FRAME_BYTES)
+    expect(frame.length).toBeLessThan(MAX_WEBSOCKET_PAYLOAD)
     agent.sendRaw(frame)
     await expectProtocolError(agent)
+  })
+
+  test('a frame far above the limit (2.5 MiB) is cut off by the socket: 1009, message too big', async () => {
+    const agent = await online(credentials)
+    agent.sendRaw(JSON.stringify(agent.envelope('agent.diagnostics', { pad: 'x'.repeat(2.5 * 1024 * 1024) })))
+    expect((await agent.closed()).code).toBe(1009)
   })
 })
 

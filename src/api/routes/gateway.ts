@@ -3,17 +3,20 @@
 // must see the exact text (its size, its UTF-8, duplicate keys) to decode it by the rules.
 import type { ServerWebSocket } from 'bun'
 import { Elysia } from 'elysia'
-import { ApiError } from '../../http/errors.ts'
+import { ApiError, rateLimited } from '../../http/errors.ts'
+import { remoteAddress } from '../../http/failure-rate-limit.ts'
+import { ADMISSION_RETRY_AFTER_MS } from '../../gateway/admission.ts'
 import { GATEWAY_PATH } from '../../protocol/discovery.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import type { Gateway } from '../../gateway/gateway.ts'
 import type { GatewaySession } from '../../gateway/session.ts'
 
 /**
- * Bun closes a connection (1009) that sends a frame above this; between the protocol's 2 MiB and
- * this, the session answers a too-large frame the protocol's way.
+ * Bun closes a connection (1009) that sends a frame above this; a little above the protocol's
+ * 2 MiB, the session answers a too-large frame the protocol's way. A frame still arriving is held
+ * up to this size: connections that have not authenticated are few (gateway/admission.ts).
  */
-export const MAX_WEBSOCKET_PAYLOAD = 2 * MAX_FRAME_BYTES
+export const MAX_WEBSOCKET_PAYLOAD = MAX_FRAME_BYTES + 65_536
 
 /** Bun's own idle limit, well above the heartbeat interval: heartbeats decide liveness. */
 export const WEBSOCKET_IDLE_TIMEOUT_SECONDS = 120
@@ -27,6 +30,9 @@ interface SocketData {
 
 export function gatewayRoute(gateway: Gateway) {
   return new Elysia().get(GATEWAY_PATH, ({ request, server }) => {
+    // Before the upgrade: a stranger over the budget costs an HTTP answer, not a WebSocket.
+    const admission = gateway.admission.admit(remoteAddress(request, server))
+    if (!admission) throw rateLimited('rate_limited', 'Too many connections are authenticating at the gateway now; try again shortly.', ADMISSION_RETRY_AFTER_MS)
     const data: SocketData = {
       open(ws) {
         data.session = gateway.accept({
@@ -38,15 +44,19 @@ export function gatewayRoute(gateway: Gateway) {
             ws.close(code, reason)
           },
           remoteAddress: ws.remoteAddress,
-        })
+        }, { sharesCommits: false, admission })
       },
       message(_ws, message) {
         data.session?.receive(typeof message === 'string' ? message : new Uint8Array(message))
       },
       close(_ws, code) {
+        admission.release()
         data.session?.transportClosed(code)
       },
     }
-    if (!server?.upgrade(request, { data })) throw new ApiError('upgrade_required', 'This is the agent gateway: open a WebSocket here.')
+    if (!server?.upgrade(request, { data })) {
+      admission.release()
+      throw new ApiError('upgrade_required', 'This is the agent gateway: open a WebSocket here.')
+    }
   })
 }
