@@ -10,6 +10,7 @@ import type { Job } from '../protocol/job.ts'
 import type { Attempt } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Logger } from '../platform/log.ts'
+import { InventoryWrites } from './inventory-writes.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
 
 export interface DispatcherSettings {
@@ -59,6 +60,7 @@ export class Dispatcher implements AgentListener {
   private readonly cancelsSent = new Set<string>()
   /** Sessions whose agent was already asked about the jobs it holds. */
   private readonly resynced = new WeakSet<object>()
+  private readonly inventories = new InventoryWrites((session, printers) => this.takeInventory(session, printers))
   private readonly due = new Set<string>()
   private dispatchScheduled = false
   private sweeper: Timer | undefined
@@ -80,6 +82,7 @@ export class Dispatcher implements AgentListener {
 
   stop(): void {
     this.stopped = true
+    this.inventories.stop()
     clearInterval(this.sweeper)
     for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
     for (const timer of this.waits.values()) clearTimeout(timer)
@@ -123,10 +126,14 @@ export class Dispatcher implements AgentListener {
   }
 
   inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
+    if (this.stopped) return
+    this.inventories.offer(session, printers)
+  }
+
+  private takeInventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
     const agentId = session.agentId!
     if (this.stopped) return
-    this.store.agents.replacePrinters(agentId, printers)
-    this.settings.agentChanged?.(agentId)
+    if (this.store.agents.replacePrinters(agentId, printers)) this.settings.agentChanged?.(agentId)
     const firstInventory = !this.resynced.has(session)
     this.resynced.add(session)
     for (const record of this.store.printers.ofAgent(agentId)) {

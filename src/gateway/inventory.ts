@@ -48,3 +48,25 @@ export function applyDelta(
   for (const [id, printer] of [...added, ...updated]) printers.set(id, printer)
   return { ok: true, changed: true, inventory: { revision: delta.revision, printers } }
 }
+
+/**
+ * How many inventory messages an agent may send: a burst, then one every two seconds. An agent
+ * sends one when it connects and when a printer comes or goes or changes its state; more than
+ * this is a flood, and ends the session as a protocol error (the agent comes back after its backoff).
+ */
+export const INVENTORY_PACE = { burst: 30, everyMs: 2_000 } as const
+
+/** A token bucket of inventory messages for one session. */
+export class InventoryPace {
+  private tokens: number = INVENTORY_PACE.burst
+  private at: number | undefined
+
+  /** Takes one message at `now`; false when the agent is over the pace. */
+  take(now: number): boolean {
+    if (this.at !== undefined) this.tokens = Math.min(INVENTORY_PACE.burst, this.tokens + (now - this.at) / INVENTORY_PACE.everyMs)
+    this.at = now
+    if (this.tokens < 1) return false
+    this.tokens--
+    return true
+  }
+}

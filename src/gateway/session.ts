@@ -10,7 +10,7 @@ import { encodeBase64Url } from '../protocol/values.ts'
 import { type Failure, reportedFailure } from '../protocol/failures.ts'
 import { verifySignature } from './ed25519.ts'
 import type { Admission } from './admission.ts'
-import { applyDelta, type Inventory, replaceSnapshot } from './inventory.ts'
+import { applyDelta, type Inventory, InventoryPace, replaceSnapshot } from './inventory.ts'
 import type { Logger } from '../platform/log.ts'
 
 /** WebSocket close codes of the reference (section 3.6). */
@@ -108,6 +108,7 @@ export class GatewaySession {
   /** True when the agent named itself printhub: it may send the extension frames. */
   private printhubPeer = false
   private inventoryState: Inventory | undefined
+  private readonly inventoryPace = new InventoryPace()
   private readonly pendingHeartbeats = new Set<string>()
   private timers = new Set<Timer>()
   private deadline: Timer | undefined
@@ -301,6 +302,7 @@ export class GatewaySession {
   }
 
   private takeInventory(result: ReturnType<typeof replaceSnapshot>): void {
+    if (!this.inventoryPace.take(this.settings.now())) throw new ProtocolViolation('printer inventories sent too often')
     if (!result.ok) throw new ProtocolViolation(result.reason)
     if (!result.changed) return
     this.inventoryState = result.inventory

@@ -147,16 +147,29 @@ export class Agents {
     this.db.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [this.now(), id])
   }
 
-  /** Replaces what the hub knows of an agent's printers with its latest inventory. */
-  replacePrinters(agentId: string, printers: readonly PrinterDescriptor[]): void {
+  /**
+   * Replaces what the hub knows of an agent's printers with its latest inventory, writing only the
+   * printers that changed (an inventory that says the same again writes nothing); whether any did.
+   */
+  replacePrinters(agentId: string, printers: readonly PrinterDescriptor[]): boolean {
     const now = this.now()
+    const known = new Map(
+      this.db.query<{ printer_id: string; descriptor: string }, [string]>('SELECT printer_id, descriptor FROM agent_printers WHERE agent_id = ?').all(agentId).map((row) => [row.printer_id, row.descriptor]),
+    )
+    const changed = printers.map((p) => [p, JSON.stringify(p)] as const).filter(([p, descriptor]) => known.get(p.id) !== descriptor)
+    const reported = new Set(printers.map((p) => p.id))
+    const gone = [...known.keys()].filter((id) => !reported.has(id))
+    if (changed.length === 0 && gone.length === 0) return false
     this.db.transaction(() => {
-      this.db.run('DELETE FROM agent_printers WHERE agent_id = ?', [agentId])
-      const insert = this.db.query(
-        'INSERT INTO agent_printers (agent_id, printer_id, name, availability, enabled, descriptor, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      const remove = this.db.query('DELETE FROM agent_printers WHERE agent_id = ? AND printer_id = ?')
+      for (const id of gone) remove.run(agentId, id)
+      const upsert = this.db.query(
+        `INSERT INTO agent_printers (agent_id, printer_id, name, availability, enabled, descriptor, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (agent_id, printer_id) DO UPDATE SET name = excluded.name, availability = excluded.availability, enabled = excluded.enabled, descriptor = excluded.descriptor, updated_at = excluded.updated_at`,
       )
-      for (const p of printers) insert.run(agentId, p.id, p.name, p.availability, p.enabled ? 1 : 0, JSON.stringify(p), now)
+      for (const [p, descriptor] of changed) upsert.run(agentId, p.id, p.name, p.availability, p.enabled ? 1 : 0, descriptor, now)
     })()
+    return true
   }
 
   /** Every agent's printers as last reported. */

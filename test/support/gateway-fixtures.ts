@@ -189,7 +189,8 @@ export function useGatewayHub(): GatewayHub {
       const printers = agent.printers.map((p) => ({ ...p, fingerprint: `virtual:${p.id}:r${revision}` }))
       await agent.inventory(printers, revision)
       const first = printers[0]!
-      await waitFor(() => on.hub.store.agents.printer(agent.agentId, first.id)?.descriptor.fingerprint === first.fingerprint)
+      // An agent's inventories are stored at most once a second (dispatcher/inventory-writes.ts).
+      await waitFor(() => on.hub.store.agents.printer(agent.agentId, first.id)?.descriptor.fingerprint === first.fingerprint, 5_000)
     },
   }
 }
