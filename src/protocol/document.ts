@@ -1,6 +1,7 @@
 // The print document (OpenPrinter v1 section 5): the one definition the API, the agent and the
 // client library validate against.
 import { BARCODE_FORMATS, barcodeProblem } from './barcode.ts'
+import { documentCostProblems } from './document-cost.ts'
 import { IMAGE_MEDIA_TYPES, imageProblem, isStandardBase64, STANDARD_BASE64_HINT } from './image.ts'
 import {
   MAX_BARCODE_LENGTH,
@@ -63,7 +64,9 @@ function documentRuleOf(printable: boolean) {
       },
     ),
   })
-  return object({ width: oneOf(PAPER_WIDTHS), sections: array(section, { min: 1, max: MAX_SECTIONS }) })
+  return andPrintable(object({ width: oneOf(PAPER_WIDTHS), sections: array(section, { min: 1, max: MAX_SECTIONS }) }), (document) =>
+    documentCostProblems(document).map((message) => ({ path: '', message })),
+  )
 }
 
 /** The document as the hub accepts it: valid, and printable. */

@@ -21,6 +21,24 @@ export const MAX_BARCODE_LENGTH = 256
 export const MAX_IMAGE_BASE64_LENGTH = 1_398_104
 export const MAX_FEED_LINES = 255
 
+/**
+ * What one document may cost to print, in all of its sections: each section's own bounds allow
+ * far more together than a receipt ever needs (256 images of 2,048 × 2,048 pixels), and a small
+ * job could keep a printer and the hub busy for minutes. A real receipt stays far below each.
+ */
+export const DOCUMENT_COST_LIMITS = {
+  /** Characters of text and rows: about 1,300 lines of 48 columns, 4 m of paper. */
+  textCharacters: 65_536,
+  /** Pixels of all images as sent (decoded before they are scaled to the paper): 4 megapixels. */
+  imagePixels: 4_194_304,
+  /** Rows of all images as sent (images are only ever scaled down): about 2 m of paper at 203 dpi. */
+  imageRows: 16_384,
+  /** QR codes and barcodes. */
+  codes: 64,
+  /** Lines fed by feed sections. */
+  feedLines: 1_024,
+} as const
+
 export const MAX_PRINTER_ID_LENGTH = 256
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 256
 export const MAX_METADATA_ENTRIES = 32

@@ -165,15 +165,14 @@ describe('malformed requests', () => {
     const before = jobCount()
     const image = { type: 'image', mediaType: 'image/png', data: pngOfSize(1_040_000) }
     const body = jobBody({ document: { width: 80, sections: [image] } })
-    const base = JSON.stringify(body).length
-    // Fill with text up to just under the body limit: the body fits, the frame around it cannot.
-    const room = 2_097_152 - base - 200
-    const count = Math.ceil(room / 16_000)
-    const texts = Array.from({ length: count }, (_, i) => ({ type: 'text', value: 'y'.repeat(i === count - 1 ? room - 16_000 * (count - 1) : 16_000) }))
-    ;(body.document as { sections: unknown[] }).sections.push(...texts)
-    // Trim the section markup's own bytes off the first text, so the body ends 100 bytes short of 2 MiB.
-    const excess = JSON.stringify(body).length - (2_097_152 - 100)
-    texts[0]!.value = texts[0]!.value.slice(excess)
+    // Fill with a second image up to just under the body limit (a document's text is bounded far
+    // below that), then with text to the byte: the body fits, the frame around it cannot.
+    const sections = (body.document as { sections: unknown[] }).sections
+    const room = 2_097_152 - 100 - JSON.stringify(body).length - 2_000
+    sections.push({ type: 'image', mediaType: 'image/png', data: pngOfSize(Math.floor((room * 3) / 4)) })
+    const filler = { type: 'text', value: '' }
+    sections.push(filler)
+    filler.value = 'y'.repeat(2_097_152 - 100 - JSON.stringify(body).length)
     const text = JSON.stringify(body)
     expect(text.length).toBeLessThanOrEqual(2_097_152)
     expect(text.length).toBeGreaterThan(2_097_152 - 500)

@@ -21,7 +21,7 @@ describe('SQLite says the database is full', () => {
     const before = jobCount(t.hub.store)
     const roomAgain = fillDatabase(t.hub.store)
     try {
-      const big = jobBody({ idempotencyKey: 'while-full', document: { width: 80, sections: Array.from({ length: 200 }, (_, i) => ({ type: 'text', value: `line ${i} ${'x'.repeat(400)}` })) } })
+      const big = jobBody({ idempotencyKey: 'while-full', document: { width: 80, sections: Array.from({ length: 150 }, (_, i) => ({ type: 'text', value: `line ${i} ${'x'.repeat(400)}` })) } })
       const refused = await t.request('POST', jobsPath(), { body: big })
       expect(refused.status).toBe(507)
       expect(refused.headers.get('retry-after')).toBe('60')

@@ -1,4 +1,5 @@
 // Small real image files for image sections.
+import { deflateSync } from 'node:zlib'
 
 /** A 1x1 PNG. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -26,4 +27,25 @@ export function jpegWithSegment(bytes: number): string {
   segment.writeUInt16BE(0xffe1, 0)
   segment.writeUInt16BE(2 + bytes, 2)
   return Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(2)]).toString('base64')
+}
+
+/** A black PNG of `width` × `height` pixels (1 bit grey): a few hundred bytes, however many pixels. */
+export function blackPng(width: number, height: number): string {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4)
+    length.writeUInt32BE(data.length)
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(Bun.hash.crc32(body) >>> 0)
+    return Buffer.concat([length, body, crc])
+  }
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(width, 0)
+  header.writeUInt32BE(height, 4)
+  header[8] = 1 // bit depth
+  header[9] = 0 // grey
+  // Each row: filter type 0, then all-zero bits (black).
+  const rows = Buffer.alloc((1 + Math.ceil(width / 8)) * height)
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(rows, { level: 9 })), chunk('IEND', Buffer.alloc(0))]).toString('base64')
 }
