@@ -50,6 +50,12 @@ function ensureUsbBinding(arch: Arch): void {
   }
 }
 
+/**
+ * The worker threads' modules, compiled into the executable beside main.ts; at run time they are
+ * found under /$bunfs/root/ by their path below src/ (render/off-thread.ts, services/receipt-image.ts).
+ */
+export const WORKER_ENTRIES = ['src/render/worker.ts', 'src/services/receipt-worker.ts'] as const
+
 export async function build(arches: readonly Arch[] = ['arm64', 'x64']): Promise<string[]> {
   mkdirSync(DIST, { recursive: true })
   const commit = gitCommit()
@@ -58,7 +64,7 @@ export async function build(arches: readonly Arch[] = ['arm64', 'x64']): Promise
     ensureUsbBinding(arch)
     const outfile = binaryPath(arch)
     const result = Bun.spawnSync(
-      [process.execPath, 'build', '--compile', '--minify', '--bytecode', `--target=${TARGETS[arch]}`, `--define=PRINTHUB_BUILD_COMMIT=${JSON.stringify(commit)}`, '--outfile', outfile, join(ROOT, 'src/main.ts')],
+      [process.execPath, 'build', '--compile', '--minify', '--bytecode', `--target=${TARGETS[arch]}`, `--define=PRINTHUB_BUILD_COMMIT=${JSON.stringify(commit)}`, '--outfile', outfile, join(ROOT, 'src/main.ts'), ...WORKER_ENTRIES.map((entry) => join(ROOT, entry))],
       { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
     )
     if (result.exitCode !== 0) throw new Error(`building ${basename(outfile)} failed:\n${result.stderr.toString()}${result.stdout.toString()}`)

@@ -2,6 +2,7 @@ import type { BackupOutcome } from '../services/backup.ts'
 import type { JobService } from '../services/jobs.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
+import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
 import type { Confinement } from '../transports/confine.ts'
@@ -35,6 +36,8 @@ export interface AdminContext {
   detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
   /** A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while another is being made. */
   downloadBackup(): Promise<BackupOutcome> | undefined
+  /** Pictures of receipts, drawn off the event loop and cached. */
+  receipts: ReceiptImages
   /** What the hub's own printers may reach (checked when one is added or changed). */
   printerConfinement(): Confinement
 }

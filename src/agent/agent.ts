@@ -8,7 +8,8 @@ import { encodeFrame } from '../protocol/codec.ts'
 import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
-import { RenderError, render, targetFor } from '../render/render.ts'
+import { renderOffThread } from '../render/off-thread.ts'
+import { RenderError } from '../render/render.ts'
 import { submit, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
@@ -296,7 +297,8 @@ export class Agent {
     const connection = parsed.connection
     let bytes: Uint8Array
     try {
-      bytes = render(job.payload!.document as PrintDocument, targetFor(printer.profile, printer.width, connection.kind))
+      // A heavy document renders in the render worker: the hub's event loop never waits for it.
+      bytes = await renderOffThread({ document: job.payload!.document as PrintDocument, profile: printer.profile, width: printer.width, link: connection.kind })
     } catch (error) {
       if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
       throw error

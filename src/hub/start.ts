@@ -20,6 +20,7 @@ import { Housekeeping } from '../services/housekeeping.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
+import { ReceiptImages } from '../services/receipt-image.ts'
 import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
 import { confinementOf } from '../transports/confine.ts'
@@ -158,6 +159,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }
+    const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     const admin: AdminContext = {
@@ -175,6 +177,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       detect: () => detectPrinters(undefined, loadUsbBackend),
       downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
       printerConfinement,
+      receipts,
     }
     const requests = logs.for('api')
     const app = hubApp(api, admin, options.log ?? ((entry) => logRequest(requests, entry)), requests)
@@ -230,6 +233,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         dispatcher.stop()
         clearInterval(settingsReload)
         disk.stop()
+        receipts.close()
         const housekeepingStopped = housekeeping.stop()
         const backupsStopped = Promise.all([backups.stop(), backupRunner.stop()])
         stopping.abort()

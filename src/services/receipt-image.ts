@@ -1,13 +1,80 @@
-import { findProfile } from '../profiles/catalog.ts'
+// The receipt a job makes on its printer, as a PNG for the dashboard: rendered for the printer's
+// model, then read back as the printer would print it. Drawn in a worker thread within a time
+// budget (a long receipt with images takes a while, and the hub goes on answering meanwhile),
+// and kept in a cache bounded in bytes, so looking at the same receipt again costs nothing.
+import { OffThread } from '../platform/off-thread.ts'
 import type { PrintDocument } from '../protocol/document.ts'
-import { previewFor } from '../preview/printer-preview.ts'
-import { render, targetFor } from '../render/render.ts'
+import type { RenderRequest } from '../render/request.ts'
 import type { PrinterRecord } from '../store/printers.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
 
-/** The receipt a document makes on a printer, as a PNG: rendered for its model, then read back as the printer would print it. */
-export function receiptPng(document: PrintDocument, printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>): Uint8Array {
-  const parsed = parseConnectionUri(printer.connection)
-  const bytes = render(document, targetFor(printer.profile, printer.width, parsed.ok ? parsed.connection.kind : undefined))
-  return previewFor(bytes, findProfile(printer.profile)!, printer.width).png()
+/** Receipt images kept, in bytes of PNG at most; the least recently shown goes first. */
+export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
+/** The longest one receipt may take to draw. */
+export const RECEIPT_BUDGET_MS = 20_000
+
+function workerScript(): URL {
+  return Bun.main.startsWith('/$bunfs/') ? new URL('file:///$bunfs/root/services/receipt-worker.ts') : new URL('./receipt-worker.ts', import.meta.url)
+}
+
+export class ReceiptImages {
+  private readonly kept = new Map<string, Uint8Array>()
+  private readonly drawing = new Map<string, Promise<Uint8Array>>()
+  private bytes = 0
+  private worker: OffThread<RenderRequest, Uint8Array> | undefined
+
+  constructor(
+    private readonly budgetBytes = RECEIPT_CACHE_BYTES,
+    private readonly budgetMs = RECEIPT_BUDGET_MS,
+  ) {}
+
+  /** The PNG of job `jobId`'s receipt on `printer`; rejects when it cannot be drawn (a message for people). */
+  png(jobId: string, document: PrintDocument, printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>): Promise<Uint8Array> {
+    const parsed = parseConnectionUri(printer.connection)
+    const link = parsed.ok ? parsed.connection.kind : undefined
+    const key = `${jobId} ${printer.profile} ${printer.width} ${link}`
+    const kept = this.kept.get(key)
+    if (kept) {
+      // Most recently shown last.
+      this.kept.delete(key)
+      this.kept.set(key, kept)
+      return Promise.resolve(kept)
+    }
+    const pending = this.drawing.get(key)
+    if (pending) return pending
+    this.worker ??= new OffThread(workerScript(), this.budgetMs)
+    const drawn = this.worker.run({ document, profile: printer.profile, width: printer.width, link }).then(
+      (png) => {
+        this.drawing.delete(key)
+        this.keep(key, png)
+        return png
+      },
+      (error: Error) => {
+        this.drawing.delete(key)
+        throw error
+      },
+    )
+    this.drawing.set(key, drawn)
+    return drawn
+  }
+
+  /** Bytes of PNG kept now. */
+  get keptBytes(): number {
+    return this.bytes
+  }
+
+  close(): void {
+    this.worker?.close()
+  }
+
+  private keep(key: string, png: Uint8Array): void {
+    if (png.length > this.budgetBytes) return
+    this.kept.set(key, png)
+    this.bytes += png.length
+    for (const [oldest, image] of this.kept) {
+      if (this.bytes <= this.budgetBytes) break
+      this.kept.delete(oldest)
+      this.bytes -= image.length
+    }
+  }
 }

@@ -3,9 +3,9 @@ import { conflict, notFound } from '../../http/errors.ts'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
 import { JOB_LIST_LIMIT } from '../../protocol/limits.ts'
-import { receiptPng } from '../../services/receipt-image.ts'
 import type { JobFilter } from '../../store/jobs.ts'
 import type { AdminContext } from '../context.ts'
+import { receiptImage } from '../receipt-image.ts'
 import { adminRouter } from '../router.ts'
 
 function jobFilter(url: string): JobFilter {
@@ -40,12 +40,12 @@ export function jobRoutes(context: AdminContext) {
       const printer = store.printers.get(job.printerId)
       return { job, timeline: store.jobs.timeline(job.id), printer: printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null, document: store.jobs.document(job.id) ?? null }
     })
-    .get('/jobs/:id/preview.png', ({ params }) => {
+    .get('/jobs/:id/preview.png', async ({ params }) => {
       const job = jobOr404(params.id)
       const printer = store.printers.get(job.printerId)
       const document = store.jobs.document(job.id)
       if (!printer || !document) throw notFound("This job's printer or document is no longer kept.")
-      return new Response(new Uint8Array(receiptPng(document, printer)), { headers: { 'content-type': 'image/png' } })
+      return new Response(await receiptImage(context, job.id, document, printer), { headers: { 'content-type': 'image/png' } })
     })
     .post('/jobs/:id/cancel', ({ params }) => {
       const outcome = jobs.cancel(params.id)

@@ -9,10 +9,10 @@ import { integer, nullable, object, optional, string } from '../../protocol/rule
 import { identifier } from '../../protocol/values.ts'
 import { MAX_CONNECTION_LENGTH } from '../../services/printer-settings.ts'
 import { type AddPrinterOutcome, addHubPrinter, assignAgentPrinter, type ChangePrinterOutcome, changePrinter } from '../../services/printers.ts'
-import { receiptPng } from '../../services/receipt-image.ts'
 import { testPage } from '../../services/test-page.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import type { AdminContext } from '../context.ts'
+import { receiptImage } from '../receipt-image.ts'
 import { adminRouter } from '../router.ts'
 
 const MAX_BODY = 8_192
@@ -126,11 +126,11 @@ export function printerRoutes(context: AdminContext) {
       const printer = printerOr404(params.id)
       return { states: store.printerStates.history(printer.agentId, printer.agentPrinterId, HISTORY_LIMIT) }
     })
-    .get('/printers/:id/last-receipt.png', ({ params }) => {
+    .get('/printers/:id/last-receipt.png', async ({ params }) => {
       const printer = printerOr404(params.id)
       const job = store.jobs.lastCompleted(printer.id)
       const document = job && store.jobs.document(job.id)
       if (!job || !document) throw notFound('This printer has not printed anything yet.')
-      return new Response(new Uint8Array(receiptPng(document, printer)), { headers: { 'content-type': 'image/png', 'x-job-id': job.id } })
+      return new Response(await receiptImage(context, job.id, document, printer), { headers: { 'content-type': 'image/png', 'x-job-id': job.id } })
     })
 }

@@ -3,7 +3,8 @@ import { documentRule, type PaperWidth, PAPER_WIDTHS } from '../../protocol/docu
 import { validate } from '../../protocol/rules.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
 import { previewFor } from '../../preview/preview.ts'
-import { RenderError, render, renderTarget } from '../../render/render.ts'
+import { renderOffThread } from '../../render/off-thread.ts'
+import { RenderError } from '../../render/render.ts'
 import { type Command, CliError, JSON_HELP, JSON_OPTION, positional, printJson, UsageError } from '../command.ts'
 
 /** A document file may hold the document itself or a whole job request (`{ "document": ... }`). */
@@ -36,7 +37,7 @@ export const renderCommand: Command = {
     JSON_HELP,
   ],
   options: { profile: { type: 'string' }, width: { type: 'string' }, png: { type: 'string' }, escpos: { type: 'string' }, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const path = positional(args, 0, 'document file', 1)
     const widthOption = args.values.width as string | undefined
     if (widthOption !== undefined && !PAPER_WIDTHS.some((w) => String(w) === widthOption)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
@@ -49,7 +50,7 @@ export const renderCommand: Command = {
     if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
     let bytes: Uint8Array
     try {
-      bytes = render(document, renderTarget(profile, width))
+      bytes = await renderOffThread({ document, profile: profile.id, width })
     } catch (error) {
       if (error instanceof RenderError) throw new CliError(`cannot print this document on ${profile.id}: ${error.code}: ${error.message}`)
       throw error
