@@ -7,73 +7,17 @@ import { type AuthRejectionCode, authAcceptedRule, authChallengeRule, authReject
 import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
 import { encodeBase64Url } from '../protocol/values.ts'
-import { type Failure, reportedFailure } from '../protocol/failures.ts'
+import { reportedFailure } from '../protocol/failures.ts'
 import { verifySignature } from './ed25519.ts'
-import type { Admission } from './admission.ts'
 import { applyDelta, type Inventory, InventoryPace, replaceSnapshot } from './inventory.ts'
-import type { Logger } from '../platform/log.ts'
+import type { GatewayEvents, GatewaySettings, GatewayTransport, SessionOptions } from './session-types.ts'
 
 /** WebSocket close codes of the reference (section 3.6). */
 export const CLOSE_AUTH_FAILED = 4401
 export const CLOSE_AUTH_TIMEOUT = 4408
 export const CLOSE_PROTOCOL = 4400
 
-export interface GatewayTransport {
-  /** Hands one text frame to the peer; throws when it cannot. */
-  send(text: string): void
-  close(code: number, reason: string): void
-  /** Where the agent connects from (an IP address), for the log. */
-  readonly remoteAddress?: string
-}
-
-export interface AgentCredential {
-  publicKey: string
-  revoked: boolean
-  /** The name the agent paired with, for the log. */
-  name?: string
-}
-
-export type JobReport =
-  | { kind: 'received'; jobId: string; receivedAt: number }
-  | { kind: 'submitted'; jobId: string; printerId: string; submittedAt: number }
-  /** The agent's failure, in printhub's family of codes. */
-  | { kind: 'failed'; jobId: string; failure: Failure }
-  | { kind: 'completed'; jobId: string; completedAt: number }
-  | { kind: 'cancelled'; jobId: string }
-
-/** What a session tells as it goes (the session registry listens). */
-export interface GatewayEvents {
-  sessionConnected(session: GatewaySession): void
-  sessionInventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void
-  sessionReport(session: GatewaySession, report: JobReport): void
-  sessionClosed(session: GatewaySession): void
-}
-
-export interface GatewaySettings {
-  serverId: string
-  serverName: string
-  /** Announced in server.hello; names printhub so that a printhub agent may use the extensions. */
-  serverVersion: string
-  challengeTtlMs: number
-  authenticationTimeoutMs: number
-  handshakeTimeoutMs: number
-  heartbeatIntervalMs: number
-  heartbeatTimeoutMs: number
-  now: () => number
-  credential(agentId: string, keyId: string): AgentCredential | undefined
-  /** Where refused authentications are told (agents' connections and disconnections: the registry's). */
-  log?: Logger
-}
-
-export interface SessionOptions {
-  /**
-   * The agent's ledger commits with the hub's store (the built-in agent): a job may reach it before
-   * its creation is on disk, since the job, its dispatch and its receipt then commit together.
-   */
-  sharesCommits: boolean
-  /** Its place among the connections still authenticating (admission.ts): given back once it has authenticated or closed. */
-  admission?: Admission | undefined
-}
+export type { AgentCredential, GatewayEvents, GatewaySettings, GatewayTransport, JobReport, SessionOptions } from './session-types.ts'
 
 type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
 

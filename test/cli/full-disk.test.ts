@@ -10,6 +10,7 @@ import { cli } from '../support/cli.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 import { waitFor } from '../support/wait.ts'
+import { pngOfSize } from '../support/images.ts'
 
 const DISK_MB = 48
 const MIN_FREE_MB = 8
@@ -122,7 +123,8 @@ describe('a full disk', () => {
     afterThisTest = emptyFillers(seen)
     expect((await post(hub, 'small')).status).toBe(202)
     fillUntil(seen, 1.5 * MB)
-    const big = Array.from({ length: 240 }, (_, i) => ({ type: 'text', value: `${i} ${'Lorem ipsum dolor sit amet '.repeat(300)}`.slice(0, 8_000) }))
+    // About 1.9 MB of images (a document's text is bounded far below that).
+    const big = [pngOfSize(1_000_000), pngOfSize(400_000)].map((data) => ({ type: 'image', mediaType: 'image/png', data }))
     const refused = await post(hub, 'too-big-for-the-disk', big)
     expect(refused.status).toBe(507)
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('storage_full')

@@ -89,7 +89,7 @@ async function session(format: 'text' | 'json'): Promise<Session> {
   const code = ((await paired.json()) as { code: string }).code
 
   // A remote agent paired with the code; its printer is a file.
-  await cliJson(['printers', 'add', '--local', '--id', 'bar', '--connection', `file://${join(dir, 'bar.bin')}`, '--data', agentDir], {})
+  await cliJson(['printers', 'add', '--local', '--id', 'bar', '--connection', `file://${join(agentDir, 'output', 'bar.bin')}`, '--data', agentDir], {})
   const agent: AgentProcess = await startAgentProcess(agentDir, ['--server', hub.url, '--code', code, '--name', 'bar-pi', '--log-format', format])
   children.push(agent.process)
   const agentId = (await cliJson(['agents', 'list'], env)).find((a: { builtin: boolean }) => !a.builtin).id as string
