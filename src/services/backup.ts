@@ -82,7 +82,8 @@ function isDirectory(path: string): boolean {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` still runs (a leftover temporary file's writer, say). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -12,7 +12,7 @@ import { ARCHIVE_FORMAT_VERSION, ArchiveReader, NotAnArchiveError } from '../sql
 import { fileIntegrityProblems, knownSchemaVersion } from '../sqlite/database.ts'
 import { HUB_SCHEMA } from '../store/database.ts'
 import { type RecordCounts, StoreInspection } from '../store/inspection.ts'
-import { BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER, BACKUP_DATABASE, fsyncDirectory } from './backup.ts'
+import { BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER, BACKUP_DATABASE, fsyncDirectory, isAlive } from './backup.ts'
 import { BUILTIN_AGENT_DIR, SERVER_ID_SETTING } from './init.ts'
 
 const KNOWN_MEMBERS: readonly string[] = [BACKUP_DATABASE, BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER]
@@ -55,15 +55,6 @@ class Refused extends Error {
 function stamp(at: number): string {
   const iso = new Date(at).toISOString()
   return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /** The archive's own checks, before the target is looked at: what it is, that it is whole, that this printhub can read it. */
