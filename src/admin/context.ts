@@ -1,4 +1,5 @@
 import type { BackupOutcome } from '../services/backup.ts'
+import type { Logger } from '../platform/log.ts'
 import type { JobService } from '../services/jobs.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
@@ -36,6 +37,8 @@ export interface AdminContext {
   detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
   /** A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while another is being made. */
   downloadBackup(): Promise<BackupOutcome> | undefined
+  /** Where the admin edge says what people should know (sign-in lockouts). */
+  log: Logger
   /** Pictures of receipts, drawn off the event loop and cached. */
   receipts: ReceiptImages
   /** What the hub's own printers may reach (checked when one is added or changed). */

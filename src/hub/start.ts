@@ -163,6 +163,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     const admin: AdminContext = {
+      log: logs.for('admin'),
       store,
       jobs,
       board,

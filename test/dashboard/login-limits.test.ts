@@ -13,10 +13,12 @@ import { startTestHub, type TestHub } from '../support/hub.ts'
 const PASSWORD = 'correct horse battery'
 let hub: TestHub
 let clock: number
+let lines: string[]
 
 beforeEach(async () => {
   clock = Date.now()
-  hub = await startTestHub({ now: () => clock })
+  lines = []
+  hub = await startTestHub({ now: () => clock, events: (line) => lines.push(line) })
 })
 afterEach(() => hub.stop())
 
@@ -63,6 +65,11 @@ test(`200 wrong passwords at once from one address: ${LOGIN_FAILURES.limit} are 
   expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
   // The right password waits too.
   expect((await signIn(PASSWORD)).status).toBe(429)
+  // Said once in the hub's log, with the address and no password.
+  const lockouts = lines.filter((line) => line.includes('locked out after wrong passwords'))
+  expect(lockouts).toHaveLength(1)
+  expect(lockouts[0]).toMatch(/ warn +admin address=127\.0\.0\.1 minutes=5 failures=10 sign-in from an address locked out/)
+  expect(lines.join('\n')).not.toContain('wrong password!')
 }, 60_000)
 
 test('each lockout that follows soon after lasts twice as long; a quiet address starts over', async () => {

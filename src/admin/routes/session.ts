@@ -23,8 +23,11 @@ function sessionAnswer(identity: AdminIdentity) {
 
 export function sessionRoutes(context: AdminContext) {
   const { store, now } = context
-  const byAddress = new FailureRateLimit(LOGIN_FAILURES, now)
-  const byAccount = new FailureRateLimit(ACCOUNT_LOGIN_FAILURES, now)
+  // Keys are an address with the password's generation, or the generation alone: only the address is told.
+  const lockedOut = (what: string) => (key: string, lockMs: number, failures: number) =>
+    context.log.warn(`${what} locked out after wrong passwords`, { address: key.includes(' ') ? key.slice(0, key.lastIndexOf(' ')) : undefined, minutes: Math.round(lockMs / 60_000), failures }, { limit: `lockout ${what}` })
+  const byAddress = new FailureRateLimit(LOGIN_FAILURES, now, lockedOut('sign-in from an address'))
+  const byAccount = new FailureRateLimit(ACCOUNT_LOGIN_FAILURES, now, lockedOut('sign-in for everyone'))
   const admin = (request: Request) => authenticateAdmin(store, request)
 
   /**
