@@ -184,12 +184,16 @@ function storedServerId(database: StoreInspection | undefined): string | undefin
 /** Whether a printhub answers /health on the port, and which (the server ID it sends). */
 async function printhubAnswer(host: string, portNumber: number): Promise<{ serverId: string | undefined } | undefined> {
   const address = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
-  try {
-    const response = await fetch(`http://${address.includes(':') ? `[${address}]` : address}:${portNumber}/health`, { redirect: 'manual', signal: AbortSignal.timeout(2_000) })
-    const body = (await response.json()) as { service?: string } | null
-    if (response.ok && body?.service === 'printhub') return { serverId: response.headers.get(SERVER_ID_HEADER) ?? undefined }
-  } catch {
-    // Not an HTTP answer of ours.
+  // A hub serving HTTPS (serve --tls-cert) answers on the same port; its certificate names the LAN, not this loopback.
+  for (const scheme of ['http', 'https']) {
+    try {
+      const url = `${scheme}://${address.includes(':') ? `[${address}]` : address}:${portNumber}/health`
+      const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(2_000), tls: { rejectUnauthorized: false } })
+      const body = (await response.json()) as { service?: string } | null
+      if (response.ok && body?.service === 'printhub') return { serverId: response.headers.get(SERVER_ID_HEADER) ?? undefined }
+    } catch {
+      // Not an answer of ours in this scheme.
+    }
   }
   return undefined
 }

@@ -1,5 +1,6 @@
 // The hub's configuration, resolved once from flags, then PRINTHUB_* environment variables, then
 // defaults, into a frozen object. A bad value stops start-up with a message naming the setting.
+import { accessSync, constants } from 'node:fs'
 import { resolve } from 'node:path'
 import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
@@ -38,6 +39,8 @@ export interface HubConfig {
   backupKeep: number
   /** The settings the dashboard may change that the environment set: those stay as set. */
   pinned: readonly EditableSetting[]
+  /** HTTPS: the certificate chain and private key files (PEM); undefined: plain HTTP, the LAN's default. */
+  tls: { certFile: string; keyFile: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -61,6 +64,8 @@ export interface ConfigFlags {
   host?: string
   port?: string
   data?: string
+  tlsCert?: string
+  tlsKey?: string
 }
 
 type Env = Record<string, string | undefined>
@@ -96,6 +101,20 @@ function directorySetting(name: string, raw: string | undefined): string {
   return path
 }
 
+/** Both files or neither, each one readable: a hub that cannot serve HTTPS as asked does not start on HTTP instead. */
+function tlsSetting(certFile: string | undefined, keyFile: string | undefined): HubConfig['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (certFile === undefined || keyFile === undefined) throw new ConfigError('HTTPS needs both --tls-cert and --tls-key (PRINTHUB_TLS_CERT, PRINTHUB_TLS_KEY)')
+  for (const [name, file] of [['--tls-cert', certFile], ['--tls-key', keyFile]] as const) {
+    try {
+      accessSync(file, constants.R_OK)
+    } catch (error) {
+      throw new ConfigError(`${name} ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`)
+    }
+  }
+  return { certFile: resolve(certFile), keyFile: resolve(keyFile) }
+}
+
 /** The data directory alone, for commands that only read or write the store. */
 export function resolveDataDir(flags: { data?: string }, env: Env): string {
   return flags.data ?? (env.PRINTHUB_DATA_DIR || DEFAULTS.dataDir)
@@ -122,6 +141,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     backupDir: directorySetting('PRINTHUB_BACKUP_DIR', env.PRINTHUB_BACKUP_DIR),
     backupKeep: integerSetting('PRINTHUB_BACKUP_KEEP', env.PRINTHUB_BACKUP_KEEP, BACKUP_KEEP.default, BACKUP_KEEP),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
+    tls: tlsSetting(flags.tlsCert ?? (env.PRINTHUB_TLS_CERT || undefined), flags.tlsKey ?? (env.PRINTHUB_TLS_KEY || undefined)),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
   if (retryDelaysProblem(config)) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')

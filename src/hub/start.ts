@@ -171,7 +171,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       serverId,
       now,
       startedAt: now(),
-      lan: () => hubOnTheLan(serverName(), config.host, app.server?.port ?? config.port),
+      lan: () => hubOnTheLan(serverName(), config.host, app.server?.port ?? config.port, config.tls ? 'https' : 'http'),
       isConnected,
       disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
       stopping: stopping.signal,
@@ -194,6 +194,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // error envelope; Bun streams bodies, so it needs no limit of its own.
         maxRequestBodySize: Number.MAX_SAFE_INTEGER,
         websocket: { maxPayloadLength: MAX_WEBSOCKET_PAYLOAD, idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS, perMessageDeflate: false },
+        ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
       })
     } catch (error) {
       throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message} (is the address right and the port free?)`)
@@ -216,7 +217,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
     return {
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
+      url: `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
       port: server.port!,
       store,
       serverId,

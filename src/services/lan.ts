@@ -20,9 +20,9 @@ export function lanAddresses(): string[] {
 }
 
 /** How people on the LAN reach a hub listening on `host`:`port`: its first LAN address when it listens on all. */
-export function hubOnTheLan(serverName: string, host: string, port: number): HubOnTheLan {
+export function hubOnTheLan(serverName: string, host: string, port: number, scheme: 'http' | 'https' = 'http'): HubOnTheLan {
   const addresses = lanAddresses()
   const shown = isWildcardHost(host) ? (addresses[0] ?? '127.0.0.1') : host
-  return { name: `${serverName} (${hostname()})`, url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`, addresses }
+  return { name: `${serverName} (${hostname()})`, url: `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}/`, addresses }
 }
 

@@ -40,7 +40,7 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
   const reader = child.stdout.getReader()
   const errors = new Response(child.stderr).text()
   const json = options.json || options.args?.join(' ').includes('--log-format json')
-  const started = json ? /^(\{.*"event":"listening".*)$/m : /listening on (http:\/\/[^\s,]+)/
+  const started = json ? /^(\{.*"event":"listening".*)$/m : /listening on (https?:\/\/[^\s,]+)/
   // Keep reading for the life of the process, so its request log never blocks on a full pipe.
   const found = await new Promise<string>((resolve, reject) => {
     void (async () => {

@@ -55,11 +55,13 @@ function output(io: Io, log: Logger, json: boolean) {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the hub (initialises an empty data directory first)',
-  usage: '[--host H] [--port P] [--data DIR] [--log-format text|json] [--log-level L] [--json]',
+  usage: '[--host H] [--port P] [--data DIR] [--tls-cert FILE --tls-key FILE] [--log-format text|json] [--log-level L] [--json]',
   help: [
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
+    '--tls-cert FILE   serve HTTPS with this certificate chain (PEM; env PRINTHUB_TLS_CERT), with --tls-key',
+    '--tls-key FILE    its private key (PEM; env PRINTHUB_TLS_KEY). Without them: plain HTTP, the LAN default',
     ...LOG_HELP,
     '--json            --log-format json, with the events of older versions as they were: listening (with the first start\'s key), request, delivery, stopping, stopped',
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
@@ -67,10 +69,13 @@ export const serveCommand: Command = {
     '  PRINTHUB_HEARTBEAT_INTERVAL_MS, PRINTHUB_HEARTBEAT_TIMEOUT_MS, PRINTHUB_ACK_TIMEOUT_MS,',
     '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS, PRINTHUB_STATUS_POLL_MS (see the README).',
   ],
-  options: { host: { type: 'string' }, port: { type: 'string' }, ...DATA_OPTION, ...LOG_OPTIONS, json: { type: 'boolean' } },
+  options: { host: { type: 'string' }, port: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, ...DATA_OPTION, ...LOG_OPTIONS, json: { type: 'boolean' } },
   async run(args, io) {
     noPositionals(args)
-    const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
+    const config = resolveConfig(
+      { host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined, tlsCert: args.values['tls-cert'] as string | undefined, tlsKey: args.values['tls-key'] as string | undefined },
+      io.env,
+    )
     const logs = openLog(args, io, args.values.json === true)
     const out = output(io, logs.for('hub'), logs.settings.format === 'json')
     const hub = await startHub(config, { logger: logs }).catch((error: unknown) => {
@@ -81,7 +86,7 @@ export const serveCommand: Command = {
     const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
-    const dashboardUrl = `${hubOnTheLan(config.serverName, config.host, hub.port).url}${DASHBOARD_PATH.slice(1)}/`
+    const dashboardUrl = `${hubOnTheLan(config.serverName, config.host, hub.port, config.tls ? 'https' : 'http').url}${DASHBOARD_PATH.slice(1)}/`
     out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined, dashboardUrl, hub.setupToken)
     const signal = await stopSignal
     out.stopping(signal)
