@@ -17,7 +17,12 @@ export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boo
     case 'storage_full':
       throw storageFull(`The hub's disk has ${outcome.freeMb} MB free, under its minimum of ${outcome.minFreeMb} MB: it takes no new job until there is room. Try again later.`)
     case 'entitlement_limit':
-      throw new ApiError('entitlement_limit', `The project has ${outcome.openJobs} unfinished jobs, its limit; try again when some have finished.`, {
+      throw new ApiError(
+        'entitlement_limit',
+        outcome.limited === 'jobs'
+          ? `The project has ${outcome.open} unfinished jobs, its limit; try again when some have finished.`
+          : `The project's unfinished jobs hold ${(outcome.open / 1_048_576).toFixed(1)} MB of documents, and this one would pass its limit of ${(outcome.limit / 1_048_576).toFixed(1)} MB; try again when some have finished.`,
+        {
         headers: { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
       })
   }

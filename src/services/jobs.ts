@@ -35,7 +35,7 @@ export type SubmitOutcome =
   /** The document and metadata could not be delivered in one frame. */
   | { kind: 'too_large' }
   | { kind: 'unknown_printer'; printerId: string }
-  | { kind: 'entitlement_limit'; openJobs: number; limit: number }
+  | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
   /** The disk is (nearly) full: no new job until there is room. */
   | { kind: 'storage_full'; freeMb: number; minFreeMb: number }
 

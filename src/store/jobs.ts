@@ -89,7 +89,15 @@ export type CreateJobOutcome =
   | { kind: 'created'; job: Job }
   | { kind: 'duplicate'; job: Job }
   | { kind: 'unknown_printer' }
-  | { kind: 'entitlement_limit'; openJobs: number; limit: number }
+  /** The project is at its limit of unfinished jobs, or of their documents' bytes. */
+  | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
+
+/**
+ * Bytes of documents of one project's unfinished jobs, at most (256 MiB): however many jobs its
+ * limit allows (10,000 of up to 2 MiB each), one project cannot fill the disk with jobs that
+ * retention may not delete, and leave the other projects none.
+ */
+export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
 
 /** Reads and creates jobs. */
 export class Jobs {
@@ -107,9 +115,11 @@ export class Jobs {
     public openJobLimit: number,
     private readonly now: () => number,
     private readonly log: JobLog,
+    /** Bytes of unfinished jobs' documents one project may have. */
+    public openBytesLimit = OPEN_BYTES_PER_PROJECT,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
-    this.openJobs = db.query<{ open_jobs: number }, [string]>('SELECT open_jobs FROM projects WHERE id = ?')
+    this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
     this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number]>(
       `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
@@ -153,12 +163,16 @@ export class Jobs {
     if (existing) return { kind: 'duplicate', job: toJob(existing) }
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
-    const openJobs = this.openJobs.get(job.projectId)?.open_jobs ?? 0
-    if (openJobs >= this.openJobLimit) return { kind: 'entitlement_limit', openJobs, limit: this.openJobLimit }
+    const open = this.openJobs.get(job.projectId)
+    const openJobs = open?.open_jobs ?? 0
+    if (openJobs >= this.openJobLimit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
+    const document = JSON.stringify(job.document)
+    const openBytes = (open?.open_bytes ?? 0) + Buffer.byteLength(document)
+    if (openBytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: open?.open_bytes ?? 0, limit: this.openBytesLimit }
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
     const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!
-    this.insertDocument.run(row.seq, JSON.stringify(job.document))
+    this.insertDocument.run(row.seq, document)
     return { kind: 'created', job: toJob(row) }
   }
 

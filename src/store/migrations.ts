@@ -221,6 +221,29 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'failure codes in one spelling (area.reason), in jobs and their timelines',
     sql: renameFailureCodes(FORMER_SPELLINGS),
   },
+  {
+    version: 5,
+    description: "bytes of unfinished jobs' documents per project, for the project's byte limit",
+    sql: `
+      -- Kept by the triggers below, like open_jobs: a job's document counts from when it is stored
+      -- until the job ends (retention deletes only jobs that have ended).
+      ALTER TABLE projects ADD COLUMN open_bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE projects SET open_bytes = (
+        SELECT COALESCE(SUM(length(CAST(d.document AS BLOB))), 0) FROM jobs j JOIN job_documents d ON d.job_seq = j.seq
+        WHERE j.project_id = projects.id AND j.state NOT IN ${TERMINAL});
+      CREATE TRIGGER job_documents_open_bytes AFTER INSERT ON job_documents
+      BEGIN
+        UPDATE projects SET open_bytes = open_bytes + length(CAST(NEW.document AS BLOB))
+        WHERE id = (SELECT project_id FROM jobs WHERE seq = NEW.job_seq AND state NOT IN ${TERMINAL});
+      END;
+      CREATE TRIGGER jobs_open_bytes_on_finish AFTER UPDATE OF state ON jobs
+        WHEN OLD.state NOT IN ${TERMINAL} AND NEW.state IN ${TERMINAL}
+      BEGIN
+        UPDATE projects SET open_bytes = open_bytes - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        WHERE id = NEW.project_id;
+      END;
+    `,
+  },
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

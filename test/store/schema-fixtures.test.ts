@@ -74,9 +74,13 @@ function freshLedgerSchema(): string[] {
   return schemaOf(join(dir, 'agent.db'))
 }
 
+// The newest version is the one today's printhub makes itself (every other test uses it); its
+// fixture is made from the commit that brought it, once that commit is on main.
 test('a fixture exists for every store schema version released, each made by its own commit', () => {
-  const versions = fixtures.map((name) => manifest(name).hub.schemaVersions.store.at(-1))
-  expect(new Set(versions)).toEqual(new Set(HUB_SCHEMA.migrations.map((m) => m.version)))
+  const versions = new Set(fixtures.map((name) => manifest(name).hub.schemaVersions.store.at(-1)))
+  const all = HUB_SCHEMA.migrations.map((m) => m.version)
+  for (const version of all.slice(0, -1)) expect(versions.has(version)).toBe(true)
+  for (const version of versions) expect(all).toContain(version)
   // Both layouts of the agent's ledger: its own file for the built-in agent too, then in the hub's database.
   expect(fixtures.some((name) => manifest(name).builtinLedger)).toBe(true)
   expect(fixtures.some((name) => manifest(name).hub.schemaVersions.ledger.length > 0)).toBe(true)
