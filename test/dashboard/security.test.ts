@@ -131,6 +131,17 @@ describe('admin access', () => {
     expect((await asAdmin('GET', '/admin/v1/session', leaving)).status).toBe(401)
   })
 
+  test('sign out everywhere else: every other session ends, this one goes on; it needs the CSRF token', async () => {
+    const here = await setUpAndSignIn()
+    const others = [await freshSession(), await freshSession()]
+    expect((await asAdmin('POST', '/admin/v1/sessions/revoke-others', { cookie: here.cookie })).status).toBe(403)
+    const answer = await asAdmin('POST', '/admin/v1/sessions/revoke-others', here)
+    expect(answer.status).toBe(200)
+    expect(await answer.json()).toEqual({ signedOut: 2 })
+    for (const other of others) expect((await asAdmin('GET', '/admin/v1/session', other)).status).toBe(401)
+    expect((await asAdmin('GET', '/admin/v1/session', here)).status).toBe(200)
+  })
+
   test('a session can be revoked from another; a new password ends every other session', async () => {
     const first = await setUpAndSignIn()
     const second = await freshSession()

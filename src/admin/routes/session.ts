@@ -99,6 +99,11 @@ export function sessionRoutes(context: AdminContext) {
         const current = identity.kind === 'session' ? identity.session.id : null
         return { sessions: store.adminSessions.listLive().map((s) => ({ ...s, current: s.id === current })) }
       })
+      // Sign out everywhere (but here): a lost phone, or a password seen by someone.
+      .post('/sessions/revoke-others', ({ request }) => {
+        const identity = admin(request)
+        return { signedOut: store.adminSessions.revokeAll(identity.kind === 'session' ? identity.session.id : undefined) }
+      })
       .post('/sessions/:id/revoke', ({ request, params }) => {
         admin(request)
         if (!store.adminSessions.revoke(params.id)) throw notFound('There is no such session, or it already ended.')

@@ -104,6 +104,7 @@ export const settingsPage: Page = {
             h('li', { class: 'row spread' }, h('span', {}, `${s.userAgent.slice(0, 60) || 'Unknown browser'} from ${s.address}, since ${time(s.createdAt)}`, s.current ? h('strong', {}, ' (this one)') : null), s.current ? null : action('Sign out', () => api('POST', `/sessions/${s.id}/revoke`), problem)),
           ),
         ),
+        sessions.some((s) => !s.current) ? action('Sign out everywhere else', () => api('POST', '/sessions/revoke-others'), problem, { danger: true, confirmation: 'Sign out every other browser?' }) : null,
       )
       replace(
         tokensArea,
