@@ -21,9 +21,11 @@
 //   the database file's size as they go (it must level off), and the longest pruning step;
 //   backup (scripts/bench-backup.ts): `printhub backup` and `restore` of 100,000 jobs, and how long
 //   the hub's event loop waits while it makes a backup (a process of its own);
+//   security (scripts/bench-security.ts): /health while strangers hold frames at the gateway, while
+//   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup` or `binary` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup`, `security` or `binary` runs one.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -41,8 +43,9 @@ import { endChildren, killChildren, removeDataDirs, ROOT } from './bench-hub.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
 import { retentionSection } from './bench-retention.ts'
+import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'backup', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'backup', 'security', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -122,6 +125,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return retentionSection()
     case 'backup':
       return backupSection()
+    case 'security':
+      return securitySection()
     case 'binary':
       return binarySection()
   }

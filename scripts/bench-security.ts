@@ -1,0 +1,126 @@
+// The security part of `bun run bench`: how the hub answers GET /health while someone on the LAN
+// leans on it, each phase against the same hub idle in the same run (the yardstick):
+//   1. idle: /health latency and the hub's RSS;
+//   2. 200 strangers at the agent gateway, each sending most of a 2 MiB frame and holding it: the
+//      hub's RSS while they hold, and /health latency;
+//   3. 200 wrong admin passwords at once from one address (argon2id, counted as they start);
+//   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked.
+// /health is asked by one client every 10 ms for the length of a phase.
+import { connect, type Socket } from 'node:net'
+import { GATEWAY_PATH } from '../src/protocol/discovery.ts'
+import { MAX_FRAME_BYTES } from '../src/protocol/limits.ts'
+import type { SectionResult } from './bench.ts'
+import { initDataDir, ms, newDataDir, round, rssMb, sleep, startHub } from './bench-hub.ts'
+import { type LatencySummary, summarize } from './bench-load.ts'
+import { blackPng } from '../test/support/images.ts'
+
+const PHASE_MS = 3_000
+const PROBE_EVERY_MS = 10
+const TARGET_HEALTH_P99_MS = 50
+const TARGET_RSS_MB = 150
+
+/** Asks /health every PROBE_EVERY_MS while `during` runs, and for at least PHASE_MS. */
+async function healthWhile(url: string, during: () => Promise<unknown>): Promise<LatencySummary> {
+  const latencies: number[] = []
+  let running = true
+  const probe = (async () => {
+    while (running) {
+      const started = performance.now()
+      const response = await fetch(`${url}/health`)
+      await response.arrayBuffer()
+      if (response.status !== 200) throw new Error(`/health answered ${response.status}`)
+      latencies.push(performance.now() - started)
+      await sleep(PROBE_EVERY_MS)
+    }
+  })()
+  await Promise.all([during(), sleep(PHASE_MS)])
+  running = false
+  await probe
+  return summarize(Float64Array.from(latencies))
+}
+
+/** A stranger at the gateway: upgraded (or refused), then most of a 2 MiB frame, held. */
+function stranger(port: number, localAddress: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, localAddress })
+    let head = ''
+    socket.on('data', (data) => {
+      if (head.includes('\r\n\r\n')) return
+      head += data.toString('latin1')
+      if (!head.includes('\r\n\r\n')) return
+      if (head.startsWith('HTTP/1.1 101')) {
+        const header = Buffer.alloc(14)
+        header[0] = 0x81
+        header[1] = 0x80 | 127
+        header.writeBigUInt64BE(BigInt(MAX_FRAME_BYTES), 2)
+        socket.write(header)
+        socket.write(Buffer.alloc(MAX_FRAME_BYTES - 1024, 0x61), () => resolve(socket))
+      } else resolve(socket)
+    })
+    socket.on('error', reject)
+    socket.write(`GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')}\r\nsec-websocket-version: 13\r\n\r\n`)
+  })
+}
+
+export async function securitySection(): Promise<SectionResult> {
+  console.log('security: /health while the hub is leaned on...')
+  const dir = newDataDir()
+  const { projectId, apiKey, printerId } = await initDataDir(dir)
+  const hub = await startHub(dir)
+  try {
+    const port = Number(new URL(hub.url).port)
+    const idle = await healthWhile(hub.url, async () => {})
+    const idleRss = rssMb(hub.pid)
+
+    let heldRss = 0
+    const sockets: Socket[] = []
+    const gateway = await healthWhile(hub.url, async () => {
+      sockets.push(...(await Promise.all(Array.from({ length: 200 }, (_, i) => stranger(port, `127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`)))))
+      await sleep(500)
+      heldRss = rssMb(hub.pid)
+    })
+    for (const socket of sockets) socket.destroy()
+
+    const passwords = await healthWhile(hub.url, () =>
+      Promise.all(Array.from({ length: 200 }, () => fetch(`${hub.url}/admin/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'not the password' }) }).then((r) => r.arrayBuffer()))),
+    )
+
+    const image = { type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }
+    const rendering = await healthWhile(hub.url, () =>
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ printerId, idempotencyKey: `heavy-${i}`, document: { width: 80, sections: [image, { type: 'cut' }] } }),
+          }).then(async (r) => {
+            await r.arrayBuffer()
+            if (r.status !== 202) throw new Error(`a job with an image was answered ${r.status}`)
+          }),
+        ),
+      ),
+    )
+
+    const line = (name: string, s: LatencySummary) => `${name.padEnd(44)} /health p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`
+    const p99 = (name: string, s: LatencySummary) => ({ name: `/health p99, ${name}`, value: round(s.p99, 2), unit: ' ms', target: `< ${TARGET_HEALTH_P99_MS} ms`, pass: s.p99 < TARGET_HEALTH_P99_MS })
+    return {
+      report: [
+        'security (one hub; /health every 10 ms in each phase)',
+        line('idle (yardstick)', idle),
+        line('200 strangers holding 2 MiB frames', gateway),
+        line('200 wrong admin passwords at once', passwords),
+        line('20 jobs with a 4-megapixel image', rendering),
+        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB`,
+      ],
+      checks: [
+        p99('200 strangers at the gateway', gateway),
+        p99('200 wrong passwords', passwords),
+        p99('images rendering', rendering),
+        { name: 'RSS, 200 strangers at the gateway', value: round(heldRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: heldRss < TARGET_RSS_MB },
+      ],
+      results: { idle, gateway, passwords, rendering, idleRssMb: idleRss, heldRssMb: heldRss },
+    }
+  } finally {
+    await hub.stop()
+  }
+}
