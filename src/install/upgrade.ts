@@ -6,6 +6,7 @@
 // restored by the old printhub, the service started and awaited again, and why it rolled back.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { BACKUP_EXTENSION } from '../services/backup.ts'
 import { StoreInspection } from '../store/inspection.ts'
 import { BINARY_PATH, SERVICE_USER, serviceSettingsOf, UNIT_PATH } from './files.ts'
 import { describeVersion, dropOld, sameContent, type ExecutableVersion, executableVersion, putBackOld, replaceExecutable } from './executable.ts'
@@ -70,7 +71,7 @@ export async function preUpgradeBackup(
   ensureBackupsDir(backups)
   const name = preUpgradeName(now(), previous?.version ?? 'unknown')
   const online = await hasBackupCommand(hub.installed)
-  const kept: Safekeeping = online ? { kind: 'archive', path: join(backups, `${name}.printhub-backup`) } : { kind: 'copy', path: join(backups, `${name}.data`) }
+  const kept: Safekeeping = online ? { kind: 'archive', path: join(backups, `${name}${BACKUP_EXTENSION}`) } : { kind: 'copy', path: join(backups, `${name}.data`) }
   if (online) {
     out(`1. Backing up with the installed printhub: ${backupCommand(BINARY_PATH, hub.dataDir, kept.path).join(' ')}`)
     const problem = await archive(hub.installed, hub.data, kept.path)

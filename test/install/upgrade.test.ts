@@ -108,7 +108,7 @@ describe('printhub upgrade', () => {
     expect(existsSync(join(m.root, 'usr/local/bin/.printhub.new'))).toBe(false)
     // The backup was made by the old one, into DATA-backups beside the data directory.
     const backups = join(m.root, `${DATA}-backups`)
-    expect(listing(backups)).toEqual([expect.stringMatching(/^pre-upgrade-\d{8}T\d{6}Z-0\.4\.0\.printhub-backup$/)])
+    expect(listing(backups)).toEqual([expect.stringMatching(/^pre-upgrade-\d{8}T\d{6}Z-0\.4\.0\.phbackup$/)])
     expect(statSync(backups).mode & 0o777).toBe(0o700)
     expect(readFileSync(join(m.root, 'var/lib/log'), 'utf8')).toBe('backed up by 0.4.0\n')
     expect(m.lines[0]).toBe('Upgrading printhub 0.4.0 (c0.4.0, schema 4) -> printhub 0.5.0 (c0.5.0, schema 5)')
@@ -176,7 +176,7 @@ describe('printhub upgrade', () => {
       const outcome = await upgrade(m.options(fakePrinthub(join(m.root, `new-${version}`), version), { now: () => new Date((at += 60_000)) }))
       expect(outcome.kind).toBe('upgraded')
     }
-    expect(listing(join(m.root, `${DATA}-backups`)).map((name) => name.replace(/^pre-upgrade-\d{8}T\d{6}Z-/, ''))).toEqual(['0.6.0.printhub-backup', '0.7.0.printhub-backup', '0.8.0.printhub-backup'])
+    expect(listing(join(m.root, `${DATA}-backups`)).map((name) => name.replace(/^pre-upgrade-\d{8}T\d{6}Z-/, ''))).toEqual(['0.6.0.phbackup', '0.7.0.phbackup', '0.8.0.phbackup'])
   })
 
   test('refuses, changing nothing: not installed, not a printhub, the same executable, a failed backup', async () => {
