@@ -4,7 +4,9 @@
 //   2. 200 strangers at the agent gateway, each sending most of a 2 MiB frame and holding it: the
 //      hub's RSS while they hold, and /health latency;
 //   3. 200 wrong admin passwords at once from one address (argon2id, counted as they start);
-//   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked.
+//   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked;
+//   5. 3,000 connections (from 12 addresses) that send their request headers a line every 2 s and
+//      never finish them (slowloris): the hub's RSS and /health latency.
 // /health is asked by one client every 10 ms for the length of a phase.
 import { connect, type Socket } from 'node:net'
 import { GATEWAY_PATH } from '../src/protocol/discovery.ts'
@@ -101,6 +103,25 @@ export async function securitySection(): Promise<SectionResult> {
       ),
     )
 
+    let slowRss = 0
+    const beforeSlowRss = rssMb(hub.pid)
+    const slow: Socket[] = []
+    const drip = setInterval(() => {
+      for (const socket of slow) socket.write('x-slow: 1\r\n')
+    }, 2_000)
+    const slowloris = await healthWhile(hub.url, async () => {
+      for (let i = 0; i < 3_000; i++) {
+        const socket = connect({ host: '127.0.0.1', port, localAddress: `127.1.${Math.floor(i / 250)}.${1 + (i % 250)}` })
+        socket.on('error', () => {})
+        socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`)
+        slow.push(socket)
+      }
+      await sleep(1_500)
+      slowRss = rssMb(hub.pid)
+    })
+    clearInterval(drip)
+    for (const socket of slow) socket.destroy()
+
     const line = (name: string, s: LatencySummary) => `${name.padEnd(44)} /health p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`
     const p99 = (name: string, s: LatencySummary) => ({ name: `/health p99, ${name}`, value: round(s.p99, 2), unit: ' ms', target: `< ${TARGET_HEALTH_P99_MS} ms`, pass: s.p99 < TARGET_HEALTH_P99_MS })
     return {
@@ -110,15 +131,17 @@ export async function securitySection(): Promise<SectionResult> {
         line('200 strangers holding 2 MiB frames', gateway),
         line('200 wrong admin passwords at once', passwords),
         line('20 jobs with a 4-megapixel image', rendering),
-        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB`,
+        line('3,000 slow-header connections', slowloris),
+        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB, with 3,000 slow connections ${round(slowRss)} MB (${round(slowRss - beforeSlowRss)} MB against just before)`,
       ],
       checks: [
         p99('200 strangers at the gateway', gateway),
         p99('200 wrong passwords', passwords),
         p99('images rendering', rendering),
+        p99('3,000 slow connections', slowloris),
         { name: 'RSS, 200 strangers at the gateway', value: round(heldRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: heldRss < TARGET_RSS_MB },
       ],
-      results: { idle, gateway, passwords, rendering, idleRssMb: idleRss, heldRssMb: heldRss },
+      results: { idle, gateway, passwords, rendering, slowloris, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
     }
   } finally {
     await hub.stop()
