@@ -13,6 +13,7 @@ import type { HealthAnswer, ServiceManager } from '../../src/install/system.ts'
 import { upgrade, UpgradeError, type UpgradeOptions } from '../../src/install/upgrade.ts'
 import { initialize } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
+import { waitFor } from '../support/wait.ts'
 import { cli } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 
@@ -224,10 +225,13 @@ describe('the executable', () => {
     const dir = tempDir()
     dirs.push(dir)
     const installed = join(dir, 'printhub')
-    writeFileSync(installed, '#!/bin/sh\nsleep 30\n')
+    const started = join(dir, 'started')
+    writeFileSync(installed, `#!/bin/sh\necho > ${started}\nsleep 30\n`)
     chmodSync(installed, 0o755)
     const running = Bun.spawn([installed])
     try {
+      // The shell opens the script by its name: only once it runs is it the old file that runs.
+      await waitFor(() => existsSync(started))
       const next = fakePrinthub(join(dir, 'next'), '0.5.0')
       expect(replaceExecutable(next, installed)).toEqual({ keptOld: true })
       expect((await executableVersion(installed)).version).toBe('0.5.0')
