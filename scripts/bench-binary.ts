@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SectionResult } from './bench.ts'
-import { rssMb } from './bench-hub.ts'
+import { rssMb, UNLIMITED_KEY } from './bench-hub.ts'
 import { binaryPath, build } from './build.ts'
 import { freePort } from '../test/support/ports.ts'
 
@@ -67,7 +67,7 @@ export async function measureBinary(): Promise<BinaryFigures> {
     }
     startups.sort((a, b) => a - b)
 
-    const { child, url } = await serveUntilHealthy(binary, dataDir)
+    const { child, url } = await serveUntilHealthy(binary, dataDir, UNLIMITED_KEY)
     await Bun.sleep(IDLE_SETTLE_MS)
     const idleRssMb = rssMb(child.pid)
     let next = 0

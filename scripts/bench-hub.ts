@@ -5,9 +5,12 @@ import type { Subprocess } from 'bun'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAX_OPEN_JOBS } from '../src/domain/settings.ts'
+import { KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, MAX_OPEN_JOBS } from '../src/domain/settings.ts'
 
 export const ROOT = join(import.meta.dir, '..')
+
+/** The bench's one API key submits as fast as the hub takes jobs: its rate limit at its maximum. */
+export const UNLIMITED_KEY = { PRINTHUB_KEY_JOBS_PER_MINUTE: String(KEY_JOBS_PER_MINUTE.max), PRINTHUB_KEY_MB_PER_MINUTE: String(KEY_MB_PER_MINUTE.max) }
 const BUN = process.execPath
 const HOST = '127.0.0.1'
 
@@ -103,7 +106,8 @@ export async function startHub(dir: string): Promise<HubProcess> {
   // In the API section every submission stays open (its printer is held offline), and half the
   // seeded jobs are unfinished too (counted by a trigger): lift the limit of unfinished jobs
   // (default 10,000) to its maximum, or submissions would turn into 429s.
-  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max) }
+  // One key submits every job here: lift its rate (default 1,200 jobs and 64 MB a minute) too.
+  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY }
   const child = spawn([...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
   const tail: string[] = [] // the last lines of both streams, to explain a failed start
   let onListening: (url: string) => void = () => {}

@@ -1,5 +1,6 @@
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Capacity, JobService } from '../services/jobs.ts'
+import type { SubmissionQuota } from '../http/submission-quota.ts'
 import type { Store } from '../store/store.ts'
 
 /** What the public API, discovery, pairing and the gateway's socket work with. */
@@ -16,4 +17,6 @@ export interface ApiContext {
   gateway: Gateway
   /** Whether the data directory has room for new jobs (the disk guard). */
   capacity: Capacity
+  /** How fast each API key may submit jobs. */
+  submissions: SubmissionQuota
 }

@@ -22,6 +22,12 @@ export const RETENTION_DAYS = { min: 1, max: 3_650, default: 30 } as const
 export const MIN_FREE_MB = { min: 1, max: 1_048_576, default: 256 } as const
 /** How many of its daily backups the hub keeps in the backup directory. */
 export const BACKUP_KEEP = { min: 1, max: 365, default: 7 } as const
+/**
+ * Jobs and MB of documents one API key may submit a minute (a burst of as many at once, then
+ * refilled evenly): what one application, or one stolen key, can make the hub store and print.
+ */
+export const KEY_JOBS_PER_MINUTE = { min: 1, max: 1_000_000, default: 1_200 } as const
+export const KEY_MB_PER_MINUTE = { min: 1, max: 1_048_576, default: 64 } as const
 /** The longest backup directory path taken. */
 export const MAX_BACKUP_DIR_LENGTH = 1_024
 

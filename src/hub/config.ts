@@ -6,7 +6,7 @@ import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
+import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS } from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -39,6 +39,9 @@ export interface HubConfig {
   backupKeep: number
   /** The settings the dashboard may change that the environment set: those stay as set. */
   pinned: readonly EditableSetting[]
+  /** What one API key may submit a minute: jobs, and MB of documents. */
+  keyJobsPerMinute: number
+  keyMbPerMinute: number
   /** HTTPS: the certificate chain and private key files (PEM); undefined: plain HTTP, the LAN's default. */
   tls: { certFile: string; keyFile: string } | undefined
 }
@@ -141,6 +144,8 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     backupDir: directorySetting('PRINTHUB_BACKUP_DIR', env.PRINTHUB_BACKUP_DIR),
     backupKeep: integerSetting('PRINTHUB_BACKUP_KEEP', env.PRINTHUB_BACKUP_KEEP, BACKUP_KEEP.default, BACKUP_KEEP),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
+    keyJobsPerMinute: integerSetting('PRINTHUB_KEY_JOBS_PER_MINUTE', env.PRINTHUB_KEY_JOBS_PER_MINUTE, KEY_JOBS_PER_MINUTE.default, KEY_JOBS_PER_MINUTE),
+    keyMbPerMinute: integerSetting('PRINTHUB_KEY_MB_PER_MINUTE', env.PRINTHUB_KEY_MB_PER_MINUTE, KEY_MB_PER_MINUTE.default, KEY_MB_PER_MINUTE),
     tls: tlsSetting(flags.tlsCert ?? (env.PRINTHUB_TLS_CERT || undefined), flags.tlsKey ?? (env.PRINTHUB_TLS_KEY || undefined)),
   }
   if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')

@@ -8,6 +8,7 @@ import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { logRequest, type RequestLog } from '../http/app.ts'
+import { SubmissionQuota } from '../http/submission-quota.ts'
 import { Log } from '../platform/log.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
@@ -158,7 +159,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     clearDownloads(config.dataDir)
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
-    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk }
+    const submissions = new SubmissionQuota(() => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }), now)
+    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk, submissions }
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])

@@ -11,14 +11,29 @@ import type { ApiContext } from '../context.ts'
 
 const JOBS_PATH = '/v1/projects/:projectId/jobs'
 
-export function jobRoutes({ store, jobs }: ApiContext) {
+export function jobRoutes({ store, jobs, submissions }: ApiContext) {
   return new Elysia()
     .post(
       JOBS_PATH,
       async ({ request, params, set }): Promise<CreateJobResponse> => {
-        authenticate(store, request, params.projectId, 'jobs:write')
+        const key = authenticate(store, request, params.projectId, 'jobs:write')
         const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES)
-        const created = submittedJob(await jobs.submit({ ...input, projectId: params.projectId }))
+        // A retry of a job already made is answered with it, whatever the key's quota says.
+        const existing = store.jobs.byIdempotencyKey(params.projectId, input.idempotencyKey)
+        if (existing) {
+          set.status = 200
+          return submittedJob({ kind: 'duplicate', job: existing })
+        }
+        // The body's size as sent (a chunked body has no length: its document's, then).
+        const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
+        const share = submissions.take(key.id, bytes)
+        let outcome: Awaited<ReturnType<typeof jobs.submit>> | undefined
+        try {
+          outcome = await jobs.submit({ ...input, projectId: params.projectId })
+        } finally {
+          if (outcome?.kind !== 'created') share.giveBack()
+        }
+        const created = submittedJob(outcome)
         set.status = created.duplicate ? 200 : 202
         return created
       },
