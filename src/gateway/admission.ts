@@ -10,6 +10,12 @@ export const MAX_UNAUTHENTICATED = 16
 export const MAX_UNAUTHENTICATED_PER_ADDRESS = 4
 /** What a refused connection is told to wait before it tries again. */
 export const ADMISSION_RETRY_AFTER_MS = 10_000
+/**
+ * A place is given back after this long whatever happens (the session closes a connection that
+ * has not authenticated after 10 s): a connection the WebSocket layer never reported closed cannot
+ * keep its place for ever.
+ */
+export const ADMISSION_MAX_HOLD_MS = 15_000
 
 /** A place among the connections still authenticating; released once, whatever calls it. */
 export interface Admission {
@@ -20,7 +26,7 @@ export class PreAuthAdmission {
   private total = 0
   private readonly byAddress = new Map<string, number>()
 
-  constructor(private readonly bounds = { total: MAX_UNAUTHENTICATED, perAddress: MAX_UNAUTHENTICATED_PER_ADDRESS }) {}
+  constructor(private readonly bounds = { total: MAX_UNAUTHENTICATED, perAddress: MAX_UNAUTHENTICATED_PER_ADDRESS, maxHoldMs: ADMISSION_MAX_HOLD_MS }) {}
 
   /** A place for a connection from `address`, or undefined when there is none now. */
   admit(address: string): Admission | undefined {
@@ -29,16 +35,18 @@ export class PreAuthAdmission {
     this.total++
     this.byAddress.set(address, fromAddress + 1)
     let released = false
-    return {
-      release: () => {
-        if (released) return
-        released = true
-        this.total--
-        const left = (this.byAddress.get(address) ?? 1) - 1
-        if (left > 0) this.byAddress.set(address, left)
-        else this.byAddress.delete(address)
-      },
+    const release = () => {
+      if (released) return
+      released = true
+      clearTimeout(timer)
+      this.total--
+      const left = (this.byAddress.get(address) ?? 1) - 1
+      if (left > 0) this.byAddress.set(address, left)
+      else this.byAddress.delete(address)
     }
+    const timer = setTimeout(release, this.bounds.maxHoldMs)
+    timer.unref()
+    return { release }
   }
 
   /** Connections still authenticating now. */
