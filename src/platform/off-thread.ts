@@ -50,10 +50,13 @@ export class OffThread<I, O> {
     })
   }
 
-  /** Ends the worker; tasks still waiting are refused. */
+  /** Ends the worker; the task it was doing and those still waiting are refused. */
   close(): void {
+    const waiting = this.queue.splice(0)
+    const running = this.running
+    if (running) this.settle(running.id, () => running.task.reject(new OffThreadFailure('stopped')), true)
     this.endWorker()
-    for (const task of this.queue.splice(0)) task.reject(new OffThreadFailure('stopped'))
+    for (const task of waiting) task.reject(new OffThreadFailure('stopped'))
   }
 
   private next(): void {

@@ -48,3 +48,11 @@ describe('where a document renders', () => {
     }
   })
 })
+
+test('closing the worker refuses the document it was rendering and those waiting', async () => {
+  const closing = renderWorker()
+  const rendering = renderOffThread(request(heavy), closing).catch((e: unknown) => e)
+  const waiting = renderOffThread(request(heavy), closing).catch((e: unknown) => e)
+  closing.close()
+  for (const outcome of [await rendering, await waiting]) expect(outcome).toMatchObject({ code: 'render.failed', message: expect.stringContaining('stopped') })
+})
