@@ -4,7 +4,8 @@
 //   2. 200 strangers at the agent gateway, each sending most of a 2 MiB frame and holding it: the
 //      hub's RSS while they hold, and /health latency;
 //   3. 200 wrong admin passwords at once from one address (argon2id, counted as they start);
-//   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked;
+//   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked
+//      (and, as its yardstick, how long one such document holds a thread when rendered inline);
 //   5. 3,000 connections (from 12 addresses) that send their request headers a line every 2 s and
 //      never finish them (slowloris): the hub's RSS and /health latency.
 // /health is asked by one client every 10 ms for the length of a phase.
@@ -15,6 +16,8 @@ import type { SectionResult } from './bench.ts'
 import { initDataDir, ms, newDataDir, round, rssMb, sleep, startHub } from './bench-hub.ts'
 import { type LatencySummary, summarize } from './bench-load.ts'
 import { blackPng } from '../test/support/images.ts'
+import type { PrintDocument } from '../src/protocol/document.ts'
+import { render, targetFor } from '../src/render/render.ts'
 
 const PHASE_MS = 3_000
 const PROBE_EVERY_MS = 10
@@ -122,6 +125,15 @@ export async function securitySection(): Promise<SectionResult> {
     clearInterval(drip)
     for (const socket of slow) socket.destroy()
 
+    // What each of those jobs would hold the hub's event loop for if it were rendered there.
+    const inline: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now()
+      render({ width: 80, sections: [image as PrintDocument['sections'][number], { type: 'cut' }] }, targetFor('generic-80mm', 80))
+      inline.push(performance.now() - started)
+    }
+    const inlineMs = inline.sort((a, b) => a - b)[1]!
+
     const line = (name: string, s: LatencySummary) => `${name.padEnd(44)} /health p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`
     const p99 = (name: string, s: LatencySummary) => ({ name: `/health p99, ${name}`, value: round(s.p99, 2), unit: ' ms', target: `< ${TARGET_HEALTH_P99_MS} ms`, pass: s.p99 < TARGET_HEALTH_P99_MS })
     return {
@@ -131,6 +143,7 @@ export async function securitySection(): Promise<SectionResult> {
         line('200 strangers holding 2 MiB frames', gateway),
         line('200 wrong admin passwords at once', passwords),
         line('20 jobs with a 4-megapixel image', rendering),
+        `  (one of them rendered inline would hold the event loop ${ms(inlineMs)}: median of 3)`,
         line('3,000 slow-header connections', slowloris),
         `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB, with 3,000 slow connections ${round(slowRss)} MB (${round(slowRss - beforeSlowRss)} MB against just before)`,
       ],
@@ -141,7 +154,7 @@ export async function securitySection(): Promise<SectionResult> {
         p99('3,000 slow connections', slowloris),
         { name: 'RSS, 200 strangers at the gateway', value: round(heldRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: heldRss < TARGET_RSS_MB },
       ],
-      results: { idle, gateway, passwords, rendering, slowloris, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
+      results: { idle, gateway, passwords, rendering, inlineRenderMs: inlineMs, slowloris, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
     }
   } finally {
     await hub.stop()
