@@ -10,11 +10,11 @@
 //      never finish them (slowloris): the hub's RSS and /health latency.
 // /health is asked by one client every 10 ms for the length of a phase.
 import { connect, type Socket } from 'node:net'
-import { GATEWAY_PATH } from '../src/protocol/discovery.ts'
 import { MAX_FRAME_BYTES } from '../src/protocol/limits.ts'
 import type { SectionResult } from './bench.ts'
 import { initDataDir, ms, newDataDir, round, rssMb, sleep, startHub } from './bench-hub.ts'
 import { type LatencySummary, summarize } from './bench-load.ts'
+import { gatewayStranger } from '../test/support/gateway-stranger.ts'
 import { blackPng } from '../test/support/images.ts'
 import type { PrintDocument } from '../src/protocol/document.ts'
 import { render, targetFor } from '../src/render/render.ts'
@@ -44,29 +44,6 @@ async function healthWhile(url: string, during: () => Promise<unknown>): Promise
   return summarize(Float64Array.from(latencies))
 }
 
-/** A stranger at the gateway: upgraded (or refused), then most of a 2 MiB frame, held. */
-function stranger(port: number, localAddress: string): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, localAddress })
-    let head = ''
-    socket.on('data', (data) => {
-      if (head.includes('\r\n\r\n')) return
-      head += data.toString('latin1')
-      if (!head.includes('\r\n\r\n')) return
-      if (head.startsWith('HTTP/1.1 101')) {
-        const header = Buffer.alloc(14)
-        header[0] = 0x81
-        header[1] = 0x80 | 127
-        header.writeBigUInt64BE(BigInt(MAX_FRAME_BYTES), 2)
-        socket.write(header)
-        socket.write(Buffer.alloc(MAX_FRAME_BYTES - 1024, 0x61), () => resolve(socket))
-      } else resolve(socket)
-    })
-    socket.on('error', reject)
-    socket.write(`GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')}\r\nsec-websocket-version: 13\r\n\r\n`)
-  })
-}
-
 export async function securitySection(): Promise<SectionResult> {
   console.log('security: /health while the hub is leaned on...')
   const dir = newDataDir()
@@ -80,7 +57,9 @@ export async function securitySection(): Promise<SectionResult> {
     let heldRss = 0
     const sockets: Socket[] = []
     const gateway = await healthWhile(hub.url, async () => {
-      sockets.push(...(await Promise.all(Array.from({ length: 200 }, (_, i) => stranger(port, `127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`)))))
+      const strangers = Array.from({ length: 200 }, (_, i) => gatewayStranger(port, `127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`, MAX_FRAME_BYTES, MAX_FRAME_BYTES - 1024))
+      sockets.push(...strangers.map((s) => s.socket))
+      await Promise.all(strangers.map((s) => s.status))
       await sleep(500)
       heldRss = rssMb(hub.pid)
     })

@@ -5,10 +5,9 @@
 // and a paired agent still connects and prints while it goes on.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { readFileSync, rmSync } from 'node:fs'
-import { connect, type Socket } from 'node:net'
 import { MAX_UNAUTHENTICATED, MAX_UNAUTHENTICATED_PER_ADDRESS } from '../../src/gateway/admission.ts'
-import { GATEWAY_PATH } from '../../src/protocol/discovery.ts'
 import { MAX_FRAME_BYTES } from '../../src/protocol/limits.ts'
+import { gatewayStranger } from '../support/gateway-stranger.ts'
 import { spawnServe, type ServeProcess } from '../support/serve.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
@@ -29,43 +28,7 @@ afterAll(async () => {
 
 const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${hub.process.pid}/status`, 'utf8'))![1]) / 1024
 
-interface Stranger {
-  socket: Socket
-  /** The status of the HTTP answer to the upgrade: 101 when let in. */
-  status: Promise<number>
-  closed: Promise<void>
-}
-
-/**
- * Opens the gateway from `localAddress` and, once upgraded, starts a masked text frame that
- * announces `announced` bytes and sends `sent` of them, then holds the connection.
- */
-function stranger(localAddress: string, announced: number, sent: number): Stranger {
-  const socket = connect({ host: '127.0.0.1', port, localAddress })
-  let received = ''
-  const status = new Promise<number>((resolve, reject) => {
-    socket.on('data', (data) => {
-      received += data.toString('latin1')
-      const match = /^HTTP\/1\.1 (\d{3})/.exec(received)
-      if (!match || !received.includes('\r\n\r\n')) return
-      const code = Number(match[1])
-      if (code === 101 && !socket.writableEnded) {
-        const header = Buffer.alloc(14)
-        header[0] = 0x81
-        header[1] = 0x80 | 127
-        header.writeBigUInt64BE(BigInt(announced), 2)
-        header.writeUInt32BE(0x01020304, 10)
-        socket.write(header)
-        socket.write(Buffer.alloc(sent, 0x61))
-      }
-      resolve(code)
-    })
-    socket.on('error', reject)
-  })
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-  socket.write(`GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')}\r\nsec-websocket-version: 13\r\n\r\n`)
-  return { socket, status, closed }
-}
+const stranger = (localAddress: string, announced: number, sent: number) => gatewayStranger(port, localAddress, announced, sent)
 
 test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is bounded, the rest get 429, the deadline closes the rest', async () => {
   const before = rssMb()

@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
+import type { QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
 import type { CreateJobResponse, ListJobsResponse } from '../../protocol/job.ts'
 import { createJobRule } from '../../protocol/job-request.ts'
@@ -18,15 +19,18 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       async ({ request, params, set }): Promise<CreateJobResponse> => {
         const key = authenticate(store, request, params.projectId, 'jobs:write')
         const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES)
-        // A retry of a job already made is answered with it, whatever the key's quota says.
-        const existing = store.jobs.byIdempotencyKey(params.projectId, input.idempotencyKey)
-        if (existing) {
+        // The body's size as sent (a chunked body has no length: its document's, then).
+        const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
+        let share: QuotaTicket
+        try {
+          share = submissions.take(key.id, bytes)
+        } catch (error) {
+          // Over the key's quota, a retry of a job already made is still answered with it.
+          const existing = store.jobs.byIdempotencyKey(params.projectId, input.idempotencyKey)
+          if (!existing) throw error
           set.status = 200
           return submittedJob({ kind: 'duplicate', job: existing })
         }
-        // The body's size as sent (a chunked body has no length: its document's, then).
-        const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
-        const share = submissions.take(key.id, bytes)
         let outcome: Awaited<ReturnType<typeof jobs.submit>> | undefined
         try {
           outcome = await jobs.submit({ ...input, projectId: params.projectId })
