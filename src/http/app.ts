@@ -3,7 +3,9 @@
 import { Elysia } from 'elysia'
 import { describeError, type Logger } from '../platform/log.ts'
 import { isStorageError } from '../sqlite/errors.ts'
+import { attachBodyBudget, BodyBudget } from './body-budget.ts'
 import { ApiError, errorBody, notFound, storageFull } from './errors.ts'
+import { remoteAddress } from './failure-rate-limit.ts'
 
 /** One request as the log records it: the path only, never a query, header or body. */
 export interface RequestLogEntry {
@@ -41,13 +43,14 @@ interface RequestInfo {
  * The app the edges' routes are mounted on. Paths in `openPrinterPaths` answer errors in
  * OpenPrinter's closed envelope, which stock agents parse.
  */
-export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger) {
+export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger, bodies = new BodyBudget()) {
   const requests = new WeakMap<Request, RequestInfo>()
   // normalize: false and our own body reader: nothing is coerced or silently dropped.
   return new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
       requests.set(request, info)
+      if (request.method !== 'GET' && request.method !== 'HEAD') attachBodyBudget(request, bodies, () => remoteAddress(request, server))
       set.headers['x-request-id'] = info.id
       set.headers['cache-control'] = 'no-store'
       set.headers['x-content-type-options'] = 'nosniff'

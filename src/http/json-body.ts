@@ -1,6 +1,7 @@
 // Reads a JSON request body within a byte limit and a time limit, without buffering more than the
 // limit: an oversized body is refused as soon as it is known to be too big.
 import { type Rule, validate } from '../protocol/rules.ts'
+import { type BodyClaim, claimBody } from './body-budget.ts'
 import { ApiError, invalidRequest } from './errors.ts'
 
 /** A body that has not fully arrived after this long is refused. */
@@ -11,11 +12,19 @@ const CLOSE = { connection: 'close' }
 const tooLarge = (maxBytes: number) => new ApiError('payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, { headers: CLOSE })
 const tooSlow = () => new ApiError('request_timeout', 'The request body did not arrive in time.', { headers: CLOSE })
 
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+/** `caller` is who the body's bytes are charged to in the hub's body budget (its address when not named). */
+export async function readJsonBody(request: Request, maxBytes: number, caller?: string): Promise<unknown> {
   const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
   if (mediaType !== 'application/json') throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.')
   const declared = request.headers.get('content-length')
-  const bytes = declared === null ? await readStream(request, maxBytes) : await readDeclared(request, Number(declared), maxBytes)
+  const claim = claimBody(request, caller)
+  let bytes: Uint8Array
+  try {
+    bytes = declared === null ? await readStream(request, maxBytes, claim) : await readDeclared(request, Number(declared), maxBytes, claim)
+  } finally {
+    // Decoded at once below: the bytes are let go with the claim.
+    claim?.release()
+  }
   let text: string
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
@@ -30,8 +39,9 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 }
 
 /** A body of declared length: refused before reading when too long, else read whole (HTTP framing stops at the length). */
-async function readDeclared(request: Request, length: number, maxBytes: number): Promise<Uint8Array> {
+async function readDeclared(request: Request, length: number, maxBytes: number, claim: BodyClaim | undefined): Promise<Uint8Array> {
   if (length > maxBytes) throw tooLarge(maxBytes)
+  claim?.grow(length)
   let timer: Timer | undefined
   const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(tooSlow()), BODY_TIMEOUT_MS)))
   try {
@@ -45,8 +55,9 @@ async function readDeclared(request: Request, length: number, maxBytes: number):
 }
 
 /** A chunked body: read as it arrives and cut off as soon as it passes the limit. */
-async function readStream(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function readStream(request: Request, maxBytes: number, claim: BodyClaim | undefined): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0)
+  claim?.grow(16_384)
   let buffer = new Uint8Array(16_384)
   let length = 0
   const reader = request.body.getReader()
@@ -66,7 +77,14 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
       }
       if (length + value.length > buffer.length) {
         // Grows as data arrives, so a small body never costs the maximum.
-        const grown = new Uint8Array(Math.min(maxBytes, Math.max(buffer.length * 2, length + value.length)))
+        const size = Math.min(maxBytes, Math.max(buffer.length * 2, length + value.length))
+        try {
+          claim?.grow(size - buffer.length)
+        } catch (error) {
+          void reader.cancel()
+          throw error
+        }
+        const grown = new Uint8Array(size)
         grown.set(buffer.subarray(0, length))
         buffer = grown
       }
@@ -82,8 +100,8 @@ async function readStream(request: Request, maxBytes: number): Promise<Uint8Arra
 }
 
 /** A JSON body that must follow `rule`; a 400 naming every field that does not. */
-export async function readValidBody<T>(request: Request, rule: Rule<T>, maxBytes: number): Promise<T> {
-  const result = validate(rule, await readJsonBody(request, maxBytes))
+export async function readValidBody<T>(request: Request, rule: Rule<T>, maxBytes: number, caller?: string): Promise<T> {
+  const result = validate(rule, await readJsonBody(request, maxBytes, caller))
   if (!result.ok) throw invalidRequest(result.issues)
   return result.value
 }

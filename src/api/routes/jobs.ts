@@ -18,7 +18,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       JOBS_PATH,
       async ({ request, params, set }): Promise<CreateJobResponse> => {
         const key = authenticate(store, request, params.projectId, 'jobs:write')
-        const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES)
+        const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES, `key:${key.id}`)
         // The body's size as sent (a chunked body has no length: its document's, then).
         const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
         let share: QuotaTicket
