@@ -56,7 +56,7 @@ export async function retentionSection(): Promise<SectionResult> {
   try {
     const { projectId } = await initialize(store, dir)
     const printerId = store.printers.resolve(projectId, 'demo')!.id
-    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, diskLow: () => false, now: () => clock, log: Log.silent().for('retention') })
+    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, historyBytesPerProject: () => Number.MAX_SAFE_INTEGER, diskLow: () => false, now: () => clock, log: Log.silent().for('retention') })
     // The longest step of pruning: how long the event loop is held at most.
     const steps: number[] = []
     const prune = store.retention.pruneJobs.bind(store.retention)

@@ -18,6 +18,11 @@ export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as cons
 export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as const
 /** How long finished jobs are kept, with their documents and timelines, in days. */
 export const RETENTION_DAYS = { min: 1, max: 3_650, default: 30 } as const
+/**
+ * How much of its finished jobs' documents one project keeps (in MB): past it, its oldest finished
+ * jobs are deleted before their time, so one busy project cannot fill the disk for the others.
+ */
+export const HISTORY_MB_PER_PROJECT = { min: 1, max: 1_048_576, default: 1_024 } as const
 /** Below this much free space in the data directory, the hub takes no new job (in MB). */
 export const MIN_FREE_MB = { min: 1, max: 1_048_576, default: 256 } as const
 /** How many of its daily backups the hub keeps in the backup directory. */
@@ -40,6 +45,7 @@ export const EDITABLE_SETTINGS = {
   retryMaxMs: 'PRINTHUB_RETRY_MAX_MS',
   maxOpenJobsPerProject: 'PRINTHUB_MAX_OPEN_JOBS',
   retentionDays: 'PRINTHUB_RETENTION_DAYS',
+  historyMbPerProject: 'PRINTHUB_HISTORY_MB',
   minFreeMb: 'PRINTHUB_MIN_FREE_MB',
   backupDir: 'PRINTHUB_BACKUP_DIR',
   backupKeep: 'PRINTHUB_BACKUP_KEEP',
@@ -52,6 +58,7 @@ export interface EditableSettings {
   retryMaxMs: number
   maxOpenJobsPerProject: number
   retentionDays: number
+  historyMbPerProject: number
   minFreeMb: number
   /** Where the hub writes a backup every day; empty: no scheduled backups. */
   backupDir: string
@@ -67,6 +74,7 @@ export const EDITABLE_RANGES: Record<Exclude<EditableSetting, TextSetting>, Rang
   retryMaxMs: RETRY_MAX_MS,
   maxOpenJobsPerProject: MAX_OPEN_JOBS,
   retentionDays: RETENTION_DAYS,
+  historyMbPerProject: HISTORY_MB_PER_PROJECT,
   minFreeMb: MIN_FREE_MB,
   backupKeep: BACKUP_KEEP,
 }

@@ -148,7 +148,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
     const jobs = new JobService(store, dispatcher, disk)
-    const housekeeping = new Housekeeping(store, { retentionDays: () => settings.values.retentionDays, diskLow: () => disk.now().low, now, log: logs.for('retention') })
+    const housekeeping = new Housekeeping(store, {
+      retentionDays: () => settings.values.retentionDays,
+      historyBytesPerProject: () => settings.values.historyMbPerProject * 1_048_576,
+      diskLow: () => disk.now().low, now, log: logs.for('retention') })
     const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
     const backups = new BackupSchedule(
       backupRunner,

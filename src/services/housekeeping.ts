@@ -1,6 +1,7 @@
 // Keeps the hub's database bounded while it runs for years: finished jobs older than the retention
-// period are deleted with everything that belongs to them, old records with them, and the pages
-// they held given back to the file system. In the background, a batch at a time with the event
+// period are deleted with everything that belongs to them, old records with them, then the oldest
+// finished jobs of any project whose history holds more than its budget of bytes (so one busy
+// project cannot fill the disk for the others), and the pages they held given back to the file system. In the background, a batch at a time with the event
 // loop free between batches, so submissions and deliveries never wait for it.
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import type { Store } from '../store/store.ts'
@@ -17,6 +18,8 @@ const RELEASE_STEPS = 16
 export interface HousekeepingSources {
   /** The retention period now (the dashboard and `printhub settings set` change it). */
   retentionDays(): number
+  /** The bytes of finished jobs' documents one project keeps at most. */
+  historyBytesPerProject(): number
   /**
    * The disk is close to full (the disk guard's low): finished jobs are then kept only the shortest
    * retention period, so that printing goes on at the cost of history.
@@ -29,6 +32,8 @@ export interface HousekeepingSources {
 
 export interface PassResult {
   jobs: number
+  /** Of them, deleted before their time because their project was over its history budget. */
+  overBudget: number
   records: number
   releasedPages: number
 }
@@ -68,12 +73,21 @@ export class Housekeeping {
     const squeezed = this.sources.diskLow() && setting > RETENTION_DAYS.min
     const days = squeezed ? RETENTION_DAYS.min : setting
     const before = this.sources.now() - days * 86_400_000
-    const result: PassResult = { jobs: 0, records: 0, releasedPages: 0 }
+    const result: PassResult = { jobs: 0, overBudget: 0, records: 0, releasedPages: 0 }
     try {
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = this.store.retention.pruneJobs(before, PRUNE_BATCH)
         result.jobs += deleted
       }
+      const budget = this.sources.historyBytesPerProject()
+      for (const { projectId } of this.store.retention.projectsOverBudget(budget)) {
+        for (let over = this.overBy(projectId, budget); over > 0 && !this.stopped; await nextTurn(), over = this.overBy(projectId, budget)) {
+          const deleted = this.store.retention.pruneOldestOfProject(projectId, over, PRUNE_BATCH)
+          if (deleted === 0) break
+          result.overBudget += deleted
+        }
+      }
+      result.jobs += result.overBudget
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
         result.records += deleted
@@ -88,11 +102,20 @@ export class Housekeeping {
       // A full or failing disk: the next pass tries again; nothing half deleted stays (each step is a transaction).
       this.sources.log.error('a pass stopped; the next one tries again', { error: describeError(error) }, { limit: 'retention failed' })
     }
-    if (result.jobs > 0 || result.records > 0) {
+    if (result.overBudget > 0) {
+      const mb = Math.round(this.sources.historyBytesPerProject() / 1_048_576)
+      this.sources.log.info(`deleted ${result.overBudget} of the oldest finished jobs of projects whose finished jobs held more than ${mb} MB`, { jobs: result.overBudget, historyMb: mb })
+    }
+    if (result.jobs > result.overBudget || result.records > 0) {
       const kept = squeezed ? `kept ${days} day instead of ${setting}: the disk is close to full` : `kept ${days} days`
-      const fields = { jobs: result.jobs, records: result.records, before: new Date(before).toISOString(), days, squeezed: squeezed || undefined }
-      this.sources.log.info(`deleted ${result.jobs} finished jobs and ${result.records} old records from before ${fields.before} (${kept})`, fields)
+      const fields = { jobs: result.jobs - result.overBudget, records: result.records, before: new Date(before).toISOString(), days, squeezed: squeezed || undefined }
+      this.sources.log.info(`deleted ${fields.jobs} finished jobs and ${result.records} old records from before ${fields.before} (${kept})`, fields)
     }
     return result
+  }
+
+  /** How many bytes the project's finished jobs hold over `budget` (0: within it). */
+  private overBy(projectId: string, budget: number): number {
+    return Math.max(0, this.store.retention.finishedBytes(projectId) - budget)
   }
 }

@@ -1,5 +1,5 @@
 // The settings the dashboard changes while the hub runs: the server name, the retry backoff, the
-// limit of unfinished jobs per project, retention, the disk's minimum and the scheduled backups. Saved in the store and applied at once; a setting the
+// limit of unfinished jobs per project, retention (by age and by each project's bytes), the disk's minimum and the scheduled backups. Saved in the store and applied at once; a setting the
 // environment set (PRINTHUB_*) is pinned: it stays as set, and the dashboard says so.
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'

@@ -244,6 +244,30 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 6,
+    description: "bytes of finished jobs' documents per project, for the project's history budget",
+    sql: `
+      -- A finished job's document counts from when the job ends until retention deletes it (the
+      -- trigger runs before the delete, while the document is still there).
+      ALTER TABLE projects ADD COLUMN finished_bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE projects SET finished_bytes = (
+        SELECT COALESCE(SUM(length(CAST(d.document AS BLOB))), 0) FROM jobs j JOIN job_documents d ON d.job_seq = j.seq
+        WHERE j.project_id = projects.id AND j.state IN ${TERMINAL});
+      CREATE TRIGGER jobs_finished_bytes_on_finish AFTER UPDATE OF state ON jobs
+        WHEN OLD.state NOT IN ${TERMINAL} AND NEW.state IN ${TERMINAL}
+      BEGIN
+        UPDATE projects SET finished_bytes = finished_bytes + COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        WHERE id = NEW.project_id;
+      END;
+      CREATE TRIGGER jobs_finished_bytes_on_delete BEFORE DELETE ON jobs
+        WHEN OLD.state IN ${TERMINAL}
+      BEGIN
+        UPDATE projects SET finished_bytes = finished_bytes - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = OLD.seq), 0)
+        WHERE id = OLD.project_id;
+      END;
+    `,
+  },
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

@@ -17,6 +17,8 @@ export interface Pruned {
 export class Retention {
   private readonly oldJobs
   private readonly deleteJob
+  private readonly overBudget
+  private readonly oldestOfProject
 
   constructor(
     private readonly db: Database,
@@ -28,6 +30,38 @@ export class Retention {
     )
     // Its document (job_documents) and timeline (job_events) go with it: ON DELETE CASCADE.
     this.deleteJob = db.query<never, [number]>(`DELETE FROM jobs WHERE seq = ? AND ${stateIn(JOB_STATE_SETS.terminal)}`)
+    this.overBudget = db.query<{ id: string; finished_bytes: number }, [number]>('SELECT id, finished_bytes FROM projects WHERE finished_bytes > ? ORDER BY finished_bytes DESC')
+    // Oldest first along the project's index of jobs (the unfinished ones among them are few, at most its limit).
+    this.oldestOfProject = db.query<{ seq: number; bytes: number }, [string, number]>(
+      `SELECT j.seq, COALESCE((SELECT length(CAST(d.document AS BLOB)) FROM job_documents d WHERE d.job_seq = j.seq), 0) AS bytes
+       FROM jobs j WHERE j.project_id = ? AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')} ORDER BY j.seq LIMIT ?`,
+    )
+  }
+
+  /** The bytes of the project's finished jobs' documents. */
+  finishedBytes(projectId: string): number {
+    return this.db.query<{ finished_bytes: number }, [string]>('SELECT finished_bytes FROM projects WHERE id = ?').get(projectId)?.finished_bytes ?? 0
+  }
+
+  /** Projects whose finished jobs' documents hold more than `limitBytes`, the largest first. */
+  projectsOverBudget(limitBytes: number): { projectId: string; finishedBytes: number }[] {
+    return this.overBudget.all(limitBytes).map((row) => ({ projectId: row.id, finishedBytes: row.finished_bytes }))
+  }
+
+  /**
+   * Deletes the project's oldest finished jobs until their documents make up `bytes` (or `limit`
+   * jobs were deleted); how many it deleted.
+   */
+  pruneOldestOfProject(projectId: string, bytes: number, limit: number): number {
+    const due: { seq: number }[] = []
+    let freed = 0
+    for (const job of this.oldestOfProject.all(projectId, limit)) {
+      if (freed >= bytes) break
+      due.push(job)
+      freed += job.bytes
+    }
+    if (due.length === 0) return 0
+    return this.commits.defer(() => due.reduce((deleted, { seq }) => deleted + this.deleteJob.run(seq).changes, 0))
   }
 
   /** Deletes at most `limit` finished jobs created before `before`; how many it deleted. */

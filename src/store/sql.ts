@@ -6,6 +6,6 @@ import type { JobState } from '../protocol/job.ts'
  * from input). Kept in the table's order: the partial indexes of the jobs table name the same
  * lists, and SQLite uses such an index only for a query whose condition is the index's own.
  */
-export function stateIn(states: readonly JobState[]): string {
-  return `state IN (${states.map((state) => `'${state}'`).join(', ')})`
+export function stateIn(states: readonly JobState[], column = 'state'): string {
+  return `${column} IN (${states.map((state) => `'${state}'`).join(', ')})`
 }

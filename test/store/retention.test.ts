@@ -19,7 +19,7 @@ const START = Date.parse('2026-01-01T12:00:00Z')
 let clock = START
 let world: TestStore
 const logs: string[] = []
-const housekeeping = (days: number, diskLow = false) => new Housekeeping(world.store, { retentionDays: () => days, diskLow: () => diskLow, now: () => clock, log: new Log({ format: 'text', level: 'info', journal: false }, (line) => logs.push(line)).for('retention') })
+const housekeeping = (days: number, diskLow = false, historyBytes = Number.MAX_SAFE_INTEGER) => new Housekeeping(world.store, { retentionDays: () => days, historyBytesPerProject: () => historyBytes, diskLow: () => diskLow, now: () => clock, log: new Log({ format: 'text', level: 'info', journal: false }, (line) => logs.push(line)).for('retention') })
 const rows = (table: string) => world.store.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
 
 beforeEach(async () => {
@@ -81,6 +81,40 @@ describe('retention', () => {
     expect(pass.jobs).toBe(count)
     expect(turns).toBeGreaterThan(0)
     expect(rows('jobs')).toBe(0)
+  })
+
+  test("a project whose finished jobs hold more than its budget loses its oldest finished ones first; other projects and unfinished jobs stay", async () => {
+    const builtin = world.store.agents.builtin()!
+    const other = world.store.projects.create('other venue')
+    const otherPrinter = world.store.printers.add({ projectId: other.id, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtin.id, agentPrinterId: 'bar' })!
+    const busy = Array.from({ length: 10 }, () => jobInState(world.store, world, 'COMPLETED'))
+    const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+    const quiet = Array.from({ length: 3 }, () => jobInState(world.store, { projectId: other.id, printerId: otherPrinter.id }, 'FAILED'))
+    world.store.commits.commit()
+    const documentBytes = (jobId: string) =>
+      world.store.db.query<{ n: number }, [string]>('SELECT length(CAST(d.document AS BLOB)) AS n FROM job_documents d JOIN jobs j ON j.seq = d.job_seq WHERE j.id = ?').get(jobId)!.n
+    const sum = (jobs: { id: string }[]) => jobs.reduce((total, job) => total + documentBytes(job.id), 0)
+    // The tally: finished jobs' documents only, kept as jobs finish.
+    expect(world.store.retention.finishedBytes(world.projectId)).toBe(sum(busy))
+    expect(world.store.retention.finishedBytes(other.id)).toBe(sum(quiet))
+    // A budget of seven of the busy project's jobs: its three oldest go, nothing else.
+    const budget = sum(busy.slice(3))
+    expect(sum(quiet)).toBeLessThan(budget)
+    const pass = await housekeeping(30, false, budget).pass()
+    expect(pass.overBudget).toBe(3)
+    expect(pass.jobs).toBe(3)
+    for (const job of busy.slice(0, 3)) expect(world.store.jobs.get(job.id)).toBeUndefined()
+    for (const job of [...busy.slice(3), waiting, ...quiet]) expect(world.store.jobs.get(job.id)).toBeDefined()
+    expect(world.store.retention.finishedBytes(world.projectId)).toBe(budget)
+    expect(logs.at(-1)).toMatch(/ info  retention jobs=3 historyMb=0 deleted 3 of the oldest finished jobs of projects whose finished jobs held more than 0 MB/)
+    // Within its budget now: a second pass deletes nothing; retention by age still counts them apart.
+    expect((await housekeeping(30, false, budget).pass()).jobs).toBe(0)
+    clock += 31 * DAY
+    const byAge = await housekeeping(30, false, budget).pass()
+    expect(byAge).toMatchObject({ jobs: 10, overBudget: 0 })
+    expect(world.store.retention.finishedBytes(world.projectId)).toBe(0)
+    expect(world.store.retention.finishedBytes(other.id)).toBe(0)
+    expect(world.store.jobs.get(waiting.id)).toBeDefined()
   })
 
   test("old records go too, but each printer's current state stays", async () => {

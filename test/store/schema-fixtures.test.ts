@@ -108,6 +108,13 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
       const settings = all(db, 'SELECT key, value FROM settings ORDER BY key')
       for (const setting of made.hub.settings) expect(settings).toContainEqual(setting)
       expect(all(db, 'SELECT count(*) AS n FROM job_documents')[0]!.n).toBe(jobs.length)
+      // Each project's tallies of its documents' bytes (migrations 5 and 6) are what its jobs hold.
+      const terminal = "('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')"
+      const bytes = (finished: boolean) =>
+        `SELECT COALESCE(SUM(length(CAST(d.document AS BLOB))), 0) FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.project_id = p.id AND j.state ${finished ? '' : 'NOT '}IN ${terminal}`
+      const tallies = all(db, `SELECT open_bytes AS open, finished_bytes AS finished, (${bytes(false)}) AS openNow, (${bytes(true)}) AS finishedNow FROM projects p`)
+      expect(tallies.some((row) => row.finished > 0)).toBe(jobs.some((job) => terminal.includes(`'${job.state}'`)))
+      for (const row of tallies) expect([row.open, row.finished]).toEqual([row.openNow, row.finishedNow])
     } finally {
       db.close()
     }

@@ -15,6 +15,7 @@ const NAMES: Record<string, EditableSetting> = {
   'retry-max-ms': 'retryMaxMs',
   'max-open-jobs': 'maxOpenJobsPerProject',
   'retention-days': 'retentionDays',
+  'history-mb': 'historyMbPerProject',
   'min-free-mb': 'minFreeMb',
   'backup-dir': 'backupDir',
   'backup-keep': 'backupKeep',

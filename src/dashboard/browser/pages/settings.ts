@@ -8,7 +8,7 @@ import { announce, empty, errorBox, field, h, replace, secretBox, time } from '.
 import { action, form, heading, live, type Page } from './page.ts'
 
 interface SettingsAnswer {
-  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; minFreeMb: number; backupDir: string; backupKeep: number }
+  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; historyMbPerProject: number; minFreeMb: number; backupDir: string; backupKeep: number }
   pinned: string[]
 }
 
@@ -72,6 +72,7 @@ export const settingsPage: Page = {
               field('Longest wait between retries (seconds)', input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
               field('Unfinished jobs per project, at most', input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
               field('Keep finished jobs for (days)', input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? 'Older printed, failed, expired and cancelled jobs are deleted with their receipts.'),
+              field('Keep at most this much of each project’s finished jobs (MB)', input('historyMbPerProject', { type: 'number', min: '1' }), locked('historyMbPerProject') ?? 'Past it, that project’s oldest finished jobs are deleted first.'),
               field('Take no new job below this much free disk (MB)', input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
               field('Daily backups into (directory on the hub)', input('backupDir', { required: false, placeholder: '/var/backups/printhub' }), locked('backupDir') ?? 'An absolute path; empty for no daily backups.'),
               field('Daily backups kept', input('backupKeep', { type: 'number', min: '1', max: '365' }), locked('backupKeep') ?? 'The oldest of the hub’s own backups there are deleted; other files are left alone.'),
@@ -84,6 +85,7 @@ export const settingsPage: Page = {
               if ('retryMaxMs' in values) change.retryMaxMs = Math.round(Number(values.retryMaxMs) * 1000)
               if ('maxOpenJobsPerProject' in values) change.maxOpenJobsPerProject = Number(values.maxOpenJobsPerProject)
               if ('retentionDays' in values) change.retentionDays = Number(values.retentionDays)
+              if ('historyMbPerProject' in values) change.historyMbPerProject = Number(values.historyMbPerProject)
               if ('minFreeMb' in values) change.minFreeMb = Number(values.minFreeMb)
               if ('backupDir' in values) change.backupDir = values.backupDir!.trim()
               if ('backupKeep' in values) change.backupKeep = Number(values.backupKeep)
