@@ -7,12 +7,15 @@
 //   4. 20 jobs with a 4-megapixel image each, rendered in the render worker while /health is asked
 //      (and, as its yardstick, how long one such document holds a thread when rendered inline);
 //   5. 3,000 connections (from 12 addresses) that send their request headers a line every 2 s and
-//      never finish them (slowloris): the hub's RSS and /health latency.
+//      never finish them (slowloris), and 5,000 from one address with 8 KB of headers each: the
+//      hub's RSS and /health latency;
+//   6. 300 job bodies of 2 MiB from five API keys, all but the last KiB sent and held: the hub's
+//      RSS (the body budget answers most of them 429 at once) and /health latency.
 // /health is asked by one client every 10 ms for the length of a phase.
 import { connect, type Socket } from 'node:net'
 import { MAX_FRAME_BYTES } from '../src/protocol/limits.ts'
 import type { SectionResult } from './bench.ts'
-import { initDataDir, ms, newDataDir, round, rssMb, sleep, startHub } from './bench-hub.ts'
+import { cli, initDataDir, ms, newDataDir, round, rssMb, sleep, startHub } from './bench-hub.ts'
 import { type LatencySummary, summarize } from './bench-load.ts'
 import { gatewayStranger } from '../test/support/gateway-stranger.ts'
 import { blackPng } from '../test/support/images.ts'
@@ -48,6 +51,8 @@ export async function securitySection(): Promise<SectionResult> {
   console.log('security: /health while the hub is leaned on...')
   const dir = newDataDir()
   const { projectId, apiKey, printerId } = await initDataDir(dir)
+  const bodyKeys: string[] = []
+  for (let i = 0; i < 5; i++) bodyKeys.push((JSON.parse(await cli(['keys', 'create', '--project', projectId, '--data', dir, '--json'])) as { apiKey: string }).apiKey)
   const hub = await startHub(dir)
   try {
     const port = Number(new URL(hub.url).port)
@@ -88,6 +93,7 @@ export async function securitySection(): Promise<SectionResult> {
     let slowRss = 0
     const beforeSlowRss = rssMb(hub.pid)
     const slow: Socket[] = []
+    const oneAddress: Socket[] = []
     const drip = setInterval(() => {
       for (const socket of slow) socket.write('x-slow: 1\r\n')
     }, 2_000)
@@ -98,11 +104,35 @@ export async function securitySection(): Promise<SectionResult> {
         socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`)
         slow.push(socket)
       }
+      for (let i = 0; i < 5_000; i++) {
+        const socket = connect({ host: '127.0.0.1', port, localAddress: '127.2.0.1' })
+        socket.on('error', () => {})
+        socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nx-pad: ${'a'.repeat(8_000)}`)
+        oneAddress.push(socket)
+        if (i % 500 === 499) await sleep(20)
+      }
       await sleep(1_500)
       slowRss = rssMb(hub.pid)
     })
     clearInterval(drip)
-    for (const socket of slow) socket.destroy()
+    for (const socket of [...slow, ...oneAddress]) socket.destroy()
+
+    let bodiesRss = 0
+    const bodySockets: Socket[] = []
+    const bodies = await healthWhile(hub.url, async () => {
+      for (const key of bodyKeys) {
+        for (let i = 0; i < 60; i++) {
+          const socket = connect({ host: '127.0.0.1', port, localAddress: `127.3.${bodySockets.length % 50}.1` })
+          socket.on('error', () => {})
+          socket.write(`POST /v1/projects/${projectId}/jobs HTTP/1.1\r\nhost: hub\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${MAX_FRAME_BYTES}\r\n\r\n`)
+          socket.write(Buffer.alloc(MAX_FRAME_BYTES - 1024, 0x20))
+          bodySockets.push(socket)
+        }
+      }
+      await sleep(1_500)
+      bodiesRss = rssMb(hub.pid)
+    })
+    for (const socket of bodySockets) socket.destroy()
 
     // What each of those jobs would hold the hub's event loop for if it were rendered there.
     const inline: number[] = []
@@ -123,17 +153,20 @@ export async function securitySection(): Promise<SectionResult> {
         line('200 wrong admin passwords at once', passwords),
         line('20 jobs with a 4-megapixel image', rendering),
         `  (one of them rendered inline would hold the event loop ${ms(inlineMs)}: median of 3)`,
-        line('3,000 slow-header connections', slowloris),
-        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB, with 3,000 slow connections ${round(slowRss)} MB (${round(slowRss - beforeSlowRss)} MB against just before)`,
+        line('3,000 + 5,000 slow-header connections', slowloris),
+        line('300 slow 2 MiB job bodies', bodies),
+        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB, with 8,000 slow connections ${round(slowRss)} MB (${round(slowRss - beforeSlowRss)} MB against just before), with 300 slow job bodies ${round(bodiesRss)} MB`,
       ],
       checks: [
         p99('200 strangers at the gateway', gateway),
         p99('200 wrong passwords', passwords),
         p99('images rendering', rendering),
-        p99('3,000 slow connections', slowloris),
+        p99('8,000 slow connections', slowloris),
+        p99('300 slow job bodies', bodies),
         { name: 'RSS, 200 strangers at the gateway', value: round(heldRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: heldRss < TARGET_RSS_MB },
+        { name: 'RSS, 300 slow job bodies', value: round(bodiesRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: bodiesRss < TARGET_RSS_MB },
       ],
-      results: { idle, gateway, passwords, rendering, inlineRenderMs: inlineMs, slowloris, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
+      results: { idle, gateway, passwords, rendering, inlineRenderMs: inlineMs, slowloris, bodies, bodiesRssMb: bodiesRss, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
     }
   } finally {
     await hub.stop()
