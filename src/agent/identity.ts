@@ -1,19 +1,28 @@
 // The agent's Ed25519 key. The private key is a file in the agent's data directory, readable by
-// its owner only; the hub only ever sees the public key.
-import { getPublicKeyAsync, signAsync, utils } from '@noble/ed25519'
+// its owner only; the hub only ever sees the public key. Signed with the runtime's own Ed25519
+// (a JavaScript implementation builds tables that kept about 14 MB of every hub resident, for
+// the one signature of the built-in agent's handshake).
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeBase64Url, encodeBase64Url } from '../protocol/values.ts'
 
 export const KEY_FILE = 'agent.key'
 
+/** PKCS #8 for an Ed25519 private key, up to its 32-byte seed (RFC 8410). */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex')
+
 export class AgentKey {
-  private constructor(private readonly secret: Uint8Array) {}
+  private readonly key: KeyObject
+
+  private constructor(secret: Uint8Array) {
+    this.key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, secret]), format: 'der', type: 'pkcs8' })
+  }
 
   /** A new key, written to `dir` (mode 0600) before anyone learns its public half. */
   static create(dir: string): AgentKey {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const secret = utils.randomSecretKey()
+    const secret = new Uint8Array(randomBytes(32))
     const file = join(dir, KEY_FILE)
     writeFileSync(file, `${encodeBase64Url(secret)}\n`, { mode: 0o600 })
     chmodSync(file, 0o600)
@@ -30,10 +39,11 @@ export class AgentKey {
 
   /** The public key as the protocol writes it (JWK `x`). */
   async publicKey(): Promise<string> {
-    return encodeBase64Url(await getPublicKeyAsync(this.secret))
+    return createPublicKey(this.key).export({ format: 'jwk' }).x!
   }
 
+  /** Pure Ed25519 (RFC 8032) over `message`. */
   async sign(message: Uint8Array): Promise<string> {
-    return encodeBase64Url(await signAsync(message, this.secret))
+    return encodeBase64Url(sign(null, message, this.key))
   }
 }
