@@ -15,8 +15,9 @@ import { DATABASE_FILE } from '../src/store/database.ts'
 import { Store } from '../src/store/store.ts'
 import { seedJobs } from './bench-api.ts'
 import type { SectionResult } from './bench.ts'
+import { sized } from './bench-hub.ts'
 
-const JOBS = 100_000
+const JOBS = sized(100_000, 20_000)
 /** The hub's requests wait at most this long for a backup being made (the longest timer gap). */
 const TARGET_LOOP_GAP_MS = 50
 const TICK_MS = 5

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SectionResult } from './bench.ts'
-import { rssMb, UNLIMITED_KEY } from './bench-hub.ts'
+import { rssMb, sized, UNLIMITED_KEY } from './bench-hub.ts'
 import { binaryPath, build } from './build.ts'
 import { freePort } from '../test/support/ports.ts'
 
@@ -18,8 +18,8 @@ export interface BinaryFigures {
   jobsPerSecond: number
 }
 
-const STARTS = 10
-const JOBS = 100_000
+const STARTS = sized(10, 4)
+const JOBS = sized(100_000, 10_000)
 const CLIENTS = 16
 const IDLE_SETTLE_MS = 2_000
 
@@ -108,10 +108,10 @@ export async function measureBinary(): Promise<BinaryFigures> {
 
 // ---- Executable section -----------------------------------------------------------------------
 
-const BINARY_TARGETS = { startupMs: 200 } as const
+const BINARY_TARGETS = { startupMs: 50 } as const
 
 export async function binarySection(): Promise<SectionResult> {
-  console.log('executable: build both, start the x64 one 10 times, then 100,000 jobs to the demo printer...')
+  console.log(`executable: build both, start the x64 one ${STARTS} times, then ${JOBS.toLocaleString('en')} jobs to the demo printer...`)
   const f = await measureBinary()
   return {
     report: [

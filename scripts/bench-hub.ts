@@ -84,6 +84,27 @@ function timeout(ms: number, what: string): { promise: Promise<never>; cancel: (
 }
 
 /** Resident memory of a process, in MB, from /proc (Linux). */
+/**
+ * `bun run bench --quick`: every section with smaller counts and shorter phases, for development;
+ * its figures are marked quick and are not the ones the targets are judged on.
+ */
+export const QUICK = process.argv.includes('--quick')
+
+/** `full` in a full run, `quick` in a quick one. */
+export function sized<T>(full: T, quick: T): T {
+  return QUICK ? quick : full
+}
+
+/** CPU time (user + system) a process has used so far, in milliseconds. */
+export function cpuMs(pid: number): number {
+  // Fields 14 and 15 of /proc/PID/stat, after the command name (which may hold spaces) in parentheses.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND
+}
+/** Linux's USER_HZ, the unit of /proc's CPU times (100 on every architecture printhub runs on). */
+const CLOCK_TICKS_PER_SECOND = 100
+
 export function rssMb(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   if (!match) throw new Error(`no VmRSS for process ${pid}`)

@@ -12,13 +12,14 @@ import { initialize } from '../src/services/init.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { Store } from '../src/store/store.ts'
 import type { SectionResult } from './bench.ts'
+import { sized } from './bench-hub.ts'
 
-const JOBS = 200_000
-const JOBS_PER_DAY = 20_000
+const JOBS = sized(200_000, 60_000)
+const JOBS_PER_DAY = sized(20_000, 10_000)
 const RETENTION_DAYS = 1
 /** Housekeeping passes in a simulated day (the hub's own runs every minute). */
 const PASSES_PER_DAY = 24
-const SAMPLE_EVERY = 10_000
+const SAMPLE_EVERY = sized(10_000, 5_000)
 /** The file may grow by at most this much between the end of the warm-up (two retention periods) and the end. */
 const PLATEAU_TOLERANCE = 0.1
 /** A pruning step is a few milliseconds of the event loop (p99). */

@@ -25,7 +25,8 @@
 //   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup`, `security` or `binary` runs one.
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup`, `security` or `binary` runs one;
+// `--quick` runs them with smaller counts (for development). Every run is appended to docs/benchmarks.md.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -39,7 +40,8 @@ import { backupSection } from './bench-backup.ts'
 import { binarySection } from './bench-binary.ts'
 import { stopCups } from './bench-cups.ts'
 import { deliverySection, stopSinks } from './bench-delivery.ts'
-import { endChildren, killChildren, removeDataDirs, ROOT } from './bench-hub.ts'
+import { endChildren, killChildren, QUICK, removeDataDirs, ROOT } from './bench-hub.ts'
+import { recordRun } from './bench-log.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
 import { retentionSection } from './bench-retention.ts'
@@ -106,7 +108,8 @@ function checkLine(check: Check): string {
 
 // ---- Main -------------------------------------------------------------------------------------
 
-function sectionsOf(args: string[]): Section[] {
+function sectionsOf(all: string[]): Section[] {
+  const args = all.filter((arg) => arg !== '--quick')
   for (const arg of args) if (!SECTIONS.includes(arg as Section)) throw new Error(`unknown bench section "${arg}"; the sections are ${SECTIONS.join(', ')}`)
   return args.length === 0 ? [...SECTIONS] : SECTIONS.filter((section) => args.includes(section))
 }
@@ -135,7 +138,7 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
 async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
-  console.log(`printhub bench (${sections.join(', ')}): ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
+  console.log(`printhub bench (${sections.join(', ')}${QUICK ? ', quick' : ''}): ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
   const done: Partial<Record<Section, SectionResult>> = {}
   const failed: Partial<Record<Section, string>> = {}
   // A section that fails is reported, and the others still run; the bench then exits 1.
@@ -157,13 +160,15 @@ async function main(): Promise<void> {
   const file = sections.length === SECTIONS.length ? 'bench.json' : `bench-${sections.join('-')}.json`
   const out = join(ROOT, 'dist', file)
   mkdirSync(join(ROOT, 'dist'), { recursive: true })
-  const results: Record<string, unknown> = { at: new Date().toISOString(), machine: info, sections }
+  const at = new Date()
+  const results: Record<string, unknown> = { at: at.toISOString(), machine: info, sections, quick: QUICK }
   if (done.api) Object.assign(results, done.api.results)
   if (done.delivery) results.delivery = done.delivery.results
   results.checks = sections.flatMap((section) => done[section]?.checks ?? [])
   if (Object.keys(failed).length > 0) results.failed = failed
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
-  console.log(`results written to ${out}`)
+  recordRun(at, info, sections, results.checks as Check[], failed)
+  console.log(`results written to ${out} and appended to docs/benchmarks.md`)
   if (Object.keys(failed).length > 0) {
     console.error(`bench sections failed: ${Object.keys(failed).join(', ')}`)
     process.exitCode = 1
