@@ -10,7 +10,7 @@ import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/render.ts'
-import { submit, type Transports } from '../transports/submit.ts'
+import { readyPrinter, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
@@ -303,15 +303,29 @@ export class Agent {
       if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
       throw error
     }
-    if (!this.options.ledger.claim(job.seq)) return
-    // Registered before the wait for the disk: a cancellation that comes meanwhile is not lost.
+    // Registered before the printer is reached: stopping the agent stops that too.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
     let submission: SubmitOutcome
     try {
-      await this.options.ledger.durable()
-      // Cancelled meanwhile: submit() sends nothing.
-      submission = await submit(connection, bytes, controller.signal, this.transports, printer)
+      // The printer is reached and asked its status before the intent is recorded: a crash meanwhile
+      // leaves the job `received`, sent again after a restart, never failed as uncertain.
+      const ready = await readyPrinter(connection, controller.signal, this.transports, printer)
+      // Stopping: the job stays `received` for the next start.
+      if (!ready.ok && 'cancelled' in ready && this.stopped) return
+      if (!ready.ok) submission = ready
+      else {
+        // Cancelled (or finished otherwise) while the printer was reached: it gets nothing.
+        if (!this.options.ledger.claim(job.seq)) return ready.printer.release()
+        try {
+          await this.options.ledger.durable()
+        } catch (error) {
+          ready.printer.release()
+          throw error
+        }
+        // The window a crash leaves uncertain: from this commit to the bytes' hand-over.
+        submission = await ready.printer.send(bytes, controller.signal)
+      }
     } finally {
       this.submitting.delete(job.jobId)
     }

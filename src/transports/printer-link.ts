@@ -35,32 +35,75 @@ function nextProcessId(): Uint8Array {
   return new TextEncoder().encode(String(processIds).padStart(4, '0'))
 }
 
-/** Sends a job over a channel `open` makes to the printer at `where` (for messages). */
-export async function submitOverLink(open: OpenChannel, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
-  const opened = await PrinterLink.open(open, where, signal)
-  if (!opened.ok) return opened
-  let outcome: SubmitOutcome | undefined
-  try {
-    outcome = await send(opened.link, where, bytes, signal, support)
-    return outcome
-  } finally {
-    // Refused, cancelled or timed out: nothing more of the job goes out.
-    if (!outcome?.ok) opened.link.destroy()
-  }
+/**
+ * A printer ready for a job: reached and, where it answers, found able to print; not a byte of the
+ * job has gone to it yet. `send` hands it the job once; `release` lets it go without one.
+ */
+export interface ReadyPrinter {
+  send(bytes: Uint8Array, signal: AbortSignal): Promise<SubmitOutcome>
+  release(): void
 }
 
-async function send(link: PrinterLink, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
+/** Sends a job over a channel `open` makes to the printer at `where` (for messages). */
+export async function submitOverLink(open: OpenChannel, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
+  const ready = await readyOverLink(open, where, signal, support)
+  return ready.ok ? ready.printer.send(bytes, signal) : ready
+}
+
+/**
+ * Opens the link and asks the printer's real-time status (as its model allows): what comes before
+ * a job's first byte, so that an agent records its intent to print only once the printer is
+ * known to take it (a crash while a printer is reached leaves nothing uncertain).
+ */
+export async function readyOverLink(open: OpenChannel, where: string, signal: AbortSignal, support: StatusSupport): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
+  const opened = await PrinterLink.open(open, where, signal)
+  if (!opened.ok) return opened
+  const link = opened.link
   let status: number[] | undefined
   if (support.realtime) {
     const asked = await link.askStatus(signal)
-    if (!asked.ok) return asked
+    if (!asked.ok) {
+      link.destroy()
+      return asked
+    }
     status = asked.status
   }
   const problem = status && statusProblem(status[0]!, status[1]!, status[2]!, where)
-  if (problem) return refused(problem)
+  if (problem) {
+    link.destroy()
+    return refused(problem)
+  }
+  let used = false
+  return {
+    ok: true,
+    printer: {
+      async send(bytes, sendSignal) {
+        if (used) throw new Error('a ready printer takes one job')
+        used = true
+        let outcome: SubmitOutcome | undefined
+        try {
+          outcome = await send(link, bytes, sendSignal, support.processIdResponse ? status : undefined)
+          return outcome
+        } finally {
+          // Refused, cancelled or timed out: nothing more of the job goes out.
+          if (!outcome?.ok) link.destroy()
+        }
+      },
+      release() {
+        if (used) return
+        used = true
+        link.destroy()
+      },
+    },
+  }
+}
+
+/** The job's bytes, then (when `status` was answered and the model confirms) its process ID request. */
+async function send(link: PrinterLink, bytes: Uint8Array, signal: AbortSignal, status: number[] | undefined): Promise<SubmitOutcome> {
+  if (signal.aborted) return CANCELLED
   const stopped = await link.write(bytes, signal)
   if (stopped) return stopped
-  if (!support.processIdResponse || status === undefined) {
+  if (status === undefined) {
     link.close()
     return { ok: true }
   }

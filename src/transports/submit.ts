@@ -10,9 +10,9 @@ import type { OpenChannel } from './channel.ts'
 import { type Confinement, confineConnection } from './confine.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
-import { probeLink, readLinkStatus, submitOverLink } from './printer-link.ts'
+import { probeLink, readLinkStatus, type ReadyPrinter, readyOverLink } from './printer-link.ts'
 import { serialChannel } from './serial.ts'
-import { CANCELLED, type PrinterModel, type ProbeOutcome, refused, type SubmitOutcome } from './submission.ts'
+import { CANCELLED, type PrinterModel, type ProbeOutcome, refused, type Stopped, type SubmitOutcome } from './submission.ts'
 import { tcpChannel } from './tcp.ts'
 import { usbChannel, usbName } from './usb.ts'
 import { loadUsbBackend, type UsbBackend } from './usb-bulk.ts'
@@ -59,13 +59,28 @@ function linkTo(connection: LinkedConnection, transports: Transports): { open: O
  * for its status as its profile allows, and a virtual one keeps them to preview what it printed.
  */
 export async function submit(connection: Connection, bytes: Uint8Array, signal: AbortSignal, transports: Transports, model: PrinterModel): Promise<SubmitOutcome> {
+  const ready = await readyPrinter(connection, signal, transports, model)
+  return ready.ok ? ready.printer.send(bytes, signal) : ready
+}
+
+export type { ReadyPrinter }
+
+/**
+ * Everything before a job's first byte: the printer reached and, as its profile allows, asked its
+ * status (one out of paper, with its cover open or in error is refused here). Virtual printers and
+ * files are ready at once. Cancelled when `signal` has already aborted.
+ */
+export async function readyPrinter(connection: Connection, signal: AbortSignal, transports: Transports, model: PrinterModel): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
   if (signal.aborted) return CANCELLED
-  if (connection.kind === 'virtual') return transports.virtuals.submit(connection, bytes, signal, model)
-  if (connection.kind === 'file') return submitToFile(connection.path, bytes, transports.confinement.outputDir)
+  if (connection.kind === 'virtual') return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : transports.virtuals.submit(connection, bytes, sendSignal, model)), release() {} } }
+  if (connection.kind === 'file') {
+    const outputDir = transports.confinement.outputDir
+    return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : submitToFile(connection.path, bytes, outputDir)), release() {} } }
+  }
   const link = linkTo(connection, transports)
   // A model this printhub does not know is asked nothing: its bytes are all it gets.
   const status = findProfile(model.profile)?.status ?? { realtime: false, processIdResponse: false }
-  return submitOverLink(link.open, link.where, bytes, signal, status)
+  return readyOverLink(link.open, link.where, signal, status)
 }
 
 /** The state of an idle printer whose model answers status requests; undefined when it cannot be asked. */
