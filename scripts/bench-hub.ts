@@ -117,6 +117,8 @@ export interface HubProcess {
   url: string
   pid: number
   stop(): Promise<void>
+  /** kill -9, as a power cut or the OOM killer would; settles once it is gone. */
+  kill(): Promise<void>
 }
 
 /**
@@ -162,6 +164,10 @@ export async function startHub(dir: string): Promise<HubProcess> {
   return {
     url,
     pid: child.pid,
+    async kill() {
+      child.kill('SIGKILL')
+      await child.exited
+    },
     async stop() {
       if (child.exitCode !== null) return
       child.kill('SIGTERM')

@@ -17,6 +17,8 @@
 //   render (scripts/bench-render.ts): the ESC/POS renderer alone;
 //   printers (scripts/bench-printers.ts): submit-to-first-byte at the printer emulator over TCP, and
 //   the share of a 115,200-baud serial line the serial transport keeps busy;
+//   crash (scripts/bench-crash.ts): rounds of kill -9 under load, and how many jobs each kill left
+//   uncertain (FAILED job.recovery_uncertain), lost or printed twice;
 //   retention (scripts/bench-retention.ts): 200,000 jobs through a store with a short retention,
 //   the database file's size as they go (it must level off), and the longest pruning step;
 //   backup (scripts/bench-backup.ts): `printhub backup` and `restore` of 100,000 jobs, and how long
@@ -25,7 +27,7 @@
 //   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `retention`, `backup`, `security` or `binary` runs one;
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security` or `binary` runs one;
 // `--quick` runs them with smaller counts (for development). Every run is appended to docs/benchmarks.md.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
@@ -38,6 +40,7 @@ import { join } from 'node:path'
 import { apiSection } from './bench-api.ts'
 import { backupSection } from './bench-backup.ts'
 import { binarySection } from './bench-binary.ts'
+import { crashSection } from './bench-crash.ts'
 import { stopCups } from './bench-cups.ts'
 import { deliverySection, stopSinks } from './bench-delivery.ts'
 import { endChildren, killChildren, QUICK, removeDataDirs, ROOT } from './bench-hub.ts'
@@ -47,7 +50,7 @@ import { renderSection } from './bench-render.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'retention', 'backup', 'security', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -124,6 +127,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return renderSection()
     case 'printers':
       return printersSection()
+    case 'crash':
+      return crashSection()
     case 'retention':
       return retentionSection()
     case 'backup':
