@@ -3,6 +3,9 @@ import type { PaperWidth } from '../protocol/document.ts'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
 
+/** The prefix of printer record IDs (`prn_…`). */
+const PRINTER_RECORD = 'prn'
+
 export interface PrinterRecord {
   id: string
   projectId: string
@@ -55,7 +58,7 @@ export class Printers {
 
   /** Adds a printer record; undefined when the project already has a printer with that remote ID. */
   add(printer: NewPrinter): PrinterRecord | undefined {
-    const id = newId('prn')
+    const id = newId(PRINTER_RECORD)
     const row = this.db
       .query<PrinterRow, [string, string, string, string | null, string, string, number, string, string, number]>(
         `INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, agent_id, agent_printer_id, created_at)
@@ -95,10 +98,12 @@ export class Printers {
 
   /** A live printer of the project, by record ID first, else by project-local remote ID. */
   resolve(projectId: string, printerId: string): PrinterRecord | undefined {
-    // Two index lookups: one query with OR and a preference order would sort in a temp table.
-    const row =
-      this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId) ??
-      this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
+    // Two index lookups: one query with OR and a preference order would sort in a temp table. A
+    // record ID always starts with its prefix: any other name (what applications send) can only be
+    // a project-local ID, looked up at once.
+    const byId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId)
+    const byRemoteId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
+    const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
     return row ? toPrinter(row) : undefined
   }
 
