@@ -10,7 +10,7 @@ import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/render.ts'
-import { readyPrinter, type Transports } from '../transports/submit.ts'
+import type { Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
@@ -21,6 +21,7 @@ import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from
 import { STATUS_POLL_MS } from '../domain/settings.ts'
 import { StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
+import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
 import type { Ledger, LedgerJob } from './ledger.ts'
 import type { LedgerEvent } from './ledger-transitions.ts'
@@ -306,29 +307,13 @@ export class Agent {
     // Registered before the printer is reached: stopping the agent stops that too.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
-    let submission: SubmitOutcome
+    let submission: SubmitOutcome | undefined
     try {
-      // The printer is reached and asked its status before the intent is recorded: a crash meanwhile
-      // leaves the job `received`, sent again after a restart, never failed as uncertain.
-      const ready = await readyPrinter(connection, controller.signal, this.transports, printer)
-      // Stopping: the job stays `received` for the next start.
-      if (!ready.ok && 'cancelled' in ready && this.stopped) return
-      if (!ready.ok) submission = ready
-      else {
-        // Cancelled (or finished otherwise) while the printer was reached: it gets nothing.
-        if (!this.options.ledger.claim(job.seq)) return ready.printer.release()
-        try {
-          await this.options.ledger.durable()
-        } catch (error) {
-          ready.printer.release()
-          throw error
-        }
-        // The window a crash leaves uncertain: from this commit to the bytes' hand-over.
-        submission = await ready.printer.send(bytes, controller.signal)
-      }
+      submission = await handOver(job, bytes, connection, printer, this.options.ledger, this.transports, controller.signal, () => this.stopped)
     } finally {
       this.submitting.delete(job.jobId)
     }
+    if (!submission) return
     if (!submission.ok) {
       if ('cancelled' in submission) return this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
       this.status.learn(printer.id, submission.failure.code)

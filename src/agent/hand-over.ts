@@ -1,0 +1,29 @@
+// A rendered job handed to its printer in the order that keeps a crash's uncertainty small: the
+// printer is reached and asked its status first, then the intent to print is recorded and on disk,
+// then the bytes go. A crash before the intent's commit leaves the job `received` (sent again after
+// a restart, never failed as uncertain); what is left uncertain is the write itself.
+import type { Connection } from '../domain/connection-uri.ts'
+import { readyPrinter, type Transports } from '../transports/submit.ts'
+import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
+import type { Ledger, LedgerJob } from './ledger.ts'
+
+/**
+ * What came of handing the job over; undefined when nothing is to be reported: the agent is
+ * stopping (the job stays `received` for the next start), or the job was cancelled or finished
+ * otherwise while its printer was reached (it gets nothing).
+ */
+export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Connection, model: PrinterModel, ledger: Ledger, transports: Transports, signal: AbortSignal, stopping: () => boolean): Promise<SubmitOutcome | undefined> {
+  const ready = await readyPrinter(connection, signal, transports, model)
+  if (!ready.ok) return 'cancelled' in ready && stopping() ? undefined : ready
+  if (!ledger.claim(job.seq)) {
+    ready.printer.release()
+    return undefined
+  }
+  try {
+    await ledger.durable()
+  } catch (error) {
+    ready.printer.release()
+    throw error
+  }
+  return ready.printer.send(bytes, signal)
+}
