@@ -1,8 +1,9 @@
 // Keeps the hub's database bounded while it runs for years: finished jobs older than the retention
-// period are deleted with everything that belongs to them, old records with them, then the oldest
-// finished jobs of any project whose history holds more than its budget of bytes (so one busy
-// project cannot fill the disk for the others), and the pages they held given back to the file system. In the background, a batch at a time with the event
-// loop free between batches, so submissions and deliveries never wait for it.
+// period are deleted with everything that belongs to them, then the oldest finished jobs of any
+// project whose history holds more than its budget of bytes (so one busy project cannot fill the
+// disk for the others), old records, and the pages they held given back to the file system. In
+// the background, a batch at a time with the event loop free between batches, so submissions and
+// deliveries never wait for it.
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import type { Store } from '../store/store.ts'
 import { describeError, type Logger } from '../platform/log.ts'

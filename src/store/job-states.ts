@@ -25,6 +25,16 @@ const { queued, withAgent, attemptOut, cancellableByAgent } = JOB_STATE_SETS
  */
 export const QUEUE_HEAD_SQL = `SELECT id, state, not_before, expires_at FROM jobs INDEXED BY jobs_queue WHERE printer_id = ? AND ${stateIn(queued)} ORDER BY seq LIMIT 1`
 
+/**
+ * The jobs held by agents that are revoked, or away (not connected, and not seen since
+ * `$awaySince`): from those agents to their printers (removed ones too) to the jobs along the
+ * index of jobs with an agent, so that the jobs of connected agents are never read, however many.
+ */
+export const GONE_AGENTS_JOBS_SQL = `SELECT j.id, j.state, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired
+  FROM agents a CROSS JOIN printers p CROSS JOIN jobs j INDEXED BY jobs_with_agent
+  WHERE (a.revoked_at IS NOT NULL OR (a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince))
+    AND p.agent_id = a.id AND j.printer_id = p.id AND j.${stateIn(withAgent)}`
+
 /** A job waiting at the head of its printer's queue, with what dispatching it needs. */
 export interface QueueHead {
   id: string
@@ -283,15 +293,10 @@ export class JobStates {
   giveUpOnGoneAgents(connected: readonly string[], awaySince: number): Job[] {
     const now = this.now()
     const held = this.db
-      .query<{ id: string; state: JobState; revoked: number; expired: number; away: number }, { now: number; connected: string; awaySince: number }>(
-        `SELECT j.id, j.state, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired,
-                a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince AS away
-         FROM jobs j JOIN printers p ON p.id = j.printer_id JOIN agents a ON a.id = p.agent_id
-         WHERE j.${stateIn(withAgent)}`,
-      )
+      .query<{ id: string; state: JobState; revoked: number; expired: number }, { now: number; connected: string; awaySince: number }>(GONE_AGENTS_JOBS_SQL)
       .all({ now, connected: JSON.stringify(connected), awaySince })
-    // Held jobs are few (an agent acknowledges and prints at once): the write lock is taken only when one is due.
-    const due = held.filter((job) => job.revoked || (job.expired && job.away))
+    // The write lock is taken only when one is due.
+    const due = held.filter((job) => job.revoked || job.expired)
     if (due.length === 0) return []
     const give = this.db.query<JobRow, [string, string, number, string]>(
       `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = ?1, last_error_message = ?2, updated_at = ?3

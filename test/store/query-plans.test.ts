@@ -2,7 +2,7 @@
 // the hub makes it (no statistics: the hub never runs ANALYZE), so their cost stays the same
 // however many finished jobs the history holds.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { QUEUE_HEAD_SQL } from '../../src/store/job-states.ts'
+import { GONE_AGENTS_JOBS_SQL, QUEUE_HEAD_SQL } from '../../src/store/job-states.ts'
 import { firstStartedStore, jobInState, type TestStore } from '../support/fixtures.ts'
 
 let world: TestStore
@@ -25,4 +25,11 @@ test("a printer's queue head is looked up along the queue's index, never along a
   jobInState(world.store, world, 'PENDING')
   world.store.commits.commit()
   expect(world.store.jobStates.queueHead(world.printerId)?.id).toBe(first.id)
+})
+
+test('the jobs of gone agents are found from those agents, never by reading the jobs of connected ones', () => {
+  const steps = plan(GONE_AGENTS_JOBS_SQL)
+  expect(steps[0]).toMatch(/^SCAN a\b/)
+  expect(steps).toContain('SEARCH j USING INDEX jobs_with_agent (printer_id=?)')
+  expect(steps.some((step) => /^SCAN j\b/.test(step))).toBe(false)
 })
