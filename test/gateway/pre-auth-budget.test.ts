@@ -4,7 +4,7 @@
 // Pi can give it), the rest get 429 before any WebSocket is made, the deadline closes those let in,
 // and a paired agent still connects and prints while it goes on.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { MAX_UNAUTHENTICATED, MAX_UNAUTHENTICATED_PER_ADDRESS } from '../../src/gateway/admission.ts'
 import { MAX_FRAME_BYTES } from '../../src/protocol/limits.ts'
 import { gatewayStranger } from '../support/gateway-stranger.ts'
@@ -26,12 +26,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${hub.process.pid}/status`, 'utf8'))![1]) / 1024
-
 const stranger = (localAddress: string, announced: number, sent: number) => gatewayStranger(port, localAddress, announced, sent)
 
 test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is bounded, the rest get 429, the deadline closes the rest', async () => {
-  const before = rssMb()
+  const before = hub.rssMb()
   const announced = MAX_FRAME_BYTES
   const strangers = Array.from({ length: 200 }, (_, i) => stranger(`127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`, announced, announced - 1024))
   const statuses = await Promise.all(strangers.map((s) => s.status))
@@ -41,7 +39,7 @@ test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is boun
   // Everything they sent has arrived and is held by now: the hub still answers, and is far from what a Pi has.
   const health = await fetch(`${hub.url}/health`)
   expect(health.status).toBe(200)
-  const held = rssMb()
+  const held = hub.rssMb()
   expect(held).toBeLessThan(150)
   expect(held - before).toBeLessThan(((MAX_UNAUTHENTICATED * MAX_FRAME_BYTES) / 1024 / 1024) * 1.5 + 20)
   // The authentication deadline (10 s) ends each one that was let in.

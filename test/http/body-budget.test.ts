@@ -4,7 +4,7 @@
 // Pi can give it; a job from another address is taken meanwhile, and once the slow bodies are gone
 // their budget is back.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { ApiError } from '../../src/http/errors.ts'
 import { BODIES_IN_FLIGHT_BYTES, BODIES_IN_FLIGHT_BYTES_PER_CALLER, BodyBudget } from '../../src/http/body-budget.ts'
@@ -43,7 +43,10 @@ test('a claim takes bytes while there is room, in all and per caller, and gives 
   expect(budget.heldBytes).toBe(50)
   budget.claim('key:a').grow(50)
   expect(budget.heldBytes).toBe(100)
-  // A refused growth takes nothing.
+  // A refused growth takes nothing, so its release gives nothing back that others hold.
+  const refused = budget.claim('key:c')
+  expect(refusal(() => refused.grow(1)).status).toBe(429)
+  refused.release()
   expect(budget.heldBytes).toBe(100)
   expect(refusal(() => budget.claim('key:d').grow(Number.NaN)).code).toBe('invalid_request')
   expect(refusal(() => budget.claim('key:d').grow(-1)).code).toBe('invalid_request')
@@ -74,8 +77,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const rssMb = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${hub.process.pid}/status`, 'utf8'))![1]) / 1024
-
 interface SlowBody {
   socket: Socket
   /** The status it was answered with, once answered (0: closed unanswered). */
@@ -103,7 +104,7 @@ const postJob = (body: unknown) =>
   fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 test('300 slow 2 MiB job bodies from five keys and 50 addresses: a bounded number is read, the rest get 429 at once, memory stays bounded', async () => {
-  const before = rssMb()
+  const before = hub.rssMb()
   const perKey = 60
   const slow = slowKeys.flatMap((key, k) => Array.from({ length: perKey }, (_, i) => slowBody(key, `127.0.${1 + ((k * perKey + i) % 50)}.${1 + k}`, MAX_FRAME_BYTES, MAX_FRAME_BYTES - 1024)))
   const held = BODIES_IN_FLIGHT_BYTES / MAX_FRAME_BYTES
@@ -116,7 +117,7 @@ test('300 slow 2 MiB job bodies from five keys and 50 addresses: a bounded numbe
   // All the held ones sent has left their sockets: the hub answers, and is far from what a Pi has.
   await waitFor(() => slow.every((s) => s.answered !== undefined || s.socket.writableLength === 0) || undefined, 10_000)
   expect((await fetch(`${hub.url}/health`)).status).toBe(200)
-  const rss = rssMb()
+  const rss = hub.rssMb()
   console.log(`RSS ${before.toFixed(0)} MB before, ${rss.toFixed(0)} MB with ${held} bodies held`)
   expect(rss).toBeLessThan(150)
   expect(rss - before).toBeLessThan((BODIES_IN_FLIGHT_BYTES / 1_048_576) * 1.5 + 20)

@@ -1,4 +1,5 @@
 // `printhub serve` as its own process: what technicians run, and what kill -9 can stop.
+import { readFileSync } from 'node:fs'
 import { PRINTHUB, ROOT } from './cli.ts'
 
 export interface ServeProcess {
@@ -12,6 +13,8 @@ export interface ServeProcess {
   process: ReturnType<typeof Bun.spawn>
   /** Sends SIGTERM and waits for the exit code. */
   stop(): Promise<number>
+  /** Its resident memory now, in MB. */
+  rssMb(): number
 }
 
 export interface ServeOptions {
@@ -64,5 +67,6 @@ export async function spawnServe(dataDir: string, options: ServeOptions = {}): P
       child.kill('SIGTERM')
       return child.exited
     },
+    rssMb: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
   }
 }
