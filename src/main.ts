@@ -15,7 +15,6 @@ function flush(): void {
 // lose the lines of its last turn.
 process.on('exit', flush)
 
-// No top-level await: the compiled binary's bytecode is CommonJS.
 void main(process.argv.slice(2), {
   // Everything shown passes here: text from the network never drives the terminal.
   out: (line) => {

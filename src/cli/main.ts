@@ -2,72 +2,67 @@
 import { ConfigError } from '../hub/config.ts'
 import { DatabaseTooNewError, NoDatabaseError } from '../sqlite/database.ts'
 import { CliError, type Command, type Io, parse } from './command.ts'
-import { adminSetPasswordCommand, adminTokenCreateCommand } from './commands/admin.ts'
-import { agentCommand } from './commands/agent.ts'
-import { backupCommand, restoreCommand } from './commands/backup.ts'
-import { agentsListCommand, agentsRevokeCommand } from './commands/agents.ts'
-import { doctorCommand } from './commands/doctor.ts'
-import { initCommand } from './commands/init.ts'
-import { installCommand, uninstallCommand, upgradeCommand } from './commands/install.ts'
-import { jobsCancelCommand, jobsListCommand, jobsShowCommand } from './commands/jobs.ts'
-import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.ts'
-import { pairingCodesCreateCommand } from './commands/pairing-codes.ts'
-import { printersAddCommand, printersAssignCommand, printersListCommand, printersRemoveCommand } from './commands/printers.ts'
-import { printersDetectCommand, printersProbeCommand, printersTestCommand } from './commands/printer-checks.ts'
-import { profilesListCommand, profilesShowCommand } from './commands/profiles.ts'
-import { renderCommand } from './commands/render.ts'
-import { emulateCommand } from './commands/emulate.ts'
-import { projectsCreateCommand, projectsListCommand } from './commands/projects.ts'
-import { serveCommand } from './commands/serve.ts'
-import { settingsSetCommand, settingsShowCommand } from './commands/settings.ts'
-import { versionCommand } from './commands/version.ts'
 
-export const COMMANDS: readonly Command[] = [
-  serveCommand,
-  initCommand,
-  projectsCreateCommand,
-  projectsListCommand,
-  keysCreateCommand,
-  keysListCommand,
-  keysRevokeCommand,
-  pairingCodesCreateCommand,
-  adminSetPasswordCommand,
-  adminTokenCreateCommand,
-  settingsShowCommand,
-  settingsSetCommand,
-  backupCommand,
-  restoreCommand,
-  agentsListCommand,
-  agentsRevokeCommand,
-  printersAddCommand,
-  printersAssignCommand,
-  printersListCommand,
-  printersRemoveCommand,
-  printersDetectCommand,
-  printersProbeCommand,
-  printersTestCommand,
-  profilesListCommand,
-  profilesShowCommand,
-  renderCommand,
-  emulateCommand,
-  jobsListCommand,
-  jobsShowCommand,
-  jobsCancelCommand,
-  agentCommand,
-  installCommand,
-  upgradeCommand,
-  uninstallCommand,
-  doctorCommand,
-  versionCommand,
-]
+/**
+ * Every command by its name, in the order of the overview, loaded when it is run: a command's
+ * modules (the hub, the renderer, the installer, the emulator) are read only by the commands that
+ * use them, which keeps the start of each one short. test/cli/cli.test.ts checks each loads under
+ * its own name.
+ */
+export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
+  'serve': async () => (await import('./commands/serve.ts')).serveCommand,
+  'init': async () => (await import('./commands/init.ts')).initCommand,
+  'projects create': async () => (await import('./commands/projects.ts')).projectsCreateCommand,
+  'projects list': async () => (await import('./commands/projects.ts')).projectsListCommand,
+  'keys create': async () => (await import('./commands/keys.ts')).keysCreateCommand,
+  'keys list': async () => (await import('./commands/keys.ts')).keysListCommand,
+  'keys revoke': async () => (await import('./commands/keys.ts')).keysRevokeCommand,
+  'pairing-codes create': async () => (await import('./commands/pairing-codes.ts')).pairingCodesCreateCommand,
+  'admin set-password': async () => (await import('./commands/admin.ts')).adminSetPasswordCommand,
+  'admin create-token': async () => (await import('./commands/admin.ts')).adminTokenCreateCommand,
+  'settings show': async () => (await import('./commands/settings.ts')).settingsShowCommand,
+  'settings set': async () => (await import('./commands/settings.ts')).settingsSetCommand,
+  'backup': async () => (await import('./commands/backup.ts')).backupCommand,
+  'restore': async () => (await import('./commands/backup.ts')).restoreCommand,
+  'agents list': async () => (await import('./commands/agents.ts')).agentsListCommand,
+  'agents revoke': async () => (await import('./commands/agents.ts')).agentsRevokeCommand,
+  'printers add': async () => (await import('./commands/printers.ts')).printersAddCommand,
+  'printers assign': async () => (await import('./commands/printers.ts')).printersAssignCommand,
+  'printers list': async () => (await import('./commands/printers.ts')).printersListCommand,
+  'printers remove': async () => (await import('./commands/printers.ts')).printersRemoveCommand,
+  'printers detect': async () => (await import('./commands/printer-checks.ts')).printersDetectCommand,
+  'printers probe': async () => (await import('./commands/printer-checks.ts')).printersProbeCommand,
+  'printers test': async () => (await import('./commands/printer-checks.ts')).printersTestCommand,
+  'profiles list': async () => (await import('./commands/profiles.ts')).profilesListCommand,
+  'profiles show': async () => (await import('./commands/profiles.ts')).profilesShowCommand,
+  'render': async () => (await import('./commands/render.ts')).renderCommand,
+  'emulate': async () => (await import('./commands/emulate.ts')).emulateCommand,
+  'jobs list': async () => (await import('./commands/jobs.ts')).jobsListCommand,
+  'jobs show': async () => (await import('./commands/jobs.ts')).jobsShowCommand,
+  'jobs cancel': async () => (await import('./commands/jobs.ts')).jobsCancelCommand,
+  'agent': async () => (await import('./commands/agent.ts')).agentCommand,
+  'install': async () => (await import('./commands/install.ts')).installCommand,
+  'upgrade': async () => (await import('./commands/install.ts')).upgradeCommand,
+  'uninstall': async () => (await import('./commands/install.ts')).uninstallCommand,
+  'doctor': async () => (await import('./commands/doctor.ts')).doctorCommand,
+  'version': async () => (await import('./commands/version.ts')).versionCommand,
+}
 
-function overview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length))
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMAND_LOADERS)
+
+/** Every command, loaded (for the overview, which shows each one's summary). */
+export function loadCommands(): Promise<Command[]> {
+  return Promise.all(COMMAND_NAMES.map((name) => COMMAND_LOADERS[name]!()))
+}
+
+async function overview(): Promise<string> {
+  const commands = await loadCommands()
+  const width = Math.max(...commands.map((c) => c.name.length))
   return [
     'Usage: printhub COMMAND [OPTIONS]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Run "printhub COMMAND --help" for the options of a command.',
   ].join('\n')
@@ -78,11 +73,10 @@ function commandHelp(command: Command): string {
 }
 
 /** Finds the command named by the leading words of argv: `keys create ...` before `keys`. */
-function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
+async function findCommand(argv: string[]): Promise<{ command: Command; rest: string[] } | undefined> {
   for (const words of [2, 1]) {
     const name = argv.slice(0, words).join(' ')
-    const command = COMMANDS.find((c) => c.name === name)
-    if (command) return { command, rest: argv.slice(words) }
+    if (Object.hasOwn(COMMAND_LOADERS, name)) return { command: await COMMAND_LOADERS[name]!(), rest: argv.slice(words) }
   }
   return undefined
 }
@@ -90,13 +84,13 @@ function findCommand(argv: string[]): { command: Command; rest: string[] } | und
 /** Runs the CLI and returns the exit code. */
 export async function main(argv: string[], io: Io): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    io.out(overview())
+    io.out(await overview())
     return argv.length === 0 ? 2 : 0
   }
   if (argv[0] === '--version') argv = ['version']
-  const found = findCommand(argv)
+  const found = await findCommand(argv)
   if (!found) {
-    const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `)).map((c) => c.name)
+    const group = COMMAND_NAMES.filter((name) => name.startsWith(`${argv[0]} `))
     io.err(group.length ? `printhub ${argv[0]}: say which: ${group.join(', ')}` : `printhub: unknown command "${argv[0]}"`)
     io.err('Run "printhub --help" for the list of commands.')
     return 2

@@ -1,7 +1,8 @@
 // The dashboard's pages: one HTML shell and its assets, embedded in the program. The browser code
-// is TypeScript, turned into JavaScript once at start; the shell carries the rules the browser code
-// shares with the hub, filled in once at start too; everything is sent gzipped when the browser
-// takes it. Without a session, the dashboard sends the browser to the sign-in page.
+// is TypeScript, turned into JavaScript when the dashboard is first asked for (a hub whose
+// dashboard nobody opens neither spends its start-up on that nor holds the result); the shell
+// carries the rules the browser code shares with the hub; everything is sent gzipped when the
+// browser takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
 import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../protocol/admin-api.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
@@ -116,13 +117,25 @@ export interface DashboardContext {
   signedIn(request: Request): boolean
 }
 
+interface Assets {
+  /** Only these paths are served: a path is looked up, never read from the disk. */
+  files: Map<string, Asset>
+  shell: Asset
+}
+
+function buildAssets(): Assets {
+  return {
+    files: new Map<string, Asset>([['style.css', asset('text/css; charset=utf-8', css)], ...typescriptAssets(BROWSER_MODULES)]),
+    // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
+    shell: asset('text/html; charset=utf-8', shellHtml(htmlText as unknown as string)),
+  }
+}
+
 export function dashboardPages({ signedIn }: DashboardContext) {
-  // Only these paths are served: a path is looked up, never read from the disk.
-  const assets = new Map<string, Asset>([['style.css', asset('text/css; charset=utf-8', css)], ...typescriptAssets(BROWSER_MODULES)])
-  // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
-  const shell = asset('text/html; charset=utf-8', shellHtml(htmlText as unknown as string))
+  let built: Assets | undefined
+  const assets = () => (built ??= buildAssets())
   const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to } })
-  const page = (request: Request) => send(request, shell, PAGE_HEADERS)
+  const page = (request: Request) => send(request, assets().shell, PAGE_HEADERS)
   return new Elysia()
     .get('/', () => redirect(`${DASHBOARD_PATH}/`))
     // Also answers /dashboard (paths match with or without the last slash).
@@ -130,7 +143,7 @@ export function dashboardPages({ signedIn }: DashboardContext) {
     .get(`${DASHBOARD_PATH}/login`, ({ request }) => (signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request)))
     .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))
     .get(`${DASHBOARD_PATH}/assets/*`, ({ request, params }) => {
-      const file = assets.get(params['*'])
+      const file = assets().files.get(params['*'])
       if (!file) return new Response('Not found', { status: 404 })
       return send(request, file)
     })

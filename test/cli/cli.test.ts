@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
-import { COMMANDS } from '../../src/cli/main.ts'
+import { COMMAND_LOADERS, COMMAND_NAMES, loadCommands } from '../../src/cli/main.ts'
 import { Store } from '../../src/store/store.ts'
 
 let dataDir: string
@@ -200,9 +200,10 @@ describe('the CLI itself', () => {
   // One process per command (dozens): four at a time, with time for a busy machine.
   test('every command has --help', async () => {
     // One process per command, a few at a time: the list grows with every command.
-    for (let at = 0; at < COMMANDS.length; at += 4) {
+    const commands = await loadCommands()
+    for (let at = 0; at < commands.length; at += 4) {
       await Promise.all(
-        COMMANDS.slice(at, at + 4).map(async (command) => {
+        commands.slice(at, at + 4).map(async (command) => {
           const result = await cli([...command.name.split(' '), '--help'])
           expect(result.code).toBe(0)
           expect(result.stdout).toStartWith(`Usage: printhub ${command.name}`)
@@ -210,6 +211,12 @@ describe('the CLI itself', () => {
       )
     }
   }, 30_000)
+
+  test('each command loads under the name it is found by, and every command is in the overview', async () => {
+    for (const name of COMMAND_NAMES) expect((await COMMAND_LOADERS[name]!()).name).toBe(name)
+    const help = await cli(['--help'])
+    for (const name of COMMAND_NAMES) expect(help.stdout).toContain(`  ${name} `)
+  })
 
   test('version', async () => {
     const result = await cli(['version'])
