@@ -191,7 +191,8 @@ export class Ledger {
   /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
     try {
-      this.commits.commit()
+      if (this.ownsDatabase) this.commits.close()
+      else this.commits.commit()
     } finally {
       if (this.ownsDatabase) this.db.close()
     }

@@ -56,7 +56,8 @@ export function openDatabase(dataDir: string, create: boolean, schema: Schema): 
     if (!exists) db.run('PRAGMA auto_vacuum = INCREMENTAL')
     db.run('PRAGMA busy_timeout = 5000')
     db.run('PRAGMA journal_mode = WAL')
-    // FULL: a commit is on disk before we answer; an accepted job survives a power cut.
+    // FULL: a commit is on disk before we answer; an accepted job survives a power cut. The group
+    // commit (group-commit.ts) flushes its transactions itself, off the event loop, before it answers.
     db.run('PRAGMA synchronous = FULL')
     db.run('PRAGMA foreign_keys = ON')
     // Statement journals of multi-row changes stay in memory, not in a temp file per statement.

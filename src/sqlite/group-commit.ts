@@ -4,7 +4,12 @@
 // on disk (an answer to a client, an acknowledgement, bytes to a printer) waits for `durable()`.
 // A change that can be learned again after a crash may be deferred: it rides along with the next
 // commit, or is committed within UNAWAITED_COMMIT_MS.
+//
+// A database in a file is flushed off the event loop (wal-flush.ts): its transactions commit with
+// `synchronous = NORMAL`, and `durable()` settles once the write-ahead log has been flushed after
+// them. What is said only of changes on disk (`afterCommit`) waits for that flush too.
 import type { Database } from 'bun:sqlite'
+import { type Fsync, type Settle, WalFlush } from './wal-flush.ts'
 
 /** Bounds one transaction, so one busy turn cannot hold the writer for long. */
 export const MAX_WRITES_PER_COMMIT = 256
@@ -31,14 +36,21 @@ export class GroupCommit {
   private readonly savepoint
   private readonly release
   private readonly rollbackTo
+  /** The flush of a database in a file; none for one in memory (nothing to make durable). */
+  private readonly flush: WalFlush | undefined
 
   constructor(
     private readonly db: Database,
     private readonly onCommitError: (error: unknown) => void,
+    /** Tests observe the flush; by default fsync(2) on the thread pool. */
+    fsync?: Fsync,
   ) {
     this.savepoint = db.prepare('SAVEPOINT change')
     this.release = db.prepare('RELEASE change')
     this.rollbackTo = db.prepare('ROLLBACK TO change')
+    const file = db.filename
+    const inFile = file !== '' && file !== ':memory:' && !file.startsWith('file::memory:')
+    this.flush = inFile && isWal(db) ? new WalFlush(`${file}-wal`, fsync) : undefined
   }
 
   /**
@@ -58,7 +70,11 @@ export class GroupCommit {
 
   /** Settles once every change written so far is committed (rejects if that commit failed). */
   durable(): Promise<void> {
-    if (!this.open) return Promise.resolve()
+    if (!this.open) {
+      const flush = this.flush
+      if (!flush?.pending) return Promise.resolve()
+      return new Promise((resolve, reject) => flush.whenFlushed((error) => (error ? reject(error) : resolve())))
+    }
     this.commitThisTurn()
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }))
   }
@@ -70,15 +86,40 @@ export class GroupCommit {
    */
   afterCommit(then: () => void): void {
     if (this.open) this.committed.push(then)
+    else if (this.flush?.pending) this.flush.whenFlushed((error) => error || runEach([then]))
     else then()
   }
 
   /**
-   * Commits now what is open; at shutdown, and where a change must be on disk before going on.
-   * Throws if the commit failed; what it held is then rolled back.
+   * Commits now what is open, and flushes it on this thread; at shutdown, and where a change must
+   * be on disk before going on. Throws if the commit failed; what it held is then rolled back.
    */
   commit(): void {
-    if (!this.open) return
+    const settle = this.open ? this.endTransaction() : undefined
+    if (settle || this.flush?.pending) {
+      try {
+        this.flush?.flushNow()
+      } catch (error) {
+        settle?.(error as Error)
+        this.onCommitError(error)
+        throw error
+      }
+    }
+    settle?.()
+  }
+
+  /** Commits on disk no flush follows (the store closes after this). */
+  close(): void {
+    this.commit()
+    this.flush?.close()
+  }
+
+  /**
+   * COMMITs the open transaction and returns what settles its waiters once it is on disk (with
+   * the flush's error if it could not be made so). Throws if the commit failed; what it held is
+   * then rolled back and its waiters told.
+   */
+  private endTransaction(): Settle {
     const waiters = this.waiters
     const committed = this.committed
     this.waiters = []
@@ -91,22 +132,31 @@ export class GroupCommit {
     } catch (error) {
       // A failed COMMIT may leave the transaction open; what it held is lost either way.
       if (this.db.inTransaction) this.db.run('ROLLBACK')
+      this.fullFlushes()
       for (const waiter of waiters) waiter.reject(error)
       throw error
     }
+    this.fullFlushes()
     this.stats.commits++
-    for (const waiter of waiters) waiter.resolve()
-    for (const then of committed) {
-      try {
-        then()
-      } catch {
-        // What is told of a commit cannot make it fail: the changes are on disk.
+    return (error) => {
+      if (error) {
+        for (const waiter of waiters) waiter.reject(error)
+        return
       }
+      for (const waiter of waiters) waiter.resolve()
+      runEach(committed)
     }
+  }
+
+  /** The connection's own setting (FULL) is back after each group transaction, for anything else it writes. */
+  private fullFlushes(): void {
+    if (this.flush) this.db.run('PRAGMA synchronous = FULL')
   }
 
   private apply<T>(change: () => T): T {
     if (!this.open) {
+      // Run as text each time: SQLite applies a setting pragma when it is prepared, not when a prepared one runs again.
+      if (this.flush) this.db.run('PRAGMA synchronous = NORMAL')
       // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
       this.db.run('BEGIN IMMEDIATE')
       this.open = true
@@ -134,7 +184,7 @@ export class GroupCommit {
     }
     this.release.run()
     this.stats.writes++
-    if (++this.writes >= MAX_WRITES_PER_COMMIT) this.commit()
+    if (++this.writes >= MAX_WRITES_PER_COMMIT) this.commitScheduled()
     return result
   }
 
@@ -146,6 +196,7 @@ export class GroupCommit {
     this.open = false
     this.writes = 0
     clearTimeout(this.commitLater)
+    this.fullFlushes()
     for (const waiter of waiters) waiter.reject(error)
     this.onCommitError(error)
   }
@@ -160,11 +211,34 @@ export class GroupCommit {
     })
   }
 
+  /** Commits what is open; it is flushed off the event loop (or at once, for a database in memory). */
   private commitScheduled(): void {
+    if (!this.open) return
+    let settle: Settle
     try {
-      this.commit()
+      settle = this.endTransaction()
     } catch (error) {
       this.onCommitError(error)
+      return
+    }
+    if (!this.flush) return settle()
+    this.flush.afterCommit((error) => {
+      settle(error)
+      if (error) this.onCommitError(error)
+    })
+  }
+}
+
+function runEach(callbacks: readonly (() => void)[]): void {
+  for (const then of callbacks) {
+    try {
+      then()
+    } catch {
+      // What is told of a commit cannot make it fail: the changes are on disk.
     }
   }
+}
+
+function isWal(db: Database): boolean {
+  return db.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()?.journal_mode === 'wal'
 }

@@ -107,7 +107,7 @@ export class Store {
   /** Commits what is open and closes the file cleanly (the WAL is checkpointed). */
   close(): void {
     try {
-      this.commits.commit()
+      this.commits.close()
     } finally {
       this.db.close()
     }

@@ -139,3 +139,116 @@ describe('group commit', () => {
     expect(seen()).toEqual([3])
   })
 })
+
+describe('the flush of a group commit, off the event loop', () => {
+  /** A flush that finishes when the test says so (the real fsync(2) runs after it), recording each. */
+  function heldFlushes() {
+    const held: (() => void)[] = []
+    const failing: Error[] = []
+    const fsync = (fd: number, done: (error: Error | null) => void) => {
+      held.push(() => {
+        const error = failing.shift()
+        if (error) return done(error)
+        import('node:fs').then(({ fsync: real }) => real(fd, done), done)
+      })
+    }
+    return { held, failing, fsync, release: () => held.splice(0).forEach((go) => go()) }
+  }
+
+  test('a transaction commits without a flush of its own; durable() waits for the flush of the log that follows', async () => {
+    const flushes = heldFlushes()
+    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+    commits.write(() => insert(1))
+    // Inside the group's transaction SQLite does not flush at commit (NORMAL); outside, the connection's FULL is back.
+    expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(1)
+    let settled = false
+    const durable = commits.durable().then(() => (settled = true))
+    let logged = false
+    commits.afterCommit(() => (logged = true))
+    await Bun.sleep(0)
+    await new Promise((resolve) => setImmediate(resolve))
+    // Committed (another connection sees it), not yet said to be on disk.
+    expect(seen()).toEqual([1])
+    expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(2)
+    expect(flushes.held).toHaveLength(1)
+    expect(settled).toBe(false)
+    expect(logged).toBe(false)
+    // Asked again with nothing open: it waits for the same flush.
+    let again = false
+    const later = commits.durable().then(() => (again = true))
+    flushes.release()
+    await durable
+    await later
+    expect([settled, again, logged]).toEqual([true, true, true])
+    expect(errors).toEqual([])
+  })
+
+  test('commits made while a flush runs share the next one', async () => {
+    const flushes = heldFlushes()
+    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+    commits.write(() => insert(1))
+    const first = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    commits.write(() => insert(2))
+    const second = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    commits.write(() => insert(3))
+    const third = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    // One flush runs; the two commits after it wait, together, for the next.
+    expect(flushes.held).toHaveLength(1)
+    flushes.release()
+    await first
+    await waitUntil(() => flushes.held.length === 1)
+    flushes.release()
+    await Promise.all([second, third])
+    expect(seen()).toEqual([1, 2, 3])
+  })
+
+  test('a flush that fails rejects whoever waited for its commits and is reported; the next one flushes again', async () => {
+    const flushes = heldFlushes()
+    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+    flushes.failing.push(new Error('EIO: i/o error, fsync'))
+    commits.write(() => insert(1))
+    let logged = false
+    commits.afterCommit(() => (logged = true))
+    const failed = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    flushes.release()
+    expect(failed).rejects.toThrow('EIO')
+    await failed.catch(() => {})
+    expect(logged).toBe(false)
+    expect(errors.map(String)).toEqual(['Error: EIO: i/o error, fsync'])
+    commits.write(() => insert(2))
+    const next = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    flushes.release()
+    await next
+  })
+
+  test('commit() flushes on the spot, also commits whose flush is still waiting', async () => {
+    const flushes = heldFlushes()
+    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+    commits.write(() => insert(1))
+    const durable = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    commits.write(() => insert(2))
+    const queued = commits.durable()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(flushes.held).toHaveLength(1)
+    // The third commit and the one queued behind the running flush are on disk when commit() returns.
+    commits.write(() => insert(3))
+    commits.commit()
+    await queued
+    flushes.release()
+    await durable
+    expect(seen()).toEqual([1, 2, 3])
+  })
+})
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let turns = 0; !condition(); turns++) {
+    if (turns > 1000) throw new Error('the condition never held')
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
