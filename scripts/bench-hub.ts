@@ -2,7 +2,7 @@
 // stopping `printhub serve`, running CLI commands, data directories, the hub's RSS, and ending
 // whatever the bench left running. Also the few small helpers (round, sleep, ms) every section uses.
 import type { Subprocess } from 'bun'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, MAX_OPEN_JOBS } from '../src/domain/settings.ts'
@@ -69,7 +69,10 @@ export function removeDataDir(dir: string): void {
 
 /** Runs `bun ARGS` in the repository; the child is killed by killChildren() and endChildren(). */
 export function spawn(args: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'> {
-  const child = Bun.spawn([BUN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  return track(Bun.spawn([BUN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }))
+}
+
+function track<T extends Subprocess>(child: T): T {
   children.add(child)
   void child.exited.then(() => children.delete(child))
   return child
@@ -83,7 +86,6 @@ function timeout(ms: number, what: string): { promise: Promise<never>; cancel: (
   return { promise, cancel: () => clearTimeout(timer) }
 }
 
-/** Resident memory of a process, in MB, from /proc (Linux). */
 /**
  * `bun run bench --quick`: every section with smaller counts and shorter phases, for development;
  * its figures are marked quick and are not the ones the targets are judged on.
@@ -105,6 +107,7 @@ export function cpuMs(pid: number): number {
 /** Linux's USER_HZ, the unit of /proc's CPU times (100 on every architecture printhub runs on). */
 const CLOCK_TICKS_PER_SECOND = 100
 
+/** Resident memory of a process, in MB, from /proc (Linux). */
 export function rssMb(pid: number): number {
   const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   if (!match) throw new Error(`no VmRSS for process ${pid}`)
@@ -122,8 +125,9 @@ export interface HubProcess {
 }
 
 /**
- * Starts `printhub serve` and resolves once it listens. Its stdout (one log line per request) is
- * drained for as long as it runs: a full pipe would block the hub mid-request.
+ * Starts `printhub serve` and resolves once it listens. Its stdout (one log line per request) goes
+ * to a file, as a service's goes to the journal: read through a pipe by this process, which is also
+ * the busy load generator, a full pipe would stall the hub mid-request and charge it for our delay.
  */
 export async function startHub(dir: string): Promise<HubProcess> {
   // In the API section every submission stays open (its printer is held offline), and half the
@@ -131,32 +135,28 @@ export async function startHub(dir: string): Promise<HubProcess> {
   // (default 10,000) to its maximum, or submissions would turn into 429s.
   // One key submits every job here: lift its rate (default 1,200 jobs and 64 MB a minute) too.
   const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY }
-  const child = spawn([...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir], env)
-  const tail: string[] = [] // the last lines of both streams, to explain a failed start
-  let onListening: (url: string) => void = () => {}
-  const listening = new Promise<string>((resolve) => (onListening = resolve))
-
-  async function drain(stream: ReadableStream<Uint8Array>, watch: boolean): Promise<void> {
+  const logFile = join(dir, `hub-${Date.now()}.log`)
+  const args = [BUN, ...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir]
+  const child = track(Bun.spawn(args, { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: Bun.file(logFile), stderr: 'pipe' }))
+  const stderrTail: string[] = []
+  const tail = () => [...readFileSync(logFile, 'utf8').split('\n').slice(-20), ...stderrTail].join('\n')
+  void (async () => {
     const decoder = new TextDecoder()
-    let pending = ''
     // Ends when the hub exits and closes the pipe.
-    for await (const chunk of stream) {
-      const parts = (pending + decoder.decode(chunk, { stream: true })).split('\n')
-      pending = parts.pop()!
-      for (const line of parts) {
-        if (tail.push(line) > 20) tail.shift()
-        const match = watch ? / listening on (http:\/\/[^\s,]+)/.exec(line) : null
-        if (match) onListening(match[1]!)
-      }
+    for await (const chunk of child.stderr) for (const line of decoder.decode(chunk, { stream: true }).split('\n')) if (stderrTail.push(line) > 20) stderrTail.shift()
+  })()
+  const listening = (async () => {
+    for (;;) {
+      const match = / listening on (http:\/\/[^\s,]+)/.exec(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
+      if (match) return match[1]!
+      await Bun.sleep(5)
     }
-  }
-  void drain(child.stdout, true)
-  void drain(child.stderr, false)
+  })()
 
   const limit = timeout(HUB_START_TIMEOUT_MS, 'hub start')
   const url = await Promise.race([
     listening,
-    child.exited.then((code) => Promise.reject(new Error(`hub exited with ${code} before listening:\n${tail.join('\n')}`))),
+    child.exited.then((code) => Promise.reject(new Error(`hub exited with ${code} before listening:\n${tail()}`))),
     limit.promise,
   ]).finally(limit.cancel)
   if (new URL(url).hostname !== HOST) throw new Error(`hub listens on ${url}, expected ${HOST}`)
@@ -174,7 +174,7 @@ export async function startHub(dir: string): Promise<HubProcess> {
       const limit = timeout(HUB_STOP_TIMEOUT_MS, 'hub stop')
       try {
         const code = await Promise.race([child.exited, limit.promise])
-        if (code !== 0) throw new Error(`hub exited with ${code} on SIGTERM:\n${tail.join('\n')}`)
+        if (code !== 0) throw new Error(`hub exited with ${code} on SIGTERM:\n${tail()}`)
       } catch (error) {
         child.kill('SIGKILL')
         throw error
