@@ -9,6 +9,7 @@ import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { type HubProcess, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, spawn, startHub } from './bench-hub.ts'
 import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
+import { runWrk, wrkPath } from './bench-wrk.ts'
 
 const LOAD = { concurrency: 50, warmupMs: sized(1_000, 500), durationMs: sized(5_000, 2_000), maxRequests: 2_000_000 } as const
 const LIST_LOAD = { concurrency: 4, warmupMs: 500, durationMs: 30_000, maxRequests: sized(4_000, 1_000) } as const
@@ -31,9 +32,14 @@ const DOCUMENT = {
 
 // ---- Load -------------------------------------------------------------------------------------
 
-/** Runs one load in its own process and returns its figures. */
-async function runLoad(spec: LoadSpec, during?: () => void): Promise<LoadResult> {
-  const child = spawn(['scripts/bench-load.ts', JSON.stringify(spec)])
+/**
+ * The load generator of the throughput figures: wrk when it is installed (the hub's targets were
+ * set with it), else bench-load.ts, which needs more CPU than the hub and so measures less of it.
+ */
+const GENERATOR = wrkPath() ? 'wrk' : 'bench-load.ts'
+
+/** Runs one load with `generator`, calling `during` every RSS_SAMPLE_MS while it runs, and returns its figures. */
+async function runLoad(spec: LoadSpec, during?: () => void, generator: 'wrk' | 'bench-load.ts' = 'bench-load.ts'): Promise<LoadResult> {
   // A throw inside a timer would end the bench without cleanup: keep the first one for later.
   let samplerError: unknown
   const sampler = during
@@ -45,14 +51,24 @@ async function runLoad(spec: LoadSpec, during?: () => void): Promise<LoadResult>
         }
       }, RSS_SAMPLE_MS)
     : undefined
+  try {
+    const result = generator === 'wrk' ? await runWrk(spec) : await runBunLoad(spec)
+    if (samplerError) throw samplerError
+    return result
+  } finally {
+    clearInterval(sampler)
+  }
+}
+
+/** bench-load.ts in its own process. */
+async function runBunLoad(spec: LoadSpec): Promise<LoadResult> {
+  const child = spawn(['scripts/bench-load.ts', JSON.stringify(spec)])
   const killer = setTimeout(() => child.kill('SIGKILL'), spec.warmupMs + spec.durationMs + LOAD_SLACK_MS)
   try {
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
     if (code !== 0) throw new Error(`load generator exited with ${code}: ${stderr}`)
-    if (samplerError) throw samplerError
     return JSON.parse(stdout) as LoadResult
   } finally {
-    clearInterval(sampler)
     clearTimeout(killer)
   }
 }
@@ -178,15 +194,16 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
   const idleRssMb = rssMb(hub.pid)
   console.log(`hub pid ${hub.pid} at ${hub.url}; idle RSS ${idleRssMb.toFixed(1)} MB`)
 
-  console.log(`GET /health: ${LOAD.concurrency} clients, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
-  const health = await runLoad({ ...LOAD, url: `${hub.url}/health`, method: 'GET', expectStatus: 200 })
+  console.log(`GET /health: ${LOAD.concurrency} connections of ${GENERATOR}, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
+  const health = await runLoad({ ...LOAD, url: `${hub.url}/health`, method: 'GET', expectStatus: 200 }, undefined, GENERATOR)
 
-  console.log(`POST jobs: ${LOAD.concurrency} clients, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
+  console.log(`POST jobs: ${LOAD.concurrency} connections of ${GENERATOR}, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
   let loadedRssMb = rssMb(hub.pid)
   const bodyTemplate = JSON.stringify({ printerId: project.printerId, idempotencyKey: KEY_PLACEHOLDER, document: DOCUMENT })
   const submit = await runLoad(
     { ...LOAD, url: jobsUrl(hub), method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 },
     () => (loadedRssMb = Math.max(loadedRssMb, rssMb(hub.pid))),
+    GENERATOR,
   )
   await hub.stop()
 
@@ -226,6 +243,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
 
   const report = [
     `printhub bench on ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}; hub and load generator share these CPUs`,
+    `load generator for /health and POST jobs: ${GENERATOR === 'wrk' ? 'wrk, 2 threads' : 'bench-load.ts (wrk is not installed: apt-get install wrk; this one needs more CPU than the hub, so the hub is measured short of its limit)'}; for the lists: bench-load.ts`,
     describeLoad(`GET /health (${LOAD.concurrency} clients)`, health),
     describeLoad(`POST jobs (${LOAD.concurrency} clients)`, submit),
     describeLoad(`GET jobs, ${SEED.jobs / 1000}k stored (${LIST_LOAD.concurrency} cl.)`, listAll),
@@ -241,7 +259,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     report,
     checks,
     results: {
-      settings: { load: LOAD, listLoad: LIST_LOAD, seedJobs: SEED.jobs, rssSampleMs: RSS_SAMPLE_MS, idleSettleMs: IDLE_SETTLE_MS },
+      settings: { generator: GENERATOR, load: LOAD, listLoad: LIST_LOAD, seedJobs: SEED.jobs, rssSampleMs: RSS_SAMPLE_MS, idleSettleMs: IDLE_SETTLE_MS },
       health,
       submit,
       submitToHealthRatio: round(ratio, 4),
