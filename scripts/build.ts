@@ -1,7 +1,9 @@
 // `bun run build`: the printhub executables for 64-bit Linux on ARM (Raspberry Pi 3, 4, 5, Zero 2 W)
 // and x86, with the pinned Bun, minified and with bytecode, the version and git commit stamped in.
 // ES modules split into chunks: each command loads only its own modules (cli/main.ts), so the hub
-// neither reads nor holds the installer, the emulator or the preview until they are used.
+// neither reads nor holds the installer, the emulator or the preview until they are used. The
+// executable reads no `.env` or `bunfig.toml` from the directory it is started in: a file there
+// must not set its environment or preload code into it (a technician runs it as root).
 // Everything the program needs at run time (migrations, printer profiles, the `usb` package's
 // native part for the target) is imported, so it is inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS.
 // `bun run build x64` (or `arm64`) builds one.
@@ -66,7 +68,7 @@ export async function build(arches: readonly Arch[] = ['arm64', 'x64']): Promise
     ensureUsbBinding(arch)
     const outfile = binaryPath(arch)
     const result = Bun.spawnSync(
-      [process.execPath, 'build', '--compile', '--minify', '--bytecode', '--format=esm', '--splitting', `--target=${TARGETS[arch]}`, `--define=PRINTHUB_BUILD_COMMIT=${JSON.stringify(commit)}`, '--outfile', outfile, join(ROOT, 'src/main.ts'), ...WORKER_ENTRIES.map((entry) => join(ROOT, entry))],
+      [process.execPath, 'build', '--compile', '--minify', '--bytecode', '--format=esm', '--splitting', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', `--target=${TARGETS[arch]}`, `--define=PRINTHUB_BUILD_COMMIT=${JSON.stringify(commit)}`, '--outfile', outfile, join(ROOT, 'src/main.ts'), ...WORKER_ENTRIES.map((entry) => join(ROOT, entry))],
       { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
     )
     if (result.exitCode !== 0) throw new Error(`building ${basename(outfile)} failed:\n${result.stderr.toString()}${result.stdout.toString()}`)

@@ -2,7 +2,7 @@
 // another one. It must carry everything (migrations, printer profiles, image decoders) and take a
 // job from the API to a printer.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, build } from '../../scripts/build.ts'
@@ -39,6 +39,24 @@ describe('the compiled executable', () => {
     expect(number).toBe('0.1.0')
     expect(commit).toMatch(/^[0-9a-f]{12}(-dirty)?$/)
     expect(run(['profiles', 'list']).stdout).toContain('generic-58mm')
+  })
+
+  test('reads no .env and no bunfig.toml from the directory it is started in', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'printhub-binary-cwd-'))
+    try {
+      // A bunfig.toml could preload code into a printhub a technician runs as root; a .env could set its environment.
+      writeFileSync(join(cwd, 'bunfig.toml'), 'preload = ["./preloaded.ts"]\n')
+      writeFileSync(join(cwd, 'preloaded.ts'), 'console.error("PRELOADED")\n')
+      writeFileSync(join(cwd, '.env'), 'PRINTHUB_DATA_DIR=/from-dotenv\n')
+      const result = Bun.spawnSync([binary, 'settings', 'show', '--json'], { cwd, env: { PATH: '/usr/bin:/bin', PRINTHUB_DATA_DIR: join(cwd, 'none') }, stdout: 'pipe', stderr: 'pipe' })
+      const output = result.stdout.toString() + result.stderr.toString()
+      expect(output).not.toContain('PRELOADED')
+      expect(output).not.toContain('/from-dotenv')
+      // The data directory it was given, which has no database.
+      expect(output).toContain(join(cwd, 'none'))
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
   })
 
   test('serves, takes a job with an image to the demo printer, and stops cleanly', async () => {
