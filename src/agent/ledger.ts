@@ -188,6 +188,15 @@ export class Ledger {
     return this.commits.durable()
   }
 
+  /**
+   * Commits and flushes every change made so far here and now, on this thread: for the intent to
+   * print, so that the bytes follow its flush within the same turn (a crash in between would leave
+   * a job uncertain that was never written). Throws if the commit failed.
+   */
+  flushNow(): void {
+    this.commits.commit()
+  }
+
   /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
     try {
