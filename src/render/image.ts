@@ -37,9 +37,9 @@ export function decodeImage(mediaType: ImageMediaType, base64: string): GrayImag
 }
 
 function jpegToGray(bytes: Uint8Array): GrayImage {
-  const { width, height, data } = decodeJpeg(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: JPEG_MEMORY_BUDGET_MB })
+  const { width, height, data } = decodeJpeg(bytes, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MEMORY_BUDGET_MB })
   const luma = new Uint8Array(width * height)
-  for (let i = 0; i < luma.length; i++) luma[i] = Math.round(lumaOf(data[i * 4]!, data[i * 4 + 1]!, data[i * 4 + 2]!))
+  for (let i = 0, at = 0; i < luma.length; i++, at += 3) luma[i] = Math.round(lumaOf(data[at]!, data[at + 1]!, data[at + 2]!))
   return { width, height, luma }
 }
 
@@ -127,6 +127,10 @@ export function toDots(image: GrayImage): DotImage {
 
 function isLineArt(luma: Uint8Array): boolean {
   let extreme = 0
-  for (const level of luma) if (level < 32 || level > 223) extreme++
+  // An index loop: an iterator over a typed array took 9 ms of a photo's 40.
+  for (let i = 0; i < luma.length; i++) {
+    const level = luma[i]!
+    if (level < 32 || level > 223) extreme++
+  }
   return extreme >= luma.length * LINE_ART_SHARE
 }
