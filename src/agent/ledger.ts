@@ -174,7 +174,7 @@ export class Ledger {
   /** A remote agent's ledger: its own file in `dir`. */
   static open(dir: string, { now = Date.now, log = new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('agent') }: LedgerOptions = {}): Ledger {
     const db = openDatabase(dir, true, OWN_FILE_SCHEMA)
-    return new Ledger(db, new GroupCommit(db, (error) => log.error('a ledger commit failed and was rolled back', { error: describeError(error) }, { limit: 'ledger commit' })), now, true)
+    return new Ledger(db, new GroupCommit(db, (error) => log.error('a ledger commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'ledger commit' })), now, true)
   }
 
   /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */

@@ -10,8 +10,8 @@ import { CliError, type Command, type Io, parse } from './command.ts'
  * its own name.
  */
 export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
-  'serve': async () => (await import('./commands/serve.ts')).serveCommand,
-  'init': async () => (await import('./commands/init.ts')).initCommand,
+  serve: async () => (await import('./commands/serve.ts')).serveCommand,
+  init: async () => (await import('./commands/init.ts')).initCommand,
   'projects create': async () => (await import('./commands/projects.ts')).projectsCreateCommand,
   'projects list': async () => (await import('./commands/projects.ts')).projectsListCommand,
   'keys create': async () => (await import('./commands/keys.ts')).keysCreateCommand,
@@ -22,8 +22,8 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   'admin create-token': async () => (await import('./commands/admin.ts')).adminTokenCreateCommand,
   'settings show': async () => (await import('./commands/settings.ts')).settingsShowCommand,
   'settings set': async () => (await import('./commands/settings.ts')).settingsSetCommand,
-  'backup': async () => (await import('./commands/backup.ts')).backupCommand,
-  'restore': async () => (await import('./commands/backup.ts')).restoreCommand,
+  backup: async () => (await import('./commands/backup.ts')).backupCommand,
+  restore: async () => (await import('./commands/backup.ts')).restoreCommand,
   'agents list': async () => (await import('./commands/agents.ts')).agentsListCommand,
   'agents revoke': async () => (await import('./commands/agents.ts')).agentsRevokeCommand,
   'printers add': async () => (await import('./commands/printers.ts')).printersAddCommand,
@@ -35,17 +35,17 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   'printers test': async () => (await import('./commands/printer-checks.ts')).printersTestCommand,
   'profiles list': async () => (await import('./commands/profiles.ts')).profilesListCommand,
   'profiles show': async () => (await import('./commands/profiles.ts')).profilesShowCommand,
-  'render': async () => (await import('./commands/render.ts')).renderCommand,
-  'emulate': async () => (await import('./commands/emulate.ts')).emulateCommand,
+  render: async () => (await import('./commands/render.ts')).renderCommand,
+  emulate: async () => (await import('./commands/emulate.ts')).emulateCommand,
   'jobs list': async () => (await import('./commands/jobs.ts')).jobsListCommand,
   'jobs show': async () => (await import('./commands/jobs.ts')).jobsShowCommand,
   'jobs cancel': async () => (await import('./commands/jobs.ts')).jobsCancelCommand,
-  'agent': async () => (await import('./commands/agent.ts')).agentCommand,
-  'install': async () => (await import('./commands/install.ts')).installCommand,
-  'upgrade': async () => (await import('./commands/install.ts')).upgradeCommand,
-  'uninstall': async () => (await import('./commands/install.ts')).uninstallCommand,
-  'doctor': async () => (await import('./commands/doctor.ts')).doctorCommand,
-  'version': async () => (await import('./commands/version.ts')).versionCommand,
+  agent: async () => (await import('./commands/agent.ts')).agentCommand,
+  install: async () => (await import('./commands/install.ts')).installCommand,
+  upgrade: async () => (await import('./commands/install.ts')).upgradeCommand,
+  uninstall: async () => (await import('./commands/install.ts')).uninstallCommand,
+  doctor: async () => (await import('./commands/doctor.ts')).doctorCommand,
+  version: async () => (await import('./commands/version.ts')).versionCommand,
 }
 
 export const COMMAND_NAMES: readonly string[] = Object.keys(COMMAND_LOADERS)

@@ -57,7 +57,7 @@ export class Store {
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
     const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
-    this.commits = new GroupCommit(db, (error) => log.error('a commit failed and was rolled back', { error: describeError(error) }, { limit: 'commit failed' }))
+    this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
     const jobLog = new JobLog(this.commits, options.log?.for('job'))
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
