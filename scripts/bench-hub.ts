@@ -145,12 +145,15 @@ export async function startHub(dir: string): Promise<HubProcess> {
     // Ends when the hub exits and closes the pipe.
     for await (const chunk of child.stderr) for (const line of decoder.decode(chunk, { stream: true }).split('\n')) if (stderrTail.push(line) > 20) stderrTail.shift()
   })()
+  let waiting = true
   const listening = (async () => {
-    for (;;) {
+    // Until it says so, or the start has failed (it exited, or the time ran out).
+    while (waiting) {
       const match = / listening on (http:\/\/[^\s,]+)/.exec(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '')
       if (match) return match[1]!
       await Bun.sleep(5)
     }
+    return ''
   })()
 
   const limit = timeout(HUB_START_TIMEOUT_MS, 'hub start')
@@ -158,7 +161,10 @@ export async function startHub(dir: string): Promise<HubProcess> {
     listening,
     child.exited.then((code) => Promise.reject(new Error(`hub exited with ${code} before listening:\n${tail()}`))),
     limit.promise,
-  ]).finally(limit.cancel)
+  ]).finally(() => {
+    waiting = false
+    limit.cancel()
+  })
   if (new URL(url).hostname !== HOST) throw new Error(`hub listens on ${url}, expected ${HOST}`)
 
   return {
