@@ -75,7 +75,7 @@ async function wrk(spec: LoadSpec, seconds: number, nonce: string, dir: string):
 export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
   const dir = mkdtempSync(join(tmpdir(), 'printhub-bench-wrk-'))
   try {
-    const run = `${Date.now().toString(36)}`
+    const run = Date.now().toString(36)
     const warm = await wrk(spec, spec.warmupMs / 1000, `${run}w`, dir)
     const measured = await wrk(spec, spec.durationMs / 1000, `${run}m`, dir)
     const errorsOf = (f: WrkFigures) => f.connect + f.read + f.write + f.status + f.timeout

@@ -58,7 +58,7 @@ export class WalFlush {
     for (const settle of settled) settle()
   }
 
-  /** No flush starts after this; the file is closed once the one that runs has ended. */
+  /** Closes the log's file, once the flush that runs has ended (the store flushes what it committed first). */
   close(): void {
     this.closed = true
     if (!this.running) this.closeFile()
@@ -80,22 +80,8 @@ export class WalFlush {
       this.running = undefined
       if (this.closed) this.closeFile()
       for (const settle of settled) settle(error ?? undefined)
-      if (this.queued.length > 0) {
-        if (this.closed) this.flushNowAfterClose()
-        else this.start()
-      }
+      if (this.queued.length > 0) this.start()
     })
-  }
-
-  /** Commits that came after close() (the last one, at shutdown) are flushed where they are. */
-  private flushNowAfterClose(): void {
-    try {
-      this.flushNow()
-    } catch {
-      // Their waiters were told.
-    } finally {
-      this.closeFile()
-    }
   }
 
   /**
