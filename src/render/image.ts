@@ -1,10 +1,10 @@
-// Image sections to dots: PNG (png.ts) or JPEG (jpeg-js) decoded in JavaScript, flattened on
+// Image sections to dots: PNG (png.ts) or JPEG (jpeg.ts) decoded to grey levels, flattened on
 // white paper, scaled down to the printable width, then dithered (photos) or thresholded (line
 // art: logos, text, codes).
-import { decode as decodeJpeg } from 'jpeg-js'
 import { imageHeader, type ImageMediaType } from '../protocol/image.ts'
 import { RenderError } from './errors.ts'
-import { type GrayImage, lumaOf } from './gray.ts'
+import type { GrayImage } from './gray.ts'
+import { decodeJpeg } from './jpeg.ts'
 import { decodePng } from './png.ts'
 
 /** Dots to print, one bit a dot, rows of `widthBytes` bytes, the leftmost dot in the high bit. */
@@ -14,8 +14,6 @@ export interface DotImage {
   rows: Uint8Array
 }
 
-/** What a JPEG decoder may allocate (jpeg-js counts its own buffers against it). */
-const JPEG_MEMORY_BUDGET_MB = 16
 /** Grey levels darker than this print as a dot when thresholding. */
 const THRESHOLD = 128
 /** An image with at least this share of near-black and near-white pixels is line art. */
@@ -29,18 +27,11 @@ export function decodeImage(mediaType: ImageMediaType, base64: string): GrayImag
   if (typeof header === 'string') throw invalid(header)
   const bytes = new Uint8Array(Buffer.from(base64, 'base64'))
   try {
-    return mediaType === 'image/png' ? decodePng(bytes) : jpegToGray(bytes)
+    return mediaType === 'image/png' ? decodePng(bytes) : decodeJpeg(bytes)
   } catch (error) {
     if (error instanceof RenderError) throw error
     throw invalid(`could not be decoded (${(error as Error).message})`)
   }
-}
-
-function jpegToGray(bytes: Uint8Array): GrayImage {
-  const { width, height, data } = decodeJpeg(bytes, { useTArray: true, formatAsRGBA: false, maxMemoryUsageInMB: JPEG_MEMORY_BUDGET_MB })
-  const luma = new Uint8Array(width * height)
-  for (let i = 0, at = 0; i < luma.length; i++, at += 3) luma[i] = Math.round(lumaOf(data[at]!, data[at + 1]!, data[at + 2]!))
-  return { width, height, luma }
 }
 
 /**

@@ -2,7 +2,7 @@
 // interlacing. The chunks, filters and pixels are read here in JavaScript; only the zlib stream is
 // inflated by the runtime's own zlib, five times faster than inflating it in JavaScript.
 import { inflateSync } from 'node:zlib'
-import { type GrayImage, lumaOf, onWhite } from './gray.ts'
+import { type GrayImage, grayOf, lumaOf, onWhite } from './gray.ts'
 
 /** Thrown for a file that is not a PNG this decoder can read; the caller names the image. */
 export class PngError extends Error {}
@@ -118,7 +118,7 @@ function readTransparency(header: Header, plte: Uint8Array | undefined, trns: Ui
     const entries = Math.floor(plte!.length / 3)
     const gray = new Uint8Array(256)
     const alpha = new Uint8Array(256).fill(255)
-    for (let i = 0; i < entries; i++) gray[i] = Math.round(lumaOf(plte![i * 3]!, plte![i * 3 + 1]!, plte![i * 3 + 2]!))
+    for (let i = 0; i < entries; i++) gray[i] = grayOf(plte![i * 3]!, plte![i * 3 + 1]!, plte![i * 3 + 2]!)
     trns?.forEach((value, i) => (alpha[i] = value))
     return { palette: { gray, alpha } }
   }

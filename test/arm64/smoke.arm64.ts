@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, build } from '../../scripts/build.ts'
 import { jobBody } from '../support/hub.ts'
+import { gradientJpeg } from '../support/images.ts'
 import { spawnServe } from '../support/serve.ts'
 
 const QEMU = '/usr/bin/qemu-aarch64-static'
@@ -35,7 +36,7 @@ function run(cpu: string, args: string[]): { code: number; stdout: string; stder
 describe('the arm64 executable under emulation', () => {
   for (const cpu of CPUS) {
     test(
-      `${cpu}: init, serve, a job to COMPLETED, doctor`,
+      `${cpu}: init, serve, a job with a QR code and a JPEG to COMPLETED, doctor`,
       async () => {
         const dataDir = join(home, cpu)
         const init = run(cpu, ['init', '--data', dataDir, '--json'])
@@ -47,7 +48,7 @@ describe('the arm64 executable under emulation', () => {
           const response = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(jobBody({ document: { width: 58, sections: [{ type: 'text', value: 'Pi ok €' }, { type: 'qr', value: 'https://example.com' }, { type: 'cut' }] } })),
+            body: JSON.stringify(jobBody({ document: { width: 58, sections: [{ type: 'text', value: 'Pi ok €' }, { type: 'qr', value: 'https://example.com' }, { type: 'image', mediaType: 'image/jpeg', data: gradientJpeg(64, 32) }, { type: 'cut' }] } })),
           })
           expect(response.status).toBe(202)
           const { job } = await response.json()

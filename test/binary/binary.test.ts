@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, build } from '../../scripts/build.ts'
 import { jobBody } from '../support/hub.ts'
+import { gradientJpeg } from '../support/images.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
 
 let home: string
@@ -59,12 +60,12 @@ describe('the compiled executable', () => {
     }
   })
 
-  test('serves, takes a job with an image to the demo printer, and stops cleanly', async () => {
+  test('serves, takes a job with a PNG and a JPEG (decoded by the embedded WebAssembly) to the demo printer, and stops cleanly', async () => {
     const dataDir = join(home, 'data')
     serve = await spawnServe(dataDir, { json: true, executable: [binary], cwd: tmpdir() })
     const { projectId, apiKey } = serve.listening!.firstStart
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
-    const body = jobBody({ document: { width: 80, sections: [{ type: 'text', value: 'Zażółć €' }, { type: 'image', mediaType: 'image/png', data: png }, { type: 'cut' }] } })
+    const body = jobBody({ document: { width: 80, sections: [{ type: 'text', value: 'Zażółć €' }, { type: 'image', mediaType: 'image/png', data: png }, { type: 'image', mediaType: 'image/jpeg', data: gradientJpeg(64, 32) }, { type: 'cut' }] } })
     const response = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },

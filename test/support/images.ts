@@ -1,5 +1,6 @@
 // Small real image files for image sections.
 import { deflateSync } from 'node:zlib'
+import { encode as encodeJpeg } from 'jpeg-js'
 
 /** A 1x1 PNG. */
 export const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -48,4 +49,11 @@ export function blackPng(width: number, height: number): string {
   const rows = Buffer.alloc((1 + Math.ceil(width / 8)) * height)
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
   return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(rows, { level: 9 })), chunk('IEND', Buffer.alloc(0))]).toString('base64')
+}
+
+/** A grey gradient as a baseline JPEG of `width` × `height` pixels (decoded by the renderer, unlike JPEG_1X1). */
+export function gradientJpeg(width: number, height: number): string {
+  const data = new Uint8Array(width * height * 4)
+  for (let i = 0; i < width * height; i++) data.fill(Math.round((255 * (i % width)) / width), i * 4, i * 4 + 3).fill(255, i * 4 + 3, i * 4 + 4)
+  return Buffer.from(encodeJpeg({ width, height, data }, 80).data).toString('base64')
 }
