@@ -163,6 +163,29 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
   }
 }
 
+/**
+ * The list's yardstick: the same page from scripts/bench-list-floor.ts (Bun.serve and bun:sqlite
+ * alone, the hub's query and projection) under the same load, on the same database.
+ */
+async function listFloor(dir: string, projectId: string): Promise<{ all: LoadResult; pending: LoadResult }> {
+  const server = spawn(['scripts/bench-list-floor.ts', join(dir, DATABASE_FILE), projectId])
+  try {
+    const reader = server.stdout.getReader()
+    const first = await reader.read()
+    reader.releaseLock()
+    const port = Number(new TextDecoder().decode(first.value).trim())
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`the list yardstick did not start: ${await new Response(server.stderr).text()}`)
+    const url = `http://127.0.0.1:${port}/`
+    return {
+      all: await runLoad({ ...LIST_LOAD, url, method: 'GET', expectStatus: 200 }),
+      pending: await runLoad({ ...LIST_LOAD, url: `${url}?state=PENDING`, method: 'GET', expectStatus: 200 }),
+    }
+  } finally {
+    server.kill()
+    await server.exited
+  }
+}
+
 // ---- Report lines -----------------------------------------------------------------------------
 
 function describeLoad(name: string, result: LoadResult): string {
@@ -229,6 +252,8 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
   const listPending = await runLoad({ ...LIST_LOAD, url: jobsUrl(hub, '?state=PENDING'), method: 'GET', headers: auth, expectStatus: 200 })
   const listRssMb = rssMb(hub.pid)
   await hub.stop()
+  console.log('GET jobs on the yardstick (Bun.serve and bun:sqlite alone, the same query and projection)...')
+  const floor = await listFloor(dataDir, project.projectId)
   removeDataDir(dataDir)
 
   const ratio = submit.rate / health.rate
@@ -248,6 +273,8 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     describeLoad(`POST jobs (${LOAD.concurrency} clients)`, submit),
     describeLoad(`GET jobs, ${SEED.jobs / 1000}k stored (${LIST_LOAD.concurrency} cl.)`, listAll),
     describeLoad(`GET jobs?state=PENDING, ${SEED.jobs / 1000}k (${LIST_LOAD.concurrency} cl.)`, listPending),
+    describeLoad('  yardstick: Bun.serve + query', floor.all),
+    describeLoad('  yardstick, ?state=PENDING', floor.pending),
     `${'RSS'.padEnd(30)} idle ${idleRssMb.toFixed(1)} MB, max under submissions ${loadedRssMb.toFixed(1)} MB, after list load (1M jobs) ${listRssMb.toFixed(1)} MB`,
     `${'seeding'.padEnd(30)} ${seed.jobs.toLocaleString('en')} jobs in ${seed.seconds} s`,
     ...errorDetail('health', health),
@@ -263,7 +290,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
       health,
       submit,
       submitToHealthRatio: round(ratio, 4),
-      list: { all: listAll, pending: listPending },
+      list: { all: listAll, pending: listPending, yardstick: floor },
       seed: { jobs: seed.jobs, seconds: seed.seconds, rowsPerSecond: seed.rowsPerSecond },
       rssMb: { idle: round(idleRssMb), loadedMax: round(loadedRssMb), afterList: round(listRssMb) },
     },

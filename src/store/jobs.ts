@@ -99,6 +99,14 @@ export type CreateJobOutcome =
  */
 export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
 
+/** The newest jobs of a project, newest first, optionally of one state: the job list's page. */
+export function newestJobs(db: Database, projectId: string, state?: JobState): Job[] {
+  const rows = state
+    ? db.query<JobRow, [string, string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`).all(projectId, state, JOB_LIST_LIMIT)
+    : db.query<JobRow, [string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
+  return rows.map(toJob)
+}
+
 /** Reads and creates jobs. */
 export class Jobs {
   private readonly uncommitted = new Set<string>()
@@ -201,12 +209,7 @@ export class Jobs {
 
   /** The newest jobs of a project, newest first, optionally of one state. */
   newest(projectId: string, state?: JobState): Job[] {
-    const rows = state
-      ? this.db
-          .query<JobRow, [string, string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`)
-          .all(projectId, state, JOB_LIST_LIMIT)
-      : this.db.query<JobRow, [string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
-    return rows.map(toJob)
+    return newestJobs(this.db, projectId, state)
   }
 
   /** Jobs matching `filter`, newest first, at most `limit`. */
