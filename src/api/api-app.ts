@@ -1,5 +1,5 @@
-// The public edge: health, discovery and pairing (OpenPrinter), the job API, and the gateway's
-// WebSocket endpoint where agents connect.
+// The public edge: health, discovery and pairing (OpenPrinter), the job API, the project's
+// printers, and the gateway's WebSocket endpoint where agents connect.
 import { Elysia } from 'elysia'
 import type { ApiContext } from './context.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
@@ -7,7 +7,8 @@ import { gatewayRoute } from './routes/gateway.ts'
 import { healthRoutes } from './routes/health.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { pairingRoutes } from './routes/pairing.ts'
+import { printerRoutes } from './routes/printers.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(gatewayRoute(context.gateway))
+  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(gatewayRoute(context.gateway))
 }

@@ -1,5 +1,6 @@
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Capacity, JobService } from '../services/jobs.ts'
+import type { PrinterBoard } from '../services/printer-board.ts'
 import type { SubmissionQuota } from '../http/submission-quota.ts'
 import type { Store } from '../store/store.ts'
 
@@ -19,4 +20,6 @@ export interface ApiContext {
   capacity: Capacity
   /** How fast each API key may submit jobs. */
   submissions: SubmissionQuota
+  /** Every printer's state now. */
+  board: PrinterBoard
 }

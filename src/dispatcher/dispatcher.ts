@@ -313,6 +313,17 @@ export class Dispatcher implements AgentListener {
     }
     this.expireDue()
     const now = this.settings.now()
+    this.askCancels(now)
+    this.giveUpOnGoneAgents(now)
+  }
+
+  /** A cancellation was asked for: the agent holding the job is asked now, not at the next sweep. */
+  cancelRequested(): void {
+    this.askCancels(this.settings.now())
+  }
+
+  /** Asks agents to stop the jobs whose cancellation was asked for; settles a stock agent's silence. */
+  private askCancels(now: number): void {
     const open = new Set<string>()
     for (const request of this.store.jobStates.cancelRequests()) {
       const session = this.sessionOfPrinter(request.printerId)
@@ -328,7 +339,6 @@ export class Dispatcher implements AgentListener {
       }
     }
     for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
-    this.giveUpOnGoneAgents(now)
   }
 
   /**

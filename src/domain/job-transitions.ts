@@ -47,6 +47,11 @@ export const JOB_TRANSITIONS = {
   cancel: { from: ['PENDING'], to: ['CANCELLED'] },
   /** An operator cancels a job sent to its agent: the agent is asked; the job stays in its state. */
   requestCancel: { from: S.cancellableByAgent, to: S.cancellableByAgent },
+  /**
+   * An application cancels a job on its way to its agent, not yet confirmed received: the agent is
+   * asked, as for an operator. One the agent confirmed it holds is not the application's to cancel.
+   */
+  requestCancelInFlight: { from: ['DISPATCHING'], to: ['DISPATCHING'] },
   /** The agent stopped a job whose cancellation was asked for. */
   agentCancelled: { from: S.cancellableByAgent, to: ['CANCELLED'] },
   /** An agent that never answers cancellations (a stock one) is taken at its silence. */

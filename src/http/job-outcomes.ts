@@ -1,7 +1,7 @@
 // What a job submission's outcome is, in HTTP terms, for every route that creates jobs.
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import type { Job } from '../protocol/job.ts'
-import { ENTITLEMENT_RETRY_AFTER_SECONDS, type SubmitOutcome } from '../services/jobs.ts'
+import { type ApplicationCancelOutcome, ENTITLEMENT_RETRY_AFTER_SECONDS, type SubmitOutcome } from '../services/jobs.ts'
 import { ApiError, notFound, storageFull } from './errors.ts'
 
 /** The job created or found again, or the error that says why there is none. */
@@ -24,6 +24,28 @@ export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boo
           : `The project's unfinished jobs hold ${(outcome.open / 1_048_576).toFixed(1)} MB of documents, and this one would pass its limit of ${(outcome.limit / 1_048_576).toFixed(1)} MB; try again when some have finished.`,
         {
         headers: { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
+      })
+  }
+}
+
+/** One of the project's jobs, or 404 (a job of another project is not found either, never forbidden). */
+export function projectJob(job: Job | undefined, projectId: string): Job {
+  if (!job || job.projectId !== projectId) throw notFound('This project has no such job.')
+  return job
+}
+
+/** An application's cancellation in HTTP terms: 200 cancelled, 202 asked of the agent, 409 too late. */
+export function cancelledJob(outcome: ApplicationCancelOutcome): { status: 200 | 202; body: { job: Job } } {
+  switch (outcome.kind) {
+    case 'unknown':
+      throw notFound('This project has no such job.')
+    case 'cancelled':
+      return { status: 200, body: { job: outcome.job } }
+    case 'pending':
+      return { status: 202, body: { job: outcome.job } }
+    case 'not_cancellable':
+      throw new ApiError('job_not_cancellable', `The job is ${outcome.job.state}: ${outcome.job.state === 'DELIVERED' || outcome.job.state === 'PRINTING' ? 'it has reached its agent' : 'it is finished'}, too late to cancel.`, {
+        details: [{ path: 'job.state', message: outcome.job.state }],
       })
   }
 }

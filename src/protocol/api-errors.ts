@@ -11,6 +11,8 @@ export const API_ERRORS = {
   request_timeout: 408,
   /** The request is valid, but the thing it acts on is in a state that does not allow it. */
   conflict: 409,
+  /** The job has reached its agent or is finished: an application can no longer cancel it. */
+  job_not_cancellable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,

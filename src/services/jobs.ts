@@ -3,7 +3,8 @@
 // are values; each edge says them in its own words.
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
 import type { PrintDocument } from '../protocol/document.ts'
-import type { Job } from '../protocol/job.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { metadataRule } from '../protocol/job-request.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { validate } from '../protocol/rules.ts'
@@ -47,10 +48,26 @@ export type ReprintOutcome =
   /** The reprint mark does not fit the limits the original met without it. */
   | { kind: 'no_room_for_mark' }
 
-/** Who hears of a job as soon as it is written: the dispatcher, which hands it on. */
+/** How long an application's cancellation waits for the agent's answer before it is answered as pending. */
+export const CANCEL_WAIT_MS = 5_000
+
+export type ApplicationCancelOutcome =
+  /** CANCELLED: it never prints (also when it was cancelled before). */
+  | { kind: 'cancelled'; job: Job }
+  /** On its way to its agent, which was asked to stop it and has not answered within CANCEL_WAIT_MS. */
+  | { kind: 'pending'; job: Job }
+  /** Its agent holds it, the printer has it, or it is finished otherwise. */
+  | { kind: 'not_cancellable'; job: Job }
+  | { kind: 'unknown' }
+
+/** Who hears of a job as soon as it is written, and of cancellations to ask for: the dispatcher. */
 export interface NewJobListener {
   jobCreated(printerId: string): void
+  cancelRequested(): void
 }
+
+/** States in which an asked-for cancellation is still open: the agent may yet stop the job. */
+const CANCEL_OPEN: readonly JobState[] = JOB_STATE_SETS.cancellableByAgent
 
 /** Whether there is room for new jobs (the disk guard). */
 export interface Capacity {
@@ -113,6 +130,41 @@ export class JobService {
    * (it ends CANCELLED unless the agent reports it already submitted it).
    */
   cancel(jobId: string): CancelOutcome {
-    return this.store.jobStates.cancel(jobId)
+    const outcome = this.store.jobStates.cancel(jobId)
+    if (outcome.kind === 'requested') this.listener.cancelRequested()
+    return outcome
+  }
+
+  /**
+   * An application cancels one of its project's jobs: a PENDING one at once; a DISPATCHING one is
+   * asked of its agent, and the answer waited for (at most `waitMs`): exactly one of the agent and
+   * the cancellation wins. Settles once the outcome is on disk.
+   */
+  async cancelForApplication(projectId: string, jobId: string, waitMs = CANCEL_WAIT_MS): Promise<ApplicationCancelOutcome> {
+    const job = this.store.jobs.get(jobId)
+    if (!job || job.projectId !== projectId) return { kind: 'unknown' }
+    // Listening before asking: the agent's answer cannot slip in between.
+    let answered: () => void = () => {}
+    const answer = new Promise<void>((resolve) => (answered = resolve))
+    const stop = this.store.jobChanges.listen((_, changed) => {
+      if (changed.id === jobId && !CANCEL_OPEN.includes(changed.state)) answered()
+    })
+    let timer: Timer | undefined
+    try {
+      const outcome = this.store.jobStates.cancel(jobId, 'application')
+      if (outcome.kind === 'unknown') return outcome
+      if (outcome.kind === 'requested') {
+        this.listener.cancelRequested()
+        await Promise.race([answer, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
+      }
+      await this.store.commits.durable()
+      const now = this.store.jobs.get(jobId)
+      if (!now) return { kind: 'unknown' }
+      if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
+      return { kind: CANCEL_OPEN.includes(now.state) && outcome.kind === 'requested' ? 'pending' : 'not_cancellable', job: now }
+    } finally {
+      clearTimeout(timer)
+      stop()
+    }
   }
 }

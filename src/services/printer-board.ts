@@ -3,7 +3,9 @@
 // printer whose agent is not connected is offline.
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
-import { needsAttention, type PrinterState } from '../domain/printer-state.ts'
+import { needsAttention, type PrinterState, projectPrinterState } from '../domain/printer-state.ts'
+import type { ProjectPrinter } from '../protocol/project-printer.ts'
+import { iso } from '../store/time.ts'
 import type { Logger } from '../platform/log.ts'
 
 export interface PrinterView extends PrinterRecord {
@@ -42,6 +44,27 @@ export class PrinterBoard {
       builtin: record.agentId === builtinId,
       queue: queues.get(record.id) ?? 0,
     }))
+  }
+
+  /** A project's printers as applications see them, with their state now. */
+  projectPrinters(projectId: string, now: number): ProjectPrinter[] {
+    const queues = this.store.jobs.queueLengths()
+    const held = this.store.jobs.withAgentCounts()
+    const builtinId = this.store.agents.builtin()?.id
+    const agents = new Map(this.store.agents.list().map((agent) => [agent.id, agent]))
+    return this.store.printers.list(projectId).map((record) => {
+      const connected = this.sources.isConnected(record.agentId)
+      return {
+        id: record.id,
+        name: record.remoteId,
+        model: record.profile,
+        state: projectPrinterState(this.stateOf(record.agentId, record.agentPrinterId, builtinId), (held.get(record.id) ?? 0) > 0),
+        stateSince: this.store.printerStates.since(record.agentId, record.agentPrinterId) ?? null,
+        lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
+        queueDepth: queues.get(record.id) ?? 0,
+        agentId: record.agentId,
+      }
+    })
   }
 
   /** Writes the current state of an agent's printers into their history (only what changed). */

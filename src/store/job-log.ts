@@ -1,6 +1,7 @@
 // One log line per job state change, said where the state is written (the store is its only
-// writer), and only once the change is on disk: a change the group commit rolled back (a full
-// disk) is never logged as if it had happened. The line names the job, its project, its printer
+// writer), and only once the change is committed: a change the group commit rolled back (a full
+// disk) is never logged as if it had happened. Listeners in the process (an application waiting
+// for its cancellation to settle) hear of each change at the same moment. The line names the job, its project, its printer
 // and attempt, the states from and to, and the failure code when there is one; never the document
 // or the metadata (an application's own data).
 import type { JobState } from '../protocol/job.ts'
@@ -22,25 +23,46 @@ const WITH_CODE: ReadonlySet<JobState> = new Set(['PENDING', 'FAILED', 'EXPIRED'
 /** States an operator should see with `journalctl -p warning`. */
 const WARNING: ReadonlySet<JobState> = new Set(['FAILED', 'EXPIRED'])
 
+/** Told of a job's change once it is committed (its line is written at the same moment). */
+export type JobChangeListener = (from: JobState | 'new', job: LoggedJob) => void
+
 export class JobLog {
+  private readonly listeners = new Set<JobChangeListener>()
+
   constructor(
     private readonly commits: GroupCommit,
     private readonly log: Logger | undefined,
   ) {}
 
-  /** Whether lines are written at all: when not, callers skip reading the state a job was in. */
+  /** Whether anyone hears of changes: when not, callers skip reading the state a job was in. */
   get enabled(): boolean {
-    return this.log?.enabled('info') === true
+    return this.listeners.size > 0 || this.log?.enabled('info') === true
+  }
+
+  /** Hears of every job change from now on, until the returned function is called. */
+  listen(listener: JobChangeListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
   }
 
   /** The job went from `from` (`new`: it was just created) to the state it is in now. */
   changed(from: JobState | 'new', job: LoggedJob): void {
     const log = this.log
-    if (!log) return
+    if (!log && this.listeners.size === 0) return
     const to = job.state
     const code = from !== 'new' && WITH_CODE.has(to) ? (job.last_error_code ?? undefined) : undefined
     const fields = { job: job.id, project: job.project_id, printer: job.printer_id, attempt: job.attempt_count, code }
-    this.commits.afterCommit(() => (WARNING.has(to) ? log.warn : log.info)(`${from} -> ${to}`, fields))
+    const told = { ...job }
+    this.commits.afterCommit(() => {
+      if (log) (WARNING.has(to) ? log.warn : log.info)(`${from} -> ${to}`, fields)
+      for (const listener of this.listeners) {
+        try {
+          listener(from, told)
+        } catch {
+          // One listener's failure is its own: the others and the change itself stand.
+        }
+      }
+    })
   }
 
   /** Something happened to the job that left its state as it was (an operator asked to cancel it). */

@@ -5,7 +5,7 @@
 // may take them back, and they are learned again (a job still DISPATCHING is sent again, and its
 // agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
-import { canApply, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
+import { canApply, isTerminal, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -215,9 +215,12 @@ export class JobStates {
 
   /**
    * An operator cancels: a PENDING job at once; a dispatched one is marked, and the agent is asked
-   * (the job ends CANCELLED unless the agent reports it already submitted it).
+   * (the job ends CANCELLED unless the agent reports it already submitted it). An application may
+   * only cancel what its agent has not confirmed it holds (a DISPATCHING job is asked for, a
+   * DELIVERED one is too late).
    */
-  cancel(id: string): CancelOutcome {
+  cancel(id: string, by: 'operator' | 'application' = 'operator'): CancelOutcome {
+    const request: JobEvent = by === 'operator' ? 'requestCancel' : 'requestCancelInFlight'
     return this.commits.write((): CancelOutcome => {
         const row = this.db.query<JobRow & { cancel_requested_at: number | null }, [string]>(`SELECT ${JOB_COLUMNS}, cancel_requested_at FROM jobs WHERE id = ?`).get(id)
         if (!row) return { kind: 'unknown' }
@@ -227,14 +230,18 @@ export class JobStates {
           this.log.changed(row.state, done)
           return { kind: 'cancelled', job: toJob(done) }
         }
-        if (canApply('requestCancel', row.state)) {
+        // Asked before and still open (the agent confirmed receipt since): the same request, still waited on.
+        if (row.cancel_requested_at !== null && canApply('requestCancel', row.state)) return { kind: 'requested', job: toJob(row) }
+        if (canApply(request, row.state)) {
           const marked = this.db
-            .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 AND ${from('requestCancel')} RETURNING ${JOB_COLUMNS}`)
+            .query<JobRow, [number, string]>(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1), updated_at = ?1 WHERE id = ?2 AND ${from(request)} RETURNING ${JOB_COLUMNS}`)
             .get(now, id)!
           if (row.cancel_requested_at === null) this.log.noted(marked, 'cancellation requested; the agent is asked to stop it')
           return { kind: 'requested', job: toJob(marked) }
         }
-        return { kind: (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state) ? 'too_late' : 'finished', job: toJob(row) }
+        // With the agent (an application's cancel), at the printer or printed: too late; else finished.
+        const tooLate = !isTerminal(row.state) || (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state)
+        return { kind: tooLate ? 'too_late' : 'finished', job: toJob(row) }
       })
   }
 

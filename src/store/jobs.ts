@@ -253,6 +253,12 @@ export class Jobs {
     return new Map(rows.map((row) => [row.printer_id, row.n]))
   }
 
+  /** Jobs each printer's agent holds (DELIVERED or PRINTING), by printer record ID. */
+  withAgentCounts(): Map<string, number> {
+    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE ${stateIn(JOB_STATE_SETS.withAgent)} GROUP BY printer_id`).all()
+    return new Map(rows.map((row) => [row.printer_id, row.n]))
+  }
+
   /** The newest job of a printer that printed, for its last receipt. */
   lastCompleted(printerId: string): Job | undefined {
     const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE printer_id = ? AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`).get(printerId)

@@ -268,6 +268,15 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 7,
+    description: 'printers:read for every key that reads jobs (the project printers route came after them)',
+    sql: `
+      -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
+      UPDATE api_keys SET scopes = scopes || ' printers:read'
+      WHERE (' ' || scopes || ' ') LIKE '% jobs:read %' AND (' ' || scopes || ' ') NOT LIKE '% printers:read %';
+    `,
+  },
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

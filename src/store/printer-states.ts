@@ -31,6 +31,12 @@ export class PrinterStates {
     return { from }
   }
 
+  /** When the printer's state last changed (its latest record), if anything was ever recorded. */
+  since(agentId: string, printerId: string): string | undefined {
+    const row = this.db.query<{ at: number }, [string, string]>('SELECT at FROM printer_states WHERE agent_id = ? AND printer_id = ? ORDER BY at DESC, rowid DESC LIMIT 1').get(agentId, printerId)
+    return row ? iso(row.at) : undefined
+  }
+
   /** The newest changes first, at most `limit`. */
   history(agentId: string, printerId: string, limit: number): PrinterStateChange[] {
     return this.db

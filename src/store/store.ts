@@ -53,12 +53,15 @@ export class Store {
   readonly adminSessions: AdminSessions
   readonly adminTokens: AdminTokens
   readonly retention: Retention
+  /** Every job change, once committed: the job log, and listeners in the process. */
+  readonly jobChanges: JobLog
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
     const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
     this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
     const jobLog = new JobLog(this.commits, options.log?.for('job'))
+    this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)

@@ -129,6 +129,19 @@ const EVENTS = {
       },
     ],
   },
+  requestCancelInFlight: {
+    apply: (store, job) => {
+      const outcome = store.jobStates.cancel(job.id, 'application')
+      return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
+    },
+    variants: [
+      {
+        name: 'an application asks, the agent is asked',
+        expect: 'same',
+        check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
+      },
+    ],
+  },
   agentCancelled: {
     apply: (store, job) => fromJob(store.jobStates.markCancelled(job.id)),
     variants: [{ name: 'after the operator asked', options: { cancelRequested: true }, expect: 'CANCELLED' }],

@@ -134,6 +134,8 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
       expect(listed.jobs.map((job) => job.id).sort()).toEqual(made.hub.jobs.filter((job: Json) => job.projectId === barProject).map((job: Json) => job.id).sort())
       const job = { printerId: 'bar', idempotencyKey: `after-upgrade-${name}`, document: { width: 80, sections: [{ type: 'text', value: 'after the upgrade' }] } }
       expect((await hub.request('POST', `/v1/projects/${barProject}/jobs`, { key: readOnlyKey, body: job })).status).toBe(403)
+      // Keys that read jobs read the project's printers too (migration 7); the read-only key writes none.
+      for (const [project, key] of [[defaultProject, defaultKey], [barProject, readOnlyKey]]) expect((await hub.request('GET', `/v1/projects/${project}/printers`, { key })).status).toBe(200)
       expect((await hub.request('POST', `/v1/projects/${barProject}/jobs`, { key: barKey, body: job })).status).toBe(202)
       // The dashboard's password and script token, where that version had them.
       if (adminToken) expect((await hub.request('GET', '/admin/v1/session', { key: adminToken })).status).toBe(200)

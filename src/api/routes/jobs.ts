@@ -1,10 +1,11 @@
-// The job routes of the public API: create a job, list the newest jobs.
+// The job routes of the public API: create a job, list the newest jobs (the specification's);
+// one job, and an application's cancellation (beside them).
 import { Elysia } from 'elysia'
-import { submittedJob } from '../../http/job-outcomes.ts'
+import { cancelledJob, projectJob, submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import type { QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
-import type { CreateJobResponse, ListJobsResponse } from '../../protocol/job.ts'
+import type { CreateJobResponse, Job, ListJobsResponse } from '../../protocol/job.ts'
 import { createJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import { authenticate } from '../auth.ts'
@@ -50,4 +51,20 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       query.check()
       return { jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }
     })
+    .get(`${JOBS_PATH}/:jobId`, ({ request, params }): { job: Job } => {
+      authenticate(store, request, params.projectId, 'jobs:read')
+      new QueryReader(request.url, []).check()
+      return { job: projectJob(store.jobs.get(params.jobId), params.projectId) }
+    })
+    .post(
+      `${JOBS_PATH}/:jobId/cancel`,
+      async ({ request, params, set }): Promise<{ job: Job }> => {
+        authenticate(store, request, params.projectId, 'jobs:write')
+        new QueryReader(request.url, []).check()
+        const { status, body } = cancelledJob(await jobs.cancelForApplication(params.projectId, params.jobId))
+        set.status = status
+        return body
+      },
+      { parse: 'none' },
+    )
 }

@@ -4,8 +4,8 @@ import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION,
 export const keysCreateCommand: Command = {
   name: 'keys create',
   summary: 'create a project API key (the secret is shown once)',
-  usage: '--project ID [--scope jobs:read] [--scope jobs:write] [--name N] [--data DIR] [--json]',
-  help: ['--project ID      the project the key belongs to', `--scope S         ${API_KEY_SCOPES.join(' or ')}; repeat for both (default: both)`, '--name N          a label for people', DATA_HELP, JSON_HELP],
+  usage: '--project ID [--scope S]... [--name N] [--data DIR] [--json]',
+  help: ['--project ID      the project the key belongs to', `--scope S         ${API_KEY_SCOPES.join(', ')}; repeat for several (default: all)`, '--name N          a label for people', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, scope: { type: 'string', multiple: true }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
