@@ -9,11 +9,31 @@ export class QueryReader {
   private readonly params: URLSearchParams
   private readonly problems: ErrorDetail[] = []
 
-  constructor(url: string, allowed: readonly string[]) {
+  /** `prefixes`: families of parameters named by a prefix and a name of the caller's (`metadata.order`). */
+  constructor(url: string, allowed: readonly string[], prefixes: readonly string[] = []) {
     this.params = new URL(url).searchParams
     for (const name of new Set(this.params.keys())) {
-      if (!allowed.includes(name)) this.problems.push({ path: `query.${name}`, message: 'is not an allowed query parameter' })
+      if (!allowed.includes(name) && !prefixes.some((prefix) => name.startsWith(prefix))) this.problems.push({ path: `query.${name}`, message: 'is not an allowed query parameter' })
     }
+  }
+
+  /** Every parameter whose name starts with `prefix`, as [the rest of its name, its values]. */
+  withPrefix(prefix: string): [string, string[]][] {
+    return [...new Set(this.params.keys())].filter((name) => name.startsWith(prefix)).map((name) => [name.slice(prefix.length), this.params.getAll(name)])
+  }
+
+  /** An integer from `min` to `max`, given at most once. */
+  integer(name: string, min: number, max: number): number | undefined {
+    const value = this.text(name, { once: true })
+    if (value === undefined) return undefined
+    if (/^\d{1,9}$/.test(value) && Number(value) >= min && Number(value) <= max) return Number(value)
+    this.problems.push({ path: `query.${name}`, message: `must be an integer from ${min} to ${max}` })
+    return undefined
+  }
+
+  /** Says `message` of the parameter `name` (a rule of the caller's that the value breaks). */
+  problem(name: string, message: string): void {
+    this.problems.push({ path: `query.${name}`, message })
   }
 
   /** The first value of `name`; with `emptyIsAbsent`, an empty value counts as not given. */

@@ -40,6 +40,11 @@ export interface ListJobsResponse {
   keyPrefix: string
 }
 
+/** The list with paging asked for (limit or cursor): `nextCursor` fetches the next older page; null at the end. */
+export interface PagedJobsResponse extends ListJobsResponse {
+  nextCursor: string | null
+}
+
 const text = string({ max: MAX_MESSAGE_LENGTH })
 const id = string({ min: 1, max: MAX_PRINTER_ID_LENGTH })
 
@@ -64,3 +69,4 @@ export const jobRule: Rule<Job> = object({
 
 export const createJobResponseRule: Rule<CreateJobResponse> = object({ job: jobRule, duplicate: boolean() })
 export const listJobsResponseRule: Rule<ListJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }) })
+export const pagedJobsResponseRule: Rule<PagedJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }), nextCursor: nullable(string({ min: 1, max: 32_768 })) })

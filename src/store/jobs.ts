@@ -9,6 +9,7 @@ import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
 import type { JobLog } from './job-log.ts'
 import { iso, isoOrNull } from './time.ts'
+import { type JobPage, jobPage, type JobQuery } from './job-pages.ts'
 
 export interface JobRow {
   seq: number
@@ -210,6 +211,11 @@ export class Jobs {
   /** The newest jobs of a project, newest first, optionally of one state. */
   newest(projectId: string, state?: JobState): Job[] {
     return newestJobs(this.db, projectId, state)
+  }
+
+  /** A page of the project's jobs matching `query`, newest first (see job-pages.ts). */
+  page(query: JobQuery, limit: number): JobPage {
+    return jobPage(this.db, query, limit)
   }
 
   /** Jobs matching `filter`, newest first, at most `limit`. */

@@ -270,11 +270,28 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: 'printers:read for every key that reads jobs (the project printers route came after them)',
+    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index",
     sql: `
       -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
       UPDATE api_keys SET scopes = scopes || ' printers:read'
       WHERE (' ' || scopes || ' ') LIKE '% jobs:read %' AND (' ' || scopes || ' ') NOT LIKE '% printers:read %';
+
+      -- Each metadata entry of each job, newest job first along the key: the job of order 1042
+      -- without reading the others. A job's metadata never changes; the rows go with the job.
+      CREATE TABLE job_metadata (
+        project_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
+        PRIMARY KEY (project_id, key, value, job_seq)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX job_metadata_by_job ON job_metadata (job_seq);
+      INSERT INTO job_metadata (project_id, key, value, job_seq)
+        SELECT j.project_id, m.key, m.value, j.seq FROM jobs j, json_each(j.metadata) m WHERE j.metadata IS NOT NULL;
+      CREATE TRIGGER job_metadata_on_insert AFTER INSERT ON jobs WHEN NEW.metadata IS NOT NULL
+      BEGIN
+        INSERT INTO job_metadata (project_id, key, value, job_seq) SELECT NEW.project_id, key, value, NEW.seq FROM json_each(NEW.metadata);
+      END;
     `,
   },
 ]

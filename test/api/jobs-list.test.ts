@@ -49,7 +49,10 @@ describe('listing jobs', () => {
       ['?state=', 'query.state'],
       ['?state=DONE', 'query.state'],
       ['?state=FAILED&state=PENDING', 'query.state'],
-      ['?limit=5', 'query.limit'],
+      ['?limit=0', 'query.limit'],
+      ['?limit=101', 'query.limit'],
+      ['?cursor=nonsense', 'query.cursor'],
+      ['?createdAfter=yesterday', 'query.createdAfter'],
     ]) {
       const response = await list(query)
       expect(response.status).toBe(400)

@@ -5,11 +5,12 @@ import { cancelledJob, projectJob, submittedJob } from '../../http/job-outcomes.
 import { readValidBody } from '../../http/json-body.ts'
 import type { QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
-import type { CreateJobResponse, Job, ListJobsResponse } from '../../protocol/job.ts'
+import type { CreateJobResponse, Job, ListJobsResponse, PagedJobsResponse } from '../../protocol/job.ts'
 import { createJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import { authenticate } from '../auth.ts'
 import type { ApiContext } from '../context.ts'
+import { encodeCursor, readJobListRequest } from '../job-list-query.ts'
 
 const JOBS_PATH = '/v1/projects/:projectId/jobs'
 
@@ -44,12 +45,16 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(JOBS_PATH, ({ request, params }): ListJobsResponse => {
+    .get(JOBS_PATH, ({ request, params }): ListJobsResponse | PagedJobsResponse => {
       const key = authenticate(store, request, params.projectId, 'jobs:read')
-      const query = new QueryReader(request.url, ['state'])
-      const state = query.jobState('state', { once: true })
-      query.check()
-      return { jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }
+      const asked = readJobListRequest(request.url)
+      if (asked.specified) return { jobs: store.jobs.newest(params.projectId, asked.query.state), keyPrefix: key.keyPrefix }
+      const { printer, ...query } = asked.query
+      // A printer by its name or record ID; a name no printer has now still finds a removed one's jobs by its record ID.
+      const printerId = printer === undefined ? undefined : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
+      const page = store.jobs.page({ ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) }, asked.limit)
+      if (!asked.paged) return { jobs: page.jobs, keyPrefix: key.keyPrefix }
+      return { jobs: page.jobs, keyPrefix: key.keyPrefix, nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next) }
     })
     .get(`${JOBS_PATH}/:jobId`, ({ request, params }): { job: Job } => {
       authenticate(store, request, params.projectId, 'jobs:read')

@@ -1,0 +1,84 @@
+// Pages of a project's jobs, newest first, with filters (state, printer, creation time, metadata)
+// and a position to go on from. Each page walks one index, the one that answers the most of the
+// query (a metadata entry's, the printer's, the state's, or the project's), through at most
+// PAGE_WINDOW of its entries: a page costs the same whatever the history holds, and may come back
+// short (even empty) with a position to go on from when the other filters left few of them.
+import type { Database } from 'bun:sqlite'
+import type { Job, JobState } from '../protocol/job.ts'
+import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+
+/** Index entries one page looks at, at most. */
+export const PAGE_WINDOW = 5_000
+
+export interface JobQuery {
+  projectId: string
+  state?: JobState
+  /** The printer's record ID. */
+  printerId?: string
+  /** Created after this time (ms since the epoch), not at it. */
+  createdAfter?: number
+  /** Created before this time, not at it. */
+  createdBefore?: number
+  /** Metadata entries the job must all have, [key, value]. */
+  metadata?: readonly (readonly [string, string])[]
+  /** Only jobs older than this position (from the page before). */
+  before?: number
+}
+
+export interface JobPage {
+  jobs: Job[]
+  /** Where the next older page starts; null when there is none. */
+  next: number | null
+}
+
+type Value = string | number
+
+/** The index walk of a page: the sequence numbers of candidates, newest first, at most `window`. */
+function driver(query: JobQuery, before: number, window: number): { sql: string; values: Value[] } {
+  const [entry] = query.metadata ?? []
+  if (entry) {
+    return {
+      sql: 'SELECT job_seq FROM job_metadata WHERE project_id = ? AND key = ? AND value = ? AND job_seq < ? ORDER BY job_seq DESC LIMIT ?',
+      values: [query.projectId, entry[0], entry[1], before, window],
+    }
+  }
+  if (query.printerId !== undefined) return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_by_printer WHERE printer_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.printerId, before, window] }
+  if (query.state !== undefined) {
+    return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_newest_by_state WHERE project_id = ? AND state = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.projectId, query.state, before, window] }
+  }
+  return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_newest WHERE project_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.projectId, before, window] }
+}
+
+/** Every condition of the query, on a job row (the driver's own among them: cheap, and exact). */
+function conditions(query: JobQuery): { sql: string; values: Value[] } {
+  const where: string[] = ['project_id = ?']
+  const values: Value[] = [query.projectId]
+  const add = (clause: string, ...more: Value[]) => {
+    where.push(clause)
+    values.push(...more)
+  }
+  if (query.state !== undefined) add('state = ?', query.state)
+  if (query.printerId !== undefined) add('printer_id = ?', query.printerId)
+  if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
+  if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
+  for (const [key, value] of query.metadata ?? []) add('EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id = jobs.project_id AND m.key = ? AND m.value = ? AND m.job_seq = jobs.seq)', key, value)
+  return { sql: where.join(' AND '), values }
+}
+
+/** The newest `limit` jobs matching `query`, older than `query.before` if given. */
+export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
+  const before = query.before ?? Number.MAX_SAFE_INTEGER
+  const walk = driver(query, before, window)
+  const match = conditions(query)
+  const rows = db
+    .query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE seq IN (${walk.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`)
+    .all(...walk.values, ...match.values, limit + 1)
+  if (rows.length > limit) return { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq }
+  // Whether the walk stopped at its window rather than at the end of the index: one entry more
+  // tells. Then the next page goes on from the window's last entry.
+  const beyond = driver(query, before, window + 1)
+  const span = db
+    .query<{ n: number; last: number | null }, Value[]>(`WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n, (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`)
+    .get(...beyond.values)!
+  return { jobs: rows.map(toJob), next: span.n > window ? span.last : null }
+}
