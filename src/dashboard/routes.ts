@@ -5,6 +5,7 @@
 // browser takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
 import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../protocol/admin-api.ts'
+import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
 import type { DashboardConfig } from './browser/config.ts'
@@ -89,6 +90,7 @@ export const DASHBOARD_CONFIG: DashboardConfig = {
   dashboard: DASHBOARD_PATH,
   jobStates: JOB_STATES,
   cancellableStates: [...JOB_TRANSITIONS.cancel.from, ...JOB_TRANSITIONS.requestCancel.from],
+  apiKeyScopes: API_KEY_SCOPES,
 }
 
 /**

@@ -19,14 +19,14 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
 describe('printhub init', () => {
-  test('creates a project, an API key with both scopes, a demo printer and the server ID', async () => {
+  test('creates a project, an API key with every scope, a demo printer and the server ID', async () => {
     expect(init).toMatchObject({ created: true, printerId: 'demo' })
     expect(init.projectId).toMatch(/^prj_/)
     expect(init.apiKey).toMatch(/^phk_[A-Za-z0-9_-]{43}$/)
     expect(init.keyPrefix).toBe(init.apiKey.slice(0, 12))
     expect(init.serverId).toMatch(/^srv_/)
     const keys = await cliJson(['keys', 'list', '--project', init.projectId], env)
-    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write'], revokedAt: null })])
+    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write', 'printers:read'], revokedAt: null })])
     expect(JSON.stringify(keys)).not.toContain(init.apiKey)
   })
 

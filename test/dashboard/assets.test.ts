@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
 import { BROWSER_MODULES } from '../../src/dashboard/routes.ts'
+import { API_KEY_SCOPES } from '../../src/protocol/api-key.ts'
 import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../../src/protocol/admin-api.ts'
 import { JOB_STATES } from '../../src/protocol/job.ts'
 import { launchChromium } from '../support/browser.ts'
@@ -80,12 +81,12 @@ describe('dashboard assets', () => {
     expect([...reached].sort()).toEqual(Object.keys(BROWSER_MODULES).sort())
   })
 
-  test("the shell carries the protocol's paths, the job states and which can be cancelled as JSON, and names its assets under the dashboard's path", async () => {
+  test("the shell carries the protocol's paths, the job states, which can be cancelled and the API key scopes as JSON, and names its assets under the dashboard's path", async () => {
     const html = await shell()
     const json = /<script type="application\/json" id="printhub-config">([^<]*)<\/script>/.exec(html)?.[1]
     expect(json).toBeString()
     // Cancellable: waiting, or with an agent that can still be asked to stop it; not at the printer.
-    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'] })
+    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES] })
     expect(html).not.toContain('{{')
     expect(html).toContain(`<link rel="stylesheet" href="${ASSETS}style.css">`)
     expect((await fetch(`${hub.url}${ASSETS}style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8')

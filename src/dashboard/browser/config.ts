@@ -1,6 +1,7 @@
 // What the hub tells the browser code about itself: where the admin API and the dashboard answer,
-// the states a job can be in and those it can be cancelled in. The hub writes it into the page once,
+// the states a job can be in and those it can be cancelled in, the scopes of API keys. The hub writes it into the page once,
 // as JSON (see routes.ts), so these rules live only in src/protocol/ and src/domain/.
+import type { ApiKeyScope } from '../../protocol/api-key.ts'
 import type { JobState } from '../../protocol/job.ts'
 
 export interface DashboardConfig {
@@ -12,6 +13,8 @@ export interface DashboardConfig {
   jobStates: readonly JobState[]
   /** The states in which an operator may cancel a job (from the state machine's table). */
   cancellableStates: readonly JobState[]
+  /** The scopes an API key may have (API_KEY_SCOPES). */
+  apiKeyScopes: readonly ApiKeyScope[]
 }
 
 const element = document.getElementById('printhub-config')

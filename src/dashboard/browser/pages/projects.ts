@@ -2,9 +2,9 @@
 import type { ApiKey } from '../../../store/api-keys.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
+import { config } from '../config.ts'
 import { announce, empty, errorBox, field, h, replace, secretBox, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
-import { API_KEY_SCOPES } from '../../../protocol/api-key.ts'
 
 function keyTable(keys: ApiKey[], problem: HTMLElement): HTMLElement {
   if (keys.length === 0) return empty('No API keys yet.')
@@ -54,7 +54,7 @@ export const projectsPage: Page = {
       form(
         [
           field('Key name', h('input', { name: 'name', placeholder: 'POS back end', maxlength: '256' })),
-          h('fieldset', {}, h('legend', {}, 'Scopes'), ...API_KEY_SCOPES.map((scope) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `scope:${scope}`, value: scope, checked: true }), ` ${scope}`))),
+          h('fieldset', {}, h('legend', {}, 'Scopes'), ...config.apiKeyScopes.map((scope) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `scope:${scope}`, value: scope, checked: true }), ` ${scope}`))),
         ],
         'Create key',
         async (values, element) => {
