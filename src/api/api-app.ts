@@ -7,8 +7,9 @@ import { gatewayRoute } from './routes/gateway.ts'
 import { healthRoutes } from './routes/health.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { pairingRoutes } from './routes/pairing.ts'
+import { eventRoutes } from './routes/events.ts'
 import { printerRoutes } from './routes/printers.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(gatewayRoute(context.gateway))
+  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(gatewayRoute(context.gateway))
 }

@@ -22,4 +22,6 @@ export interface ApiContext {
   submissions: SubmissionQuota
   /** Every printer's state now. */
   board: PrinterBoard
+  /** Aborted when the hub stops: open event streams end. */
+  stopping: AbortSignal
 }

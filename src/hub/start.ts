@@ -115,7 +115,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     let builtinAgent: BuiltinAgent | undefined
     const sessions = new SessionRegistry(logs.for('gateway'))
     const isConnected = (agentId: string) => sessions.isConnected(agentId)
-    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId) }, logs.for('printer'))
+    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId), now }, logs.for('printer'))
     const dispatcher = new Dispatcher(store, sessions, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry,
@@ -163,7 +163,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
     const submissions = new SubmissionQuota(() => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }), now)
-    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk, submissions, board }
+    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk, submissions, board, stopping: stopping.signal }
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])

@@ -1,10 +1,12 @@
 // Keeps the hub's database bounded while it runs for years: finished jobs older than the retention
 // period are deleted with everything that belongs to them, then the oldest finished jobs of any
 // project whose history holds more than its budget of bytes (so one busy project cannot fill the
-// disk for the others), old records, and the pages they held given back to the file system. In
+// disk for the others), old records and applications' events, and the pages they held given back
+// to the file system. In
 // the background, a batch at a time with the event loop free between batches, so submissions and
 // deliveries never wait for it.
 import { RETENTION_DAYS } from '../domain/settings.ts'
+import { EVENT_RETENTION_DAYS, MAX_EVENTS } from '../store/events.ts'
 import type { Store } from '../store/store.ts'
 import { describeError, type Logger } from '../platform/log.ts'
 
@@ -15,6 +17,8 @@ export const PRUNE_INTERVAL_MS = 60_000
  * its counters with it; 100 a step held the event loop up to 10 ms at the p99).
  */
 export const PRUNE_BATCH = 50
+/** Events deleted in one step (a row each, no document or timeline). */
+const EVENT_PRUNE_BATCH = 500
 /** Free pages given back to the file system in one step, and steps in one pass at most. */
 const RELEASE_PAGES = 512
 const RELEASE_STEPS = 16
@@ -94,6 +98,12 @@ export class Housekeeping {
       result.jobs += result.overBudget
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
+        result.records += deleted
+      }
+      // Applications' events: their own period, whatever the jobs' (a bound on their number too).
+      const eventsBefore = this.sources.now() - EVENT_RETENTION_DAYS * 86_400_000
+      for (let deleted = EVENT_PRUNE_BATCH; deleted === EVENT_PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.events.prune(eventsBefore, MAX_EVENTS, EVENT_PRUNE_BATCH)
         result.records += deleted
       }
       for (let step = 0; step < RELEASE_STEPS && !this.stopped; step++, await nextTurn()) {

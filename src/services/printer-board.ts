@@ -22,6 +22,8 @@ export interface BoardSources {
   isConnected(agentId: string): boolean
   /** What the built-in agent learned from the printer itself. */
   builtinState(agentPrinterId: string): PrinterState | undefined
+  /** The hub's clock (default: the system's). */
+  now?: () => number
 }
 
 export class PrinterBoard {
@@ -75,7 +77,21 @@ export class PrinterBoard {
     for (const printerId of printerIds) {
       const state = this.stateOf(agentId, printerId, builtinId)
       const change = this.store.printerStates.record(agentId, printerId, state)
-      if (change) this.logChange(agentId, printerId, records.get(printerId), change.from, state)
+      if (!change) continue
+      this.logChange(agentId, printerId, records.get(printerId), change.from, state)
+      this.tellProjects(agentId, printerId, change.from, state)
+    }
+  }
+
+  /** The event of a printer's change, in the log of each project with a record of it. */
+  private tellProjects(agentId: string, agentPrinterId: string, from: PrinterState | undefined, to: PrinterState): void {
+    const state = projectPrinterState(to, false)
+    const previousState = from === undefined ? null : projectPrinterState(from, false)
+    if (state === previousState) return
+    for (const record of this.store.printers.ofAgent(agentId, agentPrinterId)) {
+      const printer = this.projectPrinters(record.projectId, this.sources.now?.() ?? Date.now()).find((p) => p.id === record.id)
+      // The event is of the printer's condition: its projection says the same state (not busy).
+      if (printer) this.store.events.append(record.projectId, 'printer.state_changed', { state, previousState, printer: { ...printer, state } })
     }
   }
 

@@ -26,17 +26,21 @@ const WARNING: ReadonlySet<JobState> = new Set(['FAILED', 'EXPIRED'])
 /** Told of a job's change once it is committed (its line is written at the same moment). */
 export type JobChangeListener = (from: JobState | 'new', job: LoggedJob) => void
 
+/** Writes what else a change leaves behind, in its own transaction (the project's event). */
+export type JobChangeRecorder = (from: JobState | 'new', jobId: string) => void
+
 export class JobLog {
   private readonly listeners = new Set<JobChangeListener>()
 
   constructor(
     private readonly commits: GroupCommit,
     private readonly log: Logger | undefined,
+    private readonly recorder?: JobChangeRecorder,
   ) {}
 
   /** Whether anyone hears of changes: when not, callers skip reading the state a job was in. */
   get enabled(): boolean {
-    return this.listeners.size > 0 || this.log?.enabled('info') === true
+    return this.recorder !== undefined || this.listeners.size > 0 || this.log?.enabled('info') === true
   }
 
   /** Hears of every job change from now on, until the returned function is called. */
@@ -47,6 +51,7 @@ export class JobLog {
 
   /** The job went from `from` (`new`: it was just created) to the state it is in now. */
   changed(from: JobState | 'new', job: LoggedJob): void {
+    this.recorder?.(from, job.id)
     const log = this.log
     if (!log && this.listeners.size === 0) return
     const to = job.state

@@ -270,7 +270,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index",
+    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index; each project's event log",
     sql: `
       -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
       UPDATE api_keys SET scopes = scopes || ' printers:read'
@@ -292,6 +292,18 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN
         INSERT INTO job_metadata (project_id, key, value, job_seq) SELECT NEW.project_id, key, value, NEW.seq FROM json_each(NEW.metadata);
       END;
+
+      -- What applications follow: each event once, in order, by an ID never reused (AUTOINCREMENT).
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        project_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        occurred_at INTEGER NOT NULL,
+        data TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX events_by_project ON events (project_id, id);
+      -- The newest event ID pruned from the project's log: a reader resuming from before it missed some.
+      ALTER TABLE projects ADD COLUMN events_pruned_through INTEGER NOT NULL DEFAULT 0;
     `,
   },
 ]

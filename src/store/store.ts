@@ -15,6 +15,7 @@ import { Printers } from './printers.ts'
 import { Retention } from './retention.ts'
 import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
+import { Events } from './events.ts'
 import { JobLog } from './job-log.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
 
@@ -55,12 +56,19 @@ export class Store {
   readonly retention: Retention
   /** Every job change, once committed: the job log, and listeners in the process. */
   readonly jobChanges: JobLog
+  /** Each project's events, for applications. */
+  readonly events: Events
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
     const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
     this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
-    const jobLog = new JobLog(this.commits, options.log?.for('job'))
+    this.events = new Events(db, this.commits, now)
+    // Each job change leaves its event in the project's log, in the change's own transaction.
+    const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id) => {
+      const job = this.jobs.get(id)
+      if (job) this.events.jobChanged(from, job)
+    })
     this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)

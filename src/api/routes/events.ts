@@ -1,0 +1,109 @@
+// The project's events as a stream (Server-Sent Events, scope jobs:read): `id:` the event's ID,
+// `event:` its type, `data:` the event as JSON. It resumes exactly after `Last-Event-ID` (the
+// header, as browsers send it on reconnecting) or `?after=ID`, across restarts of the hub: no
+// event lost, none twice; when that point was pruned it says `reset` first. Without either it
+// starts with the events to come. Each stream holds at most STREAM_BUFFER_BYTES it has not sent
+// (the rest waits in the database), says it is alive every 15 s, and ends when its key is revoked.
+import { Elysia } from 'elysia'
+import { ApiError, invalidField } from '../../http/errors.ts'
+import { QueryReader } from '../../http/query.ts'
+import { RESET_EVENT } from '../../protocol/events.ts'
+import { authenticate } from '../auth.ts'
+import type { ApiContext } from '../context.ts'
+
+export const HEARTBEAT_MS = 15_000
+/** Streams open at once at most, for all projects: each costs a listener and a timer. */
+export const MAX_EVENT_STREAMS = 1_000
+/** Bytes a stream keeps queued for a slow reader at most, before it stops reading the log. */
+const STREAM_BUFFER_BYTES = 64 * 1024
+/** Events read from the log in one go. */
+const BATCH = 200
+/** How often a stream checks that its key is still valid. */
+const KEY_CHECK_MS = 30_000
+const EVENT_ID = /^\d{1,15}$/
+
+export function eventRoutes({ store, stopping }: ApiContext) {
+  let streams = 0
+  return new Elysia().get('/v1/projects/:projectId/events', ({ request, params }) => {
+    const projectId = params.projectId
+    authenticate(store, request, projectId, 'jobs:read')
+    const reader = new QueryReader(request.url, ['after'])
+    const afterQuery = reader.integer('after', 0, 999_999_999)
+    reader.check()
+    const header = request.headers.get('last-event-id')
+    if (header !== null && !EVENT_ID.test(header)) throw invalidField('header.last-event-id', 'must be the ID of an event this stream sent')
+    if (streams >= MAX_EVENT_STREAMS || stopping.aborted) throw new ApiError('rate_limited', 'Too many event streams are open; try again shortly.', { headers: { 'retry-after': '10' } })
+    const resumeFrom = header !== null ? Number(header) : afterQuery
+    const encoder = new TextEncoder()
+    let last = resumeFrom ?? store.events.newest(projectId)
+    let finished = false
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined
+    const timers: Timer[] = []
+    let stopListening = () => {}
+    const send = (text: string) => controller!.enqueue(encoder.encode(text))
+    const finish = () => {
+      if (finished) return
+      finished = true
+      streams--
+      stopListening()
+      for (const timer of timers) clearInterval(timer)
+      try {
+        controller?.close()
+      } catch {}
+    }
+    // Reads on from the log while the reader keeps up; what is not sent waits there, not here.
+    // Not re-entered: enqueueing may call pull (and so this) before it returns.
+    let pumping = false
+    const pump = () => {
+      if (finished || !controller || pumping) return
+      pumping = true
+      try {
+        while ((controller.desiredSize ?? 0) > 0) {
+          const events = store.events.after(projectId, last, BATCH)
+          for (const event of events) {
+            last = event.id
+            send(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+          }
+          if (events.length < BATCH) break
+        }
+      } catch {
+        finish()
+      } finally {
+        pumping = false
+      }
+    }
+    streams++
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(opened) {
+          controller = opened
+          stopListening = store.events.listen((changed) => changed === projectId && pump())
+          timers.push(setInterval(() => !finished && (opened.desiredSize ?? 0) > 0 && send(': alive\n\n'), HEARTBEAT_MS))
+          timers.push(
+            setInterval(() => {
+              try {
+                authenticate(store, request, projectId, 'jobs:read')
+              } catch {
+                finish()
+              }
+            }, KEY_CHECK_MS),
+          )
+          request.signal.addEventListener('abort', finish)
+          stopping.addEventListener('abort', finish)
+          // Resuming from a point the log no longer holds: the reader missed events and should list again.
+          const pruned = store.events.prunedThrough(projectId)
+          if (resumeFrom !== undefined && resumeFrom < pruned) {
+            send(`event: ${RESET_EVENT}\ndata: ${JSON.stringify({ prunedThrough: pruned })}\n\n`)
+            last = pruned
+          }
+          send(': connected\n\n')
+          pump()
+        },
+        pull: pump,
+        cancel: finish,
+      },
+      { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk?.byteLength ?? 0 },
+    )
+    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+  })
+}

@@ -1,0 +1,108 @@
+// Each project's event log, for applications that follow their jobs and printers: job.created,
+// job.state_changed and printer.state_changed, each with a monotonic ID (never reused), written in
+// the same transaction as the change it tells of, so none is lost or told of a change rolled back.
+// Kept at least EVENT_RETENTION_DAYS (the housekeeping prunes older ones, and the oldest beyond
+// MAX_EVENTS); each project remembers the newest ID pruned, so a reader resuming from before it
+// learns that it missed some. Readers in the process hear of new events once they are committed.
+import type { Database } from 'bun:sqlite'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
+import type { EventType, ProjectEvent } from '../protocol/events.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+import { iso } from './time.ts'
+
+/** Events are kept at least this long. */
+export const EVENT_RETENTION_DAYS = 7
+/** Events the hub keeps at most (about 70 kB a 100 events): the oldest go first beyond it. */
+export const MAX_EVENTS = 300_000
+
+/** What an event says beyond its ID, type and time (the job or printer projection and the change). */
+export type EventBody = Omit<ProjectEvent, 'id' | 'type' | 'occurredAt'>
+
+interface EventRow {
+  id: number
+  type: EventType
+  occurred_at: number
+  data: string
+}
+
+const toEvent = (row: EventRow): ProjectEvent => ({ id: row.id, type: row.type, occurredAt: iso(row.occurred_at), ...(JSON.parse(row.data) as EventBody) }) as ProjectEvent
+
+export class Events {
+  private readonly insert
+  private readonly listeners = new Set<(projectId: string) => void>()
+
+  constructor(
+    private readonly db: Database,
+    private readonly commits: GroupCommit,
+    private readonly now: () => number,
+  ) {
+    this.insert = db.query<{ id: number }, [string, string, number, string]>('INSERT INTO events (project_id, type, occurred_at, data) VALUES (?, ?, ?, ?) RETURNING id')
+  }
+
+  /** Appends an event to the project's log, in the open transaction (or on its own). */
+  append(projectId: string, type: EventType, body: EventBody): number {
+    const id = this.insert.get(projectId, type, this.now(), JSON.stringify(body))!.id
+    this.commits.afterCommit(() => {
+      for (const listener of this.listeners) {
+        try {
+          listener(projectId)
+        } catch {
+          // A reader's failure is its own.
+        }
+      }
+    })
+    return id
+  }
+
+  /** A job was created (`from` is `new`) or changed state: its event, with the job as it is now. */
+  jobChanged(from: JobState | 'new', job: Job): void {
+    if (from === 'new') this.append(job.projectId, 'job.created', { job })
+    else if (from !== job.state) this.append(job.projectId, 'job.state_changed', { state: job.state, previousState: from, attemptCount: job.attemptCount, lastErrorCode: job.lastErrorCode, job })
+  }
+
+  /** Hears of each project that has new committed events, until the returned function is called. */
+  listen(listener: (projectId: string) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** The project's events after `afterId`, oldest first, at most `limit`. */
+  after(projectId: string, afterId: number, limit: number): ProjectEvent[] {
+    return this.db
+      .query<EventRow, [string, number, number]>('SELECT id, type, occurred_at, data FROM events WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(projectId, afterId, limit)
+      .map(toEvent)
+  }
+
+  /** The newest event ID the project's log ever had (0: none yet). */
+  newest(projectId: string): number {
+    return this.db.query<{ id: number | null }, [string]>('SELECT max(id) AS id FROM events WHERE project_id = ?').get(projectId)?.id ?? 0
+  }
+
+  /** The newest ID pruned from the project's log: a reader resuming from before it missed events. */
+  prunedThrough(projectId: string): number {
+    return this.db.query<{ n: number }, [string]>('SELECT events_pruned_through AS n FROM projects WHERE id = ?').get(projectId)?.n ?? 0
+  }
+
+  /**
+   * Deletes at most `limit` of the oldest events: those older than `before`, and beyond `max`
+   * events in all; each project remembers the newest ID it lost. Returns how many went. Only the
+   * oldest `limit` are read: the log is in the order of time, so nothing newer needs looking at.
+   */
+  prune(before: number, max: number, limit: number): number {
+    return this.commits.defer(() => {
+      const span = this.db.query<{ lo: number | null; hi: number | null }, []>('SELECT min(id) AS lo, max(id) AS hi FROM events').get()!
+      if (span.lo === null || span.hi === null) return 0
+      // IDs are appended in order and deleted from the oldest: the span counts the events.
+      const over = Math.max(0, span.hi - span.lo + 1 - max)
+      const oldest = this.db.query<{ id: number; project_id: string; occurred_at: number }, [number]>('SELECT id, project_id, occurred_at FROM events ORDER BY id LIMIT ?').all(limit)
+      const gone = oldest.filter((row, i) => i < over || row.occurred_at < before)
+      if (gone.length === 0) return 0
+      const newest = new Map<string, number>()
+      for (const row of gone) newest.set(row.project_id, Math.max(newest.get(row.project_id) ?? 0, row.id))
+      this.db.run('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(gone.map((row) => row.id))])
+      for (const [projectId, id] of newest) this.db.run('UPDATE projects SET events_pruned_through = max(events_pruned_through, ?) WHERE id = ?', [id, projectId])
+      return gone.length
+    })
+  }
+}
