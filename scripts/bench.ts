@@ -27,7 +27,7 @@
 //   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security` or `binary` runs one;
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events` or `binary` runs one;
 // `--quick` runs them with smaller counts (for development). Every run is appended to docs/benchmarks.md.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
@@ -47,10 +47,11 @@ import { endChildren, killChildren, QUICK, removeDataDirs, ROOT } from './bench-
 import { recordRun } from './bench-log.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
+import { eventsSection } from './bench-events.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -133,6 +134,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return retentionSection()
     case 'backup':
       return backupSection()
+    case 'events':
+      return eventsSection()
     case 'security':
       return securitySection()
     case 'binary':

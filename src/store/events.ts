@@ -74,6 +74,17 @@ export class Events {
       .map(toEvent)
   }
 
+  /**
+   * The project's events after `afterId` as Server-Sent Event frames (`id:`, `event:`, `data:` the
+   * event as JSON), oldest first, at most `limit`: written as stored, without parsing them again.
+   */
+  frames(projectId: string, afterId: number, limit: number): { id: number; frame: string }[] {
+    return this.db
+      .query<EventRow, [string, number, number]>('SELECT id, type, occurred_at, data FROM events WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .all(projectId, afterId, limit)
+      .map((row) => ({ id: row.id, frame: `id: ${row.id}\nevent: ${row.type}\ndata: {"id":${row.id},"type":"${row.type}","occurredAt":"${iso(row.occurred_at)}",${row.data.slice(1)}\n\n` }))
+  }
+
   /** The newest event ID the project's log ever had (0: none yet). */
   newest(projectId: string): number {
     return this.db.query<{ id: number | null }, [string]>('SELECT max(id) AS id FROM events WHERE project_id = ?').get(projectId)?.id ?? 0

@@ -4,7 +4,7 @@
 // for its cancellation to settle) hear of each change at the same moment. The line names the job, its project, its printer
 // and attempt, the states from and to, and the failure code when there is one; never the document
 // or the metadata (an application's own data).
-import type { JobState } from '../protocol/job.ts'
+import type { Job, JobState } from '../protocol/job.ts'
 import type { Logger } from '../platform/log.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 
@@ -26,8 +26,11 @@ const WARNING: ReadonlySet<JobState> = new Set(['FAILED', 'EXPIRED'])
 /** Told of a job's change once it is committed (its line is written at the same moment). */
 export type JobChangeListener = (from: JobState | 'new', job: LoggedJob) => void
 
-/** Writes what else a change leaves behind, in its own transaction (the project's event). */
-export type JobChangeRecorder = (from: JobState | 'new', jobId: string) => void
+/**
+ * Writes what else a change leaves behind, in its own transaction (the project's event): the job
+ * as it is now when the caller has it, else only its ID.
+ */
+export type JobChangeRecorder = (from: JobState | 'new', jobId: string, now?: Job) => void
 
 export class JobLog {
   private readonly listeners = new Set<JobChangeListener>()
@@ -49,9 +52,9 @@ export class JobLog {
     return () => this.listeners.delete(listener)
   }
 
-  /** The job went from `from` (`new`: it was just created) to the state it is in now. */
-  changed(from: JobState | 'new', job: LoggedJob): void {
-    this.recorder?.(from, job.id)
+  /** The job went from `from` (`new`: it was just created) to the state it is in now (`now`, when the caller has it). */
+  changed(from: JobState | 'new', job: LoggedJob, now?: Job): void {
+    this.recorder?.(from, job.id, now)
     const log = this.log
     if (!log && this.listeners.size === 0) return
     const to = job.state

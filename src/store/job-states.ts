@@ -134,7 +134,7 @@ export class JobStates {
     const before = this.stateNow.get(id)?.state
     const row = update()
     // A failure that forfeits the attempts left counts them all; the line names the one that failed.
-    if (row && before) this.log.changed(before, attempt === undefined ? row : { ...row, attempt_count: attempt })
+    if (row && before) this.log.changed(before, attempt === undefined ? row : { ...row, attempt_count: attempt }, toJob(row))
     return row
   }
 
@@ -227,7 +227,7 @@ export class JobStates {
         const now = this.now()
         if (canApply('cancel', row.state)) {
           const done = this.db.query<JobRow, [number, string]>(`UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 AND ${from('cancel')} RETURNING ${JOB_COLUMNS}`).get(now, id)!
-          this.log.changed(row.state, done)
+          this.log.changed(row.state, done, toJob(done))
           return { kind: 'cancelled', job: toJob(done) }
         }
         // Asked before and still open (the agent confirmed receipt since): the same request, still waited on.
@@ -316,8 +316,9 @@ export class JobStates {
         return row ? [{ from: job.state, row }] : []
       }),
     )
-    for (const { from, row } of given) this.log.changed(from, row)
-    return given.map(({ row }) => toJob(row))
+    const jobs = given.map(({ row }) => toJob(row))
+    for (const [i, { from, row }] of given.entries()) this.log.changed(from, row, jobs[i])
+    return jobs
   }
 
   /** The printers that have jobs not yet with their agent (to wake their queues at start). */

@@ -147,7 +147,7 @@ export class Jobs {
     const outcome = this.commits.write(() => this.insertJob(job))
     if (outcome.kind === 'created') {
       const { id } = outcome.job
-      this.log.changed('new', { id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null })
+      this.log.changed('new', { id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, outcome.job)
       this.uncommitted.add(id)
       const committed = () => this.uncommitted.delete(id)
       this.commits.durable().then(committed, committed)

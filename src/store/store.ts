@@ -65,8 +65,8 @@ export class Store {
     this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
     this.events = new Events(db, this.commits, now)
     // Each job change leaves its event in the project's log, in the change's own transaction.
-    const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id) => {
-      const job = this.jobs.get(id)
+    const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id, now) => {
+      const job = now ?? this.jobs.get(id)
       if (job) this.events.jobChanged(from, job)
     })
     this.jobChanges = jobLog

@@ -22,49 +22,80 @@ const BATCH = 200
 const KEY_CHECK_MS = 30_000
 const EVENT_ID = /^\d{1,15}$/
 
+/** A reader of a project's stream, as the fan-out sees it. */
+interface Reader {
+  /** The newest event it was sent. */
+  last: number
+  /** Whether it can take more now (its queue is below its bound, and it is not reading already). */
+  ready(): boolean
+  /** Takes frames read once for every reader at the same point; `more`: the batch was full. */
+  take(bytes: Uint8Array, last: number, more: boolean): void
+}
+
 export function eventRoutes({ store, stopping }: ApiContext) {
   let streams = 0
+  const encoder = new TextEncoder()
+  const readers = new Map<string, Set<Reader>>()
+  // New events of a project are read once for all its readers that are caught up: the others read
+  // on from the log by themselves when their queue has room again.
+  store.events.listen((projectId) => {
+    const ready = new Map<number, Reader[]>()
+    for (const reader of readers.get(projectId) ?? []) if (reader.ready()) ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
+    for (const [last, group] of ready) {
+      const frames = store.events.frames(projectId, last, BATCH)
+      if (frames.length === 0) continue
+      const bytes = encoder.encode(frames.map((f) => f.frame).join(''))
+      for (const reader of group) reader.take(bytes, frames.at(-1)!.id, frames.length === BATCH)
+    }
+  })
   return new Elysia().get('/v1/projects/:projectId/events', ({ request, params }) => {
     const projectId = params.projectId
     authenticate(store, request, projectId, 'jobs:read')
-    const reader = new QueryReader(request.url, ['after'])
-    const afterQuery = reader.integer('after', 0, 999_999_999)
-    reader.check()
+    const query = new QueryReader(request.url, ['after'])
+    const afterQuery = query.integer('after', 0, 999_999_999)
+    query.check()
     const header = request.headers.get('last-event-id')
     if (header !== null && !EVENT_ID.test(header)) throw invalidField('header.last-event-id', 'must be the ID of an event this stream sent')
     if (streams >= MAX_EVENT_STREAMS || stopping.aborted) throw new ApiError('rate_limited', 'Too many event streams are open; try again shortly.', { headers: { 'retry-after': '10' } })
     const resumeFrom = header !== null ? Number(header) : afterQuery
-    const encoder = new TextEncoder()
-    let last = resumeFrom ?? store.events.newest(projectId)
     let finished = false
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined
     const timers: Timer[] = []
-    let stopListening = () => {}
-    const send = (text: string) => controller!.enqueue(encoder.encode(text))
+    // Not re-entered: enqueueing may call pull (and so pump) before it returns.
+    let pumping = false
+    const self: Reader = {
+      last: resumeFrom ?? store.events.newest(projectId),
+      ready: () => !finished && !pumping && controller !== undefined && (controller.desiredSize ?? 0) > 0,
+      take(bytes, last, more) {
+        self.last = last
+        send(bytes)
+        if (more) pump()
+      },
+    }
+    const send = (chunk: string | Uint8Array) => controller!.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)
     const finish = () => {
       if (finished) return
       finished = true
       streams--
-      stopListening()
+      readers.get(projectId)?.delete(self)
+      if (readers.get(projectId)?.size === 0) readers.delete(projectId)
       for (const timer of timers) clearInterval(timer)
       try {
         controller?.close()
       } catch {}
     }
     // Reads on from the log while the reader keeps up; what is not sent waits there, not here.
-    // Not re-entered: enqueueing may call pull (and so this) before it returns.
-    let pumping = false
     const pump = () => {
       if (finished || !controller || pumping) return
       pumping = true
       try {
         while ((controller.desiredSize ?? 0) > 0) {
-          const events = store.events.after(projectId, last, BATCH)
-          for (const event of events) {
-            last = event.id
-            send(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+          const frames = store.events.frames(projectId, self.last, BATCH)
+          if (frames.length > 0) {
+            self.last = frames.at(-1)!.id
+            send(frames.map((f) => f.frame).join(''))
           }
-          if (events.length < BATCH) break
+          if (frames.length < BATCH) break
         }
       } catch {
         finish()
@@ -77,7 +108,8 @@ export function eventRoutes({ store, stopping }: ApiContext) {
       {
         start(opened) {
           controller = opened
-          stopListening = store.events.listen((changed) => changed === projectId && pump())
+          if (!readers.has(projectId)) readers.set(projectId, new Set())
+          readers.get(projectId)!.add(self)
           timers.push(setInterval(() => !finished && (opened.desiredSize ?? 0) > 0 && send(': alive\n\n'), HEARTBEAT_MS))
           timers.push(
             setInterval(() => {
@@ -94,7 +126,7 @@ export function eventRoutes({ store, stopping }: ApiContext) {
           const pruned = store.events.prunedThrough(projectId)
           if (resumeFrom !== undefined && resumeFrom < pruned) {
             send(`event: ${RESET_EVENT}\ndata: ${JSON.stringify({ prunedThrough: pruned })}\n\n`)
-            last = pruned
+            self.last = pruned
           }
           send(': connected\n\n')
           pump()
