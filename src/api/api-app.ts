@@ -1,5 +1,6 @@
 // The public edge: health, discovery and pairing (OpenPrinter), the job API, the project's
-// printers, and the gateway's WebSocket endpoint where agents connect.
+// printers and events, the OpenAPI document of them, and the gateway's WebSocket endpoint where
+// agents connect.
 import { Elysia } from 'elysia'
 import type { ApiContext } from './context.ts'
 import { discoveryRoutes } from './routes/discovery.ts'
@@ -7,9 +8,11 @@ import { gatewayRoute } from './routes/gateway.ts'
 import { healthRoutes } from './routes/health.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { pairingRoutes } from './routes/pairing.ts'
+import { openApiDocument } from './openapi.ts'
 import { eventRoutes } from './routes/events.ts'
 import { printerRoutes } from './routes/printers.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(gatewayRoute(context.gateway))
+  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context))
+    .get('/openapi.json', () => openApiDocument()).use(gatewayRoute(context.gateway))
 }

@@ -72,6 +72,8 @@ export interface Hub {
   builtinAgent: BuiltinAgent
   /** The scheduled backups (a look at the backup directory can be asked for at once). */
   backups: BackupSchedule
+  /** Every route the hub answers, as its HTTP app has them (method and path). */
+  routes(): { method: string; path: string }[]
   /** Stops accepting, lets in-flight requests finish, commits and closes the store. */
   stop(): Promise<void>
 }
@@ -233,6 +235,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       virtualPrinters,
       builtinAgent: started,
       backups,
+      routes: () => app.routes.map((route) => ({ method: route.method, path: route.path })),
       async stop() {
         // The dispatcher first: attempts in flight stay as they are, to be sent again next start.
         // The agent takes no new job; while no new request is taken, it finishes the tickets

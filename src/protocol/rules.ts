@@ -1,6 +1,7 @@
 // A tiny closed-schema validator. The public API, the gateway, the agent and the client library
-// all validate with these rules, so each wire rule is written exactly once. No dependencies: the
-// client library ships this file as it is.
+// all validate with these rules, so each wire rule is written exactly once; each rule also says
+// itself as JSON Schema (2020-12, as OpenAPI 3.1 takes it), from which the hub's OpenAPI document
+// is made. No dependencies: the client library ships this file as it is.
 
 export interface Issue {
   /** Where the problem is, e.g. `document.sections[2].value`; empty for the whole value. */
@@ -8,9 +9,17 @@ export interface Issue {
   message: string
 }
 
+/** A JSON Schema (2020-12) fragment. */
+export type JsonSchema = { [keyword: string]: unknown }
+
 export interface Rule<T> {
   /** Appends what is wrong with `value` to `issues`; appends nothing when it is a valid T. */
   check(value: unknown, path: string, issues: Issue[]): void
+  /**
+   * The same rule as JSON Schema, as far as JSON Schema can say it (refinements such as check
+   * digits, and well-formed Unicode, are the rule's alone).
+   */
+  readonly schema: JsonSchema
   readonly optional?: boolean
   /** Type carrier only; never set. */
   readonly __type?: T
@@ -54,6 +63,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 export function string(options: StringOptions): Rule<string> {
   const min = options.min ?? 0
   return {
+    schema: { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: options.max, ...(options.pattern ? { pattern: options.pattern.source } : {}) },
     check(value, path, issues) {
       if (typeof value !== 'string') return push(issues, path, `must be a string, not ${describe(value)}`)
       // JSON can carry half a character (a lone surrogate, \ud800): stored as UTF-8 it would become
@@ -70,6 +80,7 @@ export function string(options: StringOptions): Rule<string> {
 
 export function integer(options: { min: number; max: number }): Rule<number> {
   return {
+    schema: { type: 'integer', minimum: options.min, maximum: options.max },
     check(value, path, issues) {
       if (typeof value !== 'number' || !Number.isInteger(value)) return push(issues, path, `must be an integer, not ${describe(value)}`)
       if (value < options.min || value > options.max) push(issues, path, `must be between ${options.min} and ${options.max} (got ${value})`)
@@ -79,6 +90,7 @@ export function integer(options: { min: number; max: number }): Rule<number> {
 
 export function boolean(): Rule<boolean> {
   return {
+    schema: { type: 'boolean' },
     check(value, path, issues) {
       if (typeof value !== 'boolean') push(issues, path, `must be true or false, not ${describe(value)}`)
     },
@@ -88,6 +100,7 @@ export function boolean(): Rule<boolean> {
 export function oneOf<const V extends readonly (string | number)[]>(values: V): Rule<V[number]> {
   const list = values.map((v) => JSON.stringify(v)).join(', ')
   return {
+    schema: { enum: [...values] },
     check(value, path, issues) {
       if (!values.includes(value as V[number])) push(issues, path, `must be one of ${list}`)
     },
@@ -96,12 +109,13 @@ export function oneOf<const V extends readonly (string | number)[]>(values: V): 
 
 /** A field that may be left out. Its `optional: true` is what makes the key optional in the type too. */
 export function optional<T>(rule: Rule<T>): Rule<T | undefined> & { readonly optional: true } {
-  return { check: rule.check, optional: true }
+  return { check: rule.check, schema: rule.schema, optional: true }
 }
 
 /** Accepts null as well as the rule's values (for fields the projection shows as null). */
 export function nullable<T>(rule: Rule<T>): Rule<T | null> {
   return {
+    schema: { anyOf: [rule.schema, { type: 'null' }] },
     check(value, path, issues) {
       if (value !== null) rule.check(value, path, issues)
     },
@@ -111,6 +125,7 @@ export function nullable<T>(rule: Rule<T>): Rule<T | null> {
 export function array<T>(item: Rule<T>, options: { min?: number; max: number; unique?: boolean }): Rule<T[]> {
   const min = options.min ?? 0
   return {
+    schema: { type: 'array', items: item.schema, ...(min > 0 ? { minItems: min } : {}), maxItems: options.max, ...(options.unique ? { uniqueItems: true } : {}) },
     check(value, path, issues) {
       if (!Array.isArray(value)) return push(issues, path, `must be an array, not ${describe(value)}`)
       if (value.length < min || value.length > options.max) {
@@ -138,7 +153,9 @@ function join(path: string, key: string): string {
 /** A closed object: every field is checked, and a field the shape does not name is an error. */
 export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
   const keys = Object.keys(shape)
+  const required = keys.filter((key) => !shape[key]!.optional)
   return {
+    schema: { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, shape[key]!.schema])), ...(required.length > 0 ? { required } : {}), additionalProperties: false },
     check(value, path, issues) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       for (const key of keys) {
@@ -159,6 +176,7 @@ export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
 /** An object used as a map from string keys to values of one rule. */
 export function record<T>(key: Rule<string>, item: Rule<T>, options: { maxEntries: number }): Rule<Record<string, T>> {
   return {
+    schema: { type: 'object', propertyNames: key.schema, additionalProperties: item.schema, maxProperties: options.maxEntries },
     check(value, path, issues) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       const entries = Object.entries(value)
@@ -185,7 +203,15 @@ type TaggedOf<V extends Variants, D extends string> = { [K in keyof V]: { [P in 
  */
 function discriminated(discriminator: string, variants: Variants, strip: boolean): Rule<object> {
   const names = Object.keys(variants)
+  // Each variant with its discriminator's one value: stripped variants do not name it themselves.
+  const variantSchema = (name: string): JsonSchema => {
+    const schema = variants[name]!.schema
+    if (!strip) return schema
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+    return { ...schema, properties: { [discriminator]: { const: name }, ...properties }, required: [discriminator, ...((schema.required ?? []) as string[])] }
+  }
   return {
+    schema: { oneOf: names.map(variantSchema) },
     check(value, path, issues) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       const tag = value[discriminator]
@@ -214,6 +240,7 @@ export function union<V extends Variants>(discriminator: string, variants: V): R
 export function refine<T>(base: Rule<T>, extra: (value: T) => string | Issue[] | undefined): Rule<T> {
   return {
     optional: base.optional,
+    schema: base.schema,
     check(value, path, issues) {
       const before = issues.length
       base.check(value, path, issues)

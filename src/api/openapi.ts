@@ -1,0 +1,133 @@
+// The OpenAPI 3.1 document of the public API (`GET /openapi.json`): every public route, its
+// parameters, bodies and answers, made from the very rules the hub validates with (each rule says
+// itself as JSON Schema), so the document cannot drift from what the hub accepts and answers. The
+// agent gateway is private (OpenPrinter's WebSocket) and the admin API is the dashboard's: neither
+// is in it.
+import { API_ERROR_CODES } from '../protocol/api-errors.ts'
+import { API_KEY_SCOPES } from '../protocol/api-key.ts'
+import { discoveryRule } from '../protocol/discovery.ts'
+import { EVENT_TYPES, projectEventRule } from '../protocol/events.ts'
+import { healthRule } from '../protocol/health.ts'
+import { createJobResponseRule, JOB_STATES, jobRule, listJobsResponseRule, pagedJobsResponseRule } from '../protocol/job.ts'
+import { createJobRule } from '../protocol/job-request.ts'
+import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
+import { projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
+import { type JsonSchema, object } from '../protocol/rules.ts'
+import { VERSION } from '../domain/version.ts'
+
+type Operation = Record<string, unknown>
+
+const json = (schema: JsonSchema, description: string) => ({ description, content: { 'application/json': { schema } } })
+const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [String(status), { $ref: '#/components/responses/Error' }]))
+const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 256 }, description })
+const query = (name: string, schema: JsonSchema, description: string) => ({ name, in: 'query', required: false, schema, description })
+const projectId = pathParameter('projectId', 'The project of the API key.')
+const jobId = pathParameter('jobId', 'A job of the project.')
+const keyed = (scope: string, operation: Operation): Operation => ({ security: [{ apiKey: [] }], 'x-scope': scope, ...operation, responses: { ...(operation.responses as object), ...errors(401, 403) } })
+const jobAnswer = object({ job: jobRule }).schema
+
+const paths: Record<string, Record<string, Operation>> = {
+  '/health': { get: { summary: 'Liveness of the hub', responses: { 200: json(healthRule.schema, 'The hub is up'), 503: json(healthRule.schema, 'The hub takes no new job: its disk is (nearly) full (the reason says so)') } } },
+  '/.well-known/printservice': { get: { summary: 'OpenPrinter discovery', responses: { 200: json(discoveryRule.schema, 'The discovery document') } } },
+  '/.well-known/openprinter': { get: { summary: 'OpenPrinter discovery (the same document)', responses: { 200: json(discoveryRule.schema, 'The discovery document') } } },
+  '/printservice/pair': {
+    post: {
+      summary: "Pair an agent with a pairing code (OpenPrinter; errors in OpenPrinter's closed envelope, all 400)",
+      requestBody: { required: true, content: { 'application/json': { schema: pairingRequestRule.schema } } },
+      responses: { 200: json(pairingResponseRule.schema, 'Paired'), 400: { description: "OpenPrinter's error envelope: { error: { code, message } }" } },
+    },
+  },
+  '/v1/projects/{projectId}/jobs': {
+    post: keyed('jobs:write', {
+      summary: 'Submit a print job',
+      parameters: [projectId],
+      requestBody: { required: true, content: { 'application/json': { schema: createJobRule.schema } } },
+      responses: { 202: json(createJobResponseRule.schema, 'Created'), 200: json(createJobResponseRule.schema, 'The job of this idempotency key, as it is now'), ...errors(400, 404, 408, 413, 415, 429, 507) },
+    }),
+    get: keyed('jobs:read', {
+      summary: 'List jobs, newest first: the newest 100, or pages with limit or cursor',
+      parameters: [
+        projectId,
+        query('state', { enum: [...JOB_STATES] }, 'Only jobs in this state.'),
+        query('printerId', { type: 'string', minLength: 1, maxLength: 256 }, 'Only jobs of this printer (record ID or name).'),
+        query('createdAfter', { type: 'string', format: 'date-time' }, 'Only jobs created after this time (ISO 8601 UTC).'),
+        query('createdBefore', { type: 'string', format: 'date-time' }, 'Only jobs created before this time (ISO 8601 UTC).'),
+        { name: 'metadata', in: 'query', required: false, style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 4 }, description: 'metadata.KEY=VALUE: only jobs with these metadata entries (all of them).' },
+        query('limit', { type: 'integer', minimum: 1, maximum: JOB_LIST_LIMIT }, 'A page of this many jobs; the answer has nextCursor.'),
+        query('cursor', { type: 'string' }, 'The next page (nextCursor of the page before), with at most a new limit.'),
+      ],
+      responses: { 200: json({ oneOf: [listJobsResponseRule.schema, pagedJobsResponseRule.schema] }, 'The jobs (nextCursor only when paging was asked for)'), ...errors(400) },
+    }),
+  },
+  '/v1/projects/{projectId}/jobs/{jobId}': {
+    get: keyed('jobs:read', { summary: 'One job', parameters: [projectId, jobId], responses: { 200: json(jobAnswer, 'The job'), ...errors(400, 404) } }),
+  },
+  '/v1/projects/{projectId}/jobs/{jobId}/cancel': {
+    post: keyed('jobs:write', {
+      summary: 'Cancel a job that has not reached its agent',
+      parameters: [projectId, jobId],
+      responses: { 200: json(jobAnswer, 'CANCELLED: it never prints'), 202: json(jobAnswer, 'Its agent was asked to stop it and has not answered yet'), ...errors(400, 404, 409) },
+    }),
+  },
+  '/v1/projects/{projectId}/printers': {
+    get: keyed('printers:read', { summary: "The project's printers and their state now", parameters: [projectId], responses: { 200: json(projectPrintersResponseRule.schema, 'The printers'), ...errors(400) } }),
+  },
+  '/v1/projects/{projectId}/printers/{printerId}': {
+    get: keyed('printers:read', {
+      summary: 'One printer, by record ID or name',
+      parameters: [projectId, pathParameter('printerId', 'Record ID or project-local name.')],
+      responses: { 200: json(projectPrinterResponseRule.schema, 'The printer'), ...errors(400, 404) },
+    }),
+  },
+  '/v1/projects/{projectId}/events': {
+    get: keyed('jobs:read', {
+      summary: "The project's events as Server-Sent Events: id, event (the type), data (the event as JSON)",
+      parameters: [
+        projectId,
+        query('after', { type: 'integer', minimum: 0 }, 'Resume after this event ID (0: all the log holds). Without it, and without Last-Event-ID, the events to come.'),
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string', pattern: '^\\d{1,15}$' }, description: 'Resume after this event ID (what EventSource sends on reconnecting).' },
+      ],
+      responses: { 200: { description: `A stream of events (${EVENT_TYPES.join(', ')}); \`reset\` first when the point asked for was pruned`, content: { 'text/event-stream': { schema: projectEventRule.schema } } }, ...errors(400, 429) },
+    }),
+  },
+  '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+}
+
+let document: Record<string, unknown> | undefined
+
+/** The document (made once). */
+export function openApiDocument(): Record<string, unknown> {
+  document ??= {
+    openapi: '3.1.0',
+    info: { title: 'printhub', version: VERSION, description: `The print hub's public API. Scopes of API keys: ${API_KEY_SCOPES.join(', ')} (each operation's x-scope).` },
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'A project API key (phk_…), never in a browser.' } },
+      responses: {
+        Error: json(
+          {
+            type: 'object',
+            required: ['error'],
+            additionalProperties: false,
+            properties: {
+              error: {
+                type: 'object',
+                required: ['code', 'message', 'requestId'],
+                additionalProperties: false,
+                properties: {
+                  code: { enum: API_ERROR_CODES },
+                  message: { type: 'string' },
+                  requestId: { type: 'string' },
+                  details: { type: 'array', maxItems: 32, items: { type: 'object', required: ['path', 'message'], additionalProperties: false, properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+                },
+              },
+            },
+          },
+          'An error: its code, a message for people, the request ID, and for invalid_request what is wrong where',
+        ),
+      },
+    },
+  }
+  return document
+}
