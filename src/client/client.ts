@@ -2,12 +2,13 @@
 // where they are safe.
 import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule, PAIRING_PATH } from '../protocol/discovery.ts'
 import { type HealthResult, healthRule } from '../protocol/health.ts'
-import { type CreateJobResponse, createJobResponseRule, isJobState, JOB_STATES, type JobState, type ListJobsResponse, listJobsResponseRule } from '../protocol/job.ts'
+import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule } from '../protocol/job.ts'
 import { type CreateJobInput, createJobRule } from '../protocol/job-request.ts'
-import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
+import { JOB_LIST_LIMIT, MAX_FRAME_BYTES } from '../protocol/limits.ts'
+import { type ProjectPrinter, projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
 import { type PairingRequest, pairingRequestRule, type PairingResponse, pairingResponseRule } from '../protocol/pairing.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
-import { type Rule, validate } from '../protocol/rules.ts'
+import { object, type Rule, validate } from '../protocol/rules.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from './config.ts'
 import { Connection } from './connection.ts'
 import { ValidationError } from './errors.ts'
@@ -46,12 +47,94 @@ export class JobsApi {
     return this.#connection.send({ method: 'POST', path, body: job, authenticated: true, retryable: true, contract: createJobResponseRule, signal: options.signal })
   }
 
-  /** The newest 100 jobs of the project, newest first; with `state`, only jobs in that state. */
-  async list(filter: { state?: JobState } = {}, options: RequestOptions = {}): Promise<ListJobsResponse> {
+  /**
+   * The newest jobs of the project, newest first, matching `filter` (every field optional): the
+   * newest 100, or with `limit` or `cursor` a page with `nextCursor` (null at the end).
+   */
+  async list(filter: JobListFilter = {}, options: RequestOptions = {}): Promise<ListJobsResponse & { nextCursor?: string | null }> {
     if (filter.state !== undefined && !isJobState(filter.state)) throw new ValidationError([{ path: 'state', message: `must be one of ${JOB_STATES.join(', ')}` }])
-    const path = this.#connection.jobsPath() + (filter.state === undefined ? '' : `?state=${filter.state}`)
-    return this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: listJobsResponseRule, signal: options.signal })
+    const paged = filter.limit !== undefined || filter.cursor !== undefined
+    const path = this.#connection.jobsPath() + listQuery(filter)
+    return this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: paged ? pagedJobsResponseRule : listJobsResponseRule, signal: options.signal })
   }
+
+  /** Every job matching `filter`, newest first, page after page (100 a page unless `limit`). */
+  async *all(filter: Omit<JobListFilter, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<Job> {
+    let page = await this.list({ ...filter, limit: filter.limit ?? JOB_LIST_LIMIT }, options)
+    for (;;) {
+      yield* page.jobs
+      if (!page.nextCursor) return
+      page = await this.list({ cursor: page.nextCursor, limit: filter.limit ?? JOB_LIST_LIMIT }, options)
+    }
+  }
+
+  /** One job of the project; ApiError not_found when the project has none with that ID. */
+  async get(jobId: string, options: RequestOptions = {}): Promise<Job> {
+    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
+    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobAnswerRule, signal: options.signal })).job
+  }
+
+  /**
+   * Cancels a job that has not reached its agent: the job, CANCELLED (or still DISPATCHING when its
+   * agent has not answered yet: its state follows). ApiError job_not_cancellable once its agent
+   * holds it. Retried like a read: cancelling twice is the same as once.
+   */
+  async cancel(jobId: string, options: RequestOptions = {}): Promise<Job> {
+    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}/cancel`
+    return (await this.#connection.send({ method: 'POST', path, authenticated: true, retryable: true, contract: jobAnswerRule, signal: options.signal })).job
+  }
+}
+
+/** The project's printers and their state (scope printers:read). */
+export class PrintersApi {
+  readonly #connection: Connection
+
+  constructor(connection: Connection) {
+    this.#connection = connection
+  }
+
+  async list(options: RequestOptions = {}): Promise<ProjectPrinter[]> {
+    return (await this.#connection.send({ method: 'GET', path: this.#connection.projectPath('printers'), authenticated: true, retryable: true, contract: projectPrintersResponseRule, signal: options.signal })).printers
+  }
+
+  /** One printer, by its record ID or its name. */
+  async get(printerId: string, options: RequestOptions = {}): Promise<ProjectPrinter> {
+    const path = `${this.#connection.projectPath('printers')}/${encodeURIComponent(printerId)}`
+    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: projectPrinterResponseRule, signal: options.signal })).printer
+  }
+}
+
+/** What the job list may be asked for. */
+export interface JobListFilter {
+  state?: JobState
+  /** The printer's record ID or name. */
+  printerId?: string
+  createdAfter?: Date | string
+  createdBefore?: Date | string
+  /** Metadata entries the jobs must all have (at most 4). */
+  metadata?: Record<string, string>
+  /** A page of this many (1-100); the answer has nextCursor. */
+  limit?: number
+  /** The next page: nextCursor of the page before. */
+  cursor?: string
+}
+
+const jobAnswerRule = object({ job: jobRule })
+
+function listQuery(filter: JobListFilter): string {
+  const params = new URLSearchParams()
+  const time = (value: Date | string) => (value instanceof Date ? value.toISOString() : value)
+  if (filter.cursor !== undefined) params.set('cursor', filter.cursor)
+  else {
+    if (filter.state !== undefined) params.set('state', filter.state)
+    if (filter.printerId !== undefined) params.set('printerId', filter.printerId)
+    if (filter.createdAfter !== undefined) params.set('createdAfter', time(filter.createdAfter))
+    if (filter.createdBefore !== undefined) params.set('createdBefore', time(filter.createdBefore))
+    for (const [key, value] of Object.entries(filter.metadata ?? {})) params.set(`metadata.${key}`, value)
+  }
+  if (filter.limit !== undefined) params.set('limit', String(filter.limit))
+  const text = params.toString()
+  return text === '' ? '' : `?${text}`
 }
 
 /** Lets a project view or a test build a client over an existing connection; not part of the options. */
@@ -60,6 +143,8 @@ const CONNECTION = Symbol('printhub.client.connection')
 export class PrintHubClient {
   /** Job routes of the default project. */
   readonly jobs: JobsApi
+  /** The default project's printers. */
+  readonly printers: PrintersApi
   readonly #connection: Connection
 
   /** Throws ConfigurationError, naming the setting, when an option or environment variable is wrong. */
@@ -67,6 +152,7 @@ export class PrintHubClient {
     const given = (options as { [CONNECTION]?: Connection } | undefined)?.[CONNECTION]
     this.#connection = given ?? new Connection(resolveClientConfig(options), realScheduler)
     this.jobs = new JobsApi(this.#connection)
+    this.printers = new PrintersApi(this.#connection)
   }
 
   /** The same client bound to another project; this client's default project does not change. */

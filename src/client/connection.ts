@@ -34,9 +34,14 @@ export class Connection {
 
   /** The jobs route of the configured project. */
   jobsPath(): string {
+    return this.projectPath('jobs')
+  }
+
+  /** A route of the configured project: `jobs`, `printers`, `events`. */
+  projectPath(route: string): string {
     const projectId = this.#config.projectId
-    if (projectId === undefined) throw new ConfigurationError('projectId', 'is required for job routes: pass it, set PRINTHUB_PROJECT_ID, or use client.project(id)')
-    return `/v1/projects/${encodeURIComponent(projectId)}/jobs`
+    if (projectId === undefined) throw new ConfigurationError('projectId', 'is required for project routes: pass it, set PRINTHUB_PROJECT_ID, or use client.project(id)')
+    return `/v1/projects/${encodeURIComponent(projectId)}/${route}`
   }
 
   forProject(projectId: string): Connection {

@@ -1,0 +1,73 @@
+// The client following its jobs against a real hub (its own process): one job, cancel, pages and
+// filters with an iterator over all of them, and the project's printers.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { ApiError, type Job, PrintHubClient } from '../../src/client/index.ts'
+import { cliJson, type RunningHub, startHub } from './support.ts'
+
+let hub: RunningHub
+let client: PrintHubClient
+const held: Job[] = []
+
+before(async () => {
+  hub = await startHub({})
+  await cliJson(['printers', 'add', '--project', hub.projectId, '--id', 'held', '--connection', 'virtual://held?mode=offline'], hub.dataDir)
+  client = new PrintHubClient({ baseUrl: hub.url, apiKey: hub.apiKey, projectId: hub.projectId })
+  for (let i = 0; i < 7; i++) {
+    const { job } = await client.jobs.create({ printerId: 'held', idempotencyKey: `follow-${i}`, document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] }, metadata: { order: `${500 + i}`, table: String(i % 2) } })
+    held.push(job)
+  }
+})
+after(() => hub.stop())
+
+async function rejectsWith(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  const error = await promise.then(
+    () => assert.fail('expected an ApiError'),
+    (e: unknown) => e,
+  )
+  assert.ok(error instanceof ApiError, String(error))
+  assert.equal(error.status, status)
+  assert.equal(error.code, code)
+  return error
+}
+
+describe('the client following jobs', () => {
+  test('one job, and not_found for one the project does not have', async () => {
+    assert.deepEqual(await client.jobs.get(held[0]!.id), held[0])
+    await rejectsWith(client.jobs.get('job_00000000000000000000000000000000'), 404, 'not_found')
+  })
+
+  test('pages with limit and cursor, filters, and an iterator over every page', async () => {
+    const first = await client.jobs.list({ limit: 3, printerId: 'held' })
+    assert.equal(first.jobs.length, 3)
+    assert.equal(typeof first.nextCursor, 'string')
+    const second = await client.jobs.list({ cursor: first.nextCursor!, limit: 3 })
+    assert.deepEqual([...first.jobs, ...second.jobs].map((j) => j.id), [...held].reverse().slice(0, 6).map((j) => j.id))
+    const all: string[] = []
+    for await (const job of client.jobs.all({ printerId: 'held', limit: 2 })) all.push(job.id)
+    assert.deepEqual(all, [...held].reverse().map((j) => j.id))
+    const tableOne: string[] = []
+    for await (const job of client.jobs.all({ metadata: { table: '1' } })) tableOne.push(job.id)
+    assert.deepEqual(tableOne, held.filter((_, i) => i % 2 === 1).reverse().map((j) => j.id))
+    const spec = await client.jobs.list({ state: 'PENDING' })
+    assert.deepEqual(Object.keys(spec), ['jobs', 'keyPrefix'])
+  })
+
+  test('cancel: a waiting job is CANCELLED, again too; a printed one is job_not_cancellable', async () => {
+    assert.equal((await client.jobs.cancel(held[6]!.id)).state, 'CANCELLED')
+    assert.equal((await client.jobs.cancel(held[6]!.id)).state, 'CANCELLED')
+    const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: 'follow-printed', document: { width: 80, sections: [{ type: 'text', value: 'printed' }] } })
+    for (let now = job; now.state !== 'COMPLETED'; now = await client.jobs.get(job.id)) assert.ok(['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING'].includes(now.state))
+    const error = await rejectsWith(client.jobs.cancel(job.id), 409, 'job_not_cancellable')
+    assert.deepEqual(error.details, [{ path: 'job.state', message: 'COMPLETED' }])
+  })
+
+  test("the project's printers and their state", async () => {
+    const printers = await client.printers.list()
+    assert.deepEqual(printers.map((p) => p.name).sort(), ['demo', 'held'])
+    const one = await client.printers.get('held')
+    assert.equal(one.name, 'held')
+    assert.equal(one.queueDepth, 6)
+    await rejectsWith(client.printers.get('nowhere'), 404, 'not_found')
+  })
+})
