@@ -11,7 +11,8 @@ import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { object, type Rule, validate } from '../protocol/rules.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from './config.ts'
 import { Connection } from './connection.ts'
-import { ValidationError } from './errors.ts'
+import { TimeoutError, ValidationError } from './errors.ts'
+import type { EventStreamOptions, StreamItem } from './events.ts'
 import { realScheduler } from './retry.ts'
 
 export interface RequestOptions {
@@ -68,6 +69,43 @@ export class JobsApi {
     }
   }
 
+  /**
+   * Waits until the job is in one of `until` (default: any final state), or can no longer get
+   * there (it ended otherwise): the job as it is then. Follows the event stream, and asks for the
+   * job every `pollMs` (2 s) as well, which carries on alone while the stream cannot be had.
+   * Rejects with the signal's reason, a TimeoutError after `timeoutMs`, or the job's ApiError.
+   */
+  async wait(jobId: string, options: { until?: readonly JobState[]; timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {}): Promise<Job> {
+    const until = options.until ?? FINAL_STATES
+    const done = (job: Job) => until.includes(job.state) || FINAL_STATES.includes(job.state)
+    const stop = new AbortController()
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(new TimeoutError(options.timeoutMs!, 'WAIT', jobId)), options.timeoutMs)
+    const onAbort = () => stop.abort(options.signal!.reason)
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      // The stream first, then the job: a change after the job was read is in the stream.
+      const events = this.#connection.events({ signal: stop.signal })
+      // A stream that fails leaves the polling to answer: it never settles the wait with an error.
+      const streamed = new Promise<Job>((resolve) => {
+        void (async () => {
+          for await (const event of events) if (event.type === 'job.state_changed' && event.job.id === jobId && done(event.job)) return resolve(event.job)
+        })().catch(() => {})
+      })
+      const polled = (async () => {
+        for (;;) {
+          const job = await this.get(jobId, { signal: stop.signal })
+          if (done(job)) return job
+          await realScheduler.sleep(options.pollMs ?? 2_000, stop.signal)
+        }
+      })()
+      return await Promise.race([streamed, polled])
+    } finally {
+      clearTimeout(timer)
+      options.signal?.removeEventListener('abort', onAbort)
+      stop.abort(new Error('done'))
+    }
+  }
+
   /** One job of the project; ApiError not_found when the project has none with that ID. */
   async get(jobId: string, options: RequestOptions = {}): Promise<Job> {
     const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
@@ -103,6 +141,8 @@ export class PrintersApi {
     return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: projectPrinterResponseRule, signal: options.signal })).printer
   }
 }
+
+const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED']
 
 /** What the job list may be asked for. */
 export interface JobListFilter {
@@ -153,6 +193,15 @@ export class PrintHubClient {
     this.#connection = given ?? new Connection(resolveClientConfig(options), realScheduler)
     this.jobs = new JobsApi(this.#connection)
     this.printers = new PrintersApi(this.#connection)
+  }
+
+  /**
+   * The project's events as they happen (or from `after`), as an async iterator that reconnects
+   * and resumes by itself: every event once, in order; `{ type: 'reset' }` when the point asked
+   * for was pruned (list the jobs again).
+   */
+  events(options: EventStreamOptions = {}): AsyncGenerator<StreamItem> {
+    return this.#connection.events(options)
   }
 
   /** The same client bound to another project; this client's default project does not change. */

@@ -3,6 +3,7 @@
 import type { Rule } from '../protocol/rules.ts'
 import { checkProjectId, type ClientConfig } from './config.ts'
 import { ConfigurationError } from './errors.ts'
+import { type EventStreamOptions, eventStream, type StreamItem } from './events.ts'
 import { call } from './request.ts'
 import type { Scheduler } from './retry.ts'
 
@@ -42,6 +43,13 @@ export class Connection {
     const projectId = this.#config.projectId
     if (projectId === undefined) throw new ConfigurationError('projectId', 'is required for project routes: pass it, set PRINTHUB_PROJECT_ID, or use client.project(id)')
     return `/v1/projects/${encodeURIComponent(projectId)}/${route}`
+  }
+
+  /** The project's event stream (see events.ts). */
+  events(options: EventStreamOptions): AsyncGenerator<StreamItem> {
+    const apiKey = this.#config.apiKey
+    if (apiKey === undefined) throw new ConfigurationError('apiKey', 'is required for project routes: pass it or set PRINTHUB_API_KEY')
+    return eventStream(this.#config, this.#scheduler, this.projectPath('events'), apiKey, options)
   }
 
   forProject(projectId: string): Connection {

@@ -19,7 +19,7 @@ export interface Call<T> {
   signal?: AbortSignal
 }
 
-interface Answer {
+export interface Answer {
   status: number
   headers: Headers
   text: string
@@ -95,7 +95,7 @@ function parseContract<T>(request: Call<T>, url: string, text: string): T {
 }
 
 /** The error of a non-2xx answer, reading the error envelope where there is one. */
-function apiError(method: string, url: string, answer: Answer): ApiError {
+export function apiError(method: string, url: string, answer: Answer): ApiError {
   let envelope: { code?: unknown; message?: unknown; requestId?: unknown; details?: unknown } | undefined
   try {
     envelope = (JSON.parse(answer.text) as { error?: typeof envelope }).error

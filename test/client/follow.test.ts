@@ -2,7 +2,7 @@
 // filters with an iterator over all of them, and the project's printers.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ApiError, type Job, PrintHubClient } from '../../src/client/index.ts'
+import { ApiError, type Job, PrintHubClient, TimeoutError } from '../../src/client/index.ts'
 import { cliJson, type RunningHub, startHub } from './support.ts'
 
 let hub: RunningHub
@@ -69,5 +69,34 @@ describe('the client following jobs', () => {
     assert.equal(one.name, 'held')
     assert.equal(one.queueDepth, 6)
     await rejectsWith(client.printers.get('nowhere'), 404, 'not_found')
+  })
+
+  test('events: an iterator over the stream, from a point; every event once, in order', async () => {
+    const abort = new AbortController()
+    const seen: number[] = []
+    const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: 'follow-events', document: { width: 80, sections: [{ type: 'text', value: 'events' }] } })
+    for await (const event of client.events({ after: 0, signal: abort.signal })) {
+      assert.notEqual(event.type, 'reset')
+      if (event.type === 'reset') break
+      seen.push(event.id)
+      if (event.type === 'job.state_changed' && event.job.id === job.id && event.state === 'COMPLETED') break
+    }
+    assert.deepEqual(seen, [...seen].sort((a, b) => a - b))
+    assert.equal(new Set(seen).size, seen.length)
+    // From the middle: exactly what followed.
+    const from = seen[Math.floor(seen.length / 2)]!
+    const again: number[] = []
+    for await (const event of client.events({ after: from })) {
+      if (event.type === 'reset') break
+      again.push(event.id)
+      if (again.length === seen.length - seen.indexOf(from) - 1) break
+    }
+    assert.deepEqual(again, seen.slice(seen.indexOf(from) + 1))
+  })
+
+  test('wait: until the job is printed; a TimeoutError when it does not come in time', async () => {
+    const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: 'follow-wait', document: { width: 80, sections: [{ type: 'text', value: 'wait' }] } })
+    assert.equal((await client.jobs.wait(job.id, { until: ['COMPLETED'], timeoutMs: 10_000 })).state, 'COMPLETED')
+    await assert.rejects(client.jobs.wait(held[0]!.id, { until: ['COMPLETED'], timeoutMs: 300 }), (error: unknown) => error instanceof TimeoutError)
   })
 })
