@@ -1,8 +1,9 @@
-// The built @printhub/client package, used as an application would: installed, imported by name,
+// The built @printhub/client package, used as an application would: packed with `npm pack`,
+// installed from the tarball into a throwaway project, imported by name (`import` and `require`),
 // type-checked, run under Node.
 import assert from 'node:assert/strict'
 import { execFile, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -11,24 +12,33 @@ import { ApiError, PrintHubError, TimeoutError } from '../../src/client/index.ts
 import { BUN, faultServer, json, ROOT } from './support.ts'
 
 let app: string
+/** What the tarball holds. */
+let tarballFiles: string[]
 
 before(() => {
   const build = spawnSync(BUN, ['scripts/build-client.ts'], { cwd: ROOT, encoding: 'utf8' })
   assert.equal(build.status, 0, build.stderr)
   app = mkdtempSync(join(tmpdir(), 'printhub-app-'))
-  mkdirSync(join(app, 'node_modules', '@printhub'), { recursive: true })
-  cpSync(join(ROOT, 'dist', 'client'), join(app, 'node_modules', '@printhub', 'client'), { recursive: true })
+  const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', app], { cwd: join(ROOT, 'dist', 'client'), encoding: 'utf8' })
+  assert.equal(pack.status, 0, pack.stderr)
+  const [packed] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[]
+  tarballFiles = packed!.files.map((file) => file.path).sort()
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'pos-backend', type: 'module', private: true }))
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(app, packed!.filename)], { cwd: app, encoding: 'utf8' })
+  assert.equal(install.status, 0, install.stderr)
 })
 after(() => rmSync(app, { recursive: true, force: true }))
 
 describe('the @printhub/client package', () => {
-  test('has its own package.json with ESM exports, types, source map and README, and no dependencies', () => {
+  test('has its own package.json with ES module and CommonJS exports, types, source maps, README and MIT licence, and no dependencies', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/client/package.json'), 'utf8'))
     assert.equal(manifest.name, '@printhub/client')
     assert.equal(manifest.type, 'module')
-    assert.deepEqual(manifest.exports, { '.': { types: './types/client/index.d.ts', import: './index.js' } })
+    assert.deepEqual(manifest.exports, { '.': { types: './types/client/index.d.ts', import: './index.js', require: './index.cjs' } })
     assert.equal(manifest.dependencies, undefined)
+    assert.equal(manifest.license, 'MIT')
+    assert.match(readFileSync(join(ROOT, 'dist/client/LICENSE'), 'utf8'), /^MIT License/)
+    for (const file of ['LICENSE', 'README.md', 'index.cjs', 'index.js', 'package.json', 'types/client/index.d.ts']) assert.ok(tarballFiles.includes(file), `the tarball holds ${file}`)
     const bundle = readFileSync(join(ROOT, 'dist/client/index.js'), 'utf8')
     assert.ok(bundle.includes('//# sourceMappingURL=index.js.map'), 'the bundle links its source map')
     assert.ok(!/^import\s/m.test(bundle), 'the bundle imports nothing')
@@ -66,6 +76,21 @@ console.log(JSON.stringify({ health: await client.health(), errorKinds: new ApiE
     await server.close()
     assert.equal(run.code, 0, run.stderr)
     assert.deepEqual(JSON.parse(run.stdout), { health: { ok: true, service: 'printhub' }, errorKinds: true })
+  })
+
+  test('require() works too, for CommonJS applications, and gives the same API', async () => {
+    const server = await faultServer([json(200, { ok: true, service: 'printhub' })])
+    writeFileSync(
+      join(app, 'main.cjs'),
+      `const { PrintHubClient, ApiError, PrintHubError, JOB_STATES } = require('@printhub/client')
+new PrintHubClient({ baseUrl: process.env.HUB }).health().then((health) => console.log(JSON.stringify({ health, states: JOB_STATES.length, kinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError })))`,
+    )
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      execFile('node', ['main.cjs'], { cwd: app, env: { ...process.env, HUB: server.url } }, (error, stdout, stderr) => resolve({ code: error ? (error.code as number) : 0, stdout, stderr })),
+    )
+    await server.close()
+    assert.equal(run.code, 0, run.stderr)
+    assert.deepEqual(JSON.parse(run.stdout), { health: { ok: true, service: 'printhub' }, states: 8, kinds: true })
   })
 
   test('its declarations type-check an application, and catch a wrong document', () => {
