@@ -2,6 +2,7 @@
 // status and `code`, never on messages. No error carries the API key.
 import type { ApiErrorCode } from '../protocol/api-errors.ts'
 import type { Issue } from '../protocol/rules.ts'
+import type { WebhookRefusal } from '../protocol/webhook-signature.ts'
 
 /** Marks errors of this library, so `instanceof` also works across copies of it (two bundles). */
 const BRAND = Symbol.for('printhub.client.error')
@@ -99,5 +100,14 @@ export class TimeoutError extends PrintHubError {
     readonly url: string,
   ) {
     super(`${method} ${url} got no answer within ${timeoutMs} ms`)
+  }
+}
+
+/** A webhook delivery that the holder of the secret did not sign, or not within the tolerance. `reason` says which. */
+export class WebhookVerificationError extends PrintHubError {
+  static override readonly kind = 'WebhookVerificationError'
+
+  constructor(readonly reason: WebhookRefusal) {
+    super(`the webhook delivery is not verified: ${reason.replace(/_/g, ' ')}`)
   }
 }

@@ -1,7 +1,9 @@
 // @printhub/client: a typed, dependency-free client for the printhub print job service.
 export { PrintHubClient, JobsApi, PrintersApi, type JobListFilter, type RequestOptions } from './client.ts'
 export { CLIENT_DEFAULTS, type PrintHubClientOptions } from './config.ts'
-export { ApiError, ConfigurationError, NetworkError, PrintHubError, ResponseError, TimeoutError, ValidationError } from './errors.ts'
+export { ApiError, ConfigurationError, NetworkError, PrintHubError, ResponseError, TimeoutError, ValidationError, WebhookVerificationError } from './errors.ts'
+export { verifyWebhook, type WebhookDelivery, type WebhookHeaders } from './webhooks.ts'
+export type { WebhookRefusal } from '../protocol/webhook-signature.ts'
 export { API_ERROR_CODES, type ApiErrorCode } from '../protocol/api-errors.ts'
 export type { DiscoveryDocument } from '../protocol/discovery.ts'
 export type { PrintDocument, Section, PaperWidth } from '../protocol/document.ts'
