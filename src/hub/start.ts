@@ -18,6 +18,7 @@ import { initialize, type InitResult, serverIdentity } from '../services/init.ts
 import { DiskGuard } from '../services/disk-guard.ts'
 import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
+import { WebhookSender } from '../services/webhooks.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
@@ -150,6 +151,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
     const jobs = new JobService(store, dispatcher, disk)
+    const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,
       historyBytesPerProject: () => settings.values.historyMbPerProject * 1_048_576,
@@ -213,6 +215,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     dispatcher.start()
     housekeeping.start()
     backups.start()
+    webhooks.start()
     disk.start()
     // `printhub settings set` writes from another process: taken in within seconds.
     const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
@@ -241,6 +244,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // The agent takes no new job; while no new request is taken, it finishes the tickets
         // being written; then the database.
         dispatcher.stop()
+        webhooks.stop()
         clearInterval(settingsReload)
         disk.stop()
         receipts.close()

@@ -6,8 +6,11 @@ export const API_KEY_PATTERN = /^phk_[A-Za-z0-9_-]{43}$/
 /** The display prefix: enough to tell keys apart, far too little to guess one. */
 export const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 8
 
-/** jobs:read and jobs:write (the specification's); printers:read: the project's printers and their state. */
-export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'printers:read'] as const
+/**
+ * jobs:read and jobs:write (the specification's); printers:read: the project's printers and their
+ * state; webhooks:write: the project's webhooks.
+ */
+export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'printers:read', 'webhooks:write'] as const
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number]
 
 export function isApiKeyScope(value: string): value is ApiKeyScope {

@@ -106,6 +106,11 @@ export class Housekeeping {
         deleted = this.store.events.prune(eventsBefore, MAX_EVENTS, EVENT_PRUNE_BATCH)
         result.records += deleted
       }
+      // Webhook deliveries are kept as long as events (the dashboard shows the recent ones).
+      for (let deleted = EVENT_PRUNE_BATCH; deleted === EVENT_PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.commits.defer(() => this.store.webhooks.prune(eventsBefore, EVENT_PRUNE_BATCH))
+        result.records += deleted
+      }
       for (let step = 0; step < RELEASE_STEPS && !this.stopped; step++, await nextTurn()) {
         const free = this.store.retention.freePages()
         if (free === 0) break

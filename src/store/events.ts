@@ -9,6 +9,7 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { EventType, ProjectEvent } from '../protocol/events.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { iso } from './time.ts'
+import type { Webhooks } from './webhooks.ts'
 
 /** Events are kept at least this long. */
 export const EVENT_RETENTION_DAYS = 7
@@ -25,6 +26,9 @@ interface EventRow {
   data: string
 }
 
+/** An event as JSON, from its stored parts without parsing them: what JSON.stringify of the event gives. */
+const eventJson = (id: number, type: string, occurredAt: string, data: string) => `{"id":${id},"type":"${type}","occurredAt":"${occurredAt}",${data.slice(1)}`
+
 const toEvent = (row: EventRow): ProjectEvent => ({ id: row.id, type: row.type, occurredAt: iso(row.occurred_at), ...(JSON.parse(row.data) as EventBody) }) as ProjectEvent
 
 export class Events {
@@ -35,13 +39,22 @@ export class Events {
     private readonly db: Database,
     private readonly commits: GroupCommit,
     private readonly now: () => number,
+    /** Where each event is queued for the project's webhooks that want it. */
+    private readonly webhooks?: Webhooks,
   ) {
     this.insert = db.query<{ id: number }, [string, string, number, string]>('INSERT INTO events (project_id, type, occurred_at, data) VALUES (?, ?, ?, ?) RETURNING id')
   }
 
   /** Appends an event to the project's log, in the open transaction (or on its own). */
   append(projectId: string, type: EventType, body: EventBody): number {
-    const id = this.insert.get(projectId, type, this.now(), JSON.stringify(body))!.id
+    const at = this.now()
+    const data = JSON.stringify(body)
+    const id = this.insert.get(projectId, type, at, data)!.id
+    if (this.webhooks) {
+      // A webhook's body (Standard Webhooks): the type, the time, and the event as the stream says it.
+      const occurredAt = iso(at)
+      this.webhooks.queue(projectId, type, `evt_${id}`, `{"type":"${type}","timestamp":"${occurredAt}","data":${eventJson(id, type, occurredAt, data)}}`)
+    }
     this.commits.afterCommit(() => {
       for (const listener of this.listeners) {
         try {
@@ -82,7 +95,7 @@ export class Events {
     return this.db
       .query<EventRow, [string, number, number]>('SELECT id, type, occurred_at, data FROM events WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?')
       .all(projectId, afterId, limit)
-      .map((row) => ({ id: row.id, frame: `id: ${row.id}\nevent: ${row.type}\ndata: {"id":${row.id},"type":"${row.type}","occurredAt":"${iso(row.occurred_at)}",${row.data.slice(1)}\n\n` }))
+      .map((row) => ({ id: row.id, frame: `id: ${row.id}\nevent: ${row.type}\ndata: ${eventJson(row.id, row.type, iso(row.occurred_at), row.data)}\n\n` }))
   }
 
   /** The newest event ID the project's log ever had (0: none yet). */

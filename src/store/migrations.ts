@@ -270,7 +270,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index; each project's event log",
+    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index; each project's event log and its webhooks",
     sql: `
       -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
       UPDATE api_keys SET scopes = scopes || ' printers:read'
@@ -304,6 +304,35 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_by_project ON events (project_id, id);
       -- The newest event ID pruned from the project's log: a reader resuming from before it missed some.
       ALTER TABLE projects ADD COLUMN events_pruned_through INTEGER NOT NULL DEFAULT 0;
+
+      -- Webhooks: the secret is kept as it is (the hub signs with it); a deleted one keeps its row.
+      CREATE TABLE webhooks (
+        id TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL REFERENCES projects (id),
+        url TEXT NOT NULL,
+        events TEXT NOT NULL,
+        description TEXT,
+        secret TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        failing_since INTEGER,
+        disabled_at INTEGER,
+        deleted_at INTEGER
+      ) STRICT;
+      CREATE INDEX webhooks_by_project ON webhooks (project_id) WHERE deleted_at IS NULL AND disabled_at IS NULL;
+      -- The outbox: each event for each webhook that wants it, with its body as it was, until sent.
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        webhook_id TEXT NOT NULL REFERENCES webhooks (id),
+        message_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_at INTEGER NOT NULL,
+        last_status INTEGER,
+        last_error TEXT,
+        delivered_at INTEGER,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (webhook_id, id) WHERE delivered_at IS NULL;
     `,
   },
 ]

@@ -1,0 +1,68 @@
+// The project's webhooks (scope webhooks:write): made with a URL and the event types it wants; its
+// secret (`whsec_…`) is shown once, when it is made. Deliveries follow Standard Webhooks
+// (services/webhooks.ts sends them).
+import { Elysia } from 'elysia'
+import { notFound } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
+import { QueryReader } from '../../http/query.ts'
+import { EVENT_TYPES } from '../../protocol/events.ts'
+import { array, nullable, object, oneOf, optional, refine, string } from '../../protocol/rules.ts'
+import { newWebhookSecret } from '../../services/webhooks.ts'
+import type { Webhook } from '../../store/webhooks.ts'
+import { authenticate } from '../auth.ts'
+import type { ApiContext } from '../context.ts'
+
+const WEBHOOKS_PATH = '/v1/projects/:projectId/webhooks'
+const MAX_BODY = 8_192
+
+/** A URL the hub can POST to: http or https, with a host, no credentials in it. */
+export const webhookUrlRule = refine(string({ min: 1, max: 2_048 }), (text) => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return 'must be an absolute http:// or https:// URL'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL'
+  if (url.username || url.password) return 'must not carry a user name or password'
+  return undefined
+})
+
+export const createWebhookRule = object({
+  url: webhookUrlRule,
+  events: array(oneOf(EVENT_TYPES), { min: 1, max: EVENT_TYPES.length, unique: true }),
+  description: optional(nullable(string({ max: 500 }))),
+})
+
+const shown = (webhook: Webhook) => ({ id: webhook.id, url: webhook.url, events: webhook.events, description: webhook.description, createdAt: webhook.createdAt, failingSince: webhook.failingSince, disabledAt: webhook.disabledAt })
+
+export function webhookRoutes({ store }: ApiContext) {
+  return new Elysia()
+    .post(
+      WEBHOOKS_PATH,
+      async ({ request, params, set }) => {
+        const key = authenticate(store, request, params.projectId, 'webhooks:write')
+        new QueryReader(request.url, []).check()
+        const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
+        const secret = newWebhookSecret()
+        const webhook = store.commits.write(() => store.webhooks.create(params.projectId, input.url, input.events, input.description ?? null, secret))
+        await store.commits.durable()
+        set.status = 201
+        return { webhook: { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt }, secret }
+      },
+      { parse: 'none' },
+    )
+    .get(WEBHOOKS_PATH, ({ request, params }) => {
+      authenticate(store, request, params.projectId, 'webhooks:write')
+      new QueryReader(request.url, []).check()
+      return { webhooks: store.webhooks.list(params.projectId).map(shown) }
+    })
+    .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set }) => {
+      authenticate(store, request, params.projectId, 'webhooks:write')
+      new QueryReader(request.url, []).check()
+      if (!store.commits.write(() => store.webhooks.delete(params.projectId, params.webhookId))) throw notFound('This project has no such webhook.')
+      await store.commits.durable()
+      set.status = 204
+      return null
+    })
+}

@@ -1,0 +1,88 @@
+// Sends the webhooks' outbox (store/webhooks.ts): each webhook's oldest waiting delivery, one at a
+// time, so it gets its events in order. A POST signed as Standard Webhooks define (`webhook-id`
+// stable across retries, `webhook-timestamp`, `webhook-signature`), 10 s at most, redirects not
+// followed; anything but a 2xx is tried again on Standard Webhooks' schedule (5 s, 5 min, 30 min,
+// 2 h, 5 h, 10 h, 10 h, then every 10 h), and a webhook that has failed for 5 days is disabled.
+import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX, webhookSignature } from '../protocol/webhook-signature.ts'
+import type { Logger } from '../platform/log.ts'
+import type { DueDelivery } from '../store/webhooks.ts'
+import type { Store } from '../store/store.ts'
+
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const
+export const DELIVERY_TIMEOUT_MS = 10_000
+export const DISABLE_AFTER_MS = 5 * 86_400_000
+/** How often the outbox is looked at, beside each new event. */
+const TICK_MS = 1_000
+
+/** A new webhook secret: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')
+}
+
+export class WebhookSender {
+  private timer: Timer | undefined
+  private stopListening = () => {}
+  private readonly sending = new Set<string>()
+  private readonly stopping = new AbortController()
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: { now: () => number; log?: Logger; fetch?: typeof fetch },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), TICK_MS)
+    this.stopListening = this.store.events.listen(() => this.tick())
+    this.tick()
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+    this.stopListening()
+    this.stopping.abort()
+  }
+
+  /** Sends every webhook's head delivery that is due and not already on its way. */
+  tick(): void {
+    if (this.stopping.signal.aborted) return
+    const now = this.options.now()
+    for (const head of this.store.webhooks.heads()) if (!this.sending.has(head.webhookId) && head.nextAt <= now) void this.send(head)
+  }
+
+  private async send(head: DueDelivery): Promise<void> {
+    this.sending.add(head.webhookId)
+    let outcome: { status: number | null; error?: string }
+    try {
+      const timestamp = Math.floor(this.options.now() / 1000)
+      const signature = await webhookSignature(head.secret, head.messageId, timestamp, head.body)
+      const response = await (this.options.fetch ?? fetch)(head.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'printhub-webhooks', [WEBHOOK_HEADERS.id]: head.messageId, [WEBHOOK_HEADERS.timestamp]: String(timestamp), [WEBHOOK_HEADERS.signature]: signature },
+        body: head.body,
+        redirect: 'manual',
+        signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), this.stopping.signal]),
+      })
+      // Only the status counts: the body is not read.
+      await response.body?.cancel().catch(() => {})
+      outcome = response.status >= 200 && response.status < 300 ? { status: response.status } : { status: response.status, error: `answered ${response.status}` }
+    } catch (error) {
+      outcome = { status: null, error: (error as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : `could not be reached (${(error as Error).message})` }
+    }
+    try {
+      if (this.stopping.signal.aborted) return
+      const now = this.options.now()
+      if (outcome.error === undefined) this.store.commits.write(() => this.store.webhooks.delivered(head.id, head.webhookId, outcome.status!))
+      else {
+        const retryIn = RETRY_SCHEDULE_MS[Math.min(head.attempts, RETRY_SCHEDULE_MS.length - 1)]!
+        const { disabled } = this.store.commits.write(() => this.store.webhooks.failed(head.id, head.webhookId, outcome.status, outcome.error!, now + retryIn, now - DISABLE_AFTER_MS))
+        const fields = { webhook: head.webhookId, delivery: head.messageId, attempt: head.attempts + 1 }
+        if (disabled) this.options.log?.warn(`webhook disabled: its deliveries have failed for ${DISABLE_AFTER_MS / 86_400_000} days (${outcome.error})`, fields)
+        else this.options.log?.info(`a webhook delivery ${outcome.error}; tried again in ${Math.round(retryIn / 1000)} s`, fields, { limit: `webhook ${head.webhookId}` })
+      }
+    } finally {
+      this.sending.delete(head.webhookId)
+    }
+    // In order: the next one of this webhook right after a success.
+    if (outcome.error === undefined) this.tick()
+  }
+}

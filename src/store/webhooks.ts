@@ -1,0 +1,145 @@
+// A project's webhooks and their outbox. Each event a webhook wants is queued for it in the event's
+// own transaction (events.ts), with its body as it was; the sender (services/webhooks.ts) takes each
+// webhook's oldest waiting delivery, so a webhook gets its events in order, and records how each
+// attempt went. Rows survive restarts and kill -9: nothing queued is lost.
+import type { Database } from 'bun:sqlite'
+import { newId } from './ids.ts'
+import { iso, isoOrNull } from './time.ts'
+
+export interface Webhook {
+  id: string
+  projectId: string
+  url: string
+  events: string[]
+  description: string | null
+  createdAt: string
+  /** Since when its deliveries fail (null: the last one went through). */
+  failingSince: string | null
+  /** When it was disabled for failing too long (null: enabled). */
+  disabledAt: string | null
+}
+
+interface WebhookRow {
+  id: string
+  project_id: string
+  url: string
+  events: string
+  description: string | null
+  secret: string
+  created_at: number
+  failing_since: number | null
+  disabled_at: number | null
+}
+
+const toWebhook = (row: WebhookRow): Webhook => ({
+  id: row.id,
+  projectId: row.project_id,
+  url: row.url,
+  events: JSON.parse(row.events) as string[],
+  description: row.description,
+  createdAt: iso(row.created_at),
+  failingSince: isoOrNull(row.failing_since),
+  disabledAt: isoOrNull(row.disabled_at),
+})
+
+/** A delivery waiting at the head of its webhook's queue, with what sending it needs. */
+export interface DueDelivery {
+  id: number
+  webhookId: string
+  url: string
+  secret: string
+  messageId: string
+  body: string
+  attempts: number
+  nextAt: number
+  failingSince: number | null
+}
+
+export interface DeliveryRecord {
+  messageId: string
+  attempts: number
+  lastStatus: number | null
+  lastError: string | null
+  deliveredAt: string | null
+  createdAt: string
+}
+
+export class Webhooks {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  create(projectId: string, url: string, events: readonly string[], description: string | null, secret: string): Webhook {
+    const row = this.db
+      .query<WebhookRow, [string, string, string, string, string | null, string, number]>(
+        'INSERT INTO webhooks (id, project_id, url, events, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      )
+      .get(newId('whk'), projectId, url, JSON.stringify([...new Set(events)]), description, secret, this.now())!
+    return toWebhook(row)
+  }
+
+  list(projectId: string): Webhook[] {
+    return this.db.query<WebhookRow, [string]>('SELECT * FROM webhooks WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, id').all(projectId).map(toWebhook)
+  }
+
+  /** Deletes the project's webhook (its waiting deliveries are dropped); false when it has none of that ID. */
+  delete(projectId: string, id: string): boolean {
+    const deleted = this.db.run('UPDATE webhooks SET deleted_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL', [this.now(), id, projectId]).changes === 1
+    if (deleted) this.db.run('DELETE FROM webhook_deliveries WHERE webhook_id = ? AND delivered_at IS NULL', [id])
+    return deleted
+  }
+
+  /** Queues the event for every enabled webhook of the project that wants its type (in the open transaction). */
+  queue(projectId: string, type: string, messageId: string, body: string): void {
+    const now = this.now()
+    this.db.run(
+      `INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
+       SELECT w.id, ?1, ?2, ?3, ?3 FROM webhooks w INDEXED BY webhooks_by_project
+       WHERE w.project_id = ?4 AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?5)`,
+      [messageId, body, now, projectId, type],
+    )
+  }
+
+  /** The oldest waiting delivery of each enabled webhook. */
+  heads(): DueDelivery[] {
+    return this.db
+      .query<{ id: number; webhook_id: string; url: string; secret: string; message_id: string; body: string; attempts: number; next_at: number; failing_since: number | null }, []>(
+        `SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body, d.attempts, d.next_at, w.failing_since
+         FROM webhooks w JOIN webhook_deliveries d ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
+         WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`,
+      )
+      .all()
+      .map((r) => ({ id: r.id, webhookId: r.webhook_id, url: r.url, secret: r.secret, messageId: r.message_id, body: r.body, attempts: r.attempts, nextAt: r.next_at, failingSince: r.failing_since }))
+  }
+
+  delivered(deliveryId: number, webhookId: string, status: number): void {
+    const now = this.now()
+    this.db.run('UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1, last_status = ?, last_error = NULL WHERE id = ?', [now, status, deliveryId])
+    this.db.run('UPDATE webhooks SET failing_since = NULL WHERE id = ?', [webhookId])
+  }
+
+  /** An attempt failed: tried again at `nextAt`; the webhook is disabled once it has failed since `disableBefore`. */
+  failed(deliveryId: number, webhookId: string, status: number | null, error: string, nextAt: number, disableBefore: number): { disabled: boolean } {
+    const now = this.now()
+    this.db.run('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE id = ?', [status, error.slice(0, 500), nextAt, deliveryId])
+    this.db.run('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?', [now, webhookId])
+    const disabled = this.db.run('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL', [now, webhookId, disableBefore]).changes === 1
+    return { disabled }
+  }
+
+  /** The webhook's newest deliveries, newest first. */
+  deliveries(webhookId: string, limit: number): DeliveryRecord[] {
+    return this.db
+      .query<{ message_id: string; attempts: number; last_status: number | null; last_error: string | null; delivered_at: number | null; created_at: number }, [string, number]>(
+        'SELECT message_id, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?',
+      )
+      .all(webhookId, limit)
+      .map((r) => ({ messageId: r.message_id, attempts: r.attempts, lastStatus: r.last_status, lastError: r.last_error, deliveredAt: isoOrNull(r.delivered_at), createdAt: iso(r.created_at) }))
+  }
+
+  /** Deletes at most `limit` deliveries made before `before` (sent or given up with their webhook). */
+  prune(before: number, limit: number): number {
+    return this.db.run('DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < ? ORDER BY id LIMIT ?)', [before, limit]).changes
+  }
+}
