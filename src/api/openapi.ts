@@ -13,9 +13,8 @@ import { createJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
 import { projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
-import { array, type JsonSchema, object, oneOf, string } from '../protocol/rules.ts'
-import { timestamp } from '../protocol/values.ts'
-import { createWebhookRule } from './routes/webhooks.ts'
+import { type JsonSchema, object } from '../protocol/rules.ts'
+import { createdWebhookRule, createWebhookRule, webhooksResponseRule } from '../protocol/webhooks.ts'
 import { VERSION } from '../domain/version.ts'
 
 type Operation = Record<string, unknown>
@@ -28,7 +27,6 @@ const projectId = pathParameter('projectId', 'The project of the API key.')
 const jobId = pathParameter('jobId', 'A job of the project.')
 const keyed = (scope: string, operation: Operation): Operation => ({ security: [{ apiKey: [] }], 'x-scope': scope, ...operation, responses: { ...(operation.responses as object), ...errors(401, 403) } })
 const jobAnswer = object({ job: jobRule }).schema
-const webhookText = string({ min: 1, max: 2_048 })
 
 const paths: Record<string, Record<string, Operation>> = {
   '/health': { get: { summary: 'Liveness of the hub', responses: { 200: json(healthRule.schema, 'The hub is up'), 503: json(healthRule.schema, 'The hub takes no new job: its disk is (nearly) full (the reason says so)') } } },
@@ -100,11 +98,11 @@ const paths: Record<string, Record<string, Operation>> = {
       parameters: [projectId],
       requestBody: { required: true, content: { 'application/json': { schema: createWebhookRule.schema } } },
       responses: {
-        201: json(object({ webhook: object({ id: webhookText, url: webhookText, events: array(oneOf(EVENT_TYPES), { max: EVENT_TYPES.length }), createdAt: timestamp }), secret: webhookText }).schema, 'Made; deliveries are signed with the secret (Standard Webhooks)'),
+        201: json(createdWebhookRule.schema, 'Made; deliveries are signed with the secret (Standard Webhooks)'),
         ...errors(400, 413, 415),
       },
     }),
-    get: keyed('webhooks:write', { summary: "The project's webhooks (never their secrets)", parameters: [projectId], responses: { 200: json({ type: 'object' }, 'The webhooks, each with failingSince and disabledAt'), ...errors(400) } }),
+    get: keyed('webhooks:write', { summary: "The project's webhooks (never their secrets)", parameters: [projectId], responses: { 200: json(webhooksResponseRule.schema, 'The webhooks, each with failingSince and disabledAt'), ...errors(400) } }),
   },
   '/v1/projects/{projectId}/webhooks/{webhookId}': {
     delete: keyed('webhooks:write', { summary: 'Delete a webhook (its waiting deliveries too)', parameters: [projectId, pathParameter('webhookId', 'A webhook of the project.')], responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } }),

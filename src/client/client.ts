@@ -9,6 +9,8 @@ import { type ProjectPrinter, projectPrinterResponseRule, projectPrintersRespons
 import { type PairingRequest, pairingRequestRule, type PairingResponse, pairingResponseRule } from '../protocol/pairing.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { object, type Rule, validate } from '../protocol/rules.ts'
+import type { EventType } from '../protocol/events.ts'
+import { createdWebhookRule, createWebhookRule, type WebhookView, webhooksResponseRule } from '../protocol/webhooks.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from './config.ts'
 import { Connection } from './connection.ts'
 import { TimeoutError, ValidationError } from './errors.ts'
@@ -144,6 +146,30 @@ export class PrintersApi {
 
 const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED']
 
+/** The project's webhooks (scope webhooks:write). None of these calls is retried: each changes something, once. */
+export class WebhooksApi {
+  readonly #connection: Connection
+
+  constructor(connection: Connection) {
+    this.#connection = connection
+  }
+
+  /** Makes a webhook for these event types; its secret (`whsec_…`) is in this answer only: keep it for verifyWebhook. */
+  async create(input: { url: string; events: EventType[]; description?: string | null }, options: RequestOptions = {}): Promise<{ webhook: { id: string; url: string; events: EventType[]; createdAt: string }; secret: string }> {
+    const body = checked(createWebhookRule, input)
+    return this.#connection.send({ method: 'POST', path: this.#connection.projectPath('webhooks'), body, authenticated: true, retryable: false, contract: createdWebhookRule, signal: options.signal })
+  }
+
+  async list(options: RequestOptions = {}): Promise<WebhookView[]> {
+    return (await this.#connection.send({ method: 'GET', path: this.#connection.projectPath('webhooks'), authenticated: true, retryable: true, contract: webhooksResponseRule, signal: options.signal })).webhooks
+  }
+
+  /** Deletes it, with its deliveries still waiting; ApiError not_found when the project has none of that ID. */
+  async delete(webhookId: string, options: RequestOptions = {}): Promise<void> {
+    await this.#connection.send({ method: 'DELETE', path: `${this.#connection.projectPath('webhooks')}/${encodeURIComponent(webhookId)}`, authenticated: true, retryable: false, contract: webhooksResponseRule, signal: options.signal })
+  }
+}
+
 /** What the job list may be asked for. */
 export interface JobListFilter {
   state?: JobState
@@ -185,6 +211,8 @@ export class PrintHubClient {
   readonly jobs: JobsApi
   /** The default project's printers. */
   readonly printers: PrintersApi
+  /** The default project's webhooks. */
+  readonly webhooks: WebhooksApi
   readonly #connection: Connection
 
   /** Throws ConfigurationError, naming the setting, when an option or environment variable is wrong. */
@@ -193,6 +221,7 @@ export class PrintHubClient {
     this.#connection = given ?? new Connection(resolveClientConfig(options), realScheduler)
     this.jobs = new JobsApi(this.#connection)
     this.printers = new PrintersApi(this.#connection)
+    this.webhooks = new WebhooksApi(this.#connection)
   }
 
   /**

@@ -8,7 +8,7 @@ import { call } from './request.ts'
 import type { Scheduler } from './retry.ts'
 
 export interface Send<T> {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
   body?: unknown
   /** Sends the project API key; the call fails before any request when there is none. */

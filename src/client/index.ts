@@ -1,5 +1,6 @@
 // @printhub/client: a typed, dependency-free client for the printhub print job service.
-export { PrintHubClient, JobsApi, PrintersApi, type JobListFilter, type RequestOptions } from './client.ts'
+export { PrintHubClient, JobsApi, PrintersApi, WebhooksApi, type JobListFilter, type RequestOptions } from './client.ts'
+export type { WebhookView } from '../protocol/webhooks.ts'
 export { CLIENT_DEFAULTS, type PrintHubClientOptions } from './config.ts'
 export { ApiError, ConfigurationError, NetworkError, PrintHubError, ResponseError, TimeoutError, ValidationError, WebhookVerificationError } from './errors.ts'
 export { verifyWebhook, type WebhookDelivery, type WebhookHeaders } from './webhooks.ts'

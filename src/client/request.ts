@@ -7,7 +7,7 @@ import { ApiError, NetworkError, ResponseError, TimeoutError } from './errors.ts
 import { RETRYABLE_STATUSES, retryAfterMs, retryDelayMs, type Scheduler } from './retry.ts'
 
 export interface Call<T> {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** From the base URL, e.g. `/v1/projects/prj_1/jobs?state=PENDING`. */
   path: string
   body?: unknown
@@ -39,6 +39,8 @@ export async function call<T>(config: ClientConfig, scheduler: Scheduler, reques
       await scheduler.sleep(retryDelayMs(config, attempt, undefined, scheduler.random)!, request.signal)
       continue
     }
+    // 204: done, and nothing to say (a deletion).
+    if (outcome.status === 204) return undefined as T
     if (outcome.status >= 200 && outcome.status < 300) return parseContract(request, url, outcome.text)
     const error = apiError(request.method, url, outcome)
     const delay = retriesLeft && RETRYABLE_STATUSES.has(outcome.status) ? retryDelayMs(config, attempt, retryAfterMs(outcome.headers.get('retry-after'), Date.now()), scheduler.random) : undefined

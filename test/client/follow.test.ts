@@ -1,8 +1,10 @@
 // The client following its jobs against a real hub (its own process): one job, cancel, pages and
 // filters with an iterator over all of them, and the project's printers.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { ApiError, type Job, PrintHubClient, TimeoutError } from '../../src/client/index.ts'
+import { ApiError, type Job, PrintHubClient, TimeoutError, verifyWebhook } from '../../src/client/index.ts'
 import { cliJson, type RunningHub, startHub } from './support.ts'
 
 let hub: RunningHub
@@ -98,5 +100,36 @@ describe('the client following jobs', () => {
     const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: 'follow-wait', document: { width: 80, sections: [{ type: 'text', value: 'wait' }] } })
     assert.equal((await client.jobs.wait(job.id, { until: ['COMPLETED'], timeoutMs: 10_000 })).state, 'COMPLETED')
     await assert.rejects(client.jobs.wait(held[0]!.id, { until: ['COMPLETED'], timeoutMs: 300 }), (error: unknown) => error instanceof TimeoutError)
+  })
+
+  test('webhooks: made with their secret once, listed without it, deleted; a delivery verifies with the secret', async () => {
+    // A receiver as a Node application would run it (node:http, under Bun as well).
+    const deliveries: { headers: Record<string, string | string[] | undefined>; body: string }[] = []
+    const receiver = createServer((request, response) => {
+      let body = ''
+      request.setEncoding('utf8')
+      request.on('data', (chunk: string) => (body += chunk))
+      request.on('end', () => {
+        deliveries.push({ headers: request.headers, body })
+        response.writeHead(200).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const port = (receiver.address() as AddressInfo).port
+    try {
+      const { webhook, secret } = await client.webhooks.create({ url: `http://127.0.0.1:${port}/hook`, events: ['job.created'], description: 'POS' })
+      assert.match(secret, /^whsec_/)
+      assert.deepEqual((await client.webhooks.list()).map((w) => [w.id, w.description, w.disabledAt]), [[webhook.id, 'POS', null]])
+      const { job } = await client.jobs.create({ printerId: 'held', idempotencyKey: 'follow-webhook', document: { width: 80, sections: [{ type: 'cut' }] } })
+      for (let i = 0; i < 200 && deliveries.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25))
+      const body = await verifyWebhook(secret, deliveries[0]!.headers, deliveries[0]!.body)
+      assert.equal(body.type, 'job.created')
+      assert.equal((body.data as { job: Job }).job.id, job.id)
+      await client.webhooks.delete(webhook.id)
+      assert.deepEqual(await client.webhooks.list(), [])
+      await rejectsWith(client.webhooks.delete(webhook.id), 404, 'not_found')
+    } finally {
+      receiver.close()
+    }
   })
 })

@@ -5,8 +5,7 @@ import { Elysia } from 'elysia'
 import { notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { QueryReader } from '../../http/query.ts'
-import { EVENT_TYPES } from '../../protocol/events.ts'
-import { array, nullable, object, oneOf, optional, refine, string } from '../../protocol/rules.ts'
+import { createWebhookRule } from '../../protocol/webhooks.ts'
 import { newWebhookSecret } from '../../services/webhooks.ts'
 import type { Webhook } from '../../store/webhooks.ts'
 import { authenticate } from '../auth.ts'
@@ -14,25 +13,6 @@ import type { ApiContext } from '../context.ts'
 
 const WEBHOOKS_PATH = '/v1/projects/:projectId/webhooks'
 const MAX_BODY = 8_192
-
-/** A URL the hub can POST to: http or https, with a host, no credentials in it. */
-export const webhookUrlRule = refine(string({ min: 1, max: 2_048 }), (text) => {
-  let url: URL
-  try {
-    url = new URL(text)
-  } catch {
-    return 'must be an absolute http:// or https:// URL'
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http:// or https:// URL'
-  if (url.username || url.password) return 'must not carry a user name or password'
-  return undefined
-})
-
-export const createWebhookRule = object({
-  url: webhookUrlRule,
-  events: array(oneOf(EVENT_TYPES), { min: 1, max: EVENT_TYPES.length, unique: true }),
-  description: optional(nullable(string({ max: 500 }))),
-})
 
 const shown = (webhook: Webhook) => ({ id: webhook.id, url: webhook.url, events: webhook.events, description: webhook.description, createdAt: webhook.createdAt, failingSince: webhook.failingSince, disabledAt: webhook.disabledAt })
 
