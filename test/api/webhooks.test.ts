@@ -82,7 +82,9 @@ describe('webhooks', () => {
     try {
       const { webhook } = await (await webhooks('POST', { url: `http://127.0.0.1:${port}/`, events: ['job.created'] })).json()
       await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody() })
-      await waitFor(() => failing.received.length >= 1, 5_000)
+      // The first attempt failed and is recorded (not only received): the webhook has been failing since then.
+      await waitFor(() => t.hub.store.webhooks.list(t.projectId).find((w) => w.id === webhook.id)!.failingSince !== null, 5_000)
+      expect(failing.received.length).toBeGreaterThanOrEqual(1)
       expect(t.hub.store.webhooks.list(t.projectId).find((w) => w.id === webhook.id)!.disabledAt).toBeNull()
       offset += 5 * 86_400_000 + 60_000
       await waitFor(() => t.hub.store.webhooks.list(t.projectId).find((w) => w.id === webhook.id)!.disabledAt !== null, 10_000)
