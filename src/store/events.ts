@@ -50,7 +50,7 @@ export class Events {
     const at = this.now()
     const data = JSON.stringify(body)
     const id = this.insert.get(projectId, type, at, data)!.id
-    if (this.webhooks) {
+    if (this.webhooks?.wanted(projectId)) {
       // A webhook's body (Standard Webhooks): the type, the time, and the event as the stream says it.
       const occurredAt = iso(at)
       this.webhooks.queue(projectId, type, `evt_${id}`, `{"type":"${type}","timestamp":"${occurredAt}","data":${eventJson(id, type, occurredAt, data)}}`)

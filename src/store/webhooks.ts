@@ -65,10 +65,29 @@ export interface DeliveryRecord {
 }
 
 export class Webhooks {
+  /** Prepared once: it runs with every event of a project that has webhooks. */
+  private readonly enqueue
+  /**
+   * The projects with an enabled webhook: most have none, and their events skip the outbox without
+   * a query. Only this process makes, deletes and disables webhooks (the API and the sender).
+   */
+  private withWebhooks = new Set<string>()
+
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.enqueue = db.query<never, [string, string, number, string, string]>(
+      `INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
+       SELECT w.id, ?1, ?2, ?3, ?3 FROM webhooks w INDEXED BY webhooks_by_project
+       WHERE w.project_id = ?4 AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?5)`,
+    )
+    this.refresh()
+  }
+
+  private refresh(): void {
+    this.withWebhooks = new Set(this.db.query<{ project_id: string }, []>('SELECT DISTINCT project_id FROM webhooks WHERE deleted_at IS NULL AND disabled_at IS NULL').all().map((row) => row.project_id))
+  }
 
   create(projectId: string, url: string, events: readonly string[], description: string | null, secret: string): Webhook {
     const row = this.db
@@ -76,6 +95,7 @@ export class Webhooks {
         'INSERT INTO webhooks (id, project_id, url, events, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
       )
       .get(newId('whk'), projectId, url, JSON.stringify([...new Set(events)]), description, secret, this.now())!
+    this.withWebhooks.add(projectId)
     return toWebhook(row)
   }
 
@@ -87,18 +107,18 @@ export class Webhooks {
   delete(projectId: string, id: string): boolean {
     const deleted = this.db.run('UPDATE webhooks SET deleted_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL', [this.now(), id, projectId]).changes === 1
     if (deleted) this.db.run('DELETE FROM webhook_deliveries WHERE webhook_id = ? AND delivered_at IS NULL', [id])
+    if (deleted) this.refresh()
     return deleted
   }
 
   /** Queues the event for every enabled webhook of the project that wants its type (in the open transaction). */
   queue(projectId: string, type: string, messageId: string, body: string): void {
-    const now = this.now()
-    this.db.run(
-      `INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
-       SELECT w.id, ?1, ?2, ?3, ?3 FROM webhooks w INDEXED BY webhooks_by_project
-       WHERE w.project_id = ?4 AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?5)`,
-      [messageId, body, now, projectId, type],
-    )
+    if (this.withWebhooks.has(projectId)) this.enqueue.run(messageId, body, this.now(), projectId, type)
+  }
+
+  /** Whether the project has an enabled webhook (its events then build a delivery body). */
+  wanted(projectId: string): boolean {
+    return this.withWebhooks.has(projectId)
   }
 
   /** The oldest waiting delivery of each enabled webhook. */
@@ -125,6 +145,7 @@ export class Webhooks {
     this.db.run('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE id = ?', [status, error.slice(0, 500), nextAt, deliveryId])
     this.db.run('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?', [now, webhookId])
     const disabled = this.db.run('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL', [now, webhookId, disableBefore]).changes === 1
+    if (disabled) this.refresh()
     return { disabled }
   }
 
