@@ -68,7 +68,12 @@ export function eventRoutes({ store, stopping }: ApiContext) {
       ready: () => !finished && !pumping && controller !== undefined && (controller.desiredSize ?? 0) > 0,
       take(bytes, last, more) {
         self.last = last
-        send(bytes)
+        try {
+          send(bytes)
+        } catch {
+          // Its connection is gone: it ends here, and the other readers still get theirs.
+          return finish()
+        }
         if (more) pump()
       },
     }
