@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { jobInState, setPrinterConnection } from '../support/fixtures.ts'
-import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
+import { addBuiltinPrinter, startTestHub, submitJob, type TestHub } from '../support/hub.ts'
 import { previewOf } from '../support/virtual.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -19,20 +19,6 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-const builtinAgent = () => t.hub.store.agents.builtin()!.id
-
-/** Adds a printer of the built-in agent; the agent reports it within a second. */
-async function addPrinter(remoteId: string, connection: string): Promise<string> {
-  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId: builtinAgent() })!
-  await waitFor(() => t.hub.sessions.session(builtinAgent())?.printers.has(printer.id), 5_000)
-  return printer.id
-}
-
-async function submit(overrides: Record<string, unknown> = {}): Promise<Job> {
-  const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody(overrides) })
-  expect(response.status).toBe(202)
-  return (await response.json()).job
-}
 
 const getJob = (id: string, options: { project?: string; key?: string } = {}) => t.request('GET', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}`, { key: options.key })
 const cancel = (id: string, options: { project?: string; key?: string } = {}) => t.request('POST', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}/cancel`, { key: options.key })
@@ -40,11 +26,11 @@ const cancel = (id: string, options: { project?: string; key?: string } = {}) =>
 describe('one job', () => {
   let offlinePrinter: string
   beforeAll(async () => {
-    offlinePrinter = await addPrinter('closed', 'virtual://closed?mode=offline')
+    offlinePrinter = await addBuiltinPrinter(t, 'closed', 'virtual://closed?mode=offline')
   })
 
   test('is the projection the list shows, with its request ID', async () => {
-    const job = await submit({ printerId: 'closed', metadata: { order: '1042' } })
+    const job = await submitJob(t, { printerId: 'closed', metadata: { order: '1042' } })
     const response = await getJob(job.id)
     expect(response.status).toBe(200)
     expect(response.headers.get('x-request-id')).toMatch(/^req_/)
@@ -57,7 +43,7 @@ describe('one job', () => {
   })
 
   test('an unknown job, and a job of another project, are 404 not_found: never 403', async () => {
-    const job = await submit({ printerId: 'closed' })
+    const job = await submitJob(t, { printerId: 'closed' })
     for (const response of [await getJob('job_00000000000000000000000000000000'), await getJob('nonsense'), await getJob(job.id, { project: other.projectId, key: other.apiKey })]) {
       expect(response.status).toBe(404)
       const { error } = await response.json()
@@ -70,7 +56,7 @@ describe('one job', () => {
   })
 
   test('the spec`s auth rules: no key 401, another project`s key 401, a key without the scope 403', async () => {
-    const job = await submit({ printerId: 'closed' })
+    const job = await submitJob(t, { printerId: 'closed' })
     expect((await getJob(job.id, { key: null as unknown as string })).status).toBe(401)
     expect((await getJob(job.id, { key: other.apiKey })).status).toBe(401)
     const writeOnly = t.hub.store.apiKeys.create(t.projectId, ['jobs:write'], null).secret
@@ -82,7 +68,7 @@ describe('one job', () => {
   })
 
   test('a query parameter is refused: 400 invalid_request naming it', async () => {
-    const job = await submit({ printerId: 'closed' })
+    const job = await submitJob(t, { printerId: 'closed' })
     for (const response of [await t.request('GET', `/v1/projects/${t.projectId}/jobs/${job.id}?state=PENDING`), await t.request('POST', `/v1/projects/${t.projectId}/jobs/${job.id}/cancel?force=1`)]) {
       expect(response.status).toBe(400)
       expect((await response.json()).error.details).toEqual([{ path: expect.stringMatching(/^query\.(state|force)$/), message: 'is not an allowed query parameter' }])
@@ -93,8 +79,8 @@ describe('one job', () => {
 
 describe('cancelling', () => {
   test('a PENDING job: 200 CANCELLED at once; again: 200, the same; it is never delivered once its printer is back', async () => {
-    const printerId = await addPrinter('later', 'virtual://later?mode=offline')
-    const job = await submit({ printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'never printed' }] } })
+    const printerId = await addBuiltinPrinter(t, 'later', 'virtual://later?mode=offline')
+    const job = await submitJob(t, { printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'never printed' }] } })
     const first = await cancel(job.id)
     expect(first.status).toBe(200)
     const { job: cancelled } = await first.json()
@@ -104,7 +90,7 @@ describe('cancelling', () => {
     expect((await again.json()).job).toEqual(cancelled)
     // The printer comes back; a job after the cancelled one prints, the cancelled one never.
     setPrinterConnection(t.hub.store, printerId, 'virtual://later')
-    const next = await submit({ printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'printed' }] } })
+    const next = await submitJob(t, { printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'printed' }] } })
     await waitFor(() => t.hub.store.jobs.get(next.id)!.state === 'COMPLETED', 5_000)
     expect(t.hub.virtualPrinters.printed('later').map((o) => previewOf(o).text)).toEqual([['printed']])
     expect(t.hub.store.jobs.get(job.id)!).toMatchObject({ state: 'CANCELLED', attemptCount: 0 })
@@ -129,11 +115,11 @@ describe('cancelling', () => {
     // one job at a time (each once the agent confirmed the one before), while every job is
     // cancelled, in a shuffled order, one a millisecond: the cancellations meet jobs still
     // waiting, on their way to the agent, and with it already.
-    const printerId = await addPrinter('race', 'virtual://race?mode=offline')
+    const printerId = await addBuiltinPrinter(t, 'race', 'virtual://race?mode=offline')
     const jobs: { id: string; marker: string }[] = []
     for (let i = 0; i < 60; i++) {
       const marker = `race ticket ${i}`
-      jobs.push({ id: (await submit({ printerId: 'race', document: { width: 80, sections: [{ type: 'text', value: marker }, { type: 'cut' }] } })).id, marker })
+      jobs.push({ id: (await submitJob(t, { printerId: 'race', document: { width: 80, sections: [{ type: 'text', value: marker }, { type: 'cut' }] } })).id, marker })
     }
     const order = jobs.map((job, i) => ({ job, key: (i * 37) % 61 })).sort((a, b) => a.key - b.key).map((entry) => entry.job)
     setPrinterConnection(t.hub.store, printerId, 'virtual://race')

@@ -6,7 +6,7 @@ import { findProfile } from '../../src/profiles/catalog.ts'
 import type { ProjectPrinter } from '../../src/protocol/project-printer.ts'
 import { projectPrintersResponseRule } from '../../src/protocol/project-printer.ts'
 import { validate } from '../../src/protocol/rules.ts'
-import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
+import { addBuiltinPrinter, jobBody, startTestHub, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
 let t: TestHub
@@ -24,12 +24,6 @@ afterAll(async () => {
 })
 
 const builtinAgent = () => t.hub.store.agents.builtin()!.id
-
-async function addPrinter(remoteId: string, connection: string, profile = 'generic-80mm'): Promise<string> {
-  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile, width: 80, agentId: builtinAgent() })!
-  await waitFor(() => t.hub.sessions.session(builtinAgent())?.printers.has(printer.id), 5_000)
-  return printer.id
-}
 
 async function printers(key?: string): Promise<ProjectPrinter[]> {
   const response = await t.request('GET', `/v1/projects/${t.projectId}/printers`, { key })
@@ -54,7 +48,7 @@ describe("the project's printers", () => {
   })
 
   test('a network printer: ready, then paper near its end, out of paper, cover open, each since it changed', async () => {
-    await addPrinter('counter', `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
+    await addBuiltinPrinter(t, 'counter', `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
     const ready = await waitFor(async () => ((await printer('counter')).state === 'ready' ? printer('counter') : undefined), 5_000)
     expect(ready.stateSince).not.toBeNull()
     for (const [change, state] of [
@@ -71,14 +65,14 @@ describe("the project's printers", () => {
   })
 
   test('an offline printer, with the jobs waiting for it counted', async () => {
-    await addPrinter('terrace', 'virtual://terrace?mode=offline')
+    await addBuiltinPrinter(t, 'terrace', 'virtual://terrace?mode=offline')
     for (let i = 0; i < 3; i++) expect((await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId: 'terrace' }) })).status).toBe(202)
     const terrace = await waitFor(async () => ((await printer('terrace')).state === 'offline' ? printer('terrace') : undefined), 5_000)
     expect(terrace.queueDepth).toBe(3)
   })
 
   test('busy while its agent holds a job', async () => {
-    await addPrinter('slow', 'virtual://slow?delay=1500')
+    await addBuiltinPrinter(t, 'slow', 'virtual://slow?delay=1500')
     expect((await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ printerId: 'slow' }) })).status).toBe(202)
     await waitFor(async () => (await printer('slow')).state === 'busy', 3_000)
     await waitFor(async () => (await printer('slow')).state === 'ready', 5_000)

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { ApiError, type Job, PrintHubClient, TimeoutError, verifyWebhook } from '../../src/client/index.ts'
-import { cliJson, type RunningHub, startHub } from './support.ts'
+import { type Job, PrintHubClient, TimeoutError, verifyWebhook } from '../../src/client/index.ts'
+import { cliJson, rejectsWith, type RunningHub, startHub } from './support.ts'
 
 let hub: RunningHub
 let client: PrintHubClient
@@ -21,17 +21,6 @@ before(async () => {
   }
 })
 after(() => hub.stop())
-
-async function rejectsWith(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
-  const error = await promise.then(
-    () => assert.fail('expected an ApiError'),
-    (e: unknown) => e,
-  )
-  assert.ok(error instanceof ApiError, String(error))
-  assert.equal(error.status, status)
-  assert.equal(error.code, code)
-  return error
-}
 
 describe('the client following jobs', () => {
   test('one job, and not_found for one the project does not have', async () => {

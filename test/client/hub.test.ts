@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { getPublicKeyAsync, utils } from '@noble/ed25519'
-import { ApiError, PrintHubClient, ValidationError, type CreateJobInput } from '../../src/client/index.ts'
-import { cliJson, type RunningHub, startHub } from './support.ts'
+import { PrintHubClient, ValidationError, type CreateJobInput } from '../../src/client/index.ts'
+import { cliJson, rejectsWith, type RunningHub, startHub } from './support.ts'
 
 let hub: RunningHub
 let client: PrintHubClient
@@ -22,18 +22,6 @@ const job = (idempotencyKey: string, printerId = 'held'): CreateJobInput => ({
   document: { width: 80, sections: [{ type: 'text', value: 'Table 7 · 2x Espresso', bold: true }, { type: 'cut' }] },
   metadata: { order: idempotencyKey },
 })
-
-async function rejectsWith(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
-  const error = await promise.then(
-    () => assert.fail('expected an ApiError'),
-    (e: unknown) => e,
-  )
-  assert.ok(error instanceof ApiError, String(error))
-  assert.equal(error.status, status)
-  assert.equal(error.code, code)
-  assert.match(error.requestId ?? '', /^req_/)
-  return error
-}
 
 describe('client against a real hub', () => {
   test('health and discovery', async () => {

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import assert from 'node:assert/strict'
 import { clientOver, type PrintHubClient } from '../../src/client/client.ts'
+import { ApiError } from '../../src/client/errors.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from '../../src/client/config.ts'
 import { Connection } from '../../src/client/connection.ts'
 import type { Scheduler } from '../../src/client/retry.ts'
@@ -128,4 +130,17 @@ export async function cliJson(args: string[], dataDir: string): Promise<any> {
   const code = await new Promise((resolve) => child.once('exit', resolve))
   if (code !== 0) throw new Error(`printhub ${args.join(' ')} exited ${code}`)
   return JSON.parse(output)
+}
+
+/** The ApiError `promise` rejects with, checked: its status, its code and the hub's request ID. */
+export async function rejectsWith(promise: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+  const error = await promise.then(
+    () => assert.fail('expected an ApiError'),
+    (e: unknown) => e,
+  )
+  assert.ok(error instanceof ApiError, String(error))
+  assert.equal(error.status, status)
+  assert.equal(error.code, code)
+  assert.match(error.requestId ?? '', /^req_/)
+  return error
 }

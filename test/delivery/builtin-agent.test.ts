@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { Store } from '../../src/store/store.ts'
 import { setPrinterConnection } from '../support/fixtures.ts'
-import { jobBody, startTestHub, type TestHub } from '../support/hub.ts'
+import { addBuiltinPrinter, jobBody, startTestHub, submitJob, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 import { previewOf } from '../support/virtual.ts'
 
@@ -19,20 +19,6 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-const builtinAgent = () => t.hub.store.agents.builtin()!.id
-
-/** Adds a printer of the built-in agent; the agent reports it within a second. */
-async function addPrinter(remoteId: string, connection: string): Promise<string> {
-  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile: 'generic-80mm', width: 80, agentId: builtinAgent() })!
-  await waitFor(() => t.hub.sessions.session(builtinAgent())?.printers.has(printer.id), 5_000)
-  return printer.id
-}
-
-async function submit(overrides: Record<string, unknown> = {}): Promise<Job> {
-  const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody(overrides) })
-  expect(response.status).toBe(202)
-  return (await response.json()).job
-}
 
 const job = (id: string) => t.hub.store.jobs.get(id)!
 const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(job(id)) ? job(id) : undefined), timeoutMs)
@@ -40,7 +26,7 @@ const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => w
 describe('through the built-in agent', () => {
   test('a job goes PENDING → COMPLETED with every timestamp, and the printer got its bytes', async () => {
     const before = t.hub.virtualPrinters.printed('virtual').length
-    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] } })
+    const created = await submitJob(t, { document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] } })
     expect(created).toMatchObject({ state: 'PENDING', attemptCount: 0, receivedAt: null, submittedAt: null })
     const done = await until(created.id, (j) => j.state === 'COMPLETED')
     expect(done).toMatchObject({ attemptCount: 1, lastErrorCode: null, lastErrorMessage: null })
@@ -56,14 +42,14 @@ describe('through the built-in agent', () => {
   })
 
   test('Chinese text and emoji print, drawn as a picture of their line', async () => {
-    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: '寿司 x2 😀' }, { type: 'text', value: 'Merci' }] } })
+    const created = await submitJob(t, { document: { width: 80, sections: [{ type: 'text', value: '寿司 x2 😀' }, { type: 'text', value: 'Merci' }] } })
     await until(created.id, (j) => j.state === 'COMPLETED')
     expect(previewOf(t.hub.virtualPrinters.printed('virtual').at(-1)!).text).toEqual(['[image 576x30]', 'Merci'])
   })
 
   test('a slow printer shows DELIVERED while it prints, then COMPLETED', async () => {
-    await addPrinter('slow', 'virtual://slow?delay=800')
-    const created = await submit({ printerId: 'slow' })
+    await addBuiltinPrinter(t, 'slow', 'virtual://slow?delay=800')
+    const created = await submitJob(t, { printerId: 'slow' })
     const delivered = await until(created.id, (j) => j.state === 'DELIVERED')
     expect(delivered.receivedAt).not.toBeNull()
     expect(delivered.submittedAt).toBeNull()
@@ -71,17 +57,17 @@ describe('through the built-in agent', () => {
   })
 
   test('jobs of one printer print in the order they were created', async () => {
-    await addPrinter('ordered', 'virtual://ordered')
+    await addBuiltinPrinter(t, 'ordered', 'virtual://ordered')
     const jobs = []
-    for (let i = 0; i < 20; i++) jobs.push(await submit({ printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
+    for (let i = 0; i < 20; i++) jobs.push(await submitJob(t, { printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
     for (const j of jobs) await until(j.id, (x) => x.state === 'COMPLETED')
     const printed = t.hub.virtualPrinters.printed('ordered').map((o) => previewOf(o).text)
     expect(printed).toEqual(jobs.map((_, i) => [`ticket ${i}`]))
   })
 
   test('a failing printer: the job is retried with backoff and completes once the printer works', async () => {
-    const printerId = await addPrinter('flaky', 'virtual://flaky?mode=fail')
-    const created = await submit({ printerId: 'flaky', maxAttempts: 10 })
+    const printerId = await addBuiltinPrinter(t, 'flaky', 'virtual://flaky?mode=fail')
+    const created = await submitJob(t, { printerId: 'flaky', maxAttempts: 10 })
     const failing = await until(created.id, (j) => j.attemptCount >= 2)
     expect(failing.lastErrorCode).toBe('printer.failed')
     expect(failing.lastErrorMessage).toContain('set to fail')
@@ -93,30 +79,30 @@ describe('through the built-in agent', () => {
   })
 
   test('a printer that keeps failing: FAILED with attemptCount = maxAttempts and the last error', async () => {
-    await addPrinter('broken', 'virtual://broken?mode=fail')
-    const created = await submit({ printerId: 'broken', maxAttempts: 3 })
+    await addBuiltinPrinter(t, 'broken', 'virtual://broken?mode=fail')
+    const created = await submitJob(t, { printerId: 'broken', maxAttempts: 3 })
     const failed = await until(created.id, (j) => j.state === 'FAILED')
     expect(failed).toMatchObject({ attemptCount: 3, maxAttempts: 3, lastErrorCode: 'printer.failed' })
   })
 
   test('a document the printer cannot print fails at once, forfeiting the remaining attempts', async () => {
     // A private-use character: in no code page and in no font.
-    const created = await submit({ document: { width: 80, sections: [{ type: 'text', value: 'menu \ue000' }] } })
+    const created = await submitJob(t, { document: { width: 80, sections: [{ type: 'text', value: 'menu \ue000' }] } })
     const failed = await until(created.id, (j) => j.state === 'FAILED')
     expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'render.unsupported_character' })
   })
 
   test('an offline printer holds its jobs while another printer keeps printing', async () => {
-    await addPrinter('dead', 'virtual://dead?mode=offline')
-    const held = await submit({ printerId: 'dead' })
-    const others = [await submit(), await submit(), await submit()]
+    await addBuiltinPrinter(t, 'dead', 'virtual://dead?mode=offline')
+    const held = await submitJob(t, { printerId: 'dead' })
+    const others = [await submitJob(t), await submitJob(t), await submitJob(t)]
     for (const other of others) await until(other.id, (j) => j.state === 'COMPLETED')
     expect(job(held.id)).toMatchObject({ state: 'PENDING', attemptCount: 0 })
   })
 
   test('a job still PENDING when expiresAt passes becomes EXPIRED', async () => {
-    await addPrinter('closed', 'virtual://closed?mode=offline')
-    const created = await submit({ printerId: 'closed', expiresInMs: 10_000 })
+    await addBuiltinPrinter(t, 'closed', 'virtual://closed?mode=offline')
+    const created = await submitJob(t, { printerId: 'closed', expiresInMs: 10_000 })
     offset += 11_000
     const expired = await until(created.id, (j) => j.state === 'EXPIRED')
     expect(expired).toMatchObject({ attemptCount: 0, lastErrorCode: 'job.expired' })
@@ -124,13 +110,13 @@ describe('through the built-in agent', () => {
   })
 
   test('cancelling: a PENDING job at once; a job the agent holds, by the agent, before it prints', async () => {
-    await addPrinter('queue', 'virtual://queue?mode=offline')
-    const pending = await submit({ printerId: 'queue' })
+    await addBuiltinPrinter(t, 'queue', 'virtual://queue?mode=offline')
+    const pending = await submitJob(t, { printerId: 'queue' })
     expect(t.hub.store.jobStates.cancel(pending.id)).toMatchObject({ kind: 'cancelled', job: { state: 'CANCELLED' } })
 
-    await addPrinter('stall', 'virtual://stall?delay=5000')
-    const printing = await submit({ printerId: 'stall' })
-    const waiting = await submit({ printerId: 'stall' })
+    await addBuiltinPrinter(t, 'stall', 'virtual://stall?delay=5000')
+    const printing = await submitJob(t, { printerId: 'stall' })
+    const waiting = await submitJob(t, { printerId: 'stall' })
     await until(printing.id, (j) => j.state === 'DELIVERED')
     await until(waiting.id, (j) => j.state === 'DELIVERED')
     expect(t.hub.store.jobStates.cancel(waiting.id).kind).toBe('requested')
@@ -142,7 +128,7 @@ describe('through the built-in agent', () => {
   })
 
   test('a completed job cannot be cancelled', async () => {
-    const created = await submit()
+    const created = await submitJob(t)
     await until(created.id, (j) => j.state === 'COMPLETED')
     expect(t.hub.store.jobStates.cancel(created.id)).toMatchObject({ kind: 'too_late', job: { state: 'COMPLETED' } })
   })

@@ -7,7 +7,9 @@ import { resolveConfig } from '../../src/hub/config.ts'
 import { initialize, type InitResult } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
 import { type Hub, startHub, type StartOptions } from '../../src/hub/start.ts'
+import type { Job } from '../../src/protocol/job.ts'
 import { setPrinterConnection } from './fixtures.ts'
+import { waitFor } from './wait.ts'
 
 export interface TestHub {
   hub: Hub
@@ -83,4 +85,19 @@ export function jobBody(overrides: Record<string, unknown> = {}): Record<string,
     document: { width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'cut' }] },
     ...overrides,
   }
+}
+
+/** Adds a printer of the hub's built-in agent and waits until the agent reports it (within 5 s). Its record ID. */
+export async function addBuiltinPrinter(t: TestHub, remoteId: string, connection: string, profile = 'generic-80mm'): Promise<string> {
+  const agentId = t.hub.store.agents.builtin()!.id
+  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile, width: 80, agentId })!
+  await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(printer.id), 5_000)
+  return printer.id
+}
+
+/** Submits jobBody(overrides) with the test key; the job, or an error when the answer is not 202. */
+export async function submitJob(t: TestHub, overrides: Record<string, unknown> = {}): Promise<Job> {
+  const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody(overrides) })
+  if (response.status !== 202) throw new Error(`the job was answered ${response.status}: ${await response.text()}`)
+  return (await response.json()).job
 }
