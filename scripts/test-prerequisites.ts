@@ -5,7 +5,9 @@
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
+// It also fetches, once, the oldest Node.js the client library supports (scripts/oldest-node.ts).
 import { accessSync, constants } from 'node:fs'
+import { fetchOldestNode, OLDEST_NODE_VERSION } from './oldest-node.ts'
 
 export interface Prerequisite {
   /** The Debian package that provides it. */
@@ -97,6 +99,13 @@ export function thisMachine(): Machine {
 }
 
 function main(dryRun: boolean): number {
+  if (!dryRun) {
+    const failed = fetchOldestNode()
+    if (failed) {
+      console.error(`npm test: fetching Node.js ${OLDEST_NODE_VERSION} for the client library's tests: ${failed}`)
+      return 1
+    }
+  }
   const machine = thisMachine()
   const decided = plan(machine)
   if (decided.kind === 'ready') {

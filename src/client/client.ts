@@ -33,8 +33,13 @@ function checked<T>(rule: Rule<T>, value: unknown): T {
 export class JobsApi {
   readonly #connection: Connection
 
-  constructor(connection: Connection) {
+  private constructor(connection: Connection) {
     this.#connection = connection
+  }
+
+  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
+  static over(connection: Connection): JobsApi {
+    return new this(connection)
   }
 
   /**
@@ -129,8 +134,13 @@ export class JobsApi {
 export class PrintersApi {
   readonly #connection: Connection
 
-  constructor(connection: Connection) {
+  private constructor(connection: Connection) {
     this.#connection = connection
+  }
+
+  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
+  static over(connection: Connection): PrintersApi {
+    return new this(connection)
   }
 
   async list(options: RequestOptions = {}): Promise<ProjectPrinter[]> {
@@ -150,8 +160,13 @@ const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CA
 export class WebhooksApi {
   readonly #connection: Connection
 
-  constructor(connection: Connection) {
+  private constructor(connection: Connection) {
     this.#connection = connection
+  }
+
+  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
+  static over(connection: Connection): WebhooksApi {
+    return new this(connection)
   }
 
   /** Makes a webhook for these event types; its secret (`whsec_…`) is in this answer only: keep it for verifyWebhook. */
@@ -219,9 +234,9 @@ export class PrintHubClient {
   constructor(options?: PrintHubClientOptions) {
     const given = (options as { [CONNECTION]?: Connection } | undefined)?.[CONNECTION]
     this.#connection = given ?? new Connection(resolveClientConfig(options), realScheduler)
-    this.jobs = new JobsApi(this.#connection)
-    this.printers = new PrintersApi(this.#connection)
-    this.webhooks = new WebhooksApi(this.#connection)
+    this.jobs = JobsApi.over(this.#connection)
+    this.printers = PrintersApi.over(this.#connection)
+    this.webhooks = WebhooksApi.over(this.#connection)
   }
 
   /**

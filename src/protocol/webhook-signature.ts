@@ -3,7 +3,8 @@
 // `webhook-id`, `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,` and the base64
 // HMAC-SHA256 of `{id}.{timestamp}.{body}`, keyed with the secret's decoded bytes; several
 // signatures may be given, separated by spaces). Secrets are `whsec_` and base64. WebCrypto only,
-// so it runs in Node 18+, Bun, Deno and browsers alike.
+// so it runs in Bun, Deno, browsers and Node (Node 18 has it as node:crypto's `webcrypto`, not yet
+// as the global `crypto`).
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 /** A delivery older or newer than this (seconds) is refused: a replayed one cannot pass. */
@@ -32,12 +33,22 @@ export function webhookKeyBytes(secret: string): Uint8Array | undefined {
   return bytes && bytes.length > 0 ? bytes : undefined
 }
 
+/** The runtime's WebCrypto: the global one, or on Node 18 the one node:crypto exports. */
+async function subtle(): Promise<SubtleCrypto> {
+  if (globalThis.crypto?.subtle) return globalThis.crypto.subtle
+  // Named through a variable so that bundlers leave it to the runtime: browsers never get here.
+  const module = 'node:crypto'
+  const node = (await import(module)) as { webcrypto: Crypto }
+  return node.webcrypto.subtle
+}
+
 /** `v1,` and the signature of the delivery `id` sent at `timestamp` (unix seconds) with `body`. */
 export async function webhookSignature(secret: string, id: string, timestamp: number, body: string): Promise<string> {
   const key = webhookKeyBytes(secret)
   if (!key) throw new TypeError('the webhook secret is not whsec_ and base64')
-  const hmac = await crypto.subtle.importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-  const signature = new Uint8Array(await crypto.subtle.sign('HMAC', hmac, encoder.encode(`${id}.${timestamp}.${body}`)))
+  const crypto = await subtle()
+  const hmac = await crypto.importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  const signature = new Uint8Array(await crypto.sign('HMAC', hmac, encoder.encode(`${id}.${timestamp}.${body}`)))
   return `v1,${toBase64(signature)}`
 }
 

@@ -34,15 +34,31 @@ describe('the @printhub/client package', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/client/package.json'), 'utf8'))
     assert.equal(manifest.name, '@printhub/client')
     assert.equal(manifest.type, 'module')
-    assert.deepEqual(manifest.exports, { '.': { types: './types/client/index.d.ts', import: './index.js', require: './index.cjs' } })
+    assert.deepEqual(manifest.exports, { '.': { import: { types: './index.d.ts', default: './index.js' }, require: { types: './index.d.cts', default: './index.cjs' } } })
     assert.equal(manifest.dependencies, undefined)
     assert.equal(manifest.license, 'MIT')
     assert.match(readFileSync(join(ROOT, 'dist/client/LICENSE'), 'utf8'), /^MIT License/)
-    for (const file of ['LICENSE', 'README.md', 'index.cjs', 'index.js', 'package.json', 'types/client/index.d.ts']) assert.ok(tarballFiles.includes(file), `the tarball holds ${file}`)
+    for (const file of ['LICENSE', 'README.md', 'index.cjs', 'index.js', 'package.json', 'index.d.ts', 'index.d.cts']) assert.ok(tarballFiles.includes(file), `the tarball holds ${file}`)
     const bundle = readFileSync(join(ROOT, 'dist/client/index.js'), 'utf8')
     assert.ok(bundle.includes('//# sourceMappingURL=index.js.map'), 'the bundle links its source map')
     assert.ok(!/^import\s/m.test(bundle), 'the bundle imports nothing')
     assert.match(readFileSync(join(ROOT, 'dist/client/README.md'), 'utf8'), /POS back end/)
+  })
+
+  test('its declarations are one file that exports exactly what the library exports, and no internal module', () => {
+    const declarations = readFileSync(join(ROOT, 'dist/client/index.d.ts'), 'utf8')
+    assert.ok(!tarballFiles.some((file) => file.startsWith('types/')), 'no per-source declaration files')
+    assert.ok(!/^(import|export .* from)\s/m.test(declarations), 'the declarations import nothing')
+    const declared = [...declarations.matchAll(/^export declare (?:abstract )?(?:class|function|const|type|interface) (\w+)/gm)].map((match) => match[1]!).sort()
+    const source = readFileSync(join(ROOT, 'src/client/index.ts'), 'utf8')
+    const exported = [...source.matchAll(/^export (?:type )?\{([^}]+)\}/gm)].flatMap((match) => match[1]!.split(',').map((name) => name.trim().replace(/^type /, ''))).sort()
+    assert.deepEqual(declared, exported)
+    // What is declared but not exported is only what the exported types are inferred from: no class,
+    // no function, no connection or validator an application could reach.
+    const unexported = [...declarations.matchAll(/^declare (\w+) (\w+)/gm)].map((match) => `${match[1]} ${match[2]}`)
+    for (const entry of unexported) assert.match(entry, /^(const|type|interface) /, entry)
+    assert.ok(!/\bConnection\b|\bvalidate\(/.test(declarations), 'no connection, no validator')
+    assert.equal(readFileSync(join(ROOT, 'dist/client/index.d.cts'), 'utf8'), declarations)
   })
 
   test('its sources import nothing from the server side, only the shared protocol rules', () => {
@@ -111,5 +127,21 @@ declare const process: { env: Record<string, string | undefined> }
     const bad = spawnSync(tsc, [...flags, 'bad.ts'], { cwd: app, encoding: 'utf8' })
     assert.notEqual(bad.status, 0)
     assert.match(bad.stdout, /bad\.ts/)
+    // A CommonJS application written in TypeScript gets the .d.cts through `require`.
+    writeFileSync(
+      join(app, 'legacy.cts'),
+      `import hub = require('@printhub/client')
+export const client = new hub.PrintHubClient({ baseUrl: 'http://hub:8080' })
+export const state: hub.JobState = 'PENDING'
+export const isError = (error: unknown): boolean => error instanceof hub.ApiError
+`,
+    )
+    const legacy = spawnSync(tsc, [...flags, 'legacy.cts'], { cwd: app, encoding: 'utf8' })
+    assert.equal(legacy.status, 0, legacy.stdout)
+    // Only the public API is reachable: the route groups cannot be built apart from a client.
+    writeFileSync(join(app, 'internal.ts'), `import { JobsApi } from '@printhub/client'\nexport const jobs = new JobsApi()\n`)
+    const internal = spawnSync(tsc, [...flags, 'internal.ts'], { cwd: app, encoding: 'utf8' })
+    assert.notEqual(internal.status, 0)
+    assert.match(internal.stdout, /JobsApi/)
   })
 })
