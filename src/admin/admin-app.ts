@@ -10,6 +10,7 @@ import { printerRoutes } from './routes/printers.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { settingsRoutes } from './routes/settings.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 
 export function adminApi(context: AdminContext) {
   return new Elysia()
@@ -21,6 +22,7 @@ export function adminApi(context: AdminContext) {
     .use(agentRoutes(context))
     .use(settingsRoutes(context))
     .use(backupRoutes(context))
+    .use(webhookRoutes(context))
 }
 
 /** Whether a browser's request comes with a live dashboard session. */

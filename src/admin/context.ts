@@ -6,6 +6,7 @@ import type { PrinterBoard } from '../services/printer-board.ts'
 import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
+import type { WebhookSender } from '../services/webhooks.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 
@@ -22,6 +23,8 @@ export interface AdminContext {
   store: Store
   jobs: JobService
   board: PrinterBoard
+  /** The webhooks' sender: test events and enabling a disabled webhook go through it. */
+  webhooks: Pick<WebhookSender, 'sendTest' | 'enable'>
   settings: SettingsPort
   serverId: string
   now: () => number

@@ -39,6 +39,8 @@ import projectsSource from './browser/pages/projects.ts' with { type: 'text' }
 import agentsSource from './browser/pages/agents.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import settingsSource from './browser/pages/settings.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import webhooksSource from './browser/pages/webhooks.ts' with { type: 'text' }
 
 /**
  * Every browser module by its path under browser/, which is also its address under
@@ -58,6 +60,7 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/jobs.ts': jobsSource,
   'pages/projects.ts': projectsSource,
   'pages/agents.ts': agentsSource,
+  'pages/webhooks.ts': webhooksSource,
   'pages/settings.ts': settingsSource,
 }
 

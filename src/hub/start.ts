@@ -176,6 +176,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store,
       jobs,
       board,
+      webhooks,
       settings,
       serverId,
       now,

@@ -11,6 +11,8 @@ import type { Store } from '../store/store.ts'
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const
 export const DELIVERY_TIMEOUT_MS = 10_000
 export const DISABLE_AFTER_MS = 5 * 86_400_000
+/** The type of the event a technician sends from the dashboard to see a webhook work. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test'
 /** How often the outbox is looked at, beside each new event. */
 const TICK_MS = 1_000
 
@@ -40,6 +42,26 @@ export class WebhookSender {
     clearInterval(this.timer)
     this.stopListening()
     this.stopping.abort()
+  }
+
+  /**
+   * Queues a test event for this webhook alone (`webhook.test`, signed as any other, in order behind
+   * what it waits for) and sends it when due; its delivery shows in the webhook's recent ones.
+   */
+  sendTest(webhookId: string): { messageId: string } {
+    const now = this.options.now()
+    const messageId = `msg_test_${now.toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`
+    const body = JSON.stringify({ type: WEBHOOK_TEST_EVENT, timestamp: new Date(now).toISOString(), data: { webhookId, message: 'A test event sent from the printhub dashboard.' } })
+    this.store.commits.write(() => this.store.webhooks.queueFor(webhookId, messageId, body))
+    this.tick()
+    return { messageId }
+  }
+
+  /** Enables a webhook that was disabled for failing, and sends what waits for it at once. */
+  enable(webhookId: string): boolean {
+    const enabled = this.store.commits.write(() => this.store.webhooks.enable(webhookId))
+    if (enabled) this.tick()
+    return enabled
   }
 
   /** Sends every webhook's head delivery that is due and not already on its way. */

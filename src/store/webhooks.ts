@@ -57,6 +57,8 @@ export interface DueDelivery {
 
 export interface DeliveryRecord {
   messageId: string
+  /** The event's type (`job.created`, … or `webhook.test`). */
+  type: string
   attempts: number
   lastStatus: number | null
   lastError: string | null
@@ -97,6 +99,31 @@ export class Webhooks {
       .get(newId('whk'), projectId, url, JSON.stringify([...new Set(events)]), description, secret, this.now())!
     this.withWebhooks.add(projectId)
     return toWebhook(row)
+  }
+
+  /** A webhook of any project (the dashboard's view); undefined when deleted or unknown. */
+  get(id: string): Webhook | undefined {
+    const row = this.db.query<WebhookRow, [string]>('SELECT * FROM webhooks WHERE id = ? AND deleted_at IS NULL').get(id)
+    return row ? toWebhook(row) : undefined
+  }
+
+  /** Every project's webhooks, for the dashboard. */
+  all(): Webhook[] {
+    return this.db.query<WebhookRow, []>('SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id').all().map(toWebhook)
+  }
+
+  /** Queues one delivery for this webhook alone (a test event), behind what it already waits for. */
+  queueFor(webhookId: string, messageId: string, body: string): void {
+    const now = this.now()
+    this.db.run('INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at) VALUES (?, ?, ?, ?, ?)', [webhookId, messageId, body, now, now])
+  }
+
+  /** Enables a disabled webhook again: it is sent what it was sent before, from where it stopped. */
+  enable(id: string): boolean {
+    const enabled = this.db.run('UPDATE webhooks SET disabled_at = NULL, failing_since = NULL WHERE id = ? AND deleted_at IS NULL AND disabled_at IS NOT NULL', [id]).changes === 1
+    if (enabled) this.db.run('UPDATE webhook_deliveries SET next_at = ? WHERE webhook_id = ? AND delivered_at IS NULL', [this.now(), id])
+    if (enabled) this.refresh()
+    return enabled
   }
 
   list(projectId: string): Webhook[] {
@@ -152,11 +179,11 @@ export class Webhooks {
   /** The webhook's newest deliveries, newest first. */
   deliveries(webhookId: string, limit: number): DeliveryRecord[] {
     return this.db
-      .query<{ message_id: string; attempts: number; last_status: number | null; last_error: string | null; delivered_at: number | null; created_at: number }, [string, number]>(
-        'SELECT message_id, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?',
+      .query<{ message_id: string; type: string; attempts: number; last_status: number | null; last_error: string | null; delivered_at: number | null; created_at: number }, [string, number]>(
+        "SELECT message_id, json_extract(body, '$.type') AS type, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?",
       )
       .all(webhookId, limit)
-      .map((r) => ({ messageId: r.message_id, attempts: r.attempts, lastStatus: r.last_status, lastError: r.last_error, deliveredAt: isoOrNull(r.delivered_at), createdAt: iso(r.created_at) }))
+      .map((r) => ({ messageId: r.message_id, type: r.type, attempts: r.attempts, lastStatus: r.last_status, lastError: r.last_error, deliveredAt: isoOrNull(r.delivered_at), createdAt: iso(r.created_at) }))
   }
 
   /** Deletes at most `limit` deliveries made before `before` (sent or given up with their webhook). */

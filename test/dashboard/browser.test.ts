@@ -236,6 +236,31 @@ describe('dashboard in Chromium', () => {
     expect(JSON.parse(restored.stdout).serverId).toBe(hub.hub.serverId)
   })
 
+  test("webhooks: each one's recent deliveries with their status codes; a test event sent from the page is delivered", async () => {
+    const received: string[] = []
+    const receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (request) => (received.push(request.headers.get('webhook-id') ?? ''), new Response(null, { status: 202 })) })
+    try {
+      const created = await fetch(`${hub.url}/v1/projects/${made.projectId}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/printhub`, events: ['job.created'] }),
+      })
+      expect(created.status).toBe(201)
+      const { webhook } = (await created.json()) as { webhook: { id: string } }
+      await page.goto('/dashboard/#/webhooks')
+      const card = page.locator(`[data-webhook="${webhook.id}"]`)
+      await card.getByText('Nothing sent yet.').waitFor()
+      await card.getByRole('button', { name: 'Send test event' }).click()
+      await card.locator('td[data-status="202"]').getByText('Delivered (202)').waitFor()
+      expect(received).toHaveLength(1)
+      expect(received[0]).toMatch(/^msg_test_/)
+      expect(await card.locator('[data-health]').textContent()).toBe('Working')
+      await screenshot(page, 'webhooks', 'desktop')
+    } finally {
+      receiver.stop(true)
+    }
+  })
+
   test('revoke the key: the API answers 401', async () => {
     await page.goto('/dashboard/#/projects')
     const row = page.locator(`tr[data-key="${made.apiKey.slice(0, 12)}"]`)
@@ -251,7 +276,7 @@ describe('dashboard in Chromium', () => {
     const phone = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, storageState: await desktop.storageState() })
     const small = await phone.newPage()
     try {
-      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['agents', 'agents'], ['settings', 'settings']] as const) {
+      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings']] as const) {
         await small.goto(`/dashboard/#/${hash}`)
         await small.locator('main h1').waitFor()
         await small.waitForLoadState('networkidle').catch(() => undefined)

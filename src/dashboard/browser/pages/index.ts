@@ -8,5 +8,6 @@ import { overviewPage } from './overview.ts'
 import { printersPage } from './printers.ts'
 import { projectsPage } from './projects.ts'
 import { settingsPage } from './settings.ts'
+import { webhooksPage } from './webhooks.ts'
 
-export const PAGES: Page[] = [overviewPage, printersPage, jobsPage, projectsPage, agentsPage, settingsPage]
+export const PAGES: Page[] = [overviewPage, printersPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage]
