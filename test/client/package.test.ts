@@ -109,6 +109,30 @@ new PrintHubClient({ baseUrl: process.env.HUB }).health().then((health) => conso
     assert.deepEqual(JSON.parse(run.stdout), { health: { ok: true, service: 'printhub' }, states: 8, kinds: true })
   })
 
+  test("the READMEs' TypeScript examples type-check against the package", () => {
+    // What the examples leave to the application around them.
+    const around = `declare const process: { env: Record<string, string | undefined> }
+declare const jobId: string
+declare let lastSeenEventId: number
+declare function relistJobs(): Promise<void>
+declare function alertStaff(text: string): void
+declare const app: { post(path: string, handler: (request: Request) => Promise<Response>): void }
+`
+    const examples = ['README.md', 'src/client/README.md'].flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => ({ file, code: match[1]! })))
+    const used = examples.filter((example) => example.code.includes("from '@printhub/client'"))
+    assert.ok(used.length >= 4, `${used.length} examples`)
+    const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')
+    used.forEach((example, i) => {
+      const name = `example-${i}.ts`
+      // Imports first, then what surrounds the example, then the rest of it.
+      const lines = example.code.split('\n')
+      const imports = lines.filter((line) => line.startsWith('import '))
+      writeFileSync(join(app, name), `${imports.join('\n')}\n${around}${lines.filter((line) => !line.startsWith('import ')).join('\n')}\nexport {}\n`)
+      const checked = spawnSync(tsc, ['--ignoreConfig', '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'ES2022', '--lib', 'ES2022,DOM', '--types', '', name], { cwd: app, encoding: 'utf8' })
+      assert.equal(checked.status, 0, `${example.file}, example ${i}:\n${checked.stdout}`)
+    })
+  })
+
   test('its declarations type-check an application, and catch a wrong document', () => {
     writeFileSync(
       join(app, 'app.ts'),
