@@ -34,7 +34,10 @@ export class WebhookSender {
 
   start(): void {
     this.timer = setInterval(() => this.tick(), TICK_MS)
-    this.stopListening = this.store.events.listen(() => this.tick())
+    // Only a project with a webhook has deliveries to send: the others' events cost no query here.
+    this.stopListening = this.store.events.listen((projectId) => {
+      if (this.store.webhooks.wanted(projectId)) this.tick()
+    })
     this.tick()
   }
 

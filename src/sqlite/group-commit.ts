@@ -23,6 +23,8 @@ interface Waiter {
 
 export class GroupCommit {
   private open = false
+  /** Counts the transactions opened: which one is open, for callers that note something once per transaction. */
+  private opened = 0
   private writes = 0
   private waiters: Waiter[] = []
   private commitThisTurnScheduled = false
@@ -66,6 +68,11 @@ export class GroupCommit {
   /** Like `write`, for a change that can be learned again after a crash: it need not cost a flush of its own. */
   defer<T>(change: () => T): T {
     return this.apply(change)
+  }
+
+  /** The open transaction's number (a new one for each), or undefined while none is open. */
+  get transaction(): number | undefined {
+    return this.open ? this.opened : undefined
   }
 
   /** Settles once every change written so far is committed (rejects if that commit failed). */
@@ -160,6 +167,7 @@ export class GroupCommit {
       // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
       this.db.run('BEGIN IMMEDIATE')
       this.open = true
+      this.opened++
       this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
     }
     let result: T

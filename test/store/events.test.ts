@@ -24,6 +24,29 @@ describe('the event log', () => {
     for (const event of world.store.events.after(world.projectId, 0, 100)) expect(frames.find((f) => f.id === event.id)!.frame).toBe(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
   })
 
+  test("listeners hear of a project's new events once a commit, after it, and again for the next commit", () => {
+    const heard: string[] = []
+    const stop = world.store.events.listen((projectId) => heard.push(projectId))
+    try {
+      jobInState(world.store, world, 'COMPLETED')
+      jobInState(world.store, world, 'PENDING')
+      expect(heard).toEqual([])
+      world.store.commits.commit()
+      expect(heard).toEqual([world.projectId])
+      jobInState(world.store, world, 'PENDING')
+      world.store.commits.commit()
+      expect(heard).toEqual([world.projectId, world.projectId])
+      // An event written outside a transaction is told of on its own, at once.
+      const job = jobInState(world.store, world, 'PENDING')
+      world.store.commits.commit()
+      expect(world.store.commits.transaction).toBeUndefined()
+      world.store.events.append(world.projectId, 'job.created', { job })
+      expect(heard).toHaveLength(4)
+    } finally {
+      stop()
+    }
+  })
+
   test('a change rolled back leaves no event', () => {
     const before = world.store.events.newest(world.projectId)
     expect(() =>
