@@ -5,7 +5,7 @@
 // 2 h, 5 h, 10 h, 10 h, then every 10 h), and a webhook that has failed for 5 days is disabled.
 import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX, webhookSignature } from '../protocol/webhook-signature.ts'
 import type { Logger } from '../platform/log.ts'
-import type { DueDelivery } from '../store/webhooks.ts'
+import type { DeliveryRecord, DueDelivery, Webhook } from '../store/webhooks.ts'
 import type { Store } from '../store/store.ts'
 
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const
@@ -19,6 +19,25 @@ const TICK_MS = 1_000
 /** A new webhook secret: `whsec_` and 32 random bytes in base64. */
 export function newWebhookSecret(): string {
   return WEBHOOK_SECRET_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')
+}
+
+/** How many of each webhook's deliveries the dashboard shows, newest first. */
+export const RECENT_DELIVERIES = 10
+
+/** A webhook as the dashboard shows it, with its project's name and recent deliveries: never its secret. */
+export interface WebhookReport extends Webhook {
+  projectName: string
+  deliveries: DeliveryRecord[]
+}
+
+/** Every project's webhooks, for the dashboard. */
+export function webhookReports(store: Store): WebhookReport[] {
+  const projects = new Map(store.projects.list().map((project) => [project.id, project.name]))
+  return store.webhooks.all().map((webhook) => ({
+    ...webhook,
+    projectName: projects.get(webhook.projectId) ?? webhook.projectId,
+    deliveries: store.webhooks.deliveries(webhook.id, RECENT_DELIVERIES),
+  }))
 }
 
 export class WebhookSender {

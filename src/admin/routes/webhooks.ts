@@ -3,19 +3,10 @@
 // Applications make webhooks with the public API (api/routes/webhooks.ts); secrets are never shown
 // here.
 import { conflict, notFound } from '../../http/errors.ts'
-import type { DeliveryRecord, Webhook } from '../../store/webhooks.ts'
+import { webhookReports } from '../../services/webhooks.ts'
+import type { Webhook } from '../../store/webhooks.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
-
-/** How many of each webhook's deliveries the dashboard shows, newest first. */
-export const RECENT_DELIVERIES = 10
-
-/** A webhook as the dashboard shows it: never its secret. */
-export interface WebhookView extends Omit<Webhook, 'projectId'> {
-  projectId: string
-  projectName: string
-  deliveries: DeliveryRecord[]
-}
 
 export function webhookRoutes({ store, webhooks }: AdminContext) {
   const webhookOr404 = (id: string): Webhook => {
@@ -24,23 +15,7 @@ export function webhookRoutes({ store, webhooks }: AdminContext) {
     return webhook
   }
   return adminRouter(store)
-    .get('/webhooks', (): { webhooks: WebhookView[] } => {
-      const projects = new Map(store.projects.list().map((project) => [project.id, project.name]))
-      return {
-        webhooks: store.webhooks.all().map((webhook) => ({
-          id: webhook.id,
-          projectId: webhook.projectId,
-          projectName: projects.get(webhook.projectId) ?? webhook.projectId,
-          url: webhook.url,
-          events: webhook.events,
-          description: webhook.description,
-          createdAt: webhook.createdAt,
-          failingSince: webhook.failingSince,
-          disabledAt: webhook.disabledAt,
-          deliveries: store.webhooks.deliveries(webhook.id, RECENT_DELIVERIES),
-        })),
-      }
-    })
+    .get('/webhooks', () => ({ webhooks: webhookReports(store) }))
     .post('/webhooks/:id/test', ({ params, set }) => {
       const webhook = webhookOr404(params.id)
       if (webhook.disabledAt) throw conflict('This webhook is disabled: enable it first, then send a test event.')

@@ -1,14 +1,14 @@
 // Webhooks: where each project's events are sent, and how that went: the recent deliveries with
 // their status codes or errors, a test event on demand, enabling one disabled for failing. Webhooks
 // are made by applications with their API key; their secrets are never shown here.
-import type { WebhookView } from '../../../admin/routes/webhooks.ts'
+import type { WebhookReport } from '../../../services/webhooks.ts'
 import type { DeliveryRecord } from '../../../store/webhooks.ts'
 import { api } from '../api.ts'
 import { announce, empty, errorBox, h, replace, time } from '../dom.ts'
 import { action, heading, live, type Page } from './page.ts'
 
 /** How a webhook is doing, in words and a tone (the word carries the meaning). */
-function health(webhook: WebhookView): HTMLElement {
+function health(webhook: WebhookReport): HTMLElement {
   if (webhook.disabledAt) return h('span', { class: 'badge bad', 'data-health': 'disabled' }, `Disabled ${time(webhook.disabledAt)}`)
   if (webhook.failingSince) return h('span', { class: 'badge wait', 'data-health': 'failing' }, `Failing since ${time(webhook.failingSince)}`)
   return h('span', { class: 'badge good', 'data-health': 'working' }, 'Working')
@@ -22,7 +22,7 @@ function outcome(delivery: DeliveryRecord): string {
   return `${delivery.lastStatus === null ? `Failed: ${delivery.lastError ?? 'no answer'}` : `Failed: answered ${delivery.lastStatus}`}${tries}; trying again`
 }
 
-function deliveryTable(webhook: WebhookView): HTMLElement {
+function deliveryTable(webhook: WebhookReport): HTMLElement {
   if (webhook.deliveries.length === 0) return empty('Nothing sent yet.')
   return h(
     'div',
@@ -51,7 +51,7 @@ export const webhooksPage: Page = {
     const list = h('div', {})
     replace(main, ...heading('Webhooks', 'Where applications asked for their events to be sent, and how the last deliveries went.'), problem, list)
     const load = async (changed: (data: unknown) => boolean) => {
-      const { webhooks } = await api<{ webhooks: WebhookView[] }>('GET', '/webhooks')
+      const { webhooks } = await api<{ webhooks: WebhookReport[] }>('GET', '/webhooks')
       if (!changed(webhooks)) return
       replace(
         list,
