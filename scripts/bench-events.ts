@@ -1,10 +1,12 @@
 // The event stream part of `bun run bench`: a hub (its own process) with STREAMS readers of its
 // event stream open at once, while jobs are submitted to its demo printer at a steady rate. What
 // the readers cost the hub (RSS idle and with them open, CPU), how long each job's `job.created`
-// takes from the submission to every reader, and that every reader got every event.
+// takes from the submission to every reader, and that every reader got every event; then the same
+// with a webhook (bench-webhooks.ts).
 import type { SectionResult } from './bench.ts'
 import { cpuMs, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, startHub } from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
+import { webhookPhase } from './bench-webhooks.ts'
 
 const STREAMS = sized(500, 100)
 const JOBS = sized(200, 50)
@@ -121,6 +123,8 @@ export async function eventsSection(): Promise<SectionResult> {
       }
     }
     for (const reader of readers) reader.close()
+    // Then the same hub with a webhook instead of readers.
+    const webhooks = await webhookPhase(hub, project)
     const latency = summarize(Float64Array.from(latencies))
     // Five events a job (created, then four states) to every reader.
     const delivered = latencies.length * 5
@@ -130,12 +134,14 @@ export async function eventsSection(): Promise<SectionResult> {
         `hub RSS                        idle ${idleRssMb.toFixed(1)} MB, ${STREAMS} streams open ${openRssMb.toFixed(1)} MB, after the jobs ${loadedRssMb.toFixed(1)} MB`,
         `submit -> job.created at every reader   p50 ${latency.p50.toFixed(2)} ms   p99 ${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms (${latencies.length} arrivals, ${missing} missing)`,
         `hub CPU                        ${round(cpu)} ms for ${JOBS} jobs: ${round((cpu * 1000) / Math.max(1, delivered), 1)} µs per event sent to a reader`,
+        ...webhooks.report,
       ],
       checks: [
         { name: `hub RSS with ${STREAMS} event streams`, value: round(Math.max(openRssMb, loadedRssMb)), unit: ' MB', target: `< ${TARGETS.rssMb} MB`, pass: Math.max(openRssMb, loadedRssMb) < TARGETS.rssMb },
         { name: 'events missing at a reader', value: missing, unit: '', target: '0', pass: missing === 0 },
+        { name: 'webhook deliveries wrong', value: webhooks.wrong, unit: '', target: '0', pass: webhooks.wrong === 0 },
       ],
-      results: { streams: STREAMS, jobs: JOBS, jobsPerSecond: JOBS_PER_SECOND, rssMb: { idle: round(idleRssMb), open: round(openRssMb), loaded: round(loadedRssMb) }, latencyMs: latency, missing, hubCpuMs: round(cpu) },
+      results: { streams: STREAMS, jobs: JOBS, jobsPerSecond: JOBS_PER_SECOND, rssMb: { idle: round(idleRssMb), open: round(openRssMb), loaded: round(loadedRssMb) }, latencyMs: latency, missing, hubCpuMs: round(cpu), webhooks: webhooks.results },
     }
   } finally {
     await hub.stop()
