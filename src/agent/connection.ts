@@ -2,7 +2,7 @@
 // challenge, say hello, then pass the hub's frames on. The same code runs over a WebSocket (a
 // remote agent) and over the in-memory pipe (the built-in agent).
 import { decodeFrame, encodeFrame } from '../protocol/codec.ts'
-import { isPrinthubServer, PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
+import { isPrinthubServer, PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage, printhubServerMessageRule } from '../protocol/extensions.ts'
 import { authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, serverMessageRule, type ServerMessage } from '../protocol/frames.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
 import { union } from '../protocol/rules.ts'
@@ -137,7 +137,8 @@ export class AgentConnection {
     if (this.phase === 'ended') return
     if (typeof data !== 'string') throw new Error('the hub sent a binary frame')
     if (this.phase === 'challenge' || this.phase === 'accepted') return this.authenticate(data)
-    const decoded = decodeFrame(serverMessageRule, data, MAX_FRAME_BYTES)
+    // After hello, a printhub hub may send documents with printhub's extensions.
+    const decoded = decodeFrame(this.printhubServer ? printhubServerMessageRule : serverMessageRule, data, MAX_FRAME_BYTES)
     if (!decoded.ok) throw new Error(`the hub sent a frame outside the protocol: ${decoded.reason} ${decoded.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`)
     const message = decoded.message
     if (this.phase === 'hello') {

@@ -4,6 +4,7 @@
 import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
+import { documentExtensions } from '../protocol/document.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
@@ -261,6 +262,13 @@ export class Dispatcher implements AgentListener {
 
   private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {
     const { job, attempt } = delivery
+    // An agent other than printhub takes OpenPrinter's documents only: one with printhub's extensions fails, naming them.
+    const extensions = session.isPrinthubAgent ? [] : documentExtensions(this.store.jobs.document(job.id)!)
+    if (extensions.length > 0) {
+      const named = extensions.map((issue) => `${issue.path} ${issue.message}`).join('; ')
+      this.store.jobStates.failAttempt(job.id, attempt, failure('agent.extension_unsupported', `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`), 0)
+      return this.scheduleDispatch(printerId)
+    }
     const sent = this.send(session, agentPrinterId, delivery)
     const timer = setTimeout(() => {
       const flight = this.inFlight.get(job.id)

@@ -4,7 +4,7 @@
 // through this same code.
 import { decodeFrame, encodeFrame } from '../protocol/codec.ts'
 import { type AuthRejectionCode, authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, agentMessageRule, type PrinterDescriptor, serverMessageRule, type ServerMessage } from '../protocol/frames.ts'
-import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
+import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage, printhubServerMessageRule } from '../protocol/extensions.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
 import { encodeBase64Url } from '../protocol/values.ts'
 import { reportedFailure } from '../protocol/failures.ts'
@@ -284,7 +284,8 @@ export class GatewaySession {
   }
 
   private sendFrame(frame: ServerMessage): void {
-    this.sendRaw(encodeFrame(serverMessageRule, frame, MAX_FRAME_BYTES))
+    // A printhub agent takes printhub's document extensions; another agent only OpenPrinter's documents.
+    this.sendRaw(encodeFrame(this.printhubPeer ? printhubServerMessageRule : serverMessageRule, frame, MAX_FRAME_BYTES))
   }
 
   private sendRaw(text: string): void {

@@ -33,15 +33,16 @@ function load(): Font {
 }
 
 /**
- * Calls `set` for each dot of a glyph drawn `scale` times its size by nearest neighbour, from its
- * top left corner; bold sets each dot's right neighbour too, as printers embolden.
+ * Calls `set` for each dot of a glyph drawn `scaleX` times as wide and `scaleY` times as tall by
+ * nearest neighbour, from its top left corner; bold sets each dot's right neighbour too, as
+ * printers embolden.
  */
-export function forEachDot(found: Glyph, scale: number, bold: boolean, set: (x: number, y: number) => void): void {
+export function forEachDot(found: Glyph, scaleX: number, scaleY: number, bold: boolean, set: (x: number, y: number) => void): void {
   const bytesPerRow = found.width / 8
-  for (let y = 0; y < GLYPH_HEIGHT * scale; y++) {
-    const row = Math.floor(y / scale)
-    for (let x = 0; x < found.width * scale; x++) {
-      const column = Math.floor(x / scale)
+  for (let y = 0; y < GLYPH_HEIGHT * scaleY; y++) {
+    const row = Math.floor(y / scaleY)
+    for (let x = 0; x < found.width * scaleX; x++) {
+      const column = Math.floor(x / scaleX)
       if ((found.rows[row * bytesPerRow + (column >> 3)]! & (0x80 >> (column & 7))) === 0) continue
       set(x, y)
       if (bold) set(x + 1, y)

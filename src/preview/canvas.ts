@@ -25,6 +25,14 @@ export class DotCanvas {
     for (let y = Math.max(0, top); y < y1; y++) for (let x = x0; x < x1; x++) this.set(x, y)
   }
 
+  /** Turns black dots white and white ones black in the box (white on black printing). */
+  invert(left: number, top: number, width: number, height: number): void {
+    const x0 = Math.max(0, left)
+    const x1 = Math.min(this.width, left + width)
+    const y1 = Math.min(this.height, top + height)
+    for (let y = Math.max(0, top); y < y1; y++) for (let x = x0; x < x1; x++) this.rows[y * this.widthBytes + (x >> 3)]! ^= 0x80 >> (x & 7)
+  }
+
   /** Packed rows of `widthBytes` bytes, their black dots set at (left, top). */
   drawBits(left: number, top: number, widthBytes: number, height: number, bits: Uint8Array): void {
     const bottom = Math.min(height, this.height - top)

@@ -43,15 +43,12 @@ const ESC_PARAMETER_COMMANDS: ParameterCommands = {
   0x20: { name: 'ESC SP (character spacing)', parameters: 1, drawn: isZero },
   0x24: { name: 'ESC $ (absolute position)', parameters: 2, drawn: never },
   0x25: { name: 'ESC % (user-defined characters)', parameters: 1, drawn: isOff },
-  0x2d: { name: 'ESC - (underline)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x32: { name: 'ESC 2 (default line spacing)', parameters: 0 },
   0x33: { name: 'ESC 3 (line spacing)', parameters: 1 },
   0x3d: { name: 'ESC = (peripheral device)', parameters: 1 },
   0x3f: { name: 'ESC ? (cancel user-defined character)', parameters: 1 },
-  0x42: { name: 'ESC B (buzzer)', parameters: 2 },
   0x47: { name: 'ESC G (double-strike)', parameters: 1, drawn: isOff },
   0x4c: { name: 'ESC L (page mode)', parameters: 0, drawn: never },
-  0x4d: { name: 'ESC M (font)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x52: { name: 'ESC R (international character set)', parameters: 1, drawn: isZero },
   0x53: { name: 'ESC S (standard mode)', parameters: 0 },
   0x54: { name: 'ESC T (page mode direction)', parameters: 1 },
@@ -61,7 +58,6 @@ const ESC_PARAMETER_COMMANDS: ParameterCommands = {
   0x5c: { name: 'ESC \\ (relative position)', parameters: 2, drawn: never },
   0x63: { name: 'ESC c (paper sensors, panel buttons)', parameters: 2 },
   0x65: { name: 'ESC e (reverse feed)', parameters: 1, drawn: never },
-  0x70: { name: 'ESC p (drawer pulse)', parameters: 3 },
   0x72: { name: 'ESC r (print colour)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x75: { name: 'ESC u (peripheral status)', parameters: 1 },
   0x76: { name: 'ESC v (paper sensor status)', parameters: 0 },
@@ -70,8 +66,8 @@ const ESC_PARAMETER_COMMANDS: ParameterCommands = {
 
 const JUSTIFICATIONS: Readonly<Record<number, Alignment>> = { 0: 'left', 1: 'center', 2: 'right', 48: 'left', 49: 'center', 50: 'right' }
 
-/** `ESC !` bits other than emphasis (8): font B, double height and width, underline. */
-const PRINT_MODE_NOT_DRAWN = 0x01 | 0x10 | 0x20 | 0x80
+/** A parameter that is 0 to 2, or "0" to "2" (48 to 50), as most on/off and level commands take it. */
+const level = (n: number) => (n >= 48 ? n - 48 : n)
 
 function escCommand(context: EscPosContext, offset: number): void {
   const { reader, printer } = context
@@ -95,11 +91,40 @@ function escCommand(context: EscPosContext, offset: number): void {
       printer.bold = (reader.u8() & 1) === 1
       return
     case 0x21: {
-      // ESC ! n: print modes, of which the preview draws emphasis
+      // ESC ! n: print modes: font B (1), emphasis (8), double height (16) and width (32), underline (128)
       const n = reader.u8()
       printer.bold = (n & 0x08) !== 0
-      if (n & PRINT_MODE_NOT_DRAWN) printer.warnings.add(offset, `ESC ! 0x${hex(n)}: font B, double size and underline are not drawn by the preview`)
+      printer.font = n & 0x01 ? 'b' : 'a'
+      printer.size = { width: n & 0x20 ? 2 : 1, height: n & 0x10 ? 2 : 1 }
+      printer.underline = n & 0x80 ? 1 : 0
       return
+    }
+    case 0x2d: {
+      // ESC - n: underline off, 1 dot or 2 dots thick
+      const n = level(reader.u8())
+      if (n <= 2) printer.underline = n as 0 | 1 | 2
+      else printer.warnings.add(offset, `ESC - ${n} is not an underline mode; ignored`)
+      return
+    }
+    case 0x4d: {
+      // ESC M n: font A or B (C and the others are drawn as B)
+      const n = level(reader.u8())
+      printer.font = n === 0 ? 'a' : 'b'
+      if (n > 1) printer.warnings.add(offset, `ESC M ${n}: font ${n} is drawn as font B`)
+      return
+    }
+    case 0x70: {
+      // ESC p m t1 t2: a pulse on the drawer connector's pin 2 (m 0) or 5 (m 1), t x 2 ms
+      const m = reader.u8()
+      const on = reader.u8()
+      const off = reader.u8()
+      return printer.note({ kind: 'pulse', pin: level(m) === 1 ? 5 : 2, onMs: on * 2, offMs: off * 2 })
+    }
+    case 0x42: {
+      // ESC B n t: beep n times, t x 50 ms
+      const times = reader.u8()
+      const t = reader.u8()
+      return printer.note({ kind: 'beep', times, durationMs: t * 50 })
     }
     case 0x64: // ESC d n: print and feed n lines
       return printer.printAndFeed(reader.u8())
@@ -118,10 +143,11 @@ function escCommand(context: EscPosContext, offset: number): void {
       reader.takeUntil(0)
       return
     case 0x28: {
-      // ESC ( x pL pH ...: ESC ( A is the buzzer; the others change nothing the preview draws
-      const fn = reader.u8()
-      reader.skip(reader.u16())
-      if (fn !== 0x41) printer.warnings.add(offset, `ESC ( ${String.fromCharCode(fn)} is not read by the preview; skipped`)
+      // ESC ( x pL pH ...: ESC ( A fn 48 n c t beeps c times, t x 100 ms; the others change nothing the preview draws
+      const group = reader.u8()
+      const parameters = reader.take(reader.u16())
+      if (group === 0x41 && parameters.length === 4 && parameters[0] === 48) return printer.note({ kind: 'beep', times: parameters[2]!, durationMs: parameters[3]! * 100 })
+      if (group !== 0x41) printer.warnings.add(offset, `ESC ( ${String.fromCharCode(group)} is not read by the preview; skipped`)
       return
     }
   }

@@ -1,7 +1,7 @@
 // The ESC/POS `GS` commands: cuts, barcodes and their settings, QR codes (`GS ( k`), raster
 // images (`GS v 0`), and those read for their length only.
 import type { ByteReader } from './byte-reader.ts'
-import { isOff, isZero, never, type ParameterCommands, readParameterCommand } from './parameter-commands.ts'
+import { isZero, never, type ParameterCommands, readParameterCommand } from './parameter-commands.ts'
 import { hex, type Printer } from './printer.ts'
 import { printRaster } from './raster.ts'
 import type { BarcodeSymbology, HriPosition, QrErrorCorrection } from './receipt.ts'
@@ -29,11 +29,9 @@ const QR_LEVELS: Readonly<Record<number, QrErrorCorrection>> = { 48: 'L', 49: 'M
 
 /** `GS` commands read for their length only. */
 const GS_PARAMETER_COMMANDS: ParameterCommands = {
-  0x21: { name: 'GS ! (character size)', parameters: 1, drawn: isZero },
   0x24: { name: 'GS $ (page mode position)', parameters: 2, drawn: never },
   0x2f: { name: 'GS / (downloaded bit image)', parameters: 1, drawn: never },
   0x3a: { name: 'GS : (macro definition)', parameters: 0 },
-  0x42: { name: 'GS B (white on black)', parameters: 1, drawn: isOff },
   0x49: { name: 'GS I (printer ID)', parameters: 1 },
   0x4c: { name: 'GS L (left margin)', parameters: 2, drawn: isZero },
   0x50: { name: 'GS P (motion units)', parameters: 2 },
@@ -52,6 +50,16 @@ export function gsCommand(context: EscPosContext, offset: number): void {
   switch (code) {
     case 0x56:
       return cut(context, offset)
+    case 0x21: {
+      // GS ! n: character size, width - 1 in the high nibble, height - 1 in the low (each 0 to 7)
+      const n = reader.u8()
+      if ((n >> 4) <= 7 && (n & 0x0f) <= 7) printer.size = { width: (n >> 4) + 1, height: (n & 0x0f) + 1 }
+      else printer.warnings.add(offset, `GS ! 0x${hex(n)} is not a character size; ignored`)
+      return
+    }
+    case 0x42: // GS B n: white on black on or off
+      printer.invert = (reader.u8() & 1) === 1
+      return
     case 0x48: {
       // GS H n: where the human-readable text goes
       const n = reader.u8()

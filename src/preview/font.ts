@@ -3,32 +3,55 @@
 // neighbour too, as printers embolden; a character the font lacks is drawn as a box.
 import { forEachDot, GLYPH_HEIGHT, glyph } from '../glyphs/glyphs.ts'
 import type { DotCanvas } from './canvas.ts'
-import { FONT_A_DOTS } from './printer.ts'
+import { FONT_A_DOTS, FONT_B_DOTS } from './printer.ts'
 
 export const CELL_HEIGHT = 24
+/** Font B's cell: 9 x 17 dots. */
+const FONT_B_HEIGHT = 17
 const SCALE = CELL_HEIGHT / GLYPH_HEIGHT
 
-/** Dots across one character: 12, or 24 for a wide one. */
-function characterWidth(character: string): number {
-  const found = glyph(character.codePointAt(0)!)
-  return found ? found.width * SCALE : FONT_A_DOTS
+/** How a run is drawn: magnified, and in font A or B. */
+export interface Drawing {
+  width: number
+  height: number
+  font: 'a' | 'b'
 }
 
-export function textWidth(text: string): number {
+const PLAIN: Drawing = { width: 1, height: 1, font: 'a' }
+
+/** Horizontal and vertical scale of Unifont's 8 x 16 glyphs for a drawing. */
+function scales(drawing: Drawing): { x: number; y: number } {
+  return drawing.font === 'a' ? { x: SCALE * drawing.width, y: SCALE * drawing.height } : { x: (FONT_B_DOTS / 8) * drawing.width, y: (FONT_B_HEIGHT / GLYPH_HEIGHT) * drawing.height }
+}
+
+/** Dots down a character of the drawing. */
+export function cellHeight(drawing: Drawing): number {
+  return (drawing.font === 'a' ? CELL_HEIGHT : FONT_B_HEIGHT) * drawing.height
+}
+
+/** Dots across one character: 12 in font A (24 for a wide one), 9 in font B, times the magnification. */
+function characterWidth(character: string, drawing: Drawing): number {
+  const found = glyph(character.codePointAt(0)!)
+  const scale = scales(drawing).x
+  return found ? found.width * scale : (drawing.font === 'a' ? FONT_A_DOTS : FONT_B_DOTS) * drawing.width
+}
+
+export function textWidth(text: string, drawing: Drawing = PLAIN): number {
   let width = 0
-  for (const character of text) width += characterWidth(character)
+  for (const character of text) width += characterWidth(character, drawing)
   return width
 }
 
 /** Draws `text` with its top left corner at (left, top); returns the x after it. */
-export function drawText(canvas: DotCanvas, left: number, top: number, text: string, bold: boolean): number {
+export function drawText(canvas: DotCanvas, left: number, top: number, text: string, bold: boolean, drawing: Drawing = PLAIN): number {
+  const scale = scales(drawing)
   let x = left
   for (const character of text) {
     const found = glyph(character.codePointAt(0)!)
     const at = x
-    if (found) forEachDot(found, SCALE, bold, (dx, dy) => canvas.set(at + dx, top + dy))
+    if (found) forEachDot(found, scale.x, scale.y, bold, (dx, dy) => canvas.set(at + dx, top + dy))
     else drawBox(canvas, x, top)
-    x += characterWidth(character)
+    x += characterWidth(character, drawing)
   }
   return x
 }

@@ -3,9 +3,9 @@
 import { encode } from 'fast-png'
 import { barcodeBars } from './barcode-bars.ts'
 import { DotCanvas } from './canvas.ts'
-import { CELL_HEIGHT, drawText, textWidth } from './font.ts'
+import { CELL_HEIGHT, cellHeight, type Drawing, drawText, textWidth } from './font.ts'
 import { qrModules } from './qr.ts'
-import type { Alignment, Barcode, Block, QrSymbol, RasterImage, TextLine } from './receipt.ts'
+import type { Alignment, Barcode, Block, QrSymbol, RasterImage, TextLine, TextRun } from './receipt.ts'
 
 /** A text line's height: the 24-dot cell and a 6-dot gap, near printers' default line spacing (3.75 to 4.23 mm). */
 const LINE_DOTS = 30
@@ -31,15 +31,36 @@ function leftOf(alignment: Alignment, width: number, dotsPerLine: number): numbe
   return alignment === 'left' ? 0 : alignment === 'center' ? Math.floor(free / 2) : free
 }
 
+const drawingOf = (run: TextRun): Drawing => ({ width: run.size?.width ?? 1, height: run.size?.height ?? 1, font: run.font ?? 'a' })
+
+/**
+ * A line of text: as tall as its tallest run and the usual gap, runs standing on one baseline;
+ * each run magnified, underlined and inverted as it says.
+ */
 function textPiece({ runs, alignment }: TextLine, dotsPerLine: number): Piece {
-  const width = runs.reduce((sum, run) => sum + textWidth(run.text), 0)
+  const width = runs.reduce((sum, run) => sum + textWidth(run.text, drawingOf(run)), 0)
+  const cell = Math.max(CELL_HEIGHT, ...runs.map((run) => cellHeight(drawingOf(run))))
+  const gap = LINE_DOTS - CELL_HEIGHT
   return {
-    height: LINE_DOTS,
+    height: cell + gap,
     draw(canvas, top) {
       let x = leftOf(alignment, width, dotsPerLine)
-      for (const run of runs) x = drawText(canvas, x, top + (LINE_DOTS - CELL_HEIGHT) / 2, run.text, run.bold)
+      for (const run of runs) {
+        const drawing = drawingOf(run)
+        const height = cellHeight(drawing)
+        const runTop = top + gap / 2 + cell - height
+        const right = drawText(canvas, x, runTop, run.text, run.bold, drawing)
+        if (run.underline) canvas.fill(x, runTop + height - run.underline * drawing.height, right - x, run.underline * drawing.height)
+        if (run.invert) canvas.invert(x, runTop, right - x, height)
+        x = right
+      }
     },
   }
+}
+
+/** Something that prints nothing (the drawer, the buzzer), noted in small type so the picture says it happened. */
+function notePiece(text: string): Piece {
+  return { height: LINE_DOTS, draw: (canvas, top) => void drawText(canvas, 0, top + (LINE_DOTS - CELL_HEIGHT) / 2, text, false, { width: 1, height: 1, font: 'b' }) }
 }
 
 function imagePiece(image: RasterImage, dotsPerLine: number): Piece {
@@ -135,6 +156,10 @@ function pieceOf(block: Block, dotsPerLine: number): Piece {
       return { height: block.lines * LINE_DOTS, draw: () => {} }
     case 'cut':
       return cutPiece(block.partial, dotsPerLine)
+    case 'pulse':
+      return notePiece(`[drawer: pin ${block.pin}]`)
+    case 'beep':
+      return notePiece(`[buzzer: ${block.times} x ${block.durationMs} ms]`)
   }
 }
 

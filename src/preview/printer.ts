@@ -6,19 +6,29 @@ import type { Warnings } from './warnings.ts'
 
 /** Font A's cell width: a line holds dotsPerLine / 12 characters. */
 export const FONT_A_DOTS = 12
+/** Font B's cell width: 9 dots. */
+export const FONT_B_DOTS = 9
 
 export class Printer {
   readonly columns: number
   alignment: Alignment = 'left'
   bold = false
+  /** Magnification across and down, 1 to 8. */
+  size = { width: 1, height: 1 }
+  /** Underline thickness in dots. */
+  underline: 0 | 1 | 2 = 0
+  invert = false
+  font: 'a' | 'b' = 'a'
   /** Undefined while a table number this preview has no page for is selected. */
   codePage: CodePageName | undefined
   private readonly blocks: Block[] = []
   private runs: TextRun[] = []
   private lineLength = 0
+  /** Dots across the waiting line's characters. */
+  private lineDots = 0
 
   constructor(
-    dotsPerLine: number,
+    private readonly dotsPerLine: number,
     readonly warnings: Warnings,
     private readonly pageOfTable: (table: number) => CodePageName | undefined,
     /** The page initialisation selects. */
@@ -33,8 +43,13 @@ export class Printer {
     if (this.lineLength > 0) this.warnings.add(offset, `initialisation discards ${this.lineLength} characters not yet printed`)
     this.runs = []
     this.lineLength = 0
+    this.lineDots = 0
     this.alignment = 'left'
     this.bold = false
+    this.size = { width: 1, height: 1 }
+    this.underline = 0
+    this.invert = false
+    this.font = 'a'
     this.codePage = this.defaultPage
   }
 
@@ -47,14 +62,33 @@ export class Printer {
   character(byte: number, offset: number): void {
     const character = characterOf(byte, this.codePage)
     if (character === UNMAPPED && byte >= 0x80) this.warnings.add(offset, `byte 0x${hex(byte)} has no character in ${this.codePage ?? 'the selected code table'}`)
-    if (this.lineLength === this.columns) {
-      this.warnings.add(offset, `the line is longer than ${this.columns} characters; the printer wraps it`)
+    const dots = (this.font === 'a' ? FONT_A_DOTS : FONT_B_DOTS) * this.size.width
+    if (this.lineLength > 0 && this.lineDots + dots > this.dotsPerLine) {
+      this.warnings.add(offset, `the line is longer than ${Math.floor(this.dotsPerLine / dots)} characters; the printer wraps it`)
       this.printLine()
     }
+    const style = this.runStyle()
     const last = this.runs.at(-1)
-    if (last && last.bold === this.bold) this.runs[this.runs.length - 1] = { text: last.text + character, bold: last.bold }
-    else this.runs.push({ text: character, bold: this.bold })
+    if (last && sameRunStyle(last, style)) this.runs[this.runs.length - 1] = { ...last, text: last.text + character }
+    else this.runs.push({ text: character, ...style })
     this.lineLength++
+    this.lineDots += dots
+  }
+
+  /** The current style as a run states it: only what is not the default. */
+  private runStyle(): Omit<TextRun, 'text'> {
+    return {
+      bold: this.bold,
+      ...(this.size.width !== 1 || this.size.height !== 1 ? { size: { ...this.size } } : {}),
+      ...(this.underline !== 0 ? { underline: this.underline } : {}),
+      ...(this.invert ? { invert: true as const } : {}),
+      ...(this.font === 'b' ? { font: 'b' as const } : {}),
+    }
+  }
+
+  /** Something that prints nothing and does not end the line: the drawer, the buzzer. */
+  note(block: Block): void {
+    this.blocks.push(block)
   }
 
   /** LF: prints the line (a blank one when nothing is waiting). */
@@ -62,6 +96,7 @@ export class Printer {
     this.blocks.push({ kind: 'text', alignment: this.alignment, runs: this.runs })
     this.runs = []
     this.lineLength = 0
+    this.lineDots = 0
   }
 
   /** Prints the waiting line, if any, and feeds so that `lines` lines pass in all. */
@@ -100,6 +135,10 @@ export class Printer {
     if (this.lineLength > 0) this.warnings.add(offset, `${this.lineLength} characters at the end are not followed by a line feed, so they are not printed`)
     return this.blocks
   }
+}
+
+function sameRunStyle(a: Omit<TextRun, 'text'>, b: Omit<TextRun, 'text'>): boolean {
+  return a.bold === b.bold && a.size?.width === b.size?.width && a.size?.height === b.size?.height && a.underline === b.underline && a.invert === b.invert && a.font === b.font
 }
 
 export const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, '0')

@@ -3,10 +3,17 @@
 
 export type Alignment = 'left' | 'center' | 'right'
 
-/** Characters printed in one style. */
+/** Characters printed in one style; what is not said is the default (1 x 1, no underline, black on white, font A). */
 export interface TextRun {
   readonly text: string
   readonly bold: boolean
+  /** Magnification across and down. */
+  readonly size?: { readonly width: number; readonly height: number }
+  /** Underline thickness in dots. */
+  readonly underline?: 1 | 2
+  /** White on black. */
+  readonly invert?: true
+  readonly font?: 'b'
 }
 
 /** One printed line of text (an empty one is a blank line). */
@@ -70,7 +77,22 @@ export interface Cut {
   readonly partial: boolean
 }
 
-export type Block = TextLine | RasterImage | QrSymbol | Barcode | Feed | Cut
+/** A pulse on the cash drawer connector: nothing prints, a drawer opens. */
+export interface Pulse {
+  readonly kind: 'pulse'
+  readonly pin: 2 | 5
+  readonly onMs: number
+  readonly offMs: number
+}
+
+/** The buzzer: nothing prints, the printer beeps. */
+export interface Beep {
+  readonly kind: 'beep'
+  readonly times: number
+  readonly durationMs: number
+}
+
+export type Block = TextLine | RasterImage | QrSymbol | Barcode | Feed | Cut | Pulse | Beep
 
 export interface Receipt {
   readonly blocks: readonly Block[]

@@ -18,23 +18,35 @@ interface StarContext {
   readonly printer: Printer
   readonly dotsPerLine: number
   qr: QrSettings
+  /** The drawer pulse `ESC BEL` set, in ms. */
+  pulse: { onMs: number; offMs: number }
+  /** The external buzzer's pulse `ESC GS EM DC1` set, in ms. */
+  buzzer: { onMs: number }
 }
 
+/** The power-on drawer pulse (ESC BEL 20 20: 200 ms on, 200 ms off) and buzzer pulse. */
+const initialPulse = () => ({ onMs: 200, offMs: 200 })
+const initialBuzzer = () => ({ onMs: 200 })
+
 /**
- * Control bytes that change nothing the preview draws: the drawer drives (BEL, FS, SUB, EM), CAN,
- * and DC2 and DC4, which cancel upside-down and double width printing.
+ * Control bytes that change nothing the preview draws: the drive of peripheral 1 at once (FS), EM,
+ * CAN, and DC2 and DC4, which cancel upside-down and double width printing. BEL and SUB drive the
+ * drawer connector's pins 2 and 5 with the pulse `ESC BEL` set.
  */
-const SILENT_CONTROLS = new Set([0x07, 0x12, 0x14, 0x18, 0x19, 0x1a, 0x1c])
+const SILENT_CONTROLS = new Set([0x12, 0x14, 0x18, 0x19, 0x1c])
+const BEL = 0x07
+const SUB = 0x1a
 /** Control bytes that start a mode the preview does not draw: double width (SO) and upside-down (SI). */
 const CONTROLS_NOT_DRAWN: Readonly<Record<number, string>> = { 0x0e: 'SO (double width)', 0x0f: 'SI (upside-down)' }
 
 export function decodeStarPrnt(reader: ByteReader, printer: Printer, dotsPerLine: number): void {
-  const context: StarContext = { reader, printer, dotsPerLine, qr: initialQr() }
+  const context: StarContext = { reader, printer, dotsPerLine, qr: initialQr(), pulse: initialPulse(), buzzer: initialBuzzer() }
   eachCommand(reader, printer.warnings, (offset) => {
     const byte = reader.u8()
     if (byte >= 0x20 && byte !== 0x7f) printer.character(byte, offset)
     else if (byte === LF) printer.printLine()
     else if (byte === ESC) escCommand(context, offset)
+    else if (byte === BEL || byte === SUB) printer.note({ kind: 'pulse', pin: byte === BEL ? 2 : 5, ...context.pulse })
     else if (CONTROLS_NOT_DRAWN[byte]) printer.warnings.add(offset, `${CONTROLS_NOT_DRAWN[byte]} is not drawn by the preview`)
     else if (!SILENT_CONTROLS.has(byte)) printer.warnings.add(offset, `control byte 0x${hex(byte)} is not read by the preview; ignored`)
   })
@@ -46,15 +58,11 @@ const initialQr = (): QrSettings => ({ moduleDots: 3, errorCorrection: 'L', data
 /** `ESC` commands read for their length only. */
 const ESC_PARAMETER_COMMANDS: ParameterCommands = {
   0x06: { name: 'ESC ACK SOH (status)', parameters: 1 },
-  0x07: { name: 'ESC BEL (drawer pulse width)', parameters: 2 },
   0x0e: { name: 'ESC SO (double height)', parameters: 0, drawn: never },
   0x14: { name: 'ESC DC4 (cancel double height)', parameters: 0 },
   0x20: { name: 'ESC SP (character spacing)', parameters: 1, drawn: isZeroOrAsciiZero },
-  0x2d: { name: 'ESC - (underline)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x2f: { name: 'ESC / (slashed zero)', parameters: 1 },
   0x30: { name: 'ESC 0 (3 mm line spacing)', parameters: 0 },
-  0x34: { name: 'ESC 4 (white on black)', parameters: 0, drawn: never },
-  0x35: { name: 'ESC 5 (cancel white on black)', parameters: 0 },
   0x3a: { name: 'ESC : (16-dot pitch)', parameters: 0, drawn: never },
   0x43: { name: 'ESC C (page length)', parameters: 1 },
   0x49: { name: 'ESC I (feed in 1/8 mm)', parameters: 1, drawn: never },
@@ -67,7 +75,6 @@ const ESC_PARAMETER_COMMANDS: ParameterCommands = {
   0x5f: { name: 'ESC _ (upperline)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x67: { name: 'ESC g (14-dot pitch)', parameters: 0, drawn: never },
   0x68: { name: 'ESC h (double height)', parameters: 1, drawn: isZeroOrAsciiZero },
-  0x69: { name: 'ESC i (character expansion)', parameters: 2, drawn: isZeroOrAsciiZero },
   0x6c: { name: 'ESC l (left margin)', parameters: 1, drawn: isZeroOrAsciiZero },
   0x7a: { name: 'ESC z (line spacing)', parameters: 1 },
 }
@@ -82,15 +89,45 @@ function escCommand(context: StarContext, offset: number): void {
     case 0x40: // ESC @: initialise
       printer.initialize(offset)
       context.qr = initialQr()
+      context.pulse = initialPulse()
+      context.buzzer = initialBuzzer()
       return
+    case 0x07: // ESC BEL n1 n2: the drawer pulse, on n1 x 10 ms, off n2 x 10 ms
+      context.pulse = { onMs: reader.u8() * 10, offMs: reader.u8() * 10 }
+      return
+    case 0x2d: {
+      // ESC - n: underline on or off
+      const n = reader.u8()
+      printer.underline = n === 1 || n === 49 ? 1 : 0
+      return
+    }
+    case 0x34: // ESC 4: white on black
+      printer.invert = true
+      return
+    case 0x35: // ESC 5: cancel it
+      printer.invert = false
+      return
+    case 0x69: {
+      // ESC i n1 n2: character expansion, n1 + 1 times as tall, n2 + 1 times as wide (0 to 5)
+      const n1 = reader.u8()
+      const n2 = reader.u8()
+      const tall = n1 >= 48 ? n1 - 48 : n1
+      const wide = n2 >= 48 ? n2 - 48 : n2
+      if (tall <= 5 && wide <= 5) printer.size = { width: wide + 1, height: tall + 1 }
+      else printer.warnings.add(offset, `ESC i ${n1} ${n2} is not a character expansion (0 to 5); ignored`)
+      return
+    }
     case GS:
       return escGsCommand(context, offset)
     case RS: {
       // ESC RS F n (font) and ESC RS a n (automatic status) are the ones a receipt uses.
       const fn = reader.u8()
       const n = reader.u8()
-      if (fn === 0x46 && n !== 0 && n !== 48) printer.warnings.add(offset, `ESC RS F ${n} (font) is not drawn by the preview`)
-      else if (fn !== 0x46 && fn !== 0x61) printer.warnings.add(offset, `ESC RS 0x${hex(fn)} is not read by the preview; skipped`)
+      if (fn === 0x46) {
+        const font = n >= 48 ? n - 48 : n
+        printer.font = font === 0 ? 'a' : 'b'
+        if (font > 1) printer.warnings.add(offset, `ESC RS F ${n}: font ${font} is drawn as font B`)
+      } else if (fn !== 0x61) printer.warnings.add(offset, `ESC RS 0x${hex(fn)} is not read by the preview; skipped`)
       return
     }
     case 0x45: // ESC E: emphasised printing
@@ -135,6 +172,17 @@ function escGsCommand(context: StarContext, offset: number): void {
     }
     case 0x79:
       return qrCommand(context, offset)
+    case 0x19: {
+      // ESC GS EM DC1 m n1 n2 sets the external buzzer's pulse (n1 x 20 ms on); ESC GS EM DC2 m n1 n2 sounds it n1 times
+      const fn = reader.u8()
+      reader.u8() // m: the terminal
+      const n1 = reader.u8()
+      reader.u8() // n2: the off time (DC1), 0 (DC2)
+      if (fn === 0x11) context.buzzer = { onMs: n1 * 20 }
+      else if (fn === 0x12) printer.note({ kind: 'beep', times: n1, durationMs: context.buzzer.onMs })
+      else printer.warnings.add(offset, `ESC GS EM 0x${hex(fn)} is not read by the preview; skipped`)
+      return
+    }
     case 0x53:
       return raster(context, offset)
     case 0x50: // ESC GS P n: page mode control

@@ -5,7 +5,9 @@ import type { Block, TextLine } from './receipt.ts'
 
 function alignedLine({ runs, alignment }: TextLine, columns: number): string {
   const text = runs.map((run) => run.text).join('')
-  const free = Math.max(0, columns - Array.from(text).length)
+  // A magnified character takes as many columns as it is wide.
+  const used = runs.reduce((sum, run) => sum + Array.from(run.text).length * (run.size?.width ?? 1), 0)
+  const free = Math.max(0, columns - used)
   const indent = alignment === 'left' ? 0 : alignment === 'center' ? Math.floor(free / 2) : free
   // Trailing spaces print as nothing.
   return (' '.repeat(indent) + text).trimEnd()
@@ -25,6 +27,10 @@ function linesOf(block: Block, columns: number): string[] {
       return Array<string>(block.lines).fill('')
     case 'cut':
       return [block.partial ? '[partial cut]' : '[cut]']
+    case 'pulse':
+      return [`[drawer: pin ${block.pin}]`]
+    case 'beep':
+      return [`[buzzer: ${block.times} x ${block.durationMs} ms]`]
   }
 }
 

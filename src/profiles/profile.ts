@@ -35,6 +35,12 @@ const profileFile = object({
   codePages: array(object({ page: oneOf(CODE_PAGE_NAMES), table: integer({ min: 0, max: 255 }) }), { min: 1, max: CODE_PAGE_NAMES.length, unique: true }),
   /** `none`: a tear bar, no cutter; `feedLines`: lines fed so the last printed line clears the cutter or tear bar. */
   cut: object({ kind: oneOf(['partial', 'full', 'none'] as const), feedLines: integer({ min: 0, max: 20 }) }),
+  /**
+   * What the model's text can do: magnification up to `maxSize` times in each direction, underline
+   * (`none`, `single`, or `double` too), white on black, the small font B. Beyond it the renderer
+   * degrades visibly (docs/document-extensions.md).
+   */
+  text: object({ maxSize: integer({ min: 1, max: 8 }), underline: oneOf(['none', 'single', 'double'] as const), invert: boolean(), fontB: boolean() }),
   drawer: nullable(object({ pins: array(oneOf([2, 5] as const), { min: 1, max: 2, unique: true }) })),
   buzzer: oneOf(['none', 'epson-optional', 'xprinter-esc-b', 'star-external'] as const),
   qr: boolean(),

@@ -5,23 +5,28 @@ import { DOCUMENT_COST_LIMITS } from './limits.ts'
 
 export type DocumentCost = { -readonly [K in keyof typeof DOCUMENT_COST_LIMITS]: number }
 
+/** Magnified text costs its area: a character 2 wide and 2 tall counts as 4. */
+type Size = { width: number; height: number } | undefined
+
 type CostedSection =
-  | { type: 'text'; value: string }
-  | { type: 'row'; left: string; right: string }
+  | { type: 'text'; value: string; size?: Size }
+  | { type: 'row'; left: string; right: string; size?: Size }
   | { type: 'qr' | 'barcode' }
   | { type: 'image'; mediaType: 'image/png' | 'image/jpeg'; data: string }
   | { type: 'feed'; lines: number }
-  | { type: 'divider' | 'cut' }
+  | { type: 'divider' | 'cut' | 'drawer' | 'buzzer' }
+
+const area = (size: Size) => (size ? size.width * size.height : 1)
 
 export function documentCost(document: { sections: readonly CostedSection[] }): DocumentCost {
   const cost: DocumentCost = { textCharacters: 0, imagePixels: 0, imageRows: 0, codes: 0, feedLines: 0 }
   for (const section of document.sections) {
     switch (section.type) {
       case 'text':
-        cost.textCharacters += section.value.length
+        cost.textCharacters += section.value.length * area(section.size)
         break
       case 'row':
-        cost.textCharacters += section.left.length + section.right.length
+        cost.textCharacters += (section.left.length + section.right.length) * area(section.size)
         break
       case 'qr':
       case 'barcode':

@@ -1,4 +1,5 @@
-// The print document (OpenPrinter v1 section 5): the one definition the API, the agent and the
+// The print document (OpenPrinter v1 section 5) with printhub's extensions (text size, underline,
+// invert and font; the drawer and buzzer sections): the one definition the API, the agent and the
 // client library validate against.
 import { BARCODE_FORMATS, barcodeProblem } from './barcode.ts'
 import { documentCostProblems } from './document-cost.ts'
@@ -17,6 +18,32 @@ import { array, boolean, type Infer, integer, type Issue, object, oneOf, optiona
 
 export const PAPER_WIDTHS = [58, 80] as const
 export const TEXT_ALIGNMENTS = ['left', 'center', 'right'] as const
+export const UNDERLINES = ['single', 'double'] as const
+export const FONTS = ['a', 'b'] as const
+/** Character magnification: 1 to 8 times as wide, 1 to 8 times as tall. */
+export const MAX_TEXT_SIZE = 8
+export const DRAWER_PINS = [2, 5] as const
+/** The drawer's pulse, in ms: on, then off (ESC/POS counts in 2 ms steps up to 510 ms). */
+export const DRAWER_PULSE_MS = { min: 2, max: 510, on: 100, off: 500 } as const
+export const MAX_BUZZER_TIMES = 9
+/** One beep's length, in ms. */
+export const BUZZER_DURATION_MS = { min: 100, max: 2_000, default: 200 } as const
+
+/**
+ * How text prints, beyond OpenPrinter v1's alignment and bold (printhub extensions, see
+ * docs/document-extensions.md): magnified, underlined, white on black, in the small font.
+ */
+const textStyle = {
+  bold: optional(boolean()),
+  size: optional(object({ width: integer({ min: 1, max: MAX_TEXT_SIZE }), height: integer({ min: 1, max: MAX_TEXT_SIZE }) })),
+  underline: optional(oneOf(UNDERLINES)),
+  invert: optional(boolean()),
+  font: optional(oneOf(FONTS)),
+}
+/** The fields and sections OpenPrinter v1 does not have: printhub's own agents print them. */
+export const TEXT_STYLE_EXTENSIONS = ['size', 'underline', 'invert', 'font'] as const
+const ROW_EXTENSIONS = ['bold', ...TEXT_STYLE_EXTENSIONS] as const
+export const SECTION_EXTENSIONS = ['drawer', 'buzzer'] as const
 
 const utf8 = new TextEncoder()
 
@@ -31,12 +58,18 @@ function documentRuleOf(printable: boolean) {
     text: object({
       value: string({ max: MAX_TEXT_LENGTH }),
       align: optional(oneOf(TEXT_ALIGNMENTS)),
-      bold: optional(boolean()),
+      ...textStyle,
     }),
-    row: object({ left: string({ max: MAX_ROW_SIDE_LENGTH }), right: string({ max: MAX_ROW_SIDE_LENGTH }) }),
+    row: object({ left: string({ max: MAX_ROW_SIDE_LENGTH }), right: string({ max: MAX_ROW_SIDE_LENGTH }), ...textStyle }),
     divider: object({}),
     feed: object({ lines: integer({ min: 1, max: MAX_FEED_LINES }) }),
     cut: object({}),
+    drawer: object({
+      pin: oneOf(DRAWER_PINS),
+      onMs: optional(integer({ min: DRAWER_PULSE_MS.min, max: DRAWER_PULSE_MS.max })),
+      offMs: optional(integer({ min: DRAWER_PULSE_MS.min, max: DRAWER_PULSE_MS.max })),
+    }),
+    buzzer: object({ times: integer({ min: 1, max: MAX_BUZZER_TIMES }), durationMs: optional(integer({ min: BUZZER_DURATION_MS.min, max: BUZZER_DURATION_MS.max })) }),
     qr: object({
       value: andPrintable(string({ min: 1, max: MAX_QR_LENGTH }), (value) => {
         const bytes = utf8.encode(value).length
@@ -69,10 +102,27 @@ function documentRuleOf(printable: boolean) {
   )
 }
 
-/** The document as the hub accepts it: valid, and printable. */
+/**
+ * Where a document uses what OpenPrinter v1 does not have (printhub's extensions), one issue each,
+ * naming the field or section: such a document goes only to an agent that is printhub.
+ */
+export function documentExtensions(document: { sections: readonly object[] }): Issue[] {
+  const issues: Issue[] = []
+  document.sections.forEach((section, index) => {
+    const { type } = section as { type: string }
+    const fields = type === 'text' ? TEXT_STYLE_EXTENSIONS : type === 'row' ? ROW_EXTENSIONS : []
+    for (const field of fields) if ((section as Record<string, unknown>)[field] !== undefined) issues.push({ path: `sections[${index}].${field}`, message: `is a printhub extension (${type} ${field}) that OpenPrinter v1 does not have` })
+    if ((SECTION_EXTENSIONS as readonly string[]).includes(type)) issues.push({ path: `sections[${index}].type`, message: `is a printhub extension (the ${type} section) that OpenPrinter v1 does not have` })
+  })
+  return issues
+}
+
+/** The document as the hub accepts it: valid, and printable, with printhub's extensions. */
 export const documentRule = documentRuleOf(true)
+/** The document as a frame between two printhub ends carries it: shape and bounds, extensions too. */
+export const printhubWireDocumentRule = documentRuleOf(false)
 /** The document as an OpenPrinter frame carries it: shape and bounds only, as its schema says. */
-export const wireDocumentRule = documentRuleOf(false)
+export const wireDocumentRule = refine(printhubWireDocumentRule, documentExtensions)
 
 export type PrintDocument = Infer<typeof documentRule>
 export type Section = PrintDocument['sections'][number]

@@ -1,8 +1,11 @@
 // printhub's extensions to OpenPrinter v1, used only between two printhub ends that recognised each
 // other in the handshake: the agent names the product `printhub` in `agent.hello`, the hub names
 // itself in `server.hello`'s serverVersion (`printhub/<version>`). A stock OpenPrinter peer never
-// receives a frame outside the v1 schema, and a stock agent may not send these.
-import { agentMessageRuleWith, envelope, idempotencyKey } from './frames.ts'
+// receives a frame outside the v1 schema, and a stock agent may not send these. A stock agent is
+// never sent a document with printhub's extensions either: such a job fails with
+// `agent.extension_unsupported`, naming the extension (dispatcher).
+import { printhubWireDocumentRule } from './document.ts'
+import { agentMessageRuleWith, envelope, idempotencyKey, serverMessageRuleWith } from './frames.ts'
 import { type Infer, object } from './rules.ts'
 import { identifier, timestamp } from './values.ts'
 
@@ -28,3 +31,9 @@ const jobCancelled = envelope(object({ jobId: identifier, idempotencyKey, cancel
 
 export const printhubAgentMessageRule = agentMessageRuleWith({ 'printhub.job_completed': jobCompleted, 'printhub.job_cancelled': jobCancelled })
 export type PrinthubAgentMessage = Infer<typeof printhubAgentMessageRule>
+
+/**
+ * What a printhub hub sends a printhub agent: OpenPrinter's frames, with documents that may use
+ * printhub's extensions (text size, underline, invert, font; the drawer and buzzer sections).
+ */
+export const printhubServerMessageRule = serverMessageRuleWith(printhubWireDocumentRule)

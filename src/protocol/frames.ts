@@ -111,33 +111,41 @@ const agentMessages = {
 
 export const agentMessageRule = tagged('type', agentMessages)
 
-export const serverMessageRule = tagged('type', {
-  'server.hello': envelope(
-    object({
-      serverId: identifier,
-      serverVersion: shortString,
-      brand: object({ name: brandNameRule }),
-      sessionId: identifier,
-      supportedProtocolVersions: protocolVersions,
-      selectedProtocolVersion: oneOf([PROTOCOL_VERSION]),
-      heartbeatIntervalMs: integer({ min: 5_000, max: 300_000 }),
-      maxMessageBytes: integer({ min: 1_024, max: 2_097_152 }),
-    }),
-    'required',
-  ),
-  'server.heartbeat': envelope(object({ timeoutMs: integer({ min: 1_000, max: 120_000 }) }), 'forbidden'),
-  'server.print_job': envelope(
-    object({ jobId: identifier, idempotencyKey, printerId: identifier, createdAt: timestamp, document: wireDocumentRule, metadata: optional(wireMetadata) }),
-    'forbidden',
-  ),
-  'server.cancel_job': envelope(object({ jobId: identifier, reason: optional(string({ min: 1, max: 512 })) }), 'forbidden'),
-  'server.request_printer_inventory': envelope(object({}), 'forbidden'),
-  'server.configuration_invalidated': envelope(object({ scope: oneOf(['agent', 'printers', 'all']), revision: optional(string({ min: 1, max: 128 })) }), 'forbidden'),
-  'server.disconnect': envelope(
-    object({ code: identifier, reason: string({ min: 1, max: MAX_MESSAGE_LENGTH }), reconnect: boolean(), retryAfterMs: optional(integer({ min: 0, max: 86_400_000 })) }),
-    'forbidden',
-  ),
-})
+/**
+ * The frames a server sends, its print jobs' documents checked by `documents`: OpenPrinter's own
+ * here; printhub's, with its extensions, between two printhub ends (extensions.ts).
+ */
+export function serverMessageRuleWith(documents: typeof wireDocumentRule) {
+  return tagged('type', {
+    'server.hello': envelope(
+      object({
+        serverId: identifier,
+        serverVersion: shortString,
+        brand: object({ name: brandNameRule }),
+        sessionId: identifier,
+        supportedProtocolVersions: protocolVersions,
+        selectedProtocolVersion: oneOf([PROTOCOL_VERSION]),
+        heartbeatIntervalMs: integer({ min: 5_000, max: 300_000 }),
+        maxMessageBytes: integer({ min: 1_024, max: 2_097_152 }),
+      }),
+      'required',
+    ),
+    'server.heartbeat': envelope(object({ timeoutMs: integer({ min: 1_000, max: 120_000 }) }), 'forbidden'),
+    'server.print_job': envelope(
+      object({ jobId: identifier, idempotencyKey, printerId: identifier, createdAt: timestamp, document: documents, metadata: optional(wireMetadata) }),
+      'forbidden',
+    ),
+    'server.cancel_job': envelope(object({ jobId: identifier, reason: optional(string({ min: 1, max: 512 })) }), 'forbidden'),
+    'server.request_printer_inventory': envelope(object({}), 'forbidden'),
+    'server.configuration_invalidated': envelope(object({ scope: oneOf(['agent', 'printers', 'all']), revision: optional(string({ min: 1, max: 128 })) }), 'forbidden'),
+    'server.disconnect': envelope(
+      object({ code: identifier, reason: string({ min: 1, max: MAX_MESSAGE_LENGTH }), reconnect: boolean(), retryAfterMs: optional(integer({ min: 0, max: 86_400_000 })) }),
+      'forbidden',
+    ),
+  })
+}
+
+export const serverMessageRule = serverMessageRuleWith(wireDocumentRule)
 
 export type AgentMessage = Infer<typeof agentMessageRule>
 export type ServerMessage = Infer<typeof serverMessageRule>

@@ -1,18 +1,28 @@
 // The two command languages a profile can name, behind one interface: Epson ESC/POS (most
 // printers) and StarPRNT (Star's own printers). The layout code speaks only to this interface.
 import type { BarcodeFormat } from '../protocol/barcode.ts'
-import type { CommandSetName } from '../profiles/profile.ts'
+import type { CommandSetName, PrinterProfile } from '../profiles/profile.ts'
 import * as escpos from './escpos-commands.ts'
 import * as star from './starprnt-commands.ts'
 
 export type Alignment = escpos.Alignment
 export type CutKind = 'full' | 'partial'
+export type Underline = 'none' | 'single' | 'double'
+export type BuzzerKind = PrinterProfile['buzzer']
 
 export interface CommandSet {
   initialize(): Uint8Array
   selectCodePage(table: number): Uint8Array
   align(alignment: Alignment): Uint8Array
   bold(on: boolean): Uint8Array
+  /** Magnification, 1 to the profile's `text.maxSize` in each direction. */
+  size(width: number, height: number): Uint8Array
+  /** Double where the language has it, else single. */
+  underline(kind: Underline): Uint8Array
+  invert(on: boolean): Uint8Array
+  font(font: 'a' | 'b'): Uint8Array
+  /** A pulse on the cash drawer connector's pin 2 or 5. */
+  drawer(pin: 2 | 5, onMs: number, offMs: number): Uint8Array
   feed(lines: number): Uint8Array
   /** Cuts after the printer has fed whatever the profile says; a Star printer also feeds to its cutter itself. */
   cut(kind: CutKind): Uint8Array
@@ -32,6 +42,11 @@ const ESCPOS: CommandSet = {
   selectCodePage: escpos.selectCodeTable,
   align: escpos.selectJustification,
   bold: escpos.selectEmphasis,
+  size: escpos.selectCharacterSize,
+  underline: (kind) => escpos.selectUnderline(kind === 'none' ? 0 : kind === 'single' ? 1 : 2),
+  invert: escpos.selectReverse,
+  font: escpos.selectFont,
+  drawer: escpos.generatePulse,
   feed: escpos.printAndFeedLines,
   cut: escpos.cut,
   qr: (data, moduleDots) => [escpos.qrSelectModel2(), escpos.qrModuleSize(moduleDots), escpos.qrErrorCorrectionM(), escpos.qrStore(data), escpos.qrPrint()],
@@ -55,6 +70,11 @@ const STARPRNT: CommandSet = {
   selectCodePage: star.selectCodePage,
   align: star.specifyAlignment,
   bold: star.emphasis,
+  size: star.characterExpansion,
+  underline: (kind) => star.underline(kind !== 'none'),
+  invert: star.whiteBlackInvert,
+  font: star.selectFont,
+  drawer: star.drivePeripheral,
   feed: star.feedLines,
   cut: star.feedAndCut,
   qr: (data, moduleDots) => [star.qrSelectModel2(), star.qrErrorCorrectionM(), star.qrCellSize(moduleDots), star.qrStore(data), star.qrPrint()],
@@ -64,3 +84,17 @@ const STARPRNT: CommandSet = {
 }
 
 export const COMMAND_SETS: Readonly<Record<CommandSetName, CommandSet>> = { escpos: ESCPOS, starprnt: STARPRNT }
+
+/** The buzzer command of a profile's kind of buzzer: `times` beeps of `durationMs`; undefined for a model without one. */
+export function buzzerCommand(kind: BuzzerKind, times: number, durationMs: number): Uint8Array | undefined {
+  switch (kind) {
+    case 'epson-optional':
+      return escpos.beepBuzzer(times, durationMs)
+    case 'xprinter-esc-b':
+      return escpos.beepTimes(times, durationMs)
+    case 'star-external':
+      return star.externalBuzzer(times, durationMs)
+    case 'none':
+      return undefined
+  }
+}

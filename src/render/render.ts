@@ -6,13 +6,15 @@ import type { Connection } from '../domain/connection-uri.ts'
 import { barcodeCommands } from './barcode.ts'
 import { CodePageEncoder, type PrinterCodePage } from './code-page.ts'
 import { CODE_PAGES } from './code-pages.ts'
-import { COMMAND_SETS, type CommandSet } from './command-set.ts'
+import { buzzerCommand, COMMAND_SETS, type CommandSet } from './command-set.ts'
 import { RenderError } from './errors.ts'
 import { decodeImage, fitWidth, toDots } from './image.ts'
 import { Output } from './output.ts'
 import { qrCommands, qrDots } from './qr.ts'
 import { drawnCells } from './raster-text.ts'
 import { type CellWidth, layoutRow, wrapText } from './text-layout.ts'
+import { columnsOf, printable, styleOf } from './text-style.ts'
+import { BUZZER_DURATION_MS, DRAWER_PULSE_MS } from '../protocol/document.ts'
 
 export { RenderError, type RenderErrorCode } from './errors.ts'
 
@@ -21,6 +23,8 @@ export interface RenderTarget {
   readonly profile: PrinterProfile
   /** Characters per line in Font A (12 dots wide). */
   readonly columns: number
+  /** Characters per line in Font B (9 dots wide). */
+  readonly columnsFontB: number
   /** Printable width in dots (203 dpi). */
   readonly dotsPerLine: number
   readonly commands: CommandSet
@@ -47,6 +51,7 @@ export function renderTarget(profile: PrinterProfile, width: PaperWidth, link?: 
   return {
     profile,
     columns: geometry.columns,
+    columnsFontB: geometry.columnsFontB,
     dotsPerLine: geometry.dotsPerLine,
     commands: COMMAND_SETS[profile.commandSet],
     codePages: profile.codePages.map(({ page, table }) => ({ page: CODE_PAGES[page], table })),
@@ -61,28 +66,41 @@ export function targetFor(profileId: string, width: PaperWidth, link?: Connectio
   return renderTarget(profile, width, link)
 }
 
+/** What rendering made: the bytes, and what of the document the model could not do (it was left out). */
+export interface Rendered {
+  bytes: Uint8Array
+  warnings: string[]
+}
+
 /**
  * Renders a document, or throws a RenderError when some section cannot be printed. Only text
- * sections choose alignment and bold; images, QR codes and barcodes print centred, rows and
- * dividers left aligned, none bold, since the document cannot ask otherwise; the output ends
- * left aligned and not bold.
+ * and row sections choose a text style (rows always left aligned); images, QR codes and barcodes
+ * print centred, dividers left aligned, all in plain text, since the document cannot ask
+ * otherwise; the output ends left aligned in plain text.
  */
 export function render(document: PrintDocument, target: RenderTarget): Uint8Array {
+  return renderWithWarnings(document, target).bytes
+}
+
+/** Renders a document; what the model cannot do and the renderer left out (a buzzer it lacks) is in `warnings`. */
+export function renderWithWarnings(document: PrintDocument, target: RenderTarget): Rendered {
   const { commands } = target
   const text = new CodePageEncoder(target.codePages, commands.selectCodePage)
   const output = new Output(commands, text, target.dotsPerLine, target.bandRows)
   // Initialising puts the code page back to the printer's default, so the first page is selected after it.
   output.push(commands.initialize(), text.start())
   const cells = cellWidth(text)
+  const warnings: string[] = []
   document.sections.forEach((section, index) => {
     try {
-      renderSection(section, target, output, cells)
+      const warning = renderSection(section, target, output, cells)
+      if (warning) warnings.push(`sections[${index}]: ${warning}`)
     } catch (error) {
       throw error instanceof RenderError ? new RenderError(error.code, `sections[${index}]: ${error.message}`, error.retryable) : error
     }
   })
-  output.modes('left', false)
-  return output.bytes()
+  output.modes('left')
+  return { bytes: output.bytes(), warnings }
 }
 
 const hex = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`
@@ -98,41 +116,63 @@ function cellWidth(text: CodePageEncoder): CellWidth {
   }
 }
 
-function renderSection(section: Section, target: RenderTarget, output: Output, cells: CellWidth): void {
+/** Renders one section; returns why it was left out, when the model cannot do it at all. */
+function renderSection(section: Section, target: RenderTarget, output: Output, cells: CellWidth): string | undefined {
   const { commands, profile } = target
+  const columns = { a: target.columns, b: target.columnsFontB }
   switch (section.type) {
-    case 'text':
-      output.modes(section.align ?? 'left', section.bold ?? false)
-      return output.lines(wrapText(section.value, target.columns, cells))
-    case 'row':
+    case 'text': {
+      const { style, drawn } = printable(styleOf(section), profile.text)
+      output.modes(section.align ?? 'left', style, drawn)
+      output.lines(wrapText(section.value, columnsOf(style, columns), cells))
+      return
+    }
+    case 'row': {
       // The layout pads with spaces to the right edge, so it must print left aligned.
-      output.modes('left', false)
-      return output.lines(layoutRow(section.left, section.right, target.columns, cells))
+      const { style, drawn } = printable(styleOf(section), profile.text)
+      output.modes('left', style, drawn)
+      output.lines(layoutRow(section.left, section.right, columnsOf(style, columns), cells))
+      return
+    }
     case 'divider':
-      output.modes('left', false)
-      return output.lines(['-'.repeat(target.columns)])
+      output.modes('left')
+      output.lines(['-'.repeat(target.columns)])
+      return
     case 'feed':
-      return output.push(commands.feed(section.lines))
+      output.push(commands.feed(section.lines))
+      return
     case 'cut':
       // Feed the last printed line past the cutter (or the tear bar), then cut. A partial cut
       // leaves the ticket on a small hinge for staff to tear off instead of dropping it.
       if (profile.cut.feedLines > 0) output.push(commands.feed(profile.cut.feedLines))
       if (profile.cut.kind !== 'none') output.push(commands.cut(profile.cut.kind))
       return
+    case 'drawer':
+      if (!profile.drawer?.pins.includes(section.pin)) return `the printer model ${profile.id} has no cash drawer connector with pin ${section.pin}; the drawer was not opened`
+      output.push(commands.drawer(section.pin, section.onMs ?? DRAWER_PULSE_MS.on, section.offMs ?? DRAWER_PULSE_MS.off))
+      return
+    case 'buzzer': {
+      const beep = buzzerCommand(profile.buzzer, section.times, section.durationMs ?? BUZZER_DURATION_MS.default)
+      if (!beep) return `the printer model ${profile.id} has no buzzer; it did not beep`
+      output.push(beep)
+      return
+    }
     case 'qr':
-      output.modes('center', false)
+      output.modes('center')
       // A model without a QR command gets the symbol as a picture.
-      if (!profile.qr) return output.raster(qrDots(section.value, target.dotsPerLine))
-      return output.push(...qrCommands(section.value, target.dotsPerLine, commands))
+      if (!profile.qr) output.raster(qrDots(section.value, target.dotsPerLine))
+      else output.push(...qrCommands(section.value, target.dotsPerLine, commands))
+      return
     case 'barcode':
       if (!profile.barcodes.includes(section.format)) {
         throw new RenderError('render.barcode_unsupported', `the printer model ${profile.id} cannot print ${section.format} barcodes`, false)
       }
-      output.modes('center', false)
-      return output.push(...barcodeCommands(section.format, section.value, target.dotsPerLine, commands))
+      output.modes('center')
+      output.push(...barcodeCommands(section.format, section.value, target.dotsPerLine, commands))
+      return
     case 'image':
-      output.modes('center', false)
-      return output.raster(toDots(fitWidth(decodeImage(section.mediaType, section.data), target.dotsPerLine)))
+      output.modes('center')
+      output.raster(toDots(fitWidth(decodeImage(section.mediaType, section.data), target.dotsPerLine)))
+      return
   }
 }
-

@@ -78,3 +78,33 @@ export function rasterGraphic(widthBytes: number, height: number, rows: Uint8Arr
   command.set(rows, 9)
   return command
 }
+
+/** `ESC i n1 n2`: character expansion, n1 = height - 1 and n2 = width - 1 (0-5: 1 to 6 times). */
+export const characterExpansion = (width: number, height: number) => Uint8Array.of(ESC, 0x69, byte(height - 1), byte(width - 1))
+
+/** `ESC - n`: underline on (1) or off (0); StarPRNT has one thickness. */
+export const underline = (on: boolean) => Uint8Array.of(ESC, 0x2d, on ? 1 : 0)
+
+/** `ESC 4` selects white/black inverted printing, `ESC 5` cancels it. */
+export const whiteBlackInvert = (on: boolean) => Uint8Array.of(ESC, on ? 0x34 : 0x35)
+
+/** `ESC RS F n`: font, 0 for font A (12 x 24), 1 for font B (9 x 24). */
+export const selectFont = (font: 'a' | 'b') => Uint8Array.of(ESC, RS, 0x46, font === 'a' ? 0 : 1)
+
+/**
+ * `ESC BEL n1 n2` sets the drive pulse (on n1 x 10 ms, off n2 x 10 ms), then `BEL` drives
+ * peripheral 1 (the drawer connector's pin 2) or `SUB` peripheral 2 (pin 5).
+ */
+export function drivePeripheral(pin: 2 | 5, onMs: number, offMs: number): Uint8Array {
+  const tens = (ms: number) => Math.min(127, Math.max(1, Math.round(ms / 10)))
+  return Uint8Array.of(ESC, 0x07, tens(onMs), tens(offMs), pin === 2 ? 0x07 : 0x1a)
+}
+
+/**
+ * `ESC GS EM DC1 m n1 n2` sets the external buzzer's pulse on terminal 1 (on n1 x 20 ms, off
+ * n2 x 20 ms), then `ESC GS EM DC2 m n1 n2` sounds it n1 times (1-20).
+ */
+export function externalBuzzer(times: number, durationMs: number): Uint8Array {
+  const twenties = Math.min(255, Math.max(1, Math.round(durationMs / 20)))
+  return Uint8Array.of(ESC, GS, 0x19, 0x11, 1, twenties, twenties, ESC, GS, 0x19, 0x12, 1, byte(times), 0)
+}

@@ -76,15 +76,51 @@ describe('ESC/POS text', () => {
   })
 
   test('what the preview does not draw is named in a warning', () => {
-    const receipt = escpos(0x07, ESC, 'z', GS, '!', 0x11, ESC, '-', 1, ESC, 'M', 1, 'A', LF)
+    const receipt = escpos(0x07, ESC, 'z', ESC, 'G', 1, ESC, 'V', 1, ESC, '{', 1, 'A', LF)
     expect(lineTexts(receipt.blocks)).toEqual(['A'])
     expect(receipt.warnings).toEqual([
       'byte 0: control byte 0x07 is not read by the preview; ignored',
       'byte 1: unknown command ESC 0x7A; skipped',
-      'byte 3: GS ! (character size) is not drawn by the preview',
-      'byte 6: ESC - (underline) is not drawn by the preview',
-      'byte 9: ESC M (font) is not drawn by the preview',
+      'byte 3: ESC G (double-strike) is not drawn by the preview',
+      'byte 6: ESC V (90° rotation) is not drawn by the preview',
+      'byte 9: ESC { (upside-down) is not drawn by the preview',
     ])
+  })
+
+  test('character size, underline, white on black and font B are read into the runs; ESC ! sets them at once; ESC @ resets them', () => {
+    const receipt = escpos(GS, '!', 0x21, 'Big', ESC, '-', 2, GS, 'B', 1, ESC, 'M', 1, 'x', LF, ESC, '!', 0xb9, 'y', LF, ESC, '@', 'z', LF, GS, '!', 0x88, 'w', LF)
+    expect(receipt.blocks).toEqual([
+      {
+        kind: 'text',
+        alignment: 'left',
+        runs: [
+          { text: 'Big', bold: false, size: { width: 3, height: 2 } },
+          { text: 'x', bold: false, size: { width: 3, height: 2 }, underline: 2, invert: true, font: 'b' },
+        ],
+      },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'y', bold: true, size: { width: 2, height: 2 }, underline: 1, invert: true, font: 'b' }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'z', bold: false }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'w', bold: false }] },
+    ])
+    expect(receipt.warnings).toEqual(['byte 26: GS ! 0x88 is not a character size; ignored'])
+  })
+
+  test('a magnified line wraps at the paper: 48 columns of font A hold 24 double-wide characters', () => {
+    const receipt = escpos(GS, '!', 0x10, 'x'.repeat(25), LF)
+    expect(lineTexts(receipt.blocks)).toEqual(['x'.repeat(24), 'x'])
+    expect(receipt.warnings).toEqual(['byte 27: the line is longer than 24 characters; the printer wraps it'])
+  })
+
+  test('the drawer pulse and the buzzer are noted where they come; they print nothing', () => {
+    const receipt = escpos('A', ESC, 'p', 0, 50, 250, ESC, 'p', 49, 25, 25, LF, ESC, '(', 'A', 4, 0, 48, 49, 3, 2, ESC, 'B', 2, 4)
+    expect(receipt.blocks).toEqual([
+      { kind: 'pulse', pin: 2, onMs: 100, offMs: 500 },
+      { kind: 'pulse', pin: 5, onMs: 50, offMs: 50 },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'A', bold: false }] },
+      { kind: 'beep', times: 3, durationMs: 200 },
+      { kind: 'beep', times: 2, durationMs: 200 },
+    ])
+    expect(receipt.warnings).toEqual([])
   })
 })
 

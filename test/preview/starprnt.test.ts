@@ -28,6 +28,34 @@ describe('StarPRNT text', () => {
     expect(receipt.warnings).toEqual([])
   })
 
+  test('ESC i expands, ESC - underlines, ESC 4 and ESC 5 invert, ESC RS F picks the font; ESC @ resets them', () => {
+    const receipt = star(ESC, 'i', 1, 2, 'Big', ESC, '-', 1, ESC, '4', ESC, RS, 'F', 1, 'x', LF, ESC, '5', ESC, '-', 0, 'y', LF, ESC, '@', 'z', LF, ESC, 'i', 6, 0, 'w', LF)
+    expect(receipt.blocks).toEqual([
+      {
+        kind: 'text',
+        alignment: 'left',
+        runs: [
+          { text: 'Big', bold: false, size: { width: 3, height: 2 } },
+          { text: 'x', bold: false, size: { width: 3, height: 2 }, underline: 1, invert: true, font: 'b' },
+        ],
+      },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'y', bold: false, size: { width: 3, height: 2 }, font: 'b' }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'z', bold: false }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'w', bold: false }] },
+    ])
+    expect(receipt.warnings).toEqual(['byte 29: ESC i 6 0 is not a character expansion (0 to 5); ignored'])
+  })
+
+  test('ESC BEL sets the drawer pulse, BEL and SUB drive pins 2 and 5; ESC GS EM DC1 and DC2 sound the buzzer', () => {
+    const receipt = star(0x07, ESC, 0x07, 10, 50, 0x1a, ESC, GS, 0x19, 0x11, 1, 10, 10, ESC, GS, 0x19, 0x12, 1, 3, 0)
+    expect(receipt.blocks).toEqual([
+      { kind: 'pulse', pin: 2, onMs: 200, offMs: 200 },
+      { kind: 'pulse', pin: 5, onMs: 100, offMs: 500 },
+      { kind: 'beep', times: 3, durationMs: 200 },
+    ])
+    expect(receipt.warnings).toEqual([])
+  })
+
   test('a code table number can mean another page on another model', () => {
     const receipt = decodeReceipt(bytes(ESC, GS, 't', 7, 0xd5, LF), { ...STAR_80, codeTables: { 7: 'cp858' } })
     expect(lineTexts(receipt.blocks)).toEqual(['€'])

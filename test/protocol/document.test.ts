@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { documentRule } from '../../src/protocol/document.ts'
+import { documentExtensions, documentRule, printhubWireDocumentRule, wireDocumentRule } from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { JPEG_1X1, jpegWithSegment, PNG_1X1, pngOfSize } from '../support/images.ts'
 
@@ -124,5 +124,67 @@ describe('print document', () => {
       expect(result.issues).toHaveLength(32)
       expect(result.issues[31]).toEqual({ path: 'sections[31].lines', message: 'must be between 1 and 255 (got 0)' })
     }
+  })
+})
+
+describe("printhub's extensions of the document", () => {
+  test('text and row styles, the drawer and the buzzer are accepted within their ranges', () => {
+    accepts({ type: 'text', value: 'Table 12', size: { width: 8, height: 8 }, underline: 'double', invert: true, font: 'b', bold: true, align: 'center' })
+    accepts({ type: 'text', value: 'x', size: { width: 1, height: 2 }, underline: 'single', font: 'a' })
+    accepts({ type: 'row', left: 'Total', right: '12.50', bold: true, size: { width: 2, height: 1 }, underline: 'single', invert: false, font: 'b' })
+    accepts({ type: 'drawer', pin: 2 })
+    accepts({ type: 'drawer', pin: 5, onMs: 2, offMs: 510 })
+    accepts({ type: 'buzzer', times: 1 })
+    accepts({ type: 'buzzer', times: 9, durationMs: 2_000 })
+  })
+
+  test('every bad value is named by its path', () => {
+    rejects({ type: 'text', value: 'x', size: { width: 0, height: 1 } }, '.size.width', /between 1 and 8/)
+    rejects({ type: 'text', value: 'x', size: { width: 1, height: 9 } }, '.size.height', /between 1 and 8/)
+    rejects({ type: 'text', value: 'x', size: { width: 2 } }, '.size.height', /required/)
+    rejects({ type: 'text', value: 'x', size: { width: 2, height: 2, depth: 2 } }, '.size.depth', /not an allowed field/)
+    rejects({ type: 'text', value: 'x', size: 2 }, '.size', /must be an object/)
+    rejects({ type: 'text', value: 'x', underline: 'triple' }, '.underline', /one of/)
+    rejects({ type: 'text', value: 'x', underline: true }, '.underline', /one of/)
+    rejects({ type: 'text', value: 'x', invert: 'yes' }, '.invert', /true or false/)
+    rejects({ type: 'row', left: 'a', right: 'b', font: 'c' }, '.font', /one of/)
+    rejects({ type: 'row', left: 'a', right: 'b', align: 'center' }, '.align', /not an allowed field/)
+    rejects({ type: 'drawer', pin: 3 }, '.pin', /one of/)
+    rejects({ type: 'drawer' }, '.pin', /required/)
+    rejects({ type: 'drawer', pin: 2, onMs: 1 }, '.onMs', /between 2 and 510/)
+    rejects({ type: 'drawer', pin: 2, offMs: 511 }, '.offMs', /between 2 and 510/)
+    rejects({ type: 'drawer', pin: 2, onMs: 10.5 }, '.onMs', /integer/)
+    rejects({ type: 'buzzer', times: 0 }, '.times', /between 1 and 9/)
+    rejects({ type: 'buzzer', times: 10 }, '.times', /between 1 and 9/)
+    rejects({ type: 'buzzer', times: 1, durationMs: 99 }, '.durationMs', /between 100 and 2/)
+    rejects({ type: 'buzzer', times: 1, volume: 3 }, '.volume', /not an allowed field/)
+  })
+
+  test('magnified text costs its area in the document cost limit', () => {
+    const big = { type: 'text', value: 'x'.repeat(4_096), size: { width: 8, height: 8 } }
+    expect(issuesOf([big, big]).map((issue) => issue.message)).toEqual([expect.stringMatching(/^has 524,288 characters of text in all/)])
+    expect(issuesOf([{ type: 'text', value: big.value }, { type: 'text', value: big.value }])).toEqual([])
+  })
+
+  test('an OpenPrinter frame cannot carry them: the wire rule names each; between printhub ends they pass', () => {
+    const document = {
+      width: 80,
+      sections: [
+        { type: 'text', value: 'x', size: { width: 2, height: 2 }, font: 'b' },
+        { type: 'row', left: 'a', right: 'b', bold: true },
+        { type: 'drawer', pin: 2 },
+        { type: 'text', value: 'plain', bold: true },
+      ],
+    }
+    expect(documentExtensions(document)).toEqual([
+      { path: 'sections[0].size', message: 'is a printhub extension (text size) that OpenPrinter v1 does not have' },
+      { path: 'sections[0].font', message: 'is a printhub extension (text font) that OpenPrinter v1 does not have' },
+      { path: 'sections[1].bold', message: 'is a printhub extension (row bold) that OpenPrinter v1 does not have' },
+      { path: 'sections[2].type', message: 'is a printhub extension (the drawer section) that OpenPrinter v1 does not have' },
+    ])
+    const wire = validate(wireDocumentRule, document)
+    expect(wire.ok ? [] : wire.issues.map((issue) => issue.path)).toEqual(['sections[0].size', 'sections[0].font', 'sections[1].bold', 'sections[2].type'])
+    expect(validate(printhubWireDocumentRule, document).ok).toBe(true)
+    expect(validate(wireDocumentRule, { width: 80, sections: [{ type: 'text', value: 'plain', bold: true, align: 'right' }] }).ok).toBe(true)
   })
 })

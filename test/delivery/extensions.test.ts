@@ -1,0 +1,72 @@
+// printhub's document extensions through a real hub: the built-in agent (printhub) prints them, as
+// the printer's preview shows; an agent that is not printhub is never sent them: the job fails at
+// once with agent.extension_unsupported naming each, and its plain jobs still go to it.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { Job } from '../../src/protocol/job.ts'
+import { FakeAgent, pairAgent, virtualPrinter } from '../support/fake-agent.ts'
+import { startTestHub, submitJob, type TestHub } from '../support/hub.ts'
+import { previewOf } from '../support/virtual.ts'
+import { waitFor } from '../support/wait.ts'
+
+let t: TestHub
+let token: string
+beforeAll(async () => {
+  t = await startTestHub()
+  token = t.hub.store.adminTokens.create('tests').secret
+})
+afterAll(() => t.stop())
+
+const admin = async (method: string, path: string, body?: unknown) => (await t.request(method, `/admin/v1${path}`, { key: token, body })).json()
+const job = async (id: string): Promise<Job> => (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs/${id}`)).json()).job
+
+const TICKET = [
+  { type: 'text', value: 'Table 12', size: { width: 2, height: 2 }, align: 'center' },
+  { type: 'row', left: '2x Soup', right: '9.00', underline: 'single' },
+  { type: 'text', value: 'NO NUTS', invert: true, font: 'b' },
+  { type: 'drawer', pin: 2 },
+  { type: 'cut' },
+]
+
+describe('document extensions on the way to the printer', () => {
+  test('the built-in agent prints them: the preview reads large, underlined and inverted text and the drawer pulse', async () => {
+    const submitted = await submitJob(t, { document: { width: 80, sections: TICKET } })
+    await waitFor(async () => (await job(submitted.id)).state === 'COMPLETED')
+    const { receipt } = previewOf(t.hub.virtualPrinters.printed('virtual').at(-1)!)
+    expect(receipt.blocks.filter((b) => b.kind === 'text' || b.kind === 'pulse')).toEqual([
+      { kind: 'text', alignment: 'center', runs: [{ text: 'Table 12', bold: false, size: { width: 2, height: 2 } }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: `2x Soup${' '.repeat(48 - 11)}9.00`, bold: false, underline: 1 }] },
+      { kind: 'text', alignment: 'left', runs: [{ text: 'NO NUTS', bold: false, invert: true, font: 'b' }] },
+      { kind: 'pulse', pin: 2, onMs: 100, offMs: 500 },
+    ])
+    expect(receipt.warnings).toEqual([])
+  })
+
+  test('an agent that is not printhub gets none: the job fails, naming each extension; a plain job still goes to it', async () => {
+    const { code } = await admin('POST', '/pairing-codes', { ttlSeconds: 300 })
+    const credentials = await pairAgent(t.url, code, 'stock agent')
+    const agent = await FakeAgent.online(t.url, credentials, [virtualPrinter('till')])
+    try {
+      await waitFor(async () => (await admin('GET', '/agents')).agents.some((a: { id: string; online: boolean; printers: unknown[] }) => a.id === credentials.agentId && a.online && a.printers.length > 0))
+      expect((await t.request('POST', '/admin/v1/printers', { key: token, body: { projectId: t.projectId, id: 'till', agentId: credentials.agentId, agentPrinterId: 'till' } })).status).toBe(201)
+
+      const fancy = await submitJob(t, { printerId: 'till', document: { width: 80, sections: TICKET } })
+      const failed = await waitFor(async () => {
+        const now = await job(fancy.id)
+        return now.state === 'FAILED' ? now : undefined
+      })
+      expect(failed.lastErrorCode).toBe('agent.extension_unsupported')
+      expect(failed.lastErrorMessage).toContain("The printer's agent is not printhub and takes OpenPrinter v1 documents only: sections[0].size is a printhub extension (text size)")
+      for (const named of ['sections[1].underline', 'sections[2].invert', 'sections[2].font', 'sections[3].type']) expect(failed.lastErrorMessage).toContain(named)
+      // Not retryable: its attempts are spent at once.
+      expect(failed.attemptCount).toBe(failed.maxAttempts)
+
+      const plain = await submitJob(t, { printerId: 'till' })
+      const frame = await agent.next('server.print_job')
+      expect(frame.payload.document).toEqual({ width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'cut' }] })
+      expect(agent.all('server.print_job')).toHaveLength(1)
+      expect((await job(plain.id)).state).toBe('DISPATCHING')
+    } finally {
+      await agent.close()
+    }
+  })
+})
