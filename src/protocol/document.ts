@@ -127,3 +127,28 @@ export const wireDocumentRule = refine(printhubWireDocumentRule, documentExtensi
 export type PrintDocument = Infer<typeof documentRule>
 export type Section = PrintDocument['sections'][number]
 export type PaperWidth = (typeof PAPER_WIDTHS)[number]
+
+/** A job prints its document this many times at most (the job option `copies`). */
+export const MAX_COPIES = 10
+
+/**
+ * The document printed `copies` times, one after another, with a cut between each and the next
+ * (its own last cut when it ends with one): what the printer is sent for a job with copies, so
+ * every agent prints it as one job with one confirmation.
+ */
+export function withCopies<D extends { width: PaperWidth; sections: readonly object[] }>(document: D, copies: number): D {
+  if (copies <= 1) return document
+  const last = document.sections.at(-1) as { type?: string } | undefined
+  const copy = last?.type === 'cut' ? document.sections : [...document.sections, { type: 'cut' }]
+  const sections = Array.from({ length: copies }, (_, i) => (i === copies - 1 ? document.sections : copy)).flat()
+  return { ...document, sections }
+}
+
+/** What is wrong with printing the document `copies` times (too many sections, or over a cost limit), or undefined. */
+export function copiesProblem(document: PrintDocument, copies: number): string | undefined {
+  if (copies <= 1) return undefined
+  const printed = withCopies(document, copies)
+  if (printed.sections.length > MAX_SECTIONS) return `makes ${printed.sections.length} sections with the cuts between copies; a document may have at most ${MAX_SECTIONS}`
+  const costs = documentCostProblems(printed)
+  return costs.length > 0 ? `makes a document that ${costs[0]}` : undefined
+}

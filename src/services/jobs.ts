@@ -7,6 +7,7 @@ import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { metadataRule } from '../protocol/job-request.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
+import { withCopies } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
@@ -27,6 +28,8 @@ export interface JobRequest {
   expiresInMs?: number | undefined
   /** Default: MAX_ATTEMPTS.default. */
   maxAttempts?: number | undefined
+  /** The document printed this many times, one job (default 1). */
+  copies?: number | undefined
 }
 
 export type SubmitOutcome =
@@ -88,7 +91,9 @@ export class JobService {
    * Creates the job (or finds it by its idempotency key) and settles once it is on disk: a job is
    * never reported created that a power cut could take back.
    */
-  async submit(request: JobRequest): Promise<SubmitOutcome> {
+  async submit(asked: JobRequest): Promise<SubmitOutcome> {
+    // Copies are stored as what the printer is sent: the document again and again, a cut between.
+    const request = asked.copies && asked.copies > 1 ? { ...asked, document: withCopies(asked.document, asked.copies) } : asked
     const metadata = request.metadata ?? null
     if (!fitsInOneFrame(request.document, metadata)) return { kind: 'too_large' }
     const room = this.capacity.now()
