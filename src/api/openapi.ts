@@ -8,8 +8,8 @@ import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { discoveryRule } from '../protocol/discovery.ts'
 import { EVENT_TYPES, projectEventRule } from '../protocol/events.ts'
 import { healthRule } from '../protocol/health.ts'
-import { createJobResponseRule, JOB_STATES, jobRule, listJobsResponseRule, pagedJobsResponseRule } from '../protocol/job.ts'
-import { createJobRule } from '../protocol/job-request.ts'
+import { createJobResponseRule, JOB_STATES, jobRule, listJobsResponseRule, pagedJobsResponseRule, reprintJobResponseRule } from '../protocol/job.ts'
+import { createJobRule, reprintJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
 import { projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
@@ -69,6 +69,18 @@ const paths: Record<string, Record<string, Operation>> = {
       summary: 'Cancel a job that has not reached its agent',
       parameters: [projectId, jobId],
       responses: { 200: json(jobAnswer, 'CANCELLED: it never prints'), 202: json(jobAnswer, 'Its agent was asked to stop it and has not answered yet'), ...errors(400, 404, 409) },
+    }),
+  },
+  '/v1/projects/{projectId}/jobs/{jobId}/reprint': {
+    post: keyed('jobs:write', {
+      summary: 'Reprint a job: a new job of its stored document under a REPRINT banner with the original time',
+      parameters: [projectId, jobId],
+      requestBody: { required: true, content: { 'application/json': { schema: reprintJobRule.schema } } },
+      responses: {
+        202: json(reprintJobResponseRule.schema, 'The reprint, made'),
+        200: json(reprintJobResponseRule.schema, 'The reprint this idempotency key made before, as it is now'),
+        ...errors(400, 404, 409, 413, 415, 429, 507),
+      },
     }),
   },
   '/v1/projects/{projectId}/printers': {

@@ -2,8 +2,8 @@
 // where they are safe.
 import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule, PAIRING_PATH } from '../protocol/discovery.ts'
 import { type HealthResult, healthRule } from '../protocol/health.ts'
-import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule } from '../protocol/job.ts'
-import { type CreateJobInput, createJobRule } from '../protocol/job-request.ts'
+import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule, type ReprintJobResponse, reprintJobResponseRule } from '../protocol/job.ts'
+import { type CreateJobInput, createJobRule, reprintJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT, MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { type ProjectPrinter, projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
 import { type PairingRequest, pairingRequestRule, type PairingResponse, pairingResponseRule } from '../protocol/pairing.ts'
@@ -127,6 +127,17 @@ export class JobsApi {
   async cancel(jobId: string, options: RequestOptions = {}): Promise<Job> {
     const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}/cancel`
     return (await this.#connection.send({ method: 'POST', path, authenticated: true, retryable: true, contract: jobAnswerRule, signal: options.signal })).job
+  }
+
+  /**
+   * Prints a job again: a new job of its stored document under a REPRINT banner with the original's
+   * time. `idempotencyKey` is the reprint's own: a retry with it finds the reprint it made (so it
+   * is retried safely). `ApiError` `document_pruned` once the original is no longer kept.
+   */
+  async reprint(jobId: string, input: { idempotencyKey: string }, options: RequestOptions = {}): Promise<ReprintJobResponse> {
+    const body = checked(reprintJobRule, input)
+    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}/reprint`
+    return this.#connection.send({ method: 'POST', path, body, authenticated: true, retryable: true, contract: reprintJobResponseRule, signal: options.signal })
   }
 }
 

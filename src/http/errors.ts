@@ -43,6 +43,11 @@ export function conflict(message: string, details?: ErrorDetail[]): ApiError {
   return new ApiError('conflict', message, details ? { details } : {})
 }
 
+/** The job's document was pruned by retention: what needs it (a reprint) cannot be done. */
+export function documentPruned(): ApiError {
+  return new ApiError('document_pruned', "This job's document is no longer kept (finished jobs' documents are kept for the retention period); it cannot be reprinted. Send the job again.")
+}
+
 /** Too many tries from one address: try again after `retryAfterMs`. */
 export function rateLimited(code: 'rate_limited' | 'pairing_rate_limited', message: string, retryAfterMs: number): ApiError {
   return new ApiError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })

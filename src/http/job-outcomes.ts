@@ -1,8 +1,8 @@
-// What a job submission's outcome is, in HTTP terms, for every route that creates jobs.
+// What a job submission's outcome is, in HTTP terms, for every route that creates jobs (and reprints them).
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import type { Job } from '../protocol/job.ts'
-import { type ApplicationCancelOutcome, ENTITLEMENT_RETRY_AFTER_SECONDS, type SubmitOutcome } from '../services/jobs.ts'
-import { ApiError, notFound, storageFull } from './errors.ts'
+import { type ApplicationCancelOutcome, ENTITLEMENT_RETRY_AFTER_SECONDS, type ReprintOutcome, type SubmitOutcome } from '../services/jobs.ts'
+import { ApiError, conflict, documentPruned, notFound, storageFull } from './errors.ts'
 
 /** The job created or found again, or the error that says why there is none. */
 export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boolean } {
@@ -25,6 +25,29 @@ export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boo
         {
         headers: { 'retry-after': String(ENTITLEMENT_RETRY_AFTER_SECONDS) },
       })
+  }
+}
+
+/** A reprint in HTTP terms: the new job (or the one its key made before) and the job it reprints; 404, 409 otherwise. */
+export function reprintedJob(outcome: ReprintOutcome): { job: Job; duplicate: boolean; reprintOf: string } {
+  switch (outcome.kind) {
+    case 'unknown_job':
+      throw notFound('This project has no such job.')
+    case 'document_gone':
+      throw documentPruned()
+    case 'printer_removed':
+      throw notFound("This job's printer was removed: there is nothing to reprint it on.")
+    case 'no_room_for_mark':
+      throw conflict('The REPRINT banner would take the document past what a document may be; send the job again instead.')
+    case 'created':
+    case 'duplicate':
+      // A key that made a job other than a reprint is answered as the job it made, reprinting nothing.
+      if (outcome.reprintOf === undefined) throw conflict('This idempotency key was used for a job that is not a reprint; use a new key for the reprint.')
+      return { ...submittedJob(outcome), reprintOf: outcome.reprintOf }
+    default:
+      // Too large, no room, a full disk: said as for any submission (submittedJob throws them).
+      submittedJob(outcome)
+      throw new Error(`a reprint outcome ${outcome.kind} has no answer`)
   }
 }
 

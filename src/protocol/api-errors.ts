@@ -13,6 +13,8 @@ export const API_ERRORS = {
   conflict: 409,
   /** The job has reached its agent or is finished: an application can no longer cancel it. */
   job_not_cancellable: 409,
+  /** The job's document is no longer kept (retention pruned it): it cannot be reprinted. */
+  document_pruned: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   upgrade_required: 426,

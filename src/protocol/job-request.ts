@@ -33,3 +33,6 @@ export const createJobRule = refine(
 )
 
 export type CreateJobInput = Infer<typeof createJobRule>
+
+/** The body of POST /v1/projects/:projectId/jobs/:jobId/reprint: the reprint's own idempotency key. */
+export const reprintJobRule = object({ idempotencyKey: string({ min: 1, max: MAX_IDEMPOTENCY_KEY_LENGTH }) })

@@ -68,5 +68,11 @@ export const jobRule: Rule<Job> = object({
 })
 
 export const createJobResponseRule: Rule<CreateJobResponse> = object({ job: jobRule, duplicate: boolean() })
+
+/** A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job it reprints. */
+export interface ReprintJobResponse extends CreateJobResponse {
+  reprintOf: string
+}
+export const reprintJobResponseRule: Rule<ReprintJobResponse> = object({ job: jobRule, duplicate: boolean(), reprintOf: text })
 export const listJobsResponseRule: Rule<ListJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }) })
 export const pagedJobsResponseRule: Rule<PagedJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }), nextCursor: nullable(string({ min: 1, max: 32_768 })) })

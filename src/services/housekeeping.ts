@@ -17,6 +17,8 @@ export const PRUNE_INTERVAL_MS = 60_000
  * its counters with it; 100 a step held the event loop up to 10 ms at the p99).
  */
 export const PRUNE_BATCH = 50
+/** How long past the retention period a pruned job is remembered by its ID. */
+export const PRUNED_JOBS_REMEMBERED_DAYS = 60
 /** Events deleted in one step (a row each, no document or timeline). */
 const EVENT_PRUNE_BATCH = 500
 /** Free pages given back to the file system in one step, and steps in one pass at most. */
@@ -98,6 +100,12 @@ export class Housekeeping {
       result.jobs += result.overBudget
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
+        result.records += deleted
+      }
+      // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention period.
+      const forgetBefore = this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000
+      for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.retention.forgetPrunedJobs(forgetBefore, PRUNE_BATCH)
         result.records += deleted
       }
       // Applications' events: their own period, whatever the jobs' (a bound on their number too).

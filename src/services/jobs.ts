@@ -5,17 +5,15 @@ import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
-import { metadataRule } from '../protocol/job-request.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
-import { withCopies } from '../protocol/document.ts'
+import { documentRule, withCopies } from '../protocol/document.ts'
+import { reprintDocument } from '../domain/reprint.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
-/** The metadata field that marks a reprint, naming the job it reprints. */
-export const REPRINT_OF = 'reprintOf'
 
 export interface JobRequest {
   projectId: string
@@ -30,6 +28,8 @@ export interface JobRequest {
   maxAttempts?: number | undefined
   /** The document printed this many times, one job (default 1). */
   copies?: number | undefined
+  /** The job this one reprints. */
+  reprintOf?: string | undefined
 }
 
 export type SubmitOutcome =
@@ -44,11 +44,11 @@ export type SubmitOutcome =
   | { kind: 'storage_full'; freeMb: number; minFreeMb: number }
 
 export type ReprintOutcome =
-  | SubmitOutcome
+  | (SubmitOutcome & { reprintOf?: string })
   | { kind: 'unknown_job' }
   | { kind: 'document_gone' }
   | { kind: 'printer_removed' }
-  /** The reprint mark does not fit the limits the original met without it. */
+  /** The reprint banner would take the document past what a document may be. */
   | { kind: 'no_room_for_mark' }
 
 /** How long an application's cancellation waits for the agent's answer before it is answered as pending. */
@@ -110,6 +110,7 @@ export class JobService {
       metadata,
       expiresInMs: request.expiresInMs ?? EXPIRES_IN_MS.default,
       maxAttempts: request.maxAttempts ?? MAX_ATTEMPTS.default,
+      reprintOf: request.reprintOf ?? null,
     })
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     if (outcome.kind === 'created') this.listener.jobCreated(outcome.job.printerId)
@@ -118,16 +119,30 @@ export class JobService {
     return outcome
   }
 
-  /** The same document again, on the same printer, marked as a reprint of `jobId`. */
-  async reprint(jobId: string): Promise<ReprintOutcome> {
+  /**
+   * The same document again, on the same printer, under a REPRINT banner with the original's time;
+   * the new job remembers the one it reprints. `projectId`, when given, must be the job's (an
+   * application's reprint); `idempotencyKey` makes a retry find the reprint it made.
+   */
+  async reprint(jobId: string, options: { projectId?: string; idempotencyKey?: string } = {}): Promise<ReprintOutcome> {
     const original = this.store.jobs.get(jobId)
-    if (!original) return { kind: 'unknown_job' }
-    const document = this.store.jobs.document(original.id)
-    if (!document) return { kind: 'document_gone' }
+    if (!original || (options.projectId !== undefined && original.projectId !== options.projectId)) {
+      // Deleted by retention: said as such (its document is gone), not as a job that never was.
+      const pruned = options.projectId !== undefined && !original && this.store.jobs.wasPruned(options.projectId, jobId)
+      return { kind: pruned ? 'document_gone' : 'unknown_job' }
+    }
+    if (options.idempotencyKey !== undefined) {
+      const known = this.store.jobs.byIdempotencyKey(original.projectId, options.idempotencyKey)
+      if (known) return { kind: 'duplicate', job: known, reprintOf: this.store.jobs.reprintOf(known.id) ?? undefined }
+    }
+    const stored = this.store.jobs.document(original.id)
+    if (!stored) return { kind: 'document_gone' }
     if (!this.store.printers.get(original.printerId)) return { kind: 'printer_removed' }
-    const metadata = { ...original.metadata, [REPRINT_OF]: original.id }
-    if (!validate(metadataRule, metadata).ok || !fitsInOneFrame(document, metadata)) return { kind: 'no_room_for_mark' }
-    return this.submit({ projectId: original.projectId, printerId: original.printerId, idempotencyKey: `reprint-${original.id}-${crypto.randomUUID()}`, document, metadata })
+    const document = reprintDocument(stored, Date.parse(original.createdAt))
+    if (!validate(documentRule, document).ok || !fitsInOneFrame(document, original.metadata)) return { kind: 'no_room_for_mark' }
+    const idempotencyKey = options.idempotencyKey ?? `reprint-${original.id}-${crypto.randomUUID()}`
+    const outcome = await this.submit({ projectId: original.projectId, printerId: original.printerId, idempotencyKey, document, metadata: original.metadata, reprintOf: original.id })
+    return outcome.kind === 'created' || outcome.kind === 'duplicate' ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined } : outcome
   }
 
   /**

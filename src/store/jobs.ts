@@ -62,6 +62,8 @@ export interface NewJob {
   metadata: Record<string, string> | null
   expiresInMs: number
   maxAttempts: number
+  /** The job this one reprints. */
+  reprintOf?: string | null
 }
 
 /** What the dashboard's job list filters by; every field narrows the list. */
@@ -129,9 +131,9 @@ export class Jobs {
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
-    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number]>(
-      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
+    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null]>(
+      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of)
+       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
     )
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
@@ -180,7 +182,7 @@ export class Jobs {
     if (openBytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: open?.open_bytes ?? 0, limit: this.openBytesLimit }
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now)!
+    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null)!
     this.insertDocument.run(row.seq, document)
     return { kind: 'created', job: toJob(row) }
   }
@@ -194,6 +196,21 @@ export class Jobs {
   get(id: string): Job | undefined {
     const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
     return row ? toJob(row) : undefined
+  }
+
+  /** The job a reprint was made from; null for a job that is not a reprint (undefined: no such job). */
+  reprintOf(id: string): string | null | undefined {
+    return this.db.query<{ reprint_of: string | null }, [string]>('SELECT reprint_of FROM jobs WHERE id = ?').get(id)?.reprint_of
+  }
+
+  /** Whether retention deleted the project's job of this ID (remembered for a while: services/housekeeping.ts). */
+  wasPruned(projectId: string, id: string): boolean {
+    return this.db.query<{ one: number }, [string, string]>('SELECT 1 AS one FROM pruned_jobs WHERE id = ? AND project_id = ?').get(id, projectId) !== null
+  }
+
+  /** The reprints made of a job, oldest first. */
+  reprintsOf(id: string): string[] {
+    return this.db.query<{ id: string }, [string]>('SELECT id FROM jobs INDEXED BY jobs_reprints WHERE reprint_of = ? ORDER BY seq').all(id).map((row) => row.id)
   }
 
   /** The printer record a job was created for. */

@@ -335,6 +335,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (webhook_id, id) WHERE delivered_at IS NULL;
     `,
   },
+  {
+    version: 8,
+    description: 'a reprint remembers the job it reprints, found both ways; pruned jobs are remembered by ID for a while',
+    sql: `
+      -- The job a reprint was made from (its ID); NULL for any other job. Kept when the original is
+      -- pruned: the reprint still says what it reprinted.
+      ALTER TABLE jobs ADD COLUMN reprint_of TEXT;
+      CREATE INDEX jobs_reprints ON jobs (reprint_of) WHERE reprint_of IS NOT NULL;
+
+      -- The jobs retention deleted, by ID, with their project and creation time: asked to reprint
+      -- one, the hub says it was pruned rather than that it never was. Forgotten in their turn
+      -- (housekeeping, by creation time).
+      CREATE TABLE pruned_jobs (
+        id TEXT PRIMARY KEY,
+        project_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX pruned_jobs_by_age ON pruned_jobs (created_at);
+      CREATE TRIGGER jobs_remembered_when_pruned AFTER DELETE ON jobs
+      BEGIN
+        INSERT OR IGNORE INTO pruned_jobs (id, project_id, created_at) VALUES (OLD.id, OLD.project_id, OLD.created_at);
+      END;
+    `,
+  },
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

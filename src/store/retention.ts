@@ -94,6 +94,13 @@ export class Retention {
     })
   }
 
+  /** Forgets at most `limit` pruned jobs (by ID) created before `before`; how many. */
+  forgetPrunedJobs(before: number, limit: number): number {
+    return this.commits.defer(
+      () => this.db.run('DELETE FROM pruned_jobs WHERE id IN (SELECT id FROM pruned_jobs INDEXED BY pruned_jobs_by_age WHERE created_at < ? ORDER BY created_at LIMIT ?)', [before, limit]).changes,
+    )
+  }
+
   /** Gives up to `pages` free pages of the file back to the file system (the database keeps its size otherwise). */
   releaseSpace(pages: number): void {
     this.commits.commit()

@@ -53,6 +53,17 @@ describe('the client following jobs', () => {
     assert.deepEqual(error.details, [{ path: 'job.state', message: 'COMPLETED' }])
   })
 
+  test('reprint: a new job linked to its original, found again by its key; an unknown job is not_found', async () => {
+    const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: 'follow-to-reprint', document: { width: 80, sections: [{ type: 'text', value: 'again' }] } })
+    const made = await client.jobs.reprint(job.id, { idempotencyKey: 'follow-reprint' })
+    assert.equal(made.reprintOf, job.id)
+    assert.equal(made.duplicate, false)
+    assert.equal(made.job.idempotencyKey, 'follow-reprint')
+    const again = await client.jobs.reprint(job.id, { idempotencyKey: 'follow-reprint' })
+    assert.deepEqual([again.duplicate, again.job.id], [true, made.job.id])
+    await rejectsWith(client.jobs.reprint('job_00000000000000000000000000000000', { idempotencyKey: 'nothing' }), 404, 'not_found')
+  })
+
   test("the project's printers and their state", async () => {
     const printers = await client.printers.list()
     assert.deepEqual(printers.map((p) => p.name).sort(), ['demo', 'held'])

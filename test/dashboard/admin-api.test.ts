@@ -114,14 +114,23 @@ describe('admin API', () => {
     }
   })
 
-  test('a reprint of a job whose metadata is full is refused, and nothing is made', async () => {
+  test('a reprint keeps the metadata as it was and links both ways; one whose banner would pass the section limit is refused, and nothing is made', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`, 'v']))
     const posted = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'full', metadata, document: { width: 80, sections: [{ type: 'cut' }] } } })
-    expect(posted.status).toBe(202)
     const { job } = (await posted.json()) as { job: Job }
+    const reprint = await admin<{ job: Job; reprintOf: string }>('POST', `/jobs/${job.id}/reprint`)
+    expect(reprint.status).toBe(202)
+    expect(reprint.body.reprintOf).toBe(job.id)
+    expect(reprint.body.job.metadata).toEqual(metadata)
+    expect((await admin('GET', `/jobs/${reprint.body.job.id}`)).body).toMatchObject({ reprintOf: job.id, reprints: [] })
+    expect((await admin('GET', `/jobs/${job.id}`)).body).toMatchObject({ reprintOf: null, reprints: [reprint.body.job.id] })
+
+    const full = Array.from({ length: 256 }, () => ({ type: 'divider' }))
+    const long = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'long', document: { width: 80, sections: full } } })
     const before = (await admin('GET', '/jobs')).body.jobs.length
-    const reprint = await admin('POST', `/jobs/${job.id}/reprint`)
-    expect(reprint.status).toBe(409)
+    const refused = await admin('POST', `/jobs/${((await long.json()) as { job: Job }).job.id}/reprint`)
+    expect(refused.status).toBe(409)
+    expect(refused.body.error.message).toContain('REPRINT banner')
     expect((await admin('GET', '/jobs')).body.jobs.length).toBe(before)
   })
 })

@@ -185,16 +185,23 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'job', 'desktop')
   })
 
-  test('reprint makes a new job with a new idempotency key, marked as a reprint, and it prints', async () => {
+  test('reprint asks first, makes a new job with a new idempotency key under a REPRINT banner, linked both ways, and it prints', async () => {
+    const asked: string[] = []
+    page.once('dialog', (dialog) => void asked.push(dialog.message()))
     await page.getByRole('button', { name: 'Reprint' }).click()
     await page.waitForFunction((original) => location.hash.startsWith('#/jobs/') && !location.hash.endsWith(original), made.jobId)
     made.reprintId = page.url().split('#/jobs/')[1]!
     await page.locator(`a[href="#/jobs/${made.jobId}"]`).waitFor()
     await page.locator('.badge[data-state="COMPLETED"]').first().waitFor()
     const [original, copy] = await Promise.all([adminGet<{ job: Job }>(`/jobs/${made.jobId}`), adminGet<{ job: Job }>(`/jobs/${made.reprintId}`)])
-    expect(copy.job.metadata).toEqual({ reprintOf: made.jobId })
+    expect(asked).toEqual(['Print this ticket again? It prints with a REPRINT banner and the time of the first one.'])
+    expect(copy.job.metadata).toEqual(original.job.metadata)
     expect(copy.job.idempotencyKey).not.toBe(original.job.idempotencyKey)
     expect(copy.job.printerId).toBe(original.job.printerId)
+    await page.locator(`[data-reprint-of="${made.jobId}"]`).waitFor()
+    await page.goto(`/dashboard/#/jobs/${made.jobId}`)
+    await page.locator(`[data-reprints] a[href="#/jobs/${made.reprintId}"]`).waitFor()
+    await page.goto(`/dashboard/#/jobs/${made.reprintId}`)
   })
 
   test('cancel a job waiting for an unreachable printer', async () => {

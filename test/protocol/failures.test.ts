@@ -48,8 +48,8 @@ describe('failure codes', () => {
 })
 
 describe('API error codes', () => {
-  test('each has one status; 409 is conflict, or the one refusal that says more (a job no longer cancellable); the pairing codes are 400 as OpenPrinter answers them', () => {
-    expect(Object.entries(API_ERRORS).filter(([, status]) => status === 409).map(([code]) => code)).toEqual(['conflict', 'job_not_cancellable'])
+  test('each has one status; 409 is conflict, or a refusal that says more (a job no longer cancellable, a document pruned); the pairing codes are 400 as OpenPrinter answers them', () => {
+    expect(Object.entries(API_ERRORS).filter(([, status]) => status === 409).map(([code]) => code)).toEqual(['conflict', 'job_not_cancellable', 'document_pruned'])
     for (const code of PAIRING_ERROR_CODES) expect(API_ERRORS[code]).toBe(400)
     for (const code of Object.keys(API_ERRORS)) expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/)
   })

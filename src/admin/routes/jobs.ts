@@ -1,6 +1,6 @@
 // Jobs: the list with filters, one job with its timeline, its receipt, cancelling, reprinting.
 import { conflict, notFound } from '../../http/errors.ts'
-import { submittedJob } from '../../http/job-outcomes.ts'
+import { reprintedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
 import { JOB_LIST_LIMIT } from '../../protocol/limits.ts'
 import type { JobFilter } from '../../store/jobs.ts'
@@ -38,7 +38,15 @@ export function jobRoutes(context: AdminContext) {
     .get('/jobs/:id', ({ params }) => {
       const job = jobOr404(params.id)
       const printer = store.printers.get(job.printerId)
-      return { job, timeline: store.jobs.timeline(job.id), printer: printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null, document: store.jobs.document(job.id) ?? null }
+      return {
+        job,
+        timeline: store.jobs.timeline(job.id),
+        printer: printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null,
+        document: store.jobs.document(job.id) ?? null,
+        // The link between a reprint and its original, both ways.
+        reprintOf: store.jobs.reprintOf(job.id) ?? null,
+        reprints: store.jobs.reprintsOf(job.id),
+      }
     })
     .get('/jobs/:id/preview.png', async ({ params }) => {
       const job = jobOr404(params.id)
@@ -55,12 +63,7 @@ export function jobRoutes(context: AdminContext) {
       return { job: outcome.job, cancellation: outcome.kind }
     })
     .post('/jobs/:id/reprint', async ({ params, set }) => {
-      const outcome = await jobs.reprint(params.id)
-      if (outcome.kind === 'unknown_job') throw notFound('There is no such job.')
-      if (outcome.kind === 'document_gone') throw notFound("This job's document is no longer kept.")
-      if (outcome.kind === 'printer_removed') throw conflict("This job's printer was removed.")
-      if (outcome.kind === 'no_room_for_mark') throw conflict("This job's metadata has no room for the reprint mark; the application must send it again.")
-      const created = submittedJob(outcome)
+      const created = reprintedJob(await jobs.reprint(params.id))
       set.status = 202
       return created
     })

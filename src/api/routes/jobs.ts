@@ -1,18 +1,20 @@
 // The job routes of the public API: create a job, list the newest jobs (the specification's);
-// one job, and an application's cancellation (beside them).
+// one job, an application's cancellation and reprint (beside them).
 import { Elysia } from 'elysia'
-import { cancelledJob, projectJob, submittedJob } from '../../http/job-outcomes.ts'
+import { cancelledJob, projectJob, reprintedJob, submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import type { QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
-import type { CreateJobResponse, Job, ListJobsResponse, PagedJobsResponse } from '../../protocol/job.ts'
-import { createJobRule } from '../../protocol/job-request.ts'
+import type { CreateJobResponse, Job, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
+import { createJobRule, reprintJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import { authenticate } from '../auth.ts'
 import type { ApiContext } from '../context.ts'
 import { encodeCursor, readJobListRequest } from '../job-list-query.ts'
 
 const JOBS_PATH = '/v1/projects/:projectId/jobs'
+/** A reprint's body is its idempotency key. */
+const REPRINT_BODY_BYTES = 4_096
 
 export function jobRoutes({ store, jobs, submissions }: ApiContext) {
   return new Elysia()
@@ -69,6 +71,26 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
         const { status, body } = cancelledJob(await jobs.cancelForApplication(params.projectId, params.jobId))
         set.status = status
         return body
+      },
+      { parse: 'none' },
+    )
+    .post(
+      `${JOBS_PATH}/:jobId/reprint`,
+      async ({ request, params, set }): Promise<ReprintJobResponse> => {
+        const key = authenticate(store, request, params.projectId, 'jobs:write')
+        new QueryReader(request.url, []).check()
+        const { idempotencyKey } = await readValidBody(request, reprintJobRule, REPRINT_BODY_BYTES, `key:${key.id}`)
+        // A reprint is a job against the key's rate, as a submission is (its document is already stored).
+        const share = submissions.take(key.id, 0)
+        let outcome: Awaited<ReturnType<typeof jobs.reprint>> | undefined
+        try {
+          outcome = await jobs.reprint(params.jobId, { projectId: params.projectId, idempotencyKey })
+        } finally {
+          if (outcome?.kind !== 'created') share.giveBack()
+        }
+        const answer = reprintedJob(outcome)
+        set.status = answer.duplicate ? 200 : 202
+        return answer
       },
       { parse: 'none' },
     )

@@ -16,7 +16,12 @@ interface JobDetail {
   timeline: JobEvent[]
   printer: { id: string; remoteId: string; name: string | null } | null
   document: PrintDocument | null
+  /** The job this one reprints, and the reprints made of it. */
+  reprintOf: string | null
+  reprints: string[]
 }
+
+const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
 
 const EVENT_WORDS: Record<string, string> = {
   PENDING: 'Waiting',
@@ -75,17 +80,26 @@ function jobDetail(main: HTMLElement, id: string) {
         job.lastErrorCode ? h('dt', {}, 'Last error') : null,
         job.lastErrorCode ? h('dd', {}, `${job.lastErrorMessage} (${job.lastErrorCode})`) : null,
         job.metadata ? h('dt', {}, 'Metadata') : null,
-        job.metadata ? h('dd', {}, Object.entries(job.metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', k === 'reprintOf' ? h('a', { href: `#/jobs/${v}` }, v) : v))) : null,
+        job.metadata ? h('dd', {}, Object.entries(job.metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', v))) : null,
+        detail.reprintOf ? h('dt', {}, 'Reprint of') : null,
+        detail.reprintOf ? h('dd', { 'data-reprint-of': detail.reprintOf }, jobLink(detail.reprintOf)) : null,
+        detail.reprints.length > 0 ? h('dt', {}, 'Reprinted as') : null,
+        detail.reprints.length > 0 ? h('dd', { 'data-reprints': '' }, ...detail.reprints.map((reprint) => h('div', {}, jobLink(reprint)))) : null,
       ),
       h(
         'div',
         { class: 'actions' },
         cancellable ? action('Cancel job', () => api('POST', `/jobs/${job.id}/cancel`), problem, { danger: true, confirmation: 'Cancel this job? It will not print.' }) : null,
-        action('Reprint', async () => {
-          const { job: copy } = await api<{ job: Job }>('POST', `/jobs/${job.id}/reprint`)
-          announce('Reprint created')
-          location.hash = `#/jobs/${copy.id}`
-        }, problem),
+        action(
+          'Reprint',
+          async () => {
+            const { job: copy } = await api<{ job: Job }>('POST', `/jobs/${job.id}/reprint`)
+            announce('Reprint created')
+            location.hash = `#/jobs/${copy.id}`
+          },
+          problem,
+          { confirmation: 'Print this ticket again? It prints with a REPRINT banner and the time of the first one.' },
+        ),
       ),
       h('div', { class: 'table-wrap' }, timelineTable(detail.timeline)),
       h('h2', {}, 'Receipt'),
@@ -122,7 +136,7 @@ export const jobsPage: Page = {
               { class: 'jobs' },
               h('caption', { class: 'visually-hidden' }, 'Jobs'),
               h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Printer'), h('th', { scope: 'col' }, 'Job'))),
-              h('tbody', {}, ...jobs.map((j) => h('tr', { 'data-job': j.id }, h('td', {}, badge(j.state)), h('td', {}, time(j.createdAt)), h('td', {}, printerName(j.printerId)), h('td', {}, h('a', { href: `#/jobs/${j.id}` }, j.metadata?.reprintOf ? `${j.id} (reprint)` : j.id))))),
+              h('tbody', {}, ...jobs.map((j) => h('tr', { 'data-job': j.id }, h('td', {}, badge(j.state)), h('td', {}, time(j.createdAt)), h('td', {}, printerName(j.printerId)), h('td', {}, h('a', { href: `#/jobs/${j.id}` }, j.id))))),
             ),
         more ? h('p', { class: 'intro' }, 'Showing the newest 100; narrow the filters to see older jobs.') : null,
       )
