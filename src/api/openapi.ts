@@ -13,6 +13,7 @@ import { createJobRule, reprintJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
 import { projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
+import { projectImageResponseRule, projectImagesResponseRule, putImageRule } from '../protocol/project-images.ts'
 import { type JsonSchema, object } from '../protocol/rules.ts'
 import { createdWebhookRule, createWebhookRule, webhooksResponseRule } from '../protocol/webhooks.ts'
 import { VERSION } from '../domain/version.ts'
@@ -118,6 +119,19 @@ const paths: Record<string, Record<string, Operation>> = {
   },
   '/v1/projects/{projectId}/webhooks/{webhookId}': {
     delete: keyed('webhooks:write', { summary: 'Delete a webhook (its waiting deliveries too)', parameters: [projectId, pathParameter('webhookId', 'A webhook of the project.')], responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } }),
+  },
+  '/v1/projects/{projectId}/images': {
+    get: keyed('jobs:read', { summary: "The project's stored images (a logo section prints one by name)", parameters: [projectId], responses: { 200: json(projectImagesResponseRule.schema, 'The images, without their data'), ...errors(400) } }),
+  },
+  '/v1/projects/{projectId}/images/{name}': {
+    put: keyed('jobs:write', {
+      summary: 'Store or replace an image of the project, for logo sections of that name',
+      parameters: [projectId, pathParameter('name', 'Letters, digits, ".", "_" and "-", 1-64 characters.')],
+      requestBody: { required: true, content: { 'application/json': { schema: putImageRule.schema } } },
+      responses: { 201: json(projectImageResponseRule.schema, 'Stored'), 200: json(projectImageResponseRule.schema, 'Replaced'), ...errors(400, 409, 413, 415, 507) },
+    }),
+    get: keyed('jobs:read', { summary: 'One stored image, without its data', parameters: [projectId, pathParameter('name', 'The image.')], responses: { 200: json(projectImageResponseRule.schema, 'The image'), ...errors(400, 404) } }),
+    delete: keyed('jobs:write', { summary: 'Delete a stored image (jobs made keep their copy)', parameters: [projectId, pathParameter('name', 'The image.')], responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } }),
   },
   '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } } } },
 }

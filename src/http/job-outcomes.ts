@@ -2,7 +2,7 @@
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import type { Job } from '../protocol/job.ts'
 import { type ApplicationCancelOutcome, ENTITLEMENT_RETRY_AFTER_SECONDS, type ReprintOutcome, type SubmitOutcome } from '../services/jobs.ts'
-import { ApiError, conflict, documentPruned, notFound, storageFull } from './errors.ts'
+import { ApiError, conflict, documentPruned, invalidRequest, notFound, storageFull } from './errors.ts'
 
 /** The job created or found again, or the error that says why there is none. */
 export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boolean } {
@@ -10,6 +10,8 @@ export function submittedJob(outcome: SubmitOutcome): { job: Job; duplicate: boo
     case 'created':
     case 'duplicate':
       return { job: outcome.job, duplicate: outcome.kind === 'duplicate' }
+    case 'invalid':
+      throw invalidRequest(outcome.issues)
     case 'too_large':
       throw new ApiError('payload_too_large', `The document does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame.`)
     case 'unknown_printer':

@@ -14,7 +14,7 @@ type CostedSection =
   | { type: 'qr' | 'barcode' }
   | { type: 'image'; mediaType: 'image/png' | 'image/jpeg'; data: string }
   | { type: 'feed'; lines: number }
-  | { type: 'divider' | 'cut' | 'drawer' | 'buzzer' }
+  | { type: 'divider' | 'cut' | 'drawer' | 'buzzer' | 'logo' }
 
 const area = (size: Size) => (size ? size.width * size.height : 1)
 

@@ -15,6 +15,7 @@ import {
   MAX_TEXT_LENGTH,
 } from './limits.ts'
 import { array, boolean, type Infer, integer, type Issue, object, oneOf, optional, refine, type Rule, string, tagged } from './rules.ts'
+import { imageName } from './project-images.ts'
 
 export const PAPER_WIDTHS = [58, 80] as const
 export const TEXT_ALIGNMENTS = ['left', 'center', 'right'] as const
@@ -43,7 +44,7 @@ const textStyle = {
 /** The fields and sections OpenPrinter v1 does not have: printhub's own agents print them. */
 export const TEXT_STYLE_EXTENSIONS = ['size', 'underline', 'invert', 'font'] as const
 const ROW_EXTENSIONS = ['bold', ...TEXT_STYLE_EXTENSIONS] as const
-export const SECTION_EXTENSIONS = ['drawer', 'buzzer'] as const
+export const SECTION_EXTENSIONS = ['drawer', 'buzzer', 'logo'] as const
 
 const utf8 = new TextEncoder()
 
@@ -70,6 +71,8 @@ function documentRuleOf(printable: boolean) {
       offMs: optional(integer({ min: DRAWER_PULSE_MS.min, max: DRAWER_PULSE_MS.max })),
     }),
     buzzer: object({ times: integer({ min: 1, max: MAX_BUZZER_TIMES }), durationMs: optional(integer({ min: BUZZER_DURATION_MS.min, max: BUZZER_DURATION_MS.max })) }),
+    // A project's stored image, by name: the hub puts the image in its place when it takes the job.
+    logo: object({ name: imageName }),
     qr: object({
       value: andPrintable(string({ min: 1, max: MAX_QR_LENGTH }), (value) => {
         const bytes = utf8.encode(value).length

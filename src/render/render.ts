@@ -174,5 +174,8 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
       output.modes('center')
       output.raster(toDots(fitWidth(decodeImage(section.mediaType, section.data), target.dotsPerLine)))
       return
+    case 'logo':
+      // The hub puts the project's image in a logo's place when it takes the job; alone, it names nothing printable.
+      throw new RenderError('render.image_invalid', `the logo "${section.name}" is an image stored on the hub; it prints in jobs the hub takes, not on its own`, false)
   }
 }

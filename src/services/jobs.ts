@@ -2,7 +2,9 @@
 // and printed pairing codes (the admin API), cancellations (the admin API and the CLI). Outcomes
 // are values; each edge says them in its own words.
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
-import type { PrintDocument } from '../protocol/document.ts'
+import type { PrintDocument, Section } from '../protocol/document.ts'
+import { documentCostProblems } from '../protocol/document-cost.ts'
+import type { Issue } from '../protocol/rules.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
@@ -42,6 +44,8 @@ export type SubmitOutcome =
   | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
   /** The disk is (nearly) full: no new job until there is room. */
   | { kind: 'storage_full'; freeMb: number; minFreeMb: number }
+  /** A logo the project has no image of, or the document once its logos are in place breaks a limit. */
+  | { kind: 'invalid'; issues: Issue[] }
 
 export type ReprintOutcome =
   | (SubmitOutcome & { reprintOf?: string })
@@ -92,8 +96,11 @@ export class JobService {
    * never reported created that a power cut could take back.
    */
   async submit(asked: JobRequest): Promise<SubmitOutcome> {
+    const withLogos = this.placeLogos(asked.projectId, asked.document)
+    if ('issues' in withLogos) return { kind: 'invalid', issues: withLogos.issues }
     // Copies are stored as what the printer is sent: the document again and again, a cut between.
-    const request = asked.copies && asked.copies > 1 ? { ...asked, document: withCopies(asked.document, asked.copies) } : asked
+    const document = asked.copies && asked.copies > 1 ? withCopies(withLogos.document, asked.copies) : withLogos.document
+    const request = { ...asked, document }
     const metadata = request.metadata ?? null
     if (!fitsInOneFrame(request.document, metadata)) return { kind: 'too_large' }
     const room = this.capacity.now()
@@ -117,6 +124,26 @@ export class JobService {
     await this.store.commits.durable()
     if (outcome.kind === 'unknown_printer') return { kind: 'unknown_printer', printerId: request.printerId }
     return outcome
+  }
+
+  /**
+   * The document with each logo section replaced by the project's image of that name, as an image
+   * section (the job keeps its own copy); the issues when a name has no image, or the images make
+   * the document cost more than a document may.
+   */
+  private placeLogos(projectId: string, document: PrintDocument): { document: PrintDocument } | { issues: Issue[] } {
+    if (!document.sections.some((section) => section.type === 'logo')) return { document }
+    const issues: Issue[] = []
+    const sections = document.sections.map((section, index): Section => {
+      if (section.type !== 'logo') return section
+      const image = this.store.images.data(projectId, section.name)
+      if (!image) issues.push({ path: `document.sections[${index}].name`, message: `names no image of this project ("${section.name}"); upload it with PUT /v1/projects/${projectId}/images/${section.name}` })
+      return image ? { type: 'image', ...image } : section
+    })
+    if (issues.length > 0) return { issues }
+    const placed = { ...document, sections }
+    const costs = documentCostProblems(placed)
+    return costs.length > 0 ? { issues: costs.map((message) => ({ path: 'document', message: `with its logos in place ${message}` })) } : { document: placed }
   }
 
   /**

@@ -359,6 +359,24 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 9,
+    description: "each project's stored images (a logo), printed by name",
+    sql: `
+      -- An image a project uploads once and its documents name (a logo section), its data as the
+      -- document's image section carries it (base64). A job takes a copy when it is made.
+      CREATE TABLE project_images (
+        project_id TEXT NOT NULL REFERENCES projects (id),
+        name TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        width INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (project_id, name)
+      ) STRICT;
+    `,
+  },
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

@@ -17,6 +17,7 @@ import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
 import { Events } from './events.ts'
 import { Webhooks } from './webhooks.ts'
+import { ProjectImages } from './images.ts'
 import { JobLog } from './job-log.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
 
@@ -61,12 +62,15 @@ export class Store {
   readonly events: Events
   /** Each project's webhooks and their outbox. */
   readonly webhooks: Webhooks
+  /** Each project's stored images (logos). */
+  readonly images: ProjectImages
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
     const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
     this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
     this.webhooks = new Webhooks(db, now)
+    this.images = new ProjectImages(db, now)
     this.events = new Events(db, this.commits, now, this.webhooks)
     // Each job change leaves its event in the project's log, in the change's own transaction.
     const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id, now) => {

@@ -150,3 +150,9 @@ describe('the preview picture', () => {
     expect(height([{ type: 'text', value: 'A' }])).toBe(30)
   })
 })
+
+describe('a logo section on its own', () => {
+  test('is refused by the renderer, naming the logo: only the hub, which stores the image, can print it', () => {
+    expect(() => run([{ type: 'logo', name: 'cafe-logo' }], profile('epson-tm-t20iii'))).toThrow('sections[0]: the logo "cafe-logo" is an image stored on the hub; it prints in jobs the hub takes, not on its own')
+  })
+})

@@ -1,0 +1,67 @@
+// A project's stored images (a printhub extension): `PUT …/images/:name` uploads or replaces one
+// (scope jobs:write), documents print it with a `logo` section of that name; `GET` lists them or
+// says one (jobs:read), `DELETE` removes one (jobs:write). Jobs already made keep their copy.
+import { Elysia } from 'elysia'
+import { conflict, invalidField, notFound, storageFull } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
+import { QueryReader } from '../../http/query.ts'
+import { imageHeader } from '../../protocol/image.ts'
+import { MAX_IMAGE_BASE64_LENGTH } from '../../protocol/limits.ts'
+import { imageName, MAX_PROJECT_IMAGES, putImageRule } from '../../protocol/project-images.ts'
+import { validate } from '../../protocol/rules.ts'
+import { authenticate } from '../auth.ts'
+import type { ApiContext } from '../context.ts'
+
+const IMAGES_PATH = '/v1/projects/:projectId/images'
+/** The body: the image's base64 and a little JSON around it. */
+const MAX_BODY = MAX_IMAGE_BASE64_LENGTH + 1_024
+
+/** The name in the address, checked as a logo section's is. */
+function nameOf(name: string): string {
+  const checked = validate(imageName, name)
+  if (!checked.ok) throw invalidField('name', checked.issues[0]!.message)
+  return checked.value
+}
+
+export function imageRoutes({ store, capacity }: ApiContext) {
+  return new Elysia()
+    .put(
+      `${IMAGES_PATH}/:name`,
+      async ({ request, params, set }) => {
+        const key = authenticate(store, request, params.projectId, 'jobs:write')
+        new QueryReader(request.url, []).check()
+        const name = nameOf(params.name)
+        const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
+        if (capacity.now().full) throw storageFull("The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.")
+        const size = imageHeader(input.mediaType, input.data)
+        if (typeof size === 'string') throw invalidField('data', size)
+        const known = store.images.data(params.projectId, name) !== undefined
+        if (!known && store.images.count(params.projectId) >= MAX_PROJECT_IMAGES) throw conflict(`A project keeps at most ${MAX_PROJECT_IMAGES} images; delete one first.`)
+        const { created, image } = store.commits.write(() => store.images.put(params.projectId, name, { ...input, ...size }))
+        await store.commits.durable()
+        set.status = created ? 201 : 200
+        return { image }
+      },
+      { parse: 'none' },
+    )
+    .get(IMAGES_PATH, ({ request, params }) => {
+      authenticate(store, request, params.projectId, 'jobs:read')
+      new QueryReader(request.url, []).check()
+      return { images: store.images.list(params.projectId) }
+    })
+    .get(`${IMAGES_PATH}/:name`, ({ request, params }) => {
+      authenticate(store, request, params.projectId, 'jobs:read')
+      new QueryReader(request.url, []).check()
+      const image = store.images.list(params.projectId).find((one) => one.name === nameOf(params.name))
+      if (!image) throw notFound('This project has no image of that name.')
+      return { image }
+    })
+    .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set }) => {
+      authenticate(store, request, params.projectId, 'jobs:write')
+      new QueryReader(request.url, []).check()
+      if (!store.commits.write(() => store.images.delete(params.projectId, nameOf(params.name)))) throw notFound('This project has no image of that name.')
+      await store.commits.durable()
+      set.status = 204
+      return null
+    })
+}

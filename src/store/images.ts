@@ -1,0 +1,66 @@
+// Each project's stored images: uploaded once (a logo), named by documents' logo sections, copied
+// into each job that names them when it is made (so a job prints what it was made with, even after
+// the image is replaced or deleted).
+import type { Database } from 'bun:sqlite'
+import type { ImageMediaType } from '../protocol/image.ts'
+import { iso } from './time.ts'
+
+export interface StoredImage {
+  name: string
+  mediaType: ImageMediaType
+  width: number
+  height: number
+  /** Bytes of the image (decoded from its base64). */
+  bytes: number
+  updatedAt: string
+}
+
+interface ImageRow {
+  name: string
+  media_type: ImageMediaType
+  data: string
+  width: number
+  height: number
+  updated_at: number
+}
+
+const base64Bytes = (data: string) => (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0)
+const toImage = (row: ImageRow): StoredImage => ({ name: row.name, mediaType: row.media_type, width: row.width, height: row.height, bytes: base64Bytes(row.data), updatedAt: iso(row.updated_at) })
+
+export class ProjectImages {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  /** Stores (or replaces) the project's image of this name; whether it was new. */
+  put(projectId: string, name: string, image: { mediaType: ImageMediaType; data: string; width: number; height: number }): { created: boolean; image: StoredImage } {
+    const created = !this.db.query<{ one: number }, [string, string]>('SELECT 1 AS one FROM project_images WHERE project_id = ? AND name = ?').get(projectId, name)
+    const row = this.db
+      .query<ImageRow, [string, string, string, string, number, number, number]>(
+        `INSERT INTO project_images (project_id, name, media_type, data, width, height, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, name) DO UPDATE SET media_type = excluded.media_type, data = excluded.data, width = excluded.width, height = excluded.height, updated_at = excluded.updated_at
+         RETURNING name, media_type, data, width, height, updated_at`,
+      )
+      .get(projectId, name, image.mediaType, image.data, image.width, image.height, this.now())!
+    return { created, image: toImage(row) }
+  }
+
+  /** The image's data, as an image section carries it; undefined when the project has none of that name. */
+  data(projectId: string, name: string): { mediaType: ImageMediaType; data: string } | undefined {
+    const row = this.db.query<{ media_type: ImageMediaType; data: string }, [string, string]>('SELECT media_type, data FROM project_images WHERE project_id = ? AND name = ?').get(projectId, name)
+    return row ? { mediaType: row.media_type, data: row.data } : undefined
+  }
+
+  list(projectId: string): StoredImage[] {
+    return this.db.query<ImageRow, [string]>('SELECT name, media_type, data, width, height, updated_at FROM project_images WHERE project_id = ? ORDER BY name').all(projectId).map(toImage)
+  }
+
+  count(projectId: string): number {
+    return this.db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM project_images WHERE project_id = ?').get(projectId)!.n
+  }
+
+  delete(projectId: string, name: string): boolean {
+    return this.db.run('DELETE FROM project_images WHERE project_id = ? AND name = ?', [projectId, name]).changes === 1
+  }
+}
