@@ -33,6 +33,7 @@ export const FAILURES = {
   'render.barcode_invalid': { retryable: false, meaning: "A barcode's value is not valid for its format." },
   'render.barcode_too_wide': { retryable: false, meaning: 'A barcode is wider than the paper.' },
   'render.image_invalid': { retryable: false, meaning: 'An image could not be decoded, or is too large.' },
+  'render.feature_ignored': { retryable: false, meaning: "A section asks for what the printer's model does not have (a drawer pin, a buzzer): it is left out and the rest prints. A note in the job's timeline, never the reason a job failed." },
   // The job itself.
   'job.recovery_uncertain': { retryable: false, meaning: 'The agent stopped while the job was being printed; it may have printed. A person decides whether to reprint.' },
   'job.expired': { retryable: false, meaning: 'The job expired before it reached the printer.' },

@@ -7,6 +7,7 @@ import { barcodeCommands } from './barcode.ts'
 import { CodePageEncoder, type PrinterCodePage } from './code-page.ts'
 import { CODE_PAGES } from './code-pages.ts'
 import { buzzerCommand, COMMAND_SETS, type CommandSet } from './command-set.ts'
+import { leftOut } from './capabilities.ts'
 import { RenderError } from './errors.ts'
 import { decodeImage, fitWidth, toDots } from './image.ts'
 import { Output } from './output.ts'
@@ -147,14 +148,16 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
       if (profile.cut.feedLines > 0) output.push(commands.feed(profile.cut.feedLines))
       if (profile.cut.kind !== 'none') output.push(commands.cut(profile.cut.kind))
       return
-    case 'drawer':
-      if (!profile.drawer?.pins.includes(section.pin)) return `the printer model ${profile.id} has no cash drawer connector with pin ${section.pin}; the drawer was not opened`
+    case 'drawer': {
+      const why = leftOut(section, profile)
+      if (why) return why
       output.push(commands.drawer(section.pin, section.onMs ?? DRAWER_PULSE_MS.on, section.offMs ?? DRAWER_PULSE_MS.off))
       return
+    }
     case 'buzzer': {
-      const beep = buzzerCommand(profile.buzzer, section.times, section.durationMs ?? BUZZER_DURATION_MS.default)
-      if (!beep) return `the printer model ${profile.id} has no buzzer; it did not beep`
-      output.push(beep)
+      const why = leftOut(section, profile)
+      if (why) return why
+      output.push(buzzerCommand(profile.buzzer, section.times, section.durationMs ?? BUZZER_DURATION_MS.default)!)
       return
     }
     case 'qr':

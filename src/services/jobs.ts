@@ -10,6 +10,8 @@ import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { documentRule, withCopies } from '../protocol/document.ts'
 import { reprintDocument } from '../domain/reprint.ts'
+import { findProfile } from '../profiles/catalog.ts'
+import { sectionsLeftOut } from '../render/capabilities.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
@@ -119,11 +121,20 @@ export class JobService {
       maxAttempts: request.maxAttempts ?? MAX_ATTEMPTS.default,
       reprintOf: request.reprintOf ?? null,
     })
+    if (outcome.kind === 'created') this.noteLeftOut(outcome.job, request.document)
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     if (outcome.kind === 'created') this.listener.jobCreated(outcome.job.printerId)
     await this.store.commits.durable()
     if (outcome.kind === 'unknown_printer') return { kind: 'unknown_printer', printerId: request.printerId }
     return outcome
+  }
+
+  /** Notes in the new job's timeline each section its printer's model will leave out (a buzzer it lacks), before it prints. */
+  private noteLeftOut(job: Job, document: PrintDocument): void {
+    const profile = findProfile(this.store.printers.get(job.printerId)?.profile ?? '')
+    if (!profile) return
+    const left = sectionsLeftOut(document.sections, profile)
+    if (left.length > 0) this.store.commits.write(() => left.forEach(({ path, message }) => this.store.jobs.note(job.id, 'render.feature_ignored', `${path}: ${message}`)))
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from './ids.ts'
@@ -255,6 +256,18 @@ export class Jobs {
   }
 
   /** Every state the job went through, oldest first. */
+  /**
+   * A note in the job's timeline at its state now (attempt 0), with a code of the failure family
+   * and a message: something people should know that changes no state (a section the printer's
+   * model leaves out). In the open transaction.
+   */
+  note(id: string, code: FailureCode, message: string): void {
+    this.db.run(
+      'INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message) SELECT seq, ?, state, 0, ?, ? FROM jobs WHERE id = ?',
+      [this.now(), code, message.slice(0, MAX_FAILURE_MESSAGE_LENGTH), id],
+    )
+  }
+
   timeline(id: string): JobEvent[] {
     return this.db
       .query<{ at: number; state: JobState; attempt: number; error_code: string | null; error_message: string | null }, [string]>(

@@ -61,3 +61,17 @@ describe('copies', () => {
     expect(jobCount()).toBe(count)
   })
 })
+
+describe("what the printer's model leaves out", () => {
+  test("a buzzer on a model without one is noted in the job's timeline when the job is made; the rest prints", async () => {
+    const token = t.hub.store.adminTokens.create('notes').secret
+    const made = await submitJob(t, { document: { width: 80, sections: [{ type: 'buzzer', times: 2 }, { type: 'text', value: 'Order up' }] } })
+    await waitFor(async () => (await job(made.id)).state === 'COMPLETED')
+    const { timeline } = await (await t.request('GET', `/admin/v1/jobs/${made.id}`, { key: token })).json()
+    expect(timeline.filter((event: { errorCode: string | null }) => event.errorCode === 'render.feature_ignored')).toEqual([
+      { at: expect.any(String), state: 'PENDING', attempt: 0, errorCode: 'render.feature_ignored', errorMessage: 'sections[0]: the printer model generic-80mm has no buzzer: the section is left out' },
+    ])
+    expect((await job(made.id)).lastErrorCode).toBeNull()
+    expect(previewOf(t.hub.virtualPrinters.printed('virtual').at(-1)!).text.filter((line) => line !== '')).toEqual(['Order up'])
+  })
+})

@@ -118,7 +118,7 @@ describe('the drawer and the buzzer', () => {
   test('a model without a drawer connector leaves the drawer out and says so', () => {
     const model = PROFILES.find((p) => p.drawer === null)!
     const { bytes: out, warnings, preview } = run([{ type: 'text', value: 'x' }, { type: 'drawer', pin: 2 }], model)
-    expect(warnings).toEqual([`sections[1]: the printer model ${model.id} has no cash drawer connector with pin 2; the drawer was not opened`])
+    expect(warnings).toEqual([`sections[1]: the printer model ${model.id} has no cash drawer connector with pin 2: the section is left out, the drawer stays shut`])
     expect(contains(out, bytes(ESC, 'p'))).toBe(false)
     expect(preview.receipt.blocks.some((b) => b.kind === 'pulse')).toBe(false)
   })
@@ -134,7 +134,7 @@ describe('the drawer and the buzzer', () => {
     expect(run([{ type: 'buzzer', times: 2 }], profile('epson-tm-t20iii')).preview.receipt.blocks).toEqual([{ kind: 'beep', times: 2, durationMs: 200 }])
     const silent = PROFILES.find((p) => p.buzzer === 'none')!
     const { warnings, bytes: out } = run([{ type: 'buzzer', times: 3 }], silent)
-    expect(warnings).toEqual([`sections[0]: the printer model ${silent.id} has no buzzer; it did not beep`])
+    expect(warnings).toEqual([`sections[0]: the printer model ${silent.id} has no buzzer: the section is left out`])
     expect(out.length).toBe(run([], silent).bytes.length)
   })
 })
