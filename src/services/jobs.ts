@@ -131,6 +131,8 @@ export class JobService {
 
   /** Notes in the new job's timeline each section its printer's model will leave out (a buzzer it lacks), before it prints. */
   private noteLeftOut(job: Job, document: PrintDocument): void {
+    // Most documents have neither: no printer lookup on the submission's path for them.
+    if (!document.sections.some((section) => section.type === 'drawer' || section.type === 'buzzer')) return
     const profile = findProfile(this.store.printers.get(job.printerId)?.profile ?? '')
     if (!profile) return
     const left = sectionsLeftOut(document.sections, profile)
