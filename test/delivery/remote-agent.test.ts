@@ -102,6 +102,17 @@ describe('a remote agent', () => {
     expect(done!.submittedAt).not.toBeNull()
     expect(printedCount('first')).toBe(1)
     expect(readFileSync(paper, 'latin1').startsWith('\x1b@')).toBe(true)
+
+    // printhub's document extensions reach a printhub agent (it said so in its hello), and print.
+    const styled = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(jobBody({ printerId: 'kitchen', idempotencyKey: 'styled', document: { width: 80, sections: [{ type: 'text', value: '<styled>', size: { width: 2, height: 2 } }, { type: 'drawer', pin: 2 }] } })),
+    })
+    expect(styled.status).toBe(202)
+    const [styledDone] = await untilFinished([((await styled.json()) as { job: Job }).job.id])
+    expect(styledDone).toMatchObject({ state: 'COMPLETED', lastErrorCode: null })
+    expect(readFileSync(paper, 'latin1')).toContain('\x1d!\x11<styled>\n\x1bp\x002\xfa\x1d!\x00')
   })
 
   test('killed with -9 at random moments under load: no job lost, none printed twice', async () => {
