@@ -4,7 +4,7 @@
 import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
-import { documentExtensions } from '../protocol/document.ts'
+import { documentForAgent } from './agent-documents.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
@@ -249,27 +249,26 @@ export class Dispatcher implements AgentListener {
     else this.scheduleDispatch(printerId)
   }
 
-  /** Sends an attempt; every field comes from what is stored, so sending it again is byte-identical. */
-  private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt): boolean {
+  /** Sends an attempt; every field comes from what is stored (and made from it the same way), so sending it again is byte-identical. */
+  private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt, document = this.store.jobs.document(job.id)!): boolean {
     const wireId = wireJobId(job.id, attempt)
     return session.send({
       messageId: `m.${wireId}`,
       sentAt: new Date(dispatchedAt).toISOString(),
       type: 'server.print_job',
-      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document: this.store.jobs.document(job.id)! },
+      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document },
     })
   }
 
   private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {
     const { job, attempt } = delivery
-    // An agent other than printhub takes OpenPrinter's documents only: one with printhub's extensions fails, naming them.
-    const extensions = session.isPrinthubAgent ? [] : documentExtensions(this.store.jobs.document(job.id)!)
-    if (extensions.length > 0) {
-      const named = extensions.map((issue) => `${issue.path} ${issue.message}`).join('; ')
+    const document = documentForAgent(this.store, session.isPrinthubAgent, printerId, job.id)
+    if ('refused' in document) {
+      const named = document.refused.map((issue) => `${issue.path} ${issue.message}`).join('; ')
       this.store.jobStates.failAttempt(job.id, attempt, failure('agent.extension_unsupported', `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`), 0)
       return this.scheduleDispatch(printerId)
     }
-    const sent = this.send(session, agentPrinterId, delivery)
+    const sent = this.send(session, agentPrinterId, delivery, document.document)
     const timer = setTimeout(() => {
       const flight = this.inFlight.get(job.id)
       if (flight?.timer !== timer) return

@@ -2,8 +2,9 @@
 // other in the handshake: the agent names the product `printhub` in `agent.hello`, the hub names
 // itself in `server.hello`'s serverVersion (`printhub/<version>`). A stock OpenPrinter peer never
 // receives a frame outside the v1 schema, and a stock agent may not send these. A stock agent is
-// never sent a document with printhub's extensions either: such a job fails with
-// `agent.extension_unsupported`, naming the extension (dispatcher).
+// never sent a document with printhub's extensions either: it gets the document rendered down to
+// OpenPrinter's sections (render/standard-document.ts), or the job fails with
+// `agent.extension_unsupported`, naming what no section can carry.
 import { printhubWireDocumentRule } from './document.ts'
 import { agentMessageRuleWith, envelope, idempotencyKey, serverMessageRuleWith } from './frames.ts'
 import { type Infer, object } from './rules.ts'

@@ -41,7 +41,7 @@ export const FAILURES = {
   'agent.disconnected': { retryable: true, meaning: 'The agent disconnected before it confirmed it received the job.' },
   'agent.ack_timeout': { retryable: true, meaning: 'The agent did not confirm it received the job in time.' },
   'agent.internal_error': { retryable: false, meaning: 'The agent failed unexpectedly while printing the job; it may have printed.' },
-  'agent.extension_unsupported': { retryable: false, meaning: "The document uses a printhub extension (text size, underline, white on black, font B, the drawer or the buzzer) and the printer's agent is not printhub; the message names each." },
+  'agent.extension_unsupported': { retryable: false, meaning: "The document uses a printhub extension no OpenPrinter section can carry (the drawer, the buzzer) and the printer's agent is not printhub; the message names each. Styled text goes to such an agent as pictures." },
   'agent.reported_failure': { retryable: true, meaning: "An agent other than printhub reported a code outside this list; its message starts with the agent's own code." },
   // Codes the OpenPrinter reference agent reports.
   'printer.disabled': { retryable: true, meaning: 'The printer is disabled on its agent.' },

@@ -11,8 +11,12 @@ const SCALE = 1.5
 /** Rows above and below the glyphs, as the gap between printed text lines. */
 const LINE_GAP_ROWS = 3
 
-/** Cells a character takes when drawn: 1, 2 for wide ones, undefined when the font has none. */
+/**
+ * Cells a character takes when drawn: 1, 2 for wide ones; undefined when the font has none, and
+ * for control characters, which are never drawn (the font has pictures of some).
+ */
 export function drawnCells(character: string): number | undefined {
+  if (/\p{Cc}/u.test(character)) return undefined
   const found = glyph(character.codePointAt(0)!)
   return found && found.width / 8
 }

@@ -110,7 +110,7 @@ const hex = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().pad
 function cellWidth(text: CodePageEncoder): CellWidth {
   return (character) => {
     if (text.has(character)) return 1
-    const cells = /\p{Cc}/u.test(character) ? undefined : drawnCells(character)
+    const cells = drawnCells(character)
     if (cells !== undefined) return cells
     // Never a silent `?`: a receipt with a wrong character is worse than a job that fails and says why.
     throw new RenderError('render.unsupported_character', `${hex(character.codePointAt(0)!)} is neither in the printer's code pages nor in the font text is drawn with`, false)

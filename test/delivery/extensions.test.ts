@@ -1,6 +1,8 @@
 // printhub's document extensions through a real hub: the built-in agent (printhub) prints them, as
-// the printer's preview shows; an agent that is not printhub is never sent them: the job fails at
-// once with agent.extension_unsupported naming each, and its plain jobs still go to it.
+// the printer's preview shows; an agent that is not printhub is never sent them: styled text goes
+// to it drawn as pictures (standard image sections, valid against OpenPrinter's schema), and a job
+// with a section no picture can carry (the drawer) fails at once with agent.extension_unsupported,
+// naming it; its plain jobs still go to it as they are.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { FakeAgent, pairAgent, virtualPrinter } from '../support/fake-agent.ts'
@@ -41,32 +43,48 @@ describe('document extensions on the way to the printer', () => {
     expect(receipt.warnings).toEqual([])
   })
 
-  test('an agent that is not printhub gets none: the job fails, naming each extension; a plain job still goes to it', async () => {
+  test('an agent that is not printhub gets none: styled text comes as pictures, a drawer fails the job naming it, a plain job comes as it is', async () => {
     const { code } = await admin('POST', '/pairing-codes', { ttlSeconds: 300 })
     const credentials = await pairAgent(t.url, code, 'stock agent')
     const agent = await FakeAgent.online(t.url, credentials, [virtualPrinter('till')])
     try {
       await waitFor(async () => (await admin('GET', '/agents')).agents.some((a: { id: string; online: boolean; printers: unknown[] }) => a.id === credentials.agentId && a.online && a.printers.length > 0))
-      expect((await t.request('POST', '/admin/v1/printers', { key: token, body: { projectId: t.projectId, id: 'till', agentId: credentials.agentId, agentPrinterId: 'till' } })).status).toBe(201)
+      expect((await t.request('POST', '/admin/v1/printers', { key: token, body: { projectId: t.projectId, id: 'till', agentId: credentials.agentId, agentPrinterId: 'till', profile: 'epson-tm-t20iii' } })).status).toBe(201)
 
-      const fancy = await submitJob(t, { printerId: 'till', document: { width: 80, sections: TICKET } })
+      // Text in styles OpenPrinter lacks: drawn, each section a picture as wide as the paper.
+      const styled = await submitJob(t, { printerId: 'till', document: { width: 80, sections: [TICKET[0], TICKET[1], { type: 'text', value: 'plain stays text' }, { type: 'cut' }] } })
+      const frame = await agent.next('server.print_job')
+      expect(agent.schemaFailures).toEqual([])
+      const sections = frame.payload.document.sections as { type: string; mediaType?: string; data?: string; value?: string }[]
+      expect(sections.map((section) => section.type)).toEqual(['image', 'image', 'text', 'cut'])
+      expect(sections[2]).toEqual({ type: 'text', value: 'plain stays text' })
+      const big = pngSize(sections[0]!.data!)
+      expect(big).toEqual({ width: 576, height: 16 * 1.5 * 2 + 6 })
+      expect(pngSize(sections[1]!.data!)).toEqual({ width: 576, height: 16 * 1.5 + 6 })
+      // The agent prints it: the printer is free for the next.
+      agent.jobReceived(frame)
+      agent.jobSubmitted(frame)
+      await waitFor(async () => (await job(styled.id)).state === 'COMPLETED')
+
+      // A drawer no picture can open: the job fails at once, naming it, and nothing is sent.
+      const drawer = await submitJob(t, { printerId: 'till', document: { width: 80, sections: TICKET } })
       const failed = await waitFor(async () => {
-        const now = await job(fancy.id)
+        const now = await job(drawer.id)
         return now.state === 'FAILED' ? now : undefined
       })
       expect(failed.lastErrorCode).toBe('agent.extension_unsupported')
-      expect(failed.lastErrorMessage).toContain("The printer's agent is not printhub and takes OpenPrinter v1 documents only: sections[0].size is a printhub extension (text size)")
-      for (const named of ['sections[1].underline', 'sections[2].invert', 'sections[2].font', 'sections[3].type']) expect(failed.lastErrorMessage).toContain(named)
+      expect(failed.lastErrorMessage).toBe("The printer's agent is not printhub and takes OpenPrinter v1 documents only: sections[3].type is a printhub extension (the drawer section) that OpenPrinter v1 does not have.")
       // Not retryable: its attempts are spent at once.
       expect(failed.attemptCount).toBe(failed.maxAttempts)
-
-      const plain = await submitJob(t, { printerId: 'till' })
-      const frame = await agent.next('server.print_job')
-      expect(frame.payload.document).toEqual({ width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'cut' }] })
       expect(agent.all('server.print_job')).toHaveLength(1)
-      expect((await job(plain.id)).state).toBe('DISPATCHING')
     } finally {
       await agent.close()
     }
   })
 })
+
+/** The width and height in a PNG's header (base64). */
+function pngSize(base64: string): { width: number; height: number } {
+  const bytes = Buffer.from(base64, 'base64')
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) }
+}
