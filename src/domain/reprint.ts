@@ -5,23 +5,26 @@ import type { PrintDocument, Section } from '../protocol/document.ts'
 
 export const REPRINT_HEADLINE = '*** REPRINT ***'
 
-/** The original's time as the venue reads it: the hub's local time, to the minute. */
-export function venueTime(ms: number, timeZone?: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(ms).map((part) => [part.type, part.value]),
-  )
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`
+/**
+ * The original's time as the venue reads it: the hub's local time (its time zone, TZ), to the
+ * minute. Plain date arithmetic: no locale data is loaded for it.
+ */
+export function venueTime(ms: number): string {
+  const at = new Date(ms)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`
 }
 
-function banner(originalCreatedAt: number, timeZone?: string): Section[] {
+function banner(originalCreatedAt: number): Section[] {
   return [
     { type: 'text', value: REPRINT_HEADLINE, align: 'center', bold: true },
-    { type: 'text', value: `First printed for ${venueTime(originalCreatedAt, timeZone)}`, align: 'center' },
+    { type: 'text', value: `First printed for ${venueTime(originalCreatedAt)}`, align: 'center' },
     { type: 'divider' },
   ]
 }
 
-const BANNER_SECTIONS = banner(0).length
+/** The banner's sections: the headline, the time, a divider. */
+const BANNER_SECTIONS = 3
 
 /** Whether a document starts with a reprint banner (a reprint of a reprint gets one banner, the first original's time kept). */
 function hasBanner(document: PrintDocument): boolean {
@@ -34,7 +37,7 @@ function hasBanner(document: PrintDocument): boolean {
  * naming when the original was made. A reprint's own banner is kept as it is (it names the first
  * original), never stacked.
  */
-export function reprintDocument(document: PrintDocument, originalCreatedAt: number, timeZone?: string): PrintDocument {
+export function reprintDocument(document: PrintDocument, originalCreatedAt: number): PrintDocument {
   if (hasBanner(document)) return document
-  return { ...document, sections: [...banner(originalCreatedAt, timeZone), ...document.sections] }
+  return { ...document, sections: [...banner(originalCreatedAt), ...document.sections] }
 }
