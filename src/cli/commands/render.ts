@@ -4,6 +4,7 @@ import { validate } from '../../protocol/rules.ts'
 import { defaultProfileId, findProfile, PROFILES } from '../../profiles/catalog.ts'
 import { previewFor } from '../../preview/preview.ts'
 import { renderOffThread } from '../../render/off-thread.ts'
+import { sectionsLeftOut } from '../../render/capabilities.ts'
 import { RenderError } from '../../render/render.ts'
 import { type Command, CliError, JSON_HELP, JSON_OPTION, positional, printJson, UsageError } from '../command.ts'
 
@@ -56,14 +57,17 @@ export const renderCommand: Command = {
       throw error
     }
     const { receipt, text, png } = previewFor(bytes, profile, width)
+    // What the model cannot do at all (a buzzer it lacks): left out of the bytes, said here.
+    const leftOut = sectionsLeftOut(document.sections, profile).map(({ path, message }) => `${path}: ${message}`)
     if (args.values.escpos) writeFileSync(args.values.escpos as string, bytes)
     if (args.values.png) writeFileSync(args.values.png as string, png())
-    if (args.values.json) return printJson(io, { profile: profile.id, width, bytes: bytes.length, text, warnings: receipt.warnings })
+    if (args.values.json) return printJson(io, { profile: profile.id, width, bytes: bytes.length, text, warnings: receipt.warnings, leftOut })
     const rule = '·'.repeat(profile.widths[width]!.columns)
     io.out(rule)
     for (const line of text) io.out(line)
     io.out(rule)
     io.out(`${bytes.length} bytes for ${profile.name}, ${width} mm${receipt.warnings.length ? `; ${receipt.warnings.length} warnings from the preview` : ''}`)
     for (const warning of receipt.warnings) io.err(`warning: ${warning}`)
+    for (const section of leftOut) io.err(`left out: ${section}`)
   },
 }
