@@ -8,6 +8,9 @@ import type { TextStyle } from './text-style.ts'
 /** Font A's cell: 12 dots wide. Unifont's 8 x 16 glyphs are drawn 1.5 times as large to match. */
 export const CELL_DOTS = 12
 const SCALE = 1.5
+/** Font B's cell: 9 x 17 dots, Unifont's 8 x 16 glyphs drawn that much larger. */
+const FONT_B_SCALE_X = 9 / 8
+const FONT_B_SCALE_Y = 17 / 16
 /** Rows above and below the glyphs, as the gap between printed text lines. */
 const LINE_GAP_ROWS = 3
 
@@ -27,10 +30,11 @@ export function drawnCells(character: string): number | undefined {
  * the style: magnified, bold (each dot drawn twice, one dot apart, as printers embolden their
  * fonts), underlined (one or two rows under the glyphs), white on black (the glyphs' box inverted).
  */
-export function drawLine(line: string, alignment: Alignment, style: Pick<TextStyle, 'bold' | 'width' | 'height' | 'underline' | 'invert'>, dotsPerLine: number): DotImage {
+export function drawLine(line: string, alignment: Alignment, style: Pick<TextStyle, 'bold' | 'width' | 'height' | 'underline' | 'invert'> & { font?: TextStyle['font'] }, dotsPerLine: number): DotImage {
   const glyphs = Array.from(line, (character) => glyph(character.codePointAt(0)!)!)
-  const scaleX = SCALE * style.width
-  const scaleY = SCALE * style.height
+  // Font A's 12 x 24 cells, or font B's 9 x 17, magnified.
+  const scaleX = (style.font === 'b' ? FONT_B_SCALE_X : SCALE) * style.width
+  const scaleY = (style.font === 'b' ? FONT_B_SCALE_Y : SCALE) * style.height
   const widthBytes = Math.floor(dotsPerLine / 8)
   const width = widthBytes * 8
   const lineWidth = glyphs.reduce((sum, g) => sum + g.width * scaleX, 0)

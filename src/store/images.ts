@@ -15,17 +15,20 @@ export interface StoredImage {
   updatedAt: string
 }
 
+/** A stored image without its data: its size is worked out from the base64's length and padding. */
 interface ImageRow {
   name: string
   media_type: ImageMediaType
-  data: string
+  data_length: number
+  data_tail: string
   width: number
   height: number
   updated_at: number
 }
 
-const base64Bytes = (data: string) => (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0)
-const toImage = (row: ImageRow): StoredImage => ({ name: row.name, mediaType: row.media_type, width: row.width, height: row.height, bytes: base64Bytes(row.data), updatedAt: iso(row.updated_at) })
+const ROW = "name, media_type, length(data) AS data_length, substr(data, -2) AS data_tail, width, height, updated_at"
+const base64Bytes = (length: number, tail: string) => (length / 4) * 3 - (tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0)
+const toImage = (row: ImageRow): StoredImage => ({ name: row.name, mediaType: row.media_type, width: row.width, height: row.height, bytes: base64Bytes(row.data_length, row.data_tail), updatedAt: iso(row.updated_at) })
 
 export class ProjectImages {
   constructor(
@@ -40,7 +43,7 @@ export class ProjectImages {
       .query<ImageRow, [string, string, string, string, number, number, number]>(
         `INSERT INTO project_images (project_id, name, media_type, data, width, height, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (project_id, name) DO UPDATE SET media_type = excluded.media_type, data = excluded.data, width = excluded.width, height = excluded.height, updated_at = excluded.updated_at
-         RETURNING name, media_type, data, width, height, updated_at`,
+         RETURNING ${ROW}`,
       )
       .get(projectId, name, image.mediaType, image.data, image.width, image.height, this.now())!
     return { created, image: toImage(row) }
@@ -52,8 +55,15 @@ export class ProjectImages {
     return row ? { mediaType: row.media_type, data: row.data } : undefined
   }
 
+  /** The project's images, without their data. */
   list(projectId: string): StoredImage[] {
-    return this.db.query<ImageRow, [string]>('SELECT name, media_type, data, width, height, updated_at FROM project_images WHERE project_id = ? ORDER BY name').all(projectId).map(toImage)
+    return this.db.query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? ORDER BY name`).all(projectId).map(toImage)
+  }
+
+  /** One of the project's images, without its data. */
+  get(projectId: string, name: string): StoredImage | undefined {
+    const row = this.db.query<ImageRow, [string, string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? AND name = ?`).get(projectId, name)
+    return row ? toImage(row) : undefined
   }
 
   count(projectId: string): number {

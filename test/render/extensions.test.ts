@@ -97,6 +97,21 @@ describe('degraded where the model cannot', () => {
     expect(textLines(star.preview.receipt.blocks)[0]!.runs[0]).toMatchObject({ underline: 1 })
   })
 
+  test('text no code page has, in font B: drawn in font B cells (9 x 17), so a full line of them fits the paper', () => {
+    const model = profile('epson-tm-t20iii')
+    const { preview } = run([{ type: 'text', value: '寿'.repeat(40), font: 'b' }], model)
+    const images = preview.receipt.blocks.filter((b): b is Extract<Block, { kind: 'image' }> => b.kind === 'image')
+    // 64 font B columns hold 32 wide characters: two lines, each drawn 17 dots tall.
+    expect(images.map((image) => image.height)).toEqual([17 + 6, 17 + 6])
+    const rightmost = (image: Extract<Block, { kind: 'image' }>) => {
+      let last = -1
+      for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) if (image.rows[y * image.widthBytes + (x >> 3)]! & (0x80 >> (x & 7))) last = Math.max(last, x)
+      return last
+    }
+    expect(rightmost(images[0]!)).toBeGreaterThan(32 * 18 - 20)
+    expect(rightmost(images[0]!)).toBeLessThan(576)
+  })
+
   test('text no code page has, magnified: drawn at that size too', () => {
     const { preview } = run([{ type: 'text', value: '日本', size: { width: 2, height: 2 } }], profile('epson-tm-t20iii'))
     expect(preview.receipt.blocks[0]).toMatchObject({ kind: 'image', height: 16 * 1.5 * 2 + 6 })

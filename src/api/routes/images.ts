@@ -35,7 +35,7 @@ export function imageRoutes({ store, capacity }: ApiContext) {
         if (capacity.now().full) throw storageFull("The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.")
         const size = imageHeader(input.mediaType, input.data)
         if (typeof size === 'string') throw invalidField('data', size)
-        const known = store.images.data(params.projectId, name) !== undefined
+        const known = store.images.get(params.projectId, name) !== undefined
         if (!known && store.images.count(params.projectId) >= MAX_PROJECT_IMAGES) throw conflict(`A project keeps at most ${MAX_PROJECT_IMAGES} images; delete one first.`)
         const { created, image } = store.commits.write(() => store.images.put(params.projectId, name, { ...input, ...size }))
         await store.commits.durable()
@@ -52,7 +52,7 @@ export function imageRoutes({ store, capacity }: ApiContext) {
     .get(`${IMAGES_PATH}/:name`, ({ request, params }) => {
       authenticate(store, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      const image = store.images.list(params.projectId).find((one) => one.name === nameOf(params.name))
+      const image = store.images.get(params.projectId, nameOf(params.name))
       if (!image) throw notFound('This project has no image of that name.')
       return { image }
     })
