@@ -13,8 +13,9 @@ import { eventRoutes } from './routes/events.ts'
 import { printerRoutes } from './routes/printers.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { imageRoutes } from './routes/images.ts'
+import { destinationRoutes } from './routes/destinations.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(webhookRoutes(context)).use(imageRoutes(context))
+  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(webhookRoutes(context)).use(imageRoutes(context)).use(destinationRoutes(context))
     .get('/openapi.json', () => openApiDocument()).use(gatewayRoute(context.gateway))
 }

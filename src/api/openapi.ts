@@ -14,6 +14,7 @@ import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
 import { projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
 import { projectImageResponseRule, projectImagesResponseRule, putImageRule } from '../protocol/project-images.ts'
+import { createDestinationRule, destinationResponseRule, destinationsResponseRule, updateDestinationRule } from '../protocol/destinations.ts'
 import { type JsonSchema, object } from '../protocol/rules.ts'
 import { createdWebhookRule, createWebhookRule, webhooksResponseRule } from '../protocol/webhooks.ts'
 import { VERSION } from '../domain/version.ts'
@@ -132,6 +133,25 @@ const paths: Record<string, Record<string, Operation>> = {
     }),
     get: keyed('jobs:read', { summary: 'One stored image, without its data', parameters: [projectId, pathParameter('name', 'The image.')], responses: { 200: json(projectImageResponseRule.schema, 'The image'), ...errors(400, 404) } }),
     delete: keyed('jobs:write', { summary: 'Delete a stored image (jobs made keep their copy)', parameters: [projectId, pathParameter('name', 'The image.')], responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } }),
+  },
+  '/v1/projects/{projectId}/destinations': {
+    post: keyed('printers:write', {
+      summary: 'Make a destination: a name jobs are posted to (as printerId), its printers in order, failover between them',
+      parameters: [projectId],
+      requestBody: { required: true, content: { 'application/json': { schema: createDestinationRule.schema } } },
+      responses: { 201: json(destinationResponseRule.schema, 'Made'), ...errors(400, 409, 413, 415) },
+    }),
+    get: keyed('printers:read', { summary: "The project's destinations", parameters: [projectId], responses: { 200: json(destinationsResponseRule.schema, 'The destinations'), ...errors(400) } }),
+  },
+  '/v1/projects/{projectId}/destinations/{name}': {
+    get: keyed('printers:read', { summary: 'One destination', parameters: [projectId, pathParameter('name', 'The destination.')], responses: { 200: json(destinationResponseRule.schema, 'The destination'), ...errors(400, 404) } }),
+    put: keyed('printers:write', {
+      summary: "Change a destination's mode and printers",
+      parameters: [projectId, pathParameter('name', 'The destination.')],
+      requestBody: { required: true, content: { 'application/json': { schema: updateDestinationRule.schema } } },
+      responses: { 200: json(destinationResponseRule.schema, 'Changed'), ...errors(400, 404, 413, 415) },
+    }),
+    delete: keyed('printers:write', { summary: 'Delete a destination (jobs waiting at its printers stay there)', parameters: [projectId, pathParameter('name', 'The destination.')], responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } }),
   },
   '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } } } } },
 }

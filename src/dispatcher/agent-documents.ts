@@ -1,4 +1,5 @@
-// The document a job is sent with, as its agent takes it: as stored for a printhub agent; for an
+// The document a job is sent with, as its agent takes it: as stored (under the note of its move to
+// another printer of its destination, if it moved) for a printhub agent; for an
 // agent that is not printhub, with what OpenPrinter lacks drawn as pictures for the printer's
 // model, or the extensions no picture can carry (render/standard-document.ts). Made from what is
 // stored, the same way each time, so an attempt sent again is byte-identical.
@@ -8,10 +9,16 @@ import { findProfile } from '../profiles/catalog.ts'
 import { standardDocument } from '../render/standard-document.ts'
 import type { Store } from '../store/store.ts'
 
-export function documentForAgent(store: Store, printhubAgent: boolean, printerId: string, jobId: string): { document: PrintDocument } | { refused: Issue[] } {
-  const stored = store.jobs.document(jobId)!
+export function documentForAgent(store: Store, printhubAgent: boolean, printerId: string, jobId: string, movedNote: string | null): { document: PrintDocument } | { refused: Issue[] } {
+  const stored = withMovedNote(store.jobs.document(jobId)!, movedNote)
   // Most documents use no extension: no printer lookup for them.
   if (printhubAgent || documentExtensions(stored).length === 0) return { document: stored }
   const profile = findProfile(store.printers.get(printerId)?.profile ?? '')
   return profile ? standardDocument(stored, profile) : { document: stored }
+}
+
+/** A job moved to another printer of its destination says so at the top of its ticket, in OpenPrinter's sections. */
+function withMovedNote(document: PrintDocument, note: string | null): PrintDocument {
+  if (note === null) return document
+  return { ...document, sections: [{ type: 'text', value: note, align: 'center', bold: true }, { type: 'divider' }, ...document.sections] }
 }

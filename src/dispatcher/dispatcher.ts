@@ -5,6 +5,7 @@ import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
 import { documentForAgent } from './agent-documents.ts'
+import type { PrintDocument } from '../protocol/document.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
@@ -143,7 +144,8 @@ export class Dispatcher implements AgentListener {
       if (firstInventory && session.isPrinthubAgent) {
         for (const jobId of this.store.jobStates.withAgent(record.id, MAX_RESYNC_PER_PRINTER)) {
           const attempt = this.store.jobStates.currentAttempt(jobId)
-          if (attempt) this.send(session, record.agentPrinterId, attempt)
+          const document = attempt && documentForAgent(this.store, true, record.id, jobId, attempt.movedNote)
+          if (attempt && document && 'document' in document) this.send(session, record.agentPrinterId, attempt, document.document)
         }
       }
       this.scheduleDispatch(record.id)
@@ -250,7 +252,7 @@ export class Dispatcher implements AgentListener {
   }
 
   /** Sends an attempt; every field comes from what is stored (and made from it the same way), so sending it again is byte-identical. */
-  private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt, document = this.store.jobs.document(job.id)!): boolean {
+  private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt, document: PrintDocument): boolean {
     const wireId = wireJobId(job.id, attempt)
     return session.send({
       messageId: `m.${wireId}`,
@@ -262,7 +264,7 @@ export class Dispatcher implements AgentListener {
 
   private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {
     const { job, attempt } = delivery
-    const document = documentForAgent(this.store, session.isPrinthubAgent, printerId, job.id)
+    const document = documentForAgent(this.store, session.isPrinthubAgent, printerId, job.id, delivery.movedNote)
     if ('refused' in document) {
       const named = document.refused.map((issue) => `${issue.path} ${issue.message}`).join('; ')
       this.store.jobStates.failAttempt(job.id, attempt, failure('agent.extension_unsupported', `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`), 0)

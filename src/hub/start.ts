@@ -19,6 +19,7 @@ import { DiskGuard } from '../services/disk-guard.ts'
 import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { WebhookSender } from '../services/webhooks.ts'
+import { Failover } from '../services/failover.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
@@ -150,7 +151,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
-    const jobs = new JobService(store, dispatcher, disk)
+    const failover = new Failover(store, board, (printerId) => dispatcher.jobCreated(printerId), { afterMs: config.failoverAfterMs, now, log: logs.for('failover') })
+    const jobs = new JobService(store, dispatcher, disk, failover)
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,
@@ -217,6 +219,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     housekeeping.start()
     backups.start()
     webhooks.start()
+    failover.start()
     disk.start()
     // `printhub settings set` writes from another process: taken in within seconds.
     const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
@@ -246,6 +249,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // being written; then the database.
         dispatcher.stop()
         webhooks.stop()
+        failover.stop()
         clearInterval(settingsReload)
         disk.stop()
         receipts.close()

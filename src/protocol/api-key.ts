@@ -8,9 +8,9 @@ export const API_KEY_DISPLAY_LENGTH = API_KEY_PREFIX.length + 8
 
 /**
  * jobs:read and jobs:write (the specification's); printers:read: the project's printers and their
- * state; webhooks:write: the project's webhooks.
+ * state, and its destinations; printers:write: its destinations; webhooks:write: its webhooks.
  */
-export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'printers:read', 'webhooks:write'] as const
+export const API_KEY_SCOPES = ['jobs:read', 'jobs:write', 'printers:read', 'printers:write', 'webhooks:write'] as const
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number]
 
 export function isApiKeyScope(value: string): value is ApiKeyScope {

@@ -36,6 +36,7 @@ export const FAILURES = {
   'render.feature_ignored': { retryable: false, meaning: "A section asks for what the printer's model does not have (a drawer pin, a buzzer): it is left out and the rest prints. A note in the job's timeline, never the reason a job failed." },
   // The job itself.
   'job.recovery_uncertain': { retryable: false, meaning: 'The agent stopped while the job was being printed; it may have printed. A person decides whether to reprint.' },
+  'job.moved': { retryable: true, meaning: "The job waited at a printer of its destination that could not print (out of paper, cover open, offline) and was moved to another one; a note in the job's timeline, never the reason a job failed." },
   'job.expired': { retryable: false, meaning: 'The job expired before it reached the printer.' },
   // The agent, as the hub saw it.
   'agent.disconnected': { retryable: true, meaning: 'The agent disconnected before it confirmed it received the job.' },

@@ -15,6 +15,7 @@ import { sectionsLeftOut } from '../render/capabilities.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
+import type { Destination } from '../store/destinations.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
@@ -34,6 +35,8 @@ export interface JobRequest {
   copies?: number | undefined
   /** The job this one reprints. */
   reprintOf?: string | undefined
+  /** The destination it was posted to (set by submit). */
+  destinationId?: string | undefined
 }
 
 export type SubmitOutcome =
@@ -91,6 +94,8 @@ export class JobService {
     private readonly store: Store,
     private readonly listener: NewJobListener,
     private readonly capacity: Capacity = ALWAYS_ROOM,
+    /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
+    private readonly destinations: { printerFor(destination: Destination): string } = { printerFor: (destination) => destination.printers[0]! },
   ) {}
 
   /**
@@ -111,7 +116,7 @@ export class JobService {
       const known = this.store.jobs.byIdempotencyKey(request.projectId, request.idempotencyKey)
       return known ? { kind: 'duplicate', job: known } : { kind: 'storage_full', freeMb: room.freeMb, minFreeMb: room.minFreeMb }
     }
-    const outcome = this.store.jobs.create({
+    const job = {
       projectId: request.projectId,
       printerId: request.printerId,
       idempotencyKey: request.idempotencyKey,
@@ -120,7 +125,13 @@ export class JobService {
       expiresInMs: request.expiresInMs ?? EXPIRES_IN_MS.default,
       maxAttempts: request.maxAttempts ?? MAX_ATTEMPTS.default,
       reprintOf: request.reprintOf ?? null,
-    })
+      destinationId: request.destinationId ?? null,
+    }
+    let outcome = this.store.jobs.create(job)
+    // A name no printer of the project has may be a destination's: the job goes to one of its
+    // printers and keeps the destination (looked for only then: a printer's job costs nothing more).
+    const destination = outcome.kind === 'unknown_printer' ? this.store.destinations.get(request.projectId, request.printerId) : undefined
+    if (destination) outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id })
     if (outcome.kind === 'created') this.noteLeftOut(outcome.job, request.document)
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     if (outcome.kind === 'created') this.listener.jobCreated(outcome.job.printerId)

@@ -69,6 +69,23 @@ export class PrinterBoard {
     })
   }
 
+  /**
+   * The condition now of these printers (record IDs): their state as applications see it (never
+   * `busy`: that is not a condition) and since when; cheaper than projectPrinters, for the failover
+   * watch.
+   */
+  conditions(printerIds: readonly string[]): Map<string, { state: ProjectPrinter['state']; since: string | null }> {
+    const builtinId = this.store.agents.builtin()?.id
+    const found = new Map<string, { state: ProjectPrinter['state']; since: string | null }>()
+    for (const id of printerIds) {
+      const record = this.store.printers.get(id)
+      if (!record) continue
+      const state = projectPrinterState(this.stateOf(record.agentId, record.agentPrinterId, builtinId), false)
+      found.set(id, { state, since: this.store.printerStates.since(record.agentId, record.agentPrinterId) ?? null })
+    }
+    return found
+  }
+
   /** Writes the current state of an agent's printers into their history (only what changed). */
   recordAgent(agentId: string): void {
     const builtinId = this.store.agents.builtin()?.id

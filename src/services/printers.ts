@@ -16,7 +16,7 @@ export type AddPrinterOutcome =
   | { kind: 'added'; printer: PrinterRecord }
   | { kind: 'invalid'; problem: SettingProblem }
   | { kind: 'unknown_project' }
-  /** The project already has a printer with that ID. */
+  /** The project already has a printer, or a destination, with that ID. */
   | { kind: 'taken'; id: string }
   /** The hub has no built-in agent yet (its data directory was never initialised). */
   | { kind: 'no_builtin_agent' }
@@ -53,6 +53,8 @@ export function addHubPrinter(store: Store, projectId: string, input: PrinterSet
   const builtin = store.agents.builtin()
   if (!builtin) return { kind: 'no_builtin_agent' }
   const { id, ...settings } = checked.settings
+  // Printers and destinations share one namespace per project: applications post to either by name.
+  if (store.destinations.get(projectId, id)) return { kind: 'taken', id }
   const printer = store.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
 }
@@ -75,6 +77,7 @@ export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignm
   })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const { id, ...settings } = checked.settings
+  if (store.destinations.get(assignment.projectId, id)) return { kind: 'taken', id }
   const printer = store.printers.add({ projectId: assignment.projectId, remoteId: id, ...settings, agentId: reported.agentId, agentPrinterId: reported.printerId })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
 }

@@ -47,6 +47,8 @@ export interface Attempt {
   job: Job
   attempt: number
   dispatchedAt: number
+  /** What its ticket says of its move to another printer of its destination (null: it did not move). */
+  movedNote: string | null
 }
 
 export type CancelOutcome =
@@ -83,9 +85,9 @@ export class JobStates {
   ) {
     this.stateNow = db.query<{ state: JobState }, [string]>('SELECT state FROM jobs WHERE id = ?')
     this.head = db.query<{ id: string; state: QueueHead['state']; not_before: number | null; expires_at: number }, [string]>(QUEUE_HEAD_SQL)
-    this.start = db.query<JobRow & { dispatched_at: number }, [number, number, string]>(
+    this.start = db.query<JobRow & { dispatched_at: number; moved_note: string | null }, [number, number, string]>(
       `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL, updated_at = ?2
-       WHERE id = ?3 AND ${from('dispatch')} AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at`,
+       WHERE id = ?3 AND ${from('dispatch')} AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at, moved_note`,
     )
     // A late receipt of the latest attempt still counts, even after that attempt was given up.
     this.received = db.query<JobRow, [number, number, string, number]>(
@@ -148,15 +150,15 @@ export class JobStates {
   startAttempt(id: string): Attempt | undefined {
     const now = this.now()
     const row = this.commits.defer(() => this.change(id, () => this.start.get(now, now, id)))
-    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
+    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at, movedNote: row.moved_note } : undefined
   }
 
   /** The latest attempt of a job still with its agent, to send again exactly as before. */
   currentAttempt(id: string): Attempt | undefined {
     const row = this.db
-      .query<JobRow & { dispatched_at: number }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at FROM jobs WHERE id = ? AND ${stateIn(attemptOut)}`)
+      .query<JobRow & { dispatched_at: number; moved_note: string | null }, [string]>(`SELECT ${JOB_COLUMNS}, dispatched_at, moved_note FROM jobs WHERE id = ? AND ${stateIn(attemptOut)}`)
       .get(id)
-    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at } : undefined
+    return row ? { job: toJob(row), attempt: row.attempt_count, dispatchedAt: row.dispatched_at, movedNote: row.moved_note } : undefined
   }
 
   /** The oldest jobs (at most `limit`) a printer's agent holds and has not reported finished. */

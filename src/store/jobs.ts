@@ -65,6 +65,8 @@ export interface NewJob {
   maxAttempts: number
   /** The job this one reprints. */
   reprintOf?: string | null
+  /** The destination it was posted to (its printer may change while it waits). */
+  destinationId?: string | null
 }
 
 /** What the dashboard's job list filters by; every field narrows the list. */
@@ -132,9 +134,9 @@ export class Jobs {
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
-    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null]>(
-      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of)
-       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
+    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null]>(
+      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id)
+       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
     )
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
@@ -183,7 +185,7 @@ export class Jobs {
     if (openBytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: open?.open_bytes ?? 0, limit: this.openBytesLimit }
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null)!
+    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null, job.destinationId ?? null)!
     this.insertDocument.run(row.seq, document)
     return { kind: 'created', job: toJob(row) }
   }
@@ -207,6 +209,11 @@ export class Jobs {
   /** Whether retention deleted the project's job of this ID (remembered for a while: services/housekeeping.ts). */
   wasPruned(projectId: string, id: string): boolean {
     return this.db.query<{ one: number }, [string, string]>('SELECT 1 AS one FROM pruned_jobs WHERE id = ? AND project_id = ?').get(id, projectId) !== null
+  }
+
+  /** What the job's ticket says of its move to another printer of its destination; null when it did not move. */
+  movedNote(id: string): string | null {
+    return this.db.query<{ moved_note: string | null }, [string]>('SELECT moved_note FROM jobs WHERE id = ?').get(id)?.moved_note ?? null
   }
 
   /** The reprints made of a job, oldest first. */

@@ -2,6 +2,7 @@
 // add the next number.
 import { FORMER_SPELLINGS } from '../protocol/failures.ts'
 import type { Migration } from '../sqlite/database.ts'
+import { LATER_MIGRATIONS } from './migrations-later.ts'
 
 const TERMINAL = `('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')`
 
@@ -268,115 +269,7 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
-  {
-    version: 7,
-    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index; each project's event log and its webhooks",
-    sql: `
-      -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
-      UPDATE api_keys SET scopes = scopes || ' printers:read'
-      WHERE (' ' || scopes || ' ') LIKE '% jobs:read %' AND (' ' || scopes || ' ') NOT LIKE '% printers:read %';
-
-      -- Each metadata entry of each job, newest job first along the key: the job of order 1042
-      -- without reading the others. A job's metadata never changes; the rows go with the job.
-      CREATE TABLE job_metadata (
-        project_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        job_seq INTEGER NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
-        PRIMARY KEY (project_id, key, value, job_seq)
-      ) STRICT, WITHOUT ROWID;
-      CREATE INDEX job_metadata_by_job ON job_metadata (job_seq);
-      INSERT INTO job_metadata (project_id, key, value, job_seq)
-        SELECT j.project_id, m.key, m.value, j.seq FROM jobs j, json_each(j.metadata) m WHERE j.metadata IS NOT NULL;
-      CREATE TRIGGER job_metadata_on_insert AFTER INSERT ON jobs WHEN NEW.metadata IS NOT NULL
-      BEGIN
-        INSERT INTO job_metadata (project_id, key, value, job_seq) SELECT NEW.project_id, key, value, NEW.seq FROM json_each(NEW.metadata);
-      END;
-
-      -- What applications follow: each event once, in order, by an ID never reused (AUTOINCREMENT).
-      CREATE TABLE events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        project_id TEXT NOT NULL,
-        type TEXT NOT NULL,
-        occurred_at INTEGER NOT NULL,
-        data TEXT NOT NULL
-      ) STRICT;
-      CREATE INDEX events_by_project ON events (project_id, id);
-      -- The newest event ID pruned from the project's log: a reader resuming from before it missed some.
-      ALTER TABLE projects ADD COLUMN events_pruned_through INTEGER NOT NULL DEFAULT 0;
-
-      -- Webhooks: the secret is kept as it is (the hub signs with it); a deleted one keeps its row.
-      CREATE TABLE webhooks (
-        id TEXT PRIMARY KEY,
-        project_id TEXT NOT NULL REFERENCES projects (id),
-        url TEXT NOT NULL,
-        events TEXT NOT NULL,
-        description TEXT,
-        secret TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        failing_since INTEGER,
-        disabled_at INTEGER,
-        deleted_at INTEGER
-      ) STRICT;
-      CREATE INDEX webhooks_by_project ON webhooks (project_id) WHERE deleted_at IS NULL AND disabled_at IS NULL;
-      -- The outbox: each event for each webhook that wants it, with its body as it was, until sent.
-      CREATE TABLE webhook_deliveries (
-        id INTEGER PRIMARY KEY,
-        webhook_id TEXT NOT NULL REFERENCES webhooks (id),
-        message_id TEXT NOT NULL,
-        body TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        next_at INTEGER NOT NULL,
-        last_status INTEGER,
-        last_error TEXT,
-        delivered_at INTEGER,
-        created_at INTEGER NOT NULL
-      ) STRICT;
-      CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (webhook_id, id) WHERE delivered_at IS NULL;
-    `,
-  },
-  {
-    version: 8,
-    description: 'a reprint remembers the job it reprints, found both ways; pruned jobs are remembered by ID for a while',
-    sql: `
-      -- The job a reprint was made from (its ID); NULL for any other job. Kept when the original is
-      -- pruned: the reprint still says what it reprinted.
-      ALTER TABLE jobs ADD COLUMN reprint_of TEXT;
-      CREATE INDEX jobs_reprints ON jobs (reprint_of) WHERE reprint_of IS NOT NULL;
-
-      -- The jobs retention deleted, by ID, with their project and creation time: asked to reprint
-      -- one, the hub says it was pruned rather than that it never was. Forgotten in their turn
-      -- (housekeeping, by creation time).
-      CREATE TABLE pruned_jobs (
-        id TEXT PRIMARY KEY,
-        project_id TEXT NOT NULL,
-        created_at INTEGER NOT NULL
-      ) STRICT, WITHOUT ROWID;
-      CREATE INDEX pruned_jobs_by_age ON pruned_jobs (created_at);
-      CREATE TRIGGER jobs_remembered_when_pruned AFTER DELETE ON jobs
-      BEGIN
-        INSERT OR IGNORE INTO pruned_jobs (id, project_id, created_at) VALUES (OLD.id, OLD.project_id, OLD.created_at);
-      END;
-    `,
-  },
-  {
-    version: 9,
-    description: "each project's stored images (a logo), printed by name",
-    sql: `
-      -- An image a project uploads once and its documents name (a logo section), its data as the
-      -- document's image section carries it (base64). A job takes a copy when it is made.
-      CREATE TABLE project_images (
-        project_id TEXT NOT NULL REFERENCES projects (id),
-        name TEXT NOT NULL,
-        media_type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        width INTEGER NOT NULL,
-        height INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        UNIQUE (project_id, name)
-      ) STRICT;
-    `,
-  },
+  ...LATER_MIGRATIONS,
 ]
 
 /** Rewrites the failure codes stored in jobs and job events from their former spellings. */

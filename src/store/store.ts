@@ -18,6 +18,7 @@ import { Settings } from './settings.ts'
 import { Events } from './events.ts'
 import { Webhooks } from './webhooks.ts'
 import { ProjectImages } from './images.ts'
+import { Destinations } from './destinations.ts'
 import { JobLog } from './job-log.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
 
@@ -64,6 +65,8 @@ export class Store {
   readonly webhooks: Webhooks
   /** Each project's stored images (logos). */
   readonly images: ProjectImages
+  /** Each project's destinations (names for groups of printers). */
+  readonly destinations: Destinations
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
@@ -71,6 +74,7 @@ export class Store {
     this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
     this.webhooks = new Webhooks(db, now)
     this.images = new ProjectImages(db, now)
+    this.destinations = new Destinations(db, now)
     this.events = new Events(db, this.commits, now, this.webhooks)
     // Each job change leaves its event in the project's log, in the change's own transaction.
     const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id, now) => {

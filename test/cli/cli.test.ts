@@ -26,7 +26,7 @@ describe('printhub init', () => {
     expect(init.keyPrefix).toBe(init.apiKey.slice(0, 12))
     expect(init.serverId).toMatch(/^srv_/)
     const keys = await cliJson(['keys', 'list', '--project', init.projectId], env)
-    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write', 'printers:read', 'webhooks:write'], revokedAt: null })])
+    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write', 'printers:read', 'printers:write', 'webhooks:write'], revokedAt: null })])
     expect(JSON.stringify(keys)).not.toContain(init.apiKey)
   })
 

@@ -139,6 +139,9 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
       const madeBefore7 = (made.hub.schemaVersions.store.at(-1) as number) < 7
       expect((await hub.request('GET', `/v1/projects/${defaultProject}/printers`, { key: defaultKey })).status).toBe(200)
       expect((await hub.request('GET', `/v1/projects/${barProject}/printers`, { key: readOnlyKey })).status).toBe(madeBefore7 ? 200 : 403)
+      // A key that had every scope (init's, from store 7 on) has printers:write too (migration 10).
+      const destination = await hub.request('POST', `/v1/projects/${defaultProject}/destinations`, { key: defaultKey, body: { name: `upgraded-${name}`, mode: 'failover', printers: ['demo'] } })
+      expect(destination.status).toBe(madeBefore7 ? 403 : 201)
       expect((await hub.request('POST', `/v1/projects/${barProject}/jobs`, { key: barKey, body: job })).status).toBe(202)
       // The dashboard's password and script token, where that version had them.
       if (adminToken) expect((await hub.request('GET', '/admin/v1/session', { key: adminToken })).status).toBe(200)
