@@ -48,10 +48,11 @@ import { recordRun } from './bench-log.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
 import { eventsSection } from './bench-events.ts'
+import { failoverSection } from './bench-failover.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'failover', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -136,6 +137,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return backupSection()
     case 'events':
       return eventsSection()
+    case 'failover':
+      return failoverSection()
     case 'security':
       return securitySection()
     case 'binary':
