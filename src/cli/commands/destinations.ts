@@ -1,0 +1,80 @@
+// `printhub destinations …`: a project's destinations on the machine, as the API makes them
+// (services/destinations.ts): names jobs are posted to, their printers in order, failover.
+import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
+import type { Destination } from '../../store/destinations.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, positional, printJson, printList, UsageError, withProject } from '../command.ts'
+
+function said(outcome: DestinationOutcome, name: string): Destination {
+  if (outcome.kind === 'invalid') throw new CliError(`the destination is not valid:\n${outcome.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`)
+  if (outcome.kind === 'taken') throw new CliError(`the project already has a printer or destination named ${name}`)
+  if (outcome.kind === 'unknown') throw new CliError(`the project has no destination ${name} (see printhub destinations list)`)
+  return outcome.destination
+}
+
+const printersOf = (args: { values: Record<string, unknown> }): string[] => {
+  const printers = args.values.printer as string[] | undefined
+  if (!printers || printers.length === 0) throw new UsageError('name its printers with --printer ID, in order of preference (repeat it)')
+  return printers
+}
+
+const OPTIONS = { project: { type: 'string' }, printer: { type: 'string', multiple: true }, mode: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION } as const
+const HELP = ['--project ID      the project', '--printer ID      a printer of the project (record ID or name); repeat, in order of preference', '--mode failover   the first printer that can print takes each job (default; fan-out is to come)', DATA_HELP, JSON_HELP]
+
+function shown(io: Parameters<Command['run']>[1], json: unknown, destination: Destination, verb: string): void {
+  if (json) return printJson(io, destination)
+  io.out(`${verb} destination ${destination.name} (${destination.mode}): ${destination.printers.join(', ')}.`)
+}
+
+export const destinationsCreateCommand: Command = {
+  name: 'destinations create',
+  summary: 'make a destination: a name jobs are posted to, its printers in order, failover between them',
+  usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
+  help: HELP,
+  options: OPTIONS,
+  run(args, io) {
+    const name = positional(args, 0, 'NAME', 1)
+    const printers = printersOf(args)
+    const destination = said(withProject(args, io, (store, projectId) => createDestination(store, projectId, name, { mode: (args.values.mode as string | undefined) ?? 'failover', printers })), name)
+    shown(io, args.values.json, destination, 'Made')
+  },
+}
+
+export const destinationsSetCommand: Command = {
+  name: 'destinations set',
+  summary: "change a destination's printers (and mode)",
+  usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
+  help: HELP,
+  options: OPTIONS,
+  run(args, io) {
+    const name = positional(args, 0, 'NAME', 1)
+    const printers = printersOf(args)
+    const destination = said(withProject(args, io, (store, projectId) => changeDestination(store, projectId, name, { mode: (args.values.mode as string | undefined) ?? 'failover', printers })), name)
+    shown(io, args.values.json, destination, 'Changed')
+  },
+}
+
+export const destinationsListCommand: Command = {
+  name: 'destinations list',
+  summary: "list a project's destinations",
+  usage: '--project ID [--data DIR] [--json]',
+  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const destinations = withProject(args, io, (store, projectId) => store.destinations.list(projectId))
+    printList(io, args, destinations, { NAME: (d) => d.name, MODE: (d) => d.mode, PRINTERS: (d) => d.printers.join(','), CREATED: (d) => d.createdAt }, 'No destinations.')
+  },
+}
+
+export const destinationsDeleteCommand: Command = {
+  name: 'destinations delete',
+  summary: 'delete a destination (jobs waiting at its printers stay there)',
+  usage: 'NAME --project ID [--data DIR] [--json]',
+  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const name = positional(args, 0, 'NAME', 1)
+    if (!withProject(args, io, (store, projectId) => store.commits.write(() => store.destinations.delete(projectId, name)))) throw new CliError(`the project has no destination ${name}`)
+    if (args.values.json) return printJson(io, { name, deleted: true })
+    io.out(`Deleted destination ${name}.`)
+  },
+}
