@@ -11,6 +11,7 @@ import { projectRoutes } from './routes/projects.ts'
 import { sessionRoutes } from './routes/session.ts'
 import { settingsRoutes } from './routes/settings.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
+import { destinationRoutes } from './routes/destinations.ts'
 
 export function adminApi(context: AdminContext) {
   return new Elysia()
@@ -23,6 +24,7 @@ export function adminApi(context: AdminContext) {
     .use(settingsRoutes(context))
     .use(backupRoutes(context))
     .use(webhookRoutes(context))
+    .use(destinationRoutes(context))
 }
 
 /** Whether a browser's request comes with a live dashboard session. */

@@ -41,6 +41,8 @@ import agentsSource from './browser/pages/agents.ts' with { type: 'text' }
 import settingsSource from './browser/pages/settings.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import webhooksSource from './browser/pages/webhooks.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import destinationsSource from './browser/pages/destinations.ts' with { type: 'text' }
 
 /**
  * Every browser module by its path under browser/, which is also its address under
@@ -61,6 +63,7 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/projects.ts': projectsSource,
   'pages/agents.ts': agentsSource,
   'pages/webhooks.ts': webhooksSource,
+  'pages/destinations.ts': destinationsSource,
   'pages/settings.ts': settingsSource,
 }
 

@@ -159,6 +159,29 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'printers', 'desktop')
   })
 
+  test('a destination made on its page: tickets posted to it print on its first printer that can', async () => {
+    await page.goto('/dashboard/#/destinations')
+    const create = page.getByRole('form', { name: 'Create a destination' })
+    await create.getByLabel('Project').selectOption({ label: PROJECT })
+    await create.getByLabel('Name').fill('pass')
+    await create.getByLabel('Printers, in order').fill('terrace, bar')
+    await create.getByRole('button', { name: 'Create destination' }).click()
+    await page.locator('[data-destination="pass"]').getByText(`${PROJECT} · failover: terrace → bar`).waitFor()
+    // The terrace printer answers no one: the ticket goes to the bar.
+    const posted = await postJob('pass')
+    expect(posted.status).toBe(202)
+    const { job } = (await posted.json()) as { job: Job }
+    const bar = (await adminGet<{ printers: { id: string; remoteId: string }[] }>('/printers')).printers.find((p) => p.remoteId === 'bar')!
+    expect(job.printerId).toBe(bar.id)
+    // A name taken by a printer is refused in plain words.
+    await create.getByLabel('Project').selectOption({ label: PROJECT })
+    await create.getByLabel('Name').fill('bar')
+    await create.getByLabel('Printers, in order').fill('terrace')
+    await create.getByRole('button', { name: 'Create destination' }).click()
+    await expect(create.getByRole('alert').textContent()).resolves.toBe('This project already has a printer or destination named "bar".')
+    await screenshot(page, 'destinations', 'desktop')
+  })
+
   test('a job posted with the API key reaches COMPLETED live on the jobs page', async () => {
     await page.goto('/dashboard/#/jobs')
     await page.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor()
@@ -283,7 +306,7 @@ describe('dashboard in Chromium', () => {
     const phone = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, storageState: await desktop.storageState() })
     const small = await phone.newPage()
     try {
-      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings']] as const) {
+      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['destinations', 'destinations'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings']] as const) {
         await small.goto(`/dashboard/#/${hash}`)
         await small.locator('main h1').waitFor()
         await small.waitForLoadState('networkidle').catch(() => undefined)

@@ -9,5 +9,6 @@ import { printersPage } from './printers.ts'
 import { projectsPage } from './projects.ts'
 import { settingsPage } from './settings.ts'
 import { webhooksPage } from './webhooks.ts'
+import { destinationsPage } from './destinations.ts'
 
-export const PAGES: Page[] = [overviewPage, printersPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage]
+export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage]

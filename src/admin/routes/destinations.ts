@@ -1,0 +1,43 @@
+// Every project's destinations, for the technician: made, listed with their printers, deleted, as
+// the public API and the CLI make them (services/destinations.ts).
+import { conflict, invalidRequest, notFound } from '../../http/errors.ts'
+import { readValidBody } from '../../http/json-body.ts'
+import { array, object, string } from '../../protocol/rules.ts'
+import { identifier } from '../../protocol/values.ts'
+import { createDestination } from '../../services/destinations.ts'
+import type { AdminContext } from '../context.ts'
+import { adminRouter } from '../router.ts'
+
+const MAX_BODY = 16_384
+const newDestinationRule = object({ name: identifier, printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }) })
+
+export function destinationRoutes({ store }: AdminContext) {
+  return adminRouter(store)
+    .get('/destinations', () => ({
+      destinations: store.projects.list().flatMap((project) =>
+        store.destinations.list(project.id).map((destination) => ({
+          ...destination,
+          projectName: project.name,
+          printerNames: destination.printers.map((id) => store.printers.get(id)?.remoteId ?? id),
+        })),
+      ),
+    }))
+    .post(
+      '/projects/:id/destinations',
+      async ({ request, params, set }) => {
+        const input = await readValidBody(request, newDestinationRule, MAX_BODY)
+        const outcome = createDestination(store, params.id, input.name, { mode: 'failover', printers: input.printers })
+        if (outcome.kind === 'invalid') throw invalidRequest(outcome.issues)
+        if (outcome.kind === 'taken') throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
+        if (outcome.kind === 'unknown') throw notFound('There is no such project.')
+        set.status = 201
+        return { destination: outcome.destination }
+      },
+      { parse: 'none' },
+    )
+    .delete('/projects/:id/destinations/:name', ({ params, set }) => {
+      if (!store.commits.write(() => store.destinations.delete(params.id, params.name))) throw notFound('This project has no destination of that name.')
+      set.status = 204
+      return null
+    })
+}
