@@ -9,8 +9,8 @@ import type { Destination } from '../store/destinations.ts'
 import type { Store } from '../store/store.ts'
 import type { PrinterBoard } from './printer-board.ts'
 
-/** How often the failover watch looks at destinations' printers. */
-const WATCH_MS = 250
+/** How often the failover watch looks at destinations' printers (a query a second when there are none). */
+const WATCH_MS = 1_000
 
 /** States in which a printer cannot print: its waiting jobs move on after the threshold. */
 const CANNOT_PRINT: readonly ProjectPrinterState[] = ['offline', 'paper_out', 'cover_open', 'error']
@@ -37,9 +37,11 @@ export class Failover {
     private readonly options: { afterMs: number; now: () => number; log?: Logger },
   ) {}
 
-  /** The printer a job posted to the destination goes to now. */
+  /** The printer a job posted to the destination goes to now: the first that can print, else the first there is. */
   printerFor(destination: Destination): string {
-    return firstThatCanPrint(destination, this.board.conditions(destination.printers)) ?? destination.printers[0]!
+    const conditions = this.board.conditions(destination.projectId, destination.printers)
+    // None can print: the first the project still has (a removed one takes no job).
+    return firstThatCanPrint(destination, conditions) ?? destination.printers.find((id) => conditions.has(id)) ?? destination.printers[0]!
   }
 
   start(): void {
@@ -55,9 +57,11 @@ export class Failover {
     const now = this.options.now()
     const names = (id: string) => this.store.printers.get(id)?.remoteId ?? id
     for (const destination of this.store.destinations.ofMode('failover')) {
-      const conditions = this.board.conditions(destination.printers)
+      const conditions = this.board.conditions(destination.projectId, destination.printers)
       for (const from of destination.printers) {
         const condition = conditions.get(from)
+        // A printer removed from the project: what waits at it for the destination moves on at once.
+        if (!condition) this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} was removed`)
         if (!condition || !CANNOT_PRINT.includes(condition.state)) continue
         if (condition.since !== null && Date.parse(condition.since) > now - this.options.afterMs) continue
         this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} ${WHY[condition.state]}`)

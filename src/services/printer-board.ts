@@ -74,11 +74,12 @@ export class PrinterBoard {
    * `busy`: that is not a condition) and since when; cheaper than projectPrinters, for the failover
    * watch.
    */
-  conditions(printerIds: readonly string[]): Map<string, { state: ProjectPrinter['state']; since: string | null }> {
+  conditions(projectId: string, printerIds: readonly string[]): Map<string, { state: ProjectPrinter['state']; since: string | null }> {
     const builtinId = this.store.agents.builtin()?.id
     const found = new Map<string, { state: ProjectPrinter['state']; since: string | null }>()
     for (const id of printerIds) {
-      const record = this.store.printers.get(id)
+      // A removed printer has no condition: it is not the project's any more.
+      const record = this.store.printers.resolve(projectId, id)
       if (!record) continue
       const state = projectPrinterState(this.stateOf(record.agentId, record.agentPrinterId, builtinId), false)
       found.set(id, { state, since: this.store.printerStates.since(record.agentId, record.agentPrinterId) ?? null })

@@ -86,4 +86,23 @@ describe('a failover destination', () => {
     expect(texts('kitchen').slice(kitchenBefore)).toEqual(['<direct>\n[partial cut]'])
     for (const marker of ['<one>', '<two>', '<three>', '<direct>']) expect([...texts('kitchen'), ...texts('bar')].filter((text) => text.includes(marker))).toHaveLength(1)
   })
+
+  test('a printer removed from the project: the tickets waiting at it for the destination print at the next, at once', async () => {
+    emulators.kitchen.set({ paper: 'out' })
+    emulators.bar.set({ paper: 'out' })
+    await waitFor(async () => (await printerState('kitchen')) === 'paper_out' && (await printerState('bar')) === 'paper_out', 10_000)
+    const waiting = await submitJob(t, { printerId: 'pass', maxAttempts: 10, document: ticket('<four>') })
+    expect(waiting.printerId).toBe(ids.kitchen)
+    expect((await t.request('DELETE', `/admin/v1/printers/${ids.kitchen}`, { key: token })).status).toBeLessThan(300)
+    emulators.bar.set({ paper: 'ok' })
+    const done = await waitFor(async () => {
+      const now = await job(waiting.id)
+      return now.state === 'COMPLETED' ? now : undefined
+    }, 15_000)
+    expect(done.printerId).toBe(ids.bar)
+    expect(texts('bar').at(-1)).toContain('Printed at bar: kitchen was removed')
+    // A new ticket goes to the printer the project still has.
+    const next = await submitJob(t, { printerId: 'pass', document: ticket('<five>') })
+    expect(next.printerId).toBe(ids.bar)
+  })
 })
