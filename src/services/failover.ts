@@ -3,7 +3,7 @@
 // the threshold has its waiting jobs moved to the next one that can, in the destination's order,
 // each ticket marked ("Printed at bar: kitchen is out of paper") and its timeline noting it. Only
 // waiting (PENDING) jobs move: one dispatched or at its printer may print there, so it stays.
-import type { Logger } from '../platform/log.ts'
+import { describeError, type Logger } from '../platform/log.ts'
 import type { ProjectPrinterState } from '../protocol/project-printer.ts'
 import type { Destination } from '../store/destinations.ts'
 import type { Store } from '../store/store.ts'
@@ -45,7 +45,14 @@ export class Failover {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.watch(), WATCH_MS)
+    this.timer = setInterval(() => {
+      try {
+        this.watch()
+      } catch (error) {
+        // A full or failing disk: nothing moved (each move is one change); the next look tries again.
+        this.options.log?.error('the failover watch could not move jobs; it tries again', { error: describeError(error) }, { limit: 'failover failed' })
+      }
+    }, WATCH_MS)
   }
 
   stop(): void {
@@ -55,7 +62,7 @@ export class Failover {
   /** Moves the waiting jobs of every printer that has not been able to print for longer than the threshold. */
   watch(): void {
     const now = this.options.now()
-    const names = (id: string) => this.store.printers.get(id)?.remoteId ?? id
+    const names = (id: string) => this.printerName(id)
     for (const destination of this.store.destinations.ofMode('failover')) {
       const conditions = this.board.conditions(destination.projectId, destination.printers)
       for (const from of destination.printers) {
@@ -73,9 +80,13 @@ export class Failover {
     }
   }
 
+  private printerName(id: string): string {
+    return this.store.printers.get(id)?.remoteId ?? id
+  }
+
   private move(destination: Destination, from: string, to: string | undefined, why: string): void {
     if (!to) return
-    const name = (id: string) => this.store.printers.get(id)?.remoteId ?? id
+    const name = (id: string) => this.printerName(id)
     const moved = this.store.commits.write(() => this.store.destinations.moveWaiting(destination.id, from, to, `Printed at ${name(to)}: ${why}`))
     if (moved.length === 0) return
     this.options.log?.info(`moved ${moved.length} waiting jobs of destination ${destination.name} from ${name(from)} to ${name(to)}: ${why}`, { destination: destination.id, from, to, jobs: moved.length })
