@@ -11,7 +11,7 @@ export type { PrintDocument, Section, PaperWidth } from '../protocol/document.ts
 export type { HealthResult } from '../protocol/health.ts'
 export { JOB_STATES, type Job, type JobState, type CreateJobResponse, type ListJobsResponse, type PagedJobsResponse, type ReprintJobResponse } from '../protocol/job.ts'
 export { PROJECT_PRINTER_STATES, type ProjectPrinter, type ProjectPrinterState } from '../protocol/project-printer.ts'
-export { EVENT_TYPES, type EventType, type ProjectEvent, type JobCreatedEvent, type JobStateChangedEvent, type PrinterStateChangedEvent } from '../protocol/events.ts'
+export { EVENT_TYPES, type EventType, type ProjectEvent, type JobCreatedEvent, type JobStateChangedEvent, type JobMovedEvent, type PrinterStateChangedEvent } from '../protocol/events.ts'
 export type { EventStreamOptions, StreamItem } from './events.ts'
 export type { CreateJobInput } from '../protocol/job-request.ts'
 export { FAILURE_CODES, type FailureCode } from '../protocol/failures.ts'

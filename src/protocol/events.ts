@@ -6,7 +6,7 @@ import { PROJECT_PRINTER_STATES, type ProjectPrinter, projectPrinterRule, type P
 import { integer, nullable, object, oneOf, type Rule, string, union } from './rules.ts'
 import { timestamp } from './values.ts'
 
-export const EVENT_TYPES = ['job.created', 'job.state_changed', 'printer.state_changed'] as const
+export const EVENT_TYPES = ['job.created', 'job.state_changed', 'job.moved', 'printer.state_changed'] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
 interface EventBase {
@@ -37,7 +37,16 @@ export interface PrinterStateChangedEvent extends EventBase {
   printer: ProjectPrinter
 }
 
-export type ProjectEvent = JobCreatedEvent | JobStateChangedEvent | PrinterStateChangedEvent
+/** A waiting job moved to another printer of its destination (failover): its printerId changed, its state did not. */
+export interface JobMovedEvent extends EventBase {
+  type: 'job.moved'
+  previousPrinterId: string
+  /** What its ticket says of it: "Printed at bar: kitchen is out of paper". */
+  note: string
+  job: Job
+}
+
+export type ProjectEvent = JobCreatedEvent | JobStateChangedEvent | JobMovedEvent | PrinterStateChangedEvent
 
 /** What a stream says first when the position it was asked to resume from has been pruned: list again. */
 export const RESET_EVENT = 'reset'
@@ -59,5 +68,6 @@ export const projectEventRule: Rule<ProjectEvent> = union('type', {
     lastErrorCode: nullable(string({ max: MAX_MESSAGE_LENGTH })),
     job: jobRule,
   }),
+  'job.moved': object({ id: eventId, type: oneOf(['job.moved']), occurredAt: timestamp, previousPrinterId: string({ min: 1, max: 256 }), note: string({ max: MAX_MESSAGE_LENGTH }), job: jobRule }),
   'printer.state_changed': object({ id: eventId, type: oneOf(['printer.state_changed']), occurredAt: timestamp, state: printerState, previousState: nullable(printerState), printer: projectPrinterRule }),
 }) as Rule<ProjectEvent>

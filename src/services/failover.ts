@@ -87,7 +87,13 @@ export class Failover {
   private move(destination: Destination, from: string, to: string | undefined, why: string): void {
     if (!to) return
     const name = (id: string) => this.printerName(id)
-    const moved = this.store.commits.write(() => this.store.destinations.moveWaiting(destination.id, from, to, `Printed at ${name(to)}: ${why}`))
+    const note = `Printed at ${name(to)}: ${why}`
+    const moved = this.store.commits.write(() => {
+      const ids = this.store.destinations.moveWaiting(destination.id, from, to, note)
+      // Applications following the project hear of it in the same change: the job's printer is another now.
+      for (const id of ids) this.store.events.append(destination.projectId, 'job.moved', { previousPrinterId: from, note, job: this.store.jobs.get(id)! })
+      return ids
+    })
     if (moved.length === 0) return
     this.options.log?.info(`moved ${moved.length} waiting jobs of destination ${destination.name} from ${name(from)} to ${name(to)}: ${why}`, { destination: destination.id, from, to, jobs: moved.length })
     this.jobsArrived(to)

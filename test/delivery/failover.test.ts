@@ -77,6 +77,9 @@ describe('a failover destination', () => {
     expect(texts('bar').at(-1)).toBe(`${' '.repeat(Math.floor((48 - 39) / 2))}Printed at bar: kitchen is out of paper\n${'-'.repeat(48)}\n<three>\n[partial cut]`)
     const { timeline } = await (await t.request('GET', `/admin/v1/jobs/${third.id}`, { key: token })).json()
     expect(timeline.filter((event: { errorCode: string | null }) => event.errorCode === 'job.moved')).toEqual([expect.objectContaining({ state: 'PENDING', errorMessage: 'Printed at bar: kitchen is out of paper' })])
+    // Applications following the project heard of it: a job.moved event with the printer it left.
+    const moves = t.hub.store.events.after(t.projectId, 0, 10_000).filter((event) => event.type === 'job.moved' && event.job.id === third.id)
+    expect(moves).toEqual([{ id: expect.any(Number), type: 'job.moved', occurredAt: expect.any(String), previousPrinterId: ids.kitchen, note: 'Printed at bar: kitchen is out of paper', job: expect.objectContaining({ id: third.id, printerId: ids.bar, state: 'PENDING' }) }])
     // The job posted to the kitchen printer waits for it; the kitchen printed nothing meanwhile.
     expect(['PENDING', 'DISPATCHING']).toContain((await job(direct.id)).state)
     expect(printed.kitchen.length).toBe(kitchenBefore)
