@@ -4,7 +4,7 @@
 // takes from the submission to every reader, and that every reader got every event; then the same
 // with a webhook (bench-webhooks.ts).
 import type { SectionResult } from './bench.ts'
-import { cpuMs, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, startHub } from './bench-hub.ts'
+import { cpuMs, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, startHub, submitAtRate } from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
 import { webhookPhase } from './bench-webhooks.ts'
 
@@ -95,19 +95,7 @@ export async function eventsSection(): Promise<SectionResult> {
     await sleep(500)
     const openRssMb = rssMb(hub.pid)
     const cpuBefore = cpuMs(hub.pid)
-    const submitted = new Map<string, number>()
-    const started = performance.now()
-    for (let i = 0; i < JOBS; i++) {
-      await sleep(Math.max(0, started + (i * 1000) / JOBS_PER_SECOND - performance.now()))
-      const at = performance.now()
-      const response = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ printerId: 'demo', idempotencyKey: `events-${i}`, document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }, { type: 'cut' }] } }),
-      })
-      if (response.status !== 202) throw new Error(`a submission answered ${response.status}`)
-      submitted.set(((await response.json()) as { job: { id: string } }).job.id, at)
-    }
+    const submitted = await submitAtRate(hub.url, project, JOBS, JOBS_PER_SECOND, 'events')
     // Every reader has every creation, or the time is up.
     const deadline = performance.now() + ARRIVAL_TIMEOUT_MS
     while (performance.now() < deadline && readers.some((r) => r.arrivals.size < JOBS)) await sleep(50)

@@ -228,3 +228,24 @@ export async function waitForAgentPrinters(dir: string, printerIds: readonly str
     await sleep(200)
   }
 }
+
+/**
+ * Posts `count` small tickets to the project's demo printer, `perSecond` a second on a steady
+ * clock; when each was submitted (performance.now()), by job ID.
+ */
+export async function submitAtRate(url: string, project: Project, count: number, perSecond: number, keyPrefix: string): Promise<Map<string, number>> {
+  const submitted = new Map<string, number>()
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    await sleep(Math.max(0, started + (i * 1000) / perSecond - performance.now()))
+    const at = performance.now()
+    const response = await fetch(`${url}/v1/projects/${project.projectId}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ printerId: 'demo', idempotencyKey: `${keyPrefix}-${i}`, document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }, { type: 'cut' }] } }),
+    })
+    if (response.status !== 202) throw new Error(`a submission answered ${response.status}`)
+    submitted.set(((await response.json()) as { job: { id: string } }).job.id, at)
+  }
+  return submitted
+}

@@ -4,7 +4,7 @@
 // came once, in order, with a valid signature.
 import { verifyWebhook } from '../src/client/index.ts'
 import type { HubProcess, Project } from './bench-hub.ts'
-import { round, sized, sleep } from './bench-hub.ts'
+import { round, sized, sleep, submitAtRate } from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
 
 const JOBS = sized(200, 50)
@@ -38,19 +38,8 @@ export async function webhookPhase(hub: HubProcess, project: Project): Promise<W
     })
     if (made.status !== 201) throw new Error(`making the webhook answered ${made.status}`)
     const { secret } = (await made.json()) as { secret: string }
-    const submitted = new Map<string, number>()
     const started = performance.now()
-    for (let i = 0; i < JOBS; i++) {
-      await sleep(Math.max(0, started + (i * 1000) / JOBS_PER_SECOND - performance.now()))
-      const at = performance.now()
-      const response = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ printerId: 'demo', idempotencyKey: `webhooks-${i}`, document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }, { type: 'cut' }] } }),
-      })
-      if (response.status !== 202) throw new Error(`a submission answered ${response.status}`)
-      submitted.set(((await response.json()) as { job: { id: string } }).job.id, at)
-    }
+    const submitted = await submitAtRate(hub.url, project, JOBS, JOBS_PER_SECOND, 'webhooks')
     const expected = JOBS * EVENTS_PER_JOB
     const deadline = performance.now() + ARRIVAL_TIMEOUT_MS
     while (performance.now() < deadline && received.length < expected) await sleep(50)

@@ -3,7 +3,8 @@
 // once as one invalid_request naming each.
 import type { ErrorDetail } from '../protocol/api-errors.ts'
 import { isJobState, JOB_STATES, type JobState } from '../protocol/job.ts'
-import { invalidRequest } from './errors.ts'
+import { type Rule, validate } from '../protocol/rules.ts'
+import { invalidField, invalidRequest } from './errors.ts'
 
 export class QueryReader {
   private readonly params: URLSearchParams
@@ -64,4 +65,11 @@ export class QueryReader {
   check(): void {
     if (this.problems.length > 0) throw invalidRequest(this.problems)
   }
+}
+
+/** A part of the address (`:name`) checked by the rule its body counterpart has; 400 naming it otherwise. */
+export function pathPart<T>(field: string, rule: Rule<T>, value: string): T {
+  const checked = validate(rule, value)
+  if (!checked.ok) throw invalidField(field, checked.issues[0]!.message)
+  return checked.value
 }

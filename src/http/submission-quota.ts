@@ -20,6 +20,20 @@ export interface QuotaTicket {
   giveBack(): void
 }
 
+/**
+ * Runs a submission on its share of the quota: the share is kept only when it created a job, and
+ * given back otherwise (a duplicate, a refusal, an error).
+ */
+export async function onShare<T extends { kind: string }>(share: QuotaTicket, submit: () => Promise<T>): Promise<T> {
+  let outcome: T | undefined
+  try {
+    outcome = await submit()
+  } finally {
+    if (outcome?.kind !== 'created') share.giveBack()
+  }
+  return outcome
+}
+
 export class SubmissionQuota {
   private readonly buckets = new Map<string, Bucket>()
 

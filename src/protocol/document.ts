@@ -3,11 +3,10 @@
 // client library validate against.
 import { BARCODE_FORMATS, barcodeProblem } from './barcode.ts'
 import { documentCostProblems } from './document-cost.ts'
-import { IMAGE_MEDIA_TYPES, imageProblem, isStandardBase64, STANDARD_BASE64_HINT } from './image.ts'
+import { imageShapeRule, printableImageRule } from './image.ts'
 import {
   MAX_BARCODE_LENGTH,
   MAX_FEED_LINES,
-  MAX_IMAGE_BASE64_LENGTH,
   MAX_QR_BYTES,
   MAX_QR_LENGTH,
   MAX_ROW_SIDE_LENGTH,
@@ -89,16 +88,7 @@ function documentRuleOf(printable: boolean) {
         return problem && [{ path: 'value', message: problem }]
       },
     ),
-    image: andPrintable(
-      object({
-        mediaType: oneOf(IMAGE_MEDIA_TYPES),
-        data: refine(string({ min: 4, max: MAX_IMAGE_BASE64_LENGTH }), (data) => (isStandardBase64(data) ? undefined : STANDARD_BASE64_HINT)),
-      }),
-      ({ mediaType, data }) => {
-        const problem = imageProblem(mediaType, data)
-        return problem && [{ path: 'data', message: problem }]
-      },
-    ),
+    image: printable ? printableImageRule : imageShapeRule,
   })
   return andPrintable(object({ width: oneOf(PAPER_WIDTHS), sections: array(section, { min: 1, max: MAX_SECTIONS }) }), (document) =>
     documentCostProblems(document).map((message) => ({ path: '', message })),

@@ -2,6 +2,9 @@
 // the last bytes: they prove the data is a whole image of the declared type with printable
 // dimensions, without decoding a megabyte on the request path; decoding pixels is the renderer's job.
 
+import { MAX_IMAGE_BASE64_LENGTH } from './limits.ts'
+import { object, oneOf, refine, string } from './rules.ts'
+
 export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg'] as const
 export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number]
 
@@ -111,3 +114,15 @@ export function imageProblem(mediaType: ImageMediaType, data: string): string | 
   const header = imageHeader(mediaType, data)
   return typeof header === 'string' ? header : undefined
 }
+
+/** An image as an image section (and a stored image) carries it: its type and standard base64, by shape. */
+export const imageShapeRule = object({
+  mediaType: oneOf(IMAGE_MEDIA_TYPES),
+  data: refine(string({ min: 4, max: MAX_IMAGE_BASE64_LENGTH }), (data) => (isStandardBase64(data) ? undefined : STANDARD_BASE64_HINT)),
+})
+
+/** The same, and a whole image of that type with printable dimensions (its headers read). */
+export const printableImageRule = refine(imageShapeRule, ({ mediaType, data }) => {
+  const problem = imageProblem(mediaType, data)
+  return problem && [{ path: 'data', message: problem }]
+})

@@ -2,11 +2,10 @@
 // printer, with failover between their printers (services/failover.ts). Changes need scope
 // printers:write; reading printers:read. Names share one namespace with the project's printers.
 import { Elysia } from 'elysia'
-import { conflict, invalidField, invalidRequest, notFound } from '../../http/errors.ts'
+import { conflict, invalidRequest, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { QueryReader } from '../../http/query.ts'
+import { pathPart, QueryReader } from '../../http/query.ts'
 import { createDestinationRule, type DestinationView, updateDestinationRule } from '../../protocol/destinations.ts'
-import { validate } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import type { Destination } from '../../store/destinations.ts'
 import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
@@ -26,11 +25,7 @@ function said(outcome: DestinationOutcome): DestinationView {
   return view(outcome.destination)
 }
 
-function nameOf(name: string): string {
-  const checked = validate(identifier, name)
-  if (!checked.ok) throw invalidField('name', checked.issues[0]!.message)
-  return checked.value
-}
+const nameOf = (name: string) => pathPart('name', identifier, name)
 
 export function destinationRoutes({ store }: ApiContext) {
   const destinationOr404 = (projectId: string, name: string) => {

@@ -4,11 +4,10 @@
 import { Elysia } from 'elysia'
 import { conflict, invalidField, notFound, storageFull } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { QueryReader } from '../../http/query.ts'
+import { pathPart, QueryReader } from '../../http/query.ts'
 import { imageHeader } from '../../protocol/image.ts'
 import { MAX_IMAGE_BASE64_LENGTH } from '../../protocol/limits.ts'
 import { imageName, MAX_PROJECT_IMAGES, putImageRule } from '../../protocol/project-images.ts'
-import { validate } from '../../protocol/rules.ts'
 import { authenticate } from '../auth.ts'
 import type { ApiContext } from '../context.ts'
 
@@ -17,11 +16,7 @@ const IMAGES_PATH = '/v1/projects/:projectId/images'
 const MAX_BODY = MAX_IMAGE_BASE64_LENGTH + 1_024
 
 /** The name in the address, checked as a logo section's is. */
-function nameOf(name: string): string {
-  const checked = validate(imageName, name)
-  if (!checked.ok) throw invalidField('name', checked.issues[0]!.message)
-  return checked.value
-}
+const nameOf = (name: string) => pathPart('name', imageName, name)
 
 export function imageRoutes({ store, capacity }: ApiContext) {
   return new Elysia()

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import { cancelledJob, projectJob, reprintedJob, submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import type { QuotaTicket } from '../../http/submission-quota.ts'
+import { onShare, type QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
 import type { CreateJobResponse, Job, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
 import { createJobRule, reprintJobRule } from '../../protocol/job-request.ts'
@@ -35,13 +35,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
           set.status = 200
           return submittedJob({ kind: 'duplicate', job: existing })
         }
-        let outcome: Awaited<ReturnType<typeof jobs.submit>> | undefined
-        try {
-          outcome = await jobs.submit({ ...input, projectId: params.projectId })
-        } finally {
-          if (outcome?.kind !== 'created') share.giveBack()
-        }
-        const created = submittedJob(outcome)
+        const created = submittedJob(await onShare(share, () => jobs.submit({ ...input, projectId: params.projectId })))
         set.status = created.duplicate ? 200 : 202
         return created
       },
@@ -82,13 +76,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
         const { idempotencyKey } = await readValidBody(request, reprintJobRule, REPRINT_BODY_BYTES, `key:${key.id}`)
         // A reprint is a job against the key's rate, as a submission is (its document is already stored).
         const share = submissions.take(key.id, 0)
-        let outcome: Awaited<ReturnType<typeof jobs.reprint>> | undefined
-        try {
-          outcome = await jobs.reprint(params.jobId, { projectId: params.projectId, idempotencyKey })
-        } finally {
-          if (outcome?.kind !== 'created') share.giveBack()
-        }
-        const answer = reprintedJob(outcome)
+        const answer = reprintedJob(await onShare(share, () => jobs.reprint(params.jobId, { projectId: params.projectId, idempotencyKey })))
         set.status = answer.duplicate ? 200 : 202
         return answer
       },

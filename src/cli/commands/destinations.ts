@@ -25,33 +25,26 @@ function shown(io: Parameters<Command['run']>[1], json: unknown, destination: De
   io.out(`${verb} destination ${destination.name} (${destination.mode}): ${destination.printers.join(', ')}.`)
 }
 
-export const destinationsCreateCommand: Command = {
-  name: 'destinations create',
-  summary: 'make a destination: a name jobs are posted to, its printers in order, failover between them',
-  usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
-  help: HELP,
-  options: OPTIONS,
-  run(args, io) {
-    const name = positional(args, 0, 'NAME', 1)
-    const printers = printersOf(args)
-    const destination = said(withProject(args, io, (store, projectId) => createDestination(store, projectId, name, { mode: (args.values.mode as string | undefined) ?? 'failover', printers })), name)
-    shown(io, args.values.json, destination, 'Made')
-  },
+/** `destinations create` and `destinations set`: the same input, made or changed. */
+function saveCommand(name: string, summary: string, save: typeof createDestination, verb: string): Command {
+  return {
+    name,
+    summary,
+    usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
+    help: HELP,
+    options: OPTIONS,
+    run(args, io) {
+      const destinationName = positional(args, 0, 'NAME', 1)
+      const printers = printersOf(args)
+      const mode = (args.values.mode as string | undefined) ?? 'failover'
+      const destination = said(withProject(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })), destinationName)
+      shown(io, args.values.json, destination, verb)
+    },
+  }
 }
 
-export const destinationsSetCommand: Command = {
-  name: 'destinations set',
-  summary: "change a destination's printers (and mode)",
-  usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
-  help: HELP,
-  options: OPTIONS,
-  run(args, io) {
-    const name = positional(args, 0, 'NAME', 1)
-    const printers = printersOf(args)
-    const destination = said(withProject(args, io, (store, projectId) => changeDestination(store, projectId, name, { mode: (args.values.mode as string | undefined) ?? 'failover', printers })), name)
-    shown(io, args.values.json, destination, 'Changed')
-  },
-}
+export const destinationsCreateCommand = saveCommand('destinations create', 'make a destination: a name jobs are posted to, its printers in order, failover between them', createDestination, 'Made')
+export const destinationsSetCommand = saveCommand('destinations set', "change a destination's printers (and mode)", changeDestination, 'Changed')
 
 export const destinationsListCommand: Command = {
   name: 'destinations list',
