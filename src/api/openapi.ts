@@ -8,7 +8,7 @@ import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { discoveryRule } from '../protocol/discovery.ts'
 import { EVENT_TYPES, projectEventRule } from '../protocol/events.ts'
 import { healthRule } from '../protocol/health.ts'
-import { createJobResponseRule, JOB_STATES, jobRule, listJobsResponseRule, pagedJobsResponseRule, reprintJobResponseRule } from '../protocol/job.ts'
+import { createJobResponseRule, JOB_STATES, jobDetailResponseRule, jobRule, listJobsResponseRule, pagedJobsResponseRule, reprintJobResponseRule } from '../protocol/job.ts'
 import { createJobRule, reprintJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
@@ -64,7 +64,7 @@ const paths: Record<string, Record<string, Operation>> = {
     }),
   },
   '/v1/projects/{projectId}/jobs/{jobId}': {
-    get: keyed('jobs:read', { summary: 'One job', parameters: [projectId, jobId], responses: { 200: json(jobAnswer, 'The job'), ...errors(400, 404) } }),
+    get: keyed('jobs:read', { summary: 'One job', parameters: [projectId, jobId], responses: { 200: json(jobDetailResponseRule.schema, 'The job; a job posted to a destination of mode "all" also has its children, one job per printer'), ...errors(400, 404) } }),
   },
   '/v1/projects/{projectId}/jobs/{jobId}/cancel': {
     post: keyed('jobs:write', {

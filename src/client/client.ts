@@ -2,7 +2,7 @@
 // where they are safe.
 import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule, PAIRING_PATH } from '../protocol/discovery.ts'
 import { type HealthResult, healthRule } from '../protocol/health.ts'
-import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule, type ReprintJobResponse, reprintJobResponseRule } from '../protocol/job.ts'
+import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, jobDetailResponseRule, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule, type ReprintJobResponse, reprintJobResponseRule } from '../protocol/job.ts'
 import { type CreateJobInput, createJobRule, reprintJobRule } from '../protocol/job-request.ts'
 import { JOB_LIST_LIMIT, MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { type ProjectPrinter, projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
@@ -116,7 +116,17 @@ export class JobsApi {
   /** One job of the project; ApiError not_found when the project has none with that ID. */
   async get(jobId: string, options: RequestOptions = {}): Promise<Job> {
     const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
-    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobAnswerRule, signal: options.signal })).job
+    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobDetailResponseRule, signal: options.signal })).job
+  }
+
+  /**
+   * The jobs a job posted to a destination of mode "all" became: one per printer, in the
+   * destination's order, each with its own state (the job's own state summarises them). Empty for
+   * any other job.
+   */
+  async children(jobId: string, options: RequestOptions = {}): Promise<Job[]> {
+    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
+    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobDetailResponseRule, signal: options.signal })).children ?? []
   }
 
   /**

@@ -35,6 +35,8 @@ export function reprintedJob(outcome: ReprintOutcome): { job: Job; duplicate: bo
   switch (outcome.kind) {
     case 'unknown_job':
       throw notFound('This project has no such job.')
+    case 'fan_out':
+      throw conflict(`This job went to every printer of its destination: reprint the job of the printer that needs it (${outcome.children.join(', ')}).`)
     case 'document_gone':
       throw documentPruned()
     case 'printer_removed':

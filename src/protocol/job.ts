@@ -1,7 +1,8 @@
 // The public job: its states and its projection, as the print job service specification defines them.
 import { JOB_LIST_LIMIT, MAX_ATTEMPTS, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_MESSAGE_LENGTH, MAX_PRINTER_ID_LENGTH } from './limits.ts'
 import { metadataRule } from './job-request.ts'
-import { array, boolean, integer, nullable, object, oneOf, type Rule, string } from './rules.ts'
+import { array, boolean, integer, nullable, object, oneOf, optional, type Rule, string } from './rules.ts'
+import { MAX_DESTINATION_PRINTERS } from './destinations.ts'
 import { timestamp } from './values.ts'
 
 export const JOB_STATES = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const
@@ -68,6 +69,16 @@ export const jobRule: Rule<Job> = object({
 })
 
 export const createJobResponseRule: Rule<CreateJobResponse> = object({ job: jobRule, duplicate: boolean() })
+
+/**
+ * One job (`GET …/jobs/:jobId`). A job posted to a destination of mode "all" (a fan-out) also has
+ * `children`: one job per printer, in the destination's order; its own state summarises theirs.
+ */
+export interface JobDetailResponse {
+  job: Job
+  children?: Job[]
+}
+export const jobDetailResponseRule: Rule<JobDetailResponse> = object({ job: jobRule, children: optional(array(jobRule, { max: MAX_DESTINATION_PRINTERS })) })
 
 /** A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job it reprints. */
 export interface ReprintJobResponse extends CreateJobResponse {

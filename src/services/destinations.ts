@@ -1,9 +1,10 @@
 // A project's destinations as every edge makes and changes them (the public API, the CLI): its
 // printers named by record ID or name, each the project's, none twice; a name no printer or other
 // destination of the project has (one namespace: applications post to either as printerId); the
-// mode `failover` (fan-out, `all`, is not built yet). Outcomes are values; each edge says them.
+// mode `failover` or `all` (fan-out). Outcomes are values; each edge says them.
 import type { Issue } from '../protocol/rules.ts'
-import type { Destination } from '../store/destinations.ts'
+import type { Destination, DestinationMode } from '../store/destinations.ts'
+import { DESTINATION_MODES } from '../protocol/destinations.ts'
 import type { Store } from '../store/store.ts'
 
 export interface DestinationInput {
@@ -19,13 +20,14 @@ export type DestinationOutcome =
   | { kind: 'taken'; name: string }
   | { kind: 'unknown' }
 
-function checked(store: Store, projectId: string, input: DestinationInput): { mode: 'failover'; printers: string[] } | { issues: Issue[] } {
-  if (input.mode !== 'failover') return { issues: [{ path: 'mode', message: 'must be "failover" for now: fan-out to every printer ("all") is not available yet' }] }
+function checked(store: Store, projectId: string, input: DestinationInput): { mode: DestinationMode; printers: string[] } | { issues: Issue[] } {
+  const mode = DESTINATION_MODES.find((known) => known === input.mode)
+  if (!mode) return { issues: [{ path: 'mode', message: `must be one of ${DESTINATION_MODES.map((known) => `"${known}"`).join(', ')}` }] }
   const found = input.printers.map((name) => store.printers.resolve(projectId, name)?.id)
   const missing = found.flatMap((id, index) => (id ? [] : [{ path: `printers[${index}]`, message: `is no printer of this project ("${input.printers[index]}")` }]))
   if (missing.length > 0) return { issues: missing }
   if (new Set(found).size !== found.length) return { issues: [{ path: 'printers', message: 'names one printer twice' }] }
-  return { mode: 'failover', printers: found as string[] }
+  return { mode, printers: found as string[] }
 }
 
 export function createDestination(store: Store, projectId: string, name: string, input: DestinationInput): DestinationOutcome {

@@ -6,7 +6,7 @@ import type { PrintDocument, Section } from '../protocol/document.ts'
 import { documentCostProblems } from '../protocol/document-cost.ts'
 import type { Issue } from '../protocol/rules.ts'
 import type { Job, JobState } from '../protocol/job.ts'
-import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
+import { isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { documentRule, withCopies } from '../protocol/document.ts'
 import { reprintDocument } from '../domain/reprint.ts'
@@ -55,6 +55,8 @@ export type SubmitOutcome =
 export type ReprintOutcome =
   | (SubmitOutcome & { reprintOf?: string })
   | { kind: 'unknown_job' }
+  /** A fan-out: each printer's job is reprinted on its own. */
+  | { kind: 'fan_out'; children: string[] }
   | { kind: 'document_gone' }
   | { kind: 'printer_removed' }
   /** The reprint banner would take the document past what a document may be. */
@@ -128,13 +130,22 @@ export class JobService {
       destinationId: request.destinationId ?? null,
     }
     let outcome = this.store.jobs.create(job)
-    // A name no printer of the project has may be a destination's: the job goes to one of its
-    // printers and keeps the destination (looked for only then: a printer's job costs nothing more).
+    // A name no printer of the project has may be a destination's (looked for only then: a
+    // printer's job costs nothing more): a failover destination's job goes to one of its printers
+    // and keeps the destination; an "all" destination's is one child job per printer.
     const destination = outcome.kind === 'unknown_printer' ? this.store.destinations.get(request.projectId, request.printerId) : undefined
-    if (destination) outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id })
-    if (outcome.kind === 'created') this.noteLeftOut(outcome.job, request.document)
+    let printed: Job[] = []
+    if (destination?.mode === 'all') {
+      const fanOut = this.store.jobs.createFanOut({ ...job, destination: destination.name }, destination.printers)
+      if (fanOut.kind === 'created') printed = fanOut.children
+      outcome = fanOut.kind === 'created' ? { kind: 'created', job: fanOut.job } : fanOut
+    } else if (destination) {
+      outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id })
+      if (outcome.kind === 'created') printed = [outcome.job]
+    } else if (outcome.kind === 'created') printed = [outcome.job]
+    for (const created of printed) this.noteLeftOut(created, request.document)
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
-    if (outcome.kind === 'created') this.listener.jobCreated(outcome.job.printerId)
+    for (const created of printed) this.listener.jobCreated(created.printerId)
     await this.store.commits.durable()
     if (outcome.kind === 'unknown_printer') return { kind: 'unknown_printer', printerId: request.printerId }
     return outcome
@@ -177,6 +188,8 @@ export class JobService {
    */
   async reprint(jobId: string, options: { projectId?: string; idempotencyKey?: string } = {}): Promise<ReprintOutcome> {
     const original = this.store.jobs.get(jobId)
+    const fanOut = original ? undefined : this.store.fanOuts.get(jobId)
+    if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId)) return { kind: 'fan_out', children: this.store.fanOuts.children(jobId).map((child) => child.id) }
     if (!original || (options.projectId !== undefined && original.projectId !== options.projectId)) {
       // Deleted by retention: said as such (its document is gone), not as a job that never was.
       const pruned = options.projectId !== undefined && !original && this.store.jobs.wasPruned(options.projectId, jobId)
@@ -196,6 +209,30 @@ export class JobService {
     return outcome.kind === 'created' || outcome.kind === 'duplicate' ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined } : outcome
   }
 
+  /** One of the project's jobs (or fan-outs), and a fan-out's children (one job per printer); undefined when it has none of that ID. */
+  get(projectId: string, jobId: string): { job: Job; children?: Job[] } | undefined {
+    const job = this.store.jobs.get(jobId)
+    if (job) return job.projectId === projectId ? { job } : undefined
+    const parent = this.store.fanOuts.get(jobId)
+    return parent?.projectId === projectId ? { job: parent, children: this.store.fanOuts.children(jobId) } : undefined
+  }
+
+  /**
+   * An application cancels a fan-out: each of its children that can still be cancelled is, at
+   * once. Cancelled when the fan-out ends CANCELLED; pending while an agent was asked and has not
+   * answered; not cancellable otherwise (a child printing or printed stays as it is).
+   */
+  private async cancelFanOut(projectId: string, jobId: string, waitMs: number): Promise<ApplicationCancelOutcome> {
+    const parent = this.store.fanOuts.get(jobId)
+    if (parent?.projectId !== projectId) return { kind: 'unknown' }
+    const children = this.store.fanOuts.children(jobId)
+    const outcomes = await Promise.all(children.filter((child) => !isTerminal(child.state)).map((child) => this.cancelForApplication(projectId, child.id, waitMs)))
+    const now = this.store.fanOuts.get(jobId)
+    if (!now) return { kind: 'unknown' }
+    if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
+    return { kind: outcomes.some((outcome) => outcome.kind === 'pending') ? 'pending' : 'not_cancellable', job: now }
+  }
+
   /**
    * An operator cancels: a PENDING job at once; a dispatched one is marked, and its agent is asked
    * (it ends CANCELLED unless the agent reports it already submitted it).
@@ -213,7 +250,8 @@ export class JobService {
    */
   async cancelForApplication(projectId: string, jobId: string, waitMs = CANCEL_WAIT_MS): Promise<ApplicationCancelOutcome> {
     const job = this.store.jobs.get(jobId)
-    if (!job || job.projectId !== projectId) return { kind: 'unknown' }
+    if (!job) return this.cancelFanOut(projectId, jobId, waitMs)
+    if (job.projectId !== projectId) return { kind: 'unknown' }
     // Listening before asking: the agent's answer cannot slip in between.
     let answered: () => void = () => {}
     const answer = new Promise<void>((resolve) => (answered = resolve))

@@ -11,6 +11,7 @@ import type { Printers } from './printers.ts'
 import type { JobLog } from './job-log.ts'
 import { iso, isoOrNull } from './time.ts'
 import { type JobPage, jobPage, type JobQuery } from './job-pages.ts'
+import type { FanOuts } from './fan-outs.ts'
 
 export interface JobRow {
   seq: number
@@ -67,6 +68,8 @@ export interface NewJob {
   reprintOf?: string | null
   /** The destination it was posted to (its printer may change while it waits). */
   destinationId?: string | null
+  /** The fan-out it is one printer's job of. */
+  fanOutId?: string | null
 }
 
 /** What the dashboard's job list filters by; every field narrows the list. */
@@ -97,6 +100,9 @@ export type CreateJobOutcome =
   | { kind: 'unknown_printer' }
   /** The project is at its limit of unfinished jobs, or of their documents' bytes. */
   | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
+
+/** A fan-out made: the parent as a job, and its children, one per printer in the destination's order. */
+export type CreateFanOutOutcome = Exclude<CreateJobOutcome, { kind: 'created' }> | { kind: 'created'; job: Job; children: Job[] }
 
 /**
  * Bytes of documents of one project's unfinished jobs, at most (256 MiB): however many jobs its
@@ -129,14 +135,15 @@ export class Jobs {
     public openJobLimit: number,
     private readonly now: () => number,
     private readonly log: JobLog,
+    private readonly fanOuts: FanOuts,
     /** Bytes of unfinished jobs' documents one project may have. */
     public openBytesLimit = OPEN_BYTES_PER_PROJECT,
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
-    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null]>(
-      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id)
-       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
+    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null, string | null]>(
+      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
+       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
     )
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
@@ -150,12 +157,47 @@ export class Jobs {
    */
   create(job: NewJob): CreateJobOutcome {
     const outcome = this.commits.write(() => this.insertJob(job))
+    if (outcome.kind === 'created') this.created(outcome.job)
+    return outcome
+  }
+
+  /** Logs a new job and remembers it is not yet on disk. */
+  private created(job: Job): void {
+    const { id } = job
+    this.log.changed('new', { id, project_id: job.projectId, printer_id: job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, job)
+    this.uncommitted.add(id)
+    const committed = () => this.uncommitted.delete(id)
+    this.commits.durable().then(committed, committed)
+  }
+
+  /**
+   * Creates a fan-out (in the open transaction, as `create`): its parent under the application's
+   * idempotency key, and one PENDING child per printer in `printers` (record IDs; removed ones are
+   * left out), each with the whole document. The project's limits are checked for all the children
+   * at once: they are made all or none.
+   */
+  createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
+    const outcome = this.commits.write((): CreateFanOutOutcome => {
+      const known = this.knownByKey(job.projectId, job.idempotencyKey)
+      if (known) return { kind: 'duplicate', job: known }
+      const present = printers.filter((id) => this.printers.resolve(job.projectId, id))
+      if (present.length === 0) return { kind: 'unknown_printer' }
+      const room = this.roomFor(job.projectId, present.length, Buffer.byteLength(JSON.stringify(job.document)) * present.length)
+      if (room) return room
+      const id = newId('job')
+      const now = this.now()
+      this.fanOuts.insert({ id, projectId: job.projectId, destination: job.destination, idempotencyKey: job.idempotencyKey, metadata: job.metadata === null ? null : JSON.stringify(job.metadata), expiresAt: now + job.expiresInMs, maxAttempts: job.maxAttempts, createdAt: now })
+      const children = present.map((printerId) => {
+        // A child's key is its parent's ID and its printer's: no application's submission has it.
+        const child = this.insertJob({ ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id })
+        if (child.kind !== 'created') throw new Error(`a fan-out's child was not made: ${child.kind}`)
+        return child.job
+      })
+      return { kind: 'created', job: this.fanOuts.get(id)!, children }
+    })
     if (outcome.kind === 'created') {
-      const { id } = outcome.job
-      this.log.changed('new', { id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, outcome.job)
-      this.uncommitted.add(id)
-      const committed = () => this.uncommitted.delete(id)
-      this.commits.durable().then(committed, committed)
+      this.log.changed('new', { id: outcome.job.id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, outcome.job)
+      outcome.children.forEach((child) => this.created(child))
     }
     return outcome
   }
@@ -173,27 +215,38 @@ export class Jobs {
   }
 
   private insertJob(job: NewJob): CreateJobOutcome {
-    const existing = this.byKey.get(job.projectId, job.idempotencyKey)
-    if (existing) return { kind: 'duplicate', job: toJob(existing) }
+    const existing = this.knownByKey(job.projectId, job.idempotencyKey)
+    if (existing) return { kind: 'duplicate', job: existing }
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
-    const open = this.openJobs.get(job.projectId)
-    const openJobs = open?.open_jobs ?? 0
-    if (openJobs >= this.openJobLimit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
     const document = JSON.stringify(job.document)
-    const openBytes = (open?.open_bytes ?? 0) + Buffer.byteLength(document)
-    if (openBytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: open?.open_bytes ?? 0, limit: this.openBytesLimit }
+    const room = this.roomFor(job.projectId, 1, Buffer.byteLength(document))
+    if (room) return room
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null, job.destinationId ?? null)!
+    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null, job.destinationId ?? null, job.fanOutId ?? null)!
     this.insertDocument.run(row.seq, document)
     return { kind: 'created', job: toJob(row) }
   }
 
-  /** The job a project made with `idempotencyKey`, as it is now. */
+  /** The entitlement limit `jobs` more unfinished jobs of `bytes` in all would break; undefined when there is room. */
+  private roomFor(projectId: string, jobs: number, bytes: number): Extract<CreateJobOutcome, { kind: 'entitlement_limit' }> | undefined {
+    const open = this.openJobs.get(projectId)
+    const openJobs = open?.open_jobs ?? 0
+    if (openJobs + jobs > this.openJobLimit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
+    const openBytes = open?.open_bytes ?? 0
+    if (openBytes + bytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: openBytes, limit: this.openBytesLimit }
+    return undefined
+  }
+
+  /** The job (or fan-out) a project made with `idempotencyKey`, as it is now. */
   byIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
+    return this.knownByKey(projectId, idempotencyKey)
+  }
+
+  private knownByKey(projectId: string, idempotencyKey: string): Job | undefined {
     const row = this.byKey.get(projectId, idempotencyKey)
-    return row ? toJob(row) : undefined
+    return row ? toJob(row) : this.fanOuts.byIdempotencyKey(projectId, idempotencyKey)
   }
 
   get(id: string): Job | undefined {

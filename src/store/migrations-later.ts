@@ -138,4 +138,34 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_waiting_at_destinations ON jobs (destination_id, printer_id) WHERE destination_id IS NOT NULL AND state = 'PENDING';
     `,
   },
+  {
+    version: 11,
+    description: 'fan-out: a job posted to a destination of mode "all" is one job per printer, answered for by one parent',
+    sql: `
+      -- A job posted to a destination of mode "all": one job per printer (its children, in the
+      -- destination's order), and this row, which answers for them under the application's
+      -- idempotency key and ID. It is never dispatched: its state is its children's, summarised
+      -- (domain/fan-out.ts). Its document is each child's.
+      CREATE TABLE fan_outs (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        project_id TEXT NOT NULL REFERENCES projects (id),
+        -- The destination's name, as the application posted it (its jobs' printerId).
+        destination TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        metadata TEXT,
+        expires_at INTEGER NOT NULL,
+        max_attempts INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (project_id, idempotency_key)
+      ) STRICT;
+      ALTER TABLE jobs ADD COLUMN fan_out_id TEXT;
+      CREATE INDEX jobs_of_fan_outs ON jobs (fan_out_id, seq) WHERE fan_out_id IS NOT NULL;
+      -- A parent goes with its last child (retention deletes finished jobs).
+      CREATE TRIGGER fan_outs_go_with_their_jobs AFTER DELETE ON jobs WHEN OLD.fan_out_id IS NOT NULL
+      BEGIN
+        DELETE FROM fan_outs WHERE id = OLD.fan_out_id AND NOT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = OLD.fan_out_id);
+      END;
+    `,
+  },
 ]

@@ -20,6 +20,7 @@ import { Webhooks } from './webhooks.ts'
 import { ProjectImages } from './images.ts'
 import { Destinations } from './destinations.ts'
 import { JobLog } from './job-log.ts'
+import { FanOuts } from './fan-outs.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
 
 export interface StoreOptions {
@@ -67,6 +68,8 @@ export class Store {
   readonly images: ProjectImages
   /** Each project's destinations (names for groups of printers). */
   readonly destinations: Destinations
+  /** Jobs posted to a destination of mode "all": one child per printer, summarised by their parent. */
+  readonly fanOuts: FanOuts
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
@@ -76,17 +79,21 @@ export class Store {
     this.images = new ProjectImages(db, now)
     this.destinations = new Destinations(db, now)
     this.events = new Events(db, this.commits, now, this.webhooks)
-    // Each job change leaves its event in the project's log, in the change's own transaction.
+    this.fanOuts = new FanOuts(db)
+    // Each job change leaves its event in the project's log, in the change's own transaction; a
+    // fan-out's child's change, its parent's too when it changed the parent's state.
     const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id, now) => {
       const job = now ?? this.jobs.get(id)
       if (job) this.events.jobChanged(from, job)
+      const fanOut = from === 'new' ? undefined : this.fanOuts.changedBy(id, from)
+      if (fanOut) this.events.jobChanged(fanOut.previous, fanOut.parent)
     })
     this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)
     this.printers = new Printers(db, now)
-    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog)
+    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog, this.fanOuts)
     this.jobStates = new JobStates(db, this.commits, now, jobLog)
     this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)

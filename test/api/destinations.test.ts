@@ -38,7 +38,8 @@ describe('destinations', () => {
       [{ name: 'x', mode: 'failover', printers: ['nope'] }, 'printers[0]'],
       [{ name: 'x', mode: 'failover', printers: ['bar', 'bar'] }, 'printers'],
       [{ name: 'x', mode: 'round-robin', printers: ['bar'] }, 'mode'],
-      [{ name: 'x', mode: 'all', printers: ['bar'] }, 'mode'],
+      [{ name: 'x', printers: ['bar'] }, 'mode'],
+      [{ name: 'x', mode: 'all', printers: ['bar', 'nope'] }, 'printers[1]'],
       [{ name: '', mode: 'failover', printers: ['bar'] }, 'name'],
       [{ name: 'x', mode: 'failover', printers: ['bar'], extra: 1 }, 'extra'],
     ] as const) {

@@ -41,8 +41,11 @@ describe('printhub destinations', () => {
     const none = await cli(['destinations', 'create', 'y', '--project', projectId], env())
     expect(none.code).toBe(2)
     expect(none.stderr).toContain('--printer')
-    const fanOut = await cli(['destinations', 'create', 'z', '--project', projectId, '--printer', 'bar', '--mode', 'all'], env())
-    expect(fanOut.stderr).toContain('mode: must be "failover" for now')
+    const unknownMode = await cli(['destinations', 'create', 'z', '--project', projectId, '--printer', 'bar', '--mode', 'round-robin'], env())
+    expect(unknownMode.code).not.toBe(0)
+    expect(unknownMode.stderr).toContain('mode: must be one of "failover", "all"')
+    expect(await cliJson(['destinations', 'create', 'z', '--project', projectId, '--printer', 'bar', '--mode', 'all', '--json'], env())).toMatchObject({ name: 'z', mode: 'all' })
+    expect((await cli(['destinations', 'delete', 'z', '--project', projectId], env())).code).toBe(0)
     expect((await cli(['destinations', 'delete', 'nope', '--project', projectId], env())).code).not.toBe(0)
     expect(await cliJson(['destinations', 'list', '--project', projectId, '--json'], env())).toEqual([])
     // One namespace: a printer cannot take a destination's name.

@@ -2,14 +2,15 @@
 // the public API and the CLI make them (services/destinations.ts).
 import { conflict, invalidRequest, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { array, object, string } from '../../protocol/rules.ts'
+import { array, object, oneOf, optional, string } from '../../protocol/rules.ts'
+import { DESTINATION_MODES } from '../../protocol/destinations.ts'
 import { identifier } from '../../protocol/values.ts'
 import { createDestination } from '../../services/destinations.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter } from '../router.ts'
 
 const MAX_BODY = 16_384
-const newDestinationRule = object({ name: identifier, printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }) })
+const newDestinationRule = object({ name: identifier, mode: optional(oneOf(DESTINATION_MODES)), printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }) })
 
 export function destinationRoutes({ store }: AdminContext) {
   return adminRouter(store)
@@ -26,7 +27,7 @@ export function destinationRoutes({ store }: AdminContext) {
       '/projects/:id/destinations',
       async ({ request, params, set }) => {
         const input = await readValidBody(request, newDestinationRule, MAX_BODY)
-        const outcome = createDestination(store, params.id, input.name, { mode: 'failover', printers: input.printers })
+        const outcome = createDestination(store, params.id, input.name, { mode: input.mode ?? 'failover', printers: input.printers })
         if (outcome.kind === 'invalid') throw invalidRequest(outcome.issues)
         if (outcome.kind === 'taken') throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
         if (outcome.kind === 'unknown') throw notFound('There is no such project.')

@@ -5,7 +5,7 @@ import { cancelledJob, projectJob, reprintedJob, submittedJob } from '../../http
 import { readValidBody } from '../../http/json-body.ts'
 import { onShare, type QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
-import type { CreateJobResponse, Job, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
+import type { CreateJobResponse, Job, JobDetailResponse, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
 import { createJobRule, reprintJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import { authenticate } from '../auth.ts'
@@ -52,10 +52,12 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       if (!asked.paged) return { jobs: page.jobs, keyPrefix: key.keyPrefix }
       return { jobs: page.jobs, keyPrefix: key.keyPrefix, nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next) }
     })
-    .get(`${JOBS_PATH}/:jobId`, ({ request, params }): { job: Job } => {
+    .get(`${JOBS_PATH}/:jobId`, ({ request, params }): JobDetailResponse => {
       authenticate(store, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      return { job: projectJob(store.jobs.get(params.jobId), params.projectId) }
+      const found = jobs.get(params.projectId, params.jobId)
+      projectJob(found?.job, params.projectId)
+      return found!
     })
     .post(
       `${JOBS_PATH}/:jobId/cancel`,

@@ -1,5 +1,5 @@
 // `printhub destinations …`: a project's destinations on the machine, as the API makes them
-// (services/destinations.ts): names jobs are posted to, their printers in order, failover.
+// (services/destinations.ts): names jobs are posted to, their printers in order, failover or fan-out.
 import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
 import type { Destination } from '../../store/destinations.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, positional, printJson, printList, UsageError, withProject } from '../command.ts'
@@ -18,7 +18,14 @@ const printersOf = (args: { values: Record<string, unknown> }): string[] => {
 }
 
 const OPTIONS = { project: { type: 'string' }, printer: { type: 'string', multiple: true }, mode: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION } as const
-const HELP = ['--project ID      the project', '--printer ID      a printer of the project (record ID or name); repeat, in order of preference', '--mode failover   the first printer that can print takes each job (default; fan-out is to come)', DATA_HELP, JSON_HELP]
+const HELP = [
+  '--project ID      the project',
+  '--printer ID      a printer of the project (record ID or name); repeat, in order of preference',
+  '--mode failover   the first printer that can print takes each job (default)',
+  '--mode all        every printer prints each job: one job per printer, summarised by the job posted',
+  DATA_HELP,
+  JSON_HELP,
+]
 
 function shown(io: Parameters<Command['run']>[1], json: unknown, destination: Destination, verb: string): void {
   if (json) return printJson(io, destination)
@@ -30,7 +37,7 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
   return {
     name,
     summary,
-    usage: 'NAME --project ID --printer ID... [--mode failover] [--data DIR] [--json]',
+    usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR] [--json]',
     help: HELP,
     options: OPTIONS,
     run(args, io) {
@@ -43,7 +50,7 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
   }
 }
 
-export const destinationsCreateCommand = saveCommand('destinations create', 'make a destination: a name jobs are posted to, its printers in order, failover between them', createDestination, 'Made')
+export const destinationsCreateCommand = saveCommand('destinations create', 'make a destination: a name jobs are posted to, its printers in order, failover between them or all of them', createDestination, 'Made')
 export const destinationsSetCommand = saveCommand('destinations set', "change a destination's printers (and mode)", changeDestination, 'Changed')
 
 export const destinationsListCommand: Command = {

@@ -1,5 +1,6 @@
 // Destinations: names applications post tickets to instead of a printer, each with its printers in
-// order; the first that can print takes a ticket, and tickets waiting at one that cannot move on.
+// order; failover: the first that can print takes a ticket, and tickets waiting at one that cannot
+// move on; all: every printer prints each ticket.
 import type { Destination } from '../../../store/destinations.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
@@ -22,19 +23,20 @@ export const destinationsPage: Page = {
       [
         field('Project', projects),
         field('Name', h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off' }), 'What applications post tickets to, as printerId.'),
-        field('Printers, in order', h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), 'Printer IDs, comma-separated: the first that can print takes each ticket.'),
+        field('Printers, in order', h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), 'Printer IDs, comma-separated.'),
+        field('Mode', select('mode', [['failover', 'Failover: the first printer that can print takes each ticket'], ['all', 'All: every printer prints each ticket']], 'failover')),
       ],
       'Create destination',
       async (values, element) => {
         const printers = values.printers!.split(',').map((name) => name.trim()).filter((name) => name !== '')
-        await api('POST', `/projects/${values.project}/destinations`, { name: values.name, printers })
+        await api('POST', `/projects/${values.project}/destinations`, { name: values.name, mode: values.mode, printers })
         element.reset()
         announce(`Created destination ${values.name}`)
         view.refresh()
       },
       { 'aria-label': 'Create a destination' },
     )
-    replace(main, ...heading('Destinations', 'A name tickets are sent to, with its printers in order: when one runs out of paper or goes offline, waiting tickets print at the next.'), problem, list, h('section', { class: 'card' }, h('h2', {}, 'New destination'), create))
+    replace(main, ...heading('Destinations', 'A name tickets are sent to, with its printers in order. Failover: when one runs out of paper or goes offline, waiting tickets print at the next. All: every printer prints each ticket.'), problem, list, h('section', { class: 'card' }, h('h2', {}, 'New destination'), create))
     api<{ projects: Project[] }>('GET', '/projects')
       .then(({ projects: all }) => all.forEach((project) => projects.append(h('option', { value: project.id }, project.name))))
       .catch(() => undefined)
@@ -50,7 +52,7 @@ export const destinationsPage: Page = {
                 'section',
                 { class: 'card', 'data-destination': destination.name },
                 h('h2', {}, destination.name),
-                h('p', { class: 'intro' }, `${destination.projectName} · failover: ${destination.printerNames.join(' → ')}`),
+                h('p', { class: 'intro' }, destination.mode === 'all' ? `${destination.projectName} · all: ${destination.printerNames.join(' + ')}` : `${destination.projectName} · failover: ${destination.printerNames.join(' → ')}`),
                 h('div', { class: 'actions' }, action('Delete', () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: `Delete the destination ${destination.name}? Applications posting to it get "not found"; tickets already waiting stay at their printer.` })),
               ),
             ),

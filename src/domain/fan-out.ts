@@ -1,0 +1,70 @@
+// A fan-out (a job posted to a destination of mode "all"): one child job per printer, each with its
+// own state, and a parent that is never dispatched and says what its children are, as one job:
+//   - while any child is unfinished, the parent is in the least advanced of their states (PENDING
+//     before DISPATCHING before DELIVERED before PRINTING): the order is not done yet;
+//   - COMPLETED once every child is COMPLETED: it printed everywhere;
+//   - otherwise, once every child is finished, the worst outcome among them: FAILED before EXPIRED
+//     before CANCELLED (a child that printed does not make it COMPLETED; its message says where it
+//     printed).
+// The same rule for every store: it reads the children, this decides.
+import type { JobState } from '../protocol/job.ts'
+
+/** What the summary reads of each child, in the destination's order of printers. */
+export interface FanOutChild {
+  /** How people know its printer (its project-local ID). */
+  printer: string
+  state: JobState
+  attemptCount: number
+  lastErrorCode: string | null
+  lastErrorMessage: string | null
+  receivedAt: number | null
+  submittedAt: number | null
+  updatedAt: number
+}
+
+export interface FanOutSummary {
+  state: JobState
+  /** The most attempts any child has made. */
+  attemptCount: number
+  lastErrorCode: string | null
+  lastErrorMessage: string | null
+  /** When the last child was received by its agent; null until every child was. */
+  receivedAt: number | null
+  /** When the last child's bytes were all taken by its printer; null until every child's were. */
+  submittedAt: number | null
+  updatedAt: number
+}
+
+/** Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last). */
+const ORDER: readonly JobState[] = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'FAILED', 'EXPIRED', 'CANCELLED', 'COMPLETED']
+
+/** The parent's state: the first of ORDER that any child is in. */
+export function fanOutState(states: readonly JobState[]): JobState {
+  let best = ORDER.length - 1
+  for (const state of states) best = Math.min(best, ORDER.indexOf(state))
+  return ORDER[best]!
+}
+
+const lastOf = (values: readonly (number | null)[]): number | null => (values.some((value) => value === null) ? null : Math.max(...(values as number[])))
+
+/** The parent as its children make it (at least one child). */
+export function summariseFanOut(children: readonly FanOutChild[], createdAt: number): FanOutSummary {
+  const state = fanOutState(children.map((child) => child.state))
+  // The error is the first child's (in the destination's order) that is in the parent's state.
+  const deciding = children.find((child) => child.state === state && child.lastErrorCode !== null)
+  const printedAt = children.filter((child) => child.state === 'COMPLETED').map((child) => child.printer)
+  let lastErrorMessage = deciding ? `${deciding.printer}: ${deciding.lastErrorMessage ?? deciding.lastErrorCode}` : null
+  if (state !== 'COMPLETED' && printedAt.length > 0 && (state === 'FAILED' || state === 'EXPIRED' || state === 'CANCELLED')) {
+    const elsewhere = `${state.toLowerCase()} at ${children.filter((child) => child.state !== 'COMPLETED').map((child) => child.printer).join(', ')}`
+    lastErrorMessage = `printed at ${printedAt.join(', ')}; ${lastErrorMessage ?? elsewhere}`
+  }
+  return {
+    state,
+    attemptCount: Math.max(0, ...children.map((child) => child.attemptCount)),
+    lastErrorCode: deciding?.lastErrorCode ?? null,
+    lastErrorMessage,
+    receivedAt: lastOf(children.map((child) => child.receivedAt)),
+    submittedAt: lastOf(children.map((child) => child.submittedAt)),
+    updatedAt: Math.max(createdAt, ...children.map((child) => child.updatedAt)),
+  }
+}
