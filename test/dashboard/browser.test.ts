@@ -182,6 +182,29 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'destinations', 'desktop')
   })
 
+  test('a destination of mode "all" made on its page: a ticket posted to it is one job per printer, each linking the others on its page', async () => {
+    await page.goto('/dashboard/#/destinations')
+    const create = page.getByRole('form', { name: 'Create a destination' })
+    await create.getByLabel('Project').selectOption({ label: PROJECT })
+    await create.getByLabel('Name').fill('everyone')
+    await create.getByLabel('Printers, in order').fill('bar, terrace')
+    await create.getByLabel('Mode').selectOption('all')
+    await create.getByRole('button', { name: 'Create destination' }).click()
+    await page.locator('[data-destination="everyone"]').getByText(`${PROJECT} · all: bar + terrace`).waitFor()
+    const posted = await postJob('everyone')
+    expect(posted.status).toBe(202)
+    const { job } = (await posted.json()) as { job: Job }
+    expect(job.printerId).toBe('everyone')
+    const auth = { authorization: `Bearer ${made.apiKey}` }
+    const { children } = (await (await fetch(`${hub.url}/v1/projects/${made.projectId}/jobs/${job.id}`, { headers: auth })).json()) as { children: Job[] }
+    await page.goto(`/dashboard/#/jobs/${children[0]!.id}`)
+    await page.locator(`[data-fan-out="${job.id}"] a[href="#/jobs/${children[1]!.id}"]`).waitFor()
+    // The terrace printer answers no one: its ticket is cancelled, so the pages after see only their own.
+    const cancelled = await fetch(`${hub.url}/v1/projects/${made.projectId}/jobs/${job.id}/cancel`, { method: 'POST', headers: auth })
+    expect([200, 202, 409]).toContain(cancelled.status)
+    await page.locator(`[data-fan-out="${job.id}"]`).getByText(/\(all: (CANCELLED|COMPLETED|FAILED)\)/).waitFor()
+  })
+
   test('a job posted with the API key reaches COMPLETED live on the jobs page', async () => {
     await page.goto('/dashboard/#/jobs')
     await page.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor()

@@ -62,6 +62,11 @@ describe('a destination of mode "all"', () => {
     // The children are the project's jobs (found by the order's number); the parent is found by its ID.
     const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs?limit=10&metadata.order=1042`)).json()).jobs as Job[]
     expect(listed.map((listedJob) => listedJob.id).sort()).toEqual(done.children!.map((child) => child.id).sort())
+    // The dashboard's job page of a child links the job posted and the other printers' jobs.
+    const admin = t.hub.store.adminTokens.create('tests').secret
+    const page = await (await t.request('GET', `/admin/v1/jobs/${done.children![1]!.id}`, { key: admin })).json()
+    expect(page.fanOut).toEqual({ id: posted.id, destination: 'everywhere', state: 'COMPLETED', jobs: done.children!.map((child) => child.id) })
+    expect((await (await t.request('GET', `/admin/v1/jobs/${listed[0]!.id}`, { key: admin })).json()).reprints).toEqual([])
     // Applications following the project heard of the parent as of any job: made, then COMPLETED.
     const events = t.hub.store.events.after(t.projectId, 0, 10_000).flatMap((event) => ('job' in event && event.job.id === posted.id ? [event] : []))
     // Each change of its summary once, in order: PENDING, then the least advanced of its children's states, to COMPLETED.

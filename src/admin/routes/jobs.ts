@@ -38,6 +38,8 @@ export function jobRoutes(context: AdminContext) {
     .get('/jobs/:id', ({ params }) => {
       const job = jobOr404(params.id)
       const printer = store.printers.get(job.printerId)
+      const fanOutId = store.fanOuts.parentOf(job.id)
+      const fanOut = fanOutId === null ? undefined : store.fanOuts.get(fanOutId)
       return {
         job,
         timeline: store.jobs.timeline(job.id),
@@ -46,6 +48,8 @@ export function jobRoutes(context: AdminContext) {
         // The link between a reprint and its original, both ways.
         reprintOf: store.jobs.reprintOf(job.id) ?? null,
         reprints: store.jobs.reprintsOf(job.id),
+        // A child of a job posted to every printer of a destination: that job, and its other printers' jobs.
+        fanOut: fanOut ? { id: fanOut.id, destination: fanOut.printerId, state: fanOut.state, jobs: store.fanOuts.children(fanOut.id).map((child) => child.id) } : null,
       }
     })
     .get('/jobs/:id/preview.png', async ({ params }) => {

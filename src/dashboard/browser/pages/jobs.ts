@@ -19,6 +19,8 @@ interface JobDetail {
   /** The job this one reprints, and the reprints made of it. */
   reprintOf: string | null
   reprints: string[]
+  /** The job posted to every printer of a destination that this one is one printer's of, and all of their jobs. */
+  fanOut: { id: string; destination: string; state: Job['state']; jobs: string[] } | null
 }
 
 const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
@@ -85,6 +87,10 @@ function jobDetail(main: HTMLElement, id: string) {
         detail.reprintOf ? h('dd', { 'data-reprint-of': detail.reprintOf }, jobLink(detail.reprintOf)) : null,
         detail.reprints.length > 0 ? h('dt', {}, 'Reprinted as') : null,
         detail.reprints.length > 0 ? h('dd', { 'data-reprints': '' }, ...detail.reprints.map((reprint) => h('div', {}, jobLink(reprint)))) : null,
+        detail.fanOut ? h('dt', {}, `Sent to every printer of ${detail.fanOut.destination}`) : null,
+        detail.fanOut
+          ? h('dd', { 'data-fan-out': detail.fanOut.id }, `${detail.fanOut.id} (all: ${detail.fanOut.state})`, ...detail.fanOut.jobs.filter((id) => id !== job.id).map((id) => h('div', {}, 'also ', jobLink(id))))
+          : null,
       ),
       h(
         'div',
