@@ -178,7 +178,7 @@ export class Jobs {
    */
   createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
     const outcome = this.commits.write((): CreateFanOutOutcome => {
-      const known = this.knownByKey(job.projectId, job.idempotencyKey)
+      const known = this.byIdempotencyKey(job.projectId, job.idempotencyKey)
       if (known) return { kind: 'duplicate', job: known }
       const present = printers.filter((id) => this.printers.resolve(job.projectId, id))
       if (present.length === 0) return { kind: 'unknown_printer' }
@@ -215,7 +215,7 @@ export class Jobs {
   }
 
   private insertJob(job: NewJob): CreateJobOutcome {
-    const existing = this.knownByKey(job.projectId, job.idempotencyKey)
+    const existing = this.byIdempotencyKey(job.projectId, job.idempotencyKey)
     if (existing) return { kind: 'duplicate', job: existing }
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
@@ -241,10 +241,6 @@ export class Jobs {
 
   /** The job (or fan-out) a project made with `idempotencyKey`, as it is now. */
   byIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
-    return this.knownByKey(projectId, idempotencyKey)
-  }
-
-  private knownByKey(projectId: string, idempotencyKey: string): Job | undefined {
     const row = this.byKey.get(projectId, idempotencyKey)
     return row ? toJob(row) : this.fanOuts.byIdempotencyKey(projectId, idempotencyKey)
   }
