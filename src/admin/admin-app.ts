@@ -12,6 +12,8 @@ import { sessionRoutes } from './routes/session.ts'
 import { settingsRoutes } from './routes/settings.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
 import { destinationRoutes } from './routes/destinations.ts'
+import { userRoutes } from './routes/users.ts'
+import { auditRoutes } from './routes/audit.ts'
 
 export function adminApi(context: AdminContext) {
   return new Elysia()
@@ -25,6 +27,8 @@ export function adminApi(context: AdminContext) {
     .use(backupRoutes(context))
     .use(webhookRoutes(context))
     .use(destinationRoutes(context))
+    .use(userRoutes(context))
+    .use(auditRoutes(context))
 }
 
 /** Whether a browser's request comes with a live dashboard session. */

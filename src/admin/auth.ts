@@ -6,12 +6,14 @@ import { API_KEY_PREFIX } from '../protocol/api-key.ts'
 import type { AdminSession } from '../store/admin-sessions.ts'
 import type { AdminToken } from '../store/admin-tokens.ts'
 import type { Store } from '../store/store.ts'
+import type { User } from '../store/users.ts'
 
 export const SESSION_COOKIE = 'printhub_session'
 const CSRF_HEADER = 'x-csrf-token'
 const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
-export type AdminIdentity = { kind: 'session'; session: AdminSession; token: string } | { kind: 'token'; token: AdminToken }
+/** Who is asking: a session or a token, and the account it is (whose role decides what it may do). */
+export type AdminIdentity = ({ kind: 'session'; session: AdminSession; token: string } | { kind: 'token'; token: AdminToken }) & { user: User }
 
 /** The CSRF token of a session: derived from its secret, so it needs no storage and dies with it. */
 export function csrfTokenFor(sessionToken: string): string {
@@ -66,17 +68,19 @@ export function authenticateAdmin(store: Store, request: Request): AdminIdentity
     const secret = /^Bearer (\S+)$/i.exec(header)?.[1] ?? ''
     if (secret.startsWith(API_KEY_PREFIX)) throw unauthorized('A project API key cannot use the admin API: sign in to the dashboard, or use an admin token.')
     const token = store.adminTokens.use(secret)
-    if (!token) throw unauthorized('The admin token is not valid.')
-    return { kind: 'token', token }
+    const user = token && store.users.get(token.userId)
+    if (!token || !user) throw unauthorized('The admin token is not valid.')
+    return { kind: 'token', token, user }
   }
   const sessionToken = cookieValue(request, SESSION_COOKIE)
   const session = sessionToken ? store.adminSessions.use(sessionToken) : undefined
-  if (!session || !sessionToken) throw unauthorized('Sign in to the dashboard first (or send an admin token).')
+  const user = session && store.users.get(session.userId)
+  if (!session || !sessionToken || !user) throw unauthorized('Sign in to the dashboard first (or send an admin token).')
   checkOrigin(request)
   if (!SAFE_METHODS.has(request.method)) {
     const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? '')
     const expected = Buffer.from(csrfTokenFor(sessionToken))
     if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new ApiError('forbidden', 'The request lacks the CSRF token of this session; reload the page.')
   }
-  return { kind: 'session', session, token: sessionToken }
+  return { kind: 'session', session, token: sessionToken, user }
 }

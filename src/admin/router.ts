@@ -1,11 +1,41 @@
+// The routers of the admin API: each route needs a signed-in account (or its admin token) whose
+// role may use it, and every change that succeeds is written to the audit log, with who made it,
+// from where, and on what.
 import { Elysia } from 'elysia'
-import { ADMIN_API_PREFIX } from '../protocol/admin-api.ts'
+import { ApiError } from '../http/errors.ts'
+import { remoteAddress } from '../http/failure-rate-limit.ts'
+import { ADMIN_API_PREFIX, type AdminRole, auditAction, roleAllows } from '../protocol/admin-api.ts'
 import type { Store } from '../store/store.ts'
-import { authenticateAdmin } from './auth.ts'
+import { type AdminIdentity, authenticateAdmin } from './auth.ts'
 
-/** Routes of the admin API that need a signed-in admin (or an admin token): all but signing in. */
-export function adminRouter(store: Store) {
-  return new Elysia({ prefix: ADMIN_API_PREFIX }).onBeforeHandle(({ request }) => {
-    authenticateAdmin(store, request)
-  })
+/** The least role that may read (GET) and change (every other method) through a router's routes. */
+export interface RolePolicy {
+  read: AdminRole
+  write: AdminRole
+}
+
+export const STAFF_READS: RolePolicy = { read: 'staff', write: 'technician' }
+export const STAFF: RolePolicy = { read: 'staff', write: 'staff' }
+export const TECHNICIAN: RolePolicy = { read: 'technician', write: 'technician' }
+export const OWNER: RolePolicy = { read: 'owner', write: 'owner' }
+
+const READS = new Set(['GET', 'HEAD'])
+
+/** Writes who did what to the audit log (in the open transaction). */
+export function audited(store: Store, identity: Pick<AdminIdentity, 'user'> | undefined, action: string, target: string | null, address: string | null): void {
+  store.commits.write(() => store.audit.record({ userId: identity?.user.id ?? null, user: identity?.user.name ?? null, action, target, address }))
+}
+
+export function adminRouter(store: Store, policy: RolePolicy) {
+  return new Elysia({ prefix: ADMIN_API_PREFIX })
+    .derive(({ request }) => ({ admin: authenticateAdmin(store, request) }))
+    .onBeforeHandle(({ request, admin }) => {
+      const needed = READS.has(request.method) ? policy.read : policy.write
+      if (!roleAllows(admin.user.role, needed)) throw new ApiError('forbidden', `This needs the role ${needed} or higher; ${admin.user.name} is ${admin.user.role}.`)
+    })
+    .onAfterHandle(({ request, admin, route, params, server }) => {
+      if (READS.has(request.method)) return
+      const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
+      audited(store, admin, auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)), target, remoteAddress(request, server))
+    })
 }

@@ -4,7 +4,7 @@
 // carries the rules the browser code shares with the hub; everything is sent gzipped when the
 // browser takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
-import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../protocol/admin-api.ts'
+import { ADMIN_API_PREFIX, ADMIN_ROLES, DASHBOARD_PATH } from '../protocol/admin-api.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
@@ -43,6 +43,10 @@ import settingsSource from './browser/pages/settings.ts' with { type: 'text' }
 import webhooksSource from './browser/pages/webhooks.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import destinationsSource from './browser/pages/destinations.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import usersSource from './browser/pages/users.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import auditSource from './browser/pages/audit.ts' with { type: 'text' }
 
 /**
  * Every browser module by its path under browser/, which is also its address under
@@ -65,6 +69,8 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/webhooks.ts': webhooksSource,
   'pages/destinations.ts': destinationsSource,
   'pages/settings.ts': settingsSource,
+  'pages/users.ts': usersSource,
+  'pages/audit.ts': auditSource,
 }
 
 /** The pages allow only the hub's own scripts, styles and images; nothing may frame them. */
@@ -97,6 +103,7 @@ export const DASHBOARD_CONFIG: DashboardConfig = {
   jobStates: JOB_STATES,
   cancellableStates: [...JOB_TRANSITIONS.cancel.from, ...JOB_TRANSITIONS.requestCancel.from],
   apiKeyScopes: API_KEY_SCOPES,
+  roles: ADMIN_ROLES,
 }
 
 /**

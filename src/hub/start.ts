@@ -13,7 +13,7 @@ import { Log } from '../platform/log.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
-import { createSetupToken, hasAdminPassword } from '../services/admin-password.ts'
+import { createSetupToken, hasAccounts } from '../services/accounts.ts'
 import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
 import { DiskGuard } from '../services/disk-guard.ts'
 import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
@@ -213,8 +213,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     }
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
     const init = await initialize(store, config.dataDir)
-    // Never a default password: whoever started the hub gets a link to choose one.
-    const setupToken = hasAdminPassword(store) ? undefined : createSetupToken(store, now())
+    // Never a default password: whoever started the hub gets a link to make the first owner.
+    const setupToken = hasAccounts(store) ? undefined : createSetupToken(store, now())
     dispatcher.start()
     housekeeping.start()
     backups.start()

@@ -4,3 +4,32 @@
 export const DASHBOARD_PATH = '/dashboard'
 /** The admin API, used by the dashboard and by scripts with an admin token. */
 export const ADMIN_API_PREFIX = '/admin/v1'
+
+/**
+ * The roles of the dashboard's accounts, most trusted first: an owner may do everything; a
+ * technician printers, agents, keys and settings, not accounts; staff see printers and jobs, and
+ * cancel and reprint jobs.
+ */
+export const ADMIN_ROLES = ['owner', 'technician', 'staff'] as const
+export type AdminRole = (typeof ADMIN_ROLES)[number]
+
+/** Whether `role` may do what `needed` may. */
+export function roleAllows(role: AdminRole, needed: AdminRole): boolean {
+  return ADMIN_ROLES.indexOf(role) <= ADMIN_ROLES.indexOf(needed)
+}
+
+/** Verbs that are the last part of an admin route's path (`POST /jobs/:id/cancel`): the action's name. */
+const ACTION_VERBS = new Set(['cancel', 'reprint', 'revoke', 'test', 'enable', 'disable', 'revoke-others', 'logout'])
+
+/**
+ * The audit log's name of an admin API change, from its method and route: the route's nouns and
+ * what was done, e.g. `POST /printers` → `printers.create`, `DELETE /printers/:id` →
+ * `printers.delete`, `POST /jobs/:id/cancel` → `jobs.cancel`, `PUT /settings` → `settings.update`.
+ */
+export function auditAction(method: string, route: string): string {
+  const parts = route.split('/').filter((part) => part !== '' && !part.startsWith(':'))
+  const last = parts.at(-1)
+  if (method === 'POST' && last !== undefined && ACTION_VERBS.has(last)) return parts.join('.')
+  const verb = method === 'POST' ? 'create' : method === 'DELETE' ? 'delete' : 'update'
+  return [...parts, verb].join('.')
+}

@@ -102,6 +102,11 @@ export class Housekeeping {
         deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
         result.records += deleted
       }
+      // The audit log: kept as long as finished jobs.
+      for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
+        deleted = this.store.commits.write(() => this.store.audit.prune(before, PRUNE_BATCH))
+        result.records += deleted
+      }
       // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention period.
       const forgetBefore = this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {

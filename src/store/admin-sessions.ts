@@ -6,6 +6,8 @@ import { iso, isoOrNull } from './time.ts'
 
 export interface AdminSession {
   id: string
+  /** The account signed in. */
+  userId: string
   address: string
   userAgent: string
   createdAt: string
@@ -16,6 +18,7 @@ export interface AdminSession {
 
 interface SessionRow {
   id: string
+  user_id: string
   address: string
   user_agent: string
   created_at: number
@@ -26,6 +29,7 @@ interface SessionRow {
 
 const toSession = (row: SessionRow): AdminSession => ({
   id: row.id,
+  userId: row.user_id,
   address: row.address,
   userAgent: row.user_agent,
   createdAt: iso(row.created_at),
@@ -40,7 +44,7 @@ export interface SessionLifetime {
   maxMs: number
 }
 
-/** Dashboard sessions: the browser holds the token, the store only its hash. */
+/** Dashboard sessions, each one account's: the browser holds the token, the store only its hash. */
 export class AdminSessions {
   constructor(
     private readonly db: Database,
@@ -48,43 +52,47 @@ export class AdminSessions {
     private readonly lifetime: SessionLifetime,
   ) {}
 
-  create(address: string, userAgent: string): { session: AdminSession; token: string } {
+  create(userId: string, address: string, userAgent: string): { session: AdminSession; token: string } {
     const token = randomBase64Url(32)
     const now = this.now()
     const row = this.db
-      .query<SessionRow, [string, Uint8Array, string, string, number, number, number]>(
-        `INSERT INTO admin_sessions (id, token_hash, address, user_agent, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      .query<SessionRow, [string, string, Uint8Array, string, string, number, number, number]>(
+        `INSERT INTO admin_sessions (id, user_id, token_hash, address, user_agent, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(newId('ses'), hashSecret(token), address.slice(0, 64), userAgent.slice(0, 256), now, now, now + this.lifetime.maxMs)!
+      .get(newId('ses'), userId, hashSecret(token), address.slice(0, 64), userAgent.slice(0, 256), now, now, now + this.lifetime.maxMs)!
     return { session: toSession(row), token }
   }
 
-  /** The live session of this token, its use recorded; undefined when unknown, revoked, idle too long or expired. */
+  /** The live session of this token, its use recorded; undefined when unknown, revoked, idle too long, expired, or its account is disabled. */
   use(token: string): AdminSession | undefined {
     const now = this.now()
     const row = this.db
-      .query<SessionRow, [Uint8Array, number, number]>('SELECT * FROM admin_sessions WHERE token_hash = ?1 AND revoked_at IS NULL AND expires_at > ?2 AND last_seen_at > ?2 - ?3')
+      .query<SessionRow, [Uint8Array, number, number]>(
+        `SELECT s.* FROM admin_sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = ?1 AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?3 AND u.disabled_at IS NULL`,
+      )
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined
     row.last_seen_at = recordUse(this.db, { table: 'admin_sessions', column: 'last_seen_at' }, row.id, row.last_seen_at, now)
     return toSession(row)
   }
 
-  /** Sessions that may still be used, newest first. */
-  listLive(): AdminSession[] {
+  /** The account's sessions that may still be used, newest first. */
+  listLive(userId: string): AdminSession[] {
     const now = this.now()
     return this.db
-      .query<SessionRow, [number, number]>('SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 ORDER BY created_at DESC')
-      .all(now, this.lifetime.idleMs)
+      .query<SessionRow, [number, number, string]>('SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 AND user_id = ?3 ORDER BY created_at DESC')
+      .all(now, this.lifetime.idleMs, userId)
       .map(toSession)
   }
 
-  revoke(id: string): boolean {
-    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id]).changes === 1
+  /** Ends one of the account's sessions. */
+  revoke(userId: string, id: string): boolean {
+    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [this.now(), id, userId]).changes === 1
   }
 
-  /** Ends every session but `keepId` (after a password change, or "sign out everywhere"). */
-  revokeAll(keepId?: string): number {
-    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND id IS NOT ?', [this.now(), keepId ?? null]).changes
+  /** Ends every session of the account but `keepId` (after a password change, "sign out everywhere", the account disabled). */
+  revokeAll(userId: string, keepId?: string): number {
+    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND user_id = ? AND id IS NOT ?', [this.now(), userId, keepId ?? null]).changes
   }
 }

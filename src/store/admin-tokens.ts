@@ -11,6 +11,8 @@ const DISPLAY_LENGTH = ADMIN_TOKEN_PREFIX.length + 8
 
 export interface AdminToken {
   id: string
+  /** The account whose role it carries. */
+  userId: string
   name: string
   tokenPrefix: string
   createdAt: string
@@ -20,6 +22,7 @@ export interface AdminToken {
 
 interface TokenRow {
   id: string
+  user_id: string
   name: string
   token_prefix: string
   created_at: number
@@ -29,6 +32,7 @@ interface TokenRow {
 
 const toToken = (row: TokenRow): AdminToken => ({
   id: row.id,
+  userId: row.user_id,
   name: row.name,
   tokenPrefix: row.token_prefix,
   createdAt: iso(row.created_at),
@@ -36,37 +40,41 @@ const toToken = (row: TokenRow): AdminToken => ({
   revokedAt: isoOrNull(row.revoked_at),
 })
 
-/** Tokens that give scripts the admin API; the secret is shown once and stored only as a hash. */
+/** Tokens that give scripts the admin API as one account; the secret is shown once and stored only as a hash. */
 export class AdminTokens {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
   ) {}
 
-  create(name: string): { token: AdminToken; secret: string } {
+  create(userId: string, name: string): { token: AdminToken; secret: string } {
     const secret = ADMIN_TOKEN_PREFIX + randomBase64Url(32)
     const row = this.db
-      .query<TokenRow, [string, string, string, Uint8Array, number]>(
-        'INSERT INTO admin_tokens (id, name, token_prefix, token_hash, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
+      .query<TokenRow, [string, string, string, string, Uint8Array, number]>(
+        'INSERT INTO admin_tokens (id, user_id, name, token_prefix, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
       )
-      .get(newId('adt'), name, secret.slice(0, DISPLAY_LENGTH), hashSecret(secret), this.now())!
+      .get(newId('adt'), userId, name, secret.slice(0, DISPLAY_LENGTH), hashSecret(secret), this.now())!
     return { token: toToken(row), secret }
   }
 
-  /** The active token with this secret, its use recorded; undefined for a malformed, unknown or revoked one. */
+  /** The active token with this secret, its use recorded; undefined for a malformed, unknown or revoked one, or one of a disabled account. */
   use(secret: string): AdminToken | undefined {
     if (!ADMIN_TOKEN_PATTERN.test(secret)) return undefined
-    const row = this.db.query<TokenRow, [Uint8Array]>('SELECT * FROM admin_tokens WHERE token_hash = ? AND revoked_at IS NULL').get(hashSecret(secret))
+    const row = this.db
+      .query<TokenRow, [Uint8Array]>('SELECT t.* FROM admin_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND t.revoked_at IS NULL AND u.disabled_at IS NULL')
+      .get(hashSecret(secret))
     if (!row) return undefined
     row.last_used_at = recordUse(this.db, { table: 'admin_tokens', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
     return toToken(row)
   }
 
-  list(): AdminToken[] {
-    return this.db.query<TokenRow, []>('SELECT * FROM admin_tokens ORDER BY created_at, id').all().map(toToken)
+  /** The account's tokens (every account's without one), oldest first. */
+  list(userId?: string): AdminToken[] {
+    return this.db.query<TokenRow, [string | null]>('SELECT * FROM admin_tokens WHERE ?1 IS NULL OR user_id = ?1 ORDER BY created_at, id').all(userId ?? null).map(toToken)
   }
 
-  revoke(id: string): boolean {
-    return this.db.run('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [this.now(), id]).changes === 1
+  /** Revokes one of the account's tokens (any account's, without one). */
+  revoke(id: string, userId?: string): boolean {
+    return this.db.run('UPDATE admin_tokens SET revoked_at = ? WHERE id = ? AND (?3 IS NULL OR user_id = ?3) AND revoked_at IS NULL', [this.now(), id, userId ?? null]).changes === 1
   }
 }

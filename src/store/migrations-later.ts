@@ -168,4 +168,47 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 12,
+    description: 'staff accounts with roles, sessions and admin tokens per account, and the audit log',
+    sql: `
+      -- People who use the dashboard and the admin API, each with a role and a password (argon2id).
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL COLLATE NOCASE UNIQUE,
+        role TEXT NOT NULL CHECK (role IN ('owner', 'technician', 'staff')),
+        password_hash TEXT NOT NULL,
+        language TEXT,
+        disabled_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      -- The one admin password of before becomes the account "admin", an owner; its sessions and
+      -- tokens are that account's.
+      INSERT INTO users (id, name, role, password_hash, created_at, updated_at)
+        SELECT 'usr_' || lower(hex(randomblob(16))), 'admin', 'owner', value, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        FROM settings WHERE key = 'admin_password_hash';
+      DELETE FROM settings WHERE key = 'admin_password_hash';
+      ALTER TABLE admin_sessions ADD COLUMN user_id TEXT REFERENCES users (id);
+      ALTER TABLE admin_tokens ADD COLUMN user_id TEXT REFERENCES users (id);
+      UPDATE admin_sessions SET user_id = (SELECT id FROM users WHERE name = 'admin');
+      UPDATE admin_tokens SET user_id = (SELECT id FROM users WHERE name = 'admin');
+      -- A session or token of no account (there was no password) can never be used again.
+      UPDATE admin_sessions SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE user_id IS NULL AND revoked_at IS NULL;
+      UPDATE admin_tokens SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE user_id IS NULL AND revoked_at IS NULL;
+
+      -- Who did what, when, from where: every change through the admin API or on the machine, and
+      -- every sign-in, newest last. The account's name is kept as it was then.
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        user_id TEXT,
+        user_name TEXT,
+        action TEXT NOT NULL,
+        target TEXT,
+        address TEXT
+      ) STRICT;
+      CREATE INDEX audit_log_by_time ON audit_log (at);
+    `,
+  },
 ]

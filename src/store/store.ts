@@ -21,6 +21,8 @@ import { ProjectImages } from './images.ts'
 import { Destinations } from './destinations.ts'
 import { JobLog } from './job-log.ts'
 import { FanOuts } from './fan-outs.ts'
+import { Users } from './users.ts'
+import { AuditLog } from './audit.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
 
 export interface StoreOptions {
@@ -70,6 +72,10 @@ export class Store {
   readonly destinations: Destinations
   /** Jobs posted to a destination of mode "all": one child per printer, summarised by their parent. */
   readonly fanOuts: FanOuts
+  /** The dashboard's accounts. */
+  readonly users: Users
+  /** Who did what, when, from where. */
+  readonly audit: AuditLog
 
   private constructor(readonly db: Database, options: StoreOptions) {
     const now = options.now ?? Date.now
@@ -98,6 +104,8 @@ export class Store {
     this.agents = new Agents(db, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
     this.printerStates = new PrinterStates(db, now)
+    this.users = new Users(db, now)
+    this.audit = new AuditLog(db, now)
     this.adminSessions = new AdminSessions(db, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
     this.adminTokens = new AdminTokens(db, now)
     this.retention = new Retention(db, this.commits)

@@ -1,6 +1,7 @@
 // A project's stored images and the logo section, against a real hub: uploaded once, printed by
 // name, each job keeping the image it was made with; names, data and counts checked; scopes and
 // projects kept apart; a name with no image is a 400 naming the section, and makes nothing.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { MAX_PROJECT_IMAGES } from '../../src/protocol/project-images.ts'
 import type { Job } from '../../src/protocol/job.ts'
@@ -13,7 +14,7 @@ let t: TestHub
 let token: string
 beforeAll(async () => {
   t = await startTestHub()
-  token = t.hub.store.adminTokens.create('tests').secret
+  token = adminToken(t.hub.store)
 })
 afterAll(() => t.stop())
 

@@ -1,6 +1,7 @@
 // The job option `copies` (a printhub extension) against a real hub: the document printed that
 // many times, a cut between, as one job with one confirmation; bad values and copies that would
 // make too large a document are 400 naming `copies`, and make nothing.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { jobBody, startTestHub, submitJob, type TestHub } from '../support/hub.ts'
@@ -64,7 +65,7 @@ describe('copies', () => {
 
 describe("what the printer's model leaves out", () => {
   test("a buzzer on a model without one is noted in the job's timeline when the job is made; the rest prints", async () => {
-    const token = t.hub.store.adminTokens.create('notes').secret
+    const token = adminToken(t.hub.store)
     const made = await submitJob(t, { document: { width: 80, sections: [{ type: 'buzzer', times: 2 }, { type: 'text', value: 'Order up' }] } })
     await waitFor(async () => (await job(made.id)).state === 'COMPLETED')
     const { timeline } = await (await t.request('GET', `/admin/v1/jobs/${made.id}`, { key: token })).json()

@@ -26,8 +26,8 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true })
 })
 
-function run(args: string[]): { code: number; stdout: string; stderr: string } {
-  const result = Bun.spawnSync([binary, ...args], { cwd: tmpdir(), env: { PATH: '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe' })
+function run(args: string[], stdin?: string): { code: number; stdout: string; stderr: string } {
+  const result = Bun.spawnSync([binary, ...args], { cwd: tmpdir(), env: { PATH: '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe', ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }) })
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
 }
 
@@ -88,7 +88,8 @@ describe('the compiled executable', () => {
 
   test('a running hub makes a backup with the executable itself (the dashboard download), which restores', async () => {
     const dataDir = join(home, 'data')
-    const token = JSON.parse(run(['admin', 'create-token', '--name', 'backups', '--data', dataDir, '--json']).stdout).secret as string
+    expect(run(['users', 'add', 'tech', '--role', 'technician', '--data', dataDir, '--json'], 'a long enough password\n').code).toBe(0)
+    const token = JSON.parse(run(['admin', 'create-token', '--user', 'tech', '--name', 'backups', '--data', dataDir, '--json']).stdout).token as string
     serve = await spawnServe(dataDir, { json: true, executable: [binary], cwd: tmpdir() })
     const response = await fetch(`${serve.url}/admin/v1/backup`, { headers: { authorization: `Bearer ${token}` } })
     const bytes = new Uint8Array(await response.arrayBuffer())

@@ -31,7 +31,8 @@ test('a job with an image prints, and its receipt picture is a PNG as tall as th
   })
   expect(posted.status).toBe(202)
   const { job } = (await posted.json()) as { job: { id: string } }
-  const token = (await cliJson<{ secret: string }>(['admin', 'create-token', '--name', 'tests', '--data', dir])).secret
+  await cliJson(['users', 'add', 'tech', '--role', 'technician', '--data', dir], {}, 'a long enough password\n')
+  const token = (await cliJson<{ token: string }>(['admin', 'create-token', '--user', 'tech', '--name', 'tests', '--data', dir])).token
   const admin = { authorization: `Bearer ${token}` }
   await waitFor(async () => ((await (await fetch(`${hub.url}/admin/v1/jobs/${job.id}`, { headers: admin })).json()) as { job: { state: string } }).job.state === 'COMPLETED', 10_000)
   const picture = await fetch(`${hub.url}/admin/v1/jobs/${job.id}/preview.png`, { headers: admin })

@@ -60,7 +60,7 @@ describe('printhub serve', () => {
     const cookie = setup.headers.get('set-cookie')!.split(';')[0]!
     const child = Bun.spawn([...PRINTHUB, 'admin', 'set-password', '--data', dataDir], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdin: new TextEncoder().encode('another long password\n'), stdout: 'pipe', stderr: 'pipe' })
     expect(await child.exited).toBe(0)
-    expect(await new Response(child.stdout).text()).toContain('The admin password is set; 1 signed-in browser was signed out.')
+    expect(await new Response(child.stdout).text()).toContain('The password of admin (owner) is set; 1 signed-in browser was signed out.')
     expect((await fetch(`${serve.url}/admin/v1/session`, { headers: { cookie } })).status).toBe(401)
     const login = await fetch(`${serve.url}/admin/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'another long password' }) })
     expect(login.status).toBe(200)

@@ -2,6 +2,7 @@
 // and metadata, a printer's name, sent through the API by anyone with a key, are shown by the CLI
 // with their control characters (ANSI escape sequences, a bell, a line break that would fake a
 // row) written as escapes. JSON output escapes them by itself.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { cli, cliJson } from '../support/cli.ts'
 import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
@@ -21,7 +22,7 @@ beforeAll(async () => {
       body: { printerId: 'demo', idempotencyKey: EVIL_KEY, metadata: { note: 'x\x1b[1A\x1b[K' }, document: { width: 80, sections: [{ type: 'cut' }] } },
     })
     expect(job.status).toBe(202)
-    const token = hub.hub.store.adminTokens.create('tests').secret
+    const token = adminToken(hub.hub.store)
     const printer = await hub.request('POST', '/admin/v1/printers', { key: token, body: { projectId, id: 'bar', connection: 'virtual', name: EVIL_NAME } })
     expect(printer.status).toBe(201)
   } finally {

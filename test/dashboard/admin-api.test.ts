@@ -1,6 +1,7 @@
 // The admin API behind the dashboard's pages, against a real hub: printers (test page, edit,
 // status history from the printer's own status, last receipt, remove), pairing codes printed on
 // a printer, revoking an agent, the overview.
+import { adminToken } from '../support/fixtures.ts'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
@@ -15,7 +16,7 @@ let token: string
 
 beforeEach(async () => {
   hub = await startTestHub({ env: { PRINTHUB_STATUS_POLL_MS: '200', PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '500' } })
-  token = hub.hub.store.adminTokens.create('tests').secret
+  token = adminToken(hub.hub.store)
 })
 afterEach(async () => {
   await hub.stop()

@@ -329,7 +329,7 @@ describe('dashboard in Chromium', () => {
     const phone = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, storageState: await desktop.storageState() })
     const small = await phone.newPage()
     try {
-      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['destinations', 'destinations'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings']] as const) {
+      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['destinations', 'destinations'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings'], ['users', 'users'], ['audit', 'audit']] as const) {
         await small.goto(`/dashboard/#/${hash}`)
         await small.locator('main h1').waitFor()
         await small.waitForLoadState('networkidle').catch(() => undefined)
@@ -358,12 +358,44 @@ describe('dashboard in Chromium', () => {
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Overview')
     await expect(page.locator('nav a[aria-current="page"]').textContent()).resolves.toBe('Jobs')
     // Every form control has a label.
-    for (const hash of ['printers', 'projects', 'agents', 'settings', 'jobs']) {
+    for (const hash of ['printers', 'projects', 'agents', 'settings', 'jobs', 'users', 'audit']) {
       await page.goto(`/dashboard/#/${hash}`)
       await page.locator('main h1').waitFor()
       await page.waitForLoadState('networkidle').catch(() => undefined)
       const unlabelled = await page.evaluate(() => [...document.querySelectorAll('main input, main select')].filter((c) => !(c as HTMLInputElement).labels?.length && !c.getAttribute('aria-label')).map((c) => c.outerHTML))
       expect({ hash, unlabelled }).toEqual({ hash, unlabelled: [] })
     }
+  })
+
+  test('accounts: the owner adds a staff member on the Accounts page; signed in, staff see printers and tickets only, and the audit log says who did it', async () => {
+    await page.goto('/dashboard/#/users')
+    const add = page.getByRole('form', { name: 'Add an account' })
+    await add.getByLabel('Name').fill('sam')
+    await add.getByLabel('Role').selectOption('staff')
+    await add.getByLabel('Password').fill('staff password two')
+    await add.getByRole('button', { name: 'Add account' }).click()
+    await page.locator('tr[data-user="sam"]').waitFor()
+    await screenshot(page, 'users', 'desktop')
+    const staff = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url })
+    try {
+      const phone = await staff.newPage()
+      await phone.goto('/dashboard/login')
+      await phone.getByLabel('Name').fill('sam')
+      await phone.getByLabel('Password').fill('staff password two')
+      await phone.getByRole('button', { name: 'Sign in' }).click()
+      await phone.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Overview', 'Printers', 'Destinations', 'Jobs'])
+      await expect(phone.locator('.who').textContent()).resolves.toBe('sam (staff)')
+      // A page staff may not see, asked for by its address: the first page instead, and the API says no.
+      await phone.goto('/dashboard/#/settings')
+      await phone.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
+      expect(await phone.evaluate(async () => (await fetch('/admin/v1/settings')).status)).toBe(403)
+    } finally {
+      await staff.close()
+    }
+    await page.goto('/dashboard/#/audit')
+    await page.locator('tr[data-action="users.create"]').first().waitFor()
+    await expect(page.locator('tr[data-action="session.sign_in"]').first().locator('td').nth(1).textContent()).resolves.toBe('sam')
+    await screenshot(page, 'audit', 'desktop')
   })
 })

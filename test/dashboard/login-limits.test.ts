@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { connect } from 'node:net'
 import { ACCOUNT_LOGIN_FAILURES, LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
-import { setAdminPassword } from '../../src/services/admin-password.ts'
+import { setPassword } from '../../src/services/accounts.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 
 // Each test checks tens of passwords with argon2id, which is slow on purpose.
@@ -105,7 +105,7 @@ test('guesses from many addresses lock the account; setting a new password on th
   expect(seen.filter((s) => s === 429).length).toBeGreaterThan(0)
   expect(await signInFrom('127.0.0.99', PASSWORD)).toBe(429)
   // The technician on the machine: printhub admin set-password (the same service call).
-  await setAdminPassword(hub.hub.store, 'a brand new password')
+  await setPassword(hub.hub.store, hub.hub.store.users.list()[0]!.id, 'a brand new password')
   expect(await signInFrom('127.0.0.99', 'a brand new password')).toBe(200)
   expect(await signInFrom(addresses[0]!, 'a brand new password')).toBe(200)
 }, 60_000)

@@ -194,7 +194,8 @@ describe('admin access', () => {
     const session = await setUpAndSignIn()
     const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { name: 't' })).json()) as { secret: string }
     const store = hub.hub.store
-    expect(store.settings.get('admin_password_hash')).toStartWith('$argon2id$')
+    const [owner] = store.users.list()
+    expect(store.users.passwordHash(owner!.id)).toStartWith('$argon2id$')
     const dump = JSON.stringify(storedAdminSecrets(store))
     expect(dump).not.toContain(PASSWORD)
     expect(dump).not.toContain(session.cookie.split('=')[1]!)

@@ -2,6 +2,7 @@
 // every project's webhooks with their recent deliveries (status codes, errors, attempts) and never
 // a secret; a test event signed like any other; a webhook disabled for failing refuses a test
 // until enabled, and then gets what waited; delete; unknown IDs are 404; no session is 401.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { verifyWebhook } from '../../src/client/index.ts'
 import { DISABLE_AFTER_MS } from '../../src/services/webhooks.ts'
@@ -15,7 +16,7 @@ let token: string
 let offset = 0
 beforeAll(async () => {
   t = await startTestHub({ now: () => Date.now() + offset })
-  token = t.hub.store.adminTokens.create('tests').secret
+  token = adminToken(t.hub.store)
 })
 afterAll(() => t.stop())
 

@@ -3,6 +3,7 @@
 // to it drawn as pictures (standard image sections, valid against OpenPrinter's schema), and a job
 // with a section no picture can carry (the drawer) fails at once with agent.extension_unsupported,
 // naming it; its plain jobs still go to it as they are.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Job } from '../../src/protocol/job.ts'
 import { FakeAgent, pairAgent, virtualPrinter } from '../support/fake-agent.ts'
@@ -14,7 +15,7 @@ let t: TestHub
 let token: string
 beforeAll(async () => {
   t = await startTestHub()
-  token = t.hub.store.adminTokens.create('tests').secret
+  token = adminToken(t.hub.store)
 })
 afterAll(() => t.stop())
 

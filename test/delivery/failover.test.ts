@@ -3,6 +3,7 @@
 // to its first printer that can print; jobs waiting at a printer out of paper for longer than the
 // threshold move to the next that can, marked on the ticket and in the timeline, and never print
 // twice; a job posted to a printer, not to the destination, never moves.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type EmulatedReceipt, PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
@@ -18,7 +19,7 @@ const ids: Record<'kitchen' | 'bar', string> = {} as never
 
 beforeAll(async () => {
   t = await startTestHub({ env: { PRINTHUB_STATUS_POLL_MS: '200', PRINTHUB_FAILOVER_AFTER_MS: '600', PRINTHUB_RETRY_INITIAL_MS: '300', PRINTHUB_RETRY_MAX_MS: '1000' } })
-  token = t.hub.store.adminTokens.create('tests').secret
+  token = adminToken(t.hub.store)
   for (const name of ['kitchen', 'bar'] as const) {
     emulators[name] = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80, onReceipt: (receipt) => printed[name].push(receipt) })
     ids[name] = await addBuiltinPrinter(t, name, `tcp://127.0.0.1:${emulators[name].port}`, 'epson-tm-t20iii')

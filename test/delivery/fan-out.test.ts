@@ -3,6 +3,7 @@
 // printer with its own state; the job posted (the parent) is never dispatched and its state
 // summarises its children's (domain/fan-out.ts); its events, cancellation, expiry, idempotency key
 // and reprint; its children never move, whatever the destination becomes.
+import { adminToken } from '../support/fixtures.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type EmulatedReceipt, PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
@@ -63,7 +64,7 @@ describe('a destination of mode "all"', () => {
     const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs?limit=10&metadata.order=1042`)).json()).jobs as Job[]
     expect(listed.map((listedJob) => listedJob.id).sort()).toEqual(done.children!.map((child) => child.id).sort())
     // The dashboard's job page of a child links the job posted and the other printers' jobs.
-    const admin = t.hub.store.adminTokens.create('tests').secret
+    const admin = adminToken(t.hub.store)
     const page = await (await t.request('GET', `/admin/v1/jobs/${done.children![1]!.id}`, { key: admin })).json()
     expect(page.fanOut).toEqual({ id: posted.id, destination: 'everywhere', state: 'COMPLETED', jobs: done.children!.map((child) => child.id) })
     expect((await (await t.request('GET', `/admin/v1/jobs/${listed[0]!.id}`, { key: admin })).json()).reprints).toEqual([])

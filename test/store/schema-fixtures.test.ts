@@ -106,7 +106,12 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
       expect(all(db, 'SELECT count(DISTINCT job_seq) AS n FROM job_events')[0]!.n).toBe(jobs.length)
       expect(all(db, 'SELECT id, name, revoked_at IS NOT NULL AS revoked FROM agents ORDER BY id')).toEqual(made.hub.agents ?? [])
       const settings = all(db, 'SELECT key, value FROM settings ORDER BY key')
-      for (const setting of made.hub.settings) expect(settings).toContainEqual(setting)
+      // The one admin password of before is the owner account "admin" (migration 12), with its sessions and tokens.
+      for (const setting of made.hub.settings.filter((s: Json) => s.key !== 'admin_password_hash')) expect(settings).toContainEqual(setting)
+      const password = made.hub.settings.find((s: Json) => s.key === 'admin_password_hash')
+      expect(all(db, 'SELECT name, role, password_hash AS hash FROM users')).toEqual(password ? [{ name: 'admin', role: 'owner', hash: password.value }] : [])
+      expect(settings.some((s) => s.key === 'admin_password_hash')).toBe(false)
+      expect(all(db, 'SELECT count(*) AS n FROM admin_tokens WHERE user_id IS NULL AND revoked_at IS NULL')[0]!.n).toBe(0)
       expect(all(db, 'SELECT count(*) AS n FROM job_documents')[0]!.n).toBe(jobs.length)
       // Each project's tallies of its documents' bytes (migrations 5 and 6) are what its jobs hold.
       const terminal = "('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')"
@@ -144,7 +149,11 @@ describe.each(fixtures)('%s, opened by today\'s printhub', (name) => {
       expect(destination.status).toBe(madeBefore7 ? 403 : 201)
       expect((await hub.request('POST', `/v1/projects/${barProject}/jobs`, { key: barKey, body: job })).status).toBe(202)
       // The dashboard's password and script token, where that version had them.
-      if (adminToken) expect((await hub.request('GET', '/admin/v1/session', { key: adminToken })).status).toBe(200)
+      if (adminToken) {
+        const session = await hub.request('GET', '/admin/v1/session', { key: adminToken })
+        expect(session.status).toBe(200)
+        expect(((await session.json()) as Json).user).toMatchObject({ name: 'admin', role: 'owner' })
+      }
       if (adminPassword) expect((await hub.request('POST', '/admin/v1/login', { key: null, body: { password: adminPassword } })).status).toBe(200)
       // The same hub: its server ID came through.
       const serverId = made.hub.settings.find((setting: Json) => setting.key === 'server_id').value

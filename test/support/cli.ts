@@ -13,10 +13,12 @@ export interface CliResult {
   stderr: string
 }
 
-export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs a CLI command; `stdin`, when given, is its standard input (a password, as a technician pipes one). */
+export async function cli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliResult> {
   const child = Bun.spawn([...PRINTHUB, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
+    ...(stdin === undefined ? {} : { stdin: new TextEncoder().encode(stdin) }),
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -25,8 +27,8 @@ export async function cli(args: string[], env: Record<string, string> = {}): Pro
 }
 
 /** Runs a CLI command with --json and parses its output; fails the test on a non-zero exit. */
-export async function cliJson<T = any>(args: string[], env: Record<string, string> = {}): Promise<T> {
-  const result = await cli([...args, '--json'], env)
+export async function cliJson<T = any>(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<T> {
+  const result = await cli([...args, '--json'], env, stdin)
   if (result.code !== 0) throw new Error(`printhub ${args.join(' ')} exited ${result.code}: ${result.stderr}`)
   return JSON.parse(result.stdout) as T
 }

@@ -255,3 +255,14 @@ export function ledgerJobInState(ledger: Ledger, state: LedgerState, payload: Pr
   }
   return ledger.job(payload.jobId)!
 }
+
+// ---- Accounts ----
+
+/**
+ * An admin token of a new account of `role` (named after it, unless `name`): what a script with
+ * `printhub admin create-token --user NAME` has. The account has no password anyone knows.
+ */
+export function adminToken(store: Store, role: 'owner' | 'technician' | 'staff' = 'owner', name = `${role}-${crypto.randomUUID().slice(0, 8)}`): string {
+  const user = store.commits.write(() => store.users.create(name, role, 'no password: a test account'))!
+  return store.commits.write(() => store.adminTokens.create(user.id, 'tests')).secret
+}

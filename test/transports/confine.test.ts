@@ -10,7 +10,7 @@ import { PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
 import type { Job } from '../../src/protocol/job.ts'
 import { confineConnection, confinementOf, openConfinedFile } from '../../src/transports/confine.ts'
-import { setPrinterConnection } from '../support/fixtures.ts'
+import { setPrinterConnection, adminToken } from '../support/fixtures.ts'
 import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -98,7 +98,7 @@ describe('against a running hub', () => {
   let token: string
   beforeAll(async () => {
     hub = await startTestHub()
-    token = hub.hub.store.adminTokens.create('tests').secret
+    token = adminToken(hub.hub.store)
   })
   afterAll(() => hub.stop())
 

@@ -10,7 +10,7 @@ import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
 import { integer, object, optional } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, TECHNICIAN } from '../router.ts'
 
 const MAX_BODY = 1_024
 
@@ -33,7 +33,7 @@ function pairingCodePage(width: PaperWidth, code: string, expiresAt: string, com
 
 export function agentRoutes(context: AdminContext) {
   const { store } = context
-  return adminRouter(store)
+  return adminRouter(store, TECHNICIAN)
     .get('/agents', () => {
       const reported = store.agents.printers()
       return {

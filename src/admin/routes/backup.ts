@@ -4,7 +4,8 @@ import { open, rm } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { remoteAddress } from '../../http/failure-rate-limit.ts'
+import { adminRouter, audited, TECHNICIAN } from '../router.ts'
 
 /** How much of the archive is read at a time while it is sent. */
 const CHUNK_BYTES = 256 * 1024
@@ -41,13 +42,15 @@ async function sendAndRemove(path: string): Promise<ReadableStream<Uint8Array>> 
 }
 
 export function backupRoutes(context: AdminContext) {
-  return adminRouter(context.store).get('/backup', async () => {
+  return adminRouter(context.store, TECHNICIAN).get('/backup', async ({ request, admin, server }) => {
     const making = context.downloadBackup()
     if (!making) throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BUSY_RETRY_MS)
     const outcome = await making
     if (!outcome.ok) throw new ApiError('server_error', `The backup could not be made: ${outcome.message}`)
     const body = await sendAndRemove(outcome.summary.file)
     const name = basename(outcome.summary.file)
+    // A copy of everything leaves the hub: said in the audit log, as a change would be.
+    audited(context.store, admin, 'backup.download', name, remoteAddress(request, server))
     return new Response(body, {
       headers: {
         'content-type': 'application/octet-stream',

@@ -7,13 +7,13 @@ import { DESTINATION_MODES } from '../../protocol/destinations.ts'
 import { identifier } from '../../protocol/values.ts'
 import { createDestination } from '../../services/destinations.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, STAFF_READS } from '../router.ts'
 
 const MAX_BODY = 16_384
 const newDestinationRule = object({ name: identifier, mode: optional(oneOf(DESTINATION_MODES)), printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }) })
 
 export function destinationRoutes({ store }: AdminContext) {
-  return adminRouter(store)
+  return adminRouter(store, STAFF_READS)
     .get('/destinations', () => ({
       destinations: store.projects.list().flatMap((project) =>
         store.destinations.list(project.id).map((destination) => ({

@@ -6,7 +6,7 @@ import { JOB_LIST_LIMIT } from '../../protocol/limits.ts'
 import type { JobFilter } from '../../store/jobs.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, STAFF } from '../router.ts'
 
 function jobFilter(url: string): JobFilter {
   const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before'])
@@ -30,7 +30,7 @@ export function jobRoutes(context: AdminContext) {
     if (!job) throw notFound('There is no such job.')
     return job
   }
-  return adminRouter(store)
+  return adminRouter(store, STAFF)
     .get('/jobs', ({ request }) => {
       const found = store.jobs.find(jobFilter(request.url), JOB_LIST_LIMIT)
       return { jobs: found, more: found.length === JOB_LIST_LIMIT }

@@ -3,7 +3,7 @@
 import { overview } from '../../services/overview.ts'
 import { authenticateAdmin } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, STAFF } from '../router.ts'
 
 /** How often an open stream looks for changes, and says it is alive (idle connections close after 30 s). */
 const TICK_MS = 500
@@ -16,7 +16,7 @@ const MAX_EVENT_STREAMS = 32
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
   const sources = { ...context, serverName: () => context.settings.values.serverName }
-  return adminRouter(context.store)
+  return adminRouter(context.store, STAFF)
     .get('/overview', () => overview(sources))
     .get('/events', ({ request }) => {
       if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted) return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })

@@ -13,7 +13,7 @@ import { testPage } from '../../services/test-page.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, STAFF_READS } from '../router.ts'
 
 const MAX_BODY = 8_192
 const HISTORY_LIMIT = 50
@@ -73,7 +73,7 @@ export function printerRoutes(context: AdminContext) {
   }
   const view = (id: string) => context.board.views().find((p) => p.id === id)!
 
-  return adminRouter(store)
+  return adminRouter(store, STAFF_READS)
     .get('/printers', () => ({ printers: context.board.views() }))
     .get('/printers/detect', () => context.detect())
     .get('/profiles', () => ({ profiles: PROFILES.map(({ id, name, paperWidths, defaultWidth }) => ({ id, name, paperWidths, defaultWidth })) }))

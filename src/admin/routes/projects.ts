@@ -1,11 +1,12 @@
-// Projects and their API keys: the secret is shown once, when it is made.
+// Projects (staff see their names) and their API keys (technicians only): the secret is shown once, when it is made.
 import { notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
 import { array, nullable, object, oneOf, optional } from '../../protocol/rules.ts'
 import { shortString } from '../../protocol/values.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { Elysia } from 'elysia'
+import { adminRouter, STAFF_READS, TECHNICIAN } from '../router.ts'
 
 const MAX_BODY = 4_096
 
@@ -15,7 +16,7 @@ export function projectRoutes({ store }: AdminContext) {
     if (!project) throw notFound('There is no such project.')
     return project
   }
-  return adminRouter(store)
+  const projects = adminRouter(store, STAFF_READS)
     .get('/projects', () => ({ projects: store.projects.list() }))
     .post(
       '/projects',
@@ -26,6 +27,7 @@ export function projectRoutes({ store }: AdminContext) {
       },
       { parse: 'none' },
     )
+  const keys = adminRouter(store, TECHNICIAN)
     .get('/projects/:id/keys', ({ params }) => {
       projectOr404(params.id)
       return { keys: store.apiKeys.list(params.id) }
@@ -47,4 +49,5 @@ export function projectRoutes({ store }: AdminContext) {
       store.apiKeys.revoke(key.id)
       return { key: store.apiKeys.get(key.id) }
     })
+  return new Elysia().use(projects).use(keys)
 }

@@ -2,11 +2,11 @@
 import { ApiError, invalidField } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, TECHNICIAN } from '../router.ts'
 
 export function settingsRoutes({ store, settings }: AdminContext) {
   const answer = () => ({ settings: settings.values, pinned: settings.pinned })
-  return adminRouter(store)
+  return adminRouter(store, TECHNICIAN)
     .get('/settings', answer)
     .put(
       '/settings',

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../../http/errors.ts'
 import { webhookReports } from '../../services/webhooks.ts'
 import type { Webhook } from '../../store/webhooks.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter } from '../router.ts'
+import { adminRouter, TECHNICIAN } from '../router.ts'
 
 export function webhookRoutes({ store, webhooks }: AdminContext) {
   const webhookOr404 = (id: string): Webhook => {
@@ -14,7 +14,7 @@ export function webhookRoutes({ store, webhooks }: AdminContext) {
     if (!webhook) throw notFound('There is no such webhook.')
     return webhook
   }
-  return adminRouter(store)
+  return adminRouter(store, TECHNICIAN)
     .get('/webhooks', () => ({ webhooks: webhookReports(store) }))
     .post('/webhooks/:id/test', ({ params, set }) => {
       const webhook = webhookOr404(params.id)

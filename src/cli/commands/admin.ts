@@ -1,8 +1,14 @@
-import { passwordProblem, setAdminPassword } from '../../services/admin-password.ts'
-import { type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, printJson, requireString, UsageError, withStore } from '../command.ts'
+import { ADMIN_ROLES } from '../../protocol/admin-api.ts'
+import { addUser, FIRST_OWNER_NAME, hasAccounts, passwordProblem, setPassword } from '../../services/accounts.ts'
+import type { Store } from '../../store/store.ts'
+import type { User } from '../../store/users.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, printJson, requireString, UsageError, withStore } from '../command.ts'
+
+/** What the audit log says of a change made on the hub's own machine (no account made it). */
+export const ON_THE_MACHINE = 'this machine'
 
 /** One line from standard input; typed without echo when it is a terminal. Never an argument: those show in `ps`. */
-async function readSecretLine(io: Io, prompt: string): Promise<string> {
+export async function readSecretLine(io: Io, prompt: string): Promise<string> {
   const terminal = process.stdin.isTTY
   if (terminal) {
     io.err(prompt)
@@ -16,36 +22,69 @@ async function readSecretLine(io: Io, prompt: string): Promise<string> {
   }
 }
 
+/** The account `--user NAME` names; without it, the hub's only account. */
+export function namedAccount(store: Store, name: string | undefined): User {
+  if (name !== undefined) {
+    const found = store.users.withHash(name)?.user
+    if (!found) throw new CliError(`there is no account ${name} (see printhub users list)`)
+    return found
+  }
+  const [only, ...others] = store.users.list()
+  if (!only) throw new CliError('there is no account yet: make the first owner with printhub admin set-password')
+  if (others.length > 0) throw new UsageError('the hub has several accounts: name one with --user NAME')
+  return only
+}
+
 export const adminSetPasswordCommand: Command = {
   name: 'admin set-password',
-  summary: "set the dashboard's admin password (read from standard input); signs out every browser",
-  usage: '[--data DIR]',
-  help: ['The password is read from the first line of standard input (typed without echo at a terminal):', '  printhub admin set-password < file, or type it when asked.', 'At least 10 characters.', DATA_HELP],
-  options: { ...DATA_OPTION },
+  summary: "set an account's dashboard password (read from standard input), or make the first owner; signs that account out everywhere",
+  usage: '[--user NAME] [--data DIR]',
+  help: [
+    '--user NAME       the account (default: the hub\'s only account; on a hub without one, a new owner "admin")',
+    'The password is read from the first line of standard input (typed without echo at a terminal):',
+    '  printhub admin set-password < file, or type it when asked.',
+    'At least 10 characters. It also ends a sign-in lockout of the account.',
+    DATA_HELP,
+  ],
+  options: { user: { type: 'string' }, ...DATA_OPTION },
   async run(args, io) {
     noPositionals(args)
-    const password = await readSecretLine(io, 'New admin password:')
+    const password = await readSecretLine(io, 'New password:')
     const problem = passwordProblem(password)
     if (problem) throw new UsageError(problem)
-    const ended = await withStore(args, io, async (store) => {
-      await setAdminPassword(store, password)
-      return store.adminSessions.revokeAll()
+    const done = await withStore(args, io, async (store) => {
+      if (!hasAccounts(store)) {
+        const added = await addUser(store, (args.values.user as string | undefined) ?? FIRST_OWNER_NAME, 'owner', password)
+        if (added.kind !== 'added') throw new CliError(added.kind === 'taken' ? 'that account exists already' : added.message)
+        store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'users.create', target: added.user.name, address: ON_THE_MACHINE }))
+        return { user: added.user, ended: 0 }
+      }
+      const user = namedAccount(store, args.values.user as string | undefined)
+      await setPassword(store, user.id, password)
+      store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'users.password', target: user.name, address: ON_THE_MACHINE }))
+      return { user, ended: store.commits.write(() => store.adminSessions.revokeAll(user.id)) }
     })
-    io.out(`The admin password is set${ended ? `; ${ended} signed-in browser${ended === 1 ? ' was' : 's were'} signed out` : ''}. Sign in at http://<hub>:8080/dashboard/.`)
+    const signedOut = done.ended ? `; ${done.ended} signed-in browser${done.ended === 1 ? ' was' : 's were'} signed out` : ''
+    io.out(`The password of ${done.user.name} (${done.user.role}) is set${signedOut}. Sign in at http://<hub>:8080/dashboard/.`)
   },
 }
 
 export const adminTokenCreateCommand: Command = {
   name: 'admin create-token',
-  summary: 'create an admin token, for scripts that use the admin API (shown once)',
-  usage: '--name N [--data DIR] [--json]',
-  help: ['--name N          what the token is for', DATA_HELP, JSON_HELP],
-  options: { name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  summary: "create an admin token for scripts that use the admin API, with an account's role (shown once)",
+  usage: '--user NAME --name N [--data DIR] [--json]',
+  help: ['--user NAME       the account whose role the token carries (default: the hub\'s only account)', '--name N          what the token is for', `Roles: ${ADMIN_ROLES.join(', ')}.`, DATA_HELP, `${JSON_HELP} (the secret as "token")`],
+  options: { user: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
     const name = requireString(args, 'name')
-    const created = withStore(args, io, (store) => store.adminTokens.create(name))
-    if (args.values.json) return printJson(io, { ...created.token, secret: created.secret })
-    io.out(`Admin token ${created.token.id} (shown only now; keep it secret): ${created.secret}`)
+    const created = withStore(args, io, (store) => {
+      const user = namedAccount(store, args.values.user as string | undefined)
+      const made = store.commits.write(() => store.adminTokens.create(user.id, name))
+      store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'tokens.create', target: `${user.name}: ${name}`, address: ON_THE_MACHINE }))
+      return { ...made, user }
+    })
+    if (args.values.json) return printJson(io, { ...created.token, user: created.user.name, role: created.user.role, token: created.secret, secret: created.secret })
+    io.out(`Admin token ${created.token.id} for ${created.user.name} (${created.user.role}; shown only now, keep it secret): ${created.secret}`)
   },
 }

@@ -1,13 +1,16 @@
-// The dashboard in the browser: signing in (or setting the first password), then the pages, chosen
-// by the address's #fragment, kept live by the hub's stream of changes.
+// The dashboard in the browser: signing in with an account (or making the first owner), then the
+// pages the account's role may see, chosen by the address's #fragment, kept live by the hub's
+// stream of changes.
 import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
-import { config } from './config.ts'
+import type { AdminRole } from '../../protocol/admin-api.ts'
+import { config, roleAllows } from './config.ts'
 import { errorBox, field, formValues, h, replace, showError } from './dom.ts'
 import { PAGES } from './pages/index.ts'
 import type { Page } from './pages/page.ts'
 
 interface SessionAnswer {
   csrfToken: string | null
+  user: { id: string; name: string; role: AdminRole }
 }
 
 const root = document.getElementById('root')!
@@ -39,15 +42,21 @@ async function login(): Promise<void> {
   const main = h('main', { id: 'main', class: 'narrow' })
   replace(root, main)
   if (!passwordSet) {
-    replace(main, h('div', { class: 'card auth' }, h('h1', {}, 'printhub'), h('p', {}, 'No admin password is set yet. Open the setup link the hub printed when it started, or run printhub admin set-password on the hub.')))
+    replace(main, h('div', { class: 'card auth' }, h('h1', {}, 'printhub'), h('p', {}, 'No account exists yet. Open the setup link the hub printed when it started, or run printhub admin set-password on the hub.')))
     return
   }
   replace(
     main,
-    authForm('Sign in to printhub', 'Enter the admin password.', [field('Password', password('password', 'current-password'))], 'Sign in', async (values) => {
-      await api('POST', '/login', { password: values.password })
-      location.assign(`${config.dashboard}/`)
-    }),
+    authForm(
+      'Sign in to printhub',
+      'Your name and password (a hub with one account needs only its password).',
+      [field('Name', h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })), field('Password', password('password', 'current-password'))],
+      'Sign in',
+      async (values) => {
+        await api('POST', '/login', { ...(values.name ? { name: values.name } : {}), password: values.password })
+        location.assign(`${config.dashboard}/`)
+      },
+    ),
   )
   main.querySelector('input')?.focus()
 }
@@ -61,12 +70,12 @@ function setup(): void {
     main,
     authForm(
       'Set the admin password',
-      'Choose the password staff will sign in with: at least 10 characters.',
-      [field('New password', password('password', 'new-password')), field('Repeat it', password('repeat', 'new-password'))],
+      "You are the hub's first owner: choose your name and password (at least 10 characters). Owners add everyone else's accounts.",
+      [field('Your name', h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' })), field('New password', password('password', 'new-password')), field('Repeat it', password('repeat', 'new-password'))],
       'Set password and sign in',
       async (values) => {
         if (values.password !== values.repeat) throw new ApiProblem(400, 'The two passwords are not the same.')
-        await api('POST', '/setup', { token, password: values.password })
+        await api('POST', '/setup', { token, name: values.name, password: values.password })
         location.assign(`${config.dashboard}/`)
       },
     ),
@@ -78,19 +87,21 @@ async function dashboard(): Promise<void> {
   const session = await api<SessionAnswer>('GET', '/session')
   useCsrfToken(session.csrfToken)
   const main = h('main', { id: 'main', tabindex: '-1' })
-  const links = PAGES.map((page) => h('a', { href: `#/${page.path}` }, page.title))
+  const pages = PAGES.filter((page) => roleAllows(session.user.role, page.role))
+  const links = pages.map((page) => h('a', { href: `#/${page.path}` }, page.title))
   const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
   signOut.addEventListener('click', async () => {
     await api('POST', '/logout').catch(() => undefined)
     location.assign(`${config.dashboard}/login`)
   })
-  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': 'Dashboard' }, ...links), signOut), main)
+  const who = h('span', { class: 'who', 'data-role': session.user.role }, `${session.user.name} (${session.user.role})`)
+  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': 'Dashboard' }, ...links), who, signOut), main)
 
   let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
   let lastOverview: unknown = null
   const route = (event?: HashChangeEvent) => {
     const [path = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/')
-    const page = PAGES.find((p) => p.path === path) ?? PAGES[0]!
+    const page = pages.find((p) => p.path === path) ?? pages[0]!
     for (const link of links) {
       if (link.getAttribute('href') === `#/${page.path}`) link.setAttribute('aria-current', 'page')
       else link.removeAttribute('aria-current')

@@ -1,6 +1,7 @@
 // What the hub tells the browser code about itself: where the admin API and the dashboard answer,
 // the states a job can be in and those it can be cancelled in, the scopes of API keys. The hub writes it into the page once,
 // as JSON (see routes.ts), so these rules live only in src/protocol/ and src/domain/.
+import type { AdminRole } from '../../protocol/admin-api.ts'
 import type { ApiKeyScope } from '../../protocol/api-key.ts'
 import type { JobState } from '../../protocol/job.ts'
 
@@ -15,7 +16,12 @@ export interface DashboardConfig {
   cancellableStates: readonly JobState[]
   /** The scopes an API key may have (API_KEY_SCOPES). */
   apiKeyScopes: readonly ApiKeyScope[]
+  /** The accounts' roles, most trusted first (ADMIN_ROLES): a role may do what those after it may. */
+  roles: readonly AdminRole[]
 }
+
+/** Whether an account of `role` may use what needs `needed` (the admin API checks it again). */
+export const roleAllows = (role: AdminRole, needed: AdminRole): boolean => config.roles.indexOf(role) <= config.roles.indexOf(needed)
 
 const element = document.getElementById('printhub-config')
 if (!element?.textContent) throw new Error('The page carries no printhub configuration.')

@@ -9,6 +9,7 @@ import { type AgentView, printerLabel } from './records.ts'
 export const agentsPage: Page = {
   path: 'agents',
   title: 'Agents & pairing',
+  role: 'technician',
   render(main) {
     const problem = errorBox()
     const list = h('div', {})

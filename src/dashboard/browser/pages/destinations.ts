@@ -15,6 +15,7 @@ interface DestinationReport extends Destination {
 export const destinationsPage: Page = {
   path: 'destinations',
   title: 'Destinations',
+  role: 'staff',
   render(main) {
     const problem = errorBox()
     const list = h('div', {})

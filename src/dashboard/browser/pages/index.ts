@@ -10,5 +10,7 @@ import { projectsPage } from './projects.ts'
 import { settingsPage } from './settings.ts'
 import { webhooksPage } from './webhooks.ts'
 import { destinationsPage } from './destinations.ts'
+import { usersPage } from './users.ts'
+import { auditPage } from './audit.ts'
 
-export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage]
+export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage, usersPage, auditPage]

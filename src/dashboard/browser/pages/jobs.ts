@@ -118,6 +118,7 @@ function jobDetail(main: HTMLElement, id: string) {
 export const jobsPage: Page = {
   path: 'jobs',
   title: 'Jobs',
+  role: 'staff',
   render(main, params) {
     if (params[0]) return jobDetail(main, params[0])
     const problem = errorBox()

@@ -9,6 +9,7 @@ import { printerLabel } from './records.ts'
 export const overviewPage: Page = {
   path: 'overview',
   title: 'Overview',
+  role: 'staff',
   render(main, _params, initial) {
     const hub = h('section', { class: 'card', 'aria-labelledby': 'hub-h' })
     const printers = h('section', { class: 'card', 'aria-labelledby': 'printers-h' })

@@ -1,10 +1,13 @@
 // What every page of the dashboard is, and the pieces pages are built from: a live list, a form, a
 // button that runs an action, a heading.
+import type { AdminRole } from '../../../protocol/admin-api.ts'
 import { errorBox, formValues, h, showError } from '../dom.ts'
 
 export interface Page {
   path: string
   title: string
+  /** The least role that sees the page (the admin API enforces the same). */
+  role: AdminRole
   render(main: HTMLElement, params: string[], overview: unknown): { refresh: (overview: unknown) => void; stop: () => void }
 }
 

@@ -138,6 +138,7 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
 export const printersPage: Page = {
   path: 'printers',
   title: 'Printers',
+  role: 'staff',
   render(main) {
     const problem = errorBox()
     const list = h('ul', { class: 'cards' })

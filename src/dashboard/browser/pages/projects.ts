@@ -39,6 +39,7 @@ function keyTable(keys: ApiKey[], problem: HTMLElement): HTMLElement {
 export const projectsPage: Page = {
   path: 'projects',
   title: 'Projects & keys',
+  role: 'technician',
   render(main) {
     const problem = errorBox()
     const list = h('div', {})

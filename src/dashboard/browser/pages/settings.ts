@@ -15,6 +15,7 @@ interface SettingsAnswer {
 export const settingsPage: Page = {
   path: 'settings',
   title: 'Settings',
+  role: 'technician',
   render(main) {
     const problem = errorBox()
     const hubArea = h('section', { class: 'card' })

@@ -46,6 +46,7 @@ function deliveryTable(webhook: WebhookReport): HTMLElement {
 export const webhooksPage: Page = {
   path: 'webhooks',
   title: 'Webhooks',
+  role: 'technician',
   render(main) {
     const problem = errorBox()
     const list = h('div', {})

@@ -1,0 +1,36 @@
+// The audit log for owners and technicians: newest first, a page at a time, and all of it (as kept
+// by retention) as CSV for a spreadsheet.
+import { QueryReader } from '../../http/query.ts'
+import type { AuditEntry } from '../../store/audit.ts'
+import type { AdminContext } from '../context.ts'
+import { adminRouter, TECHNICIAN } from '../router.ts'
+
+const PAGE = { default: 100, max: 500 } as const
+/** Rows one CSV export holds at most (the newest). */
+export const AUDIT_CSV_ROWS = 100_000
+
+const entryView = ({ at, user, action, target, address }: AuditEntry) => ({ at, user, action, target, address })
+
+/** A CSV cell: quoted when it must be, and never read as a formula by a spreadsheet. */
+function cell(value: string | null): string {
+  if (value === null) return ''
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value
+  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
+}
+
+export function auditRoutes({ store }: AdminContext) {
+  return adminRouter(store, TECHNICIAN)
+    .get('/audit', ({ request }) => {
+      const query = new QueryReader(request.url, ['limit', 'cursor'])
+      const limit = query.integer('limit', 1, PAGE.max) ?? PAGE.default
+      const before = query.integer('cursor', 1, Number.MAX_SAFE_INTEGER)
+      query.check()
+      const entries = store.audit.page(limit + 1, before)
+      const page = entries.slice(0, limit)
+      return { entries: page.map(entryView), nextCursor: entries.length > limit ? String(page.at(-1)!.id) : null }
+    })
+    .get('/audit.csv', () => {
+      const lines = ['at,user,action,target,address', ...store.audit.page(AUDIT_CSV_ROWS).map((e) => [e.at, e.user, e.action, e.target, e.address].map(cell).join(','))]
+      return new Response(`${lines.join('\r\n')}\r\n`, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="printhub-audit.csv"', 'cache-control': 'no-store' } })
+    })
+}

@@ -1,0 +1,50 @@
+// The audit log (owners and technicians): who did what, when, from where, newest first, a page at
+// a time; all of it as CSV.
+import type { AuditEntry } from '../../../store/audit.ts'
+import { api } from '../api.ts'
+import { config } from '../config.ts'
+import { empty, errorBox, h, replace, time } from '../dom.ts'
+import { heading, live, type Page } from './page.ts'
+
+type Entry = Omit<AuditEntry, 'id'>
+
+function rows(entries: Entry[]): HTMLElement[] {
+  return entries.map((entry) =>
+    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? 'on the hub'), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address ?? '')),
+  )
+}
+
+export const auditPage: Page = {
+  path: 'audit',
+  title: 'Audit log',
+  role: 'technician',
+  render(main) {
+    const problem = errorBox()
+    const body = h('tbody', {})
+    const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Older entries')
+    let next: string | null = null
+    more.addEventListener('click', async () => {
+      if (next === null) return
+      const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', `/audit?cursor=${next}`)
+      body.append(...rows(page.entries))
+      next = page.nextCursor
+      more.hidden = next === null
+    })
+    const table = h(
+      'div',
+      { class: 'table-wrap' },
+      h('table', {}, h('caption', { class: 'visually-hidden' }, 'Audit log'), h('thead', {}, h('tr', {}, ...['When', 'Who', 'What', 'On', 'From'].map((t) => h('th', { scope: 'col' }, t)))), body),
+    )
+    const download = h('a', { href: `${config.api}/audit.csv`, download: 'printhub-audit.csv' }, 'Download as CSV')
+    replace(main, ...heading('Audit log', 'Every change made in the dashboard, with an admin token or on the hub itself, and every sign-in.'), problem, h('p', {}, download), table, h('div', { class: 'actions' }, more))
+    const load = async (changed: (data: unknown) => boolean) => {
+      const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', '/audit')
+      if (!changed(page.entries)) return
+      replace(body, ...(page.entries.length === 0 ? [h('tr', {}, h('td', { colspan: '5' }, empty('Nothing yet.')))] : rows(page.entries)))
+      next = page.nextCursor
+      more.hidden = next === null
+    }
+    const view = live(load, problem)
+    return view
+  },
+}
