@@ -8,6 +8,8 @@ import { ADMIN_API_PREFIX, ADMIN_ROLES, DASHBOARD_PATH } from '../protocol/admin
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
+import { htmlPattern, IDENTIFIER_PATTERN } from '../protocol/values.ts'
+import { VIRTUAL_NAME_PATTERN } from '../domain/connection-uri.ts'
 import type { DashboardConfig } from './browser/config.ts'
 import htmlText from './browser/index.html' with { type: 'text' }
 import css from './browser/style.css' with { type: 'text' }
@@ -104,6 +106,7 @@ export const DASHBOARD_CONFIG: DashboardConfig = {
   cancellableStates: [...JOB_TRANSITIONS.cancel.from, ...JOB_TRANSITIONS.requestCancel.from],
   apiKeyScopes: API_KEY_SCOPES,
   roles: ADMIN_ROLES,
+  inputPatterns: { identifier: htmlPattern(IDENTIFIER_PATTERN), virtualName: htmlPattern(VIRTUAL_NAME_PATTERN) },
 }
 
 /**

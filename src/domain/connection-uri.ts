@@ -121,9 +121,12 @@ export function parseConnectionUri(text: string): ParsedConnection {
   }
 }
 
+/** A virtual printer's name (`virtual://NAME`). */
+export const VIRTUAL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
+
 function parseVirtual(text: string): ParsedConnection {
   const [name = '', query = ''] = text.slice('virtual://'.length).split('?', 2)
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) return fail('a virtual printer is virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]')
+  if (!VIRTUAL_NAME_PATTERN.test(name)) return fail('a virtual printer is virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]')
   const params = new URLSearchParams(query)
   for (const key of params.keys()) if (key !== 'mode' && key !== 'delay') return fail(`unknown virtual printer setting "${key}" (mode, delay)`)
   try {

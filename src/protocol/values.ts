@@ -11,6 +11,17 @@ export const identifier = string({
 
 export const shortString = string({ min: 1, max: 256 })
 
+/**
+ * A whole-value pattern (`^…$`) as a form field's `pattern` attribute, which browsers match as the
+ * whole value with the `v` flag: the anchors go, and a "-" that a character class means literally
+ * is escaped, as that flag requires. Forms check what the server checks, with the server's rule.
+ */
+export function htmlPattern(pattern: RegExp): string {
+  const source = pattern.source
+  if (!source.startsWith('^') || !source.endsWith('$')) throw new Error(`a pattern for a whole value starts with ^ and ends with $: ${source}`)
+  return source.slice(1, -1).replaceAll(/-\]/g, '\\-]')
+}
+
 /** UTC only, optional fraction; the OpenPrinter Timestamp, which the API's ISO 8601 times also are. */
 export const timestamp = string({
   min: 20,

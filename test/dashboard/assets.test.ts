@@ -86,7 +86,7 @@ describe('dashboard assets', () => {
     const json = /<script type="application\/json" id="printhub-config">([^<]*)<\/script>/.exec(html)?.[1]
     expect(json).toBeString()
     // Cancellable: waiting, or with an agent that can still be asked to stop it; not at the printer.
-    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'] })
+    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'], inputPatterns: { identifier: '[A-Za-z0-9][A-Za-z0-9._:\\-]{0,127}', virtualName: '[A-Za-z0-9._\\-]{1,64}' } })
     expect(html).not.toContain('{{')
     expect(html).toContain(`<link rel="stylesheet" href="${ASSETS}style.css">`)
     expect((await fetch(`${hub.url}${ASSETS}style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8')

@@ -5,11 +5,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
 import { cli } from '../support/cli.ts'
 import { launchChromium, screenshot, VIEWPORTS } from '../support/browser.ts'
+import { validate } from '../../src/protocol/rules.ts'
+import { identifier } from '../../src/protocol/values.ts'
+import { parseConnectionUri } from '../../src/domain/connection-uri.ts'
 import { startTestHub, type TestHub, tempDir } from '../support/hub.ts'
 import { freePort } from '../support/ports.ts'
 
@@ -397,5 +400,31 @@ describe('dashboard in Chromium', () => {
     await page.locator('tr[data-action="users.create"]').first().waitFor()
     await expect(page.locator('tr[data-action="session.sign_in"]').first().locator('td').nth(1).textContent()).resolves.toBe('sam')
     await screenshot(page, 'audit', 'desktop')
+  })
+
+  test("forms check what the server checks, with the server's rule: printer IDs, destination names, virtual printer names", async () => {
+    const candidates = ['kitchen', 'kitchen-1', 'bar:2', 'a.b_c', '9', 'K', '-x', '.x', ':x', 'bad id!', 'küche', 'a/b', 'x'.repeat(128), 'x'.repeat(129)]
+    /** Each candidate typed in: whether the browser takes the value the field then holds, and whether the server's rule does. */
+    const agreement = async (field: Locator, rule: (value: string) => boolean) => {
+      const found: { typed: string; held: string; browser: boolean; server: boolean }[] = []
+      for (const typed of candidates) {
+        await field.fill(typed)
+        const [held, browser] = await field.evaluate((input: HTMLInputElement) => [input.value, input.checkValidity()] as const)
+        found.push({ typed, held, browser, server: rule(held) })
+      }
+      for (const row of found) expect({ ...row, agree: row.browser === row.server }).toEqual({ ...row, agree: true })
+      return found
+    }
+    const printerIds = (value: string) => validate(identifier, value).ok
+    expect(candidates.map(printerIds)).toEqual([true, true, true, true, true, true, false, false, false, false, false, false, true, false])
+    await page.goto('/dashboard/#/printers')
+    const add = page.getByRole('form', { name: 'Add a printer' })
+    const ids = await agreement(add.getByLabel('Printer ID'), printerIds)
+    expect(ids.map((row) => row.browser)).toEqual(candidates.map(printerIds))
+    await add.getByLabel('Connection').selectOption('virtual')
+    await agreement(add.getByLabel('Virtual printer name'), (value) => parseConnectionUri(`virtual://${value}`).ok)
+    await page.goto('/dashboard/#/destinations')
+    // The name field holds at most 128 characters (a longer one is cut as typed): what it holds, it checks as the server does.
+    await agreement(page.getByRole('form', { name: 'Create a destination' }).getByLabel('Name'), printerIds)
   })
 })

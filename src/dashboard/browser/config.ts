@@ -16,6 +16,8 @@ export interface DashboardConfig {
   cancellableStates: readonly JobState[]
   /** The scopes an API key may have (API_KEY_SCOPES). */
   apiKeyScopes: readonly ApiKeyScope[]
+  /** Form fields' `pattern` attributes, from the rules the server checks the same values with. */
+  inputPatterns: { identifier: string; virtualName: string }
   /** The accounts' roles, most trusted first (ADMIN_ROLES): a role may do what those after it may. */
   roles: readonly AdminRole[]
 }

@@ -4,6 +4,7 @@
 import type { Destination } from '../../../store/destinations.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
+import { config } from '../config.ts'
 import { announce, empty, errorBox, field, h, replace, select } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
@@ -23,7 +24,7 @@ export const destinationsPage: Page = {
     const create = form(
       [
         field('Project', projects),
-        field('Name', h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off' }), 'What applications post tickets to, as printerId.'),
+        field('Name', h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off', pattern: config.inputPatterns.identifier }), 'What applications post tickets to, as printerId.'),
         field('Printers, in order', h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), 'Printer IDs, comma-separated.'),
         field('Mode', select('mode', [['failover', 'Failover: the first printer that can print takes each ticket'], ['all', 'All: every printer prints each ticket']], 'failover')),
       ],

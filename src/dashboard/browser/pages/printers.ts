@@ -43,7 +43,7 @@ function connectionFields(kind: string, detected: DetectedPrinter[], agents: Age
       ]
     }
     case 'virtual':
-      return [field('Virtual printer name', h('input', { name: 'virtualName', value: 'test', pattern: '[A-Za-z0-9._-]+' }))]
+      return [field('Virtual printer name', h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
     default: {
       const options = agents.filter((a) => !a.builtin && !a.revokedAt).flatMap((a) => a.printers.map((p): [string, string] => [`${a.id} ${p.id}`, `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`]))
       return [field("Agent's printer", options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: 'No paired agent has reported printers' }))]
@@ -171,7 +171,7 @@ export const printersPage: Page = {
         form(
           [
             field('Project', select('projectId', projectOptions(projects))),
-            field('Printer ID', h('input', { name: 'id', required: true, placeholder: 'kitchen', pattern: '[A-Za-z0-9][A-Za-z0-9._:-]*' }), 'The name applications print to (printerId): letters, digits, . _ : -'),
+            field('Printer ID', h('input', { name: 'id', required: true, placeholder: 'kitchen', pattern: config.inputPatterns.identifier }), 'The name applications print to (printerId): letters, digits, . _ : -'),
             field('Name', h('input', { name: 'name', placeholder: 'Kitchen printer' })),
             field('Connection', kind),
             kindFields,
