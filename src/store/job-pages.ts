@@ -5,7 +5,7 @@
 // short (even empty) with a position to go on from when the other filters left few of them.
 import type { Database } from 'bun:sqlite'
 import type { Job, JobState } from '../protocol/job.ts'
-import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+import { type JobFilter, type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 
 /** Index entries one page looks at, at most. */
 export const PAGE_WINDOW = 5_000
@@ -81,4 +81,34 @@ export function jobPage(db: Database, query: JobQuery, limit: number, window = P
     .query<{ n: number; last: number | null }, Value[]>(`WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n, (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`)
     .get(...beyond.values)!
   return { jobs: rows.map(toJob), next: span.n > window ? span.last : null }
+}
+
+/** Metadata entries a search reads at most, along the index of values: it costs the same whatever the history holds. */
+export const SEARCH_WINDOW = 5_000
+
+/**
+ * The dashboard's list and search (any project, any filter; newest first, at most `limit`): the
+ * statement and its values. A metadata prefix walks the index of values (at most SEARCH_WINDOW
+ * entries) and reads the jobs by their keys.
+ */
+export function jobSearch(filter: JobFilter, limit: number): { sql: string; values: Value[] } {
+  const where: string[] = []
+  const values: Value[] = []
+  const add = (clause: string, value: Value | undefined) => {
+    if (value === undefined) return
+    where.push(clause)
+    values.push(value)
+  }
+  add('project_id = ?', filter.projectId)
+  add('printer_id = ?', filter.printerId)
+  add('state = ?', filter.state)
+  add('created_at >= ?', filter.createdFrom)
+  add('created_at < ?', filter.createdBefore)
+  add('seq < (SELECT seq FROM jobs WHERE id = ?)', filter.beforeId)
+  if (filter.metadataPrefix !== undefined) {
+    // The values from the prefix up to the next one that does not start with it, along the index.
+    where.push(`seq IN (SELECT job_seq FROM job_metadata INDEXED BY job_metadata_by_value WHERE value >= ? AND value < ? ORDER BY value LIMIT ${SEARCH_WINDOW})`)
+    values.push(filter.metadataPrefix, `${filter.metadataPrefix}\u{10FFFF}`)
+  }
+  return { sql: `SELECT ${JOB_COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`, values: [...values, limit] }
 }

@@ -10,7 +10,7 @@ import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
 import type { JobLog } from './job-log.ts'
 import { iso, isoOrNull } from './time.ts'
-import { type JobPage, jobPage, type JobQuery } from './job-pages.ts'
+import { type JobPage, jobPage, type JobQuery, jobSearch } from './job-pages.ts'
 import type { FanOuts } from './fan-outs.ts'
 
 export interface JobRow {
@@ -83,6 +83,8 @@ export interface JobFilter {
   createdBefore?: number
   /** Jobs older than this one (the next page). */
   beforeId?: string
+  /** Jobs with a metadata value (any key) that starts with this: an order number, a table, as typed. */
+  metadataPrefix?: string
 }
 
 /** One state a job went through: the timeline of its attempts. */
@@ -294,21 +296,8 @@ export class Jobs {
 
   /** Jobs matching `filter`, newest first, at most `limit`. */
   find(filter: JobFilter, limit: number): Job[] {
-    const where: string[] = []
-    const values: (string | number)[] = []
-    const add = (clause: string, value: string | number | undefined) => {
-      if (value === undefined) return
-      where.push(clause)
-      values.push(value)
-    }
-    add('project_id = ?', filter.projectId)
-    add('printer_id = ?', filter.printerId)
-    add('state = ?', filter.state)
-    add('created_at >= ?', filter.createdFrom)
-    add('created_at < ?', filter.createdBefore)
-    add('seq < (SELECT seq FROM jobs WHERE id = ?)', filter.beforeId)
-    const sql = `SELECT ${JOB_COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`
-    return this.db.query<JobRow, (string | number)[]>(sql).all(...values, limit).map(toJob)
+    const { sql, values } = jobSearch(filter, limit)
+    return this.db.query<JobRow, (string | number)[]>(sql).all(...values).map(toJob)
   }
 
   /** Every state the job went through, oldest first. */

@@ -170,7 +170,7 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
-    description: 'staff accounts with roles, sessions and admin tokens per account, and the audit log',
+    description: 'staff accounts with roles, sessions and admin tokens per account, the audit log, and jobs found by a metadata value whatever its key',
     sql: `
       -- People who use the dashboard and the admin API, each with a role and a password (argon2id).
       CREATE TABLE users (
@@ -209,6 +209,9 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
         address TEXT
       ) STRICT;
       CREATE INDEX audit_log_by_time ON audit_log (at);
+
+      -- The dashboard's search: the jobs of an order number or a table, whatever the key holding it.
+      CREATE INDEX job_metadata_by_value ON job_metadata (value, job_seq);
     `,
   },
 ]

@@ -134,4 +134,19 @@ describe('admin API', () => {
     expect(refused.body.error.message).toContain('REPRINT banner')
     expect((await admin('GET', '/jobs')).body.jobs.length).toBe(before)
   })
+
+  test('the search: a metadata value as typed, with the other filters; a query too long is 400 naming it', async () => {
+    for (const [key, table] of [['a', '7'], ['b', '17'], ['c', '7']] as const) {
+      expect((await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: key, metadata: { table, order: `10${key}` }, document: { width: 80, sections: [{ type: 'cut' }] } } })).status).toBe(202)
+    }
+    const tables = async (query: string) => ((await admin<{ jobs: Job[] }>('GET', `/jobs?${query}`)).body.jobs ?? []).map((job) => job.idempotencyKey)
+    expect(await tables('q=7')).toEqual(['c', 'a'])
+    expect(await tables('q=1')).toEqual(['c', 'b', 'a'])
+    expect(await tables('q=10b')).toEqual(['b'])
+    expect(await tables(`q=7&project=${hub.projectId}&printer=${demoId()}`)).toEqual(['c', 'a'])
+    expect(await tables('q=%20%207%20')).toEqual(['c', 'a'])
+    const long = await admin('GET', `/jobs?q=${'x'.repeat(1_001)}`)
+    expect(long.status).toBe(400)
+    expect(long.body.error.details).toEqual([{ path: 'query.q', message: 'must be at most 1000 characters' }])
+  })
 })

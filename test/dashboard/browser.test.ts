@@ -427,4 +427,22 @@ describe('dashboard in Chromium', () => {
     // The name field holds at most 128 characters (a longer one is cut as typed): what it holds, it checks as the server does.
     await agreement(page.getByRole('form', { name: 'Create a destination' }).getByLabel('Name'), printerIds)
   })
+
+  test('find a ticket by its order number as you type: the list shows what the application said of it', async () => {
+    // The key made on the projects page was revoked above: the first start's project and key.
+    const posted = await fetch(`${hub.url}/v1/projects/${hub.projectId}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ printerId: hub.printerId, idempotencyKey: 'order-77123', metadata: { order: '77123', table: '12' }, document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] } }),
+    })
+    expect(posted.status).toBe(202)
+    const { job } = (await posted.json()) as { job: Job }
+    await page.goto('/dashboard/#/jobs')
+    await page.getByLabel('Search').pressSequentially('7712')
+    // Once typing pauses, the list is that ticket alone.
+    await page.waitForFunction(() => document.querySelectorAll('tr[data-job]').length === 1)
+    await page.locator(`tr[data-job="${job.id}"]`).getByText('order 77123 · table 12').waitFor()
+    await page.getByLabel('Search').fill('no such order')
+    await page.getByText('No jobs match these filters.').waitFor()
+  })
 })

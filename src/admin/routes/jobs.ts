@@ -2,14 +2,14 @@
 import { conflict, notFound } from '../../http/errors.ts'
 import { reprintedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
-import { JOB_LIST_LIMIT } from '../../protocol/limits.ts'
+import { JOB_LIST_LIMIT, MAX_METADATA_VALUE_LENGTH } from '../../protocol/limits.ts'
 import type { JobFilter } from '../../store/jobs.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF } from '../router.ts'
 
 function jobFilter(url: string): JobFilter {
-  const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before'])
+  const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before', 'q'])
   const text = (name: string) => query.text(name, { emptyIsAbsent: true })
   const filter: JobFilter = {
     projectId: text('project'),
@@ -18,7 +18,9 @@ function jobFilter(url: string): JobFilter {
     createdFrom: query.time('from'),
     createdBefore: query.time('to'),
     beforeId: text('before'),
+    metadataPrefix: text('q')?.trim() || undefined,
   }
+  if ((filter.metadataPrefix?.length ?? 0) > MAX_METADATA_VALUE_LENGTH) query.problem('q', `must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
   query.check()
   return filter
 }

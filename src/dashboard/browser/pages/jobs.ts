@@ -142,8 +142,22 @@ export const jobsPage: Page = {
               'table',
               { class: 'jobs' },
               h('caption', { class: 'visually-hidden' }, 'Jobs'),
-              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Printer'), h('th', { scope: 'col' }, 'Job'))),
-              h('tbody', {}, ...jobs.map((j) => h('tr', { 'data-job': j.id }, h('td', {}, badge(j.state)), h('td', {}, time(j.createdAt)), h('td', {}, printerName(j.printerId)), h('td', {}, h('a', { href: `#/jobs/${j.id}` }, j.id))))),
+              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Printer'), h('th', { scope: 'col' }, 'Ticket'))),
+              h(
+                'tbody',
+                {},
+                ...jobs.map((j) =>
+                  h(
+                    'tr',
+                    { 'data-job': j.id },
+                    h('td', {}, badge(j.state)),
+                    h('td', {}, time(j.createdAt)),
+                    h('td', {}, printerName(j.printerId)),
+                    // What the application said of it (an order number, a table) is what people know it by.
+                    h('td', {}, h('a', { href: `#/jobs/${j.id}` }, j.metadata ? Object.entries(j.metadata).map(([k, v]) => `${k} ${v}`).join(' · ') : j.id)),
+                  ),
+                ),
+              ),
             ),
         more ? h('p', { class: 'intro' }, 'Showing the newest 100; narrow the filters to see older jobs.') : null,
       )
@@ -155,6 +169,7 @@ export const jobsPage: Page = {
         const apply = () => {
           const values = formValues(filters)
           const search = new URLSearchParams()
+          if (values.q) search.set('q', values.q)
           if (values.project) search.set('project', values.project)
           if (values.printer) search.set('printer', values.printer)
           if (values.state) search.set('state', values.state)
@@ -165,6 +180,7 @@ export const jobsPage: Page = {
         }
         replace(
           filters,
+          field('Search', h('input', { type: 'search', name: 'q', placeholder: '1042', autocomplete: 'off', maxlength: '1000' }), 'An order number, a table: any value the application sent with the ticket, as you type.'),
           field('Project', select('project', [['', 'All projects'], ...projectOptions(projects)])),
           field('Printer', select('printer', [['', 'All printers'], ...printers.map((p): [string, string] => [p.id, printerLabel(p)])])),
           field('State', select('state', [['', 'All states'], ...config.jobStates.map((s): [string, string] => [s, s])])),
@@ -172,6 +188,13 @@ export const jobsPage: Page = {
           field('Created before', h('input', { type: 'datetime-local', name: 'to' })),
         )
         filters.addEventListener('change', apply)
+        // Results as you type, once typing pauses.
+        let typing: ReturnType<typeof setTimeout> | undefined
+        filters.addEventListener('input', (event) => {
+          if ((event.target as HTMLInputElement).name !== 'q') return
+          clearTimeout(typing)
+          typing = setTimeout(apply, 150)
+        })
         filters.addEventListener('submit', (event) => event.preventDefault())
         view.refresh()
       })
