@@ -2,6 +2,7 @@
 import { Elysia } from 'elysia'
 import { cookieValue, SESSION_COOKIE } from './auth.ts'
 import type { AdminContext } from './context.ts'
+import type { User } from '../store/users.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { backupRoutes } from './routes/backup.ts'
 import { jobRoutes } from './routes/jobs.ts'
@@ -31,8 +32,9 @@ export function adminApi(context: AdminContext) {
     .use(auditRoutes(context))
 }
 
-/** Whether a browser's request comes with a live dashboard session. */
-export function hasAdminSession(context: Pick<AdminContext, 'store'>, request: Request): boolean {
+/** The account a browser's request is signed in as (a live dashboard session); undefined when none. */
+export function sessionAccount(context: Pick<AdminContext, 'store'>, request: Request): User | undefined {
   const token = cookieValue(request, SESSION_COOKIE)
-  return token !== undefined && context.store.adminSessions.use(token) !== undefined
+  const session = token === undefined ? undefined : context.store.adminSessions.use(token)
+  return session ? context.store.users.get(session.userId) : undefined
 }

@@ -8,6 +8,7 @@ import { ADMIN_API_PREFIX, ADMIN_ROLES, DASHBOARD_PATH } from '../protocol/admin
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
+import { type Language, LANGUAGE_CODES, LANGUAGES, pickLanguage } from '../protocol/messages/index.ts'
 import { htmlPattern, IDENTIFIER_PATTERN } from '../protocol/values.ts'
 import { VIRTUAL_NAME_PATTERN } from '../domain/connection-uri.ts'
 import type { DashboardConfig } from './browser/config.ts'
@@ -98,8 +99,8 @@ function typescriptAssets(sources: Readonly<Record<string, string>>): [string, A
   return Object.entries(sources).map(([path, source]) => [path, asset('text/javascript; charset=utf-8', transpiler.transformSync(source))])
 }
 
-/** What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub. */
-export const DASHBOARD_CONFIG: DashboardConfig = {
+/** What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub; with the language and its words, per page. */
+export const DASHBOARD_CONFIG: Omit<DashboardConfig, 'language' | 'languages' | 'messages'> = {
   api: ADMIN_API_PREFIX,
   dashboard: DASHBOARD_PATH,
   jobStates: JOB_STATES,
@@ -114,9 +115,12 @@ export const DASHBOARD_CONFIG: DashboardConfig = {
  * JSON in a non-executed script element. There `<`, `>` and `&` are written as JSON escapes, so no
  * value can end the element or open a comment.
  */
-function shellHtml(template: string): string {
-  const json = JSON.stringify(DASHBOARD_CONFIG).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-  const slots: Record<string, string> = { config: json, dashboard: DASHBOARD_PATH }
+function shellHtml(template: string, language: Language): string {
+  const messages = LANGUAGES[language]
+  const languages = Object.fromEntries(LANGUAGE_CODES.map((code) => [code, LANGUAGES[code].name]))
+  const config: DashboardConfig = { ...DASHBOARD_CONFIG, language, languages, messages }
+  const json = JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const slots: Record<string, string> = { config: json, dashboard: DASHBOARD_PATH, lang: language, skip: Bun.escapeHTML(messages.frame.skip) }
   return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
     if (!Object.hasOwn(slots, name)) throw new Error(`The dashboard's index.html has an unknown slot {{${name}}}.`)
     return slots[name]!
@@ -130,30 +134,35 @@ function send(request: Request, file: Asset, headers: Record<string, string> = {
   })
 }
 
-/** What the pages need of the hub: whether a browser is signed in (the admin edge knows). */
+/** What the pages need of the hub: the account a browser is signed in as (the admin edge knows). */
 export interface DashboardContext {
-  signedIn(request: Request): boolean
+  account(request: Request): { language: string | null } | undefined
 }
 
 interface Assets {
   /** Only these paths are served: a path is looked up, never read from the disk. */
   files: Map<string, Asset>
-  shell: Asset
+  /** The page, in each language (the words are in it: the first paint is in the reader's language). */
+  shells: Map<Language, Asset>
 }
 
 function buildAssets(): Assets {
+  // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
+  const template = htmlText as unknown as string
   return {
     files: new Map<string, Asset>([['style.css', asset('text/css; charset=utf-8', css)], ...typescriptAssets(BROWSER_MODULES)]),
-    // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
-    shell: asset('text/html; charset=utf-8', shellHtml(htmlText as unknown as string)),
+    shells: new Map(LANGUAGE_CODES.map((language) => [language, asset('text/html; charset=utf-8', shellHtml(template, language))])),
   }
 }
 
-export function dashboardPages({ signedIn }: DashboardContext) {
+export function dashboardPages({ account }: DashboardContext) {
   let built: Assets | undefined
   const assets = () => (built ??= buildAssets())
   const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to } })
-  const page = (request: Request) => send(request, assets().shell, PAGE_HEADERS)
+  // The signed-in account's language, else the browser's.
+  const page = (request: Request, signedIn = account(request)) =>
+    send(request, assets().shells.get(pickLanguage(request.headers.get('accept-language'), signedIn?.language))!, { ...PAGE_HEADERS, vary: 'accept-encoding, accept-language, cookie' })
+  const signedIn = (request: Request) => account(request) !== undefined
   return new Elysia()
     .get('/', () => redirect(`${DASHBOARD_PATH}/`))
     // Also answers /dashboard (paths match with or without the last slash).

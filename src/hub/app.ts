@@ -1,7 +1,7 @@
 // The hub's HTTP application: the shared request handling (http/), and on it the edges side by
 // side: the public API with discovery, pairing and the agents' gateway; the admin API; the
 // dashboard's pages.
-import { adminApi, hasAdminSession } from '../admin/admin-app.ts'
+import { adminApi, sessionAccount } from '../admin/admin-app.ts'
 import type { AdminContext } from '../admin/context.ts'
 import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
@@ -18,5 +18,5 @@ export function hubApp(api: ApiContext, admin: AdminContext, requests: RequestLo
   return httpApp(requests, OPENPRINTER_PATHS, errors)
     .use(publicApi(api))
     .use(adminApi(admin))
-    .use(dashboardPages({ signedIn: (request) => hasAdminSession(admin, request) }))
+    .use(dashboardPages({ account: (request) => sessionAccount(admin, request) }))
 }

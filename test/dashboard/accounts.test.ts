@@ -45,7 +45,7 @@ function adminRoutes(): { method: string; pattern: string; path: string }[] {
 const STAFF_MAY = [
   /^GET \/(session|sessions|tokens|overview|events|printers|printers\/detect|profiles|printers\/:id\/(history|last-receipt\.png)|jobs|jobs\/:id|jobs\/:id\/preview\.png|projects|destinations)$/,
   /^POST \/(logout|sessions\/revoke-others|sessions\/:id\/revoke|tokens|tokens\/:id\/revoke|jobs\/:id\/cancel|jobs\/:id\/reprint)$/,
-  /^PUT \/password$/,
+  /^PUT \/(password|session\/language)$/,
 ]
 const allowed = (role: 'owner' | 'technician' | 'staff', route: string) =>
   role === 'owner' || (role === 'technician' ? !/^\w+ \/users/.test(route) : STAFF_MAY.some((rule) => rule.test(route)))
@@ -162,5 +162,16 @@ describe('accounts', () => {
     expect((await asSession(sessions.olga, 'PATCH', '/users/usr_nope', { disabled: true })).status).toBe(404)
     const { entries } = (await (await asSession(sessions.olga, 'GET', '/audit?limit=10')).json()) as { entries: { user: string; action: string; target: string }[] }
     expect(entries.filter((entry) => entry.action === 'users.update' && entry.target === sam.id).map((entry) => entry.user)).toEqual(['olga', 'olga'])
+  })
+
+  test("each account's language: one printhub has, or null for the browser's; anything else is 400 and changes nothing", async () => {
+    const language = (body: unknown) => asSession(sessions.tom, 'PUT', '/session/language', body)
+    expect(((await (await language({ language: 'de' })).json()) as { user: { language: string } }).user.language).toBe('de')
+    for (const body of [{ language: 'xx' }, { language: 7 }, {}, { language: 'de', extra: 1 }]) {
+      const answer = await language(body)
+      expect(answer.status).toBe(400)
+    }
+    expect(((await (await asSession(sessions.tom, 'GET', '/session')).json()) as { user: { language: string } }).user.language).toBe('de')
+    expect(((await (await language({ language: null })).json()) as { user: { language: string | null } }).user.language).toBeNull()
   })
 })

@@ -8,6 +8,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { BROWSER_MODULES } from '../../src/dashboard/routes.ts'
 import { API_KEY_SCOPES } from '../../src/protocol/api-key.ts'
+import { en } from '../../src/protocol/messages/en.ts'
 import { ADMIN_API_PREFIX, DASHBOARD_PATH } from '../../src/protocol/admin-api.ts'
 import { JOB_STATES } from '../../src/protocol/job.ts'
 import { launchChromium } from '../support/browser.ts'
@@ -86,7 +87,10 @@ describe('dashboard assets', () => {
     const json = /<script type="application\/json" id="printhub-config">([^<]*)<\/script>/.exec(html)?.[1]
     expect(json).toBeString()
     // Cancellable: waiting, or with an agent that can still be asked to stop it; not at the printer.
-    expect(JSON.parse(json!)).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'], inputPatterns: { identifier: '[A-Za-z0-9][A-Za-z0-9._:\\-]{0,127}', virtualName: '[A-Za-z0-9._\\-]{1,64}' } })
+    // The words of the page's language (English for a browser that asks for none), and the languages to choose from.
+    const { language, languages, messages, ...rules } = JSON.parse(json!)
+    expect([language, languages, messages]).toEqual(['en', { en: 'English', de: 'Deutsch' }, en])
+    expect(rules).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'], inputPatterns: { identifier: '[A-Za-z0-9][A-Za-z0-9._:\\-]{0,127}', virtualName: '[A-Za-z0-9._\\-]{1,64}' } })
     expect(html).not.toContain('{{')
     expect(html).toContain(`<link rel="stylesheet" href="${ASSETS}style.css">`)
     expect((await fetch(`${hub.url}${ASSETS}style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8')

@@ -229,7 +229,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForFunction(() => ((document.querySelector('img.receipt') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0)
     const steps = await page.locator('table.timeline tbody tr td:nth-child(2)').allTextContents()
     expect(steps[0]).toBe('Created')
-    expect(steps).toContain('Sent to the agent')
+    expect(steps).toContain('Sent to the printer')
     expect(steps.at(-1)).toBe('Printed')
     await screenshot(page, 'job', 'desktop')
   })
@@ -444,5 +444,31 @@ describe('dashboard in Chromium', () => {
     await page.locator(`tr[data-job="${job.id}"]`).getByText('order 77123 · table 12').waitFor()
     await page.getByLabel('Search').fill('no such order')
     await page.getByText('No jobs match these filters.').waitFor()
+  })
+
+  test('German from the first paint for a German browser; each account chooses its language, and keeps it', async () => {
+    const german = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, locale: 'de-DE', storageState: await desktop.storageState() })
+    try {
+      const phone = await german.newPage()
+      const first = await phone.goto('/dashboard/#/jobs')
+      // The page as sent, before any script ran: German already.
+      const html = await first!.text()
+      expect(html).toContain('<html lang="de">')
+      expect(html).toContain('Zum Inhalt springen')
+      expect(html).not.toContain('Skip to content')
+      await phone.locator('nav a').first().waitFor()
+      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Übersicht', 'Drucker', 'Ziele', 'Bons', 'Projekte & Schlüssel', 'Webhooks', 'Agenten', 'Einstellungen', 'Konten', 'Protokoll'])
+      await phone.locator('.badge[data-state="COMPLETED"]').first().getByText('Gedruckt').waitFor()
+      expect(await phone.title()).toBe('Bons · printhub')
+      // This account chooses English: the page comes in English, whatever the browser asks for.
+      await phone.getByLabel('Sprache').selectOption('en')
+      await phone.locator('nav a', { hasText: 'Overview' }).waitFor()
+      await expect(phone.locator('html').getAttribute('lang')).resolves.toBe('en')
+      const again = await german.newPage()
+      await again.goto('/dashboard/#/jobs')
+      await again.locator('.badge[data-state="COMPLETED"]').first().getByText('Printed').waitFor()
+    } finally {
+      await german.close()
+    }
   })
 })

@@ -6,7 +6,8 @@ import { ACCOUNT_LOGIN_FAILURES, type Attempt, FailureRateLimit, LOGIN_FAILURES,
 import { ApiError, invalidField, notFound, rateLimited } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
-import { object, optional, string } from '../../protocol/rules.ts'
+import { nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
+import { LANGUAGE_CODES } from '../../protocol/messages/index.ts'
 import { shortString } from '../../protocol/values.ts'
 import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
 import { addUser, checkPassword, checkSignIn, FIRST_OWNER_NAME, hasAccounts, passwordGeneration, passwordProblem, redeemSetupToken, setPassword } from '../../services/accounts.ts'
@@ -135,6 +136,16 @@ export function sessionRoutes(context: AdminContext) {
         // Whoever knew the old password is signed out; this browser stays signed in.
         const signedOut = store.commits.write(() => store.adminSessions.revokeAll(admin.user.id, admin.kind === 'session' ? admin.session.id : undefined))
         return { changed: true, otherSessionsEnded: signedOut }
+      },
+      { parse: 'none' },
+    )
+    // The account's language for the dashboard (null: the browser's).
+    .put(
+      '/session/language',
+      async ({ request, admin }) => {
+        const body = await readValidBody(request, object({ language: nullable(oneOf(LANGUAGE_CODES)) }), MAX_BODY)
+        const user = store.commits.write(() => store.users.update(admin.user.id, { language: body.language }))!
+        return { user: accountOf(user) }
       },
       { parse: 'none' },
     )

@@ -1,5 +1,7 @@
 import { printableInLine } from '../../domain/printable.ts'
 import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
+import { isFailureCode } from '../../protocol/failures.ts'
+import { en } from '../../protocol/messages/en.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
 
 export const jobsListCommand: Command = {
@@ -13,7 +15,7 @@ export const jobsListCommand: Command = {
     const state = args.values.state as string | undefined
     if (state !== undefined && !isJobState(state)) throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
     const jobs = withProject(args, io, (store, projectId) => store.jobs.newest(projectId, state as JobState | undefined))
-    printList(io, args, jobs, { ID: (j) => j.id, STATE: (j) => j.state, PRINTER: (j) => j.printerId, ATTEMPTS: (j) => `${j.attemptCount}/${j.maxAttempts}`, CREATED: (j) => j.createdAt, 'IDEMPOTENCY KEY': (j) => j.idempotencyKey }, 'No jobs.')
+    printList(io, args, jobs, { ID: (j) => j.id, STATE: (j) => `${en.jobStates[j.state].word} (${j.state})`, PRINTER: (j) => j.printerId, ATTEMPTS: (j) => `${j.attemptCount}/${j.maxAttempts}`, CREATED: (j) => j.createdAt, 'IDEMPOTENCY KEY': (j) => j.idempotencyKey }, 'No jobs.')
   },
 }
 
@@ -30,6 +32,11 @@ export const jobsShowCommand: Command = {
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
     for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))}`)
+    // The same in plain words, as the dashboard says it (the codes above stay for technicians).
+    const failure = job.lastErrorCode !== null && isFailureCode(job.lastErrorCode) ? en.failures[job.lastErrorCode] : undefined
+    io.out('')
+    io.out(`${en.jobStates[job.state].word}.${failure ? ` ${failure.say}` : ''}`)
+    if (failure?.do) io.out(`To do: ${failure.do}`)
   },
 }
 

@@ -3,8 +3,8 @@
 // stream of changes.
 import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
 import type { AdminRole } from '../../protocol/admin-api.ts'
-import { config, roleAllows } from './config.ts'
-import { errorBox, field, formValues, h, replace, showError } from './dom.ts'
+import { config, roleAllows, t } from './config.ts'
+import { errorBox, field, formValues, h, replace, select, showError } from './dom.ts'
 import { PAGES } from './pages/index.ts'
 import type { Page } from './pages/page.ts'
 
@@ -88,14 +88,21 @@ async function dashboard(): Promise<void> {
   useCsrfToken(session.csrfToken)
   const main = h('main', { id: 'main', tabindex: '-1' })
   const pages = PAGES.filter((page) => roleAllows(session.user.role, page.role))
-  const links = pages.map((page) => h('a', { href: `#/${page.path}` }, page.title))
-  const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
+  const title = (page: Page) => (t.pages as Record<string, string>)[page.path] ?? page.title
+  const links = pages.map((page) => h('a', { href: `#/${page.path}` }, title(page)))
+  const signOut = h('button', { type: 'button', class: 'link' }, t.frame.signOut)
+  // The account's language: kept with the account, the page comes again in it.
+  const language = select('language', Object.entries(config.languages), config.language, { 'aria-label': t.frame.language })
+  language.addEventListener('change', async () => {
+    await api('PUT', '/session/language', { language: language.value })
+    location.reload()
+  })
   signOut.addEventListener('click', async () => {
     await api('POST', '/logout').catch(() => undefined)
     location.assign(`${config.dashboard}/login`)
   })
   const who = h('span', { class: 'who', 'data-role': session.user.role }, `${session.user.name} (${session.user.role})`)
-  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': 'Dashboard' }, ...links), who, signOut), main)
+  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': t.frame.navigation }, ...links), who, language, signOut), main)
 
   let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
   let lastOverview: unknown = null
@@ -110,7 +117,7 @@ async function dashboard(): Promise<void> {
     replace(main)
     const view = page.render(main, rest.map(decodeURIComponent), lastOverview)
     current = { page, ...view }
-    document.title = `${page.title} · printhub`
+    document.title = `${title(page)} · printhub`
     // Moving within the dashboard takes the keyboard to the new page; a fresh load starts at the top.
     if (event) main.focus({ preventScroll: true })
   }

@@ -2,6 +2,7 @@
 // the states a job can be in and those it can be cancelled in, the scopes of API keys. The hub writes it into the page once,
 // as JSON (see routes.ts), so these rules live only in src/protocol/ and src/domain/.
 import type { AdminRole } from '../../protocol/admin-api.ts'
+import type { Messages } from '../../protocol/messages/en.ts'
 import type { ApiKeyScope } from '../../protocol/api-key.ts'
 import type { JobState } from '../../protocol/job.ts'
 
@@ -16,6 +17,10 @@ export interface DashboardConfig {
   cancellableStates: readonly JobState[]
   /** The scopes an API key may have (API_KEY_SCOPES). */
   apiKeyScopes: readonly ApiKeyScope[]
+  /** The page's language (the account's, else the browser's), its words, and the languages to choose from (code → name). */
+  language: string
+  messages: Messages
+  languages: Record<string, string>
   /** Form fields' `pattern` attributes, from the rules the server checks the same values with. */
   inputPatterns: { identifier: string; virtualName: string }
   /** The accounts' roles, most trusted first (ADMIN_ROLES): a role may do what those after it may. */
@@ -29,3 +34,5 @@ const element = document.getElementById('printhub-config')
 if (!element?.textContent) throw new Error('The page carries no printhub configuration.')
 
 export const config: DashboardConfig = JSON.parse(element.textContent)
+/** The words of the page's language. */
+export const t: Messages = config.messages

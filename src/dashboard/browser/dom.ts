@@ -1,4 +1,6 @@
 // Small helpers for building the dashboard's DOM: elements, times, states, forms.
+import type { StateWords } from '../../protocol/messages/en.ts'
+import { t } from './config.ts'
 
 type Child = Node | string | number | null | undefined | false
 type Attributes = Record<string, string | number | boolean | EventListener | null | undefined>
@@ -43,16 +45,6 @@ export function duration(ms: number): string {
   return `${Math.floor(ms / 86_400_000)} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h`
 }
 
-const STATE_WORDS: Record<string, string> = {
-  online: 'Online',
-  paper_low: 'Paper low',
-  paper_out: 'Paper out',
-  cover_open: 'Cover open',
-  error: 'Printer error',
-  offline: 'Offline',
-  unknown: 'Unknown',
-}
-
 const STATE_TONES: Record<string, string> = {
   online: 'good',
   COMPLETED: 'good',
@@ -66,9 +58,10 @@ const STATE_TONES: Record<string, string> = {
   EXPIRED: 'bad',
 }
 
-/** A state as a labelled badge: the word carries the meaning, the colour only helps. */
+/** A ticket's or a printer's state as a labelled badge, in the page's language: the word and its sign carry the meaning, the colour only helps. */
 export function badge(state: string): HTMLElement {
-  return h('span', { class: `badge ${STATE_TONES[state] ?? 'bad'}`, 'data-state': state }, STATE_WORDS[state] ?? state)
+  const words: StateWords | undefined = (t.jobStates as Record<string, StateWords>)[state] ?? (t.printerStates as Record<string, StateWords>)[state]
+  return h('span', { class: `badge ${STATE_TONES[state] ?? 'bad'}`, 'data-state': state, title: state }, h('span', { class: 'icon', 'aria-hidden': 'true' }, words?.icon ?? '?'), ` ${words?.word ?? state}`)
 }
 
 /** A labelled form field. */

@@ -6,7 +6,8 @@ import type { PrintDocument } from '../../../protocol/document.ts'
 import type { PrinterView } from '../../../services/printer-board.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
-import { config } from '../config.ts'
+import type { FailureWords } from '../../../protocol/messages/en.ts'
+import { config, t } from '../config.ts'
 import { announce, badge, duration, empty, errorBox, field, formValues, h, replace, select, showError, time } from '../dom.ts'
 import { action, heading, live, type Page } from './page.ts'
 import { printerLabel, projectOptions } from './records.ts'
@@ -25,15 +26,10 @@ interface JobDetail {
 
 const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
 
-const EVENT_WORDS: Record<string, string> = {
-  PENDING: 'Waiting',
-  DISPATCHING: 'Sent to the agent',
-  DELIVERED: 'The agent has it',
-  PRINTING: 'Written to the printer',
-  COMPLETED: 'Printed',
-  FAILED: 'Failed',
-  EXPIRED: 'Expired',
-  CANCELLED: 'Cancelled',
+/** A failure in the page's language, with what to do; its code stays beside it for technicians. */
+function failureWords(code: string, message: string | null): HTMLElement {
+  const words = (t.failures as Record<string, FailureWords>)[code]
+  return h('span', { class: 'failure', title: message ?? '' }, words ? `${words.say}${words.do ? ` ${words.do}` : ''} ` : '', h('code', { class: 'code' }, code))
 }
 
 function timelineTable(events: JobEvent[]): HTMLElement {
@@ -46,9 +42,9 @@ function timelineTable(events: JobEvent[]): HTMLElement {
       'tbody',
       {},
       ...events.map((e, i) => {
-        const step = i === 0 ? 'Created' : e.state === 'PENDING' ? 'Attempt failed; waiting to retry' : (EVENT_WORDS[e.state] ?? e.state)
+        const step = i === 0 ? t.timeline.created : e.state === 'PENDING' && e.attempt > 0 ? t.timeline.retry : (t.timeline[e.state] ?? e.state)
         const after = i === 0 ? '' : duration(Date.parse(e.at) - Date.parse(events[i - 1]!.at))
-        return h('tr', { 'data-state': e.state }, h('td', {}, time(e.at)), h('td', {}, step), h('td', {}, e.attempt || ''), h('td', {}, after), h('td', {}, e.errorCode ? h('span', { title: e.errorMessage ?? '' }, e.errorCode) : ''))
+        return h('tr', { 'data-state': e.state }, h('td', {}, time(e.at)), h('td', {}, step), h('td', {}, e.attempt || ''), h('td', {}, after), h('td', {}, e.errorCode ? failureWords(e.errorCode, e.errorMessage) : ''))
       }),
     ),
   )
@@ -80,7 +76,7 @@ function jobDetail(main: HTMLElement, id: string) {
         h('dt', {}, 'Expires'),
         h('dd', {}, time(job.expiresAt)),
         job.lastErrorCode ? h('dt', {}, 'Last error') : null,
-        job.lastErrorCode ? h('dd', {}, `${job.lastErrorMessage} (${job.lastErrorCode})`) : null,
+        job.lastErrorCode ? h('dd', {}, failureWords(job.lastErrorCode, job.lastErrorMessage)) : null,
         job.metadata ? h('dt', {}, 'Metadata') : null,
         job.metadata ? h('dd', {}, Object.entries(job.metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', v))) : null,
         detail.reprintOf ? h('dt', {}, 'Reprint of') : null,
