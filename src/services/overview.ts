@@ -1,13 +1,17 @@
-// What the dashboard's overview shows: the hub, its printers with their state, the last hour's
-// jobs by state, and how many agents are connected.
+// What the dashboard's overview shows: its printers with their state, today's jobs by state (since
+// midnight on the hub's clock, in its time zone), the hub, and how many agents are connected.
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
 import { JOB_STATES } from '../protocol/job.ts'
 import type { Store } from '../store/store.ts'
 import type { PrinterBoard } from './printer-board.ts'
 import type { HubOnTheLan } from './lan.ts'
 
-/** How far back the overview counts jobs. */
-const JOBS_WINDOW_MS = 3_600_000
+/** Midnight of the day `now` is in, on the hub's clock and in its time zone: where "today" starts. */
+export function startOfDay(now: number): number {
+  const day = new Date(now)
+  day.setHours(0, 0, 0, 0)
+  return day.getTime()
+}
 
 export interface OverviewSources {
   store: Store
@@ -25,7 +29,8 @@ export type Overview = ReturnType<typeof overview>
 
 export function overview(sources: OverviewSources) {
   const { store, now } = sources
-  const counts = store.jobs.countByState(now() - JOBS_WINDOW_MS)
+  const since = startOfDay(now())
+  const counts = store.jobs.countByState(since)
   const agents = store.agents.list().filter((agent) => !agent.revokedAt)
   return {
     hub: {
@@ -37,7 +42,7 @@ export function overview(sources: OverviewSources) {
       startedAt: new Date(sources.startedAt).toISOString(),
     },
     printers: sources.board.views().map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue })),
-    jobsLastHour: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])),
+    jobsToday: { since: new Date(since).toISOString(), counts: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])) },
     agents: { online: agents.filter((agent) => sources.isConnected(agent.id)).length, paired: agents.length },
   }
 }

@@ -11,6 +11,7 @@ import { type AgentProcess, startAgentProcess } from '../support/agent-process.t
 import { cli } from '../support/cli.ts'
 import { launchChromium, screenshot, VIEWPORTS } from '../support/browser.ts'
 import { validate } from '../../src/protocol/rules.ts'
+import { en } from '../../src/protocol/messages/en.ts'
 import { identifier } from '../../src/protocol/values.ts'
 import { parseConnectionUri } from '../../src/domain/connection-uri.ts'
 import { startTestHub, type TestHub, tempDir } from '../support/hub.ts'
@@ -469,6 +470,43 @@ describe('dashboard in Chromium', () => {
       await again.locator('.badge[data-state="COMPLETED"]').first().getByText('Printed').waitFor()
     } finally {
       await german.close()
+    }
+  })
+
+  test('the overview leads with printers in words and what to do; every count opens its list; on a phone every control is a 44 px target', async () => {
+    const phone = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, storageState: await desktop.storageState() })
+    try {
+      const view = await phone.newPage()
+      await view.goto('/dashboard/#/overview')
+      await view.locator('section[aria-labelledby="printers-h"] li.tile').first().waitFor()
+      // Printers come first, then today's tickets.
+      const sections = await view.locator('main section').evaluateAll((all) => all.map((s) => s.getAttribute('aria-labelledby')))
+      expect(sections.slice(0, 2)).toEqual(['printers-h', 'jobs-h'])
+      // The terrace printer answers no one: it says so, and what to do.
+      const terrace = view.locator('li.tile[data-printer="terrace"]')
+      await terrace.locator('.todo').waitFor()
+      expect(await terrace.locator('.todo').textContent()).toBe(en.printerStates.offline.do)
+      // A count opens the list it counts.
+      const printed = await view.locator('li[data-state="COMPLETED"] a.count-link').textContent()
+      await view.locator('li[data-state="COMPLETED"] a.count-link').click()
+      await view.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor()
+      await expect(view.getByLabel('State').inputValue()).resolves.toBe('COMPLETED')
+      await view.waitForFunction((n) => document.querySelectorAll('tr[data-job]').length === n && [...document.querySelectorAll('tr[data-job] .badge')].every((b) => b.getAttribute('data-state') === 'COMPLETED'), Math.min(Number(printed), 100))
+      // Touch targets: every link, button and field a thumb can reach, at least 44 px tall.
+      for (const hash of ['overview', 'printers', 'destinations', 'jobs', 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']) {
+        await view.goto(`/dashboard/#/${hash}`)
+        await view.locator('main h1').waitFor()
+        await view.waitForLoadState('networkidle').catch(() => undefined)
+        const small = await view.evaluate(() =>
+          [...document.querySelectorAll('header a, header button, header select, main a, main button, main select, main input:not([type="checkbox"]):not([type="hidden"])')]
+            .filter((e) => (e as HTMLElement).offsetParent !== null)
+            .map((e) => ({ what: `${e.tagName.toLowerCase()} ${(e.textContent ?? '').trim().slice(0, 30)}`, height: Math.round(e.getBoundingClientRect().height) }))
+            .filter((e) => e.height < 44),
+        )
+        expect({ hash, small }).toEqual({ hash, small: [] })
+      }
+    } finally {
+      await phone.close()
     }
   })
 })

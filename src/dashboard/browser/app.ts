@@ -107,7 +107,8 @@ async function dashboard(): Promise<void> {
   let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
   let lastOverview: unknown = null
   const route = (event?: HashChangeEvent) => {
-    const [path = '', ...rest] = location.hash.replace(/^#\/?/, '').split('/')
+    const [address = '', search = ''] = location.hash.replace(/^#\/?/, '').split('?', 2)
+    const [path = '', ...rest] = address.split('/')
     const page = pages.find((p) => p.path === path) ?? pages[0]!
     for (const link of links) {
       if (link.getAttribute('href') === `#/${page.path}`) link.setAttribute('aria-current', 'page')
@@ -115,7 +116,7 @@ async function dashboard(): Promise<void> {
     }
     current?.stop()
     replace(main)
-    const view = page.render(main, rest.map(decodeURIComponent), lastOverview)
+    const view = page.render(main, rest.map(decodeURIComponent), lastOverview, new URLSearchParams(search))
     current = { page, ...view }
     document.title = `${title(page)} · printhub`
     // Moving within the dashboard takes the keyboard to the new page; a fresh load starts at the top.

@@ -26,6 +26,14 @@ interface JobDetail {
 
 const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
 
+/** A time (ISO 8601) as a datetime-local field holds it: the browser's local time, to the minute. */
+function localInputTime(iso: string): string {
+  const at = new Date(iso)
+  if (Number.isNaN(at.getTime())) return ''
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}T${two(at.getHours())}:${two(at.getMinutes())}`
+}
+
 /** A failure in the page's language, with what to do; its code stays beside it for technicians. */
 function failureWords(code: string, message: string | null): HTMLElement {
   const words = (t.failures as Record<string, FailureWords>)[code]
@@ -115,7 +123,7 @@ export const jobsPage: Page = {
   path: 'jobs',
   title: 'Jobs',
   role: 'staff',
-  render(main, params) {
+  render(main, params, _overview, asked) {
     if (params[0]) return jobDetail(main, params[0])
     const problem = errorBox()
     const list = h('div', { class: 'table-wrap' })
@@ -183,6 +191,11 @@ export const jobsPage: Page = {
           field('Created from', h('input', { type: 'datetime-local', name: 'from' })),
           field('Created before', h('input', { type: 'datetime-local', name: 'to' })),
         )
+        // Filters the address brings (a count on the overview links to its list).
+        for (const [name, value] of asked) {
+          const control = filters.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement | null
+          if (control) control.value = control.type === 'datetime-local' ? localInputTime(value) : value
+        }
         filters.addEventListener('change', apply)
         // Results as you type, once typing pauses.
         let typing: ReturnType<typeof setTimeout> | undefined
@@ -192,7 +205,7 @@ export const jobsPage: Page = {
           typing = setTimeout(apply, 150)
         })
         filters.addEventListener('submit', (event) => event.preventDefault())
-        view.refresh()
+        apply()
       })
       .catch((error) => showError(problem, (error as Error).message))
     return view

@@ -1,10 +1,17 @@
-// The overview: the hub itself, jobs of the last hour, and every printer with its state. It is
-// drawn from the overview the hub sends with every change, so it asks the API only when it opens.
+// The overview, printers first: each printer's state in words with what to do when it needs
+// someone, and its waiting tickets; then today's tickets by state; then the hub itself. Every
+// count is a link to the list it counts. It is drawn from the overview the hub sends with every
+// change, so it asks the API only when it opens.
+import type { PrinterWords } from '../../../protocol/messages/en.ts'
 import type { Overview } from '../../../services/overview.ts'
 import { api } from '../api.ts'
+import { t } from '../config.ts'
 import { badge, duration, empty, errorBox, h, replace } from '../dom.ts'
 import { heading, live, type Page } from './page.ts'
 import { printerLabel } from './records.ts'
+
+/** The jobs page with these filters. */
+const jobsLink = (filters: Record<string, string>, text: string, label: string) => h('a', { href: `#/jobs?${new URLSearchParams(filters)}`, class: 'count-link', 'aria-label': label }, text)
 
 export const overviewPage: Page = {
   path: 'overview',
@@ -15,13 +22,46 @@ export const overviewPage: Page = {
     const printers = h('section', { class: 'card', 'aria-labelledby': 'printers-h' })
     const jobs = h('section', { class: 'card', 'aria-labelledby': 'jobs-h' })
     const problem = errorBox()
-    replace(main, ...heading('Overview'), problem, h('div', { class: 'grid' }, hub, jobs), printers)
+    replace(main, ...heading(t.pages.overview), problem, printers, h('div', { class: 'grid' }, jobs, hub))
     let startedAt = 0
     const uptime = h('dd', {})
     const tick = setInterval(() => (uptime.textContent = startedAt ? duration(Date.now() - startedAt) : '—'), 1_000)
     const show = (o: Overview) => {
       startedAt = Date.parse(o.hub.startedAt)
       uptime.textContent = duration(Date.now() - startedAt)
+      replace(
+        printers,
+        h('h2', { id: 'printers-h' }, t.pages.printers),
+        o.printers.length === 0
+          ? empty('No printers yet. Add one on the Printers page.')
+          : h(
+              'ul',
+              { class: 'tiles' },
+              ...o.printers.map((p) => {
+                const todo = (t.printerStates as Record<string, PrinterWords>)[p.state]?.do
+                return h(
+                  'li',
+                  { class: 'tile', 'data-printer': p.remoteId },
+                  h('strong', {}, printerLabel(p)),
+                  badge(p.state),
+                  todo ? h('p', { class: 'todo', 'data-todo': p.state }, todo) : null,
+                  jobsLink({ printer: p.id, state: 'PENDING' }, `${p.queue} waiting`, `${p.queue} waiting at ${printerLabel(p)}`),
+                  p.agentOnline ? null : h('small', {}, `Agent ${p.agentName} is not connected`),
+                )
+              }),
+            ),
+      )
+      replace(
+        jobs,
+        h('h2', { id: 'jobs-h' }, 'Today'),
+        h(
+          'ul',
+          { class: 'counts' },
+          ...Object.entries(o.jobsToday.counts).map(([state, count]) =>
+            h('li', { 'data-state': state }, badge(state), jobsLink({ state, from: o.jobsToday.since }, String(count), `${count} ${t.jobStates[state as keyof typeof t.jobStates].word} today`)),
+          ),
+        ),
+      )
       replace(
         hub,
         h('h2', { id: 'hub-h' }, o.hub.serverName),
@@ -41,24 +81,6 @@ export const overviewPage: Page = {
           h('dt', {}, 'Agents online'),
           h('dd', { 'data-testid': 'agents-online' }, `${o.agents.online} of ${o.agents.paired}`),
         ),
-      )
-      replace(
-        jobs,
-        h('h2', { id: 'jobs-h' }, 'Jobs in the last hour'),
-        h('ul', { class: 'counts' }, ...Object.entries(o.jobsLastHour).map(([state, count]) => h('li', { 'data-state': state }, badge(state), h('span', { class: 'count' }, count)))),
-      )
-      replace(
-        printers,
-        h('h2', { id: 'printers-h' }, 'Printers'),
-        o.printers.length === 0
-          ? empty('No printers yet. Add one on the Printers page.')
-          : h(
-              'ul',
-              { class: 'tiles' },
-              ...o.printers.map((p) =>
-                h('li', { class: 'tile', 'data-printer': p.remoteId }, h('strong', {}, printerLabel(p)), badge(p.state), h('span', {}, `${p.queue} waiting`), p.agentOnline ? null : h('small', {}, `Agent ${p.agentName} is not connected`)),
-              ),
-            ),
       )
     }
     const view = live(async () => show(await api<Overview>('GET', '/overview')), problem)

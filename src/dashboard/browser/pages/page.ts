@@ -8,7 +8,8 @@ export interface Page {
   title: string
   /** The least role that sees the page (the admin API enforces the same). */
   role: AdminRole
-  render(main: HTMLElement, params: string[], overview: unknown): { refresh: (overview: unknown) => void; stop: () => void }
+  /** `params`: the address's parts after the page's path; `query`: what follows `?` in it (a list's filters). */
+  render(main: HTMLElement, params: string[], overview: unknown, query: URLSearchParams): { refresh: (overview: unknown) => void; stop: () => void }
 }
 
 /**
