@@ -3,7 +3,7 @@
 // adding printers, a job followed live to COMPLETED, its preview, a reprint, a cancellation, and a
 // revoked key refused by the API. Every page is photographed at phone and desktop width.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import type { Job } from '../../src/protocol/job.ts'
@@ -509,4 +509,36 @@ describe('dashboard in Chromium', () => {
       await phone.close()
     }
   })
+
+  test('accessible: axe-core finds no WCAG 2 A or AA violation (contrast 4.5:1 among them) on any page, at phone and desktop width, in English and German', async () => {
+    const axe = readFileSync(join(import.meta.dir, '../../node_modules/axe-core/axe.min.js'), 'utf8')
+    const pages = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']
+    for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {
+      // The account's own choice is the browser's again: each context reads in its own language.
+      await page.evaluate(async () => {
+        const { csrfToken } = (await (await fetch('/admin/v1/session')).json()) as { csrfToken: string }
+        await fetch('/admin/v1/session/language', { method: 'PUT', headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken }, body: '{"language":null}' })
+      })
+      for (const viewport of ['phone', 'desktop'] as const) {
+        const context = await browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: hub.url, locale, storageState: await desktop.storageState() })
+        try {
+          const view = await context.newPage()
+          for (const hash of pages) {
+            await view.goto(`/dashboard/#/${hash}`)
+            await view.locator('main h1').waitFor()
+            await view.waitForLoadState('networkidle').catch(() => undefined)
+            expect(await view.locator('html').getAttribute('lang')).toBe(language)
+            await view.evaluate(axe)
+            const violations = await view.evaluate(async () => {
+              const result = await (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+              return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
+            })
+            expect({ locale, viewport, hash, violations }).toEqual({ locale, viewport, hash, violations: [] })
+          }
+        } finally {
+          await context.close()
+        }
+      }
+    }
+  }, 120_000)
 })

@@ -32,7 +32,7 @@ export const auditPage: Page = {
     })
     const table = h(
       'div',
-      { class: 'table-wrap' },
+      { class: 'table-wrap', tabindex: '0' },
       h('table', {}, h('caption', { class: 'visually-hidden' }, 'Audit log'), h('thead', {}, h('tr', {}, ...['When', 'Who', 'What', 'On', 'From'].map((t) => h('th', { scope: 'col' }, t)))), body),
     )
     const download = h('a', { href: `${config.api}/audit.csv`, download: 'printhub-audit.csv' }, 'Download as CSV')

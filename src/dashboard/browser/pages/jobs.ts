@@ -111,7 +111,7 @@ function jobDetail(main: HTMLElement, id: string) {
           { confirmation: 'Print this ticket again? It prints with a REPRINT banner and the time of the first one.' },
         ),
       ),
-      h('div', { class: 'table-wrap' }, timelineTable(detail.timeline)),
+      h('div', { class: 'table-wrap', tabindex: '0' }, timelineTable(detail.timeline)),
       h('h2', {}, 'Receipt'),
       detail.document ? preview : empty('The document is no longer kept.'),
     )
@@ -126,7 +126,7 @@ export const jobsPage: Page = {
   render(main, params, _overview, asked) {
     if (params[0]) return jobDetail(main, params[0])
     const problem = errorBox()
-    const list = h('div', { class: 'table-wrap' })
+    const list = h('div', { class: 'table-wrap', tabindex: '0' })
     const filters = h('form', { class: 'filters', 'aria-label': 'Filter jobs' })
     replace(main, ...heading('Jobs', 'Newest first. The list follows what happens, live.'), filters, problem, list)
     let query = ''

@@ -10,7 +10,7 @@ function keyTable(keys: ApiKey[], problem: HTMLElement): HTMLElement {
   if (keys.length === 0) return empty('No API keys yet.')
   return h(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap', tabindex: '0' },
     h(
       'table',
       {},

@@ -46,7 +46,7 @@ export const usersPage: Page = {
           ? empty('No accounts.')
           : h(
               'div',
-              { class: 'table-wrap' },
+              { class: 'table-wrap', tabindex: '0' },
               h(
                 'table',
                 {},

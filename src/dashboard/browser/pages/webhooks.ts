@@ -26,7 +26,7 @@ function deliveryTable(webhook: WebhookReport): HTMLElement {
   if (webhook.deliveries.length === 0) return empty('Nothing sent yet.')
   return h(
     'div',
-    { class: 'table-wrap' },
+    { class: 'table-wrap', tabindex: '0' },
     h(
       'table',
       { class: 'deliveries' },
