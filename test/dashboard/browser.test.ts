@@ -461,6 +461,12 @@ describe('dashboard in Chromium', () => {
       await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Übersicht', 'Drucker', 'Ziele', 'Bons', 'Projekte & Schlüssel', 'Webhooks', 'Agenten', 'Einstellungen', 'Konten', 'Protokoll'])
       await phone.locator('.badge[data-state="COMPLETED"]').first().getByText('Gedruckt').waitFor()
       expect(await phone.title()).toBe('Bons · printhub')
+      // The staff's pages in German: the tickets with their search, and the overview.
+      await phone.getByRole('heading', { name: 'Bons', level: 1 }).waitFor()
+      await phone.getByLabel('Suche').waitFor()
+      await phone.goto('/dashboard/#/overview')
+      await phone.getByRole('heading', { name: 'Heute', level: 2 }).waitFor()
+      await phone.goto('/dashboard/#/jobs')
       // This account chooses English: the page comes in English, whatever the browser asks for.
       await phone.getByLabel('Sprache').selectOption('en')
       await phone.locator('nav a', { hasText: 'Overview' }).waitFor()

@@ -38,7 +38,9 @@ describe('the message catalog', () => {
 
   test('German is German: no state, printer state or failure left in English', () => {
     const english = new Map(strings(en))
-    const same = strings(LANGUAGES.de).filter(([path, text]) => english.get(path) === text && !/icon$|codes$|navigation$|webhooks$/.test(path))
+    // Words German has from English as they are, and the signs.
+    const shared = new Set(['frame.codes', 'frame.navigation', 'pages.webhooks', 'overview.version', 'signIn.name'])
+    const same = strings(LANGUAGES.de).filter(([path, text]) => english.get(path) === text && !path.endsWith('.icon') && !shared.has(path))
     expect(same).toEqual([])
   })
 

@@ -42,16 +42,16 @@ async function login(): Promise<void> {
   const main = h('main', { id: 'main', class: 'narrow' })
   replace(root, main)
   if (!passwordSet) {
-    replace(main, h('div', { class: 'card auth' }, h('h1', {}, 'printhub'), h('p', {}, 'No account exists yet. Open the setup link the hub printed when it started, or run printhub admin set-password on the hub.')))
+    replace(main, h('div', { class: 'card auth' }, h('h1', {}, 'printhub'), h('p', {}, t.signIn.noAccount)))
     return
   }
   replace(
     main,
     authForm(
-      'Sign in to printhub',
-      'Your name and password (a hub with one account needs only its password).',
-      [field('Name', h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })), field('Password', password('password', 'current-password'))],
-      'Sign in',
+      t.signIn.title,
+      t.signIn.intro,
+      [field(t.signIn.name, h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })), field(t.signIn.password, password('password', 'current-password'))],
+      t.signIn.submit,
       async (values) => {
         await api('POST', '/login', { ...(values.name ? { name: values.name } : {}), password: values.password })
         location.assign(`${config.dashboard}/`)
@@ -69,12 +69,12 @@ function setup(): void {
   replace(
     main,
     authForm(
-      'Set the admin password',
-      "You are the hub's first owner: choose your name and password (at least 10 characters). Owners add everyone else's accounts.",
-      [field('Your name', h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' })), field('New password', password('password', 'new-password')), field('Repeat it', password('repeat', 'new-password'))],
-      'Set password and sign in',
+      t.signIn.setupTitle,
+      t.signIn.setupIntro,
+      [field(t.signIn.yourName, h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' })), field(t.signIn.newPassword, password('password', 'new-password')), field(t.signIn.repeat, password('repeat', 'new-password'))],
+      t.signIn.setupSubmit,
       async (values) => {
-        if (values.password !== values.repeat) throw new ApiProblem(400, 'The two passwords are not the same.')
+        if (values.password !== values.repeat) throw new ApiProblem(400, t.signIn.notSame)
         await api('POST', '/setup', { token, name: values.name, password: values.password })
         location.assign(`${config.dashboard}/`)
       },

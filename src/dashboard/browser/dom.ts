@@ -1,6 +1,10 @@
 // Small helpers for building the dashboard's DOM: elements, times, states, forms.
 import type { StateWords } from '../../protocol/messages/en.ts'
-import { t } from './config.ts'
+import { config, t } from './config.ts'
+
+/** Dates and numbers are written for the browser's own locale when it speaks the page's language (en-GB, de-AT), else for the page's language. */
+export const LOCALE = navigator.language.toLowerCase().split('-')[0] === config.language ? navigator.language : config.language
+const decimal = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1, minimumFractionDigits: 1 })
 
 type Child = Node | string | number | null | undefined | false
 type Attributes = Record<string, string | number | boolean | EventListener | null | undefined>
@@ -32,14 +36,19 @@ export function announce(message: string): void {
   if (region) region.textContent = message
 }
 
+/** A catalog text with its `{name}` slots filled. */
+export function fill(text: string, values: Record<string, string | number>): string {
+  return text.replace(/\{(\w+)\}/g, (slot, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : slot))
+}
+
 export function time(iso: string | null): string {
   if (!iso) return '—'
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' })
+  return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'short', timeStyle: 'medium' })
 }
 
 export function duration(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1_000).toFixed(1)} s`
+  if (ms < 60_000) return `${decimal.format(ms / 1_000)} s`
   if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`
   if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ${Math.floor((ms % 3_600_000) / 60_000)} min`
   return `${Math.floor(ms / 86_400_000)} d ${Math.floor((ms % 86_400_000) / 3_600_000)} h`

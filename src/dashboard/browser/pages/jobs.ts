@@ -8,7 +8,7 @@ import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
 import type { FailureWords } from '../../../protocol/messages/en.ts'
 import { config, t } from '../config.ts'
-import { announce, badge, duration, empty, errorBox, field, formValues, h, replace, select, showError, time } from '../dom.ts'
+import { announce, badge, duration, empty, errorBox, field, fill, formValues, h, replace, select, showError, time } from '../dom.ts'
 import { action, heading, live, type Page } from './page.ts'
 import { printerLabel, projectOptions } from './records.ts'
 
@@ -44,8 +44,8 @@ function timelineTable(events: JobEvent[]): HTMLElement {
   return h(
     'table',
     { class: 'timeline' },
-    h('caption', {}, 'What happened to the job'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'When'), h('th', { scope: 'col' }, 'Step'), h('th', { scope: 'col' }, 'Attempt'), h('th', { scope: 'col' }, 'After'), h('th', { scope: 'col' }, 'Error'))),
+    h('caption', {}, t.jobs.timeline),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.jobs.when), h('th', { scope: 'col' }, t.jobs.step), h('th', { scope: 'col' }, t.jobs.attempt), h('th', { scope: 'col' }, t.jobs.after), h('th', { scope: 'col' }, t.jobs.error))),
     h(
       'tbody',
       {},
@@ -61,13 +61,13 @@ function timelineTable(events: JobEvent[]): HTMLElement {
 function jobDetail(main: HTMLElement, id: string) {
   const problem = errorBox()
   const body = h('div', {})
-  replace(main, h('p', {}, h('a', { href: '#/jobs' }, '← All jobs')), h('h1', {}, 'Job'), problem, body)
+  replace(main, h('p', {}, h('a', { href: '#/jobs' }, t.jobs.back)), h('h1', {}, t.jobs.job), problem, body)
   let preview: HTMLImageElement | undefined
   const load = async (changed: (data: unknown) => boolean) => {
     const detail = await api<JobDetail>('GET', `/jobs/${encodeURIComponent(id)}`)
     if (!changed(detail)) return
     const { job } = detail
-    preview ??= h('img', { src: `${config.api}/jobs/${encodeURIComponent(id)}/preview.png`, alt: 'The receipt this job prints', class: 'receipt' })
+    preview ??= h('img', { src: `${config.api}/jobs/${encodeURIComponent(id)}/preview.png`, alt: t.jobs.receiptAlt, class: 'receipt' })
     const cancellable = config.cancellableStates.includes(job.state)
     replace(
       body,
@@ -75,45 +75,45 @@ function jobDetail(main: HTMLElement, id: string) {
       h(
         'dl',
         { class: 'compact' },
-        h('dt', {}, 'Printer'),
+        h('dt', {}, t.jobs.printer),
         h('dd', {}, detail.printer ? printerLabel(detail.printer) : job.printerId),
-        h('dt', {}, 'Idempotency key'),
+        h('dt', {}, t.jobs.idempotencyKey),
         h('dd', {}, job.idempotencyKey),
-        h('dt', {}, 'Attempts'),
-        h('dd', {}, `${job.attemptCount} of ${job.maxAttempts}`),
-        h('dt', {}, 'Expires'),
+        h('dt', {}, t.jobs.attempts),
+        h('dd', {}, fill(t.jobs.attemptsOf, { n: job.attemptCount, max: job.maxAttempts })),
+        h('dt', {}, t.jobs.expires),
         h('dd', {}, time(job.expiresAt)),
-        job.lastErrorCode ? h('dt', {}, 'Last error') : null,
+        job.lastErrorCode ? h('dt', {}, t.jobs.lastError) : null,
         job.lastErrorCode ? h('dd', {}, failureWords(job.lastErrorCode, job.lastErrorMessage)) : null,
-        job.metadata ? h('dt', {}, 'Metadata') : null,
+        job.metadata ? h('dt', {}, t.jobs.metadata) : null,
         job.metadata ? h('dd', {}, Object.entries(job.metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', v))) : null,
-        detail.reprintOf ? h('dt', {}, 'Reprint of') : null,
+        detail.reprintOf ? h('dt', {}, t.jobs.reprintOf) : null,
         detail.reprintOf ? h('dd', { 'data-reprint-of': detail.reprintOf }, jobLink(detail.reprintOf)) : null,
-        detail.reprints.length > 0 ? h('dt', {}, 'Reprinted as') : null,
+        detail.reprints.length > 0 ? h('dt', {}, t.jobs.reprints) : null,
         detail.reprints.length > 0 ? h('dd', { 'data-reprints': '' }, ...detail.reprints.map((reprint) => h('div', {}, jobLink(reprint)))) : null,
-        detail.fanOut ? h('dt', {}, `Sent to every printer of ${detail.fanOut.destination}`) : null,
+        detail.fanOut ? h('dt', {}, fill(t.jobs.fanOut, { destination: detail.fanOut.destination })) : null,
         detail.fanOut
-          ? h('dd', { 'data-fan-out': detail.fanOut.id }, `${detail.fanOut.id} (all: ${detail.fanOut.state})`, ...detail.fanOut.jobs.filter((id) => id !== job.id).map((id) => h('div', {}, 'also ', jobLink(id))))
+          ? h('dd', { 'data-fan-out': detail.fanOut.id }, `${detail.fanOut.id} (all: ${detail.fanOut.state})`, ...detail.fanOut.jobs.filter((id) => id !== job.id).map((id) => h('div', {}, `${t.jobs.also} `, jobLink(id))))
           : null,
       ),
       h(
         'div',
         { class: 'actions' },
-        cancellable ? action('Cancel job', () => api('POST', `/jobs/${job.id}/cancel`), problem, { danger: true, confirmation: 'Cancel this job? It will not print.' }) : null,
+        cancellable ? action(t.jobs.cancel, () => api('POST', `/jobs/${job.id}/cancel`), problem, { danger: true, confirmation: t.jobs.cancelAsk }) : null,
         action(
-          'Reprint',
+          t.jobs.reprint,
           async () => {
             const { job: copy } = await api<{ job: Job }>('POST', `/jobs/${job.id}/reprint`)
-            announce('Reprint created')
+            announce(t.jobs.reprinted)
             location.hash = `#/jobs/${copy.id}`
           },
           problem,
-          { confirmation: 'Print this ticket again? It prints with a REPRINT banner and the time of the first one.' },
+          { confirmation: t.jobs.reprintAsk },
         ),
       ),
       h('div', { class: 'table-wrap', tabindex: '0' }, timelineTable(detail.timeline)),
-      h('h2', {}, 'Receipt'),
-      detail.document ? preview : empty('The document is no longer kept.'),
+      h('h2', {}, t.jobs.receipt),
+      detail.document ? preview : empty(t.jobs.documentGone),
     )
   }
   return live(load, problem)
@@ -127,8 +127,8 @@ export const jobsPage: Page = {
     if (params[0]) return jobDetail(main, params[0])
     const problem = errorBox()
     const list = h('div', { class: 'table-wrap', tabindex: '0' })
-    const filters = h('form', { class: 'filters', 'aria-label': 'Filter jobs' })
-    replace(main, ...heading('Jobs', 'Newest first. The list follows what happens, live.'), filters, problem, list)
+    const filters = h('form', { class: 'filters', 'aria-label': t.jobs.filters })
+    replace(main, ...heading(t.pages.jobs, t.jobs.intro), filters, problem, list)
     let query = ''
     let printers: PrinterView[] = []
     const load = async (changed: (data: unknown) => boolean) => {
@@ -141,12 +141,12 @@ export const jobsPage: Page = {
       replace(
         list,
         jobs.length === 0
-          ? empty(query ? 'No jobs match these filters.' : 'No jobs yet. Applications post them to the API with a project key.')
+          ? empty(query ? t.jobs.noMatch : t.jobs.none)
           : h(
               'table',
               { class: 'jobs' },
-              h('caption', { class: 'visually-hidden' }, 'Jobs'),
-              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Created'), h('th', { scope: 'col' }, 'Printer'), h('th', { scope: 'col' }, 'Ticket'))),
+              h('caption', { class: 'visually-hidden' }, t.pages.jobs),
+              h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.jobs.state), h('th', { scope: 'col' }, t.jobs.created), h('th', { scope: 'col' }, t.jobs.printer), h('th', { scope: 'col' }, t.jobs.ticket))),
               h(
                 'tbody',
                 {},
@@ -163,7 +163,7 @@ export const jobsPage: Page = {
                 ),
               ),
             ),
-        more ? h('p', { class: 'intro' }, 'Showing the newest 100; narrow the filters to see older jobs.') : null,
+        more ? h('p', { class: 'intro' }, t.jobs.more) : null,
       )
     }
     const view = live(load, problem)
@@ -184,12 +184,12 @@ export const jobsPage: Page = {
         }
         replace(
           filters,
-          field('Search', h('input', { type: 'search', name: 'q', placeholder: '1042', autocomplete: 'off', maxlength: '1000' }), 'An order number, a table: any value the application sent with the ticket, as you type.'),
-          field('Project', select('project', [['', 'All projects'], ...projectOptions(projects)])),
-          field('Printer', select('printer', [['', 'All printers'], ...printers.map((p): [string, string] => [p.id, printerLabel(p)])])),
-          field('State', select('state', [['', 'All states'], ...config.jobStates.map((s): [string, string] => [s, s])])),
-          field('Created from', h('input', { type: 'datetime-local', name: 'from' })),
-          field('Created before', h('input', { type: 'datetime-local', name: 'to' })),
+          field(t.jobs.search, h('input', { type: 'search', name: 'q', placeholder: '1042', autocomplete: 'off', maxlength: '1000' }), t.jobs.searchHint),
+          field(t.jobs.project, select('project', [['', t.jobs.allProjects], ...projectOptions(projects)])),
+          field(t.jobs.printer, select('printer', [['', t.jobs.allPrinters], ...printers.map((p): [string, string] => [p.id, printerLabel(p)])])),
+          field(t.jobs.state, select('state', [['', t.jobs.allStates], ...config.jobStates.map((s): [string, string] => [s, t.jobStates[s].word])])),
+          field(t.jobs.from, h('input', { type: 'datetime-local', name: 'from' })),
+          field(t.jobs.before, h('input', { type: 'datetime-local', name: 'to' })),
         )
         // Filters the address brings (a count on the overview links to its list).
         for (const [name, value] of asked) {

@@ -6,7 +6,7 @@ import type { PrinterWords } from '../../../protocol/messages/en.ts'
 import type { Overview } from '../../../services/overview.ts'
 import { api } from '../api.ts'
 import { t } from '../config.ts'
-import { badge, duration, empty, errorBox, h, replace } from '../dom.ts'
+import { badge, duration, empty, errorBox, fill, h, replace } from '../dom.ts'
 import { heading, live, type Page } from './page.ts'
 import { printerLabel } from './records.ts'
 
@@ -33,7 +33,7 @@ export const overviewPage: Page = {
         printers,
         h('h2', { id: 'printers-h' }, t.pages.printers),
         o.printers.length === 0
-          ? empty('No printers yet. Add one on the Printers page.')
+          ? empty(t.overview.noPrinters)
           : h(
               'ul',
               { class: 'tiles' },
@@ -45,20 +45,20 @@ export const overviewPage: Page = {
                   h('strong', {}, printerLabel(p)),
                   badge(p.state),
                   todo ? h('p', { class: 'todo', 'data-todo': p.state }, todo) : null,
-                  jobsLink({ printer: p.id, state: 'PENDING' }, `${p.queue} waiting`, `${p.queue} waiting at ${printerLabel(p)}`),
-                  p.agentOnline ? null : h('small', {}, `Agent ${p.agentName} is not connected`),
+                  jobsLink({ printer: p.id, state: 'PENDING' }, fill(t.overview.waiting, { n: p.queue }), fill(t.overview.waitingAt, { n: p.queue, printer: printerLabel(p) })),
+                  p.agentOnline ? null : h('small', {}, fill(t.overview.agentAway, { agent: p.agentName })),
                 )
               }),
             ),
       )
       replace(
         jobs,
-        h('h2', { id: 'jobs-h' }, 'Today'),
+        h('h2', { id: 'jobs-h' }, t.overview.today),
         h(
           'ul',
           { class: 'counts' },
           ...Object.entries(o.jobsToday.counts).map(([state, count]) =>
-            h('li', { 'data-state': state }, badge(state), jobsLink({ state, from: o.jobsToday.since }, String(count), `${count} ${t.jobStates[state as keyof typeof t.jobStates].word} today`)),
+            h('li', { 'data-state': state }, badge(state), jobsLink({ state, from: o.jobsToday.since }, String(count), fill(t.overview.todayCount, { n: count, state: t.jobStates[state as keyof typeof t.jobStates].word }))),
           ),
         ),
       )
@@ -68,18 +68,18 @@ export const overviewPage: Page = {
         h(
           'dl',
           {},
-          h('dt', {}, 'Health'),
-          h('dd', {}, h('span', { class: 'badge good' }, 'Running')),
-          h('dt', {}, 'Version'),
+          h('dt', {}, t.overview.health),
+          h('dd', {}, h('span', { class: 'badge good' }, t.overview.running)),
+          h('dt', {}, t.overview.version),
           h('dd', {}, `${o.hub.version} (${o.hub.commit.slice(0, 12)})`),
-          h('dt', {}, 'Uptime'),
+          h('dt', {}, t.overview.uptime),
           uptime,
-          h('dt', {}, 'Address'),
+          h('dt', {}, t.overview.address),
           h('dd', {}, h('a', { href: o.hub.url }, o.hub.url)),
-          h('dt', {}, 'LAN addresses'),
-          h('dd', {}, o.hub.addresses.join(', ') || 'none'),
-          h('dt', {}, 'Agents online'),
-          h('dd', { 'data-testid': 'agents-online' }, `${o.agents.online} of ${o.agents.paired}`),
+          h('dt', {}, t.overview.lan),
+          h('dd', {}, o.hub.addresses.join(', ') || t.overview.none),
+          h('dt', {}, t.overview.agentsOnline),
+          h('dd', { 'data-testid': 'agents-online' }, fill(t.overview.agentsOf, { n: o.agents.online, m: o.agents.paired })),
         ),
       )
     }
