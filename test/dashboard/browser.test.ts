@@ -3,13 +3,14 @@
 // adding printers, a job followed live to COMPLETED, its preview, a reprint, a cancellation, and a
 // revoked key refused by the API. Every page is photographed at phone and desktop width.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
 import { cli } from '../support/cli.ts'
-import { launchChromium, screenshot, VIEWPORTS } from '../support/browser.ts'
+import { DOC_SCREENSHOTS, launchChromium, pngSize, screenshot, VIEWPORTS } from '../support/browser.ts'
+import { adminToken } from '../support/fixtures.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { en } from '../../src/protocol/messages/en.ts'
 import { identifier } from '../../src/protocol/values.ts'
@@ -547,4 +548,68 @@ describe('dashboard in Chromium', () => {
       }
     }
   }, 120_000)
+  test('every page of every role, in English and German, at 360 x 740 and 1280 x 800: nothing off-screen, and the screenshots in docs/screenshots show the pages as they are', async () => {
+    // Each role signs in with its own account, its password set by an owner.
+    const ownerToken = adminToken(hub.hub.store, 'owner', 'otto')
+    for (const [name, role] of [['tess', 'technician'], ['stan', 'staff']] as const) {
+      const made = await fetch(`${hub.url}/admin/v1/users`, { method: 'POST', headers: { authorization: `Bearer ${ownerToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, role, password: `${name} password long` }) })
+      expect(made.status).toBe(201)
+    }
+    const update = process.env.PRINTHUB_UPDATE_SCREENSHOTS === '1'
+    const everyPage = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']
+    const roles: { role: string; account?: string; pages: string[] }[] = [
+      { role: 'owner', pages: everyPage },
+      { role: 'technician', account: 'tess', pages: everyPage.filter((p) => p !== 'users') },
+      { role: 'staff', account: 'stan', pages: ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`] },
+    ]
+    for (const { role, account, pages } of roles) {
+      for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {
+        for (const viewport of ['phone', 'desktop'] as const) {
+          const context = await browser.newContext({ viewport: VIEWPORTS[viewport], baseURL: hub.url, locale, ...(account ? {} : { storageState: await desktop.storageState() }) })
+          try {
+            const view = await context.newPage()
+            if (account) {
+              await view.goto('/dashboard/login')
+              await view.locator('input[name="name"]').fill(account)
+              await view.locator('input[name="password"]').fill(`${account} password long`)
+              await view.locator('form button[type="submit"]').click()
+              await view.locator('nav a').first().waitFor()
+            }
+            for (const hash of pages) {
+              await view.goto(`/dashboard/#/${hash}`)
+              await view.locator('main h1').waitFor()
+              await view.waitForLoadState('networkidle').catch(() => undefined)
+              expect(await view.locator('html').getAttribute('lang')).toBe(language)
+              const links = await view.locator('nav a').evaluateAll((all) => all.map((a) => a.getAttribute('href')!.slice(2)))
+              expect({ role, links }).toEqual({ role, links: pages.filter((p) => !p.startsWith('jobs/')) })
+              // Nothing reaches past the right edge (a wide table scrolls inside its own frame, which does not).
+              // An element's box, or content that spills out of it (a long word, a command), counts.
+              const off = await view.evaluate(() => {
+                const width = document.documentElement.clientWidth + 0.5
+                return [...document.querySelectorAll('body *')]
+                  .filter((e) => !e.parentElement?.closest('.table-wrap'))
+                  .filter((e) => {
+                    const box = e.getBoundingClientRect()
+                    const spills = getComputedStyle(e).overflowX === 'visible' && box.left + e.scrollWidth > width
+                    return box.right > width || spills
+                  })
+                  .map((e) => e.outerHTML.slice(0, 80))
+              })
+              expect({ role, locale, viewport, hash, off }).toEqual({ role, locale, viewport, hash, off: [] })
+              expect({ role, locale, viewport, hash, width: await view.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ role, locale, viewport, hash, width: VIEWPORTS[viewport].width })
+              if (role !== 'owner' || (language === 'de' && viewport === 'desktop')) continue
+              const name = `${hash.startsWith('jobs/') ? 'job' : hash}-${viewport}${language === 'de' ? '-de' : ''}.png`
+              const shot = await view.screenshot({ fullPage: true })
+              if (update) writeFileSync(join(DOC_SCREENSHOTS, name), shot)
+              // The checked-in picture is this page's at this width: the layout it documents is the one served.
+              const kept = pngSize(readFileSync(join(DOC_SCREENSHOTS, name)))
+              expect({ name, width: kept.width }).toEqual({ name, width: pngSize(shot).width })
+            }
+          } finally {
+            await context.close()
+          }
+        }
+      }
+    }
+  }, 240_000)
 })

@@ -9,7 +9,7 @@ export const CHROMIUM = process.env.PRINTHUB_CHROMIUM ?? '/usr/bin/chromium'
 export const SCREENSHOTS = join(ROOT, '.ci', 'out', 'screenshots')
 
 /** The widths the dashboard is checked at: a small phone, and a desktop. */
-export const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 860 } } as const
+export const VIEWPORTS = { phone: { width: 360, height: 740 }, desktop: { width: 1280, height: 800 } } as const
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -17,6 +17,15 @@ export function launchChromium(): Promise<Browser> {
     // Without the background-networking flags Chromium keeps trying hosts this machine cannot reach.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
+}
+
+/** The screenshots the documentation shows, checked in; the layout tests compare each page with its own. */
+export const DOC_SCREENSHOTS = join(ROOT, 'docs', 'screenshots')
+
+/** A PNG file's width and height, from its header. */
+export function pngSize(bytes: Uint8Array): { width: number; height: number } {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  return { width: view.getUint32(16), height: view.getUint32(20) }
 }
 
 /** A full-page screenshot of `page` as `<name>-<viewport>.png`. */

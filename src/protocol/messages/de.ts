@@ -6,11 +6,11 @@ export const de: Messages = {
   jobStates: {
     PENDING: { word: 'Wartet', icon: '◷' },
     DISPATCHING: { word: 'Wird gesendet', icon: '↗' },
-    DELIVERED: { word: 'Am Drucker', icon: '⎙' },
-    PRINTING: { word: 'Wird gedruckt', icon: '⎙' },
+    DELIVERED: { word: 'Am Drucker', icon: '⇥' },
+    PRINTING: { word: 'Wird gedruckt', icon: '▤' },
     COMPLETED: { word: 'Gedruckt', icon: '✓' },
     FAILED: { word: 'Fehlgeschlagen', icon: '✗' },
-    EXPIRED: { word: 'Abgelaufen', icon: '⌛' },
+    EXPIRED: { word: 'Abgelaufen', icon: '◔' },
     CANCELLED: { word: 'Storniert', icon: '⊘' },
   },
   printerStates: {

@@ -27,11 +27,11 @@ export const en = {
   jobStates: {
     PENDING: { word: 'Waiting', icon: '◷' },
     DISPATCHING: { word: 'Sending', icon: '↗' },
-    DELIVERED: { word: 'At the printer', icon: '⎙' },
-    PRINTING: { word: 'Printing', icon: '⎙' },
+    DELIVERED: { word: 'At the printer', icon: '⇥' },
+    PRINTING: { word: 'Printing', icon: '▤' },
     COMPLETED: { word: 'Printed', icon: '✓' },
     FAILED: { word: 'Failed', icon: '✗' },
-    EXPIRED: { word: 'Expired', icon: '⌛' },
+    EXPIRED: { word: 'Expired', icon: '◔' },
     CANCELLED: { word: 'Cancelled', icon: '⊘' },
   } satisfies Record<JobState, StateWords>,
   printerStates: {
