@@ -17,6 +17,34 @@ export interface Command {
   help: string[]
   options: Options
   run(args: ParsedArgs, io: Io): Promise<number | void> | number | void
+  /**
+   * For a command that changes the hub's data: what it changed (an ID, a name), for the audit log,
+   * which records it once the command succeeded, as done on the machine.
+   */
+  audited?: (args: ParsedArgs) => string | null
+}
+
+/** What the audit log says of a change made on the hub's own machine (no account made it). */
+export const ON_THE_MACHINE = 'this machine'
+
+/**
+ * Records a change made on the machine in the audit log of the data directory's hub (action: the
+ * command's words joined by dots). A directory with no hub database (an agent's) has no log: a
+ * change there changed nothing of a hub.
+ */
+export function recordOnMachine(args: ParsedArgs, io: Io, command: Command): void {
+  let store: Store
+  try {
+    store = Store.open({ dataDir: dataDirOf(args, io), create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+  } catch {
+    return
+  }
+  try {
+    const target = command.audited?.(args) ?? null
+    store.commits.write(() => store.audit.record({ userId: null, user: null, action: command.name.replaceAll(' ', '.'), target, address: ON_THE_MACHINE }))
+  } finally {
+    store.close()
+  }
 }
 
 export interface ParsedArgs {

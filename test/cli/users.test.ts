@@ -2,7 +2,7 @@
 // from `admin set-password`, `users add NAME --role …` with the password on standard input,
 // `users list`, `admin create-token --user NAME` (its role in force at once), `users disable` (its
 // token stops working at once), the last owner kept; each change in the audit log as made on the
-// machine.
+// machine, those of the other commands that change the hub too (settings, printers), never one that failed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cli, cliJson } from '../support/cli.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
@@ -56,6 +56,9 @@ describe('printhub users and admin tokens', () => {
   })
 
   test('each change made on the machine is in the audit log, said as such', async () => {
+    expect((await cli(['settings', 'set', 'retention-days', '45'], env)).code).toBe(0)
+    expect((await cli(['printers', 'add', '--project', hub.projectId, '--id', 'shelf', '--connection', 'virtual'], env)).code).toBe(0)
+    expect((await cli(['printers', 'add', '--project', hub.projectId, '--id', 'shelf', '--connection', 'virtual'], env)).code).not.toBe(0)
     const owner = await cliJson<{ token: string }>(['admin', 'create-token', '--user', 'olga', '--name', 'audit'], env)
     const { entries } = (await (await hub.request('GET', '/admin/v1/audit?limit=500', { key: owner.token })).json()) as { entries: { user: string | null; action: string; target: string | null; address: string }[] }
     const machine = entries.filter((entry) => entry.address === 'this machine').reverse()
@@ -66,6 +69,9 @@ describe('printhub users and admin tokens', () => {
       [null, 'tokens.create', 'sam: till'],
       [null, 'users.disable', 'sam'],
       [null, 'users.enable', 'sam'],
+      // A command that failed changed nothing and is not recorded.
+      [null, 'settings.set', 'retention-days 45'],
+      [null, 'printers.add', 'shelf'],
       [null, 'tokens.create', 'olga: audit'],
     ])
   })

@@ -2,10 +2,8 @@ import { ADMIN_ROLES } from '../../protocol/admin-api.ts'
 import { addUser, FIRST_OWNER_NAME, hasAccounts, passwordProblem, setPassword } from '../../services/accounts.ts'
 import type { Store } from '../../store/store.ts'
 import type { User } from '../../store/users.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, printJson, requireString, UsageError, withStore } from '../command.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, ON_THE_MACHINE, printJson, requireString, UsageError, withStore } from '../command.ts'
 
-/** What the audit log says of a change made on the hub's own machine (no account made it). */
-export const ON_THE_MACHINE = 'this machine'
 
 /** One line from standard input; typed without echo when it is a terminal. Never an argument: those show in `ps`. */
 export async function readSecretLine(io: Io, prompt: string): Promise<string> {

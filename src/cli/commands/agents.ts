@@ -21,6 +21,7 @@ export const agentsListCommand: Command = {
 
 export const agentsRevokeCommand: Command = {
   name: 'agents revoke',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'revoke an agent: its connection ends and it can no longer authenticate',
   usage: 'AGENT_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],

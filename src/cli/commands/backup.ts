@@ -11,6 +11,7 @@ const size = (bytes: number) => (bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` :
 
 export const backupCommand: Command = {
   name: 'backup',
+  audited: (args) => (args.values.out as string | undefined) ?? null,
   summary: "write a backup of the hub's data (its database, the built-in agent's key and ledger) to one file, while the hub runs",
   usage: '--out FILE [--data DIR] [--json]',
   help: [

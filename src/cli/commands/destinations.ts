@@ -37,6 +37,7 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
   return {
     name,
     summary,
+    audited: (args) => args.positionals[0] ?? null,
     usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR] [--json]',
     help: HELP,
     options: OPTIONS,
@@ -67,6 +68,7 @@ export const destinationsListCommand: Command = {
 
 export const destinationsDeleteCommand: Command = {
   name: 'destinations delete',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'delete a destination (jobs waiting at its printers stay there)',
   usage: 'NAME --project ID [--data DIR] [--json]',
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],

@@ -42,6 +42,7 @@ export const jobsShowCommand: Command = {
 
 export const jobsCancelCommand: Command = {
   name: 'jobs cancel',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'cancel a job that has not reached its printer yet',
   usage: 'JOB_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],

@@ -3,6 +3,7 @@ import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION,
 
 export const keysCreateCommand: Command = {
   name: 'keys create',
+  audited: (args) => (args.values.project as string | undefined) ?? null,
   summary: 'create a project API key (the secret is shown once)',
   usage: '--project ID [--scope S]... [--name N] [--data DIR] [--json]',
   help: ['--project ID      the project the key belongs to', `--scope S         ${API_KEY_SCOPES.join(', ')}; repeat for several (default: all)`, '--name N          a label for people', DATA_HELP, JSON_HELP],
@@ -35,6 +36,7 @@ export const keysListCommand: Command = {
 
 export const keysRevokeCommand: Command = {
   name: 'keys revoke',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'revoke an API key at once',
   usage: 'KEY_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],

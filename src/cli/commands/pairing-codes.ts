@@ -13,6 +13,7 @@ export function parseTtl(text: string): number {
 
 export const pairingCodesCreateCommand: Command = {
   name: 'pairing-codes create',
+  audited: () => null,
   summary: 'create a one-time code that pairs an agent with this hub',
   usage: '[--ttl 5m] [--data DIR] [--json]',
   help: ['--ttl DURATION    how long the code is valid: 10s to 24h (default 5m)', DATA_HELP, JSON_HELP],

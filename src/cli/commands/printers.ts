@@ -55,6 +55,7 @@ function addedPrinter(outcome: AddPrinterOutcome, projectId: string, agent?: { a
 
 export const printersAddCommand: Command = {
   name: 'printers add',
+  audited: (args) => (args.values.id as string | undefined) ?? null,
   summary: "add a printer: to a project (the hub's built-in agent drives it), or with --local to this machine's agent",
   usage: '(--project ID | --local) --id ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
   help: [
@@ -103,6 +104,7 @@ export const printersAddCommand: Command = {
 
 export const printersAssignCommand: Command = {
   name: 'printers assign',
+  audited: (args) => (args.values.id as string | undefined) ?? (args.values.printer as string | undefined) ?? null,
   summary: "give a project a printer of a paired agent (see printers list --agents)",
   usage: '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] [--data DIR] [--json]',
   help: [
@@ -155,6 +157,7 @@ export const printersListCommand: Command = {
 
 export const printersRemoveCommand: Command = {
   name: 'printers remove',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'remove a printer record (its jobs keep their history)',
   usage: 'ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],

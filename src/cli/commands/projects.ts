@@ -2,6 +2,7 @@ import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositio
 
 export const projectsCreateCommand: Command = {
   name: 'projects create',
+  audited: (args) => args.positionals[0] ?? null,
   summary: 'create a project',
   usage: 'NAME [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],

@@ -46,6 +46,7 @@ export const settingsShowCommand: Command = {
 
 export const settingsSetCommand: Command = {
   name: 'settings set',
+  audited: (args) => args.positionals.join(' ') || null,
   summary: 'change a setting of the hub (a running hub takes it within seconds)',
   usage: 'NAME VALUE [--data DIR] [--json]',
   help: [

@@ -3,8 +3,8 @@
 // them, disable one at once (its sessions and tokens stop working) or enable it again.
 import { ADMIN_ROLES, type AdminRole } from '../../protocol/admin-api.ts'
 import { addUser } from '../../services/accounts.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, positional, printJson, printList, UsageError, withStore } from '../command.ts'
-import { namedAccount, ON_THE_MACHINE, readSecretLine } from './admin.ts'
+import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, ON_THE_MACHINE, positional, printJson, printList, UsageError, withStore } from '../command.ts'
+import { namedAccount, readSecretLine } from './admin.ts'
 
 const ROLE_HELP = '--role ROLE       owner (everything), technician (printers, agents, keys, settings; not accounts) or staff (printers and jobs: cancel, reprint)'
 
