@@ -140,10 +140,11 @@ describe('dashboard assets in Chromium', () => {
         await page.locator('main h1').waitFor()
         await page.waitForLoadState('networkidle').catch(() => undefined)
       }
-      // The job state filter lists the protocol's states, in its order.
+      // The job state filter lists the protocol's states, in its order, as people say them.
       await page.goto(`${DASHBOARD_PATH}/#/jobs`)
       await page.getByLabel('State').waitFor()
-      await expect(page.locator('select[name="state"] option').allTextContents()).resolves.toEqual(['All states', ...JOB_STATES])
+      await expect(page.locator('select[name="state"] option').evaluateAll((all) => all.map((o) => (o as HTMLOptionElement).value))).resolves.toEqual(['', ...JOB_STATES])
+      await expect(page.locator('select[name="state"] option').allTextContents()).resolves.toEqual(['All states', ...JOB_STATES.map((state) => en.jobStates[state].word)])
       expect(await page.evaluate(() => (window as unknown as { violations: string[] }).violations)).toEqual([])
       expect(problems).toEqual([])
       expect([...loaded].sort()).toEqual([...Object.keys(BROWSER_MODULES), 'style.css'].sort())
