@@ -580,6 +580,9 @@ describe('dashboard in Chromium', () => {
               await view.locator('main h1').waitFor()
               await view.waitForLoadState('networkidle').catch(() => undefined)
               expect(await view.locator('html').getAttribute('lang')).toBe(language)
+              // The page asks only for what the role may see: no error is shown (a 403 would be).
+              const shown = await view.locator('main [role="alert"]').evaluateAll((all) => all.filter((e) => !(e as HTMLElement).hidden && e.textContent).map((e) => e.textContent))
+              expect({ role, hash, shown }).toEqual({ role, hash, shown: [] })
               const links = await view.locator('nav a').evaluateAll((all) => all.map((a) => a.getAttribute('href')!.slice(2)))
               expect({ role, links }).toEqual({ role, links: pages.filter((p) => !p.startsWith('jobs/')) })
               // Nothing reaches past the right edge (a wide table scrolls inside its own frame, which does not).

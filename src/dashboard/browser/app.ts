@@ -3,7 +3,7 @@
 // stream of changes.
 import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
 import type { AdminRole } from '../../protocol/admin-api.ts'
-import { config, roleAllows, t } from './config.ts'
+import { account, config, roleAllows, t } from './config.ts'
 import { errorBox, field, formValues, h, replace, select, showError } from './dom.ts'
 import { PAGES } from './pages/index.ts'
 import type { Page } from './pages/page.ts'
@@ -86,6 +86,7 @@ function setup(): void {
 async function dashboard(): Promise<void> {
   const session = await api<SessionAnswer>('GET', '/session')
   useCsrfToken(session.csrfToken)
+  Object.assign(account, session.user)
   const main = h('main', { id: 'main', tabindex: '-1' })
   const pages = PAGES.filter((page) => roleAllows(session.user.role, page.role))
   const title = (page: Page) => (t.pages as Record<string, string>)[page.path] ?? page.title

@@ -27,6 +27,12 @@ export interface DashboardConfig {
   roles: readonly AdminRole[]
 }
 
+/** The signed-in account (the app sets it once the session is known): pages offer only what its role may do. */
+export const account: { name: string; role: AdminRole } = { name: '', role: 'staff' }
+
+/** Whether the signed-in account may do what needs `needed`. */
+export const may = (needed: AdminRole): boolean => roleAllows(account.role, needed)
+
 /** Whether an account of `role` may use what needs `needed` (the admin API checks it again). */
 export const roleAllows = (role: AdminRole, needed: AdminRole): boolean => config.roles.indexOf(role) <= config.roles.indexOf(needed)
 

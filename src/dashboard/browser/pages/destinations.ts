@@ -4,7 +4,7 @@
 import type { Destination } from '../../../store/destinations.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
-import { config } from '../config.ts'
+import { config, may } from '../config.ts'
 import { announce, empty, errorBox, field, h, replace, select } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
@@ -38,7 +38,7 @@ export const destinationsPage: Page = {
       },
       { 'aria-label': 'Create a destination' },
     )
-    replace(main, ...heading('Destinations', 'A name tickets are sent to, with its printers in order. Failover: when one runs out of paper or goes offline, waiting tickets print at the next. All: every printer prints each ticket.'), problem, list, h('section', { class: 'card' }, h('h2', {}, 'New destination'), create))
+    replace(main, ...heading('Destinations', 'A name tickets are sent to, with its printers in order. Failover: when one runs out of paper or goes offline, waiting tickets print at the next. All: every printer prints each ticket.'), problem, list, may('technician') ? h('section', { class: 'card' }, h('h2', {}, 'New destination'), create) : null)
     api<{ projects: Project[] }>('GET', '/projects')
       .then(({ projects: all }) => all.forEach((project) => projects.append(h('option', { value: project.id }, project.name))))
       .catch(() => undefined)
@@ -55,7 +55,7 @@ export const destinationsPage: Page = {
                 { class: 'card', 'data-destination': destination.name },
                 h('h2', {}, destination.name),
                 h('p', { class: 'intro' }, destination.mode === 'all' ? `${destination.projectName} · all: ${destination.printerNames.join(' + ')}` : `${destination.projectName} · failover: ${destination.printerNames.join(' → ')}`),
-                h('div', { class: 'actions' }, action('Delete', () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: `Delete the destination ${destination.name}? Applications posting to it get "not found"; tickets already waiting stay at their printer.` })),
+                may('technician') ? h('div', { class: 'actions' }, action('Delete', () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: `Delete the destination ${destination.name}? Applications posting to it get "not found"; tickets already waiting stay at their printer.` })) : null,
               ),
             ),
       )

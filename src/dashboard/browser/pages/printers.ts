@@ -5,7 +5,7 @@ import type { Project } from '../../../store/projects.ts'
 import type { PrinterView } from '../../../services/printer-board.ts'
 import type { DetectedPrinter } from '../../../transports/detect.ts'
 import { api } from '../api.ts'
-import { config } from '../config.ts'
+import { config, may } from '../config.ts'
 import { announce, badge, empty, errorBox, field, h, replace, select, showError, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 import { type AgentView, printerLabel, projectOptions } from './records.ts'
@@ -119,16 +119,21 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
     h(
       'div',
       { class: 'actions' },
-      action('Test print', async () => {
-        await api('POST', `/printers/${p.id}/test`)
-        announce(`Test page sent to ${p.remoteId}`)
-      }, problem),
-      action('Edit', async () => {
-        edit.hidden = !edit.hidden
-        if (!edit.hidden) replace(edit, editForm())
-      }, problem),
+      // Setting a printer up is a technician's; staff see how it is doing.
+      may('technician')
+        ? action('Test print', async () => {
+            await api('POST', `/printers/${p.id}/test`)
+            announce(`Test page sent to ${p.remoteId}`)
+          }, problem)
+        : null,
+      may('technician')
+        ? action('Edit', async () => {
+            edit.hidden = !edit.hidden
+            if (!edit.hidden) replace(edit, editForm())
+          }, problem)
+        : null,
       action('History and last receipt', showDetails, problem),
-      action('Remove', () => api('DELETE', `/printers/${p.id}`), problem, { danger: true, confirmation: `Remove printer ${p.remoteId}? Its jobs keep their history; applications can no longer print on it.` }),
+      may('technician') ? action('Remove', () => api('DELETE', `/printers/${p.id}`), problem, { danger: true, confirmation: `Remove printer ${p.remoteId}? Its jobs keep their history; applications can no longer print on it.` }) : null,
     ),
     edit,
     details,
@@ -154,6 +159,7 @@ export const printersPage: Page = {
     }
     const setUp = async () => {
       ;[{ projects }, { profiles }] = await Promise.all([api<{ projects: Project[] }>('GET', '/projects'), api<{ profiles: Profile[] }>('GET', '/profiles')])
+      if (!may('technician')) return
       const [{ printers: detected }, { agents }] = await Promise.all([api<{ printers: DetectedPrinter[] }>('GET', '/printers/detect'), api<{ agents: AgentView[] }>('GET', '/agents')])
       const kind = select('kind', CONNECTION_KINDS, 'tcp')
       const kindFields = h('div', {})
