@@ -4,8 +4,8 @@
 import type { Destination } from '../../../store/destinations.ts'
 import type { Project } from '../../../store/projects.ts'
 import { api } from '../api.ts'
-import { config, may } from '../config.ts'
-import { announce, empty, errorBox, field, h, replace, select } from '../dom.ts'
+import { config, may, t } from '../config.ts'
+import { announce, empty, errorBox, field, fill, h, replace, select } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
 interface DestinationReport extends Destination {
@@ -23,22 +23,22 @@ export const destinationsPage: Page = {
     const projects = select('project', [])
     const create = form(
       [
-        field('Project', projects),
-        field('Name', h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off', pattern: config.inputPatterns.identifier }), 'What applications post tickets to, as printerId.'),
-        field('Printers, in order', h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), 'Printer IDs, comma-separated.'),
-        field('Mode', select('mode', [['failover', 'Failover: the first printer that can print takes each ticket'], ['all', 'All: every printer prints each ticket']], 'failover')),
+        field(t.destinations.project, projects),
+        field(t.destinations.name, h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off', pattern: config.inputPatterns.identifier }), t.destinations.nameHint),
+        field(t.destinations.printers, h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), t.destinations.printersHint),
+        field(t.destinations.mode, select('mode', [['failover', t.destinations.failover], ['all', t.destinations.all]], 'failover')),
       ],
-      'Create destination',
+      t.destinations.create,
       async (values, element) => {
         const printers = values.printers!.split(',').map((name) => name.trim()).filter((name) => name !== '')
         await api('POST', `/projects/${values.project}/destinations`, { name: values.name, mode: values.mode, printers })
         element.reset()
-        announce(`Created destination ${values.name}`)
+        announce(fill(t.destinations.created, { name: values.name! }))
         view.refresh()
       },
-      { 'aria-label': 'Create a destination' },
+      { 'aria-label': t.destinations.createLabel },
     )
-    replace(main, ...heading('Destinations', 'A name tickets are sent to, with its printers in order. Failover: when one runs out of paper or goes offline, waiting tickets print at the next. All: every printer prints each ticket.'), problem, list, may('technician') ? h('section', { class: 'card' }, h('h2', {}, 'New destination'), create) : null)
+    replace(main, ...heading(t.pages.destinations, t.destinations.intro), problem, list, may('technician') ? h('section', { class: 'card' }, h('h2', {}, t.destinations.newTitle), create) : null)
     api<{ projects: Project[] }>('GET', '/projects')
       .then(({ projects: all }) => all.forEach((project) => projects.append(h('option', { value: project.id }, project.name))))
       .catch(() => undefined)
@@ -48,14 +48,14 @@ export const destinationsPage: Page = {
       replace(
         list,
         destinations.length === 0
-          ? empty('No destinations yet.')
+          ? empty(t.destinations.none)
           : destinations.map((destination) =>
               h(
                 'section',
                 { class: 'card', 'data-destination': destination.name },
                 h('h2', {}, destination.name),
                 h('p', { class: 'intro' }, destination.mode === 'all' ? `${destination.projectName} · all: ${destination.printerNames.join(' + ')}` : `${destination.projectName} · failover: ${destination.printerNames.join(' → ')}`),
-                may('technician') ? h('div', { class: 'actions' }, action('Delete', () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: `Delete the destination ${destination.name}? Applications posting to it get "not found"; tickets already waiting stay at their printer.` })) : null,
+                may('technician') ? h('div', { class: 'actions' }, action(t.destinations.delete, () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: fill(t.destinations.deleteAsk, { name: destination.name }) })) : null,
               ),
             ),
       )

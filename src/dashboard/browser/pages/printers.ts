@@ -5,8 +5,8 @@ import type { Project } from '../../../store/projects.ts'
 import type { PrinterView } from '../../../services/printer-board.ts'
 import type { DetectedPrinter } from '../../../transports/detect.ts'
 import { api } from '../api.ts'
-import { config, may } from '../config.ts'
-import { announce, badge, empty, errorBox, field, h, replace, select, showError, time } from '../dom.ts'
+import { config, may, t } from '../config.ts'
+import { announce, badge, empty, errorBox, field, fill, h, replace, select, showError, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 import { type AgentView, printerLabel, projectOptions } from './records.ts'
 
@@ -18,35 +18,35 @@ interface Profile {
 }
 
 const CONNECTION_KINDS: [string, string][] = [
-  ['tcp', 'Network (TCP, port 9100)'],
-  ['serial', 'Serial port'],
-  ['usb', 'USB'],
-  ['virtual', 'Virtual (prints nowhere; for trying things out)'],
-  ['agent', "A paired agent's printer"],
+  ['tcp', t.printers.kindTcp],
+  ['serial', t.printers.kindSerial],
+  ['usb', t.printers.kindUsb],
+  ['virtual', t.printers.kindVirtual],
+  ['agent', t.printers.kindAgent],
 ]
 
 function connectionFields(kind: string, detected: DetectedPrinter[], agents: AgentView[]): HTMLElement[] {
   switch (kind) {
     case 'tcp':
-      return [field('Printer address', h('input', { name: 'host', required: true, placeholder: '192.168.1.50', autocomplete: 'off' })), field('Port', h('input', { name: 'port', type: 'number', value: '9100', min: '1', max: '65535' }))]
+      return [field(t.printers.address, h('input', { name: 'host', required: true, placeholder: '192.168.1.50', autocomplete: 'off' })), field(t.printers.port, h('input', { name: 'port', type: 'number', value: '9100', min: '1', max: '65535' }))]
     case 'serial':
     case 'usb': {
       const found = detected.filter((d) => d.kind === kind)
       return [
         field(
-          kind === 'serial' ? 'Serial port' : 'USB printer',
+          kind === 'serial' ? t.printers.kindSerial : t.printers.usbPrinter,
           found.length > 0
             ? select('device', found.map((d) => [d.connection, `${d.connection}${d.usb?.product ? ` (${d.usb.product})` : ''}`]))
             : h('input', { name: 'device', required: true, placeholder: kind === 'serial' ? 'serial:///dev/ttyUSB0?baud=38400&flow=rtscts' : 'usb:///dev/usb/lp0' }),
-          found.length > 0 ? 'Found on this machine.' : `Nothing found plugged in; type the connection (see docs/attaching-printers.md).`,
+          found.length > 0 ? t.printers.found : t.printers.nothingFound,
         ),
       ]
     }
     case 'virtual':
-      return [field('Virtual printer name', h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
+      return [field(t.printers.virtualName, h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
     default: {
       const options = agents.filter((a) => !a.builtin && !a.revokedAt).flatMap((a) => a.printers.map((p): [string, string] => [`${a.id} ${p.id}`, `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`]))
-      return [field("Agent's printer", options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: 'No paired agent has reported printers' }))]
+      return [field(t.printers.agentPrinter, options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: t.printers.noAgentPrinters }))]
     }
   }
 }
@@ -73,13 +73,13 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
     details.hidden = !details.hidden
     if (details.hidden) return
     const { states } = await api<{ states: PrinterStateChange[] }>('GET', `/printers/${p.id}/history`)
-    const image = h('img', { src: `${config.api}/printers/${p.id}/last-receipt.png?at=${Date.now()}`, alt: `The last receipt ${printerLabel(p)} printed`, class: 'receipt' })
-    image.addEventListener('error', () => image.replaceWith(empty('Nothing printed yet.')))
+    const image = h('img', { src: `${config.api}/printers/${p.id}/last-receipt.png?at=${Date.now()}`, alt: fill(t.printers.lastReceiptAlt, { printer: printerLabel(p) }), class: 'receipt' })
+    image.addEventListener('error', () => image.replaceWith(empty(t.printers.nothingPrinted)))
     replace(
       details,
-      h('h3', {}, 'Status history'),
-      states.length === 0 ? empty('No changes recorded yet.') : h('ol', { class: 'history' }, ...states.map((s) => h('li', {}, badge(s.state), ' since ', time(s.at)))),
-      h('h3', {}, 'Last receipt'),
+      h('h3', {}, t.printers.history),
+      states.length === 0 ? empty(t.printers.noHistory) : h('ol', { class: 'history' }, ...states.map((s) => h('li', {}, badge(s.state), ` ${t.printers.since} `, time(s.at)))),
+      h('h3', {}, t.printers.lastReceipt),
       image,
     )
   }
@@ -87,15 +87,15 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
   const editForm = () =>
     form(
       [
-        field('Name', h('input', { name: 'name', value: p.name ?? '' })),
-        p.builtin ? field('Connection', h('input', { name: 'connection', value: p.connection, required: true })) : null,
-        field('Model', select('profile', profiles.map((x) => [x.id, x.name]), p.profile)),
-        field('Paper width (mm)', select('width', [['80', '80'], ['58', '58']], String(p.width))),
+        field(t.printers.name, h('input', { name: 'name', value: p.name ?? '' })),
+        p.builtin ? field(t.printers.connection, h('input', { name: 'connection', value: p.connection, required: true })) : null,
+        field(t.printers.model, select('profile', profiles.map((x) => [x.id, x.name]), p.profile)),
+        field(t.printers.width, select('width', [['80', '80'], ['58', '58']], String(p.width))),
       ],
-      'Save',
+      t.printers.save,
       async (values) => {
         await api('PATCH', `/printers/${p.id}`, { name: values.name || null, ...(p.builtin ? { connection: values.connection } : {}), profile: values.profile, width: Number(values.width) })
-        announce(`Saved printer ${p.remoteId}`)
+        announce(fill(t.printers.saved, { printer: p.remoteId }))
         edit.hidden = true
       },
     )
@@ -107,13 +107,13 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
     h(
       'dl',
       { class: 'compact' },
-      h('dt', {}, 'Project'),
+      h('dt', {}, t.printers.project),
       h('dd', {}, project?.name ?? p.projectId),
-      h('dt', {}, 'Waiting'),
-      h('dd', {}, `${p.queue} job${p.queue === 1 ? '' : 's'}`),
-      h('dt', {}, 'Connection'),
-      h('dd', {}, p.builtin ? p.connection : `${p.connection} via ${p.agentName}${p.agentOnline ? '' : ' (not connected)'}`),
-      h('dt', {}, 'Model'),
+      h('dt', {}, t.printers.waiting),
+      h('dd', {}, fill(t.printers.jobs, { n: p.queue })),
+      h('dt', {}, t.printers.connection),
+      h('dd', {}, p.builtin ? p.connection : `${fill(t.printers.via, { connection: p.connection, agent: p.agentName })}${p.agentOnline ? '' : ` ${t.printers.notConnected}`}`),
+      h('dt', {}, t.printers.model),
       h('dd', {}, `${profiles.find((x) => x.id === p.profile)?.name ?? p.profile}, ${p.width} mm`),
     ),
     h(
@@ -121,19 +121,19 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
       { class: 'actions' },
       // Setting a printer up is a technician's; staff see how it is doing.
       may('technician')
-        ? action('Test print', async () => {
+        ? action(t.printers.test, async () => {
             await api('POST', `/printers/${p.id}/test`)
-            announce(`Test page sent to ${p.remoteId}`)
+            announce(fill(t.printers.testSent, { printer: p.remoteId }))
           }, problem)
         : null,
       may('technician')
-        ? action('Edit', async () => {
+        ? action(t.printers.edit, async () => {
             edit.hidden = !edit.hidden
             if (!edit.hidden) replace(edit, editForm())
           }, problem)
         : null,
-      action('History and last receipt', showDetails, problem),
-      may('technician') ? action('Remove', () => api('DELETE', `/printers/${p.id}`), problem, { danger: true, confirmation: `Remove printer ${p.remoteId}? Its jobs keep their history; applications can no longer print on it.` }) : null,
+      action(t.printers.details, showDetails, problem),
+      may('technician') ? action(t.printers.remove, () => api('DELETE', `/printers/${p.id}`), problem, { danger: true, confirmation: fill(t.printers.removeAsk, { printer: p.remoteId }) }) : null,
     ),
     edit,
     details,
@@ -148,14 +148,14 @@ export const printersPage: Page = {
     const problem = errorBox()
     const list = h('ul', { class: 'cards' })
     const addArea = h('section', { class: 'card', 'aria-labelledby': 'add-h' })
-    replace(main, ...heading('Printers', "Every printer applications can print on, with what it says about itself."), problem, list, addArea)
+    replace(main, ...heading(t.pages.printers, t.printers.intro), problem, list, addArea)
     let projects: Project[] = []
     let profiles: Profile[] = []
     const load = async (changed: (data: unknown) => boolean) => {
       const { printers } = await api<{ printers: PrinterView[] }>('GET', '/printers')
       // Open edit forms and details stay as they are while nothing about the printers changed.
       if (!changed([printers, projects.length, profiles.length])) return
-      replace(list, printers.length === 0 ? empty('No printers yet. Add the first one below.') : printers.map((p) => printerCard(p, projects, profiles, problem)))
+      replace(list, printers.length === 0 ? empty(t.printers.none) : printers.map((p) => printerCard(p, projects, profiles, problem)))
     }
     const setUp = async () => {
       ;[{ projects }, { profiles }] = await Promise.all([api<{ projects: Project[] }>('GET', '/projects'), api<{ profiles: Profile[] }>('GET', '/profiles')])
@@ -173,18 +173,18 @@ export const printersPage: Page = {
       showKind()
       replace(
         addArea,
-        h('h2', { id: 'add-h' }, 'Add a printer'),
+        h('h2', { id: 'add-h' }, t.printers.add),
         form(
           [
-            field('Project', select('projectId', projectOptions(projects))),
-            field('Printer ID', h('input', { name: 'id', required: true, placeholder: 'kitchen', pattern: config.inputPatterns.identifier }), 'The name applications print to (printerId): letters, digits, . _ : -'),
-            field('Name', h('input', { name: 'name', placeholder: 'Kitchen printer' })),
-            field('Connection', kind),
+            field(t.printers.project, select('projectId', projectOptions(projects))),
+            field(t.printers.id, h('input', { name: 'id', required: true, placeholder: 'kitchen', pattern: config.inputPatterns.identifier }), t.printers.idHint),
+            field(t.printers.name, h('input', { name: 'name', placeholder: t.printers.namePlaceholder })),
+            field(t.printers.connection, kind),
             kindFields,
-            field('Model', profile),
-            field('Paper width (mm)', select('width', [['80', '80'], ['58', '58']], '80')),
+            field(t.printers.model, profile),
+            field(t.printers.width, select('width', [['80', '80'], ['58', '58']], '80')),
           ],
-          'Add printer',
+          t.printers.addSubmit,
           async (values, element) => {
             const { printer } = await api<{ printer: PrinterView }>('POST', '/printers', {
               projectId: values.projectId,
@@ -194,12 +194,12 @@ export const printersPage: Page = {
               width: Number(values.width),
               ...connectionOf(kind.value, values),
             })
-            announce(`Added printer ${printer.remoteId}`)
+            announce(fill(t.printers.added, { printer: printer.remoteId }))
             element.reset()
             showKind()
             view.refresh()
           },
-          { 'aria-label': 'Add a printer' },
+          { 'aria-label': t.printers.add },
         ),
       )
     }
