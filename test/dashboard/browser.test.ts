@@ -255,7 +255,7 @@ describe('dashboard in Chromium', () => {
     await page.goto(`/dashboard/#/jobs/${made.reprintId}`)
   })
 
-  test('cancel a job waiting for an unreachable printer', async () => {
+  test('cancel a job waiting for an unreachable printer; the change is announced', async () => {
     const response = await postJob('terrace')
     expect(response.status).toBe(202)
     const { job } = (await response.json()) as { job: Job }
@@ -263,6 +263,8 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Cancel job' }).click()
     await page.locator('.badge[data-state="CANCELLED"]').first().waitFor()
     expect((await adminGet<{ job: Job }>(`/jobs/${job.id}`)).job.state).toBe('CANCELLED')
+    // The change is read out to a screen reader, not only drawn.
+    await page.waitForFunction(() => document.getElementById('announce')?.textContent === 'Job: Cancelled')
   })
 
   test('settings: the server name changes at once; the environment pins nothing here', async () => {

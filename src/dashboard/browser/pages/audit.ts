@@ -2,7 +2,7 @@
 // a time; all of it as CSV.
 import type { AuditEntry } from '../../../store/audit.ts'
 import { api } from '../api.ts'
-import { config } from '../config.ts'
+import { config, t } from '../config.ts'
 import { empty, errorBox, h, replace, time } from '../dom.ts'
 import { heading, live, type Page } from './page.ts'
 
@@ -10,7 +10,7 @@ type Entry = Omit<AuditEntry, 'id'>
 
 function rows(entries: Entry[]): HTMLElement[] {
   return entries.map((entry) =>
-    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? 'on the hub'), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address ?? '')),
+    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? t.audit.onTheHub), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address ?? '')),
   )
 }
 
@@ -21,7 +21,7 @@ export const auditPage: Page = {
   render(main) {
     const problem = errorBox()
     const body = h('tbody', {})
-    const more = h('button', { type: 'button', class: 'secondary', hidden: true }, 'Older entries')
+    const more = h('button', { type: 'button', class: 'secondary', hidden: true }, t.audit.older)
     let next: string | null = null
     more.addEventListener('click', async () => {
       if (next === null) return
@@ -33,14 +33,14 @@ export const auditPage: Page = {
     const table = h(
       'div',
       { class: 'table-wrap', tabindex: '0' },
-      h('table', {}, h('caption', { class: 'visually-hidden' }, 'Audit log'), h('thead', {}, h('tr', {}, ...['When', 'Who', 'What', 'On', 'From'].map((t) => h('th', { scope: 'col' }, t)))), body),
+      h('table', {}, h('caption', { class: 'visually-hidden' }, t.pages.audit), h('thead', {}, h('tr', {}, ...[t.audit.when, t.audit.who, t.audit.what, t.audit.on, t.audit.from].map((text) => h('th', { scope: 'col' }, text)))), body),
     )
-    const download = h('a', { href: `${config.api}/audit.csv`, download: 'printhub-audit.csv' }, 'Download as CSV')
-    replace(main, ...heading('Audit log', 'Every change made in the dashboard, with an admin token or on the hub itself, and every sign-in.'), problem, h('p', {}, download), table, h('div', { class: 'actions' }, more))
+    const download = h('a', { href: `${config.api}/audit.csv`, download: 'printhub-audit.csv' }, t.audit.csv)
+    replace(main, ...heading(t.pages.audit, t.audit.intro), problem, h('p', {}, download), table, h('div', { class: 'actions' }, more))
     const load = async (changed: (data: unknown) => boolean) => {
       const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', '/audit')
       if (!changed(page.entries)) return
-      replace(body, ...(page.entries.length === 0 ? [h('tr', {}, h('td', { colspan: '5' }, empty('Nothing yet.')))] : rows(page.entries)))
+      replace(body, ...(page.entries.length === 0 ? [h('tr', {}, h('td', { colspan: '5' }, empty(t.audit.none)))] : rows(page.entries)))
       next = page.nextCursor
       more.hidden = next === null
     }

@@ -63,10 +63,14 @@ function jobDetail(main: HTMLElement, id: string) {
   const body = h('div', {})
   replace(main, h('p', {}, h('a', { href: '#/jobs' }, t.jobs.back)), h('h1', {}, t.jobs.job), problem, body)
   let preview: HTMLImageElement | undefined
+  let shownState: string | undefined
   const load = async (changed: (data: unknown) => boolean) => {
     const detail = await api<JobDetail>('GET', `/jobs/${encodeURIComponent(id)}`)
     if (!changed(detail)) return
     const { job } = detail
+    // A change of state while the page is open is read out (the live region), not only redrawn.
+    if (shownState !== undefined && shownState !== job.state) announce(`${t.jobs.job}: ${t.jobStates[job.state].word}`)
+    shownState = job.state
     preview ??= h('img', { src: `${config.api}/jobs/${encodeURIComponent(id)}/preview.png`, alt: t.jobs.receiptAlt, class: 'receipt' })
     const cancellable = config.cancellableStates.includes(job.state)
     replace(

@@ -3,15 +3,11 @@
 import type { AdminRole } from '../../../protocol/admin-api.ts'
 import type { User } from '../../../store/users.ts'
 import { api } from '../api.ts'
-import { config } from '../config.ts'
-import { announce, empty, errorBox, field, h, replace, select, showError, time } from '../dom.ts'
+import { config, t } from '../config.ts'
+import { announce, empty, errorBox, field, fill, h, replace, select, showError, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 
-const ROLE_WORDS: Record<AdminRole, string> = {
-  owner: 'Owner: everything, accounts too',
-  technician: 'Technician: printers, agents, keys, settings',
-  staff: 'Staff: printers and tickets; cancel and reprint',
-}
+const ROLE_WORDS: Record<AdminRole, string> = { owner: t.users.owner, technician: t.users.technician, staff: t.users.staff }
 
 export const usersPage: Page = {
   path: 'users',
@@ -23,54 +19,54 @@ export const usersPage: Page = {
     const roles = () => config.roles.map((role): [string, string] => [role, ROLE_WORDS[role]])
     const create = form(
       [
-        field('Name', h('input', { name: 'name', required: true, maxlength: '64', autocomplete: 'off' })),
-        field('Role', select('role', roles(), 'staff')),
-        field('Password', h('input', { type: 'password', name: 'password', required: true, minlength: '10', autocomplete: 'new-password' }), 'At least 10 characters; tell it to the person, who can change it after signing in.'),
+        field(t.users.name, h('input', { name: 'name', required: true, maxlength: '64', autocomplete: 'off' })),
+        field(t.users.role, select('role', roles(), 'staff')),
+        field(t.users.password, h('input', { type: 'password', name: 'password', required: true, minlength: '10', autocomplete: 'new-password' }), t.users.passwordHint),
       ],
-      'Add account',
+      t.users.add,
       async (values, element) => {
         await api('POST', '/users', { name: values.name, role: values.role, password: values.password })
         element.reset()
-        announce(`Added ${values.name}`)
+        announce(fill(t.users.added, { name: values.name! }))
         view.refresh()
       },
-      { 'aria-label': 'Add an account' },
+      { 'aria-label': t.users.addLabel },
     )
-    replace(main, ...heading('Accounts', 'Each person signs in with their own name and password; what they may do follows their role. Every change is in the audit log.'), problem, list, h('section', { class: 'card' }, h('h2', {}, 'New account'), create))
+    replace(main, ...heading(t.pages.users, t.users.intro), problem, list, h('section', { class: 'card' }, h('h2', {}, t.users.newTitle), create))
     const load = async (changed: (data: unknown) => boolean) => {
       const { users } = await api<{ users: User[] }>('GET', '/users')
       if (!changed(users)) return
       replace(
         list,
         users.length === 0
-          ? empty('No accounts.')
+          ? empty(t.users.none)
           : h(
               'div',
               { class: 'table-wrap', tabindex: '0' },
               h(
                 'table',
                 {},
-                h('caption', { class: 'visually-hidden' }, 'Accounts'),
-                h('thead', {}, h('tr', {}, ...['Name', 'Role', 'State', 'Since', ''].map((t) => h('th', { scope: 'col' }, t)))),
+                h('caption', { class: 'visually-hidden' }, t.pages.users),
+                h('thead', {}, h('tr', {}, ...[t.users.name, t.users.role, t.users.state, t.users.since, ''].map((text) => h('th', { scope: 'col' }, text)))),
                 h(
                   'tbody',
                   {},
                   ...users.map((user) => {
-                    const role = select('role', roles(), user.role, { 'aria-label': `Role of ${user.name}` })
+                    const role = select('role', roles(), user.role, { 'aria-label': fill(t.users.roleOf, { name: user.name }) })
                     role.addEventListener('change', () => void api('PATCH', `/users/${user.id}`, { role: role.value }).then(() => view.refresh(), (error: Error) => showError(problem, error.message)))
                     return h(
                       'tr',
                       { 'data-user': user.name },
                       h('td', {}, user.name),
                       h('td', {}, role),
-                      h('td', {}, h('span', { class: user.disabled ? 'badge bad' : 'badge good' }, user.disabled ? 'Disabled' : 'Active')),
+                      h('td', {}, h('span', { class: user.disabled ? 'badge bad' : 'badge good' }, user.disabled ? t.users.disabled : t.users.active)),
                       h('td', {}, time(user.createdAt)),
                       h(
                         'td',
                         {},
                         user.disabled
-                          ? action('Enable', () => api('PATCH', `/users/${user.id}`, { disabled: false }).then(() => view.refresh()), problem)
-                          : action('Disable', () => api('PATCH', `/users/${user.id}`, { disabled: true }).then(() => view.refresh()), problem, { danger: true, confirmation: `Disable ${user.name}? They are signed out at once, and their admin tokens stop working.` }),
+                          ? action(t.users.enable, () => api('PATCH', `/users/${user.id}`, { disabled: false }).then(() => view.refresh()), problem)
+                          : action(t.users.disable, () => api('PATCH', `/users/${user.id}`, { disabled: true }).then(() => view.refresh()), problem, { danger: true, confirmation: fill(t.users.disableAsk, { name: user.name }) }),
                       ),
                     )
                   }),
