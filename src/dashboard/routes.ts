@@ -50,6 +50,8 @@ import destinationsSource from './browser/pages/destinations.ts' with { type: 't
 import usersSource from './browser/pages/users.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import auditSource from './browser/pages/audit.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import meSource from './browser/pages/me.ts' with { type: 'text' }
 
 /**
  * Every browser module by its path under browser/, which is also its address under
@@ -74,6 +76,7 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/settings.ts': settingsSource,
   'pages/users.ts': usersSource,
   'pages/audit.ts': auditSource,
+  'pages/me.ts': meSource,
 }
 
 /** The pages allow only the hub's own scripts, styles and images; nothing may frame them. */

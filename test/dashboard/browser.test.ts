@@ -336,7 +336,7 @@ describe('dashboard in Chromium', () => {
     const phone = await browser.newContext({ viewport: VIEWPORTS.phone, baseURL: hub.url, storageState: await desktop.storageState() })
     const small = await phone.newPage()
     try {
-      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['destinations', 'destinations'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings'], ['users', 'users'], ['audit', 'audit']] as const) {
+      for (const [name, hash] of [['overview', 'overview'], ['printers', 'printers'], ['jobs', 'jobs'], ['job', `jobs/${made.jobId}`], ['projects', 'projects'], ['destinations', 'destinations'], ['webhooks', 'webhooks'], ['agents', 'agents'], ['settings', 'settings'], ['users', 'users'], ['audit', 'audit'], ['me', 'me']] as const) {
         await small.goto(`/dashboard/#/${hash}`)
         await small.locator('main h1').waitFor()
         await small.waitForLoadState('networkidle').catch(() => undefined)
@@ -365,7 +365,7 @@ describe('dashboard in Chromium', () => {
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Overview')
     await expect(page.locator('nav a[aria-current="page"]').textContent()).resolves.toBe('Jobs')
     // Every form control has a label.
-    for (const hash of ['printers', 'projects', 'agents', 'settings', 'jobs', 'users', 'audit']) {
+    for (const hash of ['printers', 'projects', 'agents', 'settings', 'jobs', 'users', 'audit', 'me']) {
       await page.goto(`/dashboard/#/${hash}`)
       await page.locator('main h1').waitFor()
       await page.waitForLoadState('networkidle').catch(() => undefined)
@@ -391,7 +391,7 @@ describe('dashboard in Chromium', () => {
       await phone.getByLabel('Password').fill('staff password two')
       await phone.getByRole('button', { name: 'Sign in' }).click()
       await phone.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
-      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Overview', 'Printers', 'Destinations', 'Jobs'])
+      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Overview', 'Printers', 'Destinations', 'Jobs', 'Your account'])
       await expect(phone.locator('.who').textContent()).resolves.toBe('sam (staff)')
       // A page staff may not see, asked for by its address: the first page instead, and the API says no.
       await phone.goto('/dashboard/#/settings')
@@ -461,7 +461,7 @@ describe('dashboard in Chromium', () => {
       expect(html).toContain('Zum Inhalt springen')
       expect(html).not.toContain('Skip to content')
       await phone.locator('nav a').first().waitFor()
-      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Übersicht', 'Drucker', 'Ziele', 'Bons', 'Projekte & Schlüssel', 'Webhooks', 'Agenten', 'Einstellungen', 'Konten', 'Protokoll'])
+      await expect(phone.locator('nav a').allTextContents()).resolves.toEqual(['Übersicht', 'Drucker', 'Ziele', 'Bons', 'Projekte & Schlüssel', 'Webhooks', 'Agenten', 'Einstellungen', 'Konten', 'Protokoll', 'Ihr Konto'])
       await phone.locator('.badge[data-state="COMPLETED"]').first().getByText('Gedruckt').waitFor()
       expect(await phone.title()).toBe('Bons · printhub')
       // The staff's pages in German: the tickets with their search, and the overview.
@@ -502,7 +502,7 @@ describe('dashboard in Chromium', () => {
       await expect(view.getByLabel('State').inputValue()).resolves.toBe('COMPLETED')
       await view.waitForFunction((n) => document.querySelectorAll('tr[data-job]').length === n && [...document.querySelectorAll('tr[data-job] .badge')].every((b) => b.getAttribute('data-state') === 'COMPLETED'), Math.min(Number(printed), 100))
       // Touch targets: every link, button and field a thumb can reach, at least 44 px tall.
-      for (const hash of ['overview', 'printers', 'destinations', 'jobs', 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']) {
+      for (const hash of ['overview', 'printers', 'destinations', 'jobs', 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']) {
         await view.goto(`/dashboard/#/${hash}`)
         await view.locator('main h1').waitFor()
         await view.waitForLoadState('networkidle').catch(() => undefined)
@@ -521,7 +521,7 @@ describe('dashboard in Chromium', () => {
 
   test('accessible: axe-core finds no WCAG 2 A or AA violation (contrast 4.5:1 among them) on any page, at phone and desktop width, in English and German', async () => {
     const axe = readFileSync(join(import.meta.dir, '../../node_modules/axe-core/axe.min.js'), 'utf8')
-    const pages = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']
+    const pages = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
     for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {
       // The account's own choice is the browser's again: each context reads in its own language.
       await page.evaluate(async () => {
@@ -558,11 +558,11 @@ describe('dashboard in Chromium', () => {
       expect(made.status).toBe(201)
     }
     const update = process.env.PRINTHUB_UPDATE_SCREENSHOTS === '1'
-    const everyPage = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit']
+    const everyPage = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
     const roles: { role: string; account?: string; pages: string[] }[] = [
       { role: 'owner', pages: everyPage },
       { role: 'technician', account: 'tess', pages: everyPage.filter((p) => p !== 'users') },
-      { role: 'staff', account: 'stan', pages: ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`] },
+      { role: 'staff', account: 'stan', pages: ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'me'] },
     ]
     for (const { role, account, pages } of roles) {
       for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {

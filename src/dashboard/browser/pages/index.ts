@@ -12,5 +12,6 @@ import { webhooksPage } from './webhooks.ts'
 import { destinationsPage } from './destinations.ts'
 import { usersPage } from './users.ts'
 import { auditPage } from './audit.ts'
+import { mePage } from './me.ts'
 
-export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage, usersPage, auditPage]
+export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage, usersPage, auditPage, mePage]

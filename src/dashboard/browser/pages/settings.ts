@@ -1,11 +1,9 @@
-// Settings: the hub's own (unless pinned by its environment), the admin password, signed-in
-// browsers and admin tokens.
-import type { AdminSession } from '../../../store/admin-sessions.ts'
-import type { AdminToken } from '../../../store/admin-tokens.ts'
+// Settings: the hub's own (unless pinned by its environment), and a backup to download. Each
+// account's own password, browsers and tokens are on its own page (me.ts).
 import { api } from '../api.ts'
 import { config } from '../config.ts'
-import { announce, empty, errorBox, field, h, replace, secretBox, time } from '../dom.ts'
-import { action, form, heading, live, type Page } from './page.ts'
+import { announce, errorBox, field, h, replace } from '../dom.ts'
+import { form, heading, live, type Page } from './page.ts'
 
 interface SettingsAnswer {
   settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; historyMbPerProject: number; minFreeMb: number; backupDir: string; backupKeep: number }
@@ -19,9 +17,6 @@ export const settingsPage: Page = {
   render(main) {
     const problem = errorBox()
     const hubArea = h('section', { class: 'card' })
-    const sessionsArea = h('section', { class: 'card' })
-    const tokensArea = h('section', { class: 'card' })
-    const tokenSecret = h('div', {})
     // A plain link: the browser streams the file to the disk, with the session's cookie (a GET needs no CSRF token).
     const backupArea = h(
       'section',
@@ -30,35 +25,10 @@ export const settingsPage: Page = {
       h('p', { class: 'intro' }, 'A fresh backup of the hub: every job, API key (hashed), agent and printer, with the built-in agent’s private key. Keep the file like a key. Restore it with printhub restore FILE --data DIR.'),
       h('a', { class: 'button', href: `${config.api}/backup`, download: '' }, 'Download a backup'),
     )
-    const password = form(
-      [
-        field('Current password', h('input', { type: 'password', name: 'currentPassword', required: true, autocomplete: 'current-password' })),
-        field('New password', h('input', { type: 'password', name: 'newPassword', required: true, minlength: '10', autocomplete: 'new-password' }), 'At least 10 characters. Other signed-in browsers are signed out.'),
-      ],
-      'Change password',
-      async (values, element) => {
-        await api('PUT', '/password', values)
-        element.reset()
-        announce('Password changed')
-      },
-      { 'aria-label': 'Change the admin password' },
-    )
-    const tokenForm = form([field('Token name', h('input', { name: 'name', required: true, placeholder: 'backup script' }))], 'Create admin token', async (values, element) => {
-      const { secret } = await api<{ secret: string }>('POST', '/tokens', { name: values.name })
-      element.reset()
-      replace(tokenSecret, secretBox('Admin token', secret))
-      view.refresh()
-    })
-    replace(main, ...heading('Settings'), problem, hubArea, backupArea, h('section', { class: 'card' }, h('h2', {}, 'Admin password'), password), sessionsArea, tokensArea)
+    replace(main, ...heading('Settings'), problem, hubArea, backupArea)
     let hubFormShown = false
-    const load = async (changed: (data: unknown) => boolean) => {
-      const [{ settings, pinned }, { sessions }, { tokens }] = await Promise.all([
-        api<SettingsAnswer>('GET', '/settings'),
-        api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'),
-        api<{ tokens: AdminToken[] }>('GET', '/tokens'),
-      ])
-      // A new token's secret is shown until the page is left, so a new token always draws.
-      if (!changed([sessions, tokens])) return
+    const load = async () => {
+      const { settings, pinned } = await api<SettingsAnswer>('GET', '/settings')
       if (!hubFormShown) {
         hubFormShown = true
         const locked = (name: string) => (pinned.includes(name) ? 'Set in the hub’s environment; change it there.' : undefined)
@@ -97,28 +67,6 @@ export const settingsPage: Page = {
           ),
         )
       }
-      replace(
-        sessionsArea,
-        h('h2', {}, 'Signed-in browsers'),
-        h(
-          'ul',
-          { class: 'plain' },
-          ...sessions.map((s) =>
-            h('li', { class: 'row spread' }, h('span', {}, `${s.userAgent.slice(0, 60) || 'Unknown browser'} from ${s.address}, since ${time(s.createdAt)}`, s.current ? h('strong', {}, ' (this one)') : null), s.current ? null : action('Sign out', () => api('POST', `/sessions/${s.id}/revoke`), problem)),
-          ),
-        ),
-        sessions.some((s) => !s.current) ? action('Sign out everywhere else', () => api('POST', '/sessions/revoke-others'), problem, { danger: true, confirmation: 'Sign out every other browser?' }) : null,
-      )
-      replace(
-        tokensArea,
-        h('h2', {}, 'Admin tokens'),
-        h('p', { class: 'intro' }, 'For scripts that use the admin API: send "Authorization: Bearer <token>".'),
-        tokenSecret,
-        tokens.length === 0
-          ? empty('No admin tokens.')
-          : h('ul', { class: 'plain' }, ...tokens.map((t) => h('li', { class: 'row spread' }, h('span', {}, h('code', {}, `${t.tokenPrefix}…`), ` ${t.name}, last used ${t.lastUsedAt ? time(t.lastUsedAt) : 'never'}`), t.revokedAt ? h('span', { class: 'badge muted' }, 'Revoked') : action('Revoke', () => api('POST', `/tokens/${t.id}/revoke`), problem, { danger: true, confirmation: `Revoke token ${t.name}?` })))),
-        tokenForm,
-      )
     }
     const view = live(load, problem)
     return view
