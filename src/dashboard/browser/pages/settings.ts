@@ -1,7 +1,7 @@
 // Settings: the hub's own (unless pinned by its environment), and a backup to download. Each
 // account's own password, browsers and tokens are on its own page (me.ts).
 import { api } from '../api.ts'
-import { config } from '../config.ts'
+import { config, t } from '../config.ts'
 import { announce, errorBox, field, h, replace } from '../dom.ts'
 import { form, heading, live, type Page } from './page.ts'
 
@@ -21,34 +21,34 @@ export const settingsPage: Page = {
     const backupArea = h(
       'section',
       { class: 'card' },
-      h('h2', {}, 'Backup'),
-      h('p', { class: 'intro' }, 'A fresh backup of the hub: every job, API key (hashed), agent and printer, with the built-in agent’s private key. Keep the file like a key. Restore it with printhub restore FILE --data DIR.'),
-      h('a', { class: 'button', href: `${config.api}/backup`, download: '' }, 'Download a backup'),
+      h('h2', {}, t.settings.backup),
+      h('p', { class: 'intro' }, t.settings.backupIntro),
+      h('a', { class: 'button', href: `${config.api}/backup`, download: '' }, t.settings.download),
     )
-    replace(main, ...heading('Settings'), problem, hubArea, backupArea)
+    replace(main, ...heading(t.pages.settings), problem, hubArea, backupArea)
     let hubFormShown = false
     const load = async () => {
       const { settings, pinned } = await api<SettingsAnswer>('GET', '/settings')
       if (!hubFormShown) {
         hubFormShown = true
-        const locked = (name: string) => (pinned.includes(name) ? 'Set in the hub’s environment; change it there.' : undefined)
+        const locked = (name: string) => (pinned.includes(name) ? t.settings.locked : undefined)
         const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string | boolean>) => h('input', { name, value: String(settings[name]), disabled: pinned.includes(name), required: true, ...attributes })
         replace(
           hubArea,
-          h('h2', {}, 'Hub'),
+          h('h2', {}, t.settings.hub),
           form(
             [
-              field('Server name', input('serverName', { maxlength: '64' }), locked('serverName') ?? 'Shown to agents and on test pages.'),
-              field('First retry after (seconds)', input('retryInitialMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryInitialMs / 1000) }), locked('retryInitialMs') ?? 'A failed attempt is retried after this, doubling each time.'),
-              field('Longest wait between retries (seconds)', input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
-              field('Unfinished jobs per project, at most', input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
-              field('Keep finished jobs for (days)', input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? 'Older printed, failed, expired and cancelled jobs are deleted with their receipts.'),
-              field('Keep at most this much of each project’s finished jobs (MB)', input('historyMbPerProject', { type: 'number', min: '1' }), locked('historyMbPerProject') ?? 'Past it, that project’s oldest finished jobs are deleted first.'),
-              field('Take no new job below this much free disk (MB)', input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
-              field('Daily backups into (directory on the hub)', input('backupDir', { required: false, placeholder: '/var/backups/printhub' }), locked('backupDir') ?? 'An absolute path; empty for no daily backups.'),
-              field('Daily backups kept', input('backupKeep', { type: 'number', min: '1', max: '365' }), locked('backupKeep') ?? 'The oldest of the hub’s own backups there are deleted; other files are left alone.'),
+              field(t.settings.serverName, input('serverName', { maxlength: '64' }), locked('serverName') ?? t.settings.serverNameHint),
+              field(t.settings.retryFirst, input('retryInitialMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryInitialMs / 1000) }), locked('retryInitialMs') ?? t.settings.retryFirstHint),
+              field(t.settings.retryMax, input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
+              field(t.settings.openJobs, input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
+              field(t.settings.retention, input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? t.settings.retentionHint),
+              field(t.settings.history, input('historyMbPerProject', { type: 'number', min: '1' }), locked('historyMbPerProject') ?? t.settings.historyHint),
+              field(t.settings.minFree, input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
+              field(t.settings.backupDir, input('backupDir', { required: false, placeholder: '/var/backups/printhub' }), locked('backupDir') ?? t.settings.backupDirHint),
+              field(t.settings.backupKeep, input('backupKeep', { type: 'number', min: '1', max: '365' }), locked('backupKeep') ?? t.settings.backupKeepHint),
             ],
-            'Save settings',
+            t.settings.save,
             async (values) => {
               const change: Record<string, unknown> = {}
               if ('serverName' in values) change.serverName = values.serverName
@@ -61,9 +61,9 @@ export const settingsPage: Page = {
               if ('backupDir' in values) change.backupDir = values.backupDir!.trim()
               if ('backupKeep' in values) change.backupKeep = Number(values.backupKeep)
               await api('PUT', '/settings', change)
-              announce('Settings saved')
+              announce(t.settings.saved)
             },
-            { 'aria-label': 'Hub settings' },
+            { 'aria-label': t.settings.formLabel },
           ),
         )
       }
