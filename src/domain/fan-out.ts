@@ -22,18 +22,11 @@ export interface FanOutChild {
   updatedAt: number
 }
 
-export interface FanOutSummary {
-  state: JobState
-  /** The most attempts any child has made. */
-  attemptCount: number
-  lastErrorCode: string | null
-  lastErrorMessage: string | null
-  /** When the last child was received by its agent; null until every child was. */
-  receivedAt: number | null
-  /** When the last child's bytes were all taken by its printer; null until every child's were. */
-  submittedAt: number | null
-  updatedAt: number
-}
+/**
+ * The parent as its children make it: the same fields as a child's. Its attempts are the most any
+ * child made; it was received (and submitted) when the last child was, null until every child was.
+ */
+export type FanOutSummary = Omit<FanOutChild, 'printer'>
 
 /** Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last). */
 const ORDER: readonly JobState[] = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'FAILED', 'EXPIRED', 'CANCELLED', 'COMPLETED']

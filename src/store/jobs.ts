@@ -184,14 +184,16 @@ export class Jobs {
       if (known) return { kind: 'duplicate', job: known }
       const present = printers.filter((id) => this.printers.resolve(job.projectId, id))
       if (present.length === 0) return { kind: 'unknown_printer' }
-      const room = this.roomFor(job.projectId, present.length, Buffer.byteLength(JSON.stringify(job.document)) * present.length)
+      // Every child stores the same document: serialised once.
+      const document = JSON.stringify(job.document)
+      const room = this.roomFor(job.projectId, present.length, Buffer.byteLength(document) * present.length)
       if (room) return room
       const id = newId('job')
       const now = this.now()
       this.fanOuts.insert({ id, projectId: job.projectId, destination: job.destination, idempotencyKey: job.idempotencyKey, metadata: job.metadata === null ? null : JSON.stringify(job.metadata), expiresAt: now + job.expiresInMs, maxAttempts: job.maxAttempts, createdAt: now })
       const children = present.map((printerId) => {
         // A child's key is its parent's ID and its printer's: no application's submission has it.
-        const child = this.insertJob({ ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id })
+        const child = this.insertJob({ ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id }, document)
         if (child.kind !== 'created') throw new Error(`a fan-out's child was not made: ${child.kind}`)
         return child.job
       })
@@ -216,12 +218,13 @@ export class Jobs {
     return this.uncommitted.has(id)
   }
 
-  private insertJob(job: NewJob): CreateJobOutcome {
+  /** `document`: the job's document as stored, when the caller serialised it already. */
+  private insertJob(job: NewJob, serialised?: string): CreateJobOutcome {
     const existing = this.byIdempotencyKey(job.projectId, job.idempotencyKey)
     if (existing) return { kind: 'duplicate', job: existing }
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
-    const document = JSON.stringify(job.document)
+    const document = serialised ?? JSON.stringify(job.document)
     const room = this.roomFor(job.projectId, 1, Buffer.byteLength(document))
     if (room) return room
     const now = this.now()
