@@ -2,8 +2,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { printableInLine } from '../domain/printable.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
+import { AUDIT_ON_THE_MACHINE as ON_THE_MACHINE } from '../protocol/admin-api.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
 import { Store } from '../store/store.ts'
+
+export { ON_THE_MACHINE }
 
 export type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -24,8 +27,6 @@ export interface Command {
   audited?: (args: ParsedArgs) => string | null
 }
 
-/** What the audit log says of a change made on the hub's own machine (no account made it). */
-export const ON_THE_MACHINE = 'this machine'
 
 /**
  * Records a change made on the machine in the audit log of the data directory's hub (action: the

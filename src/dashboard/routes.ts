@@ -4,11 +4,11 @@
 // carries the rules the browser code shares with the hub; everything is sent gzipped when the
 // browser takes it. Without a session, the dashboard sends the browser to the sign-in page.
 import { Elysia } from 'elysia'
-import { ADMIN_API_PREFIX, ADMIN_ROLES, DASHBOARD_PATH } from '../protocol/admin-api.ts'
+import { ADMIN_API_PREFIX, ADMIN_ROLES, AUDIT_ON_THE_MACHINE, DASHBOARD_PATH } from '../protocol/admin-api.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { JOB_TRANSITIONS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
-import { type Language, LANGUAGE_CODES, LANGUAGES, pickLanguage } from '../protocol/messages/index.ts'
+import { HUB_LANGUAGE, type Language, LANGUAGE_CODES, LANGUAGES, pickLanguage } from '../protocol/messages/index.ts'
 import { htmlPattern, IDENTIFIER_PATTERN } from '../protocol/values.ts'
 import { VIRTUAL_NAME_PATTERN } from '../domain/connection-uri.ts'
 import type { DashboardConfig } from './browser/config.ts'
@@ -110,6 +110,8 @@ export const DASHBOARD_CONFIG: Omit<DashboardConfig, 'language' | 'languages' | 
   cancellableStates: [...JOB_TRANSITIONS.cancel.from, ...JOB_TRANSITIONS.requestCancel.from],
   apiKeyScopes: API_KEY_SCOPES,
   roles: ADMIN_ROLES,
+  hubLanguage: HUB_LANGUAGE,
+  auditOnTheMachine: AUDIT_ON_THE_MACHINE,
   inputPatterns: { identifier: htmlPattern(IDENTIFIER_PATTERN), virtualName: htmlPattern(VIRTUAL_NAME_PATTERN) },
 }
 

@@ -52,7 +52,7 @@ describe('printhub serve', () => {
     const script = await fetch(`${serve.url}/dashboard/assets/pages/agents.ts`, { headers: { 'accept-encoding': 'gzip' } })
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     const code = await script.text()
-    expect(code).toContain('Create pairing code')
+    expect(code).toContain('t.agents.create')
     expect(code).not.toContain(': Page =')
     const setup = await fetch(`${serve.url}/admin/v1/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: 'a long password' }) })
     expect(setup.status).toBe(200)

@@ -90,7 +90,7 @@ describe('dashboard assets', () => {
     // The words of the page's language (English for a browser that asks for none), and the languages to choose from.
     const { language, languages, messages, ...rules } = JSON.parse(json!)
     expect([language, languages, messages]).toEqual(['en', { en: 'English', de: 'Deutsch' }, en])
-    expect(rules).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'], inputPatterns: { identifier: '[A-Za-z0-9][A-Za-z0-9._:\\-]{0,127}', virtualName: '[A-Za-z0-9._\\-]{1,64}' } })
+    expect(rules).toEqual({ api: ADMIN_API_PREFIX, dashboard: DASHBOARD_PATH, jobStates: [...JOB_STATES], cancellableStates: ['PENDING', 'DISPATCHING', 'DELIVERED'], apiKeyScopes: [...API_KEY_SCOPES], roles: ['owner', 'technician', 'staff'], hubLanguage: 'en', auditOnTheMachine: 'this machine', inputPatterns: { identifier: '[A-Za-z0-9][A-Za-z0-9._:\\-]{0,127}', virtualName: '[A-Za-z0-9._\\-]{1,64}' } })
     expect(html).not.toContain('{{')
     expect(html).toContain(`<link rel="stylesheet" href="${ASSETS}style.css">`)
     expect((await fetch(`${hub.url}${ASSETS}style.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8')

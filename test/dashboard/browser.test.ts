@@ -20,6 +20,8 @@ import { freePort } from '../support/ports.ts'
 
 const PASSWORD = 'counter-top-2026'
 const PROJECT = 'Café Olé'
+/** Words a German page would show only if some of its text were left in English. */
+const ENGLISH_WORDS = /\b(the|and|not|yet|with|your|you|this|never|none|jobs?|waiting|printed|create|revoke|delete|send|since|enable|disable|sign|add)\b/
 
 let hub: TestHub
 let browser: Browser
@@ -33,6 +35,14 @@ const made = { projectId: '', apiKey: '', jobId: '', reprintId: '' }
 /** A call to the admin API from inside the signed-in page (its cookie, its CSRF token not needed for reads). */
 function adminGet<T>(path: string): Promise<T> {
   return page.evaluate(async (p) => (await fetch(`/admin/v1${p}`)).json(), path) as Promise<T>
+}
+
+/** What an error box says: the message for the reader, and the details line (the hub's code, and its own words when the message is another's). */
+async function alertSays(alert: Locator): Promise<{ message: string; code: string | null; hubSaid: string }> {
+  return alert.evaluate((box) => {
+    const details = box.querySelector('small')
+    return { message: [...box.childNodes].filter((n) => n !== details).map((n) => n.textContent).join(''), code: details?.querySelector('code')?.textContent ?? null, hubSaid: details ? [...details.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join('').trim() : '' }
+  })
 }
 
 async function postJob(printerId: string, key = made.apiKey): Promise<Response> {
@@ -80,7 +90,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForURL('**/dashboard/login')
     await page.getByLabel('Password').fill('not-the-password')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('That password is not right.')
+    await expect(alertSays(page.getByRole('alert'))).resolves.toEqual({ message: 'That password is not right.', code: 'unauthorized', hubSaid: '' })
     await page.getByLabel('Password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor()
@@ -160,7 +170,7 @@ describe('dashboard in Chromium', () => {
     await add.getByLabel('Connection').selectOption('virtual')
     await add.getByLabel('Project').selectOption({ label: PROJECT })
     await add.getByRole('button', { name: 'Add printer' }).click()
-    await expect(add.getByRole('alert').textContent()).resolves.toBe('This project already has a printer with that ID; choose another.')
+    await expect(alertSays(add.getByRole('alert'))).resolves.toEqual({ message: 'This project already has a printer with that ID; choose another.', code: 'conflict', hubSaid: '' })
     await screenshot(page, 'printers', 'desktop')
   })
 
@@ -183,7 +193,7 @@ describe('dashboard in Chromium', () => {
     await create.getByLabel('Name').fill('bar')
     await create.getByLabel('Printers, in order').fill('terrace')
     await create.getByRole('button', { name: 'Create destination' }).click()
-    await expect(create.getByRole('alert').textContent()).resolves.toBe('This project already has a printer or destination named "bar".')
+    await expect(alertSays(create.getByRole('alert'))).resolves.toEqual({ message: 'This project already has a printer or destination named "bar".', code: 'conflict', hubSaid: '' })
     await screenshot(page, 'destinations', 'desktop')
   })
 
@@ -469,6 +479,14 @@ describe('dashboard in Chromium', () => {
       await phone.getByLabel('Suche').waitFor()
       await phone.goto('/dashboard/#/overview')
       await phone.getByRole('heading', { name: 'Heute', level: 2 }).waitFor()
+      // A refusal in German, with the hub's code and its own words on the details line, for a technician.
+      await phone.goto('/dashboard/#/destinations')
+      const create = phone.getByRole('form', { name: 'Ein Ziel anlegen' })
+      await create.getByLabel('Projekt').selectOption({ label: PROJECT })
+      await create.getByLabel('Name').fill('bar')
+      await create.getByLabel('Drucker, in Reihenfolge').fill('terrace')
+      await create.getByRole('button', { name: 'Ziel anlegen' }).click()
+      await expect(alertSays(create.getByRole('alert'))).resolves.toEqual({ message: 'Das kollidiert mit etwas, das schon da ist.', code: 'conflict', hubSaid: 'This project already has a printer or destination named "bar".' })
       await phone.goto('/dashboard/#/jobs')
       // This account chooses English: the page comes in English, whatever the browser asks for.
       await phone.getByLabel('Sprache').selectOption('en')
@@ -602,6 +620,19 @@ describe('dashboard in Chromium', () => {
               })
               expect({ role, locale, viewport, hash, off }).toEqual({ role, locale, viewport, hash, off: [] })
               expect({ role, locale, viewport, hash, width: await view.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ role, locale, viewport, hash, width: VIEWPORTS[viewport].width })
+              if (language === 'de' && viewport === 'phone') {
+                // Nothing in English on a German page: the page's own words (not the data it shows: names, codes, commands) all come from the catalog.
+                const english = await view.evaluate((pattern) => {
+                  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+                  const found: string[] = []
+                  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                    if (node.parentElement?.closest('code, pre, script, style')) continue
+                    if (new RegExp(pattern, 'i').test(node.textContent ?? '')) found.push(node.textContent!.trim())
+                  }
+                  return found
+                }, ENGLISH_WORDS.source)
+                expect({ hash, english }).toEqual({ hash, english: [] })
+              }
               if (role !== 'owner' || (language === 'de' && viewport === 'desktop')) continue
               const name = `${hash.startsWith('jobs/') ? 'job' : hash}-${viewport}${language === 'de' ? '-de' : ''}.png`
               const shot = await view.screenshot({ fullPage: true })

@@ -1,12 +1,19 @@
 // Calls to the admin API from the dashboard: JSON in and out, the session's CSRF token on every
 // change, errors as plain sentences; and the live stream of changes.
-import { config } from './config.ts'
+import { config, t } from './config.ts'
+import { fill } from './dom.ts'
 
+/**
+ * What went wrong, for the reader: `message` in the page's language (the hub's own sentence when
+ * the page speaks the hub's language, else the catalog's for the code), with the code and the
+ * hub's own words kept for a details line.
+ */
 export class ApiProblem extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly details: { path: string; message: string }[] = [],
+    readonly code: string | null = null,
+    readonly hubSaid: string | null = null,
   ) {
     super(message)
   }
@@ -26,7 +33,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   try {
     response = await fetch(config.api + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
   } catch {
-    throw new ApiProblem(0, 'The hub cannot be reached. Check the network, then try again.')
+    throw new ApiProblem(0, t.frame.unreachable)
   }
   const answer = await response.json().catch(() => null)
   if (response.status === 401 && path !== '/login' && path !== '/setup') {
@@ -34,9 +41,11 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (!response.ok) {
     const error = answer?.error
+    const code: string | null = typeof error?.code === 'string' ? error.code : null
     const details: { path: string; message: string }[] = error?.details ?? []
-    const message = details.length > 0 && error?.code === 'invalid_request' && error.message.endsWith('see details.') ? details.map((d) => `${d.path || 'The value'} ${d.message}.`).join(' ') : error?.message
-    throw new ApiProblem(response.status, message ?? `The hub answered ${response.status}.`, details)
+    const hubSaid: string = details.length > 0 && code === 'invalid_request' && error.message.endsWith('see details.') ? details.map((d) => `${d.path || t.frame.theValue} ${d.message}.`).join(' ') : (error?.message ?? fill(t.frame.answered, { status: response.status }))
+    const words = code === null ? undefined : (t.errors as Record<string, string>)[code]
+    throw new ApiProblem(response.status, config.language === config.hubLanguage || words === undefined ? hubSaid : words, code, hubSaid)
   }
   return answer as T
 }

@@ -26,7 +26,7 @@ function authForm(title: string, intro: string, fields: HTMLElement[], submitLab
     try {
       await submit(formValues(form))
     } catch (problem) {
-      showError(error, (problem as Error).message)
+      showError(error, problem)
       button.disabled = false
     }
   })

@@ -21,6 +21,10 @@ export interface DashboardConfig {
   language: string
   messages: Messages
   languages: Record<string, string>
+  /** The language the hub's own messages (its error answers) are written in (HUB_LANGUAGE); readers of another get the catalog's words, with the hub's beside them. */
+  hubLanguage: string
+  /** The audit log's address of a change made on the hub's machine itself (AUDIT_ON_THE_MACHINE). */
+  auditOnTheMachine: string
   /** Form fields' `pattern` attributes, from the rules the server checks the same values with. */
   inputPatterns: { identifier: string; virtualName: string }
   /** The accounts' roles, most trusted first (ADMIN_ROLES): a role may do what those after it may. */

@@ -98,15 +98,19 @@ export function errorBox(): HTMLElement {
   return h('p', { class: 'error', role: 'alert', hidden: true })
 }
 
-export function showError(box: HTMLElement, message: string | null): void {
-  box.textContent = message ?? ''
-  box.hidden = message === null
+/** Shows what went wrong in `box` (null: nothing, and hides it); the hub's error code, and its own words when the message is another's, on a details line. */
+export function showError(box: HTMLElement, problem: unknown): void {
+  box.hidden = problem === null || problem === undefined
+  if (box.hidden) return box.replaceChildren()
+  const message = problem instanceof Error ? problem.message : String(problem)
+  const { code, hubSaid } = problem as { code?: string | null; hubSaid?: string | null }
+  replace(box, message, code ? h('small', { class: 'codes' }, ' ', h('code', {}, code), hubSaid && hubSaid !== message ? ` ${hubSaid}` : null) : null)
 }
 
 /** A secret shown once, selected for copying, with a copy button. */
 export function secretBox(label: string, secret: string): HTMLElement {
   const input = h('input', { readonly: true, value: secret, class: 'secret', 'aria-label': label, spellcheck: 'false' })
-  const copy = h('button', { type: 'button', class: 'secondary' }, 'Copy')
+  const copy = h('button', { type: 'button', class: 'secondary' }, t.frame.copy)
   copy.addEventListener('click', async () => {
     input.select()
     try {
@@ -115,10 +119,10 @@ export function secretBox(label: string, secret: string): HTMLElement {
       // The clipboard API needs HTTPS; on the LAN over HTTP the older command still copies the selection.
       document.execCommand('copy')
     }
-    copy.textContent = 'Copied'
-    announce(`${label} copied`)
+    copy.textContent = t.frame.copied
+    announce(fill(t.frame.copiedLabel, { label }))
   })
-  return h('div', { class: 'secret-box', role: 'status' }, h('p', {}, h('strong', {}, label), ' — shown only now: copy it and keep it secret.'), h('div', { class: 'row' }, input, copy))
+  return h('div', { class: 'secret-box', role: 'status' }, h('p', {}, h('strong', {}, label), t.frame.shownOnce), h('div', { class: 'row' }, input, copy))
 }
 
 export function empty(message: string): HTMLElement {

@@ -10,6 +10,9 @@ export const LANGUAGES = { en, de } as const satisfies Record<string, Messages>
 export type Language = keyof typeof LANGUAGES
 export const LANGUAGE_CODES = Object.keys(LANGUAGES) as Language[]
 
+/** The language the hub's own messages are written in: its error answers, its logs, the CLI. */
+export const HUB_LANGUAGE: Language = 'en'
+
 export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && Object.hasOwn(LANGUAGES, value)
 }

@@ -10,7 +10,7 @@ type Entry = Omit<AuditEntry, 'id'>
 
 function rows(entries: Entry[]): HTMLElement[] {
   return entries.map((entry) =>
-    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? t.audit.onTheHub), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address ?? '')),
+    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? t.audit.onTheHub), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address === config.auditOnTheMachine ? t.audit.thisMachine : entry.address === null ? '' : h('code', {}, entry.address))),
   )
 }
 

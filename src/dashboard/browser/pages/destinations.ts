@@ -54,7 +54,7 @@ export const destinationsPage: Page = {
                 'section',
                 { class: 'card', 'data-destination': destination.name },
                 h('h2', {}, destination.name),
-                h('p', { class: 'intro' }, destination.mode === 'all' ? `${destination.projectName} · all: ${destination.printerNames.join(' + ')}` : `${destination.projectName} · failover: ${destination.printerNames.join(' → ')}`),
+                h('p', { class: 'intro' }, `${destination.projectName} · ${destination.mode === 'all' ? fill(t.destinations.listAll, { printers: destination.printerNames.join(' + ') }) : fill(t.destinations.listFailover, { printers: destination.printerNames.join(' → ') })}`),
                 may('technician') ? h('div', { class: 'actions' }, action(t.destinations.delete, () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: fill(t.destinations.deleteAsk, { name: destination.name }) })) : null,
               ),
             ),

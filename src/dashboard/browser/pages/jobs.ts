@@ -211,7 +211,7 @@ export const jobsPage: Page = {
         filters.addEventListener('submit', (event) => event.preventDefault())
         apply()
       })
-      .catch((error) => showError(problem, (error as Error).message))
+      .catch((error) => showError(problem, error))
     return view
   },
 }

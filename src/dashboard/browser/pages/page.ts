@@ -39,7 +39,7 @@ export function live(load: (changed: (data: unknown) => boolean) => Promise<void
       await load(changed)
       showError(problem, null)
     } catch (error) {
-      showError(problem, (error as Error).message)
+      showError(problem, error)
     } finally {
       running = false
       if (again) {
@@ -64,7 +64,7 @@ export function form(content: (HTMLElement | null)[], submitLabel: string, submi
     try {
       await submit(formValues(element), element)
     } catch (problem) {
-      showError(error, (problem as Error).message)
+      showError(error, problem)
     } finally {
       button.disabled = false
     }
@@ -82,7 +82,7 @@ export function action(label: string, run: () => Promise<unknown>, problem: HTML
     try {
       await run()
     } catch (error) {
-      showError(problem, (error as Error).message)
+      showError(problem, error)
     } finally {
       button.disabled = false
     }

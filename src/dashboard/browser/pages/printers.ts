@@ -207,7 +207,7 @@ export const printersPage: Page = {
     // The cards name projects and models: drawn again once those are known.
     setUp()
       .then(view.refresh)
-      .catch((error) => showError(problem, (error as Error).message))
+      .catch((error) => showError(problem, error))
     return { refresh: view.refresh, stop: view.stop }
   },
 }

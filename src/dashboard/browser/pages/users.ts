@@ -53,7 +53,7 @@ export const usersPage: Page = {
                   {},
                   ...users.map((user) => {
                     const role = select('role', roles(), user.role, { 'aria-label': fill(t.users.roleOf, { name: user.name }) })
-                    role.addEventListener('change', () => void api('PATCH', `/users/${user.id}`, { role: role.value }).then(() => view.refresh(), (error: Error) => showError(problem, error.message)))
+                    role.addEventListener('change', () => void api('PATCH', `/users/${user.id}`, { role: role.value }).then(() => view.refresh(), (error: unknown) => showError(problem, error)))
                     return h(
                       'tr',
                       { 'data-user': user.name },
