@@ -4,6 +4,8 @@
 // choice that printhub has, else English.
 import { describe, expect, test } from 'bun:test'
 import type { PrinterState } from '../../src/domain/printer-state.ts'
+import { API_ERROR_CODES } from '../../src/protocol/api-errors.ts'
+import { EVENT_TYPES } from '../../src/protocol/events.ts'
 import { FAILURE_CODES } from '../../src/protocol/failures.ts'
 import { JOB_STATES } from '../../src/protocol/job.ts'
 import { en } from '../../src/protocol/messages/en.ts'
@@ -21,7 +23,7 @@ function strings(value: unknown, path = ''): [string, string][] {
 
 describe('the message catalog', () => {
   for (const code of LANGUAGE_CODES) {
-    test(`${code}: every state, failure, step and page in words; nothing empty`, () => {
+    test(`${code}: every state, failure, error code, event, step and page in words; nothing empty`, () => {
       const messages = LANGUAGES[code]
       for (const state of JOB_STATES) expect(messages.jobStates[state].word.length * messages.jobStates[state].icon.length).toBeGreaterThan(0)
       for (const state of PRINTER_STATES) expect(messages.printerStates[state]?.word).toBeString()
@@ -29,6 +31,8 @@ describe('the message catalog', () => {
       for (const failure of FAILURE_CODES) expect(messages.failures[failure].say).toBeString()
       expect(Object.keys(messages.failures).sort()).toEqual([...FAILURE_CODES].sort())
       for (const state of JOB_STATES) expect(messages.timeline[state]).toBeString()
+      expect(Object.keys(messages.errors).sort()).toEqual([...API_ERROR_CODES].sort())
+      expect(Object.keys(messages.events).sort()).toEqual([...EVENT_TYPES].sort())
       expect(Object.keys(messages.pages).sort()).toEqual([...PAGES_PATHS].sort())
       for (const [path, text] of strings(messages)) expect({ path, empty: text.trim() === '' }).toEqual({ path, empty: false })
       // The same shape as English, key for key.
