@@ -14,7 +14,7 @@ import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAccounts } from '../services/accounts.ts'
-import { initialize, type InitResult, serverIdentity } from '../services/init.ts'
+import { initialize, type InitResult, noteUpgrade, serverIdentity } from '../services/init.ts'
 import { DiskGuard } from '../services/disk-guard.ts'
 import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
@@ -112,6 +112,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // A database of an older printhub brought up to date: an upgrade, said once (a new one is not).
     const migrated = store.migratedSince(opening)
     if (migrated && migrated.from > 0) log.info(`upgraded the database from schema ${migrated.from} to ${migrated.to} (printhub ${VERSION})`, { from: migrated.from, to: migrated.to, version: VERSION })
+    noteUpgrade(store, migrated)
     if (store.enableIncrementalVacuum()) log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.

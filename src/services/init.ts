@@ -1,5 +1,6 @@
 // First start: the server identity, the built-in agent, a default project with an API key, and a
 // demo printer.
+import { AUDIT_ON_THE_MACHINE } from '../protocol/admin-api.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
@@ -22,6 +23,24 @@ export const DEMO_PRINTER = { remoteId: 'demo', name: 'Demo printer (virtual)', 
 export type InitResult =
   | { created: true; projectId: string; apiKey: string; keyId: string; keyPrefix: string; printerId: string; serverId: string }
   | { created: false; projectId: string; serverId: string }
+
+const VERSION_SETTING = 'version'
+
+/**
+ * Notes in the audit log that this start runs another printhub than the last one did, or brought
+ * an older database up to date (`hub.upgrade`, on this machine): once per change of version.
+ */
+export function noteUpgrade(store: Store, migrated: { from: number; to: number } | undefined, version = VERSION): void {
+  const before = store.settings.get(VERSION_SETTING)
+  if (before === version) return
+  store.commits.write(() => {
+    store.settings.set(VERSION_SETTING, version)
+    // A new hub (no version, nothing migrated from) is a first start, not an upgrade.
+    if (before === undefined && !(migrated && migrated.from > 0)) return
+    const schema = migrated && migrated.from > 0 ? `, schema ${migrated.from} → ${migrated.to}` : ''
+    store.audit.record({ userId: null, user: null, action: 'hub.upgrade', target: `${before ?? 'an older printhub'} → ${version}${schema}`, address: AUDIT_ON_THE_MACHINE })
+  })
+}
 
 /** The stored server identity, generated once. */
 export function serverIdentity(store: Store): string {

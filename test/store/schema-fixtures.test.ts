@@ -10,6 +10,8 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ledger } from '../../src/agent/ledger.ts'
 import { Log } from '../../src/platform/log.ts'
+import { VERSION } from '../../src/domain/version.ts'
+import { noteUpgrade } from '../../src/services/init.ts'
 import { DatabaseTooNewError, openDatabase } from '../../src/sqlite/database.ts'
 import { DATABASE_FILE, HUB_SCHEMA, openHubDatabase } from '../../src/store/database.ts'
 import { writtenByNewerPrinthub } from '../support/fixtures.ts'
@@ -240,8 +242,24 @@ test("the hub's log says when it upgraded the database, from which schema to whi
       const said = lines.filter((line) => line.includes('upgraded the database'))
       expect(said).toHaveLength(expected)
       if (expected) expect(said[0]).toMatch(new RegExp(`Z info  hub from=${from} to=${latest} version=\\S+ upgraded the database from schema ${from} to ${latest} \\(printhub \\S+\\)$`))
+      // The audit log says it too, on this machine; a new hub's first start is not an upgrade.
+      const upgrades = hub.hub.store.audit.page(100).filter((entry) => entry.action === 'hub.upgrade')
+      expect(upgrades.map(({ user, target, address }) => ({ user, target, address }))).toEqual(expected ? [{ user: null, target: `an older printhub → ${VERSION}, schema ${from} → ${latest}`, address: 'this machine' }] : [])
     } finally {
       await hub.stop()
     }
+  }
+})
+
+test('the audit log notes each start that runs another version of printhub than the last start did, once', async () => {
+  const hub = await startTestHub()
+  try {
+    // The first start of a new hub noted its version, and no upgrade; each start after it runs this.
+    for (const version of [VERSION, '99.0.0', '99.0.0', VERSION]) noteUpgrade(hub.hub.store, undefined, version)
+    const targets = hub.hub.store.audit.page(100).filter((entry) => entry.action === 'hub.upgrade').map((entry) => entry.target)
+    // Newest first: back to this version (going back is a change of version too), after 99.0.0.
+    expect(targets).toEqual([`99.0.0 → ${VERSION}`, `${VERSION} → 99.0.0`])
+  } finally {
+    await hub.stop()
   }
 })
