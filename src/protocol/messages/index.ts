@@ -1,8 +1,11 @@
 // The languages people can read printhub in, and the choice of one: the account's own, else the
 // first the browser asks for that printhub has (`Accept-Language`), else English. Adding a
-// language is one file beside en.ts, and its line here.
-import { de } from './de.ts'
+// language is one file of words beside en.json, and its line here (its type is English's: the
+// compiler says what it lacks).
+import german from './de.json'
 import { en, type Messages } from './en.ts'
+
+const de: Messages = german
 
 export type { FailureWords, Messages, PrinterWords, StateWords } from './en.ts'
 
