@@ -87,7 +87,7 @@ describe('architecture', () => {
   test('the web framework only at the HTTP edges; SQLite only in the store, the SQLite kit and the agent\'s ledger', () => {
     const users = (pkg: string) =>
       sources.filter((file) => new RegExp(`from '${pkg}'`).test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))
-    expect(users('elysia').filter((file) => !/^(api|admin|dashboard|http)\//.test(file))).toEqual([])
+    expect(users('elysia').filter((file) => !/^(api|admin|dashboard|polling|http)\//.test(file))).toEqual([])
     expect(users('bun:sqlite').filter((file) => !/^(store|sqlite)\//.test(file) && file !== 'agent/ledger.ts')).toEqual([])
   })
 

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.ts'
 import type { WebhookSender } from '../services/webhooks.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
+import type { PollingPrinterView } from '../transports/cloudprnt.ts'
 
 /** The settings the dashboard changes while the hub runs. */
 export interface SettingsPort {
@@ -46,4 +47,6 @@ export interface AdminContext {
   receipts: ReceiptImages
   /** What the hub's own printers may reach (checked when one is added or changed). */
   printerConfinement(): Confinement
+  /** The printers seen polling the hub (CloudPRNT), adopted or waiting to be, most recent first. */
+  pollingPrinters(): PollingPrinterView[]
 }

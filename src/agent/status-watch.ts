@@ -15,6 +15,7 @@ export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
   private readonly asking = new Set<string>()
   private timer: Timer | undefined
+  private round: () => void = () => {}
   private stopped = false
 
   constructor(
@@ -37,11 +38,16 @@ export class StatusWatch {
 
   /** Starts asking, every interval, the printers `printers()` lists that `busy` does not say are printing. */
   start(printers: () => Iterable<ServedPrinter>, busy: (printerId: string) => boolean): void {
-    const round = () => {
+    this.round = () => {
       for (const printer of printers()) if (!busy(printer.id) && !this.asking.has(printer.id)) void this.ask(printer)
     }
-    round()
-    this.timer = setInterval(round, this.intervalMs)
+    this.round()
+    this.timer = setInterval(this.round, this.intervalMs)
+  }
+
+  /** Asks every idle printer now, not at the next interval (a printer that polls said something new). */
+  askNow(): void {
+    if (!this.stopped) this.round()
   }
 
   /** No more asking, and no more telling: an answer still on its way after this is dropped. */

@@ -36,6 +36,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   'destinations delete': async () => (await import('./commands/destinations.ts')).destinationsDeleteCommand,
   'printers add': async () => (await import('./commands/printers.ts')).printersAddCommand,
   'printers assign': async () => (await import('./commands/printers.ts')).printersAssignCommand,
+  'printers adopt': async () => (await import('./commands/printers.ts')).printersAdoptCommand,
   'printers list': async () => (await import('./commands/printers.ts')).printersListCommand,
   'printers remove': async () => (await import('./commands/printers.ts')).printersRemoveCommand,
   'printers detect': async () => (await import('./commands/printer-checks.ts')).printersDetectCommand,

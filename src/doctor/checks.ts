@@ -56,7 +56,7 @@ export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))
     findings.push(await port(options, database))
     findings.push(deviceAccess(options.machine))
-    if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer.remoteId, printer.connection, confinementOf(options.dataDir, [options.port])))
+    if (database) for (const printer of hubPrinters(database)) findings.push(await printerReachable(printer, confinementOf(options.dataDir, [options.port])))
   } finally {
     database?.close()
   }
@@ -266,7 +266,9 @@ function deviceAccess({ groups, usblpLoaded }: MachineFacts): Finding {
 }
 
 /** The printers this machine drives itself (the built-in agent's); remote agents check their own. */
-function hubPrinters(database: StoreInspection): { remoteId: string; connection: string }[] {
+type HubPrinter = ReturnType<StoreInspection['hubPrinters']>[number]
+
+function hubPrinters(database: StoreInspection): HubPrinter[] {
   try {
     return database.hubPrinters()
   } catch {
@@ -274,7 +276,8 @@ function hubPrinters(database: StoreInspection): { remoteId: string; connection:
   }
 }
 
-async function printerReachable(name: string, uri: string, confinement: Confinement): Promise<Finding> {
+async function printerReachable(printer: HubPrinter, confinement: Confinement): Promise<Finding> {
+  const { remoteId: name, connection: uri } = printer
   const check = `printer ${name}`
   const parsed = parseConnectionUri(uri)
   if (!parsed.ok) return { check, verdict: 'fail', detail: `its connection ${uri} is invalid: ${parsed.message}` }
@@ -301,6 +304,11 @@ async function printerReachable(name: string, uri: string, confinement: Confinem
       }
     case 'usb-id':
       return { check, verdict: 'warn', detail: `USB ${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}: not checked here` }
+    case 'cloudprnt':
+      // The hub records a polling printer's state as its polls say it, and offline once they stop.
+      return printer.state === null || printer.state === 'offline'
+        ? { check, verdict: 'warn', detail: `CloudPRNT printer ${connection.mac} has not polled the hub recently${printer.since ? ` (offline since ${printer.since})` : ''}: is it on, and is its server URL this hub's /cloudprnt? (docs/cloud-printers.md)` }
+        : { check, verdict: 'ok', detail: `CloudPRNT printer ${connection.mac} polls the hub (${printer.state} since ${printer.since})` }
   }
 }
 

@@ -22,6 +22,8 @@ export type Connection =
   | { kind: 'usb-id'; vendorId: number; productId: number; serial: string | null }
   | { kind: 'file'; path: string }
   | { kind: 'virtual'; name: string; mode: VirtualMode; delayMs: number }
+  /** A Star CloudPRNT printer: it polls the hub for its jobs (`/cloudprnt`), known by its Ethernet MAC address. */
+  | { kind: 'cloudprnt'; mac: string }
 
 /** How a virtual printer behaves: prints, fails every job (retryably), or reports itself offline. */
 export const VIRTUAL_MODES = ['ok', 'fail', 'offline'] as const
@@ -31,7 +33,7 @@ export const MAX_VIRTUAL_DELAY_MS = 60_000
 
 export type ParsedConnection = { ok: true; connection: Connection } | { ok: false; message: string }
 
-const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, file:///tmp/out.bin or virtual'
+const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, cloudprnt://00:11:62:12:34:56, file:///tmp/out.bin or virtual'
 
 function fail(message: string): ParsedConnection {
   return { ok: false, message: `${message} (examples: ${EXAMPLES})` }
@@ -116,10 +118,27 @@ export function parseConnectionUri(text: string): ParsedConnection {
     }
     case 'virtual':
       return parseVirtual(text)
+    case 'cloudprnt': {
+      const mac = normalMac(text.slice('cloudprnt://'.length))
+      return mac ? { ok: true, connection: { kind: 'cloudprnt', mac } } : fail('a CloudPRNT printer is cloudprnt://MAC, its Ethernet MAC address as 00:11:62:12:34:56')
+    }
     default:
       return fail(scheme ? `unknown connection kind "${scheme}"` : `"${text}" is not a connection URI`)
   }
 }
+
+/**
+ * A MAC address written as printers and their labels write it (`00:11:62:AB:CD:EF`,
+ * `00-11-62-ab-cd-ef`, `001162abcdef`), in the one form printhub keeps: lower case, with colons.
+ * Undefined when it is not a MAC address.
+ */
+export function normalMac(text: string): string | undefined {
+  const match = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(text)
+  return match ? match.slice(1).join(':').toLowerCase() : undefined
+}
+
+/** The connection URI of a CloudPRNT printer. */
+export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 
 /** A virtual printer's name (`virtual://NAME`). */
 export const VIRTUAL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/

@@ -16,6 +16,8 @@ export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as co
 export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
 /** How long a printer of a failover destination may be unable to print before its waiting jobs move on. */
 export const FAILOVER_AFTER_MS = { min: 500, max: 600_000, default: 10_000 } as const
+/** How long a CloudPRNT printer that fetched a job may take to confirm it before the job is unconfirmed (Star suggests about a minute). */
+export const CLOUDPRNT_CONFIRM_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
 /** Unfinished jobs one project may have (the entitlement limit). */
 export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as const
 /** How long finished jobs are kept, with their documents and timelines, in days. */

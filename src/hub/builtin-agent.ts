@@ -13,6 +13,7 @@ import type { Logger } from '../platform/log.ts'
 import { inMemoryConnector } from './in-memory-link.ts'
 import type { Store } from '../store/store.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
+import type { CloudPrnt } from '../transports/cloudprnt.ts'
 import { VERSION } from '../domain/version.ts'
 import { BUILTIN_AGENT_DIR } from '../services/init.ts'
 
@@ -48,6 +49,8 @@ export function startBuiltinAgent(
   log: Logger,
   /** Told when a printer's own status changed. */
   printerStateChanged: () => void,
+  /** The printers that poll the hub for their jobs. */
+  cloudPrnt: CloudPrnt,
 ): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
   const ledger = Ledger.within(store.db, store.commits)
@@ -64,6 +67,7 @@ export function startBuiltinAgent(
     log,
     statusPollMs,
     printerStateChanged,
+    cloudPrnt,
   })
   agent.start()
   return {

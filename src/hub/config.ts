@@ -6,7 +6,7 @@ import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, HISTORY_MB_PER_PROJECT, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS, FAILOVER_AFTER_MS } from '../domain/settings.ts'
+import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, HISTORY_MB_PER_PROJECT, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS, FAILOVER_AFTER_MS, CLOUDPRNT_CONFIRM_MS } from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -31,6 +31,8 @@ export interface HubConfig {
   statusPollMs: number
   /** How long a printer of a failover destination may be unable to print before its waiting jobs move on. */
   failoverAfterMs: number
+  /** How long a CloudPRNT printer that fetched a job may take to confirm it. */
+  cloudPrntConfirmMs: number
   /** Finished jobs are deleted once older than this many days. */
   retentionDays: number
   /** Past this many MB of finished jobs' documents, a project's oldest finished jobs are deleted. */
@@ -145,6 +147,7 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
     statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
     failoverAfterMs: integerSetting('PRINTHUB_FAILOVER_AFTER_MS', env.PRINTHUB_FAILOVER_AFTER_MS, FAILOVER_AFTER_MS.default, FAILOVER_AFTER_MS),
+    cloudPrntConfirmMs: integerSetting('PRINTHUB_CLOUDPRNT_CONFIRM_MS', env.PRINTHUB_CLOUDPRNT_CONFIRM_MS, CLOUDPRNT_CONFIRM_MS.default, CLOUDPRNT_CONFIRM_MS),
     retentionDays: integerSetting('PRINTHUB_RETENTION_DAYS', env.PRINTHUB_RETENTION_DAYS, RETENTION_DAYS.default, RETENTION_DAYS),
     historyMbPerProject: integerSetting('PRINTHUB_HISTORY_MB', env.PRINTHUB_HISTORY_MB, HISTORY_MB_PER_PROJECT.default, HISTORY_MB_PER_PROJECT),
     minFreeMb: integerSetting('PRINTHUB_MIN_FREE_MB', env.PRINTHUB_MIN_FREE_MB, MIN_FREE_MB.default, MIN_FREE_MB),

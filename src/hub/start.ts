@@ -35,6 +35,17 @@ import { backupInChildProcess } from './backup-process.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
+import { CloudPrnt } from '../transports/cloudprnt.ts'
+import type { PrinterModel } from '../transports/submission.ts'
+import { previewFor } from '../preview/preview.ts'
+import { findProfile } from '../profiles/catalog.ts'
+
+/** The picture of what a printer's bytes print, for a polling printer that fetches its job as a PNG. */
+function receiptPngOf(bytes: Uint8Array, model: PrinterModel): Uint8Array {
+  const profile = findProfile(model.profile)
+  if (!profile) throw new Error(`no printer profile ${model.profile}`)
+  return previewFor(bytes, profile, model.width).png()
+}
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 /** An agent answers the challenge at once; a stranger's connection is closed soon (gateway/admission.ts). */
@@ -71,6 +82,8 @@ export interface Hub {
   sessions: SessionRegistry
   /** The built-in agent's virtual printers (what they printed). */
   virtualPrinters: VirtualPrinters
+  /** The printers that poll the hub for their jobs (Star CloudPRNT). */
+  cloudPrnt: CloudPrnt
   builtinAgent: BuiltinAgent
   /** The scheduled backups (a look at the backup directory can be asked for at once). */
   backups: BackupSchedule
@@ -174,6 +187,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
+    // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked again at once.
+    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: receiptPngOf, changed: () => builtinAgent?.agent.printerNews() })
     const admin: AdminContext = {
       log: logs.for('admin'),
       store,
@@ -192,9 +207,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
       printerConfinement,
       receipts,
+      pollingPrinters: () => cloudPrnt.list(),
     }
     const requests = logs.for('api')
-    const app = hubApp(api, admin, options.log ?? ((entry) => logRequest(requests, entry)), requests)
+    const app = hubApp(api, admin, cloudPrnt, options.log ?? ((entry) => logRequest(requests, entry)), requests)
     try {
       app.listen({
         hostname: config.host,
@@ -227,7 +243,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id))
+    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id), cloudPrnt)
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
@@ -241,6 +257,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       dispatcher,
       sessions,
       virtualPrinters,
+      cloudPrnt,
       builtinAgent: started,
       backups,
       routes: () => app.routes.map((route) => ({ method: route.method, path: route.path })),
@@ -258,6 +275,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         const backupsStopped = Promise.all([backups.stop(), backupRunner.stop()])
         stopping.abort()
         const agentStopped = started.stop()
+        // Once the agent knows it is stopping: a job offered to a printer that polls stays the agent's, for the next start.
+        cloudPrnt.stop()
         await app.stop()
         await agentStopped
         await housekeepingStopped

@@ -15,6 +15,9 @@ import { type Confinement, confineConnection } from '../transports/confine.ts'
  */
 export type PrinterSettingsInput = PrinterSettingsFields & ({ reportedByAgent: true } | { reportedByAgent?: false | undefined; confinement: Confinement })
 
+/** The model a CloudPRNT printer is taken for unless told otherwise (Star's TSP100IV, whose StarPRNT the mC-Print3 speaks too). */
+export const DEFAULT_CLOUDPRNT_PROFILE = 'star-tsp143iv'
+
 export interface PrinterSettingsFields {
   id: string
   connection: string
@@ -49,16 +52,20 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
   if (!idCheck.ok) return fail('id', idCheck.issues[0]!.message)
   if (input.reportedByAgent) {
     if (input.connection.length > MAX_CONNECTION_LENGTH) return fail('connection', `must be at most ${MAX_CONNECTION_LENGTH} characters`)
-  } else {
-    const parsed = parseConnectionUri(input.connection)
+  }
+  const parsed = input.reportedByAgent ? undefined : parseConnectionUri(input.connection)
+  if (parsed && !input.reportedByAgent) {
     if (!parsed.ok) return fail('connection', parsed.message)
     const confined = confineConnection(parsed.connection, input.confinement)
     if (!confined.ok) return fail('connection', confined.message)
   }
+  const polling = parsed?.ok === true && parsed.connection.kind === 'cloudprnt'
   const width = input.width as PaperWidth | undefined
   if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)
-  const profile = findProfile(input.profile ?? defaultProfileId(width))
+  const profile = findProfile(input.profile ?? (polling ? DEFAULT_CLOUDPRNT_PROFILE : defaultProfileId(width)))
   if (!profile) return fail('profile', `must be one of ${PROFILES.map((p) => p.id).join(', ')}`)
+  // A CloudPRNT printer is served its jobs as StarPRNT.
+  if (polling && profile.commandSet !== 'starprnt') return fail('profile', `must be a StarPRNT model for a CloudPRNT printer: ${PROFILES.filter((p) => p.commandSet === 'starprnt').map((p) => p.id).join(', ')}`)
   if (width !== undefined && !profile.paperWidths.includes(width)) return fail('width', `must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
   const name = input.name || null
   if (name !== null) {

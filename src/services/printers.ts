@@ -1,7 +1,7 @@
 // A project's printers as every edge adds and changes them (the dashboard, the CLI): a printer the
 // hub drives itself (its built-in agent's), or a printer a paired agent reported. One rule for the
 // settings (printer-settings.ts), whoever adds it.
-import { connectionOf } from '../domain/connection-uri.ts'
+import { cloudPrntUri, connectionOf, normalMac } from '../domain/connection-uri.ts'
 import { defaultProfileId } from '../profiles/catalog.ts'
 import type { PaperWidth } from '../protocol/document.ts'
 import type { PrinterRecord } from '../store/printers.ts'
@@ -23,6 +23,8 @@ export type AddPrinterOutcome =
   | { kind: 'unknown_agent' }
   /** The agent has not reported that printer (is it connected?). */
   | { kind: 'not_reported' }
+  /** A printer that polls the hub by this MAC address is adopted already (one record per printer). */
+  | { kind: 'mac_taken'; printer: PrinterRecord }
 
 export type ChangePrinterOutcome =
   | { kind: 'changed'; printer: PrinterRecord }
@@ -55,8 +57,32 @@ export function addHubPrinter(store: Store, projectId: string, input: PrinterSet
   const { id, ...settings } = checked.settings
   // Printers and destinations share one namespace per project: applications post to either by name.
   if (store.destinations.get(projectId, id)) return { kind: 'taken', id }
+  // A printer that polls is one queue: two records would offer it each other's jobs.
+  const same = settings.connection.startsWith('cloudprnt://') ? store.printers.ofAgent(builtin.id).find((printer) => printer.connection === settings.connection) : undefined
+  if (same) return { kind: 'mac_taken', printer: same }
   const printer = store.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
+}
+
+/** What adopting a printer that polls takes: its MAC address, and what applications call it. */
+export interface Adoption {
+  mac: string
+  id: string
+  profile?: string | undefined
+  width?: number | undefined
+  name?: string | null | undefined
+}
+
+/**
+ * Adopts a printer that polls the hub (Star CloudPRNT) into a project, by its MAC address (as the
+ * printer, its label or the dashboard writes it): from then on it is offered the project's jobs
+ * for it. Until adopted, a printer that polls is offered nothing.
+ */
+export function adoptPollingPrinter(store: Store, projectId: string, adoption: Adoption, confinement: Confinement): AddPrinterOutcome {
+  const mac = normalMac(adoption.mac)
+  if (!mac) return { kind: 'invalid', problem: { field: 'connection', message: `${JSON.stringify(adoption.mac.slice(0, 64))} is not a MAC address (as 00:11:62:12:34:56)` } }
+  const { mac: _mac, ...settings } = adoption
+  return addHubPrinter(store, projectId, { ...settings, connection: cloudPrntUri(mac) }, confinement)
 }
 
 /** Gives a project a printer a paired agent reported. */

@@ -54,13 +54,18 @@ export class StoreInspection {
   }
 
   /** The printers this machine drives itself (the built-in agent's), oldest first. */
-  hubPrinters(): { remoteId: string; connection: string }[] {
+  /** The built-in agent's printers, each with its latest recorded state and since when (none recorded: null). */
+  hubPrinters(): { remoteId: string; connection: string; state: string | null; since: string | null }[] {
     return this.db
-      .query<{ remoteId: string; connection: string }, []>(
-        `SELECT p.remote_id AS remoteId, p.connection FROM printers p JOIN agents a ON a.id = p.agent_id
+      .query<{ remoteId: string; connection: string; state: string | null; at: number | null }, []>(
+        `SELECT p.remote_id AS remoteId, p.connection,
+                (SELECT s.state FROM printer_states s WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS state,
+                (SELECT s.at FROM printer_states s WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS at
+         FROM printers p JOIN agents a ON a.id = p.agent_id
          WHERE a.builtin = 1 AND a.revoked_at IS NULL AND p.removed_at IS NULL ORDER BY p.created_at, p.id`,
       )
       .all()
+      .map(({ at, ...printer }) => ({ ...printer, since: at === null ? null : new Date(at).toISOString() }))
   }
 
   close(): void {

@@ -143,6 +143,7 @@ export function confineConnection(connection: Connection, confinement: Confineme
       return checkTcp(connection.host, connection.port, confinement.ownPorts)
     case 'usb-id':
     case 'virtual':
+    case 'cloudprnt':
       return OK
   }
 }

@@ -1,12 +1,14 @@
 // Hands a rendered job to its printer, whatever the connection, and asks an idle printer how it
 // is. Network, serial and USB links share the printer's language (printer-link.ts); virtual
-// printers and files only keep the bytes. Every expected outcome (a printer unreachable, out of
-// paper, a job cancelled) comes back as a value; a rejection means a bug.
+// printers and files only keep the bytes; printers that poll fetch them (cloudprnt.ts). Every
+// expected outcome (a printer unreachable, out of paper, a job cancelled) comes back as a value;
+// a rejection means a bug.
 import { findProfile } from '../profiles/catalog.ts'
 import { failure } from '../protocol/failures.ts'
 import type { Connection } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { OpenChannel } from './channel.ts'
+import type { CloudPrnt } from './cloudprnt.ts'
 import { type Confinement, confineConnection } from './confine.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
@@ -26,6 +28,8 @@ export interface Transports {
   usb?: () => Promise<UsbBackend>
   /** What printers may reach: device files, the output folder, network printers other than the hub. */
   confinement: Confinement
+  /** The printers that poll the hub for their jobs (only the hub's own agent has them). */
+  cloudPrnt?: CloudPrnt
 }
 
 /** A connection to a printer that speaks back: network, serial and USB printers. */
@@ -33,7 +37,7 @@ export type LinkedConnection = Extract<Connection, { kind: 'tcp' | 'serial' | 'u
 
 /** Whether the printer speaks back (can be probed); virtual printers and files do not. */
 export function speaksBack(connection: Connection): connection is LinkedConnection {
-  return connection.kind !== 'virtual' && connection.kind !== 'file'
+  return connection.kind !== 'virtual' && connection.kind !== 'file' && connection.kind !== 'cloudprnt'
 }
 
 /** The channel to a printer that speaks back, and how it is named in messages. */
@@ -77,6 +81,7 @@ export async function readyPrinter(connection: Connection, signal: AbortSignal, 
     const outputDir = transports.confinement.outputDir
     return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : submitToFile(connection.path, bytes, outputDir)), release() {} } }
   }
+  if (connection.kind === 'cloudprnt') return transports.cloudPrnt ? transports.cloudPrnt.ready(connection.mac, signal, model) : refused(failure('printer.invalid_connection', 'Only the hub serves CloudPRNT printers: add this printer on the hub, not on a remote agent.'))
   const link = linkTo(connection, transports)
   // A model this printhub does not know is asked nothing: its bytes are all it gets.
   const status = findProfile(model.profile)?.status ?? { realtime: false, processIdResponse: false }
@@ -85,6 +90,8 @@ export async function readyPrinter(connection: Connection, signal: AbortSignal, 
 
 /** The state of an idle printer whose model answers status requests; undefined when it cannot be asked. */
 export function readStatus(connection: Connection, transports: Transports, model: PrinterModel): Promise<PrinterState> | undefined {
+  // A printer that polls said its state in its last poll.
+  if (connection.kind === 'cloudprnt') return transports.cloudPrnt && Promise.resolve(transports.cloudPrnt.state(connection.mac))
   if (!speaksBack(connection) || !findProfile(model.profile)?.status.realtime) return undefined
   const link = linkTo(connection, transports)
   return readLinkStatus(link.open, link.where)

@@ -1,5 +1,6 @@
 // Printers: the list with their states, adding one (to the hub, or a paired agent's), editing,
-// removing, a test page, the last receipt, the status history; what is plugged in; the models.
+// removing, a test page, the last receipt, the status history; what is plugged in; the models;
+// printers that poll the hub, and adopting one.
 import { ApiError, conflict, invalidField, notFound } from '../../http/errors.ts'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
@@ -8,7 +9,7 @@ import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../../protocol/limits.ts'
 import { integer, nullable, object, optional, string } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import { MAX_CONNECTION_LENGTH } from '../../services/printer-settings.ts'
-import { type AddPrinterOutcome, addHubPrinter, assignAgentPrinter, type ChangePrinterOutcome, changePrinter } from '../../services/printers.ts'
+import { type AddPrinterOutcome, addHubPrinter, adoptPollingPrinter, assignAgentPrinter, type ChangePrinterOutcome, changePrinter } from '../../services/printers.ts'
 import { testPage } from '../../services/test-page.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import type { AdminContext } from '../context.ts'
@@ -33,6 +34,15 @@ const newPrinterRule = object({
   /** Or a paired agent's printer. */
   agentId: optional(identifier),
   agentPrinterId: optional(identifier),
+})
+
+const adoptionRule = object({
+  mac: string({ min: 1, max: 64 }),
+  projectId: identifier,
+  id: string({ min: 0, max: 128 }),
+  name: optional(nullable(string({ min: 0, max: 256 }))),
+  profile: optional(string({ min: 1, max: 64 })),
+  width: optional(integer({ min: 0, max: 1_000 })),
 })
 
 const printerChangeRule = object({
@@ -61,6 +71,8 @@ function printerError(outcome: Exclude<AddPrinterOutcome | ChangePrinterOutcome,
       return notFound(NO_PRINTER)
     case 'connection_set_by_agent':
       return invalidField('connection', 'is set by the agent', "This printer is attached to a paired agent: change its connection on that agent's machine.")
+    case 'mac_taken':
+      return conflict(`This printer is adopted already, as "${outcome.printer.remoteId}".`, [{ path: 'mac', message: 'is adopted already' }])
   }
 }
 
@@ -85,6 +97,20 @@ export function printerRoutes(context: AdminContext) {
           agentId !== undefined || agentPrinterId !== undefined
             ? assignAgentPrinter(store, { projectId, agentId: agentId ?? '', agentPrinterId: agentPrinterId ?? '', ...settings })
             : addHubPrinter(store, projectId, { ...settings, connection: connection ?? '' }, context.printerConfinement())
+        if (outcome.kind !== 'added') throw printerError(outcome)
+        context.board.recordAgent(outcome.printer.agentId)
+        set.status = 201
+        return { printer: view(outcome.printer.id) }
+      },
+      { parse: 'none' },
+    )
+    // Printers that poll the hub (CloudPRNT): those seen, adopted or waiting for a technician to adopt them.
+    .get('/printers/polling', () => ({ printers: context.pollingPrinters() }))
+    .post(
+      '/printers/adopt',
+      async ({ request, set }) => {
+        const { projectId, ...adoption } = await readValidBody(request, adoptionRule, MAX_BODY)
+        const outcome = adoptPollingPrinter(store, projectId, adoption, context.printerConfinement())
         if (outcome.kind !== 'added') throw printerError(outcome)
         context.board.recordAgent(outcome.printer.agentId)
         set.status = 201

@@ -1,6 +1,6 @@
 import { DEFAULT_PROFILE_ID, PROFILES } from '../../profiles/catalog.ts'
-import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
-import { type AddPrinterOutcome, addHubPrinter, assignAgentPrinter } from '../../services/printers.ts'
+import { checkPrinterSettings, DEFAULT_CLOUDPRNT_PROFILE, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
+import { type AddPrinterOutcome, addHubPrinter, adoptPollingPrinter, assignAgentPrinter } from '../../services/printers.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
@@ -50,6 +50,8 @@ function addedPrinter(outcome: AddPrinterOutcome, projectId: string, agent?: { a
       throw new CliError(`there is no paired agent ${agent?.agentId} (see printhub agents list)`)
     case 'not_reported':
       throw new CliError(`agent ${agent?.agentId} has not reported a printer ${agent?.agentPrinterId}; is it connected? (see printhub printers list --agents)`)
+    case 'mac_taken':
+      throw new CliError(`this printer is adopted already, as ${outcome.printer.id} ("${outcome.printer.remoteId}") in project ${outcome.printer.projectId}`)
   }
 }
 
@@ -63,7 +65,7 @@ export const printersAddCommand: Command = {
     '--local           add it to the agent in --data instead (a remote agent; see printhub agent)',
     '--id ID           the name applications use as printerId, e.g. kitchen (letters, digits, . _ : -)',
     '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
-    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], file:///PATH,',
+    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], cloudprnt://MAC, file:///PATH,',
     '                  virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]',
     `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
     "--width 58|80     paper width in mm (default: the profile's)",
@@ -99,6 +101,31 @@ export const printersAddCommand: Command = {
     const printer = withStore(args, io, (store) => addedPrinter(addHubPrinter(store, projectId, input, confinement), projectId))
     if (args.values.json) return printJson(io, printer)
     io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
+  },
+}
+
+export const printersAdoptCommand: Command = {
+  name: 'printers adopt',
+  audited: (args) => (args.values.id as string | undefined) ?? args.positionals[0] ?? null,
+  summary: 'adopt a printer that polls the hub (Star CloudPRNT) into a project, by its MAC address',
+  usage: 'MAC --project ID --id ID [--profile NAME] [--data DIR] [--json]',
+  help: [
+    "MAC               the printer's Ethernet MAC address (its self-test page, or the dashboard's Printers page), e.g. 00:11:62:12:34:56",
+    '--project ID      the project that prints on it',
+    '--id ID           the name applications use as printerId, e.g. bar (letters, digits, . _ : -)',
+    `--profile NAME    its model, a StarPRNT one (default ${DEFAULT_CLOUDPRNT_PROFILE})`,
+    DATA_HELP,
+    JSON_HELP,
+  ],
+  options: { project: { type: 'string' }, id: { type: 'string' }, profile: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  run(args, io) {
+    const mac = positional(args, 0, 'MAC', 1)
+    const projectId = requireString(args, 'project')
+    const adoption = { mac, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
+    const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
+    const printer = withStore(args, io, (store) => addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId))
+    if (args.values.json) return printJson(io, printer)
+    io.out(`Adopted ${mac} as printer ${printer.id} ("${printer.remoteId}", ${printer.profile}, ${printer.width} mm): a running hub offers it jobs from its next poll.`)
   },
 }
 
