@@ -136,6 +136,28 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     }
   })
 
+  test('printers adopt: a printer that polls the hub, by its MAC address as its label writes it; once; with a StarPRNT model', async () => {
+    const adopted = await cliJson(['printers', 'adopt', '00-11-62-0A-0B-0C', '--project', init.projectId, '--id', 'bar'], env)
+    expect(adopted).toMatchObject({ remoteId: 'bar', connection: 'cloudprnt://00:11:62:0a:0b:0c', profile: 'star-tsp143iv', width: 80 })
+    const human = await cli(['printers', 'adopt', '00:11:62:0a:0b:0d', '--project', init.projectId, '--id', 'patio'], env)
+    expect(human.stdout).toContain('Adopted 00:11:62:0a:0b:0d as printer')
+    const again = await cli(['printers', 'adopt', '001162:0a0b0c', '--project', init.projectId, '--id', 'bar2'], env)
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringContaining(`adopted already, as ${adopted.id} ("bar")`) })
+    const cases: [string[], number, string][] = [
+      [['00:11:62:zz:0b:0c', '--project', init.projectId, '--id', 'x'], 2, 'is not a MAC address'],
+      [['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'x', '--profile', 'epson-tm-m30iii'], 2, '--profile must be a StarPRNT model for a CloudPRNT printer: star-tsp143iv'],
+      [['00:11:62:0a:0b:0e', '--project', 'prj_nope', '--id', 'x'], 1, 'there is no project prj_nope'],
+      [['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'bar'], 1, 'already has a printer "bar"'],
+      [['00:11:62:0a:0b:0e', '--project', init.projectId], 2, '--id is required'],
+      [['--project', init.projectId, '--id', 'x'], 2, 'MAC'],
+    ]
+    for (const [extra, code, message] of cases) {
+      const result = await cli(['printers', 'adopt', ...extra], env)
+      expect({ extra, code: result.code, message: result.stderr.includes(message) }).toEqual({ extra, code, message: true })
+    }
+    for (const id of [adopted.id, (await cliJson(['printers', 'list', '--project', init.projectId], env)).find((p: { remoteId: string }) => p.remoteId === 'patio').id]) await cliJson(['printers', 'remove', id], env)
+  })
+
   test('jobs list and show', async () => {
     expect(await cliJson(['jobs', 'list', '--project', init.projectId], env)).toEqual([])
     expect((await cli(['jobs', 'list', '--project', init.projectId], env)).stdout.trim()).toBe('No jobs.')

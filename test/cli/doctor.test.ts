@@ -210,6 +210,22 @@ describe('printhub doctor', () => {
     expect(finding(findings, 'printer unplugged')).toMatchObject({ verdict: 'fail', detail: '/dev/ttyUSB9 does not exist: is the printer plugged in and on?' })
   })
 
+  test('printers that poll the hub: one never heard from, one whose polls stopped, and one that polls', async () => {
+    const dir = await hubData({ silent: 'cloudprnt://00:11:62:00:00:01', stopped: 'cloudprnt://00:11:62:00:00:02', polling: 'cloudprnt://00:11:62:00:00:03' })
+    // The hub recorded what each printer's polls said, as it does while it runs.
+    const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 100 })
+    const agentId = store.agents.builtin()!.id
+    const idOf = (remoteId: string) => store.printers.ofAgent(agentId).find((p) => p.remoteId === remoteId)!.agentPrinterId
+    store.printerStates.record(agentId, idOf('stopped'), 'online')
+    store.printerStates.record(agentId, idOf('stopped'), 'offline')
+    store.printerStates.record(agentId, idOf('polling'), 'paper_low')
+    store.close()
+    const findings = await diagnose(options({ dataDir: dir }))
+    expect(finding(findings, 'printer silent')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:01 has not polled the hub recently: /) })
+    expect(finding(findings, 'printer stopped')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:02 has not polled the hub recently \(offline since 20\d\d-/) })
+    expect(finding(findings, 'printer polling')).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:03 polls the hub \(paper_low since 20\d\d-/) })
+  })
+
   test('the command: plain words, exit 0 only when all is well, --json for scripts', async () => {
     const healthy = await cli(['doctor', '--data', dataDir, '--host', '127.0.0.1', '--port', String(freePort())])
     expect(healthy.code).toBe(0)
