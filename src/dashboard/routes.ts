@@ -35,6 +35,8 @@ import overviewSource from './browser/pages/overview.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import printersSource from './browser/pages/printers.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
+import pollingSource from './browser/pages/polling.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
 import jobsSource from './browser/pages/jobs.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import projectsSource from './browser/pages/projects.ts' with { type: 'text' }
@@ -68,6 +70,7 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/records.ts': recordsSource,
   'pages/overview.ts': overviewSource,
   'pages/printers.ts': printersSource,
+  'pages/polling.ts': pollingSource,
   'pages/jobs.ts': jobsSource,
   'pages/projects.ts': projectsSource,
   'pages/agents.ts': agentsSource,

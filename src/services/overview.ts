@@ -23,6 +23,8 @@ export interface OverviewSources {
   now(): number
   lan(): HubOnTheLan
   isConnected(agentId: string): boolean
+  /** The printers seen polling the hub, adopted or not. */
+  pollingPrinters(): readonly { adopted: boolean }[]
 }
 
 export type Overview = ReturnType<typeof overview>
@@ -44,5 +46,7 @@ export function overview(sources: OverviewSources) {
     printers: sources.board.views().map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue })),
     jobsToday: { since: new Date(since).toISOString(), counts: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])) },
     agents: { online: agents.filter((agent) => sources.isConnected(agent.id)).length, paired: agents.length },
+    /** Printers that poll the hub and wait for a technician to adopt them. */
+    printersToAdopt: sources.pollingPrinters().filter((printer) => !printer.adopted).length,
   }
 }

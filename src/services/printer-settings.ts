@@ -4,7 +4,7 @@ import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { parseConnectionUri } from '../domain/connection-uri.ts'
+import { cloudPrntUri, parseConnectionUri } from '../domain/connection-uri.ts'
 import { type Confinement, confineConnection } from '../transports/confine.ts'
 
 /**
@@ -72,5 +72,7 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
     const nameCheck = validate(shortString, name)
     if (!nameCheck.ok) return fail('name', nameCheck.issues[0]!.message)
   }
-  return { ok: true, settings: { id: input.id, connection: input.connection, profile: profile.id, width: width ?? profile.defaultWidth, name } }
+  // A MAC address is kept in one spelling, so that one printer is one record however it was typed.
+  const connection = parsed?.ok === true && parsed.connection.kind === 'cloudprnt' ? cloudPrntUri(parsed.connection.mac) : input.connection
+  return { ok: true, settings: { id: input.id, connection, profile: profile.id, width: width ?? profile.defaultWidth, name } }
 }

@@ -32,6 +32,8 @@ export type ChangePrinterOutcome =
   | { kind: 'invalid'; problem: SettingProblem }
   /** A paired agent's printer is attached on that agent's machine. */
   | { kind: 'connection_set_by_agent' }
+  /** Another of the hub's printers is the printer that polls by this MAC address. */
+  | { kind: 'mac_taken'; printer: PrinterRecord }
 
 export interface AgentPrinterAssignment {
   projectId: string
@@ -47,6 +49,15 @@ export interface AgentPrinterAssignment {
   width?: number | undefined
 }
 
+/**
+ * The hub's record of the printer that polls at `connection`, when it has one (other than
+ * `except`): a printer that polls is one queue, and two records would offer it each other's jobs.
+ */
+function pollingTwin(store: Store, builtinId: string, connection: string, except?: string): PrinterRecord | undefined {
+  if (!connection.startsWith('cloudprnt://')) return undefined
+  return store.printers.ofAgent(builtinId).find((printer) => printer.connection === connection && printer.id !== except)
+}
+
 /** A printer the hub's built-in agent drives, for a project. */
 export function addHubPrinter(store: Store, projectId: string, input: PrinterSettingsFields, confinement: Confinement): AddPrinterOutcome {
   if (!store.projects.get(projectId)) return { kind: 'unknown_project' }
@@ -57,8 +68,7 @@ export function addHubPrinter(store: Store, projectId: string, input: PrinterSet
   const { id, ...settings } = checked.settings
   // Printers and destinations share one namespace per project: applications post to either by name.
   if (store.destinations.get(projectId, id)) return { kind: 'taken', id }
-  // A printer that polls is one queue: two records would offer it each other's jobs.
-  const same = settings.connection.startsWith('cloudprnt://') ? store.printers.ofAgent(builtin.id).find((printer) => printer.connection === settings.connection) : undefined
+  const same = pollingTwin(store, builtin.id, settings.connection)
   if (same) return { kind: 'mac_taken', printer: same }
   const printer = store.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
@@ -129,5 +139,7 @@ export function changePrinter(
   })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const { id: _id, ...settings } = checked.settings
+  const twin = hubDriven ? pollingTwin(store, printer.agentId, settings.connection, printer.id) : undefined
+  if (twin) return { kind: 'mac_taken', printer: twin }
   return { kind: 'changed', printer: store.printers.update(printer.id, settings)! }
 }

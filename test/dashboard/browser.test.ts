@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
 import { cli } from '../support/cli.ts'
+import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
 import { DOC_SCREENSHOTS, launchChromium, pngSize, screenshot, VIEWPORTS } from '../support/browser.ts'
 import { adminToken } from '../support/fixtures.ts'
 import { validate } from '../../src/protocol/rules.ts'
@@ -17,6 +18,7 @@ import { identifier } from '../../src/protocol/values.ts'
 import { parseConnectionUri } from '../../src/domain/connection-uri.ts'
 import { startTestHub, type TestHub, tempDir } from '../support/hub.ts'
 import { freePort } from '../support/ports.ts'
+import { waitFor } from '../support/wait.ts'
 
 const PASSWORD = 'counter-top-2026'
 const PROJECT = 'Café Olé'
@@ -29,6 +31,8 @@ let desktop: BrowserContext
 let page: Page
 let agent: AgentProcess | undefined
 let agentDir: string
+/** Printers that poll the hub, stopped at the end. */
+const cloudPrinters: CloudPrntPrinter[] = []
 /** What the dashboard made, for the later steps. */
 const made = { projectId: '', apiKey: '', jobId: '', reprintId: '' }
 
@@ -63,6 +67,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  for (const printer of cloudPrinters) printer.stop()
   agent?.process.kill()
   await agent?.process.exited
   await browser?.close()
@@ -535,6 +540,37 @@ describe('dashboard in Chromium', () => {
     } finally {
       await phone.close()
     }
+  })
+
+  test('a printer that polls the hub: counted on the overview, adopted on the printers page into a project, and it prints', async () => {
+    const bar = new CloudPrntPrinter({ url: `${hub.url}/cloudprnt`, mac: '00:11:62:0d:a5:01' })
+    cloudPrinters.push(bar)
+    bar.start(100)
+    await page.goto('/dashboard/#/overview')
+    await page.locator('[data-todo="adopt"]').getByText('Printers waiting to be adopted: 1').waitFor()
+    await page.locator('[data-todo="adopt"] a').click()
+    const waiting = page.locator('[data-polling="00:11:62:0d:a5:01"]')
+    await waiting.getByText('Star mC-Print3 1.5').waitFor()
+    await waiting.locator('summary').click()
+    const adopt = page.getByRole('form', { name: 'Adopt printer 00:11:62:0d:a5:01' })
+    await adopt.getByLabel('Project').selectOption({ label: 'default' })
+    await adopt.getByLabel('Printer ID').fill('cloud-bar')
+    await adopt.getByRole('button', { name: 'Adopt' }).click()
+    await page.locator('li[data-printer="cloud-bar"] .badge[data-state="online"]').waitFor()
+    await expect(waiting.count()).resolves.toBe(0)
+    const posted = await fetch(`${hub.url}/v1/projects/${hub.projectId}/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ printerId: 'cloud-bar', idempotencyKey: `order-${crypto.randomUUID()}`, document: { width: 80, sections: [{ type: 'text', value: 'Crème brûlée ×2' }, { type: 'cut' }] } }),
+    })
+    expect(posted.status).toBe(202)
+    await waitFor(() => bar.confirmations.length === 1, 10_000)
+    expect(bar.fetched[0]!.text.map((line) => line.trim())).toContain('Crème brûlée ×2')
+    // Another stays waiting, so that the pages below are checked with one on them.
+    const stranger = new CloudPrntPrinter({ url: `${hub.url}/cloudprnt`, mac: '00:11:62:0d:a5:02' })
+    cloudPrinters.push(stranger)
+    stranger.start(250)
+    await page.locator('[data-polling="00:11:62:0d:a5:02"]').waitFor()
   })
 
   test('accessible: axe-core finds no WCAG 2 A or AA violation (contrast 4.5:1 among them) on any page, at phone and desktop width, in English and German', async () => {

@@ -88,7 +88,7 @@ export function printerRoutes(context: AdminContext) {
   return adminRouter(store, STAFF_READS)
     .get('/printers', () => ({ printers: context.board.views() }))
     .get('/printers/detect', () => context.detect())
-    .get('/profiles', () => ({ profiles: PROFILES.map(({ id, name, paperWidths, defaultWidth }) => ({ id, name, paperWidths, defaultWidth })) }))
+    .get('/profiles', () => ({ profiles: PROFILES.map(({ id, name, paperWidths, defaultWidth, commandSet }) => ({ id, name, paperWidths, defaultWidth, commandSet })) }))
     .post(
       '/printers',
       async ({ request, set }) => {

@@ -5,7 +5,7 @@
 import type { PrinterWords } from '../../../protocol/messages/en.ts'
 import type { Overview } from '../../../services/overview.ts'
 import { api } from '../api.ts'
-import { t } from '../config.ts'
+import { may, t } from '../config.ts'
 import { badge, duration, empty, errorBox, fill, h, replace } from '../dom.ts'
 import { heading, live, type Page } from './page.ts'
 import { printerLabel } from './records.ts'
@@ -32,6 +32,7 @@ export const overviewPage: Page = {
       replace(
         printers,
         h('h2', { id: 'printers-h' }, t.pages.printers),
+        o.printersToAdopt > 0 && may('technician') ? h('p', { class: 'todo', 'data-todo': 'adopt' }, h('a', { href: '#/printers' }, fill(t.overview.toAdopt, { n: o.printersToAdopt }))) : null,
         o.printers.length === 0
           ? empty(t.overview.noPrinters)
           : h(

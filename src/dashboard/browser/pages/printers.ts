@@ -9,18 +9,15 @@ import { config, may, t } from '../config.ts'
 import { announce, badge, empty, errorBox, field, fill, h, replace, select, showError, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 import { type AgentView, printerLabel, projectOptions } from './records.ts'
+import { pollingSection, type Profile } from './polling.ts'
+import type { PollingPrinterView } from '../../../transports/cloudprnt.ts'
 
-interface Profile {
-  id: string
-  name: string
-  paperWidths: number[]
-  defaultWidth: number
-}
 
 const CONNECTION_KINDS: [string, string][] = [
   ['tcp', t.printers.kindTcp],
   ['serial', t.printers.kindSerial],
   ['usb', t.printers.kindUsb],
+  ['cloudprnt', t.printers.kindCloudPrnt],
   ['virtual', t.printers.kindVirtual],
   ['agent', t.printers.kindAgent],
 ]
@@ -44,6 +41,8 @@ function connectionFields(kind: string, detected: DetectedPrinter[], agents: Age
     }
     case 'virtual':
       return [field(t.printers.virtualName, h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
+    case 'cloudprnt':
+      return [field(t.printers.mac, h('input', { name: 'mac', required: true, placeholder: '00:11:62:12:34:56', autocomplete: 'off', spellcheck: 'false' }))]
     default: {
       const options = agents.filter((a) => !a.builtin && !a.revokedAt).flatMap((a) => a.printers.map((p): [string, string] => [`${a.id} ${p.id}`, `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`]))
       return [field(t.printers.agentPrinter, options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: t.printers.noAgentPrinters }))]
@@ -60,6 +59,8 @@ function connectionOf(kind: string, values: Record<string, string>): Record<stri
       return { connection: values.device ?? '' }
     case 'virtual':
       return { connection: values.virtualName ? `virtual://${values.virtualName}` : 'virtual' }
+    case 'cloudprnt':
+      return { connection: `cloudprnt://${values.mac ?? ''}` }
     default: {
       const [agentId = '', agentPrinterId = ''] = (values.agentPrinter ?? '').split(' ')
       return { agentId, agentPrinterId }
@@ -148,14 +149,21 @@ export const printersPage: Page = {
     const problem = errorBox()
     const list = h('ul', { class: 'cards' })
     const addArea = h('section', { class: 'card', 'aria-labelledby': 'add-h' })
-    replace(main, ...heading(t.pages.printers, t.printers.intro), problem, list, addArea)
+    const pollingArea = h('div', {})
+    replace(main, ...heading(t.pages.printers, t.printers.intro), problem, list, pollingArea, addArea)
     let projects: Project[] = []
     let profiles: Profile[] = []
     const load = async (changed: (data: unknown) => boolean) => {
-      const { printers } = await api<{ printers: PrinterView[] }>('GET', '/printers')
+      const [{ printers }, polling] = await Promise.all([
+        api<{ printers: PrinterView[] }>('GET', '/printers'),
+        may('technician') ? api<{ printers: PollingPrinterView[] }>('GET', '/printers/polling') : { printers: [] },
+      ])
+      // A waiting printer's polls change only when it was last heard from: not a reason to draw the page again.
+      const waiting = polling.printers.filter((p) => !p.adopted).map(({ lastPollAt: _lastPollAt, ...p }) => p)
       // Open edit forms and details stay as they are while nothing about the printers changed.
-      if (!changed([printers, projects.length, profiles.length])) return
+      if (!changed([printers, waiting, projects.length, profiles.length])) return
       replace(list, printers.length === 0 ? empty(t.printers.none) : printers.map((p) => printerCard(p, projects, profiles, problem)))
+      if (may('technician') && projects.length > 0) replace(pollingArea, pollingSection(polling.printers.filter((p) => !p.adopted), projects, profiles, view.refresh))
     }
     const setUp = async () => {
       ;[{ projects }, { profiles }] = await Promise.all([api<{ projects: Project[] }>('GET', '/projects'), api<{ profiles: Profile[] }>('GET', '/profiles')])
@@ -164,7 +172,11 @@ export const printersPage: Page = {
       const kind = select('kind', CONNECTION_KINDS, 'tcp')
       const kindFields = h('div', {})
       const profile = select('profile', profiles.map((x) => [x.id, x.name]), 'generic-80mm')
-      const showKind = () => replace(kindFields, connectionFields(kind.value, detected, agents))
+      const showKind = () => {
+        replace(kindFields, connectionFields(kind.value, detected, agents))
+        // A CloudPRNT printer is a Star one: its model is offered first.
+        if (kind.value === 'cloudprnt') profile.value = profiles.find((x) => x.commandSet === 'starprnt')?.id ?? profile.value
+      }
       kind.addEventListener('change', showKind)
       kindFields.addEventListener('change', (event) => {
         const found = detected.find((d) => d.connection === (event.target as HTMLSelectElement).value)
