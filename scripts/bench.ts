@@ -25,11 +25,13 @@
 //   the hub's event loop waits while it makes a backup (a process of its own);
 //   security (scripts/bench-security.ts): /health while strangers hold frames at the gateway, while
 //   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
+//   cloudprnt (scripts/bench-cloudprnt.ts): 100 CloudPRNT printers polling every second: the hub's CPU
+//   against as many /health requests, and the time from a job's submission to its download;
 //   dashboard (scripts/bench-dashboard.ts): every page loaded cold by Chromium on a phone profile,
 //   in English and German: bytes, first contentful paint, page drawn;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`, `failover`, `dashboard` or `binary` runs one;
+// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`, `failover`, `cloudprnt`, `dashboard` or `binary` runs one;
 // `--quick` runs them with smaller counts (for development). Every run is appended to docs/benchmarks.md.
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
@@ -51,11 +53,12 @@ import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
 import { eventsSection } from './bench-events.ts'
 import { failoverSection } from './bench-failover.ts'
+import { cloudprntSection } from './bench-cloudprnt.ts'
 import { dashboardSection } from './bench-dashboard.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'failover', 'dashboard', 'binary'] as const
+const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'failover', 'cloudprnt', 'dashboard', 'binary'] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -142,6 +145,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return eventsSection()
     case 'failover':
       return failoverSection()
+    case 'cloudprnt':
+      return cloudprntSection()
     case 'dashboard':
       return dashboardSection()
     case 'security':
