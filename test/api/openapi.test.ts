@@ -16,8 +16,12 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-/** Routes that are not the public API: the agents' WebSocket (OpenPrinter, private), the admin API and the dashboard (and `/`, which leads to it). */
-const PRIVATE = [/^\/\.well-known\/printservice\/gateway$/, /^\/admin\//, /^\/dashboard/, /^\/$/]
+/**
+ * Routes that are not the public API: the agents' WebSocket (OpenPrinter, private), the admin API
+ * and the dashboard (and `/`, which leads to it), and the printers' own polling protocols (Star's
+ * and Epson's, documented in docs/cloud-printers.md).
+ */
+const PRIVATE = [/^\/\.well-known\/printservice\/gateway$/, /^\/admin\//, /^\/dashboard/, /^\/$/, /^\/cloudprnt$/, /^\/epson-sdp$/]
 
 describe('the OpenAPI document', () => {
   test('is valid OpenAPI 3.1', async () => {
