@@ -72,7 +72,7 @@ export async function cloudprntSection(): Promise<SectionResult> {
   const records: string[] = []
   try {
     for (let i = 0; i < PRINTERS; i++) {
-      const outcome = adoptPollingPrinter(store, project.projectId, { mac: macOf(i), id: `cp-${i}` }, confinementOf(dir))
+      const outcome = adoptPollingPrinter(store, project.projectId, { printer: macOf(i), id: `cp-${i}` }, confinementOf(dir))
       if (outcome.kind !== 'added') throw new Error(`adopting ${macOf(i)}: ${outcome.kind}`)
       records.push(outcome.printer.id)
     }

@@ -10,12 +10,11 @@ import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/render.ts'
-import type { Transports } from '../transports/submit.ts'
+import { servePolling, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import type { Confinement } from '../transports/confine.ts'
-import type { CloudPrnt } from '../transports/cloudprnt.ts'
 import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
 import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from './catalog.ts'
@@ -54,8 +53,8 @@ export interface AgentOptions {
   statusPollMs?: number
   /** Told when a printer's state changes (the hub's dashboard shows it). */
   printerStateChanged?: (printerId: string, state: PrinterState) => void
-  /** The printers that poll the hub (Star CloudPRNT): only the hub's own agent serves them. */
-  cloudPrnt?: CloudPrnt
+  /** The printers that poll the hub (Star CloudPRNT, Epson Server Direct Print): only the hub's own agent serves them. */
+  polling?: Pick<Transports, 'cloudPrnt' | 'epsonSdp'>
 }
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
@@ -87,7 +86,7 @@ export class Agent {
   private readonly transports: Transports
 
   constructor(private readonly options: AgentOptions) {
-    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, cloudPrnt: options.cloudPrnt }
+    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()
       options.printerStateChanged?.(printerId, state)
@@ -231,7 +230,7 @@ export class Agent {
   private refreshCatalog(): void {
     const printers = this.options.catalog.printers()
     this.printers = new Map(printers.map((printer) => [printer.id, served(printer)]))
-    this.options.cloudPrnt?.serve([...this.printers.values()].flatMap((printer) => (printer.parsed.ok && printer.parsed.connection.kind === 'cloudprnt' ? [printer.parsed.connection.mac] : [])))
+    servePolling(this.transports, [...this.printers.values()].flatMap((printer) => (printer.parsed.ok ? [printer.parsed.connection] : [])))
     this.describe()
   }
 

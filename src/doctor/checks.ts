@@ -305,10 +305,13 @@ async function printerReachable(printer: HubPrinter, confinement: Confinement): 
     case 'usb-id':
       return { check, verdict: 'warn', detail: `USB ${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}: not checked here` }
     case 'cloudprnt':
+    case 'epson-sdp': {
       // The hub records a polling printer's state as its polls say it, and offline once they stop.
+      const [what, path] = connection.kind === 'cloudprnt' ? [`CloudPRNT printer ${connection.mac}`, '/cloudprnt'] : [`Epson Server Direct Print printer ${connection.id}`, '/epson-sdp']
       return printer.state === null || printer.state === 'offline'
-        ? { check, verdict: 'warn', detail: `CloudPRNT printer ${connection.mac} has not polled the hub recently${printer.since ? ` (offline since ${printer.since})` : ''}: is it on, and is its server URL this hub's /cloudprnt? (docs/cloud-printers.md)` }
-        : { check, verdict: 'ok', detail: `CloudPRNT printer ${connection.mac} polls the hub (${printer.state} since ${printer.since})` }
+        ? { check, verdict: 'warn', detail: `${what} has not polled the hub recently${printer.since ? ` (offline since ${printer.since})` : ''}: is it on, and is its server URL this hub's ${path}? (docs/cloud-printers.md)` }
+        : { check, verdict: 'ok', detail: `${what} polls the hub (${printer.state} since ${printer.since})` }
+    }
   }
 }
 

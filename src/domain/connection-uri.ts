@@ -1,6 +1,7 @@
 // The connection URI of a printer record: how the agent reaches the printer. Parsed once here;
 // the transports take the parsed form.
 import type { PrinterDescriptor } from '../protocol/frames.ts'
+import { SDP_ID_PATTERN } from '../protocol/epson-sdp.ts'
 
 export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400] as const
 export const SERIAL_FLOW_CONTROLS = ['rtscts', 'xonxoff', 'none'] as const
@@ -24,6 +25,8 @@ export type Connection =
   | { kind: 'virtual'; name: string; mode: VirtualMode; delayMs: number }
   /** A Star CloudPRNT printer: it polls the hub for its jobs (`/cloudprnt`), known by its Ethernet MAC address. */
   | { kind: 'cloudprnt'; mac: string }
+  /** An Epson printer with Server Direct Print: it polls the hub for its jobs (`/epson-sdp`), known by its ID (or Name). */
+  | { kind: 'epson-sdp'; id: string }
 
 /** How a virtual printer behaves: prints, fails every job (retryably), or reports itself offline. */
 export const VIRTUAL_MODES = ['ok', 'fail', 'offline'] as const
@@ -33,7 +36,7 @@ export const MAX_VIRTUAL_DELAY_MS = 60_000
 
 export type ParsedConnection = { ok: true; connection: Connection } | { ok: false; message: string }
 
-const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, cloudprnt://00:11:62:12:34:56, file:///tmp/out.bin or virtual'
+const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, cloudprnt://00:11:62:12:34:56, epson-sdp://ID, file:///tmp/out.bin or virtual'
 
 function fail(message: string): ParsedConnection {
   return { ok: false, message: `${message} (examples: ${EXAMPLES})` }
@@ -123,6 +126,10 @@ export function parseConnectionUri(text: string): ParsedConnection {
       return mac ? { ok: true, connection: { kind: 'cloudprnt', mac } } : fail('a CloudPRNT printer is cloudprnt://MAC, its Ethernet MAC address as 00:11:62:12:34:56')
     }
     default:
+      if (text.startsWith('epson-sdp://')) {
+        const id = text.slice('epson-sdp://'.length)
+        return SDP_ID_PATTERN.test(id) ? { ok: true, connection: { kind: 'epson-sdp', id } } : fail('an Epson Server Direct Print printer is epson-sdp://ID, its ID (or Name) of 1 to 30 letters, digits, _ . or -')
+      }
       return fail(scheme ? `unknown connection kind "${scheme}"` : `"${text}" is not a connection URI`)
   }
 }
@@ -139,6 +146,23 @@ export function normalMac(text: string): string | undefined {
 
 /** The connection URI of a CloudPRNT printer. */
 export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
+
+/** The kinds of printers that poll the hub for their jobs. */
+export type PollingKind = 'cloudprnt' | 'epson-sdp'
+
+/**
+ * The connection of a printer that polls, from what a technician types: a MAC address is a
+ * CloudPRNT printer's; any other ID an Epson Server Direct Print printer's. `kind` says which when
+ * it is known (an ID of twelve hex digits could be either); so do the connection URIs themselves.
+ */
+export function pollingConnection(text: string, kind?: PollingKind): { ok: true; connection: Extract<Connection, { kind: PollingKind }>; uri: string } | { ok: false; message: string } {
+  const parsed = parseConnectionUri(text.includes('://') ? text : kind === 'epson-sdp' || (kind === undefined && !normalMac(text)) ? `epson-sdp://${text}` : `cloudprnt://${text}`)
+  if (parsed.ok && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') && (kind === undefined || parsed.connection.kind === kind)) {
+    const connection = parsed.connection
+    return { ok: true, connection, uri: connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}` }
+  }
+  return { ok: false, message: `${JSON.stringify(text.slice(0, 64))} is not a MAC address (as 00:11:62:12:34:56, for a Star CloudPRNT printer) nor an Epson Server Direct Print ID (1 to 30 letters, digits, _ . or -)` }
+}
 
 /** A virtual printer's name (`virtual://NAME`). */
 export const VIRTUAL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/

@@ -14,8 +14,23 @@ const tooSlow = () => new ApiError('request_timeout', 'The request body did not 
 
 /** `caller` is who the body's bytes are charged to in the hub's body budget (its address when not named). */
 export async function readJsonBody(request: Request, maxBytes: number, caller?: string): Promise<unknown> {
-  const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (mediaType !== 'application/json') throw new ApiError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.')
+  const text = await readTextBody(request, 'application/json', 'JSON', maxBytes, caller)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError('invalid_json', 'The request body must contain valid JSON.')
+  }
+}
+
+/** A form body (`application/x-www-form-urlencoded`), as text: what printers that poll post. */
+export function readFormBody(request: Request, maxBytes: number, caller?: string): Promise<string> {
+  return readTextBody(request, 'application/x-www-form-urlencoded', 'a form', maxBytes, caller)
+}
+
+/** A UTF-8 body of `mediaType` within `maxBytes`, as text. */
+async function readTextBody(request: Request, mediaType: string, what: string, maxBytes: number, caller?: string): Promise<string> {
+  const sent = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
+  if (sent !== mediaType) throw new ApiError('unsupported_media_type', `Send the body as ${what} with Content-Type: ${mediaType}.`)
   const declared = request.headers.get('content-length')
   const claim = claimBody(request, caller)
   let bytes: Uint8Array
@@ -25,16 +40,10 @@ export async function readJsonBody(request: Request, maxBytes: number, caller?: 
     // Decoded at once below: the bytes are let go with the claim.
     claim?.release()
   }
-  let text: string
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    throw new ApiError('invalid_json', 'The request body must be UTF-8 encoded JSON.')
-  }
-  try {
-    return JSON.parse(text)
-  } catch {
-    throw new ApiError('invalid_json', 'The request body must contain valid JSON.')
+    throw new ApiError('invalid_json', `The request body must be UTF-8 encoded ${what}.`)
   }
 }
 

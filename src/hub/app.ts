@@ -10,16 +10,19 @@ import { httpApp, type RequestLog } from '../http/app.ts'
 import type { Logger } from '../platform/log.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
 import { cloudPrntRoutes } from '../polling/cloudprnt.ts'
+import { epsonSdpRoutes } from '../polling/epson-sdp.ts'
 import type { CloudPrnt } from '../transports/cloudprnt.ts'
+import type { EpsonSdp } from '../transports/epson-sdp.ts'
 
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
 
 /** `requests`: the request log; `errors`: where internal errors are told (component api). */
-export function hubApp(api: ApiContext, admin: AdminContext, cloudPrnt: CloudPrnt, requests: RequestLog, errors: Logger) {
+export function hubApp(api: ApiContext, admin: AdminContext, polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }, requests: RequestLog, errors: Logger) {
   return httpApp(requests, OPENPRINTER_PATHS, errors)
     .use(publicApi(api))
     .use(adminApi(admin))
-    .use(cloudPrntRoutes(cloudPrnt))
+    .use(cloudPrntRoutes(polling.cloudPrnt))
+    .use(epsonSdpRoutes(polling.epsonSdp))
     .use(dashboardPages({ account: (request) => sessionAccount(admin, request) }))
 }

@@ -14,6 +14,7 @@ import { inMemoryConnector } from './in-memory-link.ts'
 import type { Store } from '../store/store.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
 import type { CloudPrnt } from '../transports/cloudprnt.ts'
+import type { EpsonSdp } from '../transports/epson-sdp.ts'
 import { VERSION } from '../domain/version.ts'
 import { BUILTIN_AGENT_DIR } from '../services/init.ts'
 
@@ -50,7 +51,7 @@ export function startBuiltinAgent(
   /** Told when a printer's own status changed. */
   printerStateChanged: () => void,
   /** The printers that poll the hub for their jobs. */
-  cloudPrnt: CloudPrnt,
+  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp },
 ): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
   const ledger = Ledger.within(store.db, store.commits)
@@ -67,7 +68,7 @@ export function startBuiltinAgent(
     log,
     statusPollMs,
     printerStateChanged,
-    cloudPrnt,
+    polling,
   })
   agent.start()
   return {

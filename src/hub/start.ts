@@ -36,6 +36,7 @@ import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
+import { EpsonSdp } from '../transports/epson-sdp.ts'
 import type { PrinterModel } from '../transports/submission.ts'
 import { previewFor } from '../preview/preview.ts'
 import { findProfile } from '../profiles/catalog.ts'
@@ -82,8 +83,9 @@ export interface Hub {
   sessions: SessionRegistry
   /** The built-in agent's virtual printers (what they printed). */
   virtualPrinters: VirtualPrinters
-  /** The printers that poll the hub for their jobs (Star CloudPRNT). */
+  /** The printers that poll the hub for their jobs (Star CloudPRNT, Epson Server Direct Print). */
   cloudPrnt: CloudPrnt
+  epsonSdp: EpsonSdp
   builtinAgent: BuiltinAgent
   /** The scheduled backups (a look at the backup directory can be asked for at once). */
   backups: BackupSchedule
@@ -189,6 +191,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked again at once.
     const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: receiptPngOf, changed: () => builtinAgent?.agent.printerNews() })
+    const epsonSdp = new EpsonSdp({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, changed: () => builtinAgent?.agent.printerNews() })
     const admin: AdminContext = {
       log: logs.for('admin'),
       store,
@@ -207,10 +210,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
       printerConfinement,
       receipts,
-      pollingPrinters: () => cloudPrnt.list(),
+      pollingPrinters: () => [...cloudPrnt.list(), ...epsonSdp.list()],
     }
     const requests = logs.for('api')
-    const app = hubApp(api, admin, cloudPrnt, options.log ?? ((entry) => logRequest(requests, entry)), requests)
+    const app = hubApp(api, admin, { cloudPrnt, epsonSdp }, options.log ?? ((entry) => logRequest(requests, entry)), requests)
     try {
       app.listen({
         hostname: config.host,
@@ -243,7 +246,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id), cloudPrnt)
+    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id), { cloudPrnt, epsonSdp })
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
@@ -258,6 +261,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       sessions,
       virtualPrinters,
       cloudPrnt,
+      epsonSdp,
       builtinAgent: started,
       backups,
       routes: () => app.routes.map((route) => ({ method: route.method, path: route.path })),
@@ -277,6 +281,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         const agentStopped = started.stop()
         // Once the agent knows it is stopping: a job offered to a printer that polls stays the agent's, for the next start.
         cloudPrnt.stop()
+        epsonSdp.stop()
         await app.stop()
         await agentStopped
         await housekeepingStopped

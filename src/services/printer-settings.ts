@@ -4,7 +4,7 @@ import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { cloudPrntUri, parseConnectionUri } from '../domain/connection-uri.ts'
+import { type PollingKind, parseConnectionUri, pollingConnection } from '../domain/connection-uri.ts'
 import { type Confinement, confineConnection } from '../transports/confine.ts'
 
 /**
@@ -15,8 +15,14 @@ import { type Confinement, confineConnection } from '../transports/confine.ts'
  */
 export type PrinterSettingsInput = PrinterSettingsFields & ({ reportedByAgent: true } | { reportedByAgent?: false | undefined; confinement: Confinement })
 
-/** The model a CloudPRNT printer is taken for unless told otherwise (Star's TSP100IV, whose StarPRNT the mC-Print3 speaks too). */
-export const DEFAULT_CLOUDPRNT_PROFILE = 'star-tsp143iv'
+/**
+ * What a printer that polls is served as: its jobs' commands, and the model it is taken for unless
+ * told otherwise (Star's TSP100IV, whose StarPRNT the mC-Print3 speaks too; Epson's TM-m30III).
+ */
+export const POLLING_MODELS: Record<PollingKind, { commandSet: 'starprnt' | 'escpos'; profile: string; what: string }> = {
+  cloudprnt: { commandSet: 'starprnt', profile: 'star-tsp143iv', what: 'a StarPRNT model for a CloudPRNT printer' },
+  'epson-sdp': { commandSet: 'escpos', profile: 'epson-tm-m30iii', what: 'an ESC/POS model for an Epson Server Direct Print printer' },
+}
 
 export interface PrinterSettingsFields {
   id: string
@@ -59,13 +65,14 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
     const confined = confineConnection(parsed.connection, input.confinement)
     if (!confined.ok) return fail('connection', confined.message)
   }
-  const polling = parsed?.ok === true && parsed.connection.kind === 'cloudprnt'
+  const kind = parsed?.ok === true && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') ? parsed.connection.kind : undefined
+  const polling = kind && POLLING_MODELS[kind]
   const width = input.width as PaperWidth | undefined
   if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)
-  const profile = findProfile(input.profile ?? (polling ? DEFAULT_CLOUDPRNT_PROFILE : defaultProfileId(width)))
+  const profile = findProfile(input.profile ?? (polling ? polling.profile : defaultProfileId(width)))
   if (!profile) return fail('profile', `must be one of ${PROFILES.map((p) => p.id).join(', ')}`)
-  // A CloudPRNT printer is served its jobs as StarPRNT.
-  if (polling && profile.commandSet !== 'starprnt') return fail('profile', `must be a StarPRNT model for a CloudPRNT printer: ${PROFILES.filter((p) => p.commandSet === 'starprnt').map((p) => p.id).join(', ')}`)
+  // A CloudPRNT printer is served its jobs as StarPRNT; an Epson one as ESC/POS.
+  if (polling && profile.commandSet !== polling.commandSet) return fail('profile', `must be ${polling.what}: ${PROFILES.filter((p) => p.commandSet === polling.commandSet).map((p) => p.id).join(', ')}`)
   if (width !== undefined && !profile.paperWidths.includes(width)) return fail('width', `must be one of ${profile.paperWidths.join(', ')} for profile ${profile.id}`)
   const name = input.name || null
   if (name !== null) {
@@ -73,6 +80,6 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
     if (!nameCheck.ok) return fail('name', nameCheck.issues[0]!.message)
   }
   // A MAC address is kept in one spelling, so that one printer is one record however it was typed.
-  const connection = parsed?.ok === true && parsed.connection.kind === 'cloudprnt' ? cloudPrntUri(parsed.connection.mac) : input.connection
+  const connection = kind ? (pollingConnection(input.connection) as { uri: string }).uri : input.connection
   return { ok: true, settings: { id: input.id, connection, profile: profile.id, width: width ?? profile.defaultWidth, name } }
 }

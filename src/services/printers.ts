@@ -1,7 +1,7 @@
 // A project's printers as every edge adds and changes them (the dashboard, the CLI): a printer the
 // hub drives itself (its built-in agent's), or a printer a paired agent reported. One rule for the
 // settings (printer-settings.ts), whoever adds it.
-import { cloudPrntUri, connectionOf, normalMac } from '../domain/connection-uri.ts'
+import { connectionOf, type PollingKind, pollingConnection } from '../domain/connection-uri.ts'
 import { defaultProfileId } from '../profiles/catalog.ts'
 import type { PaperWidth } from '../protocol/document.ts'
 import type { PrinterRecord } from '../store/printers.ts'
@@ -54,7 +54,7 @@ export interface AgentPrinterAssignment {
  * `except`): a printer that polls is one queue, and two records would offer it each other's jobs.
  */
 function pollingTwin(store: Store, builtinId: string, connection: string, except?: string): PrinterRecord | undefined {
-  if (!connection.startsWith('cloudprnt://')) return undefined
+  if (!connection.startsWith('cloudprnt://') && !connection.startsWith('epson-sdp://')) return undefined
   return store.printers.ofAgent(builtinId).find((printer) => printer.connection === connection && printer.id !== except)
 }
 
@@ -74,9 +74,11 @@ export function addHubPrinter(store: Store, projectId: string, input: PrinterSet
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
 }
 
-/** What adopting a printer that polls takes: its MAC address, and what applications call it. */
+/** What adopting a printer that polls takes: which printer, and what applications call it. */
 export interface Adoption {
-  mac: string
+  /** Its MAC address (CloudPRNT) or its ID (Epson Server Direct Print), as it is written on it or listed. */
+  printer: string
+  kind?: PollingKind | undefined
   id: string
   profile?: string | undefined
   width?: number | undefined
@@ -84,15 +86,15 @@ export interface Adoption {
 }
 
 /**
- * Adopts a printer that polls the hub (Star CloudPRNT) into a project, by its MAC address (as the
- * printer, its label or the dashboard writes it): from then on it is offered the project's jobs
- * for it. Until adopted, a printer that polls is offered nothing.
+ * Adopts a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) into a
+ * project: from then on it is offered the project's jobs for it. Until adopted, a printer that
+ * polls is offered nothing.
  */
 export function adoptPollingPrinter(store: Store, projectId: string, adoption: Adoption, confinement: Confinement): AddPrinterOutcome {
-  const mac = normalMac(adoption.mac)
-  if (!mac) return { kind: 'invalid', problem: { field: 'connection', message: `${JSON.stringify(adoption.mac.slice(0, 64))} is not a MAC address (as 00:11:62:12:34:56)` } }
-  const { mac: _mac, ...settings } = adoption
-  return addHubPrinter(store, projectId, { ...settings, connection: cloudPrntUri(mac) }, confinement)
+  const found = pollingConnection(adoption.printer, adoption.kind)
+  if (!found.ok) return { kind: 'invalid', problem: { field: 'connection', message: found.message } }
+  const { printer: _printer, kind: _kind, ...settings } = adoption
+  return addHubPrinter(store, projectId, { ...settings, connection: found.uri }, confinement)
 }
 
 /** Gives a project a printer a paired agent reported. */

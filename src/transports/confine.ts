@@ -144,6 +144,7 @@ export function confineConnection(connection: Connection, confinement: Confineme
     case 'usb-id':
     case 'virtual':
     case 'cloudprnt':
+    case 'epson-sdp':
       return OK
   }
 }

@@ -1,6 +1,6 @@
 // Hands a rendered job to its printer, whatever the connection, and asks an idle printer how it
 // is. Network, serial and USB links share the printer's language (printer-link.ts); virtual
-// printers and files only keep the bytes; printers that poll fetch them (cloudprnt.ts). Every
+// printers and files only keep the bytes; printers that poll fetch them (polling.ts). Every
 // expected outcome (a printer unreachable, out of paper, a job cancelled) comes back as a value;
 // a rejection means a bug.
 import { findProfile } from '../profiles/catalog.ts'
@@ -9,6 +9,7 @@ import type { Connection } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { OpenChannel } from './channel.ts'
 import type { CloudPrnt } from './cloudprnt.ts'
+import type { EpsonSdp } from './epson-sdp.ts'
 import { type Confinement, confineConnection } from './confine.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
@@ -30,6 +31,7 @@ export interface Transports {
   confinement: Confinement
   /** The printers that poll the hub for their jobs (only the hub's own agent has them). */
   cloudPrnt?: CloudPrnt
+  epsonSdp?: EpsonSdp
 }
 
 /** A connection to a printer that speaks back: network, serial and USB printers. */
@@ -37,7 +39,23 @@ export type LinkedConnection = Extract<Connection, { kind: 'tcp' | 'serial' | 'u
 
 /** Whether the printer speaks back (can be probed); virtual printers and files do not. */
 export function speaksBack(connection: Connection): connection is LinkedConnection {
-  return connection.kind !== 'virtual' && connection.kind !== 'file' && connection.kind !== 'cloudprnt'
+  return connection.kind !== 'virtual' && connection.kind !== 'file' && !polls(connection)
+}
+
+/** Whether the printer polls the hub for its jobs (it is not reached: it comes). */
+export function polls(connection: Connection): connection is Extract<Connection, { kind: 'cloudprnt' | 'epson-sdp' }> {
+  return connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
+}
+
+/** Tells the servers of printers that poll which of them are this agent's (the others are offered nothing). */
+export function servePolling(transports: Transports, connections: Connection[]): void {
+  transports.cloudPrnt?.serve(connections.flatMap((c) => (c.kind === 'cloudprnt' ? [c.mac] : [])))
+  transports.epsonSdp?.serve(connections.flatMap((c) => (c.kind === 'epson-sdp' ? [c.id] : [])))
+}
+
+/** Where a printer that polls is served, when this agent serves it (the hub's own does). */
+function pollingServer(connection: Extract<Connection, { kind: 'cloudprnt' | 'epson-sdp' }>, transports: Transports): { key: string; server: CloudPrnt | EpsonSdp | undefined } {
+  return connection.kind === 'cloudprnt' ? { key: connection.mac, server: transports.cloudPrnt } : { key: connection.id, server: transports.epsonSdp }
 }
 
 /** The channel to a printer that speaks back, and how it is named in messages. */
@@ -81,7 +99,10 @@ export async function readyPrinter(connection: Connection, signal: AbortSignal, 
     const outputDir = transports.confinement.outputDir
     return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : submitToFile(connection.path, bytes, outputDir)), release() {} } }
   }
-  if (connection.kind === 'cloudprnt') return transports.cloudPrnt ? transports.cloudPrnt.ready(connection.mac, signal, model) : refused(failure('printer.invalid_connection', 'Only the hub serves CloudPRNT printers: add this printer on the hub, not on a remote agent.'))
+  if (polls(connection)) {
+    const { key, server } = pollingServer(connection, transports)
+    return server ? server.ready(key, signal, model) : refused(failure('printer.invalid_connection', 'Only the hub serves printers that poll for their jobs: add this printer on the hub, not on a remote agent.'))
+  }
   const link = linkTo(connection, transports)
   // A model this printhub does not know is asked nothing: its bytes are all it gets.
   const status = findProfile(model.profile)?.status ?? { realtime: false, processIdResponse: false }
@@ -91,7 +112,10 @@ export async function readyPrinter(connection: Connection, signal: AbortSignal, 
 /** The state of an idle printer whose model answers status requests; undefined when it cannot be asked. */
 export function readStatus(connection: Connection, transports: Transports, model: PrinterModel): Promise<PrinterState> | undefined {
   // A printer that polls said its state in its last poll.
-  if (connection.kind === 'cloudprnt') return transports.cloudPrnt && Promise.resolve(transports.cloudPrnt.state(connection.mac))
+  if (polls(connection)) {
+    const { key, server } = pollingServer(connection, transports)
+    return server && Promise.resolve(server.state(key))
+  }
   if (!speaksBack(connection) || !findProfile(model.profile)?.status.realtime) return undefined
   const link = linkTo(connection, transports)
   return readLinkStatus(link.open, link.where)

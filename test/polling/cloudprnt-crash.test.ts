@@ -26,7 +26,7 @@ async function hubWithPrinter(mac: string): Promise<{ dir: string; projectId: st
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = await initialize(store, dir)
   if (!init.created) throw new Error('expected a first start')
-  const adopted = adoptPollingPrinter(store, init.projectId, { mac, id: 'bar' }, confinementOf(dir))
+  const adopted = adoptPollingPrinter(store, init.projectId, { printer: mac, id: 'bar' }, confinementOf(dir))
   if (adopted.kind !== 'added') throw new Error(adopted.kind)
   store.close()
   return { dir, projectId: init.projectId, apiKey: init.apiKey }

@@ -39,7 +39,7 @@ async function admin<T>(method: string, path: string, body?: unknown): Promise<{
 }
 
 async function adopt(mac: string, id: string): Promise<string> {
-  const adopted = await admin<{ printer: { id: string } }>('POST', '/printers/adopt', { mac, projectId: hub.projectId, id })
+  const adopted = await admin<{ printer: { id: string } }>('POST', '/printers/adopt', { printer: mac, projectId: hub.projectId, id })
   expect(adopted.status).toBe(201)
   // The built-in agent takes the new printer in within its catalog's poll (a second).
   await waitFor(() => hub.hub.sessions.session(hub.hub.store.agents.builtin()!.id)?.printers.has(adopted.body.printer.id), 5_000)
@@ -60,7 +60,7 @@ describe('a Star CloudPRNT printer', () => {
     // The first answer asked who it is; it answered in the poll after.
     expect(stranger.answers[0]).toEqual({ jobReady: false, clientAction: ['ClientType', 'ClientVersion', 'PageInfo', 'GetPollInterval'].map((request) => ({ request, options: '' })) })
     const { body } = await admin<{ printers: Record<string, unknown>[] }>('GET', '/printers/polling')
-    expect(body.printers.find((p) => p.mac === '00:11:62:aa:00:01')).toMatchObject({ adopted: false, state: 'online', statusCode: '200 OK', clientType: 'Star mC-Print3', clientVersion: '1.5', pollIntervalMs: 1000, pageInfo: { paperWidth: '80', printWidth: '72', horizontalResolution: '8', verticalResolution: '8' } })
+    expect(body.printers.find((p) => p.key === '00:11:62:aa:00:01')).toMatchObject({ kind: 'cloudprnt', adopted: false, state: 'online', status: '200 OK', model: 'Star mC-Print3 1.5', pollIntervalMs: 1000, pageInfo: { paperWidth: '80', printWidth: '72', horizontalResolution: '8', verticalResolution: '8' } })
     // However often it polls, a stranger's printer is never offered anything.
     for (let i = 0; i < 5; i++) expect(await stranger.poll()).toEqual({ jobReady: false })
     expect(stranger.fetched).toEqual([])

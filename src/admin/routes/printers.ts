@@ -6,7 +6,7 @@ import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { PROFILES } from '../../profiles/catalog.ts'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../../protocol/limits.ts'
-import { integer, nullable, object, optional, string } from '../../protocol/rules.ts'
+import { integer, nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import { MAX_CONNECTION_LENGTH } from '../../services/printer-settings.ts'
 import { type AddPrinterOutcome, addHubPrinter, adoptPollingPrinter, assignAgentPrinter, type ChangePrinterOutcome, changePrinter } from '../../services/printers.ts'
@@ -37,7 +37,9 @@ const newPrinterRule = object({
 })
 
 const adoptionRule = object({
-  mac: string({ min: 1, max: 64 }),
+  /** Its MAC address (CloudPRNT) or ID (Epson Server Direct Print), and which of the two when it could be either. */
+  printer: string({ min: 1, max: 64 }),
+  kind: optional(oneOf(['cloudprnt', 'epson-sdp'] as const)),
   projectId: identifier,
   id: string({ min: 0, max: 128 }),
   name: optional(nullable(string({ min: 0, max: 256 }))),
@@ -72,7 +74,7 @@ function printerError(outcome: Exclude<AddPrinterOutcome | ChangePrinterOutcome,
     case 'connection_set_by_agent':
       return invalidField('connection', 'is set by the agent', "This printer is attached to a paired agent: change its connection on that agent's machine.")
     case 'mac_taken':
-      return conflict(`This printer is adopted already, as "${outcome.printer.remoteId}".`, [{ path: 'mac', message: 'is adopted already' }])
+      return conflict(`This printer is adopted already, as "${outcome.printer.remoteId}".`, [{ path: 'printer', message: 'is adopted already' }])
   }
 }
 
@@ -104,7 +106,7 @@ export function printerRoutes(context: AdminContext) {
       },
       { parse: 'none' },
     )
-    // Printers that poll the hub (CloudPRNT): those seen, adopted or waiting for a technician to adopt them.
+    // Printers that poll the hub (CloudPRNT, Epson Server Direct Print): those seen, adopted or waiting for a technician to adopt them.
     .get('/printers/polling', () => ({ printers: context.pollingPrinters() }))
     .post(
       '/printers/adopt',

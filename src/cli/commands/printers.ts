@@ -1,5 +1,5 @@
 import { DEFAULT_PROFILE_ID, PROFILES } from '../../profiles/catalog.ts'
-import { checkPrinterSettings, DEFAULT_CLOUDPRNT_PROFILE, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
+import { checkPrinterSettings, POLLING_MODELS, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
 import { type AddPrinterOutcome, addHubPrinter, adoptPollingPrinter, assignAgentPrinter } from '../../services/printers.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
@@ -65,7 +65,7 @@ export const printersAddCommand: Command = {
     '--local           add it to the agent in --data instead (a remote agent; see printhub agent)',
     '--id ID           the name applications use as printerId, e.g. kitchen (letters, digits, . _ : -)',
     '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
-    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], cloudprnt://MAC, file:///PATH,',
+    '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], cloudprnt://MAC, epson-sdp://ID, file:///PATH,',
     '                  virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]',
     `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
     "--width 58|80     paper width in mm (default: the profile's)",
@@ -107,25 +107,26 @@ export const printersAddCommand: Command = {
 export const printersAdoptCommand: Command = {
   name: 'printers adopt',
   audited: (args) => (args.values.id as string | undefined) ?? args.positionals[0] ?? null,
-  summary: 'adopt a printer that polls the hub (Star CloudPRNT) into a project, by its MAC address',
-  usage: 'MAC --project ID --id ID [--profile NAME] [--data DIR] [--json]',
+  summary: 'adopt a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) into a project',
+  usage: 'MAC|ID --project ID --id ID [--profile NAME] [--data DIR] [--json]',
   help: [
-    "MAC               the printer's Ethernet MAC address (its self-test page, or the dashboard's Printers page), e.g. 00:11:62:12:34:56",
+    "MAC               a Star CloudPRNT printer's Ethernet MAC address (its self-test page, or the dashboard's Printers page), e.g. 00:11:62:12:34:56",
+    "ID                or an Epson Server Direct Print printer's ID (its Name when the ID is empty: the serial number); cloudprnt://MAC and epson-sdp://ID are taken too",
     '--project ID      the project that prints on it',
     '--id ID           the name applications use as printerId, e.g. bar (letters, digits, . _ : -)',
-    `--profile NAME    its model, a StarPRNT one (default ${DEFAULT_CLOUDPRNT_PROFILE})`,
+    `--profile NAME    its model: a StarPRNT one for CloudPRNT (default ${POLLING_MODELS.cloudprnt.profile}), an ESC/POS one for Epson (default ${POLLING_MODELS['epson-sdp'].profile})`,
     DATA_HELP,
     JSON_HELP,
   ],
   options: { project: { type: 'string' }, id: { type: 'string' }, profile: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
-    const mac = positional(args, 0, 'MAC', 1)
+    const printer = positional(args, 0, 'MAC|ID', 1)
     const projectId = requireString(args, 'project')
-    const adoption = { mac, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
+    const adoption = { printer, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
-    const printer = withStore(args, io, (store) => addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId))
-    if (args.values.json) return printJson(io, printer)
-    io.out(`Adopted ${mac} as printer ${printer.id} ("${printer.remoteId}", ${printer.profile}, ${printer.width} mm): a running hub offers it jobs from its next poll.`)
+    const record = withStore(args, io, (store) => addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId))
+    if (args.values.json) return printJson(io, record)
+    io.out(`Adopted ${printer} as printer ${record.id} ("${record.remoteId}", ${record.connection}, ${record.profile}, ${record.width} mm): a running hub offers it jobs within seconds.`)
   },
 }
 

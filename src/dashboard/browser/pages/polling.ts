@@ -1,6 +1,6 @@
-// Printers that poll the hub (Star CloudPRNT), on the printers page for technicians: each one seen
-// that is not yet the hub's, with what it said about itself, and a form to adopt it into a
-// project. Until adopted, a printer that polls is offered nothing.
+// Printers that poll the hub (Star CloudPRNT, Epson Server Direct Print), on the printers page for
+// technicians: each one seen that is not yet the hub's, with what it said about itself, and a
+// form to adopt it into a project. Until adopted, a printer that polls is offered nothing.
 import type { Project } from '../../../store/projects.ts'
 import type { PollingPrinterView } from '../../../transports/cloudprnt.ts'
 import { api } from '../api.ts'
@@ -19,20 +19,21 @@ export interface Profile {
 }
 
 function adoptForm(printer: PollingPrinterView, projects: Project[], profiles: Profile[], adopted: () => void): HTMLFormElement {
-  const models = profiles.filter((profile) => profile.commandSet === 'starprnt')
+  // A CloudPRNT printer prints StarPRNT; an Epson one ESC/POS.
+  const models = profiles.filter((profile) => profile.commandSet === (printer.kind === 'cloudprnt' ? 'starprnt' : 'escpos'))
   return form(
     [
       field(t.printers.project, select('projectId', projectOptions(projects))),
       field(t.printers.id, h('input', { name: 'id', required: true, placeholder: 'bar', pattern: config.inputPatterns.identifier, autocomplete: 'off' }), t.printers.idHint),
-      field(t.printers.model, select('profile', models.map((model) => [model.id, model.name]))),
+      field(t.printers.model, select('profile', models.map((model) => [model.id, model.name]), printer.kind === 'epson-sdp' ? 'epson-tm-m30iii' : undefined)),
     ],
     t.printers.adopt,
     async (values) => {
-      const { printer: made } = await api<{ printer: { remoteId: string } }>('POST', '/printers/adopt', { mac: printer.mac, projectId: values.projectId, id: values.id, profile: values.profile })
-      announce(fill(t.printers.adopted, { mac: printer.mac, printer: made.remoteId }))
+      const { printer: made } = await api<{ printer: { remoteId: string } }>('POST', '/printers/adopt', { kind: printer.kind, printer: printer.key, projectId: values.projectId, id: values.id, profile: values.profile })
+      announce(fill(t.printers.adopted, { mac: printer.key, printer: made.remoteId }))
       adopted()
     },
-    { 'aria-label': fill(t.printers.adoptLabel, { mac: printer.mac }) },
+    { 'aria-label': fill(t.printers.adoptLabel, { mac: printer.key }) },
   )
 }
 
@@ -42,7 +43,7 @@ export function pollingSection(waiting: PollingPrinterView[], projects: Project[
     'section',
     { class: 'card', 'aria-labelledby': 'polling-h' },
     h('h2', { id: 'polling-h' }, t.printers.polling),
-    h('p', { class: 'intro' }, fill(t.printers.pollingIntro, { url: `${location.origin}/cloudprnt` })),
+    h('p', { class: 'intro' }, fill(t.printers.pollingIntro, { cloudprnt: `${location.origin}/cloudprnt`, sdp: `${location.origin}/epson-sdp` })),
     waiting.length === 0
       ? empty(t.printers.pollingNone)
       : h(
@@ -51,13 +52,13 @@ export function pollingSection(waiting: PollingPrinterView[], projects: Project[
           ...waiting.map((printer) =>
             h(
               'li',
-              { 'data-polling': printer.mac },
-              h('div', { class: 'row spread' }, h('h3', {}, h('code', {}, printer.mac)), badge(printer.state)),
+              { 'data-polling': printer.key },
+              h('div', { class: 'row spread' }, h('h3', {}, h('code', {}, printer.key)), badge(printer.state)),
               h(
                 'dl',
                 { class: 'compact' },
                 h('dt', {}, t.printers.model),
-                h('dd', {}, [printer.clientType, printer.clientVersion].filter(Boolean).join(' ') || '—'),
+                h('dd', {}, `${printer.kind === 'cloudprnt' ? t.printers.kindCloudPrnt : t.printers.kindEpsonSdp}${printer.model ? ` · ${printer.model}` : ''}`),
                 h('dt', {}, t.printers.from),
                 h('dd', {}, h('code', {}, printer.address)),
                 h('dt', {}, t.printers.seenSince),

@@ -18,6 +18,7 @@ const CONNECTION_KINDS: [string, string][] = [
   ['serial', t.printers.kindSerial],
   ['usb', t.printers.kindUsb],
   ['cloudprnt', t.printers.kindCloudPrnt],
+  ['epson-sdp', t.printers.kindEpsonSdp],
   ['virtual', t.printers.kindVirtual],
   ['agent', t.printers.kindAgent],
 ]
@@ -43,6 +44,8 @@ function connectionFields(kind: string, detected: DetectedPrinter[], agents: Age
       return [field(t.printers.virtualName, h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
     case 'cloudprnt':
       return [field(t.printers.mac, h('input', { name: 'mac', required: true, placeholder: '00:11:62:12:34:56', autocomplete: 'off', spellcheck: 'false' }))]
+    case 'epson-sdp':
+      return [field(t.printers.sdpId, h('input', { name: 'sdpId', required: true, placeholder: 'X6WY351989', autocomplete: 'off', spellcheck: 'false' }))]
     default: {
       const options = agents.filter((a) => !a.builtin && !a.revokedAt).flatMap((a) => a.printers.map((p): [string, string] => [`${a.id} ${p.id}`, `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`]))
       return [field(t.printers.agentPrinter, options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: t.printers.noAgentPrinters }))]
@@ -61,6 +64,8 @@ function connectionOf(kind: string, values: Record<string, string>): Record<stri
       return { connection: values.virtualName ? `virtual://${values.virtualName}` : 'virtual' }
     case 'cloudprnt':
       return { connection: `cloudprnt://${values.mac ?? ''}` }
+    case 'epson-sdp':
+      return { connection: `epson-sdp://${values.sdpId ?? ''}` }
     default: {
       const [agentId = '', agentPrinterId = ''] = (values.agentPrinter ?? '').split(' ')
       return { agentId, agentPrinterId }
@@ -174,8 +179,9 @@ export const printersPage: Page = {
       const profile = select('profile', profiles.map((x) => [x.id, x.name]), 'generic-80mm')
       const showKind = () => {
         replace(kindFields, connectionFields(kind.value, detected, agents))
-        // A CloudPRNT printer is a Star one: its model is offered first.
+        // A CloudPRNT printer is a Star one, a Server Direct Print one an Epson: such a model is offered first.
         if (kind.value === 'cloudprnt') profile.value = profiles.find((x) => x.commandSet === 'starprnt')?.id ?? profile.value
+        if (kind.value === 'epson-sdp') profile.value = 'epson-tm-m30iii'
       }
       kind.addEventListener('change', showKind)
       kindFields.addEventListener('change', (event) => {
