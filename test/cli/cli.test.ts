@@ -136,7 +136,7 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     }
   })
 
-  test('printers adopt: a printer that polls the hub, by its MAC address as its label writes it; once; with a StarPRNT model', async () => {
+  test('printers adopt: a printer that polls the hub, by its MAC address as its label writes it (CloudPRNT) or its Epson ID; once; with a model of its commands', async () => {
     const adopted = await cliJson(['printers', 'adopt', '00-11-62-0A-0B-0C', '--project', init.projectId, '--id', 'bar'], env)
     expect(adopted).toMatchObject({ remoteId: 'bar', connection: 'cloudprnt://00:11:62:0a:0b:0c', profile: 'star-tsp143iv', width: 80 })
     const human = await cli(['printers', 'adopt', '00:11:62:0a:0b:0d', '--project', init.projectId, '--id', 'patio'], env)
@@ -155,7 +155,14 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
       const result = await cli(['printers', 'adopt', ...extra], env)
       expect({ extra, code: result.code, message: result.stderr.includes(message) }).toEqual({ extra, code, message: true })
     }
-    for (const id of [adopted.id, (await cliJson(['printers', 'list', '--project', init.projectId], env)).find((p: { remoteId: string }) => p.remoteId === 'patio').id]) await cliJson(['printers', 'remove', id], env)
+    // Anything but a MAC address is an Epson Server Direct Print printer's ID (or Name), with an ESC/POS model.
+    const epson = await cliJson(['printers', 'adopt', 'X6WY351989', '--project', init.projectId, '--id', 'counter'], env)
+    expect(epson).toMatchObject({ remoteId: 'counter', connection: 'epson-sdp://X6WY351989', profile: 'epson-tm-m30iii', width: 80 })
+    const star = await cli(['printers', 'adopt', 'X6WY351990', '--project', init.projectId, '--id', 'x', '--profile', 'star-tsp143iv'], env)
+    expect({ code: star.code, said: star.stderr.includes('--profile must be an ESC/POS model for an Epson Server Direct Print printer') }).toEqual({ code: 2, said: true })
+    const odd = await cli(['printers', 'adopt', 'not an id', '--project', init.projectId, '--id', 'x'], env)
+    expect({ code: odd.code, said: odd.stderr.includes('nor an Epson Server Direct Print ID') }).toEqual({ code: 2, said: true })
+    for (const id of [adopted.id, epson.id, (await cliJson(['printers', 'list', '--project', init.projectId], env)).find((p: { remoteId: string }) => p.remoteId === 'patio').id]) await cliJson(['printers', 'remove', id], env)
   })
 
   test('jobs list and show', async () => {

@@ -211,7 +211,7 @@ describe('printhub doctor', () => {
   })
 
   test('printers that poll the hub: one never heard from, one whose polls stopped, and one that polls', async () => {
-    const dir = await hubData({ silent: 'cloudprnt://00:11:62:00:00:01', stopped: 'cloudprnt://00:11:62:00:00:02', polling: 'cloudprnt://00:11:62:00:00:03' })
+    const dir = await hubData({ silent: 'cloudprnt://00:11:62:00:00:01', stopped: 'cloudprnt://00:11:62:00:00:02', polling: 'cloudprnt://00:11:62:00:00:03', counter: 'epson-sdp://X6WY351989' })
     // The hub recorded what each printer's polls said, as it does while it runs.
     const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 100 })
     const agentId = store.agents.builtin()!.id
@@ -223,6 +223,7 @@ describe('printhub doctor', () => {
     const findings = await diagnose(options({ dataDir: dir }))
     expect(finding(findings, 'printer silent')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:01 has not polled the hub recently: /) })
     expect(finding(findings, 'printer stopped')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:02 has not polled the hub recently \(offline since 20\d\d-/) })
+    expect(finding(findings, 'printer counter')).toMatchObject({ verdict: 'warn', detail: expect.stringMatching(/^Epson Server Direct Print printer X6WY351989 has not polled the hub recently: .*this hub's \/epson-sdp/) })
     expect(finding(findings, 'printer polling')).toMatchObject({ verdict: 'ok', detail: expect.stringMatching(/^CloudPRNT printer 00:11:62:00:00:03 polls the hub \(paper_low since 20\d\d-/) })
   })
 

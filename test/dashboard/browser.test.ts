@@ -10,6 +10,7 @@ import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
 import { cli } from '../support/cli.ts'
 import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
+import { EpsonSdpPrinter } from '../support/epson-sdp-printer.ts'
 import { DOC_SCREENSHOTS, launchChromium, pngSize, screenshot, VIEWPORTS } from '../support/browser.ts'
 import { adminToken } from '../support/fixtures.ts'
 import { validate } from '../../src/protocol/rules.ts'
@@ -32,7 +33,7 @@ let page: Page
 let agent: AgentProcess | undefined
 let agentDir: string
 /** Printers that poll the hub, stopped at the end. */
-const cloudPrinters: CloudPrntPrinter[] = []
+const cloudPrinters: (CloudPrntPrinter | EpsonSdpPrinter)[] = []
 /** What the dashboard made, for the later steps. */
 const made = { projectId: '', apiKey: '', jobId: '', reprintId: '' }
 
@@ -566,11 +567,14 @@ describe('dashboard in Chromium', () => {
     expect(posted.status).toBe(202)
     await waitFor(() => bar.confirmations.length === 1, 10_000)
     expect(bar.fetched[0]!.text.map((line) => line.trim())).toContain('Crème brûlée ×2')
-    // Another stays waiting, so that the pages below are checked with one on them.
+    // Two stay waiting, a Star and an Epson, so that the pages below are checked with them on.
     const stranger = new CloudPrntPrinter({ url: `${hub.url}/cloudprnt`, mac: '00:11:62:0d:a5:02' })
-    cloudPrinters.push(stranger)
+    const epson = new EpsonSdpPrinter({ url: `${hub.url}/epson-sdp`, name: 'X6WY351989' })
+    cloudPrinters.push(stranger, epson)
     stranger.start(250)
+    epson.start(250)
     await page.locator('[data-polling="00:11:62:0d:a5:02"]').waitFor()
+    await page.locator('[data-polling="X6WY351989"]').getByText('Epson Server Direct Print').waitFor()
   })
 
   test('accessible: axe-core finds no WCAG 2 A or AA violation (contrast 4.5:1 among them) on any page, at phone and desktop width, in English and German', async () => {
