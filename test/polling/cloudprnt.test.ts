@@ -134,6 +134,21 @@ describe('a Star CloudPRNT printer', () => {
     terrace.stop()
   })
 
+  test('in a failover destination: while it reports it is out of paper, tickets posted to the destination print at the next printer', async () => {
+    const front = printer('00:11:62:aa:00:07')
+    front.statusCode = '410 Paper out'
+    front.start()
+    await adopt('00:11:62:aa:00:07', 'front')
+    await waitFor(async () => (await admin<{ printers: { remoteId: string; state: string }[] }>('GET', '/printers')).body.printers.find((p) => p.remoteId === 'front')?.state === 'paper_out', 5_000)
+    const made = await hub.request('POST', `/v1/projects/${hub.projectId}/destinations`, { body: { name: 'counter', mode: 'failover', printers: ['front', 'demo'] } })
+    expect(made.status).toBe(201)
+    const posted = await submitJob(hub, { printerId: 'counter', document: receipt(['Coffee']) })
+    const done = await waitFor(async () => ((await job(posted.id)).state === 'COMPLETED' ? job(posted.id) : undefined), 10_000)
+    expect(done.printerId).toBe(hub.hub.store.printers.resolve(hub.projectId, 'demo')!.id)
+    expect(front.fetched).toEqual([])
+    front.stop()
+  })
+
   test('a printer that fetches a job and disappears: the job is unconfirmed (it may have printed), never offered again', async () => {
     const patio = printer('00:11:62:aa:00:06')
     patio.confirms = false
