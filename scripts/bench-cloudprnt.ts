@@ -1,9 +1,9 @@
-// The CloudPRNT part of `bun run bench`: a hub (its own process, default settings) with 100
-// adopted Star CloudPRNT printers that poll it every second, as Star's printers do, from this
-// process. Measured: the hub's CPU for those polls against its CPU for the same number of
-// `GET /health` requests in the same run (the cheapest route: the yardstick), the polls' latency,
-// and the time from a job's submission (its 202) to the printer's download of it, at that poll
-// interval.
+// The printers-that-poll part of `bun run bench` (`cloudprnt`): a hub (its own process, default
+// settings) with 100 adopted Star CloudPRNT printers, then 100 adopted Epson Server Direct Print
+// printers, that poll it every second from this process. Measured for each: the hub's CPU for
+// those polls against its CPU for the same number of `GET /health` requests in the same run (the
+// cheapest route: the yardstick), the polls' latency, and the time from a job's submission (its
+// 202) to the printer's download of it, at that poll interval.
 import { adoptPollingPrinter } from '../src/services/printers.ts'
 import { Store } from '../src/store/store.ts'
 import { confinementOf } from '../src/transports/confine.ts'
@@ -21,39 +21,53 @@ const DOWNLOAD_TARGET_MS = POLL_MS + 250
 const macOf = (i: number) => `00:11:62:be:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`
 
 interface Poller {
-  mac: string
   polls: number[]
   downloads: Map<string, number>
   stop(): void
 }
 
-/** A printer that polls every POLL_MS (starting at `offsetMs`), fetches what it is offered and confirms it. */
-function poller(url: string, mac: string, offsetMs: number): Poller {
+type Kind = 'cloudprnt' | 'epson-sdp'
+const keyOf = (kind: Kind, i: number) => (kind === 'cloudprnt' ? macOf(i) : `SDP${i}`)
+
+/** One poll of a printer: a job fetched (and confirmed) when one is offered; its ticket, if any. */
+async function pollOnce(url: string, kind: Kind, key: string): Promise<string | undefined> {
+  if (kind === 'epson-sdp') {
+    const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ID: key, ...fields }) })
+    const xml = await (await fetch(`${url}/epson-sdp`, form({ ConnectionType: 'GetRequest' }))).text()
+    if (xml === '') return undefined
+    const id = /<printjobid>([^<]+)</.exec(xml)![1]!
+    const ticket = /<job ([\w-]+)>/.exec(Buffer.from(/<command>([0-9a-f]*)</.exec(xml)![1]!, 'hex').toString('latin1'))?.[1]
+    const response = `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${id}</printjobid></Parameter><PrintResponse><response success="true" code="" status="251854870"/></PrintResponse></ePOSPrint></PrintResponseInfo>`
+    await fetch(`${url}/epson-sdp`, form({ ConnectionType: 'SetResponse', ResponseFile: response }))
+    return ticket
+  }
+  const body = JSON.stringify({ statusCode: '200%20OK', printerMAC: key, printingInProgress: false })
+  const answer = (await (await fetch(`${url}/cloudprnt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { jobReady: boolean; jobToken?: string }
+  if (!answer.jobReady) return undefined
+  const job = await fetch(`${url}/cloudprnt?mac=${key}&type=application/vnd.star.starprnt&token=${answer.jobToken}`)
+  const ticket = /<job ([\w-]+)>/.exec(new TextDecoder('latin1').decode(await job.arrayBuffer()))?.[1]
+  await fetch(`${url}/cloudprnt?mac=${key}&code=200%20OK&token=${answer.jobToken}`, { method: 'DELETE' })
+  return ticket
+}
+
+/** A printer that polls every POLL_MS (starting at `offsetMs`), fetches what it is offered and says it printed. */
+function poller(url: string, kind: Kind, key: string, offsetMs: number): Poller {
   const polls: number[] = []
   const downloads = new Map<string, number>()
   let stopped = false
-  const body = JSON.stringify({ statusCode: '200%20OK', printerMAC: mac, printingInProgress: false })
-  const once = async () => {
-    const started = performance.now()
-    const answer = (await (await fetch(`${url}/cloudprnt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).json()) as { jobReady: boolean; jobToken?: string; clientAction?: unknown[] }
-    polls.push(performance.now() - started)
-    if (!answer.jobReady) return
-    const job = await fetch(`${url}/cloudprnt?mac=${mac}&type=application/vnd.star.starprnt&token=${answer.jobToken}`)
-    const bytes = new TextDecoder('latin1').decode(await job.arrayBuffer())
-    const ticket = /<job ([\w-]+)>/.exec(bytes)?.[1]
-    if (ticket) downloads.set(ticket, performance.now())
-    await fetch(`${url}/cloudprnt?mac=${mac}&code=200%20OK&token=${answer.jobToken}`, { method: 'DELETE' })
-  }
   const loop = async () => {
     await sleep(offsetMs)
     while (!stopped) {
       const next = performance.now() + POLL_MS
-      await once().catch(() => undefined)
+      const started = performance.now()
+      const ticket = await pollOnce(url, kind, key).catch(() => undefined)
+      if (ticket) downloads.set(ticket, performance.now())
+      else polls.push(performance.now() - started)
       await sleep(Math.max(0, next - performance.now()))
     }
   }
   void loop()
-  return { mac, polls, downloads, stop: () => void (stopped = true) }
+  return { polls, downloads, stop: () => void (stopped = true) }
 }
 
 /** The hub's CPU time over `ms`, as a share of one core. */
@@ -63,17 +77,17 @@ async function cpuOver(pid: number, ms: number): Promise<number> {
   return (cpuMs(pid) - before) / ms
 }
 
-export async function cloudprntSection(): Promise<SectionResult> {
-  console.log(`cloudprnt: ${PRINTERS} CloudPRNT printers polling every ${POLL_MS} ms; ${JOBS} jobs from submission to download...`)
+/** 100 printers of `kind`, adopted before the hub starts: what their polls cost it, and how soon a job is downloaded. */
+async function measure(kind: Kind) {
   const dir = newDataDir()
   const project = await initDataDir(dir)
-  // Adopted before the hub starts, straight into its store (as the CLI would, a hundred times).
+  // Adopted straight into its store (as the CLI would, a hundred times).
   const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10_000 })
   const records: string[] = []
   try {
     for (let i = 0; i < PRINTERS; i++) {
-      const outcome = adoptPollingPrinter(store, project.projectId, { printer: macOf(i), id: `cp-${i}` }, confinementOf(dir))
-      if (outcome.kind !== 'added') throw new Error(`adopting ${macOf(i)}: ${outcome.kind}`)
+      const outcome = adoptPollingPrinter(store, project.projectId, { printer: keyOf(kind, i), kind, id: `p-${i}` }, confinementOf(dir))
+      if (outcome.kind !== 'added') throw new Error(`adopting ${keyOf(kind, i)}: ${outcome.kind}`)
       records.push(outcome.printer.id)
     }
   } finally {
@@ -99,8 +113,8 @@ export async function cloudprntSection(): Promise<SectionResult> {
     const healthCpu = await cpuOver(hub.pid, WINDOW_MS)
     healthStop = true
     await Promise.all(health)
-    for (let i = 0; i < PRINTERS; i++) pollers.push(poller(hub.url, macOf(i), (i * POLL_MS) / PRINTERS))
-    // Every printer's first poll asks it who it is; past that, polls are plain.
+    for (let i = 0; i < PRINTERS; i++) pollers.push(poller(hub.url, kind, keyOf(kind, i), (i * POLL_MS) / PRINTERS))
+    // A CloudPRNT printer's first poll asks it who it is; past that, polls are plain. An Epson printer's interval is known after two.
     await sleep(2 * POLL_MS)
     const pollStart = pollers.reduce((n, p) => n + p.polls.length, 0)
     const pollCpu = await cpuOver(hub.pid, WINDOW_MS)
@@ -114,7 +128,7 @@ export async function cloudprntSection(): Promise<SectionResult> {
       const answer = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs`, {
         method: 'POST',
         headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ printerId: `cp-${(i * 7) % PRINTERS}`, idempotencyKey: `cloudprnt-${i}`, document: { width: 80, sections: [{ type: 'text', value: `<job ${ticket}>` }, { type: 'cut' }] } }),
+        body: JSON.stringify({ printerId: `p-${(i * 7) % PRINTERS}`, idempotencyKey: `polling-${i}`, document: { width: 80, sections: [{ type: 'text', value: `<job ${ticket}>` }, { type: 'cut' }] } }),
       })
       if (answer.status !== 202) throw new Error(`a job was answered ${answer.status}`)
       submittedAt.set(ticket, started)
@@ -124,27 +138,45 @@ export async function cloudprntSection(): Promise<SectionResult> {
     const downloaded = () => pollers.reduce((n, p) => n + p.downloads.size, 0)
     while (downloaded() < JOBS && performance.now() < deadline) await sleep(50)
     const waits = [...submittedAt].flatMap(([ticket, at]) => pollers.flatMap((p) => (p.downloads.has(ticket) ? [p.downloads.get(ticket)! - at] : [])))
-    const download = summarize(Float64Array.from(waits))
-    const missing = JOBS - waits.length
-    const perPollUs = polled > 0 ? ((pollCpu - idle) * WINDOW_MS * 1000) / polled : NaN
-    const perHealthUs = ((healthCpu - idle) * WINDOW_MS * 1000) / ((PRINTERS * WINDOW_MS) / POLL_MS)
     return {
-      report: [
-        `cloudprnt (${PRINTERS} printers polling every ${POLL_MS} ms; the hub's CPU as a share of one core)`,
-        `idle ${(idle * 100).toFixed(1)} %   ${PRINTERS} req/s to /health ${(healthCpu * 100).toFixed(1)} %   ${PRINTERS} polls/s ${(pollCpu * 100).toFixed(1)} % (${polled} polls)`,
-        `CPU per poll ${round(perPollUs, 0)} us (per /health request ${round(perHealthUs, 0)} us); poll latency p50 ${pollLatency.p50.toFixed(2)} ms p99 ${pollLatency.p99.toFixed(2)} ms`,
-        `submit -> download at a ${POLL_MS} ms poll: p50 ${download.p50.toFixed(0)} ms   p99 ${download.p99.toFixed(0)} ms   max ${download.max.toFixed(0)} ms; ${missing} not downloaded`,
-      ],
-      checks: [
-        { name: `${PRINTERS} printers polling, hub CPU`, value: round(pollCpu * 100, 1), unit: ' %', target: '< 10 % of a core', pass: pollCpu < 0.1 },
-        { name: 'CPU per poll / per /health', value: round(perPollUs / perHealthUs, 2), unit: 'x', target: '< 3x', pass: perPollUs / perHealthUs < 3 },
-        { name: 'submit -> download, max', value: round(download.max, 0), unit: ' ms', target: `< ${DOWNLOAD_TARGET_MS} ms`, pass: missing === 0 && download.max < DOWNLOAD_TARGET_MS },
-      ],
-      results: { printers: PRINTERS, pollMs: POLL_MS, idleCpu: idle, healthCpu, pollCpu, polled, perPollUs, perHealthUs, pollLatencyMs: pollLatency, downloadMs: download, missing },
+      idle,
+      healthCpu,
+      pollCpu,
+      polled,
+      pollLatency,
+      download: summarize(Float64Array.from(waits)),
+      missing: JOBS - waits.length,
+      perPollUs: polled > 0 ? ((pollCpu - idle) * WINDOW_MS * 1000) / polled : NaN,
+      perHealthUs: ((healthCpu - idle) * WINDOW_MS * 1000) / ((PRINTERS * WINDOW_MS) / POLL_MS),
     }
   } finally {
     for (const p of pollers) p.stop()
     await hub.stop()
     removeDataDir(dir)
   }
+}
+
+const NAMES: Record<Kind, string> = { cloudprnt: 'CloudPRNT', 'epson-sdp': 'Epson SDP' }
+
+export async function cloudprntSection(): Promise<SectionResult> {
+  console.log(`cloudprnt: ${PRINTERS} CloudPRNT, then ${PRINTERS} Epson Server Direct Print printers polling every ${POLL_MS} ms; ${JOBS} jobs each from submission to download...`)
+  const report: string[] = [`printers that poll (${PRINTERS} of a kind, polling every ${POLL_MS} ms; the hub's CPU as a share of one core)`]
+  const checks: SectionResult['checks'] = []
+  const results: Record<string, unknown> = { printers: PRINTERS, pollMs: POLL_MS }
+  for (const kind of ['cloudprnt', 'epson-sdp'] as const) {
+    const m = await measure(kind)
+    const name = NAMES[kind]
+    report.push(
+      `${name}: idle ${(m.idle * 100).toFixed(1)} %   ${PRINTERS} req/s to /health ${(m.healthCpu * 100).toFixed(1)} %   ${PRINTERS} polls/s ${(m.pollCpu * 100).toFixed(1)} % (${m.polled} polls)`,
+      `${name}: CPU per poll ${round(m.perPollUs, 0)} us (per /health request ${round(m.perHealthUs, 0)} us); poll latency p50 ${m.pollLatency.p50.toFixed(2)} ms p99 ${m.pollLatency.p99.toFixed(2)} ms`,
+      `${name}: submit -> download at a ${POLL_MS} ms poll: p50 ${m.download.p50.toFixed(0)} ms   p99 ${m.download.p99.toFixed(0)} ms   max ${m.download.max.toFixed(0)} ms; ${m.missing} not downloaded`,
+    )
+    checks.push(
+      { name: `${PRINTERS} ${name} polling, hub CPU`, value: round(m.pollCpu * 100, 1), unit: ' %', target: '< 10 % of a core', pass: m.pollCpu < 0.1 },
+      { name: `${name} CPU per poll / per /health`, value: round(m.perPollUs / m.perHealthUs, 2), unit: 'x', target: '< 3x', pass: m.perPollUs / m.perHealthUs < 3 },
+      { name: `${name} submit -> download, max`, value: round(m.download.max, 0), unit: ' ms', target: `< ${DOWNLOAD_TARGET_MS} ms`, pass: m.missing === 0 && m.download.max < DOWNLOAD_TARGET_MS },
+    )
+    results[kind] = m
+  }
+  return { report, checks, results }
 }

@@ -25,8 +25,9 @@
 //   the hub's event loop waits while it makes a backup (a process of its own);
 //   security (scripts/bench-security.ts): /health while strangers hold frames at the gateway, while
 //   wrong passwords arrive at once, and while images render, against the idle hub; its RSS;
-//   cloudprnt (scripts/bench-cloudprnt.ts): 100 CloudPRNT printers polling every second: the hub's CPU
-//   against as many /health requests, and the time from a job's submission to its download;
+//   cloudprnt (scripts/bench-cloudprnt.ts): 100 CloudPRNT, then 100 Epson SDP, printers polling every
+//   second: the hub's CPU against as many /health requests, and the time from a job's submission to
+//   its download;
 //   dashboard (scripts/bench-dashboard.ts): every page loaded cold by Chromium on a phone profile,
 //   in English and German: bytes, first contentful paint, page drawn;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
