@@ -273,9 +273,10 @@ export class Agent {
   private cancel(jobId: string): void {
     const job = this.options.ledger.job(jobId)
     if (!job) return
+    // Not yet printing: cancelled, and a printer being readied for it (reached, or offered it) is let go.
     if (job.state === 'received') this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
     // A job being written stops if the write can still stop; otherwise its submission stands.
-    else if (job.state === 'submitting') this.submitting.get(jobId)?.abort()
+    if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
 
   /** Runs a printer's queue: one job at a time, oldest first; printers run side by side. */
