@@ -10,7 +10,7 @@ import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/render.ts'
-import { servePolling, type Transports } from '../transports/submit.ts'
+import { polls, servePolling, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { VirtualPrinters } from '../transports/virtual.ts'
@@ -234,9 +234,9 @@ export class Agent {
     this.describe()
   }
 
-  /** Asks its printers their state now: one that polls the hub said something new. */
+  /** Asks its printers that poll their state now: one said something new (the others are not asked). */
   printerNews(): void {
-    this.status.askNow()
+    this.status.askNow((printer) => printer.parsed.ok && polls(printer.parsed.connection))
   }
 
   /** Sends the inventory when what it says changed: printers added or removed, or their availability. */

@@ -15,7 +15,7 @@ export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
   private readonly asking = new Set<string>()
   private timer: Timer | undefined
-  private round: () => void = () => {}
+  private round: (which?: (printer: ServedPrinter) => boolean) => void = () => {}
   private stopped = false
 
   constructor(
@@ -38,16 +38,16 @@ export class StatusWatch {
 
   /** Starts asking, every interval, the printers `printers()` lists that `busy` does not say are printing. */
   start(printers: () => Iterable<ServedPrinter>, busy: (printerId: string) => boolean): void {
-    this.round = () => {
-      for (const printer of printers()) if (!busy(printer.id) && !this.asking.has(printer.id)) void this.ask(printer)
+    this.round = (which = () => true) => {
+      for (const printer of printers()) if (which(printer) && !busy(printer.id) && !this.asking.has(printer.id)) void this.ask(printer)
     }
     this.round()
-    this.timer = setInterval(this.round, this.intervalMs)
+    this.timer = setInterval(() => this.round(), this.intervalMs)
   }
 
-  /** Asks every idle printer now, not at the next interval (a printer that polls said something new). */
-  askNow(): void {
-    if (!this.stopped) this.round()
+  /** Asks the idle printers `which` picks now, not at the next interval (a printer that polls said something new). */
+  askNow(which: (printer: ServedPrinter) => boolean): void {
+    if (!this.stopped) this.round(which)
   }
 
   /** No more asking, and no more telling: an answer still on its way after this is dropped. */

@@ -48,16 +48,17 @@ export function cloudPrntRoutes(cloudPrnt: CloudPrnt) {
       },
       { parse: 'none' },
     )
-    .get(CLOUDPRNT_PATH, async ({ request }) => {
+    .get(CLOUDPRNT_PATH, async ({ request, server }) => {
       const query = parameters(request, FETCH_QUERY)
+      const address = remoteAddress(request, server)
       // A confirmation sent as a GET (`deleteMethod: GET`).
-      if (query.delete !== undefined) return answer(cloudPrnt.confirm(query.mac, query.code, query.token))
-      const fetched = await cloudPrnt.fetch(query.mac, query.type, query.token)
+      if (query.delete !== undefined) return answer(cloudPrnt.confirm(query.mac, query.code, query.token, address))
+      const fetched = await cloudPrnt.fetch(query.mac, query.type, query.token, address)
       if (fetched.status !== 200) return answer(fetched)
       return new Response(fetched.body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': fetched.type, 'cache-control': 'no-store' } })
     })
-    .delete(CLOUDPRNT_PATH, ({ request }) => {
+    .delete(CLOUDPRNT_PATH, ({ request, server }) => {
       const query = parameters(request, CONFIRM_QUERY)
-      return answer(cloudPrnt.confirm(query.mac, query.code, query.token))
+      return answer(cloudPrnt.confirm(query.mac, query.code, query.token, remoteAddress(request, server)))
     })
 }

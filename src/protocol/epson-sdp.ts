@@ -50,7 +50,7 @@ export function parseSdpForm(form: URLSearchParams): Parsed<SdpMessage> {
       return read.ok ? { ok: true, value: { type, printer, ...read.value } } : read
     }
     case 'SetStatus': {
-      const asb = /asbstatus\s*=\s*"(?:0x)?([0-9a-fA-F]{1,8})"/.exec(form.get('Status') ?? '')?.[1]
+      const asb = /asbstatus\s{0,8}=\s{0,8}"(?:0x)?([0-9a-fA-F]{1,8})"/.exec(form.get('Status') ?? '')?.[1]
       return { ok: true, value: { type, printer, asb: asb === undefined ? null : parseInt(asb, 16) } }
     }
     default:
@@ -58,21 +58,25 @@ export function parseSdpForm(form: URLSearchParams): Parsed<SdpMessage> {
   }
 }
 
-const attribute = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}\\s*=\\s*"([^"]*)"`, 'i').exec(tag)?.[1]
-const text = (xml: string, element: string): string | undefined => new RegExp(`<(?:\\w+:)?${element}\\b[^>]*>([^<]*)</(?:\\w+:)?${element}>`, 'i').exec(xml)?.[1]?.trim()
+// Every pattern is bounded: a printer's document is read in time linear in its length, whatever it holds.
+const attribute = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}\\s{0,8}=\\s{0,8}"([^"]{0,512})"`, 'i').exec(tag)?.[1]
+const text = (xml: string, element: string): string | undefined => new RegExp(`<(?:\\w{1,32}:)?${element}(?:\\s[^>]{0,512})?>([^<]{0,512})</(?:\\w{1,32}:)?${element}>`, 'i').exec(xml)?.[1]?.trim()
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }
 const unescape = (value: string) => value.replace(/&(lt|gt|amp|quot|apos);/g, (_, name: string) => ENTITIES[name]!)
 
 /** A `PrintResponseInfo` document: each job's response, or the printer's word that the request itself was refused. */
 function readResponseFile(file: string): Parsed<{ responses: SdpResponse[]; requestError: string | null }> {
-  if (!/<(?:\w+:)?PrintResponseInfo\b/.test(file)) return { ok: false, message: 'the ResponseFile must be a PrintResponseInfo document' }
+  if (!/<(?:\w{1,32}:)?PrintResponseInfo\b/.test(file)) return { ok: false, message: 'the ResponseFile must be a PrintResponseInfo document' }
   const responses: SdpResponse[] = []
+  // Version 3.00's word on the request as a whole (ServerDirectPrint, its Response capitalised) is no job's response.
+  const server = /<(?:\w{1,32}:)?ServerDirectPrint\b[\s\S]{0,4096}?<\/(?:\w{1,32}:)?ServerDirectPrint>/.exec(file)?.[0] ?? ''
+  const rest = server ? file.replace(server, '') : file
   // Version 2.00 and later: one ePOSPrint per job, with its printjobid; 1.00: bare responses.
-  const jobs = file.split(/<(?:\w+:)?ePOSPrint\b/).slice(1)
-  const parts = jobs.length > 0 ? jobs : [file]
+  const jobs = rest.split(/<(?:\w{1,32}:)?ePOSPrint\b/).slice(1)
+  const parts = jobs.length > 0 ? jobs : [rest]
   for (const part of parts) {
-    const tag = /<(?:\w+:)?response\b[^>]*>/i.exec(part)?.[0]
+    const tag = /<(?:\w{1,32}:)?response\s[^>]{0,1024}>/.exec(part)?.[0]
     if (!tag) continue
     const success = attribute(tag, 'success')
     const status = attribute(tag, 'status')
@@ -85,8 +89,8 @@ function readResponseFile(file: string): Parsed<{ responses: SdpResponse[]; requ
     if (responses.length > 64) return { ok: false, message: 'the ResponseFile answers more jobs than were sent' }
   }
   // Version 3.00: the request was refused as a whole (too large, not XML, ePOS-Print off).
-  const server = /<(?:\w+:)?Response\s[^>]*Success\s*=\s*"(false|0)"/.test(file)
-  const requestError = server ? unescape([text(file, 'ErrorSummary'), text(file, 'ErrorDetail')].filter(Boolean).join(': ') || 'the printer refused the request').slice(0, 256) : null
+  const refused = /<(?:\w{1,32}:)?Response\s[^>]{0,512}Success\s{0,8}=\s{0,8}"(false|0)"/.test(server)
+  const requestError = refused ? unescape([text(server, 'ErrorSummary'), text(server, 'ErrorDetail')].filter(Boolean).join(': ') || 'the printer refused the request').slice(0, 256) : null
   if (responses.length === 0 && requestError === null) return { ok: false, message: 'the ResponseFile has no response' }
   return { ok: true, value: { responses, requestError } }
 }

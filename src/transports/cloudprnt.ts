@@ -5,12 +5,14 @@ import { normalMac } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import { CLOUDPRNT_CLIENT_ACTIONS, CLOUDPRNT_MEDIA_TYPES, type CloudPrntMediaType, type CloudPrntPollAnswer, type PageInfo, pageInfoOf, type Parsed, parsePoll } from '../protocol/cloudprnt.ts'
 import { failureOfConfirmation, failureOfState, parseStatusCode, stateOfStatus, type StatusCode } from './cloudprnt-codes.ts'
-import { type Heard, PollingPrinters } from './polling.ts'
+import { type Heard, type Offer, PollingPrinters } from './polling.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { type PrinterModel, refused, type Stopped } from './submission.ts'
 
 /** Star's default poll interval, assumed until a printer says its own. */
 export const DEFAULT_POLL_INTERVAL_MS = 5_000
+/** The longest poll interval a printer is believed to have (a longer one would hold its jobs for long). */
+const MAX_POLL_INTERVAL_S = 60
 
 /** What a printer told about itself when asked (`clientAction`), for people. */
 export interface CloudPrntInfo {
@@ -57,6 +59,7 @@ const said = (status: StatusCode) => `${status.code}${status.text ? ` ${status.t
 export class CloudPrnt {
   private readonly printers: PollingPrinters<CloudPrntInfo>
   private readonly mediaTypes: CloudPrntMediaType[]
+  private readonly pngs = new WeakMap<Offer, Uint8Array>()
 
   constructor(private readonly options: CloudPrntOptions = {}) {
     this.printers = new PollingPrinters(
@@ -90,27 +93,27 @@ export class CloudPrnt {
     return { ok: true, value: this.answer(seen) }
   }
 
-  /** A job fetch: the bytes of the job offered with `token`, as `type`. */
-  async fetch(macText: string | undefined, type: string | undefined, token: string | undefined): Promise<FetchAnswer> {
+  /** A job fetch from `address`: the bytes of the job offered with `token`, as `type`. */
+  async fetch(macText: string | undefined, type: string | undefined, token: string | undefined, address: string): Promise<FetchAnswer> {
     const mac = normalMac(macText ?? '')
     if (!mac) return { status: 400, message: 'mac must be the printer’s MAC address' }
     const mediaType = (type ?? this.mediaTypes[0]) as CloudPrntMediaType
     if (!this.mediaTypes.includes(mediaType)) return { status: 415, message: `Jobs are served as ${this.mediaTypes.join(' or ')}.` }
     // Printers before CloudPRNT tokens send none: theirs is the job offered.
-    const taken = await this.printers.take(mac, token)
-    if (taken === 'none') return { status: 404, message: 'There is no job for this printer with this token.' }
+    const taken = await this.printers.take(mac, token, address)
+    if (taken === 'none') return { status: 404, message: 'There is no job for this printer with this token, from this address.' }
     if (taken === 'withdrawn') return { status: 404, message: 'The job was withdrawn.' }
-    return { status: 200, type: mediaType, body: mediaType === 'image/png' ? this.options.toPng!(taken.bytes, taken.offer.model) : taken.bytes }
+    return { status: 200, type: mediaType, body: mediaType === 'image/png' ? this.pngOf(taken.offer, taken.bytes) : taken.bytes }
   }
 
-  /** A job's confirmation: printed (2xx), or why not; only for a job the printer fetched, by its token. */
-  confirm(macText: string | undefined, code: string | undefined, token: string | undefined): { status: 200 } | { status: 400 | 404; message: string } {
+  /** A job's confirmation from `address`: printed (2xx), or why not; only for a job the printer there fetched, by its token. */
+  confirm(macText: string | undefined, code: string | undefined, token: string | undefined, address: string): { status: 200 } | { status: 400 | 404; message: string } {
     const mac = normalMac(macText ?? '')
     if (!mac) return { status: 400, message: 'mac must be the printer’s MAC address' }
     const status = parseStatusCode(code ?? '')
     if (!status) return { status: 400, message: 'code must start with a three or four digit status code, as 200%20OK' }
     const failed = failureOfConfirmation(status)
-    if (!this.printers.finished(mac, token, failed ? refused(failed) : { ok: true })) return { status: 404, message: 'No job of this printer awaits a confirmation with this token.' }
+    if (!this.printers.finished(mac, token, address, failed ? refused(failed) : { ok: true })) return { status: 404, message: 'No job of this printer awaits a confirmation with this token, from this address.' }
     return { status: 200 }
   }
 
@@ -147,6 +150,13 @@ export class CloudPrnt {
 
   // ---- Inside ----
 
+  /** The job's picture, drawn once however often it is fetched. */
+  private pngOf(offer: Offer, bytes: Uint8Array): Uint8Array {
+    let png = this.pngs.get(offer)
+    if (!png) this.pngs.set(offer, (png = this.options.toPng!(bytes, offer.model)))
+    return png
+  }
+
   private answered(seen: Heard & CloudPrntInfo, request: string, result: unknown): void {
     const text = typeof result === 'string' ? result.slice(0, 64) : null
     if (request === 'ClientType') seen.clientType = text
@@ -154,7 +164,7 @@ export class CloudPrnt {
     else if (request === 'PageInfo') seen.pageInfo = pageInfoOf(result) ?? null
     else if (request === 'GetPollInterval' && text !== null && /^\d{1,5}$/.test(text.trim())) {
       const seconds = Number(text.trim())
-      if (seconds >= 1 && seconds <= 3_600) seen.pollIntervalMs = seconds * 1_000
+      if (seconds >= 1 && seconds <= MAX_POLL_INTERVAL_S) seen.pollIntervalMs = seconds * 1_000
     }
   }
 
@@ -164,7 +174,7 @@ export class CloudPrnt {
       seen.asked = true
       return { jobReady: false, clientAction: CLOUDPRNT_CLIENT_ACTIONS.map((request) => ({ request, options: '' })) }
     }
-    const offer = this.printers.announced(seen)
+    const offer = this.printers.announce(seen, seen.address)
     return offer ? { jobReady: true, mediaTypes: this.mediaTypes, jobToken: offer.token } : { jobReady: false }
   }
 }

@@ -105,16 +105,16 @@ export class EpsonSdp {
     const seen = this.printers.heard(message.printer, address, message.type === 'GetRequest')
     switch (message.type) {
       case 'GetRequest': {
-        const offer = this.printers.announced(seen)
+        const offer = this.printers.announce(seen, seen.address)
         if (!offer) return { ok: true, xml: '' }
-        const taken = await this.printers.take(seen.key, offer.token)
+        const taken = await this.printers.take(seen.key, offer.token, seen.address)
         return { ok: true, xml: typeof taken === 'object' ? printRequestInfo(taken.offer.token, taken.bytes) : '' }
       }
       case 'SetStatus':
         if (message.asb !== null) this.learn(seen, message.asb, false)
         return { ok: true, xml: '' }
       case 'SetResponse': {
-        let known = message.responses.length === 0
+        let known = false
         for (const response of message.responses) {
           // A repeat of a response already taken (the printer sends it again when unsure it arrived).
           if (response.printJobId !== null && seen.settled.includes(response.printJobId)) {
@@ -123,12 +123,12 @@ export class EpsonSdp {
           }
           const failed = failureOfResponse(response)
           const outstanding = seen.offer?.token
-          if (this.printers.finished(seen.key, response.printJobId ?? undefined, failed ? refused(failed) : { ok: true })) {
+          if (this.printers.finished(seen.key, response.printJobId ?? undefined, seen.address, failed ? refused(failed) : { ok: true })) {
             known = true
             seen.settled = [...seen.settled, response.printJobId ?? outstanding ?? ''].slice(-SETTLED_KEPT)
           }
         }
-        if (message.requestError !== null && this.printers.finished(seen.key, undefined, refused(failure('printer.failed', `The printer refused the job: ${message.requestError}.`, false)))) known = true
+        if (message.requestError !== null && this.printers.finished(seen.key, undefined, seen.address, refused(failure('printer.failed', `The printer refused the job: ${message.requestError}.`, false)))) known = true
         // How the printer is now, once its jobs are settled by their own codes (a response for no job of its says nothing).
         const last = message.responses.at(-1)
         if (last && known) this.learn(seen, last.status, true)

@@ -38,6 +38,8 @@ export interface Offer {
   printed: Resolvers<PrintedOutcome>
   sent?: Uint8Array
   timer?: Timer
+  /** The address the job was announced to: only the printer there may fetch it and say how it went. */
+  to?: string
 }
 
 /** A printer heard from: when, from where, how it is, and the job offered to it. */
@@ -47,8 +49,8 @@ export interface Heard {
   firstSeenAt: number
   /** When it was last heard from (a poll, or any other message of it). */
   lastPollAt: number
-  /** When it last polled for jobs. */
-  polledAt: number
+  /** When it last polled for jobs; null before its first poll. */
+  polledAt: number | null
   state: PrinterState
   /** Why it cannot print now (its state, in a failure's words), or null. */
   fault: Failure | null
@@ -80,6 +82,7 @@ export interface PollingOptions {
 export class PollingPrinters<Extra extends object> {
   private readonly printers = new Map<string, Heard & Extra>()
   private adopted = new Set<string>()
+  private stopped = false
   private readonly now: () => number
 
   constructor(
@@ -113,19 +116,24 @@ export class PollingPrinters<Extra extends object> {
     let seen = this.printers.get(key)
     if (!seen) {
       if (!this.adopted.has(key)) this.makeRoom()
-      seen = { key, address, firstSeenAt: now, lastPollAt: now, polledAt: now, state: 'online', fault: null, stateUntil: null, busy: false, pollIntervalMs: null, measuredMs: null, ...this.extra() }
+      seen = { key, address: address.slice(0, 64), firstSeenAt: now, lastPollAt: now, polledAt: poll ? now : null, state: 'online', fault: null, stateUntil: null, busy: false, pollIntervalMs: null, measuredMs: null, ...this.extra() }
       this.printers.set(key, seen)
-      this.options.changed?.(key)
+      this.tell(seen)
       return seen
     }
-    if (poll && now > seen.polledAt) {
-      if (this.options.measureInterval) seen.measuredMs = now - seen.polledAt
+    if (poll) {
+      // Only the gap between two polls tells the interval; a shorter one is believed only slowly
+      // (an early poll is not a new setting), a longer one at once.
+      if (this.options.measureInterval && seen.polledAt !== null && now > seen.polledAt) {
+        const gap = now - seen.polledAt
+        seen.measuredMs = seen.measuredMs === null ? gap : Math.max(gap, Math.round(seen.measuredMs * 0.8))
+      }
       seen.polledAt = now
     }
     const wasSilent = this.silent(seen)
     seen.address = address.slice(0, 64)
     seen.lastPollAt = now
-    if (wasSilent) this.options.changed?.(key)
+    if (wasSilent) this.tell(seen)
     return seen
   }
 
@@ -140,32 +148,47 @@ export class PollingPrinters<Extra extends object> {
       if (offer.stage === 'sent') this.settle(seen, offer, refused(fault))
       else offer.fetched.resolve(refused(fault))
     }
-    if (this.state(seen.key) !== before) this.options.changed?.(seen.key)
+    if (this.state(seen.key) !== before) this.tell(seen)
   }
 
-  /** The job a poll may announce: offered, not yet fetched, to an adopted printer that is not busy. */
-  announced(seen: Heard): Offer | undefined {
+  /** Tells of a change of an adopted printer (one that is not the hub's changes nothing the hub shows of its printers). */
+  private tell(seen: Heard): void {
+    if (this.adopted.has(seen.key)) this.options.changed?.(seen.key)
+  }
+
+  /** The job a poll from `address` may announce: offered, not yet fetched, to an adopted printer that is not busy. From then on only that address may fetch it. */
+  announce(seen: Heard, address: string): Offer | undefined {
     const offer = seen.offer
-    return offer?.stage === 'offered' && !seen.busy && this.adopted.has(seen.key) ? offer : undefined
+    if (offer?.stage !== 'offered' || seen.busy || !this.adopted.has(seen.key)) return undefined
+    offer.to = address
+    return offer
   }
 
-  /** A fetch of the job offered with `token` (none: the one offered): its bytes once the agent hands them over, or why not. */
-  async take(key: string, token: string | undefined): Promise<{ offer: Offer; bytes: Uint8Array } | 'none' | 'withdrawn'> {
-    const offer = this.printers.get(key)?.offer
-    if (!offer || (token !== undefined && token !== offer.token)) return 'none'
+  /**
+   * A fetch from `address` of the job offered with `token` (none: the one offered, for printers
+   * from before tokens): its bytes once the agent hands them over, or why not. Only the address
+   * the job was announced to may fetch it.
+   */
+  async take(key: string, token: string | undefined, address: string): Promise<{ offer: Offer; bytes: Uint8Array } | 'none' | 'withdrawn'> {
+    const seen = this.printers.get(key)
+    const offer = seen?.offer
+    if (!seen || !offer || offer.to !== address || (token !== undefined && token !== offer.token)) return 'none'
     if (offer.stage === 'offered') {
       offer.stage = 'fetching'
       offer.fetched.resolve('fetched')
     }
     const bytes = offer.sent ?? (await within(offer.bytes.promise, HAND_OVER_MS, null))
-    return bytes ? { offer, bytes } : 'withdrawn'
+    if (bytes) return { offer, bytes }
+    // Not handed over in time: nothing went, and the job is not the printer's any more.
+    if (!offer.sent) this.withdraw(seen, offer)
+    return 'withdrawn'
   }
 
-  /** The printer's word on the job it fetched with `token` (none: the one it fetched); false when it fetched none such. */
-  finished(key: string, token: string | undefined, outcome: PrintedOutcome): boolean {
+  /** The printer's word, from `address`, on the job it fetched with `token` (none: the one it fetched); false when it fetched none such. */
+  finished(key: string, token: string | undefined, address: string, outcome: PrintedOutcome): boolean {
     const seen = this.printers.get(key)
     const offer = seen?.offer
-    if (!seen || !offer || offer.stage !== 'sent' || (token !== undefined && token !== offer.token)) return false
+    if (!seen || !offer || offer.stage !== 'sent' || offer.to !== address || (token !== undefined && token !== offer.token)) return false
     this.settle(seen, offer, outcome)
     return true
   }
@@ -187,7 +210,7 @@ export class PollingPrinters<Extra extends object> {
    * the job within its missed-polls window, nothing was sent and the job can be tried again.
    */
   async ready(key: string, signal: AbortSignal, model: PrinterModel, check?: (bytes: Uint8Array) => Failure | null): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
-    if (signal.aborted) return CANCELLED
+    if (signal.aborted || this.stopped) return CANCELLED
     const seen = this.printers.get(key)
     const { protocol, path } = this.options
     if (!seen || !this.adopted.has(key)) return refused(failure('printer.offline', `The printer has not polled the hub since it started: set its ${protocol} server URL to this hub's ${path} (see docs/cloud-printers.md).`))
@@ -214,6 +237,8 @@ export class PollingPrinters<Extra extends object> {
             this.withdraw(seen, offer)
             return unfit ? refused(unfit) : CANCELLED
           }
+          // The printer gave up waiting for the bytes, or the hub is stopping: nothing goes.
+          if (seen.offer !== offer) return refused(failure('printer.timeout', 'The printer stopped waiting for the job; nothing was sent.'))
           offer.sent = bytes
           offer.stage = 'sent'
           offer.bytes.resolve(bytes)
@@ -226,8 +251,9 @@ export class PollingPrinters<Extra extends object> {
     }
   }
 
-  /** Lets every job go (the hub is stopping): fetches get nothing, nothing waits. */
+  /** Lets every job go (the hub is stopping): fetches get nothing, nothing waits, no job is offered any more. */
   stop(): void {
+    this.stopped = true
     for (const seen of this.printers.values()) if (seen.offer) this.withdraw(seen, seen.offer)
   }
 

@@ -8,6 +8,7 @@ import type { ReadyPrinter } from '../../src/transports/printer-link.ts'
 
 const MODEL = { profile: 'epson-tm-m30iii', width: 80 as const }
 const form = (fields: Record<string, string>) => new URLSearchParams({ ID: 'P1', ...fields })
+import { parseSdpForm } from '../../src/protocol/epson-sdp.ts'
 const response = (printJobId: string, code: string, status: number) =>
   `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${printJobId}</printjobid></Parameter><PrintResponse><response success="${code === ''}" code="${code}" status="${status}"/></PrintResponse></ePOSPrint></PrintResponseInfo>`
 
@@ -60,4 +61,37 @@ test('a job larger than Server Direct Print carries is refused before a byte goe
   // Nothing is outstanding: a job fits again.
   const small = await fetched(s, Uint8Array.of(0x0a))
   expect(small.xml).toContain('<command>0a</command>')
+})
+
+test('a request the printer refused as a whole (Version 3.00) fails the job, not to be tried again; a bare report of it for no job is 404', async () => {
+  const s = server()
+  await s.poll()
+  const { xml, sent } = await fetched(s, Uint8Array.of(0x1b, 0x40))
+  expect(xml).toContain('<printjobid>')
+  const refusal = '<PrintResponseInfo Version="3.00"><ServerDirectPrint><Response Success="false"><ErrorSummary>Data size is exceeded</ErrorSummary><ErrorDetail>Too big print request</ErrorDetail></Response></ServerDirectPrint></PrintResponseInfo>'
+  expect(await s.sdp.post(form({ ConnectionType: 'SetResponse', ResponseFile: refusal }), '192.0.2.7')).toEqual({ ok: true, xml: '' })
+  expect(sent.ok && (await sent.printed)).toMatchObject({ ok: false, failure: { code: 'printer.failed', retryable: false, message: 'The printer refused the job: Data size is exceeded: Too big print request.' } })
+  expect(await s.sdp.post(form({ ConnectionType: 'SetResponse', ResponseFile: refusal }), '192.0.2.7')).toMatchObject({ ok: false, status: 404 })
+})
+
+test('documents made to slow a parser down are read in linear time (each within the test timeout)', () => {
+  for (const unit of ['<Response ', '<printjobid ', '<response ', ' success="', '<ePOSPrint', '<x:']) {
+    const file = `<PrintResponseInfo>${unit.repeat(Math.floor(65_000 / unit.length))}`
+    expect(parseSdpForm(new URLSearchParams({ ConnectionType: 'SetResponse', ID: 'P1', ResponseFile: file })).ok).toBe(false)
+  }
+})
+
+test('a job fetched from another address than the GetRequest it was announced in is not taken', async () => {
+  const s = server()
+  await s.poll()
+  const ready = s.sdp.ready('P1', new AbortController().signal, MODEL)
+  // The printer's GetRequest takes it; a response from elsewhere settles nothing.
+  const answer = s.poll()
+  const offered = await ready
+  if (!offered.ok) throw new Error('not ready')
+  const sent = await offered.printer.send(Uint8Array.of(0x0a), new AbortController().signal)
+  const id = /<printjobid>([^<]+)</.exec(((await answer) as { xml: string }).xml)![1]!
+  expect(await s.sdp.post(form({ ConnectionType: 'SetResponse', ResponseFile: response(id, '', 2) }), '192.0.2.66')).toMatchObject({ ok: false, status: 404 })
+  expect(await s.sdp.post(form({ ConnectionType: 'SetResponse', ResponseFile: response(id, '', 2) }), '192.0.2.7')).toEqual({ ok: true, xml: '' })
+  expect(sent.ok && (await sent.printed)).toEqual({ ok: true })
 })
