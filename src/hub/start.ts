@@ -38,13 +38,16 @@ import { isWildcardHost } from '../services/lan.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
 import type { PrinterModel } from '../transports/submission.ts'
-import { previewFor } from '../preview/preview.ts'
 import { findProfile } from '../profiles/catalog.ts'
 
-/** The picture of what a printer's bytes print, for a polling printer that fetches its job as a PNG. */
-function receiptPngOf(bytes: Uint8Array, model: PrinterModel): Uint8Array {
+/**
+ * The picture of what a printer's bytes print, for a polling printer that fetches its job as a
+ * PNG. The preview is loaded on the first such fetch: a hub without one neither reads nor holds it.
+ */
+async function receiptPngOf(bytes: Uint8Array, model: PrinterModel): Promise<Uint8Array> {
   const profile = findProfile(model.profile)
   if (!profile) throw new Error(`no printer profile ${model.profile}`)
+  const { previewFor } = await import('../preview/preview.ts')
   return previewFor(bytes, profile, model.width).png()
 }
 

@@ -46,7 +46,7 @@ export interface CloudPrntOptions {
   now?: () => number
   confirmTimeoutMs?: number
   /** A job's bytes as a PNG, for a printer that fetches `image/png`; without it only StarPRNT is offered. */
-  toPng?: (bytes: Uint8Array, model: PrinterModel) => Uint8Array
+  toPng?: (bytes: Uint8Array, model: PrinterModel) => Promise<Uint8Array>
   /** Told when a printer's polled state changed. */
   changed?: (mac: string) => void
 }
@@ -59,7 +59,7 @@ const said = (status: StatusCode) => `${status.code}${status.text ? ` ${status.t
 export class CloudPrnt {
   private readonly printers: PollingPrinters<CloudPrntInfo>
   private readonly mediaTypes: CloudPrntMediaType[]
-  private readonly pngs = new WeakMap<Offer, Uint8Array>()
+  private readonly pngs = new WeakMap<Offer, Promise<Uint8Array>>()
 
   constructor(private readonly options: CloudPrntOptions = {}) {
     this.printers = new PollingPrinters(
@@ -103,7 +103,7 @@ export class CloudPrnt {
     const taken = await this.printers.take(mac, token, address)
     if (taken === 'none') return { status: 404, message: 'There is no job for this printer with this token, from this address.' }
     if (taken === 'withdrawn') return { status: 404, message: 'The job was withdrawn.' }
-    return { status: 200, type: mediaType, body: mediaType === 'image/png' ? this.pngOf(taken.offer, taken.bytes) : taken.bytes }
+    return { status: 200, type: mediaType, body: mediaType === 'image/png' ? await this.pngOf(taken.offer, taken.bytes) : taken.bytes }
   }
 
   /** A job's confirmation from `address`: printed (2xx), or why not; only for a job the printer there fetched, by its token. */
@@ -151,7 +151,7 @@ export class CloudPrnt {
   // ---- Inside ----
 
   /** The job's picture, drawn once however often it is fetched. */
-  private pngOf(offer: Offer, bytes: Uint8Array): Uint8Array {
+  private pngOf(offer: Offer, bytes: Uint8Array): Promise<Uint8Array> {
     let png = this.pngs.get(offer)
     if (!png) this.pngs.set(offer, (png = this.options.toPng!(bytes, offer.model)))
     return png
