@@ -150,6 +150,9 @@ export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 /** The kinds of printers that poll the hub for their jobs. */
 export type PollingKind = 'cloudprnt' | 'epson-sdp'
 
+/** The connection URI a printer that polls is kept under: one spelling, so one printer is one record however it was typed. */
+export const pollingUri = (connection: Extract<Connection, { kind: PollingKind }>): string => (connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}`)
+
 /**
  * The connection of a printer that polls, from what a technician types: a MAC address is a
  * CloudPRNT printer's; any other ID an Epson Server Direct Print printer's. `kind` says which when
@@ -159,7 +162,7 @@ export function pollingConnection(text: string, kind?: PollingKind): { ok: true;
   const parsed = parseConnectionUri(text.includes('://') ? text : kind === 'epson-sdp' || (kind === undefined && !normalMac(text)) ? `epson-sdp://${text}` : `cloudprnt://${text}`)
   if (parsed.ok && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') && (kind === undefined || parsed.connection.kind === kind)) {
     const connection = parsed.connection
-    return { ok: true, connection, uri: connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}` }
+    return { ok: true, connection, uri: pollingUri(connection) }
   }
   return { ok: false, message: `${JSON.stringify(text.slice(0, 64))} is not a MAC address (as 00:11:62:12:34:56, for a Star CloudPRNT printer) nor an Epson Server Direct Print ID (1 to 30 letters, digits, _ . or -)` }
 }

@@ -4,7 +4,7 @@ import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { type PollingKind, parseConnectionUri, pollingConnection } from '../domain/connection-uri.ts'
+import { type PollingKind, parseConnectionUri, pollingUri } from '../domain/connection-uri.ts'
 import { type Confinement, confineConnection } from '../transports/confine.ts'
 
 /**
@@ -65,8 +65,8 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
     const confined = confineConnection(parsed.connection, input.confinement)
     if (!confined.ok) return fail('connection', confined.message)
   }
-  const kind = parsed?.ok === true && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') ? parsed.connection.kind : undefined
-  const polling = kind && POLLING_MODELS[kind]
+  const pollingConnection = parsed?.ok === true && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') ? parsed.connection : undefined
+  const polling = pollingConnection && POLLING_MODELS[pollingConnection.kind]
   const width = input.width as PaperWidth | undefined
   if (width !== undefined && !PAPER_WIDTHS.includes(width)) return fail('width', `must be one of ${PAPER_WIDTHS.join(', ')}`)
   const profile = findProfile(input.profile ?? (polling ? polling.profile : defaultProfileId(width)))
@@ -79,7 +79,6 @@ export function checkPrinterSettings(input: PrinterSettingsInput): { ok: true; s
     const nameCheck = validate(shortString, name)
     if (!nameCheck.ok) return fail('name', nameCheck.issues[0]!.message)
   }
-  // A MAC address is kept in one spelling, so that one printer is one record however it was typed.
-  const connection = kind ? (pollingConnection(input.connection) as { uri: string }).uri : input.connection
+  const connection = pollingConnection ? pollingUri(pollingConnection) : input.connection
   return { ok: true, settings: { id: input.id, connection, profile: profile.id, width: width ?? profile.defaultWidth, name } }
 }
