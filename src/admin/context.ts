@@ -9,7 +9,7 @@ import type { Store } from '../store/store.ts'
 import type { WebhookSender } from '../services/webhooks.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
-import type { PollingPrinterView } from '../transports/cloudprnt.ts'
+import type { PollingPrinterView } from '../transports/polling.ts'
 
 /** The settings the dashboard changes while the hub runs. */
 export interface SettingsPort {

@@ -5,7 +5,7 @@ import { normalMac } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import { CLOUDPRNT_CLIENT_ACTIONS, CLOUDPRNT_MEDIA_TYPES, type CloudPrntMediaType, type CloudPrntPollAnswer, type PageInfo, pageInfoOf, type Parsed, parsePoll } from '../protocol/cloudprnt.ts'
 import { failureOfConfirmation, failureOfState, parseStatusCode, stateOfStatus, type StatusCode } from './cloudprnt-codes.ts'
-import { type Heard, type Offer, PollingPrinters } from './polling.ts'
+import { type Heard, type Offer, type PollingPrinterView, PollingPrinters } from './polling.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { type PrinterModel, refused, type Stopped } from './submission.ts'
 
@@ -22,24 +22,6 @@ export interface CloudPrntInfo {
   pageInfo: PageInfo | null
   /** Whether it was asked, since the hub started. */
   asked: boolean
-}
-
-/** A printer seen polling, as the dashboard and the admin API show it. */
-export interface PollingPrinterView {
-  kind: 'cloudprnt' | 'epson-sdp'
-  /** What it is known and adopted by: its MAC address (CloudPRNT), its ID (Epson). */
-  key: string
-  address: string
-  adopted: boolean
-  firstSeenAt: string
-  lastPollAt: string
-  state: PrinterState
-  /** Its status as it last said it, in its own terms. */
-  status: string
-  /** Its model and firmware as it says them. */
-  model: string | null
-  pageInfo: PageInfo | null
-  pollIntervalMs: number
 }
 
 export interface CloudPrntOptions {
@@ -129,19 +111,7 @@ export class CloudPrnt {
 
   /** Printers seen polling: the hub's own and those waiting to be adopted, most recent first. */
   list(): PollingPrinterView[] {
-    return this.printers.all().map((seen) => ({
-      kind: 'cloudprnt',
-      key: seen.key,
-      address: seen.address,
-      adopted: this.printers.isAdopted(seen.key),
-      firstSeenAt: new Date(seen.firstSeenAt).toISOString(),
-      lastPollAt: new Date(seen.lastPollAt).toISOString(),
-      state: this.printers.state(seen.key),
-      status: seen.statusCode,
-      model: [seen.clientType, seen.clientVersion].filter(Boolean).join(' ') || null,
-      pageInfo: seen.pageInfo,
-      pollIntervalMs: this.printers.intervalOf(seen),
-    }))
+    return this.printers.all().map((seen) => this.printers.view(seen, 'cloudprnt', { status: seen.statusCode, model: [seen.clientType, seen.clientVersion].filter(Boolean).join(' ') || null, pageInfo: seen.pageInfo }))
   }
 
   stop(): void {

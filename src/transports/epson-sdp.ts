@@ -5,8 +5,7 @@
 import type { PrinterState } from '../domain/printer-state.ts'
 import { MAX_SDP_JOB_BYTES, parseSdpForm, printRequestInfo, type SdpResponse } from '../protocol/epson-sdp.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
-import { type Heard, PollingPrinters } from './polling.ts'
-import type { PollingPrinterView } from './cloudprnt.ts'
+import { type Heard, type PollingPrinterView, PollingPrinters } from './polling.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { type PrinterModel, refused, type Stopped } from './submission.ts'
 
@@ -148,19 +147,7 @@ export class EpsonSdp {
   }
 
   list(): PollingPrinterView[] {
-    return this.printers.all().map((seen) => ({
-      kind: 'epson-sdp',
-      key: seen.key,
-      address: seen.address,
-      adopted: this.printers.isAdopted(seen.key),
-      firstSeenAt: new Date(seen.firstSeenAt).toISOString(),
-      lastPollAt: new Date(seen.lastPollAt).toISOString(),
-      state: this.printers.state(seen.key),
-      status: seen.asb === null ? '' : hex(seen.asb),
-      model: null,
-      pageInfo: null,
-      pollIntervalMs: this.printers.intervalOf(seen),
-    }))
+    return this.printers.all().map((seen) => this.printers.view(seen, 'epson-sdp', { status: seen.asb === null ? '' : hex(seen.asb), model: null, pageInfo: null }))
   }
 
   stop(): void {

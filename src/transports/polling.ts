@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import type { PrinterState } from '../domain/printer-state.ts'
 import { CLOUDPRNT_CONFIRM_MS } from '../domain/settings.ts'
+import type { PageInfo } from '../protocol/cloudprnt.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { CANCELLED, type PrintedOutcome, type PrinterModel, refused, type Stopped } from './submission.ts'
@@ -40,6 +41,24 @@ export interface Offer {
   timer?: Timer
   /** The address the job was announced to: only the printer there may fetch it and say how it went. */
   to?: string
+}
+
+/** A printer seen polling, as the dashboard and the admin API show it. */
+export interface PollingPrinterView {
+  kind: 'cloudprnt' | 'epson-sdp'
+  /** What it is known and adopted by: its MAC address (CloudPRNT), its ID (Epson). */
+  key: string
+  address: string
+  adopted: boolean
+  firstSeenAt: string
+  lastPollAt: string
+  state: PrinterState
+  /** Its status as it last said it, in its own terms. */
+  status: string
+  /** Its model and firmware as it says them. */
+  model: string | null
+  pageInfo: PageInfo | null
+  pollIntervalMs: number
 }
 
 /** A printer heard from: when, from where, how it is, and the job offered to it. */
@@ -191,6 +210,21 @@ export class PollingPrinters<Extra extends object> {
     if (!seen || !offer || offer.stage !== 'sent' || offer.to !== address || (token !== undefined && token !== offer.token)) return false
     this.settle(seen, offer, outcome)
     return true
+  }
+
+  /** A printer as the dashboard and the admin API show it; `own` is what its protocol says of it. */
+  view(seen: Heard, kind: PollingPrinterView['kind'], own: Pick<PollingPrinterView, 'status' | 'model' | 'pageInfo'>): PollingPrinterView {
+    return {
+      kind,
+      key: seen.key,
+      address: seen.address,
+      adopted: this.adopted.has(seen.key),
+      firstSeenAt: new Date(seen.firstSeenAt).toISOString(),
+      lastPollAt: new Date(seen.lastPollAt).toISOString(),
+      state: this.state(seen.key),
+      ...own,
+      pollIntervalMs: this.intervalOf(seen),
+    }
   }
 
   /** The printer's state as its polls say it; offline when they stopped. */

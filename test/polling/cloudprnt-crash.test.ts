@@ -47,6 +47,14 @@ async function jobOf(hub: ServeProcess, project: { projectId: string; apiKey: st
   return ((await answer.json()) as { job: { state: string; lastErrorCode: string | null } }).job
 }
 
+/** The job once it is COMPLETED or FAILED. */
+function settledOf(hub: ServeProcess, project: { projectId: string; apiKey: string }, id: string): Promise<{ state: string; lastErrorCode: string | null }> {
+  return waitFor(async () => {
+    const job = await jobOf(hub, project, id)
+    return job.state === 'COMPLETED' || job.state === 'FAILED' ? job : undefined
+  }, 15_000)
+}
+
 async function kill(hub: ServeProcess): Promise<void> {
   hub.process.kill('SIGKILL')
   await hub.process.exited
@@ -67,10 +75,7 @@ test('killed while a job waits to be fetched: after the restart it is fetched on
   try {
     printer = new CloudPrntPrinter({ url: `${hub.url}/cloudprnt`, mac })
     printer.start(100)
-    const done = await waitFor(async () => {
-      const job = await jobOf(hub, project, id)
-      return job.state === 'COMPLETED' || job.state === 'FAILED' ? job : undefined
-    }, 15_000)
+    const done = await settledOf(hub, project, id)
     expect(done.state).toBe('COMPLETED')
     expect(printer.fetched).toHaveLength(1)
     expect(printer.fetched[0]!.text.map((line) => line.trim())).toContain('Table 9')
@@ -94,10 +99,7 @@ test('killed after the printer fetched a job and before it confirmed it: uncerta
   try {
     printer = new CloudPrntPrinter({ url: `${hub.url}/cloudprnt`, mac })
     printer.start(100)
-    const done = await waitFor(async () => {
-      const job = await jobOf(hub, project, id)
-      return job.state === 'COMPLETED' || job.state === 'FAILED' ? job : undefined
-    }, 15_000)
+    const done = await settledOf(hub, project, id)
     expect(done).toEqual(expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }))
     await waitFor(() => printer.answers.length > 10, 5_000)
     expect(printer.fetched).toEqual([])

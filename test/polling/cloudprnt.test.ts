@@ -5,20 +5,21 @@
 // confirmation is a failed attempt, tried again; a printer that fetches a job and disappears
 // leaves it unconfirmed, never printed twice.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Job } from '../../src/protocol/job.ts'
 import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
-import { adminToken } from '../support/fixtures.ts'
 import { startTestHub, submitJob, type TestHub } from '../support/hub.ts'
+import { pollingHub, receipt } from '../support/polling-hub.ts'
 import { waitFor } from '../support/wait.ts'
 
 let hub: TestHub
-let owner: string
+let admin: ReturnType<typeof pollingHub>['admin']
+let adopt: (mac: string, id: string) => Promise<string>
+let job: ReturnType<typeof pollingHub>['job']
 let cloudprnt: string
 const printers: CloudPrntPrinter[] = []
 
 beforeAll(async () => {
   hub = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200', PRINTHUB_CLOUDPRNT_CONFIRM_MS: '1500', PRINTHUB_STATUS_POLL_MS: '200' } })
-  owner = adminToken(hub.hub.store, 'owner')
+  ;({ admin, adopt, job } = pollingHub(hub))
   cloudprnt = `${hub.url}/cloudprnt`
 })
 
@@ -33,24 +34,6 @@ function printer(mac: string): CloudPrntPrinter {
   return made
 }
 
-async function admin<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${hub.url}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${owner}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: response.status, body: (await response.json()) as T }
-}
-
-async function adopt(mac: string, id: string): Promise<string> {
-  const adopted = await admin<{ printer: { id: string } }>('POST', '/printers/adopt', { printer: mac, projectId: hub.projectId, id })
-  expect(adopted.status).toBe(201)
-  // The built-in agent takes the new printer in within its catalog's poll (a second).
-  await waitFor(() => hub.hub.sessions.session(hub.hub.store.agents.builtin()!.id)?.printers.has(adopted.body.printer.id), 5_000)
-  return adopted.body.printer.id
-}
-
-async function job(id: string): Promise<Job> {
-  return ((await (await hub.request('GET', `/v1/projects/${hub.projectId}/jobs/${id}`)).json()) as { job: Job }).job
-}
-
-const receipt = (lines: string[]) => ({ width: 80, sections: [...lines.map((value) => ({ type: 'text', value })), { type: 'cut' }] })
 
 describe('a Star CloudPRNT printer', () => {
   test('seen for the first time: asked what it is, offered no job, listed as waiting for adoption', async () => {

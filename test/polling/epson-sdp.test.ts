@@ -6,20 +6,23 @@
 // with the paper out holds the jobs; a printer that takes a job and never responds leaves it
 // unconfirmed, never sent twice.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { Job } from '../../src/protocol/job.ts'
 import { ASB_OK, ASB_RECEIPT_END, EpsonSdpPrinter } from '../support/epson-sdp-printer.ts'
-import { adminToken } from '../support/fixtures.ts'
 import { startTestHub, submitJob, type TestHub } from '../support/hub.ts'
+import { pollingHub, receipt } from '../support/polling-hub.ts'
 import { waitFor } from '../support/wait.ts'
 
 let hub: TestHub
-let owner: string
+let polling: ReturnType<typeof pollingHub>
 let url: string
+const admin: ReturnType<typeof pollingHub>['admin'] = (...args) => polling.admin(...args)
+const adopt = (key: string, id: string) => polling.adopt(key, id, 'epson-sdp')
+const job = (id: string) => polling.job(id)
+const settled = (id: string) => polling.settled(id)
 const printers: EpsonSdpPrinter[] = []
 
 beforeAll(async () => {
   hub = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200', PRINTHUB_CLOUDPRNT_CONFIRM_MS: '1500', PRINTHUB_STATUS_POLL_MS: '200' } })
-  owner = adminToken(hub.hub.store, 'owner')
+  polling = pollingHub(hub)
   url = `${hub.url}/epson-sdp`
 })
 
@@ -34,24 +37,6 @@ function printer(name: string, id?: string): EpsonSdpPrinter {
   return made
 }
 
-async function admin<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${hub.url}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${owner}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
-  return { status: response.status, body: (await response.json()) as T }
-}
-
-async function adopt(key: string, id: string): Promise<string> {
-  const adopted = await admin<{ printer: { id: string } }>('POST', '/printers/adopt', { kind: 'epson-sdp', printer: key, projectId: hub.projectId, id })
-  expect(adopted.status).toBe(201)
-  await waitFor(() => hub.hub.sessions.session(hub.hub.store.agents.builtin()!.id)?.printers.has(adopted.body.printer.id), 5_000)
-  return adopted.body.printer.id
-}
-
-async function job(id: string): Promise<Job> {
-  return ((await (await hub.request('GET', `/v1/projects/${hub.projectId}/jobs/${id}`)).json()) as { job: Job }).job
-}
-
-const settled = async (id: string) => waitFor(async () => ((await job(id)).state === 'COMPLETED' || (await job(id)).state === 'FAILED' ? job(id) : undefined), 10_000)
-const receipt = (lines: string[]) => ({ width: 80, sections: [...lines.map((value) => ({ type: 'text', value })), { type: 'cut' }] })
 
 describe('an Epson printer with Server Direct Print', () => {
   test('seen for the first time: answered with nothing, listed as waiting for adoption under its ID, or its Name when the ID is empty', async () => {

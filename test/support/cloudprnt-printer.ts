@@ -5,6 +5,7 @@
 // by printhub's preview as a Star TSP100IV reads StarPRNT.
 import { findProfile } from '../../src/profiles/catalog.ts'
 import { previewFor } from '../../src/preview/preview.ts'
+import { pollEvery } from './polling-hub.ts'
 
 export interface Fetched {
   token: string
@@ -36,8 +37,6 @@ export class CloudPrntPrinter {
   readonly confirmations: { code: string; status: number }[] = []
   readonly answers: Record<string, unknown>[] = []
   private pendingActions: { request: string; result: unknown }[] = []
-  private timer: Timer | undefined
-  private busy = false
 
   constructor(private readonly options: CloudPrntPrinterOptions) {}
 
@@ -63,24 +62,10 @@ export class CloudPrntPrinter {
 
   /** Polls every `intervalMs` until stopped, as the printer does. */
   start(intervalMs = 50): void {
-    const tick = async () => {
-      if (this.busy) return
-      this.busy = true
-      try {
-        await this.poll()
-      } catch {
-        // A poll the hub refused or could not answer: the printer polls again next time.
-      } finally {
-        this.busy = false
-      }
-    }
-    void tick()
-    this.timer = setInterval(tick, intervalMs)
+    this.stop = pollEvery(intervalMs, () => this.poll())
   }
 
-  stop(): void {
-    clearInterval(this.timer)
-  }
+  stop: () => void = () => {}
 
   private async printJob(offered: string[], token: string | undefined): Promise<void> {
     const type = (this.options.accepts ?? ['application/vnd.star.starprnt', 'image/png']).find((t) => offered.includes(t))

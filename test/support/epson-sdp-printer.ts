@@ -6,6 +6,7 @@
 // decoded by printhub's preview as an Epson TM-m30III reads ESC/POS.
 import { findProfile } from '../../src/profiles/catalog.ts'
 import { previewFor } from '../../src/preview/preview.ts'
+import { pollEvery } from './polling-hub.ts'
 
 export interface SdpJob {
   printJobId: string
@@ -29,8 +30,6 @@ export class EpsonSdpPrinter {
   readonly jobs: SdpJob[] = []
   readonly responses: { printJobId: string; status: number }[] = []
   polls = 0
-  private timer: Timer | undefined
-  private busy = false
 
   constructor(private readonly options: { url: string; id?: string; name: string }) {}
 
@@ -80,22 +79,8 @@ export class EpsonSdpPrinter {
 
   /** Polls every `intervalMs` until stopped, as the printer does. */
   start(intervalMs = 100): void {
-    const tick = async () => {
-      if (this.busy) return
-      this.busy = true
-      try {
-        await this.poll()
-      } catch {
-        // The printer tries again after its interval.
-      } finally {
-        this.busy = false
-      }
-    }
-    void tick()
-    this.timer = setInterval(tick, intervalMs)
+    this.stop = pollEvery(intervalMs, () => this.poll())
   }
 
-  stop(): void {
-    clearInterval(this.timer)
-  }
+  stop: () => void = () => {}
 }

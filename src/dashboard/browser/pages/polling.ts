@@ -2,7 +2,7 @@
 // technicians: each one seen that is not yet the hub's, with what it said about itself, and a
 // form to adopt it into a project. Until adopted, a printer that polls is offered nothing.
 import type { Project } from '../../../store/projects.ts'
-import type { PollingPrinterView } from '../../../transports/cloudprnt.ts'
+import type { PollingPrinterView } from '../../../transports/polling.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, badge, empty, field, fill, h, select, time } from '../dom.ts'

@@ -10,7 +10,7 @@ import { announce, badge, empty, errorBox, field, fill, h, replace, select, show
 import { action, form, heading, live, type Page } from './page.ts'
 import { type AgentView, printerLabel, projectOptions } from './records.ts'
 import { pollingSection, type Profile } from './polling.ts'
-import type { PollingPrinterView } from '../../../transports/cloudprnt.ts'
+import type { PollingPrinterView } from '../../../transports/polling.ts'
 
 
 const CONNECTION_KINDS: [string, string][] = [
