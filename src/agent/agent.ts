@@ -9,7 +9,7 @@ import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { renderOffThread } from '../render/off-thread.ts'
-import { RenderError } from '../render/render.ts'
+import { RenderError } from '../render/errors.ts'
 import { polls, servePolling, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'

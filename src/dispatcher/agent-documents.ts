@@ -2,19 +2,29 @@
 // another printer of its destination, if it moved) for a printhub agent; for an
 // agent that is not printhub, with what OpenPrinter lacks drawn as pictures for the printer's
 // model, or the extensions no picture can carry (render/standard-document.ts). Made from what is
-// stored, the same way each time, so an attempt sent again is byte-identical.
+// stored, the same way each time, so an attempt sent again is byte-identical. The drawing (and the
+// PNG encoder it brings) is loaded the first time an agent that is not printhub is sent a job.
 import { documentExtensions, type PrintDocument } from '../protocol/document.ts'
 import type { Issue } from '../protocol/rules.ts'
 import { findProfile } from '../profiles/catalog.ts'
-import { standardDocument } from '../render/standard-document.ts'
 import type { Store } from '../store/store.ts'
+
+let standard: typeof import('../render/standard-document.ts') | undefined
+let loading: Promise<void> | undefined
+
+/** Resolves once a job's document can be made for this kind of agent; undefined when it can be now. */
+export function documentsReady(printhubAgent: boolean): Promise<void> | undefined {
+  if (printhubAgent || standard) return undefined
+  return (loading ??= import('../render/standard-document.ts').then((module) => void (standard = module)))
+}
 
 export function documentForAgent(store: Store, printhubAgent: boolean, printerId: string, jobId: string, movedNote: string | null): { document: PrintDocument } | { refused: Issue[] } {
   const stored = withMovedNote(store.jobs.document(jobId)!, movedNote)
   // Most documents use no extension: no printer lookup for them.
   if (printhubAgent || documentExtensions(stored).length === 0) return { document: stored }
+  if (!standard) throw new Error('documentsReady() comes first for an agent that is not printhub')
   const profile = findProfile(store.printers.get(printerId)?.profile ?? '')
-  return profile ? standardDocument(stored, profile) : { document: stored }
+  return profile ? standard.standardDocument(stored, profile) : { document: stored }
 }
 
 /** A job moved to another printer of its destination says so at the top of its ticket, in OpenPrinter's sections. */

@@ -4,7 +4,7 @@
 import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
-import { documentForAgent } from './agent-documents.ts'
+import { documentForAgent, documentsReady } from './agent-documents.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
@@ -233,6 +233,8 @@ export class Dispatcher implements AgentListener {
       this.expireDue()
       return this.scheduleDispatch(printerId)
     }
+    const ready = documentsReady(session.isPrinthubAgent)
+    if (ready) return void ready.then(() => this.scheduleDispatch(printerId), (error: unknown) => this.settings.log.error('the drawing of documents for agents that are not printhub did not load', { error: String(error) }))
     if (head.state === 'DISPATCHING') {
       if (this.inFlight.has(head.id)) return
       // Out before a restart or on a closed session: send it again exactly as it was.

@@ -5,7 +5,7 @@ import { OffThread, OffThreadTimeout } from '../platform/off-thread.ts'
 import { documentCost } from '../protocol/document-cost.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import { RenderError, type RenderErrorCode } from './errors.ts'
-import { type RenderRequest, renderRequested } from './request.ts'
+import type { RenderRequest } from './request.ts'
 
 /** The longest one document may take to render (the largest a document may be takes about a second on a Pi). */
 export const RENDER_BUDGET_MS = 20_000
@@ -30,6 +30,12 @@ function asRenderError(error: { name: string; message: string; [more: string]: u
 
 let worker: OffThread<RenderRequest, Uint8Array> | undefined
 
+/**
+ * The renderer on this thread, loaded with the first light document: a hub that has printed
+ * nothing neither reads nor holds it, nor the PNG and JPEG decoders it brings (docs/performance.md).
+ */
+let renderer: Promise<typeof import('./request.ts')> | undefined
+
 /** For tests: a render worker with another budget. */
 export function renderWorker(budgetMs = RENDER_BUDGET_MS): OffThread<RenderRequest, Uint8Array> {
   return new OffThread(workerScript(), budgetMs, asRenderError)
@@ -37,7 +43,7 @@ export function renderWorker(budgetMs = RENDER_BUDGET_MS): OffThread<RenderReque
 
 /** Renders the document for the printer: at once when it is light, else in the worker. Rejects with a RenderError. */
 export async function renderOffThread(request: RenderRequest, pool?: OffThread<RenderRequest, Uint8Array>): Promise<Uint8Array> {
-  if (!pool && isLight(request.document)) return renderRequested(request)
+  if (!pool && isLight(request.document)) return (await (renderer ??= import('./request.ts'))).renderRequested(request)
   worker ??= renderWorker()
   try {
     return await (pool ?? worker).run(request)
