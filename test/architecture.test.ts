@@ -106,6 +106,6 @@ describe('architecture', () => {
     const imported = importsOf(join(SRC, 'hub/start.ts')).map((target) => partOf(target))
     expect(imported).toContain('dispatcher')
     expect(imported).toContain('api')
-    expect(importsOf(join(SRC, 'dashboard/routes.ts')).some((target) => target.endsWith('browser/index.html'))).toBe(true)
+    expect(importsOf(join(SRC, 'dashboard/assets.ts')).some((target) => target.endsWith('browser/index.html'))).toBe(true)
   })
 })
