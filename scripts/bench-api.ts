@@ -1,6 +1,7 @@
 // The API section of `bun run bench`: the hub as its own process, driven by load processes
 // (scripts/bench-load.ts): GET /health and durable job submissions per second with their latency,
-// the job list over 1,000,000 seeded jobs, and the hub's RSS idle and under load.
+// the job list over 1,000,000 seeded jobs, and the hub's RSS idle and under load (run from source;
+// the executable's idle RSS is held to its target in scripts/bench-binary.ts).
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protocol/job.ts'
@@ -19,7 +20,7 @@ const RSS_SAMPLE_MS = 100
 /** Beyond its own deadline, a load process gets this long (start-up, abort grace) before it is killed. */
 const LOAD_SLACK_MS = 15_000
 
-const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 2, idleRssMb: 50 } as const
+const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 2 } as const
 
 const DOCUMENT = {
   width: 80,
@@ -263,7 +264,6 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     { name: 'submit errors (non-202)', value: submit.errors, unit: '', target: '0', pass: submit.errors === 0 },
     { name: `list p99 (${SEED.jobs.toLocaleString('en')} jobs)`, value: round(listAll.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.listP99Ms} ms`, pass: listAll.latencyMs.p99 < TARGETS.listP99Ms && listAll.errors === 0 },
     { name: `list ?state=PENDING p99 (${SEED.jobs.toLocaleString('en')} jobs)`, value: round(listPending.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.listP99Ms} ms`, pass: listPending.latencyMs.p99 < TARGETS.listP99Ms && listPending.errors === 0 },
-    { name: 'idle RSS', value: round(idleRssMb), unit: ' MB', target: `< ${TARGETS.idleRssMb} MB`, pass: idleRssMb < TARGETS.idleRssMb },
   ]
 
   const report = [
@@ -275,7 +275,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     describeLoad(`GET jobs?state=PENDING, ${SEED.jobs / 1000}k (${LIST_LOAD.concurrency} cl.)`, listPending),
     describeLoad('  yardstick: Bun.serve + query', floor.all),
     describeLoad('  yardstick, ?state=PENDING', floor.pending),
-    `${'RSS'.padEnd(30)} idle ${idleRssMb.toFixed(1)} MB, max under submissions ${loadedRssMb.toFixed(1)} MB, after list load (1M jobs) ${listRssMb.toFixed(1)} MB`,
+    `${'RSS (from source)'.padEnd(30)} idle ${idleRssMb.toFixed(1)} MB (the executable's, against its target: bench binary), max under submissions ${loadedRssMb.toFixed(1)} MB, after list load (1M jobs) ${listRssMb.toFixed(1)} MB`,
     `${'seeding'.padEnd(30)} ${seed.jobs.toLocaleString('en')} jobs in ${seed.seconds} s`,
     ...errorDetail('health', health),
     ...errorDetail('submit', submit),
