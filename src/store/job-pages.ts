@@ -65,15 +65,27 @@ function conditions(query: JobQuery): { sql: string; values: Value[] } {
   return { sql: where.join(' AND '), values }
 }
 
+/**
+ * Whether the driver's index holds exactly the jobs that match: the project's (jobs_newest), or the
+ * project's in one state (jobs_newest_by_state). A printer's index does not (a printer assigned to
+ * another project keeps its older jobs), nor does any other condition.
+ */
+function driverIsExact(query: JobQuery): boolean {
+  return query.printerId === undefined && query.createdAfter === undefined && query.createdBefore === undefined && !query.metadata?.length
+}
+
 /** The newest `limit` jobs matching `query`, older than `query.before` if given. */
 export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
   const before = query.before ?? Number.MAX_SAFE_INTEGER
-  const walk = driver(query, before, window)
+  // Where every job the driver finds matches, a page reads one more than it shows, not the window.
+  const exact = driverIsExact(query)
+  const walk = driver(query, before, exact ? limit + 1 : window)
   const match = conditions(query)
   const rows = db
     .query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE seq IN (${walk.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`)
     .all(...walk.values, ...match.values, limit + 1)
   if (rows.length > limit) return { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq }
+  if (exact) return { jobs: rows.map(toJob), next: null }
   // Whether the walk stopped at its window rather than at the end of the index: one entry more
   // tells. Then the next page goes on from the window's last entry.
   const beyond = driver(query, before, window + 1)

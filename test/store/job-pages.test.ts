@@ -76,6 +76,21 @@ describe('job pages', () => {
     // The window that reached the oldest job says there is no more.
   })
 
+  test("where the walk's index holds exactly the matching jobs (the project's, one state's), a page is full whatever the window, and knows at once whether more follow", () => {
+    const jobs: Job[] = []
+    for (let i = 0; i < 14; i++) jobs.push(job(null, i < 7 ? 'COMPLETED' : 'PENDING'))
+    world.store.commits.commit()
+    const page = (query: Omit<JobQuery, 'projectId'>, limit: number) => jobPage(world.store.db, { ...query, projectId: world.projectId }, limit, 3)
+    const all = page({}, 7)
+    expect(all.jobs.map((j) => j.id)).toEqual(jobs.slice(7).reverse().map((j) => j.id))
+    expect(page({ before: all.next! }, 7)).toEqual({ jobs: jobs.slice(0, 7).reverse().map((j) => world.store.jobs.get(j.id)!), next: null })
+    expect(page({}, 14)).toEqual({ jobs: jobs.slice().reverse().map((j) => world.store.jobs.get(j.id)!), next: null })
+    expect(page({ state: 'PENDING' }, 7)).toEqual({ jobs: jobs.slice(7).reverse().map((j) => world.store.jobs.get(j.id)!), next: null })
+    expect(page({ state: 'COMPLETED' }, 6).next).not.toBeNull()
+    // A printer's walk is still bounded by its window (its index may hold another project's jobs).
+    expect(page({ printerId: world.printerId }, 7).jobs).toHaveLength(3)
+  })
+
   test("a position stays valid while new jobs arrive: the next page goes on exactly after the last one's job", () => {
     const jobs: Job[] = []
     for (let i = 0; i < 20; i++) jobs.push(job())
