@@ -146,4 +146,3 @@ export function buildAssets(): Assets {
     shells: new Map(LANGUAGE_CODES.map((language) => [language, asset('text/html; charset=utf-8', shellHtml(template, language))])),
   }
 }
-

@@ -233,6 +233,7 @@ export class Dispatcher implements AgentListener {
       this.expireDue()
       return this.scheduleDispatch(printerId)
     }
+    // For an agent that is not printhub, the drawing of what OpenPrinter lacks is loaded first.
     const ready = documentsReady(session.isPrinthubAgent)
     if (ready) return void ready.then(() => this.scheduleDispatch(printerId), (error: unknown) => this.settings.log.error('the drawing of documents for agents that are not printhub did not load', { error: String(error) }))
     if (head.state === 'DISPATCHING') {
