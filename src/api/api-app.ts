@@ -8,7 +8,6 @@ import { gatewayRoute } from './routes/gateway.ts'
 import { healthRoutes } from './routes/health.ts'
 import { jobRoutes } from './routes/jobs.ts'
 import { pairingRoutes } from './routes/pairing.ts'
-import { openApiDocument } from './openapi.ts'
 import { eventRoutes } from './routes/events.ts'
 import { printerRoutes } from './routes/printers.ts'
 import { webhookRoutes } from './routes/webhooks.ts'
@@ -17,5 +16,5 @@ import { destinationRoutes } from './routes/destinations.ts'
 
 export function publicApi(context: ApiContext) {
   return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(webhookRoutes(context)).use(imageRoutes(context)).use(destinationRoutes(context))
-    .get('/openapi.json', () => openApiDocument()).use(gatewayRoute(context.gateway))
+    .get('/openapi.json', async () => (await import('./openapi.ts')).openApiDocument()).use(gatewayRoute(context.gateway))
 }

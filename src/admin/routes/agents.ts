@@ -1,6 +1,5 @@
 // Agents and pairing: the paired agents with their printers, revoking one, and a pairing code to
 // pair the next (with a QR code of the command that uses it; printed on a printer when asked).
-import { encodeQR } from '@paulmillr/qr'
 import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
@@ -76,7 +75,7 @@ export function agentRoutes(context: AdminContext) {
           printed = job
         }
         set.status = 201
-        return { code, expiresAt, command, qrSvg: encodeQR(command, 'svg'), printed }
+        return { code, expiresAt, command, qrSvg: (await import('@paulmillr/qr')).encodeQR(command, 'svg'), printed }
       },
       { parse: 'none' },
     )
