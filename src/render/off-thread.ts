@@ -32,7 +32,7 @@ let worker: OffThread<RenderRequest, Uint8Array> | undefined
 
 /**
  * The renderer on this thread, loaded with the first light document: a hub that has printed
- * nothing neither reads nor holds it, nor the PNG and JPEG decoders it brings (docs/performance.md).
+ * nothing neither reads nor holds it, nor the image decoders it brings (docs/performance.md).
  */
 let renderer: Promise<typeof import('./request.ts')> | undefined
 
