@@ -84,10 +84,7 @@ interface SeedResult {
   newestId: string
 }
 
-/** An Ed25519 public key (of the all-zero seed), for the seeded agent that never connects. */
-const BENCH_AWAY_KEY = 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik'
-
-/** Seeds jobs straight into the (stopped) hub's database, as valid rows of a printer whose agent is away. */
+/** Seeds jobs straight into the (stopped) hub's database, as valid rows of the demo printer. */
 export function seedJobs(dir: string, projectId: string, count: number): SeedResult {
   const startedAt = performance.now()
   const db = new Database(join(dir, DATABASE_FILE), { strict: true })
@@ -101,11 +98,8 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     db.run('PRAGMA temp_store = MEMORY')
     // The four jobs indexes outgrow the default 2 MB cache within seconds; 256 MB keeps them hot.
     db.run('PRAGMA cache_size = -262144')
-    // The jobs are on a printer of a paired agent that is away: the hub reads them and prints none
-    // (on the demo printer it would print the seeded unfinished ones while the lists are measured).
-    const printer = { id: 'prn_bench_away' }
-    db.run("INSERT INTO agents (id, key_id, name, version, platform, installation_id, public_key, paired_at) VALUES ('agt_bench_away', 'key_bench_away', 'away', '0', 'linux', 'installation_bench_away', ?, ?)", [BENCH_AWAY_KEY, Date.now()])
-    db.run("INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, created_at, agent_id, agent_printer_id) VALUES (?, ?, 'counter', 'Counter', 'tcp://192.0.2.1:9100', 'epson-tm-t20iii', 80, ?, 'agt_bench_away', 'counter')", [printer.id, projectId, Date.now()])
+    const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'demo'").get(projectId)
+    if (!printer) throw new Error('the demo printer is missing')
     const firstSeq = (db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM jobs').get()?.seq ?? 0) + 1
 
     const insertJob = db.prepare<never, [number, string, string, string, string, JobState, number, number, number, string | null, string | null, number | null, number | null, number, number]>(
