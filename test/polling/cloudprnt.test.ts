@@ -14,12 +14,13 @@ let hub: TestHub
 let admin: ReturnType<typeof pollingHub>['admin']
 let adopt: (mac: string, id: string) => Promise<string>
 let job: ReturnType<typeof pollingHub>['job']
+let untilState: ReturnType<typeof pollingHub>['untilState']
 let cloudprnt: string
 const printers: CloudPrntPrinter[] = []
 
 beforeAll(async () => {
   hub = await startTestHub({ env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200', PRINTHUB_CLOUDPRNT_CONFIRM_MS: '1500', PRINTHUB_STATUS_POLL_MS: '200' } })
-  ;({ admin, adopt, job } = pollingHub(hub))
+  ;({ admin, adopt, job, untilState } = pollingHub(hub))
   cloudprnt = `${hub.url}/cloudprnt`
 })
 
@@ -87,7 +88,7 @@ describe('a Star CloudPRNT printer', () => {
     kitchen.statusCode = '410 Paper out'
     kitchen.start()
     await adopt('00:11:62:aa:00:04', 'kitchen')
-    await waitFor(async () => (await admin<{ printers: { remoteId: string; state: string }[] }>('GET', '/printers')).body.printers.find((p) => p.remoteId === 'kitchen')?.state === 'paper_out', 5_000)
+    await untilState('kitchen', 'paper_out')
     const posted = await submitJob(hub, { printerId: 'kitchen', document: receipt(['Soup']) })
     // Polls go on, and no job is offered.
     const polls = kitchen.answers.length
@@ -122,7 +123,7 @@ describe('a Star CloudPRNT printer', () => {
     front.statusCode = '410 Paper out'
     front.start()
     await adopt('00:11:62:aa:00:07', 'front')
-    await waitFor(async () => (await admin<{ printers: { remoteId: string; state: string }[] }>('GET', '/printers')).body.printers.find((p) => p.remoteId === 'front')?.state === 'paper_out', 5_000)
+    await untilState('front', 'paper_out')
     const made = await hub.request('POST', `/v1/projects/${hub.projectId}/destinations`, { body: { name: 'counter', mode: 'failover', printers: ['front', 'demo'] } })
     expect(made.status).toBe(201)
     const posted = await submitJob(hub, { printerId: 'counter', document: receipt(['Coffee']) })

@@ -82,7 +82,7 @@ describe('an Epson printer with Server Direct Print', () => {
     await adopt('X6WY000002', 'kitchen')
     const posted = await submitJob(hub, { printerId: 'kitchen', document: receipt(['Soup']) })
     await waitFor(async () => (await job(posted.id)).lastErrorCode === 'printer.paper_out', 10_000)
-    await waitFor(async () => (await admin<{ printers: { remoteId: string; state: string }[] }>('GET', '/printers')).body.printers.find((p) => p.remoteId === 'kitchen')?.state === 'paper_out', 5_000)
+    await polling.untilState('kitchen', 'paper_out')
     // Polls go on; nothing more is sent while it has no paper.
     const polls = kitchen.polls
     await waitFor(() => kitchen.polls >= polls + 5, 5_000)

@@ -23,6 +23,10 @@ export function pollingHub(hub: TestHub) {
       await waitFor(() => hub.hub.sessions.session(hub.hub.store.agents.builtin()!.id)?.printers.has(adopted.body.printer.id), 5_000)
       return adopted.body.printer.id
     },
+    /** Waits until the printer the project calls `remoteId` shows `state` on the admin API. */
+    async untilState(remoteId: string, state: string): Promise<void> {
+      await waitFor(async () => (await admin<{ printers: { remoteId: string; state: string }[] }>('GET', '/printers')).body.printers.find((p) => p.remoteId === remoteId)?.state === state, 5_000)
+    },
     /** The job once it is COMPLETED or FAILED. */
     settled: (id: string): Promise<Job> => waitFor(async () => {
       const found = await job(id)
