@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SectionResult } from './bench.ts'
 import { ROOT, rssMb, sized, UNLIMITED_KEY } from './bench-hub.ts'
-import { binaryPath, build } from './build.ts'
+import { binaryPath, build, COMPILE_FLAGS, compile, recordBytecodeOrder } from './build.ts'
 import { freePort } from '../test/support/ports.ts'
 
 export interface BinaryFigures {
@@ -74,7 +74,10 @@ function dropFromPageCache(file: string): void {
   }
 }
 
-/** The yardstick executable, built with the hub's flags, serving the hub's own route table. */
+/**
+ * The yardstick executable, built with the hub's flags, serving the hub's own route table; its
+ * bytecode laid out by its own start, as the hub's is (scripts/build.ts).
+ */
 async function buildFloor(): Promise<string> {
   const { startHub } = await import('../src/hub/start.ts')
   const { resolveConfig } = await import('../src/hub/config.ts')
@@ -84,11 +87,13 @@ async function buildFloor(): Promise<string> {
     const routes = hub.routes()
     await hub.stop()
     const outfile = join(ROOT, 'dist', 'printhub-floor-x64')
-    const result = Bun.spawnSync(
-      [process.execPath, 'build', '--compile', '--minify', '--bytecode', '--format=esm', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', '--target=bun-linux-x64', `--define=FLOOR_ROUTES=${JSON.stringify(routes)}`, '--outfile', outfile, join(ROOT, 'scripts/bench-executable-floor.ts')],
-      { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
-    )
-    if (result.exitCode !== 0) throw new Error(`building the yardstick failed:\n${result.stderr.toString()}`)
+    const args = (order: string[]) => [...COMPILE_FLAGS, '--target=bun-linux-x64', `--define=FLOOR_ROUTES=${JSON.stringify(routes)}`, ...order, '--outfile', outfile, join(ROOT, 'scripts/bench-executable-floor.ts')]
+    compile(args([]), 'the yardstick')
+    const orderFile = join(dir, 'floor.order')
+    const floorDir = join(dir, 'floor')
+    mkdirSync(floorDir)
+    await recordBytecodeOrder(outfile, (port) => [String(port), floorDir], orderFile)
+    compile(args([`--bytecode-order=${orderFile}`]), 'the yardstick')
     return outfile
   } finally {
     rmSync(dir, { recursive: true, force: true })

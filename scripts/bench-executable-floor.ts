@@ -42,7 +42,16 @@ for (const route of FLOOR_ROUTES) {
   const group = route.path.split('/').slice(0, 3).join('/')
   groups.set(group, [...(groups.get(group) ?? []), route])
 }
-const app = new Elysia({ normalize: false }).onError(() => ({ error: 'floor' }))
+// The normal JIT policy from the first request that is not GET /health, as the hub (src/platform/jit.ts).
+let beforeWork = true
+const app = new Elysia({ normalize: false })
+  .onError(() => ({ error: 'floor' }))
+  .onRequest(({ request }) => {
+    if (beforeWork && new URL(request.url).pathname !== '/health') {
+      Bun.unsafe.setJITPolicy(1)
+      beforeWork = false
+    }
+  })
 for (const routes of groups.values()) {
   const plugin = new Elysia().onBeforeHandle(() => undefined)
   for (const { method, path } of routes) plugin.route(method, path, () => ({ ok: true, path }))
@@ -50,3 +59,5 @@ for (const routes of groups.values()) {
 }
 app.ws('/floor/ws', { message: (ws, message) => ws.send(message) })
 app.listen({ hostname: '127.0.0.1', port: Number(port), reusePort: false })
+// Stopped as the hub is, by SIGTERM, with a normal exit (which writes a bytecode order being recorded).
+process.once('SIGTERM', () => process.exit(0))

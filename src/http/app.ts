@@ -39,15 +39,24 @@ interface RequestInfo {
   startedAt: number
 }
 
+/** The liveness check, which monitors ask all day: no work (see `firstWork`). */
+const HEALTH_PATH = '/health'
+
 /**
  * The app the edges' routes are mounted on. Paths in `openPrinterPaths` answer errors in
- * OpenPrinter's closed envelope, which stock agents parse.
+ * OpenPrinter's closed envelope, which stock agents parse. `firstWork` is called once, with the
+ * first request that is not a liveness check.
  */
-export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger, bodies = new BodyBudget()) {
+export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger, firstWork?: () => void, bodies = new BodyBudget()) {
   const requests = new WeakMap<Request, RequestInfo>()
+  let beforeWork = firstWork
   // normalize: false and our own body reader: nothing is coerced or silently dropped.
   return new Elysia({ normalize: false })
     .onRequest(({ request, set, server }) => {
+      if (beforeWork && new URL(request.url).pathname !== HEALTH_PATH) {
+        beforeWork()
+        beforeWork = undefined
+      }
       const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
       requests.set(request, info)
       if (request.method !== 'GET' && request.method !== 'HEAD') attachBodyBudget(request, bodies, () => remoteAddress(request, server))

@@ -17,9 +17,9 @@ import type { EpsonSdp } from '../transports/epson-sdp.ts'
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
 
-/** `requests`: the request log; `errors`: where internal errors are told (component api). */
-export function hubApp(api: ApiContext, admin: AdminContext, polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }, requests: RequestLog, errors: Logger) {
-  return httpApp(requests, OPENPRINTER_PATHS, errors)
+/** `requests`: the request log; `errors`: where internal errors are told (component api); `firstWork`: see httpApp. */
+export function hubApp(api: ApiContext, admin: AdminContext, polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }, requests: RequestLog, errors: Logger, firstWork?: () => void) {
+  return httpApp(requests, OPENPRINTER_PATHS, errors, firstWork)
     .use(publicApi(api))
     .use(adminApi(admin))
     .use(cloudPrntRoutes(polling.cloudPrnt))

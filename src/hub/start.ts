@@ -106,6 +106,8 @@ export interface StartOptions {
   /** Where the default log writes its lines (stdout when not given). */
   events?: (line: string) => void
   now?: () => number
+  /** Called once, with the first request that is not a liveness check (serve: the normal JIT policy from then on). */
+  firstWork?: () => void
   /** The scheduled backups' timing (tests make it short), and the printhub that makes backups (this one by default). */
   backups?: { times?: ScheduleTimes; printhub?: string[] }
 }
@@ -216,7 +218,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       pollingPrinters: () => [...cloudPrnt.list(), ...epsonSdp.list()],
     }
     const requests = logs.for('api')
-    const app = hubApp(api, admin, { cloudPrnt, epsonSdp }, options.log ?? ((entry) => logRequest(requests, entry)), requests)
+    const app = hubApp(api, admin, { cloudPrnt, epsonSdp }, options.log ?? ((entry) => logRequest(requests, entry)), requests, options.firstWork)
     try {
       app.listen({
         hostname: config.host,

@@ -38,6 +38,7 @@ export interface TestHubOptions {
   events?: (line: string) => void
   /** The scheduled backups' timing. */
   backups?: StartOptions['backups']
+  firstWork?: StartOptions['firstWork']
 }
 
 export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
@@ -51,7 +52,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     setPrinterConnection(store, store.printers.resolve(firstStart.projectId, 'demo')!.id, 'virtual://demo?mode=offline')
     store.close()
   }
-  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}), backups: options.backups })
+  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}), backups: options.backups, firstWork: options.firstWork })
   const init = (firstStart ?? hub.init) as Extract<InitResult, { created: true }>
   return {
     hub,

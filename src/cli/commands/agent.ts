@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import { DEFAULT_AGENT_DATA_DIR, pairAgent, PairingError, runAgent } from '../../agent/remote.ts'
 import { VERSION } from '../../domain/version.ts'
 import { DataDirLockError } from '../../platform/data-dir-lock.ts'
+import { normalJitPolicy } from '../../platform/jit.ts'
 import { CliError, type Command, noPositionals } from '../command.ts'
 import { LOG_HELP, LOG_OPTIONS, openLog } from '../log-options.ts'
 import { agentDataDirOf } from './printers.ts'
@@ -36,6 +37,7 @@ export const agentCommand: Command = {
         for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
       })
       const running = runAgent({ dataDir, version: VERSION, log })
+      normalJitPolicy()
       log.info(`Agent ${running.pairing.agentId} serving the printers in ${dataDir} for ${running.pairing.server}.`, { agent: running.pairing.agentId, server: running.pairing.server, dir: dataDir }, { always: true })
       const signal = await Promise.race([stopSignal, running.agent.done.then(() => undefined)])
       if (signal === undefined) {

@@ -5,6 +5,7 @@ import type { InitResult } from '../../services/init.ts'
 import { startHub } from '../../hub/start.ts'
 import { hubOnTheLan } from '../../services/lan.ts'
 import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
+import { normalJitPolicy } from '../../platform/jit.ts'
 import { DataDirLockError } from '../../platform/data-dir-lock.ts'
 import type { Logger } from '../../platform/log.ts'
 import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
@@ -78,7 +79,7 @@ export const serveCommand: Command = {
     )
     const logs = openLog(args, io, args.values.json === true)
     const out = output(io, logs.for('hub'), logs.settings.format === 'json')
-    const hub = await startHub(config, { logger: logs }).catch((error: unknown) => {
+    const hub = await startHub(config, { logger: logs, firstWork: normalJitPolicy }).catch((error: unknown) => {
       // Another hub or agent has the data directory: said in one line, naming it.
       throw error instanceof DataDirLockError ? new CliError(error.message) : error
     })

@@ -1,0 +1,10 @@
+// The executable starts with JavaScriptCore's tier-up thresholds raised (scripts/build.ts,
+// STARTUP_JIT_POLICY): code that runs only while the program starts (modules, migrations, route
+// tables) or now and then while it idles (timers, status polls) stays in the interpreter, and no
+// machine code is kept for it. With the first work (serve: the first request that is not a
+// liveness check; agent: once it runs) the normal policy is back, and hot paths compile as usual.
+
+/** The normal JIT policy from here on. */
+export function normalJitPolicy(): void {
+  Bun.unsafe.setJITPolicy(1)
+}
