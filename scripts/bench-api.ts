@@ -3,6 +3,7 @@
 // the job list over 1,000,000 seeded jobs, and the hub's RSS idle and under load (run from source;
 // the executable's idle RSS is held to its target in scripts/bench-binary.ts).
 import { Database } from 'bun:sqlite'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protocol/job.ts'
 import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
@@ -84,6 +85,13 @@ interface SeedResult {
   newestId: string
 }
 
+/** The demo printer's record ID. */
+function demoPrinterId(db: Database, projectId: string): string {
+  const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'demo'").get(projectId)
+  if (!printer) throw new Error('the demo printer is missing')
+  return printer.id
+}
+
 /** Seeds jobs straight into the (stopped) hub's database, as valid rows of the demo printer. */
 export function seedJobs(dir: string, projectId: string, count: number): SeedResult {
   const startedAt = performance.now()
@@ -98,8 +106,7 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     db.run('PRAGMA temp_store = MEMORY')
     // The four jobs indexes outgrow the default 2 MB cache within seconds; 256 MB keeps them hot.
     db.run('PRAGMA cache_size = -262144')
-    const printer = db.query<{ id: string }, [string]>("SELECT id FROM printers WHERE project_id = ? AND remote_id = 'demo'").get(projectId)
-    if (!printer) throw new Error('the demo printer is missing')
+    const printer = { id: demoPrinterId(db, projectId) }
     const firstSeq = (db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM jobs').get()?.seq ?? 0) + 1
 
     const insertJob = db.prepare<never, [number, string, string, string, string, JobState, number, number, number, string | null, string | null, number | null, number | null, number, number]>(
@@ -187,6 +194,35 @@ async function listFloor(dir: string, projectId: string): Promise<{ all: LoadRes
   }
 }
 
+/**
+ * The submissions' yardstick: scripts/bench-submit-floor.ts (Bun.serve and bun:sqlite alone, the
+ * hub's INSERTs, no flush) over a copy of the hub's database, under the same load as the hub.
+ */
+async function submitFloor(dir: string, projectId: string, bodyTemplate: string): Promise<LoadResult> {
+  const copy = join(dir, 'submit-floor.db')
+  const source = new Database(join(dir, DATABASE_FILE), { readonly: true, strict: true })
+  let printerRecordId: string
+  try {
+    printerRecordId = demoPrinterId(source, projectId)
+    source.run(`VACUUM INTO '${copy.replaceAll("'", "''")}'`)
+  } finally {
+    source.close()
+  }
+  const server = spawn(['scripts/bench-submit-floor.ts', copy, printerRecordId])
+  try {
+    const reader = server.stdout.getReader()
+    const first = await reader.read()
+    reader.releaseLock()
+    const port = Number(new TextDecoder().decode(first.value).trim())
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`the submissions' yardstick did not start: ${await new Response(server.stderr).text()}`)
+    return await runLoad({ ...LOAD, url: `http://127.0.0.1:${port}/`, method: 'POST', headers: { 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 }, undefined, GENERATOR)
+  } finally {
+    server.kill()
+    await server.exited
+    for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true })
+  }
+}
+
 // ---- Report lines -----------------------------------------------------------------------------
 
 function describeLoad(name: string, result: LoadResult): string {
@@ -230,6 +266,8 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     GENERATOR,
   )
   await hub.stop()
+  console.log(`POST jobs on the yardstick (Bun.serve and bun:sqlite alone, the hub's INSERTs, no flush)...`)
+  const submitYardstick = await submitFloor(dataDir, project.projectId, bodyTemplate)
 
   // 4: list latency over a million stored jobs.
   console.log(`seeding ${SEED.jobs.toLocaleString('en')} jobs into ${DATABASE_FILE}...`)
@@ -258,8 +296,9 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
   removeDataDir(dataDir)
 
   const ratio = submit.rate / health.rate
+  const floorRatio = submitYardstick.rate / health.rate
   const checks: Check[] = [
-    { name: 'submissions / health', value: round(ratio * 100), unit: '%', target: `>= ${TARGETS.submitToHealthRatio * 100}%`, pass: ratio >= TARGETS.submitToHealthRatio },
+    { name: `submissions / health (yardstick ${round(floorRatio * 100)}%)`, value: round(ratio * 100), unit: '%', target: `>= ${TARGETS.submitToHealthRatio * 100}%`, pass: ratio >= TARGETS.submitToHealthRatio },
     { name: 'submit p99', value: round(submit.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.submitP99Ms} ms`, pass: submit.latencyMs.p99 < TARGETS.submitP99Ms },
     { name: 'submit errors (non-202)', value: submit.errors, unit: '', target: '0', pass: submit.errors === 0 },
     { name: `list p99 (${SEED.jobs.toLocaleString('en')} jobs)`, value: round(listAll.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.listP99Ms} ms`, pass: listAll.latencyMs.p99 < TARGETS.listP99Ms && listAll.errors === 0 },
@@ -271,6 +310,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
     `load generator for /health and POST jobs: ${GENERATOR === 'wrk' ? 'wrk, 2 threads' : 'bench-load.ts (wrk is not installed: apt-get install wrk; this one needs more CPU than the hub, so the hub is measured short of its limit)'}; for the lists: bench-load.ts`,
     describeLoad(`GET /health (${LOAD.concurrency} clients)`, health),
     describeLoad(`POST jobs (${LOAD.concurrency} clients)`, submit),
+    describeLoad('  yardstick: INSERTs, no flush', submitYardstick),
     describeLoad(`GET jobs, ${SEED.jobs / 1000}k stored (${LIST_LOAD.concurrency} cl.)`, listAll),
     describeLoad(`GET jobs?state=PENDING, ${SEED.jobs / 1000}k (${LIST_LOAD.concurrency} cl.)`, listPending),
     describeLoad('  yardstick: Bun.serve + query', floor.all),
@@ -290,6 +330,8 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
       health,
       submit,
       submitToHealthRatio: round(ratio, 4),
+      submitYardstick,
+      submitYardstickToHealthRatio: round(floorRatio, 4),
       list: { all: listAll, pending: listPending, yardstick: floor },
       seed: { jobs: seed.jobs, seconds: seed.seconds, rowsPerSecond: seed.rowsPerSecond },
       rssMb: { idle: round(idleRssMb), loadedMax: round(loadedRssMb), afterList: round(listRssMb) },

@@ -55,6 +55,10 @@ export function toJob(row: JobRow): Job {
 export const JOB_COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
   last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
 
+/** A new PENDING job: id, project, printer, idempotency key, metadata, expiry, attempts, created, updated, reprint of, destination, fan-out. */
+export const JOB_INSERT_SQL = `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
+  VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`
+
 export interface NewJob {
   projectId: string
   /** The printer as the application named it: its record ID or its project-local remote ID. */
@@ -143,10 +147,7 @@ export class Jobs {
   ) {
     this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
     this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
-    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null, string | null]>(
-      `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
-       VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`,
-    )
+    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null, string | null]>(JOB_INSERT_SQL)
     this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
   }
 
