@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { SectionResult } from './bench.ts'
 import { ROOT, rssMb, sized, UNLIMITED_KEY } from './bench-hub.ts'
 import { binaryPath, build, COMPILE_FLAGS, compile, recordBytecodeOrder } from './build.ts'
-import { freePort } from '../test/support/ports.ts'
+import { freePort } from './free-port.ts'
 
 export interface BinaryFigures {
   sizeMiB: { arm64: number; x64: number }

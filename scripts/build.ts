@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { freePort } from '../test/support/ports.ts'
+import { freePort } from './free-port.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const DIST = join(ROOT, 'dist')

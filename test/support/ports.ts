@@ -1,7 +1,2 @@
-/** A TCP port nothing listens on: one the system picks, released at once. */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
+// The tests' free ports are the build's and the bench's (scripts/free-port.ts).
+export { freePort } from '../../scripts/free-port.ts'
