@@ -71,7 +71,7 @@ export const WORKER_ENTRIES = ['src/render/worker.ts', 'src/services/receipt-wor
 export const STARTUP_JIT_POLICY = 32
 
 /** The flags every executable is compiled with: the hub's, and the bench's yardstick (scripts/bench-binary.ts). */
-export const COMPILE_FLAGS = ['--compile', '--minify', '--bytecode', '--format=esm', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', `--compile-jit-policy=${STARTUP_JIT_POLICY}`] as const
+export const COMPILE_FLAGS = ['--compile', '--minify', '--bytecode', '--format=esm', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', `--compile-jit-policy=${STARTUP_JIT_POLICY}`, `--define=PRINTHUB_STARTUP_JIT_POLICY=${STARTUP_JIT_POLICY}`] as const
 
 /** Runs `bun build` with `args`; throws with its output when it fails. */
 export function compile(args: readonly string[], what: string): void {

@@ -4,7 +4,12 @@
 // machine code is kept for it. With the first work (serve: the first request that is not a
 // liveness check; agent: once it runs) the normal policy is back, and hot paths compile as usual.
 
+/** Stamped into a compiled binary by `bun run build`: the policy it starts with. */
+declare const PRINTHUB_STARTUP_JIT_POLICY: number | undefined
+/** Run from source, the program starts with the normal policy and nothing needs setting back. */
+const STARTED_WITH = typeof PRINTHUB_STARTUP_JIT_POLICY === 'number' ? PRINTHUB_STARTUP_JIT_POLICY : 1
+
 /** The normal JIT policy from here on. */
 export function normalJitPolicy(): void {
-  Bun.unsafe.setJITPolicy(1)
+  if (STARTED_WITH !== 1) Bun.unsafe.setJITPolicy(1)
 }

@@ -1,7 +1,7 @@
 // The hub tells its first work apart from liveness checks: serve sets the normal JIT policy then
-// (src/platform/jit.ts), so a hub that has only been asked /health keeps no machine code for its idling.
+// (src/platform/jit.ts), so a hub that has only been asked /health keeps no machine code for its
+// idling. The executable itself, which starts with the policy raised, is run by test/binary.
 import { afterEach, expect, test } from 'bun:test'
-import { normalJitPolicy } from '../../src/platform/jit.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 
 let t: TestHub | undefined
@@ -28,11 +28,4 @@ test('an unknown route is work too: the first request of any kind but /health co
   t = await startTestHub({ firstWork: () => calls++ })
   expect((await t.request('GET', '/healthz', { key: null })).status).toBe(404)
   expect(calls).toBe(1)
-})
-
-test('the normal JIT policy can be set at any time, again and again', () => {
-  expect(() => {
-    normalJitPolicy()
-    normalJitPolicy()
-  }).not.toThrow()
 })
