@@ -8,8 +8,8 @@
 // native part for the target) is imported, so it is inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS.
 // `bun run build x64` (or `arm64`) builds one.
 // Start-up and idle memory (docs/performance.md): JavaScriptCore's tier-up thresholds are raised
-// while the program starts (STARTUP_JIT_POLICY; serve and agent set the normal policy once up,
-// platform/jit.ts), so no machine code is kept for code that runs once; and the bytecode is laid
+// while the program starts (STARTUP_JIT_POLICY; serve sets the normal policy with its first work,
+// agent once it runs: platform/jit.ts), so no machine code is kept for code that runs once; and the bytecode is laid
 // out by a profile recorded on the spot from this machine's executable starting `serve` and
 // answering /health (one profile serves every target), so the parts a started hub uses sit
 // together at the front of the file and the rest is never read from disk.
@@ -89,7 +89,7 @@ export async function recordBytecodeOrder(binary: string, command: (port: number
   try {
     const deadline = performance.now() + 30_000
     for (;;) {
-      const answered = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.status === 200, () => false)
+      const answered = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.status === 200, () => false)
       if (answered) break
       if (child.exitCode !== null) throw new Error(`${basename(binary)} exited with ${child.exitCode} while its bytecode order was recorded: ${await new Response(child.stderr).text()}`)
       if (performance.now() > deadline) throw new Error(`${basename(binary)} did not answer within 30 s while its bytecode order was recorded`)

@@ -54,8 +54,9 @@ export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, 
   return new Elysia({ normalize: false })
     .onRequest(({ request, set, server }) => {
       if (beforeWork && new URL(request.url).pathname !== HEALTH_PATH) {
-        beforeWork()
+        const first = beforeWork
         beforeWork = undefined
+        first()
       }
       const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
       requests.set(request, info)
