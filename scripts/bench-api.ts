@@ -106,7 +106,7 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     db.run('PRAGMA temp_store = MEMORY')
     // The four jobs indexes outgrow the default 2 MB cache within seconds; 256 MB keeps them hot.
     db.run('PRAGMA cache_size = -262144')
-    const printer = { id: demoPrinterId(db, projectId) }
+    const printerId = demoPrinterId(db, projectId)
     const firstSeq = (db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM jobs').get()?.seq ?? 0) + 1
 
     const insertJob = db.prepare<never, [number, string, string, string, string, JobState, number, number, number, string | null, string | null, number | null, number | null, number, number]>(
@@ -140,7 +140,7 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
           seq,
           id,
           projectId,
-          printer.id,
+          printerId,
           `seed-${seedRunId}-${String(i).padStart(String(count).length, '0')}`, // padded: appended in index order
           state,
           createdAt + EXPIRES_IN_MS.default,
@@ -172,26 +172,33 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
 }
 
 /**
- * The list's yardstick: the same page from scripts/bench-list-floor.ts (Bun.serve and bun:sqlite
- * alone, the hub's query and projection) under the same load, on the same database.
+ * Runs a yardstick script (it prints its port, then serves until killed) while `measure` loads it
+ * at http://127.0.0.1:PORT/; stops it after.
  */
-async function listFloor(dir: string, projectId: string): Promise<{ all: LoadResult; pending: LoadResult }> {
-  const server = spawn(['scripts/bench-list-floor.ts', join(dir, DATABASE_FILE), projectId])
+async function withYardstick<T>(args: string[], what: string, measure: (url: string) => Promise<T>): Promise<T> {
+  const server = spawn(args)
   try {
     const reader = server.stdout.getReader()
     const first = await reader.read()
     reader.releaseLock()
     const port = Number(new TextDecoder().decode(first.value).trim())
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`the list yardstick did not start: ${await new Response(server.stderr).text()}`)
-    const url = `http://127.0.0.1:${port}/`
-    return {
-      all: await runLoad({ ...LIST_LOAD, url, method: 'GET', expectStatus: 200 }),
-      pending: await runLoad({ ...LIST_LOAD, url: `${url}?state=PENDING`, method: 'GET', expectStatus: 200 }),
-    }
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
+    return await measure(`http://127.0.0.1:${port}/`)
   } finally {
     server.kill()
     await server.exited
   }
+}
+
+/**
+ * The list's yardstick: the same page from scripts/bench-list-floor.ts (Bun.serve and bun:sqlite
+ * alone, the hub's query and projection) under the same load, on the same database.
+ */
+function listFloor(dir: string, projectId: string): Promise<{ all: LoadResult; pending: LoadResult }> {
+  return withYardstick(['scripts/bench-list-floor.ts', join(dir, DATABASE_FILE), projectId], 'list', async (url) => ({
+    all: await runLoad({ ...LIST_LOAD, url, method: 'GET', expectStatus: 200 }),
+    pending: await runLoad({ ...LIST_LOAD, url: `${url}?state=PENDING`, method: 'GET', expectStatus: 200 }),
+  }))
 }
 
 /**
@@ -201,24 +208,18 @@ async function listFloor(dir: string, projectId: string): Promise<{ all: LoadRes
 async function submitFloor(dir: string, projectId: string, bodyTemplate: string): Promise<LoadResult> {
   const copy = join(dir, 'submit-floor.db')
   const source = new Database(join(dir, DATABASE_FILE), { readonly: true, strict: true })
-  let printerRecordId: string
+  let printerId: string
   try {
-    printerRecordId = demoPrinterId(source, projectId)
+    printerId = demoPrinterId(source, projectId)
     source.run(`VACUUM INTO '${copy.replaceAll("'", "''")}'`)
   } finally {
     source.close()
   }
-  const server = spawn(['scripts/bench-submit-floor.ts', copy, printerRecordId])
   try {
-    const reader = server.stdout.getReader()
-    const first = await reader.read()
-    reader.releaseLock()
-    const port = Number(new TextDecoder().decode(first.value).trim())
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`the submissions' yardstick did not start: ${await new Response(server.stderr).text()}`)
-    return await runLoad({ ...LOAD, url: `http://127.0.0.1:${port}/`, method: 'POST', headers: { 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 }, undefined, GENERATOR)
+    return await withYardstick(['scripts/bench-submit-floor.ts', copy, printerId], "submissions'", (url) =>
+      runLoad({ ...LOAD, url, method: 'POST', headers: { 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 }, undefined, GENERATOR),
+    )
   } finally {
-    server.kill()
-    await server.exited
     for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true })
   }
 }

@@ -13,6 +13,7 @@ import { openSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Elysia } from 'elysia'
+import { normalJitPolicy } from '../src/platform/jit.ts'
 
 declare const FLOOR_ROUTES: { method: string; path: string }[]
 
@@ -42,14 +43,14 @@ for (const route of FLOOR_ROUTES) {
   const group = route.path.split('/').slice(0, 3).join('/')
   groups.set(group, [...(groups.get(group) ?? []), route])
 }
-// The normal JIT policy from the first request that is not GET /health, as the hub (src/platform/jit.ts).
+// The normal JIT policy from the first request that is not GET /health, as the hub's (http/app.ts).
 let beforeWork = true
 const app = new Elysia({ normalize: false })
   .onError(() => ({ error: 'floor' }))
   .onRequest(({ request }) => {
     if (beforeWork && new URL(request.url).pathname !== '/health') {
-      Bun.unsafe.setJITPolicy(1)
       beforeWork = false
+      normalJitPolicy()
     }
   })
 for (const routes of groups.values()) {
