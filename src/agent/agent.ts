@@ -24,7 +24,7 @@ import { AgentConnection, agentFrame, type Connector, type Credentials, type End
 import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
 import type { Ledger, LedgerJob } from './ledger.ts'
-import type { LedgerEvent } from './ledger-transitions.ts'
+import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 
 /** Where an agent without a log says nothing. */
@@ -142,10 +142,12 @@ export class Agent {
    * A crash between the record of intent and the record of the result leaves a job `submitting`:
    * its bytes may or may not have reached the printer. It is not sent again (that could print it
    * twice); it fails as `job.recovery_uncertain` so a person decides whether to reprint. So does a
-   * job `submitted` whose printer had not yet confirmed printing it.
+   * job `submitted` whose printer had not yet confirmed printing it. One the ledger knows was never
+   * handed to its printer (its hand-over marks) waits to print again instead. Then this run's marks
+   * start, once all that is on disk.
    */
   private recover(): void {
-    for (const job of this.options.ledger.interrupted()) {
+    for (const job of this.options.ledger.recoverInterrupted()) {
       this.fail(job, {
         code: 'job.recovery_uncertain',
         message:
@@ -155,6 +157,7 @@ export class Agent {
         retryable: false,
       })
     }
+    this.options.ledger.startMarks()
   }
 
   private async connectLoop(): Promise<void> {
@@ -350,7 +353,7 @@ export class Agent {
     this.finish(job, 'fail', [this.report('agent.job_failed', job, { status: 'failed', failedAt: new Date().toISOString(), error: { code, message, retryable } })])
   }
 
-  private finish(job: LedgerJob, event: Exclude<LedgerEvent, 'claim'>, reports: string[]): void {
+  private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {
     if (this.options.ledger.finish(job.seq, event, reports)) void this.flushOutbox()
   }
 

@@ -1,7 +1,8 @@
 // A rendered job handed to its printer in the order that keeps a crash's uncertainty small: the
 // printer is reached and asked its status first, then the intent to print is recorded and flushed
 // on the spot, then the bytes go in the same turn. A crash before the intent's commit leaves the
-// job `received` (sent again after a restart, never failed as uncertain); what is left uncertain
+// job `received` (sent again after a restart, never failed as uncertain), and so does a crash of
+// the process alone before the job's hand-over mark (hand-over-marks.ts); what is left uncertain
 // is the write itself.
 import type { Connection } from '../domain/connection-uri.ts'
 import { readyPrinter, type Transports } from '../transports/submit.ts'
@@ -22,6 +23,7 @@ export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Co
   }
   try {
     ledger.flushNow()
+    ledger.handingOver(job)
   } catch (error) {
     ready.printer.release()
     throw error

@@ -7,6 +7,11 @@ export type LedgerState = 'received' | 'submitting' | 'submitted' | 'completed' 
 export const LEDGER_TRANSITIONS = {
   /** The record of intent, before a byte goes to the printer. */
   claim: { from: ['received'], to: 'submitting' },
+  /**
+   * After a crash of the process, a claim whose job was never handed to its transport (it has no
+   * hand-over mark, hand-over-marks.ts): the job waits again as if it had never been started.
+   */
+  resume: { from: ['submitting'], to: 'received' },
   /** The printer took every byte and is to confirm it printed them. */
   submit: { from: ['submitting'], to: 'submitted' },
   /** Printed: the printer said so, or took every byte on a link that cannot tell. */
@@ -17,6 +22,8 @@ export const LEDGER_TRANSITIONS = {
 } as const satisfies Record<string, { from: readonly LedgerState[]; to: LedgerState }>
 
 export type LedgerEvent = keyof typeof LEDGER_TRANSITIONS
+/** The events an agent reports to its hub (the others are its own bookkeeping around the printer). */
+export type ReportedLedgerEvent = Exclude<LedgerEvent, 'claim' | 'resume'>
 
 /** Named sets of states. */
 export const LEDGER_STATE_SETS = {

@@ -7,10 +7,12 @@
 // to a printer, a report), so jobs of several printers share one disk flush.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { ServerMessage } from '../protocol/frames.ts'
-import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState, ledgerStateIn } from './ledger-transitions.ts'
-import { type Migration, migrate, openDatabase, type Schema } from '../sqlite/database.ts'
+import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
+import { bootId } from '../platform/boot-id.ts'
+import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
+import { fileOf, type Migration, migrate, openDatabase, type Schema } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 
 export const LEDGER_FILE = 'agent.db'
@@ -77,6 +79,9 @@ function adoptUnprefixedLedger(db: Database): void {
 
 /** A remote agent's own file, which may be of the earlier layout. */
 const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
+
+/** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
+const MARKS_RUN_SETTING = 'hand_over_marks_run'
 
 /** Terminal jobs kept for duplicate checks; older ones are forgotten. */
 export const RETAINED_FINISHED_JOBS = 10_000
@@ -160,6 +165,8 @@ export interface LedgerOptions {
 
 export class Ledger {
   private finishedSinceForget = 0
+  /** This run's hand-over marks, once started (`startMarks`); none for a database in memory. */
+  private marks: HandOverMarks | undefined
 
   private constructor(
     readonly db: Database,
@@ -199,6 +206,7 @@ export class Ledger {
 
   /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
+    this.marks?.close()
     try {
       if (this.ownsDatabase) this.commits.close()
       else this.commits.commit()
@@ -305,7 +313,7 @@ export class Ledger {
    * for a state that was not recorded, and never lost for one that was. False, and nothing queued,
    * when the event does not apply to the job's state.
    */
-  finish(seq: number, event: Exclude<LedgerEvent, 'claim'>, reports: readonly string[]): boolean {
+  finish(seq: number, event: ReportedLedgerEvent, reports: readonly string[]): boolean {
     return this.commits.write(() => {
       const now = this.now()
       const to = LEDGER_TRANSITIONS[event].to
@@ -324,9 +332,54 @@ export class Ledger {
     })
   }
 
-  /** Jobs a crash interrupted between the record of intent and the record of the result. */
-  interrupted(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
+  /**
+   * After a crash: the jobs it left between the record of intent and the record of the result,
+   * which may have printed. A job claimed whose hand-over mark is missing from marks this ledger
+   * trusts was never handed to its printer: it goes back to `received` (`resume`) instead.
+   */
+  recoverInterrupted(): LedgerJob[] {
+    const file = fileOf(this.db)
+    const handed = file ? readMarks(marksFileOf(file), this.setting(MARKS_RUN_SETTING), bootId()) : undefined
+    const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
+    return interrupted.filter((job) => !(job.state === 'submitting' && handed && !handed.has(job.seq) && this.resume(job.seq)))
+  }
+
+  /** submitting → received: only for a job never handed to its printer (`recoverInterrupted`). */
+  resume(seq: number): boolean {
+    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ?, recovery_count = recovery_count + 1 WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`, [LEDGER_TRANSITIONS.resume.to, this.now(), seq]).changes === 1)
+  }
+
+  /**
+   * Starts this run's hand-over marks once recovery is done: every change so far (recovery's
+   * among them) is flushed with a new run named in the settings, so the last run's file is never
+   * trusted again. Without a file of its own (none could be written), a crash leaves every claimed
+   * job uncertain, as without marks.
+   */
+  startMarks(): void {
+    const file = fileOf(this.db)
+    const boot = bootId()
+    const run = randomUUID()
+    this.setSettings({ [MARKS_RUN_SETTING]: run })
+    this.marks?.close()
+    this.marks = undefined
+    try {
+      // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
+      const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
+      if (file && boot) this.marks = HandOverMarks.begin(marksFileOf(file), run, boot, claimed.map((row) => row.seq))
+    } catch {
+      // No marks this run: recovery will not trust the last run's, whose run is no longer named.
+    }
+  }
+
+  /** Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's marks. */
+  handingOver(job: LedgerJob): void {
+    try {
+      this.marks?.mark(job.printerId, job.seq)
+    } catch {
+      this.marks?.close()
+      this.marks = undefined
+      this.setSettings({ [MARKS_RUN_SETTING]: '' })
+    }
   }
 
   // ---- Outbox ----

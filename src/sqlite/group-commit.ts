@@ -9,6 +9,7 @@
 // `synchronous = NORMAL`, and `durable()` settles once the write-ahead log has been flushed after
 // them. What is said only of changes on disk (`afterCommit`) waits for that flush too.
 import type { Database } from 'bun:sqlite'
+import { fileOf } from './database.ts'
 import { type Fsync, type Settle, WalFlush } from './wal-flush.ts'
 
 /** Bounds one transaction, so one busy turn cannot hold the writer for long. */
@@ -50,9 +51,8 @@ export class GroupCommit {
     this.savepoint = db.prepare('SAVEPOINT change')
     this.release = db.prepare('RELEASE change')
     this.rollbackTo = db.prepare('ROLLBACK TO change')
-    const file = db.filename
-    const inFile = file !== '' && file !== ':memory:' && !file.startsWith('file::memory:')
-    this.flush = inFile && isWal(db) ? new WalFlush(`${file}-wal`, fsync) : undefined
+    const file = fileOf(db)
+    this.flush = file && isWal(db) ? new WalFlush(`${file}-wal`, fsync) : undefined
   }
 
   /**

@@ -77,13 +77,15 @@ for (const event of EVENTS) {
       test(`${state}: ${applies ? `→ ${to}, its reports queued` : 'refused, nothing changes or is queued'}`, async () => {
         const before = ledgerJobInState(ledger, state)
         const queuedBefore = outbox()
-        // claim has no report: it is the record of intent, before a byte goes to the printer.
-        const reports = event === 'claim' ? [] : [`report:${event} from ${state}`]
-        const applied = event === 'claim' ? ledger.claim(before.seq) : ledger.finish(before.seq, event, reports)
+        // claim has no report: it is the record of intent, before a byte goes to the printer; nor
+        // has resume, which undoes a claim a crash cut short before the first byte.
+        const reports = event === 'claim' || event === 'resume' ? [] : [`report:${event} from ${state}`]
+        const applied = event === 'claim' ? ledger.claim(before.seq) : event === 'resume' ? ledger.resume(before.seq) : ledger.finish(before.seq, event, reports)
         expect(applied).toBe(applies)
         const after = ledger.job(before.jobId)
         if (applies) {
-          expect(after).toEqual({ ...before, state: to, payload: isFinished(to) ? null : before.payload, reports: [...before.reports, ...reports] })
+          // A resumed job counts the recoveries it went through.
+          expect(after).toEqual({ ...before, state: to, payload: isFinished(to) ? null : before.payload, reports: [...before.reports, ...reports], recoveryCount: before.recoveryCount + (event === 'resume' ? 1 : 0) })
           expect(outbox()).toEqual([...queuedBefore, ...reports])
         } else {
           expect(after).toEqual(before)

@@ -1,0 +1,135 @@
+// Hand-over marks: after a crash of the process alone (kill -9, in a real child process), a job the
+// ledger claimed but never handed to its printer waits to print again, and one that was handed
+// over (or fully written) fails as uncertain. The marks are trusted only from the same boot and
+// the run the ledger names; anything else about the file leaves every claimed job uncertain.
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { HandOverMarks, marksFileOf, readMarks } from '../../src/agent/hand-over-marks.ts'
+import { LEDGER_FILE, Ledger } from '../../src/agent/ledger.ts'
+import { bootId } from '../../src/platform/boot-id.ts'
+import { tempDir } from '../support/hub.ts'
+
+const BOOT = bootId()!
+const OTHER_BOOT = '00000000-0000-4000-8000-000000000000'
+
+let dir: string
+beforeEach(() => {
+  dir = tempDir()
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const marksFile = () => marksFileOf(join(dir, LEDGER_FILE))
+
+/** Runs the crash child on `dir`: it takes three jobs to where it says, then kills itself (SIGKILL). */
+async function crashed(): Promise<{ handed: number; claimed: number; submitted: number }> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, '../support/ledger-crash.ts'), dir], { stdout: 'pipe', stderr: 'inherit' })
+  const [out] = await Promise.all([new Response(child.stdout).text(), child.exited])
+  expect(child.signalCode).toBe('SIGKILL')
+  return JSON.parse(out) as { handed: number; claimed: number; submitted: number }
+}
+
+/** Opens the ledger again, as the next start does, and recovers: the seqs left uncertain, and the ledger. */
+function recovered(): { uncertain: number[]; ledger: Ledger } {
+  const ledger = Ledger.open(dir)
+  return { uncertain: ledger.recoverInterrupted().map((job) => job.seq), ledger }
+}
+
+test('this machine has a boot ID (the marks are trusted only within one boot)', () => {
+  expect(BOOT).toMatch(/^[0-9a-f-]{36}$/)
+  expect(bootId(join(dir, 'none'))).toBeUndefined()
+})
+
+test('killed after the intent of a job and before its mark: it waits to print again; the handed and the written ones are uncertain', async () => {
+  const seqs = await crashed()
+  const { uncertain, ledger } = recovered()
+  try {
+    expect(uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
+    const resumed = ledger.nextReceived('terrace')!
+    expect(resumed).toMatchObject({ seq: seqs.claimed, state: 'received', recoveryCount: 1 })
+    expect(ledger.printersWithWork()).toEqual(['terrace'])
+    // On disk: the next start (with no marks of its own yet) finds it received, not uncertain.
+    await ledger.durable()
+  } finally {
+    ledger.close()
+  }
+  const again = recovered()
+  try {
+    expect(again.ledger.job(again.ledger.nextReceived('terrace')!.jobId)?.state).toBe('received')
+  } finally {
+    again.ledger.close()
+  }
+})
+
+test('marks of another boot (a power cut, a kernel crash) are not trusted: every claimed job is uncertain', async () => {
+  const seqs = await crashed()
+  const file = readFileSync(marksFile())
+  writeFileSync(marksFile(), Buffer.from(file.toString('latin1').replace(BOOT, OTHER_BOOT), 'latin1'))
+  const { uncertain, ledger } = recovered()
+  ledger.close()
+  expect(uncertain).toEqual([seqs.handed, seqs.submitted, seqs.claimed].sort((a, b) => a - b))
+})
+
+test('marks of a run the ledger does not name (a database restored or copied, a run that started none) are not trusted', async () => {
+  const seqs = await crashed()
+  const ledger = Ledger.open(dir)
+  ledger.setSettings({ hand_over_marks_run: crypto.randomUUID() })
+  const uncertain = ledger.recoverInterrupted().map((job) => job.seq)
+  ledger.close()
+  expect(uncertain).toEqual([seqs.handed, seqs.submitted, seqs.claimed].sort((a, b) => a - b))
+})
+
+test('no marks file, or a damaged one: every claimed job is uncertain', async () => {
+  const seqs = await crashed()
+  const all = [seqs.handed, seqs.submitted, seqs.claimed].sort((a, b) => a - b)
+  const whole = readFileSync(marksFile())
+  truncateSync(marksFile(), whole.length - 3)
+  let { uncertain, ledger } = recovered()
+  ledger.close()
+  expect(uncertain).toEqual(all)
+  writeFileSync(marksFile(), Buffer.concat([Buffer.from('{"version":1,'), whole.subarray(13)]).fill(0x20, 5, 9))
+  ;({ uncertain, ledger } = recovered())
+  ledger.close()
+  expect(uncertain).toEqual(all)
+  rmSync(marksFile())
+  ;({ uncertain, ledger } = recovered())
+  ledger.close()
+  expect(uncertain).toEqual(all)
+})
+
+test('a start trusts the last run’s marks no more, and keeps jobs still claimed uncertain: a crash right after it', async () => {
+  const seqs = await crashed()
+  const first = recovered()
+  expect(first.uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
+  // Those two have not yet been failed (the agent does that before it starts its marks) when the
+  // marks start; the resumed job is claimed again and the process dies before its mark.
+  first.ledger.startMarks()
+  expect(first.ledger.claim(seqs.claimed)).toBe(true)
+  await first.ledger.durable()
+  first.ledger.close()
+  const second = recovered()
+  second.ledger.close()
+  expect(second.uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
+  expect(readMarks(marksFile(), undefined, BOOT)).toBeUndefined()
+})
+
+test('the file: a slot per printer holding its last job, read back only with its own boot and run', () => {
+  const run = crypto.randomUUID()
+  const marks = HandOverMarks.begin(marksFile(), run, BOOT)
+  marks.mark('kitchen', 7)
+  marks.mark('bar', 8)
+  marks.mark('kitchen', 9)
+  marks.mark('terrace', 2 ** 40)
+  marks.close()
+  expect([...readMarks(marksFile(), run, BOOT)!].sort((a, b) => a - b)).toEqual([8, 9, 2 ** 40])
+  expect(readFileSync(marksFile()).length).toBe(128 + 3 * 8)
+  expect(readMarks(marksFile(), run, OTHER_BOOT)).toBeUndefined()
+  expect(readMarks(marksFile(), crypto.randomUUID(), BOOT)).toBeUndefined()
+  expect(readMarks(marksFile(), run, undefined)).toBeUndefined()
+  expect(() => marks.mark('kitchen', 10)).toThrow('closed')
+  // Begun again, the file starts empty but for the jobs it is told were claimed before.
+  HandOverMarks.begin(marksFile(), run, BOOT).close()
+  expect([...readMarks(marksFile(), run, BOOT)!]).toEqual([])
+  HandOverMarks.begin(marksFile(), run, BOOT, [3, 4]).close()
+  expect([...readMarks(marksFile(), run, BOOT)!]).toEqual([3, 4])
+})

@@ -1,0 +1,24 @@
+// A process that takes jobs through the ledger as the agent does, then kills itself with SIGKILL
+// (nothing closed or flushed after the moment named): what a crash leaves in a remote agent's
+// ledger file and its hand-over marks. Usage: bun ledger-crash.ts DIR; it prints the jobs' seqs as
+// JSON before it dies: `handed` (claimed, flushed, marked: its bytes may have gone), `claimed`
+// (claimed and flushed, killed before its mark), `submitted` (every byte written, unconfirmed).
+import { writeSync } from 'node:fs'
+import { Ledger } from '../../src/agent/ledger.ts'
+import { ledgerJobInState, printJobPayload } from './fixtures.ts'
+
+const ledger = Ledger.open(process.argv[2]!)
+ledger.recoverInterrupted()
+ledger.startMarks()
+const handed = ledgerJobInState(ledger, 'submitting', printJobPayload('kitchen'))
+ledger.flushNow()
+ledger.handingOver(handed)
+const submitted = ledgerJobInState(ledger, 'submitting', printJobPayload('bar'))
+ledger.flushNow()
+ledger.handingOver(submitted)
+ledger.finish(submitted.seq, 'submit', ['report:submit'])
+ledger.flushNow()
+const claimed = ledgerJobInState(ledger, 'submitting', printJobPayload('terrace'))
+ledger.flushNow()
+writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq })}\n`)
+process.kill(process.pid, 'SIGKILL')
