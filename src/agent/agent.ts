@@ -139,15 +139,13 @@ export class Agent {
   }
 
   /**
-   * A crash between the record of intent and the record of the result leaves a job `submitting`:
-   * its bytes may or may not have reached the printer. It is not sent again (that could print it
-   * twice); it fails as `job.recovery_uncertain` so a person decides whether to reprint. So does a
-   * job `submitted` whose printer had not yet confirmed printing it. One the ledger knows was never
-   * handed to its printer (its hand-over marks) waits to print again instead. Then this run's marks
-   * start, once all that is on disk.
+   * A crash between the record of intent and the record of the result leaves a job `submitting`
+   * (its bytes may have reached the printer) or `submitted` (unconfirmed). Sending it again could
+   * print it twice: it fails as `job.recovery_uncertain` so a person decides whether to reprint,
+   * unless the ledger knows it was never handed over (it then waits to print).
    */
   private recover(): void {
-    for (const job of this.options.ledger.recoverInterrupted()) {
+    for (const job of this.options.ledger.recover()) {
       this.fail(job, {
         code: 'job.recovery_uncertain',
         message:
@@ -157,7 +155,6 @@ export class Agent {
         retryable: false,
       })
     }
-    this.options.ledger.startMarks()
   }
 
   private async connectLoop(): Promise<void> {
@@ -321,7 +318,7 @@ export class Agent {
     this.submitting.set(job.jobId, controller)
     let submission: SubmitOutcome | undefined
     try {
-      submission = await handOver(job, bytes, connection, printer, this.options.ledger, this.transports, controller.signal, () => this.stopped)
+      submission = await handOver(job, bytes, connection, printer, { ledger: this.options.ledger, transports: this.transports, signal: controller.signal, stopping: () => this.stopped, othersAtWork: () => this.working.size > 1 })
     } finally {
       this.submitting.delete(job.jobId)
     }
@@ -338,8 +335,8 @@ export class Agent {
     if (!submission.printed) return this.finish(job, 'complete', [submitted, completed()])
     // PRINTING until the printer says it printed everything.
     this.finish(job, 'submit', [submitted])
-    const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
+    const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     if (printed === 'stopped' || this.stopped) return
     if (!printed.ok) {
       this.status.learn(printer.id, printed.failure.code)

@@ -12,73 +12,9 @@ import type { ServerMessage } from '../protocol/frames.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
 import { bootId } from '../platform/boot-id.ts'
 import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
-import { fileOf, type Migration, migrate, openDatabase, type Schema } from '../sqlite/database.ts'
+import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
+import { LEDGER_SCHEMA, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
-
-export const LEDGER_FILE = 'agent.db'
-/** The ledger's own record of its schema versions (the hub's database has another). */
-const LEDGER_MIGRATIONS_TABLE = 'ledger_schema_migrations'
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: 'pairing, printers, jobs, outbox',
-    sql: `
-      CREATE TABLE ledger_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-      CREATE TABLE ledger_printers (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        connection TEXT NOT NULL,
-        profile TEXT NOT NULL,
-        width INTEGER NOT NULL CHECK (width IN (58, 80)),
-        created_at INTEGER NOT NULL
-      ) STRICT;
-      CREATE TABLE ledger_jobs (
-        seq INTEGER PRIMARY KEY,
-        job_id TEXT NOT NULL UNIQUE,
-        idempotency_key TEXT NOT NULL UNIQUE,
-        printer_id TEXT NOT NULL,
-        -- The job as received; dropped once it is finished (the hash stays for duplicate checks).
-        payload TEXT,
-        payload_sha256 TEXT NOT NULL,
-        source_message_id TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
-        received_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        recovery_count INTEGER NOT NULL DEFAULT 0,
-        -- The job's final reports (a JSON array of frames), sent again when a printhub hub asks.
-        reports TEXT
-      ) STRICT;
-      CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
-      CREATE TABLE ledger_outbox (
-        seq INTEGER PRIMARY KEY,
-        job_seq INTEGER NOT NULL REFERENCES ledger_jobs (seq) ON DELETE CASCADE,
-        frame TEXT NOT NULL,
-        created_at INTEGER NOT NULL
-      ) STRICT;
-    `,
-  },
-]
-
-/** The ledger's schema: its own file for a remote agent; tables in the hub's database for the built-in agent. */
-export const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
-
-/**
- * A remote agent's file as released before the built-in agent's ledger moved into the hub's
- * database kept the same tables without the ledger_ prefix (and its versions in schema_migrations).
- * They are renamed, their rows kept, so such an agent keeps its pairing and jobs.
- */
-function adoptUnprefixedLedger(db: Database): void {
-  const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table'").all().map((row) => row.name))
-  if (!tables.has('outbox') || tables.has('ledger_outbox') || tables.has(LEDGER_MIGRATIONS_TABLE)) return
-  for (const table of ['settings', 'printers', 'jobs', 'outbox']) db.run(`ALTER TABLE ${table} RENAME TO ledger_${table}`)
-  db.run('DROP INDEX jobs_open')
-  db.run(`CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting')`)
-  db.run(`ALTER TABLE schema_migrations RENAME TO ${LEDGER_MIGRATIONS_TABLE}`)
-}
-
-/** A remote agent's own file, which may be of the earlier layout. */
-const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
 
 /** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
 const MARKS_RUN_SETTING = 'hand_over_marks_run'
@@ -197,11 +133,20 @@ export class Ledger {
 
   /**
    * Commits and flushes every change made so far here and now, on this thread: for the intent to
-   * print, so that the bytes follow its flush within the same turn (a crash in between would leave
-   * a job uncertain that was never written). Throws if the commit failed.
+   * print while no other printer is at work, so that the bytes follow its flush within the same
+   * turn. Throws if the commit failed.
    */
   flushNow(): void {
     this.commits.commit()
+  }
+
+  /**
+   * Settles once every change made so far is on disk, flushed at once on the thread pool (beside
+   * any flush running): for the intent to print while other printers are at work, which go on
+   * meanwhile.
+   */
+  claimDurable(): Promise<void> {
+    return this.commits.urgentlyDurable()
   }
 
   /** Commits what is open; closes the database if the ledger opened it. */
@@ -333,29 +278,32 @@ export class Ledger {
   }
 
   /**
-   * After a crash: the jobs it left between the record of intent and the record of the result,
-   * which may have printed. A job claimed whose hand-over mark is missing from marks this ledger
-   * trusts was never handed to its printer: it goes back to `received` (`resume`) instead.
+   * At start, after a crash: the jobs it left between the record of intent and the record of the
+   * result, which may have printed. A job claimed whose hand-over mark is missing from marks this
+   * ledger trusts was never handed to its printer: it goes back to `received` (`resume`) instead.
+   * Then this run's marks start.
    */
-  recoverInterrupted(): LedgerJob[] {
+  recover(): LedgerJob[] {
     const file = fileOf(this.db)
     const handed = file ? readMarks(marksFileOf(file), this.setting(MARKS_RUN_SETTING), bootId()) : undefined
     const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
-    return interrupted.filter((job) => !(job.state === 'submitting' && handed && !handed.has(job.seq) && this.resume(job.seq)))
+    const uncertain = interrupted.filter((job) => !(job.state === 'submitting' && handed && !handed.has(job.seq) && this.resume(job.seq)))
+    this.startMarks()
+    return uncertain
   }
 
-  /** submitting → received: only for a job never handed to its printer (`recoverInterrupted`). */
+  /** submitting → received: only for a job never handed to its printer (`recover`). */
   resume(seq: number): boolean {
     return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ?, recovery_count = recovery_count + 1 WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`, [LEDGER_TRANSITIONS.resume.to, this.now(), seq]).changes === 1)
   }
 
   /**
-   * Starts this run's hand-over marks once recovery is done: every change so far (recovery's
-   * among them) is flushed with a new run named in the settings, so the last run's file is never
-   * trusted again. Without a file of its own (none could be written), a crash leaves every claimed
-   * job uncertain, as without marks.
+   * Starts this run's hand-over marks: every change so far (recovery's among them) is flushed with
+   * a new run named in the settings, so the last run's file is never trusted again; jobs still
+   * claimed count as handed over. Without a file (none could be written), a crash leaves every
+   * claimed job uncertain, as without marks.
    */
-  startMarks(): void {
+  private startMarks(): void {
     const file = fileOf(this.db)
     const boot = bootId()
     const run = randomUUID()

@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { KEY_FILE } from '../agent/identity.ts'
-import { LEDGER_FILE, LEDGER_SCHEMA } from '../agent/ledger.ts'
+import { LEDGER_FILE, LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
 import { DEFAULT_SERVER_NAME } from '../domain/settings.ts'
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
 import { type ArchiveMember, ArchiveWriter } from '../sqlite/archive.ts'

@@ -5,7 +5,7 @@
 // failure on the way leaves the target as it was. A directory replaced with `force` is kept aside.
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { LEDGER_SCHEMA } from '../agent/ledger.ts'
+import { LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
 import { VERSION } from '../domain/version.ts'
 import { DataDirInUseError, dataDirInUse, lockDataDir } from '../platform/data-dir-lock.ts'
 import { ARCHIVE_FORMAT_VERSION, ArchiveReader, NotAnArchiveError } from '../sqlite/archive.ts'

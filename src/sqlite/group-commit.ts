@@ -29,6 +29,8 @@ export class GroupCommit {
   private writes = 0
   private waiters: Waiter[] = []
   private commitThisTurnScheduled = false
+  /** The open transaction holds a change something urgent waits for (`urgentlyDurable`). */
+  private urgent = false
   private commitLater: Timer | undefined
   /** Told once the open transaction is on disk; forgotten when it is rolled back. */
   private committed: (() => void)[] = []
@@ -87,6 +89,16 @@ export class GroupCommit {
   }
 
   /**
+   * Like `durable()`, for a change the next step waits for on the critical path (the intent to
+   * print, before the job's first byte): its commit's flush starts at once, beside any flush
+   * already running, instead of after it.
+   */
+  urgentlyDurable(): Promise<void> {
+    if (this.open) this.urgent = true
+    return this.durable()
+  }
+
+  /**
    * Runs `then` once every change written so far is committed (at once when none is open); never
    * when they are rolled back instead. For what must only be said of changes that are on disk (the
    * log of job states), without waiting for the disk as `durable()` does.
@@ -132,6 +144,7 @@ export class GroupCommit {
     this.waiters = []
     this.committed = []
     this.open = false
+    this.urgent = false
     this.writes = 0
     clearTimeout(this.commitLater)
     try {
@@ -202,6 +215,7 @@ export class GroupCommit {
     this.waiters = []
     this.committed = []
     this.open = false
+    this.urgent = false
     this.writes = 0
     clearTimeout(this.commitLater)
     this.fullFlushes()
@@ -222,6 +236,7 @@ export class GroupCommit {
   /** Commits what is open; it is flushed off the event loop (or at once, for a database in memory). */
   private commitScheduled(): void {
     if (!this.open) return
+    const urgent = this.urgent
     let settle: Settle
     try {
       settle = this.endTransaction()
@@ -230,10 +245,12 @@ export class GroupCommit {
       return
     }
     if (!this.flush) return settle()
-    this.flush.afterCommit((error) => {
+    const settleOrTell: Settle = (error) => {
       settle(error)
       if (error) this.onCommitError(error)
-    })
+    }
+    if (urgent) this.flush.afterUrgentCommit(settleOrTell)
+    else this.flush.afterCommit(settleOrTell)
   }
 }
 

@@ -5,7 +5,8 @@
 // at commit; checkpoints are still flushed before and after, so the database file stays sound) and
 // this class flushes the log with fsync(2) on the runtime's thread pool, then settles what waited
 // for those commits. One flush serves every commit made before it started; commits made while it
-// runs share the next one.
+// runs share the next one, except a commit whose wait holds up something urgent (the intent to
+// print, which a job's first byte waits for): its flush starts at once, beside the one running.
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs'
 
 /** Told once the commits it waited for are on disk, or that they may not be (the flush failed). */
@@ -17,8 +18,8 @@ export class WalFlush {
   private fd: number | undefined
   /** Committed, waiting for a flush that has not started. */
   private queued: Settle[] = []
-  /** Waiting for the flush that runs now; undefined while none runs. */
-  private running: Settle[] | undefined
+  /** The flushes running now (more than one when an urgent one started beside another), each with what waits for it. */
+  private readonly running = new Set<Settle[]>()
   private closed = false
 
   constructor(
@@ -30,19 +31,33 @@ export class WalFlush {
   /** After a commit: `settle` runs once a flush started after it has ended. */
   afterCommit(settle: Settle): void {
     this.queued.push(settle)
-    if (!this.running) this.start()
+    if (this.running.size === 0) this.start()
+  }
+
+  /** After a commit something urgent waits for: `settle` runs once a flush started at once, beside any running, has ended. */
+  afterUrgentCommit(settle: Settle): void {
+    this.queued.push(settle)
+    this.start()
   }
 
   /** Settles once every commit made so far is flushed (at once when none waits). */
   whenFlushed(settle: Settle): void {
-    if (this.queued.length > 0) this.queued.push(settle)
-    else if (this.running) this.running.push(settle)
-    else settle()
+    if (this.queued.length > 0) return void this.queued.push(settle)
+    if (this.running.size === 0) return settle()
+    // Every flush running now: together they hold every commit made so far.
+    let left = this.running.size
+    let failure: Error | undefined
+    for (const batch of this.running) {
+      batch.push((error) => {
+        failure ??= error
+        if (--left === 0) settle(failure)
+      })
+    }
   }
 
   /** Whether commits wait for a flush. */
   get pending(): boolean {
-    return this.queued.length > 0 || this.running !== undefined
+    return this.queued.length > 0 || this.running.size > 0
   }
 
   /** Flushes now, on this thread: every commit made so far is on disk when this returns. */
@@ -61,7 +76,7 @@ export class WalFlush {
   /** Closes the log's file, once the flush that runs has ended (the store flushes what it committed first). */
   close(): void {
     this.closed = true
-    if (!this.running) this.closeFile()
+    if (this.running.size === 0) this.closeFile()
   }
 
   private start(): void {
@@ -74,13 +89,12 @@ export class WalFlush {
       for (const settle of batch) settle(error as Error)
       return
     }
-    this.running = batch
+    this.running.add(batch)
     this.flush(fd, (error) => {
-      const settled = this.running!
-      this.running = undefined
-      if (this.closed) this.closeFile()
-      for (const settle of settled) settle(error ?? undefined)
-      if (this.queued.length > 0) this.start()
+      this.running.delete(batch)
+      if (this.closed && this.running.size === 0) this.closeFile()
+      for (const settle of batch) settle(error ?? undefined)
+      if (this.queued.length > 0 && this.running.size === 0) this.start()
     })
   }
 

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HandOverMarks, marksFileOf, readMarks } from '../../src/agent/hand-over-marks.ts'
-import { LEDGER_FILE, Ledger } from '../../src/agent/ledger.ts'
+import { Ledger } from '../../src/agent/ledger.ts'
+import { LEDGER_FILE } from '../../src/agent/ledger-schema.ts'
 import { bootId } from '../../src/platform/boot-id.ts'
 import { tempDir } from '../support/hub.ts'
 
@@ -32,7 +33,7 @@ async function crashed(): Promise<{ handed: number; claimed: number; submitted: 
 /** Opens the ledger again, as the next start does, and recovers: the seqs left uncertain, and the ledger. */
 function recovered(): { uncertain: number[]; ledger: Ledger } {
   const ledger = Ledger.open(dir)
-  return { uncertain: ledger.recoverInterrupted().map((job) => job.seq), ledger }
+  return { uncertain: ledger.recover().map((job) => job.seq), ledger }
 }
 
 test('this machine has a boot ID (the marks are trusted only within one boot)', () => {
@@ -74,7 +75,7 @@ test('marks of a run the ledger does not name (a database restored or copied, a 
   const seqs = await crashed()
   const ledger = Ledger.open(dir)
   ledger.setSettings({ hand_over_marks_run: crypto.randomUUID() })
-  const uncertain = ledger.recoverInterrupted().map((job) => job.seq)
+  const uncertain = ledger.recover().map((job) => job.seq)
   ledger.close()
   expect(uncertain).toEqual([seqs.handed, seqs.submitted, seqs.claimed].sort((a, b) => a - b))
 })
@@ -97,13 +98,12 @@ test('no marks file, or a damaged one: every claimed job is uncertain', async ()
   expect(uncertain).toEqual(all)
 })
 
-test('a start trusts the last run’s marks no more, and keeps jobs still claimed uncertain: a crash right after it', async () => {
+test('recovery trusts the last run’s marks no more, and keeps jobs still claimed uncertain: a crash right after it', async () => {
   const seqs = await crashed()
   const first = recovered()
   expect(first.uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
-  // Those two have not yet been failed (the agent does that before it starts its marks) when the
-  // marks start; the resumed job is claimed again and the process dies before its mark.
-  first.ledger.startMarks()
+  // Those two are not failed yet (the agent does that after recovery) when this run's marks start;
+  // the resumed job is claimed again and the process dies before its mark.
   expect(first.ledger.claim(seqs.claimed)).toBe(true)
   await first.ledger.durable()
   first.ledger.close()

@@ -224,6 +224,40 @@ describe('the flush of a group commit, off the event loop', () => {
     await next
   })
 
+  test('an urgent commit is flushed at once, beside the flush running; durable() after it waits for both', async () => {
+    const flushes = heldFlushes()
+    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+    commits.write(() => insert(1))
+    let firstDone = false
+    const first = commits.durable().then(() => (firstDone = true))
+    await turn()
+    expect(flushes.held).toHaveLength(1)
+    // The intent to print: its flush does not wait for the one running.
+    commits.write(() => insert(2))
+    let urgentDone = false
+    const urgent = commits.urgentlyDurable().then(() => (urgentDone = true))
+    await turn()
+    expect(flushes.held).toHaveLength(2)
+    // Asked now, with both running and nothing open: settled only once both have ended.
+    let allDone = false
+    const all = commits.durable().then(() => (allDone = true))
+    flushes.held.pop()!()
+    await urgent
+    expect([urgentDone, firstDone, allDone]).toEqual([true, false, false])
+    flushes.release()
+    await Promise.all([first, all])
+    expect([firstDone, allDone]).toEqual([true, true])
+    // A commit after them is not urgent: one flush, as before.
+    commits.write(() => insert(3))
+    const third = commits.durable()
+    await turn()
+    expect(flushes.held).toHaveLength(1)
+    flushes.release()
+    await third
+    expect(seen()).toEqual([1, 2, 3])
+    expect(errors).toEqual([])
+  })
+
   test('commit() flushes on the spot, also commits whose flush is still waiting', async () => {
     const flushes = heldFlushes()
     commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)

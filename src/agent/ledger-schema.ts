@@ -1,0 +1,69 @@
+// The ledger's schema (ledger.ts): in a remote agent's own file, or as tables in the hub's database
+// for the built-in agent.
+import type { Database } from 'bun:sqlite'
+import type { Migration, Schema } from '../sqlite/database.ts'
+
+export const LEDGER_FILE = 'agent.db'
+/** The ledger's own record of its schema versions (the hub's database has another). */
+const LEDGER_MIGRATIONS_TABLE = 'ledger_schema_migrations'
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'pairing, printers, jobs, outbox',
+    sql: `
+      CREATE TABLE ledger_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+      CREATE TABLE ledger_printers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        connection TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        width INTEGER NOT NULL CHECK (width IN (58, 80)),
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE ledger_jobs (
+        seq INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL UNIQUE,
+        idempotency_key TEXT NOT NULL UNIQUE,
+        printer_id TEXT NOT NULL,
+        -- The job as received; dropped once it is finished (the hash stays for duplicate checks).
+        payload TEXT,
+        payload_sha256 TEXT NOT NULL,
+        source_message_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
+        received_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        -- The job's final reports (a JSON array of frames), sent again when a printhub hub asks.
+        reports TEXT
+      ) STRICT;
+      CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting');
+      CREATE TABLE ledger_outbox (
+        seq INTEGER PRIMARY KEY,
+        job_seq INTEGER NOT NULL REFERENCES ledger_jobs (seq) ON DELETE CASCADE,
+        frame TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+]
+
+/** The ledger's schema: its own file for a remote agent; tables in the hub's database for the built-in agent. */
+export const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
+
+/**
+ * A remote agent's file as released before the built-in agent's ledger moved into the hub's
+ * database kept the same tables without the ledger_ prefix (and its versions in schema_migrations).
+ * They are renamed, their rows kept, so such an agent keeps its pairing and jobs.
+ */
+function adoptUnprefixedLedger(db: Database): void {
+  const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table'").all().map((row) => row.name))
+  if (!tables.has('outbox') || tables.has('ledger_outbox') || tables.has(LEDGER_MIGRATIONS_TABLE)) return
+  for (const table of ['settings', 'printers', 'jobs', 'outbox']) db.run(`ALTER TABLE ${table} RENAME TO ledger_${table}`)
+  db.run('DROP INDEX jobs_open')
+  db.run(`CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting')`)
+  db.run(`ALTER TABLE schema_migrations RENAME TO ${LEDGER_MIGRATIONS_TABLE}`)
+}
+
+/** A remote agent's own file, which may be of the earlier layout. */
+export const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
