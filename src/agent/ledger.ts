@@ -19,6 +19,9 @@ import { GroupCommit } from '../sqlite/group-commit.ts'
 /** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
 const MARKS_RUN_SETTING = 'hand_over_marks_run'
 
+/** A job resumed this often (crashes that keep coming at the same step) is left uncertain instead: never a loop of crashes. */
+export const MAX_RESUMES = 3
+
 /** Terminal jobs kept for duplicate checks; older ones are forgotten. */
 export const RETAINED_FINISHED_JOBS = 10_000
 /** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
@@ -292,9 +295,10 @@ export class Ledger {
     return uncertain
   }
 
-  /** submitting → received: only for a job never handed to its printer (`recover`). */
+  /** submitting → received: only for a job never handed to its printer (`recover`), at most MAX_RESUMES times. */
   resume(seq: number): boolean {
-    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ?, recovery_count = recovery_count + 1 WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`, [LEDGER_TRANSITIONS.resume.to, this.now(), seq]).changes === 1)
+    const sql = `UPDATE ledger_jobs SET state = ?, updated_at = ?, recovery_count = recovery_count + 1 WHERE seq = ? AND recovery_count < ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`
+    return this.commits.write(() => this.db.run(sql, [LEDGER_TRANSITIONS.resume.to, this.now(), seq, MAX_RESUMES]).changes === 1)
   }
 
   /**

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HandOverMarks, marksFileOf, readMarks } from '../../src/agent/hand-over-marks.ts'
-import { Ledger } from '../../src/agent/ledger.ts'
+import { Ledger, MAX_RESUMES } from '../../src/agent/ledger.ts'
 import { LEDGER_FILE } from '../../src/agent/ledger-schema.ts'
 import { bootId } from '../../src/platform/boot-id.ts'
 import { tempDir } from '../support/hub.ts'
@@ -60,6 +60,15 @@ test('killed after the intent of a job and before its mark: it waits to print ag
   } finally {
     again.ledger.close()
   }
+})
+
+test(`a job resumed ${MAX_RESUMES} times already (crashes that keep coming at the same step) is left uncertain: never a loop of crashes`, async () => {
+  const seqs = await crashed()
+  const ledger = Ledger.open(dir)
+  ledger.db.run('UPDATE ledger_jobs SET recovery_count = ? WHERE seq = ?', [MAX_RESUMES, seqs.claimed])
+  const uncertain = ledger.recover().map((job) => job.seq)
+  ledger.close()
+  expect(uncertain).toEqual([seqs.handed, seqs.submitted, seqs.claimed].sort((a, b) => a - b))
 })
 
 test('marks of another boot (a power cut, a kernel crash) are not trusted: every claimed job is uncertain', async () => {

@@ -1,9 +1,14 @@
 // The window a crash leaves uncertain is as narrow as the agent can make it: the printer is
 // reached and asked its status before the intent to print is recorded, so a hub killed (-9) while
 // a printer is being reached leaves a job that was never written to it, which is printed once
-// after the restart instead of failing as "may have printed".
+// after the restart instead of failing as "may have printed"; and a kill after the intent but
+// before the job's hand-over mark (its first byte) leaves the same, as the marks show.
 import { afterAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { marksFileOf } from '../../src/agent/hand-over-marks.ts'
+import { DATABASE_FILE } from '../../src/store/database.ts'
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
 import { initialize } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
@@ -39,14 +44,23 @@ function hesitantPrinter() {
   return { url: `tcp://127.0.0.1:${listener.port}`, state, stop: () => listener.stop(true) }
 }
 
-const printer = hesitantPrinter()
-const dir = tempDir()
+const printers: ReturnType<typeof hesitantPrinter>[] = []
+const dirs: string[] = []
 afterAll(() => {
-  printer.stop()
-  rmSync(dir, { recursive: true, force: true })
+  for (const printer of printers) printer.stop()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-test('killed while the printer is asked its status, before a byte of the job: printed once after the restart, not uncertain', async () => {
+/**
+ * A hub killed (-9) while its printer is asked its status for the job's first attempt; `leave`
+ * then makes what else the kill leaves on disk. Started again with the printer answering: how the
+ * job ended, and how often it was printed.
+ */
+async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job: { state: string; lastErrorCode: string | null }; printed: number }> {
+  const printer = hesitantPrinter()
+  const dir = tempDir()
+  printers.push(printer)
+  dirs.push(dir)
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = await initialize(store, dir)
   if (!init.created) throw new Error('expected a first start')
@@ -64,18 +78,46 @@ test('killed while the printer is asked its status, before a byte of the job: pr
   hub.process.kill('SIGKILL')
   await hub.process.exited
   expect(printer.state.jobs).toEqual([])
+  leave(dir)
 
   printer.state.answering = true
   hub = await spawnServe(dir)
   try {
     const done = await waitFor(async () => {
-      const listed = (await (await fetch(hub.url + jobs, { headers })).json()) as { jobs: { id: string; state: string; lastErrorCode: string | null; attemptCount: number }[] }
+      const listed = (await (await fetch(hub.url + jobs, { headers })).json()) as { jobs: { id: string; state: string; lastErrorCode: string | null }[] }
       const found = listed.jobs.find((j) => j.id === job.id)!
       return found.state === 'COMPLETED' || found.state === 'FAILED' ? found : undefined
     }, 15_000)
-    expect(done).toMatchObject({ state: 'COMPLETED', lastErrorCode: null })
-    expect(printer.state.jobs).toHaveLength(1)
+    return { job: done, printed: printer.state.jobs.length }
   } finally {
     await hub.stop()
   }
+}
+
+/** What a kill right after the intent to print was flushed leaves: the agent's job claimed (`submitting`). */
+function claimed(dir: string): void {
+  const db = new Database(join(dir, DATABASE_FILE))
+  try {
+    expect(db.run("UPDATE ledger_jobs SET state = 'submitting' WHERE state = 'received'").changes).toBe(1)
+  } finally {
+    db.close()
+  }
+}
+
+test('killed while the printer is asked its status, before a byte of the job: printed once after the restart, not uncertain', async () => {
+  const outcome = await killedWhileReaching(() => {})
+  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 1 })
+}, 60_000)
+
+test('killed after the intent to print and before the job was handed to its printer (no hand-over mark): printed once, not uncertain', async () => {
+  const outcome = await killedWhileReaching(claimed)
+  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 1 })
+}, 60_000)
+
+test('the same without the hand-over marks to trust (a power cut would lose them): FAILED job.recovery_uncertain, never printed twice', async () => {
+  const outcome = await killedWhileReaching((dir) => {
+    claimed(dir)
+    rmSync(marksFileOf(join(dir, DATABASE_FILE)))
+  })
+  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }), printed: 0 })
 }, 60_000)
