@@ -290,7 +290,11 @@ export class Ledger {
     const file = fileOf(this.db)
     const handed = file ? readMarks(marksFileOf(file), this.setting(MARKS_RUN_SETTING), bootId()) : undefined
     const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
-    const uncertain = interrupted.filter((job) => !(job.state === 'submitting' && handed && !handed.has(job.seq) && this.resume(job.seq)))
+    const uncertain: LedgerJob[] = []
+    for (const job of interrupted) {
+      const neverHanded = job.state === 'submitting' && handed !== undefined && !handed.has(job.seq)
+      if (!(neverHanded && this.resume(job.seq))) uncertain.push(job)
+    }
     this.startMarks()
     return uncertain
   }

@@ -44,13 +44,13 @@ export class NoDatabaseError extends Error {
   }
 }
 
-/** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
 /** The file a database lives in; undefined for one in memory. */
 export function fileOf(db: Database): string | undefined {
   const file = db.filename
   return file !== '' && file !== ':memory:' && !file.startsWith('file::memory:') ? file : undefined
 }
 
+/** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
 export function openDatabase(dataDir: string, create: boolean, schema: Schema): Database {
   const file = join(dataDir, schema.file)
   const exists = existsSync(file)
