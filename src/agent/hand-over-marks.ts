@@ -67,7 +67,8 @@ export class HandOverMarks {
     try {
       const header = JSON.stringify({ version: VERSION, boot, run } satisfies Header)
       writeSync(fd, `${header.padEnd(HEADER_BYTES - 1, ' ')}\n`, 0, 'utf8')
-      for (const seq of handed) marks.mark(`before this run: ${seq}`, seq)
+      // Each in a slot of its own, under a name no printer has.
+      for (const seq of handed) marks.mark(`\u0000${seq}`, seq)
     } catch (error) {
       marks.close()
       throw error
