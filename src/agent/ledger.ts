@@ -288,14 +288,16 @@ export class Ledger {
    */
   recover(): LedgerJob[] {
     const file = fileOf(this.db)
-    const handed = file ? readMarks(marksFileOf(file), this.setting(MARKS_RUN_SETTING), bootId()) : undefined
+    const marksFile = file && marksFileOf(file)
+    const boot = bootId()
+    const handed = marksFile ? readMarks(marksFile, this.setting(MARKS_RUN_SETTING), boot) : undefined
     const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
     const uncertain: LedgerJob[] = []
     for (const job of interrupted) {
       const neverHanded = job.state === 'submitting' && handed !== undefined && !handed.has(job.seq)
       if (!(neverHanded && this.resume(job.seq))) uncertain.push(job)
     }
-    this.startMarks()
+    this.startMarks(marksFile, boot)
     return uncertain
   }
 
@@ -311,9 +313,7 @@ export class Ledger {
    * claimed count as handed over. Without a file (none could be written), a crash leaves every
    * claimed job uncertain, as without marks.
    */
-  private startMarks(): void {
-    const file = fileOf(this.db)
-    const boot = bootId()
+  private startMarks(marksFile: string | undefined, boot: string | undefined): void {
     const run = randomUUID()
     this.setSettings({ [MARKS_RUN_SETTING]: run })
     this.marks?.close()
@@ -321,7 +321,7 @@ export class Ledger {
     try {
       // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
       const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
-      if (file && boot) this.marks = HandOverMarks.begin(marksFileOf(file), run, boot, claimed.map((row) => row.seq))
+      if (marksFile && boot) this.marks = HandOverMarks.begin(marksFile, run, boot, claimed.map((row) => row.seq))
     } catch {
       // No marks this run: recovery will not trust the last run's, whose run is no longer named.
     }

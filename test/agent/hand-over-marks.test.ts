@@ -111,8 +111,15 @@ test('no marks file, or a damaged one: every claimed job is uncertain', async ()
 
 test('recovery trusts the last run’s marks no more, and keeps jobs still claimed uncertain: a crash right after it', async () => {
   const seqs = await crashed()
+  const lastRun = Ledger.open(dir)
+  const crashedRun = lastRun.setting('hand_over_marks_run')
+  lastRun.close()
+  expect(readMarks(marksFile(), crashedRun, BOOT)?.has(seqs.handed)).toBe(true)
   const first = recovered()
   expect(first.uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
+  // The crashed run's file is gone; this run's holds the job still claimed (a job submitted is uncertain whatever the marks).
+  expect(readMarks(marksFile(), crashedRun, BOOT)).toBeUndefined()
+  expect([...readMarks(marksFile(), first.ledger.setting('hand_over_marks_run'), BOOT)!]).toEqual([seqs.handed])
   // Those two are not failed yet (the agent does that after recovery) when this run's marks start;
   // the resumed job is claimed again and the process dies before its mark.
   expect(first.ledger.claim(seqs.claimed)).toBe(true)
@@ -121,7 +128,6 @@ test('recovery trusts the last run’s marks no more, and keeps jobs still claim
   const second = recovered()
   second.ledger.close()
   expect(second.uncertain).toEqual([seqs.handed, seqs.submitted].sort((a, b) => a - b))
-  expect(readMarks(marksFile(), undefined, BOOT)).toBeUndefined()
 })
 
 test('the file: a slot per printer holding its last job, read back only with its own boot and run', () => {
