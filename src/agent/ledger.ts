@@ -216,13 +216,15 @@ export class Ledger {
       const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM ledger_jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
       if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
       const now = this.now()
-      const row = this.db
-        .query<JobRow, [string, string, string, string, string, string, number, number]>(
+      // The job is made from what was stored, not read back: its payload is not parsed a second time.
+      const { seq } = this.db
+        .query<{ seq: number }, [string, string, string, string, string, string, number, number]>(
           `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING *`,
+           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING seq`,
         )
         .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
-      return { kind: 'new', job: toJob(row) }
+      const job: LedgerJob = { seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload, sourceMessageId: messageId, state: 'received', receivedAt: now, recoveryCount: 0, reports: [] }
+      return { kind: 'new', job }
     })
   }
 
