@@ -146,14 +146,8 @@ export class Agent {
    */
   private recover(): void {
     for (const job of this.options.ledger.recover()) {
-      this.fail(job, {
-        code: 'job.recovery_uncertain',
-        message:
-          job.state === 'submitting'
-            ? 'The agent stopped while sending this job to the printer; it may have printed. Check the printer and reprint if needed.'
-            : 'The agent stopped before the printer confirmed this job; it probably printed. Check the printer and reprint if needed.',
-        retryable: false,
-      })
+      const when = job.state === 'submitting' ? 'while sending this job to the printer; it may have printed' : 'before the printer confirmed this job; it probably printed'
+      this.fail(job, { code: 'job.recovery_uncertain', message: `The agent stopped ${when}. Check the printer and reprint if needed.`, retryable: false })
     }
   }
 
@@ -257,17 +251,18 @@ export class Agent {
       this.log.warn(`job refused: ${outcome.reason}`, { job: payload.jobId, printer: payload.printerId })
       return
     }
-    // The wait for the disk is asked for first: the acknowledgement goes out before any report of
-    // the job (a printer it does not have fails the job at once), as the protocol orders them.
-    const stored = this.options.ledger.durable()
-    // Started before the wait, so that the printer's claim of the job shares the receipt's flush.
-    if (outcome.kind === 'new') this.work(payload.printerId)
-    await stored
-    // Acknowledged only now that it is on disk; a repeat is acknowledged again and does nothing else.
+    // Acknowledged once the ledger may tell it, and before any report of the job (a printer it does
+    // not have fails it at once), as the protocol orders them; its printer's work is started before
+    // a wait for the disk, so that the claim of the job shares that flush. A repeat is acknowledged
+    // again and does nothing else.
+    const told = this.options.ledger.beforeTelling()
+    if (told && outcome.kind === 'new') this.work(payload.printerId)
+    if (told) await told
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
     // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
     // have missed go again, unchanged (their messageIds make repeats harmless).
     if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
+    if (!told && outcome.kind === 'new') this.work(payload.printerId)
   }
 
   private cancel(jobId: string): void {
@@ -361,8 +356,9 @@ export class Agent {
   }
 
   /**
-   * Sends queued reports oldest first, once they are on disk; each leaves the outbox only once
-   * handed to the connection. Never rejects: what it cannot send waits for the next connection.
+   * Sends queued reports oldest first, once the ledger may tell them (on disk, for a ledger of its
+   * own); each leaves the outbox only once handed to the connection. Never rejects: what it cannot
+   * send waits for the next connection.
    */
   private async flushOutbox(): Promise<void> {
     if (this.flushing) {
@@ -373,10 +369,11 @@ export class Agent {
     try {
       do {
         this.flushAgain = false
-        // Reports queued up to now are on disk once durable() settles; later ones wait a round.
+        // Reports queued up to now may be told once this settles; later ones wait a round.
         const upTo = this.options.ledger.lastQueuedReport()
         if (upTo === undefined) return
-        await this.options.ledger.durable()
+        const told = this.options.ledger.beforeTelling()
+        if (told) await told
         const connection = this.connection
         if (!connection?.isReady) return
         for (let page = this.options.ledger.outbox(upTo); page.length > 0; page = this.options.ledger.outbox(upTo)) {

@@ -3,8 +3,9 @@
 // own; the built-in agent keeps it in the hub's database, where a job's creation, its dispatch and
 // its receipt share one commit.
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
-// commit: the agent waits for `durable()` before what depends on them (an acknowledgement, bytes
-// to a printer, a report), so jobs of several printers share one disk flush.
+// commit: the agent waits for `durable()` before bytes go to a printer, and for `beforeTelling()`
+// before the hub is told (an acknowledgement, a report), so jobs of several printers share one
+// disk flush.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
 import { createHash, randomUUID } from 'node:crypto'
@@ -132,6 +133,17 @@ export class Ledger {
   /** Settles once every change made so far is on disk. */
   durable(): Promise<void> {
     return this.commits.durable()
+  }
+
+  /**
+   * What must settle before the hub is told of a change made so far (an acknowledgement, a
+   * report): its flush, for a ledger of its own. Nothing for the built-in agent's: its hub records
+   * what it is told in its own transactions, which are this ledger's, so in the same one as the
+   * change or a later one, and that record can reach the disk only with the change it speaks of
+   * (a log is written and recovered in order). A crash loses both or neither.
+   */
+  beforeTelling(): Promise<void> | undefined {
+    return this.ownsDatabase ? this.commits.durable() : undefined
   }
 
   /**

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { Ledger, type LedgerJob } from '../../src/agent/ledger.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState } from '../../src/agent/ledger-transitions.ts'
-import { ledgerJobInState } from '../support/fixtures.ts'
+import { ledgerJobInState, printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 
 const EVENTS = Object.keys(LEDGER_TRANSITIONS) as LedgerEvent[]
@@ -40,6 +40,15 @@ async function reopened(jobId: string): Promise<LedgerJob | undefined> {
   ledger = Ledger.open(dir)
   return ledger.job(jobId)
 }
+
+test('a ledger of its own lets the hub be told of a change only once it is on disk', async () => {
+  const job = ledgerJobInState(ledger, 'received', printJobPayload('told-once-on-disk'))
+  const told = ledger.beforeTelling()
+  expect(told).toBeInstanceOf(Promise)
+  await told
+  // On disk: the ledger opened again from its file has it.
+  expect((await reopened(job.jobId))?.state).toBe('received')
+})
 
 describe('the table itself', () => {
   test('every state is listed, and the table names no other', () => {

@@ -78,7 +78,8 @@ describe('completion confirmed by the printer', () => {
       const job = await submit(t)
       const printing = await until(t, job.id, (j) => j.state === 'PRINTING')
       expect(printing.submittedAt).not.toBeNull()
-      expect(printer.waiting).toHaveLength(1)
+      // PRINTING once every byte was handed to the connection: the printer reads them a moment later.
+      await waitFor(() => printer.waiting.length === 1, 5_000)
       printer.confirm()
       const done = await until(t, job.id, (j) => j.state === 'COMPLETED')
       expect(done.attemptCount).toBe(1)
@@ -93,6 +94,7 @@ describe('completion confirmed by the printer', () => {
       const before = printer.jobs.length
       const job = await submit(t)
       await until(t, job.id, (j) => j.state === 'PRINTING')
+      await waitFor(() => printer.waiting.length === 1, 5_000)
       printer.waiting.splice(0)
       printer.drop()
       const failed = await until(t, job.id, (j) => j.state === 'FAILED')
@@ -110,6 +112,7 @@ describe('completion confirmed by the printer', () => {
       const first = await hubWithPrinter(dataDir)
       const job = await submit(first)
       await until(first, job.id, (j) => j.state === 'PRINTING')
+      await waitFor(() => printer.waiting.length === 1, 5_000)
       const printedBefore = printer.jobs.length
       await first.hub.stop()
       printer.waiting.splice(0)
