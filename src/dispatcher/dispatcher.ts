@@ -198,8 +198,9 @@ export class Dispatcher implements AgentListener {
         job = states.markCancelled(jobId)
         break
     }
-    if (job) this.jobChanged(job)
-    else if (report.kind === 'received') this.receiptRepeated(jobId, attempt)
+    // Only a job that leaves DISPATCHING frees its printer for the next; a later report changes no queue.
+    if (job && job.state !== 'DISPATCHING' && this.clearInFlight(job.id)) this.scheduleDispatch(job.printerId)
+    else if (!job && report.kind === 'received') this.receiptRepeated(jobId, attempt)
   }
 
   // ---- Queues ----
@@ -283,13 +284,14 @@ export class Dispatcher implements AgentListener {
     this.busyPrinters.add(printerId)
   }
 
-  /** The attempt of `jobId` is no longer waited for: its printer is free for the next. */
-  private clearInFlight(jobId: string): void {
+  /** The attempt of `jobId` is no longer waited for: its printer is free for the next. False when none was. */
+  private clearInFlight(jobId: string): boolean {
     const flight = this.inFlight.get(jobId)
-    if (!flight) return
+    if (!flight) return false
     clearTimeout(flight.timer)
     this.inFlight.delete(jobId)
     this.busyPrinters.delete(flight.printerId)
+    return true
   }
 
   private failAttempt(jobId: string, flight: InFlight, reason: Failure): void {
