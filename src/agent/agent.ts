@@ -23,7 +23,7 @@ import { StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
-import type { Ledger, LedgerJob } from './ledger.ts'
+import { type Ledger, type LedgerJob, OUTBOX_PAGE } from './ledger.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 
@@ -251,18 +251,18 @@ export class Agent {
       this.log.warn(`job refused: ${outcome.reason}`, { job: payload.jobId, printer: payload.printerId })
       return
     }
-    // Acknowledged once the ledger may tell it, and before any report of the job (a printer it does
-    // not have fails it at once), as the protocol orders them; its printer's work is started before
-    // a wait for the disk, so that the claim of the job shares that flush. A repeat is acknowledged
-    // again and does nothing else.
-    const told = this.options.ledger.beforeTelling()
-    if (told && outcome.kind === 'new') this.work(payload.printerId)
-    if (told) await told
+    // Acknowledged once the hub may be told (ledger.ts), before any report of the job (a printer it
+    // does not have fails it at once), as the protocol orders them. A wait for the disk is asked for
+    // before the printer's work starts, so it is settled before a report's, and the claim of the job
+    // shares its flush. A repeat is acknowledged again and does nothing else.
+    const stored = this.options.ledger.tellsHubAtOnce ? undefined : this.options.ledger.durable()
+    if (stored && outcome.kind === 'new') this.work(payload.printerId)
+    if (stored) await stored
     connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
     // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
     // have missed go again, unchanged (their messageIds make repeats harmless).
     if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
-    if (!told && outcome.kind === 'new') this.work(payload.printerId)
+    if (!stored && outcome.kind === 'new') this.work(payload.printerId)
   }
 
   private cancel(jobId: string): void {
@@ -369,19 +369,20 @@ export class Agent {
     try {
       do {
         this.flushAgain = false
-        // Reports queued up to now may be told once this settles; later ones wait a round.
-        const upTo = this.options.ledger.lastQueuedReport()
+        // Reports queued up to now are told once on disk (later ones wait a round), or all at once.
+        const atOnce = this.options.ledger.tellsHubAtOnce
+        const upTo = atOnce ? Number.MAX_SAFE_INTEGER : this.options.ledger.lastQueuedReport()
         if (upTo === undefined) return
-        const told = this.options.ledger.beforeTelling()
-        if (told) await told
+        if (!atOnce) await this.options.ledger.durable()
         const connection = this.connection
         if (!connection?.isReady) return
-        for (let page = this.options.ledger.outbox(upTo); page.length > 0; page = this.options.ledger.outbox(upTo)) {
+        for (let page = this.options.ledger.outbox(upTo), more = true; more; page = this.options.ledger.outbox(upTo)) {
           for (const { seq, frame } of page) {
             const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
             if (!skip && !connection.sendText(frame)) return
             this.options.ledger.sent(seq)
           }
+          more = page.length === OUTBOX_PAGE
         }
       } while (this.flushAgain)
     } catch (error) {

@@ -3,8 +3,8 @@
 // own; the built-in agent keeps it in the hub's database, where a job's creation, its dispatch and
 // its receipt share one commit.
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
-// commit: the agent waits for `durable()` before bytes go to a printer, and for `beforeTelling()`
-// before the hub is told (an acknowledgement, a report), so jobs of several printers share one
+// commit: the agent waits for `durable()` before bytes go to a printer, and before the hub is told
+// (an acknowledgement, a report) unless `tellsHubAtOnce`, so jobs of several printers share one
 // disk flush.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
@@ -19,6 +19,9 @@ import { GroupCommit } from '../sqlite/group-commit.ts'
 
 /** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
 const MARKS_RUN_SETTING = 'hand_over_marks_run'
+
+/** Reports read from the outbox at a time. */
+export const OUTBOX_PAGE = 256
 
 /** A job resumed this often (crashes that keep coming at the same step) is left uncertain instead: never a loop of crashes. */
 export const MAX_RESUMES = 3
@@ -136,14 +139,14 @@ export class Ledger {
   }
 
   /**
-   * What must settle before the hub is told of a change made so far (an acknowledgement, a
-   * report): its flush, for a ledger of its own. Nothing for the built-in agent's: its hub records
-   * what it is told in its own transactions, which are this ledger's, so in the same one as the
-   * change or a later one, and that record can reach the disk only with the change it speaks of
+   * Whether the hub may be told of a change (an acknowledgement, a report) before it is on disk:
+   * not by a ledger of its own, which waits for `durable()`; yes by the built-in agent's. Its hub
+   * records what it is told in its own transactions, which are this ledger's, so in the same one as
+   * the change or a later one, and that record can reach the disk only with the change it speaks of
    * (a log is written and recovered in order). A crash loses both or neither.
    */
-  beforeTelling(): Promise<void> | undefined {
-    return this.ownsDatabase ? this.commits.durable() : undefined
+  get tellsHubAtOnce(): boolean {
+    return !this.ownsDatabase
   }
 
   /**
@@ -359,8 +362,8 @@ export class Ledger {
     return this.db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM ledger_outbox').get()?.seq ?? undefined
   }
 
-  /** The oldest reports queued up to `upTo`, a page at a time. */
-  outbox(upTo: number, limit = 256): { seq: number; frame: string }[] {
+  /** The oldest reports queued up to `upTo`, a page (OUTBOX_PAGE) at a time. */
+  outbox(upTo: number, limit = OUTBOX_PAGE): { seq: number; frame: string }[] {
     return this.db.query<{ seq: number; frame: string }, [number, number]>('SELECT seq, frame FROM ledger_outbox WHERE seq <= ? ORDER BY seq LIMIT ?').all(upTo, limit)
   }
 

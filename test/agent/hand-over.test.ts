@@ -95,7 +95,7 @@ test('cancelled while its intent is being flushed: nothing is sent', async () =>
 
 test('the built-in agent\'s ledger, in the hub\'s database, lets the hub be told of a change at once, with its flush held: the hub writes what it is told in the same transactions', async () => {
   ledgerJobInState(ledger, 'received', printJobPayload('told-at-once'))
-  expect(ledger.beforeTelling()).toBeUndefined()
+  expect(ledger.tellsHubAtOnce).toBe(true)
   // The change is committed with what the hub writes in this turn, and flushed with it.
   const stored = ledger.durable()
   await waitFor(() => held.length > 0 || undefined, 5_000)

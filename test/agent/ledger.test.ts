@@ -43,9 +43,8 @@ async function reopened(jobId: string): Promise<LedgerJob | undefined> {
 
 test('a ledger of its own lets the hub be told of a change only once it is on disk', async () => {
   const job = ledgerJobInState(ledger, 'received', printJobPayload('told-once-on-disk'))
-  const told = ledger.beforeTelling()
-  expect(told).toBeInstanceOf(Promise)
-  await told
+  expect(ledger.tellsHubAtOnce).toBe(false)
+  await ledger.durable()
   // On disk: the ledger opened again from its file has it.
   expect((await reopened(job.jobId))?.state).toBe('received')
 })

@@ -1,5 +1,5 @@
 // The built-in agent tells its hub of a receipt or a report without waiting for the disk
-// (Ledger.beforeTelling): the hub writes what it is told in the transactions its agent's ledger
+// (Ledger.tellsHubAtOnce): the hub writes what it is told in the transactions its agent's ledger
 // writes in, so a committed state never has the hub's record of a job ahead of the ledger's. A log
 // is written and recovered in order, so nothing a crash leaves on disk can have it either. Checked
 // from a second connection to the database, which sees committed transactions only, again and
