@@ -251,18 +251,20 @@ export class Agent {
       this.log.warn(`job refused: ${outcome.reason}`, { job: payload.jobId, printer: payload.printerId })
       return
     }
-    // Acknowledged once the hub may be told (ledger.ts), before any report of the job (a printer it
-    // does not have fails it at once), as the protocol orders them. A wait for the disk is asked for
-    // before the printer's work starts, so it is settled before a report's, and the claim of the job
-    // shares its flush. A repeat is acknowledged again and does nothing else.
+    // Acknowledged once the hub may be told (ledger.ts), before any report of the job, as the protocol
+    // orders them: a wait for the disk is asked for before the printer's work starts (the claim then
+    // shares its flush); told at once, the work starts after. A repeat does nothing else.
     const stored = this.options.ledger.tellsHubAtOnce ? undefined : this.options.ledger.durable()
     if (stored && outcome.kind === 'new') this.work(payload.printerId)
     if (stored) await stored
-    connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
-    // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
-    // have missed go again, unchanged (their messageIds make repeats harmless).
-    if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
-    if (!stored && outcome.kind === 'new') this.work(payload.printerId)
+    try {
+      connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
+      // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
+      // have missed go again, unchanged (their messageIds make repeats harmless).
+      if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
+    } finally {
+      if (!stored && outcome.kind === 'new') this.work(payload.printerId)
+    }
   }
 
   private cancel(jobId: string): void {
@@ -356,9 +358,8 @@ export class Agent {
   }
 
   /**
-   * Sends queued reports oldest first, once the ledger may tell them (on disk, for a ledger of its
-   * own); each leaves the outbox only once handed to the connection. Never rejects: what it cannot
-   * send waits for the next connection.
+   * Sends queued reports oldest first, once the hub may be told (ledger.ts); each leaves the outbox
+   * only once handed to the connection. Never rejects: what it cannot send waits for the next one.
    */
   private async flushOutbox(): Promise<void> {
     if (this.flushing) {
@@ -376,7 +377,8 @@ export class Agent {
         if (!atOnce) await this.options.ledger.durable()
         const connection = this.connection
         if (!connection?.isReady) return
-        for (let page = this.options.ledger.outbox(upTo), more = true; more; page = this.options.ledger.outbox(upTo)) {
+        for (let more = true; more; ) {
+          const page = this.options.ledger.outbox(upTo)
           for (const { seq, frame } of page) {
             const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
             if (!skip && !connection.sendText(frame)) return
