@@ -1,6 +1,12 @@
 // The hub's schema migrations from 7 on (migrations.ts has the earlier ones and the list): numbered,
 // append-only, embedded in the program. Never edit a released one: add the next number.
+import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { Migration } from '../sqlite/database.ts'
+import { stateIn } from './sql.ts'
+
+/** Whether the job state in `column` is one a job ends in, or not, from the state machine's table. */
+const ended = (column: string) => stateIn(JOB_STATE_SETS.terminal, column)
+const open = (column: string) => `NOT (${ended(column)})`
 
 export const LATER_MIGRATIONS: readonly Migration[] = [
   {
@@ -212,6 +218,41 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
 
       -- The dashboard's search: the jobs of an order number or a table, whatever the key holding it.
       CREATE INDEX job_metadata_by_value ON job_metadata (value, job_seq);
+    `,
+  },
+  {
+    version: 13,
+    description: "a document's bytes counted from its record's header: finishing or pruning a job never reads its document",
+    sql: `
+      -- octet_length() of a column is answered from the record's header; length(CAST(... AS BLOB))
+      -- read the whole document, from disk if need be (twice when a job ended: a 2 MB image, 4 MB).
+      DROP TRIGGER job_documents_open_bytes;
+      CREATE TRIGGER job_documents_open_bytes AFTER INSERT ON job_documents
+      BEGIN
+        UPDATE projects SET open_bytes = open_bytes + octet_length(NEW.document)
+        WHERE id = (SELECT project_id FROM jobs WHERE seq = NEW.job_seq AND ${open('state')});
+      END;
+      DROP TRIGGER jobs_open_bytes_on_finish;
+      CREATE TRIGGER jobs_open_bytes_on_finish AFTER UPDATE OF state ON jobs
+        WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
+      BEGIN
+        UPDATE projects SET open_bytes = open_bytes - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        WHERE id = NEW.project_id;
+      END;
+      DROP TRIGGER jobs_finished_bytes_on_finish;
+      CREATE TRIGGER jobs_finished_bytes_on_finish AFTER UPDATE OF state ON jobs
+        WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
+      BEGIN
+        UPDATE projects SET finished_bytes = finished_bytes + COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        WHERE id = NEW.project_id;
+      END;
+      DROP TRIGGER jobs_finished_bytes_on_delete;
+      CREATE TRIGGER jobs_finished_bytes_on_delete BEFORE DELETE ON jobs
+        WHEN ${ended('OLD.state')}
+      BEGIN
+        UPDATE projects SET finished_bytes = finished_bytes - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = OLD.seq), 0)
+        WHERE id = OLD.project_id;
+      END;
     `,
   },
 ]

@@ -31,9 +31,10 @@ export class Retention {
     // Its document (job_documents) and timeline (job_events) go with it: ON DELETE CASCADE.
     this.deleteJob = db.query<never, [number]>(`DELETE FROM jobs WHERE seq = ? AND ${stateIn(JOB_STATE_SETS.terminal)}`)
     this.overBudget = db.query<{ id: string; finished_bytes: number }, [number]>('SELECT id, finished_bytes FROM projects WHERE finished_bytes > ? ORDER BY finished_bytes DESC')
-    // Oldest first along the project's index of jobs (the unfinished ones among them are few, at most its limit).
+    // Oldest first along the project's index of jobs (the unfinished ones among them are few, at most its limit);
+    // a document's bytes from its record's header (octet_length), without reading the document.
     this.oldestOfProject = db.query<{ seq: number; bytes: number }, [string, number]>(
-      `SELECT j.seq, COALESCE((SELECT length(CAST(d.document AS BLOB)) FROM job_documents d WHERE d.job_seq = j.seq), 0) AS bytes
+      `SELECT j.seq, COALESCE((SELECT octet_length(d.document) FROM job_documents d WHERE d.job_seq = j.seq), 0) AS bytes
        FROM jobs j WHERE j.project_id = ? AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')} ORDER BY j.seq LIMIT ?`,
     )
   }
