@@ -7,26 +7,16 @@
 // synchronous=FULL in WAL mode, SQLite fsyncs a commit before other connections can see it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { Agent } from '../../src/agent/agent.ts'
+import { join } from 'node:path'
 import type { CatalogPrinter } from '../../src/agent/catalog.ts'
-import type { Connector } from '../../src/agent/connection.ts'
-import { AgentKey } from '../../src/agent/identity.ts'
-import { Ledger, type PrintJobPayload } from '../../src/agent/ledger.ts'
-import { VERSION } from '../../src/domain/version.ts'
+import { Ledger } from '../../src/agent/ledger.ts'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
-import { Gateway } from '../../src/gateway/gateway.ts'
-import { SessionRegistry } from '../../src/gateway/registry.ts'
-import type { GatewaySession, JobReport } from '../../src/gateway/session.ts'
-import { inMemoryConnector } from '../../src/hub/in-memory-link.ts'
-import { printhubServerVersion } from '../../src/protocol/extensions.ts'
+import { Log } from '../../src/platform/log.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
-import { VirtualPrinters } from '../../src/transports/virtual.ts'
+import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
 import { printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
-import { Log } from '../../src/platform/log.ts'
-import { confinementOf } from '../../src/transports/confine.ts'
-import { tmpdir } from 'node:os'
 
 /** The frames that report a ledger change, and the state the ledger records with each (any, for a receipt). */
 const REPORTS = {
@@ -50,15 +40,11 @@ let dir: string
 let ledger: Ledger
 /** A second connection to the agent's ledger file: it sees what is committed, nothing else. */
 let onDisk: Ledger
-let agent: Agent
+let pipe: AgentPipe
 let emulator: PrinterEmulator
-let session: GatewaySession
 const sent: Sent[] = []
-const heard: JobReport[] = []
 const agentLog: string[] = []
 const agentLogger = new Log({ format: 'text', level: 'debug', journal: false }, (line) => agentLog.push(line)).for('agent')
-/** Run by the hub's side as soon as the next session is connected, before the agent's inventory. */
-let onConnected: ((session: GatewaySession) => void) | undefined
 
 /** Checks, as `text` leaves the agent, that the ledger change it reports is committed; undefined for a frame that reports none. */
 function check(text: string): Sent | undefined {
@@ -75,32 +61,12 @@ function check(text: string): Sent | undefined {
   return { type: frame.type, jobId, early }
 }
 
-/** The agent's side of the pipe, with the check on every frame it sends. */
-function watched(connector: Connector): Connector {
-  return async (handlers) => {
-    const transport = await connector(handlers)
-    return {
-      send(text) {
-        const report = check(text)
-        transport.send(text)
-        // Counted once the pipe took it (it throws when closed, and the agent sends it again later).
-        if (report) sent.push(report)
-      },
-      close: (code, reason) => transport.close(code, reason),
-    }
-  }
-}
-
-const AGENT_ID = `agt_${'a'.repeat(32)}`
-const KEY_ID = `key_${'b'.repeat(32)}`
 const PRINTERS: CatalogPrinter[] = []
 
 beforeAll(async () => {
   dir = tempDir()
   ledger = Ledger.open(dir, { log: agentLogger })
   onDisk = Ledger.open(dir)
-  const key = AgentKey.create(dir)
-  const publicKey = await key.publicKey()
   // A printer that confirms it printed (the process ID response), for a job reported submitted, then completed.
   emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
   PRINTERS.push(
@@ -110,59 +76,27 @@ beforeAll(async () => {
     { id: 'fails-later', name: 'fails later', connection: 'virtual://later?mode=fail&delay=200', profile: 'generic-80mm', width: 80 },
     { id: 'confirms', name: 'confirms', connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80 },
   )
-  const registry = new SessionRegistry()
-  registry.listen({
-    connected: (s) => {
-      onConnected?.(s)
-      onConnected = undefined
-    },
-    inventory: (s) => void (session = s), report: (_, report) => void heard.push(report),
-    closed: () => {},
-  })
-  const gateway = new Gateway(
-    {
-      serverId: `srv_${'c'.repeat(32)}`,
-      serverName: 'durability test',
-      serverVersion: printhubServerVersion(VERSION),
-      challengeTtlMs: 30_000,
-      authenticationTimeoutMs: 30_000,
-      handshakeTimeoutMs: 10_000,
-      heartbeatIntervalMs: 15_000,
-      heartbeatTimeoutMs: 45_000,
-      now: Date.now,
-      credential: (agentId, keyId) => (agentId === AGENT_ID && keyId === KEY_ID ? { publicKey, revoked: false } : undefined),
-    },
-    registry,
-  )
-  agent = new Agent({
+  pipe = await agentOverPipe({
     ledger,
-    key,
-    credentials: { agentId: AGENT_ID, keyId: KEY_ID },
-    catalog: { printers: () => PRINTERS },
-    connector: watched(inMemoryConnector(gateway, { sharesCommits: false })),
-    virtuals: new VirtualPrinters(),
-    confinement: confinementOf(tmpdir()),
-    version: VERSION,
+    keyDir: join(dir, 'key'),
+    sharesCommits: false,
+    printers: PRINTERS,
     log: agentLogger,
-    statusPollMs: 60_000,
+    watch: (text) => {
+      const report = check(text)
+      // Counted once the pipe took it.
+      return report && (() => void sent.push(report))
+    },
   })
-  agent.start()
-  await waitFor(() => session?.printers.size === PRINTERS.length, 5_000)
 })
 
 afterAll(async () => {
-  await agent?.stop()
+  await pipe?.stop()
   ledger?.close()
   onDisk?.close()
   emulator?.stop()
   rmSync(dir, { recursive: true, force: true })
 })
-
-function printJob(payload: PrintJobPayload): void {
-  expect(session.send({ messageId: `m.${payload.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload })).toBe(true)
-}
-
-const heardOf = (jobId: string, kind: JobReport['kind']) => heard.filter((r) => r.jobId === jobId && r.kind === kind).length
 
 describe('the agent reports a job only once the ledger change it reports is on disk', () => {
   test('receipts, submissions, completions, failures, cancellations, and reports sent again', async () => {
@@ -170,22 +104,22 @@ describe('the agent reports a job only once the ledger change it reports is on d
     const fails = printJobPayload('fails')
     const confirms = printJobPayload('confirms')
     const slow = printJobPayload('slow')
-    for (const job of [prints, fails, confirms, slow]) printJob(job)
+    for (const job of [prints, fails, confirms, slow]) pipe.printJob(job)
 
-    await waitFor(() => heardOf(prints.jobId, 'completed') === 1 && heardOf(fails.jobId, 'failed') === 1 && heardOf(confirms.jobId, 'completed') === 1, 10_000)
-    await waitFor(() => heardOf(slow.jobId, 'received') === 1)
+    await waitFor(() => pipe.heardOf(prints.jobId, 'completed') === 1 && pipe.heardOf(fails.jobId, 'failed') === 1 && pipe.heardOf(confirms.jobId, 'completed') === 1, 10_000)
+    await waitFor(() => pipe.heardOf(slow.jobId, 'received') === 1)
     // The slow printer is still taking the ticket: stopped by the hub.
-    expect(session.send({ messageId: `m.cancel.${slow.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: slow.jobId } })).toBe(true)
-    await waitFor(() => heardOf(slow.jobId, 'cancelled') === 1)
+    expect(pipe.session().send({ messageId: `m.cancel.${slow.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: slow.jobId } })).toBe(true)
+    await waitFor(() => pipe.heardOf(slow.jobId, 'cancelled') === 1)
     // The hub sends a finished job again (as after its restart): acknowledged, its reports sent again.
-    printJob(prints)
-    await waitFor(() => heardOf(prints.jobId, 'completed') === 2)
+    pipe.printJob(prints)
+    await waitFor(() => pipe.heardOf(prints.jobId, 'completed') === 2)
 
-    expect(heard.filter((r) => r.kind === 'submitted').map((r) => r.jobId).sort()).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
+    expect(pipe.heard.filter((r) => r.kind === 'submitted').map((r) => r.jobId).sort()).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
     // Every kind of report went out, and each only once what it reports was on disk.
     expect([...new Set(sent.map((s): string => s.type))].sort()).toEqual(Object.keys(REPORTS).sort())
     expect(sent.filter((s) => s.early !== undefined)).toEqual([])
-    expect(sent).toHaveLength(heard.length)
+    expect(sent).toHaveLength(pipe.heard.length)
     expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
   })
 
@@ -193,19 +127,19 @@ describe('the agent reports a job only once the ledger change it reports is on d
     const printing = printJobPayload('slow')
     const waiting = printJobPayload('slow')
     const failing = printJobPayload('fails-later')
-    for (const job of [printing, waiting, failing]) printJob(job)
-    await waitFor(() => [printing, waiting, failing].every((job) => heardOf(job.jobId, 'received') === 1))
+    for (const job of [printing, waiting, failing]) pipe.printJob(job)
+    await waitFor(() => [printing, waiting, failing].every((job) => pipe.heardOf(job.jobId, 'received') === 1))
     const before = sent.length
     // A job sent the moment the agent is back, before its inventory.
     const meanwhile = printJobPayload('slow')
-    onConnected = (s) => void s.send({ messageId: `m.${meanwhile.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload: meanwhile })
+    pipe.onNextConnection((s) => void s.send({ messageId: `m.${meanwhile.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload: meanwhile }))
     // The hub goes away for longer than the failing printer takes to fail.
-    const old = session
+    const old = pipe.session()
     old.disconnect('hub_restarting', 'The hub restarts.', true, 400)
-    await waitFor(() => session !== old && session.isConnected, 5_000)
-    await waitFor(() => heardOf(waiting.jobId, 'received') === 2 && heardOf(failing.jobId, 'failed') === 1 && heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
-    for (const job of [printing, waiting, meanwhile]) expect(session.send({ messageId: `m.cancel.${job.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: job.jobId } })).toBe(true)
-    await waitFor(() => [printing, waiting, meanwhile].every((job) => heardOf(job.jobId, 'cancelled') === 1), 5_000)
+    await waitFor(() => pipe.session() !== old && pipe.session().isConnected, 5_000)
+    await waitFor(() => pipe.heardOf(waiting.jobId, 'received') === 2 && pipe.heardOf(failing.jobId, 'failed') === 1 && pipe.heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
+    for (const job of [printing, waiting, meanwhile]) expect(pipe.session().send({ messageId: `m.cancel.${job.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: job.jobId } })).toBe(true)
+    await waitFor(() => [printing, waiting, meanwhile].every((job) => pipe.heardOf(job.jobId, 'cancelled') === 1), 5_000)
 
     expect(sent.slice(before).map((s) => [s.type, s.jobId])).toEqual(
       expect.arrayContaining([
@@ -218,7 +152,7 @@ describe('the agent reports a job only once the ledger change it reports is on d
       ]),
     )
     expect(sent.filter((s) => s.early !== undefined)).toEqual([])
-    expect(sent).toHaveLength(heard.length)
+    expect(sent).toHaveLength(pipe.heard.length)
   })
 })
 
@@ -226,9 +160,9 @@ describe('the order of an agent’s reports', () => {
   test('a job for a printer the agent does not have: job_received first, then job_failed printer.not_found', async () => {
     const lost = { ...printJobPayload('prints'), printerId: 'gone' }
     const before = sent.length
-    printJob(lost)
-    await waitFor(() => heardOf(lost.jobId, 'failed') === 1)
+    pipe.printJob(lost)
+    await waitFor(() => pipe.heardOf(lost.jobId, 'failed') === 1)
     expect(sent.slice(before).filter((s) => s.jobId === lost.jobId).map((s) => s.type)).toEqual(['agent.job_received', 'agent.job_failed'])
-    expect(heard.filter((r) => r.jobId === lost.jobId)).toMatchObject([{ kind: 'received' }, { kind: 'failed', failure: { code: 'printer.not_found', retryable: true } }])
+    expect(pipe.heard.filter((r) => r.jobId === lost.jobId)).toMatchObject([{ kind: 'received' }, { kind: 'failed', failure: { code: 'printer.not_found', retryable: true } }])
   })
 })
