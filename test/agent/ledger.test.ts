@@ -5,7 +5,7 @@
 // payload. Each case opens the file again to find what was left there.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { Ledger, type LedgerJob } from '../../src/agent/ledger.ts'
+import { Ledger, type LedgerJob, RETAINED_FINISHED_JOBS } from '../../src/agent/ledger.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState } from '../../src/agent/ledger-transitions.ts'
 import { ledgerJobInState, printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
@@ -47,6 +47,24 @@ test('a ledger of its own lets the hub be told of a change only once it is on di
   await ledger.durable()
   // On disk: the ledger opened again from its file has it.
   expect((await reopened(job.jobId))?.state).toBe('received')
+})
+
+test('a finished job is forgotten once 10,000 newer jobs came; an unfinished one never is, and a remembered one is still a duplicate', async () => {
+  const waiting = ledgerJobInState(ledger, 'received', printJobPayload('forgetting'))
+  const payloads = Array.from({ length: RETAINED_FINISHED_JOBS + 64 }, () => printJobPayload('forgetting'))
+  for (const payload of payloads) {
+    ledgerJobInState(ledger, 'completed', payload)
+    // Reports go out as the agent sends them: the outbox stays short, as it does at work.
+    for (const entry of ledger.outbox(Number.MAX_SAFE_INTEGER)) ledger.sent(entry.seq)
+  }
+  // Opened again, the ledger forgets at once what is due (it also does every few jobs as they finish).
+  expect((await reopened(waiting.jobId))?.state).toBe('received')
+  const remembered = payloads.filter((payload) => ledger.job(payload.jobId) !== undefined)
+  expect(remembered).toEqual(payloads.slice(64))
+  // The newest are still known: the hub sending one again gets the duplicate it is, not a second print.
+  expect(ledger.receive(payloads.at(64)!, 'msg_again').kind).toBe('duplicate')
+  expect(ledger.receive(payloads.at(-1)!, 'msg_again').kind).toBe('duplicate')
+  expect(ledger.outbox(Number.MAX_SAFE_INTEGER)).toEqual([])
 })
 
 describe('the table itself', () => {
