@@ -23,7 +23,35 @@ const LOAD_SLACK_MS = 15_000
 
 const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 2 } as const
 
-const DOCUMENT = {
+/** What the submissions post: a café's receipt of 20 sections, the load the targets were set with. */
+const RECEIPT = {
+  width: 80,
+  sections: [
+    { type: 'text', value: 'Café Lumière', align: 'center', bold: true },
+    { type: 'text', value: '12 rue des Écoles, 75005 Paris', align: 'center' },
+    { type: 'divider' },
+    { type: 'text', value: 'Table 12 · served by Zoë · 08:42' },
+    { type: 'row', left: '2x Flat white', right: '7.00' },
+    { type: 'row', left: 'Croissant', right: '2.80' },
+    { type: 'row', left: 'Pain au chocolat', right: '3.10' },
+    { type: 'row', left: "Jus d'orange pressé", right: '4.50' },
+    { type: 'row', left: 'Crème brûlée', right: '6.00' },
+    { type: 'row', left: 'Eau pétillante', right: '3.00' },
+    { type: 'divider' },
+    { type: 'row', left: 'Subtotal', right: '26.40' },
+    { type: 'row', left: 'of which VAT 10 %', right: '2.40' },
+    { type: 'row', left: 'Total', right: 'EUR 26.40', bold: true },
+    { type: 'text', value: 'Paid by card **** 4242' },
+    { type: 'feed', lines: 1 },
+    { type: 'qr', value: 'https://cafe-lumiere.example/receipt/2026-11-27/0842-12' },
+    { type: 'text', value: 'Merci et à bientôt !', align: 'center' },
+    { type: 'feed', lines: 2 },
+    { type: 'cut' },
+  ],
+}
+
+/** What the seeded jobs hold (the list reads no document): short, so that a million of them seed fast. */
+const SEED_DOCUMENT = {
   width: 80,
   sections: [
     { type: 'text', value: 'Table 12: 2x Flat white' },
@@ -115,7 +143,7 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     const insertDocument = db.prepare<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
-    const document = JSON.stringify(DOCUMENT)
+    const document = JSON.stringify(SEED_DOCUMENT)
     // Which timestamps a job in each state has: received by an agent, submitted to the printer.
     const received = new Set<JobState>(['DELIVERED', 'PRINTING', 'COMPLETED'])
     const submitted = new Set<JobState>(['PRINTING', 'COMPLETED'])
@@ -260,7 +288,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
 
   console.log(`POST jobs: ${LOAD.concurrency} connections of ${GENERATOR}, ${LOAD.warmupMs} ms warm-up, ${LOAD.durationMs} ms measured...`)
   let loadedRssMb = rssMb(hub.pid)
-  const bodyTemplate = JSON.stringify({ printerId: project.printerId, idempotencyKey: KEY_PLACEHOLDER, document: DOCUMENT })
+  const bodyTemplate = JSON.stringify({ printerId: project.printerId, idempotencyKey: KEY_PLACEHOLDER, document: RECEIPT })
   const submit = await runLoad(
     { ...LOAD, url: jobsUrl(hub), method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 },
     () => (loadedRssMb = Math.max(loadedRssMb, rssMb(hub.pid))),
