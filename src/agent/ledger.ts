@@ -27,12 +27,13 @@ export const OUTBOX_PAGE = 256
 export const MAX_RESUMES = 3
 
 /**
- * How far back the ledger remembers jobs, for duplicate checks: a finished job is forgotten once
- * this many newer jobs were received (an unfinished one never is).
+ * Finished jobs the ledger remembers, the newest by number, for duplicate checks and to answer a
+ * hub that asks again; older ones are forgotten (an unfinished one never is). Counted among the
+ * finished ones: jobs received since, and not yet printed, may be many more (a backlog).
  */
 export const RETAINED_FINISHED_JOBS = 10_000
 /** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
-const FORGET_EVERY = 32
+const FORGET_EVERY = 256
 
 export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
 export interface LedgerJob {
@@ -376,14 +377,15 @@ export class Ledger {
   }
 
   /**
-   * By the window of job numbers, not by counting finished jobs from the newest: only the rows
-   * below the window are read (the few left unfinished and those now due), where counting read
-   * 10,000 rows each time, a stall of 1.7 ms every 256 jobs once the ledger was full.
+   * Counted from the newest finished job, not by a window of job numbers: with a backlog of jobs
+   * received and not yet printed wider than the window, a job would be forgotten the moment it
+   * finished, its report with it, before the hub heard it.
    */
   private forgetOldJobs(): void {
     this.finishedSinceForget = 0
     this.db.run(
-      `DELETE FROM ledger_jobs WHERE seq <= (SELECT max(seq) FROM ledger_jobs) - ? AND ${ledgerStateIn(LEDGER_STATE_SETS.finished)}`,
+      `DELETE FROM ledger_jobs WHERE seq IN (
+         SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
       [RETAINED_FINISHED_JOBS],
     )
   }

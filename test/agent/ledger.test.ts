@@ -67,6 +67,21 @@ test('a finished job is forgotten once 10,000 newer jobs came; an unfinished one
   expect(ledger.outbox(Number.MAX_SAFE_INTEGER)).toEqual([])
 })
 
+test('a job that finishes behind a backlog wider than the window is remembered, and its report waits to be sent', () => {
+  // The hub hands a printer's jobs over as fast as the agent stores them: the received backlog can
+  // outgrow what the ledger remembers of finished jobs, and the oldest job is the next to print.
+  const oldest = ledgerJobInState(ledger, 'received', printJobPayload('backlog'))
+  for (let i = 0; i < RETAINED_FINISHED_JOBS + 10; i++) ledger.receive(printJobPayload('backlog'), `msg_${i}`)
+  for (const entry of ledger.outbox(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)) ledger.sent(entry.seq)
+  expect(ledger.claim(oldest.seq)).toBe(true)
+  // Enough finishes in a row that the ledger forgets on the way: none of them is forgotten yet.
+  const finished = [oldest, ...Array.from({ length: 300 }, () => ledgerJobInState(ledger, 'received', printJobPayload('backlog')))]
+  for (const job of finished.slice(1)) expect(ledger.claim(job.seq)).toBe(true)
+  for (const job of finished) expect(ledger.finish(job.seq, 'complete', [`{"report":"${job.jobId}"}`])).toBe(true)
+  expect(ledger.outbox(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).map((entry) => entry.frame)).toEqual(finished.map((job) => `{"report":"${job.jobId}"}`))
+  expect(finished.map((job) => ledger.job(job.jobId)?.state)).toEqual(finished.map(() => 'completed'))
+})
+
 describe('the table itself', () => {
   test('every state is listed, and the table names no other', () => {
     expect(everyStateListed).toBe(true)
