@@ -226,6 +226,7 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
     sql: `
       -- octet_length() of a column is answered from the record's header; length(CAST(... AS BLOB))
       -- read the whole document, from disk if need be (twice when a job ended: a 2 MB image, 4 MB).
+      -- octet_length() is SQLite 3.43's; the runtime embeds its own SQLite (3.54 in Bun 1.4.5).
       DROP TRIGGER job_documents_open_bytes;
       CREATE TRIGGER job_documents_open_bytes AFTER INSERT ON job_documents
       BEGIN
