@@ -49,7 +49,7 @@ test('a ledger of its own lets the hub be told of a change only once it is on di
   expect((await reopened(job.jobId))?.state).toBe('received')
 })
 
-test('a finished job is forgotten once 10,000 newer jobs came; an unfinished one never is, and a remembered one is still a duplicate', async () => {
+test('a finished job is forgotten once 10,000 newer ones have finished; an unfinished one never is, and a remembered one is still a duplicate', async () => {
   const waiting = ledgerJobInState(ledger, 'received', printJobPayload('forgetting'))
   const payloads = Array.from({ length: RETAINED_FINISHED_JOBS + 64 }, () => printJobPayload('forgetting'))
   for (const payload of payloads) {
@@ -57,7 +57,7 @@ test('a finished job is forgotten once 10,000 newer jobs came; an unfinished one
     // Reports go out as the agent sends them: the outbox stays short, as it does at work.
     for (const entry of ledger.outbox(Number.MAX_SAFE_INTEGER)) ledger.sent(entry.seq)
   }
-  // Opened again, the ledger forgets at once what is due (it also does every few jobs as they finish).
+  // Opened again, the ledger forgets at once what is due (as it does every 256 jobs that finish).
   expect((await reopened(waiting.jobId))?.state).toBe('received')
   const remembered = payloads.filter((payload) => ledger.job(payload.jobId) !== undefined)
   expect(remembered).toEqual(payloads.slice(64))
@@ -67,7 +67,7 @@ test('a finished job is forgotten once 10,000 newer jobs came; an unfinished one
   expect(ledger.outbox(Number.MAX_SAFE_INTEGER)).toEqual([])
 })
 
-test('a job that finishes behind a backlog wider than the window is remembered, and its report waits to be sent', () => {
+test('a job that finishes behind a backlog of more than 10,000 received jobs is remembered, and its report waits to be sent', () => {
   // The hub hands a printer's jobs over as fast as the agent stores them: the received backlog can
   // outgrow what the ledger remembers of finished jobs, and the oldest job is the next to print.
   const oldest = ledgerJobInState(ledger, 'received', printJobPayload('backlog'))
