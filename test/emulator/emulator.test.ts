@@ -214,6 +214,9 @@ describe('a hub printing to the emulator', () => {
     expect(emulator.receipts.length).toBe(before)
     emulator.set({ paper: 'ok' })
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
+    // The printer confirms before it closes the connection, where it files the receipt; a job
+    // COMPLETED gets no other attempt, so the receipt that comes is the only one.
+    await waitFor(() => emulator.receipts.length > before)
     expect(emulator.receipts.length).toBe(before + 1)
     expect(emulator.receipts.at(-1)!.held).toBe(false)
     // Every attempt before the last failed on the paper, and printed nothing.
@@ -280,6 +283,8 @@ describe('watching idle printers', () => {
     await waitFor(() => availability() === 'online', 3_000)
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
     expect(done.attemptCount).toBe(1)
+    // Filed when the connection closes, just after the printer confirmed (see above).
+    await waitFor(() => emulator.receipts.length > before)
     expect(emulator.receipts.length).toBe(before + 1)
   })
 
