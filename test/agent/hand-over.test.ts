@@ -92,7 +92,3 @@ test('cancelled while its intent is being flushed: nothing is sent', async () =>
   expect(await outcome).toMatchObject({ ok: false, cancelled: true })
   expect(virtuals.printed('hand-over-cancelled')).toHaveLength(0)
 })
-
-test('the built-in agent\'s ledger, in the hub\'s database, lets the hub be told of a change before its flush: the hub records it in the same transactions', () => {
-  expect(ledger.tellsHubAtOnce).toBe(true)
-})
