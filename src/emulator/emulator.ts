@@ -55,6 +55,8 @@ export class PrinterEmulator {
   private keptBytes = 0
   private state: PrinterState
   private server: Bun.TCPSocketListener<Session> | undefined
+  /** Connections open now (TCP): a ticket is filed among the receipts when its connection closes. */
+  private connections = 0
   private line: SerialLine | undefined
 
   private constructor(private readonly options: EmulatorOptions) {
@@ -71,12 +73,16 @@ export class PrinterEmulator {
       socket: {
         open: (socket) => {
           socket.data = new Session()
+          emulator.connections++
         },
         data: (socket, bytes) => {
           emulator.receive(socket.data, bytes, (reply) => socket.write(reply))
           emulator.answerProcessIds(socket.data, (reply) => socket.write(reply))
         },
-        close: (socket) => emulator.finish(socket.data),
+        close: (socket) => {
+          emulator.finish(socket.data)
+          emulator.connections--
+        },
         error: () => {},
       },
     })
@@ -88,6 +94,15 @@ export class PrinterEmulator {
     const emulator = new PrinterEmulator(options)
     emulator.line = new SerialLine(options, emulator)
     return emulator
+  }
+
+  /**
+   * No connection is open, so every ticket sent so far is among the receipts. A printer confirms
+   * a job (GS ( H) before the connection that carried it closes: a job can be COMPLETED a moment
+   * before its receipt is filed.
+   */
+  get quiet(): boolean {
+    return this.connections === 0
   }
 
   get port(): number {

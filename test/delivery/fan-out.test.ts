@@ -39,10 +39,11 @@ const paper = async (name: 'kitchen' | 'bar', paper: 'ok' | 'out') => {
   emulators[name].set({ paper })
   await waitFor(async () => (await printerState(name)) === (paper === 'ok' ? 'ready' : 'paper_out'), 10_000)
 }
+/** The job in `state`, once both printers have filed what they were sent (emulator.ts: `quiet`). */
 const settled = (id: string, state: Job['state'], timeoutMs = 15_000) =>
   waitFor(async () => {
     const now = await detail(id)
-    return now.job.state === state ? now : undefined
+    return now.job.state === state && emulators.kitchen.quiet && emulators.bar.quiet ? now : undefined
   }, timeoutMs)
 
 describe('a destination of mode "all"', () => {

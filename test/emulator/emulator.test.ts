@@ -110,7 +110,12 @@ describe('the emulator on TCP', () => {
     client.send([...Buffer.from('Ticket\n'), 0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x50, 0x48, 0x30, 0x31])
     await waitFor(() => client.received.length === 7)
     expect(client.received).toEqual([0x37, 0x22, 0x50, 0x48, 0x30, 0x31, 0x00])
+    // Confirmed, not yet filed: the receipt is filed when the connection closes, and until then the printer is not quiet.
+    expect(emulator.quiet).toBe(false)
+    expect(emulator.receipts.some((r) => r.preview.text[0] === 'Ticket')).toBe(false)
     client.close()
+    await waitFor(() => emulator.quiet)
+    expect(emulator.receipts.at(-1)!.preview.text[0]).toBe('Ticket')
     emulator.set({ coverOpen: true })
     const blocked = await connect(emulator.port)
     blocked.send([...Buffer.from('Late\n'), 0x1d, 0x28, 0x48, 6, 0, 48, 48, 0x50, 0x48, 0x30, 0x32])
@@ -214,9 +219,8 @@ describe('a hub printing to the emulator', () => {
     expect(emulator.receipts.length).toBe(before)
     emulator.set({ paper: 'ok' })
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
-    // The printer confirms before it closes the connection, where it files the receipt; a job
-    // COMPLETED gets no other attempt, so the receipt that comes is the only one.
-    await waitFor(() => emulator.receipts.length > before)
+    // The printer confirms before it closes the connection, where it files the receipt.
+    await waitFor(() => emulator.quiet)
     expect(emulator.receipts.length).toBe(before + 1)
     expect(emulator.receipts.at(-1)!.held).toBe(false)
     // Every attempt before the last failed on the paper, and printed nothing.
@@ -283,8 +287,7 @@ describe('watching idle printers', () => {
     await waitFor(() => availability() === 'online', 3_000)
     const done = await until(job.id, (j) => j.state === 'COMPLETED')
     expect(done.attemptCount).toBe(1)
-    // Filed when the connection closes, just after the printer confirmed (see above).
-    await waitFor(() => emulator.receipts.length > before)
+    await waitFor(() => emulator.quiet)
     expect(emulator.receipts.length).toBe(before + 1)
   })
 
