@@ -7,8 +7,26 @@ const MINUTE_MS = 60_000
 /** Years 0-9999 have the plain four-digit form that the shortcut writes. */
 const LATEST_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
 
+/**
+ * The texts of the times shown lately, by the millisecond. A job list shows the same few hundred
+ * times again and again (each job's creation, expiry and last change); a text it has already
+ * written is one lookup, and the same string each time: no new string to build, join and collect.
+ * Emptied when full, as the minutes are.
+ */
+const shown = new Map<number, string>()
+const MAX_SHOWN = 4_096
+
 /** The same text as `new Date(ms).toISOString()`, several times faster on the job list's hot path. */
 export function iso(ms: number): string {
+  let text = shown.get(ms)
+  if (text !== undefined) return text
+  text = written(ms)
+  if (shown.size >= MAX_SHOWN) shown.clear()
+  shown.set(ms, text)
+  return text
+}
+
+function written(ms: number): string {
   if (!Number.isInteger(ms) || ms < 0 || ms > LATEST_MS) return new Date(ms).toISOString()
   const minute = Math.floor(ms / MINUTE_MS)
   let prefix = minutes.get(minute)
