@@ -274,7 +274,7 @@ export class Ledger {
    * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.commits.write(() => this.db.run(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.claim.from)}`, [LEDGER_TRANSITIONS.claim.to, this.now(), seq]).changes === 1)
+    return this.commits.write(() => this.db.query(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.claim.from)}`).run(LEDGER_TRANSITIONS.claim.to, this.now(), seq).changes === 1)
   }
 
   /**
@@ -290,12 +290,12 @@ export class Ledger {
       // The job keeps every report it made (submitted, then completed), to send again after a reconnection.
       const earlier = this.db.query<{ reports: string | null }, [number]>('SELECT reports FROM ledger_jobs WHERE seq = ?').get(seq)?.reports
       const all = [...(earlier ? (JSON.parse(earlier) as string[]) : []), ...reports]
-      const changed = this.db.run(
-        `UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS[event].from)}`,
-        [to, now, JSON.stringify(all), seq],
-      ).changes
+      const changed = this.db
+        .query(`UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS[event].from)}`)
+        .run(to, now, JSON.stringify(all), seq).changes
       if (changed !== 1) return false
-      for (const frame of reports) this.db.run('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)', [seq, frame, now])
+      const queue = this.db.query('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)')
+      for (const frame of reports) queue.run(seq, frame, now)
       if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
       return true
     })
@@ -373,7 +373,7 @@ export class Ledger {
 
   /** A report handed to the connection; losing this change to a crash only sends it again. */
   sent(seq: number): void {
-    this.commits.defer(() => this.db.run('DELETE FROM ledger_outbox WHERE seq = ?', [seq]))
+    this.commits.defer(() => this.db.query('DELETE FROM ledger_outbox WHERE seq = ?').run(seq))
   }
 
   /**

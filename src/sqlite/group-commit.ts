@@ -36,8 +36,11 @@ export class GroupCommit {
   private committed: (() => void)[] = []
   /** Transactions committed and the changes they carried: how well flushes are shared. */
   readonly stats = { commits: 0, writes: 0 }
-  // Each change in a savepoint of its own, through statements prepared once (a change is on the
-  // hot path: a job makes about ten).
+  // Each change in a savepoint of its own, and each transaction begun and committed, through
+  // statements prepared once (a job makes about ten changes and two commits; preparing a statement
+  // each time cost more than running it).
+  private readonly begin
+  private readonly end
   private readonly savepoint
   private readonly release
   private readonly rollbackTo
@@ -50,6 +53,8 @@ export class GroupCommit {
     /** Tests observe the flush; by default fsync(2) on the thread pool. */
     fsync?: Fsync,
   ) {
+    this.begin = db.prepare('BEGIN IMMEDIATE')
+    this.end = db.prepare('COMMIT')
     this.savepoint = db.prepare('SAVEPOINT change')
     this.release = db.prepare('RELEASE change')
     this.rollbackTo = db.prepare('ROLLBACK TO change')
@@ -148,7 +153,7 @@ export class GroupCommit {
     this.writes = 0
     clearTimeout(this.commitLater)
     try {
-      this.db.run('COMMIT')
+      this.end.run()
     } catch (error) {
       // A failed COMMIT may leave the transaction open; what it held is lost either way.
       if (this.db.inTransaction) this.db.run('ROLLBACK')
@@ -178,7 +183,7 @@ export class GroupCommit {
       // Run as text each time: SQLite applies a setting pragma when it is prepared, not when a prepared one runs again.
       if (this.flush) this.db.run('PRAGMA synchronous = NORMAL')
       // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
-      this.db.run('BEGIN IMMEDIATE')
+      this.begin.run()
       this.open = true
       this.opened++
       this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
