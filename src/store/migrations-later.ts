@@ -256,4 +256,23 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 14,
+    description: "a job's end counted by one trigger, not three: every change of a job's state runs two programs fewer",
+    sql: `
+      -- Each AFTER UPDATE OF state trigger runs as a program of its own at every change of state,
+      -- whatever its WHEN says (1.5 µs each, measured): three triggers kept the tallies of a
+      -- job's end, one for each column. One trigger now changes the three in one UPDATE.
+      DROP TRIGGER jobs_open_on_finish;
+      DROP TRIGGER jobs_open_bytes_on_finish;
+      DROP TRIGGER jobs_finished_bytes_on_finish;
+      CREATE TRIGGER jobs_on_finish AFTER UPDATE OF state ON jobs
+        WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
+      BEGIN
+        UPDATE projects SET open_jobs = open_jobs - 1, open_bytes = open_bytes - document.bytes, finished_bytes = finished_bytes + document.bytes
+        FROM (SELECT COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0) AS bytes) AS document
+        WHERE id = NEW.project_id;
+      END;
+    `,
+  },
 ]
