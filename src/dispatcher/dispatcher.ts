@@ -170,7 +170,8 @@ export class Dispatcher implements AgentListener {
     if (!wire) return this.settings.log.warn('a report on a job this hub did not send', { agent: session.agentId, job: report.jobId, report: report.kind }, { limit: `reports ${session.agentId}` })
     const { jobId, attempt } = wire
     // An agent reports only on jobs sent to its own printers.
-    if (this.store.jobs.agentOf(jobId) !== session.agentId) {
+    const printerId = this.store.jobs.printerOf(jobId)
+    if (!printerId || this.store.printers.get(printerId)?.agentId !== session.agentId) {
       return this.settings.log.warn('a report on a job not sent to this agent', { agent: session.agentId, job: report.jobId, report: report.kind }, { limit: `reports ${session.agentId}` })
     }
     const states = this.store.jobStates

@@ -276,9 +276,9 @@ export class Jobs {
     return this.db.query<{ id: string }, [string]>('SELECT id FROM jobs INDEXED BY jobs_reprints WHERE reprint_of = ? ORDER BY seq').all(id).map((row) => row.id)
   }
 
-  /** The agent of the printer a job is for, in one look-up (asked at each report an agent makes). */
-  agentOf(id: string): string | undefined {
-    return this.db.query<{ agent_id: string }, [string]>('SELECT p.agent_id FROM jobs j JOIN printers p ON p.id = j.printer_id WHERE j.id = ?').get(id)?.agent_id
+  /** The printer record a job was created for. */
+  printerOf(id: string): string | undefined {
+    return this.db.query<{ printer_id: string }, [string]>('SELECT printer_id FROM jobs WHERE id = ?').get(id)?.printer_id
   }
 
   document(id: string): PrintDocument | undefined {
