@@ -162,7 +162,7 @@ export class Webhooks {
 
   delivered(deliveryId: number, webhookId: string, status: number): void {
     const now = this.now()
-    // Once a delivery: through statements prepared once, as every statement on a path taken per job or per event.
+    // Once a delivery (and each failed attempt, below): through statements prepared once.
     this.db.query('UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1, last_status = ?, last_error = NULL WHERE id = ?').run(now, status, deliveryId)
     this.db.query('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(webhookId)
   }
@@ -170,9 +170,9 @@ export class Webhooks {
   /** An attempt failed: tried again at `nextAt`; the webhook is disabled once it has failed since `disableBefore`. */
   failed(deliveryId: number, webhookId: string, status: number | null, error: string, nextAt: number, disableBefore: number): { disabled: boolean } {
     const now = this.now()
-    this.db.run('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE id = ?', [status, error.slice(0, 500), nextAt, deliveryId])
-    this.db.run('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?', [now, webhookId])
-    const disabled = this.db.run('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL', [now, webhookId, disableBefore]).changes === 1
+    this.db.query('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE id = ?').run(status, error.slice(0, 500), nextAt, deliveryId)
+    this.db.query('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?').run(now, webhookId)
+    const disabled = this.db.query('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL').run(now, webhookId, disableBefore).changes === 1
     if (disabled) this.refresh()
     return { disabled }
   }
