@@ -79,5 +79,7 @@ test('the built-in agent acknowledges a job and reports on it before its ledger 
   // And what was told early is committed all the same.
   world.store.commits.commit()
   expect(jobs.map((job) => ledger.job(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
+  // The second connection does see what is committed: its nulls and earlier states above were the disk's, not a blind look.
+  expect(jobs.map((job) => onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_jobs WHERE job_id = ?').get(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
   expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
 })
