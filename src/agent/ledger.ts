@@ -8,14 +8,14 @@
 // disk flush.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
-import { createHash, randomUUID } from 'node:crypto'
-import type { ServerMessage } from '../protocol/frames.ts'
+import { randomUUID } from 'node:crypto'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
 import { bootId } from '../platform/boot-id.ts'
 import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
+import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, sha256, toJob } from './ledger-rows.ts'
 
 /** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
 const MARKS_RUN_SETTING = 'hand_over_marks_run'
@@ -35,20 +35,7 @@ export const RETAINED_FINISHED_JOBS = 10_000
 /** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
 const FORGET_EVERY = 256
 
-export type PrintJobPayload = Extract<ServerMessage, { type: 'server.print_job' }>['payload']
-export interface LedgerJob {
-  seq: number
-  jobId: string
-  idempotencyKey: string
-  printerId: string
-  payload: PrintJobPayload | null
-  sourceMessageId: string
-  state: LedgerState
-  receivedAt: number
-  recoveryCount: number
-  /** The frames that reported the job's end, once it ended. */
-  reports: string[]
-}
+export type { LedgerJob, PrintJobPayload } from './ledger-rows.ts'
 
 export type ReceiveOutcome =
   | { kind: 'new'; job: LedgerJob }
@@ -56,45 +43,6 @@ export type ReceiveOutcome =
   | { kind: 'duplicate'; job: LedgerJob }
   /** A job ID or idempotency key reused for something else: no answer (reference 7.4). */
   | { kind: 'conflict'; reason: string }
-
-interface JobRow {
-  seq: number
-  job_id: string
-  idempotency_key: string
-  printer_id: string
-  payload: string | null
-  payload_sha256: string
-  source_message_id: string
-  state: LedgerState
-  received_at: number
-  recovery_count: number
-  reports: string | null
-}
-
-const toJob = (row: JobRow): LedgerJob => ({
-  seq: row.seq,
-  jobId: row.job_id,
-  idempotencyKey: row.idempotency_key,
-  printerId: row.printer_id,
-  payload: row.payload === null ? null : (JSON.parse(row.payload) as PrintJobPayload),
-  sourceMessageId: row.source_message_id,
-  state: row.state,
-  receivedAt: row.received_at,
-  recoveryCount: row.recovery_count,
-  reports: row.reports === null ? [] : (JSON.parse(row.reports) as string[]),
-})
-
-/** JSON with keys sorted, so equal jobs hash equally whatever order their fields came in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
-
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 
 export interface LocalPrinter {
   id: string
@@ -112,6 +60,7 @@ export interface LedgerOptions {
 
 export class Ledger {
   private finishedSinceForget = 0
+  private readonly insertJob
   /** This run's hand-over marks, once started (`startMarks`); none for a database in memory. */
   private marks: HandOverMarks | undefined
 
@@ -122,6 +71,10 @@ export class Ledger {
     /** Whether the ledger opened the database (and so closes it). */
     private readonly ownsDatabase: boolean,
   ) {
+    this.insertJob = db.query<{ seq: number }, [string, string, string, string, string, string, number, number]>(
+      `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
+    )
     this.forgetOldJobs()
   }
 
@@ -224,26 +177,25 @@ export class Ledger {
    * once `durable()` settles.
    */
   receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
-    const hash = sha256(canonicalJson(payload))
+    // Stored as its canonical text, the text its hash is of: serialised once.
+    const text = canonicalJson(payload)
+    const hash = sha256(text)
     return this.commits.write((): ReceiveOutcome => {
+      const now = this.now()
+      // Most jobs are new: the insert comes first, and the look-ups only when a key is taken.
+      const inserted = this.insertJob.get(payload.jobId, payload.idempotencyKey, payload.printerId, text, hash, messageId, now, now)
+      if (inserted) {
+        // The job is made from what was stored, not read back: its payload is not parsed a second time.
+        const job: LedgerJob = { seq: inserted.seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload, sourceMessageId: messageId, state: 'received', receivedAt: now, recoveryCount: 0, reports: [] }
+        return { kind: 'new', job }
+      }
       const byId = this.db.query<JobRow, [string]>('SELECT * FROM ledger_jobs WHERE job_id = ?').get(payload.jobId)
       if (byId) {
         if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
         if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
         return { kind: 'duplicate', job: toJob(byId) }
       }
-      const byKey = this.db.query<{ seq: number }, [string]>('SELECT seq FROM ledger_jobs WHERE idempotency_key = ?').get(payload.idempotencyKey)
-      if (byKey) return { kind: 'conflict', reason: 'idempotency key used by another job' }
-      const now = this.now()
-      // The job is made from what was stored, not read back: its payload is not parsed a second time.
-      const { seq } = this.db
-        .query<{ seq: number }, [string, string, string, string, string, string, number, number]>(
-          `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) RETURNING seq`,
-        )
-        .get(payload.jobId, payload.idempotencyKey, payload.printerId, JSON.stringify(payload), hash, messageId, now, now)!
-      const job: LedgerJob = { seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload, sourceMessageId: messageId, state: 'received', receivedAt: now, recoveryCount: 0, reports: [] }
-      return { kind: 'new', job }
+      return { kind: 'conflict', reason: 'idempotency key used by another job' }
     })
   }
 

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { Ledger, type LedgerJob, RETAINED_FINISHED_JOBS } from '../../src/agent/ledger.ts'
+import { canonicalJson } from '../../src/agent/ledger-rows.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState } from '../../src/agent/ledger-transitions.ts'
 import { ledgerJobInState, printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
@@ -80,6 +81,47 @@ test('a job that finishes behind a backlog of more than 10,000 received jobs is 
   for (const job of finished) expect(ledger.finish(job.seq, 'complete', [`{"report":"${job.jobId}"}`])).toBe(true)
   expect(ledger.outbox(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).map((entry) => entry.frame)).toEqual(finished.map((job) => `{"report":"${job.jobId}"}`))
   expect(finished.map((job) => ledger.job(job.jobId)?.state)).toEqual(finished.map(() => 'completed'))
+})
+
+describe('receiving (OpenPrinter v1 section 7.4)', () => {
+  const count = () => ledger.db.query<{ n: number }, []>('SELECT count(*) AS n FROM ledger_jobs').get()!.n
+
+  test('the same job again is a duplicate, whatever order its fields come in; nothing more is stored', () => {
+    const payload = printJobPayload('dup')
+    expect(ledger.receive(payload, 'msg_1').kind).toBe('new')
+    const reordered = JSON.parse(JSON.stringify({ document: { sections: payload.document.sections, width: payload.document.width }, createdAt: payload.createdAt, printerId: payload.printerId, idempotencyKey: payload.idempotencyKey, jobId: payload.jobId }))
+    const again = ledger.receive(reordered, 'msg_2')
+    expect(again).toMatchObject({ kind: 'duplicate', job: { jobId: payload.jobId, sourceMessageId: 'msg_1' } })
+    expect(count()).toBe(1)
+  })
+
+  test('a job ID or an idempotency key reused for something else is a conflict, and nothing is stored', () => {
+    const payload = printJobPayload('conflicts')
+    expect(ledger.receive(payload, 'msg_1').kind).toBe('new')
+    expect(ledger.receive({ ...payload, idempotencyKey: 'other-key' }, 'msg_2')).toEqual({ kind: 'conflict', reason: 'job ID known with another idempotency key' })
+    expect(ledger.receive({ ...payload, document: { width: 58, sections: [] } }, 'msg_3')).toEqual({ kind: 'conflict', reason: 'job ID known with other content' })
+    expect(ledger.receive({ ...printJobPayload('conflicts'), idempotencyKey: payload.idempotencyKey }, 'msg_4')).toEqual({ kind: 'conflict', reason: 'idempotency key used by another job' })
+    expect(count()).toBe(1)
+    expect(ledger.nextReceived('conflicts')?.jobId).toBe(payload.jobId)
+  })
+
+  test('a payload is stored as its canonical text, which its hash is of; a restarted ledger reads back the same job', async () => {
+    const payload = printJobPayload('canonical', { width: 80, sections: [{ type: 'text', value: 'Café crème — 3,20 €', bold: true, align: 'center' }, { type: 'cut' }] })
+    const received = ledger.receive(payload, 'msg_1')
+    if (received.kind !== 'new') throw new Error(received.kind)
+    const row = ledger.db.query<{ payload: string; payload_sha256: string }, []>('SELECT payload, payload_sha256 FROM ledger_jobs').get()!
+    expect(row.payload).toBe(canonicalJson(payload))
+    expect(row.payload).toStartWith('{"createdAt":')
+    expect(row.payload_sha256).toBe(new Bun.CryptoHasher('sha256').update(row.payload).digest('hex'))
+    expect((await reopened(payload.jobId))?.payload).toEqual(payload)
+    expect(ledger.nextReceived('canonical')?.payload).toEqual(payload)
+  })
+
+  test('canonical JSON leaves out what JSON leaves out, and writes null where JSON does', () => {
+    const value = { b: undefined, a: [1, undefined, Number.NaN], c: { z: 1, y: undefined } }
+    expect(canonicalJson(value)).toBe('{"a":[1,null,null],"c":{"z":1}}')
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)))
+  })
 })
 
 describe('the table itself', () => {
