@@ -19,7 +19,8 @@ export function documentsReady(printhubAgent: boolean): Promise<void> | undefine
 }
 
 export function documentForAgent(store: Store, printhubAgent: boolean, printerId: string, jobId: string, movedNote: string | null): { document: PrintDocument } | { refused: Issue[] } {
-  const stored = withMovedNote(store.jobs.document(jobId)!, movedNote)
+  // A printhub agent takes the document as it is serialised; the drawing for other agents reads the stored one.
+  const stored = withMovedNote((printhubAgent ? store.jobs.documentToSend(jobId) : store.jobs.document(jobId))!, movedNote)
   // Most documents use no extension: no printer lookup for them.
   if (printhubAgent || documentExtensions(stored).length === 0) return { document: stored }
   if (!standard) throw new Error('documentsReady() comes first for an agent that is not printhub')

@@ -2,6 +2,7 @@
 // model, then read back as the printer would print it. Drawn in a worker thread within a time
 // budget (a long receipt with images takes a while, and the hub goes on answering meanwhile),
 // and kept in a cache bounded in bytes, so looking at the same receipt again costs nothing.
+import { BoundedMap } from '../platform/bounded-map.ts'
 import { OffThread } from '../platform/off-thread.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { RenderRequest } from '../render/request.ts'
@@ -18,35 +19,32 @@ function workerScript(): URL {
 }
 
 export class ReceiptImages {
-  private readonly kept = new Map<string, Uint8Array>()
+  private readonly kept: BoundedMap<string, Uint8Array>
   private readonly drawing = new Map<string, Promise<Uint8Array>>()
-  private bytes = 0
   private worker: OffThread<RenderRequest, Uint8Array> | undefined
 
   constructor(
-    private readonly budgetBytes = RECEIPT_CACHE_BYTES,
+    budgetBytes = RECEIPT_CACHE_BYTES,
     private readonly budgetMs = RECEIPT_BUDGET_MS,
-  ) {}
+  ) {
+    this.kept = new BoundedMap(Number.MAX_SAFE_INTEGER, budgetBytes)
+  }
 
   /** The PNG of job `jobId`'s receipt on `printer`; rejects when it cannot be drawn (a message for people). */
   png(jobId: string, document: PrintDocument, printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>): Promise<Uint8Array> {
     const parsed = parseConnectionUri(printer.connection)
     const link = parsed.ok ? parsed.connection.kind : undefined
     const key = `${jobId} ${printer.profile} ${printer.width} ${link}`
-    const kept = this.kept.get(key)
-    if (kept) {
-      // Most recently shown last.
-      this.kept.delete(key)
-      this.kept.set(key, kept)
-      return Promise.resolve(kept)
-    }
+    // Most recently shown last.
+    const kept = this.kept.touch(key)
+    if (kept) return Promise.resolve(kept)
     const pending = this.drawing.get(key)
     if (pending) return pending
     this.worker ??= new OffThread(workerScript(), this.budgetMs)
     const drawn = this.worker.run({ document, profile: printer.profile, width: printer.width, link }).then(
       (png) => {
         this.drawing.delete(key)
-        this.keep(key, png)
+        this.kept.set(key, png, png.length)
         return png
       },
       (error: Error) => {
@@ -60,21 +58,10 @@ export class ReceiptImages {
 
   /** Bytes of PNG kept now. */
   get keptBytes(): number {
-    return this.bytes
+    return this.kept.bytes
   }
 
   close(): void {
     this.worker?.close()
-  }
-
-  private keep(key: string, png: Uint8Array): void {
-    if (png.length > this.budgetBytes) return
-    this.kept.set(key, png)
-    this.bytes += png.length
-    for (const [oldest, image] of this.kept) {
-      if (this.bytes <= this.budgetBytes) break
-      this.kept.delete(oldest)
-      this.bytes -= image.length
-    }
   }
 }

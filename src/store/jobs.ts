@@ -5,6 +5,7 @@ import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
+import { BoundedMap } from '../platform/bounded-map.ts'
 import { newId } from './ids.ts'
 import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
@@ -117,6 +118,13 @@ export type CreateFanOutOutcome = Exclude<CreateJobOutcome, { kind: 'created' }>
  */
 export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
 
+/**
+ * New jobs' documents kept as submitted, for their first dispatch (`documentToSend`): at most this
+ * many, and this many bytes as stored; the oldest go first.
+ */
+export const KEPT_DOCUMENTS = 256
+export const KEPT_DOCUMENT_BYTES = 4 * 1024 * 1024
+
 /** The newest jobs of a project, newest first, optionally of one state: the job list's page. */
 export function newestJobs(db: Database, projectId: string, state?: JobState): Job[] {
   const rows = state
@@ -128,6 +136,8 @@ export function newestJobs(db: Database, projectId: string, state?: JobState): J
 /** Reads and creates jobs. */
 export class Jobs {
   private readonly uncommitted = new Set<string>()
+  /** Documents of jobs made here and not yet sent, counted by their size as stored (`documentToSend`). */
+  private readonly kept = new BoundedMap<string, PrintDocument>(KEPT_DOCUMENTS, KEPT_DOCUMENT_BYTES)
   private readonly byKey
   private readonly openJobs
   private readonly insert
@@ -226,12 +236,16 @@ export class Jobs {
     const printer = this.printers.resolve(job.projectId, job.printerId)
     if (!printer) return { kind: 'unknown_printer' }
     const document = serialised ?? JSON.stringify(job.document)
-    const room = this.roomFor(job.projectId, 1, Buffer.byteLength(document))
+    const bytes = Buffer.byteLength(document)
+    const room = this.roomFor(job.projectId, 1, bytes)
     if (room) return room
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
     const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null, job.destinationId ?? null, job.fanOutId ?? null)!
     this.insertDocument.run(row.seq, document)
+    // Kept for the job's first dispatch. A job whose creation is rolled back leaves its entry to be
+    // pushed out by newer ones (its ID is never made again).
+    this.kept.set(row.id, job.document, bytes)
     return { kind: 'created', job: toJob(row) }
   }
 
@@ -279,6 +293,16 @@ export class Jobs {
   /** The printer record a job was created for. */
   printerOf(id: string): string | undefined {
     return this.db.query<{ printer_id: string }, [string]>('SELECT printer_id FROM jobs WHERE id = ?').get(id)?.printer_id
+  }
+
+  /**
+   * The job's document for sending it: as submitted the first time, if this process made the job
+   * (it is then forgotten), and as stored otherwise. Either serialises to the same text (a
+   * document is plain JSON: JSON.stringify of it and of its stored text parsed are the same), so
+   * an attempt sent again is byte-identical. Read-only: the object may be the submission's.
+   */
+  documentToSend(id: string): PrintDocument | undefined {
+    return this.kept.take(id) ?? this.document(id)
   }
 
   document(id: string): PrintDocument | undefined {
