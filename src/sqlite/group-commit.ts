@@ -26,6 +26,8 @@ export class GroupCommit {
   private open = false
   /** Counts the transactions opened: which one is open, for callers that note something once per transaction. */
   private opened = 0
+  /** Changes when a transaction opens and when a change in it is undone (`readEpoch`). */
+  private epoch = 0
   private writes = 0
   private waiters: Waiter[] = []
   private commitThisTurnScheduled = false
@@ -80,6 +82,17 @@ export class GroupCommit {
   /** The open transaction's number (a new one for each), or undefined while none is open. */
   get transaction(): number | undefined {
     return this.open ? this.opened : undefined
+  }
+
+  /**
+   * While a transaction is open, a number that stays the same as long as what this connection
+   * reads can change only by its own writes: no other connection can commit meanwhile (the
+   * transaction holds the write lock), and no change has been undone. It changes with each new
+   * transaction and each change undone; undefined while none is open. For what may be kept from
+   * one read to the next (printers looked up again and again in one turn).
+   */
+  get readEpoch(): number | undefined {
+    return this.open ? this.epoch : undefined
   }
 
   /** Settles once every change written so far is committed (rejects if that commit failed). */
@@ -186,6 +199,7 @@ export class GroupCommit {
       this.begin.run()
       this.open = true
       this.opened++
+      this.epoch++
       this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
     }
     let result: T
@@ -194,6 +208,7 @@ export class GroupCommit {
       result = change()
     } catch (error) {
       // Only this change is undone (savepoints nest: a change may make changes of its own).
+      this.epoch++
       if (this.db.inTransaction) {
         try {
           this.rollbackTo.run()

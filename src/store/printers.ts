@@ -50,14 +50,56 @@ const toPrinter = (row: PrinterRow): PrinterRecord => ({
 /** A new record; without `agentPrinterId` the printer is the agent's own (the built-in agent's). */
 export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterId'> & { agentPrinterId?: string }
 
+/**
+ * Printers looked up in one group transaction (`GroupCommit.readEpoch`): a job's submission and
+ * dispatch look up the same printer several times in one turn. Nothing else can change a printer
+ * meanwhile; once this process writes one, nothing more is kept until the next transaction.
+ */
+interface LookUps {
+  epoch: number
+  /** A printer was written in this transaction: look-ups are not kept. */
+  written: boolean
+  byId: Map<string, PrinterRecord | undefined>
+  byName: Map<string, PrinterRecord | undefined>
+}
+
 export class Printers {
+  private lookUps: LookUps | undefined
+
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
+    /** The group commit's read epoch, when look-ups may be kept (store.ts); none: never kept. */
+    private readonly readEpoch: () => number | undefined = () => undefined,
   ) {}
+
+  /** The look-ups kept for this transaction; undefined when none may be. */
+  private kept(): LookUps | undefined {
+    const epoch = this.readEpoch()
+    if (epoch === undefined) return undefined
+    if (this.lookUps?.epoch !== epoch) this.lookUps = { epoch, written: false, byId: new Map(), byName: new Map() }
+    return this.lookUps.written ? undefined : this.lookUps
+  }
+
+  /** Whatever this process writes to a printer ends the keeping of look-ups until the next transaction. */
+  private writing(): void {
+    const epoch = this.readEpoch()
+    this.lookUps = epoch === undefined ? undefined : { epoch, written: true, byId: new Map(), byName: new Map() }
+  }
+
+  private keptOr(map: 'byId' | 'byName', key: string, load: () => PrinterRecord | undefined): PrinterRecord | undefined {
+    const lookUps = this.kept()
+    if (!lookUps) return load()
+    const known = lookUps[map]
+    if (known.has(key)) return known.get(key)
+    const record = load()
+    known.set(key, record && Object.freeze(record))
+    return record
+  }
 
   /** Adds a printer record; undefined when the project already has a printer with that remote ID. */
   add(printer: NewPrinter): PrinterRecord | undefined {
+    this.writing()
     const id = newId(PRINTER_RECORD)
     const row = this.db
       .query<PrinterRow, [string, string, string, string | null, string, string, number, string, string, number]>(
@@ -69,8 +111,10 @@ export class Printers {
   }
 
   get(id: string): PrinterRecord | undefined {
-    const row = this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE id = ?').get(id)
-    return row ? toPrinter(row) : undefined
+    return this.keptOr('byId', id, () => {
+      const row = this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE id = ?').get(id)
+      return row ? toPrinter(row) : undefined
+    })
   }
 
   /** The live records of an agent's printers, optionally of one agent printer. */
@@ -89,6 +133,7 @@ export class Printers {
    * printers had owners, and those of a built-in agent it replaces.
    */
   adoptForBuiltinAgent(agentId: string): void {
+    this.writing()
     this.db.run(
       `UPDATE printers SET agent_id = ?1, agent_printer_id = id
        WHERE agent_id IS NULL OR agent_id IN (SELECT id FROM agents WHERE builtin = 1 AND id != ?1)`,
@@ -103,8 +148,10 @@ export class Printers {
     // a project-local ID, looked up at once.
     const byId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId)
     const byRemoteId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
-    const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
-    return row ? toPrinter(row) : undefined
+    return this.keptOr('byName', `${projectId}/${printerId}`, () => {
+      const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
+      return row ? toPrinter(row) : undefined
+    })
   }
 
   list(projectId: string): PrinterRecord[] {
@@ -116,6 +163,7 @@ export class Printers {
 
   /** Removes a printer; its jobs keep their record. False when there is no such live printer. */
   remove(id: string): boolean {
+    this.writing()
     return this.db.run('UPDATE printers SET removed_at = ? WHERE id = ? AND removed_at IS NULL', [this.now(), id]).changes === 1
   }
 
@@ -126,6 +174,7 @@ export class Printers {
 
   /** Changes a live printer's settings; undefined when there is no such live printer. */
   update(id: string, change: Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>): PrinterRecord | undefined {
+    this.writing()
     const row = this.db
       .query<PrinterRow, [string | null, string, string, number, string]>(
         'UPDATE printers SET name = ?, connection = ?, profile = ?, width = ? WHERE id = ? AND removed_at IS NULL RETURNING *',

@@ -98,7 +98,7 @@ export class Store {
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, now)
-    this.printers = new Printers(db, now)
+    this.printers = new Printers(db, now, () => this.commits.readEpoch)
     this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog, this.fanOuts)
     this.jobStates = new JobStates(db, this.commits, now, jobLog)
     this.agents = new Agents(db, now)
