@@ -148,7 +148,7 @@ export class Printers {
     // a project-local ID, looked up at once.
     const byId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId)
     const byRemoteId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
-    return this.keptOr('byName', `${projectId}/${printerId}`, () => {
+    return this.keptOr('byName', `${projectId}\u0000${printerId}`, () => {
       const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
       return row ? toPrinter(row) : undefined
     })
