@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { recordUse } from './last-used.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -48,6 +49,7 @@ export interface SessionLifetime {
 export class AdminSessions {
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
     private readonly lifetime: SessionLifetime,
   ) {}
@@ -73,7 +75,7 @@ export class AdminSessions {
       )
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined
-    row.last_seen_at = recordUse(this.db, { table: 'admin_sessions', column: 'last_seen_at' }, row.id, row.last_seen_at, now)
+    row.last_seen_at = recordUse(this.commits, this.db, { table: 'admin_sessions', column: 'last_seen_at' }, row.id, row.last_seen_at, now)
     return toSession(row)
   }
 

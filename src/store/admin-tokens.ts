@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { recordUse } from './last-used.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -44,6 +45,7 @@ const toToken = (row: TokenRow): AdminToken => ({
 export class AdminTokens {
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
   ) {}
 
@@ -64,7 +66,7 @@ export class AdminTokens {
       .query<TokenRow, [Uint8Array]>('SELECT t.* FROM admin_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND t.revoked_at IS NULL AND u.disabled_at IS NULL')
       .get(hashSecret(secret))
     if (!row) return undefined
-    row.last_used_at = recordUse(this.db, { table: 'admin_tokens', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
+    row.last_used_at = recordUse(this.commits, this.db, { table: 'admin_tokens', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
     return toToken(row)
   }
 

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from './ids.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -97,6 +98,7 @@ const toAgentPrinter = (row: AgentPrinterRow): AgentPrinter => ({
 export class Agents {
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
   ) {}
 
@@ -143,8 +145,9 @@ export class Agents {
     return this.db.query<{ revoked_at: number | null }, [string]>('SELECT revoked_at FROM agents WHERE id = ?').get(id)?.revoked_at !== null
   }
 
+  /** When the agent was last connected: in the group commit, flushed off the event loop (a crash may lose it). */
   seen(id: string): void {
-    this.db.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [this.now(), id])
+    this.commits.defer(() => this.db.run('UPDATE agents SET last_seen_at = ? WHERE id = ?', [this.now(), id]))
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { API_KEY_DISPLAY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, type ApiKeyScope } from '../protocol/api-key.ts'
 import { newId } from './ids.ts'
 import { recordUse } from './last-used.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 
@@ -41,6 +42,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
 export class ApiKeys {
   constructor(
     private readonly db: Database,
+    private readonly commits: GroupCommit,
     private readonly now: () => number,
   ) {}
 
@@ -63,7 +65,7 @@ export class ApiKeys {
       .query<ApiKeyRow, [Uint8Array]>('SELECT * FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL')
       .get(hashSecret(secret))
     if (!row) return undefined
-    row.last_used_at = recordUse(this.db, { table: 'api_keys', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
+    row.last_used_at = recordUse(this.commits, this.db, { table: 'api_keys', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
     return toApiKey(row)
   }
 

@@ -97,17 +97,17 @@ export class Store {
     this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
-    this.apiKeys = new ApiKeys(db, now)
+    this.apiKeys = new ApiKeys(db, this.commits, now)
     this.printers = new Printers(db, now, () => this.commits.readEpoch)
     this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog, this.fanOuts)
     this.jobStates = new JobStates(db, this.commits, now, jobLog)
-    this.agents = new Agents(db, now)
+    this.agents = new Agents(db, this.commits, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)
     this.printerStates = new PrinterStates(db, now)
     this.users = new Users(db, now)
     this.audit = new AuditLog(db, now)
-    this.adminSessions = new AdminSessions(db, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
-    this.adminTokens = new AdminTokens(db, now)
+    this.adminSessions = new AdminSessions(db, this.commits, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
+    this.adminTokens = new AdminTokens(db, this.commits, now)
     this.retention = new Retention(db, this.commits)
   }
 
