@@ -72,9 +72,11 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
   const posted = await fetch(hub.url + jobs, { method: 'POST', headers, body: JSON.stringify(jobBody({ printerId: 'kitchen' })) })
   expect(posted.status).toBe(202)
   const { job } = (await posted.json()) as { job: { id: string } }
-  // The printer is asked its status (and does not answer yet: a printer waking up, a slow link).
-  // The job's own first byte would follow the answer, or the status timeout (500 ms).
-  await waitFor(() => printer.state.statusAsked > 0 || undefined, 10_000)
+  // The agent has stored the job (on disk, as a kill -9 leaves it: the hub may take its first
+  // requests a moment before its own agent's printers are known, and the job waits for them) and
+  // its printer is asked its status, which it does not answer yet (a printer waking up, a slow
+  // link). The job's own first byte would follow the answer, or the status timeout (500 ms).
+  await waitFor(() => (printer.state.statusAsked > 0 && storedByAgent(dir)) || undefined, 10_000)
   hub.process.kill('SIGKILL')
   await hub.process.exited
   expect(printer.state.jobs).toEqual([])
@@ -91,6 +93,16 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
     return { job: done, printed: printer.state.jobs.length }
   } finally {
     await hub.stop()
+  }
+}
+
+/** Whether the agent's ledger has a job stored and not yet started, as another process reads the file. */
+function storedByAgent(dir: string): boolean {
+  const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
+  try {
+    return db.query<{ n: number }, []>("SELECT count(*) AS n FROM ledger_jobs WHERE state = 'received'").get()!.n === 1
+  } finally {
+    db.close()
   }
 }
 
