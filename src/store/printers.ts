@@ -57,14 +57,14 @@ export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterI
  */
 interface LookUps {
   epoch: number
-  /** A printer was written in this transaction: look-ups are not kept. */
-  written: boolean
   byId: Map<string, PrinterRecord | undefined>
   byName: Map<string, PrinterRecord | undefined>
 }
 
 export class Printers {
   private lookUps: LookUps | undefined
+  /** The read epoch in which this process last wrote a printer: nothing is kept in it. */
+  private writtenIn: number | undefined
 
   constructor(
     private readonly db: Database,
@@ -73,24 +73,17 @@ export class Printers {
     private readonly readEpoch: () => number | undefined = () => undefined,
   ) {}
 
-  /** The look-ups kept for this transaction; undefined when none may be. */
-  private kept(): LookUps | undefined {
-    const epoch = this.readEpoch()
-    if (epoch === undefined) return undefined
-    if (this.lookUps?.epoch !== epoch) this.lookUps = { epoch, written: false, byId: new Map(), byName: new Map() }
-    return this.lookUps.written ? undefined : this.lookUps
-  }
-
   /** Whatever this process writes to a printer ends the keeping of look-ups until the next transaction. */
   private writing(): void {
-    const epoch = this.readEpoch()
-    this.lookUps = epoch === undefined ? undefined : { epoch, written: true, byId: new Map(), byName: new Map() }
+    this.writtenIn = this.readEpoch()
+    this.lookUps = undefined
   }
 
   private keptOr(map: 'byId' | 'byName', key: string, load: () => PrinterRecord | undefined): PrinterRecord | undefined {
-    const lookUps = this.kept()
-    if (!lookUps) return load()
-    const known = lookUps[map]
+    const epoch = this.readEpoch()
+    if (epoch === undefined || epoch === this.writtenIn) return load()
+    if (this.lookUps?.epoch !== epoch) this.lookUps = { epoch, byId: new Map(), byName: new Map() }
+    const known = this.lookUps[map]
     if (known.has(key)) return known.get(key)
     const record = load()
     known.set(key, record && Object.freeze(record))
