@@ -1,11 +1,13 @@
 // The delivery section of `bun run bench`: each run on a fresh hub (its own process, built-in agent,
 // tcp:// printers added with the CLI), steady-rate latency and burst throughput to 1 and 4 printers,
 // compared with a CUPS raw queue (measured, or the issue's reference figures) and reported.
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { cupsBurst, type CupsSetup, cupsSteady, setUpCups, stopCups } from './bench-cups.ts'
 import { hubBurst, hubSteady, wallOf } from './bench-delivery-hub.ts'
-import { AGENT_PICKUP_TIMEOUT_MS, cli, cpuMs, type HubProcess, initDataDir, ms, newDataDir, removeDataDir, round, rssMb, sized, startHub, waitForAgentPrinters } from './bench-hub.ts'
+import { AGENT_PICKUP_TIMEOUT_MS, cli, cpuMs, type HubProcess, initDataDir, ms, newDataDir, removeDataDir, round, rssMb, sized, spawn, startHub, waitForAgentPrinters } from './bench-hub.ts'
 import { type BurstResult, type SteadyResult, TcpSink } from './bench-sink.ts'
 
 /** Delivery: the steady-rate latency run, the bursts for throughput, and the CUPS reference runs. */
@@ -54,6 +56,8 @@ interface DeliveryHub {
   hub: HubProcess
   api: { url: string; projectId: string; apiKey: string }
   printers: { printerId: string; sink: TcpSink }[]
+  /** The printers' record IDs, in the order of `printers`. */
+  records: string[]
   dir: string
   stop(): Promise<void>
 }
@@ -79,6 +83,7 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
     hub,
     api,
     printers,
+    records,
     dir,
     async stop() {
       await hub.stop()
@@ -88,6 +93,33 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
       }
       removeDataDir(dir)
     },
+  }
+}
+
+/**
+ * The one-printer yardstick: scripts/bench-delivery-floor.ts (Bun.serve and bun:sqlite alone, the
+ * hub's INSERTs and state changes, the guarantees' flushes and the status asked before each job)
+ * over a copy of a hub's database, warmed up and loaded as the hub was, to a sink of its own.
+ */
+async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<BurstResult> {
+  const sink = newSink('floor')
+  const server = spawn(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)])
+  try {
+    const reader = server.stdout.getReader()
+    const first = await reader.read()
+    reader.releaseLock()
+    const port = Number(new TextDecoder().decode(first.value).trim())
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`the delivery yardstick did not start: ${await new Response(server.stderr).text()}`)
+    const api = { url: `http://127.0.0.1:${port}`, projectId, apiKey: 'none' }
+    const printers = [{ printerId: recordId, sink }]
+    const warmup = await hubBurst(api, printers, DELIVERY.warmup)
+    if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
+    return await hubBurst(api, printers, DELIVERY.onePrinter)
+  } finally {
+    server.kill()
+    await server.exited
+    sink.stop()
+    sinks.delete(sink)
   }
 }
 
@@ -124,7 +156,26 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   // What carries over to a Raspberry Pi: the hub's CPU time for each job, submission to COMPLETED.
   const oneCpuUsPerJob = ((cpuMs(run.hub.pid) - cpuBefore) * 1000) / onePrinter.jobs
   failIfErrors('one printer', onePrinter)
+  // The yardstick's database: a copy of this hub's (its schema, project and printer record).
+  const floorDir = newDataDir()
+  const floorCopy = join(floorDir, 'delivery-floor.db')
+  const source = new Database(join(run.dir, DATABASE_FILE), { readonly: true, strict: true })
+  try {
+    source.run(`VACUUM INTO '${floorCopy.replaceAll("'", "''")}'`)
+  } finally {
+    source.close()
+  }
+  const floorPrinter = run.records[0]!
   await run.stop()
+
+  console.log(`delivery throughput, the yardstick: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
+  let oneFloor: BurstResult
+  try {
+    oneFloor = await deliveryFloor(floorCopy, floorPrinter, run.api.projectId)
+  } finally {
+    removeDataDir(floorDir)
+  }
+  failIfErrors('the one-printer yardstick', oneFloor)
 
   console.log(`delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 printers, ${DELIVERY.fourPrinters.concurrency} clients...`)
   run = await deliveryHub(['p1', 'p2', 'p3', 'p4'])
@@ -183,7 +234,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       name: 'jobs/s to 1 printer',
       value: onePrinter.jobsPerSecond,
       unit: '',
-      target: `>= ${DELIVERY_TARGETS.onePrinterJobsPerSecond.toLocaleString('en')} jobs/s (${round(oneTimesCups, 1)}x ${cupsSource} ${cupsRate} jobs/s)`,
+      target: `>= ${DELIVERY_TARGETS.onePrinterJobsPerSecond.toLocaleString('en')} jobs/s (${round(oneTimesCups, 1)}x ${cupsSource} ${cupsRate} jobs/s; yardstick ${oneFloor.jobsPerSecond})`,
       pass: onePrinter.jobsPerSecond >= DELIVERY_TARGETS.onePrinterJobsPerSecond,
     },
     {
@@ -213,6 +264,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
     describeSteady('submit -> COMPLETED', "hub's timestamp", steady.completedMs!, steady),
     `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, stored by the agent ${ms(b.receivedByAgent)}, first byte ${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
     describeBurst('1 printer', onePrinter, 'all COMPLETED'),
+    describeBurst('  yardstick: the guarantees', oneFloor, 'all COMPLETED'),
     describeBurst('4 printers', fourResult, 'all COMPLETED'),
     `${'hub CPU per job'.padEnd(30)} ${Math.round(oneCpuUsPerJob)} µs to 1 printer, ${Math.round(fourCpuUsPerJob)} µs across 4 (submission to COMPLETED, the built-in agent included)`,
     `${'hub RSS'.padEnd(30)} ${hubRssMb.toFixed(1)} MB after the 4-printer run`,
@@ -226,6 +278,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       settings: DELIVERY,
       steady,
       onePrinter,
+      onePrinterYardstick: oneFloor,
       fourPrinters: fourResult,
       hubRssMb: round(hubRssMb),
       cpuUsPerJob: { onePrinter: Math.round(oneCpuUsPerJob), fourPrinters: Math.round(fourCpuUsPerJob) },
