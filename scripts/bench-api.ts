@@ -9,7 +9,7 @@ import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protoco
 import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
-import { type HubProcess, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, spawn, startHub } from './bench-hub.ts'
+import { type HubProcess, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, spawn, startHub, withYardstick } from './bench-hub.ts'
 import { KEY_PLACEHOLDER, type LoadResult, type LoadSpec } from './bench-load.ts'
 import { runWrk, wrkPath } from './bench-wrk.ts'
 
@@ -196,25 +196,6 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     return { jobs: count, seconds: round(seconds, 2), rowsPerSecond: Math.round(count / seconds), newestId }
   } finally {
     db.close()
-  }
-}
-
-/**
- * Runs a yardstick script (it prints its port, then serves until killed) while `measure` loads it
- * at http://127.0.0.1:PORT/; stops it after.
- */
-async function withYardstick<T>(args: string[], what: string, measure: (url: string) => Promise<T>): Promise<T> {
-  const server = spawn(args)
-  try {
-    const reader = server.stdout.getReader()
-    const first = await reader.read()
-    reader.releaseLock()
-    const port = Number(new TextDecoder().decode(first.value).trim())
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
-    return await measure(`http://127.0.0.1:${port}/`)
-  } finally {
-    server.kill()
-    await server.exited
   }
 }
 

@@ -7,7 +7,7 @@ import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { cupsBurst, type CupsSetup, cupsSteady, setUpCups, stopCups } from './bench-cups.ts'
 import { hubBurst, hubSteady, wallOf } from './bench-delivery-hub.ts'
-import { AGENT_PICKUP_TIMEOUT_MS, cli, cpuMs, type HubProcess, initDataDir, ms, newDataDir, removeDataDir, round, rssMb, sized, spawn, startHub, waitForAgentPrinters } from './bench-hub.ts'
+import { AGENT_PICKUP_TIMEOUT_MS, cli, cpuMs, type HubProcess, initDataDir, ms, newDataDir, removeDataDir, round, rssMb, sized, startHub, waitForAgentPrinters, withYardstick } from './bench-hub.ts'
 import { type BurstResult, type SteadyResult, TcpSink } from './bench-sink.ts'
 
 /** Delivery: the steady-rate latency run, the bursts for throughput, and the CUPS reference runs. */
@@ -103,21 +103,15 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
  */
 async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<BurstResult> {
   const sink = newSink('floor')
-  const server = spawn(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)])
   try {
-    const reader = server.stdout.getReader()
-    const first = await reader.read()
-    reader.releaseLock()
-    const port = Number(new TextDecoder().decode(first.value).trim())
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`the delivery yardstick did not start: ${await new Response(server.stderr).text()}`)
-    const api = { url: `http://127.0.0.1:${port}`, projectId, apiKey: 'none' }
-    const printers = [{ printerId: recordId, sink }]
-    const warmup = await hubBurst(api, printers, DELIVERY.warmup)
-    if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
-    return await hubBurst(api, printers, DELIVERY.onePrinter)
+    return await withYardstick(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)], 'delivery', async (url) => {
+      const api = { url: url.replace(/\/$/, ''), projectId, apiKey: 'none' }
+      const printers = [{ printerId: recordId, sink }]
+      const warmup = await hubBurst(api, printers, DELIVERY.warmup)
+      if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
+      return await hubBurst(api, printers, DELIVERY.onePrinter)
+    })
   } finally {
-    server.kill()
-    await server.exited
     sink.stop()
     sinks.delete(sink)
   }

@@ -249,3 +249,22 @@ export async function submitAtRate(url: string, project: Project, count: number,
   }
   return submitted
 }
+
+/**
+ * Runs a yardstick script (it prints its port, then serves until killed) while `measure` loads it
+ * at http://127.0.0.1:PORT/; stops it after.
+ */
+export async function withYardstick<T>(args: string[], what: string, measure: (url: string) => Promise<T>): Promise<T> {
+  const server = spawn(args)
+  try {
+    const reader = server.stdout.getReader()
+    const first = await reader.read()
+    reader.releaseLock()
+    const port = Number(new TextDecoder().decode(first.value).trim())
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
+    return await measure(`http://127.0.0.1:${port}/`)
+  } finally {
+    server.kill()
+    await server.exited
+  }
+}
