@@ -1,6 +1,7 @@
 // The delivery section of `bun run bench`: each run on a fresh hub (its own process, built-in agent,
 // tcp:// printers added with the CLI), steady-rate latency and burst throughput to 1 and 4 printers,
-// compared with a CUPS raw queue (measured, or the issue's reference figures) and reported.
+// compared with a CUPS raw queue (measured, or the issue's reference figures) and, for one printer,
+// with the runtime alone keeping the same guarantees (bench-delivery-floor.ts), and reported.
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { DATABASE_FILE } from '../src/store/database.ts'
