@@ -102,15 +102,17 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
  * hub's INSERTs and state changes, the guarantees' flushes and the status asked before each job)
  * over a copy of a hub's database, warmed up and loaded as the hub was, to a sink of its own.
  */
-async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<BurstResult> {
+async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<{ burst: BurstResult; cpuUsPerJob: number }> {
   const sink = newSink('floor')
   try {
-    return await withYardstick(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)], 'delivery', async (url) => {
+    return await withYardstick(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)], 'delivery', async (url, pid) => {
       const api = { url: url.replace(/\/$/, ''), projectId, apiKey: 'none' }
       const printers = [{ printerId: recordId, sink }]
       const warmup = await hubBurst(api, printers, DELIVERY.warmup)
       if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
-      return await hubBurst(api, printers, DELIVERY.onePrinter)
+      const cpuBefore = cpuMs(pid)
+      const burst = await hubBurst(api, printers, DELIVERY.onePrinter)
+      return { burst, cpuUsPerJob: ((cpuMs(pid) - cpuBefore) * 1000) / burst.jobs }
     })
   } finally {
     sink.stop()
@@ -164,12 +166,13 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   await run.stop()
 
   console.log(`delivery throughput, the yardstick: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
-  let oneFloor: BurstResult
+  let floor: { burst: BurstResult; cpuUsPerJob: number }
   try {
-    oneFloor = await deliveryFloor(floorCopy, floorPrinter, run.api.projectId)
+    floor = await deliveryFloor(floorCopy, floorPrinter, run.api.projectId)
   } finally {
     removeDataDir(floorDir)
   }
+  const oneFloor = floor.burst
   failIfErrors('the one-printer yardstick', oneFloor)
 
   console.log(`delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 printers, ${DELIVERY.fourPrinters.concurrency} clients...`)
@@ -261,7 +264,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
     describeBurst('1 printer', onePrinter, 'all COMPLETED'),
     describeBurst('  yardstick: the guarantees', oneFloor, 'all COMPLETED'),
     describeBurst('4 printers', fourResult, 'all COMPLETED'),
-    `${'hub CPU per job'.padEnd(30)} ${Math.round(oneCpuUsPerJob)} µs to 1 printer, ${Math.round(fourCpuUsPerJob)} µs across 4 (submission to COMPLETED, the built-in agent included)`,
+    `${'hub CPU per job'.padEnd(30)} ${Math.round(oneCpuUsPerJob)} µs to 1 printer, ${Math.round(fourCpuUsPerJob)} µs across 4 (submission to COMPLETED, the built-in agent included); the yardstick ${Math.round(floor.cpuUsPerJob)} µs to 1 printer`,
     `${'hub RSS'.padEnd(30)} ${hubRssMb.toFixed(1)} MB after the 4-printer run`,
     ...cupsLines,
   ]
@@ -276,7 +279,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       onePrinterYardstick: oneFloor,
       fourPrinters: fourResult,
       hubRssMb: round(hubRssMb),
-      cpuUsPerJob: { onePrinter: Math.round(oneCpuUsPerJob), fourPrinters: Math.round(fourCpuUsPerJob) },
+      cpuUsPerJob: { onePrinter: Math.round(oneCpuUsPerJob), fourPrinters: Math.round(fourCpuUsPerJob), onePrinterYardstick: Math.round(floor.cpuUsPerJob) },
       cups: cups ? { measured: true, ...cups } : { measured: false, reason: setup.ok ? '' : setup.reason, reference: CUPS_REFERENCE },
     },
   }

@@ -252,9 +252,9 @@ export async function submitAtRate(url: string, project: Project, count: number,
 
 /**
  * Runs a yardstick script (it prints its port, then serves until killed) while `measure` loads it
- * at http://127.0.0.1:PORT/; stops it after.
+ * at http://127.0.0.1:PORT/ (told the process ID, for its CPU time); stops it after.
  */
-export async function withYardstick<T>(args: string[], what: string, measure: (url: string) => Promise<T>): Promise<T> {
+export async function withYardstick<T>(args: string[], what: string, measure: (url: string, pid: number) => Promise<T>): Promise<T> {
   const server = spawn(args)
   try {
     const reader = server.stdout.getReader()
@@ -262,7 +262,7 @@ export async function withYardstick<T>(args: string[], what: string, measure: (u
     reader.releaseLock()
     const port = Number(new TextDecoder().decode(first.value).trim())
     if (!Number.isInteger(port) || port <= 0) throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
-    return await measure(`http://127.0.0.1:${port}/`)
+    return await measure(`http://127.0.0.1:${port}/`, server.pid)
   } finally {
     server.kill()
     await server.exited
