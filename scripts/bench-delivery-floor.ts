@@ -10,24 +10,14 @@
 // `?state=` lists that state's newest 100 jobs (the bench's way to see the burst end). It prints its
 // port, then serves until killed.
 //   bun scripts/bench-delivery-floor.ts DATABASE PRINTER_RECORD_ID SINK_PORT
-import { Database } from 'bun:sqlite'
 import { fsync, fsyncSync, openSync } from 'node:fs'
-import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
-import { newId } from '../src/store/ids.ts'
-import { JOB_COLUMNS, JOB_INSERT_SQL, type JobRow, toJob } from '../src/store/jobs.ts'
+import { JOB_COLUMNS, type JobRow, toJob } from '../src/store/jobs.ts'
+import { openFloorDatabase } from './bench-floor.ts'
 
 const [file, printerId, sinkPort] = process.argv.slice(2)
 if (!file || !printerId || !sinkPort) throw new Error('usage: bench-delivery-floor.ts DATABASE PRINTER_RECORD_ID SINK_PORT')
-const db = new Database(file, { strict: true })
-db.run('PRAGMA journal_mode = WAL')
 // Commits are flushed here, as the hub's group commit flushes them: the log with fsync(2).
-db.run('PRAGMA synchronous = NORMAL')
-db.run('PRAGMA foreign_keys = ON')
-db.run('PRAGMA temp_store = MEMORY')
-const printer = db.query<{ project_id: string }, [string]>('SELECT project_id FROM printers WHERE id = ?').get(printerId)
-if (!printer) throw new Error(`no printer ${printerId}`)
-const insert = db.query<JobRow, (string | number | null)[]>(JOB_INSERT_SQL)
-const insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+const { db, insertJob } = openFloorDatabase(file, printerId)
 const intend = db.query<never, [number, number]>("UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, updated_at = ?1 WHERE seq = ?2")
 const complete = db.query<never, [number, number]>("UPDATE jobs SET state = 'COMPLETED', submitted_at = ?1, received_at = ?1, updated_at = ?1 WHERE seq = ?2")
 const newest = db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = ? ORDER BY seq DESC LIMIT 100`)
@@ -113,9 +103,7 @@ const server = Bun.serve({
     const body = (await request.json()) as { idempotencyKey: string; document: { sections: { value?: string }[] } }
     let job: JobRow | undefined
     write(() => {
-      const now = Date.now()
-      job = insert.get(newId('job'), printer.project_id, printerId, body.idempotencyKey, null, now + EXPIRES_IN_MS.default, MAX_ATTEMPTS.default, now, now, null, null, null)!
-      insertDocument.run(job.seq, JSON.stringify(body.document))
+      job = insertJob(body.idempotencyKey, body.document)
     })
     // Queued at once, as the hub's dispatcher takes a job in the turn it is created: the intent's
     // flush, before its first byte, flushes its creation too.

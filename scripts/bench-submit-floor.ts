@@ -7,22 +7,12 @@
 // synchronous = NORMAL: a commit is not on disk when it answers), so its rate bounds the hub's from
 // above. It prints its port, then serves until killed.
 //   bun scripts/bench-submit-floor.ts DATABASE PRINTER_RECORD_ID
-import { Database } from 'bun:sqlite'
-import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
-import { newId } from '../src/store/ids.ts'
-import { JOB_INSERT_SQL, type JobRow, toJob } from '../src/store/jobs.ts'
+import { toJob } from '../src/store/jobs.ts'
+import { openFloorDatabase } from './bench-floor.ts'
 
 const [file, printerId] = process.argv.slice(2)
 if (!file || !printerId) throw new Error('usage: bench-submit-floor.ts DATABASE PRINTER_RECORD_ID')
-const db = new Database(file, { strict: true })
-db.run('PRAGMA journal_mode = WAL')
-db.run('PRAGMA synchronous = NORMAL')
-db.run('PRAGMA foreign_keys = ON')
-db.run('PRAGMA temp_store = MEMORY')
-const printer = db.query<{ project_id: string }, [string]>('SELECT project_id FROM printers WHERE id = ?').get(printerId)
-if (!printer) throw new Error(`no printer ${printerId}`)
-const insert = db.query<JobRow, (string | number | null)[]>(JOB_INSERT_SQL)
-const insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+const { db, insertJob } = openFloorDatabase(file, printerId)
 
 let open = false
 const commit = () => {
@@ -40,9 +30,7 @@ const server = Bun.serve({
       open = true
       setImmediate(commit)
     }
-    const now = Date.now()
-    const row = insert.get(newId('job'), printer.project_id, printerId, body.idempotencyKey, null, now + EXPIRES_IN_MS.default, MAX_ATTEMPTS.default, now, now, null, null, null)!
-    insertDocument.run(row.seq, JSON.stringify(body.document))
+    const row = insertJob(body.idempotencyKey, body.document)
     return Response.json({ job: toJob(row), duplicate: false }, { status: 202 })
   },
 })
