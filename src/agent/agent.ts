@@ -23,7 +23,8 @@ import { StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
-import { type Ledger, type LedgerJob, OUTBOX_PAGE } from './ledger.ts'
+import type { Ledger, LedgerJob } from './ledger.ts'
+import { ReportSender } from './report-sender.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 
@@ -59,9 +60,6 @@ export interface AgentOptions {
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
 
-/** Report frames that only a printhub hub understands; dropped for any other hub. */
-const EXTENSION_TYPES = new Set<string>(['printhub.job_completed', 'printhub.job_cancelled'])
-
 export class Agent {
   private connection: AgentConnection | undefined
   private stopped = false
@@ -77,15 +75,15 @@ export class Agent {
   private catalogTimer: Timer | undefined
   private loop: Promise<void> = Promise.resolve()
   private wake: (() => void) | undefined
-  private flushing = false
-  private flushAgain = false
   /** Why the hub refused the agent, when it did (a revoked credential), for people to read. */
   refusal: string | undefined
 
   private readonly status: StatusWatch
   private readonly transports: Transports
+  private readonly reports: ReportSender
 
   constructor(private readonly options: AgentOptions) {
+    this.reports = new ReportSender(options.ledger, () => this.connection, () => this.log)
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()
@@ -192,7 +190,7 @@ export class Agent {
    */
   private async onReady(connection: AgentConnection): Promise<void> {
     this.log.info('connected to the hub', { agent: this.options.credentials.agentId }, { limit: 'agent connection' })
-    await this.flushOutbox()
+    await this.reports.flush()
     // What is acknowledged must be on disk; jobs stored in this very turn may not be yet.
     await this.options.ledger.durable()
     if (connection !== this.connection || !connection.isReady) return
@@ -348,7 +346,7 @@ export class Agent {
   }
 
   private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {
-    if (this.options.ledger.finish(job.seq, event, reports)) void this.flushOutbox()
+    if (this.options.ledger.finish(job.seq, event, reports)) void this.reports.flush()
   }
 
   /** A report of `job`, encoded once: replays send exactly these bytes (same messageId). */
@@ -356,45 +354,4 @@ export class Agent {
     const payload = { jobId: job.jobId, idempotencyKey: job.idempotencyKey, ...rest }
     return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
   }
-
-  /**
-   * Sends queued reports oldest first, once the hub may be told (ledger.ts); each leaves the outbox
-   * only once handed to the connection. Never rejects: what it cannot send waits for the next one.
-   */
-  private async flushOutbox(): Promise<void> {
-    if (this.flushing) {
-      this.flushAgain = true
-      return
-    }
-    this.flushing = true
-    try {
-      do {
-        this.flushAgain = false
-        // Reports queued up to now are told once on disk (later ones wait a round), or all at once.
-        const atOnce = this.options.ledger.tellsHubAtOnce
-        const upTo = atOnce ? Number.MAX_SAFE_INTEGER : this.options.ledger.lastQueuedReport()
-        if (upTo === undefined) return
-        if (!atOnce) await this.options.ledger.durable()
-        const connection = this.connection
-        if (!connection?.isReady) return
-        for (let more = true; more; ) {
-          const page = this.options.ledger.outbox(upTo)
-          for (const { seq, frame } of page) {
-            const skip = !connection.toPrinthub && EXTENSION_TYPES.has(typeOf(frame))
-            if (!skip && !connection.sendText(frame)) return
-            this.options.ledger.sent(seq)
-          }
-          more = page.length === OUTBOX_PAGE
-        }
-      } while (this.flushAgain)
-    } catch (error) {
-      this.log.warn('reports wait for the next connection', { error: describeError(error) }, { limit: 'agent reports' })
-    } finally {
-      this.flushing = false
-    }
-  }
-}
-
-function typeOf(frame: string): string {
-  return (JSON.parse(frame) as { type: string }).type
 }
