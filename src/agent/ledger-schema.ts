@@ -1,5 +1,5 @@
-// The ledgers' schema (ledger.ts, builtin-ledger.ts): in a remote agent's own file, or as tables in
-// the hub's database for the built-in agent.
+// The ledger's schema (ledger.ts): in a remote agent's own file, or as tables in the hub's database
+// for the built-in agent.
 import type { Database } from 'bun:sqlite'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { Migration, Schema } from '../sqlite/database.ts'

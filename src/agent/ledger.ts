@@ -1,7 +1,7 @@
 // The agent's durable ledger: its pairing, its own printers (remote agents), every job it received
 // with its state, and the reports not yet sent. A remote agent keeps it in a SQLite file of its
-// own. The built-in agent's pairing is kept in the same tables in the hub's database (`within`);
-// its jobs are kept by builtin-ledger.ts, its hub's rows being the record of what it received.
+// own; the built-in agent keeps it in the hub's database, where a job's creation, its dispatch and
+// its receipt share one commit.
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
 // commit: the agent waits for `durable()` before bytes go to a printer, and before the hub is told
 // (an acknowledgement, a report) unless `tellsHubAtOnce`, so jobs of several printers share one
@@ -14,6 +14,7 @@ import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, sha256, toJob } from './ledger-rows.ts'
+
 
 /** Reports read from the outbox at a time. */
 export const OUTBOX_PAGE = 256
@@ -88,7 +89,7 @@ export class Ledger {
     return new Ledger(db, new GroupCommit(db, (error) => log.error('a ledger commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'ledger commit' })), now, true)
   }
 
-  /** The ledger's tables in the hub's database, changes in the hub's commits: for the built-in agent's pairing (its jobs: builtin-ledger.ts). */
+  /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */
   static within(db: Database, commits: GroupCommit, now: () => number = Date.now): Ledger {
     migrate(db, LEDGER_SCHEMA)
     return new Ledger(db, commits, now, false)
