@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { JOB_STATES, type JobState, type ListJobsResponse } from '../src/protocol/job.ts'
 import { EXPIRES_IN_MS, JOB_LIST_LIMIT, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
+import { snapshotDatabase } from '../src/sqlite/database.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { type HubProcess, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, spawn, startHub, withYardstick } from './bench-hub.ts'
@@ -220,10 +221,10 @@ async function submitFloor(dir: string, projectId: string, bodyTemplate: string)
   let printerId: string
   try {
     printerId = demoPrinterId(source, projectId)
-    source.run(`VACUUM INTO '${copy.replaceAll("'", "''")}'`)
   } finally {
     source.close()
   }
+  snapshotDatabase(join(dir, DATABASE_FILE), copy)
   try {
     return await withYardstick(['scripts/bench-submit-floor.ts', copy, printerId], "submissions'", (url) =>
       runLoad({ ...LOAD, url, method: 'POST', headers: { 'content-type': 'application/json' }, bodyTemplate, expectStatus: 202 }, undefined, GENERATOR),

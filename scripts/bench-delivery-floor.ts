@@ -21,6 +21,7 @@ const { db, insertJob } = openFloorDatabase(file, printerId)
 const intend = db.query<never, [number, number]>("UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, updated_at = ?1 WHERE seq = ?2")
 const complete = db.query<never, [number, number]>("UPDATE jobs SET state = 'COMPLETED', submitted_at = ?1, received_at = ?1, updated_at = ?1 WHERE seq = ?2")
 const newest = db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = ? ORDER BY seq DESC LIMIT 100`)
+// A first write makes the log's file, which the flushes below open.
 db.run('BEGIN IMMEDIATE')
 db.run('COMMIT')
 const wal = openSync(`${file}-wal`, 'r')

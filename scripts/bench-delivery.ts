@@ -2,8 +2,8 @@
 // tcp:// printers added with the CLI), steady-rate latency and burst throughput to 1 and 4 printers,
 // compared with a CUPS raw queue (measured, or the issue's reference figures) and, for one printer,
 // with the runtime alone keeping the same guarantees (bench-delivery-floor.ts), and reported.
-import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
+import { snapshotDatabase } from '../src/sqlite/database.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { cupsBurst, type CupsSetup, cupsSteady, setUpCups, stopCups } from './bench-cups.ts'
@@ -156,12 +156,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   // The yardstick's database: a copy of this hub's (its schema, project and printer record).
   const floorDir = newDataDir()
   const floorCopy = join(floorDir, 'delivery-floor.db')
-  const source = new Database(join(run.dir, DATABASE_FILE), { readonly: true, strict: true })
-  try {
-    source.run(`VACUUM INTO '${floorCopy.replaceAll("'", "''")}'`)
-  } finally {
-    source.close()
-  }
+  snapshotDatabase(join(run.dir, DATABASE_FILE), floorCopy)
   const floorPrinter = run.records[0]!
   await run.stop()
 

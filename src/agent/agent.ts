@@ -83,7 +83,7 @@ export class Agent {
   private readonly reports: ReportSender
 
   constructor(private readonly options: AgentOptions) {
-    this.reports = new ReportSender(options.ledger, () => this.connection, () => this.log)
+    this.reports = new ReportSender(options.ledger, () => this.connection, options.log ?? SILENT)
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()

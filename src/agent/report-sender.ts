@@ -16,7 +16,7 @@ export class ReportSender {
     private readonly ledger: Ledger,
     /** The agent's connection now, if any. */
     private readonly connection: () => AgentConnection | undefined,
-    private readonly log: () => Logger,
+    private readonly log: Logger,
   ) {}
 
   /**
@@ -50,7 +50,7 @@ export class ReportSender {
         }
       } while (this.flushAgain)
     } catch (error) {
-      this.log().warn('reports wait for the next connection', { error: describeError(error) }, { limit: 'agent reports' })
+      this.log.warn('reports wait for the next connection', { error: describeError(error) }, { limit: 'agent reports' })
     } finally {
       this.flushing = false
     }
