@@ -8,6 +8,8 @@ import { documentExtensions, type PrintDocument } from '../protocol/document.ts'
 import type { Issue } from '../protocol/rules.ts'
 import { findProfile } from '../profiles/catalog.ts'
 import type { Store } from '../store/store.ts'
+import type { Job } from '../protocol/job.ts'
+import { wireJobId } from './wire-identity.ts'
 
 let standard: typeof import('../render/standard-document.ts') | undefined
 let loading: Promise<void> | undefined
@@ -32,4 +34,10 @@ export function documentForAgent(store: Store, printhubAgent: boolean, printerId
 function withMovedNote(document: PrintDocument, note: string | null): PrintDocument {
   if (note === null) return document
   return { ...document, sections: [{ type: 'text', value: note, align: 'center', bold: true }, { type: 'divider' }, ...document.sections] }
+}
+
+/** What a `server.print_job` of an attempt carries: made from what is stored, the same each time. */
+export function printJobPayload(agentPrinterId: string, job: Pick<Job, 'id' | 'createdAt'>, attempt: number, document: PrintDocument) {
+  const wireId = wireJobId(job.id, attempt)
+  return { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document }
 }

@@ -4,7 +4,7 @@
 import { type Backoff, backoffDelay } from '../domain/backoff.ts'
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import { type GatewaySession, type JobReport, newMessageId } from '../gateway/session.ts'
-import { documentForAgent, documentsReady } from './agent-documents.ts'
+import { documentForAgent, documentsReady, printJobPayload } from './agent-documents.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
@@ -13,7 +13,7 @@ import type { Attempt } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Logger } from '../platform/log.ts'
 import { InventoryWrites } from './inventory-writes.ts'
-import { parseWireJobId, wireJobId } from './wire-identity.ts'
+import { parseWireJobId, printJobMessageId, wireJobId } from './wire-identity.ts'
 
 export interface DispatcherSettings {
   /** How long an agent has to confirm it stored a job before the attempt counts as failed. */
@@ -257,13 +257,8 @@ export class Dispatcher implements AgentListener {
 
   /** Sends an attempt; every field comes from what is stored (and made from it the same way), so sending it again is byte-identical. */
   private send(session: GatewaySession, agentPrinterId: string, { job, attempt, dispatchedAt }: Attempt, document: PrintDocument): boolean {
-    const wireId = wireJobId(job.id, attempt)
-    return session.send({
-      messageId: `m.${wireId}`,
-      sentAt: new Date(dispatchedAt).toISOString(),
-      type: 'server.print_job',
-      payload: { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document },
-    })
+    const payload = printJobPayload(agentPrinterId, job, attempt, document)
+    return session.send({ messageId: printJobMessageId(payload.jobId), sentAt: new Date(dispatchedAt).toISOString(), type: 'server.print_job', payload })
   }
 
   private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {

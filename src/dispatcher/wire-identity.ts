@@ -9,3 +9,8 @@ export function parseWireJobId(wireId: string): { jobId: string; attempt: number
   const match = /^(job_[0-9a-f]{32})\.a([1-9]\d?)$/.exec(wireId)
   return match ? { jobId: match[1]!, attempt: Number(match[2]) } : undefined
 }
+
+/** The message that carries an attempt: named by its wire ID, so a sending again carries the same one. */
+export function printJobMessageId(wireId: string): string {
+  return `m.${wireId}`
+}
