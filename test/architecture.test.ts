@@ -84,11 +84,11 @@ describe('architecture', () => {
     expect(wrong).toEqual([])
   })
 
-  test('the web framework only at the HTTP edges; SQLite only in the store, the SQLite kit and the agent\'s ledger (and its schema)', () => {
+  test('the web framework only at the HTTP edges; SQLite only in the store, the SQLite kit and the agent\'s ledgers (and their schema)', () => {
     const users = (pkg: string) =>
       sources.filter((file) => new RegExp(`from '${pkg}'`).test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))
     expect(users('elysia').filter((file) => !/^(api|admin|dashboard|polling|http)\//.test(file))).toEqual([])
-    expect(users('bun:sqlite').filter((file) => !/^(store|sqlite)\//.test(file) && !/^agent\/ledger(-schema)?\.ts$/.test(file))).toEqual([])
+    expect(users('bun:sqlite').filter((file) => !/^(store|sqlite)\//.test(file) && !/^agent\/(builtin-)?ledger(-schema)?\.ts$/.test(file))).toEqual([])
   })
 
   test(`no file of src/ or scripts/ is longer than ${MAX_LINES} lines`, () => {

@@ -23,7 +23,7 @@ import { StatusWatch } from './status-watch.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
-import type { Ledger, LedgerJob } from './ledger.ts'
+import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
@@ -37,7 +37,7 @@ export const CATALOG_POLL_MS = 1_000
 export const STOP_GRACE_MS = 10_000
 
 export interface AgentOptions {
-  ledger: Ledger
+  ledger: AgentLedger
   key: AgentKey
   credentials: Credentials
   catalog: PrinterCatalog

@@ -12,10 +12,10 @@
 import type { Connection } from '../domain/connection-uri.ts'
 import { readyPrinter, type Transports } from '../transports/submit.ts'
 import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
-import type { Ledger, LedgerJob } from './ledger.ts'
+import type { AgentLedger, LedgerJob } from './ledger.ts'
 
 export interface HandOverContext {
-  ledger: Ledger
+  ledger: AgentLedger
   transports: Transports
   signal: AbortSignal
   /** Whether the agent is stopping. */

@@ -1,6 +1,7 @@
 // The ledger's schema (ledger.ts): in a remote agent's own file, or as tables in the hub's database
 // for the built-in agent.
 import type { Database } from 'bun:sqlite'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { Migration, Schema } from '../sqlite/database.ts'
 
 export const LEDGER_FILE = 'agent.db'
@@ -46,6 +47,27 @@ const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 2,
+    description: "the built-in agent's records of intent and outcome (builtin-ledger.ts)",
+    sql: `
+      -- One row a job from its claim (or its end, for one that ended before it was claimed), with
+      -- its primary key alone: the built-in agent's received jobs are its hub's rows.
+      CREATE TABLE ledger_intents (
+        seq INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        source_message_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
+        received_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        recovery_count INTEGER NOT NULL DEFAULT 0,
+        -- The frames that reported the job so far (a JSON array), reported again if its hub did not record them.
+        reports TEXT
+      ) STRICT;
+    `,
+  },
 ]
 
 /** The ledger's schema: its own file for a remote agent; tables in the hub's database for the built-in agent. */
@@ -67,3 +89,16 @@ function adoptUnprefixedLedger(db: Database): void {
 
 /** A remote agent's own file, which may be of the earlier layout. */
 export const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
+
+/** A ledger's settings (`ledger_settings`), for both ledgers: read, and written at once (on disk when `set` returns). */
+export function ledgerSettings(db: Database, commits: GroupCommit) {
+  return {
+    get: (key: string): string | undefined => db.query<{ value: string }, [string]>('SELECT value FROM ledger_settings WHERE key = ?').get(key)?.value,
+    set(values: Record<string, string>): void {
+      commits.write(() => {
+        for (const [key, value] of Object.entries(values)) db.run('INSERT INTO ledger_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+      })
+      commits.commit()
+    },
+  }
+}

@@ -8,17 +8,13 @@
 // disk flush.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
-import { randomUUID } from 'node:crypto'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
-import { bootId } from '../platform/boot-id.ts'
-import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
+import { MarksRun } from './marks-run.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
-import { LEDGER_SCHEMA, OWN_FILE_SCHEMA } from './ledger-schema.ts'
+import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, sha256, toJob } from './ledger-rows.ts'
 
-/** The setting naming the run whose hand-over marks the ledger trusts (hand-over-marks.ts). */
-const MARKS_RUN_SETTING = 'hand_over_marks_run'
 
 /** Reports read from the outbox at a time. */
 export const OUTBOX_PAGE = 256
@@ -58,11 +54,18 @@ export interface LedgerOptions {
   log?: Logger
 }
 
+/** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
+export type AgentLedger = Pick<
+  Ledger,
+  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'lastQueuedReport' | 'outbox' | 'sent'
+>
+
 export class Ledger {
   private finishedSinceForget = 0
   private readonly insertJob
-  /** This run's hand-over marks, once started (`startMarks`); none for a database in memory. */
-  private marks: HandOverMarks | undefined
+  /** The hand-over marks: the last run's, read at recovery, and this run's (none for a database in memory). */
+  private readonly marks: MarksRun
+  private readonly settings: ReturnType<typeof ledgerSettings>
 
   private constructor(
     readonly db: Database,
@@ -75,6 +78,8 @@ export class Ledger {
       `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
     )
+    this.settings = ledgerSettings(db, commits)
+    this.marks = new MarksRun(fileOf(db), this.settings)
     this.forgetOldJobs()
   }
 
@@ -126,7 +131,7 @@ export class Ledger {
 
   /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
-    this.marks?.close()
+    this.marks.close()
     try {
       if (this.ownsDatabase) this.commits.close()
       else this.commits.commit()
@@ -136,15 +141,12 @@ export class Ledger {
   }
 
   setting(key: string): string | undefined {
-    return this.db.query<{ value: string }, [string]>('SELECT value FROM ledger_settings WHERE key = ?').get(key)?.value
+    return this.settings.get(key)
   }
 
   /** Stored at once, on disk when this returns. */
   setSettings(values: Record<string, string>): void {
-    this.commits.write(() => {
-      for (const [key, value] of Object.entries(values)) this.db.run('INSERT INTO ledger_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
-    })
-    this.commits.commit()
+    this.settings.set(values)
   }
 
   // ---- The agent's own printers (a remote agent's; the built-in agent's are the hub's records) ----
@@ -260,17 +262,15 @@ export class Ledger {
    * Then this run's marks start.
    */
   recover(): LedgerJob[] {
-    const file = fileOf(this.db)
-    const marksFile = file && marksFileOf(file)
-    const boot = bootId()
-    const handed = marksFile ? readMarks(marksFile, this.setting(MARKS_RUN_SETTING), boot) : undefined
+    const handed = this.marks.lastRun()
     const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
     const uncertain: LedgerJob[] = []
     for (const job of interrupted) {
       const neverHanded = job.state === 'submitting' && handed !== undefined && !handed.has(job.seq)
       if (!(neverHanded && this.resume(job.seq))) uncertain.push(job)
     }
-    this.startMarks(marksFile, boot)
+    // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
+    this.marks.start(this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all().map((row) => row.seq))
     return uncertain
   }
 
@@ -280,35 +280,9 @@ export class Ledger {
     return this.commits.write(() => this.db.run(sql, [LEDGER_TRANSITIONS.resume.to, this.now(), seq, MAX_RESUMES]).changes === 1)
   }
 
-  /**
-   * Starts this run's hand-over marks: every change so far (recovery's among them) is flushed with
-   * a new run named in the settings, so the last run's file is never trusted again; jobs still
-   * claimed count as handed over. Without a file (none could be written), a crash leaves every
-   * claimed job uncertain, as without marks.
-   */
-  private startMarks(marksFile: string | undefined, boot: string | undefined): void {
-    const run = randomUUID()
-    this.setSettings({ [MARKS_RUN_SETTING]: run })
-    this.marks?.close()
-    this.marks = undefined
-    try {
-      // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
-      const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
-      if (marksFile && boot) this.marks = HandOverMarks.begin(marksFile, run, boot, claimed.map((row) => row.seq))
-    } catch {
-      // No marks this run: recovery will not trust the last run's, whose run is no longer named.
-    }
-  }
-
-  /** Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's marks. */
+  /** Marks the job as handed to its printer, just before its first byte (marks-run.ts). */
   handingOver(job: LedgerJob): void {
-    try {
-      this.marks?.mark(job.printerId, job.seq)
-    } catch {
-      this.marks?.close()
-      this.marks = undefined
-      this.setSettings({ [MARKS_RUN_SETTING]: '' })
-    }
+    this.marks.handingOver(job.printerId, job.seq)
   }
 
   // ---- Outbox ----

@@ -3,7 +3,7 @@
 // the connection. Frames only a printhub hub understands are dropped for any other hub.
 import { describeError, type Logger } from '../platform/log.ts'
 import type { AgentConnection } from './connection.ts'
-import { type Ledger, OUTBOX_PAGE } from './ledger.ts'
+import { type AgentLedger, OUTBOX_PAGE } from './ledger.ts'
 
 /** Report frames that only a printhub hub understands; dropped for any other hub. */
 const EXTENSION_TYPES = new Set<string>(['printhub.job_completed', 'printhub.job_cancelled'])
@@ -13,7 +13,7 @@ export class ReportSender {
   private flushAgain = false
 
   constructor(
-    private readonly ledger: Ledger,
+    private readonly ledger: AgentLedger,
     /** The agent's connection now, if any. */
     private readonly connection: () => AgentConnection | undefined,
     private readonly log: Logger,

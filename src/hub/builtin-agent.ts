@@ -7,7 +7,8 @@ import type { Confinement } from '../transports/confine.ts'
 import type { PrinterCatalog } from '../agent/catalog.ts'
 import type { Credentials } from '../agent/connection.ts'
 import { AgentKey } from '../agent/identity.ts'
-import { Ledger } from '../agent/ledger.ts'
+import { BuiltinLedger } from '../agent/builtin-ledger.ts'
+import { builtinAgentRecords } from './builtin-records.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Logger } from '../platform/log.ts'
 import { inMemoryConnector } from './in-memory-link.ts'
@@ -54,7 +55,7 @@ export function startBuiltinAgent(
   polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp },
 ): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
-  const ledger = Ledger.within(store.db, store.commits)
+  const ledger = new BuiltinLedger(store.db, store.commits, builtinAgentRecords(store, credentials.agentId))
   const agent = new Agent({
     ledger,
     key: AgentKey.load(dir)!,

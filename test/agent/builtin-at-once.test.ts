@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { Ledger } from '../../src/agent/ledger.ts'
+import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
 import { Log } from '../../src/platform/log.ts'
 import { DATABASE_FILE } from '../../src/store/database.ts'
 import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
@@ -26,7 +26,7 @@ interface Sent {
 }
 
 let world: TestStore
-let ledger: Ledger
+let ledger: BuiltinLedger
 let onDisk: Database
 let pipe: AgentPipe
 const sent: Sent[] = []
@@ -34,9 +34,11 @@ const agentLog: string[] = []
 
 beforeAll(async () => {
   world = await firstStartedStore()
-  ledger = Ledger.within(world.store.db, world.store.commits)
+  // The hub holds none of the pipe's jobs: each keeps its payload (a printer's first few do).
+  ledger = new BuiltinLedger(world.store.db, world.store.commits, { held: () => [], payload: () => undefined })
+  ledger.recover()
   onDisk = new Database(join(world.dir, DATABASE_FILE), { readonly: true })
-  const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_jobs WHERE job_id = ?')
+  const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?')
   pipe = await agentOverPipe({
     ledger,
     keyDir: join(world.dir, 'agent-key'),
@@ -80,6 +82,6 @@ test('the built-in agent acknowledges a job and reports on it before its ledger 
   world.store.commits.commit()
   expect(jobs.map((job) => ledger.job(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
   // The second connection does see what is committed: its nulls and earlier states above were the disk's, not a blind look.
-  expect(jobs.map((job) => onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_jobs WHERE job_id = ?').get(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
+  expect(jobs.map((job) => onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?').get(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
   expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
 })

@@ -96,21 +96,30 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
   }
 }
 
-/** Whether the agent's ledger has a job stored and not yet started, as another process reads the file. */
+/**
+ * Whether the built-in agent has the job and has not started it, as another process reads the
+ * file: the hub's row says DELIVERED (the agent's receipt is that row), and the agent has no
+ * record of intent for it.
+ */
 function storedByAgent(dir: string): boolean {
   const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
   try {
-    return db.query<{ n: number }, []>("SELECT count(*) AS n FROM ledger_jobs WHERE state = 'received'").get()!.n === 1
+    const delivered = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state = 'DELIVERED'").get()!.n
+    const intents = db.query<{ n: number }, []>('SELECT count(*) AS n FROM ledger_intents').get()!.n
+    return delivered === 1 && intents === 0
   } finally {
     db.close()
   }
 }
 
-/** What a kill right after the intent to print was flushed leaves: the agent's job claimed (`submitting`). */
+/** What a kill right after the intent to print was flushed leaves: the agent's record of intent (`submitting`). */
 function claimed(dir: string): void {
   const db = new Database(join(dir, DATABASE_FILE))
   try {
-    expect(db.run("UPDATE ledger_jobs SET state = 'submitting' WHERE state = 'received'").changes).toBe(1)
+    const job = db.query<{ id: string; attempt: number; printer: string }, []>("SELECT j.id, j.attempt_count AS attempt, p.agent_printer_id AS printer FROM jobs j JOIN printers p ON p.id = j.printer_id WHERE j.state = 'DELIVERED'").get()!
+    const wireId = `${job.id}.a${job.attempt}`
+    const now = Date.now()
+    db.run("INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at) VALUES (1, ?, ?, ?, ?, 'submitting', ?, ?)", [wireId, wireId, job.printer, `m.${wireId}`, now, now])
   } finally {
     db.close()
   }

@@ -8,7 +8,7 @@ import { Agent } from '../../src/agent/agent.ts'
 import type { CatalogPrinter } from '../../src/agent/catalog.ts'
 import type { Connector } from '../../src/agent/connection.ts'
 import { AgentKey } from '../../src/agent/identity.ts'
-import type { Ledger, PrintJobPayload } from '../../src/agent/ledger.ts'
+import type { AgentLedger, PrintJobPayload } from '../../src/agent/ledger.ts'
 import { VERSION } from '../../src/domain/version.ts'
 import { Gateway } from '../../src/gateway/gateway.ts'
 import { SessionRegistry } from '../../src/gateway/registry.ts'
@@ -24,7 +24,7 @@ const AGENT_ID = `agt_${'a'.repeat(32)}`
 const KEY_ID = `key_${'b'.repeat(32)}`
 
 export interface AgentPipeOptions {
-  ledger: Ledger
+  ledger: AgentLedger
   /** Where the agent's key is made. */
   keyDir: string
   /** Whether the agent's ledger commits with the hub (the built-in agent's, in the hub's database). */

@@ -1,0 +1,338 @@
+// The built-in agent's ledger. Its hub's database already holds, durably and in the same file, every
+// job the built-in agent received (the hub's row DELIVERED, its document): so the agent keeps its
+// received jobs in memory, and writes one small row a job (`ledger_intents`) only from its claim,
+// the record of intent flushed before the first byte, then updated with each report. The row is
+// not removed when the job ends: the hub may record the report in a later commit than the row's
+// change (the in-process link hands frames over on a later turn of the microtask queue), and after
+// a crash between the two the row says how the job ended, so it is reported again instead of
+// printed again. At start the received jobs are rebuilt from the hub's rows.
+//
+// What this saves against the ledger of a remote agent (ledger.ts), per job: the row with its
+// payload and its three indexes, the read of the next job, the outbox's rows (docs/performance.md).
+import type { Database } from 'bun:sqlite'
+import { fileOf } from '../sqlite/database.ts'
+import type { GroupCommit } from '../sqlite/group-commit.ts'
+import { MarksRun } from './marks-run.ts'
+import { type LedgerJob, MAX_RESUMES, type PrintJobPayload, RETAINED_FINISHED_JOBS, type ReceiveOutcome } from './ledger.ts'
+import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
+import { migrate } from '../sqlite/database.ts'
+import { LEDGER_SCHEMA, ledgerSettings } from './ledger-schema.ts'
+
+/** A job the hub holds with this agent (DELIVERED or PRINTING), as the hub sent it. */
+export interface HeldByHub {
+  jobId: string
+  printerId: string
+  messageId: string
+  receivedAt: number
+}
+
+/** What the agent asks of the hub it is built into. */
+export interface HubRecords {
+  /** The jobs the hub holds with this agent, oldest first. */
+  held(): HeldByHub[]
+  /** A held job's payload as the hub sends it (byte for byte the same); undefined once the hub no longer holds it. */
+  payload(jobId: string): PrintJobPayload | undefined
+}
+
+/** Received jobs of a printer whose payloads stay in memory; the others' are read from the hub at their turn. */
+export const KEPT_PAYLOADS_PER_PRINTER = 16
+/** Finished jobs remembered in memory (a job sent again in the same run is answered with its reports). */
+const REMEMBERED_FINISHED = 1_024
+/** Old rows are forgotten once per this many finished jobs. */
+const FORGET_EVERY = 256
+
+interface IntentRow {
+  seq: number
+  job_id: string
+  idempotency_key: string
+  printer_id: string
+  source_message_id: string
+  state: LedgerState
+  received_at: number
+  recovery_count: number
+  reports: string | null
+}
+
+const toJob = (row: IntentRow, payload: PrintJobPayload | null = null): LedgerJob => ({
+  seq: row.seq,
+  jobId: row.job_id,
+  idempotencyKey: row.idempotency_key,
+  printerId: row.printer_id,
+  payload,
+  sourceMessageId: row.source_message_id,
+  state: row.state,
+  receivedAt: row.received_at,
+  recoveryCount: row.recovery_count,
+  reports: row.reports === null ? [] : (JSON.parse(row.reports) as string[]),
+})
+
+export class BuiltinLedger {
+  /** Each printer's jobs in the order received: waiting, and the one being written at the head. */
+  private readonly queues = new Map<string, LedgerJob[]>()
+  /** Unfinished jobs by number, and by wire ID with the finished ones remembered. */
+  private readonly bySeq = new Map<number, LedgerJob>()
+  private readonly byId = new Map<string, LedgerJob>()
+  private readonly finished: string[] = []
+  /** Jobs with a row. */
+  private readonly rowed = new Set<number>()
+  private readonly frames = new Map<number, string>()
+  private lastFrame = 0
+  private lastSeq: number
+  private finishedSinceForget = 0
+  private readonly marks: MarksRun
+  private readonly insert
+  private readonly update
+
+  constructor(
+    private readonly db: Database,
+    private readonly commits: GroupCommit,
+    private readonly hub: HubRecords,
+    private readonly now: () => number = Date.now,
+  ) {
+    migrate(db, LEDGER_SCHEMA)
+    this.marks = new MarksRun(fileOf(db), ledgerSettings(db, commits))
+    this.lastSeq = db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM (SELECT max(seq) AS seq FROM ledger_intents UNION ALL SELECT max(seq) FROM ledger_jobs)').get()?.seq ?? 0
+    this.insert = db.query<unknown, [number, string, string, string, string, string, number, number, string | null]>(
+      'INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    )
+    this.update = db.query<unknown, [string, number, string | null, number]>('UPDATE ledger_intents SET state = ?, updated_at = ?, reports = ? WHERE seq = ?')
+  }
+
+  readonly tellsHubAtOnce = true
+
+  durable(): Promise<void> {
+    return this.commits.durable()
+  }
+
+  claimDurable(): Promise<void> {
+    return this.commits.urgentlyDurable()
+  }
+
+  flushNow(): void {
+    this.commits.commit()
+  }
+
+  close(): void {
+    this.marks.close()
+    this.commits.commit()
+  }
+
+  // ---- Jobs ----
+
+  /** The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat is a duplicate. */
+  receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
+    const known = this.byId.get(payload.jobId)
+    if (known) return known.idempotencyKey === payload.idempotencyKey ? { kind: 'duplicate', job: known } : { kind: 'conflict', reason: 'job ID known with another idempotency key' }
+    const queue = this.queueOf(payload.printerId)
+    const kept = queue.length < KEPT_PAYLOADS_PER_PRINTER
+    const job: LedgerJob = { seq: ++this.lastSeq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload: kept ? payload : null, sourceMessageId: messageId, state: 'received', receivedAt: this.now(), recoveryCount: 0, reports: [] }
+    this.hold(job)
+    return { kind: 'new', job: kept ? job : { ...job, payload } }
+  }
+
+  /** The job as it is now (a copy: what the ledger changes later does not change it, as a row read back would not). */
+  job(jobId: string): LedgerJob | undefined {
+    const job = this.byId.get(jobId)
+    return job && { ...job }
+  }
+
+  /** The oldest received job of a printer, its payload read from the hub if it was not kept; none while one is being written. */
+  nextReceived(printerId: string): LedgerJob | undefined {
+    const queue = this.queues.get(printerId)
+    while (queue && queue.length > 0) {
+      const head = queue[0]!
+      if (head.state !== 'received') return undefined
+      head.payload ??= this.hub.payload(head.jobId) ?? null
+      if (head.payload) return head
+      // The hub no longer holds it (cancelled, expired, failed over): nothing to print.
+      this.release(head)
+    }
+    return undefined
+  }
+
+  receivedJobs(): LedgerJob[] {
+    return [...this.queues.values()].flatMap((queue) => queue.filter((job) => job.state === 'received'))
+  }
+
+  printersWithWork(): string[] {
+    return [...this.queues].filter(([, queue]) => queue.some((job) => job.state === 'received')).map(([printerId]) => printerId)
+  }
+
+  /** received → submitting: the job's row, on disk (`durable()`) before a single byte goes to the printer. */
+  claim(seq: number): boolean {
+    const job = this.bySeq.get(seq)
+    if (!job || !(LEDGER_TRANSITIONS.claim.from as readonly LedgerState[]).includes(job.state)) return false
+    this.write(job, LEDGER_TRANSITIONS.claim.to, [])
+    return true
+  }
+
+  /** Applies `event` to a job and queues its reports, in one change of its row. */
+  finish(seq: number, event: ReportedLedgerEvent, reports: readonly string[]): boolean {
+    const job = this.bySeq.get(seq)
+    if (!job || !(LEDGER_TRANSITIONS[event].from as readonly LedgerState[]).includes(job.state)) return false
+    this.write(job, LEDGER_TRANSITIONS[event].to, reports)
+    for (const frame of reports) this.frames.set(++this.lastFrame, frame)
+    if ((LEDGER_STATE_SETS.finished as readonly LedgerState[]).includes(job.state)) {
+      this.release(job)
+      this.remember(job)
+      if (++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldRows()
+    }
+    return true
+  }
+
+  // ---- Start ----
+
+  /**
+   * At start: an earlier version's rows taken over, the jobs a crash left between intent and
+   * result sorted (resumed when their hand-over mark says they never reached the printer, the
+   * others returned as uncertain), the received jobs rebuilt from the hub's rows, and the reports
+   * the hub may not have recorded queued again. Then this run's marks start.
+   */
+  recover(): LedgerJob[] {
+    this.adoptLedgerRows()
+    const handed = this.marks.lastRun()
+    const uncertain: LedgerJob[] = []
+    const interrupted = this.db.query<IntentRow, []>(`SELECT * FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all()
+    for (const row of interrupted) {
+      const neverHanded = row.state === 'submitting' && handed !== undefined && !handed.has(row.seq) && row.recovery_count < MAX_RESUMES
+      if (neverHanded) this.commits.write(() => this.db.run("UPDATE ledger_intents SET state = 'received', recovery_count = recovery_count + 1, updated_at = ? WHERE seq = ?", [this.now(), row.seq]))
+      else {
+        const job = toJob(row)
+        this.rowed.add(job.seq)
+        this.bySeq.set(job.seq, job)
+        this.byId.set(job.jobId, job)
+        uncertain.push(job)
+      }
+    }
+    this.rebuild()
+    // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
+    this.marks.start(this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all().map((row) => row.seq))
+    return uncertain
+  }
+
+  /** Marks the job as handed to its printer, just before its first byte (marks-run.ts). */
+  handingOver(job: LedgerJob): void {
+    this.marks.handingOver(job.printerId, job.seq)
+  }
+
+  // ---- Outbox (in memory: after a crash the rows say what to report again) ----
+
+  lastQueuedReport(): number | undefined {
+    return this.frames.size > 0 ? this.lastFrame : undefined
+  }
+
+  outbox(upTo: number, limit = 256): { seq: number; frame: string }[] {
+    const page: { seq: number; frame: string }[] = []
+    for (const [seq, frame] of this.frames) {
+      if (seq > upTo || page.length >= limit) break
+      page.push({ seq, frame })
+    }
+    return page
+  }
+
+  sent(seq: number): void {
+    this.frames.delete(seq)
+  }
+
+  // ---- Inside ----
+
+  private queueOf(printerId: string): LedgerJob[] {
+    let queue = this.queues.get(printerId)
+    if (!queue) this.queues.set(printerId, (queue = []))
+    return queue
+  }
+
+  private hold(job: LedgerJob): void {
+    this.queueOf(job.printerId).push(job)
+    this.bySeq.set(job.seq, job)
+    this.byId.set(job.jobId, job)
+  }
+
+  /** The job leaves its printer's queue (finished, or no longer the hub's). */
+  private release(job: LedgerJob): void {
+    const queue = this.queues.get(job.printerId)
+    const at = queue ? queue.indexOf(job) : -1
+    if (at >= 0) queue!.splice(at, 1)
+    this.bySeq.delete(job.seq)
+    this.byId.delete(job.jobId)
+    this.rowed.delete(job.seq)
+  }
+
+  /** A finished job answers a repeat with its reports for a while; its payload is let go. */
+  private remember(job: LedgerJob): void {
+    job.payload = null
+    this.byId.set(job.jobId, job)
+    this.finished.push(job.jobId)
+    if (this.finished.length > REMEMBERED_FINISHED) this.byId.delete(this.finished.shift()!)
+  }
+
+  private write(job: LedgerJob, to: LedgerState, reports: readonly string[]): void {
+    const all = reports.length > 0 ? [...job.reports, ...reports] : job.reports
+    const text = all.length > 0 ? JSON.stringify(all) : null
+    const now = this.now()
+    this.commits.write(() => {
+      if (this.rowed.has(job.seq)) this.update.run(to, now, text, job.seq)
+      else this.insert.run(job.seq, job.jobId, job.idempotencyKey, job.printerId, job.sourceMessageId, to, job.receivedAt, now, text)
+    })
+    this.rowed.add(job.seq)
+    job.state = to
+    job.reports = all
+  }
+
+  /** The received jobs, from the hub's rows; a job whose row says it ended is reported again. */
+  private rebuild(): void {
+    const held = this.hub.held()
+    // A job resumed after a crash that the hub no longer holds (cancelled meanwhile) ends here.
+    this.commits.write(() =>
+      this.db.run("UPDATE ledger_intents SET state = 'cancelled', updated_at = ? WHERE state = 'received' AND job_id NOT IN (SELECT value FROM json_each(?))", [this.now(), JSON.stringify(held.map((job) => job.jobId))]),
+    )
+    if (held.length === 0) return
+    const rows = new Map(
+      this.db
+        .query<IntentRow, [string]>('SELECT * FROM ledger_intents WHERE job_id IN (SELECT value FROM json_each(?))')
+        .all(JSON.stringify(held.map((job) => job.jobId)))
+        .map((row) => [row.job_id, row]),
+    )
+    for (const { jobId, printerId, messageId, receivedAt } of held) {
+      if (this.byId.has(jobId)) continue
+      const row = rows.get(jobId)
+      if (!row) {
+        this.hold({ seq: ++this.lastSeq, jobId, idempotencyKey: jobId, printerId, payload: null, sourceMessageId: messageId, state: 'received', receivedAt, recoveryCount: 0, reports: [] })
+        continue
+      }
+      const job = toJob(row)
+      if (job.state === 'received') {
+        this.rowed.add(job.seq)
+        this.hold(job)
+      } else if ((LEDGER_STATE_SETS.finished as readonly LedgerState[]).includes(job.state)) {
+        for (const frame of job.reports) this.frames.set(++this.lastFrame, frame)
+        this.remember(job)
+      }
+    }
+  }
+
+  /**
+   * The rows an earlier version kept for the built-in agent (`ledger_jobs`) become intents: jobs
+   * claimed or submitted, and finished ones (with their reports, reported again if the hub still
+   * holds them). Received ones are rebuilt from the hub's rows like any other.
+   */
+  private adoptLedgerRows(): void {
+    this.commits.write(() => {
+      this.db.run(`INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports)
+        SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports FROM ledger_jobs WHERE state <> 'received'`)
+      this.db.run('DELETE FROM ledger_outbox')
+      this.db.run('DELETE FROM ledger_jobs')
+    })
+  }
+
+  private forgetOldRows(): void {
+    this.finishedSinceForget = 0
+    this.commits.write(() =>
+      this.db.run(
+        `DELETE FROM ledger_intents WHERE seq IN (
+           SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
+        [RETAINED_FINISHED_JOBS],
+      ),
+    )
+  }
+}

@@ -1,0 +1,66 @@
+// A ledger's hand-over marks across runs (hand-over-marks.ts), for both ledgers (ledger.ts,
+// builtin-ledger.ts): which run's file the ledger trusts (named in its settings), what the last
+// run handed over, and this run's file.
+import { randomUUID } from 'node:crypto'
+import { bootId } from '../platform/boot-id.ts'
+import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
+
+/** The setting naming the run whose hand-over marks the ledger trusts. */
+const MARKS_RUN_SETTING = 'hand_over_marks_run'
+
+/** A ledger's settings: read, and written at once (on disk when `set` returns). */
+export interface MarkSettings {
+  get(key: string): string | undefined
+  set(values: Record<string, string>): void
+}
+
+export class MarksRun {
+  private marks: HandOverMarks | undefined
+  private readonly file: string | undefined
+  private readonly boot = bootId()
+
+  constructor(
+    /** The ledger's database file; none for one in memory (no marks). */
+    databaseFile: string | undefined,
+    private readonly settings: MarkSettings,
+  ) {
+    this.file = databaseFile && marksFileOf(databaseFile)
+  }
+
+  /** The jobs the last run handed over; undefined when its file cannot be trusted to hold every one. */
+  lastRun(): ReadonlySet<number> | undefined {
+    return this.file ? readMarks(this.file, this.settings.get(MARKS_RUN_SETTING), this.boot) : undefined
+  }
+
+  /**
+   * Starts this run: every change so far (recovery's among them) is flushed with a new run named
+   * in the settings, so the last run's file is never trusted again; `claimed` (jobs still claimed)
+   * count as handed over. Without a file (none could be written), a crash leaves every claimed job
+   * uncertain, as without marks.
+   */
+  start(claimed: readonly number[]): void {
+    const run = randomUUID()
+    this.settings.set({ [MARKS_RUN_SETTING]: run })
+    this.close()
+    try {
+      if (this.file && this.boot) this.marks = HandOverMarks.begin(this.file, run, this.boot, claimed)
+    } catch {
+      // No marks this run: recovery will not trust the last run's, whose run is no longer named.
+    }
+  }
+
+  /** Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's marks. */
+  handingOver(printerId: string, seq: number): void {
+    try {
+      this.marks?.mark(printerId, seq)
+    } catch {
+      this.close()
+      this.settings.set({ [MARKS_RUN_SETTING]: '' })
+    }
+  }
+
+  close(): void {
+    this.marks?.close()
+    this.marks = undefined
+  }
+}
