@@ -5,7 +5,8 @@
 // not removed when the job ends: the hub may record the report in a later commit than the row's
 // change (the in-process link hands frames over on a later turn of the microtask queue), and after
 // a crash between the two the row says how the job ended, so it is reported again instead of
-// printed again. At start the received jobs are rebuilt from the hub's rows.
+// printed again. At start the received jobs are rebuilt from the hub's rows, a page at a time per
+// printer (its backlog): a start costs the same however many jobs the hub holds.
 //
 // What this saves against the ledger of a remote agent (ledger.ts), per job: the row with its
 // payload and its three indexes, the read of the next job, the outbox's rows (docs/performance.md).
@@ -24,22 +25,41 @@ export interface HeldByHub {
   printerId: string
   messageId: string
   receivedAt: number
+  /** Its place among its printer's held jobs (a larger number came later). */
+  order: number
 }
 
 /** What the agent asks of the hub it is built into. */
 export interface HubRecords {
-  /** The jobs the hub holds with this agent, oldest first. */
-  held(): HeldByHub[]
+  /** Each printer's newest held job's order, at start: the end of the printer's backlog. */
+  backlogEnds(): Map<string, number>
+  /** A printer's held jobs ordered after `after` up to `upTo`, oldest first: at most `limit`. */
+  held(printerId: string, after: number, upTo: number, limit: number): HeldByHub[]
+  /** A job the hub holds with this agent, by wire ID. */
+  heldJob(jobId: string): HeldByHub | undefined
   /** A held job's payload as the hub sends it (byte for byte the same); undefined once the hub no longer holds it. */
   payload(jobId: string): PrintJobPayload | undefined
 }
 
 /** Received jobs of a printer whose payloads stay in memory; the others' are read from the hub at their turn. */
 export const KEPT_PAYLOADS_PER_PRINTER = 16
+/** Held jobs of a printer read from the hub at once (at least the hub's resync of a printer, 256: see dispatcher.ts). */
+export const BACKLOG_PAGE = 256
+/** A printer's next backlog page is read when fewer of its backlog's jobs than this are in memory. */
+const REFILL_BELOW = 64
 /** Finished jobs remembered in memory (a job sent again in the same run is answered with its reports). */
 const REMEMBERED_FINISHED = 1_024
 /** Old rows are forgotten once per this many finished jobs. */
 const FORGET_EVERY = 256
+
+/** The jobs a printer's agent held when the hub started and that are not yet in memory. */
+interface Backlog {
+  /** The order of the last job read, and of the newest held at start. */
+  after: number
+  readonly upTo: number
+  /** How many of the backlog's jobs are in the queue (they are at its front, oldest first). */
+  queued: number
+}
 
 interface IntentRow {
   seq: number
@@ -76,6 +96,9 @@ export class BuiltinLedger {
   /** Jobs with a row. */
   private readonly rowed = new Set<number>()
   private readonly frames = new Map<number, string>()
+  /** Each printer's backlog, while some of it is in the hub only or in the queue; the jobs from it. */
+  private readonly backlogs = new Map<string, Backlog>()
+  private readonly fromBacklog = new Set<number>()
   private lastFrame = 0
   private lastSeq: number
   private finishedSinceForget = 0
@@ -121,7 +144,7 @@ export class BuiltinLedger {
 
   /** The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat is a duplicate. */
   receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
-    const known = this.byId.get(payload.jobId)
+    const known = this.known(payload.jobId)
     if (known) return known.idempotencyKey === payload.idempotencyKey ? { kind: 'duplicate', job: known } : { kind: 'conflict', reason: 'job ID known with another idempotency key' }
     const queue = this.queueOf(payload.printerId)
     const kept = queue.length < KEPT_PAYLOADS_PER_PRINTER
@@ -132,30 +155,37 @@ export class BuiltinLedger {
 
   /** The job as it is now (a copy: what the ledger changes later does not change it, as a row read back would not). */
   job(jobId: string): LedgerJob | undefined {
-    const job = this.byId.get(jobId)
+    const job = this.known(jobId)
     return job && { ...job }
   }
 
   /** The oldest received job of a printer, its payload read from the hub if it was not kept; none while one is being written. */
   nextReceived(printerId: string): LedgerJob | undefined {
-    const queue = this.queues.get(printerId)
-    while (queue && queue.length > 0) {
-      const head = queue[0]!
+    for (;;) {
+      const backlog = this.backlogs.get(printerId)
+      if (backlog && backlog.queued < REFILL_BELOW && backlog.after < backlog.upTo) this.readBacklog(printerId, backlog)
+      const head = this.queues.get(printerId)?.[0]
+      if (!head) {
+        if (backlog && backlog.after < backlog.upTo) continue
+        return undefined
+      }
       if (head.state !== 'received') return undefined
       head.payload ??= this.hub.payload(head.jobId) ?? null
       if (head.payload) return head
       // The hub no longer holds it (cancelled, expired, failed over): nothing to print.
       this.release(head)
     }
-    return undefined
   }
 
+  /** The received jobs in memory (a backlog's others are the hub's DELIVERED jobs: it knows them received). */
   receivedJobs(): LedgerJob[] {
     return [...this.queues.values()].flatMap((queue) => queue.filter((job) => job.state === 'received'))
   }
 
   printersWithWork(): string[] {
-    return [...this.queues].filter(([, queue]) => queue.some((job) => job.state === 'received')).map(([printerId]) => printerId)
+    const printers = [...this.queues].filter(([, queue]) => queue.some((job) => job.state === 'received')).map(([printerId]) => printerId)
+    for (const [printerId, backlog] of this.backlogs) if (backlog.after < backlog.upTo && !printers.includes(printerId)) printers.push(printerId)
+    return printers
   }
 
   /** received → submitting: the job's row, on disk (`durable()`) before a single byte goes to the printer. */
@@ -256,6 +286,9 @@ export class BuiltinLedger {
     this.bySeq.delete(job.seq)
     this.byId.delete(job.jobId)
     this.rowed.delete(job.seq)
+    if (!this.fromBacklog.delete(job.seq)) return
+    const backlog = this.backlogs.get(job.printerId)!
+    if (--backlog.queued === 0 && backlog.after >= backlog.upTo) this.backlogs.delete(job.printerId)
   }
 
   /** A finished job answers a repeat with its reports for a while; its payload is let go. */
@@ -279,36 +312,69 @@ export class BuiltinLedger {
     job.reports = all
   }
 
-  /** The received jobs, from the hub's rows; a job whose row says it ended is reported again. */
+  /**
+   * The received jobs, from the hub's rows: each printer's first backlog page now, the next ones as
+   * its queue runs low. A job resumed after a crash that the hub no longer holds (cancelled
+   * meanwhile) ends here.
+   */
   private rebuild(): void {
-    const held = this.hub.held()
-    // A job resumed after a crash that the hub no longer holds (cancelled meanwhile) ends here.
-    this.commits.write(() =>
-      this.db.run("UPDATE ledger_intents SET state = 'cancelled', updated_at = ? WHERE state = 'received' AND job_id NOT IN (SELECT value FROM json_each(?))", [this.now(), JSON.stringify(held.map((job) => job.jobId))]),
-    )
-    if (held.length === 0) return
-    const rows = new Map(
-      this.db
-        .query<IntentRow, [string]>('SELECT * FROM ledger_intents WHERE job_id IN (SELECT value FROM json_each(?))')
-        .all(JSON.stringify(held.map((job) => job.jobId)))
-        .map((row) => [row.job_id, row]),
-    )
-    for (const { jobId, printerId, messageId, receivedAt } of held) {
+    const resumed = this.db.query<IntentRow, []>("SELECT * FROM ledger_intents WHERE state = 'received'").all()
+    const gone = resumed.filter((row) => !this.hub.heldJob(row.job_id)).map((row) => row.seq)
+    if (gone.length > 0) {
+      this.commits.write(() => this.db.run("UPDATE ledger_intents SET state = 'cancelled', updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))", [this.now(), JSON.stringify(gone)]))
+    }
+    for (const [printerId, upTo] of this.hub.backlogEnds()) {
+      const backlog: Backlog = { after: 0, upTo, queued: 0 }
+      this.backlogs.set(printerId, backlog)
+      this.readBacklog(printerId, backlog)
+    }
+  }
+
+  /** A printer's next backlog page. */
+  private readBacklog(printerId: string, backlog: Backlog): void {
+    const held = this.hub.held(printerId, backlog.after, backlog.upTo, BACKLOG_PAGE)
+    backlog.after = held.length < BACKLOG_PAGE ? backlog.upTo : held.at(-1)!.order
+    this.adopt(printerId, backlog, held)
+    if (backlog.queued === 0 && backlog.after >= backlog.upTo) this.backlogs.delete(printerId)
+  }
+
+  /**
+   * A job of a backlog asked for before its page was read (sent again, or cancelled): read now, and
+   * queued after the backlog's jobs in memory.
+   */
+  private known(jobId: string): LedgerJob | undefined {
+    const job = this.byId.get(jobId)
+    if (job || this.backlogs.size === 0) return job
+    const held = this.hub.heldJob(jobId)
+    const backlog = held && this.backlogs.get(held.printerId)
+    if (!held || !backlog || held.order <= backlog.after || held.order > backlog.upTo) return undefined
+    this.adopt(held.printerId, backlog, [held])
+    return this.byId.get(jobId)
+  }
+
+  /** Held jobs into a printer's queue, after its backlog's others; one whose row says it ended is reported again instead. */
+  private adopt(printerId: string, backlog: Backlog, held: readonly HeldByHub[]): void {
+    const ids = held.filter((job) => !this.byId.has(job.jobId)).map((job) => job.jobId)
+    if (ids.length === 0) return
+    const rows = new Map(this.db.query<IntentRow, [string]>('SELECT * FROM ledger_intents WHERE job_id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)).map((row) => [row.job_id, row]))
+    const adopted: LedgerJob[] = []
+    for (const { jobId, messageId, receivedAt } of held) {
       if (this.byId.has(jobId)) continue
       const row = rows.get(jobId)
-      if (!row) {
-        this.hold({ seq: ++this.lastSeq, jobId, idempotencyKey: jobId, printerId, payload: null, sourceMessageId: messageId, state: 'received', receivedAt, recoveryCount: 0, reports: [] })
-        continue
-      }
-      const job = toJob(row)
+      const job: LedgerJob = row ? toJob(row) : { seq: ++this.lastSeq, jobId, idempotencyKey: jobId, printerId, payload: null, sourceMessageId: messageId, state: 'received', receivedAt, recoveryCount: 0, reports: [] }
       if (job.state === 'received') {
-        this.rowed.add(job.seq)
-        this.hold(job)
+        if (row) this.rowed.add(job.seq)
+        adopted.push(job)
+        this.bySeq.set(job.seq, job)
+        this.byId.set(job.jobId, job)
+        this.fromBacklog.add(job.seq)
       } else if ((LEDGER_STATE_SETS.finished as readonly LedgerState[]).includes(job.state)) {
         for (const frame of job.reports) this.frames.set(++this.lastFrame, frame)
         this.remember(job)
       }
     }
+    this.queueOf(printerId).splice(backlog.queued, 0, ...adopted)
+    backlog.queued += adopted.length
   }
 
   /**

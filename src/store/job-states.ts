@@ -51,6 +51,14 @@ export interface Attempt {
   movedNote: string | null
 }
 
+/** A job its agent holds (DELIVERED or PRINTING): its number orders a printer's jobs. */
+export interface HeldJob {
+  id: string
+  seq: number
+  attempt: number
+  dispatchedAt: number
+}
+
 export type CancelOutcome =
   | { kind: 'cancelled'; job: Job }
   | { kind: 'requested'; job: Job }
@@ -163,10 +171,29 @@ export class JobStates {
 
   /** The oldest jobs (at most `limit`) a printer's agent holds and has not reported finished. */
   withAgent(printerId: string, limit: number): string[] {
+    return this.heldPage(printerId, 0, Number.MAX_SAFE_INTEGER, limit).map((held) => held.id)
+  }
+
+  /** The jobs a printer's agent holds, oldest first, numbered after `after` up to `upTo`: at most `limit`. */
+  heldPage(printerId: string, after: number, upTo: number, limit: number): HeldJob[] {
     return this.db
-      .query<{ id: string }, [string, number]>(`SELECT id FROM jobs WHERE printer_id = ? AND ${stateIn(withAgent)} ORDER BY seq LIMIT ?`)
-      .all(printerId, limit)
-      .map((r) => r.id)
+      .query<HeldJob, [string, number, number, number]>(
+        `SELECT id, seq, attempt_count AS attempt, dispatched_at AS dispatchedAt FROM jobs INDEXED BY jobs_with_agent
+         WHERE printer_id = ? AND ${stateIn(withAgent)} AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+      )
+      .all(printerId, after, upTo, limit)
+  }
+
+  /** The number of the newest job a printer's agent holds. */
+  newestHeld(printerId: string): number | undefined {
+    return this.db.query<{ seq: number }, [string]>(`SELECT seq FROM jobs INDEXED BY jobs_with_agent WHERE printer_id = ? AND ${stateIn(withAgent)} ORDER BY seq DESC LIMIT 1`).get(printerId)?.seq
+  }
+
+  /** A job its agent holds, with its printer. */
+  held(id: string): (HeldJob & { printerId: string }) | undefined {
+    return this.db
+      .query<HeldJob & { printerId: string }, [string]>(`SELECT id, seq, attempt_count AS attempt, dispatched_at AS dispatchedAt, printer_id AS printerId FROM jobs WHERE id = ? AND ${stateIn(withAgent)}`)
+      .get(id) ?? undefined
   }
 
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {

@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { BuiltinLedger, type HeldByHub, KEPT_PAYLOADS_PER_PRINTER } from '../../src/agent/builtin-ledger.ts'
+import { BACKLOG_PAGE, BuiltinLedger, type HeldByHub, type HubRecords, KEPT_PAYLOADS_PER_PRINTER } from '../../src/agent/builtin-ledger.ts'
 import { marksFileOf } from '../../src/agent/hand-over-marks.ts'
 import { Ledger, type PrintJobPayload } from '../../src/agent/ledger.ts'
 import { GroupCommit } from '../../src/sqlite/group-commit.ts'
@@ -27,16 +27,29 @@ function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[] } {
   const commits = new GroupCommit(db, (error) => {
     throw error
   })
-  const ledger = new BuiltinLedger(db, commits, { held: () => [...hub.values()].map((job) => job.held), payload: (jobId) => hub.get(jobId)?.payload })
+  const ledger = new BuiltinLedger(db, commits, hubRecords())
   opened.push({ db, ledger })
   const uncertain = ledger.recover().map((job) => job.jobId)
   return { db, ledger, uncertain }
 }
 
+/** The hub's side of the records, read from `hub` (orders as sent). */
+function hubRecords(): HubRecords {
+  const held = () => [...hub.values()].map((job) => job.held)
+  return {
+    backlogEnds: () => new Map(held().map((job) => [job.printerId, job.order])),
+    held: (printerId, after, upTo, limit) => held().filter((job) => job.printerId === printerId && job.order > after && job.order <= upTo).slice(0, limit),
+    heldJob: (jobId) => hub.get(jobId)?.held,
+    payload: (jobId) => hub.get(jobId)?.payload,
+  }
+}
+
+let order = 0
+
 /** A job the hub sent and holds (DELIVERED once the agent has it). */
 function sent(printerId = 'p1'): PrintJobPayload {
   const payload = printJobPayload(printerId)
-  hub.set(payload.jobId, { held: { jobId: payload.jobId, printerId, messageId: `m.${payload.jobId}`, receivedAt: Date.now() }, payload })
+  hub.set(payload.jobId, { held: { jobId: payload.jobId, printerId, messageId: `m.${payload.jobId}`, receivedAt: Date.now(), order: ++order }, payload })
   return payload
 }
 
@@ -138,6 +151,82 @@ describe("the built-in agent's ledger", () => {
     expect(ledger.receive(waiting, `m.${waiting.jobId}`).kind).toBe('duplicate')
     expect(ledger.receive(ended, `m.${ended.jobId}`).kind).toBe('duplicate')
     expect(existsMarks()).toBe(true)
+  })
+
+  test('a start on a large backlog reads it a page at a time: every held job prints once, in order, before the jobs sent after the start', () => {
+    const first = open()
+    const backlog = Array.from({ length: 3 * BACKLOG_PAGE + 10 }, () => sent())
+    const other = Array.from({ length: 5 }, () => sent('p2'))
+    for (const job of [...backlog, ...other]) first.ledger.receive(job, `m.${job.jobId}`)
+    first.ledger.flushNow()
+    // The hub restarts: its agent holds what it held, a page of each printer in memory.
+    const { ledger } = open()
+    expect(ledger.receivedJobs().length).toBeLessThanOrEqual(BACKLOG_PAGE + other.length)
+    expect(ledger.printersWithWork().sort()).toEqual(['p1', 'p2'])
+    const printed: string[] = []
+    const printNext = () => {
+      const job = ledger.nextReceived('p1')
+      if (!job) return false
+      expect(job.payload).toEqual(hub.get(job.jobId)!.payload)
+      ledger.claim(job.seq)
+      ledger.finish(job.seq, 'complete', [`done:${job.jobId}`])
+      hub.delete(job.jobId)
+      printed.push(job.jobId)
+      return true
+    }
+    for (let i = 0; i < 100; i++) printNext()
+    // Sent after the start: it waits for the backlog.
+    const later = sent()
+    expect(ledger.receive(later, `m.${later.jobId}`).kind).toBe('new')
+    // At most a page and the rest of the one before it in memory.
+    while (printNext()) expect(ledger.receivedJobs().length).toBeLessThanOrEqual(2 * BACKLOG_PAGE + other.length + 1)
+    expect(printed).toEqual([...backlog, later].map((job) => job.jobId))
+    expect(ledger.nextReceived('p2')!.jobId).toBe(other[0]!.jobId)
+  })
+
+  test("a backlog job asked for before its page is read: a repeat is a duplicate, a cancel finds it, an end the hub did not record is reported when its page comes", () => {
+    const first = open()
+    const backlog = Array.from({ length: 2 * BACKLOG_PAGE }, () => sent())
+    for (const job of backlog) first.ledger.receive(job, `m.${job.jobId}`)
+    // The first ledger printed one deep in the queue (a job moved ahead) and the hub missed its end.
+    const deep = backlog[BACKLOG_PAGE + 20]!
+    first.ledger.claim(first.ledger.job(deep.jobId)!.seq)
+    first.ledger.finish(first.ledger.job(deep.jobId)!.seq, 'complete', ['frame:deep'])
+    first.ledger.flushNow()
+    const { ledger } = open()
+    expect(ledger.outbox(Number.MAX_SAFE_INTEGER)).toEqual([])
+    const [repeated, cancelled] = [backlog[BACKLOG_PAGE + 5]!, backlog[BACKLOG_PAGE + 6]!]
+    expect(ledger.receive(repeated, `m.${repeated.jobId}`).kind).toBe('duplicate')
+    const toCancel = ledger.job(cancelled.jobId)!
+    expect(toCancel.state).toBe('received')
+    expect(ledger.finish(toCancel.seq, 'cancel', ['frame:cancelled'])).toBe(true)
+    hub.delete(cancelled.jobId)
+    const printed: string[] = []
+    for (let job = ledger.nextReceived('p1'); job; job = ledger.nextReceived('p1')) {
+      ledger.claim(job.seq)
+      ledger.finish(job.seq, 'complete', [])
+      printed.push(job.jobId)
+    }
+    // Each once; the repeated one where it was asked for, the deep one not again but reported.
+    expect(printed.length).toBe(backlog.length - 2)
+    expect(new Set(printed).size).toBe(printed.length)
+    expect(printed).not.toContain(deep.jobId)
+    expect(printed).not.toContain(cancelled.jobId)
+    expect(ledger.outbox(Number.MAX_SAFE_INTEGER).map((r) => r.frame)).toEqual(['frame:cancelled', 'frame:deep'])
+  })
+
+  test('a job resumed after a crash that the hub no longer holds is cancelled, not printed', () => {
+    const first = open()
+    const job = sent()
+    first.ledger.receive(job, `m.${job.jobId}`)
+    first.ledger.claim(first.ledger.nextReceived('p1')!.seq)
+    first.ledger.flushNow()
+    hub.delete(job.jobId)
+    const { db, ledger, uncertain } = open()
+    expect(uncertain).toEqual([])
+    expect(ledger.nextReceived('p1')).toBeUndefined()
+    ledger.flushNow()
+    expect(rows(db)).toEqual([{ job_id: job.jobId, state: 'cancelled', recovery_count: 1 }])
   })
 
   test("an earlier version's rows are taken over: claimed and finished jobs become intents, received ones come back from the hub", () => {
