@@ -35,6 +35,8 @@ const SILENT = Log.silent().for('agent')
 export const CATALOG_POLL_MS = 1_000
 /** How long stopping waits for tickets being written (within systemd's 20 s stop timeout). */
 export const STOP_GRACE_MS = 10_000
+/** How long a printer's queue that stopped on an error waits before it starts again. */
+export const QUEUE_RESTART_MS = 1_000
 
 export interface AgentOptions {
   ledger: AgentLedger
@@ -274,7 +276,11 @@ export class Agent {
     if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
 
-  /** Runs a printer's queue: one job at a time, oldest first; printers run side by side. */
+  /**
+   * Runs a printer's queue: one job at a time, oldest first; printers run side by side. A queue that
+   * stops on an error (its ledger cannot be written: a full disk) starts again after a pause, not in
+   * a loop that would hold the process.
+   */
   private work(printerId: string): void {
     if (this.working.has(printerId)) return
     const run = (async () => {
@@ -286,11 +292,22 @@ export class Agent {
           this.log.error('a job failed unexpectedly', { job: job.jobId, printer: printerId, error: describeError(error) })
           this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
         }
+        // A job can end without waiting for anything (a printer that refuses at once): the process's
+        // other work (the API) runs between two jobs, or a long queue would hold it.
+        await new Promise((resolve) => setImmediate(resolve))
       }
-    })().finally(() => {
-      this.working.delete(printerId)
-      if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
-    })
+      return true
+    })()
+      .catch((error: unknown) => {
+        this.log.error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })
+        return false
+      })
+      .then((ended) => {
+        this.working.delete(printerId)
+        if (this.stopped) return
+        if (!ended) setTimeout(() => this.work(printerId), QUEUE_RESTART_MS).unref()
+        else if (this.options.ledger.nextReceived(printerId)) this.work(printerId)
+      })
     this.working.set(printerId, run)
   }
 
