@@ -51,6 +51,9 @@ const RECEIPT = {
   ],
 }
 
+/** How long a seeded job stays with its printer before it printed. */
+const HELD_FOR_MS = 10 * 60_000
+
 /** What the seeded jobs hold (the list reads no document): short, so that a million of them seed fast. */
 const SEED_DOCUMENT = {
   width: 80,
@@ -158,11 +161,15 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     const insertBatch = db.transaction((from: number, to: number) => {
       for (let i = from; i < to; i++) {
         const seq = firstSeq + i
-        // Round robin over the 8 states; a job left unfinished past its expiry is EXPIRED, as the
-        // hub would have left it (so only the last day's jobs are PENDING or DISPATCHING).
+        // Round robin over the 8 states, as a hub would have left them: a job left waiting past its
+        // expiry is EXPIRED (so only the last day's jobs are PENDING or DISPATCHING), and one its
+        // printer had for more than a few minutes was printed (a printer that cannot print fails its
+        // jobs back to the hub): COMPLETED. The hub's own agent holds the jobs its rows say it holds.
         const createdAt = firstCreatedAt + i * spacingMs
         const dealt = JOB_STATES[i % JOB_STATES.length]!
-        const state = (dealt === 'PENDING' || dealt === 'DISPATCHING') && createdAt + EXPIRES_IN_MS.default <= seededAt ? 'EXPIRED' : dealt
+        const waiting = dealt === 'PENDING' || dealt === 'DISPATCHING'
+        const held = dealt === 'DELIVERED' || dealt === 'PRINTING'
+        const state = waiting && createdAt + EXPIRES_IN_MS.default <= seededAt ? 'EXPIRED' : held && createdAt + HELD_FOR_MS <= seededAt ? 'COMPLETED' : dealt
         const failed = state === 'FAILED'
         const id = `job_${Bun.randomUUIDv7('hex', createdAt).replace(/-/g, '')}`
         insertJob.run(

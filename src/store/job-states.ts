@@ -178,7 +178,7 @@ export class JobStates {
   heldPage(printerId: string, after: number, upTo: number, limit: number): HeldJob[] {
     return this.db
       .query<HeldJob, [string, number, number, number]>(
-        `SELECT id, seq, attempt_count AS attempt, dispatched_at AS dispatchedAt FROM jobs INDEXED BY jobs_with_agent
+        `SELECT id, seq, attempt_count AS attempt, coalesce(dispatched_at, created_at) AS dispatchedAt FROM jobs INDEXED BY jobs_with_agent
          WHERE printer_id = ? AND ${stateIn(withAgent)} AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
       )
       .all(printerId, after, upTo, limit)
@@ -192,7 +192,7 @@ export class JobStates {
   /** A job its agent holds, with its printer. */
   held(id: string): (HeldJob & { printerId: string }) | undefined {
     return this.db
-      .query<HeldJob & { printerId: string }, [string]>(`SELECT id, seq, attempt_count AS attempt, dispatched_at AS dispatchedAt, printer_id AS printerId FROM jobs WHERE id = ? AND ${stateIn(withAgent)}`)
+      .query<HeldJob & { printerId: string }, [string]>(`SELECT id, seq, attempt_count AS attempt, coalesce(dispatched_at, created_at) AS dispatchedAt, printer_id AS printerId FROM jobs WHERE id = ? AND ${stateIn(withAgent)}`)
       .get(id) ?? undefined
   }
 
