@@ -11,13 +11,13 @@
 // What this saves against the ledger of a remote agent (ledger.ts), per job: the row with its
 // payload and its three indexes, the read of the next job, the outbox's rows (docs/performance.md).
 import type { Database } from 'bun:sqlite'
-import { fileOf } from '../sqlite/database.ts'
+import { fileOf, migrate } from '../sqlite/database.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { MarksRun } from './marks-run.ts'
 import { type LedgerJob, MAX_RESUMES, type PrintJobPayload, RETAINED_FINISHED_JOBS, type ReceiveOutcome } from './ledger.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
-import { migrate } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings } from './ledger-schema.ts'
+import { type IntentRow, toJob } from './ledger-rows.ts'
 
 /** A job the hub holds with this agent (DELIVERED or PRINTING), as the hub sent it. */
 export interface HeldByHub {
@@ -60,31 +60,6 @@ interface Backlog {
   /** How many of the backlog's jobs are in the queue (they are at its front, oldest first). */
   queued: number
 }
-
-interface IntentRow {
-  seq: number
-  job_id: string
-  idempotency_key: string
-  printer_id: string
-  source_message_id: string
-  state: LedgerState
-  received_at: number
-  recovery_count: number
-  reports: string | null
-}
-
-const toJob = (row: IntentRow, payload: PrintJobPayload | null = null): LedgerJob => ({
-  seq: row.seq,
-  jobId: row.job_id,
-  idempotencyKey: row.idempotency_key,
-  printerId: row.printer_id,
-  payload,
-  sourceMessageId: row.source_message_id,
-  state: row.state,
-  receivedAt: row.received_at,
-  recoveryCount: row.recovery_count,
-  reports: row.reports === null ? [] : (JSON.parse(row.reports) as string[]),
-})
 
 export class BuiltinLedger {
   /** Each printer's jobs in the order received: waiting, and the one being written at the head. */

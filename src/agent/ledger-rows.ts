@@ -19,13 +19,12 @@ export interface LedgerJob {
   reports: string[]
 }
 
-export interface JobRow {
+/** A job's row in the built-in agent's `ledger_intents`: a remote agent's row without its payload. */
+export interface IntentRow {
   seq: number
   job_id: string
   idempotency_key: string
   printer_id: string
-  payload: string | null
-  payload_sha256: string
   source_message_id: string
   state: LedgerState
   received_at: number
@@ -33,12 +32,17 @@ export interface JobRow {
   reports: string | null
 }
 
-export const toJob = (row: JobRow): LedgerJob => ({
+export interface JobRow extends IntentRow {
+  payload: string | null
+  payload_sha256: string
+}
+
+export const toJob = (row: IntentRow & { payload?: string | null }): LedgerJob => ({
   seq: row.seq,
   jobId: row.job_id,
   idempotencyKey: row.idempotency_key,
   printerId: row.printer_id,
-  payload: row.payload === null ? null : (JSON.parse(row.payload) as PrintJobPayload),
+  payload: row.payload == null ? null : (JSON.parse(row.payload) as PrintJobPayload),
   sourceMessageId: row.source_message_id,
   state: row.state,
   receivedAt: row.received_at,
