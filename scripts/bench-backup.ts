@@ -50,7 +50,10 @@ export async function backupSection(): Promise<SectionResult> {
     const archiveMb = statSync(archive).size / MB
     const restoreMs = await timed([...printhub, 'restore', archive, '--data', join(dir, 'restored')])
 
-    // The hub's way: a process of its own; this event loop only waits for its answer.
+    // The hub's way: a process of its own; this event loop only waits for its answer. It stands in
+    // for the hub's: the garbage of the sections before (the retention's, in this process) is
+    // collected first, so that its collection is not counted as the backup's.
+    Bun.gc(true)
     let last = performance.now()
     let longestGap = 0
     const ticker = setInterval(() => {
