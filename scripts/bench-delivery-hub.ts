@@ -115,7 +115,15 @@ export interface Breakdown {
  * The hub: latency at a steady rate to one printer, to its first byte and to COMPLETED. The hub's
  * timestamps are whole milliseconds; each is taken at the middle of its millisecond.
  */
-export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, spec: SteadySpec): Promise<SteadyResult & { breakdownMs: Breakdown }> {
+/** One of the slowest jobs to their first byte: when in the run it was sent, and when each step came after. */
+export interface SlowJob {
+  sentAfterS: number
+  createdMs?: number
+  receivedByAgentMs?: number
+  firstByteMs: number
+}
+
+export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, spec: SteadySpec): Promise<SteadyResult & { breakdownMs: Breakdown; slowest: SlowJob[] }> {
   const runId = `${spec.tag}-${Date.now().toString(36)}`
   const completed = new Map<string, Job>() // job ID -> the job as first seen COMPLETED
   const perfOfHubTime = (iso: string | null) => (iso === null ? undefined : Date.parse(iso) + 0.5 - wallOf(0))
@@ -150,7 +158,20 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
     completed: mean(completedAt.values),
   }
   for (const key of Object.keys(breakdownMs) as (keyof Breakdown)[]) breakdownMs[key] = round(breakdownMs[key], 2)
-  return { ...sinkSide.result, completedMs: summarize(completedAt.values), breakdownMs, errors: Math.max(firstByte.missing, completedAt.missing) }
+  // The tail: where the five slowest first bytes lost their time (a stall before the hub had the job, in its commit, or after).
+  const after = (i: number, at: number | undefined) => (at === undefined ? undefined : round(at - run.submitted[i]!.sentAt, 2))
+  const slowest = run.submitted
+    .map((_, i) => ({ i, firstByteAt: run.byIndex.get(i)?.firstByteAt }))
+    .filter(({ i, firstByteAt }) => i >= spec.warmupJobs && firstByteAt !== undefined)
+    .sort((a, b) => b.firstByteAt! - run.submitted[b.i]!.sentAt - (a.firstByteAt! - run.submitted[a.i]!.sentAt))
+    .slice(0, 5)
+    .map(({ i, firstByteAt }) => ({
+      sentAfterS: round((run.submitted[i]!.sentAt - run.submitted[spec.warmupJobs]!.sentAt) / 1000, 2),
+      createdMs: after(i, perfOfHubTime(jobOf(i)?.createdAt ?? null)),
+      receivedByAgentMs: after(i, perfOfHubTime(jobOf(i)?.receivedAt ?? null)),
+      firstByteMs: after(i, firstByteAt)!,
+    }))
+  return { ...sinkSide.result, completedMs: summarize(completedAt.values), breakdownMs, slowest, errors: Math.max(firstByte.missing, completedAt.missing) }
 }
 
 // ---- As fast as possible: throughput ----------------------------------------------------------

@@ -256,6 +256,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
     describeSteady('submit -> last byte', 'sink closed', steady.closedMs, steady),
     describeSteady('submit -> COMPLETED', "hub's timestamp", steady.completedMs!, steady),
     `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, stored by the agent ${ms(b.receivedByAgent)}, first byte ${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
+    `${'  the five slowest first bytes'.padEnd(30)} ${steady.slowest.map((j) => `${ms(j.firstByteMs)} at ${j.sentAfterS} s (created ${j.createdMs ?? '?'}, stored ${j.receivedByAgentMs ?? '?'})`).join('; ')}`,
     describeBurst('1 printer', onePrinter, 'all COMPLETED'),
     describeBurst('  yardstick: the guarantees', oneFloor, 'all COMPLETED'),
     describeBurst('4 printers', fourResult, 'all COMPLETED'),
