@@ -296,17 +296,22 @@ export class Agent {
         // other work (the API) runs between two jobs, or a long queue would hold it.
         await new Promise((resolve) => setImmediate(resolve))
       }
-      return true
     })()
+      .then(
+        () => {
+          this.working.delete(printerId)
+          // A job may have come in as the queue ended.
+          if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
+        },
+        (error: unknown) => {
+          this.working.delete(printerId)
+          throw error
+        },
+      )
       .catch((error: unknown) => {
-        this.log.error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })
-        return false
-      })
-      .then((ended) => {
-        this.working.delete(printerId)
         if (this.stopped) return
-        if (!ended) setTimeout(() => this.work(printerId), QUEUE_RESTART_MS).unref()
-        else if (this.options.ledger.nextReceived(printerId)) this.work(printerId)
+        this.log.error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })
+        setTimeout(() => this.stopped || this.work(printerId), QUEUE_RESTART_MS).unref()
       })
     this.working.set(printerId, run)
   }
