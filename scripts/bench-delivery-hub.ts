@@ -161,15 +161,15 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
   // The tail: where the five slowest first bytes lost their time (a stall before the hub had the job, in its commit, or after).
   const after = (i: number, at: number | undefined) => (at === undefined ? undefined : round(at - run.submitted[i]!.sentAt, 2))
   const slowest = run.submitted
-    .map((_, i) => ({ i, firstByteAt: run.byIndex.get(i)?.firstByteAt }))
-    .filter(({ i, firstByteAt }) => i >= spec.warmupJobs && firstByteAt !== undefined)
-    .sort((a, b) => b.firstByteAt! - run.submitted[b.i]!.sentAt - (a.firstByteAt! - run.submitted[a.i]!.sentAt))
+    .map((_, i) => ({ i, firstByteMs: i < spec.warmupJobs ? undefined : after(i, run.byIndex.get(i)?.firstByteAt) }))
+    .filter((job): job is { i: number; firstByteMs: number } => job.firstByteMs !== undefined)
+    .sort((a, b) => b.firstByteMs - a.firstByteMs)
     .slice(0, 5)
-    .map(({ i, firstByteAt }) => ({
+    .map(({ i, firstByteMs }) => ({
       sentAfterS: round((run.submitted[i]!.sentAt - run.submitted[spec.warmupJobs]!.sentAt) / 1000, 2),
       createdMs: after(i, perfOfHubTime(jobOf(i)?.createdAt ?? null)),
       receivedByAgentMs: after(i, perfOfHubTime(jobOf(i)?.receivedAt ?? null)),
-      firstByteMs: after(i, firstByteAt)!,
+      firstByteMs,
     }))
   return { ...sinkSide.result, completedMs: summarize(completedAt.values), breakdownMs, slowest, errors: Math.max(firstByte.missing, completedAt.missing) }
 }

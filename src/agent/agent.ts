@@ -297,17 +297,11 @@ export class Agent {
         await new Promise((resolve) => setImmediate(resolve))
       }
     })()
-      .then(
-        () => {
-          this.working.delete(printerId)
-          // A job may have come in as the queue ended.
-          if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
-        },
-        (error: unknown) => {
-          this.working.delete(printerId)
-          throw error
-        },
-      )
+      .finally(() => this.working.delete(printerId))
+      // A job may have come in as the queue ended.
+      .then(() => {
+        if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
+      })
       .catch((error: unknown) => {
         if (this.stopped) return
         this.log.error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })

@@ -293,10 +293,10 @@ export class BuiltinLedger {
    * meanwhile) ends here.
    */
   private rebuild(): void {
-    const resumed = this.db.query<IntentRow, []>("SELECT * FROM ledger_intents WHERE state = 'received'").all()
+    const resumed = this.db.query<IntentRow, []>(`SELECT * FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)}`).all()
     const gone = resumed.filter((row) => !this.hub.heldJob(row.job_id)).map((row) => row.seq)
     if (gone.length > 0) {
-      this.commits.write(() => this.db.run("UPDATE ledger_intents SET state = 'cancelled', updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))", [this.now(), JSON.stringify(gone)]))
+      this.commits.write(() => this.db.run('UPDATE ledger_intents SET state = ?, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))', [LEDGER_TRANSITIONS.cancel.to, this.now(), JSON.stringify(gone)]))
     }
     for (const [printerId, upTo] of this.hub.backlogEnds()) {
       const backlog: Backlog = { after: 0, upTo, queued: 0 }

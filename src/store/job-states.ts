@@ -51,6 +51,9 @@ export interface Attempt {
   movedNote: string | null
 }
 
+/** A held job's columns; its time is its dispatch's, or its creation's when its row has none (the column came in a later migration). */
+const HELD_COLUMNS = 'id, seq, attempt_count AS attempt, coalesce(dispatched_at, created_at) AS dispatchedAt'
+
 /** A job its agent holds (DELIVERED or PRINTING): its number orders a printer's jobs. */
 export interface HeldJob {
   id: string
@@ -178,7 +181,7 @@ export class JobStates {
   heldPage(printerId: string, after: number, upTo: number, limit: number): HeldJob[] {
     return this.db
       .query<HeldJob, [string, number, number, number]>(
-        `SELECT id, seq, attempt_count AS attempt, coalesce(dispatched_at, created_at) AS dispatchedAt FROM jobs INDEXED BY jobs_with_agent
+        `SELECT ${HELD_COLUMNS} FROM jobs INDEXED BY jobs_with_agent
          WHERE printer_id = ? AND ${stateIn(withAgent)} AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
       )
       .all(printerId, after, upTo, limit)
@@ -192,7 +195,7 @@ export class JobStates {
   /** A job its agent holds, with its printer. */
   held(id: string): (HeldJob & { printerId: string }) | undefined {
     return this.db
-      .query<HeldJob & { printerId: string }, [string]>(`SELECT id, seq, attempt_count AS attempt, coalesce(dispatched_at, created_at) AS dispatchedAt, printer_id AS printerId FROM jobs WHERE id = ? AND ${stateIn(withAgent)}`)
+      .query<HeldJob & { printerId: string }, [string]>(`SELECT ${HELD_COLUMNS}, printer_id AS printerId FROM jobs WHERE id = ? AND ${stateIn(withAgent)}`)
       .get(id) ?? undefined
   }
 

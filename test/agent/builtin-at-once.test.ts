@@ -36,7 +36,6 @@ beforeAll(async () => {
   world = await firstStartedStore()
   // The hub holds none of the pipe's jobs: each keeps its payload (a printer's first few do).
   ledger = new BuiltinLedger(world.store.db, world.store.commits, { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined })
-  ledger.recover()
   onDisk = new Database(join(world.dir, DATABASE_FILE), { readonly: true })
   const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?')
   pipe = await agentOverPipe({

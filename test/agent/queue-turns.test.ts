@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { QUEUE_RESTART_MS } from '../../src/agent/agent.ts'
-import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
+import { BuiltinLedger, type HeldByHub } from '../../src/agent/builtin-ledger.ts'
 import type { AgentLedger, PrintJobPayload } from '../../src/agent/ledger.ts'
 import { Log } from '../../src/platform/log.ts'
 import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
@@ -15,16 +15,35 @@ import { waitFor } from '../support/wait.ts'
 let world: TestStore
 let ledger: BuiltinLedger
 let pipe: AgentPipe | undefined
-const sent = new Map<string, PrintJobPayload>()
+/** The hub's side: the jobs it holds with the agent, in the order sent. */
+const held = new Map<string, HeldByHub & { payload: PrintJobPayload }>()
 const agentLog: string[] = []
+
+function hold(count: number): PrintJobPayload[] {
+  return Array.from({ length: count }, () => {
+    const payload = printJobPayload('p')
+    held.set(payload.jobId, { jobId: payload.jobId, printerId: 'p', messageId: `m.${payload.jobId}`, receivedAt: Date.now(), order: held.size + 1, payload })
+    return payload
+  })
+}
 
 beforeEach(async () => {
   world = await firstStartedStore()
-  // The hub's side: it holds every job it sent (a printer's first few keep their payload in memory, the others are read from it).
-  ledger = new BuiltinLedger(world.store.db, world.store.commits, { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: (jobId) => sent.get(jobId) })
-  ledger.recover()
+  held.clear()
   agentLog.length = 0
 })
+
+/** The ledger as the hub's start makes it, its backlog read from `held` (the agent's start recovers it). */
+function openLedger(): BuiltinLedger {
+  const all = () => [...held.values()]
+  ledger = new BuiltinLedger(world.store.db, world.store.commits, {
+    backlogEnds: () => new Map(all().map((job) => [job.printerId, job.order])),
+    held: (printerId, after, upTo, limit) => all().filter((job) => job.printerId === printerId && job.order > after && job.order <= upTo).slice(0, limit),
+    heldJob: (jobId) => held.get(jobId),
+    payload: (jobId) => held.get(jobId)?.payload,
+  })
+  return ledger
+}
 
 afterEach(async () => {
   await pipe?.stop()
@@ -45,19 +64,19 @@ async function start(agentLedger: AgentLedger, connection: string): Promise<Agen
   return pipe
 }
 
-test('a long queue to a printer that refuses each job at once lets a timer run before it has failed them all', async () => {
+test('a hub that starts holding a long queue for a printer that refuses each job at once runs its timers while the queue fails them', async () => {
+  const jobs = hold(300)
+  openLedger()
+  const finished = () => jobs.filter((job) => ledger.job(job.jobId)?.state === 'failed').length
+  // A timer that notes how many jobs had ended each time it ran: it must run in the middle of the queue, not only before and after.
+  const seen = new Set<number>()
+  const timer = setInterval(() => seen.add(finished()), 0)
   const agent = await start(ledger, 'virtual://off?mode=offline')
-  const jobs = Array.from({ length: 300 }, () => printJobPayload('p'))
-  for (const job of jobs) {
-    sent.set(job.jobId, job)
-    agent.printJob(job)
-  }
-  const failed = () => agent.heard.filter((report) => report.kind === 'failed').length
-  // A timer due at once: it runs between two jobs, not after the queue.
-  const seenByTimer = await new Promise<number>((resolve) => setTimeout(() => resolve(failed()), 0))
-  await waitFor(() => failed() === jobs.length, 20_000)
-  expect(seenByTimer).toBeLessThan(jobs.length)
-  // Each failed once, as offline.
+  await waitFor(() => finished() === jobs.length, 20_000)
+  clearInterval(timer)
+  expect([...seen].filter((n) => n > 0 && n < jobs.length).length).toBeGreaterThan(0)
+  // Each failed once, as offline, and told to the hub.
+  await waitFor(() => agent.heard.filter((report) => report.kind === 'failed').length === jobs.length, 20_000)
   expect(new Set(agent.heard.filter((report) => report.kind === 'failed').map((report) => report.jobId)).size).toBe(jobs.length)
 })
 
@@ -65,7 +84,7 @@ test("a queue whose ledger cannot be written stops, pauses, and starts again: it
   let refusals = 2
   let claims = 0
   // The ledger's writes fail twice (a full disk), then work.
-  const failing = new Proxy(ledger, {
+  const failing = new Proxy(openLedger(), {
     get(target, property) {
       if (property === 'claim')
         return (seq: number) => {
@@ -83,7 +102,7 @@ test("a queue whose ledger cannot be written stops, pauses, and starts again: it
     },
   })
   const agent = await start(failing, 'virtual://p')
-  const job = printJobPayload('p')
+  const [job] = hold(1) as [PrintJobPayload]
   const startedAt = performance.now()
   agent.printJob(job)
   await waitFor(() => agent.heardOf(job.jobId, 'completed') === 1, 10_000)
