@@ -50,6 +50,12 @@ export class BoundedMap<K, V> {
     this.total -= entry.bytes
   }
 
+  /** Keeps nothing any more. */
+  clear(): void {
+    this.entries.clear()
+    this.total = 0
+  }
+
   /** Bytes kept now. */
   get bytes(): number {
     return this.total

@@ -7,6 +7,7 @@ import { ApiKeys } from './api-keys.ts'
 import { HUB_SCHEMA, openHubDatabase } from './database.ts'
 import { enableIncrementalVacuum } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
+import { changeStamp } from '../sqlite/change-stamp.ts'
 import { JobStates } from './job-states.ts'
 import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
@@ -135,6 +136,14 @@ export class Store {
   enableIncrementalVacuum(): boolean {
     this.commits.commit()
     return enableIncrementalVacuum(this.db)
+  }
+
+  /**
+   * A mark that moves whenever any stored row may have changed, by this process or another;
+   * undefined while a change is open. What is read under one mark may be kept until it moves.
+   */
+  changeStamp(): string | undefined {
+    return changeStamp(this.db)
   }
 
   /** Runs `work` as one transaction that takes the write lock at once (first-start set-up). */

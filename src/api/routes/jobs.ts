@@ -5,6 +5,7 @@ import { cancelledJob, projectJob, reprintedJob, submittedJob } from '../../http
 import { readValidBody } from '../../http/json-body.ts'
 import { onShare, type QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
+import { UnchangedAnswers } from '../../http/unchanged-answers.ts'
 import type { CreateJobResponse, Job, JobDetailResponse, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
 import { createJobRule, reprintJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
@@ -17,6 +18,8 @@ const JOBS_PATH = '/v1/projects/:projectId/jobs'
 const REPRINT_BODY_BYTES = 4_096
 
 export function jobRoutes({ store, jobs, submissions }: ApiContext) {
+  // The newest jobs, asked again and again by pollers: answered with the same bytes until a row changes.
+  const newestPages = new UnchangedAnswers()
   return new Elysia()
     .post(
       JOBS_PATH,
@@ -41,10 +44,13 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(JOBS_PATH, ({ request, params }): ListJobsResponse | PagedJobsResponse => {
+    .get(JOBS_PATH, ({ request, params }): ListJobsResponse | PagedJobsResponse | Response => {
       const key = authenticate(store, request, params.projectId, 'jobs:read')
       const asked = readJobListRequest(request.url)
-      if (asked.specified) return { jobs: store.jobs.newest(params.projectId, asked.query.state), keyPrefix: key.keyPrefix }
+      if (asked.specified) {
+        const { state } = asked.query
+        return newestPages.json(store.changeStamp(), `${params.projectId} ${state ?? ''} ${key.keyPrefix}`, (): ListJobsResponse => ({ jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }))
+      }
       const { printer, ...query } = asked.query
       // A printer by its name or record ID; a name no printer has now still finds a removed one's jobs by its record ID.
       const printerId = printer === undefined ? undefined : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
