@@ -323,7 +323,7 @@ export async function apiSection(info: Machine): Promise<SectionResult> {
   const floorRatio = submitYardstick.rate / health.rate
   const checks: Check[] = [
     { name: `submissions / health (yardstick ${round(floorRatio * 100)}%)`, value: round(ratio * 100), unit: '%', target: `>= ${TARGETS.submitToHealthRatio * 100}%`, pass: ratio >= TARGETS.submitToHealthRatio },
-    { name: 'submit p99', value: round(submit.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.submitP99Ms} ms`, pass: submit.latencyMs.p99 < TARGETS.submitP99Ms },
+    { name: `submit p99 (yardstick ${ms(submitYardstick.latencyMs.p99)})`, value: round(submit.latencyMs.p99, 2), unit: ' ms', target: `< ${TARGETS.submitP99Ms} ms`, pass: submit.latencyMs.p99 < TARGETS.submitP99Ms },
     { name: 'submit errors (non-202)', value: submit.errors, unit: '', target: '0', pass: submit.errors === 0 },
     {
       name: `list p99 (${SEED.jobs.toLocaleString('en')} jobs; read anew ${ms(anewAll.latencyMs.p99)}, yardstick ${ms(floor.all.latencyMs.p99)})`,

@@ -102,17 +102,20 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
  * hub's INSERTs and state changes, the guarantees' flushes and the status asked before each job)
  * over a copy of a hub's database, warmed up and loaded as the hub was, to a sink of its own.
  */
-async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<{ burst: BurstResult; cpuUsPerJob: number }> {
+async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<{ steady: SteadyResult; burst: BurstResult; cpuUsPerJob: number }> {
   const sink = newSink('floor')
   try {
     return await withYardstick(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)], 'delivery', async (url, pid) => {
       const api = { url: url.replace(/\/$/, ''), projectId, apiKey: 'none' }
+      // Its first bytes at the steady rate first, as the hub's: the floor of the first byte's tail
+      // with the same flushes on the way, on this machine in this minute.
+      const steady = await hubSteady(api, recordId, sink, { ...DELIVERY.steady, tag: 'floorlat' })
       const printers = [{ printerId: recordId, sink }]
       const warmup = await hubBurst(api, printers, DELIVERY.warmup)
       if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
       const cpuBefore = cpuMs(pid)
       const burst = await hubBurst(api, printers, DELIVERY.onePrinter)
-      return { burst, cpuUsPerJob: ((cpuMs(pid) - cpuBefore) * 1000) / burst.jobs }
+      return { steady, burst, cpuUsPerJob: ((cpuMs(pid) - cpuBefore) * 1000) / burst.jobs }
     })
   } finally {
     sink.stop()
@@ -161,7 +164,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   await run.stop()
 
   console.log(`delivery throughput, the yardstick: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
-  let floor: { burst: BurstResult; cpuUsPerJob: number }
+  let floor: { steady: SteadyResult; burst: BurstResult; cpuUsPerJob: number }
   try {
     floor = await deliveryFloor(floorCopy, floorPrinter, run.api.projectId)
   } finally {
@@ -169,6 +172,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   }
   const oneFloor = floor.burst
   failIfErrors('the one-printer yardstick', oneFloor)
+  failIfErrors('the yardstick at a steady rate', floor.steady)
 
   console.log(`delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 printers, ${DELIVERY.fourPrinters.concurrency} clients...`)
   run = await deliveryHub(['p1', 'p2', 'p3', 'p4'])
@@ -217,7 +221,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       pass: p50TimesLower >= DELIVERY_TARGETS.firstByteP50TimesLower,
     },
     {
-      name: `first byte p99 at ${s.ratePerSecond} jobs/s`,
+      name: `first byte p99 at ${s.ratePerSecond} jobs/s (yardstick ${ms(floor.steady.firstByteMs.p99)})`,
       value: round(steady.firstByteMs.p99, 2),
       unit: ' ms',
       target: `< ${DELIVERY_TARGETS.firstByteP99Ms} ms`,
@@ -253,6 +257,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   const report = [
     `delivery on ${info.cpus} CPUs: each run on a fresh hub as its own process (built-in agent, tcp:// printers); sinks and clients in the bench process`,
     describeSteady('submit -> first byte', 'at the sink', steady.firstByteMs, steady),
+    describeSteady('  yardstick: the guarantees', 'at the sink', floor.steady.firstByteMs, floor.steady),
     describeSteady('submit -> last byte', 'sink closed', steady.closedMs, steady),
     describeSteady('submit -> COMPLETED', "hub's timestamp", steady.completedMs!, steady),
     `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, stored by the agent ${ms(b.receivedByAgent)}, first byte ${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
@@ -273,6 +278,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       steady,
       onePrinter,
       onePrinterYardstick: oneFloor,
+      steadyYardstick: floor.steady,
       fourPrinters: fourResult,
       hubRssMb: round(hubRssMb),
       cpuUsPerJob: { onePrinter: Math.round(oneCpuUsPerJob), fourPrinters: Math.round(fourCpuUsPerJob), onePrinterYardstick: Math.round(floor.cpuUsPerJob) },
