@@ -33,20 +33,28 @@ export interface JobPage {
 
 type Value = string | number
 
-/** The index walk of a page: the sequence numbers of candidates, newest first, at most `window`. */
-function driver(query: JobQuery, before: number, window: number): { sql: string; values: Value[] } {
+/**
+ * The index a page walks: where its candidates are (`source`, their sequence number `seq`) and
+ * which of them (`where`, ending with their position before `before`).
+ */
+interface Driver {
+  source: string
+  seq: string
+  where: string
+  values: Value[]
+}
+
+function driver(query: JobQuery, before: number): Driver {
   const [entry] = query.metadata ?? []
-  if (entry) {
-    return {
-      sql: 'SELECT job_seq FROM job_metadata WHERE project_id = ? AND key = ? AND value = ? AND job_seq < ? ORDER BY job_seq DESC LIMIT ?',
-      values: [query.projectId, entry[0], entry[1], before, window],
-    }
-  }
-  if (query.printerId !== undefined) return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_by_printer WHERE printer_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.printerId, before, window] }
-  if (query.state !== undefined) {
-    return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_newest_by_state WHERE project_id = ? AND state = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.projectId, query.state, before, window] }
-  }
-  return { sql: 'SELECT seq FROM jobs INDEXED BY jobs_newest WHERE project_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', values: [query.projectId, before, window] }
+  if (entry) return { source: 'job_metadata', seq: 'job_seq', where: 'project_id = ? AND key = ? AND value = ? AND job_seq < ?', values: [query.projectId, entry[0], entry[1], before] }
+  if (query.printerId !== undefined) return { source: 'jobs INDEXED BY jobs_by_printer', seq: 'seq', where: 'printer_id = ? AND seq < ?', values: [query.printerId, before] }
+  if (query.state !== undefined) return { source: 'jobs INDEXED BY jobs_newest_by_state', seq: 'seq', where: 'project_id = ? AND state = ? AND seq < ?', values: [query.projectId, query.state, before] }
+  return { source: 'jobs INDEXED BY jobs_newest', seq: 'seq', where: 'project_id = ? AND seq < ?', values: [query.projectId, before] }
+}
+
+/** The walk itself: the sequence numbers of candidates, newest first, at most `window`. */
+function walk({ source, seq, where, values }: Driver, window: number): { sql: string; values: Value[] } {
+  return { sql: `SELECT ${seq} FROM ${source} WHERE ${where} ORDER BY ${seq} DESC LIMIT ?`, values: [...values, window] }
 }
 
 /** Every condition of the query, on a job row (the driver's own among them: cheap, and exact). */
@@ -77,18 +85,22 @@ function driverIsExact(query: JobQuery): boolean {
 /** The newest `limit` jobs matching `query`, older than `query.before` if given. */
 export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
   const before = query.before ?? Number.MAX_SAFE_INTEGER
-  // Where every job the driver finds matches, a page reads one more than it shows, not the window.
-  const exact = driverIsExact(query)
-  const walk = driver(query, before, exact ? limit + 1 : window)
+  const drive = driver(query, before)
+  // Where every job the driver finds matches, a page is read along its index: one more job than it
+  // shows, nothing else looked up.
+  if (driverIsExact(query)) {
+    const rows = db.query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM ${drive.source} WHERE ${drive.where} ORDER BY seq DESC LIMIT ?`).all(...drive.values, limit + 1)
+    return rows.length > limit ? { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq } : { jobs: rows.map(toJob), next: null }
+  }
+  const candidates = walk(drive, window)
   const match = conditions(query)
   const rows = db
-    .query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE seq IN (${walk.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`)
-    .all(...walk.values, ...match.values, limit + 1)
+    .query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`)
+    .all(...candidates.values, ...match.values, limit + 1)
   if (rows.length > limit) return { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq }
-  if (exact) return { jobs: rows.map(toJob), next: null }
   // Whether the walk stopped at its window rather than at the end of the index: one entry more
   // tells. Then the next page goes on from the window's last entry.
-  const beyond = driver(query, before, window + 1)
+  const beyond = walk(drive, window + 1)
   const span = db
     .query<{ n: number; last: number | null }, Value[]>(`WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n, (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`)
     .get(...beyond.values)!

@@ -116,5 +116,8 @@ describe('job pages', () => {
     expect(plan({ state: 'PENDING', createdAfter: 0 }).join('\n')).toContain('SEARCH jobs USING COVERING INDEX jobs_newest_by_state (project_id=? AND state=? AND seq<?)')
     expect(plan({ createdBefore: 0 }).join('\n')).toContain('SEARCH jobs USING COVERING INDEX jobs_newest (project_id=? AND seq<?)')
     for (const query of [{}, { state: 'FAILED' as const }, { createdAfter: 0 }, { metadata: [['a', 'b']] as [string, string][] }]) expect(plan(query).some((step) => /^SCAN jobs\b/.test(step))).toBe(false)
+    // A page the index holds exactly is read along it, in its order: one statement, no candidates looked up, nothing sorted.
+    expect(plan({})).toEqual(['SEARCH jobs USING INDEX jobs_newest (project_id=? AND seq<?)'])
+    expect(plan({ state: 'FAILED' })).toEqual(['SEARCH jobs USING INDEX jobs_newest_by_state (project_id=? AND state=? AND seq<?)'])
   })
 })
