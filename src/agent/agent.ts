@@ -324,6 +324,8 @@ export class Agent {
       if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
       throw error
     }
+    // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
+    await this.status.asked(printer.id)
     // Registered before the printer is reached: stopping the agent stops that too.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)

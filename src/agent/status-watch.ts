@@ -13,7 +13,8 @@ const FAILURE_STATES: Partial<Record<FailureCode, PrinterState>> = { 'printer.pa
 
 export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
-  private readonly asking = new Set<string>()
+  /** The asks on their way, by printer: each settles once its connection is closed. */
+  private readonly asking = new Map<string, Promise<void>>()
   private timer: Timer | undefined
   private round: (which?: (printer: ServedPrinter) => boolean) => void = () => {}
   private stopped = false
@@ -39,7 +40,7 @@ export class StatusWatch {
   /** Starts asking, every interval, the printers `printers()` lists that `busy` does not say are printing. */
   start(printers: () => Iterable<ServedPrinter>, busy: (printerId: string) => boolean): void {
     this.round = (which = () => true) => {
-      for (const printer of printers()) if (which(printer) && !busy(printer.id) && !this.asking.has(printer.id)) void this.ask(printer)
+      for (const printer of printers()) if (which(printer) && !busy(printer.id) && !this.asking.has(printer.id)) this.ask(printer)
     }
     this.round()
     this.timer = setInterval(() => this.round(), this.intervalMs)
@@ -63,16 +64,27 @@ export class StatusWatch {
     else if (FAILURE_STATES[failureCode]) this.set(printerId, FAILURE_STATES[failureCode])
   }
 
-  private async ask(printer: ServedPrinter): Promise<void> {
+  /**
+   * Settles once the watch's ask of the printer, if one is on its way, is over and its connection
+   * closed; undefined when none is. A job waits for it before reaching the printer: some printers
+   * take one connection at a time, and a job's connection beside the watch's could stall or be
+   * refused.
+   */
+  asked(printerId: string): Promise<void> | undefined {
+    return this.asking.get(printerId)
+  }
+
+  private ask(printer: ServedPrinter): void {
     const parsed = printer.parsed
     const asked = parsed.ok ? readStatus(parsed.connection, this.transports, printer) : undefined
     if (!asked) return
-    this.asking.add(printer.id)
-    try {
-      this.set(printer.id, await asked)
-    } finally {
-      this.asking.delete(printer.id)
-    }
+    const done = asked.then(
+      (state) => this.set(printer.id, state),
+      // An ask that fails has told nothing; the next round asks again.
+      () => {},
+    )
+    this.asking.set(printer.id, done)
+    void done.finally(() => this.asking.delete(printer.id))
   }
 
   private set(printerId: string, state: PrinterState): void {
