@@ -13,8 +13,12 @@ export interface Issue {
 export type JsonSchema = { [keyword: string]: unknown }
 
 export interface Rule<T> {
-  /** Appends what is wrong with `value` to `issues`; appends nothing when it is a valid T. */
-  check(value: unknown, path: string, issues: Issue[]): void
+  /**
+   * Appends what is wrong with `value` to `issues`; appends nothing when it is a valid T. `without`
+   * names a field an object's own rule does not know and leaves to the rule around it (a tagged
+   * union's discriminator, checked there).
+   */
+  check(value: unknown, path: string, issues: Issue[], without?: string): void
   /**
    * The same rule as JSON Schema, as far as JSON Schema can say it (refinements such as check
    * digits, and well-formed Unicode, are the rule's alone).
@@ -116,8 +120,8 @@ export function optional<T>(rule: Rule<T>): Rule<T | undefined> & { readonly opt
 export function nullable<T>(rule: Rule<T>): Rule<T | null> {
   return {
     schema: { anyOf: [rule.schema, { type: 'null' }] },
-    check(value, path, issues) {
-      if (value !== null) rule.check(value, path, issues)
+    check(value, path, issues, without) {
+      if (value !== null) rule.check(value, path, issues, without)
     },
   }
 }
@@ -156,7 +160,7 @@ export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
   const required = keys.filter((key) => !shape[key]!.optional)
   return {
     schema: { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, shape[key]!.schema])), ...(required.length > 0 ? { required } : {}), additionalProperties: false },
-    check(value, path, issues) {
+    check(value, path, issues, without) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       for (const key of keys) {
         const rule = shape[key]!
@@ -167,7 +171,7 @@ export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
         rule.check(value[key], join(path, key), issues)
       }
       for (const key of Object.keys(value)) {
-        if (!Object.hasOwn(shape, key)) push(issues, join(path, key), 'is not an allowed field')
+        if (key !== without && !Object.hasOwn(shape, key)) push(issues, join(path, key), 'is not an allowed field')
       }
     },
   }
@@ -217,8 +221,8 @@ function discriminated(discriminator: string, variants: Variants, strip: boolean
       const tag = value[discriminator]
       const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag]! : undefined
       if (!variant) return push(issues, join(path, discriminator), `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`)
-      const { [discriminator]: _tag, ...rest } = value
-      variant.check(strip ? rest : value, path, issues)
+      // A stripped variant checks the value as it is, told that the discriminator is not its own field.
+      variant.check(value, path, issues, strip ? discriminator : undefined)
     },
   }
 }
@@ -241,9 +245,9 @@ export function refine<T>(base: Rule<T>, extra: (value: T) => string | Issue[] |
   return {
     optional: base.optional,
     schema: base.schema,
-    check(value, path, issues) {
+    check(value, path, issues, without) {
       const before = issues.length
-      base.check(value, path, issues)
+      base.check(value, path, issues, without)
       if (issues.length !== before) return
       const found = extra(value as T)
       if (typeof found === 'string') push(issues, path, found)
