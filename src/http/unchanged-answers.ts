@@ -27,11 +27,12 @@ export class UnchangedAnswers {
    * open) makes it afresh and keeps nothing.
    */
   json(stamp: string | undefined, key: string, make: () => unknown): Response {
-    if (stamp === undefined || stamp !== this.stamp) {
+    // A new stamp, or none (a change is open): nothing kept before is used again.
+    if (stamp !== this.stamp) {
       this.kept.clear()
       this.stamp = stamp
     }
-    let body = stamp === undefined ? undefined : this.kept.get(key)
+    let body = this.kept.get(key)
     if (!body) {
       // A Blob, not bytes: each answer shares it, where an array of bytes would be copied into every one.
       body = new Blob([JSON.stringify(make())])

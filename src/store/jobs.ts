@@ -127,10 +127,7 @@ export const KEPT_DOCUMENT_BYTES = 4 * 1024 * 1024
 
 /** The newest jobs of a project, newest first, optionally of one state: the job list's page. */
 export function newestJobs(db: Database, projectId: string, state?: JobState): Job[] {
-  const rows = state
-    ? db.query<JobRow, [string, string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT ?`).all(projectId, state, JOB_LIST_LIMIT)
-    : db.query<JobRow, [string, number]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT ?`).all(projectId, JOB_LIST_LIMIT)
-  return rows.map(toJob)
+  return jobPage(db, state ? { projectId, state } : { projectId }, JOB_LIST_LIMIT).jobs
 }
 
 /** Reads and creates jobs. */
