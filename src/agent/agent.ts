@@ -159,7 +159,7 @@ export class Agent {
           failures = 0
           this.onReady(connection).catch((error) => this.log.warn('could not resume with the hub', { error: describeError(error) }))
         },
-        frame: (_, message) => this.onFrame(connection, message),
+        frame: (_, message, size) => this.onFrame(connection, message, size),
       })
       this.connection = connection
       await connection.open(this.options.connector)
@@ -203,10 +203,10 @@ export class Agent {
     this.sendInventory(connection)
   }
 
-  private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void {
+  private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>, size: number): void {
     switch (message.type) {
       case 'server.print_job':
-        return void this.receive(connection, message.payload, message.messageId).catch((error) => this.log.error('a job could not be stored', { job: message.payload.jobId, error: describeError(error) }))
+        return void this.receive(connection, message.payload, message.messageId, size).catch((error) => this.log.error('a job could not be stored', { job: message.payload.jobId, error: describeError(error) }))
       case 'server.cancel_job':
         return this.cancel(message.payload.jobId)
       case 'server.request_printer_inventory':
@@ -244,8 +244,8 @@ export class Agent {
 
   // ---- Jobs ----
 
-  private async receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string): Promise<void> {
-    const outcome = this.options.ledger.receive(payload, messageId)
+  private async receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string, size: number): Promise<void> {
+    const outcome = this.options.ledger.receive(payload, messageId, size)
     if (outcome.kind === 'conflict') {
       // The reference answers nothing: the hub's acknowledgement timeout decides.
       this.log.warn(`job refused: ${outcome.reason}`, { job: payload.jobId, printer: payload.printerId })

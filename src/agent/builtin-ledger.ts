@@ -41,8 +41,14 @@ export interface HubRecords {
   payload(jobId: string): PrintJobPayload | undefined
 }
 
-/** Received jobs of a printer whose payloads stay in memory; the others' are read from the hub at their turn. */
+/**
+ * Received jobs' payloads stay in memory: each printer's first this many, and beyond them as many
+ * as KEPT_PAYLOAD_BYTES of their frames' text allow (a burst to one printer is printed without
+ * reading its documents back). The others' are read from the hub at their turn.
+ */
 export const KEPT_PAYLOADS_PER_PRINTER = 16
+/** The text of the frames whose payloads are kept beyond each printer's first ones, at most (the hub keeps as many bytes of new jobs' documents: store/jobs.ts). */
+export const KEPT_PAYLOAD_BYTES = 4 * 1024 * 1024
 /** Held jobs of a printer read from the hub at once (at least the hub's resync of a printer, 256: see dispatcher.ts). */
 export const BACKLOG_PAGE = 256
 /** A printer's next backlog page is read when fewer of its backlog's jobs than this are in memory. */
@@ -74,6 +80,9 @@ export class BuiltinLedger {
   /** Each printer's backlog, while some of it is in the hub only or in the queue; the jobs from it. */
   private readonly backlogs = new Map<string, Backlog>()
   private readonly fromBacklog = new Set<number>()
+  /** The frames' lengths of the payloads kept beyond each printer's first ones, by job number; their sum. */
+  private readonly keptSizes = new Map<number, number>()
+  private keptBytes = 0
   private lastFrame = 0
   private lastSeq: number
   private finishedSinceForget = 0
@@ -117,13 +126,17 @@ export class BuiltinLedger {
 
   // ---- Jobs ----
 
-  /** The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat is a duplicate. */
-  receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
+  /**
+   * The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat
+   * is a duplicate. `size`: the length of the frame it came in (a payload of no size given is kept
+   * only among its printer's first ones).
+   */
+  receive(payload: PrintJobPayload, messageId: string, size?: number): ReceiveOutcome {
     const known = this.known(payload.jobId)
     if (known) return known.idempotencyKey === payload.idempotencyKey ? { kind: 'duplicate', job: known } : { kind: 'conflict', reason: 'job ID known with another idempotency key' }
-    const queue = this.queueOf(payload.printerId)
-    const kept = queue.length < KEPT_PAYLOADS_PER_PRINTER
-    const job: LedgerJob = { seq: ++this.lastSeq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload: kept ? payload : null, sourceMessageId: messageId, state: 'received', receivedAt: this.now(), recoveryCount: 0, reports: [] }
+    const seq = ++this.lastSeq
+    const kept = this.queueOf(payload.printerId).length < KEPT_PAYLOADS_PER_PRINTER || this.keepBeyond(seq, size)
+    const job: LedgerJob = { seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload: kept ? payload : null, sourceMessageId: messageId, state: 'received', receivedAt: this.now(), recoveryCount: 0, reports: [] }
     this.hold(job)
     return { kind: 'new', job: kept ? job : { ...job, payload } }
   }
@@ -253,8 +266,21 @@ export class BuiltinLedger {
     this.byId.set(job.jobId, job)
   }
 
+  /** Whether a payload beyond its printer's first ones fits in what is kept. */
+  private keepBeyond(seq: number, size: number | undefined): boolean {
+    if (size === undefined || this.keptBytes + size > KEPT_PAYLOAD_BYTES) return false
+    this.keptSizes.set(seq, size)
+    this.keptBytes += size
+    return true
+  }
+
   /** The job leaves its printer's queue (finished, or no longer the hub's). */
   private release(job: LedgerJob): void {
+    const size = this.keptSizes.get(job.seq)
+    if (size !== undefined) {
+      this.keptSizes.delete(job.seq)
+      this.keptBytes -= size
+    }
     const queue = this.queues.get(job.printerId)
     const at = queue ? queue.indexOf(job) : -1
     if (at >= 0) queue!.splice(at, 1)

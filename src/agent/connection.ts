@@ -40,7 +40,8 @@ export interface Ending {
 export interface ConnectionEvents {
   /** After server.hello: the connection carries jobs now. */
   ready(connection: AgentConnection): void
-  frame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>): void
+  /** `size`: the length of the frame's text. */
+  frame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>, size: number): void
 }
 
 const authFrameRule = union('type', { 'auth.challenge': authChallengeRule, 'auth.accepted': authAcceptedRule, 'auth.rejected': authRejectedRule })
@@ -158,7 +159,7 @@ export class AgentConnection {
       case 'server.disconnect':
         return this.end({ reason: `the hub disconnected: ${message.payload.code}`, reconnect: message.payload.reconnect, retryAfterMs: message.payload.retryAfterMs }, 1000)
       default:
-        this.events.frame(this, message)
+        this.events.frame(this, message, data.length)
     }
   }
 

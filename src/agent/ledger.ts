@@ -176,9 +176,10 @@ export class Ledger {
 
   /**
    * Stores a delivered job, or says why it is a duplicate or a conflict. It is acknowledged only
-   * once `durable()` settles.
+   * once `durable()` settles. (`_size`, the length of the frame it came in, is for a ledger that
+   * keeps payloads in memory: this one stores them.)
    */
-  receive(payload: PrintJobPayload, messageId: string): ReceiveOutcome {
+  receive(payload: PrintJobPayload, messageId: string, _size?: number): ReceiveOutcome {
     // Stored as its canonical text, the text its hash is of: serialised once.
     const text = canonicalJson(payload)
     const hash = sha256(text)

@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { BACKLOG_PAGE, BuiltinLedger, type HeldByHub, type HubRecords, KEPT_PAYLOADS_PER_PRINTER } from '../../src/agent/builtin-ledger.ts'
+import { BACKLOG_PAGE, BuiltinLedger, type HeldByHub, type HubRecords, KEPT_PAYLOAD_BYTES, KEPT_PAYLOADS_PER_PRINTER } from '../../src/agent/builtin-ledger.ts'
 import { marksFileOf } from '../../src/agent/hand-over-marks.ts'
 import { Ledger, type PrintJobPayload } from '../../src/agent/ledger.ts'
 import { GroupCommit } from '../../src/sqlite/group-commit.ts'
@@ -17,6 +17,8 @@ let dir: string
 const opened: { db: Database; ledger: BuiltinLedger }[] = []
 /** The hub's side: the jobs it holds with the agent, and their payloads. */
 let hub: Map<string, { held: HeldByHub; payload: PrintJobPayload }>
+/** The jobs whose payloads the ledger read from the hub. */
+let payloadsRead: string[] = []
 
 const file = () => join(dir, 'hub.db')
 
@@ -40,7 +42,10 @@ function hubRecords(): HubRecords {
     backlogEnds: () => new Map(held().map((job) => [job.printerId, job.order])),
     held: (printerId, after, upTo, limit) => held().filter((job) => job.printerId === printerId && job.order > after && job.order <= upTo).slice(0, limit),
     heldJob: (jobId) => hub.get(jobId)?.held,
-    payload: (jobId) => hub.get(jobId)?.payload,
+    payload: (jobId) => {
+      payloadsRead.push(jobId)
+      return hub.get(jobId)?.payload
+    },
   }
 }
 
@@ -58,6 +63,7 @@ const rows = (db: Database) => db.query<{ job_id: string; state: string; recover
 beforeEach(() => {
   dir = tempDir()
   hub = new Map()
+  payloadsRead = []
 })
 
 afterEach(() => {
@@ -116,6 +122,47 @@ describe("the built-in agent's ledger", () => {
       printed.push(job.jobId)
     }
     expect(printed).toEqual(jobs.filter((_, i) => i !== KEPT_PAYLOADS_PER_PRINTER).map((job) => job.jobId))
+  })
+
+  test("beyond a printer's first jobs, payloads are kept as long as their frames' text fits in the bound; a finished job's bytes make room again", () => {
+    const { ledger } = open()
+    const size = KEPT_PAYLOAD_BYTES / 4
+    const first = Array.from({ length: KEPT_PAYLOADS_PER_PRINTER }, () => sent())
+    for (const job of first) ledger.receive(job, `m.${job.jobId}`, size)
+    // Four more fit; the fifth does not, nor does one of no size given (another printer's floor is its own).
+    const beyond = Array.from({ length: 5 }, () => sent())
+    const outcomes = beyond.map((job) => ledger.receive(job, `m.${job.jobId}`, size))
+    expect(outcomes.map((outcome) => outcome.kind === 'new' && outcome.job.payload !== null)).toEqual([true, true, true, true, true])
+    const keptOf = () => new Map(ledger.receivedJobs().map((job) => [job.jobId, job.payload !== null]))
+    expect(beyond.map((job) => keptOf().get(job.jobId))).toEqual([true, true, true, true, false])
+    const unsized = sent()
+    ledger.receive(unsized, `m.${unsized.jobId}`)
+    expect(keptOf().get(unsized.jobId)).toBe(false)
+    const otherPrinter = sent('p2')
+    ledger.receive(otherPrinter, `m.${otherPrinter.jobId}`, size)
+    expect(keptOf().get(otherPrinter.jobId)).toBe(true)
+
+    // Printing the first ones and one of the four frees its bytes: the next job is kept again.
+    const printed: string[] = []
+    for (let i = 0; i <= KEPT_PAYLOADS_PER_PRINTER; i++) {
+      const job = ledger.nextReceived('p1')!
+      ledger.claim(job.seq)
+      ledger.finish(job.seq, 'complete', [`done:${job.jobId}`])
+      printed.push(job.jobId)
+    }
+    expect(printed).toEqual([...first, beyond[0]!].map((job) => job.jobId))
+    const later = sent()
+    ledger.receive(later, `m.${later.jobId}`, size)
+    expect(keptOf().get(later.jobId)).toBe(true)
+    // Only the jobs not kept were read from the hub, each at its turn.
+    for (let job = ledger.nextReceived('p1'); job; job = ledger.nextReceived('p1')) {
+      expect(job.payload).toEqual(hub.get(job.jobId)!.payload)
+      ledger.claim(job.seq)
+      ledger.finish(job.seq, 'complete', [`done:${job.jobId}`])
+      printed.push(job.jobId)
+    }
+    expect(printed.slice(KEPT_PAYLOADS_PER_PRINTER + 1)).toEqual([...beyond.slice(1), unsized, later].map((job) => job.jobId))
+    expect(payloadsRead).toEqual([beyond[4]!.jobId, unsized.jobId])
   })
 
   test('after a crash: received jobs come back from the hub, a claim without a hand-over mark prints again, one with a mark is uncertain, an end the hub did not record is reported again', () => {
