@@ -5,12 +5,27 @@ import { MAX_FRAME_BYTES, PROTOCOL_VERSION } from './limits.ts'
 const utf8 = new TextEncoder()
 
 /**
- * The size in bytes of the largest frame that could carry this document: every identifier at its
- * longest (the wire job ID and idempotency key are the hub's per-attempt identity, an identifier of
- * at most 128 characters, never the application's key), with the metadata counted in case it
- * travels. A job is accepted only if this fits in one frame, so it can always be delivered.
+ * Whether the document (serialised as `documentJson`, made here when not given) fits in the largest
+ * frame that could carry it: every identifier at its longest (the wire job ID and idempotency key
+ * are the hub's per-attempt identity, an identifier of at most 128 characters, never the
+ * application's key), with the metadata counted in case it travels. A job is accepted only if it
+ * fits, so it can always be delivered.
  */
-export function largestPrintJobFrameBytes(document: PrintDocument, metadata: Record<string, string> | null | undefined): number {
+export function fitsInOneFrame(document: PrintDocument, metadata: Record<string, string> | null | undefined, documentJson = JSON.stringify(document)): boolean {
+  const around = frameAroundBytes(metadata)
+  // A UTF-16 code unit is at most 3 bytes in UTF-8: most documents fit without being encoded.
+  return around + documentJson.length * 3 <= MAX_FRAME_BYTES || around + utf8.encode(documentJson).length <= MAX_FRAME_BYTES
+}
+
+let aroundWithoutMetadata: number | undefined
+
+/** The bytes of the largest frame around its document: JSON.stringify writes the document's own text in its place. */
+function frameAroundBytes(metadata: Record<string, string> | null | undefined): number {
+  if (!metadata) return (aroundWithoutMetadata ??= frameAround(undefined))
+  return frameAround(metadata)
+}
+
+function frameAround(metadata: Record<string, string> | undefined): number {
   const longestId = 'x'.repeat(128)
   const timestamp = '2000-01-01T00:00:00.000000000Z'
   const frame = {
@@ -18,11 +33,8 @@ export function largestPrintJobFrameBytes(document: PrintDocument, metadata: Rec
     messageId: longestId,
     sentAt: timestamp,
     type: 'server.print_job',
-    payload: { jobId: longestId, idempotencyKey: longestId, printerId: longestId, createdAt: timestamp, document, ...(metadata ? { metadata } : {}) },
+    payload: { jobId: longestId, idempotencyKey: longestId, printerId: longestId, createdAt: timestamp, document: 0, ...(metadata ? { metadata } : {}) },
   }
-  return utf8.encode(JSON.stringify(frame)).length
-}
-
-export function fitsInOneFrame(document: PrintDocument, metadata: Record<string, string> | null | undefined): boolean {
-  return largestPrintJobFrameBytes(document, metadata) <= MAX_FRAME_BYTES
+  // Less the placeholder's one byte.
+  return utf8.encode(JSON.stringify(frame)).length - 1
 }

@@ -111,7 +111,9 @@ export class JobService {
     const document = asked.copies && asked.copies > 1 ? withCopies(withLogos.document, asked.copies) : withLogos.document
     const request = { ...asked, document }
     const metadata = request.metadata ?? null
-    if (!fitsInOneFrame(request.document, metadata)) return { kind: 'too_large' }
+    // Serialised once: measured against a frame here, stored as this text.
+    const serialised = JSON.stringify(request.document)
+    if (!fitsInOneFrame(request.document, metadata, serialised)) return { kind: 'too_large' }
     const room = this.capacity.now()
     if (room.full) {
       // A retry of a job already accepted is still answered as it is: that costs no disk.
@@ -129,7 +131,7 @@ export class JobService {
       reprintOf: request.reprintOf ?? null,
       destinationId: request.destinationId ?? null,
     }
-    let outcome = this.store.jobs.create(job)
+    let outcome = this.store.jobs.create(job, serialised)
     // A name no printer of the project has may be a destination's (looked for only then: a
     // printer's job costs nothing more): a failover destination's job goes to one of its printers
     // and keeps the destination; an "all" destination's is one child job per printer.
@@ -140,7 +142,7 @@ export class JobService {
       if (fanOut.kind === 'created') printed = fanOut.children
       outcome = fanOut.kind === 'created' ? { kind: 'created', job: fanOut.job } : fanOut
     } else if (destination) {
-      outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id })
+      outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id }, serialised)
       if (outcome.kind === 'created') printed = [outcome.job]
     } else if (outcome.kind === 'created') printed = [outcome.job]
     for (const created of printed) this.noteLeftOut(created, request.document)

@@ -163,10 +163,11 @@ export class Jobs {
    * and no one outside the hub may learn of it before (a power cut could still take it back). A
    * known idempotency key returns its job as it is now, whatever else the submission says (even if
    * its printer was removed since); otherwise the printer must exist and the project must be under
-   * its limit of unfinished jobs. The checks and the insert are one atomic step.
+   * its limit of unfinished jobs. The checks and the insert are one atomic step. `serialised`: the
+   * document as JSON.stringify wrote it, when the caller has it already.
    */
-  create(job: NewJob): CreateJobOutcome {
-    const outcome = this.commits.write(() => this.insertJob(job))
+  create(job: NewJob, serialised?: string): CreateJobOutcome {
+    const outcome = this.commits.write(() => this.insertJob(job, serialised))
     if (outcome.kind === 'created') this.created(outcome.job)
     return outcome
   }
