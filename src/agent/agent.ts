@@ -8,8 +8,9 @@ import { encodeFrame } from '../protocol/codec.ts'
 import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
 import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
-import { renderOffThread } from '../render/off-thread.ts'
+import { isLight, renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/errors.ts'
+import type { RenderRequest } from '../render/request.ts'
 import { polls, servePolling, type Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
@@ -20,6 +21,7 @@ import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
 import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from './catalog.ts'
 import { STATUS_POLL_MS } from '../domain/settings.ts'
 import { StatusWatch } from './status-watch.ts'
+import { type Render, RenderAhead } from './render-ahead.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
 import type { AgentKey } from './identity.ts'
@@ -58,6 +60,8 @@ export interface AgentOptions {
   printerStateChanged?: (printerId: string, state: PrinterState) => void
   /** The printers that poll the hub (Star CloudPRNT, Epson Server Direct Print): only the hub's own agent serves them. */
   polling?: Pick<Transports, 'cloudPrnt' | 'epsonSdp'>
+  /** How a document is rendered for its printer (renderOffThread; tests observe it). */
+  render?: Render
 }
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
@@ -83,9 +87,11 @@ export class Agent {
   private readonly status: StatusWatch
   private readonly transports: Transports
   private readonly reports: ReportSender
+  private readonly rendering: RenderAhead
 
   constructor(private readonly options: AgentOptions) {
     this.reports = new ReportSender(options.ledger, () => this.connection, options.log ?? SILENT)
+    this.rendering = new RenderAhead(options.render ?? ((request) => renderOffThread(request)), (printerId, afterSeq) => this.nextToRender(printerId, afterSeq))
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
       this.describe()
@@ -224,6 +230,7 @@ export class Agent {
   private refreshCatalog(): void {
     const printers = this.options.catalog.printers()
     this.printers = new Map(printers.map((printer) => [printer.id, served(printer)]))
+    this.rendering.keepOnly(new Set(this.printers.keys()))
     servePolling(this.transports, [...this.printers.values()].flatMap((printer) => (printer.parsed.ok ? [printer.parsed.connection] : [])))
     this.describe()
   }
@@ -255,6 +262,7 @@ export class Agent {
     // orders them: a wait for the disk is asked for before the printer's work starts (the claim then
     // shares its flush); told at once, the work starts after. A repeat does nothing else.
     const stored = this.options.ledger.tellsHubAtOnce ? undefined : this.options.ledger.durable()
+    if (outcome.kind === 'new') this.rendering.arrived(payload.printerId)
     if (stored && outcome.kind === 'new') this.work(payload.printerId)
     if (stored) await stored
     try {
@@ -292,6 +300,7 @@ export class Agent {
           this.log.error('a job failed unexpectedly', { job: job.jobId, printer: printerId, error: describeError(error) })
           this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
         }
+        this.rendering.handedOver(printerId)
         // A job can end without waiting for anything (a printer that refuses at once): the process's
         // other work (the API) runs between two jobs, or a long queue would hold it.
         await new Promise((resolve) => setImmediate(resolve))
@@ -316,14 +325,17 @@ export class Agent {
     const parsed = printer.parsed
     if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
     const connection = parsed.connection
+    const rendering = { document: job.payload!.document as PrintDocument, profile: printer.profile, width: printer.width, link: connection.kind }
     let bytes: Uint8Array
     try {
       // A heavy document renders in the render worker: the hub's event loop never waits for it.
-      bytes = await renderOffThread({ document: job.payload!.document as PrintDocument, profile: printer.profile, width: printer.width, link: connection.kind })
+      bytes = await this.rendering.bytes(printer.id, job.jobId, rendering)
     } catch (error) {
       if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
       throw error
     }
+    // The next job renders while this one is handed over (render-ahead.ts).
+    this.rendering.handingOver(printer.id, job.seq)
     // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
     await this.status.asked(printer.id)
     // Registered before the printer is reached: stopping the agent stops that too.
@@ -356,6 +368,15 @@ export class Agent {
       return this.fail(job, printed.failure)
     }
     this.finish(job, 'complete', [completed()])
+  }
+
+  /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
+  private nextToRender(printerId: string, afterSeq: number): { jobId: string; request: RenderRequest } | undefined {
+    const printer = this.printers.get(printerId)
+    const next = printer?.parsed.ok ? this.options.ledger.nextAfter(printerId, afterSeq) : undefined
+    const document = next?.payload?.document as PrintDocument | undefined
+    if (!printer?.parsed.ok || !next || !document || !isLight(document)) return undefined
+    return { jobId: next.jobId, request: { document, profile: printer.profile, width: printer.width, link: printer.parsed.connection.kind } }
   }
 
   private fail(job: LedgerJob, reason: Failure): void {

@@ -165,6 +165,20 @@ export class BuiltinLedger {
     }
   }
 
+  /**
+   * The received job of a printer queued right after job `seq` (the next to print once that one is
+   * done), its payload read from the hub if it was not kept; none when that job is not waiting, or
+   * the hub no longer holds it (its turn passes it over).
+   */
+  nextAfter(printerId: string, seq: number): LedgerJob | undefined {
+    const queue = this.queues.get(printerId)
+    const at = queue?.[0]?.seq === seq ? 0 : (queue?.findIndex((job) => job.seq === seq) ?? -1)
+    const next = at >= 0 ? queue![at + 1] : undefined
+    if (next?.state !== 'received') return undefined
+    next.payload ??= this.hub.payload(next.jobId) ?? null
+    return next.payload ? next : undefined
+  }
+
   /** The received jobs in memory (a backlog's others are the hub's DELIVERED jobs: it knows them received). */
   receivedJobs(): LedgerJob[] {
     return [...this.queues.values()].flatMap((queue) => queue.filter((job) => job.state === 'received'))

@@ -57,7 +57,7 @@ export interface LedgerOptions {
 /** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
 export type AgentLedger = Pick<
   Ledger,
-  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'lastQueuedReport' | 'outbox' | 'sent'
+  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'lastQueuedReport' | 'outbox' | 'sent'
 >
 
 export class Ledger {
@@ -210,6 +210,12 @@ export class Ledger {
   /** The oldest received job of a printer (jobs of one printer print in the order they came). */
   nextReceived(printerId: string): LedgerJob | undefined {
     const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} ORDER BY seq LIMIT 1`).get(printerId)
+    return row && row.state === 'received' ? toJob(row) : undefined
+  }
+
+  /** The received job of a printer queued after job `seq` (the next to print once that one is done). */
+  nextAfter(printerId: string, seq: number): LedgerJob | undefined {
+    const row = this.db.query<JobRow, [string, number]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} AND seq > ? ORDER BY seq LIMIT 1`).get(printerId, seq)
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 

@@ -165,6 +165,25 @@ describe("the built-in agent's ledger", () => {
     expect(payloadsRead).toEqual([beyond[4]!.jobId, unsized.jobId])
   })
 
+  test("the job after another of a printer is the next received one, its payload read from the hub if it was not kept; none while it is not waiting or the hub no longer holds it", () => {
+    const { ledger } = open()
+    const jobs = Array.from({ length: KEPT_PAYLOADS_PER_PRINTER + 2 }, () => sent())
+    for (const job of jobs) ledger.receive(job, `m.${job.jobId}`)
+    const seqOf = (jobId: string) => ledger.job(jobId)!.seq
+    expect(ledger.nextAfter('p1', seqOf(jobs[0]!.jobId))?.jobId).toBe(jobs[1]!.jobId)
+    expect(ledger.nextAfter('p2', seqOf(jobs[0]!.jobId))).toBeUndefined()
+    // Beyond the kept ones: read from the hub, once.
+    const beyond = jobs[KEPT_PAYLOADS_PER_PRINTER]!
+    expect(ledger.nextAfter('p1', seqOf(jobs[KEPT_PAYLOADS_PER_PRINTER - 1]!.jobId))?.payload).toEqual(beyond)
+    expect(payloadsRead).toEqual([beyond.jobId])
+    // The last one, cancelled in the hub meanwhile: none (its turn passes it over).
+    hub.delete(jobs.at(-1)!.jobId)
+    expect(ledger.nextAfter('p1', seqOf(beyond.jobId))).toBeUndefined()
+    // The next one claimed: not waiting.
+    ledger.claim(seqOf(jobs[1]!.jobId))
+    expect(ledger.nextAfter('p1', seqOf(jobs[0]!.jobId))).toBeUndefined()
+  })
+
   test('after a crash: received jobs come back from the hub, a claim without a hand-over mark prints again, one with a mark is uncertain, an end the hub did not record is reported again', () => {
     const first = open()
     const [waiting, neverHanded, handed, ended] = [sent(), sent('p2'), sent('p3'), sent('p4')]

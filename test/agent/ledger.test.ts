@@ -83,6 +83,19 @@ test('a job that finishes behind a backlog of more than 10,000 received jobs is 
   expect(finished.map((job) => ledger.job(job.jobId)?.state)).toEqual(finished.map(() => 'completed'))
 })
 
+test("the job after another of a printer is the next received one, with its payload; none while it is not waiting", () => {
+  const [first, second, third] = ['p1', 'p1', 'p1'].map((printer) => ledger.receive(printJobPayload(printer), `m.${crypto.randomUUID()}`))
+  const other = ledger.receive(printJobPayload('p2'), 'm.other')
+  const jobOf = (outcome: typeof first) => (outcome!.kind === 'new' ? outcome!.job : undefined)!
+  expect(ledger.nextAfter('p1', jobOf(first).seq)?.jobId).toBe(jobOf(second).jobId)
+  expect(ledger.nextAfter('p1', jobOf(first).seq)?.payload).toEqual(jobOf(second).payload)
+  expect(ledger.nextAfter('p1', jobOf(third).seq)).toBeUndefined()
+  expect(ledger.nextAfter('p2', jobOf(other).seq)).toBeUndefined()
+  // Its printer's next job is being written: none waits right after the first.
+  ledger.claim(jobOf(second).seq)
+  expect(ledger.nextAfter('p1', jobOf(first).seq)).toBeUndefined()
+})
+
 describe('receiving (OpenPrinter v1 section 7.4)', () => {
   const count = () => ledger.db.query<{ n: number }, []>('SELECT count(*) AS n FROM ledger_jobs').get()!.n
 

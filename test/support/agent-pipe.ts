@@ -9,6 +9,7 @@ import type { CatalogPrinter } from '../../src/agent/catalog.ts'
 import type { Connector } from '../../src/agent/connection.ts'
 import { AgentKey } from '../../src/agent/identity.ts'
 import type { AgentLedger, PrintJobPayload } from '../../src/agent/ledger.ts'
+import type { Render } from '../../src/agent/render-ahead.ts'
 import { VERSION } from '../../src/domain/version.ts'
 import { Gateway } from '../../src/gateway/gateway.ts'
 import { SessionRegistry } from '../../src/gateway/registry.ts'
@@ -36,6 +37,8 @@ export interface AgentPipeOptions {
    */
   watch: (text: string) => (() => void) | undefined
   log: Logger
+  /** How documents are rendered (the agent's own renderer when not given). */
+  render?: Render
 }
 
 export interface AgentPipe {
@@ -105,6 +108,7 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
     version: VERSION,
     log: options.log,
     statusPollMs: 60_000,
+    render: options.render,
   })
   agent.start()
   await waitFor(() => session?.printers.size === options.printers.length, 5_000)
