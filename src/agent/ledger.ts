@@ -10,6 +10,7 @@ import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
 import { MarksRun } from './marks-run.ts'
+import { AHEAD_PAYLOAD_CHARS } from './render-ahead.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
@@ -213,10 +214,13 @@ export class Ledger {
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 
-  /** The received job of a printer queued after job `seq` (the next to print once that one is done). */
+  /**
+   * The received job of a printer queued after job `seq` (the next to print once that one is done),
+   * to render ahead; none when its payload is longer than AHEAD_PAYLOAD_CHARS (not parsed for that).
+   */
   nextAfter(printerId: string, seq: number): LedgerJob | undefined {
     const row = this.db.query<JobRow, [string, number]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} AND seq > ? ORDER BY seq LIMIT 1`).get(printerId, seq)
-    return row && row.state === 'received' ? toJob(row) : undefined
+    return row && row.state === 'received' && (row.payload?.length ?? 0) <= AHEAD_PAYLOAD_CHARS ? toJob(row) : undefined
   }
 
   /** Jobs received and not yet started: acknowledged again after a reconnect. */

@@ -10,6 +10,13 @@ import type { RenderRequest } from '../render/request.ts'
 
 export type Render = (request: RenderRequest) => Promise<Uint8Array>
 
+/**
+ * A payload stored as text longer than this is not read to render ahead: a light document (the
+ * only kind rendered ahead) is nearly always far shorter (the rare one that is not renders at its
+ * turn), and parsing a long one only to find it heavy would cost more than rendering ahead saves.
+ */
+export const AHEAD_PAYLOAD_CHARS = 65_536
+
 /** The job to render ahead of a printer's job `afterSeq` (the one queued right after it), and how; none when there is none to render now. */
 export type NextJob = (printerId: string, afterSeq: number) => { jobId: string; request: RenderRequest } | undefined
 
@@ -48,9 +55,9 @@ export class RenderAhead {
     this.current.delete(printerId)
   }
 
-  /** A job came for a printer: rendered now if it is the one after the job being handed over. */
+  /** A job came for a printer: rendered now if it is the one after the job being handed over and none is yet. */
   arrived(printerId: string): void {
-    this.renderNext(printerId)
+    if (!this.ahead.has(printerId)) this.renderNext(printerId)
   }
 
   /** Lets go of what was rendered ahead for printers no longer served. */

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs'
 import { Ledger, type LedgerJob, RETAINED_FINISHED_JOBS } from '../../src/agent/ledger.ts'
 import { canonicalJson } from '../../src/agent/ledger-rows.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerEvent, type LedgerState } from '../../src/agent/ledger-transitions.ts'
+import { AHEAD_PAYLOAD_CHARS } from '../../src/agent/render-ahead.ts'
 import { ledgerJobInState, printJobPayload } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
 
@@ -94,6 +95,12 @@ test("the job after another of a printer is the next received one, with its payl
   // Its printer's next job is being written: none waits right after the first.
   ledger.claim(jobOf(second).seq)
   expect(ledger.nextAfter('p1', jobOf(first).seq)).toBeUndefined()
+  // A payload too long to be a light document is not read to render ahead; nor is the one after it.
+  const long = ledger.receive(printJobPayload('p2', { width: 80, sections: Array.from({ length: 5 }, () => ({ type: 'text' as const, value: 'x'.repeat(AHEAD_PAYLOAD_CHARS / 4) })) }), 'm.long')
+  ledger.receive(printJobPayload('p2'), 'm.after-long')
+  expect(ledger.nextAfter('p2', jobOf(other).seq)).toBeUndefined()
+  expect(ledger.nextReceived('p2')?.jobId).toBe(jobOf(other).jobId)
+  expect(jobOf(long).payload?.document.sections).toHaveLength(5)
 })
 
 describe('receiving (OpenPrinter v1 section 7.4)', () => {
