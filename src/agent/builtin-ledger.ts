@@ -14,6 +14,7 @@ import type { Database } from 'bun:sqlite'
 import { fileOf, migrate } from '../sqlite/database.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { MarksRun } from './marks-run.ts'
+import { PayloadBudget } from './payload-budget.ts'
 import { type LedgerJob, MAX_RESUMES, type PrintJobPayload, RETAINED_FINISHED_JOBS, type ReceiveOutcome } from './ledger.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
 import { LEDGER_SCHEMA, ledgerSettings } from './ledger-schema.ts'
@@ -80,9 +81,7 @@ export class BuiltinLedger {
   /** Each printer's backlog, while some of it is in the hub only or in the queue; the jobs from it. */
   private readonly backlogs = new Map<string, Backlog>()
   private readonly fromBacklog = new Set<number>()
-  /** The frames' lengths of the payloads kept beyond each printer's first ones, by job number; their sum. */
-  private readonly keptSizes = new Map<number, number>()
-  private keptBytes = 0
+  private readonly keptBeyond = new PayloadBudget(KEPT_PAYLOAD_BYTES)
   private lastFrame = 0
   private lastSeq: number
   private finishedSinceForget = 0
@@ -126,16 +125,12 @@ export class BuiltinLedger {
 
   // ---- Jobs ----
 
-  /**
-   * The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat
-   * is a duplicate. `size`: the length of the frame it came in (a payload of no size given is kept
-   * only among its printer's first ones).
-   */
+  /** The hub sends a wire ID's job byte for byte the same each time (it is in this process): a repeat is a duplicate. `size`: its frame's length. */
   receive(payload: PrintJobPayload, messageId: string, size?: number): ReceiveOutcome {
     const known = this.known(payload.jobId)
     if (known) return known.idempotencyKey === payload.idempotencyKey ? { kind: 'duplicate', job: known } : { kind: 'conflict', reason: 'job ID known with another idempotency key' }
     const seq = ++this.lastSeq
-    const kept = this.queueOf(payload.printerId).length < KEPT_PAYLOADS_PER_PRINTER || this.keepBeyond(seq, size)
+    const kept = this.queueOf(payload.printerId).length < KEPT_PAYLOADS_PER_PRINTER || this.keptBeyond.take(seq, size)
     const job: LedgerJob = { seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload: kept ? payload : null, sourceMessageId: messageId, state: 'received', receivedAt: this.now(), recoveryCount: 0, reports: [] }
     this.hold(job)
     return { kind: 'new', job: kept ? job : { ...job, payload } }
@@ -165,11 +160,7 @@ export class BuiltinLedger {
     }
   }
 
-  /**
-   * The received job of a printer queued right after job `seq` (the next to print once that one is
-   * done), its payload read from the hub if it was not kept; none when that job is not waiting, or
-   * the hub no longer holds it (its turn passes it over).
-   */
+  /** The received job queued right after job `seq` (payload read from the hub if not kept); none if it is not waiting or the hub no longer holds it. */
   nextAfter(printerId: string, seq: number): LedgerJob | undefined {
     const queue = this.queues.get(printerId)
     const at = queue?.[0]?.seq === seq ? 0 : (queue?.findIndex((job) => job.seq === seq) ?? -1)
@@ -280,21 +271,9 @@ export class BuiltinLedger {
     this.byId.set(job.jobId, job)
   }
 
-  /** Whether a payload beyond its printer's first ones fits in what is kept. */
-  private keepBeyond(seq: number, size: number | undefined): boolean {
-    if (size === undefined || this.keptBytes + size > KEPT_PAYLOAD_BYTES) return false
-    this.keptSizes.set(seq, size)
-    this.keptBytes += size
-    return true
-  }
-
   /** The job leaves its printer's queue (finished, or no longer the hub's). */
   private release(job: LedgerJob): void {
-    const size = this.keptSizes.get(job.seq)
-    if (size !== undefined) {
-      this.keptSizes.delete(job.seq)
-      this.keptBytes -= size
-    }
+    this.keptBeyond.giveBack(job.seq)
     const queue = this.queues.get(job.printerId)
     const at = queue ? queue.indexOf(job) : -1
     if (at >= 0) queue!.splice(at, 1)

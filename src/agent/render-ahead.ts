@@ -70,7 +70,7 @@ export class RenderAhead {
     const next = seq === undefined ? undefined : this.nextJob(printerId, seq)
     if (!next || this.ahead.get(printerId)?.jobId === next.jobId) return
     // Once the work of this turn is done: the printer's current job goes on first.
-    const bytes = new Promise<Uint8Array>((resolve, reject) => setImmediate(() => this.render(next.request).then(resolve, reject)))
+    const bytes = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.render(next.request))
     // A failure is the job's, told at its turn (bytes()); until then nobody waits for it.
     bytes.catch(() => undefined)
     this.ahead.set(printerId, { jobId: next.jobId, request: next.request, bytes })

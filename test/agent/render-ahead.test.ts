@@ -107,6 +107,20 @@ describe('render ahead', () => {
     expect(rendered).toEqual(['broken'])
   })
 
+  test('a renderer that throws at once, ahead, fails the job at its turn too', async () => {
+    const throwing = (request: RenderRequest): Promise<Uint8Array> => {
+      rendered.push(textOf(request))
+      throw new RenderError('render.failed', 'the renderer failed at once', false)
+    }
+    const ahead = new RenderAhead(throwing, nextJob)
+    queue('p', 'one', 'two')
+    ahead.handingOver('p', 1)
+    await nextTurn()
+    await nextTurn()
+    expect(rendered).toEqual(['two'])
+    expect(await ahead.bytes('p', 'j-two', requestOf('two')).catch((failure: unknown) => (failure as RenderError).message)).toBe('the renderer failed at once')
+  })
+
   test('what was rendered ahead for a printer no longer served is let go', async () => {
     const ahead = new RenderAhead(render, nextJob)
     queue('p', 'one', 'two')
