@@ -325,7 +325,7 @@ export class Agent {
     const parsed = printer.parsed
     if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
     const connection = parsed.connection
-    const rendering = { document: job.payload!.document as PrintDocument, profile: printer.profile, width: printer.width, link: connection.kind }
+    const rendering = renderRequest(printer, connection.kind, job.payload!.document as PrintDocument)
     let bytes: Uint8Array
     try {
       // A heavy document renders in the render worker: the hub's event loop never waits for it.
@@ -373,10 +373,10 @@ export class Agent {
   /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
   private nextToRender(printerId: string, afterSeq: number): { jobId: string; request: RenderRequest } | undefined {
     const printer = this.printers.get(printerId)
-    const next = printer?.parsed.ok ? this.options.ledger.nextAfter(printerId, afterSeq) : undefined
+    if (!printer?.parsed.ok) return undefined
+    const next = this.options.ledger.nextAfter(printerId, afterSeq)
     const document = next?.payload?.document as PrintDocument | undefined
-    if (!printer?.parsed.ok || !next || !document || !isLight(document)) return undefined
-    return { jobId: next.jobId, request: { document, profile: printer.profile, width: printer.width, link: printer.parsed.connection.kind } }
+    return next && document && isLight(document) ? { jobId: next.jobId, request: renderRequest(printer, printer.parsed.connection.kind, document) } : undefined
   }
 
   private fail(job: LedgerJob, reason: Failure): void {
@@ -394,3 +394,6 @@ export class Agent {
     return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
   }
 }
+
+/** How a document is rendered for a printer: its model, paper width and link. */
+const renderRequest = (printer: ServedPrinter, link: RenderRequest['link'], document: PrintDocument): RenderRequest => ({ document, profile: printer.profile, width: printer.width, link })

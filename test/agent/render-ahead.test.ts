@@ -3,17 +3,15 @@
 // and nothing prints sooner or in another order. The class alone, then the agent over the pipe to a
 // printer on real TCP that holds its status answer for the first job.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { BuiltinLedger, type HeldByHub } from '../../src/agent/builtin-ledger.ts'
-import type { PrintJobPayload } from '../../src/agent/ledger.ts'
+import type { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
 import { type NextJob, RenderAhead } from '../../src/agent/render-ahead.ts'
-import { Log } from '../../src/platform/log.ts'
 import type { PrintDocument } from '../../src/protocol/document.ts'
 import { RenderError } from '../../src/render/errors.ts'
 import { renderOffThread } from '../../src/render/off-thread.ts'
 import type { RenderRequest } from '../../src/render/request.ts'
-import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
+import type { AgentPipe } from '../support/agent-pipe.ts'
 import { firstStartedStore, printJobPayload, type TestStore } from '../support/fixtures.ts'
+import { agentWithPrinter, heldJobsLedger, statusPrinter } from '../support/status-printer.ts'
 import { waitFor } from '../support/wait.ts'
 
 const documentOf = (text: string): PrintDocument => ({ width: 80, sections: [{ type: 'text', value: text }] })
@@ -94,32 +92,27 @@ describe('render ahead', () => {
     expect([...rendered].sort()).toEqual(['three', 'two', 'two', 'two', 'two', 'two'])
   })
 
-  test('a render that fails ahead fails the job at its turn, with the same error; nobody hears of it before', async () => {
-    const ahead = new RenderAhead(render, nextJob)
-    queue('p', 'one', 'broken')
-    ahead.handingOver('p', 1)
-    await nextTurn()
-    await nextTurn()
-    expect(rendered).toEqual(['broken'])
-    const error = await ahead.bytes('p', 'j-broken', requestOf('broken')).catch((failure: unknown) => failure)
-    expect(error).toBeInstanceOf(RenderError)
-    expect((error as RenderError).code).toBe('render.failed')
-    expect(rendered).toEqual(['broken'])
-  })
-
-  test('a renderer that throws at once, ahead, fails the job at its turn too', async () => {
-    const throwing = (request: RenderRequest): Promise<Uint8Array> => {
+  // A renderer's failure as a rejection, and as a throw before any promise is made.
+  for (const [how, failing] of [
+    ['rejects', render],
+    ['throws at once', (request: RenderRequest): Promise<Uint8Array> => {
       rendered.push(textOf(request))
-      throw new RenderError('render.failed', 'the renderer failed at once', false)
-    }
-    const ahead = new RenderAhead(throwing, nextJob)
-    queue('p', 'one', 'two')
-    ahead.handingOver('p', 1)
-    await nextTurn()
-    await nextTurn()
-    expect(rendered).toEqual(['two'])
-    expect(await ahead.bytes('p', 'j-two', requestOf('two')).catch((failure: unknown) => (failure as RenderError).message)).toBe('the renderer failed at once')
-  })
+      throw new RenderError('render.failed', 'the renderer failed: broken', false)
+    }],
+  ] as const) {
+    test(`a render that ${how} ahead fails the job at its turn, with the same error; nobody hears of it before`, async () => {
+      const ahead = new RenderAhead(failing, nextJob)
+      queue('p', 'one', 'broken')
+      ahead.handingOver('p', 1)
+      await nextTurn()
+      await nextTurn()
+      expect(rendered).toEqual(['broken'])
+      const error = await ahead.bytes('p', 'j-broken', requestOf('broken')).catch((failure: unknown) => failure)
+      expect(error).toBeInstanceOf(RenderError)
+      expect((error as RenderError).code).toBe('render.failed')
+      expect(rendered).toEqual(['broken'])
+    })
+  }
 
   test('what was rendered ahead for a printer no longer served is let go', async () => {
     const ahead = new RenderAhead(render, nextJob)
@@ -135,59 +128,25 @@ describe('render ahead', () => {
   })
 })
 
-/** An ESC/POS printer on TCP whose first connection's status is answered only when released; later ones at once. */
-function heldFirstAnswer() {
-  const connections: { bytes: number[]; closed: boolean }[] = []
-  let release: () => void = () => undefined
-  const released = new Promise<void>((resolve) => (release = resolve))
-  const server = Bun.listen<{ index: number }>({
-    hostname: '127.0.0.1',
-    port: 0,
-    socket: {
-      open(socket) {
-        socket.data = { index: connections.length }
-        connections.push({ bytes: [], closed: false })
-      },
-      data(socket, data) {
-        connections[socket.data.index]!.bytes.push(...data)
-        // DLE EOT n: one status byte each (0x12: online, no error, paper present).
-        const requests = data.filter((byte) => byte === 0x04).length
-        if (requests === 0) return
-        const answer = () => socket.write(new Uint8Array(requests).fill(0x12))
-        if (socket.data.index === 0) void released.then(answer)
-        else answer()
-      },
-      close(socket) {
-        connections[socket.data.index]!.closed = true
-      },
-    },
-  })
-  const texts = () => connections.map((connection) => new TextDecoder('latin1').decode(Uint8Array.from(connection.bytes)))
-  return { port: server.port, connections, texts, release, stop: () => server.stop(true) }
-}
-
 describe('the agent renders a printer\'s next job while the current one is handed over', () => {
   let world: TestStore
   let ledger: BuiltinLedger
+  let hold: ReturnType<typeof heldJobsLedger>['hold']
   let pipe: AgentPipe | undefined
-  let printer: ReturnType<typeof heldFirstAnswer>
-  const held = new Map<string, HeldByHub & { payload: PrintJobPayload }>()
+  /** The printer answers its first connection (the status watch's) once released. */
+  let release: () => void
+  let printer: ReturnType<typeof statusPrinter>
   /** What the agent rendered, in order, and whether the printer had been answered yet. */
   let renders: { text: string; printerAnswered: boolean }[]
   let answered = false
 
   beforeEach(async () => {
     world = await firstStartedStore()
-    held.clear()
     renders = []
     answered = false
-    printer = heldFirstAnswer()
-    ledger = new BuiltinLedger(world.store.db, world.store.commits, {
-      backlogEnds: () => new Map(),
-      held: () => [],
-      heldJob: (jobId) => held.get(jobId),
-      payload: (jobId) => held.get(jobId)?.payload,
-    })
+    const released = new Promise<void>((resolve) => (release = resolve))
+    printer = statusPrinter(() => released)
+    ;({ ledger, hold } = heldJobsLedger(world))
   })
 
   afterEach(async () => {
@@ -199,24 +158,16 @@ describe('the agent renders a printer\'s next job while the current one is hande
   })
 
   test('the next job is rendered while the printer has not yet answered for the current one; a failure ahead is told at its turn; all print in order, once', async () => {
-    pipe = await agentOverPipe({
-      ledger,
-      keyDir: join(world.dir, 'agent-key'),
-      sharesCommits: true,
-      printers: [{ id: 'p', name: 'p', connection: `tcp://127.0.0.1:${printer.port}`, profile: 'generic-80mm', width: 80 }],
-      log: new Log({ format: 'text', level: 'error', journal: false }, () => {}).for('agent'),
-      watch: () => undefined,
-      render: (request) => {
-        renders.push({ text: textOf(request), printerAnswered: answered })
-        if (textOf(request) === 'JOB-broken') return Promise.reject(new RenderError('render.failed', 'the renderer failed: broken', false))
-        return renderOffThread(request)
-      },
+    pipe = await agentWithPrinter(world, ledger, printer.port, (request) => {
+      renders.push({ text: textOf(request), printerAnswered: answered })
+      if (textOf(request) === 'JOB-broken') return Promise.reject(new RenderError('render.failed', 'the renderer failed: broken', false))
+      return renderOffThread(request)
     })
     // The status watch's first ask is the printer's first connection: answered once released below.
     await waitFor(() => printer.connections.length === 1)
     const payloads = ['JOB-one', 'JOB-broken', 'JOB-three'].map((text, order) => {
       const payload = printJobPayload('p', documentOf(text))
-      held.set(payload.jobId, { jobId: payload.jobId, printerId: 'p', messageId: `m.${payload.jobId}`, receivedAt: Date.now(), order, payload })
+      hold(payload, order)
       pipe!.printJob(payload)
       return payload
     })
@@ -225,7 +176,7 @@ describe('the agent renders a printer\'s next job while the current one is hande
     expect(renders).toEqual([{ text: 'JOB-one', printerAnswered: false }, { text: 'JOB-broken', printerAnswered: false }])
     expect(pipe.heardOf(payloads[1]!.jobId, 'failed')).toBe(0)
     answered = true
-    printer.release()
+    release()
 
     await waitFor(() => pipe!.heardOf(payloads[2]!.jobId, 'completed') === 1, 10_000)
     // The broken job failed at its turn: after the first completed, before the third was sent.
