@@ -4,10 +4,7 @@
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import { isDeepStrictEqual } from 'node:util'
 import type { PrintDocument } from '../protocol/document.ts'
-import { encodeFrame } from '../protocol/codec.ts'
-import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
-import { MAX_FRAME_BYTES } from '../protocol/limits.ts'
 import { isLight, renderOffThread } from '../render/off-thread.ts'
 import { RenderError } from '../render/errors.ts'
 import type { RenderRequest } from '../render/request.ts'
@@ -28,7 +25,8 @@ import type { AgentKey } from './identity.ts'
 import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
-import { type Failure, failure } from '../protocol/failures.ts'
+import type { Failure } from '../protocol/failures.ts'
+import { cancelledReport, completedReport, failedReport, submittedReport } from './job-reports.ts'
 
 /** Where an agent without a log says nothing. */
 const SILENT = Log.silent().for('agent')
@@ -63,8 +61,6 @@ export interface AgentOptions {
   /** How a document is rendered for its printer (renderOffThread; tests observe it). */
   render?: Render
 }
-
-type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
 
 export class Agent {
   private connection: AgentConnection | undefined
@@ -148,10 +144,15 @@ export class Agent {
    * A crash between the record of intent and the record of the result leaves a job `submitting`
    * (its bytes may have reached the printer) or `submitted` (unconfirmed). Sending it again could
    * print it twice: it fails as `job.recovery_uncertain` so a person decides whether to reprint,
-   * unless the ledger knows it was never handed over (it then waits to print).
+   * unless the ledger knows it was never handed over (it then waits to print) or that it printed
+   * (the crash came between the printer's word and its record: it is completed).
    */
   private recover(): void {
     for (const job of this.options.ledger.recover()) {
+      if (job.printed) {
+        this.printed(job, job.state === 'submitted')
+        continue
+      }
       const when = job.state === 'submitting' ? 'while sending this job to the printer; it may have printed' : 'before the printer confirmed this job; it probably printed'
       this.fail(job, { code: 'job.recovery_uncertain', message: `The agent stopped ${when}. Check the printer and reprint if needed.`, retryable: false })
     }
@@ -279,7 +280,7 @@ export class Agent {
     const job = this.options.ledger.job(jobId)
     if (!job) return
     // Not yet printing: cancelled, and a printer being readied for it (reached, or offered it) is let go.
-    if (job.state === 'received') this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job)])
     // A job being written stops if the write can still stop; otherwise its submission stands.
     if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
@@ -349,17 +350,15 @@ export class Agent {
     }
     if (!submission) return
     if (!submission.ok) {
-      if ('cancelled' in submission) return this.finish(job, 'cancel', [this.report('printhub.job_cancelled', job, { cancelledAt: new Date().toISOString() })])
+      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job)])
       this.status.learn(printer.id, submission.failure.code)
       return this.fail(job, submission.failure)
     }
     this.status.learn(printer.id, undefined)
-    const submitted = this.report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: new Date().toISOString() })
-    const completed = () => this.report('printhub.job_completed', job, { printerId: job.printerId, completedAt: new Date().toISOString() })
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
-    if (!submission.printed) return this.finish(job, 'complete', [submitted, completed()])
+    if (!submission.printed) return this.printed(job, false)
     // PRINTING until the printer says it printed everything.
-    this.finish(job, 'submit', [submitted])
+    this.finish(job, 'submit', [submittedReport(job)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
     const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     if (printed === 'stopped' || this.stopped) return
@@ -367,7 +366,13 @@ export class Agent {
       this.status.learn(printer.id, printed.failure.code)
       return this.fail(job, printed.failure)
     }
-    this.finish(job, 'complete', [completed()])
+    this.printed(job, true)
+  }
+
+  /** Printed: marked at once, so a crash from here leaves the job completed, not uncertain (hand-over-marks.ts), then recorded. */
+  private printed(job: LedgerJob, reportedSubmitted: boolean): void {
+    this.options.ledger.printed(job)
+    this.finish(job, 'complete', reportedSubmitted ? [completedReport(job)] : [submittedReport(job), completedReport(job)])
   }
 
   /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
@@ -380,18 +385,11 @@ export class Agent {
   }
 
   private fail(job: LedgerJob, reason: Failure): void {
-    const { code, message, retryable } = failure(reason.code, reason.message, reason.retryable)
-    this.finish(job, 'fail', [this.report('agent.job_failed', job, { status: 'failed', failedAt: new Date().toISOString(), error: { code, message, retryable } })])
+    this.finish(job, 'fail', [failedReport(job, reason)])
   }
 
   private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {
     if (this.options.ledger.finish(job.seq, event, reports)) void this.reports.flush()
-  }
-
-  /** A report of `job`, encoded once: replays send exactly these bytes (same messageId). */
-  private report<T extends ReportType>(type: T, job: LedgerJob, rest: Omit<Extract<PrinthubAgentMessage, { type: T }>['payload'], 'jobId' | 'idempotencyKey'>): string {
-    const payload = { jobId: job.jobId, idempotencyKey: job.idempotencyKey, ...rest }
-    return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
   }
 }
 

@@ -17,8 +17,8 @@ import { MarksRun } from './marks-run.ts'
 import { PayloadBudget } from './payload-budget.ts'
 import { type LedgerJob, MAX_RESUMES, type PrintJobPayload, RETAINED_FINISHED_JOBS, type ReceiveOutcome } from './ledger.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
-import { LEDGER_SCHEMA, ledgerSettings } from './ledger-schema.ts'
-import { type IntentRow, toJob } from './ledger-rows.ts'
+import { adoptBuiltinLedgerRows, LEDGER_SCHEMA, ledgerSettings } from './ledger-schema.ts'
+import { type IntentRow, type RecoveredJob, toJob } from './ledger-rows.ts'
 
 /** A job the hub holds with this agent (DELIVERED or PRINTING), as the hub sent it. */
 export interface HeldByHub {
@@ -208,34 +208,40 @@ export class BuiltinLedger {
   /**
    * At start: an earlier version's rows taken over, the jobs a crash left between intent and
    * result sorted (resumed when their hand-over mark says they never reached the printer, the
-   * others returned as uncertain), the received jobs rebuilt from the hub's rows, and the reports
-   * the hub may not have recorded queued again. Then this run's marks start.
+   * others returned, `printed` when their mark says so), the received jobs rebuilt from the hub's
+   * rows, and the reports the hub may not have recorded queued again. Then this run's marks start.
    */
-  recover(): LedgerJob[] {
-    this.adoptLedgerRows()
-    const handed = this.marks.lastRun()
-    const uncertain: LedgerJob[] = []
+  recover(): RecoveredJob[] {
+    adoptBuiltinLedgerRows(this.db, this.commits)
+    const marks = this.marks.lastRun()
+    const recovered: RecoveredJob[] = []
     const interrupted = this.db.query<IntentRow, []>(`SELECT * FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all()
     for (const row of interrupted) {
-      const neverHanded = row.state === 'submitting' && handed !== undefined && !handed.has(row.seq) && row.recovery_count < MAX_RESUMES
+      const neverHanded = row.state === 'submitting' && marks !== undefined && !marks.handed.has(row.seq) && row.recovery_count < MAX_RESUMES
       if (neverHanded) this.commits.write(() => this.db.run("UPDATE ledger_intents SET state = 'received', recovery_count = recovery_count + 1, updated_at = ? WHERE seq = ?", [this.now(), row.seq]))
       else {
         const job = toJob(row)
         this.rowed.add(job.seq)
         this.bySeq.set(job.seq, job)
         this.byId.set(job.jobId, job)
-        uncertain.push(job)
+        recovered.push({ ...job, printed: marks?.printed.has(job.seq) === true })
       }
     }
     this.rebuild()
-    // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
-    this.marks.start(this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all().map((row) => row.seq))
-    return uncertain
+    // A job still claimed (recovery left it uncertain) stays so if this run crashes too, and one known printed stays known.
+    const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
+    this.marks.start(claimed.map((row) => row.seq), recovered.filter((job) => job.printed).map((job) => job.seq))
+    return recovered
   }
 
   /** Marks the job as handed to its printer, just before its first byte (marks-run.ts). */
   handingOver(job: LedgerJob): void {
     this.marks.handingOver(job.printerId, job.seq)
+  }
+
+  /** Marks the job as printed, the moment the agent knows, before its result is recorded (marks-run.ts). */
+  printed(job: LedgerJob): void {
+    this.marks.printed(job.printerId, job.seq)
   }
 
   // ---- Outbox (in memory: after a crash the rows say what to report again) ----
@@ -369,20 +375,6 @@ export class BuiltinLedger {
     }
     this.queueOf(printerId).splice(backlog.queued, 0, ...adopted)
     backlog.queued += adopted.length
-  }
-
-  /**
-   * The rows an earlier version kept for the built-in agent (`ledger_jobs`) become intents: jobs
-   * claimed or submitted, and finished ones (with their reports, reported again if the hub still
-   * holds them). Received ones are rebuilt from the hub's rows like any other.
-   */
-  private adoptLedgerRows(): void {
-    this.commits.write(() => {
-      this.db.run(`INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports)
-        SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports FROM ledger_jobs WHERE state <> 'received'`)
-      this.db.run('DELETE FROM ledger_outbox')
-      this.db.run('DELETE FROM ledger_jobs')
-    })
   }
 
   private forgetOldRows(): void {

@@ -1,18 +1,27 @@
 // Hand-over marks: for each printer, the job last handed to its transport, written just before
-// that job's first byte, into a small file beside the ledger's database. The write is not flushed:
-// it costs a pwrite(2) into the page cache, which a process killed with -9 does not lose, and a
-// power cut or kernel crash (which do lose it) start another boot. So after a crash of the process
-// alone, a job left `submitting` whose mark is not in the file was never handed over: it is sent
-// again safely instead of failing as uncertain. The file is trusted only when it was written in
-// the same boot and by the run the ledger names (a token the ledger keeps in its own settings, so a
-// database restored from a backup or copied never trusts a file it did not write with).
+// that job's first byte, and then the same job once it printed (the printer confirmed it, or took
+// every byte on a link that cannot tell), written the moment that is known, into a small file
+// beside the ledger's database. The writes are not flushed: each costs a pwrite(2) into the page
+// cache, which a process killed with -9 does not lose, and a power cut or kernel crash (which do
+// lose it) start another boot. So after a crash of the process alone, a job left `submitting`
+// whose mark is not in the file was never handed over: it is sent again safely instead of failing
+// as uncertain; and a job left `submitting` or `submitted` whose mark says it printed is
+// completed, not uncertain (the crash came between the printer's word and the ledger's record of
+// it). The file is trusted only when it was written in the same boot and by the run the ledger
+// names (a token the ledger keeps in its own settings, so a database restored from a backup or
+// copied never trusts a file it did not write with).
 //
 // Layout: a 128-byte header (JSON: version, boot ID, run token; space-padded, ending in a newline),
 // then one 8-byte slot per printer the run handed a job to (the job's ledger seq as a
-// little-endian float64), after one for each job still claimed when the run began.
+// little-endian float64: positive once handed over, negative once printed), after one for each
+// job still claimed when the run began. Version 1 files (written before the printed marks) read
+// the same; a version 1 reader refuses a version 2 file, so it never takes a printed mark for a
+// job that was not handed over.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
 
-const VERSION = 1
+const VERSION = 2
+/** The versions read: 1 has handed-over marks only. */
+const READ_VERSIONS: readonly number[] = [1, 2]
 const HEADER_BYTES = 128
 const SLOT_BYTES = 8
 
@@ -25,11 +34,18 @@ interface Header {
 /** The marks file of a database file: beside it, as its `-wal` is. */
 export const marksFileOf = (databaseFile: string): string => `${databaseFile}-handed`
 
+/** What a run's file says: the jobs handed over (the printed ones among them), and the jobs known to have printed. */
+export interface Marks {
+  handed: ReadonlySet<number>
+  printed: ReadonlySet<number>
+}
+
 /**
- * The jobs a previous run handed over, from its file; undefined when the file cannot be trusted
- * to hold every one of them: none, unreadable, another boot's, or not of the run the ledger names.
+ * What a previous run handed over and saw printed, from its file; undefined when the file cannot
+ * be trusted to hold every job handed over: none, unreadable, another boot's, or not of the run
+ * the ledger names.
  */
-export function readMarks(path: string, run: string | undefined, boot: string | undefined): ReadonlySet<number> | undefined {
+export function readMarks(path: string, run: string | undefined, boot: string | undefined): Marks | undefined {
   if (!run || !boot) return undefined
   let bytes: Buffer
   try {
@@ -44,31 +60,42 @@ export function readMarks(path: string, run: string | undefined, boot: string | 
   } catch {
     return undefined
   }
-  if (header.version !== VERSION || header.boot !== boot || header.run !== run) return undefined
+  if (!READ_VERSIONS.includes(header.version!) || header.boot !== boot || header.run !== run) return undefined
   const handed = new Set<number>()
+  const printed = new Set<number>()
   for (let offset = HEADER_BYTES; offset < bytes.length; offset += SLOT_BYTES) {
-    const seq = bytes.readDoubleLE(offset)
-    if (seq !== 0) handed.add(seq)
+    const slot = bytes.readDoubleLE(offset)
+    if (slot > 0) handed.add(slot)
+    else if (slot < 0) {
+      handed.add(-slot)
+      printed.add(-slot)
+    }
   }
-  return handed
+  return { handed, printed }
 }
 
 /** This run's marks file, written afresh (whatever was there is gone). */
 export class HandOverMarks {
   private readonly slots = new Map<string, number>()
+  /** What each printer's slot holds now. */
+  private readonly values = new Map<string, number>()
   private readonly slot = Buffer.alloc(SLOT_BYTES)
 
   private constructor(private fd: number | undefined) {}
 
-  /** Starts a file with `handed` marked: jobs claimed before this run that must stay uncertain. */
-  static begin(path: string, run: string, boot: string, handed: readonly number[] = []): HandOverMarks {
+  /**
+   * Starts a file with `handed` marked (jobs claimed before this run that must stay uncertain) and
+   * `printed` (jobs known printed whose record is still to be written: known after a second crash too).
+   */
+  static begin(path: string, run: string, boot: string, handed: readonly number[] = [], printed: readonly number[] = []): HandOverMarks {
     const fd = openSync(path, 'w', 0o600)
     const marks = new HandOverMarks(fd)
     try {
       const header = JSON.stringify({ version: VERSION, boot, run } satisfies Header)
       writeSync(fd, `${header.padEnd(HEADER_BYTES - 1, ' ')}\n`, 0, 'utf8')
       // Each in a slot of its own, under a name no printer has.
-      for (const seq of handed) marks.mark(`\u0000${seq}`, seq)
+      for (const seq of handed) marks.write(`\u0000${seq}`, seq)
+      for (const seq of printed) marks.write(`\u0000${seq}`, -seq)
     } catch (error) {
       marks.close()
       throw error
@@ -78,19 +105,30 @@ export class HandOverMarks {
 
   /** Notes that `seq` is about to be handed to `printerId`'s transport (a printer takes one job at a time). */
   mark(printerId: string, seq: number): void {
-    if (this.fd === undefined) throw new Error('the hand-over marks are closed')
-    let index = this.slots.get(printerId)
-    if (index === undefined) {
-      index = this.slots.size
-      this.slots.set(printerId, index)
-    }
-    this.slot.writeDoubleLE(seq, 0)
-    if (writeSync(this.fd, this.slot, 0, SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES) !== SLOT_BYTES) throw new Error('a hand-over mark was written in part')
+    this.write(printerId, seq)
+  }
+
+  /** Notes that `seq`, the job last handed to `printerId`'s transport, printed (nothing for another job). */
+  printed(printerId: string, seq: number): void {
+    if (this.values.get(printerId) === seq) this.write(printerId, -seq)
   }
 
   close(): void {
     if (this.fd === undefined) return
     closeSync(this.fd)
     this.fd = undefined
+  }
+
+  private write(printerId: string, slotValue: number): void {
+    if (this.fd === undefined) throw new Error('the hand-over marks are closed')
+    let index = this.slots.get(printerId)
+    if (index === undefined) {
+      index = this.slots.size
+      this.slots.set(printerId, index)
+    }
+    this.slot.writeDoubleLE(slotValue, 0)
+    this.values.delete(printerId)
+    if (writeSync(this.fd, this.slot, 0, SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES) !== SLOT_BYTES) throw new Error('a hand-over mark was written in part')
+    this.values.set(printerId, slotValue)
   }
 }

@@ -19,6 +19,15 @@ export interface LedgerJob {
   reports: string[]
 }
 
+/**
+ * A job a crash left between the record of intent and the record of the result, and not sent
+ * again: `printed` when its hand-over mark says the printer printed it (hand-over-marks.ts), else
+ * it may have printed.
+ */
+export interface RecoveredJob extends LedgerJob {
+  printed: boolean
+}
+
 /** A job's row in the built-in agent's `ledger_intents`: a remote agent's row without its payload. */
 export interface IntentRow {
   seq: number

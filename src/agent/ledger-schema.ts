@@ -102,3 +102,17 @@ export function ledgerSettings(db: Database, commits: GroupCommit) {
     },
   }
 }
+
+/**
+ * The rows an earlier version kept for the built-in agent (`ledger_jobs`) become intents: jobs
+ * claimed or submitted, and finished ones (with their reports, reported again if the hub still
+ * holds them). Received ones are rebuilt from the hub's rows like any other (builtin-ledger.ts).
+ */
+export function adoptBuiltinLedgerRows(db: Database, commits: GroupCommit): void {
+  commits.write(() => {
+    db.run(`INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports)
+      SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports FROM ledger_jobs WHERE state <> 'received'`)
+    db.run('DELETE FROM ledger_outbox')
+    db.run('DELETE FROM ledger_jobs')
+  })
+}

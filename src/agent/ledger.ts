@@ -14,7 +14,7 @@ import { AHEAD_PAYLOAD_CHARS } from './render-ahead.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
-import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, sha256, toJob } from './ledger-rows.ts'
+import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, type RecoveredJob, sha256, toJob } from './ledger-rows.ts'
 
 
 /** Reports read from the outbox at a time. */
@@ -58,7 +58,7 @@ export interface LedgerOptions {
 /** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
 export type AgentLedger = Pick<
   Ledger,
-  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'lastQueuedReport' | 'outbox' | 'sent'
+  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
 >
 
 export class Ledger {
@@ -268,21 +268,22 @@ export class Ledger {
 
   /**
    * At start, after a crash: the jobs it left between the record of intent and the record of the
-   * result, which may have printed. A job claimed whose hand-over mark is missing from marks this
-   * ledger trusts was never handed to its printer: it goes back to `received` (`resume`) instead.
-   * Then this run's marks start.
+   * result. A job claimed whose hand-over mark is missing from marks this ledger trusts was never
+   * handed to its printer: it goes back to `received` (`resume`) instead; one whose mark says it
+   * printed comes back `printed`; the others may have printed. Then this run's marks start.
    */
-  recover(): LedgerJob[] {
-    const handed = this.marks.lastRun()
+  recover(): RecoveredJob[] {
+    const marks = this.marks.lastRun()
     const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
-    const uncertain: LedgerJob[] = []
+    const recovered: RecoveredJob[] = []
     for (const job of interrupted) {
-      const neverHanded = job.state === 'submitting' && handed !== undefined && !handed.has(job.seq)
-      if (!(neverHanded && this.resume(job.seq))) uncertain.push(job)
+      const neverHanded = job.state === 'submitting' && marks !== undefined && !marks.handed.has(job.seq)
+      if (!(neverHanded && this.resume(job.seq))) recovered.push({ ...job, printed: marks?.printed.has(job.seq) === true })
     }
-    // A job still claimed (recovery left it uncertain) stays so if this run crashes too.
-    this.marks.start(this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all().map((row) => row.seq))
-    return uncertain
+    // A job still claimed (recovery left it uncertain) stays so if this run crashes too, and one known printed stays known.
+    const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
+    this.marks.start(claimed.map((row) => row.seq), recovered.filter((job) => job.printed).map((job) => job.seq))
+    return recovered
   }
 
   /** submitting → received: only for a job never handed to its printer (`recover`), at most MAX_RESUMES times. */
@@ -294,6 +295,11 @@ export class Ledger {
   /** Marks the job as handed to its printer, just before its first byte (marks-run.ts). */
   handingOver(job: LedgerJob): void {
     this.marks.handingOver(job.printerId, job.seq)
+  }
+
+  /** Marks the job as printed, the moment the agent knows, before its result is recorded (marks-run.ts). */
+  printed(job: LedgerJob): void {
+    this.marks.printed(job.printerId, job.seq)
   }
 
   // ---- Outbox ----

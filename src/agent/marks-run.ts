@@ -3,7 +3,7 @@
 // run handed over, and this run's file.
 import { randomUUID } from 'node:crypto'
 import { bootId } from '../platform/boot-id.ts'
-import { HandOverMarks, marksFileOf, readMarks } from './hand-over-marks.ts'
+import { HandOverMarks, type Marks, marksFileOf, readMarks } from './hand-over-marks.ts'
 
 /** The setting naming the run whose hand-over marks the ledger trusts. */
 const MARKS_RUN_SETTING = 'hand_over_marks_run'
@@ -27,23 +27,23 @@ export class MarksRun {
     this.file = databaseFile && marksFileOf(databaseFile)
   }
 
-  /** The jobs the last run handed over; undefined when its file cannot be trusted to hold every one. */
-  lastRun(): ReadonlySet<number> | undefined {
+  /** The jobs the last run handed over and saw printed; undefined when its file cannot be trusted to hold every one. */
+  lastRun(): Marks | undefined {
     return this.file ? readMarks(this.file, this.settings.get(MARKS_RUN_SETTING), this.boot) : undefined
   }
 
   /**
    * Starts this run: every change so far (recovery's among them) is flushed with a new run named
    * in the settings, so the last run's file is never trusted again; `claimed` (jobs still claimed)
-   * count as handed over. Without a file (none could be written), a crash leaves every claimed job
-   * uncertain, as without marks.
+   * count as handed over, and `printed` (known printed, their record still to come) as printed.
+   * Without a file (none could be written), a crash leaves every claimed job uncertain, as without marks.
    */
-  start(claimed: readonly number[]): void {
+  start(claimed: readonly number[], printed: readonly number[] = []): void {
     const run = randomUUID()
     this.settings.set({ [MARKS_RUN_SETTING]: run })
     this.close()
     try {
-      if (this.file && this.boot) this.marks = HandOverMarks.begin(this.file, run, this.boot, claimed)
+      if (this.file && this.boot) this.marks = HandOverMarks.begin(this.file, run, this.boot, claimed, printed)
     } catch {
       // No marks this run: recovery will not trust the last run's, whose run is no longer named.
     }
@@ -51,16 +51,26 @@ export class MarksRun {
 
   /** Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's marks. */
   handingOver(printerId: string, seq: number): void {
-    try {
-      this.marks?.mark(printerId, seq)
-    } catch {
-      this.close()
-      this.settings.set({ [MARKS_RUN_SETTING]: '' })
-    }
+    this.write((marks) => marks.mark(printerId, seq))
+  }
+
+  /** Marks the job handed over last to its printer as printed, the moment that is known, before the ledger records it. */
+  printed(printerId: string, seq: number): void {
+    this.write((marks) => marks.printed(printerId, seq))
   }
 
   close(): void {
     this.marks?.close()
     this.marks = undefined
+  }
+
+  private write(mark: (marks: HandOverMarks) => void): void {
+    if (!this.marks) return
+    try {
+      mark(this.marks)
+    } catch {
+      this.close()
+      this.settings.set({ [MARKS_RUN_SETTING]: '' })
+    }
   }
 }

@@ -23,7 +23,7 @@ let payloadsRead: string[] = []
 const file = () => join(dir, 'hub.db')
 
 /** A ledger on the file, as a hub's start makes it (a second one is the hub after a crash). */
-function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[] } {
+function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[]; printed: string[] } {
   const db = new Database(file(), { create: true, strict: true })
   db.run('PRAGMA journal_mode = WAL')
   const commits = new GroupCommit(db, (error) => {
@@ -31,8 +31,9 @@ function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[] } {
   })
   const ledger = new BuiltinLedger(db, commits, hubRecords())
   opened.push({ db, ledger })
-  const uncertain = ledger.recover().map((job) => job.jobId)
-  return { db, ledger, uncertain }
+  const recovered = ledger.recover()
+  const ids = (printed: boolean) => recovered.filter((job) => job.printed === printed).map((job) => job.jobId)
+  return { db, ledger, uncertain: ids(false), printed: ids(true) }
 }
 
 /** The hub's side of the records, read from `hub` (orders as sent). */
@@ -184,10 +185,10 @@ describe("the built-in agent's ledger", () => {
     expect(ledger.nextAfter('p1', seqOf(jobs[0]!.jobId))).toBeUndefined()
   })
 
-  test('after a crash: received jobs come back from the hub, a claim without a hand-over mark prints again, one with a mark is uncertain, an end the hub did not record is reported again', () => {
+  test('after a crash: received jobs come back from the hub, a claim without a hand-over mark prints again, one with a mark is uncertain, one marked printed is printed, an end the hub did not record is reported again', () => {
     const first = open()
-    const [waiting, neverHanded, handed, ended] = [sent(), sent('p2'), sent('p3'), sent('p4')]
-    for (const job of [waiting, neverHanded, handed, ended]) first.ledger.receive(job, `m.${job.jobId}`)
+    const [waiting, neverHanded, handed, ended, printed] = [sent(), sent('p2'), sent('p3'), sent('p4'), sent('p5')]
+    for (const job of [waiting, neverHanded, handed, ended, printed]) first.ledger.receive(job, `m.${job.jobId}`)
     const claim = (printer: string) => {
       const job = first.ledger.nextReceived(printer)!
       first.ledger.claim(job.seq)
@@ -195,14 +196,19 @@ describe("the built-in agent's ledger", () => {
     }
     claim('p2')
     const handedJob = claim('p3')
+    const printedJob = claim('p5')
     first.ledger.flushNow()
     first.ledger.handingOver(handedJob)
+    // Every byte taken on a link that cannot tell more: printed, killed before the record.
+    first.ledger.handingOver(printedJob)
+    first.ledger.printed(printedJob)
     const endedJob = claim('p4')
     first.ledger.finish(endedJob.seq, 'complete', ['frame:ended'])
     first.ledger.flushNow()
     // kill -9: nothing more is written (the hub, which holds all four, never recorded the end).
-    const { db, ledger, uncertain } = open()
+    const { db, ledger, uncertain, printed: known } = open()
     expect(uncertain).toEqual([handed.jobId])
+    expect(known).toEqual([printed.jobId])
     expect(ledger.receivedJobs().map((job) => job.jobId).sort()).toEqual([waiting.jobId, neverHanded.jobId].sort())
     expect(ledger.receivedJobs().find((job) => job.jobId === waiting.jobId)!.sourceMessageId).toBe(`m.${waiting.jobId}`)
     expect(ledger.outbox(Number.MAX_SAFE_INTEGER).map((r) => r.frame)).toEqual(['frame:ended'])

@@ -71,13 +71,13 @@ for (const othersAtWork of [false, true]) {
       await waitFor(() => held.length > 0 || undefined, 5_000)
       expect(stateOnDisk(job.seq)).toBe('submitting')
       expect(virtuals.printed(name)).toHaveLength(0)
-      expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.has(job.seq)).toBe(false)
+      expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.handed.has(job.seq)).toBe(false)
       held.splice(0).forEach((go) => go())
     }
     expect(await outcome).toMatchObject({ ok: true })
     expect(stateOnDisk(job.seq)).toBe('submitting')
     expect(virtuals.printed(name)).toHaveLength(1)
-    expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.has(job.seq)).toBe(true)
+    expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.handed.has(job.seq)).toBe(true)
   })
 }
 

@@ -1,13 +1,15 @@
 // The window a crash leaves uncertain is as narrow as the agent can make it: the printer is
 // reached and asked its status before the intent to print is recorded, so a hub killed (-9) while
 // a printer is being reached leaves a job that was never written to it, which is printed once
-// after the restart instead of failing as "may have printed"; and a kill after the intent but
-// before the job's hand-over mark (its first byte) leaves the same, as the marks show.
+// after the restart instead of failing as "may have printed"; a kill after the intent but before
+// the job's hand-over mark (its first byte) leaves the same, as the marks show; and a kill after
+// the printer confirmed the job but before the agent recorded it leaves it COMPLETED, as its
+// printed mark shows.
 import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { marksFileOf } from '../../src/agent/hand-over-marks.ts'
+import { HandOverMarks, marksFileOf } from '../../src/agent/hand-over-marks.ts'
 import { DATABASE_FILE } from '../../src/store/database.ts'
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
 import { initialize } from '../../src/services/init.ts'
@@ -113,16 +115,31 @@ function storedByAgent(dir: string): boolean {
 }
 
 /** What a kill right after the intent to print was flushed leaves: the agent's record of intent (`submitting`). */
-function claimed(dir: string): void {
+function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'): void {
   const db = new Database(join(dir, DATABASE_FILE))
   try {
     const job = db.query<{ id: string; attempt: number; printer: string }, []>("SELECT j.id, j.attempt_count AS attempt, p.agent_printer_id AS printer FROM jobs j JOIN printers p ON p.id = j.printer_id WHERE j.state = 'DELIVERED'").get()!
     const wireId = `${job.id}.a${job.attempt}`
     const now = Date.now()
-    db.run("INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at) VALUES (1, ?, ?, ?, ?, 'submitting', ?, ?)", [wireId, wireId, job.printer, `m.${wireId}`, now, now])
+    db.run("INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)", [wireId, wireId, job.printer, `m.${wireId}`, state, now, now])
   } finally {
     db.close()
   }
+}
+
+/**
+ * What a kill right after the printer confirmed the job leaves: every byte written (`submitted`),
+ * and the run's marks saying the job printed (the agent writes that mark the moment the printer
+ * confirms, before it records the result).
+ */
+function confirmed(dir: string): void {
+  claimed(dir, 'submitted')
+  const file = marksFileOf(join(dir, DATABASE_FILE))
+  const { run, boot } = JSON.parse(readFileSync(file).subarray(0, 128).toString('utf8')) as { run: string; boot: string }
+  const marks = HandOverMarks.begin(file, run, boot)
+  marks.mark('kitchen', 1)
+  marks.printed('kitchen', 1)
+  marks.close()
 }
 
 test('killed while the printer is asked its status, before a byte of the job: printed once after the restart, not uncertain', async () => {
@@ -140,5 +157,15 @@ test('the same without the hand-over marks to trust (a power cut would lose them
     claimed(dir)
     rmSync(marksFileOf(join(dir, DATABASE_FILE)))
   })
+  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }), printed: 0 })
+}, 60_000)
+
+test('killed after the printer confirmed the job and before the agent recorded it (its printed mark): COMPLETED, not uncertain, not sent again', async () => {
+  const outcome = await killedWhileReaching(confirmed)
+  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 0 })
+}, 60_000)
+
+test('the same without its printed mark: FAILED job.recovery_uncertain, not sent again', async () => {
+  const outcome = await killedWhileReaching((dir) => claimed(dir, 'submitted'))
   expect(outcome).toEqual({ job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }), printed: 0 })
 }, 60_000)

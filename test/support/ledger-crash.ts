@@ -2,7 +2,8 @@
 // (nothing closed or flushed after the moment named): what a crash leaves in a remote agent's
 // ledger file and its hand-over marks. Usage: bun ledger-crash.ts DIR; it prints the jobs' seqs as
 // JSON before it dies: `handed` (claimed, flushed, marked: its bytes may have gone), `claimed`
-// (claimed and flushed, killed before its mark), `submitted` (every byte written, unconfirmed).
+// (claimed and flushed, killed before its mark), `submitted` (every byte written, unconfirmed),
+// `printed` (every byte written, then confirmed: marked printed, killed before its record).
 import { writeSync } from 'node:fs'
 import { Ledger } from '../../src/agent/ledger.ts'
 import { ledgerJobInState, printJobPayload } from './fixtures.ts'
@@ -17,7 +18,13 @@ await ledger.durable()
 ledger.handingOver(submitted)
 ledger.finish(submitted.seq, 'submit', ['report:submit'])
 await ledger.durable()
+const printed = ledgerJobInState(ledger, 'submitting', printJobPayload('patio'))
+await ledger.durable()
+ledger.handingOver(printed)
+ledger.finish(printed.seq, 'submit', ['report:submit'])
+await ledger.durable()
+ledger.printed(printed)
 const claimed = ledgerJobInState(ledger, 'submitting', printJobPayload('terrace'))
 await ledger.durable()
-writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq })}\n`)
+writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq })}\n`)
 process.kill(process.pid, 'SIGKILL')
