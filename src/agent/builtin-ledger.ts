@@ -82,6 +82,8 @@ export class BuiltinLedger {
   private readonly backlogs = new Map<string, Backlog>()
   private readonly fromBacklog = new Set<number>()
   private readonly keptBeyond = new PayloadBudget(KEPT_PAYLOAD_BYTES)
+  /** Jobs marked printed whose result is not yet recorded. */
+  private readonly markedPrinted = new Set<number>()
   private lastFrame = 0
   private lastSeq: number
   private finishedSinceForget = 0
@@ -200,6 +202,9 @@ export class BuiltinLedger {
       this.remember(job)
       if (++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldRows()
     }
+    // Marked printed, so a crash of the process cannot lose that it printed: the record rides
+    // along with the printer's next job's intent, committed on its way (docs/delivery.md).
+    if (this.markedPrinted.delete(seq) && this.queues.get(job.printerId)?.[0]?.state === 'received') this.commits.postponeTurnCommit()
     return true
   }
 
@@ -241,7 +246,7 @@ export class BuiltinLedger {
 
   /** Marks the job as printed, the moment the agent knows, before its result is recorded (marks-run.ts). */
   printed(job: LedgerJob): void {
-    this.marks.printed(job.printerId, job.seq)
+    if (this.marks.printed(job.printerId, job.seq)) this.markedPrinted.add(job.seq)
   }
 
   // ---- Outbox (in memory: after a crash the rows say what to report again) ----

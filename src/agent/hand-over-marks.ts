@@ -108,9 +108,11 @@ export class HandOverMarks {
     this.write(printerId, seq)
   }
 
-  /** Notes that `seq`, the job last handed to `printerId`'s transport, printed (nothing for another job). */
-  printed(printerId: string, seq: number): void {
-    if (this.values.get(printerId) === seq) this.write(printerId, -seq)
+  /** Notes that `seq`, the job last handed to `printerId`'s transport, printed; false (nothing written) for another job. */
+  printed(printerId: string, seq: number): boolean {
+    if (this.values.get(printerId) !== seq) return false
+    this.write(printerId, -seq)
+    return true
   }
 
   close(): void {

@@ -54,9 +54,9 @@ export class MarksRun {
     this.write((marks) => marks.mark(printerId, seq))
   }
 
-  /** Marks the job handed over last to its printer as printed, the moment that is known, before the ledger records it. */
-  printed(printerId: string, seq: number): void {
-    this.write((marks) => marks.printed(printerId, seq))
+  /** Marks the job handed over last to its printer as printed, the moment that is known, before the ledger records it; whether the mark is in a file this ledger trusts. */
+  printed(printerId: string, seq: number): boolean {
+    return this.write((marks) => marks.printed(printerId, seq))
   }
 
   close(): void {
@@ -64,13 +64,14 @@ export class MarksRun {
     this.marks = undefined
   }
 
-  private write(mark: (marks: HandOverMarks) => void): void {
-    if (!this.marks) return
+  private write(mark: (marks: HandOverMarks) => boolean | void): boolean {
+    if (!this.marks) return false
     try {
-      mark(this.marks)
+      return mark(this.marks) !== false
     } catch {
       this.close()
       this.settings.set({ [MARKS_RUN_SETTING]: '' })
+      return false
     }
   }
 }

@@ -3,7 +3,8 @@
 // the event loop with everything else changed in it. Whatever must not happen before a change is
 // on disk (an answer to a client, an acknowledgement, bytes to a printer) waits for `durable()`.
 // A change that can be learned again after a crash may be deferred: it rides along with the next
-// commit, or is committed within UNAWAITED_COMMIT_MS.
+// commit, or is committed within UNAWAITED_COMMIT_MS. So may a turn's changes that nobody waits
+// for, when the code that made them knows an urgent commit follows (`postponeTurnCommit`).
 //
 // A database in a file is flushed off the event loop (wal-flush.ts): its transactions commit with
 // `synchronous = NORMAL`, and `durable()` settles once the write-ahead log has been flushed after
@@ -33,6 +34,8 @@ export class GroupCommit {
   private commitThisTurnScheduled = false
   /** The open transaction holds a change something urgent waits for (`urgentlyDurable`). */
   private urgent = false
+  /** The end of this turn commits only if someone waits (`postponeTurnCommit`). */
+  private postponed = false
   private commitLater: Timer | undefined
   /** Told once the open transaction is on disk; forgotten when it is rolled back. */
   private committed: (() => void)[] = []
@@ -117,6 +120,17 @@ export class GroupCommit {
   }
 
   /**
+   * The changes of this turn need not be committed at its end unless someone waits for them
+   * (`durable()`): they ride along with the next commit, which the caller knows comes soon and
+   * urgently (a printer's next job: its intent to print), or within UNAWAITED_COMMIT_MS. For
+   * changes a crash of the process cannot lose the knowledge of (a job marked printed,
+   * agent/hand-over-marks.ts).
+   */
+  postponeTurnCommit(): void {
+    if (this.open) this.postponed = true
+  }
+
+  /**
    * Runs `then` once every change written so far is committed (at once when none is open); never
    * when they are rolled back instead. For what must only be said of changes that are on disk (the
    * log of job states), without waiting for the disk as `durable()` does.
@@ -163,6 +177,7 @@ export class GroupCommit {
     this.committed = []
     this.open = false
     this.urgent = false
+    this.postponed = false
     this.writes = 0
     clearTimeout(this.commitLater)
     try {
@@ -236,6 +251,7 @@ export class GroupCommit {
     this.committed = []
     this.open = false
     this.urgent = false
+    this.postponed = false
     this.writes = 0
     clearTimeout(this.commitLater)
     this.fullFlushes()
@@ -249,6 +265,10 @@ export class GroupCommit {
     // setImmediate runs after the turn's I/O callbacks: everything they change joins this commit.
     setImmediate(() => {
       this.commitThisTurnScheduled = false
+      if (this.postponed) {
+        this.postponed = false
+        if (this.waiters.length === 0) return
+      }
       this.commitScheduled()
     })
   }

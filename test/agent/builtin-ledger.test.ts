@@ -23,7 +23,7 @@ let payloadsRead: string[] = []
 const file = () => join(dir, 'hub.db')
 
 /** A ledger on the file, as a hub's start makes it (a second one is the hub after a crash). */
-function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[]; printed: string[] } {
+function open(): { db: Database; ledger: BuiltinLedger; commits: GroupCommit; uncertain: string[]; printed: string[] } {
   const db = new Database(file(), { create: true, strict: true })
   db.run('PRAGMA journal_mode = WAL')
   const commits = new GroupCommit(db, (error) => {
@@ -33,7 +33,7 @@ function open(): { db: Database; ledger: BuiltinLedger; uncertain: string[]; pri
   opened.push({ db, ledger })
   const recovered = ledger.recover()
   const ids = (printed: boolean) => recovered.filter((job) => job.printed === printed).map((job) => job.jobId)
-  return { db, ledger, uncertain: ids(false), printed: ids(true) }
+  return { db, ledger, commits, uncertain: ids(false), printed: ids(true) }
 }
 
 /** The hub's side of the records, read from `hub` (orders as sent). */
@@ -223,6 +223,49 @@ describe("the built-in agent's ledger", () => {
     expect(ledger.receive(waiting, `m.${waiting.jobId}`).kind).toBe('duplicate')
     expect(ledger.receive(ended, `m.${ended.jobId}`).kind).toBe('duplicate')
     expect(existsMarks()).toBe(true)
+  })
+
+  test('a job marked printed whose printer has a next job waiting: its record rides along with that job\'s intent, not a commit of its own; otherwise it commits at the end of its turn', async () => {
+    const { ledger, commits } = open()
+    const observer = new Database(file(), { readonly: true })
+    const onDisk = (seq: number) => observer.query<{ state: string }, [number]>('SELECT state FROM ledger_intents WHERE seq = ?').get(seq)?.state
+    const turn = () => new Promise((resolve) => setImmediate(resolve))
+    try {
+      for (const job of [sent('p1'), sent('p1'), sent('p2')]) ledger.receive(job, `m.${job.jobId}`)
+      /** Claimed, flushed, handed over; then marked printed (or not) and finished. */
+      const print = (printer: string, markPrinted: boolean) => {
+        const job = ledger.nextReceived(printer)!
+        ledger.claim(job.seq)
+        ledger.flushNow()
+        ledger.handingOver(job)
+        if (markPrinted) ledger.printed(job)
+        ledger.finish(job.seq, 'complete', [`frame:${job.jobId}`])
+        return job
+      }
+      const first = print('p1', true)
+      const commitsBefore = commits.stats.commits
+      await turn()
+      await turn()
+      expect(onDisk(first.seq)).toBe('submitting')
+      expect(commits.stats.commits).toBe(commitsBefore)
+      // The next job's intent commits it.
+      const second = ledger.nextReceived('p1')!
+      ledger.claim(second.seq)
+      ledger.flushNow()
+      expect(onDisk(first.seq)).toBe('completed')
+      expect(commits.stats.commits).toBe(commitsBefore + 1)
+      ledger.handingOver(second)
+      ledger.printed(second)
+      ledger.finish(second.seq, 'complete', ['frame:second'])
+      // Nothing waits behind it (p1's queue is empty), nor behind a job not marked printed.
+      await turn()
+      expect(onDisk(second.seq)).toBe('completed')
+      const unmarked = print('p2', false)
+      await turn()
+      expect(onDisk(unmarked.seq)).toBe('completed')
+    } finally {
+      observer.close()
+    }
   })
 
   test('a start on a large backlog reads it a page at a time: every held job prints once, in order, before the jobs sent after the start', () => {

@@ -88,6 +88,42 @@ describe('group commit', () => {
     expect(commits.stats.commits).toBe(2)
   })
 
+  test('a turn whose commit is postponed: its changes ride along with the next commit, or are committed within UNAWAITED_COMMIT_MS; a waiter is never kept waiting', async () => {
+    // Nothing open: nothing to postpone, and the next turn's change commits at its end.
+    commits.postponeTurnCommit()
+    await turn()
+    commits.write(() => insert(1))
+    await turn()
+    expect(seen()).toEqual([1])
+
+    // Postponed: the turn ends without a commit; the next turn with a change commits both.
+    commits.write(() => insert(2))
+    commits.postponeTurnCommit()
+    await turn()
+    await turn()
+    expect(seen()).toEqual([1])
+    commits.write(() => insert(3))
+    await turn()
+    expect(seen()).toEqual([1, 2, 3])
+
+    // Postponed, and then somebody waits in the same turn: committed at its end as usual.
+    commits.write(() => insert(4))
+    commits.postponeTurnCommit()
+    const waited = commits.durable()
+    await turn()
+    expect(seen()).toEqual([1, 2, 3, 4])
+    await waited
+
+    // Postponed, and nothing follows: committed within UNAWAITED_COMMIT_MS.
+    commits.write(() => insert(5))
+    commits.postponeTurnCommit()
+    const started = performance.now()
+    while (seen().length === 4) await Bun.sleep(1)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(UNAWAITED_COMMIT_MS - 2)
+    expect(seen()).toEqual([1, 2, 3, 4, 5])
+    expect(commits.stats.commits).toBe(4)
+  })
+
   test('a turn with more changes than one transaction allows is split, and nothing is lost', async () => {
     for (let i = 1; i <= 2 * MAX_WRITES_PER_COMMIT + 10; i++) commits.write(() => insert(i))
     // The full transactions are already committed.
