@@ -68,8 +68,9 @@ export class GroupCommit {
   }
 
   /**
-   * Runs `change` in the open transaction, committed at the end of this turn. A change that throws
-   * undoes only itself (it runs in a savepoint); the others stay.
+   * Runs `change` in the open transaction, committed at the end of this turn (or, when the turn's
+   * commit is postponed and nobody waits, with the next commit: `postponeTurnCommit`). A change
+   * that throws undoes only itself (it runs in a savepoint); the others stay.
    */
   write<T>(change: () => T): T {
     const result = this.apply(change)
