@@ -149,6 +149,7 @@ export class Agent {
    */
   private recover(): void {
     for (const job of this.options.ledger.recover()) {
+      // Its printed mark is in this run's file already (marks-run.ts): it is only recorded here.
       if (job.printed) {
         this.printed(job, job.state === 'submitted')
         continue

@@ -7,9 +7,10 @@
 // printed mark shows.
 import { afterAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { HandOverMarks, marksFileOf } from '../../src/agent/hand-over-marks.ts'
+import { bootId } from '../../src/platform/boot-id.ts'
 import { DATABASE_FILE } from '../../src/store/database.ts'
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
 import { initialize } from '../../src/services/init.ts'
@@ -134,9 +135,11 @@ function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'):
  */
 function confirmed(dir: string): void {
   claimed(dir, 'submitted')
-  const file = marksFileOf(join(dir, DATABASE_FILE))
-  const { run, boot } = JSON.parse(readFileSync(file).subarray(0, 128).toString('utf8')) as { run: string; boot: string }
-  const marks = HandOverMarks.begin(file, run, boot)
+  // The run the ledger names, in this boot: the marks the next start trusts.
+  const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
+  const run = db.query<{ value: string }, []>("SELECT value FROM ledger_settings WHERE key = 'hand_over_marks_run'").get()!.value
+  db.close()
+  const marks = HandOverMarks.begin(marksFileOf(join(dir, DATABASE_FILE)), run, bootId()!)
   marks.mark('kitchen', 1)
   marks.printed('kitchen', 1)
   marks.close()
