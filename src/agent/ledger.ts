@@ -15,6 +15,7 @@ import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, type RecoveredJob, sha256, toJob } from './ledger-rows.ts'
+import { bound } from '../sqlite/bound.ts'
 
 
 /** Reports read from the outbox at a time. */
@@ -210,7 +211,7 @@ export class Ledger {
 
   /** The oldest received job of a printer (jobs of one printer print in the order they came). */
   nextReceived(printerId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} ORDER BY seq LIMIT 1`).get(printerId)
+    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ${bound()} AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} ORDER BY seq LIMIT 1`).get(printerId)
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 
@@ -219,7 +220,7 @@ export class Ledger {
    * to render ahead; none when its payload is longer than AHEAD_PAYLOAD_CHARS (not parsed for that).
    */
   nextAfter(printerId: string, seq: number): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string, number]>(`SELECT * FROM ledger_jobs WHERE printer_id = ? AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} AND seq > ? ORDER BY seq LIMIT 1`).get(printerId, seq)
+    const row = this.db.query<JobRow, [string, number]>(`SELECT * FROM ledger_jobs WHERE printer_id = ${bound()} AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} AND seq > ? ORDER BY seq LIMIT 1`).get(printerId, seq)
     return row && row.state === 'received' && (row.payload?.length ?? 0) <= AHEAD_PAYLOAD_CHARS ? toJob(row) : undefined
   }
 

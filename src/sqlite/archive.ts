@@ -5,6 +5,7 @@
 import { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fsyncSync, openSync, readSync, writeSync } from 'node:fs'
+import { bound } from './bound.ts'
 
 /** What the manifest's `format` says of every archive. */
 export const ARCHIVE_FORMAT = 'printhub-backup'
@@ -161,7 +162,7 @@ export class ArchiveReader {
     let size = 0
     let expected = 0
     try {
-      for (const row of this.db.query<{ seq: number; data: Uint8Array }, [string]>('SELECT seq, data FROM chunks WHERE member = ? ORDER BY seq').iterate(name)) {
+      for (const row of this.db.query<{ seq: number; data: Uint8Array }, [string]>(`SELECT seq, data FROM chunks WHERE member = ${bound()} ORDER BY seq`).iterate(name)) {
         if (row.seq !== expected++) return `${name} misses part ${expected - 1}`
         let chunk: Uint8Array
         try {

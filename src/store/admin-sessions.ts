@@ -4,6 +4,7 @@ import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface AdminSession {
   id: string
@@ -71,7 +72,7 @@ export class AdminSessions {
     const row = this.db
       .query<SessionRow, [Uint8Array, number, number]>(
         `SELECT s.* FROM admin_sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = ?1 AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?3 AND u.disabled_at IS NULL`,
+         WHERE s.token_hash = ${bound('?1', 'BLOB')} AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?3 AND u.disabled_at IS NULL`,
       )
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined
@@ -83,7 +84,7 @@ export class AdminSessions {
   listLive(userId: string): AdminSession[] {
     const now = this.now()
     return this.db
-      .query<SessionRow, [number, number, string]>('SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 AND user_id = ?3 ORDER BY created_at DESC')
+      .query<SessionRow, [number, number, string]>(`SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 AND user_id = ${bound('?3')} ORDER BY created_at DESC`)
       .all(now, this.lifetime.idleMs, userId)
       .map(toSession)
   }

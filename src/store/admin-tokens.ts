@@ -4,6 +4,7 @@ import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 /** Admin tokens: `pha_` and 32 random bytes in unpadded base64url. */
 export const ADMIN_TOKEN_PREFIX = 'pha_'
@@ -63,7 +64,7 @@ export class AdminTokens {
   use(secret: string): AdminToken | undefined {
     if (!ADMIN_TOKEN_PATTERN.test(secret)) return undefined
     const row = this.db
-      .query<TokenRow, [Uint8Array]>('SELECT t.* FROM admin_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND t.revoked_at IS NULL AND u.disabled_at IS NULL')
+      .query<TokenRow, [Uint8Array]>(`SELECT t.* FROM admin_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ${bound('?', 'BLOB')} AND t.revoked_at IS NULL AND u.disabled_at IS NULL`)
       .get(hashSecret(secret))
     if (!row) return undefined
     row.last_used_at = recordUse(this.commits, this.db, { table: 'admin_tokens', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
@@ -72,7 +73,7 @@ export class AdminTokens {
 
   /** The account's tokens (every account's without one), oldest first. */
   list(userId?: string): AdminToken[] {
-    return this.db.query<TokenRow, [string | null]>('SELECT * FROM admin_tokens WHERE ?1 IS NULL OR user_id = ?1 ORDER BY created_at, id').all(userId ?? null).map(toToken)
+    return this.db.query<TokenRow, [string | null]>(`SELECT * FROM admin_tokens WHERE ?1 IS NULL OR user_id = ${bound('?1')} ORDER BY created_at, id`).all(userId ?? null).map(toToken)
   }
 
   /** Revokes one of the account's tokens (any account's, without one). */

@@ -5,6 +5,7 @@ import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface ApiKey {
   id: string
@@ -75,7 +76,7 @@ export class ApiKeys {
   }
 
   list(projectId: string): ApiKey[] {
-    return this.db.query<ApiKeyRow, [string]>('SELECT * FROM api_keys WHERE project_id = ? ORDER BY created_at, id').all(projectId).map(toApiKey)
+    return this.db.query<ApiKeyRow, [string]>(`SELECT * FROM api_keys WHERE project_id = ${bound()} ORDER BY created_at, id`).all(projectId).map(toApiKey)
   }
 
   /** Revokes a key; false when there is no such key. Revoking twice keeps the first time. */

@@ -4,6 +4,7 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export type DestinationMode = 'failover' | 'all'
 
@@ -66,12 +67,12 @@ export class Destinations {
   }
 
   list(projectId: string): Destination[] {
-    return this.db.query<DestinationRow, [string]>('SELECT * FROM destinations WHERE project_id = ? ORDER BY name').all(projectId).map(toDestination)
+    return this.db.query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE project_id = ${bound()} ORDER BY name`).all(projectId).map(toDestination)
   }
 
   /** Every project's destinations of a mode (the failover watch). */
   ofMode(mode: DestinationMode): Destination[] {
-    return this.db.query<DestinationRow, [string]>('SELECT * FROM destinations WHERE mode = ? ORDER BY project_id, name').all(mode).map(toDestination)
+    return this.db.query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE mode = ${bound()} ORDER BY project_id, name`).all(mode).map(toDestination)
   }
 
   /** Deletes it; the jobs waiting at it stay where they wait (their printer is theirs). */

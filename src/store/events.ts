@@ -10,6 +10,7 @@ import type { EventType, ProjectEvent } from '../protocol/events.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { iso } from './time.ts'
 import type { Webhooks } from './webhooks.ts'
+import { bound } from '../sqlite/bound.ts'
 
 /** Events are kept at least this long. */
 export const EVENT_RETENTION_DAYS = 7
@@ -100,7 +101,7 @@ export class Events {
   /** The project's events after `afterId`, oldest first, at most `limit`. */
   after(projectId: string, afterId: number, limit: number): ProjectEvent[] {
     return this.db
-      .query<EventRow, [string, number, number]>('SELECT id, type, occurred_at, data FROM events WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .query<EventRow, [string, number, number]>(`SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`)
       .all(projectId, afterId, limit)
       .map(toEvent)
   }
@@ -111,7 +112,7 @@ export class Events {
    */
   frames(projectId: string, afterId: number, limit: number): { id: number; frame: string }[] {
     return this.db
-      .query<EventRow, [string, number, number]>('SELECT id, type, occurred_at, data FROM events WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?')
+      .query<EventRow, [string, number, number]>(`SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`)
       .all(projectId, afterId, limit)
       .map((row) => ({ id: row.id, frame: `id: ${row.id}\nevent: ${row.type}\ndata: ${eventJson(row.id, row.type, iso(row.occurred_at), row.data)}\n\n` }))
   }

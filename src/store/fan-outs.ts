@@ -8,6 +8,7 @@ import { MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { fanOutState, summariseFanOut } from '../domain/fan-out.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 import { iso, isoOrNull } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 interface FanOutRow {
   seq: number
@@ -50,7 +51,7 @@ export class FanOuts {
     this.byIdQuery = db.query<FanOutRow, [string]>('SELECT * FROM fan_outs WHERE id = ?')
     this.childrenQuery = db.query<ChildRow, [string]>(
       `SELECT ${JOB_COLUMNS}, (SELECT remote_id FROM printers p WHERE p.id = jobs.printer_id) AS printer
-       FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = ? ORDER BY seq`,
+       FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = ${bound()} ORDER BY seq`,
     )
     this.parentQuery = db.query<{ fan_out_id: string | null }, [string]>('SELECT fan_out_id FROM jobs WHERE id = ?')
   }

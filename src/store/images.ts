@@ -4,6 +4,7 @@
 import type { Database } from 'bun:sqlite'
 import type { ImageMediaType } from '../protocol/image.ts'
 import { iso } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface StoredImage {
   name: string
@@ -57,7 +58,7 @@ export class ProjectImages {
 
   /** The project's images, without their data. */
   list(projectId: string): StoredImage[] {
-    return this.db.query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? ORDER BY name`).all(projectId).map(toImage)
+    return this.db.query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ${bound()} ORDER BY name`).all(projectId).map(toImage)
   }
 
   /** One of the project's images, without its data. */

@@ -6,6 +6,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Job, JobState } from '../protocol/job.ts'
 import { type JobFilter, type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+import { bound } from '../sqlite/bound.ts'
 
 /** Index entries one page looks at, at most. */
 export const PAGE_WINDOW = 5_000
@@ -46,10 +47,10 @@ interface Driver {
 
 function driver(query: JobQuery, before: number): Driver {
   const [entry] = query.metadata ?? []
-  if (entry) return { source: 'job_metadata', seq: 'job_seq', where: 'project_id = ? AND key = ? AND value = ? AND job_seq < ?', values: [query.projectId, entry[0], entry[1], before] }
-  if (query.printerId !== undefined) return { source: 'jobs INDEXED BY jobs_by_printer', seq: 'seq', where: 'printer_id = ? AND seq < ?', values: [query.printerId, before] }
-  if (query.state !== undefined) return { source: 'jobs INDEXED BY jobs_newest_by_state', seq: 'seq', where: 'project_id = ? AND state = ? AND seq < ?', values: [query.projectId, query.state, before] }
-  return { source: 'jobs INDEXED BY jobs_newest', seq: 'seq', where: 'project_id = ? AND seq < ?', values: [query.projectId, before] }
+  if (entry) return { source: 'job_metadata', seq: 'job_seq', where: `project_id = ${bound()} AND key = ${bound()} AND value = ${bound()} AND job_seq < ?`, values: [query.projectId, entry[0], entry[1], before] }
+  if (query.printerId !== undefined) return { source: 'jobs INDEXED BY jobs_by_printer', seq: 'seq', where: `printer_id = ${bound()} AND seq < ?`, values: [query.printerId, before] }
+  if (query.state !== undefined) return { source: 'jobs INDEXED BY jobs_newest_by_state', seq: 'seq', where: `project_id = ${bound()} AND state = ${bound()} AND seq < ?`, values: [query.projectId, query.state, before] }
+  return { source: 'jobs INDEXED BY jobs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, before] }
 }
 
 /** The walk itself: the sequence numbers of candidates, newest first, at most `window`. */
@@ -59,17 +60,17 @@ function walk({ source, seq, where, values }: Driver, window: number): { sql: st
 
 /** Every condition of the query, on a job row (the driver's own among them: cheap, and exact). */
 function conditions(query: JobQuery): { sql: string; values: Value[] } {
-  const where: string[] = ['project_id = ?']
+  const where: string[] = [`project_id = ${bound()}`]
   const values: Value[] = [query.projectId]
   const add = (clause: string, ...more: Value[]) => {
     where.push(clause)
     values.push(...more)
   }
-  if (query.state !== undefined) add('state = ?', query.state)
-  if (query.printerId !== undefined) add('printer_id = ?', query.printerId)
+  if (query.state !== undefined) add(`state = ${bound()}`, query.state)
+  if (query.printerId !== undefined) add(`printer_id = ${bound()}`, query.printerId)
   if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
   if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
-  for (const [key, value] of query.metadata ?? []) add('EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id = jobs.project_id AND m.key = ? AND m.value = ? AND m.job_seq = jobs.seq)', key, value)
+  for (const [key, value] of query.metadata ?? []) add(`EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id = jobs.project_id AND m.key = ${bound()} AND m.value = ${bound()} AND m.job_seq = jobs.seq)`, key, value)
   return { sql: where.join(' AND '), values }
 }
 
@@ -123,12 +124,12 @@ export function jobSearch(filter: JobFilter, limit: number): { sql: string; valu
     where.push(clause)
     values.push(value)
   }
-  add('project_id = ?', filter.projectId)
-  add('printer_id = ?', filter.printerId)
-  add('state = ?', filter.state)
+  add(`project_id = ${bound()}`, filter.projectId)
+  add(`printer_id = ${bound()}`, filter.printerId)
+  add(`state = ${bound()}`, filter.state)
   add('created_at >= ?', filter.createdFrom)
   add('created_at < ?', filter.createdBefore)
-  add('seq < (SELECT seq FROM jobs WHERE id = ?)', filter.beforeId)
+  add(`seq < (SELECT seq FROM jobs WHERE id = ${bound()})`, filter.beforeId)
   if (filter.metadataPrefix !== undefined) {
     // The values from the prefix up to the next one that does not start with it, along the index.
     where.push(`seq IN (SELECT job_seq FROM job_metadata INDEXED BY job_metadata_by_value WHERE value >= ? AND value < ? ORDER BY value LIMIT ${SEARCH_WINDOW})`)

@@ -12,6 +12,7 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { JobLog } from './job-log.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 import { stateIn } from './sql.ts'
+import { bound } from '../sqlite/bound.ts'
 
 /** The guard of an event: the job is in a state the event applies to. */
 const from = (event: JobEvent): string => stateIn(JOB_TRANSITIONS[event].from)
@@ -23,7 +24,7 @@ const { queued, withAgent, attemptOut, cancellableByAgent } = JOB_STATE_SETS
  * every finished job of the printer before the first waiting one (a dispatch cost that grew with
  * the history: 70 % of the hub's time at 60,000 jobs).
  */
-export const QUEUE_HEAD_SQL = `SELECT id, state, not_before, expires_at FROM jobs INDEXED BY jobs_queue WHERE printer_id = ? AND ${stateIn(queued)} ORDER BY seq LIMIT 1`
+export const QUEUE_HEAD_SQL = `SELECT id, state, not_before, expires_at FROM jobs INDEXED BY jobs_queue WHERE printer_id = ${bound()} AND ${stateIn(queued)} ORDER BY seq LIMIT 1`
 
 /**
  * The jobs held by agents that are revoked, or away (not connected, and not seen since
@@ -182,14 +183,14 @@ export class JobStates {
     return this.db
       .query<HeldJob, [string, number, number, number]>(
         `SELECT ${HELD_COLUMNS} FROM jobs INDEXED BY jobs_with_agent
-         WHERE printer_id = ? AND ${stateIn(withAgent)} AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+         WHERE printer_id = ${bound()} AND ${stateIn(withAgent)} AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
       )
       .all(printerId, after, upTo, limit)
   }
 
   /** The number of the newest job a printer's agent holds. */
   newestHeld(printerId: string): number | undefined {
-    return this.db.query<{ seq: number }, [string]>(`SELECT seq FROM jobs INDEXED BY jobs_with_agent WHERE printer_id = ? AND ${stateIn(withAgent)} ORDER BY seq DESC LIMIT 1`).get(printerId)?.seq
+    return this.db.query<{ seq: number }, [string]>(`SELECT seq FROM jobs INDEXED BY jobs_with_agent WHERE printer_id = ${bound()} AND ${stateIn(withAgent)} ORDER BY seq DESC LIMIT 1`).get(printerId)?.seq
   }
 
   /** A job its agent holds, with its printer. */

@@ -13,6 +13,7 @@ import type { JobLog } from './job-log.ts'
 import { iso, isoOrNull } from './time.ts'
 import { type JobPage, jobPage, type JobQuery, jobSearch } from './job-pages.ts'
 import type { FanOuts } from './fan-outs.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface JobRow {
   seq: number
@@ -285,7 +286,7 @@ export class Jobs {
 
   /** The reprints made of a job, oldest first. */
   reprintsOf(id: string): string[] {
-    return this.db.query<{ id: string }, [string]>('SELECT id FROM jobs INDEXED BY jobs_reprints WHERE reprint_of = ? ORDER BY seq').all(id).map((row) => row.id)
+    return this.db.query<{ id: string }, [string]>(`SELECT id FROM jobs INDEXED BY jobs_reprints WHERE reprint_of = ${bound()} ORDER BY seq`).all(id).map((row) => row.id)
   }
 
   /** The printer record a job was created for. */
@@ -305,7 +306,7 @@ export class Jobs {
 
   document(id: string): PrintDocument | undefined {
     const row = this.db
-      .query<{ document: string }, [string]>('SELECT d.document FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ?')
+      .query<{ document: string }, [string]>(`SELECT d.document FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ${bound()}`)
       .get(id)
     return row ? (JSON.parse(row.document) as PrintDocument) : undefined
   }
@@ -342,7 +343,7 @@ export class Jobs {
   timeline(id: string): JobEvent[] {
     return this.db
       .query<{ at: number; state: JobState; attempt: number; error_code: string | null; error_message: string | null }, [string]>(
-        'SELECT e.at, e.state, e.attempt, e.error_code, e.error_message FROM job_events e JOIN jobs j ON j.seq = e.job_seq WHERE j.id = ? ORDER BY e.at, e.rowid',
+        `SELECT e.at, e.state, e.attempt, e.error_code, e.error_message FROM job_events e JOIN jobs j ON j.seq = e.job_seq WHERE j.id = ${bound()} ORDER BY e.at, e.rowid`,
       )
       .all(id)
       .map((row) => ({ at: iso(row.at), state: row.state, attempt: row.attempt, errorCode: row.error_code, errorMessage: row.error_message }))
@@ -368,7 +369,7 @@ export class Jobs {
 
   /** The newest job of a printer that printed, for its last receipt. */
   lastCompleted(printerId: string): Job | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE printer_id = ? AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`).get(printerId)
+    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE printer_id = ${bound()} AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`).get(printerId)
     return row ? toJob(row) : undefined
   }
 }

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import type { PaperWidth } from '../protocol/document.ts'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 /** The prefix of printer record IDs (`prn_…`). */
 const PRINTER_RECORD = 'prn'
@@ -114,9 +115,9 @@ export class Printers {
   ofAgent(agentId: string, agentPrinterId?: string): PrinterRecord[] {
     const rows =
       agentPrinterId === undefined
-        ? this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE agent_id = ? AND removed_at IS NULL ORDER BY created_at, id').all(agentId)
+        ? this.db.query<PrinterRow, [string]>(`SELECT * FROM printers WHERE agent_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`).all(agentId)
         : this.db
-            .query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE agent_id = ? AND agent_printer_id = ? AND removed_at IS NULL ORDER BY created_at, id')
+            .query<PrinterRow, [string, string]>(`SELECT * FROM printers WHERE agent_id = ${bound()} AND agent_printer_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
             .all(agentId, agentPrinterId)
     return rows.map(toPrinter)
   }
@@ -149,7 +150,7 @@ export class Printers {
 
   list(projectId: string): PrinterRecord[] {
     return this.db
-      .query<PrinterRow, [string]>('SELECT * FROM printers WHERE project_id = ? AND removed_at IS NULL ORDER BY created_at, id')
+      .query<PrinterRow, [string]>(`SELECT * FROM printers WHERE project_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
       .all(projectId)
       .map(toPrinter)
   }

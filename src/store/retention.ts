@@ -7,6 +7,7 @@ import type { Database } from 'bun:sqlite'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { stateIn } from './sql.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface Pruned {
   jobs: number
@@ -35,7 +36,7 @@ export class Retention {
     // a document's bytes from its record's header (octet_length), without reading the document.
     this.oldestOfProject = db.query<{ seq: number; bytes: number }, [string, number]>(
       `SELECT j.seq, COALESCE((SELECT octet_length(d.document) FROM job_documents d WHERE d.job_seq = j.seq), 0) AS bytes
-       FROM jobs j WHERE j.project_id = ? AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')} ORDER BY j.seq LIMIT ?`,
+       FROM jobs j WHERE j.project_id = ${bound()} AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')} ORDER BY j.seq LIMIT ?`,
     )
   }
 

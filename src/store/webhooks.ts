@@ -5,6 +5,7 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso, isoOrNull } from './time.ts'
+import { bound } from '../sqlite/bound.ts'
 
 export interface Webhook {
   id: string
@@ -127,7 +128,7 @@ export class Webhooks {
   }
 
   list(projectId: string): Webhook[] {
-    return this.db.query<WebhookRow, [string]>('SELECT * FROM webhooks WHERE project_id = ? AND deleted_at IS NULL ORDER BY created_at, id').all(projectId).map(toWebhook)
+    return this.db.query<WebhookRow, [string]>(`SELECT * FROM webhooks WHERE project_id = ${bound()} AND deleted_at IS NULL ORDER BY created_at, id`).all(projectId).map(toWebhook)
   }
 
   /** Deletes the project's webhook (its waiting deliveries are dropped); false when it has none of that ID. */
@@ -181,7 +182,7 @@ export class Webhooks {
   deliveries(webhookId: string, limit: number): DeliveryRecord[] {
     return this.db
       .query<{ message_id: string; type: string; attempts: number; last_status: number | null; last_error: string | null; delivered_at: number | null; created_at: number }, [string, number]>(
-        "SELECT message_id, json_extract(body, '$.type') AS type, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?",
+        `SELECT message_id, json_extract(body, '$.type') AS type, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ${bound()} ORDER BY id DESC LIMIT ?`,
       )
       .all(webhookId, limit)
       .map((r) => ({ messageId: r.message_id, type: r.type, attempts: r.attempts, lastStatus: r.last_status, lastError: r.last_error, deliveredAt: isoOrNull(r.delivered_at), createdAt: iso(r.created_at) }))
