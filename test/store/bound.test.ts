@@ -65,10 +65,10 @@ describe('bound values', () => {
       ['hash', 'BLOB', [new Uint8Array([2, 1]), new Uint8Array([9]), null]],
     ]
     for (const [column, type, values] of cases) {
-      const bare = db.query<{ id: number }, [unknown]>(`SELECT id FROM t WHERE ${column} = ? ORDER BY id DESC LIMIT 20`)
-      const wrapped = db.query<{ id: number }, [unknown]>(`SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`)
+      const bare = db.query<{ id: number }, [string | number | Uint8Array | null]>(`SELECT id FROM t WHERE ${column} = ? ORDER BY id DESC LIMIT 20`)
+      const wrapped = db.query<{ id: number }, [string | number | Uint8Array | null]>(`SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`)
       for (const value of values) expect(wrapped.all(value)).toEqual(bare.all(value))
-      const plan = db.query<{ detail: string }, [unknown]>(`EXPLAIN QUERY PLAN SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`).all(values[0])
+      const plan = db.query<{ detail: string }, [string | number | Uint8Array | null]>(`EXPLAIN QUERY PLAN SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`).all(values[0]!)
       expect(plan.map((step) => step.detail)).toEqual([`SEARCH t USING COVERING INDEX t_${column} (${column}=?)`])
     }
     // Numbered and named parameters too.
