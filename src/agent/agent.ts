@@ -281,7 +281,7 @@ export class Agent {
     const job = this.options.ledger.job(jobId)
     if (!job) return
     // Not yet printing: cancelled, and a printer being readied for it (reached, or offered it) is let go.
-    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job)])
+    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job, this.connection?.hubInProcess)])
     // A job being written stops if the write can still stop; otherwise its submission stands.
     if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
@@ -351,7 +351,7 @@ export class Agent {
     }
     if (!submission) return
     if (!submission.ok) {
-      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job)])
+      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job, this.connection?.hubInProcess)])
       this.status.learn(printer.id, submission.failure.code)
       return this.fail(job, submission.failure)
     }
@@ -359,7 +359,7 @@ export class Agent {
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
     if (!submission.printed) return this.printed(job, false)
     // PRINTING until the printer says it printed everything.
-    this.finish(job, 'submit', [submittedReport(job)])
+    this.finish(job, 'submit', [submittedReport(job, this.connection?.hubInProcess)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
     const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     if (printed === 'stopped' || this.stopped) return
@@ -373,7 +373,7 @@ export class Agent {
   /** Printed: marked at once, so a crash from here leaves the job completed, not uncertain (hand-over-marks.ts), then recorded. */
   private printed(job: LedgerJob, reportedSubmitted: boolean): void {
     this.options.ledger.printed(job)
-    this.finish(job, 'complete', reportedSubmitted ? [completedReport(job)] : [submittedReport(job), completedReport(job)])
+    this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, this.connection?.hubInProcess)] : [submittedReport(job, this.connection?.hubInProcess), completedReport(job, this.connection?.hubInProcess)])
   }
 
   /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
@@ -386,7 +386,7 @@ export class Agent {
   }
 
   private fail(job: LedgerJob, reason: Failure): void {
-    this.finish(job, 'fail', [failedReport(job, reason)])
+    this.finish(job, 'fail', [failedReport(job, reason, this.connection?.hubInProcess)])
   }
 
   private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {

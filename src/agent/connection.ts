@@ -12,6 +12,8 @@ import type { AgentKey } from './identity.ts'
 export interface AgentTransport {
   send(text: string): void
   close(code: number, reason: string): void
+  /** The hub is this program in this process (the built-in agent's), which checks every frame it reads: see encodeFrame. */
+  readonly inProcess?: boolean
 }
 
 export interface TransportHandlers {
@@ -97,6 +99,11 @@ export class AgentConnection {
     return this.phase === 'ready'
   }
 
+  /** The hub reads this connection's frames in this process (and checks them there). */
+  get hubInProcess(): boolean {
+    return this.transport?.inProcess === true
+  }
+
   async open(connector: Connector): Promise<void> {
     try {
       this.transport = await connector({
@@ -115,7 +122,7 @@ export class AgentConnection {
   /** Sends an agent frame; false when the connection cannot carry it now. */
   send(frame: PrinthubAgentMessage): boolean {
     if (this.phase !== 'ready' || !this.transport) return false
-    return this.sendText(encodeFrame(printhubAgentMessageRule, frame, MAX_FRAME_BYTES))
+    return this.sendText(encodeFrame(printhubAgentMessageRule, frame, MAX_FRAME_BYTES, this.hubInProcess))
   }
 
   /** Sends a frame already encoded (a report from the outbox). */

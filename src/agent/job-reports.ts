@@ -1,6 +1,8 @@
 // The frames an agent reports a job's progress and end with (OpenPrinter v1 section 7.3 and
 // printhub's extensions), each encoded once: the ledger keeps them, and replays after a
-// reconnection send exactly these bytes (same messageId, the job's source message).
+// reconnection send exactly these bytes (same messageId, the job's source message). For a hub in
+// this process (`hubInProcess`: the built-in agent's), which checks each frame it reads, they are
+// not checked on the way out as well (protocol/codec.ts).
 import { encodeFrame } from '../protocol/codec.ts'
 import { printhubAgentMessageRule, type PrinthubAgentMessage } from '../protocol/extensions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
@@ -10,21 +12,21 @@ import type { LedgerJob } from './ledger-rows.ts'
 
 type ReportType = 'agent.job_submitted' | 'agent.job_failed' | 'printhub.job_completed' | 'printhub.job_cancelled'
 
-function report<T extends ReportType>(type: T, job: LedgerJob, rest: Omit<Extract<PrinthubAgentMessage, { type: T }>['payload'], 'jobId' | 'idempotencyKey'>): string {
+function report<T extends ReportType>(type: T, job: LedgerJob, rest: Omit<Extract<PrinthubAgentMessage, { type: T }>['payload'], 'jobId' | 'idempotencyKey'>, hubInProcess = false): string {
   const payload = { jobId: job.jobId, idempotencyKey: job.idempotencyKey, ...rest }
-  return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES)
+  return encodeFrame(printhubAgentMessageRule, agentFrame(type, payload as never, job.sourceMessageId), MAX_FRAME_BYTES, hubInProcess)
 }
 
 const now = () => new Date().toISOString()
 
 /** Every byte is with the printer, which is yet to confirm it printed them. */
-export const submittedReport = (job: LedgerJob) => report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now() })
+export const submittedReport = (job: LedgerJob, hubInProcess?: boolean) => report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now() }, hubInProcess)
 
-export const completedReport = (job: LedgerJob) => report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now() })
+export const completedReport = (job: LedgerJob, hubInProcess?: boolean) => report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now() }, hubInProcess)
 
-export const cancelledReport = (job: LedgerJob) => report('printhub.job_cancelled', job, { cancelledAt: now() })
+export const cancelledReport = (job: LedgerJob, hubInProcess?: boolean) => report('printhub.job_cancelled', job, { cancelledAt: now() }, hubInProcess)
 
-export function failedReport(job: LedgerJob, reason: Failure): string {
+export function failedReport(job: LedgerJob, reason: Failure, hubInProcess?: boolean): string {
   const { code, message, retryable } = failure(reason.code, reason.message, reason.retryable)
-  return report('agent.job_failed', job, { status: 'failed', failedAt: now(), error: { code, message, retryable } })
+  return report('agent.job_failed', job, { status: 'failed', failedAt: now(), error: { code, message, retryable } }, hubInProcess)
 }

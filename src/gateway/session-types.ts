@@ -12,6 +12,8 @@ export interface GatewayTransport {
   close(code: number, reason: string): void
   /** Where the agent connects from (an IP address), for the log. */
   readonly remoteAddress?: string
+  /** The peer is this program in this process (the built-in agent), which checks every frame it reads: see encodeFrame. */
+  readonly inProcess?: boolean
 }
 
 export interface AgentCredential {

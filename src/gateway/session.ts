@@ -285,7 +285,7 @@ export class GatewaySession {
 
   private sendFrame(frame: ServerMessage): void {
     // A printhub agent takes printhub's document extensions; another agent only OpenPrinter's documents.
-    this.sendRaw(encodeFrame(this.printhubPeer ? printhubServerMessageRule : serverMessageRule, frame, MAX_FRAME_BYTES))
+    this.sendRaw(encodeFrame(this.printhubPeer ? printhubServerMessageRule : serverMessageRule, frame, MAX_FRAME_BYTES, this.transport.inProcess))
   }
 
   private sendRaw(text: string): void {

@@ -142,4 +142,13 @@ describe('the codec', () => {
     expect(() => encodeFrame(serverMessageRule, { ...hello, extra: true }, MAX_FRAME_BYTES)).toThrow(FrameEncodingError)
     expect(() => encodeFrame(serverMessageRule, hello, 100)).toThrow(/larger than 100 bytes/)
   })
+
+  test('for a reader in this process, encoding leaves the check to the reader but still bounds the size', () => {
+    const hello = fixture('server/server-hello.json')
+    const broken = { ...hello, extra: true }
+    // The reader (the built-in agent, or the hub for its agent) decodes it and refuses it there.
+    expect(decode(serverMessageRule, encodeFrame(serverMessageRule, broken, MAX_FRAME_BYTES, true)).ok).toBe(false)
+    expect(JSON.parse(encodeFrame(serverMessageRule, hello, MAX_FRAME_BYTES, true))).toEqual(hello)
+    expect(() => encodeFrame(serverMessageRule, hello, 100, true)).toThrow(/larger than 100 bytes/)
+  })
 })

@@ -95,6 +95,7 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
         taken?.()
       },
       close: (code, reason) => transport.close(code, reason),
+      inProcess: transport.inProcess,
     }
   }
   const agent = new Agent({
