@@ -21,6 +21,7 @@ import { StatusWatch } from './status-watch.ts'
 import { type Render, RenderAhead } from './render-ahead.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
+import { PrinterQueues } from './printer-queues.ts'
 import type { AgentKey } from './identity.ts'
 import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
@@ -35,8 +36,7 @@ const SILENT = Log.silent().for('agent')
 export const CATALOG_POLL_MS = 1_000
 /** How long stopping waits for tickets being written (within systemd's 20 s stop timeout). */
 export const STOP_GRACE_MS = 10_000
-/** How long a printer's queue that stopped on an error waits before it starts again. */
-export const QUEUE_RESTART_MS = 1_000
+export { QUEUE_RESTART_MS } from './printer-queues.ts'
 
 export interface AgentOptions {
   ledger: AgentLedger
@@ -66,7 +66,6 @@ export class Agent {
   private connection: AgentConnection | undefined
   private stopped = false
   private readonly started = performance.now()
-  private readonly working = new Map<string, Promise<void>>()
   private readonly submitting = new Map<string, AbortController>()
   /** Settles when the agent stops: nobody waits longer for a printer's confirmation. */
   private readonly stopping = Promise.withResolvers<void>()
@@ -84,6 +83,18 @@ export class Agent {
   private readonly transports: Transports
   private readonly reports: ReportSender
   private readonly rendering: RenderAhead
+  private readonly queues: PrinterQueues = new PrinterQueues({
+    next: (printerId) => this.options.ledger.nextReceived(printerId),
+    print: (job) => this.print(job),
+    failed: (job, error) => {
+      // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
+      this.log.error('a job failed unexpectedly', { job: job.jobId, printer: job.printerId, error: describeError(error) })
+      this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
+    },
+    handedOver: (printerId) => this.rendering.handedOver(printerId),
+    stopped: () => this.stopped,
+    log: () => this.log,
+  })
 
   constructor(private readonly options: AgentOptions) {
     this.reports = new ReportSender(options.ledger, () => this.connection, options.log ?? SILENT)
@@ -105,8 +116,8 @@ export class Agent {
     this.recover()
     this.refreshCatalog()
     this.catalogTimer = setInterval(() => this.refreshCatalog(), CATALOG_POLL_MS)
-    this.status.start(() => this.printers.values(), (printerId) => this.working.has(printerId))
-    for (const printerId of this.options.ledger.printersWithWork()) this.work(printerId)
+    this.status.start(() => this.printers.values(), (printerId) => this.queues.has(printerId))
+    for (const printerId of this.options.ledger.printersWithWork()) this.queues.run(printerId)
     this.loop = this.connectLoop()
   }
 
@@ -122,13 +133,15 @@ export class Agent {
     this.connection?.close()
     this.wake?.()
     await this.loop
-    const settled = Promise.allSettled(this.working.values())
+    const settled = this.queues.settled()
     let timer: Timer | undefined
     const finished = await Promise.race([settled.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS)))])
     clearTimeout(timer)
-    if (finished) return
-    for (const controller of this.submitting.values()) controller.abort()
-    await settled
+    if (!finished) {
+      for (const controller of this.submitting.values()) controller.abort()
+      await settled
+    }
+    this.queues.held.makeAll()
   }
 
   /** Settles when the agent stopped trying to connect: stopped, or refused (see `refusal`). */
@@ -265,7 +278,7 @@ export class Agent {
     // shares its flush); told at once, the work starts after. A repeat does nothing else.
     const stored = this.options.ledger.tellsHubAtOnce ? undefined : this.options.ledger.durable()
     if (outcome.kind === 'new') this.rendering.arrived(payload.printerId)
-    if (stored && outcome.kind === 'new') this.work(payload.printerId)
+    if (stored && outcome.kind === 'new') this.queues.run(payload.printerId)
     if (stored) await stored
     try {
       connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
@@ -273,7 +286,7 @@ export class Agent {
       // have missed go again, unchanged (their messageIds make repeats harmless).
       if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
     } finally {
-      if (!stored && outcome.kind === 'new') this.work(payload.printerId)
+      if (!stored && outcome.kind === 'new') this.queues.run(payload.printerId)
     }
   }
 
@@ -284,41 +297,6 @@ export class Agent {
     if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job, this.connection?.hubInProcess)])
     // A job being written stops if the write can still stop; otherwise its submission stands.
     if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
-  }
-
-  /**
-   * Runs a printer's queue: one job at a time, oldest first; printers run side by side. A queue that
-   * stops on an error (its ledger cannot be written: a full disk) starts again after a pause, not in
-   * a loop that would hold the process.
-   */
-  private work(printerId: string): void {
-    if (this.working.has(printerId)) return
-    const run = (async () => {
-      for (let job = this.options.ledger.nextReceived(printerId); job && !this.stopped; job = this.options.ledger.nextReceived(printerId)) {
-        try {
-          await this.print(job)
-        } catch (error) {
-          // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
-          this.log.error('a job failed unexpectedly', { job: job.jobId, printer: printerId, error: describeError(error) })
-          this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
-        }
-        this.rendering.handedOver(printerId)
-        // A job can end without waiting for anything (a printer that refuses at once): the process's
-        // other work (the API) runs between two jobs, or a long queue would hold it.
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-    })()
-      .finally(() => this.working.delete(printerId))
-      // A job may have come in as the queue ended.
-      .then(() => {
-        if (!this.stopped && this.options.ledger.nextReceived(printerId)) this.work(printerId)
-      })
-      .catch((error: unknown) => {
-        if (this.stopped) return
-        this.log.error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })
-        setTimeout(() => this.stopped || this.work(printerId), QUEUE_RESTART_MS).unref()
-      })
-    this.working.set(printerId, run)
   }
 
   private async print(job: LedgerJob): Promise<void> {
@@ -345,7 +323,8 @@ export class Agent {
     this.submitting.set(job.jobId, controller)
     let submission: SubmitOutcome | undefined
     try {
-      submission = await handOver(job, bytes, connection, printer, { ledger: this.options.ledger, transports: this.transports, signal: controller.signal, stopping: () => this.stopped, othersAtWork: () => this.working.size > 1 })
+      const meanwhile = () => this.queues.held.take(printer.id)
+      submission = await handOver(job, bytes, connection, printer, { ledger: this.options.ledger, transports: this.transports, signal: controller.signal, stopping: () => this.stopped, othersAtWork: () => this.queues.size > 1, meanwhile })
     } finally {
       this.submitting.delete(job.jobId)
     }
@@ -357,7 +336,7 @@ export class Agent {
     }
     this.status.learn(printer.id, undefined)
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
-    if (!submission.printed) return this.printed(job, false)
+    if (!submission.printed) return this.printed(job, false, true)
     // PRINTING until the printer says it printed everything.
     this.finish(job, 'submit', [submittedReport(job, this.connection?.hubInProcess)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
@@ -367,13 +346,20 @@ export class Agent {
       this.status.learn(printer.id, printed.failure.code)
       return this.fail(job, printed.failure)
     }
-    this.printed(job, true)
+    this.printed(job, true, true)
   }
 
-  /** Printed: marked at once, so a crash from here leaves the job completed, not uncertain (hand-over-marks.ts), then recorded. */
-  private printed(job: LedgerJob, reportedSubmitted: boolean): void {
+  /**
+   * Printed: marked at once, so a crash from here leaves the job completed, not uncertain
+   * (hand-over-marks.ts), then recorded: while the printer's next job's intent is flushed when one
+   * waits (held-records.ts), at once otherwise.
+   */
+  private printed(job: LedgerJob, reportedSubmitted: boolean, next = false): void {
     this.options.ledger.printed(job)
-    this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, this.connection?.hubInProcess)] : [submittedReport(job, this.connection?.hubInProcess), completedReport(job, this.connection?.hubInProcess)])
+    const inProcess = this.connection?.hubInProcess
+    const record = () => this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, inProcess)] : [submittedReport(job, inProcess), completedReport(job, inProcess)])
+    if (next && !this.stopped && this.queues.size === 1 && this.options.ledger.nextReceived(job.printerId)) this.queues.held.hold(job.printerId, job.seq, record)
+    else record()
   }
 
   /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
@@ -390,6 +376,8 @@ export class Agent {
   }
 
   private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {
+    // A printer's jobs are told in order: the one before this, printed, is recorded first.
+    this.queues.held.make(job.printerId, job.seq)
     if (this.options.ledger.finish(job.seq, event, reports)) void this.reports.flush()
   }
 }

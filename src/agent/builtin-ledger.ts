@@ -116,6 +116,10 @@ export class BuiltinLedger {
     return this.commits.urgentlyDurable()
   }
 
+  claimFlushing(): Promise<void> {
+    return this.commits.commitUrgently()
+  }
+
   flushNow(): void {
     this.commits.commit()
   }
@@ -144,12 +148,12 @@ export class BuiltinLedger {
     return job && { ...job }
   }
 
-  /** The oldest received job of a printer, its payload read from the hub if it was not kept; none while one is being written. */
+  /** The oldest received job of a printer, its payload read from the hub if not kept; none while one is being written (not one marked printed: held-records.ts). */
   nextReceived(printerId: string): LedgerJob | undefined {
     for (;;) {
       const backlog = this.backlogs.get(printerId)
       if (backlog && backlog.queued < REFILL_BELOW && backlog.after < backlog.upTo) this.readBacklog(printerId, backlog)
-      const head = this.queues.get(printerId)?.[0]
+      const head = this.queues.get(printerId)?.find((job) => !this.markedPrinted.has(job.seq))
       if (!head) {
         if (backlog && backlog.after < backlog.upTo) continue
         return undefined
@@ -202,9 +206,9 @@ export class BuiltinLedger {
       this.remember(job)
       if (++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldRows()
     }
-    // Marked printed, so a crash of the process cannot lose that it printed: the record rides
-    // along with the printer's next job's intent, committed on its way (docs/delivery.md).
-    if (this.markedPrinted.delete(seq) && this.queues.get(job.printerId)?.[0]?.state === 'received') this.commits.postponeTurnCommit()
+    // Marked printed, so a crash of the process cannot lose that it printed: the record rides along
+    // with the intent of the printer's next job (or the one after), committed on its way (docs/delivery.md).
+    if (this.markedPrinted.delete(seq) && this.queues.get(job.printerId)?.length) this.commits.postponeTurnCommit()
     return true
   }
 

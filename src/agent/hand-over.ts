@@ -8,7 +8,9 @@
 // The flush: while no other printer of the agent is at work, on the spot (the first byte follows
 // in the same turn, the soonest it can); while others are, on the thread pool, at once and beside
 // any flush running, so that their work goes on meanwhile (measured: a quarter more jobs a second
-// across four printers; one printer's first byte about 0.5 ms later, so not for one).
+// across four printers; one printer's first byte about 0.5 ms later, so not for one). When the
+// printer's previous job's record waits (held-records.ts), the intent is committed and flushed on
+// the thread pool, and that record is made during the flush.
 import type { Connection } from '../domain/connection-uri.ts'
 import { readyPrinter, type Transports } from '../transports/submit.ts'
 import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
@@ -22,6 +24,8 @@ export interface HandOverContext {
   stopping: () => boolean
   /** Whether other printers of the agent are at work now. */
   othersAtWork: () => boolean
+  /** The printer's last printed job's record, when it waits to be made during this intent's flush (held-records.ts). */
+  meanwhile?: () => (() => void) | undefined
 }
 
 /**
@@ -29,7 +33,7 @@ export interface HandOverContext {
  * stopping (the job stays `received` for the next start), or the job was cancelled or finished
  * otherwise while its printer was reached (it gets nothing).
  */
-export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Connection, model: PrinterModel, { ledger, transports, signal, stopping, othersAtWork }: HandOverContext): Promise<SubmitOutcome | undefined> {
+export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Connection, model: PrinterModel, { ledger, transports, signal, stopping, othersAtWork, meanwhile }: HandOverContext): Promise<SubmitOutcome | undefined> {
   const ready = await readyPrinter(connection, signal, transports, model)
   if (!ready.ok) return 'cancelled' in ready && stopping() ? undefined : ready
   if (!ledger.claim(job.seq)) {
@@ -37,7 +41,12 @@ export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Co
     return undefined
   }
   try {
-    if (othersAtWork()) await ledger.claimDurable()
+    const record = meanwhile?.()
+    if (record) {
+      const flushed = ledger.claimFlushing()
+      record()
+      await flushed
+    } else if (othersAtWork()) await ledger.claimDurable()
     else ledger.flushNow()
     ledger.handingOver(job)
   } catch (error) {

@@ -59,7 +59,7 @@ export interface LedgerOptions {
 /** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
 export type AgentLedger = Pick<
   Ledger,
-  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
+  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'claimFlushing' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
 >
 
 export class Ledger {
@@ -129,6 +129,11 @@ export class Ledger {
    */
   claimDurable(): Promise<void> {
     return this.commits.urgentlyDurable()
+  }
+
+  /** Like `claimDurable()`, committed now: what the agent writes meanwhile goes into the next commit. */
+  claimFlushing(): Promise<void> {
+    return this.commits.commitUrgently()
   }
 
   /** Commits what is open; closes the database if the ledger opened it. */

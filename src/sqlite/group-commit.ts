@@ -121,6 +121,19 @@ export class GroupCommit {
   }
 
   /**
+   * Like `urgentlyDurable()`, committed now instead of at the end of the turn: what is written
+   * after this call goes into the next commit, while this one is flushed. For the intent to print
+   * when something is to be done during its flush (the printer's previous job recorded).
+   */
+  commitUrgently(): Promise<void> {
+    if (!this.open) return this.durable()
+    const flushed = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
+    this.urgent = true
+    this.commitScheduled()
+    return flushed
+  }
+
+  /**
    * The changes of this turn need not be committed at its end unless someone waits for them
    * (`durable()`): they ride along with the next commit, which the caller knows comes soon and
    * urgently (a printer's next job: its intent to print), or within UNAWAITED_COMMIT_MS. For
