@@ -209,6 +209,7 @@ export class BuiltinLedger {
     // Marked printed, so a crash of the process cannot lose that it printed: the record rides along
     // with the intent of the printer's next job (or the one after), committed on its way (docs/delivery.md).
     if (this.markedPrinted.delete(seq) && this.queues.get(job.printerId)?.length) this.commits.postponeTurnCommit()
+    else this.commits.commitTurn()
     return true
   }
 

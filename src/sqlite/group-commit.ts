@@ -145,6 +145,16 @@ export class GroupCommit {
   }
 
   /**
+   * Takes `postponeTurnCommit()` back: what is open is committed at the end of the turn after all.
+   * For a change nothing comes to carry (a printer's last job), when a postponement asked for in
+   * an earlier turn is still pending (its turn's end has not come yet).
+   */
+  commitTurn(): void {
+    this.postponed = false
+    this.commitThisTurn()
+  }
+
+  /**
    * Runs `then` once every change written so far is committed (at once when none is open); never
    * when they are rolled back instead. For what must only be said of changes that are on disk (the
    * log of job states), without waiting for the disk as `durable()` does.

@@ -124,6 +124,22 @@ describe('group commit', () => {
     expect(commits.stats.commits).toBe(4)
   })
 
+  test("a postponement taken back (commitTurn): the open changes are committed at the turn's end after all", async () => {
+    // A printer's job before the last one postponed its record; the last one's record comes before
+    // that turn's end has run, and nothing follows to carry either.
+    commits.write(() => insert(1))
+    commits.postponeTurnCommit()
+    commits.write(() => insert(2))
+    commits.commitTurn()
+    await turn()
+    expect(seen()).toEqual([1, 2])
+    expect(commits.stats.commits).toBe(1)
+    // With nothing open it only commits what a later change opens, at that turn's end.
+    commits.commitTurn()
+    await turn()
+    expect(commits.stats.commits).toBe(1)
+  })
+
   test('a turn with more changes than one transaction allows is split, and nothing is lost', async () => {
     for (let i = 1; i <= 2 * MAX_WRITES_PER_COMMIT + 10; i++) commits.write(() => insert(i))
     // The full transactions are already committed.
