@@ -1,7 +1,7 @@
 // A printed job's record (its ledger row and the reports to its hub) made while its printer's next
 // job's intent is flushed, instead of before that job starts: the event loop would otherwise wait
-// for the disk there with nothing to do (one printer in a burst: about a fifth of each job's time,
-// docs/performance.md). The job is marked printed already (hand-over-marks.ts), so a crash
+// for the disk there with nothing to do (one printer in a burst: the flush is about a quarter of
+// each job's time; docs/delivery.md). The job is marked printed already (hand-over-marks.ts), so a crash
 // meanwhile still completes it. A record is held at most HOLD_MS, and is made at once when the next
 // job ends without an intent (its printer refused it, or the queue ended).
 
