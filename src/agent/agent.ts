@@ -153,6 +153,11 @@ export class Agent {
     return this.options.log ?? SILENT
   }
 
+  /** Whether the hub reads this agent's frames in this process (and checks them there): the reports are then not checked on their way out. */
+  private get hubInProcess(): boolean {
+    return this.connection?.hubInProcess === true
+  }
+
   /**
    * A crash between the record of intent and the record of the result leaves a job `submitting`
    * (its bytes may have reached the printer) or `submitted` (unconfirmed). Sending it again could
@@ -294,7 +299,7 @@ export class Agent {
     const job = this.options.ledger.job(jobId)
     if (!job) return
     // Not yet printing: cancelled, and a printer being readied for it (reached, or offered it) is let go.
-    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job, this.connection?.hubInProcess)])
+    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job, this.hubInProcess)])
     // A job being written stops if the write can still stop; otherwise its submission stands.
     if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
   }
@@ -330,7 +335,7 @@ export class Agent {
     }
     if (!submission) return
     if (!submission.ok) {
-      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job, this.connection?.hubInProcess)])
+      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job, this.hubInProcess)])
       this.status.learn(printer.id, submission.failure.code)
       return this.fail(job, submission.failure)
     }
@@ -338,7 +343,7 @@ export class Agent {
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
     if (!submission.printed) return this.printed(job, false, true)
     // PRINTING until the printer says it printed everything.
-    this.finish(job, 'submit', [submittedReport(job, this.connection?.hubInProcess)])
+    this.finish(job, 'submit', [submittedReport(job, this.hubInProcess)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
     const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     if (printed === 'stopped' || this.stopped) return
@@ -356,7 +361,7 @@ export class Agent {
    */
   private printed(job: LedgerJob, reportedSubmitted: boolean, next = false): void {
     this.options.ledger.printed(job)
-    const inProcess = this.connection?.hubInProcess
+    const inProcess = this.hubInProcess
     const record = () => this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, inProcess)] : [submittedReport(job, inProcess), completedReport(job, inProcess)])
     if (next && !this.stopped && this.queues.size === 1 && this.options.ledger.nextReceived(job.printerId)) this.queues.held.hold(job.printerId, job.seq, record)
     else record()
@@ -372,7 +377,7 @@ export class Agent {
   }
 
   private fail(job: LedgerJob, reason: Failure): void {
-    this.finish(job, 'fail', [failedReport(job, reason, this.connection?.hubInProcess)])
+    this.finish(job, 'fail', [failedReport(job, reason, this.hubInProcess)])
   }
 
   private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
 import { Log } from '../../src/platform/log.ts'
 import { DATABASE_FILE } from '../../src/store/database.ts'
-import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
+import { type AgentPipe, agentOverPipe, HUB_HOLDING_NONE } from '../support/agent-pipe.ts'
 import { firstStartedStore, printJobPayload, type TestStore } from '../support/fixtures.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -34,8 +34,7 @@ const agentLog: string[] = []
 
 beforeAll(async () => {
   world = await firstStartedStore()
-  // The hub holds none of the pipe's jobs: each keeps its payload (a printer's first few do).
-  ledger = new BuiltinLedger(world.store.db, world.store.commits, { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined })
+  ledger = new BuiltinLedger(world.store.db, world.store.commits, HUB_HOLDING_NONE)
   onDisk = new Database(join(world.dir, DATABASE_FILE), { readonly: true })
   const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?')
   pipe = await agentOverPipe({

@@ -9,7 +9,7 @@ import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
 import { HeldRecords, HOLD_MS } from '../../src/agent/held-records.ts'
 import { Log } from '../../src/platform/log.ts'
 import { DATABASE_FILE } from '../../src/store/database.ts'
-import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
+import { type AgentPipe, agentOverPipe, HUB_HOLDING_NONE } from '../support/agent-pipe.ts'
 import { firstStartedStore, printJobPayload, type TestStore } from '../support/fixtures.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -80,7 +80,7 @@ describe('the built-in agent', () => {
 
   beforeAll(async () => {
     world = await firstStartedStore()
-    ledger = new BuiltinLedger(world.store.db, world.store.commits, { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined })
+    ledger = new BuiltinLedger(world.store.db, world.store.commits, HUB_HOLDING_NONE)
     onDisk = new Database(join(world.dir, DATABASE_FILE), { readonly: true })
     const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?')
     pipe = await agentOverPipe({

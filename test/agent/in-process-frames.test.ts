@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
 import { Log } from '../../src/platform/log.ts'
-import { type AgentPipe, agentOverPipe } from '../support/agent-pipe.ts'
+import { type AgentPipe, agentOverPipe, HUB_HOLDING_NONE } from '../support/agent-pipe.ts'
 import { firstStartedStore, printJobPayload, type TestStore } from '../support/fixtures.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -18,7 +18,7 @@ const sent: string[] = []
 
 beforeAll(async () => {
   world = await firstStartedStore()
-  ledger = new BuiltinLedger(world.store.db, world.store.commits, { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined })
+  ledger = new BuiltinLedger(world.store.db, world.store.commits, HUB_HOLDING_NONE)
   pipe = await agentOverPipe({
     ledger,
     keyDir: join(world.dir, 'agent-key'),

@@ -8,6 +8,7 @@ import { Agent } from '../../src/agent/agent.ts'
 import type { CatalogPrinter } from '../../src/agent/catalog.ts'
 import type { Connector } from '../../src/agent/connection.ts'
 import { AgentKey } from '../../src/agent/identity.ts'
+import type { HubRecords } from '../../src/agent/builtin-ledger.ts'
 import type { AgentLedger, PrintJobPayload } from '../../src/agent/ledger.ts'
 import type { Render } from '../../src/agent/render-ahead.ts'
 import { VERSION } from '../../src/domain/version.ts'
@@ -20,6 +21,9 @@ import { printhubServerVersion } from '../../src/protocol/extensions.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { waitFor } from './wait.ts'
+
+/** A hub that holds none of the pipe's jobs, for a built-in ledger: each job keeps its payload (a printer's first few do). */
+export const HUB_HOLDING_NONE: HubRecords = { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined }
 
 const AGENT_ID = `agt_${'a'.repeat(32)}`
 const KEY_ID = `key_${'b'.repeat(32)}`
