@@ -22,6 +22,7 @@ import { type Render, RenderAhead } from './render-ahead.ts'
 import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
 import { handOver } from './hand-over.ts'
 import { PrinterQueues } from './printer-queues.ts'
+import { promptly } from './prompt-confirmation.ts'
 import type { AgentKey } from './identity.ts'
 import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
@@ -342,16 +343,18 @@ export class Agent {
     this.status.learn(printer.id, undefined)
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
     if (!submission.printed) return this.printed(job, false, true)
-    // PRINTING until the printer says it printed everything.
-    this.finish(job, 'submit', [submittedReport(job, this.hubInProcess)])
+    // PRINTING until the printer says it printed everything, unless it says so at once (prompt-confirmation.ts).
+    let printed = await promptly(submission.printed, this.stopping.promise)
+    const printing = printed === 'printing' || printed === 'stopped' || this.stopped || !printed.ok
+    if (printing) this.finish(job, 'submit', [submittedReport(job, this.hubInProcess)])
+    if (printed === 'printing') printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
-    const printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     if (printed === 'stopped' || this.stopped) return
     if (!printed.ok) {
       this.status.learn(printer.id, printed.failure.code)
       return this.fail(job, printed.failure)
     }
-    this.printed(job, true, true)
+    this.printed(job, printing, true)
   }
 
   /**

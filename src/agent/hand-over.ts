@@ -53,5 +53,6 @@ export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Co
     ready.printer.release()
     throw error
   }
-  return ready.printer.send(bytes, signal)
+  // Marked printed the moment the printer says so (hand-over-marks.ts), before the turns that record it.
+  return ready.printer.send(bytes, signal, () => ledger.printed(job))
 }

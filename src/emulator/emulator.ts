@@ -46,6 +46,8 @@ export interface EmulatorOptions {
   state?: Partial<PrinterState>
   onReceipt?: (receipt: EmulatedReceipt) => void
   keep?: { receipts: number; bytes: number }
+  /** How long it takes to print a job before it confirms it (answers its process ID request), as a real printer's time on paper; at once when not given. */
+  printMs?: number
 }
 
 export class PrinterEmulator {
@@ -150,10 +152,15 @@ export class PrinterEmulator {
     }
   }
 
-  /** Everything received is printed by now: the process IDs asked are answered, if it can print. */
+  /** Everything received is printed by now (or after `printMs`): the process IDs asked are answered, if it can print. */
   answerProcessIds(session: Session, reply: (bytes: Uint8Array) => void): void {
     if (!this.canPrint) return
-    for (const id of session.processIds.splice(0)) reply(processIdResponse(id))
+    const ids = session.processIds.splice(0)
+    const answer = () => {
+      for (const id of ids) reply(processIdResponse(id))
+    }
+    if (this.options.printMs) setTimeout(answer, this.options.printMs)
+    else answer()
   }
 
   finish(session: Session): void {

@@ -40,7 +40,11 @@ function nextProcessId(): Uint8Array {
  * job has gone to it yet. `send` hands it the job once; `release` lets it go without one.
  */
 export interface ReadyPrinter {
-  send(bytes: Uint8Array, signal: AbortSignal): Promise<SubmitOutcome>
+  /**
+   * `printed`, where given, is called the moment the printer's word that it printed the job is
+   * read, before the outcome's `printed` settles (for a mark that must not wait any longer).
+   */
+  send(bytes: Uint8Array, signal: AbortSignal, printed?: () => void): Promise<SubmitOutcome>
   release(): void
 }
 
@@ -77,12 +81,12 @@ export async function readyOverLink(open: OpenChannel, where: string, signal: Ab
   return {
     ok: true,
     printer: {
-      async send(bytes, sendSignal) {
+      async send(bytes, sendSignal, printed) {
         if (used) throw new Error('a ready printer takes one job')
         used = true
         let outcome: SubmitOutcome | undefined
         try {
-          outcome = await send(link, bytes, sendSignal, support.processIdResponse ? status : undefined)
+          outcome = await send(link, bytes, sendSignal, support.processIdResponse ? status : undefined, printed)
           return outcome
         } finally {
           // Refused, cancelled or timed out: nothing more of the job goes out.
@@ -99,7 +103,7 @@ export async function readyOverLink(open: OpenChannel, where: string, signal: Ab
 }
 
 /** The job's bytes, then (when `status` was answered and the model confirms) its process ID request. */
-async function send(link: PrinterLink, bytes: Uint8Array, signal: AbortSignal, status: number[] | undefined): Promise<SubmitOutcome> {
+async function send(link: PrinterLink, bytes: Uint8Array, signal: AbortSignal, status: number[] | undefined, printed?: () => void): Promise<SubmitOutcome> {
   if (signal.aborted) return CANCELLED
   const stopped = await link.write(bytes, signal)
   if (stopped) return stopped
@@ -110,6 +114,7 @@ async function send(link: PrinterLink, bytes: Uint8Array, signal: AbortSignal, s
   // Every byte of the job is out: from here it is the printer's, and cancelling can no longer stop
   // it (a job called cancelled that the printer then prints would be a lie).
   const id = nextProcessId()
+  if (printed) link.whenPrinted(id, printed)
   const unasked = await link.write(requestProcessId(id), UNCANCELLABLE)
   if (unasked) return unasked
   return { ok: true, printed: link.confirmation(id).finally(() => link.close()) }
@@ -161,6 +166,8 @@ class PrinterLink {
   private incoming: number[] = []
   private onAnswer: (() => void) | undefined
   private failure: Failure | undefined
+  /** Called as the process ID response it waits for is read. */
+  private printed: { response: Uint8Array; call: () => void } | undefined
 
   private constructor(private readonly where: string) {}
 
@@ -193,6 +200,11 @@ class PrinterLink {
     return asked
   }
 
+  /** Calls `printed` as the process ID response for `id` is read (in the same turn). */
+  whenPrinted(id: Uint8Array, printed: () => void): void {
+    this.printed = { response: processIdResponse(id), call: printed }
+  }
+
   /**
    * Settles once the printer sent the process ID response for `id`: it printed everything before
    * it. Meanwhile the offline cause is asked every second; paper out, an open cover or an error
@@ -203,7 +215,7 @@ class PrinterLink {
     const deadline = Date.now() + CONFIRM_TIMEOUT_MS
     let nextPoll = Date.now() + PRINTING_POLL_MS
     for (;;) {
-      if (this.responses.some((response) => response.every((byte, i) => byte === expected[i]))) return { ok: true }
+      if (this.responses.some((response) => sameBytes(response, expected))) return { ok: true }
       if (this.failure) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false))
       while (this.statuses.length > 0) {
         const problem = statusProblem(0x12, this.statuses.shift()!, 0x12, this.where)
@@ -247,7 +259,13 @@ class PrinterLink {
     for (;;) {
       if (this.incoming[0] === 0x37 && (this.incoming.length < 2 || this.incoming[1] === 0x22)) {
         if (this.incoming.length < 7) break
-        this.responses.push(Uint8Array.from(this.incoming.splice(0, 7)))
+        const response = Uint8Array.from(this.incoming.splice(0, 7))
+        this.responses.push(response)
+        if (this.printed && sameBytes(response, this.printed.response)) {
+          const { call } = this.printed
+          this.printed = undefined
+          call()
+        }
       } else if (this.incoming.length > 0) {
         const byte = this.incoming.shift()!
         if (this.expectedStatuses > 0) {
@@ -280,6 +298,8 @@ class PrinterLink {
     this.onAnswer?.()
   }
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))

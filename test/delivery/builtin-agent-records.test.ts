@@ -5,7 +5,9 @@
 // intent to print). A log is written and recovered in order, so nothing a crash leaves on disk can
 // have it either. Checked
 // from a second connection to the database, which sees committed transactions only, again and
-// again while jobs go through two TCP printers that confirm what they printed.
+// again while jobs go through two TCP printers that confirm what they printed: one at once (its
+// jobs are recorded printed in one go, src/agent/prompt-confirmation.ts), one after 20 ms of
+// printing (its jobs are recorded PRINTING first).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
@@ -28,8 +30,8 @@ let t: TestHub
 const emulators: PrinterEmulator[] = []
 beforeAll(async () => {
   t = await startTestHub()
-  for (const name of ['one', 'two']) {
-    const emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+  for (const [name, printMs] of [['one', 0], ['two', 20]] as const) {
+    const emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80, printMs })
     emulators.push(emulator)
     await addBuiltinPrinter(t, name, `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
   }

@@ -3,14 +3,17 @@
 // called cancelled while the printer prints it.
 import { describe, expect, test } from 'bun:test'
 import type { ChannelEvents, OpenChannel } from '../../src/transports/channel.ts'
-import { submitOverLink } from '../../src/transports/printer-link.ts'
+import { readyOverLink, submitOverLink } from '../../src/transports/printer-link.ts'
 
 const JOB = new TextEncoder().encode('Table 12\n')
 const GS = 0x1d
 const DLE = 0x10
 
-/** A printer that is online with paper, answers status requests and process ID requests, and calls `onJob` when the job's bytes arrive. */
-function memoryPrinter(onJob: () => void) {
+/**
+ * A printer that is online with paper, answers status requests and process ID requests, and calls
+ * `onJob` when the job's bytes arrive; `onAnswered` runs right after each process ID response is read.
+ */
+function memoryPrinter(onJob: () => void, onAnswered: () => void = () => {}) {
   const written: Uint8Array[] = []
   const open: OpenChannel = async (events: ChannelEvents) => ({
     ok: true,
@@ -20,7 +23,14 @@ function memoryPrinter(onJob: () => void) {
         if (signal.aborted) return { ok: false as const, cancelled: true as const }
         written.push(bytes)
         if (bytes[0] === DLE) queueMicrotask(() => events.data(Uint8Array.from({ length: bytes.length / 3 }, () => 0x12)))
-        else if (bytes[0] === GS && bytes[1] === 0x28 && bytes[2] === 0x48) queueMicrotask(() => events.data(Uint8Array.of(0x37, 0x22, ...bytes.subarray(7, 11), 0x00)))
+        else if (bytes[0] === GS && bytes[1] === 0x28 && bytes[2] === 0x48) {
+          queueMicrotask(() => {
+            // An answer to an earlier job's request first: it is not this job's.
+            events.data(Uint8Array.of(0x37, 0x22, 0x30, 0x30, 0x30, 0x30, 0x00))
+            events.data(Uint8Array.of(0x37, 0x22, ...bytes.subarray(7, 11), 0x00))
+            onAnswered()
+          })
+        }
         else onJob()
         return undefined
       },
@@ -50,5 +60,21 @@ describe('printer link', () => {
     const outcome = await submitOverLink(printer.open, 'memory', JOB, cancel.signal, { realtime: true, processIdResponse: true })
     expect(outcome).toEqual({ ok: false, cancelled: true })
     expect(printer.written.some((bytes) => bytes[0] === JOB[0])).toBe(false)
+  })
+
+  test("the job's printed mark is made as the printer's confirmation is read, once, before the outcome settles", async () => {
+    const marks: string[] = []
+    const printer = memoryPrinter(
+      () => {},
+      () => marks.push('read'),
+    )
+    const ready = await readyOverLink(printer.open, 'memory', new AbortController().signal, { realtime: true, processIdResponse: true })
+    if (!ready.ok) throw new Error('the memory printer was not ready')
+    const outcome = await ready.printer.send(JOB, new AbortController().signal, () => marks.push('marked'))
+    if (!outcome.ok || !outcome.printed) throw new Error('the job was not sent with a confirmation to wait for')
+    const printed = outcome.printed.then((result) => marks.push(`settled ${JSON.stringify(result)}`))
+    await printed
+    // Marked in the same turn as the confirmation was read (the earlier answer marked nothing), then settled.
+    expect(marks).toEqual(['marked', 'read', 'settled {"ok":true}'])
   })
 })
