@@ -114,7 +114,8 @@ export async function crashSection(): Promise<SectionResult> {
     const twice = all.filter((n) => timesPrinted(n) > 1)
     const uncertainJobs = jobs.filter((job) => job.state === 'FAILED' && job.code === 'job.recovery_uncertain')
     const uncertain = uncertainJobs.map((job) => Number(job.key.slice('crash-'.length)))
-    // Where the kill caught them: writing to the printer, or waiting for its confirmation.
+    // Where the kill caught them: before PRINTING was recorded (being written, or its confirmation
+    // due within PRINTING_AFTER_MS, src/agent/prompt-confirmation.ts), or while PRINTING.
     const whileSending = uncertainJobs.filter((job) => job.message?.includes('while sending')).length
     const uncertainUnprinted = uncertain.filter((n) => timesPrinted(n) === 0)
     const completedUnprinted = jobs.filter((job) => job.state === 'COMPLETED' && timesPrinted(Number(job.key.slice('crash-'.length))) === 0)
@@ -123,7 +124,7 @@ export async function crashSection(): Promise<SectionResult> {
       report: [
         `crash (${ROUNDS} kill -9 rounds, ${CLIENTS} clients, the emulator as the printer)`,
         `jobs answered 202: ${accepted.length}; in the hub: ${jobs.length}; printed: ${[...printed.values()].reduce((a, b) => a + b, 0)}`,
-        `FAILED job.recovery_uncertain: ${uncertain.length} in ${ROUNDS} kills (${whileSending} while being written, ${uncertain.length - whileSending} awaiting the printer's confirmation; ${uncertainUnprinted.length} of them never printed); other outcomes: ${other.length}${other.length ? ` (${other.map((job) => `${job.state} ${job.code}`).slice(0, 5).join(', ')})` : ''}`,
+        `FAILED job.recovery_uncertain: ${uncertain.length} in ${ROUNDS} kills (${whileSending} before PRINTING was recorded: being written or answered at once, ${uncertain.length - whileSending} while PRINTING, awaiting the printer's confirmation; ${uncertainUnprinted.length} of them never printed); other outcomes: ${other.length}${other.length ? ` (${other.map((job) => `${job.state} ${job.code}`).slice(0, 5).join(', ')})` : ''}`,
         `lost: ${lost.length}; printed twice: ${twice.length}; COMPLETED but not on the paper: ${completedUnprinted.length}`,
       ],
       checks: [
