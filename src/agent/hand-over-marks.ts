@@ -1,5 +1,5 @@
-// Hand-over marks: for each printer, the job last handed to its transport, written just before
-// that job's first byte, and then the same job once it printed (the printer confirmed it, or took
+// Hand-over marks: for each printer, the jobs last handed to its transport (the last two), each
+// written just before that job's first byte, and then again once it printed (the printer confirmed it, or took
 // every byte on a link that cannot tell), written the moment that is known, into a small file
 // beside the ledger's database. The writes are not flushed: each costs a pwrite(2) into the page
 // cache, which a process killed with -9 does not lose, and a power cut or kernel crash (which do
@@ -12,9 +12,14 @@
 // copied never trusts a file it did not write with).
 //
 // Layout: a 128-byte header (JSON: version, boot ID, run token; space-padded, ending in a newline),
-// then one 8-byte slot per printer the run handed a job to (the job's ledger seq as a
-// little-endian float64: positive once handed over, negative once printed), after one for each
-// job still claimed when the run began. Version 1 files (written before the printed marks) read
+// then 8-byte slots (a job's ledger seq as a little-endian float64: positive once handed over,
+// negative once printed): one for each job still claimed when the run began, then two for each
+// printer the run handed a job to, used in turn. A printer's job marked printed keeps its mark
+// while the printer's next job is handed over: its record may still be on its way then (it is
+// made while that next job's intent is flushed, agent/held-records.ts), and it is on disk before
+// the job after that is handed over (committed with that one's intent at the latest), which is
+// when its slot is used again. With one slot, that next job's mark took the printed one's place,
+// and a crash in between sent the printed job again. Version 1 files (written before the printed marks) read
 // the same; a version 1 reader refuses a version 2 file, so it never takes a printed mark for a
 // job that was not handed over.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
@@ -76,8 +81,12 @@ export function readMarks(path: string, run: string | undefined, boot: string | 
 
 /** This run's marks file, written afresh (whatever was there is gone). */
 export class HandOverMarks {
-  private readonly slots = new Map<string, number>()
-  /** What each printer's slot holds now. */
+  /** The slots of each printer (two, used in turn), and of each job claimed when the run began (one). */
+  private readonly slots = new Map<string, number[]>()
+  private usedSlots = 0
+  /** Which of a printer's two slots holds its last job. */
+  private readonly turns = new Map<string, number>()
+  /** What the slot of each printer's last job holds now. */
   private readonly values = new Map<string, number>()
   private readonly slot = Buffer.alloc(SLOT_BYTES)
 
@@ -94,8 +103,8 @@ export class HandOverMarks {
       const header = JSON.stringify({ version: VERSION, boot, run } satisfies Header)
       writeSync(fd, `${header.padEnd(HEADER_BYTES - 1, ' ')}\n`, 0, 'utf8')
       // Each in a slot of its own, under a name no printer has.
-      for (const seq of handed) marks.write(`\u0000${seq}`, seq)
-      for (const seq of printed) marks.write(`\u0000${seq}`, -seq)
+      for (const seq of handed) marks.write(`\u0000${seq}`, 0, seq)
+      for (const seq of printed) marks.write(`\u0000${seq}`, 0, -seq)
     } catch (error) {
       marks.close()
       throw error
@@ -105,13 +114,15 @@ export class HandOverMarks {
 
   /** Notes that `seq` is about to be handed to `printerId`'s transport (a printer takes one job at a time). */
   mark(printerId: string, seq: number): void {
-    this.write(printerId, seq)
+    const turn = 1 - (this.turns.get(printerId) ?? 1)
+    this.turns.set(printerId, turn)
+    this.write(printerId, turn, seq)
   }
 
   /** Notes that `seq`, the job last handed to `printerId`'s transport, printed; false (nothing written) for another job. */
   printed(printerId: string, seq: number): boolean {
     if (this.values.get(printerId) !== seq) return false
-    this.write(printerId, -seq)
+    this.write(printerId, this.turns.get(printerId)!, -seq)
     return true
   }
 
@@ -121,13 +132,11 @@ export class HandOverMarks {
     this.fd = undefined
   }
 
-  private write(printerId: string, slotValue: number): void {
+  private write(printerId: string, turn: number, slotValue: number): void {
     if (this.fd === undefined) throw new Error('the hand-over marks are closed')
-    let index = this.slots.get(printerId)
-    if (index === undefined) {
-      index = this.slots.size
-      this.slots.set(printerId, index)
-    }
+    const slots = this.slots.get(printerId) ?? []
+    this.slots.set(printerId, slots)
+    const index = (slots[turn] ??= this.usedSlots++)
     this.slot.writeDoubleLE(slotValue, 0)
     this.values.delete(printerId)
     if (writeSync(this.fd, this.slot, 0, SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES) !== SLOT_BYTES) throw new Error('a hand-over mark was written in part')

@@ -25,11 +25,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 const marksFile = () => marksFileOf(join(dir, LEDGER_FILE))
 
 /** Runs the crash child on `dir`: it takes three jobs to where it says, then kills itself (SIGKILL). */
-async function crashed(): Promise<{ handed: number; claimed: number; submitted: number; printed: number }> {
+async function crashed(): Promise<{ handed: number; claimed: number; submitted: number; printed: number; next: number }> {
   const child = Bun.spawn([process.execPath, join(import.meta.dir, '../support/ledger-crash.ts'), dir], { stdout: 'pipe', stderr: 'inherit' })
   const [out] = await Promise.all([new Response(child.stdout).text(), child.exited])
   expect(child.signalCode).toBe('SIGKILL')
-  return JSON.parse(out) as { handed: number; claimed: number; submitted: number; printed: number }
+  return JSON.parse(out) as { handed: number; claimed: number; submitted: number; printed: number; next: number }
 }
 
 const ascending = (seqs: number[]) => seqs.sort((a, b) => a - b)
@@ -51,11 +51,12 @@ test('this machine has a boot ID (the marks are trusted only within one boot)', 
   expect(bootId(join(dir, 'none'))).toBeUndefined()
 })
 
-test('killed after the intent of a job and before its mark: it waits to print again; the handed and the written ones are uncertain; the confirmed one printed', async () => {
+test("killed after the intent of a job and before its mark: it waits to print again; the handed and the written ones are uncertain; the confirmed one printed, its printer's next job handed over since", async () => {
   const seqs = await crashed()
   const { uncertain, printed, ledger } = recovered()
   try {
-    expect(uncertain).toEqual(ascending([seqs.handed, seqs.submitted]))
+    expect(uncertain).toEqual(ascending([seqs.handed, seqs.submitted, seqs.next]))
+    // Printed, not sent again: its mark outlives the next job's hand-over.
     expect(printed).toEqual([seqs.printed])
     const resumed = ledger.nextReceived('terrace')!
     expect(resumed).toMatchObject({ seq: seqs.claimed, state: 'received', recoveryCount: 1 })
@@ -79,11 +80,11 @@ test(`a job resumed ${MAX_RESUMES} times already (crashes that keep coming at th
   ledger.db.run('UPDATE ledger_jobs SET recovery_count = ? WHERE seq = ?', [MAX_RESUMES, seqs.claimed])
   const { uncertain, printed } = sortOut(ledger.recover())
   ledger.close()
-  expect(uncertain).toEqual(ascending([seqs.handed, seqs.submitted, seqs.claimed]))
+  expect(uncertain).toEqual(ascending([seqs.handed, seqs.submitted, seqs.claimed, seqs.next]))
   expect(printed).toEqual([seqs.printed])
 })
 
-const everyClaimed = (seqs: Awaited<ReturnType<typeof crashed>>) => ascending([seqs.handed, seqs.submitted, seqs.claimed, seqs.printed])
+const everyClaimed = (seqs: Awaited<ReturnType<typeof crashed>>) => ascending([seqs.handed, seqs.submitted, seqs.claimed, seqs.printed, seqs.next])
 
 test('marks of another boot (a power cut, a kernel crash) are not trusted: every claimed job is uncertain, the confirmed one too', async () => {
   const seqs = await crashed()
@@ -132,13 +133,13 @@ test('recovery trusts the last run’s marks no more, and keeps jobs still claim
   lastRun.close()
   expect(readMarks(marksFile(), crashedRun, BOOT)?.handed.has(seqs.handed)).toBe(true)
   const first = recovered()
-  expect(first.uncertain).toEqual(ascending([seqs.handed, seqs.submitted]))
+  expect(first.uncertain).toEqual(ascending([seqs.handed, seqs.submitted, seqs.next]))
   expect(first.printed).toEqual([seqs.printed])
   // The crashed run's file is gone; this run's holds the job still claimed (a job submitted is
   // uncertain whatever the marks) and the one known printed.
   expect(readMarks(marksFile(), crashedRun, BOOT)).toBeUndefined()
   const carried = readMarks(marksFile(), first.ledger.setting('hand_over_marks_run'), BOOT)!
-  expect(ascending([...carried.handed])).toEqual(ascending([seqs.handed, seqs.printed]))
+  expect(ascending([...carried.handed])).toEqual(ascending([seqs.handed, seqs.next, seqs.printed]))
   expect([...carried.printed]).toEqual([seqs.printed])
   // None is ended yet (the agent does that after recovery) when this run's marks start; the
   // resumed job is claimed again and the process dies before its mark.
@@ -147,11 +148,11 @@ test('recovery trusts the last run’s marks no more, and keeps jobs still claim
   first.ledger.close()
   const second = recovered()
   second.ledger.close()
-  expect(second.uncertain).toEqual(ascending([seqs.handed, seqs.submitted]))
+  expect(second.uncertain).toEqual(ascending([seqs.handed, seqs.submitted, seqs.next]))
   expect(second.printed).toEqual([seqs.printed])
 })
 
-test('the file: a slot per printer holding its last job, and whether it printed, read back only with its own boot and run', () => {
+test('the file: two slots per printer holding its last two jobs in turn, and whether they printed, read back only with its own boot and run', () => {
   const run = crypto.randomUUID()
   const marks = HandOverMarks.begin(marksFile(), run, BOOT)
   marks.mark('kitchen', 7)
@@ -159,20 +160,23 @@ test('the file: a slot per printer holding its last job, and whether it printed,
   marks.printed('bar', 8)
   marks.mark('kitchen', 9)
   // Not the kitchen's last job: nothing is written.
-  marks.printed('kitchen', 7)
-  marks.printed('patio', 7)
+  expect(marks.printed('kitchen', 7)).toBe(false)
+  expect(marks.printed('patio', 7)).toBe(false)
   marks.mark('terrace', 2 ** 40)
-  marks.printed('terrace', 2 ** 40)
+  expect(marks.printed('terrace', 2 ** 40)).toBe(true)
+  expect(marks.printed('kitchen', 9)).toBe(true)
+  // The kitchen's third job takes its first job's slot: its second, printed, keeps its mark.
+  marks.mark('kitchen', 11)
   marks.close()
   const read = readMarks(marksFile(), run, BOOT)!
-  expect(ascending([...read.handed])).toEqual([8, 9, 2 ** 40])
-  expect(ascending([...read.printed])).toEqual([8, 2 ** 40])
-  expect(readFileSync(marksFile()).length).toBe(128 + 3 * 8)
+  expect(ascending([...read.handed])).toEqual([8, 9, 11, 2 ** 40])
+  expect(ascending([...read.printed])).toEqual([8, 9, 2 ** 40])
+  expect(readFileSync(marksFile()).length).toBe(128 + 4 * 8)
   expect(readMarks(marksFile(), run, OTHER_BOOT)).toBeUndefined()
   expect(readMarks(marksFile(), crypto.randomUUID(), BOOT)).toBeUndefined()
   expect(readMarks(marksFile(), run, undefined)).toBeUndefined()
   expect(() => marks.mark('kitchen', 10)).toThrow('closed')
-  expect(() => marks.printed('kitchen', 9)).toThrow('closed')
+  expect(() => marks.printed('kitchen', 11)).toThrow('closed')
   // Begun again, the file starts empty but for the jobs it is told were claimed before, or printed.
   HandOverMarks.begin(marksFile(), run, BOOT).close()
   expect(readMarks(marksFile(), run, BOOT)).toEqual({ handed: new Set(), printed: new Set() })

@@ -77,6 +77,7 @@ describe('the built-in agent with printers that confirm', () => {
     const [submitted, completed] = reportsOf(job.jobId).filter((report) => report.type !== 'agent.job_received')
     expect(submitted).toMatchObject({ type: 'agent.job_submitted', ledgerState: 'completed' })
     expect(completed).toMatchObject({ type: 'printhub.job_completed', ledgerState: 'completed' })
+    await waitFor(() => quick.quiet, 2_000)
     expect(quick.receipts.map((receipt) => receipt.preview.text.join('\n'))).toEqual([expect.stringContaining('a ledger job')])
   })
 
@@ -90,6 +91,8 @@ describe('the built-in agent with printers that confirm', () => {
     expect(completed).toMatchObject({ type: 'printhub.job_completed', ledgerState: 'completed' })
     // PRINTING was told while the printer printed, not with its confirmation.
     expect(completed!.at - submitted!.at).toBeGreaterThan(SLOW_PRINT_MS - 2 * PRINTING_AFTER_MS)
+    // Its ticket is filed as its connection closes, a moment after the confirmation.
+    await waitFor(() => slow.quiet, 2_000)
     expect(slow.receipts).toHaveLength(1)
   })
 })

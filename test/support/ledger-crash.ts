@@ -3,7 +3,9 @@
 // ledger file and its hand-over marks. Usage: bun ledger-crash.ts DIR; it prints the jobs' seqs as
 // JSON before it dies: `handed` (claimed, flushed, marked: its bytes may have gone), `claimed`
 // (claimed and flushed, killed before its mark), `submitted` (every byte written, unconfirmed),
-// `printed` (every byte written, then confirmed: marked printed, killed before its record).
+// `printed` (every byte written and confirmed at once: marked printed, killed before its record), `next`
+// (the same printer's next job, claimed, flushed and marked while the printed one's record was
+// still on its way, as the built-in agent's held records do).
 import { writeSync } from 'node:fs'
 import { Ledger } from '../../src/agent/ledger.ts'
 import { ledgerJobInState, printJobPayload } from './fixtures.ts'
@@ -21,10 +23,12 @@ await ledger.durable()
 const printed = ledgerJobInState(ledger, 'submitting', printJobPayload('patio'))
 await ledger.durable()
 ledger.handingOver(printed)
-ledger.finish(printed.seq, 'submit', ['report:submit'])
-await ledger.durable()
+// Confirmed at once: it is recorded printed in one go, so it is still `submitting` (prompt-confirmation.ts).
 ledger.printed(printed)
+const next = ledgerJobInState(ledger, 'submitting', printJobPayload('patio'))
+await ledger.durable()
+ledger.handingOver(next)
 const claimed = ledgerJobInState(ledger, 'submitting', printJobPayload('terrace'))
 await ledger.durable()
-writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq })}\n`)
+writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq, next: next.seq })}\n`)
 process.kill(process.pid, 'SIGKILL')
