@@ -53,6 +53,15 @@ export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Co
     ready.printer.release()
     throw error
   }
-  // Marked printed the moment the printer says so (hand-over-marks.ts), before the turns that record it.
-  return ready.printer.send(bytes, signal, () => ledger.printed(job))
+  // Marked printed the moment the printer says so (hand-over-marks.ts), before the turns that record
+  // it; in the callback that reads the printer's answer, which must not throw (a mark that cannot be
+  // written ends the trust in this run's marks, marks-run.ts, and the agent goes on to record the job).
+  const markPrinted = () => {
+    try {
+      ledger.printed(job)
+    } catch {
+      // The ledger's settings could not be written either: the record that follows meets the same disk.
+    }
+  }
+  return ready.printer.send(bytes, signal, markPrinted)
 }
