@@ -343,10 +343,11 @@ export class Agent {
     this.status.learn(printer.id, undefined)
     // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
     if (!submission.printed) return this.printed(job, false, true)
+    const submittedAt = new Date().toISOString()
     // PRINTING until the printer says it printed everything, unless it says so at once (prompt-confirmation.ts).
     let printed = await promptly(submission.printed, this.stopping.promise)
     const printing = printed === 'printing' || printed === 'stopped' || this.stopped || !printed.ok
-    if (printing) this.finish(job, 'submit', [submittedReport(job, this.hubInProcess)])
+    if (printing) this.finish(job, 'submit', [submittedReport(job, this.hubInProcess, submittedAt)])
     if (printed === 'printing') printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
     // Stopping leaves the job `submitted`, for the next start's recovery.
     if (printed === 'stopped' || this.stopped) return
@@ -354,7 +355,7 @@ export class Agent {
       this.status.learn(printer.id, printed.failure.code)
       return this.fail(job, printed.failure)
     }
-    this.printed(job, printing, true)
+    this.printed(job, printing, true, submittedAt)
   }
 
   /**
@@ -362,10 +363,12 @@ export class Agent {
    * (hand-over-marks.ts), then recorded: while the printer's next job's intent is flushed when one
    * waits (held-records.ts), at once otherwise.
    */
-  private printed(job: LedgerJob, reportedSubmitted: boolean, next = false): void {
+  private printed(job: LedgerJob, reportedSubmitted: boolean, next = false, submittedAt?: string): void {
     this.options.ledger.printed(job)
     const inProcess = this.hubInProcess
-    const record = () => this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, inProcess)] : [submittedReport(job, inProcess), completedReport(job, inProcess)])
+    // Reported with the moments they happened, though the record may be made later (held-records.ts).
+    const completedAt = new Date().toISOString()
+    const record = () => this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, inProcess, completedAt)] : [submittedReport(job, inProcess, submittedAt ?? completedAt), completedReport(job, inProcess, completedAt)])
     if (next && !this.stopped && this.queues.size === 1 && this.options.ledger.nextReceived(job.printerId)) this.queues.held.hold(job.printerId, job.seq, record)
     else record()
   }

@@ -19,10 +19,11 @@ function report<T extends ReportType>(type: T, job: LedgerJob, rest: Omit<Extrac
 
 const now = () => new Date().toISOString()
 
-/** Every byte is with the printer, which is yet to confirm it printed them. */
-export const submittedReport = (job: LedgerJob, hubInProcess?: boolean) => report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: now() }, hubInProcess)
+/** Every byte is with the printer (since `at`: a report made later says when), which is yet to confirm it printed them. */
+export const submittedReport = (job: LedgerJob, hubInProcess?: boolean, at = now()) => report('agent.job_submitted', job, { printerId: job.printerId, status: 'submitted', submittedAt: at }, hubInProcess)
 
-export const completedReport = (job: LedgerJob, hubInProcess?: boolean) => report('printhub.job_completed', job, { printerId: job.printerId, completedAt: now() }, hubInProcess)
+/** The printer printed the job (at `at`: a record held for later says when, held-records.ts). */
+export const completedReport = (job: LedgerJob, hubInProcess?: boolean, at = now()) => report('printhub.job_completed', job, { printerId: job.printerId, completedAt: at }, hubInProcess)
 
 export const cancelledReport = (job: LedgerJob, hubInProcess?: boolean) => report('printhub.job_cancelled', job, { cancelledAt: now() }, hubInProcess)
 

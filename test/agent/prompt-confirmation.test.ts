@@ -34,7 +34,7 @@ describe('the built-in agent with printers that confirm', () => {
   const quick = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile(PROFILE)!, width: 80 })
   const slow = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile(PROFILE)!, width: 80, printMs: SLOW_PRINT_MS })
   /** Each report as it left the agent: its kind, when, and the job's state in the ledger then. */
-  const left: { jobId: string; type: string; at: number; ledgerState: LedgerState | undefined }[] = []
+  const left: { jobId: string; type: string; at: number; wall: number; ledgerState: LedgerState | undefined }[] = []
 
   beforeAll(async () => {
     world = await firstStartedStore()
@@ -51,7 +51,7 @@ describe('the built-in agent with printers that confirm', () => {
       watch: (text) => {
         const frame = JSON.parse(text) as { type: string; payload?: { jobId?: string } }
         const jobId = frame.payload?.jobId
-        if (jobId) left.push({ jobId, type: frame.type, at: performance.now(), ledgerState: ledger.job(jobId)?.state })
+        if (jobId) left.push({ jobId, type: frame.type, at: performance.now(), wall: Date.now(), ledgerState: ledger.job(jobId)?.state })
         return undefined
       },
     })
@@ -66,6 +66,14 @@ describe('the built-in agent with printers that confirm', () => {
   })
 
   const reportsOf = (jobId: string) => left.filter((report) => report.jobId === jobId)
+  /** When the hub heard the job went to the printer whole, and printed (the agent's reported moments). */
+  const moments = (jobId: string) => {
+    const heard = pipe.heard.filter((report) => report.jobId === jobId)
+    const submitted = heard.find((report) => report.kind === 'submitted')
+    const completed = heard.find((report) => report.kind === 'completed')
+    if (submitted?.kind !== 'submitted' || completed?.kind !== 'completed') throw new Error('the job was not reported submitted and completed')
+    return { submittedAt: submitted.submittedAt, completedAt: completed.completedAt }
+  }
 
   test('a job confirmed at once is recorded once, printed: PRINTING and COMPLETED are told together', async () => {
     const job = printJobPayload('quick')
@@ -77,6 +85,9 @@ describe('the built-in agent with printers that confirm', () => {
     const [submitted, completed] = reportsOf(job.jobId).filter((report) => report.type !== 'agent.job_received')
     expect(submitted).toMatchObject({ type: 'agent.job_submitted', ledgerState: 'completed' })
     expect(completed).toMatchObject({ type: 'printhub.job_completed', ledgerState: 'completed' })
+    // Each says when it happened: every byte out, then the printer's word.
+    const { submittedAt, completedAt } = moments(job.jobId)
+    expect(submittedAt).toBeLessThanOrEqual(completedAt)
     await waitFor(() => quick.quiet, 2_000)
     expect(quick.receipts.map((receipt) => receipt.preview.text.join('\n'))).toEqual([expect.stringContaining('a ledger job')])
   })
@@ -91,6 +102,10 @@ describe('the built-in agent with printers that confirm', () => {
     expect(completed).toMatchObject({ type: 'printhub.job_completed', ledgerState: 'completed' })
     // PRINTING was told while the printer printed, not with its confirmation.
     expect(completed!.at - submitted!.at).toBeGreaterThan(SLOW_PRINT_MS - 2 * PRINTING_AFTER_MS)
+    // And the reports say when each happened: the last byte went PRINTING_AFTER_MS before PRINTING was told.
+    const { submittedAt, completedAt } = moments(job.jobId)
+    expect(submitted!.wall - submittedAt).toBeGreaterThanOrEqual(PRINTING_AFTER_MS - 1)
+    expect(completedAt - submittedAt).toBeGreaterThan(SLOW_PRINT_MS - 2 * PRINTING_AFTER_MS)
     // Its ticket is filed as its connection closes, a moment after the confirmation.
     await waitFor(() => slow.quiet, 2_000)
     expect(slow.receipts).toHaveLength(1)
