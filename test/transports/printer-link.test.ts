@@ -11,9 +11,10 @@ const DLE = 0x10
 
 /**
  * A printer that is online with paper, answers status requests and process ID requests, and calls
- * `onJob` when the job's bytes arrive; `onAnswered` runs right after each process ID response is read.
+ * `onJob` when the job's bytes arrive; `onAnswered` runs right after each process ID response is
+ * read: first one to an earlier job's request, then this job's.
  */
-function memoryPrinter(onJob: () => void, onAnswered: () => void = () => {}) {
+function memoryPrinter(onJob: () => void, onAnswered: (whose: 'earlier' | 'own') => void = () => {}) {
   const written: Uint8Array[] = []
   const open: OpenChannel = async (events: ChannelEvents) => ({
     ok: true,
@@ -27,8 +28,9 @@ function memoryPrinter(onJob: () => void, onAnswered: () => void = () => {}) {
           queueMicrotask(() => {
             // An answer to an earlier job's request first: it is not this job's.
             events.data(Uint8Array.of(0x37, 0x22, 0x30, 0x30, 0x30, 0x30, 0x00))
+            onAnswered('earlier')
             events.data(Uint8Array.of(0x37, 0x22, ...bytes.subarray(7, 11), 0x00))
-            onAnswered()
+            onAnswered('own')
           })
         }
         else onJob()
@@ -66,7 +68,7 @@ describe('printer link', () => {
     const marks: string[] = []
     const printer = memoryPrinter(
       () => {},
-      () => marks.push('read'),
+      (whose) => marks.push(`read ${whose}`),
     )
     const ready = await readyOverLink(printer.open, 'memory', new AbortController().signal, { realtime: true, processIdResponse: true })
     if (!ready.ok) throw new Error('the memory printer was not ready')
@@ -74,7 +76,7 @@ describe('printer link', () => {
     if (!outcome.ok || !outcome.printed) throw new Error('the job was not sent with a confirmation to wait for')
     const printed = outcome.printed.then((result) => marks.push(`settled ${JSON.stringify(result)}`))
     await printed
-    // Marked in the same turn as the confirmation was read (the earlier answer marked nothing), then settled.
-    expect(marks).toEqual(['marked', 'read', 'settled {"ok":true}'])
+    // The earlier job's answer marked nothing; this job's was marked as it was read, then the outcome settled.
+    expect(marks).toEqual(['read earlier', 'marked', 'read own', 'settled {"ok":true}'])
   })
 })
