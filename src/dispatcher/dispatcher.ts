@@ -12,6 +12,7 @@ import type { Job } from '../protocol/job.ts'
 import type { Attempt } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Logger } from '../platform/log.ts'
+import { HeldWindow, isHeldOrOut } from './held-window.ts'
 import { InventoryWrites } from './inventory-writes.ts'
 import { parseWireJobId, printJobMessageId, wireJobId } from './wire-identity.ts'
 
@@ -63,6 +64,7 @@ export class Dispatcher implements AgentListener {
   /** Sessions whose agent was already asked about the jobs it holds. */
   private readonly resynced = new WeakSet<object>()
   private readonly inventories = new InventoryWrites((session, printers) => this.takeInventory(session, printers))
+  private readonly window: HeldWindow
   private readonly due = new Set<string>()
   private dispatchScheduled = false
   private sweeper: Timer | undefined
@@ -74,6 +76,7 @@ export class Dispatcher implements AgentListener {
     private readonly sessions: SessionRegistry,
     private readonly settings: DispatcherSettings,
   ) {
+    this.window = new HeldWindow((printerId, atMost) => store.jobStates.heldCount(printerId, atMost))
     sessions.listen(this)
   }
 
@@ -198,9 +201,10 @@ export class Dispatcher implements AgentListener {
         job = states.markCancelled(jobId)
         break
     }
-    // Only a job that leaves DISPATCHING frees its printer for the next; a later report changes no queue.
+    // A job that leaves DISPATCHING frees its printer for the next, and one that leaves its agent a full window.
     if (job && job.state !== 'DISPATCHING' && this.clearInFlight(job.id)) this.scheduleDispatch(job.printerId)
     else if (!job && report.kind === 'received') this.receiptRepeated(jobId, attempt)
+    if (job && !isHeldOrOut(job) && this.window.left(job.printerId)) this.scheduleDispatch(job.printerId)
   }
 
   // ---- Queues ----
@@ -208,6 +212,7 @@ export class Dispatcher implements AgentListener {
   /** A job left DISPATCHING (or finished): its printer may take the next one. */
   private jobChanged(job: Job): void {
     if (job.state !== 'DISPATCHING') this.clearInFlight(job.id)
+    if (!isHeldOrOut(job)) this.window.left(job.printerId)
     this.scheduleDispatch(job.printerId)
   }
 
@@ -250,6 +255,8 @@ export class Dispatcher implements AgentListener {
       const later = () => this.scheduleDispatch(printerId)
       return void this.store.commits.durable().then(later, later)
     }
+    // Its agent holds as many jobs as it may: this one waits here (a job leaving the agent, or the sweep, looks again).
+    if (!this.window.take(printerId)) return
     const attempt = this.store.jobStates.startAttempt(head.id)
     if (attempt) this.deliver(session, printerId, record.agentPrinterId, attempt)
     else this.scheduleDispatch(printerId)
@@ -321,6 +328,7 @@ export class Dispatcher implements AgentListener {
       if (this.store.agents.isRevoked(agentId)) session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
     this.expireDue()
+    for (const printerId of this.window.readAgain()) this.scheduleDispatch(printerId)
     const now = this.settings.now()
     this.askCancels(now)
     this.giveUpOnGoneAgents(now)

@@ -188,6 +188,13 @@ export class JobStates {
       .all(printerId, after, upTo, limit)
   }
 
+  /** How many jobs a printer's agent holds, counted up to `atMost` (a read that stops there). */
+  heldCount(printerId: string, atMost: number): number {
+    return this.db
+      .query<{ n: number }, [string, number]>(`SELECT count(*) AS n FROM (SELECT 1 FROM jobs INDEXED BY jobs_with_agent WHERE printer_id = ${bound()} AND ${stateIn(withAgent)} LIMIT ?)`)
+      .get(printerId, atMost)!.n
+  }
+
   /** The number of the newest job a printer's agent holds. */
   newestHeld(printerId: string): number | undefined {
     return this.db.query<{ seq: number }, [string]>(`SELECT seq FROM jobs INDEXED BY jobs_with_agent WHERE printer_id = ${bound()} AND ${stateIn(withAgent)} ORDER BY seq DESC LIMIT 1`).get(printerId)?.seq
