@@ -58,7 +58,7 @@ export class HeldWindow {
     return true
   }
 
-  /** The printers found full, to be read again (a job may have left without a report: expired, given up on). */
+  /** The printers found full, to be read again: at each sweep, for held jobs that ended without the dispatcher hearing (another process's change). */
   readAgain(): string[] {
     const printers = [...this.full.keys()]
     this.full.clear()
