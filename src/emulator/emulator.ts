@@ -61,8 +61,12 @@ export class PrinterEmulator {
   private connections = 0
   private line: SerialLine | undefined
 
+  /** How long printing a job takes before it is confirmed (`EmulatorOptions.printMs`; `printTakes`). */
+  private printMs: number | undefined
+
   private constructor(private readonly options: EmulatorOptions) {
     this.state = { paper: 'ok', coverOpen: false, error: false, offline: false, ...options.state }
+    this.printMs = options.printMs
     if (options.store) mkdirSync(options.store, { recursive: true })
   }
 
@@ -125,6 +129,11 @@ export class PrinterEmulator {
     this.state = { ...this.state, ...state }
   }
 
+  /** How long printing takes from now on (a job already printing keeps its time); at once when 0. */
+  printTakes(ms: number): void {
+    this.printMs = ms
+  }
+
   stop(): void {
     this.server?.stop(true)
     this.line?.close()
@@ -159,7 +168,7 @@ export class PrinterEmulator {
     const answer = () => {
       for (const id of ids) reply(processIdResponse(id))
     }
-    if (this.options.printMs) setTimeout(answer, this.options.printMs)
+    if (this.printMs) setTimeout(answer, this.printMs)
     else answer()
   }
 
