@@ -29,14 +29,13 @@ export class HeldWindow {
   constructor(
     /** How many jobs the printer's agent holds, counted up to `atMost`. */
     private readonly heldCount: (printerId: string, atMost: number) => number,
-    private readonly limit = HELD_PER_PRINTER,
   ) {}
 
   /** Takes a place for one more job to the printer; false when its agent holds as many as it may. */
   take(printerId: string): boolean {
     if (this.full.has(printerId)) return false
     let room = this.room.get(printerId) ?? 0
-    if (room <= 0) room = this.limit - this.heldCount(printerId, this.limit)
+    if (room <= 0) room = HELD_PER_PRINTER - this.heldCount(printerId, HELD_PER_PRINTER)
     if (room <= 0) {
       this.room.delete(printerId)
       this.full.set(printerId, 0)
@@ -50,7 +49,7 @@ export class HeldWindow {
   left(printerId: string): boolean {
     const since = this.full.get(printerId)
     if (since === undefined) return false
-    if (since + 1 < Math.min(READ_AGAIN_AFTER, this.limit)) {
+    if (since + 1 < READ_AGAIN_AFTER) {
       this.full.set(printerId, since + 1)
       return false
     }
