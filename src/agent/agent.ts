@@ -28,7 +28,7 @@ import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import type { Failure } from '../protocol/failures.ts'
-import { cancelledReport, completedReport, failedReport, submittedReport } from './job-reports.ts'
+import { cancelledReport, completionReports, failedReport, submittedReport } from './job-reports.ts'
 
 /** Where an agent without a log says nothing. */
 const SILENT = Log.silent().for('agent')
@@ -365,10 +365,9 @@ export class Agent {
    */
   private printed(job: LedgerJob, reportedSubmitted: boolean, next = false, submittedAt?: string): void {
     this.options.ledger.printed(job)
-    const inProcess = this.hubInProcess
     // Reported with the moments they happened, though the record may be made later (held-records.ts).
     const completedAt = new Date().toISOString()
-    const record = () => this.finish(job, 'complete', reportedSubmitted ? [completedReport(job, inProcess, completedAt)] : [submittedReport(job, inProcess, submittedAt ?? completedAt), completedReport(job, inProcess, completedAt)])
+    const record = () => this.finish(job, 'complete', completionReports(job, this.hubInProcess, reportedSubmitted, completedAt, submittedAt ?? completedAt))
     if (next && !this.stopped && this.queues.size === 1 && this.options.ledger.nextReceived(job.printerId)) this.queues.held.hold(job.printerId, job.seq, record)
     else record()
   }

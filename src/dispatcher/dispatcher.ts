@@ -189,7 +189,7 @@ export class Dispatcher implements AgentListener {
         if (job && job.attemptCount > attempt) session.send(this.cancelFrame(wireJobId(jobId, job.attemptCount), 'An earlier attempt of this job already printed.'))
         break
       case 'completed':
-        job = states.markCompleted(jobId, attempt, report.completedAt)
+        job = states.markCompleted(jobId, attempt, report.completedAt, report.submittedAt)
         break
       case 'failed': {
         if (this.inFlight.get(jobId)?.attempt === attempt) this.clearInFlight(jobId)

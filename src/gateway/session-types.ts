@@ -28,7 +28,8 @@ export type JobReport =
   | { kind: 'submitted'; jobId: string; printerId: string; submittedAt: number }
   /** The agent's failure, in printhub's family of codes. */
   | { kind: 'failed'; jobId: string; failure: Failure }
-  | { kind: 'completed'; jobId: string; completedAt: number }
+  /** `submittedAt`: the report also says when every byte reached the printer (no `submitted` report came). */
+  | { kind: 'completed'; jobId: string; completedAt: number; submittedAt?: number }
   | { kind: 'cancelled'; jobId: string }
 
 /** What a session tells as it goes (the session registry listens). */

@@ -238,8 +238,10 @@ export class GatewaySession {
         return this.events.sessionReport(this, { kind: 'submitted', jobId: message.payload.jobId, printerId: message.payload.printerId, submittedAt: Date.parse(message.payload.submittedAt) })
       case 'agent.job_failed':
         return this.events.sessionReport(this, { kind: 'failed', jobId: message.payload.jobId, failure: reportedFailure(message.payload.error) })
-      case 'printhub.job_completed':
-        return this.events.sessionReport(this, { kind: 'completed', jobId: message.payload.jobId, completedAt: Date.parse(message.payload.completedAt) })
+      case 'printhub.job_completed': {
+        const { jobId, completedAt, submittedAt } = message.payload
+        return this.events.sessionReport(this, { kind: 'completed', jobId, completedAt: Date.parse(completedAt), submittedAt: submittedAt === undefined ? undefined : Date.parse(submittedAt) })
+      }
       case 'printhub.job_cancelled':
         return this.events.sessionReport(this, { kind: 'cancelled', jobId: message.payload.jobId })
     }

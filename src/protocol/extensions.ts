@@ -7,7 +7,7 @@
 // `agent.extension_unsupported`, naming what no section can carry.
 import { printhubWireDocumentRule } from './document.ts'
 import { agentMessageRuleWith, envelope, idempotencyKey, serverMessageRuleWith } from './frames.ts'
-import { type Infer, object } from './rules.ts'
+import { type Infer, object, optional } from './rules.ts'
 import { identifier, timestamp } from './values.ts'
 
 export const PRINTHUB_PRODUCT_ID = 'printhub'
@@ -23,9 +23,11 @@ export function isPrinthubServer(serverVersion: string): boolean {
 
 /**
  * The printer confirmed it finished the job (after `agent.job_submitted`, which then means
- * PRINTING rather than COMPLETED). Correlated like the other job reports.
+ * PRINTING rather than COMPLETED). Correlated like the other job reports. With `submittedAt`, it is
+ * the job's only report since its receipt: the printer confirmed at once, and the frame says when
+ * it took the last byte too (the built-in agent's, agent.ts).
  */
-const jobCompleted = envelope(object({ jobId: identifier, idempotencyKey, printerId: identifier, completedAt: timestamp }), 'required')
+const jobCompleted = envelope(object({ jobId: identifier, idempotencyKey, printerId: identifier, completedAt: timestamp, submittedAt: optional(timestamp) }), 'required')
 
 /** The agent stopped the job on `server.cancel_job` before submitting it: it will not print. */
 const jobCancelled = envelope(object({ jobId: identifier, idempotencyKey, cancelledAt: timestamp }), 'required')

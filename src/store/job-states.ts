@@ -111,6 +111,7 @@ export class JobStates {
       `UPDATE jobs SET state = ?1, submitted_at = ?2, received_at = coalesce(received_at, ?2), updated_at = ?3
        WHERE id = ?4 AND attempt_count >= ?5 AND ${from('submit')} RETURNING ${JOB_COLUMNS}`,
     )
+    // ?1: when the bytes reached the printer, for a job whose submission was not reported before.
     this.completed = db.query<JobRow, [number, number, string, number]>(
       `UPDATE jobs SET state = 'COMPLETED', submitted_at = coalesce(submitted_at, ?1), received_at = coalesce(received_at, ?1), updated_at = ?2
        WHERE id = ?3 AND attempt_count >= ?4 AND ${from('complete')} RETURNING ${JOB_COLUMNS}`,
@@ -220,9 +221,10 @@ export class JobStates {
     return row ? toJob(row) : undefined
   }
 
-  markCompleted(id: string, attempt: number, completedAt: number): Job | undefined {
+  /** The printer printed the job (the report says when it took the bytes, else that moment is the completion's). */
+  markCompleted(id: string, attempt: number, completedAt: number, submittedAt = completedAt): Job | undefined {
     if (!isAttempt(attempt)) return undefined
-    const row = this.commits.write(() => this.change(id, () => this.completed.get(completedAt, this.now(), id, attempt)))
+    const row = this.commits.write(() => this.change(id, () => this.completed.get(submittedAt, this.now(), id, attempt)))
     return row ? toJob(row) : undefined
   }
 

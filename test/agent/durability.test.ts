@@ -80,6 +80,8 @@ beforeAll(async () => {
     ledger,
     keyDir: join(dir, 'key'),
     sharesCommits: false,
+    // A paired agent's: its hub hears each job's submission on its own.
+    hubInProcess: false,
     printers: PRINTERS,
     log: agentLogger,
     watch: (text) => {
@@ -116,6 +118,9 @@ describe('the agent reports a job only once the ledger change it reports is on d
     await waitFor(() => pipe.heardOf(prints.jobId, 'completed') === 2)
 
     expect(pipe.heard.filter((r) => r.kind === 'submitted').map((r) => r.jobId).sort()).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
+    // A remote hub hears OpenPrinter's submission before printhub's completion, and the completion alone says nothing of the submission.
+    expect(pipe.heard.filter((r) => r.jobId === confirms.jobId).map((r) => r.kind)).toEqual(['received', 'submitted', 'completed'])
+    expect(pipe.heard.filter((r) => r.kind === 'completed').every((r) => r.kind === 'completed' && r.submittedAt === undefined)).toBe(true)
     // Every kind of report went out, and each only once what it reports was on disk.
     expect([...new Set(sent.map((s): string => s.type))].sort()).toEqual(Object.keys(REPORTS).sort())
     expect(sent.filter((s) => s.early !== undefined)).toEqual([])

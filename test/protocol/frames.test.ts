@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'bun:test'
 import { decodeFrame, encodeFrame, FrameEncodingError } from '../../src/protocol/codec.ts'
 import { agentMessageRule, authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, serverMessageRule } from '../../src/protocol/frames.ts'
-import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES } from '../../src/protocol/limits.ts'
+import { printhubAgentMessageRule } from '../../src/protocol/extensions.ts'
+import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../../src/protocol/limits.ts'
 import type { Rule } from '../../src/protocol/rules.ts'
 import { fixture, fixtureNames, validators } from '../support/schema.ts'
 
@@ -150,5 +151,29 @@ describe('the codec', () => {
     expect(decode(serverMessageRule, encodeFrame(serverMessageRule, broken, MAX_FRAME_BYTES, true)).ok).toBe(false)
     expect(JSON.parse(encodeFrame(serverMessageRule, hello, MAX_FRAME_BYTES, true))).toEqual(hello)
     expect(() => encodeFrame(serverMessageRule, hello, 100, true)).toThrow(/larger than 100 bytes/)
+  })
+})
+
+describe("printhub's completion report", () => {
+  const completed = (payload: Record<string, unknown>) => ({
+    protocolVersion: PROTOCOL_VERSION,
+    messageId: 'm.done',
+    sentAt: '2026-11-29T08:00:00.000Z',
+    type: 'printhub.job_completed',
+    correlationId: 'm.job',
+    payload: { jobId: `job_${'0'.repeat(32)}.a1`, idempotencyKey: 'k', printerId: 'p', completedAt: '2026-11-29T08:00:00.100Z', ...payload },
+  })
+
+  test('may say when the job was submitted too (its only report since the receipt); a bad moment is refused', () => {
+    expect(decode(printhubAgentMessageRule, completed({})).ok).toBe(true)
+    const both = decode(printhubAgentMessageRule, completed({ submittedAt: '2026-11-29T08:00:00.050Z' }))
+    expect(both.ok && (both.message as { payload: { submittedAt?: string } }).payload.submittedAt).toBe('2026-11-29T08:00:00.050Z')
+    for (const bad of ['yesterday', 12345, null, '']) {
+      const refused = decode(printhubAgentMessageRule, completed({ submittedAt: bad }))
+      expect(refused.ok).toBe(false)
+      if (!refused.ok) expect(refused.issues?.map((issue) => issue.path)).toEqual(['payload.submittedAt'])
+    }
+    // A stock OpenPrinter peer may not send it at all.
+    expect(decode(agentMessageRule, completed({})).ok).toBe(false)
   })
 })

@@ -276,6 +276,17 @@ test('reports always name an attempt the dispatcher started: attempt 0 changes n
   expect(world.store.jobs.get(never.id)).toEqual(never)
 })
 
+test('a completion that also says when the job was submitted: that moment is kept, not overwritten by a later one', () => {
+  const delivered = jobInState(world.store, world, 'DELIVERED')
+  const submittedAt = clock + 100
+  const completed = world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 300, submittedAt)!
+  expect(completed).toMatchObject({ state: 'COMPLETED', submittedAt: new Date(submittedAt).toISOString(), receivedAt: delivered.receivedAt })
+  // A job reported submitted before keeps that moment; a replayed completion changes nothing.
+  const printing = jobInState(world.store, world, 'PRINTING')
+  expect(world.store.jobStates.markCompleted(printing.id, printing.attemptCount, clock + 500, clock + 400)!.submittedAt).toBe(printing.submittedAt)
+  expect(world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 900, clock + 800)).toBeUndefined()
+})
+
 describe('jobs whose agent is gone', () => {
   test('held past their expiry, they are given up only when the agent is neither connected nor back since', () => {
     const held = jobInState(world.store, world, 'DELIVERED')

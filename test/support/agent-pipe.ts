@@ -43,6 +43,8 @@ export interface AgentPipeOptions {
   log: Logger
   /** How documents are rendered (the agent's own renderer when not given). */
   render?: Render
+  /** False: the agent takes the hub for a remote one (as a paired agent's hub is), though the pipe is in memory. */
+  hubInProcess?: false
 }
 
 export interface AgentPipe {
@@ -99,7 +101,7 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
         taken?.()
       },
       close: (code, reason) => transport.close(code, reason),
-      inProcess: transport.inProcess,
+      inProcess: options.hubInProcess ?? transport.inProcess,
     }
   }
   const agent = new Agent({
