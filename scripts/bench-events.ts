@@ -6,7 +6,7 @@
 import type { SectionResult } from './bench.ts'
 import { cpuMs, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, startHub, submitAtRate } from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
-import { webhookPhase } from './bench-webhooks.ts'
+import { EVENTS_PER_JOB, webhookPhase } from './bench-webhooks.ts'
 
 const STREAMS = sized(500, 100)
 const JOBS = sized(200, 50)
@@ -114,11 +114,11 @@ export async function eventsSection(): Promise<SectionResult> {
     // Then the same hub with a webhook instead of readers.
     const webhooks = await webhookPhase(hub, project)
     const latency = summarize(Float64Array.from(latencies))
-    // Five events a job (created, then four states) to every reader.
-    const delivered = latencies.length * 5
+    // Every event of a job to every reader.
+    const delivered = latencies.length * EVENTS_PER_JOB
     return {
       report: [
-        `events (${STREAMS} readers of one project's stream, ${JOBS} jobs at ${JOBS_PER_SECOND}/s, each job 5 events to every reader)`,
+        `events (${STREAMS} readers of one project's stream, ${JOBS} jobs at ${JOBS_PER_SECOND}/s, each job ${EVENTS_PER_JOB} events to every reader)`,
         `hub RSS                        idle ${idleRssMb.toFixed(1)} MB, ${STREAMS} streams open ${openRssMb.toFixed(1)} MB, after the jobs ${loadedRssMb.toFixed(1)} MB`,
         `submit -> job.created at every reader   p50 ${latency.p50.toFixed(2)} ms   p99 ${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms (${latencies.length} arrivals, ${missing} missing)`,
         `hub CPU                        ${round(cpu)} ms for ${JOBS} jobs: ${round((cpu * 1000) / Math.max(1, delivered), 1)} µs per event sent to a reader`,

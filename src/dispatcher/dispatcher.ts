@@ -185,8 +185,6 @@ export class Dispatcher implements AgentListener {
         break
       case 'submitted':
         job = states.markSubmitted(jobId, attempt, report.submittedAt, session.isPrinthubAgent)
-        // An older attempt printed after all while a newer one is out: stop the newer one.
-        if (job && job.attemptCount > attempt) session.send(this.cancelFrame(wireJobId(jobId, job.attemptCount), 'An earlier attempt of this job already printed.'))
         break
       case 'completed':
         job = states.markCompleted(jobId, attempt, report.completedAt, report.submittedAt)
@@ -200,6 +198,10 @@ export class Dispatcher implements AgentListener {
       case 'cancelled':
         job = states.markCancelled(jobId)
         break
+    }
+    // An older attempt printed after all while a newer one is out (its submission told, alone or with its end): stop the newer one.
+    if (job && job.attemptCount > attempt && (report.kind === 'submitted' || (report.kind === 'completed' && report.submittedAt !== undefined))) {
+      session.send(this.cancelFrame(wireJobId(jobId, job.attemptCount), 'An earlier attempt of this job already printed.'))
     }
     // A job that leaves DISPATCHING frees its printer for the next, and one that leaves its agent a full window.
     if (job && job.state !== 'DISPATCHING' && this.clearInFlight(job.id)) this.scheduleDispatch(job.printerId)

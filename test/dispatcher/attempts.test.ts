@@ -7,11 +7,12 @@
 // (job states in the store, the frames on the wire). The happy path is in dispatcher.test.ts.
 import { describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
+import { virtualPrinter } from '../support/fake-agent.ts'
 import { printJobFor, useGatewayHub, WIRE_ID } from '../support/gateway-fixtures.ts'
 import { type TestHub, tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
-const { agents, pair, online, addPrinter, postJob, job, waitForState, sync, startHub, clockedHub } = useGatewayHub()
+const { agents, pair, connect, online, addPrinter, postJob, job, waitForState, sync, startHub, clockedHub } = useGatewayHub()
 
 describe('retries', () => {
   test('an unacknowledged attempt times out and is retried under a new wire identity, otherwise identical', async () => {
@@ -87,6 +88,23 @@ describe('retries', () => {
     const cancel = await agent.next('server.cancel_job')
     expect(cancel.payload).toEqual({ jobId: second.payload.jobId, reason: expect.any(String) })
   })
+  test("a late completion of attempt 1 that also tells its submission (a printhub agent's one report) while attempt 2 is out: COMPLETED, and attempt 2 is cancelled", async () => {
+    const credentials = await pair()
+    const agent = await connect(credentials)
+    expect((await agent.authenticate()).type).toBe('auth.accepted')
+    await agent.hello({ productId: 'printhub' })
+    await agent.inventory([virtualPrinter('printer_fake_1')])
+    const created = await postJob(addPrinter(credentials.agentId))
+    const first = await printJobFor(agent, `${created.id}.a1`)
+    const second = await printJobFor(agent, `${created.id}.a2`, 4_000)
+    const { jobId, idempotencyKey, printerId } = first.payload
+    const submittedAt = new Date(Date.now() - 50).toISOString()
+    agent.send(agent.envelope('printhub.job_completed', { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString(), submittedAt }, first.messageId))
+    expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({ attemptCount: 2, submittedAt })
+    const cancel = await agent.next('server.cancel_job')
+    expect(cancel.payload).toEqual({ jobId: second.payload.jobId, reason: expect.any(String) })
+  })
+
   test('an agent that drops the connection before acknowledging gets the job again, as a new attempt', async () => {
     const credentials = await pair()
     const agent = await online(credentials)
