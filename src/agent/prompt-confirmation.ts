@@ -5,7 +5,9 @@
 // hub's event loop free to read it, instead of busy recording PRINTING: measured with the crash
 // bench's load, most of the time between the job's first byte and its printed mark (the window in
 // which a crash leaves a job uncertain) was the answer waiting to be read. One ledger record and
-// one state write fewer a job, too. No state is skipped: the timeline still shows PRINTING.
+// one state write fewer a job, too. A remote hub still hears both reports and shows PRINTING
+// between them; the hub in this process hears one, and the job goes DELIVERED → COMPLETED
+// (job-reports.ts's completionReports).
 
 /** How long a job's printer has to confirm it before the job is recorded PRINTING. */
 export const PRINTING_AFTER_MS = 10

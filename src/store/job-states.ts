@@ -111,9 +111,10 @@ export class JobStates {
       `UPDATE jobs SET state = ?1, submitted_at = ?2, received_at = coalesce(received_at, ?2), updated_at = ?3
        WHERE id = ?4 AND attempt_count >= ?5 AND ${from('submit')} RETURNING ${JOB_COLUMNS}`,
     )
-    // ?1: when the bytes reached the printer, for a job whose submission was not reported before.
+    // ?1: when the bytes reached the printer, unless the job is PRINTING (its submission was
+    // reported, and said when). A time from an earlier attempt that failed after it is not this one's.
     this.completed = db.query<JobRow, [number, number, string, number]>(
-      `UPDATE jobs SET state = 'COMPLETED', submitted_at = coalesce(submitted_at, ?1), received_at = coalesce(received_at, ?1), updated_at = ?2
+      `UPDATE jobs SET state = 'COMPLETED', submitted_at = CASE WHEN state = 'PRINTING' THEN submitted_at ELSE ?1 END, received_at = coalesce(received_at, ?1), updated_at = ?2
        WHERE id = ?3 AND attempt_count >= ?4 AND ${from('complete')} RETURNING ${JOB_COLUMNS}`,
     )
     // Only the latest attempt can fail; also after the hub gave it up (PENDING), since the agent's

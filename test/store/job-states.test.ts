@@ -287,6 +287,22 @@ test('a completion that also says when the job was submitted: that moment is kep
   expect(world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 900, clock + 800)).toBeUndefined()
 })
 
+test("a retried job's completion says when its own bytes went, not the failed attempt's", () => {
+  const states = world.store.jobStates
+  const first = jobInState(world.store, world, 'PRINTING')
+  const firstSubmittedAt = first.submittedAt
+  clock += STEP_MS
+  // The printer ran out of paper after it took the bytes: PENDING, to try again.
+  expect(states.failAttempt(first.id, first.attemptCount, RETRYABLE, 0)!.state).toBe('PENDING')
+  clock += STEP_MS
+  const second = states.startAttempt(first.id)!
+  expect(states.markReceived(first.id, second.attempt, clock)!.state).toBe('DELIVERED')
+  clock += STEP_MS
+  const done = states.markCompleted(first.id, second.attempt, clock + 20, clock + 10)!
+  expect(done).toMatchObject({ state: 'COMPLETED', submittedAt: new Date(clock + 10).toISOString(), receivedAt: new Date(clock - STEP_MS).toISOString() })
+  expect(done.submittedAt).not.toBe(firstSubmittedAt)
+})
+
 describe('jobs whose agent is gone', () => {
   test('held past their expiry, they are given up only when the agent is neither connected nor back since', () => {
     const held = jobInState(world.store, world, 'DELIVERED')
