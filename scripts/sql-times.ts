@@ -3,7 +3,8 @@
 // it times every run of every statement made through bun:sqlite (a prepared one's run, get, all
 // and values; a database's run, which prepares its text each time) and adds the time up by the
 // statement's text. At exit it appends the 40 largest, with their calls, the mean and the median,
-// to SQL_TIMES_FILE (default /tmp/printhub-sql-times.txt), one block per process. The median says
+// and the runs of a millisecond or more (their count and time), to SQL_TIMES_FILE (default
+// /tmp/printhub-sql-times.txt), one block per process. The median says
 // what a statement costs in the hub, where its pages and program are seldom in the CPU's caches: a
 // few times what the same statement costs run in a loop.
 import { Database } from 'bun:sqlite'
@@ -17,6 +18,9 @@ interface Figures {
   calls: number
   ms: number
   samples: number[]
+  /** Runs of a millisecond or more (a commit that checkpointed, say), and their time. */
+  slow: number
+  slowMs: number
 }
 
 const times = new Map<string, Figures>()
@@ -25,9 +29,13 @@ function record(sql: string, started: number): void {
   const took = performance.now() - started
   const key = sql.replace(/\s+/g, ' ').trim().slice(0, 160)
   let figures = times.get(key)
-  if (!figures) times.set(key, (figures = { calls: 0, ms: 0, samples: [] }))
+  if (!figures) times.set(key, (figures = { calls: 0, ms: 0, samples: [], slow: 0, slowMs: 0 }))
   figures.calls++
   figures.ms += took
+  if (took >= 1) {
+    figures.slow++
+    figures.slowMs += took
+  }
   if (figures.samples.length < SAMPLES) figures.samples.push(took)
 }
 
@@ -69,6 +77,6 @@ const median = (samples: number[]) => samples.sort((a, b) => a - b)[samples.leng
 process.on('exit', () => {
   const rows = [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, SHOWN)
   const µs = (ms: number) => (ms * 1_000).toFixed(2).padStart(8)
-  const lines = rows.map(([sql, f]) => `${f.ms.toFixed(1).padStart(9)} ms ${String(f.calls).padStart(8)} calls  mean ${µs(f.ms / f.calls)} µs  p50 ${µs(median(f.samples))} µs  ${sql}`)
+  const lines = rows.map(([sql, f]) => `${f.ms.toFixed(1).padStart(9)} ms ${String(f.calls).padStart(8)} calls  mean ${µs(f.ms / f.calls)} µs  p50 ${µs(median(f.samples))} µs  ≥1 ms ${String(f.slow).padStart(4)} (${f.slowMs.toFixed(1).padStart(6)} ms)  ${sql}`)
   appendFileSync(process.env.SQL_TIMES_FILE ?? '/tmp/printhub-sql-times.txt', `--- pid ${process.pid} (${process.argv.slice(2).join(' ')})\n${lines.join('\n')}\n`)
 })
