@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SERVICE_JIT_ENVIRONMENT } from '../src/platform/jit.ts'
 import type { SectionResult } from './bench.ts'
 import { ROOT, rssMb, sized, UNLIMITED_KEY } from './bench-hub.ts'
 import { binaryPath, build, COMPILE_FLAGS, compile, recordBytecodeOrder } from './build.ts'
@@ -47,7 +48,8 @@ async function serveUntilHealthy(command: (port: number) => string[], env: Recor
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
-  const child = Bun.spawn(command(port), { env: { PATH: process.env.PATH ?? '', ...env }, stdout: 'ignore', stderr: 'ignore' })
+  // Started as the installed service is: with its JIT options (platform/jit.ts).
+  const child = Bun.spawn(command(port), { env: { PATH: process.env.PATH ?? '', ...SERVICE_JIT_ENVIRONMENT, ...env }, stdout: 'ignore', stderr: 'ignore' })
   for (;;) {
     try {
       if ((await fetch(`${url}/health`)).status === 200) return { child, url, ms: performance.now() - started }

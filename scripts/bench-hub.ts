@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, MAX_OPEN_JOBS } from '../src/domain/settings.ts'
+import { SERVICE_JIT_ENVIRONMENT } from '../src/platform/jit.ts'
 
 export const ROOT = join(import.meta.dir, '..')
 
@@ -66,6 +67,9 @@ export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true })
   dataDirs.delete(dir)
 }
+
+/** The installed service's JIT options, as the bench's header and record give them. */
+export const SERVICE_JIT_TEXT = Object.entries(SERVICE_JIT_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ')
 
 /** Runs `bun ARGS` in the repository; the child is killed by killChildren() and endChildren(). */
 export function spawn(args: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'> {
@@ -134,7 +138,8 @@ export async function startHub(dir: string): Promise<HubProcess> {
   // seeded jobs are unfinished too (counted by a trigger): lift the limit of unfinished jobs
   // (default 10,000) to its maximum, or submissions would turn into 429s.
   // One key submits every job here: lift its rate (default 1,200 jobs and 64 MB a minute) too.
-  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY }
+  // Started as the installed service is: with its JIT options (platform/jit.ts).
+  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY, ...SERVICE_JIT_ENVIRONMENT }
   const logFile = join(dir, `hub-${Date.now()}.log`)
   const args = [BUN, ...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir]
   const child = track(Bun.spawn(args, { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: Bun.file(logFile), stderr: 'pipe' }))
@@ -255,7 +260,8 @@ export async function submitAtRate(url: string, project: Project, count: number,
  * at http://127.0.0.1:PORT/ (told the process ID, for its CPU time); stops it after.
  */
 export async function withYardstick<T>(args: string[], what: string, measure: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const server = spawn(args)
+  // With the hub's JIT options, as the hub it is measured against.
+  const server = spawn(args, { ...SERVICE_JIT_ENVIRONMENT })
   try {
     const reader = server.stdout.getReader()
     const first = await reader.read()

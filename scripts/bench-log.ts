@@ -3,7 +3,7 @@
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Check, Machine } from './bench.ts'
-import { QUICK, ROOT } from './bench-hub.ts'
+import { QUICK, ROOT, SERVICE_JIT_TEXT } from './bench-hub.ts'
 
 export const BENCHMARKS_FILE = join(ROOT, 'docs', 'benchmarks.md')
 
@@ -30,7 +30,7 @@ export function recordRun(at: Date, machine: Machine, sections: readonly string[
     '',
     `## ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC · ${commit()} · ${QUICK ? 'quick' : 'full'}`,
     '',
-    `${machine.cpus} CPUs (${machine.cpuModel}), Bun ${machine.bun}, ${machine.platform}; sections: ${sections.join(', ')}`,
+    `${machine.cpus} CPUs (${machine.cpuModel}), Bun ${machine.bun}, ${machine.platform}; sections: ${sections.join(', ')}; hubs and yardsticks with ${SERVICE_JIT_TEXT}`,
     '',
     '| figure | value | target | |',
     '| --- | --- | --- | --- |',

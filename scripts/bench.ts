@@ -48,7 +48,7 @@ import { binarySection } from './bench-binary.ts'
 import { crashSection } from './bench-crash.ts'
 import { stopCups } from './bench-cups.ts'
 import { deliverySection, stopSinks } from './bench-delivery.ts'
-import { endChildren, killChildren, QUICK, removeDataDirs, ROOT } from './bench-hub.ts'
+import { endChildren, killChildren, QUICK, removeDataDirs, ROOT, SERVICE_JIT_TEXT } from './bench-hub.ts'
 import { recordRun } from './bench-log.ts'
 import { printersSection } from './bench-printers.ts'
 import { renderSection } from './bench-render.ts'
@@ -161,6 +161,7 @@ async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
   console.log(`printhub bench (${sections.join(', ')}${QUICK ? ', quick' : ''}): ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
+  console.log(`hubs and yardsticks start with the installed service's JIT options: ${SERVICE_JIT_TEXT}`)
   const done: Partial<Record<Section, SectionResult>> = {}
   const failed: Partial<Record<Section, string>> = {}
   // A section that fails is reported, and the others still run; the bench then exits 1.

@@ -14,6 +14,18 @@ export interface ExecutableVersion {
   commit: string
   /** The newest store schema it knows; absent from builds that did not say it. */
   schema?: number
+  /** The runtime options its service starts with (platform/jit.ts); absent from builds that did not say them, which want none. */
+  runtimeOptions?: Record<string, string>
+}
+
+/** A runtime option as a unit may carry it: a JavaScriptCore option's name, a plain value (nothing that could end the line). */
+const RUNTIME_OPTION_NAME = /^BUN_JSC_[A-Za-z0-9]+$/
+const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
+
+function runtimeOptionsOf(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  const entries = Object.entries(value)
+  return entries.every(([name, option]) => RUNTIME_OPTION_NAME.test(name) && typeof option === 'string' && RUNTIME_OPTION_VALUE.test(option)) ? Object.fromEntries(entries) : undefined
 }
 
 /** ELF machine numbers of the architectures printhub is built for. */
@@ -65,13 +77,16 @@ export async function executableVersion(file: string, timeoutMs = 10_000): Promi
   const result = await run([file, 'version', '--json'], timeoutMs)
   if (result.code === null) throw new ExecutableError(`${file} did not answer "version --json" within ${timeoutMs / 1000} s`)
   if (result.code !== 0) throw new ExecutableError(`${file} is not a printhub executable: "version --json" exited ${result.code}${result.output ? `: ${result.output.split('\n')[0]}` : ''}`)
+  let answer: Partial<ExecutableVersion> | undefined
   try {
-    const answer = JSON.parse(result.stdout) as Partial<ExecutableVersion>
-    if (typeof answer.version === 'string' && typeof answer.commit === 'string') return { version: answer.version, commit: answer.commit, ...(typeof answer.schema === 'number' ? { schema: answer.schema } : {}) }
+    answer = JSON.parse(result.stdout) as Partial<ExecutableVersion>
   } catch {
     // Said below.
   }
-  throw new ExecutableError(`${file} is not a printhub executable: "version --json" printed ${JSON.stringify(result.stdout.slice(0, 80))}`)
+  if (typeof answer?.version !== 'string' || typeof answer.commit !== 'string') throw new ExecutableError(`${file} is not a printhub executable: "version --json" printed ${JSON.stringify(result.stdout.slice(0, 80))}`)
+  const runtimeOptions = runtimeOptionsOf(answer.runtimeOptions)
+  if (answer.runtimeOptions !== undefined && !runtimeOptions) throw new ExecutableError(`${file} asks for runtime options this printhub will not write into the service's unit: ${JSON.stringify(answer.runtimeOptions).slice(0, 120)}`)
+  return { version: answer.version, commit: answer.commit, ...(typeof answer.schema === 'number' ? { schema: answer.schema } : {}), ...(runtimeOptions ? { runtimeOptions } : {}) }
 }
 
 /** Whether two files hold the same bytes. */

@@ -1,4 +1,5 @@
 // The files `printhub install` writes: the systemd unit and the udev rule.
+import { SERVICE_JIT_ENVIRONMENT } from '../platform/jit.ts'
 
 export const SERVICE_USER = 'printhub'
 export const UNIT_PATH = '/etc/systemd/system/printhub.service'
@@ -14,7 +15,7 @@ export interface ServiceSettings {
 }
 
 /**
- * Restarted on failure; hardened (no new privileges, read-only system but its data directory, no
+ * Started with the runtime's JIT options for a long-running hub (platform/jit.ts). Restarted on failure; hardened (no new privileges, read-only system but its data directory, no
  * home directories, its own /tmp), with the device access receipt printers need: serial ports
  * (ttyS, ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device).
  */
@@ -29,7 +30,7 @@ Type=simple
 User=${SERVICE_USER}
 Group=${SERVICE_USER}
 SupplementaryGroups=dialout lp
-ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
+${environmentLines(SERVICE_JIT_ENVIRONMENT).map((line) => `${line}\n`).join('')}ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
 Restart=on-failure
 RestartSec=2
 KillSignal=SIGTERM
@@ -58,6 +59,24 @@ DeviceAllow=char-usb_device rw
 [Install]
 WantedBy=multi-user.target
 `
+}
+
+/** A unit's lines of the runtime's options (`Environment=BUN_JSC_…`): the ones printhub writes. */
+const RUNTIME_OPTION_LINE = /^Environment=BUN_JSC_\w+=.*$/
+
+const environmentLines = (environment: Readonly<Record<string, string>>): string[] => Object.entries(environment).map(([name, value]) => `Environment=${name}=${value}`)
+
+/**
+ * The unit with its runtime options replaced by `environment`, written just before its
+ * `ExecStart` line; every other line as it was. `printhub upgrade` gives an installed unit the
+ * options of the executable it installs: an executable's runtime refuses to start on an option it
+ * does not know, so they go with the executable, not with the printhub that wrote the unit.
+ */
+export function withRuntimeOptions(unit: string, environment: Readonly<Record<string, string>>): string {
+  const lines = unit.split('\n').filter((line) => !RUNTIME_OPTION_LINE.test(line))
+  const at = lines.findIndex((line) => line.startsWith('ExecStart='))
+  lines.splice(at < 0 ? lines.length : at, 0, ...environmentLines(environment))
+  return lines.join('\n')
 }
 
 /** USB receipt printers: the usblp device file and the raw device, for the lp group. */

@@ -8,6 +8,8 @@ export const SERVICE = 'printhub.service'
 export interface ServiceManager {
   /** Runs `systemctl ACTION printhub.service`; the problem, in words, when it fails. */
   run(action: 'start' | 'stop' | 'restart' | 'reset-failed'): string | undefined
+  /** Runs `systemctl daemon-reload` (after a unit file changed); the problem, in words, when it fails. */
+  reload(): string | undefined
   /** The service's last log lines (empty when there is no journal). */
   journal(lines: number): string[]
 }
@@ -36,6 +38,10 @@ export const systemd: ServiceManager = {
   run(action) {
     const { code, output } = command(['systemctl', action, SERVICE])
     return code === 0 ? undefined : `"systemctl ${action} ${SERVICE}" failed (exit ${code})${output ? `: ${output}` : ''}`
+  },
+  reload() {
+    const { code, output } = command(['systemctl', 'daemon-reload'])
+    return code === 0 ? undefined : `"systemctl daemon-reload" failed (exit ${code})${output ? `: ${output}` : ''}`
   },
   journal(lines) {
     const { code, output } = command(['journalctl', '--unit', SERVICE, '--lines', String(lines), '--no-pager', '--output', 'cat'])

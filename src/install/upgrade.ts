@@ -4,11 +4,11 @@
 // beside it); the service restarted; the new hub awaited on /health with this hub's server ID. If
 // it does not answer in time: the service stopped, the old executable put back, the backup
 // restored by the old printhub, the service started and awaited again, and why it rolled back.
-import { existsSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { BACKUP_EXTENSION } from '../services/backup.ts'
 import { StoreInspection } from '../store/inspection.ts'
-import { BINARY_PATH, SERVICE_USER, serviceSettingsOf, UNIT_PATH } from './files.ts'
+import { BINARY_PATH, SERVICE_USER, serviceSettingsOf, UNIT_PATH, withRuntimeOptions } from './files.ts'
 import { describeVersion, dropOld, sameContent, type ExecutableVersion, executableVersion, putBackOld, replaceExecutable } from './executable.ts'
 import { archive, backupCommand, backupsDirOf, copyDataDir, ensureBackupsDir, hasBackupCommand, preUpgradeName, prunePreUpgrade, putBack, restoreCommand, type Safekeeping, savedBackupDir } from './safekeeping.ts'
 import { type HealthProber, httpHealth, type ServiceManager, systemd, waitForHealth } from './system.ts'
@@ -126,10 +126,17 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
     throw new UpgradeError(`replacing ${BINARY_PATH} failed, so the installed printhub stays (${online ? 'still running' : 'started again'}): ${(error as Error).message}`)
   }
 
-  // 3 and 4. The service restarted, and the new hub awaited.
+  // 3 and 4. The unit given the new executable's runtime options, the service restarted, and the new hub awaited.
+  let unit: UnitBefore
+  try {
+    unit = giveUnitRuntimeOptions(join(root, UNIT_PATH), next, service, out)
+  } catch (error) {
+    const back = putBackOld(hub.installed)
+    if (!online) service.run('start')
+    throw new UpgradeError(`${(error as Error).message}, so ${back ? `the installed printhub stays (${online ? 'still running' : 'started again'})` : `the new executable stays at ${BINARY_PATH} with the old unit: nothing was restarted`}`)
+  }
   out(`3. ${online ? 'Restarting' : 'Starting'} the service: systemctl ${online ? 'restart' : 'start'} printhub.service`)
-  const started = service.run(online ? 'restart' : 'start')
-  let reason: string | undefined = started
+  let reason: string | undefined = service.run(online ? 'restart' : 'start')
   if (!reason) {
     out(`4. Waiting up to ${timeoutMs / 1000} s for the new printhub to answer /health as server ${hub.serverId}`)
     const answered = await waitForHealth(health, hub.serverId, timeoutMs)
@@ -143,7 +150,45 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
     }
     reason = `the new printhub did not answer /health within ${timeoutMs / 1000} s (${answered.last})`
   }
-  return rollBack({ ...hub, options, service, chown, health, kept, reason, from, now })
+  return rollBack({ ...hub, options, service, chown, health, kept, reason, from, now, unit })
+}
+
+/** A unit file, and its text before the upgrade changed it (undefined when it did not). */
+interface UnitBefore {
+  file: string
+  text: string | undefined
+}
+
+function writeUnit(file: string, text: string): void {
+  const staged = `${file}.printhub-new`
+  writeFileSync(staged, text)
+  chmodSync(staged, statSync(file).mode & 0o777)
+  renameSync(staged, file)
+}
+
+/**
+ * The unit's runtime options (`Environment=BUN_JSC_…`) made the new executable's: its runtime
+ * refuses to start on an option it does not know. Put back by the rollback; when it cannot be
+ * written or systemd not told, the unit is left as it was and this throws.
+ */
+function giveUnitRuntimeOptions(file: string, next: ExecutableVersion, service: ServiceManager, out: (line: string) => void): UnitBefore {
+  const text = readFileSync(file, 'utf8')
+  const wanted = withRuntimeOptions(text, next.runtimeOptions ?? {})
+  if (wanted === text) return { file, text: undefined }
+  const options = Object.entries(next.runtimeOptions ?? {}).map(([name, value]) => `${name}=${value}`)
+  out(`   ${UNIT_PATH} given the new printhub's runtime options (${options.length > 0 ? options.join(' ') : 'none'}): systemctl daemon-reload`)
+  try {
+    writeUnit(file, wanted)
+  } catch (error) {
+    throw new Error(`writing ${UNIT_PATH} failed (${(error as Error).message})`)
+  }
+  const problem = service.reload()
+  if (problem) {
+    writeUnit(file, text)
+    service.reload()
+    throw new Error(problem)
+  }
+  return { file, text }
 }
 
 interface RollBack {
@@ -159,9 +204,10 @@ interface RollBack {
   reason: string
   from: string
   now: () => Date
+  unit: UnitBefore
 }
 
-async function rollBack({ installed, dataDir, data, serverId, options, service, chown, health, kept, reason, from, now }: RollBack): Promise<UpgradeOutcome> {
+async function rollBack({ installed, dataDir, data, serverId, options, service, chown, health, kept, reason, from, now, unit }: RollBack): Promise<UpgradeOutcome> {
   const { out } = options
   out(`Rolling back: ${reason}.`)
   const journal = service.journal(JOURNAL_LINES)
@@ -175,6 +221,16 @@ async function rollBack({ installed, dataDir, data, serverId, options, service, 
   if (stopped) problems.push(stopped)
   out(`6. Putting the old executable back at ${BINARY_PATH}`)
   if (!putBackOld(installed)) problems.push(`the old executable was not kept beside ${BINARY_PATH}`)
+  if (unit.text !== undefined) {
+    out(`   and ${UNIT_PATH} as it was: systemctl daemon-reload`)
+    try {
+      writeUnit(unit.file, unit.text)
+      const reloaded = service.reload()
+      if (reloaded) problems.push(reloaded)
+    } catch (error) {
+      problems.push(`putting ${UNIT_PATH} back failed: ${(error as Error).message}`)
+    }
+  }
   out(kept.kind === 'archive' ? `7. Restoring the pre-upgrade backup with the old printhub: ${restoreCommand(BINARY_PATH, kept.path, dataDir).join(' ')}` : `7. Putting the copy of the data directory back: ${kept.path} -> ${dataDir}`)
   const restored = await putBack(kept, installed, data, now())
   if (restored) problems.push(restored)

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
+import { SERVICE_JIT_ENVIRONMENT } from '../../src/platform/jit.ts'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 import { COMMAND_LOADERS, COMMAND_NAMES, loadCommands } from '../../src/cli/main.ts'
@@ -252,8 +253,9 @@ describe('the CLI itself', () => {
     // From the sources the commit is `source`; a compiled executable names its commit.
     const commit = process.env.PRINTHUB_EXECUTABLE ? expect.stringMatching(/^[0-9a-f]{12}(-dirty)?$/) : 'source'
     expect(result.stdout.trim()).toMatch(/^printhub 0\.1\.0 \((source|[0-9a-f]{12}(-dirty)?)\)$/)
-    // The newest store schema it knows, so that an upgrade can say which schema goes to which.
-    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit, schema: MIGRATIONS.at(-1)!.version })
+    // The newest store schema it knows, so that an upgrade can say which schema goes to which; the
+    // runtime options its service starts with, which an upgrade writes into the unit.
+    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit, schema: MIGRATIONS.at(-1)!.version, runtimeOptions: { ...SERVICE_JIT_ENVIRONMENT } })
   })
 
   test('unknown commands and options are usage errors (exit 2)', async () => {

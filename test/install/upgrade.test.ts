@@ -7,10 +7,11 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { architectureProblem, ExecutableError, executableVersion, replaceExecutable } from '../../src/install/executable.ts'
-import { BINARY_PATH, serviceSettingsOf, systemdUnit, UNIT_PATH } from '../../src/install/files.ts'
+import { BINARY_PATH, serviceSettingsOf, systemdUnit, UNIT_PATH, withRuntimeOptions } from '../../src/install/files.ts'
 import { KEPT_PRE_UPGRADE_BACKUPS } from '../../src/install/safekeeping.ts'
 import type { HealthAnswer, ServiceManager } from '../../src/install/system.ts'
 import { upgrade, UpgradeError, type UpgradeOptions } from '../../src/install/upgrade.ts'
+import { SERVICE_JIT_ENVIRONMENT } from '../../src/platform/jit.ts'
 import { initialize } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
 import { waitFor } from '../support/wait.ts'
@@ -23,13 +24,22 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** A stand-in printhub: answers version --json, lists its commands, backs up and restores with tar. */
-function fakePrinthub(path: string, version: string, { backup = true, brokenVersion = false, failingBackup = false } = {}): string {
+/**
+ * A stand-in printhub: answers version --json (with the runtime options its service starts with:
+ * this printhub's unless given; none, as builds before them said, with `null`), lists its
+ * commands, backs up and restores with tar.
+ */
+function fakePrinthub(
+  path: string,
+  version: string,
+  { backup = true, brokenVersion = false, failingBackup = false, runtimeOptions = SERVICE_JIT_ENVIRONMENT as unknown }: { backup?: boolean; brokenVersion?: boolean; failingBackup?: boolean; runtimeOptions?: unknown } = {},
+): string {
+  const answer = JSON.stringify({ version, commit: `c${version}`, schema: Number(version.split('.')[1]), ...(runtimeOptions === null ? {} : { runtimeOptions }) })
   writeFileSync(
     path,
     `#!/bin/sh
 case "$1" in
-  version) ${brokenVersion ? 'echo "not json"' : `echo '{"version":"${version}","commit":"c${version}","schema":${version.split('.')[1]}}'`} ;;
+  version) ${brokenVersion ? 'echo "not json"' : `printf '%s\\n' '${answer}'`} ;;
   --help) echo "Commands:"; echo "  serve   run the hub"; ${backup ? 'echo "  backup   write a backup"; echo "  restore   put a backup back"' : 'true'} ;;
   backup) ${failingBackup ? 'echo "printhub backup: No space left on device" >&2; exit 1' : ''}
     tar -C "$3" -cf "$5" . && echo "backed up by ${version}" >> "$3/../log" ;;
@@ -48,6 +58,8 @@ interface Machine {
   installed: string
   serverId: string
   actions: string[]
+  /** What `systemctl daemon-reload` says: undefined when it works. */
+  reloadProblem: string | undefined
   /** What /health answers, given which executable the service started last. */
   answers: (running: string | undefined) => HealthAnswer | undefined
   options: (newExecutable: string, overrides?: Partial<UpgradeOptions>) => UpgradeOptions
@@ -73,6 +85,7 @@ async function machine(oldVersion = '0.4.0', oldOptions: { backup?: boolean; fai
     installed,
     serverId,
     actions: [],
+    reloadProblem: undefined,
     lines,
     answers: (version) => (version ? { status: 200, serverId } : undefined),
     options: (newExecutable, overrides = {}) => {
@@ -82,6 +95,10 @@ async function machine(oldVersion = '0.4.0', oldOptions: { backup?: boolean; fai
           if (action === 'reset-failed') return undefined
           running = action === 'stop' ? undefined : JSON.parse(Bun.spawnSync([installed, 'version', '--json']).stdout.toString()).version
           return undefined
+        },
+        reload() {
+          m.actions.push('daemon-reload')
+          return m.reloadProblem
         },
         journal: () => [`printhub ${running ?? 'stopped'}: the last line`],
       }
@@ -139,6 +156,74 @@ describe('printhub upgrade', () => {
     expect(said).toContain('   | printhub 0.5.0: the last line')
     expect(said).toContain(`7. Restoring the pre-upgrade backup with the old printhub: ${BINARY_PATH} restore `)
     expect(m.lines.at(-1)).toMatch(/^Rolled back to printhub 0\.4\.0 \(c0\.4\.0, schema 4\), with the data as it was before the upgrade, because the new printhub did not answer/)
+  })
+
+  describe("the unit's runtime options", () => {
+    const unitOf = (m: Machine) => readFileSync(join(m.root, UNIT_PATH), 'utf8')
+
+    test("are made the new printhub's before the restart, with systemd told, and put back by the rollback", async () => {
+      const m = await machine()
+      const before = unitOf(m)
+      expect(before).toContain('Environment=BUN_JSC_thresholdForFTLOptimizeAfterWarmUp=640000\nExecStart=')
+      const next = fakePrinthub(join(m.root, 'printhub-new'), '0.5.0', { runtimeOptions: { BUN_JSC_useFTLJIT: '0' } })
+      m.answers = (version) => (version === '0.4.0' ? { status: 200, serverId: m.serverId } : undefined)
+      let during = ''
+      const options = m.options(next)
+      const health = options.health!
+      // The unit as the new printhub's first /health is awaited.
+      options.health = (host, port) => {
+        const prober = health(host, port)
+        return { probe: () => ((during ||= unitOf(m)), prober.probe()) }
+      }
+      const outcome = await upgrade(options)
+      expect(during).toBe(withRuntimeOptions(before, { BUN_JSC_useFTLJIT: '0' }))
+      expect(during).toContain('Environment=BUN_JSC_useFTLJIT=0\nExecStart=')
+      expect(during).not.toContain('thresholdForFTL')
+      expect(outcome.kind).toBe('rolled-back')
+      expect(m.actions).toEqual(['daemon-reload', 'restart', 'stop', 'daemon-reload', 'reset-failed', 'start'])
+      expect(unitOf(m)).toBe(before)
+      const said = m.lines.join('\n')
+      expect(said).toContain(`   ${UNIT_PATH} given the new printhub's runtime options (BUN_JSC_useFTLJIT=0): systemctl daemon-reload`)
+      expect(said).toContain(`   and ${UNIT_PATH} as it was: systemctl daemon-reload`)
+    })
+
+    test('are left out for a printhub that names none (a build from before them), and left alone when they are the same', async () => {
+      const m = await machine()
+      const before = unitOf(m)
+      expect((await upgrade(m.options(fakePrinthub(join(m.root, 'older'), '0.3.0', { runtimeOptions: null })))).kind).toBe('upgraded')
+      expect(unitOf(m)).toBe(withRuntimeOptions(before, {}))
+      expect(unitOf(m)).not.toContain('Environment=')
+      expect(m.actions).toEqual(['daemon-reload', 'restart'])
+      m.actions.length = 0
+      expect((await upgrade(m.options(fakePrinthub(join(m.root, 'again'), '0.5.0', { runtimeOptions: {} })))).kind).toBe('upgraded')
+      expect(m.actions).toEqual(['restart'])
+    })
+
+    test('that could end a line of the unit, or are no runtime option, are refused before anything changes', async () => {
+      for (const runtimeOptions of [{ BUN_JSC_useFTLJIT: '0\nExecStartPre=/bin/sh' }, { PATH: '/tmp' }, { BUN_JSC_useFTLJIT: 0 }, ['BUN_JSC_useFTLJIT=0']]) {
+        const m = await machine()
+        const before = unitOf(m)
+        const installed = readFileSync(m.installed, 'utf8')
+        const next = fakePrinthub(join(m.root, 'odd'), '0.5.0', { runtimeOptions })
+        await expect(upgrade(m.options(next))).rejects.toThrow("asks for runtime options this printhub will not write into the service's unit")
+        await expect(executableVersion(next)).rejects.toBeInstanceOf(ExecutableError)
+        expect(unitOf(m)).toBe(before)
+        expect(readFileSync(m.installed, 'utf8')).toBe(installed)
+        expect(m.actions).toEqual([])
+      }
+    })
+
+    test('when systemd cannot be told, the unit and the executable stay as they were and nothing is restarted', async () => {
+      const m = await machine()
+      const before = unitOf(m)
+      const installed = readFileSync(m.installed, 'utf8')
+      m.reloadProblem = '"systemctl daemon-reload" failed (exit 1): Access denied'
+      const next = fakePrinthub(join(m.root, 'printhub-new'), '0.5.0', { runtimeOptions: { BUN_JSC_useFTLJIT: '0' } })
+      await expect(upgrade(m.options(next))).rejects.toThrow('"systemctl daemon-reload" failed (exit 1): Access denied, so the installed printhub stays (still running)')
+      expect(unitOf(m)).toBe(before)
+      expect(readFileSync(m.installed, 'utf8')).toBe(installed)
+      expect(m.actions).toEqual(['daemon-reload', 'daemon-reload'])
+    })
   })
 
   test('another server on the port is not taken for the new hub', async () => {

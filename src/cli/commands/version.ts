@@ -1,4 +1,5 @@
 import { BUILD_COMMIT, VERSION } from '../../domain/version.ts'
+import { SERVICE_JIT_ENVIRONMENT } from '../../platform/jit.ts'
 import { MIGRATIONS } from '../../store/migrations.ts'
 import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
 
@@ -10,7 +11,8 @@ export const versionCommand: Command = {
   options: { ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT, schema: MIGRATIONS.at(-1)!.version })
+    // runtimeOptions: what its service's unit starts it with (`printhub upgrade` writes them there).
+    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT, schema: MIGRATIONS.at(-1)!.version, runtimeOptions: SERVICE_JIT_ENVIRONMENT })
     io.out(`printhub ${VERSION} (${BUILD_COMMIT})`)
   },
 }
