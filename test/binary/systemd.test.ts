@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { binaryPath, build } from '../../scripts/build.ts'
 import { ensureRootfs } from '../../scripts/systemd-rootfs.ts'
+import { SERVICE_JIT_ENVIRONMENT } from '../../src/platform/jit.ts'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import { bootContainer, type Container } from '../support/container.ts'
 
@@ -131,6 +132,9 @@ describe('printhub under a real systemd', () => {
     projectId = /Project: (\S+)/.exec(installed.output)![1]!
     expect(await property('ActiveState')).toBe('active')
     expect(await property('User')).toBe('printhub')
+    // Started with the runtime's JIT options (src/platform/jit.ts), and the runtime took them (it
+    // refuses to start on an option it does not know).
+    expect(await property('Environment')).toBe(Object.entries(SERVICE_JIT_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' '))
     const answer = await until(async () => (await health())?.serverId ?? undefined, 'the installed hub to answer')
     serverId = answer
     expect(serverId).toMatch(/^srv_/)
