@@ -6,6 +6,7 @@
 // cut leaves one or the other, never half of one.
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { RUNTIME_OPTION_NAME, RUNTIME_OPTION_VALUE } from './files.ts'
 
 export class ExecutableError extends Error {}
 
@@ -17,10 +18,6 @@ export interface ExecutableVersion {
   /** The runtime options its service starts with (platform/jit.ts); absent from builds that did not say them, which want none. */
   runtimeOptions?: Record<string, string>
 }
-
-/** A runtime option as a unit may carry it: a JavaScriptCore option's name, a plain value (nothing that could end the line). */
-const RUNTIME_OPTION_NAME = /^BUN_JSC_[A-Za-z0-9]+$/
-const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
 
 function runtimeOptionsOf(value: unknown): Record<string, string> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined

@@ -15,9 +15,10 @@ export interface ServiceSettings {
 }
 
 /**
- * Started with the runtime's JIT options for a long-running hub (platform/jit.ts). Restarted on failure; hardened (no new privileges, read-only system but its data directory, no
- * home directories, its own /tmp), with the device access receipt printers need: serial ports
- * (ttyS, ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device).
+ * Started with the runtime's JIT options for a long-running hub (platform/jit.ts); restarted on
+ * failure; hardened (no new privileges, read-only system but its data directory, no home
+ * directories, its own /tmp), with the device access receipt printers need: serial ports (ttyS,
+ * ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device).
  */
 export function systemdUnit({ binary, dataDir, host, port }: ServiceSettings): string {
   return `[Unit]
@@ -61,8 +62,12 @@ WantedBy=multi-user.target
 `
 }
 
-/** A unit's lines of the runtime's options (`Environment=BUN_JSC_…`): the ones printhub writes. */
-const RUNTIME_OPTION_LINE = /^Environment=BUN_JSC_\w+=.*$/
+/** A runtime option as a unit carries it: a JavaScriptCore option's name, a plain value (nothing that could end the line). */
+export const RUNTIME_OPTION_NAME = /^BUN_JSC_[A-Za-z0-9]+$/
+export const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
+
+/** A unit's line of a runtime option (`Environment=BUN_JSC_…`): the ones printhub writes. */
+const isRuntimeOptionLine = (line: string): boolean => line.startsWith('Environment=BUN_JSC_')
 
 const environmentLines = (environment: Readonly<Record<string, string>>): string[] => Object.entries(environment).map(([name, value]) => `Environment=${name}=${value}`)
 
@@ -73,7 +78,7 @@ const environmentLines = (environment: Readonly<Record<string, string>>): string
  * does not know, so they go with the executable, not with the printhub that wrote the unit.
  */
 export function withRuntimeOptions(unit: string, environment: Readonly<Record<string, string>>): string {
-  const lines = unit.split('\n').filter((line) => !RUNTIME_OPTION_LINE.test(line))
+  const lines = unit.split('\n').filter((line) => !isRuntimeOptionLine(line))
   const at = lines.findIndex((line) => line.startsWith('ExecStart='))
   lines.splice(at < 0 ? lines.length : at, 0, ...environmentLines(environment))
   return lines.join('\n')

@@ -2,6 +2,7 @@
 // each and takes it. The runtime refuses to start on an option it does not know, so a runtime that
 // dropped or renamed one must fail here, not on a venue's hub after an upgrade.
 import { describe, expect, test } from 'bun:test'
+import { RUNTIME_OPTION_NAME, RUNTIME_OPTION_VALUE } from '../../src/install/files.ts'
 import { SERVICE_JIT_ENVIRONMENT } from '../../src/platform/jit.ts'
 
 function runWith(environment: Record<string, string>): { code: number; stderr: string } {
@@ -15,6 +16,13 @@ describe("the service's JIT options", () => {
     const { code, stderr } = runWith({ ...SERVICE_JIT_ENVIRONMENT })
     expect(code).toBe(0)
     for (const [name, value] of Object.entries(SERVICE_JIT_ENVIRONMENT)) expect(stderr).toContain(`${name.replace(/^BUN_JSC_/, '')}=${value} (default: `)
+  })
+
+  test('are ones an upgrade will write into the unit (a name and a plain value each)', () => {
+    for (const [name, value] of Object.entries(SERVICE_JIT_ENVIRONMENT)) {
+      expect(name).toMatch(RUNTIME_OPTION_NAME)
+      expect(value).toMatch(RUNTIME_OPTION_VALUE)
+    }
   })
 
   test('an option the runtime does not know stops it from starting (why upgrade rewrites them with the executable)', () => {
