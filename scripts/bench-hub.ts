@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, MAX_OPEN_JOBS } from '../src/domain/settings.ts'
+import { runtimeOptionPairs } from '../src/install/files.ts'
 import { SERVICE_JIT_ENVIRONMENT } from '../src/platform/jit.ts'
 
 export const ROOT = join(import.meta.dir, '..')
@@ -69,7 +70,7 @@ export function removeDataDir(dir: string): void {
 }
 
 /** The installed service's JIT options, as the bench's header and record give them. */
-export const SERVICE_JIT_TEXT = Object.entries(SERVICE_JIT_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' ')
+export const SERVICE_JIT_TEXT = runtimeOptionPairs(SERVICE_JIT_ENVIRONMENT).join(' ')
 
 /** Runs `bun ARGS` in the repository; the child is killed by killChildren() and endChildren(). */
 export function spawn(args: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'> {

@@ -69,7 +69,10 @@ export const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
 /** A unit's line of a runtime option (`Environment=BUN_JSC_…`): the ones printhub writes. */
 const isRuntimeOptionLine = (line: string): boolean => line.startsWith('Environment=BUN_JSC_')
 
-const environmentLines = (environment: Readonly<Record<string, string>>): string[] => Object.entries(environment).map(([name, value]) => `Environment=${name}=${value}`)
+/** Runtime options as `NAME=VALUE`, in their order (as a unit, systemd and the bench say them). */
+export const runtimeOptionPairs = (environment: Readonly<Record<string, string>>): string[] => Object.entries(environment).map(([name, value]) => `${name}=${value}`)
+
+const environmentLines = (environment: Readonly<Record<string, string>>): string[] => runtimeOptionPairs(environment).map((pair) => `Environment=${pair}`)
 
 /**
  * The unit with its runtime options replaced by `environment`, written just before its

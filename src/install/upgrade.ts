@@ -8,7 +8,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import { join } from 'node:path'
 import { BACKUP_EXTENSION } from '../services/backup.ts'
 import { StoreInspection } from '../store/inspection.ts'
-import { BINARY_PATH, SERVICE_USER, serviceSettingsOf, UNIT_PATH, withRuntimeOptions } from './files.ts'
+import { BINARY_PATH, runtimeOptionPairs, SERVICE_USER, serviceSettingsOf, UNIT_PATH, withRuntimeOptions } from './files.ts'
 import { describeVersion, dropOld, sameContent, type ExecutableVersion, executableVersion, putBackOld, replaceExecutable } from './executable.ts'
 import { archive, backupCommand, backupsDirOf, copyDataDir, ensureBackupsDir, hasBackupCommand, preUpgradeName, prunePreUpgrade, putBack, restoreCommand, type Safekeeping, savedBackupDir } from './safekeeping.ts'
 import { type HealthProber, httpHealth, type ServiceManager, systemd, waitForHealth } from './system.ts'
@@ -175,7 +175,7 @@ function giveUnitRuntimeOptions(file: string, next: ExecutableVersion, service: 
   const text = readFileSync(file, 'utf8')
   const wanted = withRuntimeOptions(text, next.runtimeOptions ?? {})
   if (wanted === text) return { file, text: undefined }
-  const options = Object.entries(next.runtimeOptions ?? {}).map(([name, value]) => `${name}=${value}`)
+  const options = runtimeOptionPairs(next.runtimeOptions ?? {})
   out(`   ${UNIT_PATH} given the new printhub's runtime options (${options.length > 0 ? options.join(' ') : 'none'}): systemctl daemon-reload`)
   try {
     writeUnit(file, wanted)
