@@ -8,7 +8,7 @@
 // /tmp/printhub-window-times), one file per process; `bun scripts/window-times.ts` sums the files
 // there, then removes them. Times are performance.timeOrigin + performance.now() (milliseconds on
 // the wall clock, to the microsecond), comparable with another process's taken the same way.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { MarksRun } from '../src/agent/marks-run.ts'
 
@@ -61,7 +61,10 @@ function preload(): void {
   }, 50).unref()
 }
 
+const nothing = () => console.log(`no windows in ${DIR}: run the crash bench with this file preloaded first`)
+
 function summarize(): void {
+  if (!existsSync(DIR)) return nothing()
   const runs = readdirSync(DIR)
     .filter((name) => name.endsWith('.json'))
     .map((name) => JSON.parse(readFileSync(join(DIR, name), 'utf8')) as Figures)
@@ -69,7 +72,7 @@ function summarize(): void {
   const count = runs.reduce((sum, run) => sum + run.count, 0)
   const covered = runs.reduce((sum, run) => sum + run.totalMs, 0)
   const spanned = runs.reduce((sum, run) => sum + (run.lastPrinted - run.firstMark), 0)
-  if (count === 0) return console.log(`no windows in ${DIR}`)
+  if (count === 0) return nothing()
   const at = (q: number) => windows[Math.floor(q * (windows.length - 1))]!.toFixed(3)
   console.log(`${runs.length} hub processes, ${count} jobs: window mean ${(covered / count).toFixed(3)} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}; a job's turn ${(spanned / count).toFixed(3)} ms`)
   console.log(`share of the time a job is in its window: ${((100 * covered) / spanned).toFixed(1)} % (about ${((40 * covered) / spanned).toFixed(1)} uncertain in 40 kills)`)
