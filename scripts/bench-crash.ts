@@ -4,8 +4,9 @@
 // with SIGKILL and started again, ROUNDS times. Then every job a client was answered 202 for must
 // have ended: on the paper exactly once (COMPLETED), or FAILED `job.recovery_uncertain` when a kill
 // caught it between the record of the intent and the record of the result. The figure is how many
-// such uncertain jobs the kills left (the yardstick: the jobs in flight when each kill came), and
-// how many of them were in fact never printed (what the hub could have known was not yet written).
+// such uncertain jobs the kills left, and how many of them were in fact never printed (what the hub
+// could have known was not yet written). Its floor is the share of the time a job is in that window
+// (the printer here is never idle): timed by scripts/window-times.ts, see docs/performance.md.
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { PrinterEmulator } from '../src/emulator/emulator.ts'
