@@ -29,7 +29,7 @@ interface SocketData {
 }
 
 export function gatewayRoute(gateway: Gateway) {
-  return new Elysia().get(GATEWAY_PATH, ({ request, server }) => {
+  return new Elysia().get(GATEWAY_PATH, ({ request, server, set }) => {
     // Before the upgrade: a stranger over the budget costs an HTTP answer, not a WebSocket.
     const admission = gateway.admission.admit(remoteAddress(request, server))
     if (!admission) throw rateLimited('rate_limited', 'Too many connections are authenticating at the gateway now; try again shortly.', ADMISSION_RETRY_AFTER_MS)
@@ -54,9 +54,13 @@ export function gatewayRoute(gateway: Gateway) {
         data.session?.transportClosed(code)
       },
     }
-    if (!server?.upgrade(request, { data })) {
+    // The 101 carries the headers every answer of the hub does (a request ID, no caching, no
+    // sniffing: set by http/app.ts), as Bun sends only what it is given here.
+    if (!server?.upgrade(request, { data, headers: set.headers as Record<string, string> })) {
       admission.release()
       throw new ApiError('upgrade_required', 'This is the agent gateway: open a WebSocket here.')
     }
+    // What the request log says for it (Bun has answered; nothing returned here is sent).
+    set.status = 101
   })
 }
