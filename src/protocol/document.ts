@@ -48,19 +48,37 @@ export const SECTION_EXTENSIONS = ['drawer', 'buzzer', 'logo'] as const
 const utf8 = new TextEncoder()
 
 /**
+ * The control characters printed text may hold, as the renderer reads them: a line feed ends a
+ * line; tab, vertical tab, form feed and carriage return separate words as a space does. Every
+ * other one (C0, DEL and C1, ESC among them) has nothing to print and would fail the job with
+ * `render.unsupported_character`, so text and rows refuse it. QR and barcode values are data,
+ * not printed text: a QR code carries any character, a barcode's rule allows printable ASCII.
+ */
+const UNPRINTABLE_CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/
+
+/** What is wrong with printing `text` (the first control character the printer cannot print, by code point), or undefined. */
+function controlCharacterProblem(text: string): string | undefined {
+  const found = UNPRINTABLE_CONTROL.exec(text)
+  if (!found) return undefined
+  const codePoint = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
+  return `has the control character ${codePoint} at index ${found.index}, which cannot be printed (of the control characters only line feed, tab, vertical tab, form feed and carriage return are allowed)`
+}
+
+/**
  * The document rule, with or without the checks that a document will print: check digits, QR
  * capacity, real images. OpenPrinter's schema leaves those to the renderer, so frames are decoded
  * without them; the hub's API and the client library refuse such a document at once.
  */
 function documentRuleOf(printable: boolean) {
   const andPrintable = <T>(rule: Rule<T>, check: (value: T) => string | Issue[] | undefined): Rule<T> => (printable ? refine(rule, check) : rule)
+  const printedText = (max: number) => andPrintable(string({ max }), controlCharacterProblem)
   const section = tagged('type', {
     text: object({
-      value: string({ max: MAX_TEXT_LENGTH }),
+      value: printedText(MAX_TEXT_LENGTH),
       align: optional(oneOf(TEXT_ALIGNMENTS)),
       ...textStyle,
     }),
-    row: object({ left: string({ max: MAX_ROW_SIDE_LENGTH }), right: string({ max: MAX_ROW_SIDE_LENGTH }), ...textStyle }),
+    row: object({ left: printedText(MAX_ROW_SIDE_LENGTH), right: printedText(MAX_ROW_SIDE_LENGTH), ...textStyle }),
     divider: object({}),
     feed: object({ lines: integer({ min: 1, max: MAX_FEED_LINES }) }),
     cut: object({}),

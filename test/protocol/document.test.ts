@@ -68,6 +68,27 @@ describe('print document', () => {
     rejects({ type: 'text', value: 'x', bold: 'yes' }, '.bold', /true or false/)
   })
 
+  test('text and rows refuse the control characters a printer cannot print, naming the code point; line breaks, tabs and accents pass', () => {
+    rejects({ type: 'text', value: 'Table 12\u001b@' }, '.value', /^has the control character U\+001B at index 8, which cannot be printed/)
+    rejects({ type: 'text', value: 'bell\u0007' }, '.value', /U\+0007 at index 4/)
+    rejects({ type: 'text', value: '\u0000' }, '.value', /U\+0000 at index 0/)
+    rejects({ type: 'text', value: 'DEL\u007f' }, '.value', /U\+007F/)
+    rejects({ type: 'text', value: 'next line\u0085' }, '.value', /U\+0085/)
+    rejects({ type: 'text', value: '\u009f' }, '.value', /U\+009F/)
+    rejects({ type: 'row', left: 'Espresso\u001b', right: '2.50' }, '.left', /U\+001B at index 8/)
+    rejects({ type: 'row', left: 'Espresso', right: '2.50\u001d' }, '.right', /U\+001D at index 4/)
+    // Only the first one is named, once for the field.
+    expect(issuesOf([{ type: 'text', value: '\u0001\u0002' }])).toEqual([{ path: 'sections[0].value', message: expect.stringMatching(/U\+0001 at index 0/) }])
+    accepts({ type: 'text', value: 'Crème brûlée\nZürich\r\n\tÇa va, ñandú? 寿司 😀 \u00a0\u00ad\u00a0' })
+    accepts({ type: 'text', value: 'a\u000bb\u000cc' })
+    accepts({ type: 'row', left: 'Flat white\nextra shot', right: '3,50 €' })
+    // A QR code's value is data, not printed text: any character it can carry.
+    accepts({ type: 'qr', value: 'GS1\u001d0104012345678901\t\u0004' })
+    // Between two printhub ends and in OpenPrinter frames, shape only: the renderer says why it cannot print.
+    expect(validate(wireDocumentRule, { width: 80, sections: [{ type: 'text', value: '\u001b' }] }).ok).toBe(true)
+    expect(validate(printhubWireDocumentRule, { width: 80, sections: [{ type: 'row', left: '\u001b', right: '' }] }).ok).toBe(true)
+  })
+
   test('row, feed and qr bounds', () => {
     accepts({ type: 'row', left: '', right: '' })
     rejects({ type: 'row', left: 'x'.repeat(4097), right: '' }, '.left', /at most 4096/)
