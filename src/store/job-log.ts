@@ -2,8 +2,8 @@
 // writer), and only once the change is committed: a change the group commit rolled back (a full
 // disk) is never logged as if it had happened. Listeners in the process (an application waiting
 // for its cancellation to settle) hear of each change at the same moment. The line names the job, its project, its printer
-// and attempt, the states from and to, and the failure code when there is one; never the document
-// or the metadata (an application's own data).
+// (its record ID and the project-local name applications use), the attempt, the states from and to,
+// and the failure code when there is one; never the document or the metadata (an application's own data).
 import type { Job, JobState } from '../protocol/job.ts'
 import type { Logger } from '../platform/log.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -39,7 +39,14 @@ export class JobLog {
     private readonly commits: GroupCommit,
     private readonly log: Logger | undefined,
     private readonly recorder?: JobChangeRecorder,
+    /** A printer record's project-local name (kept by the printers' repository, so no read for most lines). */
+    private readonly printerName: (printerId: string) => string | undefined = () => undefined,
   ) {}
+
+  /** What a line says of the job: its printer named both ways, looked up only when the line is written. */
+  private fields(job: LoggedJob, log: Logger, level: 'info' | 'warn') {
+    return { job: job.id, project: job.project_id, printer: job.printer_id, name: log.enabled(level) ? this.printerName(job.printer_id) : undefined, attempt: job.attempt_count }
+  }
 
   /** Whether anyone hears of changes: when not, callers skip reading the state a job was in. */
   get enabled(): boolean {
@@ -59,10 +66,11 @@ export class JobLog {
     if (!log && this.listeners.size === 0) return
     const to = job.state
     const code = from !== 'new' && WITH_CODE.has(to) ? (job.last_error_code ?? undefined) : undefined
-    const fields = { job: job.id, project: job.project_id, printer: job.printer_id, attempt: job.attempt_count, code }
+    const level = WARNING.has(to) ? 'warn' : 'info'
+    const fields = log && { ...this.fields(job, log, level), code }
     const told = { ...job }
     this.commits.afterCommit(() => {
-      if (log) (WARNING.has(to) ? log.warn : log.info)(`${from} -> ${to}`, fields)
+      if (log) log[level](`${from} -> ${to}`, fields)
       for (const listener of this.listeners) {
         try {
           listener(from, told)
@@ -77,7 +85,7 @@ export class JobLog {
   noted(job: LoggedJob, what: string): void {
     const log = this.log
     if (!log) return
-    const fields = { job: job.id, project: job.project_id, printer: job.printer_id, attempt: job.attempt_count }
+    const fields = this.fields(job, log, 'info')
     this.commits.afterCommit(() => log.info(`${job.state}: ${what}`, fields))
   }
 }

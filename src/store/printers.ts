@@ -3,9 +3,12 @@ import type { PaperWidth } from '../protocol/document.ts'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import { BoundedMap } from '../platform/bounded-map.ts'
 
 /** The prefix of printer record IDs (`prn_…`). */
 const PRINTER_RECORD = 'prn'
+/** Records whose project-local name is kept in memory at most (a few hundred bytes each). */
+const NAMES_KEPT = 4_096
 
 export interface PrinterRecord {
   id: string
@@ -66,6 +69,8 @@ export class Printers {
   private lookUps: LookUps | undefined
   /** The read epoch in which this process last wrote a printer: nothing is kept in it. */
   private writtenIn: number | undefined
+  /** Record ID to project-local name, of records read or made: a record's name never changes. */
+  private readonly names = new BoundedMap<string, string>(NAMES_KEPT, NAMES_KEPT)
 
   constructor(
     private readonly db: Database,
@@ -91,6 +96,25 @@ export class Printers {
     return record
   }
 
+  /** A record as read or made, its name kept on the way. */
+  private recordOf(row: PrinterRow): PrinterRecord {
+    this.names.set(row.id, row.remote_id, 1)
+    return toPrinter(row)
+  }
+
+  /**
+   * The project-local name (remote ID) of record `id`, removed or not, for what names a printer
+   * both ways (a job's log line). It never changes once the record is made, so it is read at most
+   * once for each record this process has not read or made already.
+   */
+  nameOf(id: string): string | undefined {
+    const kept = this.names.get(id)
+    if (kept !== undefined) return kept
+    const row = this.db.query<Pick<PrinterRow, 'remote_id'>, [string]>('SELECT remote_id FROM printers WHERE id = ?').get(id)
+    if (row) this.names.set(id, row.remote_id, 1)
+    return row?.remote_id
+  }
+
   /** Adds a printer record; undefined when the project already has a printer with that remote ID. */
   add(printer: NewPrinter): PrinterRecord | undefined {
     this.writing()
@@ -101,13 +125,13 @@ export class Printers {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
       )
       .get(id, printer.projectId, printer.remoteId, printer.name, printer.connection, printer.profile, printer.width, printer.agentId, printer.agentPrinterId ?? id, this.now())
-    return row ? toPrinter(row) : undefined
+    return row ? this.recordOf(row) : undefined
   }
 
   get(id: string): PrinterRecord | undefined {
     return this.keptOr('byId', id, () => {
       const row = this.db.query<PrinterRow, [string]>('SELECT * FROM printers WHERE id = ?').get(id)
-      return row ? toPrinter(row) : undefined
+      return row ? this.recordOf(row) : undefined
     })
   }
 
@@ -119,7 +143,7 @@ export class Printers {
         : this.db
             .query<PrinterRow, [string, string]>(`SELECT * FROM printers WHERE agent_id = ${bound()} AND agent_printer_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
             .all(agentId, agentPrinterId)
-    return rows.map(toPrinter)
+    return rows.map((row) => this.recordOf(row))
   }
 
   /**
@@ -144,7 +168,7 @@ export class Printers {
     const byRemoteId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
     return this.keptOr('byName', `${projectId}\u0000${printerId}`, () => {
       const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
-      return row ? toPrinter(row) : undefined
+      return row ? this.recordOf(row) : undefined
     })
   }
 
@@ -152,7 +176,7 @@ export class Printers {
     return this.db
       .query<PrinterRow, [string]>(`SELECT * FROM printers WHERE project_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
       .all(projectId)
-      .map(toPrinter)
+      .map((row) => this.recordOf(row))
   }
 
   /** Removes a printer; its jobs keep their record. False when there is no such live printer. */
@@ -163,7 +187,7 @@ export class Printers {
 
   /** Every live printer of every project. */
   listAll(): PrinterRecord[] {
-    return this.db.query<PrinterRow, []>('SELECT * FROM printers WHERE removed_at IS NULL ORDER BY created_at, id').all().map(toPrinter)
+    return this.db.query<PrinterRow, []>('SELECT * FROM printers WHERE removed_at IS NULL ORDER BY created_at, id').all().map((row) => this.recordOf(row))
   }
 
   /** Changes a live printer's settings; undefined when there is no such live printer. */
@@ -174,6 +198,6 @@ export class Printers {
         'UPDATE printers SET name = ?, connection = ?, profile = ?, width = ? WHERE id = ? AND removed_at IS NULL RETURNING *',
       )
       .get(change.name, change.connection, change.profile, change.width, id)
-    return row ? toPrinter(row) : undefined
+    return row ? this.recordOf(row) : undefined
   }
 }

@@ -94,7 +94,7 @@ export class Store {
       if (job) this.events.jobChanged(from, job)
       const fanOut = from === 'new' ? undefined : this.fanOuts.changedBy(id, from)
       if (fanOut) this.events.jobChanged(fanOut.previous, fanOut.parent)
-    })
+    }, (printerId) => this.printers.nameOf(printerId))
     this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)

@@ -165,7 +165,7 @@ describe('printhub under a real systemd', () => {
     const entries = (await sh('journalctl -u printhub -o json --no-pager')).stdout.trim().split('\n').map((line) => JSON.parse(line) as { MESSAGE: string; PRIORITY: string })
     const job = entries.filter((entry) => / job job=job_\w+ .* -> COMPLETED$/.test(entry.MESSAGE))
     expect(job).toHaveLength(1)
-    expect(job[0]!.MESSAGE).toMatch(/^info  job job=job_\w+ project=prj_\w+ printer=prn_\w+ attempt=1 DELIVERED -> COMPLETED$/)
+    expect(job[0]!.MESSAGE).toMatch(/^info  job job=job_\w+ project=prj_\w+ printer=prn_\w+ name=[\w-]+ attempt=1 DELIVERED -> COMPLETED$/)
     expect(job[0]!.PRIORITY).toBe('6')
     expect(entries.find((entry) => entry.MESSAGE.includes(`printer=${door}`) && entry.MESSAGE.endsWith('-> offline'))!.PRIORITY).toBe('4')
     // journald stamps the lines: no time of their own, no priority prefix left in them.

@@ -158,10 +158,10 @@ describe('the log', () => {
     for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (debug|info |warn |error) [a-z]+ /)
     const [demo, kitchen] = run.jobIds
     const has = (pattern: RegExp) => expect(lines.filter((line) => pattern.test(line)).length).toBeGreaterThanOrEqual(1)
-    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} attempt=0 new -> PENDING$`))
-    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} attempt=1 PENDING -> DISPATCHING$`))
+    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} name=demo attempt=0 new -> PENDING$`))
+    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} name=demo attempt=1 PENDING -> DISPATCHING$`))
     has(new RegExp(`Z info  job job=${demo} .* -> COMPLETED$`))
-    has(new RegExp(`Z info  job job=${kitchen} .* -> COMPLETED$`))
+    has(new RegExp(`Z info  job job=${kitchen} project=${run.projectId} printer=${run.printerIds.kitchen} name=kitchen attempt=1 \\w+ -> COMPLETED$`))
     has(new RegExp(`Z warn  printer printer=${run.printerIds.kitchen} name=kitchen agent=agt_\\w+ \\w+ -> paper_out$`))
     has(new RegExp(`Z info  printer printer=${run.printerIds.kitchen} name=kitchen agent=agt_\\w+ \\w+ -> online$`))
     has(new RegExp(`Z info  gateway agent=${run.agentId} name=bar-pi address=127\\.0\\.0\\.1 agent connected$`))
@@ -183,7 +183,7 @@ describe('the log', () => {
     }
     const [demo, kitchen] = run.jobIds
     const has = (expected: Record<string, unknown>) => expect(entries).toContainEqual(expect.objectContaining(expected))
-    has({ level: 'info', component: 'job', job: demo, project: run.projectId, printer: run.printerIds.demo, attempt: 0, msg: 'new -> PENDING' })
+    has({ level: 'info', component: 'job', job: demo, project: run.projectId, printer: run.printerIds.demo, name: 'demo', attempt: 0, msg: 'new -> PENDING' })
     has({ level: 'info', component: 'job', job: demo, msg: 'PENDING -> DISPATCHING', attempt: 1 })
     has({ level: 'info', component: 'job', job: kitchen, msg: expect.stringMatching(/-> COMPLETED$/) })
     has({ level: 'warn', component: 'printer', printer: run.printerIds.kitchen, msg: expect.stringMatching(/-> paper_out$/) })
