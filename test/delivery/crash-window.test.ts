@@ -19,15 +19,19 @@ import { jobBody, tempDir } from '../support/hub.ts'
 import { spawnServe } from '../support/serve.ts'
 import { waitFor } from '../support/wait.ts'
 
-/** A printer that answers status requests only once told to (until then it holds the first job's connection). */
+/**
+ * A printer that answers status requests only once told to (until then it holds the first job's
+ * connection). It files a job's bytes when their connection closes: after it confirmed the job.
+ */
 function hesitantPrinter() {
-  const state = { answering: false, statusAsked: 0, jobs: [] as number[][] }
+  const state = { answering: false, statusAsked: 0, jobs: [] as number[][], open: 0 }
   const listener = Bun.listen<{ scanner: RequestScanner; bytes: number[] }>({
     hostname: '127.0.0.1',
     port: 0,
     socket: {
       open: (socket) => {
         socket.data = { scanner: new RequestScanner(), bytes: [] }
+        state.open++
       },
       data: (socket, chunk) => {
         const { requests, data } = socket.data.scanner.scan(chunk)
@@ -41,6 +45,7 @@ function hesitantPrinter() {
       },
       close: (socket) => {
         if (socket.data.bytes.length > 0) state.jobs.push(socket.data.bytes)
+        state.open--
       },
     },
   })
@@ -93,6 +98,9 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
       const found = listed.jobs.find((j) => j.id === job.id)!
       return found.state === 'COMPLETED' || found.state === 'FAILED' ? found : undefined
     }, 15_000)
+    // COMPLETED comes with the printer's confirmation, before the job's connection closes and the
+    // printer files it: count once no connection is open (every one the job had has closed).
+    await waitFor(() => printer.state.open === 0, 5_000)
     return { job: done, printed: printer.state.jobs.length }
   } finally {
     await hub.stop()

@@ -56,6 +56,10 @@ test('a burst past the window to a slow printer: at most HELD_PER_PRINTER with i
   const ids = [...markerOf.keys()]
   await waitFor(() => ids.every((id) => h.hub.store.jobs.get(id)!.state === 'COMPLETED'), 60_000)
   expect(mostHeld).toBe(HELD_PER_PRINTER)
+  // A job is COMPLETED on the printer's confirmation, a moment before the connection that carried
+  // it closes, where the printer files its receipt: wait for the receipts themselves, and for no
+  // connection left open (nothing more on its way), before counting them.
+  await waitFor(() => printer.receipts.length >= JOBS && printer.quiet, 10_000)
   // On the paper: every job once, in the order the hub made them (within a batch, not always the order posted).
   const seq = (id: string) => h.hub.store.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE id = ?').get(id)!.seq
   const madeOrder = ids.sort((a, b) => seq(a) - seq(b))
