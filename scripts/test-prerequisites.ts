@@ -5,9 +5,11 @@
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
-// It also fetches, once, the oldest Node.js the client library supports (scripts/oldest-node.ts).
-import { accessSync, constants } from 'node:fs'
-import { fetchOldestNode, OLDEST_NODE_VERSION } from './oldest-node.ts'
+// It also fetches, once each, the Node.js binaries the suite runs (scripts/node-binary.ts): the
+// oldest the client library supports, and the one its test suite runs under, whatever this
+// machine's Node.js is.
+import { accessSync, constants, existsSync } from 'node:fs'
+import { fetchNode, nodeBinary, nodePackageFor, OLDEST_NODE_VERSION, TEST_NODE_VERSION } from './node-binary.ts'
 
 export interface Prerequisite {
   /** The Debian package that provides it. */
@@ -99,10 +101,14 @@ export function thisMachine(): Machine {
 }
 
 function main(dryRun: boolean): number {
-  if (!dryRun) {
-    const failed = fetchOldestNode()
+  for (const version of [OLDEST_NODE_VERSION, TEST_NODE_VERSION]) {
+    if (dryRun) {
+      if (!existsSync(nodeBinary(version))) console.log(`would fetch: Node.js ${version} (${nodePackageFor(process.arch, version)} from the npm registry) into node_modules/.cache`)
+      continue
+    }
+    const failed = fetchNode(version)
     if (failed) {
-      console.error(`npm test: fetching Node.js ${OLDEST_NODE_VERSION} for the client library's tests: ${failed}`)
+      console.error(`npm test: fetching Node.js ${version} for the client library's tests: ${failed}`)
       return 1
     }
   }

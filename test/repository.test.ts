@@ -1,12 +1,14 @@
 // A clone of the repository tests itself with nothing outside the checkout: no file of src/, test/
 // or scripts/ refers to a path outside it, the vendored OpenPrinter contract is as copied, CI runs
 // the README's test line, and that line installs from Debian what the suite needs and lacks
-// (the decision of scripts/test-prerequisites.ts).
+// (the decision of scripts/test-prerequisites.ts), and the client's suite runs under Node whatever
+// this machine's Node.js (scripts/test-node.ts).
 import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
+import { fetchNode, OLDEST_NODE, OLDEST_NODE_VERSION, TEST_NODE_VERSION } from '../scripts/node-binary.ts'
 import { CHROMIUM, DEBOOTSTRAP, installCommands, type Machine, missingPrerequisites, plan, SYSTEMD_CONTAINER, ZBAR } from '../scripts/test-prerequisites.ts'
 
 const ROOT = join(import.meta.dir, '..')
@@ -157,4 +159,25 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       rmSync(empty, { recursive: true, force: true })
     }
   })
+})
+
+describe("the client's suite under Node (scripts/test-node.ts)", () => {
+  test("runs with the Node.js pinned for it when this machine's is Debian 12's (Node 18, without --test-timeout or the JUnit reporter)", () => {
+    for (const version of [OLDEST_NODE_VERSION, TEST_NODE_VERSION]) expect(fetchNode(version)).toBeNull()
+    // The `node` on PATH is Node 18, as on a fresh Debian 12 with its own nodejs package.
+    const folder = mkdtempSync(join(tmpdir(), 'printhub-node18-path-'))
+    try {
+      symlinkSync(OLDEST_NODE, join(folder, 'node'))
+      const env = { ...process.env, PATH: `${folder}:${process.env.PATH ?? ''}` }
+      expect(Bun.spawnSync(['node', '--version'], { env }).stdout.toString().trim()).toBe(`v${OLDEST_NODE_VERSION}`)
+      expect(Bun.spawnSync(['node', '--test', '--test-timeout=1000'], { env, stderr: 'pipe' }).stderr.toString()).toContain('bad option: --test-timeout')
+      const run = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'test-node.ts'), '--out', join(folder, 'out'), 'config.test.ts'], { env, cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+      expect(run.exitCode, run.stdout.toString() + run.stderr.toString()).toBe(0)
+      const report = readFileSync(join(folder, 'out', 'node-junit.xml'), 'utf8')
+      expect(report.match(/<testcase[ >]/g)?.length).toBeGreaterThan(3)
+      expect(report).not.toContain('<failure')
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

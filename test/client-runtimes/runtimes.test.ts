@@ -1,5 +1,5 @@
 // The built @printhub/client package on every runtime it promises (its package says Node 18+, Bun
-// and Deno): the oldest Node.js it supports (fetched by `npm test`, scripts/oldest-node.ts), this
+// and Deno): the oldest Node.js it supports (fetched by `npm test`, scripts/node-binary.ts), this
 // machine's Node, Deno (an npm dev dependency) and Bun each run one application against a real hub
 // process: post a job, wait for it through the event stream, follow its events, list printers, meet
 // a 404, and verify a signed webhook and refuse a forged one. `import` everywhere, `require` on Node.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { webhookSignature } from '../../src/protocol/webhook-signature.ts'
-import { OLDEST_NODE, OLDEST_NODE_VERSION } from '../../scripts/oldest-node.ts'
+import { OLDEST_NODE, OLDEST_NODE_VERSION } from '../../scripts/node-binary.ts'
 import { BUN, ROOT, type RunningHub, startHub } from '../client/support.ts'
 
 const PACKAGE = join(ROOT, 'dist', 'client')
