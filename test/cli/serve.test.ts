@@ -1,12 +1,14 @@
 // `printhub serve` as a process: first start, live CLI changes, kill -9 and restart, shutdown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { fetchNode, OLDEST_NODE, OLDEST_NODE_VERSION } from '../../scripts/node-binary.ts'
 import { MIGRATIONS } from '../../src/store/migrations.ts'
 import { cli, cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
 import { writtenByNewerPrinthub } from '../support/fixtures.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
+import { waitFor } from '../support/wait.ts'
 
 let dataDir: string
 let serve: ServeProcess
@@ -27,22 +29,45 @@ const post = (body: unknown, key = apiKey) =>
   fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 describe('printhub serve', () => {
-  test('the first start prints the project, a new API key and a curl line that submits a test job', async () => {
+  test('the first start prints the project, a new API key and a line that submits a test job with Node.js 18 (no curl needed), or with curl', async () => {
     const output = serve.output()
     projectId = /created project (prj_[0-9a-f]+)/.exec(output)![1]!
     apiKey = /API key \(shown only now; keep it secret\): (phk_\S+)/.exec(output)![1]!
-    const curl = /^\s+(curl .*)$/m.exec(output)![1]!
-    // Send exactly what the printed line says.
-    const [, url, auth, type, body] = /^curl -X POST (\S+) -H '([^']+)' -H '([^']+)' -d '(.+)'$/.exec(curl)!
-    expect(url).toBe(`${serve.url}/v1/projects/${projectId}/jobs`)
-    expect(auth).toBe(`Authorization: Bearer ${apiKey}`)
-    const response = await fetch(url!, { method: 'POST', headers: [auth, type].map((h) => h!.split(': ') as [string, string]), body })
-    expect(response.status).toBe(202)
-    expect((await response.json()).job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
+    expect(output).toContain('Submit a test job (with Node.js 18 or later):\n')
+    const line = /^ {2}(node -e .*)$/m.exec(output)![1]!
+    // Run as printed, by sh, with nothing on PATH but the oldest Node.js it names (as on a fresh
+    // Debian 12, whose Node.js is 18 and which has no curl).
+    expect(fetchNode(OLDEST_NODE_VERSION)).toBeNull()
+    const path = tempDir()
+    symlinkSync(OLDEST_NODE, join(path, 'node'))
+    try {
+      const run = Bun.spawn(['/bin/sh', '-c', line], { env: { PATH: path }, stdout: 'pipe', stderr: 'pipe' })
+      const [stdout, stderr, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited])
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+      const [, status, body] = /^(\d+) (.*)\n$/s.exec(stdout)!
+      expect(status).toBe('202')
+      const { job } = JSON.parse(body!)
+      expect(job).toMatchObject({ state: 'PENDING', idempotencyKey: 'hello-1' })
+      // It goes through the demo printer.
+      const show = async () => (await (await fetch(`${serve.url}/v1/projects/${projectId}/jobs/${job.id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()).job
+      expect(await waitFor(async () => ((await show()).state === 'COMPLETED' ? show() : undefined), 10_000)).toMatchObject({ id: job.id, state: 'COMPLETED' })
+
+      // The curl line says the same: sent exactly as printed, it is the same job (its idempotency key).
+      expect(output).toContain('or with curl (on Debian: sudo apt-get install curl):\n')
+      const curl = /^ {2}(curl .*)$/m.exec(output)![1]!
+      const [, url, auth, type, data] = /^curl -X POST (\S+) -H '([^']+)' -H '([^']+)' -d '(.+)'$/.exec(curl)!
+      expect(url).toBe(`${serve.url}/v1/projects/${projectId}/jobs`)
+      expect(auth).toBe(`Authorization: Bearer ${apiKey}`)
+      const response = await fetch(url!, { method: 'POST', headers: [auth, type].map((h) => h!.split(': ') as [string, string]), body: data })
+      expect(response.status).toBe(200)
+      expect((await response.json()).job.id).toBe(job.id)
+    } finally {
+      rmSync(path, { recursive: true, force: true })
+    }
   })
 
-  test('the first start prints a one-time link to set the dashboard password; the dashboard is served from the program', async () => {
-    const link = /Set the dashboard's admin password \(the link works once, for 24 hours\): (http:\/\/\S+\/dashboard\/setup#(\S+))$/m.exec(serve.output())
+  test("the first start prints a one-time link that makes the dashboard's first owner account; the dashboard is served from the program", async () => {
+    const link = /Make the dashboard's first owner account \(the link works once, for 24 hours\): (http:\/\/\S+\/dashboard\/setup#(\S+))$/m.exec(serve.output())
     expect(link).not.toBeNull()
     const token = link![2]!
     const page = await fetch(`${serve.url}/dashboard/setup`)

@@ -13,14 +13,37 @@ import { LOG_HELP, LOG_OPTIONS, openLog } from '../log-options.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
 
-/** The curl line a new user runs to see the hub take a job. */
+/** The test job of the first start: to the demo printer, once (its idempotency key). */
+function testJob(url: string, init: FirstStart) {
+  return {
+    url: `${url}/v1/projects/${init.projectId}/jobs`,
+    authorization: `Bearer ${init.apiKey}`,
+    body: {
+      printerId: init.printerId,
+      idempotencyKey: 'hello-1',
+      document: { width: 80, sections: [{ type: 'text', value: 'Hello from printhub', align: 'center', bold: true }, { type: 'feed', lines: 3 }, { type: 'cut' }] },
+    },
+  }
+}
+
+/** `text` as one word for sh, in single quotes. */
+const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
+
+/**
+ * The line a new user runs to see the hub take a job, with what the quick start installs: Node.js
+ * (18 or later, whose fetch it uses); a fresh Debian has no curl.
+ */
+export function testJobNode(url: string, init: FirstStart): string {
+  const job = testJob(url, init)
+  const headers = { authorization: job.authorization, 'content-type': 'application/json' }
+  const script = `fetch(${JSON.stringify(job.url)},{method:"POST",headers:${JSON.stringify(headers)},body:JSON.stringify(${JSON.stringify(job.body)})}).then(async(r)=>console.log(r.status,await r.text()))`
+  return `node -e ${shellQuoted(script)}`
+}
+
+/** The same with curl. */
 export function testJobCurl(url: string, init: FirstStart): string {
-  const body = JSON.stringify({
-    printerId: init.printerId,
-    idempotencyKey: 'hello-1',
-    document: { width: 80, sections: [{ type: 'text', value: 'Hello from printhub', align: 'center', bold: true }, { type: 'feed', lines: 3 }, { type: 'cut' }] },
-  })
-  return `curl -X POST ${url}/v1/projects/${init.projectId}/jobs -H 'Authorization: Bearer ${init.apiKey}' -H 'Content-Type: application/json' -d '${body}'`
+  const job = testJob(url, init)
+  return `curl -X POST ${job.url} -H ${shellQuoted(`Authorization: ${job.authorization}`)} -H 'Content-Type: application/json' -d ${shellQuoted(JSON.stringify(job.body))}`
 }
 
 /**
@@ -40,10 +63,12 @@ function output(io: Io, log: Logger, json: boolean) {
       if (firstStart) {
         io.out(`First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`)
         io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
-        io.out('Submit a test job:')
+        io.out('Submit a test job (with Node.js 18 or later):')
+        io.out(`  ${testJobNode(url, firstStart)}`)
+        io.out('or with curl (on Debian: sudo apt-get install curl):')
         io.out(`  ${testJobCurl(url, firstStart)}`)
       }
-      if (setupUrl) io.out(`Set the dashboard's admin password (the link works once, for 24 hours): ${setupUrl}`)
+      if (setupUrl) io.out(`Make the dashboard's first owner account (the link works once, for 24 hours): ${setupUrl}`)
       else log.info(`Dashboard: ${dashboardUrl}`)
       // Last, so whoever waits for this line has everything above it.
       log.info(listening, undefined, { always: true })
