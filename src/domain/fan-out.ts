@@ -28,14 +28,14 @@ export interface FanOutChild {
  */
 export type FanOutSummary = Omit<FanOutChild, 'printer'>
 
-/** Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last). */
-const ORDER: readonly JobState[] = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'FAILED', 'EXPIRED', 'CANCELLED', 'COMPLETED']
+/** Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last): a parent is in the first any child is in. */
+export const FAN_OUT_STATE_ORDER: readonly JobState[] = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'FAILED', 'EXPIRED', 'CANCELLED', 'COMPLETED']
 
-/** The parent's state: the first of ORDER that any child is in. */
+/** The parent's state: the first of FAN_OUT_STATE_ORDER that any child is in. */
 export function fanOutState(states: readonly JobState[]): JobState {
-  let best = ORDER.length - 1
-  for (const state of states) best = Math.min(best, ORDER.indexOf(state))
-  return ORDER[best]!
+  let best = FAN_OUT_STATE_ORDER.length - 1
+  for (const state of states) best = Math.min(best, FAN_OUT_STATE_ORDER.indexOf(state))
+  return FAN_OUT_STATE_ORDER[best]!
 }
 
 const lastOf = (values: readonly (number | null)[]): number | null => (values.some((value) => value === null) ? null : Math.max(...(values as number[])))

@@ -7,6 +7,7 @@ import type { Job, JobState } from '../protocol/job.ts'
 import { MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { fanOutState, summariseFanOut } from '../domain/fan-out.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+import { fanOutRows, type JobPage, type JobQuery } from './job-pages.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
 
@@ -82,6 +83,13 @@ export class FanOuts {
     if (!this.any) return undefined
     const row = this.byIdQuery.get(id)
     return row ? this.project(row) : undefined
+  }
+
+  /** A page of the project's parents matching `query` (its `fanOut` aside), newest first, as jobs (job-pages.ts). */
+  page(query: JobQuery, limit: number, window?: number): JobPage {
+    if (!this.any) return { jobs: [], next: null }
+    const { rows, next } = fanOutRows<FanOutRow>(this.db, query, limit, window)
+    return { jobs: rows.map((row) => this.project(row)), next }
   }
 
   /** Its children, in the destination's order of printers. */

@@ -3,8 +3,10 @@
 // query (a metadata entry's, the printer's, the state's, or the project's), through at most
 // PAGE_WINDOW of its entries: a page costs the same whatever the history holds, and may come back
 // short (even empty) with a position to go on from when the other filters left few of them.
+// Pages of a project's fan-out parents (`fanOut`) walk the project's index of parents the same way.
 import type { Database } from 'bun:sqlite'
 import type { Job, JobState } from '../protocol/job.ts'
+import { FAN_OUT_STATE_ORDER } from '../domain/fan-out.ts'
 import { type JobFilter, type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
 import { bound } from '../sqlite/bound.ts'
 
@@ -13,8 +15,10 @@ export const PAGE_WINDOW = 5_000
 
 export interface JobQuery {
   projectId: string
+  /** The fan-out parents (jobs posted to a destination of mode "all") instead of the jobs that print. */
+  fanOut?: boolean
   state?: JobState
-  /** The printer's record ID. */
+  /** The printer's record ID; of parents, the destination's name (their printerId). */
   printerId?: string
   /** Created after this time (ms since the epoch), not at it. */
   createdAfter?: number
@@ -43,6 +47,15 @@ interface Driver {
   seq: string
   where: string
   values: Value[]
+}
+
+/** A page's walk: the table its rows come from, the index it walks, every condition on a row, and whether the index holds exactly the rows that match. */
+interface Walk {
+  table: string
+  columns: string
+  drive: Driver
+  match: { sql: string; values: Value[] }
+  exact: boolean
 }
 
 function driver(query: JobQuery, before: number): Driver {
@@ -83,29 +96,69 @@ function driverIsExact(query: JobQuery): boolean {
   return query.printerId === undefined && query.createdAfter === undefined && query.createdBefore === undefined && !query.metadata?.length
 }
 
-/** The newest `limit` jobs matching `query`, older than `query.before` if given. */
-export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
-  const before = query.before ?? Number.MAX_SAFE_INTEGER
-  const drive = driver(query, before)
-  // Where every job the driver finds matches, a page is read along its index: one more job than it
+/** The newest `limit` rows of `table` along the walk, older than `before`: the rows, and where the next page starts. */
+function pageOf<Row extends { seq: number }>(db: Database, { table, columns, drive, match, exact }: Walk, limit: number, window: number): { rows: Row[]; next: number | null } {
+  // Where every row the driver finds matches, a page is read along its index: one more row than it
   // shows, nothing else looked up.
-  if (driverIsExact(query)) {
-    const rows = db.query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM ${drive.source} WHERE ${drive.where} ORDER BY seq DESC LIMIT ?`).all(...drive.values, limit + 1)
-    return rows.length > limit ? { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq } : { jobs: rows.map(toJob), next: null }
+  if (exact) {
+    const rows = db.query<Row, Value[]>(`SELECT ${columns} FROM ${drive.source} WHERE ${drive.where} ORDER BY ${drive.seq} DESC LIMIT ?`).all(...drive.values, limit + 1)
+    return rows.length > limit ? { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq } : { rows, next: null }
   }
   const candidates = walk(drive, window)
-  const match = conditions(query)
-  const rows = db
-    .query<JobRow, Value[]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`)
-    .all(...candidates.values, ...match.values, limit + 1)
-  if (rows.length > limit) return { jobs: rows.slice(0, limit).map(toJob), next: rows[limit - 1]!.seq }
+  const rows = db.query<Row, Value[]>(`SELECT ${columns} FROM ${table} WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`).all(...candidates.values, ...match.values, limit + 1)
+  if (rows.length > limit) return { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq }
   // Whether the walk stopped at its window rather than at the end of the index: one entry more
   // tells. Then the next page goes on from the window's last entry.
   const beyond = walk(drive, window + 1)
   const span = db
     .query<{ n: number; last: number | null }, Value[]>(`WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n, (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`)
     .get(...beyond.values)!
-  return { jobs: rows.map(toJob), next: span.n > window ? span.last : null }
+  return { rows, next: span.n > window ? span.last : null }
+}
+
+/** The newest `limit` jobs matching `query`, older than `query.before` if given. */
+export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
+  const drive = driver(query, query.before ?? Number.MAX_SAFE_INTEGER)
+  const { rows, next } = pageOf<JobRow>(db, { table: 'jobs', columns: JOB_COLUMNS, drive, match: conditions(query), exact: driverIsExact(query) }, limit, window)
+  return { jobs: rows.map(toJob), next }
+}
+
+/**
+ * A fan-out parent's state as a number, from its children: the rank in the domain's order
+ * (domain/fan-out.ts, FAN_OUT_STATE_ORDER) of the first state any child is in. Built from that
+ * order, never from input; the store's projection of a parent (fan-outs.ts) says the same state.
+ */
+const PARENT_STATE_RANK = `(SELECT min(CASE state ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')} END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = fan_outs.id)`
+
+/** Every condition of a query of fan-out parents, on a parent's row. */
+function parentConditions(query: JobQuery): { sql: string; values: Value[] } {
+  const where: string[] = [`project_id = ${bound()}`]
+  const values: Value[] = [query.projectId]
+  const add = (clause: string, ...more: Value[]) => {
+    where.push(clause)
+    values.push(...more)
+  }
+  if (query.printerId !== undefined) add(`destination = ${bound()}`, query.printerId)
+  if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
+  if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
+  for (const [key, value] of query.metadata ?? []) add(`EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.key = ${bound()} AND m.value = ${bound()})`, key, value)
+  if (query.state !== undefined) add(`${PARENT_STATE_RANK} = ${bound('?', 'INTEGER')}`, FAN_OUT_STATE_ORDER.indexOf(query.state))
+  return { sql: where.join(' AND '), values }
+}
+
+/** The columns of a fan-out parent's row (FanOuts projects it). */
+const FAN_OUT_COLUMNS = 'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
+
+/**
+ * The newest `limit` fan-out parents of the project matching `query` (its `fanOut` aside), older
+ * than `query.before` if given: their rows, newest first, and where the next page starts. Each
+ * page walks the project's parents (fan_outs_newest), through at most `window` of them; with no
+ * other filter it is read along that index alone.
+ */
+export function fanOutRows<Row extends { seq: number }>(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): { rows: Row[]; next: number | null } {
+  const drive: Driver = { source: 'fan_outs INDEXED BY fan_outs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, query.before ?? Number.MAX_SAFE_INTEGER] }
+  const exact = driverIsExact(query) && query.state === undefined
+  return pageOf<Row>(db, { table: 'fan_outs', columns: FAN_OUT_COLUMNS, drive, match: parentConditions(query), exact }, limit, window)
 }
 
 /** Metadata entries a search reads at most, along the index of values: it costs the same whatever the history holds. */

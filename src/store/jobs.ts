@@ -316,9 +316,9 @@ export class Jobs {
     return newestJobs(this.db, projectId, state)
   }
 
-  /** A page of the project's jobs matching `query`, newest first (see job-pages.ts). */
+  /** A page of the project's jobs matching `query`, or of its fan-out parents (`fanOut`), newest first (see job-pages.ts). */
   page(query: JobQuery, limit: number): JobPage {
-    return jobPage(this.db, query, limit)
+    return query.fanOut ? this.fanOuts.page(query, limit) : jobPage(this.db, query, limit)
   }
 
   /** Jobs matching `filter`, newest first, at most `limit`. */

@@ -275,4 +275,12 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 15,
+    description: "a project's fan-outs found newest first along an index: the job list lists the parents (fanOut=true) without reading another project's",
+    sql: `
+      -- The job list's fanOut=true walks a project's parents newest first, as jobs_newest does its jobs.
+      CREATE INDEX fan_outs_newest ON fan_outs (project_id, seq DESC);
+    `,
+  },
 ]
