@@ -1,5 +1,6 @@
 // The job list's query string: the specification's `state`, and beside it, opt-in, the filters
-// (printerId, createdAfter, createdBefore, metadata.KEY=VALUE) and paging (limit, cursor). A
+// (printerId, createdAfter, createdBefore, metadata.KEY=VALUE), the fan-out parents instead of the
+// jobs that print (fanOut=true) and paging (limit, cursor). A
 // cursor is opaque to applications: base64url of the query it continues and the position it
 // continues from, so `?cursor=C` alone fetches the next older page. Without limit and cursor the
 // answer keeps exactly the specification's shape.
@@ -28,6 +29,7 @@ export interface JobListRequest {
 interface Cursor {
   v: number
   before: number
+  fanOut?: boolean
   state?: JobState
   printer?: string
   createdAfter?: number
@@ -55,10 +57,11 @@ function decodeCursor(text: string): Cursor | undefined {
     return undefined
   }
   if (typeof cursor !== 'object' || cursor === null || Array.isArray(cursor)) return undefined
-  const known = ['v', 'before', 'state', 'printer', 'createdAfter', 'createdBefore', 'metadata']
+  const known = ['v', 'before', 'fanOut', 'state', 'printer', 'createdAfter', 'createdBefore', 'metadata']
   if (Object.keys(cursor).some((key) => !known.includes(key))) return undefined
-  const { v, before, state, printer, createdAfter, createdBefore, metadata } = cursor
+  const { v, before, fanOut, state, printer, createdAfter, createdBefore, metadata } = cursor
   if (v !== CURSOR_VERSION || !isInteger(before)) return undefined
+  if (fanOut !== undefined && fanOut !== true) return undefined
   if (state !== undefined && !isJobState(state)) return undefined
   if (printer !== undefined && !isText(printer, MAX_PRINTER_ID_LENGTH, 1)) return undefined
   if ((createdAfter !== undefined && !isInteger(createdAfter)) || (createdBefore !== undefined && !isInteger(createdBefore))) return undefined
@@ -71,12 +74,12 @@ function decodeCursor(text: string): Cursor | undefined {
 
 /** Reads the list's query string; throws one invalid_request naming every problem. */
 export function readJobListRequest(url: string): JobListRequest {
-  const reader = new QueryReader(url, ['state', 'printerId', 'createdAfter', 'createdBefore', 'limit', 'cursor'], [METADATA_PREFIX])
+  const reader = new QueryReader(url, ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore', 'limit', 'cursor'], [METADATA_PREFIX])
   const limit = reader.integer('limit', 1, JOB_LIST_LIMIT)
   const cursorText = reader.text('cursor', { once: true })
   if (cursorText !== undefined) {
     // The cursor carries the query it continues: only a page size may come with it.
-    for (const name of ['state', 'printerId', 'createdAfter', 'createdBefore']) if (reader.text(name) !== undefined) reader.problem(name, 'cannot come with a cursor, which carries the query it continues')
+    for (const name of ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore']) if (reader.text(name) !== undefined) reader.problem(name, 'cannot come with a cursor, which carries the query it continues')
     for (const [name] of reader.withPrefix(METADATA_PREFIX)) reader.problem(`${METADATA_PREFIX}${name}`, 'cannot come with a cursor, which carries the query it continues')
     const cursor = decodeCursor(cursorText)
     if (!cursor) reader.problem('cursor', 'is not a cursor of this list (pass nextCursor exactly as it came)')
@@ -84,6 +87,9 @@ export function readJobListRequest(url: string): JobListRequest {
     const { v: _, before, ...query } = cursor!
     return { query: { ...query, before }, paged: true, limit: limit ?? JOB_LIST_LIMIT, specified: false }
   }
+  const fanOutText = reader.text('fanOut', { once: true })
+  if (fanOutText !== undefined && fanOutText !== 'true' && fanOutText !== 'false') reader.problem('fanOut', 'must be true (the parents of jobs posted to a destination of mode "all") or false')
+  const fanOut = fanOutText === 'true'
   const state = reader.jobState('state', { once: true })
   const printer = reader.text('printerId', { once: true })
   if (printer !== undefined && !isText(printer, MAX_PRINTER_ID_LENGTH, 1)) reader.problem('printerId', `must be 1 to ${MAX_PRINTER_ID_LENGTH} characters`)
@@ -106,12 +112,13 @@ export function readJobListRequest(url: string): JobListRequest {
   if (metadata.length > MAX_METADATA_FILTERS) reader.problem(METADATA_PREFIX.slice(0, -1), `at most ${MAX_METADATA_FILTERS} metadata filters`)
   reader.check()
   const query: JobListRequest['query'] = {
+    ...(fanOut ? { fanOut } : {}),
     ...(state !== undefined ? { state } : {}),
     ...(printer !== undefined ? { printer } : {}),
     ...(createdAfter !== undefined ? { createdAfter } : {}),
     ...(createdBefore !== undefined ? { createdBefore } : {}),
     ...(metadata.length > 0 ? { metadata } : {}),
   }
-  const specified = printer === undefined && createdAfter === undefined && createdBefore === undefined && metadata.length === 0
+  const specified = !fanOut && printer === undefined && createdAfter === undefined && createdBefore === undefined && metadata.length === 0
   return { query, paged: limit !== undefined, limit: limit ?? JOB_LIST_LIMIT, specified: specified && limit === undefined }
 }

@@ -53,7 +53,8 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       }
       const { printer, ...query } = asked.query
       // A printer by its name or record ID; a name no printer has now still finds a removed one's jobs by its record ID.
-      const printerId = printer === undefined ? undefined : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
+      // Fan-out parents name their destination as it was posted to.
+      const printerId = printer === undefined || query.fanOut ? printer : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
       const page = store.jobs.page({ ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) }, asked.limit)
       if (!asked.paged) return { jobs: page.jobs, keyPrefix: key.keyPrefix }
       return { jobs: page.jobs, keyPrefix: key.keyPrefix, nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next) }
