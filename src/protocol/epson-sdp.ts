@@ -3,7 +3,9 @@
 // `ResponseFile` of how they went, `SetStatus` with its status), and is answered with a
 // `PrintRequestInfo` document carrying the next job as ePOS-Print XML (printhub's ESC/POS bytes
 // in a `command` element), or nothing. The printer's documents are read leniently, by local
-// element names, as Epson's own examples vary; only what printhub acts on is read.
+// element names, as Epson's own examples vary; only what printhub acts on is read. Epson's manual
+// gives a GetRequest no status (only `ConnectionType` and `ID`); one that carries a `Status`
+// field all the same, as a SetStatus does, is read the same way.
 
 export const EPSON_SDP_PATH = '/epson-sdp'
 export const EPOS_PRINT_NAMESPACE = 'http://www.epson-pos.com/schemas/2011/03/epos-print'
@@ -18,7 +20,8 @@ export const SDP_PRINT_TIMEOUT_MS = 30_000
 export const SDP_ID_PATTERN = /^[A-Za-z0-9_.-]{1,30}$/
 
 export type SdpMessage =
-  | { type: 'GetRequest'; printer: string }
+  /** `asb`: status bits, when the GetRequest carries them (Epson's manual names no such field; read as a SetStatus's when there). */
+  | { type: 'GetRequest'; printer: string; asb: number | null }
   | { type: 'SetResponse'; printer: string; responses: SdpResponse[]; requestError: string | null }
   | { type: 'SetStatus'; printer: string; asb: number | null }
 
@@ -42,20 +45,24 @@ export function parseSdpForm(form: URLSearchParams): Parsed<SdpMessage> {
   if (!SDP_ID_PATTERN.test(printer)) return { ok: false, message: 'ID (or, without one, Name) must be 1 to 30 letters, digits, _ . or -' }
   switch (type) {
     case 'GetRequest':
-      return { ok: true, value: { type, printer } }
+      return { ok: true, value: { type, printer, asb: asbOf(form) } }
     case 'SetResponse': {
       const file = form.get('ResponseFile')
       if (file === null) return { ok: false, message: 'a SetResponse carries a ResponseFile' }
       const read = readResponseFile(file)
       return read.ok ? { ok: true, value: { type, printer, ...read.value } } : read
     }
-    case 'SetStatus': {
-      const asb = /asbstatus\s{0,8}=\s{0,8}"(?:0x)?([0-9a-fA-F]{1,8})"/.exec(form.get('Status') ?? '')?.[1]
-      return { ok: true, value: { type, printer, asb: asb === undefined ? null : parseInt(asb, 16) } }
-    }
+    case 'SetStatus':
+      return { ok: true, value: { type, printer, asb: asbOf(form) } }
     default:
       return { ok: false, message: 'ConnectionType must be GetRequest, SetResponse or SetStatus' }
   }
+}
+
+/** The ASB status bits of a `Status` field (a status notification's `statusmonitor` document), or null without one. */
+function asbOf(form: URLSearchParams): number | null {
+  const asb = /asbstatus\s{0,8}=\s{0,8}"(?:0x)?([0-9a-fA-F]{1,8})"/.exec(form.get('Status') ?? '')?.[1]
+  return asb === undefined ? null : parseInt(asb, 16)
 }
 
 // Every pattern is bounded: a printer's document is read in time linear in its length, whatever it holds.

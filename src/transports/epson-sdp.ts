@@ -1,7 +1,8 @@
 // Epson Server Direct Print printers, on the core every printer that polls shares (polling.ts).
 // A GetRequest is both the poll and the fetch: the job goes out in its answer. The printer's
 // SetResponse says how each job went (its `code`) and how the printer is (its ASB status bits);
-// a SetStatus, from a printer set to send them, says how it is.
+// a SetStatus, from a printer set to send them, says how it is, and so does a GetRequest that
+// carries status bits (applied before it is answered: a printer that cannot print gets nothing).
 import type { PrinterState } from '../domain/printer-state.ts'
 import { MAX_SDP_JOB_BYTES, parseSdpForm, printRequestInfo, type SdpResponse } from '../protocol/epson-sdp.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
@@ -104,6 +105,8 @@ export class EpsonSdp {
     const seen = this.printers.heard(message.printer, address, message.type === 'GetRequest')
     switch (message.type) {
       case 'GetRequest': {
+        // Its status first, when it says it: a printer that cannot print is sent nothing.
+        if (message.asb !== null) this.learn(seen, message.asb, false)
         const offer = this.printers.announce(seen, seen.address)
         if (!offer) return { ok: true, xml: '' }
         const taken = await this.printers.take(seen.key, offer.token, seen.address)

@@ -156,7 +156,11 @@ export class PollingPrinters<Extra extends object> {
     return seen
   }
 
-  /** What the printer says of its condition. A fault withdraws a job not yet fetched, and fails one fetched (the printer takes it again, as a new attempt, once it can). */
+  /**
+   * What the printer says of its condition, applied before whatever it said it in is answered. A
+   * fault withdraws a job not yet fetched at once (the poll that says it is told of nothing), and
+   * fails one fetched (the printer takes it again, as a new attempt, once it can).
+   */
   condition(seen: Heard, state: PrinterState, fault: Failure | null, holdsMs?: number): void {
     const before = this.state(seen.key)
     seen.state = state
@@ -165,7 +169,10 @@ export class PollingPrinters<Extra extends object> {
     const offer = seen.offer
     if (offer && fault) {
       if (offer.stage === 'sent') this.settle(seen, offer, refused(fault))
-      else offer.fetched.resolve(refused(fault))
+      else if (offer.stage === 'offered') {
+        offer.fetched.resolve(refused(fault))
+        this.withdraw(seen, offer)
+      }
     }
     if (this.state(seen.key) !== before) this.tell(seen)
   }
@@ -175,10 +182,10 @@ export class PollingPrinters<Extra extends object> {
     if (this.adopted.has(seen.key)) this.options.changed?.(seen.key)
   }
 
-  /** The job a poll from `address` may announce: offered, not yet fetched, to an adopted printer that is not busy. From then on only that address may fetch it. */
+  /** The job a poll from `address` may announce: offered, not yet fetched, to an adopted printer that is not busy and can print. From then on only that address may fetch it. */
   announce(seen: Heard, address: string): Offer | undefined {
     const offer = seen.offer
-    if (offer?.stage !== 'offered' || seen.busy || !this.adopted.has(seen.key)) return undefined
+    if (offer?.stage !== 'offered' || seen.busy || (seen.fault && !this.expired(seen)) || !this.adopted.has(seen.key)) return undefined
     offer.to = address
     return offer
   }

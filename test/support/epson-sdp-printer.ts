@@ -27,6 +27,8 @@ export class EpsonSdpPrinter {
   code = ''
   /** When false, it takes jobs but never says how they went (switched off mid-print). */
   responds = true
+  /** When true, its GetRequest carries its status bits in a Status field, as a SetStatus does (Epson's manual names no such field: a firmware that sends it anyway). */
+  sendsStatus = false
   readonly jobs: SdpJob[] = []
   readonly responses: { printJobId: string; status: number }[] = []
   polls = 0
@@ -39,7 +41,7 @@ export class EpsonSdpPrinter {
 
   /** One GetRequest, and the jobs it brought printed and answered. */
   async poll(): Promise<SdpJob[]> {
-    const response = await this.send({ ConnectionType: 'GetRequest' })
+    const response = await this.send({ ConnectionType: 'GetRequest', ...(this.sendsStatus ? { Status: this.statusDocument() } : {}) })
     this.polls++
     if (response.status !== 200) throw new Error(`GetRequest answered ${response.status}: ${await response.text()}`)
     const xml = await response.text()
@@ -73,8 +75,12 @@ export class EpsonSdpPrinter {
 
   /** A status notification (Epson's Status Notification, set to the same URL), with its current status bits. */
   async notify(): Promise<number> {
-    const status = `<?xml version="1.0" encoding="utf-8"?><statusmonitor Version="1.00"><printerstatus devicename="local_printer" asbstatus="0x${this.asb.toString(16).padStart(8, '0').toUpperCase()}"/></statusmonitor>`
-    return (await this.send({ ConnectionType: 'SetStatus', Status: status })).status
+    return (await this.send({ ConnectionType: 'SetStatus', Status: this.statusDocument() })).status
+  }
+
+  /** Its status bits as a status notification says them. */
+  private statusDocument(): string {
+    return `<?xml version="1.0" encoding="utf-8"?><statusmonitor Version="1.00"><printerstatus devicename="local_printer" asbstatus="0x${this.asb.toString(16).padStart(8, '0').toUpperCase()}"/></statusmonitor>`
   }
 
   /** Polls every `intervalMs` until stopped, as the printer does. */

@@ -40,3 +40,17 @@ test("a printer that is not the hub's changes nothing the hub is told of; after 
   server.stop()
   expect(await server.ready(MAC, new AbortController().signal, MODEL)).toEqual({ ok: false, cancelled: true })
 })
+
+test('a job offered before a poll that says the printer cannot print: that poll is told of nothing, and the job is withdrawn', async () => {
+  const server = new CloudPrnt()
+  server.serve([MAC])
+  poll(server, '192.0.2.10')
+  poll(server, '192.0.2.10')
+  // Offered while the printer was fine; it has not polled since.
+  const ready = server.ready(MAC, new AbortController().signal, MODEL)
+  expect(server.poll({ statusCode: '410%20Out%20of%20paper', printerMAC: MAC }, '192.0.2.10')).toEqual({ ok: true, value: { jobReady: false } })
+  expect(await ready).toMatchObject({ ok: false, failure: { code: 'printer.paper_out' } })
+  // Withdrawn: with paper again, nothing of that offer is left to announce or fetch.
+  expect(poll(server, '192.0.2.10')).toEqual({ ok: true, value: { jobReady: false } })
+  expect(await server.fetch(MAC, 'application/vnd.star.starprnt', undefined, '192.0.2.10')).toMatchObject({ status: 404 })
+})

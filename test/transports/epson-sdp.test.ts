@@ -95,3 +95,19 @@ test('a job fetched from another address than the GetRequest it was announced in
   expect(await s.sdp.post(form({ ConnectionType: 'SetResponse', ResponseFile: response(id, '', 2) }), '192.0.2.7')).toEqual({ ok: true, xml: '' })
   expect(sent.ok && (await sent.printed)).toEqual({ ok: true })
 })
+
+test('a GetRequest whose Status says the paper is out or the cover open gets no job; the job offered before it is withdrawn', async () => {
+  const statusOf = (asb: number) => `<?xml version="1.0" encoding="utf-8"?><statusmonitor Version="1.00"><printerstatus devicename="local_printer" asbstatus="0x${asb.toString(16).padStart(8, '0')}"/></statusmonitor>`
+  for (const [asb, code] of [[0x80000, 'printer.paper_out'], [0x20, 'printer.cover_open']] as const) {
+    const s = server()
+    await s.poll()
+    // Offered while the printer was fine; its next GetRequest says it cannot print.
+    const ready = s.sdp.ready('P1', new AbortController().signal, MODEL)
+    expect(await s.sdp.post(form({ ConnectionType: 'GetRequest', Status: statusOf(asb) }), '192.0.2.7')).toEqual({ ok: true, xml: '' })
+    expect(await ready).toMatchObject({ ok: false, failure: { code } })
+    expect(s.sdp.state('P1')).toBe(code === 'printer.paper_out' ? 'paper_out' : 'cover_open')
+    // Fine again, as its next GetRequest says: the withdrawn job is not in the answer.
+    expect(await s.sdp.post(form({ ConnectionType: 'GetRequest', Status: statusOf(0x0f000016) }), '192.0.2.7')).toEqual({ ok: true, xml: '' })
+    expect(s.sdp.state('P1')).toBe('online')
+  }
+})
