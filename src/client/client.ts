@@ -208,8 +208,10 @@ export class WebhooksApi {
 
 /** What the job list may be asked for. */
 export interface JobListFilter {
+  /** The parents of jobs posted to a destination of mode "all" (fan-outs) instead of the jobs that print. */
+  fanOut?: boolean
   state?: JobState
-  /** The printer's record ID or name. */
+  /** The printer's record ID or name; of fan-out parents, the destination's name. */
   printerId?: string
   createdAfter?: Date | string
   createdBefore?: Date | string
@@ -228,6 +230,7 @@ function listQuery(filter: JobListFilter): string {
   const time = (value: Date | string) => (value instanceof Date ? value.toISOString() : value)
   if (filter.cursor !== undefined) params.set('cursor', filter.cursor)
   else {
+    if (filter.fanOut) params.set('fanOut', 'true')
     if (filter.state !== undefined) params.set('state', filter.state)
     if (filter.printerId !== undefined) params.set('printerId', filter.printerId)
     if (filter.createdAfter !== undefined) params.set('createdAfter', time(filter.createdAfter))

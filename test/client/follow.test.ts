@@ -132,4 +132,20 @@ describe('the client following jobs', () => {
       receiver.close()
     }
   })
+
+  test('fan-out parents: listed with fanOut, page after page, each with its children', async () => {
+    const made = await fetch(`${hub.url}/v1/projects/${hub.projectId}/destinations`, { method: 'POST', headers: { authorization: `Bearer ${hub.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'everywhere', mode: 'all', printers: ['demo', 'held'] }) })
+    assert.equal(made.status, 201)
+    const parents: Job[] = []
+    for (let i = 0; i < 3; i++) parents.push((await client.jobs.create({ printerId: 'everywhere', idempotencyKey: `follow-fan-out-${i}`, document: { width: 80, sections: [{ type: 'text', value: `order ${i}` }] } })).job)
+    const newest = parents.map((p) => p.id).reverse()
+    assert.deepEqual((await client.jobs.list({ fanOut: true })).jobs.map((j) => j.id), newest)
+    const all: string[] = []
+    for await (const job of client.jobs.all({ fanOut: true, printerId: 'everywhere', limit: 2 })) all.push(job.id)
+    assert.deepEqual(all, newest)
+    assert.deepEqual((await client.jobs.children(parents[0]!.id)).length, 2)
+    // Without it, the list is the jobs that print: the children, never their parents.
+    const plain = (await client.jobs.list()).jobs.map((j) => j.id)
+    assert.ok(parents.every((p) => !plain.includes(p.id)))
+  })
 })
