@@ -52,6 +52,7 @@ const paths: Record<string, Record<string, Operation>> = {
       summary: 'List jobs, newest first: the newest 100, or pages with limit or cursor',
       parameters: [
         projectId,
+        query('fanOut', { type: 'boolean' }, 'true: the jobs posted to a destination of mode "all" (the parents, each printerId the destination\'s name, state their children\'s summarised) instead of the jobs that print; the other filters apply to them.'),
         query('state', { enum: [...JOB_STATES] }, 'Only jobs in this state.'),
         query('printerId', { type: 'string', minLength: 1, maxLength: 256 }, 'Only jobs of this printer (record ID or name).'),
         query('createdAfter', { type: 'string', format: 'date-time' }, 'Only jobs created after this time (ISO 8601 UTC).'),

@@ -84,6 +84,12 @@ describe('the job list of fan-out parents', () => {
     expect(body.jobs.map((j: Job) => j.id)).toEqual(newestFirst((_, i) => i % 2 === 0))
   })
 
+  test('the OpenAPI document names it among the list\'s query parameters', async () => {
+    const document = await (await fetch(`${t.url}/openapi.json`)).json()
+    const parameters = document.paths['/v1/projects/{projectId}/jobs'].get.parameters as { name: string; in: string; schema: { type?: string } }[]
+    expect(parameters.find((p) => p.name === 'fanOut')).toMatchObject({ in: 'query', schema: { type: 'boolean' } })
+  })
+
   test('a bad fanOut is 400 invalid_request naming it; a cursor carries it, so it cannot come beside one', async () => {
     const { body: first } = await list('?fanOut=true&limit=2')
     for (const [query, paths] of [
