@@ -1,11 +1,13 @@
 // The dashboard's backup download: admin only, one at a time, named as the hub names its backups,
-// gone from the hub's disk once sent, and what is downloaded restores.
+// with its exact length, gone from the hub's disk once it is being sent, and what is downloaded restores.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { DOWNLOADS_DIR } from '../../src/services/backup-schedule.ts'
 import { cli } from '../support/cli.ts'
 import { startTestHub, tempDir, type TestHub } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
 
 const PASSWORD = 'a long admin password'
 let hub: TestHub
@@ -61,6 +63,56 @@ describe('GET /admin/v1/backup', () => {
     expect(shown.code).toBe(0)
     expect(JSON.parse(shown.stdout).id).toBe(jobId)
     expect(statSync(join(restored, 'agent', 'agent.key')).mode & 0o777).toBe(0o600)
+  }, 30_000)
+
+  test('the answer says its exact length (Content-Length, not chunked); the file is gone from the disk while it is sent, and only the hub holds it open after', async () => {
+    // The hub runs in this process: its open files are this process's (earlier downloads' handles may still be held).
+    const backupHandles = () =>
+      readdirSync('/proc/self/fd').flatMap((fd) => {
+        try {
+          const target = readlinkSync(`/proc/self/fd/${fd}`)
+          return target.includes(DOWNLOADS_DIR) ? [[fd, target] as const] : []
+        } catch {
+          return []
+        }
+      })
+    const before = new Map(backupHandles())
+    const socket = connect(hub.hub.port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    let resume: (head: string) => void
+    const headArrived = new Promise<string>((resolve) => (resume = resolve))
+    const ended = new Promise<void>((resolve, reject) => {
+      socket.on('close', () => resolve())
+      socket.on('error', reject)
+    })
+    socket.on('data', (data) => {
+      chunks.push(data)
+      const received = Buffer.concat(chunks)
+      const headEnd = received.indexOf('\r\n\r\n')
+      if (headEnd < 0 || socket.isPaused()) return
+      // Held while the test looks at the hub's disk: the rest of the file waits in the hub.
+      socket.pause()
+      resume(received.subarray(0, headEnd).toString('latin1'))
+    })
+    socket.write(`GET /admin/v1/backup HTTP/1.1\r\nhost: 127.0.0.1\r\ncookie: ${cookie}\r\nconnection: close\r\n\r\n`)
+    const head = await headArrived
+    expect(head).toStartWith('HTTP/1.1 200 ')
+    expect(head).not.toMatch(/^transfer-encoding:/im)
+    const lengths = [...head.matchAll(/^content-length: *(\d+)$/gim)].map((match) => Number(match[1]))
+    expect(lengths).toHaveLength(1)
+    expect(lengths[0]).toBeGreaterThan(0)
+    const name = /filename="([^"]+)"/.exec(head)![1]!
+    expect(readdirSync(join(hub.dataDir, DOWNLOADS_DIR))).toEqual([])
+    socket.resume()
+    await ended
+    const received = Buffer.concat(chunks)
+    expect(received.length - (received.indexOf('\r\n\r\n') + 4)).toBe(lengths[0]!)
+    // Sent: Bun has closed its own handle on the removed file; the hub's is closed after DOWNLOAD_HANDLE_MS.
+    const ours = await waitFor(() => {
+      const now = backupHandles().filter(([fd, target]) => before.get(fd) !== target)
+      return now.length === 1 ? now : undefined
+    })
+    expect(ours[0]![1]).toEndWith(`/${name} (deleted)`)
   }, 30_000)
 
   test('one at a time: asked for twice at once, the second is told to try again shortly', async () => {

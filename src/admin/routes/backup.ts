@@ -1,5 +1,5 @@
 // A backup to download: made fresh (one at a time), sent as a file with the name the hub gives
-// its backups, and removed from the hub's disk once sent (or once the download stopped).
+// its backups and its exact length, and gone from the hub's disk as soon as it is being sent.
 import { open, rm } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { ApiError, rateLimited } from '../../http/errors.ts'
@@ -7,38 +7,32 @@ import type { AdminContext } from '../context.ts'
 import { remoteAddress } from '../../http/failure-rate-limit.ts'
 import { adminRouter, audited, TECHNICIAN } from '../router.ts'
 
-/** How much of the archive is read at a time while it is sent. */
-const CHUNK_BYTES = 256 * 1024
 /** When a backup is being made already, the download is asked for again after this. */
 const BUSY_RETRY_MS = 10_000
+/**
+ * How long the hub holds the removed file open for Bun to open it in turn. Bun opens it when it
+ * starts the answer, in the same turn of the event loop as the route returns (a timer cannot run
+ * before); a margin far beyond that, so that the number of the hub's handle is never reused first.
+ */
+export const DOWNLOAD_HANDLE_MS = 60_000
 
-/** The file's bytes as a stream; the file is removed when the stream ends, however it ends. */
-async function sendAndRemove(path: string): Promise<ReadableStream<Uint8Array>> {
+/**
+ * The file to send, already removed from the hub's disk: its name goes at once, its bytes when the
+ * last handle on it closes (the hub's after DOWNLOAD_HANDLE_MS, Bun's when the answer ends, however
+ * it ends). Bun sends a file body with `sendfile(2)` and says its exact length (`Content-Length`),
+ * which it does not for a stream (Bun 1.4.5 drops a stream's Content-Length and sends it chunked):
+ * so Bun is given the removed file by its handle's name in `/proc/self/fd`, which it opens itself.
+ */
+async function removedFile(path: string): Promise<Blob> {
   const file = await open(path, 'r')
-  let done = false
-  const finish = async () => {
-    if (done) return
-    done = true
+  try {
+    await rm(path)
+  } catch (error) {
     await file.close().catch(() => {})
-    await rm(path, { force: true })
+    throw error
   }
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const buffer = new Uint8Array(CHUNK_BYTES)
-        const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null)
-        if (bytesRead === 0) {
-          await finish()
-          controller.close()
-        } else controller.enqueue(buffer.subarray(0, bytesRead))
-      } catch (error) {
-        await finish()
-        controller.error(error)
-      }
-    },
-    cancel: finish,
-  })
-  return body
+  setTimeout(() => void file.close().catch(() => {}), DOWNLOAD_HANDLE_MS).unref()
+  return Bun.file(`/proc/self/fd/${file.fd}`)
 }
 
 export function backupRoutes(context: AdminContext) {
@@ -47,7 +41,7 @@ export function backupRoutes(context: AdminContext) {
     if (!making) throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BUSY_RETRY_MS)
     const outcome = await making
     if (!outcome.ok) throw new ApiError('server_error', `The backup could not be made: ${outcome.message}`)
-    const body = await sendAndRemove(outcome.summary.file)
+    const body = await removedFile(outcome.summary.file)
     const name = basename(outcome.summary.file)
     // A copy of everything leaves the hub: said in the audit log, as a change would be.
     audited(context.store, admin, 'backup.download', name, remoteAddress(request, server))
