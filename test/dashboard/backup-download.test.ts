@@ -85,7 +85,7 @@ describe('GET /admin/v1/backup', () => {
       socket.on('close', () => resolve())
       socket.on('error', reject)
     })
-    socket.on('data', (data) => {
+    socket.on('data', (data: Buffer) => {
       chunks.push(data)
       const received = Buffer.concat(chunks)
       const headEnd = received.indexOf('\r\n\r\n')
