@@ -181,7 +181,7 @@ async function run(command: string[]): Promise<{ code: number; output: string }>
 describe('a client generated from the document', () => {
   test('openapi-typescript makes types that type-check; with openapi-fetch they submit, read, list and cancel a job', async () => {
     // As an application would: openapi-typescript's command, from the hub's URL.
-    const generated = await run([BUN, '--preload', join(ROOT, 'test', 'support', 'typescript-5.ts'), join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), `${t.url}/openapi.json`, '--output', join(workDir, 'printhub.ts')])
+    const generated = await run([BUN, '--preload', join(ROOT, 'test', 'support', 'typescript-api.ts'), join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), `${t.url}/openapi.json`, '--output', join(workDir, 'printhub.ts')])
     expect(generated, generated.output).toMatchObject({ code: 0 })
     writeFileSync(join(workDir, 'usage.ts'), USAGE)
     writeFileSync(join(workDir, 'tsconfig.json'), JSON.stringify(TSCONFIG))
