@@ -312,23 +312,24 @@ export class Agent {
     if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
     const connection = parsed.connection
     const rendering = renderRequest(printer, connection.kind, job.payload!.document as PrintDocument)
-    let bytes: Uint8Array
-    try {
-      // A heavy document renders in the render worker: the hub's event loop never waits for it.
-      bytes = await this.rendering.bytes(printer.id, job.jobId, rendering)
-    } catch (error) {
-      if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
-      throw error
-    }
-    // The next job renders while this one is handed over (render-ahead.ts).
-    this.rendering.handingOver(printer.id, job.seq)
-    // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
-    await this.status.asked(printer.id)
-    // Registered before the printer is reached: stopping the agent stops that too.
+    // Registered before the job is rendered: a cancellation meanwhile stops it before the printer is
+    // reached (one that polls is never offered it), and so does stopping the agent.
     const controller = new AbortController()
     this.submitting.set(job.jobId, controller)
     let submission: SubmitOutcome | undefined
     try {
+      let bytes: Uint8Array
+      try {
+        // A heavy document renders in the render worker: the hub's event loop never waits for it.
+        bytes = await this.rendering.bytes(printer.id, job.jobId, rendering)
+      } catch (error) {
+        if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
+        throw error
+      }
+      // The next job renders while this one is handed over (render-ahead.ts).
+      this.rendering.handingOver(printer.id, job.seq)
+      // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
+      await this.status.asked(printer.id)
       const meanwhile = () => this.queues.held.take(printer.id)
       submission = await handOver(job, bytes, connection, printer, { ledger: this.options.ledger, transports: this.transports, signal: controller.signal, stopping: () => this.stopped, othersAtWork: () => this.queues.size > 1, meanwhile })
     } finally {

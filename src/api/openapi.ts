@@ -76,6 +76,7 @@ const paths: Record<string, Record<string, Operation>> = {
     post: keyed('jobs:write', {
       operationId: 'cancelJob',
       summary: 'Cancel a job that has not reached its agent',
+      description: 'A PENDING job is cancelled at once. A DISPATCHING one is asked of its agent, and so is a DELIVERED one for a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) until the printer fetches it. 409 job_not_cancellable once its agent holds it (for a printer that polls: once the printer fetched it), or it ended otherwise.',
       parameters: [projectId, jobId],
       responses: { 200: json(jobAnswer, 'CANCELLED: it never prints'), 202: json(jobAnswer, 'Its agent was asked to stop it and has not answered yet'), ...errors(400, 404, 409) },
     }),

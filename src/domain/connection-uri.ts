@@ -150,6 +150,11 @@ export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 /** The kinds of printers that poll the hub for their jobs. */
 export type PollingKind = 'cloudprnt' | 'epson-sdp'
 
+/** Whether the printer polls the hub for its jobs (it is not reached: it comes). */
+export function polls(connection: Connection): connection is Extract<Connection, { kind: PollingKind }> {
+  return connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
+}
+
 /** The connection URI a printer that polls is kept under: one spelling, so one printer is one record however it was typed. */
 export const pollingUri = (connection: Extract<Connection, { kind: PollingKind }>): string => (connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}`)
 

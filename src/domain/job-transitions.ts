@@ -52,6 +52,13 @@ export const JOB_TRANSITIONS = {
    * asked, as for an operator. One the agent confirmed it holds is not the application's to cancel.
    */
   requestCancelInFlight: { from: ['DISPATCHING'], to: ['DISPATCHING'] },
+  /**
+   * An application cancels a job for a printer that polls the hub (CloudPRNT, Server Direct Print)
+   * that the printer has not fetched: on its way to its agent, or held there while it is only
+   * offered. The agent is asked, as for an operator, and decides: it stops the job unless the
+   * printer fetched it meanwhile.
+   */
+  requestCancelUnfetched: { from: ['DISPATCHING', 'DELIVERED'], to: ['DISPATCHING', 'DELIVERED'] },
   /** The agent stopped a job whose cancellation was asked for. */
   agentCancelled: { from: S.cancellableByAgent, to: ['CANCELLED'] },
   /** An agent that never answers cancellations (a stock one) is taken at its silence. */
@@ -66,6 +73,8 @@ export const JOB_TRANSITIONS = {
 } as const satisfies Record<string, Transition>
 
 export type JobEvent = keyof typeof JOB_TRANSITIONS
+/** The events by which a cancellation is asked of a dispatched job's agent: an operator's, and an application's. */
+export type CancelRequest = Extract<JobEvent, 'requestCancel' | 'requestCancelInFlight' | 'requestCancelUnfetched'>
 export const JOB_EVENTS = Object.keys(JOB_TRANSITIONS) as JobEvent[]
 
 /** Whether `event` applies to a job in `state`. */

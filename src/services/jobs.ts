@@ -6,7 +6,8 @@ import type { PrintDocument, Section } from '../protocol/document.ts'
 import { documentCostProblems } from '../protocol/document-cost.ts'
 import type { Issue } from '../protocol/rules.ts'
 import type { Job, JobState } from '../protocol/job.ts'
-import { isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
+import { type CancelRequest, isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
+import { parseConnectionUri, polls } from '../domain/connection-uri.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { documentRule, withCopies } from '../protocol/document.ts'
 import { reprintDocument } from '../domain/reprint.ts'
@@ -68,9 +69,9 @@ export const CANCEL_WAIT_MS = 5_000
 export type ApplicationCancelOutcome =
   /** CANCELLED: it never prints (also when it was cancelled before). */
   | { kind: 'cancelled'; job: Job }
-  /** On its way to its agent, which was asked to stop it and has not answered within CANCEL_WAIT_MS. */
+  /** On its way to its agent (or, for a printer that polls, not yet fetched), and its agent was asked to stop it and has not answered within CANCEL_WAIT_MS. */
   | { kind: 'pending'; job: Job }
-  /** Its agent holds it, the printer has it, or it is finished otherwise. */
+  /** Its agent holds it (a printer that polls fetched it), the printer has it, or it is finished otherwise. */
   | { kind: 'not_cancellable'; job: Job }
   | { kind: 'unknown' }
 
@@ -247,8 +248,9 @@ export class JobService {
 
   /**
    * An application cancels one of its project's jobs: a PENDING one at once; a DISPATCHING one is
-   * asked of its agent, and the answer waited for (at most `waitMs`): exactly one of the agent and
-   * the cancellation wins. Settles once the outcome is on disk.
+   * asked of its agent, and so is a DELIVERED one for a printer that polls the hub (until the
+   * printer fetches it, it is only offered); the answer is waited for (at most `waitMs`): exactly
+   * one of the agent and the cancellation wins. Settles once the outcome is on disk.
    */
   async cancelForApplication(projectId: string, jobId: string, waitMs = CANCEL_WAIT_MS): Promise<ApplicationCancelOutcome> {
     const job = this.store.jobs.get(jobId)
@@ -262,7 +264,7 @@ export class JobService {
     })
     let timer: Timer | undefined
     try {
-      const outcome = this.store.jobStates.cancel(jobId, 'application')
+      const outcome = this.store.jobStates.cancel(jobId, this.applicationCancel(job.printerId))
       if (outcome.kind === 'unknown') return outcome
       if (outcome.kind === 'requested') {
         this.listener.cancelRequested()
@@ -277,5 +279,12 @@ export class JobService {
       clearTimeout(timer)
       stop()
     }
+  }
+
+  /** How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the job; else until the agent holds it. */
+  private applicationCancel(printerId: string): CancelRequest {
+    const printer = this.store.printers.get(printerId)
+    const parsed = printer ? parseConnectionUri(printer.connection) : undefined
+    return parsed?.ok && polls(parsed.connection) ? 'requestCancelUnfetched' : 'requestCancelInFlight'
   }
 }

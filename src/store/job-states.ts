@@ -5,7 +5,7 @@
 // may take them back, and they are learned again (a job still DISPATCHING is sent again, and its
 // agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
-import { canApply, isTerminal, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
+import { canApply, type CancelRequest, isTerminal, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -257,13 +257,13 @@ export class JobStates {
   }
 
   /**
-   * An operator cancels: a PENDING job at once; a dispatched one is marked, and the agent is asked
-   * (the job ends CANCELLED unless the agent reports it already submitted it). An application may
-   * only cancel what its agent has not confirmed it holds (a DISPATCHING job is asked for, a
-   * DELIVERED one is too late).
+   * A cancellation: a PENDING job at once; a dispatched one is marked, and the agent is asked (the
+   * job ends CANCELLED unless the agent reports it already submitted it), when `request` applies
+   * to its state: an operator's (`requestCancel`) to any job not yet printing; an application's to
+   * a job its agent has not confirmed it holds (`requestCancelInFlight`), or for a printer that
+   * polls, one the printer has not fetched (`requestCancelUnfetched`).
    */
-  cancel(id: string, by: 'operator' | 'application' = 'operator'): CancelOutcome {
-    const request: JobEvent = by === 'operator' ? 'requestCancel' : 'requestCancelInFlight'
+  cancel(id: string, request: CancelRequest = 'requestCancel'): CancelOutcome {
     return this.commits.write((): CancelOutcome => {
         const row = this.db.query<JobRow & { cancel_requested_at: number | null }, [string]>(`SELECT ${JOB_COLUMNS}, cancel_requested_at FROM jobs WHERE id = ?`).get(id)
         if (!row) return { kind: 'unknown' }
@@ -282,7 +282,7 @@ export class JobStates {
           if (row.cancel_requested_at === null) this.log.noted(marked, 'cancellation requested; the agent is asked to stop it')
           return { kind: 'requested', job: toJob(marked) }
         }
-        // With the agent (an application's cancel), at the printer or printed: too late; else finished.
+        // With the agent (an application's cancel, unless its printer polls and has not fetched it), at the printer or printed: too late; else finished.
         const tooLate = !isTerminal(row.state) || (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state)
         return { kind: tooLate ? 'too_late' : 'finished', job: toJob(row) }
       })

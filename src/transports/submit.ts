@@ -5,7 +5,7 @@
 // a rejection means a bug.
 import { findProfile } from '../profiles/catalog.ts'
 import { failure } from '../protocol/failures.ts'
-import type { Connection } from '../domain/connection-uri.ts'
+import { type Connection, polls } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { OpenChannel } from './channel.ts'
 import type { CloudPrnt } from './cloudprnt.ts'
@@ -42,10 +42,7 @@ export function speaksBack(connection: Connection): connection is LinkedConnecti
   return connection.kind !== 'virtual' && connection.kind !== 'file' && !polls(connection)
 }
 
-/** Whether the printer polls the hub for its jobs (it is not reached: it comes). */
-export function polls(connection: Connection): connection is Extract<Connection, { kind: 'cloudprnt' | 'epson-sdp' }> {
-  return connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
-}
+export { polls }
 
 /** Tells the servers of printers that poll which of them are this agent's (the others are offered nothing). */
 export function servePolling(transports: Transports, connections: Connection[]): void {

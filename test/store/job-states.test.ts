@@ -131,12 +131,25 @@ const EVENTS = {
   },
   requestCancelInFlight: {
     apply: (store, job) => {
-      const outcome = store.jobStates.cancel(job.id, 'application')
+      const outcome = store.jobStates.cancel(job.id, 'requestCancelInFlight')
       return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
     },
     variants: [
       {
         name: 'an application asks, the agent is asked',
+        expect: 'same',
+        check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
+      },
+    ],
+  },
+  requestCancelUnfetched: {
+    apply: (store, job) => {
+      const outcome = store.jobStates.cancel(job.id, 'requestCancelUnfetched')
+      return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
+    },
+    variants: [
+      {
+        name: 'an application asks for a job its printer has not fetched, the agent is asked',
         expect: 'same',
         check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
       },
