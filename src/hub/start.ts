@@ -9,6 +9,7 @@ import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { logRequest, type RequestLog } from '../http/app.ts'
 import { SubmissionQuota } from '../http/submission-quota.ts'
+import { BODY_TIMEOUT_MS } from '../http/json-body.ts'
 import { Log } from '../platform/log.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
@@ -37,19 +38,6 @@ import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
-import type { PrinterModel } from '../transports/submission.ts'
-import { findProfile } from '../profiles/catalog.ts'
-
-/**
- * The picture of what a printer's bytes print, for a polling printer that fetches its job as a
- * PNG. The preview is loaded on the first such fetch: a hub without one neither reads nor holds it.
- */
-async function receiptPngOf(bytes: Uint8Array, model: PrinterModel): Promise<Uint8Array> {
-  const profile = findProfile(model.profile)
-  if (!profile) throw new Error(`no printer profile ${model.profile}`)
-  const { previewFor } = await import('../preview/preview.ts')
-  return previewFor(bytes, profile, model.width).png()
-}
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 /** An agent answers the challenge at once; a stranger's connection is closed soon (gateway/admission.ts). */
@@ -68,8 +56,12 @@ export const AGENT_RETURN_GRACE_MS = 120_000
 /** How soon a setting changed by `printhub settings set` (another process) takes effect. */
 const SETTINGS_RELOAD_MS = 2_000
 
-/** Idle connections close after this many seconds; bodies have their own deadline. */
-export const IDLE_TIMEOUT_SECONDS = 30
+/**
+ * Idle connections close after this many seconds. Bun looks at them every 4 s, so one may close up
+ * to 4 s sooner, which must still be after a body's own deadline (BODY_TIMEOUT_MS): a body that
+ * stops coming is answered 408 before its connection can be closed without an answer.
+ */
+export const IDLE_TIMEOUT_SECONDS = BODY_TIMEOUT_MS / 1000 + 6
 
 export interface Hub {
   /** Where the hub answers, e.g. http://127.0.0.1:8080. */
@@ -194,8 +186,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
-    // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked again at once.
-    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: receiptPngOf, changed: () => builtinAgent?.agent.printerNews() })
+    // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked
+    // again at once. A job fetched as a picture is drawn in the receipt worker, off the event loop.
+    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: (bytes, model) => receipts.printed(bytes, model), changed: () => builtinAgent?.agent.printerNews() })
     const epsonSdp = new EpsonSdp({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, changed: () => builtinAgent?.agent.printerNews() })
     const admin: AdminContext = {
       log: logs.for('admin'),
