@@ -38,19 +38,6 @@ import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { isWildcardHost } from '../services/lan.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
-import type { PrinterModel } from '../transports/submission.ts'
-import { findProfile } from '../profiles/catalog.ts'
-
-/**
- * The picture of what a printer's bytes print, for a polling printer that fetches its job as a
- * PNG. The preview is loaded on the first such fetch: a hub without one neither reads nor holds it.
- */
-async function receiptPngOf(bytes: Uint8Array, model: PrinterModel): Promise<Uint8Array> {
-  const profile = findProfile(model.profile)
-  if (!profile) throw new Error(`no printer profile ${model.profile}`)
-  const { previewFor } = await import('../preview/preview.ts')
-  return previewFor(bytes, profile, model.width).png()
-}
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 /** An agent answers the challenge at once; a stranger's connection is closed soon (gateway/admission.ts). */
@@ -199,8 +186,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
-    // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked again at once.
-    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: receiptPngOf, changed: () => builtinAgent?.agent.printerNews() })
+    // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked
+    // again at once. A job fetched as a picture is drawn in the receipt worker, off the event loop.
+    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: (bytes, model) => receipts.printed(bytes, model), changed: () => builtinAgent?.agent.printerNews() })
     const epsonSdp = new EpsonSdp({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, changed: () => builtinAgent?.agent.printerNews() })
     const admin: AdminContext = {
       log: logs.for('admin'),

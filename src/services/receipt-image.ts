@@ -1,13 +1,14 @@
 // The receipt a job makes on its printer, as a PNG for the dashboard: rendered for the printer's
 // model, then read back as the printer would print it. Drawn in a worker thread within a time
 // budget (a long receipt with images takes a while, and the hub goes on answering meanwhile),
-// and kept in a cache bounded in bytes, so looking at the same receipt again costs nothing.
+// and kept in a cache bounded in bytes, so looking at the same receipt again costs nothing. The
+// same worker draws the picture a CloudPRNT printer that fetches `image/png` prints.
 import { BoundedMap } from '../platform/bounded-map.ts'
 import { OffThread } from '../platform/off-thread.ts'
-import type { PrintDocument } from '../protocol/document.ts'
-import type { RenderRequest } from '../render/request.ts'
+import type { PaperWidth, PrintDocument } from '../protocol/document.ts'
 import type { PrinterRecord } from '../store/printers.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
+import type { ReceiptTask } from './receipt-worker.ts'
 
 /** Receipt images kept, in bytes of PNG at most; the least recently shown goes first. */
 export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
@@ -21,7 +22,7 @@ function workerScript(): URL {
 export class ReceiptImages {
   private readonly kept: BoundedMap<string, Uint8Array>
   private readonly drawing = new Map<string, Promise<Uint8Array>>()
-  private worker: OffThread<RenderRequest, Uint8Array> | undefined
+  private worker: OffThread<ReceiptTask, Uint8Array> | undefined
 
   constructor(
     budgetBytes = RECEIPT_CACHE_BYTES,
@@ -54,6 +55,17 @@ export class ReceiptImages {
     )
     this.drawing.set(key, drawn)
     return drawn
+  }
+
+  /**
+   * The PNG of a job's bytes, already rendered for the printer's model (`profile`, `width`), as
+   * that printer would print them: for a CloudPRNT printer that fetches pictures. Not kept here
+   * (the job's offer keeps it while the printer may fetch it again); rejects when it cannot be
+   * drawn within the time budget.
+   */
+  printed(bytes: Uint8Array, model: { profile: string; width: PaperWidth }): Promise<Uint8Array> {
+    this.worker ??= new OffThread(workerScript(), this.budgetMs)
+    return this.worker.run({ bytes, profile: model.profile, width: model.width })
   }
 
   /** Bytes of PNG kept now. */

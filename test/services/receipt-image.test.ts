@@ -1,8 +1,12 @@
 // The dashboard's receipt pictures: drawn in a worker (a PNG of the receipt as the printer prints
 // it), the same one asked twice at once drawn once, kept within a byte budget, least recently
-// shown first out, and a receipt over the time budget refused.
+// shown first out, and a receipt over the time budget refused. The worker also draws a job's
+// bytes already rendered for a printer (a CloudPRNT printer that fetches pictures).
 import { afterEach, expect, test } from 'bun:test'
 import type { PrintDocument } from '../../src/protocol/document.ts'
+import { previewFor } from '../../src/preview/preview.ts'
+import { findProfile } from '../../src/profiles/catalog.ts'
+import { renderRequested } from '../../src/render/request.ts'
 import { ReceiptImages } from '../../src/services/receipt-image.ts'
 import { blackPng } from '../support/images.ts'
 
@@ -40,5 +44,13 @@ test('kept within the byte budget, the least recently shown out first', async ()
 test('over the time budget: refused, nothing kept', async () => {
   images = new ReceiptImages(undefined, 1)
   await expect(images.png('job_big', { width: 80, sections: [{ type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }] }, printer)).rejects.toThrow('took longer than 1 ms')
+  expect(images.keptBytes).toBe(0)
+})
+
+test("a job's bytes already rendered for its printer: the picture that printer prints, drawn in the worker, not kept", async () => {
+  images = new ReceiptImages()
+  const star = { profile: 'star-tsp143iv', width: 80 as const }
+  const bytes = renderRequested({ document: receipt(2), ...star, link: 'cloudprnt' })
+  expect(await images.printed(bytes, star)).toEqual(previewFor(bytes, findProfile(star.profile)!, star.width).png())
   expect(images.keptBytes).toBe(0)
 })
