@@ -7,7 +7,7 @@ import type { Job, JobState } from '../protocol/job.ts'
 import { MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { fanOutState, summariseFanOut } from '../domain/fan-out.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
-import { fanOutRows, type JobPage, type JobQuery } from './job-pages.ts'
+import { fanOutRows, type JobPage, type ParentQuery } from './job-pages.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
 
@@ -57,6 +57,11 @@ export class FanOuts {
     this.parentQuery = db.query<{ fan_out_id: string | null }, [string]>('SELECT fan_out_id FROM jobs WHERE id = ?')
   }
 
+  /** A parent's position in the newest-first order (for the page after it); undefined when `id` is none. */
+  position(id: string): number | undefined {
+    return this.any ? (this.byIdQuery.get(id)?.seq ?? undefined) : undefined
+  }
+
   /** Whether the hub has (or had, since it started) any fan-out. */
   get exist(): boolean {
     return this.any
@@ -85,8 +90,8 @@ export class FanOuts {
     return row ? this.project(row) : undefined
   }
 
-  /** A page of the project's parents matching `query` (its `fanOut` aside), newest first, as jobs (job-pages.ts). */
-  page(query: JobQuery, limit: number, window?: number): JobPage {
+  /** A page of the parents matching `query`, newest first, as jobs (job-pages.ts). */
+  page(query: ParentQuery, limit: number, window?: number): JobPage {
     if (!this.any) return { jobs: [], next: null }
     const { rows, next } = fanOutRows<FanOutRow>(this.db, query, limit, window)
     return { jobs: rows.map((row) => this.project(row)), next }

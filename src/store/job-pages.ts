@@ -130,18 +130,39 @@ export function jobPage(db: Database, query: JobQuery, limit: number, window = P
  */
 const PARENT_STATE_RANK = `(SELECT min(CASE state ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')} END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = fan_outs.id)`
 
+/** What a page of fan-out parents may be asked for: the job list's filters, and the dashboard's (any project, a child's printer, a value's prefix). */
+export interface ParentQuery {
+  /** Every project's parents when left out (the dashboard's list). */
+  projectId?: string
+  /** The destination's name, as posted (the parents' printerId). */
+  destination?: string
+  /** Parents with a child at this printer (its record ID). */
+  childPrinterId?: string
+  /** The parent's state: its children's, as the domain summarises them. */
+  state?: JobState
+  createdAfter?: number
+  createdBefore?: number
+  metadata?: readonly (readonly [string, string])[]
+  /** A metadata value (any key) that starts with this: an order number as it is typed. */
+  metadataPrefix?: string
+  before?: number
+}
+
 /** Every condition of a query of fan-out parents, on a parent's row. */
-function parentConditions(query: JobQuery): { sql: string; values: Value[] } {
-  const where: string[] = [`project_id = ${bound()}`]
-  const values: Value[] = [query.projectId]
+function parentConditions(query: ParentQuery): { sql: string; values: Value[] } {
+  const where: string[] = ['1']
+  const values: Value[] = []
   const add = (clause: string, ...more: Value[]) => {
     where.push(clause)
     values.push(...more)
   }
-  if (query.printerId !== undefined) add(`destination = ${bound()}`, query.printerId)
+  if (query.projectId !== undefined) add(`project_id = ${bound()}`, query.projectId)
+  if (query.destination !== undefined) add(`destination = ${bound()}`, query.destination)
   if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
   if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
   for (const [key, value] of query.metadata ?? []) add(`EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.key = ${bound()} AND m.value = ${bound()})`, key, value)
+  if (query.metadataPrefix !== undefined) add('EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.value >= ? AND m.value < ?)', query.metadataPrefix, `${query.metadataPrefix}\u{10FFFF}`)
+  if (query.childPrinterId !== undefined) add(`EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = fan_outs.id AND printer_id = ${bound()})`, query.childPrinterId)
   if (query.state !== undefined) add(`${PARENT_STATE_RANK} = ${bound('?', 'INTEGER')}`, FAN_OUT_STATE_ORDER.indexOf(query.state))
   return { sql: where.join(' AND '), values }
 }
@@ -150,14 +171,19 @@ function parentConditions(query: JobQuery): { sql: string; values: Value[] } {
 const FAN_OUT_COLUMNS = 'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
 
 /**
- * The newest `limit` fan-out parents of the project matching `query` (its `fanOut` aside), older
- * than `query.before` if given: their rows, newest first, and where the next page starts. Each
- * page walks the project's parents (fan_outs_newest), through at most `window` of them; with no
- * other filter it is read along that index alone.
+ * The newest `limit` fan-out parents matching `query`, older than `query.before` if given: their
+ * rows, newest first, and where the next page starts. Each page walks the project's parents
+ * (fan_outs_newest; every project's along the table itself), through at most `window` of them;
+ * with no other filter it is read along that index alone.
  */
-export function fanOutRows<Row extends { seq: number }>(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): { rows: Row[]; next: number | null } {
-  const drive: Driver = { source: 'fan_outs INDEXED BY fan_outs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, query.before ?? Number.MAX_SAFE_INTEGER] }
-  const exact = driverIsExact(query) && query.state === undefined
+export function fanOutRows<Row extends { seq: number }>(db: Database, query: ParentQuery, limit: number, window = PAGE_WINDOW): { rows: Row[]; next: number | null } {
+  const before = query.before ?? Number.MAX_SAFE_INTEGER
+  const drive: Driver =
+    query.projectId === undefined
+      ? { source: 'fan_outs', seq: 'seq', where: 'seq < ?', values: [before] }
+      : { source: 'fan_outs INDEXED BY fan_outs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, before] }
+  const { projectId: _, before: __, ...filters } = query
+  const exact = Object.values(filters).every((value) => value === undefined || (Array.isArray(value) && value.length === 0))
   return pageOf<Row>(db, { table: 'fan_outs', columns: FAN_OUT_COLUMNS, drive, match: parentConditions(query), exact }, limit, window)
 }
 

@@ -318,7 +318,10 @@ export class Jobs {
 
   /** A page of the project's jobs matching `query`, or of its fan-out parents (`fanOut`), newest first (see job-pages.ts). */
   page(query: JobQuery, limit: number): JobPage {
-    return query.fanOut ? this.fanOuts.page(query, limit) : jobPage(this.db, query, limit)
+    if (!query.fanOut) return jobPage(this.db, query, limit)
+    // A parent's printerId is the destination's name.
+    const { fanOut: _, printerId, ...parents } = query
+    return this.fanOuts.page({ ...parents, ...(printerId !== undefined ? { destination: printerId } : {}) }, limit)
   }
 
   /** Jobs matching `filter`, newest first, at most `limit`. */

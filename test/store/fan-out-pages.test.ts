@@ -3,7 +3,7 @@
 // bounded by its window, and the pages together exactly the matching parents, newest first.
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import type { Job, JobState } from '../../src/protocol/job.ts'
-import { fanOutRows, type JobQuery } from '../../src/store/job-pages.ts'
+import { fanOutRows, type ParentQuery } from '../../src/store/job-pages.ts'
 import { driveJob, firstStartedStore, type TestStore } from '../support/fixtures.ts'
 
 let world: TestStore
@@ -36,7 +36,7 @@ function job(): Job {
 }
 
 /** Every page of `query`'s parents, following `next`: their IDs in order, and each page's size. */
-function allPages(query: Omit<JobQuery, 'projectId' | 'fanOut'>, limit: number, window: number): { ids: string[]; sizes: number[] } {
+function allPages(query: Omit<ParentQuery, 'projectId'>, limit: number, window: number): { ids: string[]; sizes: number[] } {
   const ids: string[] = []
   const sizes: number[] = []
   let before: number | undefined
@@ -70,20 +70,24 @@ describe('pages of fan-out parents', () => {
     }
     world.store.commits.commit()
     const expectIds = (pick: (p: Job, i: number) => boolean) => parents.filter(pick).map((p) => p.id).reverse()
-    const cases: [Omit<JobQuery, 'projectId'>, (p: Job, i: number) => boolean][] = [
+    const cases: [Omit<ParentQuery, 'projectId'>, (p: Job, i: number) => boolean][] = [
       [{}, () => true],
       [{ state: 'PENDING' }, (_, i) => i % 5 === 0 || i % 5 === 3],
       [{ state: 'COMPLETED' }, (_, i) => i % 5 === 1],
       [{ state: 'FAILED' }, (_, i) => i % 5 === 2],
       [{ state: 'CANCELLED' }, (_, i) => i % 5 === 4],
-      [{ printerId: 'kitchen-and-bar' }, (_, i) => i % 4 === 0],
-      [{ printerId: world.printerId }, () => false],
+      [{ destination: 'kitchen-and-bar' }, (_, i) => i % 4 === 0],
+      [{ destination: world.printerId }, () => false],
+      [{ childPrinterId: bar }, () => true],
+      [{ childPrinterId: 'prn_nobody' }, () => false],
+      [{ metadataPrefix: '100' }, (_, i) => i % 3 === 0 && i < 10],
+      [{ metadataPrefix: '1' }, (_, i) => i % 3 === 0],
       [{ createdAfter: Date.parse(parents[9]!.createdAt), createdBefore: Date.parse(parents[30]!.createdAt) }, (_, i) => i > 9 && i < 30],
       [{ metadata: [['table', '0']] }, (_, i) => i % 3 === 0 && i % 5 === 0],
       [{ metadata: [['table', '3'], ['order', '1003']] }, (_, i) => i === 3],
       [{ metadata: [['order', '1003']], state: 'PENDING' }, (_, i) => i === 3],
       [{ metadata: [['order', '1003']], state: 'CANCELLED' }, () => false],
-      [{ state: 'COMPLETED', printerId: 'everywhere', createdAfter: Date.parse(parents[20]!.createdAt) }, (_, i) => i > 20 && i % 5 === 1 && i % 4 !== 0],
+      [{ state: 'COMPLETED', destination: 'everywhere', createdAfter: Date.parse(parents[20]!.createdAt) }, (_, i) => i > 20 && i % 5 === 1 && i % 4 !== 0],
     ]
     for (const [query, pick] of cases) {
       // The state each parent is listed in is its own, as the domain summarises its children.
@@ -109,21 +113,24 @@ describe('pages of fan-out parents', () => {
   })
 
   test("each walk goes along the project's index of parents, and a page of the project's parents alone is read along it", () => {
-    const plan = (query: Omit<JobQuery, 'projectId'>) => {
+    const plan = (query: ParentQuery) => {
       const details: string[] = []
       const original = world.store.db.query.bind(world.store.db)
       const explain = (sql: string, values: unknown[]) => details.push(...original(`EXPLAIN QUERY PLAN ${sql}`).all(...(values as never[])).map((r) => (r as { detail: string }).detail))
       const db = { query: (sql: string) => ({ get: (...values: unknown[]) => (explain(sql, values), { n: 0, last: null }), all: (...values: unknown[]) => (explain(sql, values), []) }) }
-      fanOutRows(db as never, { ...query, projectId: world.projectId }, 10)
+      fanOutRows(db as never, { projectId: world.projectId, ...query }, 10)
       return details
     }
     expect(plan({})).toEqual(['SEARCH fan_outs USING INDEX fan_outs_newest (project_id=? AND seq<?)'])
-    for (const query of [{ state: 'FAILED' as const }, { printerId: 'everywhere' }, { createdAfter: 0 }, { metadata: [['a', 'b']] as [string, string][] }]) {
+    for (const query of [{ state: 'FAILED' as const }, { destination: 'everywhere' }, { childPrinterId: 'prn_x' }, { metadataPrefix: '10' }, { createdAfter: 0 }, { metadata: [['a', 'b']] as [string, string][] }]) {
       const steps = plan(query).join('\n')
       expect(steps).toContain('SEARCH fan_outs USING COVERING INDEX fan_outs_newest (project_id=? AND seq<?)')
       expect(steps).not.toMatch(/SCAN (fan_outs|jobs)\b/)
     }
     // A parent's state reads its children along their index.
     expect(plan({ state: 'FAILED' }).join('\n')).toContain('SEARCH jobs USING INDEX jobs_of_fan_outs (fan_out_id=?)')
+    // Every project's parents (the dashboard's list): along the table's own order, newest first.
+    expect(plan({ projectId: undefined })).toEqual(['SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)'])
+    expect(plan({ projectId: undefined, state: 'FAILED' }).join('\n')).toContain('SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)')
   })
 })
