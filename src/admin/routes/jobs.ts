@@ -1,17 +1,22 @@
-// Jobs: the list with filters, one job with its timeline, its receipt, cancelling, reprinting.
+// Jobs: the list with filters, one job with its timeline, its receipt, cancelling, reprinting; the
+// jobs posted to every printer of a destination (fan-out parents), listed and shown with theirs.
 import { conflict, notFound } from '../../http/errors.ts'
 import { reprintedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
 import { JOB_LIST_LIMIT, MAX_METADATA_VALUE_LENGTH } from '../../protocol/limits.ts'
 import type { JobFilter } from '../../store/jobs.ts'
+import type { ParentQuery } from '../../store/job-pages.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF } from '../router.ts'
 
-function jobFilter(url: string): JobFilter {
-  const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before', 'q'])
+function jobFilter(url: string): JobFilter & { fanOut: boolean } {
+  const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before', 'q', 'fanOut'])
   const text = (name: string) => query.text(name, { emptyIsAbsent: true })
-  const filter: JobFilter = {
+  const fanOut = text('fanOut')
+  if (fanOut !== undefined && fanOut !== 'true' && fanOut !== 'false') query.problem('fanOut', 'must be true or false')
+  const filter: JobFilter & { fanOut: boolean } = {
+    fanOut: fanOut === 'true',
     projectId: text('project'),
     printerId: text('printer'),
     state: query.jobState('state', { emptyIsAbsent: true }),
@@ -25,8 +30,28 @@ function jobFilter(url: string): JobFilter {
   return filter
 }
 
+/** The list's filters for fan-out parents: a printer is one of a parent's children's; `before` a parent's ID. */
+function parentQuery(filter: JobFilter, position: (id: string) => number | undefined): ParentQuery {
+  const before = filter.beforeId === undefined ? undefined : (position(filter.beforeId) ?? 0)
+  const query: ParentQuery = {
+    projectId: filter.projectId,
+    childPrinterId: filter.printerId,
+    state: filter.state,
+    // The list's "from" counts the time itself; a page's createdAfter does not.
+    createdAfter: filter.createdFrom === undefined ? undefined : filter.createdFrom - 1,
+    createdBefore: filter.createdBefore,
+    metadataPrefix: filter.metadataPrefix,
+    before,
+  }
+  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined))
+}
+
 export function jobRoutes(context: AdminContext) {
   const { store, jobs } = context
+  const printerOf = (id: string) => {
+    const printer = store.printers.get(id)
+    return printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null
+  }
   const jobOr404 = (id: string) => {
     const job = store.jobs.get(id)
     if (!job) throw notFound('There is no such job.')
@@ -34,18 +59,29 @@ export function jobRoutes(context: AdminContext) {
   }
   return adminRouter(store, STAFF)
     .get('/jobs', ({ request }) => {
-      const found = store.jobs.find(jobFilter(request.url), JOB_LIST_LIMIT)
+      const { fanOut, ...filter } = jobFilter(request.url)
+      if (fanOut) {
+        const page = store.fanOuts.page(parentQuery(filter, (id) => store.fanOuts.position(id)), JOB_LIST_LIMIT)
+        return { jobs: page.jobs, more: page.next !== null }
+      }
+      const found = store.jobs.find(filter, JOB_LIST_LIMIT)
       return { jobs: found, more: found.length === JOB_LIST_LIMIT }
     })
     .get('/jobs/:id', ({ params }) => {
+      // A job posted to every printer of a destination: it, and each printer's job with its printer.
+      const parent = store.jobs.get(params.id) ? undefined : store.fanOuts.get(params.id)
+      if (parent) {
+        const children = store.fanOuts.children(parent.id).map((child) => ({ job: child, printer: printerOf(child.printerId) }))
+        return { job: parent, children }
+      }
       const job = jobOr404(params.id)
-      const printer = store.printers.get(job.printerId)
+      const printer = printerOf(job.printerId)
       const fanOutId = store.fanOuts.parentOf(job.id)
       const fanOut = fanOutId === null ? undefined : store.fanOuts.get(fanOutId)
       return {
         job,
         timeline: store.jobs.timeline(job.id),
-        printer: printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null,
+        printer,
         document: store.jobs.document(job.id) ?? null,
         // The link between a reprint and its original, both ways.
         reprintOf: store.jobs.reprintOf(job.id) ?? null,

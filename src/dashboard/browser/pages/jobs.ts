@@ -1,5 +1,6 @@
 // Jobs: the list, newest first, with filters; and one job with its timeline, receipt preview,
-// cancelling and reprinting.
+// cancelling and reprinting. A job posted to every printer of a destination (a fan-out) has a page
+// of its own: each printer's job with its state, and a link to it.
 import type { JobEvent } from '../../../store/jobs.ts'
 import type { Job } from '../../../protocol/job.ts'
 import type { PrintDocument } from '../../../protocol/document.ts'
@@ -22,6 +23,12 @@ interface JobDetail {
   reprints: string[]
   /** The job posted to every printer of a destination that this one is one printer's of, and all of their jobs. */
   fanOut: { id: string; destination: string; state: Job['state']; jobs: string[] } | null
+}
+
+/** A job posted to every printer of a destination: its state sums up its children's, one job per printer. */
+interface FanOutDetail {
+  job: Job
+  children: { job: Job; printer: JobDetail['printer'] }[]
 }
 
 const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
@@ -58,6 +65,54 @@ function timelineTable(events: JobEvent[]): HTMLElement {
   )
 }
 
+/** The application's own words of a job, as a list of entries: its metadata. */
+const metadataList = (metadata: Record<string, string>) => Object.entries(metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', v))
+
+/** A fan-out's page: what was posted, then each printer's job (its printer, a link to its page; its state, attempts, error). */
+function fanOutBody(body: HTMLElement, { job, children }: FanOutDetail): void {
+  replace(
+    body,
+    h('div', { class: 'row spread' }, h('code', {}, job.id), badge(job.state)),
+    h('p', { class: 'intro' }, fill(t.jobs.parentIntro, { destination: job.printerId })),
+    h(
+      'dl',
+      { class: 'compact' },
+      h('dt', {}, t.jobs.idempotencyKey),
+      h('dd', {}, job.idempotencyKey),
+      h('dt', {}, t.jobs.expires),
+      h('dd', {}, time(job.expiresAt)),
+      job.lastErrorCode ? h('dt', {}, t.jobs.lastError) : null,
+      job.lastErrorCode ? h('dd', {}, failureWords(job.lastErrorCode, job.lastErrorMessage)) : null,
+      job.metadata ? h('dt', {}, t.jobs.metadata) : null,
+      job.metadata ? h('dd', {}, metadataList(job.metadata)) : null,
+    ),
+    h(
+      'div',
+      { class: 'table-wrap', tabindex: '0' },
+      h(
+        'table',
+        { class: 'children' },
+        h('caption', {}, t.jobs.children),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t.jobs.printer), h('th', { scope: 'col' }, t.jobs.state), h('th', { scope: 'col' }, t.jobs.attempts))),
+        h(
+          'tbody',
+          {},
+          ...children.map(({ job: child, printer }) =>
+            h(
+              'tr',
+              { 'data-child': child.id, 'data-printer': printer?.remoteId ?? '' },
+              // The printer's name opens its job's page (its timeline, its receipt).
+              h('td', {}, h('a', { href: `#/jobs/${child.id}` }, printer ? printerLabel(printer) : child.printerId)),
+              h('td', {}, badge(child.state), child.lastErrorCode ? h('div', {}, failureWords(child.lastErrorCode, child.lastErrorMessage)) : null),
+              h('td', {}, fill(t.jobs.attemptsOf, { n: child.attemptCount, max: child.maxAttempts })),
+            ),
+          ),
+        ),
+      ),
+    ),
+  )
+}
+
 function jobDetail(main: HTMLElement, id: string) {
   const problem = errorBox()
   const body = h('div', {})
@@ -65,12 +120,14 @@ function jobDetail(main: HTMLElement, id: string) {
   let preview: HTMLImageElement | undefined
   let shownState: string | undefined
   const load = async (changed: (data: unknown) => boolean) => {
-    const detail = await api<JobDetail>('GET', `/jobs/${encodeURIComponent(id)}`)
-    if (!changed(detail)) return
-    const { job } = detail
+    const answer = await api<JobDetail | FanOutDetail>('GET', `/jobs/${encodeURIComponent(id)}`)
+    if (!changed(answer)) return
+    const { job } = answer
     // A change of state while the page is open is read out (the live region), not only redrawn.
     if (shownState !== undefined && shownState !== job.state) announce(`${t.jobs.job}: ${t.jobStates[job.state].word}`)
     shownState = job.state
+    if ('children' in answer) return fanOutBody(body, answer)
+    const detail = answer
     preview ??= h('img', { src: `${config.api}/jobs/${encodeURIComponent(id)}/preview.png`, alt: t.jobs.receiptAlt, class: 'receipt' })
     const cancellable = config.cancellableStates.includes(job.state)
     replace(
@@ -90,14 +147,14 @@ function jobDetail(main: HTMLElement, id: string) {
         job.lastErrorCode ? h('dt', {}, t.jobs.lastError) : null,
         job.lastErrorCode ? h('dd', {}, failureWords(job.lastErrorCode, job.lastErrorMessage)) : null,
         job.metadata ? h('dt', {}, t.jobs.metadata) : null,
-        job.metadata ? h('dd', {}, Object.entries(job.metadata).map(([k, v]) => h('div', {}, h('code', {}, k), ' ', v))) : null,
+        job.metadata ? h('dd', {}, metadataList(job.metadata)) : null,
         detail.reprintOf ? h('dt', {}, t.jobs.reprintOf) : null,
         detail.reprintOf ? h('dd', { 'data-reprint-of': detail.reprintOf }, jobLink(detail.reprintOf)) : null,
         detail.reprints.length > 0 ? h('dt', {}, t.jobs.reprints) : null,
         detail.reprints.length > 0 ? h('dd', { 'data-reprints': '' }, ...detail.reprints.map((reprint) => h('div', {}, jobLink(reprint)))) : null,
         detail.fanOut ? h('dt', {}, fill(t.jobs.fanOut, { destination: detail.fanOut.destination })) : null,
         detail.fanOut
-          ? h('dd', { 'data-fan-out': detail.fanOut.id }, `${detail.fanOut.id} (all: ${detail.fanOut.state})`, ...detail.fanOut.jobs.filter((id) => id !== job.id).map((id) => h('div', {}, `${t.jobs.also} `, jobLink(id))))
+          ? h('dd', { 'data-fan-out': detail.fanOut.id }, h('div', { class: 'row' }, jobLink(detail.fanOut.id), badge(detail.fanOut.state)), ...detail.fanOut.jobs.filter((id) => id !== job.id).map((id) => h('div', {}, `${t.jobs.also} `, jobLink(id))))
           : null,
       ),
       h(
@@ -127,6 +184,7 @@ export const jobsPage: Page = {
   path: 'jobs',
   title: 'Jobs',
   role: 'staff',
+  primary: true,
   render(main, params, _overview, asked) {
     if (params[0]) return jobDetail(main, params[0])
     const problem = errorBox()
@@ -181,6 +239,7 @@ export const jobsPage: Page = {
           if (values.project) search.set('project', values.project)
           if (values.printer) search.set('printer', values.printer)
           if (values.state) search.set('state', values.state)
+          if (values.fanOut) search.set('fanOut', values.fanOut)
           if (values.from) search.set('from', new Date(values.from).toISOString())
           if (values.to) search.set('to', new Date(values.to).toISOString())
           query = search.size ? `?${search}` : ''
@@ -192,6 +251,7 @@ export const jobsPage: Page = {
           field(t.jobs.project, select('project', [['', t.jobs.allProjects], ...projectOptions(projects)])),
           field(t.jobs.printer, select('printer', [['', t.jobs.allPrinters], ...printers.map((p): [string, string] => [p.id, printerLabel(p)])])),
           field(t.jobs.state, select('state', [['', t.jobs.allStates], ...config.jobStates.map((s): [string, string] => [s, t.jobStates[s].word])])),
+          field(t.jobs.show, select('fanOut', [['', t.jobs.eachTicket], ['true', t.jobs.fanOuts]])),
           field(t.jobs.from, h('input', { type: 'datetime-local', name: 'from' })),
           field(t.jobs.before, h('input', { type: 'datetime-local', name: 'to' })),
         )
