@@ -12,6 +12,7 @@ import { cli } from '../support/cli.ts'
 import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
 import { EpsonSdpPrinter } from '../support/epson-sdp-printer.ts'
 import { DOC_SCREENSHOTS, launchChromium, pngSize, screenshot, VIEWPORTS } from '../support/browser.ts'
+import { layoutProblems } from '../support/layout.ts'
 import { adminToken } from '../support/fixtures.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { en } from '../../src/protocol/messages/en.ts'
@@ -35,7 +36,7 @@ let agentDir: string
 /** Printers that poll the hub, stopped at the end. */
 const cloudPrinters: (CloudPrntPrinter | EpsonSdpPrinter)[] = []
 /** What the dashboard made, for the later steps. */
-const made = { projectId: '', apiKey: '', jobId: '', reprintId: '' }
+const made = { projectId: '', apiKey: '', jobId: '', reprintId: '', fanOutId: '' }
 
 /** A call to the admin API from inside the signed-in page (its cookie, its CSRF token not needed for reads). */
 function adminGet<T>(path: string): Promise<T> {
@@ -77,6 +78,25 @@ afterAll(async () => {
 })
 
 describe('dashboard in Chromium', () => {
+  test('the layout check finds what is cut off or out of its card, not only what is off screen, and passes a page where everything fits', async () => {
+    const check = await desktop.newPage()
+    try {
+      // The overview's "Today" counts as they were: a count pushed past its card's edge by a badge that does not wrap.
+      const card = (width: number, counts: string) => `<section style="width: ${width}px; border: 1px solid; padding: 16px"><ul style="list-style: none; padding: 0; margin: 0; ${counts}"><li style="display: flex; justify-content: space-between; gap: 8px; min-width: 0"><span style="border: 1px solid; white-space: nowrap">⇥ At the printer, waiting</span><a href="#" style="display: inline-flex; min-width: 44px">0</a></li></ul></section>`
+      await check.setContent(card(200, 'display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr))'))
+      const found = await check.evaluate(layoutProblems)
+      expect(found.some((problem) => problem.startsWith('out of its box: <a'))).toBe(true)
+      expect(found.some((problem) => problem.startsWith('spills: <li'))).toBe(true)
+      await check.setContent(`<div style="width: 80px; overflow: hidden; white-space: nowrap; border: 1px solid">a line longer than its box</div><p style="width: 60px; white-space: nowrap; background: #eee">text past its box</p><input value="a value longer than its field, which scrolls in it as it is typed" style="width: 60px">`)
+      // The clipped line, its text past the box that clips it; a paragraph whose line runs past its own background.
+      expect((await check.evaluate(layoutProblems)).map((problem) => problem.split(':')[0])).toEqual(['cut off', 'spills', 'out of its box', 'out of its box'])
+      await check.setContent(card(300, 'display: grid; grid-template-columns: 1fr'))
+      expect(await check.evaluate(layoutProblems)).toEqual([])
+    } finally {
+      await check.close()
+    }
+  })
+
   test('the setup link sets the first password and signs in; it works only once', async () => {
     const token = hub.hub.setupToken!
     expect(token).toBeString()
@@ -203,7 +223,7 @@ describe('dashboard in Chromium', () => {
     await screenshot(page, 'destinations', 'desktop')
   })
 
-  test('a destination of mode "all" made on its page: a ticket posted to it is one job per printer, each linking the others on its page', async () => {
+  test('a destination of mode "all" made on its page: a ticket posted to it is one job per printer, each linking the others and their parent, listed on the jobs page, whose page shows each printer\'s job', async () => {
     await page.goto('/dashboard/#/destinations')
     const create = page.getByRole('form', { name: 'Create a destination' })
     await create.getByLabel('Project').selectOption({ label: PROJECT })
@@ -218,12 +238,27 @@ describe('dashboard in Chromium', () => {
     expect(job.printerId).toBe('everyone')
     const auth = { authorization: `Bearer ${made.apiKey}` }
     const { children } = (await (await fetch(`${hub.url}/v1/projects/${made.projectId}/jobs/${job.id}`, { headers: auth })).json()) as { children: Job[] }
+    made.fanOutId = job.id
     await page.goto(`/dashboard/#/jobs/${children[0]!.id}`)
     await page.locator(`[data-fan-out="${job.id}"] a[href="#/jobs/${children[1]!.id}"]`).waitFor()
+    // The jobs page lists the orders sent to every printer, on their own: this one among them, and no printer's ticket.
+    await page.goto('/dashboard/#/jobs?fanOut=true')
+    await expect(page.getByLabel('Show').inputValue()).resolves.toBe('true')
+    await page.locator(`tr[data-job="${job.id}"]`).waitFor()
+    expect(await page.locator('tr[data-job]').evaluateAll((rows, ids) => rows.filter((row) => ids.includes(row.getAttribute('data-job')!)).length, children.map((c) => c.id))).toBe(0)
+    // Its page: each printer's job, in the destination's order, with its state and a link to it.
+    await page.locator(`tr[data-job="${job.id}"] a`).click()
+    await page.locator(`tr[data-child="${children[1]!.id}"][data-printer="terrace"] a[href="#/jobs/${children[1]!.id}"]`).waitFor()
+    expect(await page.locator('tr[data-child]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-printer')))).toEqual(['bar', 'terrace'])
+    await page.getByText('Sent to every printer of everyone: one ticket for each, below. Its state sums up theirs.').waitFor()
     // The terrace printer answers no one: its ticket is cancelled, so the pages after see only their own.
     const cancelled = await fetch(`${hub.url}/v1/projects/${made.projectId}/jobs/${job.id}/cancel`, { method: 'POST', headers: auth })
     expect([200, 202, 409]).toContain(cancelled.status)
-    await page.locator(`[data-fan-out="${job.id}"]`).getByText(/\(all: (CANCELLED|COMPLETED|FAILED)\)/).waitFor()
+    await page.locator(`tr[data-child="${children[1]!.id}"] .badge[data-state="CANCELLED"]`).waitFor()
+    // A printer's job links back to the order, with its state.
+    await page.goto(`/dashboard/#/jobs/${children[0]!.id}`)
+    await page.locator(`[data-fan-out="${job.id}"] a[href="#/jobs/${job.id}"]`).waitFor()
+    await page.locator(`[data-fan-out="${job.id}"] .badge[data-state]`).waitFor()
   })
 
   test('a job posted with the API key reaches COMPLETED live on the jobs page', async () => {
@@ -494,7 +529,8 @@ describe('dashboard in Chromium', () => {
       await create.getByRole('button', { name: 'Ziel anlegen' }).click()
       await expect(alertSays(create.getByRole('alert'))).resolves.toEqual({ message: 'Das kollidiert mit etwas, das schon da ist.', code: 'conflict', hubSaid: 'This project already has a printer or destination named "bar".' })
       await phone.goto('/dashboard/#/jobs')
-      // This account chooses English: the page comes in English, whatever the browser asks for.
+      // This account chooses English: the page comes in English, whatever the browser asks for (on a phone, in the menu).
+      await phone.getByRole('button', { name: 'Menü' }).click()
       await phone.getByLabel('Sprache').selectOption('en')
       await phone.locator('nav a', { hasText: 'Overview' }).waitFor()
       await expect(phone.locator('html').getAttribute('lang')).resolves.toBe('en')
@@ -579,7 +615,7 @@ describe('dashboard in Chromium', () => {
 
   test('accessible: axe-core finds no WCAG 2 A or AA violation (contrast 4.5:1 among them) on any page, at phone and desktop width, in English and German', async () => {
     const axe = readFileSync(join(import.meta.dir, '../../node_modules/axe-core/axe.min.js'), 'utf8')
-    const pages = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
+    const pages = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, `jobs/${made.fanOutId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
     for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {
       // The account's own choice is the browser's again: each context reads in its own language.
       await page.evaluate(async () => {
@@ -616,12 +652,13 @@ describe('dashboard in Chromium', () => {
       expect(made.status).toBe(201)
     }
     const update = process.env.PRINTHUB_UPDATE_SCREENSHOTS === '1'
-    const everyPage = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
+    const everyPage = ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, `jobs/${made.fanOutId}`, 'projects', 'webhooks', 'agents', 'settings', 'users', 'audit', 'me']
     const roles: { role: string; account?: string; pages: string[] }[] = [
       { role: 'owner', pages: everyPage },
       { role: 'technician', account: 'tess', pages: everyPage.filter((p) => p !== 'users') },
-      { role: 'staff', account: 'stan', pages: ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, 'me'] },
+      { role: 'staff', account: 'stan', pages: ['overview', 'printers', 'destinations', 'jobs', `jobs/${made.jobId}`, `jobs/${made.fanOutId}`, 'me'] },
     ]
+    const headerHeights: Record<string, number> = {}
     for (const { role, account, pages } of roles) {
       for (const [locale, language] of [['en-US', 'en'], ['de-DE', 'de']] as const) {
         for (const viewport of ['phone', 'desktop'] as const) {
@@ -644,21 +681,45 @@ describe('dashboard in Chromium', () => {
               const shown = await view.locator('main [role="alert"]').evaluateAll((all) => all.filter((e) => !(e as HTMLElement).hidden && e.textContent).map((e) => e.textContent))
               expect({ role, hash, shown }).toEqual({ role, hash, shown: [] })
               const links = await view.locator('nav a').evaluateAll((all) => all.map((a) => a.getAttribute('href')!.slice(2)))
-              expect({ role, links }).toEqual({ role, links: pages.filter((p) => !p.startsWith('jobs/')) })
-              // Nothing reaches past the right edge (a wide table scrolls inside its own frame, which does not).
-              // An element's box, or content that spills out of it (a long word, a command), counts.
-              const off = await view.evaluate(() => {
-                const width = document.documentElement.clientWidth + 0.5
-                return [...document.querySelectorAll('body *')]
-                  .filter((e) => !e.parentElement?.closest('.table-wrap'))
-                  .filter((e) => {
-                    const box = e.getBoundingClientRect()
-                    const spills = getComputedStyle(e).overflowX === 'visible' && box.left + e.scrollWidth > width
-                    return box.right > width || spills
-                  })
-                  .map((e) => e.outerHTML.slice(0, 80))
-              })
-              expect({ role, locale, viewport, hash, off }).toEqual({ role, locale, viewport, hash, off: [] })
+              const shownPages = pages.filter((p) => !p.startsWith('jobs/'))
+              expect({ role, links }).toEqual({ role, links: shownPages })
+              // Nothing reaches past the right edge (a wide table scrolls inside its own frame, which does not),
+              // and nothing is cut off or sticks out of its card, tile, badge or button (test/support/layout.ts).
+              expect({ role, locale, viewport, hash, problems: await view.evaluate(layoutProblems) }).toEqual({ role, locale, viewport, hash, problems: [] })
+              if (viewport === 'phone') {
+                // The navigation takes a small part of the screen: the pages marked primary, and the menu for the rest.
+                const bar = await view.locator('header.top').evaluate((header) => ({ height: header.getBoundingClientRect().height, links: [...header.querySelectorAll('a')].filter((a) => a.getBoundingClientRect().height > 0).length }))
+                headerHeights[`${role} ${language}`] = bar.height
+                expect({ role, language, hash, ...bar, small: bar.height < 120, few: bar.links <= 4 }).toEqual({ role, language, hash, ...bar, small: true, few: true })
+                if (hash === pages[0]) {
+                  // One tap opens the menu: every other page, the language and signing out, all on the screen, and nothing cut off.
+                  const button = view.locator('button.menu-button')
+                  await expect(button.getAttribute('aria-expanded')).resolves.toBe('false')
+                  await button.click()
+                  await expect(button.getAttribute('aria-expanded')).resolves.toBe('true')
+                  const reachable = await view.locator('nav a').evaluateAll((all) => all.filter((a) => { const box = a.getBoundingClientRect(); return box.height >= 44 && box.left >= 0 && box.right <= innerWidth }).map((a) => a.getAttribute('href')!.slice(2)))
+                  expect({ role, language, reachable }).toEqual({ role, language, reachable: shownPages })
+                  await view.locator('header .account select').waitFor()
+                  await view.locator('header .account button.link').waitFor()
+                  expect({ role, locale, hash, open: true, problems: await view.evaluate(layoutProblems) }).toEqual({ role, locale, hash, open: true, problems: [] })
+                  await screenshot(view, `menu-${role}${language === 'de' ? '-de' : ''}`, 'phone')
+                  // Escape closes it, back on its button; the keyboard opens it again, and a page chosen in it is shown and closes it.
+                  await view.keyboard.press('Escape')
+                  await expect(button.getAttribute('aria-expanded')).resolves.toBe('false')
+                  await expect(view.evaluate(() => document.activeElement?.classList.contains('menu-button'))).resolves.toBe(true)
+                  await view.keyboard.press('Enter')
+                  await expect(button.getAttribute('aria-expanded')).resolves.toBe('true')
+                  const last = shownPages.at(-1)!
+                  for (let tab = 0; tab < shownPages.length; tab++) await view.keyboard.press('Tab')
+                  await expect(view.evaluate(() => document.activeElement?.getAttribute('href'))).resolves.toBe(`#/${last}`)
+                  await view.keyboard.press('Enter')
+                  await view.waitForFunction((path) => location.hash === `#/${path}`, last)
+                  await expect(button.getAttribute('aria-expanded')).resolves.toBe('false')
+                  await view.goto(`/dashboard/#/${hash}`)
+                  await view.locator('main h1').waitFor()
+                  await view.waitForLoadState('networkidle').catch(() => undefined)
+                }
+              }
               expect({ role, locale, viewport, hash, width: await view.evaluate(() => document.documentElement.scrollWidth) }).toEqual({ role, locale, viewport, hash, width: VIEWPORTS[viewport].width })
               if (language === 'de' && viewport === 'phone') {
                 // Nothing in English on a German page: the page's own words (not the data it shows: names, codes, commands) all come from the catalog.
@@ -674,7 +735,7 @@ describe('dashboard in Chromium', () => {
                 expect({ hash, english }).toEqual({ hash, english: [] })
               }
               if (role !== 'owner' || (language === 'de' && viewport === 'desktop')) continue
-              const name = `${hash.startsWith('jobs/') ? 'job' : hash}-${viewport}${language === 'de' ? '-de' : ''}.png`
+              const name = `${hash === `jobs/${made.fanOutId}` ? 'fan-out' : hash.startsWith('jobs/') ? 'job' : hash}-${viewport}${language === 'de' ? '-de' : ''}.png`
               const shot = await view.screenshot({ fullPage: true })
               if (update) writeFileSync(join(DOC_SCREENSHOTS, name), shot)
               // The checked-in picture is this page's at this width: the layout it documents is the one served.
@@ -687,5 +748,6 @@ describe('dashboard in Chromium', () => {
         }
       }
     }
+    console.log('the navigation on a phone, px high of 740:', JSON.stringify(headerHeights))
   }, 240_000)
 })

@@ -83,6 +83,29 @@ function setup(): void {
   main.querySelector('input')?.focus()
 }
 
+/**
+ * On a phone the bar keeps the pages marked primary; the other pages, the language and signing out
+ * are one tap away behind this button (a disclosure: it says whether it is open; Escape, or a page
+ * chosen, closes it). From 860 px wide it is hidden and everything shows (style.css).
+ */
+function menuToggle(header: HTMLElement, menu: HTMLElement): { button: HTMLButtonElement; close: () => void } {
+  const button = h('button', { type: 'button', class: 'menu-button', 'aria-expanded': 'false', 'aria-controls': menu.id }, h('span', { class: 'icon', 'aria-hidden': 'true' }, '☰'), ` ${t.frame.menu}`)
+  const set = (open: boolean) => {
+    header.classList.toggle('open', open)
+    button.setAttribute('aria-expanded', String(open))
+  }
+  const isOpen = () => button.getAttribute('aria-expanded') === 'true'
+  button.addEventListener('click', () => set(!isOpen()))
+  // A page chosen closes it, the one shown now too (its address does not change).
+  menu.addEventListener('click', (event) => (event.target as Element).closest('a') && set(false))
+  header.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !isOpen()) return
+    set(false)
+    button.focus()
+  })
+  return { button, close: () => set(false) }
+}
+
 async function dashboard(): Promise<void> {
   const session = await api<SessionAnswer>('GET', '/session')
   useCsrfToken(session.csrfToken)
@@ -90,7 +113,7 @@ async function dashboard(): Promise<void> {
   const main = h('main', { id: 'main', tabindex: '-1' })
   const pages = PAGES.filter((page) => roleAllows(session.user.role, page.role))
   const title = (page: Page) => (t.pages as Record<string, string>)[page.path] ?? page.title
-  const links = pages.map((page) => h('a', { href: `#/${page.path}` }, title(page)))
+  const links = pages.map((page) => h('a', { href: `#/${page.path}`, class: page.primary ? 'primary' : null }, title(page)))
   const signOut = h('button', { type: 'button', class: 'link' }, t.frame.signOut)
   // The account's language: kept with the account, the page comes again in it.
   const language = select('language', Object.entries(config.languages), config.language, { 'aria-label': t.frame.language })
@@ -103,7 +126,11 @@ async function dashboard(): Promise<void> {
     location.assign(`${config.dashboard}/login`)
   })
   const who = h('span', { class: 'who', 'data-role': session.user.role }, `${session.user.name} (${session.user.role})`)
-  replace(root, h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'), h('nav', { 'aria-label': t.frame.navigation }, ...links), who, language, signOut), main)
+  const menu = h('div', { class: 'menu', id: 'menu' }, h('nav', { 'aria-label': t.frame.navigation }, ...links), h('div', { class: 'account' }, who, language, signOut))
+  const header = h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'))
+  const toggle = menuToggle(header, menu)
+  header.append(toggle.button, menu)
+  replace(root, header, main)
 
   let current: { page: Page; refresh: (overview: unknown) => void; stop: () => void } | undefined
   let lastOverview: unknown = null
@@ -115,6 +142,7 @@ async function dashboard(): Promise<void> {
       if (link.getAttribute('href') === `#/${page.path}`) link.setAttribute('aria-current', 'page')
       else link.removeAttribute('aria-current')
     }
+    toggle.close()
     current?.stop()
     replace(main)
     const view = page.render(main, rest.map(decodeURIComponent), lastOverview, new URLSearchParams(search))

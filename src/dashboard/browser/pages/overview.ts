@@ -17,6 +17,7 @@ export const overviewPage: Page = {
   path: 'overview',
   title: 'Overview',
   role: 'staff',
+  primary: true,
   render(main, _params, initial) {
     const hub = h('section', { class: 'card', 'aria-labelledby': 'hub-h' })
     const printers = h('section', { class: 'card', 'aria-labelledby': 'printers-h' })

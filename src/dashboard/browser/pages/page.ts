@@ -8,6 +8,8 @@ export interface Page {
   title: string
   /** The least role that sees the page (the admin API enforces the same). */
   role: AdminRole
+  /** On a phone, its link stays in the bar; the others are one tap away, in the menu. */
+  primary?: boolean
   /** `params`: the address's parts after the page's path; `query`: what follows `?` in it (a list's filters). */
   render(main: HTMLElement, params: string[], overview: unknown, query: URLSearchParams): { refresh: (overview: unknown) => void; stop: () => void }
 }

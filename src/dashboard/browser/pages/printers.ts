@@ -150,6 +150,7 @@ export const printersPage: Page = {
   path: 'printers',
   title: 'Printers',
   role: 'staff',
+  primary: true,
   render(main) {
     const problem = errorBox()
     const list = h('ul', { class: 'cards' })
