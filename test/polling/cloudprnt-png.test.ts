@@ -3,15 +3,17 @@
 // megapixels of images, 16,384 rows of them, and 65,536 characters of text), `/health` keeps
 // answering.
 //
-// How it is measured, so that it holds on a busy machine: the hub runs in this process, and
-// `/health` is asked in a loop, one request after another, from the moment the printer asks for
-// the picture until it has it; the slowest answer is the longest the event loop was held. The
-// yardstick is measured here too, on the same machine under the same load: the time the same
-// picture takes to draw on this thread (the faster of two drawings). Drawn on the event loop, a
-// `/health` request in flight waits for the whole drawing, so the slowest answer is at least that
-// long; drawn in the worker, it is a few milliseconds. The test asks for under half the drawing's
-// time (and for the loop to have turned many times meanwhile): far from both, so neither the
-// machine's speed nor its load decides it.
+// How it is measured, so that neither the machine's speed nor its load decides it. The hub runs
+// in this process, and the yardstick is measured here too: the same picture drawn on this thread
+// (the faster of two drawings), in CPU time of the thread and in time on the clock.
+// - Where it is drawn: the CPU time the event loop's thread spends while the printer fetches the
+//   job, against the CPU time that drawing costs the thread. CPU time does not grow while a
+//   thread waits for a core, so a busy machine does not change it: drawn on the event loop, the
+//   fetch costs the thread about what the drawing does; drawn in the worker, a few milliseconds.
+//   The test asks for under half.
+// - What that means for /health: asked in a loop, one request after another, while the printer
+//   fetches a second such job, it answers many times, and no answer waits as long as the drawing
+//   takes on this thread (drawn on the event loop, the request in flight waits for all of it).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { deflateSync } from 'node:zlib'
 import { previewFor } from '../../src/preview/preview.ts'
@@ -75,48 +77,79 @@ function largestDocument() {
   }
 }
 
-test('a printer that fetches the largest job as a PNG: /health keeps answering while it is drawn', async () => {
-  const mac = '00:11:62:dd:00:01'
+/** A CloudPRNT printer set to fetch pictures, adopted, polled by hand: the fetch is made by the test. */
+async function pictureTaker(mac: string, id: string) {
   const url = `${hub.url}/cloudprnt`
-  const kiosk = new CloudPrntPrinter({ url, mac, accepts: ['image/png'] })
-  await kiosk.poll()
-  await polling.adopt(mac, 'kiosk')
-  const document = largestDocument()
+  const printer = new CloudPrntPrinter({ url, mac, accepts: ['image/png'] })
+  await printer.poll()
+  await polling.adopt(mac, id)
+  return {
+    /** Posts the job, and waits until the printer is told of it: its token. */
+    async told(document: unknown): Promise<{ id: string; token: string }> {
+      const posted = await submitJob(hub, { printerId: id, document })
+      const token = await waitFor(async () => {
+        const answer = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ statusCode: '200%20OK', printerMAC: mac }) })).json()) as { jobToken?: string }
+        return answer.jobToken
+      }, 10_000)
+      return { id: posted.id, token }
+    },
+    async fetch(token: string): Promise<void> {
+      const response = await fetch(`${url}?mac=${mac}&type=image/png&token=${token}`)
+      const body = new Uint8Array(await response.arrayBuffer())
+      expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({ status: 200, type: 'image/png' })
+      expect([...body.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+    },
+    /** The printer says it printed the job: it completes. */
+    async printed(job: { id: string; token: string }): Promise<void> {
+      expect(await printer.confirm('200 OK', job.token)).toBe(200)
+      await waitFor(async () => (await polling.job(job.id)).state === 'COMPLETED', 5_000)
+    },
+  }
+}
 
-  // The yardstick: the same picture drawn on this thread, the faster of two.
+const cpuMs = (used: NodeJS.CpuUsage) => (used.user + used.system) / 1_000
+
+/** The yardstick: the largest job's picture drawn on this thread, the faster of two, in CPU time and on the clock. */
+function drawnOnThisThread(document: unknown): { cpuMs: number; clockMs: number } {
   const bytes = renderRequested({ document: document as never, profile: 'star-tsp143iv', width: 80, link: 'cloudprnt' })
-  let onThisThreadMs = Number.POSITIVE_INFINITY
+  let fastest = { cpuMs: Number.POSITIVE_INFINITY, clockMs: Number.POSITIVE_INFINITY }
   for (let i = 0; i < 2; i++) {
+    const cpu = process.threadCpuUsage()
     const start = performance.now()
     previewFor(bytes, findProfile('star-tsp143iv')!, 80).png()
-    onThisThreadMs = Math.min(onThisThreadMs, performance.now() - start)
+    const drawn = { cpuMs: cpuMs(process.threadCpuUsage(cpu)), clockMs: performance.now() - start }
+    if (drawn.cpuMs < fastest.cpuMs) fastest = drawn
   }
-  // What those drawings left behind is collected now, not while /health is timed.
+  // What the drawings left behind is collected now, not while the hub is measured.
   Bun.gc(true)
+  return fastest
+}
 
-  const posted = await submitJob(hub, { printerId: 'kiosk', document })
-  // Told of the job; the fetch is made by hand, timed against /health.
-  const token = await waitFor(async () => {
-    const answer = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ statusCode: '200%20OK', printerMAC: mac }) })).json()) as { jobToken?: string }
-    return answer.jobToken
-  }, 10_000)
+test('a printer that fetches the largest job as a PNG: the event loop spends on the fetch a fraction of what the drawing costs, and /health keeps answering', async () => {
+  const kiosk = await pictureTaker('00:11:62:dd:00:01', 'kiosk')
+  const document = largestDocument()
+  const yardstick = drawnOnThisThread(document)
+
+  // Where it is drawn: the event loop's thread, in CPU time, while the printer fetches the picture.
+  const first = await kiosk.told(document)
+  const cpu = process.threadCpuUsage()
+  await kiosk.fetch(first.token)
+  const fetchCpuMs = cpuMs(process.threadCpuUsage(cpu))
+  expect({ fetchCpuMs: Math.round(fetchCpuMs), drawingCpuMs: Math.round(yardstick.cpuMs), offTheEventLoop: fetchCpuMs < yardstick.cpuMs / 2 }).toMatchObject({ offTheEventLoop: true })
+  await kiosk.printed(first)
+
+  // /health, asked in a loop while the printer fetches the next such job.
+  const second = await kiosk.told(document)
   let fetching = true
-  const fetched = fetch(`${url}?mac=${mac}&type=image/png&token=${token}`).then(async (response) => ({ status: response.status, type: response.headers.get('content-type'), body: new Uint8Array(await response.arrayBuffer()) }))
-  void fetched.finally(() => (fetching = false))
+  const fetched = kiosk.fetch(second.token).finally(() => (fetching = false))
   const answers: number[] = []
   while (fetching) {
     const start = performance.now()
     expect((await fetch(`${hub.url}/health`)).status).toBe(200)
     answers.push(performance.now() - start)
   }
-  const picture = await fetched
-  expect(picture.status).toBe(200)
-  expect(picture.type).toBe('image/png')
-  expect([...picture.body.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+  await fetched
   const slowest = Math.max(...answers)
-  expect({ slowest: Math.round(slowest), onThisThread: Math.round(onThisThreadMs), fastEnough: slowest < onThisThreadMs / 2 }).toMatchObject({ fastEnough: true })
-  expect(answers.length).toBeGreaterThanOrEqual(10)
-  // The printer says it printed: the job completes, printed once.
-  expect(await kiosk.confirm('200 OK', token)).toBe(200)
-  await waitFor(async () => (await polling.job(posted.id)).state === 'COMPLETED', 5_000)
+  expect({ answers: answers.length, slowestMs: Math.round(slowest), drawingMs: Math.round(yardstick.clockMs), neverHeld: answers.length >= 10 && slowest < yardstick.clockMs }).toMatchObject({ neverHeld: true })
+  await kiosk.printed(second)
 }, 60_000)
