@@ -33,7 +33,8 @@
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
 // `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`, `failover`, `cloudprnt`, `dashboard` or `binary` runs one;
-// `--quick` runs them with smaller counts (for development). Every run is appended to docs/benchmarks.md.
+// `--quick` runs them with smaller counts (for development). Every run adds a line to docs/benchmarks.jsonl
+// and writes its summary, docs/benchmarks.md, again (scripts/bench-log.ts).
 // Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section
 // itself fails. A missed target is reported, not fatal, since figures depend on the machine.
@@ -193,8 +194,8 @@ async function main(): Promise<void> {
   results.checks = sections.flatMap((section) => done[section]?.checks ?? [])
   if (Object.keys(failed).length > 0) results.failed = failed
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`)
-  recordRun(at, info, sections, results.checks as Check[], failed)
-  console.log(`results written to ${out} and appended to docs/benchmarks.md`)
+  recordRun(at, info, Object.fromEntries(sections.map((section) => [section, done[section]?.checks ?? []])), failed)
+  console.log(`results written to ${out}, added to docs/benchmarks.jsonl and summarised in docs/benchmarks.md`)
   if (Object.keys(failed).length > 0) {
     console.error(`bench sections failed: ${Object.keys(failed).join(', ')}`)
     process.exitCode = 1
