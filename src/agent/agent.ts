@@ -26,6 +26,7 @@ import { promptly } from './prompt-confirmation.ts'
 import type { AgentKey } from './identity.ts'
 import type { AgentLedger, LedgerJob } from './ledger.ts'
 import { ReportSender } from './report-sender.ts'
+import { Resumption } from './resume.ts'
 import type { ReportedLedgerEvent } from './ledger-transitions.ts'
 import type { Failure } from '../protocol/failures.ts'
 import { cancelledReport, completionReports, failedReport, submittedReport } from './job-reports.ts'
@@ -83,6 +84,7 @@ export class Agent {
   private readonly status: StatusWatch
   private readonly transports: Transports
   private readonly reports: ReportSender
+  private readonly resumption: Resumption
   private readonly rendering: RenderAhead
   private readonly queues: PrinterQueues = new PrinterQueues({
     next: (printerId) => this.options.ledger.nextReceived(printerId),
@@ -99,6 +101,9 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.reports = new ReportSender(options.ledger, () => this.connection, options.log ?? SILENT)
+    this.resumption = new Resumption(options.ledger, this.reports, () => this.connection, (connection, correlationId) =>
+      connection.send(agentFrame('agent.printer_inventory', { revision: this.revision, printers: this.described }, correlationId)),
+    )
     this.rendering = new RenderAhead(options.render ?? ((request) => renderOffThread(request)), (printerId, afterSeq) => this.nextToRender(printerId, afterSeq))
     this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
     this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
@@ -212,22 +217,10 @@ export class Agent {
 
   // ---- Connected: inventory, replays, frames ----
 
-  /**
-   * Reports first, then acknowledgements of stored jobs, then the inventory: the hub dispatches
-   * nothing before it has the inventory, so by then it knows every job this agent already has,
-   * and never sends one of them again under a new attempt.
-   */
+  /** Reports first, then acknowledgements of stored jobs, then the inventory (resume.ts). */
   private async onReady(connection: AgentConnection): Promise<void> {
     this.log.info('connected to the hub', { agent: this.options.credentials.agentId }, { limit: 'agent connection' })
-    await this.reports.flush()
-    // What is acknowledged must be on disk; jobs stored in this very turn may not be yet.
-    await this.options.ledger.durable()
-    if (connection !== this.connection || !connection.isReady) return
-    // Jobs stored but not started are acknowledged again, with their original correlation.
-    for (const job of this.options.ledger.receivedJobs()) {
-      connection.send(agentFrame('agent.job_received', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, status: 'received', receivedAt: new Date(job.receivedAt).toISOString() }, job.sourceMessageId))
-    }
-    this.sendInventory(connection)
+    await this.resumption.resume(connection)
   }
 
   private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>, size: number): void {
@@ -244,8 +237,9 @@ export class Agent {
     }
   }
 
+  /** Not while the connection is resuming: the hub hears of every job this agent has first (resume.ts). */
   private sendInventory(connection: AgentConnection, correlationId?: string): void {
-    connection.send(agentFrame('agent.printer_inventory', { revision: this.revision, printers: this.described }, correlationId))
+    this.resumption.inventory(connection, correlationId)
   }
 
   private refreshCatalog(): void {

@@ -176,9 +176,9 @@ export class BuiltinLedger {
     return next.payload ? next : undefined
   }
 
-  /** The received jobs in memory (a backlog's others are the hub's DELIVERED jobs: it knows them received). */
-  receivedJobs(): LedgerJob[] {
-    return [...this.queues.values()].flatMap((queue) => queue.filter((job) => job.state === 'received'))
+  /** The jobs whose end the hub has not been told (ledger.ts): those in memory, waiting or begun (a backlog's others are DELIVERED to the hub; an ended job's reports are told at once). */
+  unreportedJobs(): LedgerJob[] {
+    return [...this.queues.values()].flat()
   }
 
   printersWithWork(): string[] {

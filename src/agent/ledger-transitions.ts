@@ -29,8 +29,10 @@ export type ReportedLedgerEvent = Exclude<LedgerEvent, 'claim' | 'resume'>
 export const LEDGER_STATE_SETS = {
   /** A printer's queue on the agent: stored, or being written (the next waits for it). */
   queued: ['received', 'submitting'],
-  /** Stored and not started: acknowledged again after a reconnect. */
+  /** Stored and not started. */
   waiting: ['received'],
+  /** Stored and not finished: waiting, being written, or awaiting the printer's word. */
+  unfinished: ['received', 'submitting', 'submitted'],
   /** Between the record of intent and the record of the result: a crash here may have printed. */
   interrupted: ['submitting', 'submitted'],
   /** States a job never leaves; its payload is dropped. */

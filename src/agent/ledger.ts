@@ -14,7 +14,7 @@ import { AHEAD_PAYLOAD_CHARS } from './render-ahead.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
-import { canonicalJson, type JobRow, type LedgerJob, type PrintJobPayload, type RecoveredJob, sha256, toJob } from './ledger-rows.ts'
+import { canonicalJson, type IntentRow, type JobRow, type LedgerJob, type PrintJobPayload, type RecoveredJob, sha256, toJob } from './ledger-rows.ts'
 import { bound } from '../sqlite/bound.ts'
 
 
@@ -59,7 +59,7 @@ export interface LedgerOptions {
 /** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
 export type AgentLedger = Pick<
   Ledger,
-  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'claimFlushing' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'receivedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
+  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'claimFlushing' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'unreportedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
 >
 
 export class Ledger {
@@ -229,9 +229,19 @@ export class Ledger {
     return row && row.state === 'received' && (row.payload?.length ?? 0) <= AHEAD_PAYLOAD_CHARS ? toJob(row) : undefined
   }
 
-  /** Jobs received and not yet started: acknowledged again after a reconnect. */
-  receivedJobs(): LedgerJob[] {
-    return this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)} ORDER BY seq`).all().map(toJob)
+  /**
+   * The jobs whose end the hub has not been told: every one not finished, and every finished one
+   * whose reports are still in the outbox (queued after the last send, or waiting for their commit).
+   * Acknowledged again after a reconnect, before the inventory (agent.ts), without their payloads.
+   */
+  unreportedJobs(): LedgerJob[] {
+    return this.db
+      .query<IntentRow, []>(
+        `SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, recovery_count, reports FROM ledger_jobs
+         WHERE ${ledgerStateIn(LEDGER_STATE_SETS.unfinished)} OR seq IN (SELECT job_seq FROM ledger_outbox) ORDER BY seq`,
+      )
+      .all()
+      .map(toJob)
   }
 
   /** Printers with jobs waiting. */

@@ -128,7 +128,7 @@ describe('the agent reports a job only once the ledger change it reports is on d
     expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
   })
 
-  test('after a reconnection: jobs stored and not started are acknowledged again, reports made meanwhile go out', async () => {
+  test('after a reconnection: jobs stored and not finished are acknowledged again (waiting or being written), reports made meanwhile go out', async () => {
     const printing = printJobPayload('slow')
     const waiting = printJobPayload('slow')
     const failing = printJobPayload('fails-later')
@@ -142,13 +142,14 @@ describe('the agent reports a job only once the ledger change it reports is on d
     const old = pipe.session()
     old.disconnect('hub_restarting', 'The hub restarts.', true, 400)
     await waitFor(() => pipe.session() !== old && pipe.session().isConnected, 5_000)
-    await waitFor(() => pipe.heardOf(waiting.jobId, 'received') === 2 && pipe.heardOf(failing.jobId, 'failed') === 1 && pipe.heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
+    await waitFor(() => pipe.heardOf(waiting.jobId, 'received') === 2 && pipe.heardOf(printing.jobId, 'received') === 2 && pipe.heardOf(failing.jobId, 'failed') === 1 && pipe.heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
     for (const job of [printing, waiting, meanwhile]) expect(pipe.session().send({ messageId: `m.cancel.${job.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: job.jobId } })).toBe(true)
     await waitFor(() => [printing, waiting, meanwhile].every((job) => pipe.heardOf(job.jobId, 'cancelled') === 1), 5_000)
 
     expect(sent.slice(before).map((s) => [s.type, s.jobId])).toEqual(
       expect.arrayContaining([
         ['agent.job_received', waiting.jobId],
+        ['agent.job_received', printing.jobId],
         ['agent.job_failed', failing.jobId],
         ['printhub.job_cancelled', printing.jobId],
         ['printhub.job_cancelled', waiting.jobId],

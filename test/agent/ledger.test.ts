@@ -103,6 +103,20 @@ test("the job after another of a printer is the next received one, with its payl
   expect(jobOf(long).payload?.document.sections).toHaveLength(5)
 })
 
+test('the jobs acknowledged again after a reconnect: every one not finished, and every finished one whose reports have not left', () => {
+  const jobs = Object.fromEntries(STATES.map((state) => [state, ledgerJobInState(ledger, state, printJobPayload('acknowledged-again'))]))
+  // Reports handed to the connection leave the outbox: the ended jobs whose reports went are not told again.
+  const told = ledgerJobInState(ledger, 'completed', printJobPayload('acknowledged-again'))
+  for (const entry of ledger.outbox(Number.MAX_SAFE_INTEGER)) ledger.sent(entry.seq)
+  // One that ended after that: its report waits to be sent.
+  const late = ledgerJobInState(ledger, 'failed', printJobPayload('acknowledged-again'))
+  const unreported = ledger.unreportedJobs()
+  expect(unreported.map((job) => job.jobId)).toEqual([jobs.received!.jobId, jobs.submitting!.jobId, jobs.submitted!.jobId, late.jobId])
+  expect(unreported.map((job) => job.jobId)).not.toContain(told.jobId)
+  // As they were received, to be acknowledged with their original correlation; their payloads are not read.
+  expect(unreported[0]).toMatchObject({ jobId: jobs.received!.jobId, idempotencyKey: jobs.received!.idempotencyKey, sourceMessageId: jobs.received!.sourceMessageId, receivedAt: jobs.received!.receivedAt, payload: null })
+})
+
 describe('receiving (OpenPrinter v1 section 7.4)', () => {
   const count = () => ledger.db.query<{ n: number }, []>('SELECT count(*) AS n FROM ledger_jobs').get()!.n
 
