@@ -118,7 +118,7 @@ declare function relistJobs(): Promise<void>
 declare function alertStaff(text: string): void
 declare const app: { post(path: string, handler: (request: Request) => Promise<Response>): void }
 `
-    const examples = ['README.md', 'src/client/README.md'].flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => ({ file, code: match[1]! })))
+    const examples = ['README.md', 'docs/api.md', 'src/client/README.md'].flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => ({ file, code: match[1]! })))
     const used = examples.filter((example) => example.code.includes("from '@printhub/client'"))
     assert.ok(used.length >= 4, `${used.length} examples`)
     const tsc = join(ROOT, 'node_modules', '.bin', 'tsc')

@@ -1,4 +1,4 @@
-// The gateway's 101 answer carries the headers the README promises on every response (a request
+// The gateway's 101 answer carries the headers docs/api.md promises on every response (a request
 // ID, no caching, no sniffing), as read from the raw HTTP head on a TCP socket and by a real
 // WebSocket client, which still opens and is sent the challenge. The hub's only WebSocket upgrade is
 // this one (the dashboard and the event stream are plain HTTP).

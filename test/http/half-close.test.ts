@@ -6,7 +6,7 @@
 // after the 30 s body deadline), sends nothing, gives back what the body held of the body budget,
 // and goes on. A complete request followed by a FIN may be carried out without its answer: a retry
 // with the same idempotency key finds the one job. (Should Bun ever answer after a FIN, the first
-// tests fail: then the README's promise holds as written, and docs/security.md says too much.)
+// tests fail: then docs/api.md's promise holds as written, and docs/security.md says too much.)
 // A client that stops sending without a FIN is answered 408 at the body deadline, always before
 // the idle timeout could close its connection unanswered.
 import { afterAll, beforeAll, expect, test } from 'bun:test'

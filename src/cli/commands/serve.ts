@@ -93,7 +93,7 @@ export const serveCommand: Command = {
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
     '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project),',
     '  PRINTHUB_HEARTBEAT_INTERVAL_MS, PRINTHUB_HEARTBEAT_TIMEOUT_MS, PRINTHUB_ACK_TIMEOUT_MS,',
-    '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS, PRINTHUB_STATUS_POLL_MS (see the README).',
+    '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS, PRINTHUB_STATUS_POLL_MS (see docs/operations.md).',
   ],
   options: { host: { type: 'string' }, port: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, ...DATA_OPTION, ...LOG_OPTIONS, json: { type: 'boolean' } },
   async run(args, io) {
