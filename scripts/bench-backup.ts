@@ -61,7 +61,11 @@ export async function backupSection(): Promise<SectionResult> {
       longestGap = Math.max(longestGap, now - last - TICK_MS)
       last = now
     }, TICK_MS)
-    const outcome = await backupInChildProcess(data, printhub)(join(dir, 'hub.phbackup'), false, new AbortController().signal)
+    const outcome = await backupInChildProcess(data, printhub)(
+      join(dir, 'hub.phbackup'),
+      false,
+      new AbortController().signal,
+    )
     clearInterval(ticker)
     if (!outcome.ok) throw new Error(`the hub's backup failed: ${outcome.message}`)
 
@@ -73,12 +77,22 @@ export async function backupSection(): Promise<SectionResult> {
     return {
       report: [
         `backup (${JOBS.toLocaleString('en')} jobs, database ${round(databaseMb)} MB)`,
-        `printhub backup: ${Math.round(backupMs)} ms wall, archive ${round(archiveMb)} MB (${round((archiveMb / databaseMb) * 100)} % of the database)`,
+        `printhub backup: ${Math.round(backupMs)} ms wall, archive ` +
+          `${round(archiveMb)} MB (${round((archiveMb / databaseMb) * 100)} % of ` +
+          `the database)`,
         `printhub restore: ${Math.round(restoreMs)} ms wall`,
         `the hub's event loop while its backup process ran: longest timer gap ${round(longestGap, 1)} ms`,
         `the same backup in-process would hold the event loop ${Math.round(inProcessMs)} ms`,
       ],
-      checks: [{ name: 'event loop gap during a backup', value: round(longestGap, 1), unit: ' ms', target: `< ${TARGET_LOOP_GAP_MS} ms`, pass: longestGap < TARGET_LOOP_GAP_MS }],
+      checks: [
+        {
+          name: 'event loop gap during a backup',
+          value: round(longestGap, 1),
+          unit: ' ms',
+          target: `< ${TARGET_LOOP_GAP_MS} ms`,
+          pass: longestGap < TARGET_LOOP_GAP_MS,
+        },
+      ],
       results: { jobs: JOBS, databaseMb, archiveMb, backupMs, restoreMs, longestGapMs: longestGap, inProcessMs },
     }
   } finally {

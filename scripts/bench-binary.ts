@@ -42,14 +42,30 @@ function init(binary: string, dataDir: string): { projectId: string; apiKey: str
   return JSON.parse(result.stdout.toString())
 }
 
-const hubCommand = (binary: string, dataDir: string) => (port: number) => [binary, 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir]
+const hubCommand = (binary: string, dataDir: string) => (port: number) => [
+  binary,
+  'serve',
+  '--host',
+  '127.0.0.1',
+  '--port',
+  String(port),
+  '--data',
+  dataDir,
+]
 
-async function serveUntilHealthy(command: (port: number) => string[], env: Record<string, string> = {}): Promise<{ child: ReturnType<typeof Bun.spawn>; url: string; ms: number }> {
+async function serveUntilHealthy(
+  command: (port: number) => string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ReturnType<typeof Bun.spawn>; url: string; ms: number }> {
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
   const started = performance.now()
   // Started as the installed service is: with its JIT options (platform/jit.ts).
-  const child = Bun.spawn(command(port), { env: { PATH: process.env.PATH ?? '', ...SERVICE_JIT_ENVIRONMENT, ...env }, stdout: 'ignore', stderr: 'ignore' })
+  const child = Bun.spawn(command(port), {
+    env: { PATH: process.env.PATH ?? '', ...SERVICE_JIT_ENVIRONMENT, ...env },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
   for (;;) {
     try {
       if ((await fetch(`${url}/health`)).status === 200) return { child, url, ms: performance.now() - started }
@@ -70,7 +86,10 @@ async function stop(child: ReturnType<typeof Bun.spawn>): Promise<void> {
 
 /** Drops a file's pages from the page cache (written back first), as after a reboot. */
 function dropFromPageCache(file: string): void {
-  for (const command of [['sync', file], ['dd', `if=${file}`, 'iflag=nocache', 'count=0', 'status=none']]) {
+  for (const command of [
+    ['sync', file],
+    ['dd', `if=${file}`, 'iflag=nocache', 'count=0', 'status=none'],
+  ]) {
     const result = Bun.spawnSync(command, { stderr: 'pipe' })
     if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${result.stderr.toString()}`)
   }
@@ -89,7 +108,15 @@ async function buildFloor(): Promise<string> {
     const routes = hub.routes()
     await hub.stop()
     const outfile = join(ROOT, 'dist', 'printhub-floor-x64')
-    const args = (order: string[]) => [...COMPILE_FLAGS, '--target=bun-linux-x64', `--define=FLOOR_ROUTES=${JSON.stringify(routes)}`, ...order, '--outfile', outfile, join(ROOT, 'scripts/bench-executable-floor.ts')]
+    const args = (order: string[]) => [
+      ...COMPILE_FLAGS,
+      '--target=bun-linux-x64',
+      `--define=FLOOR_ROUTES=${JSON.stringify(routes)}`,
+      ...order,
+      '--outfile',
+      outfile,
+      join(ROOT, 'scripts/bench-executable-floor.ts'),
+    ]
     compile(args([]), 'the yardstick')
     const orderFile = join(dir, 'floor.order')
     const floorDir = join(dir, 'floor')
@@ -103,7 +130,11 @@ async function buildFloor(): Promise<string> {
 }
 
 function spread(sorted: number[]): Spread {
-  return { median: (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2, min: sorted[0]!, max: sorted.at(-1)! }
+  return {
+    median: (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2,
+    min: sorted[0]!,
+    max: sorted.at(-1)!,
+  }
 }
 
 /** Start-up of each command, alternately, STARTS times; then each one's idle RSS. */
@@ -147,7 +178,18 @@ export async function measureBinary(): Promise<BinaryFigures> {
       fetch(`${url}/v1/projects/${projectId}/jobs`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ printerId: 'demo', idempotencyKey: `bench-${i}`, document: { width: 80, sections: [{ type: 'text', value: `Order ${i}` }, { type: 'row', left: 'Flat white', right: '3.50' }, { type: 'cut' }] } }),
+        body: JSON.stringify({
+          printerId: 'demo',
+          idempotencyKey: `bench-${i}`,
+          document: {
+            width: 80,
+            sections: [
+              { type: 'text', value: `Order ${i}` },
+              { type: 'row', left: 'Flat white', right: '3.50' },
+              { type: 'cut' },
+            ],
+          },
+        }),
       })
     const client = async () => {
       for (let i = next++; i < JOBS; i = next++) {
@@ -183,20 +225,41 @@ export async function measureBinary(): Promise<BinaryFigures> {
 const BINARY_TARGETS = { startupMs: 50, idleRssMb: 50 } as const
 
 export async function binarySection(): Promise<SectionResult> {
-  console.log(`executable: build both and the yardstick, start the x64 one and the yardstick ${STARTS} times each, then ${JOBS.toLocaleString('en')} jobs to the demo printer...`)
+  console.log(
+    `executable: build both and the yardstick, start the x64 one and the ` +
+      `yardstick ${STARTS} times each, then ${JOBS.toLocaleString('en')} jobs ` +
+      `to the demo printer...`,
+  )
   const f = await measureBinary()
-  const range = (ms: Spread) => `median ${ms.median.toFixed(0)} ms of ${STARTS} (${ms.min.toFixed(0)}-${ms.max.toFixed(0)} ms)`
+  const range = (ms: Spread) =>
+    `median ${ms.median.toFixed(0)} ms of ${STARTS} (${ms.min.toFixed(0)}-${ms.max.toFixed(0)} ms)`
   return {
     report: [
-      'the compiled x64 executable (started as a technician does, on an initialised data directory, read from disk as after a reboot)',
+      'the compiled x64 executable (started as a technician does, on an ' +
+        'initialised data directory, read from disk as after a reboot)',
       `size                           arm64 ${f.sizeMiB.arm64} MiB, x64 ${f.sizeMiB.x64} MiB`,
       `start-up to the first 200      ${range(f.startupMs)}`,
       `  yardstick                    ${range(f.floor.startupMs)} (the runtime parts and the route table alone)`,
-      `RSS                            idle ${f.idleRssMb.toFixed(1)} MB (yardstick ${f.floor.idleRssMb.toFixed(1)} MB), after ${f.jobs.toLocaleString('en')} jobs ${f.rssAfterJobsMb.toFixed(1)} MB (${f.jobsPerSecond} jobs/s, 16 clients)`,
+      `RSS                            idle ${f.idleRssMb.toFixed(1)} MB ` +
+        `(yardstick ${f.floor.idleRssMb.toFixed(1)} MB), after ` +
+        `${f.jobs.toLocaleString('en')} jobs ${f.rssAfterJobsMb.toFixed(1)} MB ` +
+        `(${f.jobsPerSecond} jobs/s, 16 clients)`,
     ],
     checks: [
-      { name: 'executable start-up to first 200', value: Math.round(f.startupMs.median), unit: ' ms', target: `< ${BINARY_TARGETS.startupMs} ms`, pass: f.startupMs.median < BINARY_TARGETS.startupMs },
-      { name: `executable idle RSS (yardstick ${f.floor.idleRssMb.toFixed(1)} MB)`, value: Math.round(f.idleRssMb * 10) / 10, unit: ' MB', target: `< ${BINARY_TARGETS.idleRssMb} MB`, pass: f.idleRssMb < BINARY_TARGETS.idleRssMb },
+      {
+        name: 'executable start-up to first 200',
+        value: Math.round(f.startupMs.median),
+        unit: ' ms',
+        target: `< ${BINARY_TARGETS.startupMs} ms`,
+        pass: f.startupMs.median < BINARY_TARGETS.startupMs,
+      },
+      {
+        name: `executable idle RSS (yardstick ${f.floor.idleRssMb.toFixed(1)} MB)`,
+        value: Math.round(f.idleRssMb * 10) / 10,
+        unit: ' MB',
+        target: `< ${BINARY_TARGETS.idleRssMb} MB`,
+        pass: f.idleRssMb < BINARY_TARGETS.idleRssMb,
+      },
     ],
     results: { ...f, targets: BINARY_TARGETS },
   }

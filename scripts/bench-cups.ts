@@ -5,7 +5,18 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { render, targetFor } from '../src/render/render.ts'
 import { round, sleep } from './bench-hub.ts'
-import { atTheSink, benchDocument, type BurstResult, type BurstSpec, connectionsOf, type SteadyResult, type SteadySpec, steady, type Submitted, TcpSink } from './bench-sink.ts'
+import {
+  atTheSink,
+  benchDocument,
+  type BurstResult,
+  type BurstSpec,
+  connectionsOf,
+  type SteadyResult,
+  type SteadySpec,
+  steady,
+  type Submitted,
+  TcpSink,
+} from './bench-sink.ts'
 
 // ---- Set-up -----------------------------------------------------------------------------------
 
@@ -31,7 +42,12 @@ function which(name: string): string | undefined {
 }
 
 function run(argv: string[]): { code: number; out: string } {
-  const result = Bun.spawnSync(argv, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C' } })
+  const result = Bun.spawnSync(argv, {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, LC_ALL: 'C' },
+  })
   return { code: result.exitCode ?? -1, out: `${result.stdout.toString()}${result.stderr.toString()}`.trim() }
 }
 
@@ -110,10 +126,21 @@ function writeJobFiles(dir: string, tag: string, count: number): string[] {
 }
 
 async function lpSubmit(queue: string, file: string): Promise<Omit<Submitted, 'sentAt'>> {
-  const child = Bun.spawn(['lp', '-d', queue, '-o', 'raw', file], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { ...process.env, LC_ALL: 'C' } })
+  const child = Bun.spawn(['lp', '-d', queue, '-o', 'raw', file], {
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, LC_ALL: 'C' },
+  })
   const killer = setTimeout(() => child.kill('SIGKILL'), LP_TIMEOUT_MS)
-  const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]).finally(() => clearTimeout(killer))
-  return code === 0 ? { status: 0 } : { status: -1, error: `lp exited with ${code}: ${(err || out).trim().slice(0, 200)}` }
+  const [out, err, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]).finally(() => clearTimeout(killer))
+  return code === 0
+    ? { status: 0 }
+    : { status: -1, error: `lp exited with ${code}: ${(err || out).trim().slice(0, 200)}` }
 }
 
 /** CUPS: `lp -d QUEUE -o raw FILE` at a steady rate, each timed from starting lp to the first byte. */
@@ -150,7 +177,10 @@ export async function cupsBurst(cups: CupsQueue, dir: string, spec: BurstSpec): 
   let drained = 0
   for (const connection of byIndex.values()) if (connection.closedAt > submitDone) drained++
   const seconds = (sinkDone - start) / 1000
-  const errorSamples = submitted.filter((s) => s.error).slice(0, 5).map((s) => s.error!)
+  const errorSamples = submitted
+    .filter((s) => s.error)
+    .slice(0, 5)
+    .map((s) => s.error!)
   if (!reached) errorSamples.push(`the sink got ${byIndex.size} of ${accepted} jobs within 120 s`)
   if (unmarked > 0) errorSamples.push(`${unmarked} connections without this run's marker`)
   return {

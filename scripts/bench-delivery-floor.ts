@@ -15,11 +15,17 @@ import { JOB_COLUMNS, type JobRow, toJob } from '../src/store/jobs.ts'
 import { openFloorDatabase } from './bench-floor.ts'
 
 const [file, printerId, sinkPort] = process.argv.slice(2)
-if (!file || !printerId || !sinkPort) throw new Error('usage: bench-delivery-floor.ts DATABASE PRINTER_RECORD_ID SINK_PORT')
+if (!file || !printerId || !sinkPort)
+  throw new Error('usage: bench-delivery-floor.ts DATABASE PRINTER_RECORD_ID SINK_PORT')
 // Commits are flushed here, as the hub's group commit flushes them: the log with fsync(2).
 const { db, insertJob } = openFloorDatabase(file, printerId)
-const intend = db.query<never, [number, number]>("UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, updated_at = ?1 WHERE seq = ?2")
-const complete = db.query<never, [number, number]>("UPDATE jobs SET state = 'COMPLETED', submitted_at = ?1, received_at = ?1, updated_at = ?1 WHERE seq = ?2")
+const intend = db.query<never, [number, number]>(
+  `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count +
+    1, dispatched_at = ?1, updated_at = ?1 WHERE seq = ?2`,
+)
+const complete = db.query<never, [number, number]>(
+  "UPDATE jobs SET state = 'COMPLETED', submitted_at = ?1, received_at = ?1, updated_at = ?1 WHERE seq = ?2",
+)
 const newest = db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = ? ORDER BY seq DESC LIMIT 100`)
 // A first write makes the log's file, which the flushes below open.
 db.run('BEGIN IMMEDIATE')
@@ -71,7 +77,11 @@ const CUT = Uint8Array.of(0x0a, 0x1d, 0x56, 0x00)
 async function print(job: { seq: number; bytes: Uint8Array }): Promise<void> {
   let answered: (() => void) | undefined
   const status = new Promise<void>((resolve) => (answered = resolve))
-  const socket = await Bun.connect({ hostname: '127.0.0.1', port: Number(sinkPort), socket: { data: () => answered?.() } })
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port: Number(sinkPort),
+    socket: { data: () => answered?.() },
+  })
   socket.write(STATUS_REQUEST)
   await status
   write(() => intend.run(Date.now(), job.seq))

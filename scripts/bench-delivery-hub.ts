@@ -8,7 +8,19 @@ import type { PrintDocument } from '../src/protocol/document.ts'
 import type { Job, ListJobsResponse } from '../src/protocol/job.ts'
 import { round, sleep } from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
-import { atTheSink, benchDocument, type BurstResult, type BurstSpec, connectionsOf, latencies, type SteadyResult, type SteadySpec, steady, type Submitted, type TcpSink } from './bench-sink.ts'
+import {
+  atTheSink,
+  benchDocument,
+  type BurstResult,
+  type BurstSpec,
+  connectionsOf,
+  latencies,
+  type SteadyResult,
+  type SteadySpec,
+  steady,
+  type Submitted,
+  type TcpSink,
+} from './bench-sink.ts'
 
 // ---- Clock ------------------------------------------------------------------------------------
 
@@ -44,7 +56,12 @@ export interface HubApi {
   apiKey: string
 }
 
-async function submitJob(hub: HubApi, printerId: string, idempotencyKey: string, document: PrintDocument): Promise<Omit<Submitted, 'sentAt'>> {
+async function submitJob(
+  hub: HubApi,
+  printerId: string,
+  idempotencyKey: string,
+  document: PrintDocument,
+): Promise<Omit<Submitted, 'sentAt'>> {
   try {
     const response = await fetch(`${hub.url}/v1/projects/${hub.projectId}/jobs`, {
       method: 'POST',
@@ -65,7 +82,8 @@ async function listJobs(hub: HubApi, state: Job['state']): Promise<Job[]> {
     headers: { authorization: `Bearer ${hub.apiKey}` },
     signal: AbortSignal.timeout(10_000),
   })
-  if (response.status !== 200) throw new Error(`GET jobs?state=${state} answered ${response.status}: ${await response.text()}`)
+  if (response.status !== 200)
+    throw new Error(`GET jobs?state=${state} answered ${response.status}: ${await response.text()}`)
   return ((await response.json()) as ListJobsResponse).jobs
 }
 
@@ -78,7 +96,10 @@ const UNSUCCESSFUL: readonly Job['state'][] = ['FAILED', 'EXPIRED', 'CANCELLED']
  * per state). Each printer runs its jobs in creation order, so the last job to complete is among
  * the newest of each printer.
  */
-async function settle(hub: HubApi, timeoutMs: number): Promise<{ completed: Job[]; unsuccessful: number; settled: boolean }> {
+async function settle(
+  hub: HubApi,
+  timeoutMs: number,
+): Promise<{ completed: Job[]; unsuccessful: number; settled: boolean }> {
   const deadline = performance.now() + timeoutMs
   let settled = false
   while (performance.now() < deadline) {
@@ -89,13 +110,17 @@ async function settle(hub: HubApi, timeoutMs: number): Promise<{ completed: Job[
     }
     await sleep(10)
   }
-  const [completed, ...failed] = await Promise.all([listJobs(hub, 'COMPLETED'), ...UNSUCCESSFUL.map((state) => listJobs(hub, state))])
+  const [completed, ...failed] = await Promise.all([
+    listJobs(hub, 'COMPLETED'),
+    ...UNSUCCESSFUL.map((state) => listJobs(hub, state)),
+  ])
   return { completed: completed!, unsuccessful: failed.reduce((sum, jobs) => sum + jobs.length, 0), settled }
 }
 
 // ---- Steady rate: latency ---------------------------------------------------------------------
 
-const mean = (values: Float64Array): number => (values.length === 0 ? NaN : values.reduce((sum, v) => sum + v, 0) / values.length)
+const mean = (values: Float64Array): number =>
+  values.length === 0 ? NaN : values.reduce((sum, v) => sum + v, 0) / values.length
 
 /**
  * Where a job's time goes, as means from its submission (ms): the hub's own timestamps of the
@@ -123,7 +148,12 @@ export interface SlowJob {
   firstByteMs: number
 }
 
-export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, spec: SteadySpec): Promise<SteadyResult & { breakdownMs: Breakdown; slowest: SlowJob[] }> {
+export async function hubSteady(
+  hub: HubApi,
+  printerId: string,
+  sink: TcpSink,
+  spec: SteadySpec,
+): Promise<SteadyResult & { breakdownMs: Breakdown; slowest: SlowJob[] }> {
   const runId = `${spec.tag}-${Date.now().toString(36)}`
   const completed = new Map<string, Job>() // job ID -> the job as first seen COMPLETED
   const perfOfHubTime = (iso: string | null) => (iso === null ? undefined : Date.parse(iso) + 0.5 - wallOf(0))
@@ -132,7 +162,10 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
   const poll = async () => {
     for (const job of await listJobs(hub, 'COMPLETED')) if (!completed.has(job.id)) completed.set(job.id, job)
   }
-  const run = await steady(spec, sink, (i) => submitJob(hub, printerId, `${runId}-${i}`, benchDocument(spec.tag, i)), { everyJobs, run: poll })
+  const run = await steady(spec, sink, (i) => submitJob(hub, printerId, `${runId}-${i}`, benchDocument(spec.tag, i)), {
+    everyJobs,
+    run: poll,
+  })
   // The last completions, and any a poll missed.
   const wanted = run.submitted.slice(spec.warmupJobs).filter((s) => s.jobId !== undefined)
   for (let tries = 0; tries < 20 && wanted.some((s) => !completed.has(s.jobId!)); tries++) {
@@ -148,7 +181,8 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
   const lastByte = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.lastByteAt)
   // COMPLETED on the hub's wall clock, against the submission on the same clock.
   const completedAt = latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.updatedAt ?? null))
-  if (completedAt.missing > 0) sinkSide.result.errorSamples.push(`${completedAt.missing} measured jobs were not seen COMPLETED`)
+  if (completedAt.missing > 0)
+    sinkSide.result.errorSamples.push(`${completedAt.missing} measured jobs were not seen COMPLETED`)
   const breakdownMs: Breakdown = {
     created: mean(latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.createdAt ?? null)).values),
     receivedByAgent: mean(latencies(spec, run.submitted, (i) => perfOfHubTime(jobOf(i)?.receivedAt ?? null)).values),
@@ -158,8 +192,10 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
     completed: mean(completedAt.values),
   }
   for (const key of Object.keys(breakdownMs) as (keyof Breakdown)[]) breakdownMs[key] = round(breakdownMs[key], 2)
-  // The tail: where the five slowest first bytes lost their time (a stall before the hub had the job, in its commit, or after).
-  const after = (i: number, at: number | undefined) => (at === undefined ? undefined : round(at - run.submitted[i]!.sentAt, 2))
+  // The tail: where the five slowest first bytes lost their time (a stall before the hub had the job, in its commit, or
+  // after).
+  const after = (i: number, at: number | undefined) =>
+    at === undefined ? undefined : round(at - run.submitted[i]!.sentAt, 2)
   const slowest = run.submitted
     .map((_, i) => ({ i, firstByteMs: i < spec.warmupJobs ? undefined : after(i, run.byIndex.get(i)?.firstByteAt) }))
     .filter((job): job is { i: number; firstByteMs: number } => job.firstByteMs !== undefined)
@@ -171,13 +207,23 @@ export async function hubSteady(hub: HubApi, printerId: string, sink: TcpSink, s
       receivedByAgentMs: after(i, perfOfHubTime(jobOf(i)?.receivedAt ?? null)),
       firstByteMs,
     }))
-  return { ...sinkSide.result, completedMs: summarize(completedAt.values), breakdownMs, slowest, errors: Math.max(firstByte.missing, completedAt.missing) }
+  return {
+    ...sinkSide.result,
+    completedMs: summarize(completedAt.values),
+    breakdownMs,
+    slowest,
+    errors: Math.max(firstByte.missing, completedAt.missing),
+  }
 }
 
 // ---- As fast as possible: throughput ----------------------------------------------------------
 
 /** The hub: `jobs` jobs round robin over `printers`, submitted as fast as `concurrency` clients go. */
-export async function hubBurst(hub: HubApi, printers: readonly { printerId: string; sink: TcpSink }[], spec: BurstSpec): Promise<BurstResult> {
+export async function hubBurst(
+  hub: HubApi,
+  printers: readonly { printerId: string; sink: TcpSink }[],
+  spec: BurstSpec,
+): Promise<BurstResult> {
   const runId = `${spec.tag}-${Date.now().toString(36)}`
   for (const { sink } of printers) sink.reset()
   const documents = Array.from({ length: spec.jobs }, (_, i) => benchDocument(spec.tag, i))
@@ -189,14 +235,19 @@ export async function hubBurst(hub: HubApi, printers: readonly { printerId: stri
     Array.from({ length: spec.concurrency }, async () => {
       for (let i = next++; i < spec.jobs; i = next++) {
         const sentAt = performance.now()
-        submitted[i] = { sentAt, ...(await submitJob(hub, printers[i % printers.length]!.printerId, `${runId}-${i}`, documents[i]!)) }
+        submitted[i] = {
+          sentAt,
+          ...(await submitJob(hub, printers[i % printers.length]!.printerId, `${runId}-${i}`, documents[i]!)),
+        }
       }
     }),
   )
   const submitDone = performance.now()
   const accepted = submitted.filter((s) => s.status === 202).length
   // Each printer's share of the accepted jobs.
-  const shares = printers.map((_, p) => submitted.filter((s, i) => s.status === 202 && i % printers.length === p).length)
+  const shares = printers.map(
+    (_, p) => submitted.filter((s, i) => s.status === 202 && i % printers.length === p).length,
+  )
   const reached = await Promise.all(printers.map(({ sink }, p) => sink.until(shares[p]!, 120_000)))
   const { byIndex, repeats, unmarked } = connectionsOf(
     printers.map((p) => p.sink),
@@ -210,9 +261,13 @@ export async function hubBurst(hub: HubApi, printers: readonly { printerId: stri
   }
   const { completed, unsuccessful, settled } = await settle(hub, 30_000)
   // The hub's time of the last completion (midpoint of its millisecond); the sinks' if none completed.
-  const lastCompleted = completed.length > 0 ? Math.max(...completed.map((job) => Date.parse(job.updatedAt))) + 0.5 : wallOf(sinkDone)
+  const lastCompleted =
+    completed.length > 0 ? Math.max(...completed.map((job) => Date.parse(job.updatedAt))) + 0.5 : wallOf(sinkDone)
   const seconds = (lastCompleted - startWall) / 1000
-  const errorSamples = submitted.filter((s) => s.error).slice(0, 5).map((s) => s.error!)
+  const errorSamples = submitted
+    .filter((s) => s.error)
+    .slice(0, 5)
+    .map((s) => s.error!)
   if (!reached.every(Boolean)) errorSamples.push(`the sinks got ${byIndex.size} of ${accepted} jobs within 120 s`)
   if (!settled) errorSamples.push('jobs were still unfinished 30 s after the sinks had them all')
   if (unsuccessful > 0) errorSamples.push(`${unsuccessful} jobs FAILED, EXPIRED or CANCELLED`)

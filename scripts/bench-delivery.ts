@@ -8,7 +8,22 @@ import { DATABASE_FILE } from '../src/store/database.ts'
 import type { Check, Machine, SectionResult } from './bench.ts'
 import { cupsBurst, type CupsSetup, cupsSteady, setUpCups, stopCups } from './bench-cups.ts'
 import { hubBurst, hubSteady, wallOf } from './bench-delivery-hub.ts'
-import { AGENT_PICKUP_TIMEOUT_MS, cli, cpuMs, type HubProcess, initDataDir, ms, newDataDir, removeDataDir, round, rssMb, sized, startHub, waitForAgentPrinters, withYardstick } from './bench-hub.ts'
+import {
+  AGENT_PICKUP_TIMEOUT_MS,
+  cli,
+  cpuMs,
+  type HubProcess,
+  initDataDir,
+  ms,
+  newDataDir,
+  removeDataDir,
+  round,
+  rssMb,
+  sized,
+  startHub,
+  waitForAgentPrinters,
+  withYardstick,
+} from './bench-hub.ts'
 import { type BurstResult, type SteadyResult, TcpSink } from './bench-sink.ts'
 
 /** Delivery: the steady-rate latency run, the bursts for throughput, and the CUPS reference runs. */
@@ -26,7 +41,12 @@ const DELIVERY = {
 } as const
 /** The issue's reference: a CUPS raw queue to a TCP sink on a 2-vCPU machine. */
 const CUPS_REFERENCE = { firstByteP50Ms: 10, jobsPerSecond: 115 } as const
-const DELIVERY_TARGETS = { firstByteP50TimesLower: 5, firstByteP99Ms: 5, onePrinterJobsPerSecond: 1_000, fourPrintersJobsPerSecond: 1_500 } as const
+const DELIVERY_TARGETS = {
+  firstByteP50TimesLower: 5,
+  firstByteP99Ms: 5,
+  onePrinterJobsPerSecond: 1_000,
+  fourPrintersJobsPerSecond: 1_500,
+} as const
 
 // ---- Sinks ------------------------------------------------------------------------------------
 
@@ -49,7 +69,19 @@ export function stopSinks(): void {
 
 /** Adds a printer of the built-in agent with the CLI, as an operator would; returns its record ID. */
 async function addTcpPrinter(dir: string, projectId: string, remoteId: string, sink: TcpSink): Promise<string> {
-  const stdout = await cli(['printers', 'add', '--project', projectId, '--id', remoteId, '--connection', sink.url, '--data', dir, '--json'])
+  const stdout = await cli([
+    'printers',
+    'add',
+    '--project',
+    projectId,
+    '--id',
+    remoteId,
+    '--connection',
+    sink.url,
+    '--data',
+    dir,
+    '--json',
+  ])
   return (JSON.parse(stdout) as { id: string }).id
 }
 
@@ -79,7 +111,11 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
   const api = { url: hub.url, projectId: project.projectId, apiKey: project.apiKey }
   const warmup = await hubBurst(api, printers, DELIVERY.warmup)
   if (warmup.errors + warmup.repeats > 0) throw new Error(`delivery warm-up failed: ${warmup.errorSamples.join('; ')}`)
-  console.log(`  hub pid ${hub.pid} at ${hub.url}: its built-in agent reported ${names.length} new TCP printer(s) after ${(pickupMs / 1000).toFixed(1)} s; warmed up with ${DELIVERY.warmup.jobs} jobs`)
+  console.log(
+    `  hub pid ${hub.pid} at ${hub.url}: its built-in agent reported ` +
+      `${names.length} new TCP printer(s) after ${(pickupMs / 1000).toFixed(1)} ` +
+      `s; warmed up with ${DELIVERY.warmup.jobs} jobs`,
+  )
   return {
     hub,
     api,
@@ -102,21 +138,30 @@ async function deliveryHub(names: readonly string[]): Promise<DeliveryHub> {
  * hub's INSERTs and state changes, the guarantees' flushes and the status asked before each job)
  * over a copy of a hub's database, warmed up and loaded as the hub was, to a sink of its own.
  */
-async function deliveryFloor(copy: string, recordId: string, projectId: string): Promise<{ steady: SteadyResult; burst: BurstResult; cpuUsPerJob: number }> {
+async function deliveryFloor(
+  copy: string,
+  recordId: string,
+  projectId: string,
+): Promise<{ steady: SteadyResult; burst: BurstResult; cpuUsPerJob: number }> {
   const sink = newSink('floor')
   try {
-    return await withYardstick(['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)], 'delivery', async (url, pid) => {
-      const api = { url: url.replace(/\/$/, ''), projectId, apiKey: 'none' }
-      // Its first bytes at the steady rate first, as the hub's: the floor of the first byte's tail
-      // with the same flushes on the way, on this machine in this minute.
-      const steady = await hubSteady(api, recordId, sink, { ...DELIVERY.steady, tag: 'floorlat' })
-      const printers = [{ printerId: recordId, sink }]
-      const warmup = await hubBurst(api, printers, DELIVERY.warmup)
-      if (warmup.errors + warmup.repeats > 0) throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
-      const cpuBefore = cpuMs(pid)
-      const burst = await hubBurst(api, printers, DELIVERY.onePrinter)
-      return { steady, burst, cpuUsPerJob: ((cpuMs(pid) - cpuBefore) * 1000) / burst.jobs }
-    })
+    return await withYardstick(
+      ['scripts/bench-delivery-floor.ts', copy, recordId, String(sink.port)],
+      'delivery',
+      async (url, pid) => {
+        const api = { url: url.replace(/\/$/, ''), projectId, apiKey: 'none' }
+        // Its first bytes at the steady rate first, as the hub's: the floor of the first byte's tail
+        // with the same flushes on the way, on this machine in this minute.
+        const steady = await hubSteady(api, recordId, sink, { ...DELIVERY.steady, tag: 'floorlat' })
+        const printers = [{ printerId: recordId, sink }]
+        const warmup = await hubBurst(api, printers, DELIVERY.warmup)
+        if (warmup.errors + warmup.repeats > 0)
+          throw new Error(`the delivery yardstick's warm-up failed: ${warmup.errorSamples.join('; ')}`)
+        const cpuBefore = cpuMs(pid)
+        const burst = await hubBurst(api, printers, DELIVERY.onePrinter)
+        return { steady, burst, cpuUsPerJob: ((cpuMs(pid) - cpuBefore) * 1000) / burst.jobs }
+      },
+    )
   } finally {
     sink.stop()
     sinks.delete(sink)
@@ -130,12 +175,27 @@ function failIfErrors(what: string, result: SteadyResult | BurstResult): void {
   console.log(`  ${what}: ${result.errors} errors, ${result.repeats} printed twice: ${result.errorSamples.join('; ')}`)
 }
 
-function describeSteady(name: string, what: string, l: { p50: number; p99: number; max: number }, result: SteadyResult): string {
-  return `${name.padEnd(30)} ${what.padEnd(18)} p50 ${ms(l.p50)}   p99 ${ms(l.p99)}   max ${l.max.toFixed(1)} ms   (${result.jobs} jobs at ${result.ratePerSecond}/s, ${result.errors} errors)`
+function describeSteady(
+  name: string,
+  what: string,
+  l: { p50: number; p99: number; max: number },
+  result: SteadyResult,
+): string {
+  return (
+    `${name.padEnd(30)} ${what.padEnd(18)} p50 ${ms(l.p50)}   p99 ` +
+    `${ms(l.p99)}   max ${l.max.toFixed(1)} ms   (${result.jobs} jobs at ` +
+    `${result.ratePerSecond}/s, ${result.errors} errors)`
+  )
 }
 
 function describeBurst(name: string, result: BurstResult, finish: string): string {
-  return `${name.padEnd(30)} ${String(result.jobsPerSecond).padStart(7)} jobs/s  ${result.jobs} jobs in ${result.seconds} s until ${finish} (all submitted after ${result.submitSeconds} s, then ${result.drainJobsPerSecond} jobs/s; ${result.concurrency} clients, ${result.errors} errors)`
+  return (
+    `${name.padEnd(30)} ${String(result.jobsPerSecond).padStart(7)} jobs/s  ` +
+    `${result.jobs} jobs in ${result.seconds} s until ${finish} (all ` +
+    `submitted after ${result.submitSeconds} s, then ` +
+    `${result.drainJobsPerSecond} jobs/s; ${result.concurrency} clients, ` +
+    `${result.errors} errors)`
+  )
 }
 
 // ---- Delivery section -------------------------------------------------------------------------
@@ -149,7 +209,10 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   failIfErrors('latency', steady)
   await run.stop()
 
-  console.log(`delivery throughput: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
+  console.log(
+    `delivery throughput: ${DELIVERY.onePrinter.jobs} jobs to one printer, ` +
+      `${DELIVERY.onePrinter.concurrency} clients...`,
+  )
   run = await deliveryHub(['one'])
   let cpuBefore = cpuMs(run.hub.pid)
   const onePrinter = await hubBurst(run.api, run.printers, DELIVERY.onePrinter)
@@ -163,7 +226,10 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   const floorPrinter = run.records[0]!
   await run.stop()
 
-  console.log(`delivery throughput, the yardstick: ${DELIVERY.onePrinter.jobs} jobs to one printer, ${DELIVERY.onePrinter.concurrency} clients...`)
+  console.log(
+    `delivery throughput, the yardstick: ${DELIVERY.onePrinter.jobs} jobs to ` +
+      `one printer, ${DELIVERY.onePrinter.concurrency} clients...`,
+  )
   let floor: { steady: SteadyResult; burst: BurstResult; cpuUsPerJob: number }
   try {
     floor = await deliveryFloor(floorCopy, floorPrinter, run.api.projectId)
@@ -174,7 +240,10 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
   failIfErrors('the one-printer yardstick', oneFloor)
   failIfErrors('the yardstick at a steady rate', floor.steady)
 
-  console.log(`delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 printers, ${DELIVERY.fourPrinters.concurrency} clients...`)
+  console.log(
+    `delivery throughput: ${DELIVERY.fourPrinters.jobs} jobs round robin to 4 ` +
+      `printers, ${DELIVERY.fourPrinters.concurrency} clients...`,
+  )
   run = await deliveryHub(['p1', 'p2', 'p3', 'p4'])
   cpuBefore = cpuMs(run.hub.pid)
   const fourResult = await hubBurst(run.api, run.printers, DELIVERY.fourPrinters)
@@ -191,13 +260,21 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
     sinks.add(setup.cups.sink)
     const files = join(newDataDir(), 'cups-jobs')
     const c = DELIVERY.cupsSteady
-    console.log(`CUPS ${setup.cups.version} latency: ${c.warmupJobs} + ${c.jobs} jobs at ${c.ratePerSecond} jobs/s with lp -o raw to queue ${setup.cups.queue}...`)
+    console.log(
+      `CUPS ${setup.cups.version} latency: ${c.warmupJobs} + ${c.jobs} jobs at ` +
+        `${c.ratePerSecond} jobs/s with lp -o raw to queue ${setup.cups.queue}...`,
+    )
     const cupsLatency = await cupsSteady(setup.cups, files, c)
     failIfErrors('CUPS latency', cupsLatency)
     console.log(`CUPS throughput: ${DELIVERY.cupsBurst.jobs} jobs, ${DELIVERY.cupsBurst.concurrency} lp at once...`)
     const cupsOne = await cupsBurst(setup.cups, files, DELIVERY.cupsBurst)
     failIfErrors('CUPS one printer', cupsOne)
-    cups = { version: setup.cups.version, startedScheduler: setup.cups.startedScheduler, steady: cupsLatency, onePrinter: cupsOne }
+    cups = {
+      version: setup.cups.version,
+      startedScheduler: setup.cups.startedScheduler,
+      steady: cupsLatency,
+      onePrinter: cupsOne,
+    }
     stopCups()
   } else {
     console.log(`CUPS: ${setup.reason}`)
@@ -231,7 +308,10 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       name: 'jobs/s to 1 printer',
       value: onePrinter.jobsPerSecond,
       unit: '',
-      target: `>= ${DELIVERY_TARGETS.onePrinterJobsPerSecond.toLocaleString('en')} jobs/s (${round(oneTimesCups, 1)}x ${cupsSource} ${cupsRate} jobs/s; yardstick ${oneFloor.jobsPerSecond})`,
+      target:
+        `>= ${DELIVERY_TARGETS.onePrinterJobsPerSecond.toLocaleString('en')} ` +
+        `jobs/s (${round(oneTimesCups, 1)}x ${cupsSource} ${cupsRate} jobs/s; ` +
+        `yardstick ${oneFloor.jobsPerSecond})`,
       pass: onePrinter.jobsPerSecond >= DELIVERY_TARGETS.onePrinterJobsPerSecond,
     },
     {
@@ -241,31 +321,55 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       target: `>= ${DELIVERY_TARGETS.fourPrintersJobsPerSecond.toLocaleString('en')} jobs/s`,
       pass: fourResult.jobsPerSecond >= DELIVERY_TARGETS.fourPrintersJobsPerSecond,
     },
-    { name: 'jobs lost, failed or printed twice', value: errors + repeats, unit: '', target: '0', pass: errors + repeats === 0 },
+    {
+      name: 'jobs lost, failed or printed twice',
+      value: errors + repeats,
+      unit: '',
+      target: '0',
+      pass: errors + repeats === 0,
+    },
   ]
 
-  const reference = `the issue's reference (2 vCPUs): p50 ${CUPS_REFERENCE.firstByteP50Ms} ms, ${CUPS_REFERENCE.jobsPerSecond} jobs/s`
+  const reference =
+    `the issue's reference (2 vCPUs): p50 ${CUPS_REFERENCE.firstByteP50Ms} ` +
+    `ms, ${CUPS_REFERENCE.jobsPerSecond} jobs/s`
   const cupsLines = cups
     ? [
         describeSteady(`CUPS ${cups.version} raw queue`, 'to first byte', cups.steady.firstByteMs, cups.steady),
         describeSteady('', 'to last byte', cups.steady.closedMs, cups.steady),
         describeBurst('CUPS, 1 printer', cups.onePrinter, 'the sink had all'),
-        `${''.padEnd(30)} CUPS measured in this run: lp -d QUEUE -o raw FILE, one lp process per job; cupsd ${cups.startedScheduler ? 'started by the bench' : 'already running'}; ${reference}`,
+        `${''.padEnd(30)} CUPS measured in this run: lp -d QUEUE -o raw FILE, one ` +
+          `lp process per job; cupsd ` +
+          `${cups.startedScheduler ? 'started by the bench' : 'already running'}; ` +
+          `${reference}`,
       ]
-    : [`CUPS: ${setup.ok ? '' : setup.reason}, reference figures from the issue: p50 ${CUPS_REFERENCE.firstByteP50Ms} ms, ${CUPS_REFERENCE.jobsPerSecond} jobs/s`]
+    : [
+        `CUPS: ${setup.ok ? '' : setup.reason}, reference figures from the issue: ` +
+          `p50 ${CUPS_REFERENCE.firstByteP50Ms} ms, ` +
+          `${CUPS_REFERENCE.jobsPerSecond} jobs/s`,
+      ]
   const b = steady.breakdownMs
   const report = [
-    `delivery on ${info.cpus} CPUs: each run on a fresh hub as its own process (built-in agent, tcp:// printers); sinks and clients in the bench process`,
+    `delivery on ${info.cpus} CPUs: each run on a fresh hub as its own ` +
+      `process (built-in agent, tcp:// printers); sinks and clients in the ` +
+      `bench process`,
     describeSteady('submit -> first byte', 'at the sink', steady.firstByteMs, steady),
     describeSteady('  yardstick: the guarantees', 'at the sink', floor.steady.firstByteMs, floor.steady),
     describeSteady('submit -> last byte', 'sink closed', steady.closedMs, steady),
     describeSteady('submit -> COMPLETED', "hub's timestamp", steady.completedMs!, steady),
-    `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, stored by the agent ${ms(b.receivedByAgent)}, first byte ${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
-    `${'  the five slowest first bytes'.padEnd(30)} ${steady.slowest.map((j) => `${ms(j.firstByteMs)} at ${j.sentAfterS} s (created ${j.createdMs ?? '?'}, stored ${j.receivedByAgentMs ?? '?'})`).join('; ')}`,
+    `${'  where the time goes (means)'.padEnd(30)} created ${ms(b.created)}, ` +
+      `stored by the agent ${ms(b.receivedByAgent)}, first byte ` +
+      `${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ` +
+      `${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
+    `${'  the five slowest first bytes'.padEnd(30)} ` +
+      `${steady.slowest.map((j) => `${ms(j.firstByteMs)} at ${j.sentAfterS} s (created ${j.createdMs ?? '?'}, stored ${j.receivedByAgentMs ?? '?'})`).join('; ')}`,
     describeBurst('1 printer', onePrinter, 'all COMPLETED'),
     describeBurst('  yardstick: the guarantees', oneFloor, 'all COMPLETED'),
     describeBurst('4 printers', fourResult, 'all COMPLETED'),
-    `${'hub CPU per job'.padEnd(30)} ${Math.round(oneCpuUsPerJob)} µs to 1 printer, ${Math.round(fourCpuUsPerJob)} µs across 4 (submission to COMPLETED, the built-in agent included); the yardstick ${Math.round(floor.cpuUsPerJob)} µs to 1 printer`,
+    `${'hub CPU per job'.padEnd(30)} ${Math.round(oneCpuUsPerJob)} µs to 1 ` +
+      `printer, ${Math.round(fourCpuUsPerJob)} µs across 4 (submission to ` +
+      `COMPLETED, the built-in agent included); the yardstick ` +
+      `${Math.round(floor.cpuUsPerJob)} µs to 1 printer`,
     `${'hub RSS'.padEnd(30)} ${hubRssMb.toFixed(1)} MB after the 4-printer run`,
     ...cupsLines,
   ]
@@ -281,8 +385,14 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       steadyYardstick: floor.steady,
       fourPrinters: fourResult,
       hubRssMb: round(hubRssMb),
-      cpuUsPerJob: { onePrinter: Math.round(oneCpuUsPerJob), fourPrinters: Math.round(fourCpuUsPerJob), onePrinterYardstick: Math.round(floor.cpuUsPerJob) },
-      cups: cups ? { measured: true, ...cups } : { measured: false, reason: setup.ok ? '' : setup.reason, reference: CUPS_REFERENCE },
+      cpuUsPerJob: {
+        onePrinter: Math.round(oneCpuUsPerJob),
+        fourPrinters: Math.round(fourCpuUsPerJob),
+        onePrinterYardstick: Math.round(floor.cpuUsPerJob),
+      },
+      cups: cups
+        ? { measured: true, ...cups }
+        : { measured: false, reason: setup.ok ? '' : setup.reason, reference: CUPS_REFERENCE },
     },
   }
 }

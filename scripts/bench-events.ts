@@ -4,7 +4,18 @@
 // takes from the submission to every reader, and that every reader got every event; then the same
 // with a webhook (bench-webhooks.ts).
 import type { SectionResult } from './bench.ts'
-import { cpuMs, initDataDir, newDataDir, removeDataDir, round, rssMb, sized, sleep, startHub, submitAtRate } from './bench-hub.ts'
+import {
+  cpuMs,
+  initDataDir,
+  newDataDir,
+  removeDataDir,
+  round,
+  rssMb,
+  sized,
+  sleep,
+  startHub,
+  submitAtRate,
+} from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
 import { EVENTS_PER_JOB, webhookPhase } from './bench-webhooks.ts'
 
@@ -75,14 +86,19 @@ async function openReader(url: string, apiKey: string): Promise<Reader> {
       error: () => opened?.(),
     },
   })
-  socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${apiKey}\r\nAccept: text/event-stream\r\n\r\n`)
+  socket.write(
+    `GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: ` +
+      `Bearer ${apiKey}\r\nAccept: text/event-stream\r\n\r\n`,
+  )
   await ready
   if (status !== 200) throw new Error(`the event stream answered ${status}`)
   return { arrivals, close: () => socket.end() }
 }
 
 export async function eventsSection(): Promise<SectionResult> {
-  console.log(`events: ${STREAMS} readers of the event stream, ${JOBS} jobs at ${JOBS_PER_SECOND} jobs/s to the demo printer...`)
+  console.log(
+    `events: ${STREAMS} readers of the event stream, ${JOBS} jobs at ${JOBS_PER_SECOND} jobs/s to the demo printer...`,
+  )
   const dir = newDataDir()
   const project = await initDataDir(dir)
   const hub = await startHub(dir)
@@ -118,18 +134,40 @@ export async function eventsSection(): Promise<SectionResult> {
     const delivered = latencies.length * EVENTS_PER_JOB
     return {
       report: [
-        `events (${STREAMS} readers of one project's stream, ${JOBS} jobs at ${JOBS_PER_SECOND}/s, each job ${EVENTS_PER_JOB} events to every reader)`,
-        `hub RSS                        idle ${idleRssMb.toFixed(1)} MB, ${STREAMS} streams open ${openRssMb.toFixed(1)} MB, after the jobs ${loadedRssMb.toFixed(1)} MB`,
-        `submit -> job.created at every reader   p50 ${latency.p50.toFixed(2)} ms   p99 ${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms (${latencies.length} arrivals, ${missing} missing)`,
-        `hub CPU                        ${round(cpu)} ms for ${JOBS} jobs: ${round((cpu * 1000) / Math.max(1, delivered), 1)} µs per event sent to a reader`,
+        `events (${STREAMS} readers of one project's stream, ${JOBS} jobs at ` +
+          `${JOBS_PER_SECOND}/s, each job ${EVENTS_PER_JOB} events to every reader)`,
+        `hub RSS                        idle ${idleRssMb.toFixed(1)} MB, ` +
+          `${STREAMS} streams open ${openRssMb.toFixed(1)} MB, after the jobs ` +
+          `${loadedRssMb.toFixed(1)} MB`,
+        `submit -> job.created at every reader   p50 ${latency.p50.toFixed(2)} ms ` +
+          `  p99 ${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms ` +
+          `(${latencies.length} arrivals, ${missing} missing)`,
+        `hub CPU                        ${round(cpu)} ms for ${JOBS} jobs: ` +
+          `${round((cpu * 1000) / Math.max(1, delivered), 1)} µs per event sent ` +
+          `to a reader`,
         ...webhooks.report,
       ],
       checks: [
-        { name: `hub RSS with ${STREAMS} event streams`, value: round(Math.max(openRssMb, loadedRssMb)), unit: ' MB', target: `< ${TARGETS.rssMb} MB`, pass: Math.max(openRssMb, loadedRssMb) < TARGETS.rssMb },
+        {
+          name: `hub RSS with ${STREAMS} event streams`,
+          value: round(Math.max(openRssMb, loadedRssMb)),
+          unit: ' MB',
+          target: `< ${TARGETS.rssMb} MB`,
+          pass: Math.max(openRssMb, loadedRssMb) < TARGETS.rssMb,
+        },
         { name: 'events missing at a reader', value: missing, unit: '', target: '0', pass: missing === 0 },
         { name: 'webhook deliveries wrong', value: webhooks.wrong, unit: '', target: '0', pass: webhooks.wrong === 0 },
       ],
-      results: { streams: STREAMS, jobs: JOBS, jobsPerSecond: JOBS_PER_SECOND, rssMb: { idle: round(idleRssMb), open: round(openRssMb), loaded: round(loadedRssMb) }, latencyMs: latency, missing, hubCpuMs: round(cpu), webhooks: webhooks.results },
+      results: {
+        streams: STREAMS,
+        jobs: JOBS,
+        jobsPerSecond: JOBS_PER_SECOND,
+        rssMb: { idle: round(idleRssMb), open: round(openRssMb), loaded: round(loadedRssMb) },
+        latencyMs: latency,
+        missing,
+        hubCpuMs: round(cpu),
+        webhooks: webhooks.results,
+      },
     }
   } finally {
     await hub.stop()

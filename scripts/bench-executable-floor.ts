@@ -33,7 +33,11 @@ const insert = db.query<unknown, [string]>('INSERT INTO jobs (body) VALUES (?)')
 insert.run('{}')
 
 /** PKCS #8 for an Ed25519 private key, up to its 32-byte seed (RFC 8410), as the agent's key file holds it. */
-const key = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), randomBytes(32)]), format: 'der', type: 'pkcs8' })
+const key = createPrivateKey({
+  key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), randomBytes(32)]),
+  format: 'der',
+  type: 'pkcs8',
+})
 const challenge = randomBytes(32)
 if (!verify(null, challenge, createPublicKey(key), sign(null, challenge, key))) throw new Error('Ed25519 failed')
 

@@ -8,7 +8,17 @@ import { PrinterEmulator } from '../src/emulator/emulator.ts'
 import { FAILOVER_AFTER_MS, STATUS_POLL_MS } from '../src/domain/settings.ts'
 import { findProfile } from '../src/profiles/catalog.ts'
 import type { SectionResult } from './bench.ts'
-import { cli, initDataDir, newDataDir, removeDataDir, round, sized, sleep, startHub, waitForAgentPrinters } from './bench-hub.ts'
+import {
+  cli,
+  initDataDir,
+  newDataDir,
+  removeDataDir,
+  round,
+  sized,
+  sleep,
+  startHub,
+  waitForAgentPrinters,
+} from './bench-hub.ts'
 import { summarize } from './bench-load.ts'
 
 const TICKETS = sized(10, 4)
@@ -18,7 +28,10 @@ const TIMEOUT_MS = 60_000
 const TARGET_MS = FAILOVER_AFTER_MS.default + 2 * STATUS_POLL_MS.default + 1_000
 
 export async function failoverSection(): Promise<SectionResult> {
-  console.log(`failover: ${TICKETS} tickets waiting at a printer that ran out of paper, moved to the next of their destination...`)
+  console.log(
+    `failover: ${TICKETS} tickets waiting at a printer that ran out of paper, ` +
+      `moved to the next of their destination...`,
+  )
   const printedAt = new Map<string, { printer: string; at: number }[]>()
   const emulators = Object.fromEntries(
     (['kitchen', 'bar'] as const).map((name) => [
@@ -29,7 +42,8 @@ export async function failoverSection(): Promise<SectionResult> {
         profile: findProfile(PROFILE)!,
         width: 80,
         onReceipt: (receipt) => {
-          for (const match of new TextDecoder('latin1').decode(receipt.bytes).matchAll(/<ticket (\d+)>/g)) printedAt.set(match[1]!, [...(printedAt.get(match[1]!) ?? []), { printer: name, at: performance.now() }])
+          for (const match of new TextDecoder('latin1').decode(receipt.bytes).matchAll(/<ticket (\d+)>/g))
+            printedAt.set(match[1]!, [...(printedAt.get(match[1]!) ?? []), { printer: name, at: performance.now() }])
         },
       }),
     ]),
@@ -38,10 +52,35 @@ export async function failoverSection(): Promise<SectionResult> {
   const project = await initDataDir(dir)
   const records: string[] = []
   for (const name of ['kitchen', 'bar'] as const) {
-    records.push((JSON.parse(await cli(['printers', 'add', '--project', project.projectId, '--id', name, '--connection', `tcp://127.0.0.1:${emulators[name].port}`, '--profile', PROFILE, '--data', dir, '--json'])) as { id: string }).id)
+    records.push(
+      (
+        JSON.parse(
+          await cli([
+            'printers',
+            'add',
+            '--project',
+            project.projectId,
+            '--id',
+            name,
+            '--connection',
+            `tcp://127.0.0.1:${emulators[name].port}`,
+            '--profile',
+            PROFILE,
+            '--data',
+            dir,
+            '--json',
+          ]),
+        ) as { id: string }
+      ).id,
+    )
   }
   const hub = await startHub(dir)
-  const api = (path: string, body: unknown) => fetch(`${hub.url}/v1/projects/${project.projectId}${path}`, { method: 'POST', headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const api = (path: string, body: unknown) =>
+    fetch(`${hub.url}/v1/projects/${project.projectId}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
   try {
     await waitForAgentPrinters(dir, records)
     const made = await api('/destinations', { name: 'pass', mode: 'failover', printers: ['kitchen', 'bar'] })
@@ -52,7 +91,11 @@ export async function failoverSection(): Promise<SectionResult> {
     const paperOutAt = performance.now()
     const sentTo: string[] = []
     for (let i = 0; i < TICKETS; i++) {
-      const answer = await api('/jobs', { printerId: 'pass', idempotencyKey: `failover-${i}`, document: { width: 80, sections: [{ type: 'text', value: `<ticket ${i}>` }, { type: 'cut' }] } })
+      const answer = await api('/jobs', {
+        printerId: 'pass',
+        idempotencyKey: `failover-${i}`,
+        document: { width: 80, sections: [{ type: 'text', value: `<ticket ${i}>` }, { type: 'cut' }] },
+      })
       if (answer.status !== 202) throw new Error(`a ticket was answered ${answer.status}`)
       sentTo.push(((await answer.json()) as { job: { printerId: string } }).job.printerId)
     }
@@ -65,15 +108,35 @@ export async function failoverSection(): Promise<SectionResult> {
     const latency = summarize(Float64Array.from(times))
     return {
       report: [
-        `failover (a destination of two emulated ${PROFILE}, ${TICKETS} tickets posted as the first runs out of paper; status poll ${STATUS_POLL_MS.default} ms, failover after ${FAILOVER_AFTER_MS.default} ms)`,
+        `failover (a destination of two emulated ${PROFILE}, ${TICKETS} tickets ` +
+          `posted as the first runs out of paper; status poll ` +
+          `${STATUS_POLL_MS.default} ms, failover after ` +
+          `${FAILOVER_AFTER_MS.default} ms)`,
         `tickets given to the printer out of paper (before the hub knew): ${atKitchenFirst} of ${TICKETS}`,
-        `paper out -> printed at the other printer   p50 ${(latency.p50 / 1000).toFixed(2)} s   max ${(latency.max / 1000).toFixed(2)} s; ${missing} missing, ${twice} printed twice`,
+        `paper out -> printed at the other printer   p50 ` +
+          `${(latency.p50 / 1000).toFixed(2)} s   max ` +
+          `${(latency.max / 1000).toFixed(2)} s; ${missing} missing, ${twice} ` +
+          `printed twice`,
       ],
       checks: [
-        { name: 'paper out -> printed elsewhere, max', value: round(latency.max / 1000, 2), unit: ' s', target: `< ${TARGET_MS / 1000} s`, pass: missing === 0 && latency.max < TARGET_MS },
+        {
+          name: 'paper out -> printed elsewhere, max',
+          value: round(latency.max / 1000, 2),
+          unit: ' s',
+          target: `< ${TARGET_MS / 1000} s`,
+          pass: missing === 0 && latency.max < TARGET_MS,
+        },
         { name: 'tickets printed twice', value: twice, unit: '', target: '0', pass: twice === 0 },
       ],
-      results: { tickets: TICKETS, atKitchenFirst, latencyMs: latency, missing, twice, statusPollMs: STATUS_POLL_MS.default, failoverAfterMs: FAILOVER_AFTER_MS.default },
+      results: {
+        tickets: TICKETS,
+        atKitchenFirst,
+        latencyMs: latency,
+        missing,
+        twice,
+        statusPollMs: STATUS_POLL_MS.default,
+        failoverAfterMs: FAILOVER_AFTER_MS.default,
+      },
     }
   } finally {
     await hub.stop()

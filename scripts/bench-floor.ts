@@ -19,15 +19,32 @@ export function openFloorDatabase(file: string, printerId: string): FloorDatabas
   db.run('PRAGMA synchronous = NORMAL')
   db.run('PRAGMA foreign_keys = ON')
   db.run('PRAGMA temp_store = MEMORY')
-  const printer = db.query<{ project_id: string }, [string]>('SELECT project_id FROM printers WHERE id = ?').get(printerId)
+  const printer = db
+    .query<{ project_id: string }, [string]>('SELECT project_id FROM printers WHERE id = ?')
+    .get(printerId)
   if (!printer) throw new Error(`no printer ${printerId}`)
   const insert = db.query<JobRow, (string | number | null)[]>(JOB_INSERT_SQL)
-  const insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+  const insertDocument = db.query<never, [number, string]>(
+    'INSERT INTO job_documents (job_seq, document) VALUES (?, ?)',
+  )
   return {
     db,
     insertJob(idempotencyKey, document) {
       const now = Date.now()
-      const row = insert.get(newId('job'), printer.project_id, printerId, idempotencyKey, null, now + EXPIRES_IN_MS.default, MAX_ATTEMPTS.default, now, now, null, null, null)!
+      const row = insert.get(
+        newId('job'),
+        printer.project_id,
+        printerId,
+        idempotencyKey,
+        null,
+        now + EXPIRES_IN_MS.default,
+        MAX_ATTEMPTS.default,
+        now,
+        now,
+        null,
+        null,
+        null,
+      )!
       insertDocument.run(row.seq, JSON.stringify(document))
       return row
     },

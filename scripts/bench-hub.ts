@@ -12,7 +12,10 @@ import { SERVICE_JIT_ENVIRONMENT } from '../src/platform/jit.ts'
 export const ROOT = join(import.meta.dir, '..')
 
 /** The bench's one API key submits as fast as the hub takes jobs: its rate limit at its maximum. */
-export const UNLIMITED_KEY = { PRINTHUB_KEY_JOBS_PER_MINUTE: String(KEY_JOBS_PER_MINUTE.max), PRINTHUB_KEY_MB_PER_MINUTE: String(KEY_MB_PER_MINUTE.max) }
+export const UNLIMITED_KEY = {
+  PRINTHUB_KEY_JOBS_PER_MINUTE: String(KEY_JOBS_PER_MINUTE.max),
+  PRINTHUB_KEY_MB_PER_MINUTE: String(KEY_MB_PER_MINUTE.max),
+}
 const BUN = process.execPath
 const HOST = '127.0.0.1'
 
@@ -74,7 +77,15 @@ export const SERVICE_JIT_TEXT = runtimeOptionPairs(SERVICE_JIT_ENVIRONMENT).join
 
 /** Runs `bun ARGS` in the repository; the child is killed by killChildren() and endChildren(). */
 export function spawn(args: string[], env?: Record<string, string>): Subprocess<'ignore', 'pipe', 'pipe'> {
-  return track(Bun.spawn([BUN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }))
+  return track(
+    Bun.spawn([BUN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    }),
+  )
 }
 
 function track<T extends Subprocess>(child: T): T {
@@ -143,13 +154,23 @@ export async function startHub(dir: string): Promise<HubProcess> {
   const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY, ...SERVICE_JIT_ENVIRONMENT }
   const logFile = join(dir, `hub-${Date.now()}.log`)
   const args = [BUN, ...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir]
-  const child = track(Bun.spawn(args, { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: Bun.file(logFile), stderr: 'pipe' }))
+  const child = track(
+    Bun.spawn(args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: Bun.file(logFile),
+      stderr: 'pipe',
+    }),
+  )
   const stderrTail: string[] = []
   const tail = () => [...readFileSync(logFile, 'utf8').split('\n').slice(-20), ...stderrTail].join('\n')
   void (async () => {
     const decoder = new TextDecoder()
     // Ends when the hub exits and closes the pipe.
-    for await (const chunk of child.stderr) for (const line of decoder.decode(chunk, { stream: true }).split('\n')) if (stderrTail.push(line) > 20) stderrTail.shift()
+    for await (const chunk of child.stderr)
+      for (const line of decoder.decode(chunk, { stream: true }).split('\n'))
+        if (stderrTail.push(line) > 20) stderrTail.shift()
   })()
   let waiting = true
   const listening = (async () => {
@@ -220,7 +241,8 @@ export async function cli(args: string[]): Promise<string> {
 export async function initDataDir(dir: string): Promise<Project> {
   const stdout = await cli(['init', '--data', dir, '--json'])
   const result = JSON.parse(stdout) as Partial<Project> & { created: boolean }
-  if (!result.created || !result.projectId || !result.apiKey || !result.printerId) throw new Error(`unexpected init output: ${stdout}`)
+  if (!result.created || !result.projectId || !result.apiKey || !result.printerId)
+    throw new Error(`unexpected init output: ${stdout}`)
   return { projectId: result.projectId, apiKey: result.apiKey, printerId: result.printerId }
 }
 
@@ -228,9 +250,14 @@ export async function initDataDir(dir: string): Promise<Project> {
 export async function waitForAgentPrinters(dir: string, printerIds: readonly string[]): Promise<number> {
   const startedAt = performance.now()
   for (;;) {
-    const reported = new Set((JSON.parse(await cli(['printers', 'list', '--agents', '--data', dir, '--json'])) as { printerId: string }[]).map((p) => p.printerId))
+    const reported = new Set(
+      (JSON.parse(await cli(['printers', 'list', '--agents', '--data', dir, '--json'])) as { printerId: string }[]).map(
+        (p) => p.printerId,
+      ),
+    )
     if (printerIds.every((id) => reported.has(id))) return performance.now() - startedAt
-    if (performance.now() - startedAt > AGENT_PICKUP_TIMEOUT_MS) throw new Error(`the built-in agent did not report its new printers within ${AGENT_PICKUP_TIMEOUT_MS} ms`)
+    if (performance.now() - startedAt > AGENT_PICKUP_TIMEOUT_MS)
+      throw new Error(`the built-in agent did not report its new printers within ${AGENT_PICKUP_TIMEOUT_MS} ms`)
     await sleep(200)
   }
 }
@@ -239,7 +266,13 @@ export async function waitForAgentPrinters(dir: string, printerIds: readonly str
  * Posts `count` small tickets to the project's demo printer, `perSecond` a second on a steady
  * clock; when each was submitted (performance.now()), by job ID.
  */
-export async function submitAtRate(url: string, project: Project, count: number, perSecond: number, keyPrefix: string): Promise<Map<string, number>> {
+export async function submitAtRate(
+  url: string,
+  project: Project,
+  count: number,
+  perSecond: number,
+  keyPrefix: string,
+): Promise<Map<string, number>> {
   const submitted = new Map<string, number>()
   const started = performance.now()
   for (let i = 0; i < count; i++) {
@@ -248,7 +281,11 @@ export async function submitAtRate(url: string, project: Project, count: number,
     const response = await fetch(`${url}/v1/projects/${project.projectId}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ printerId: 'demo', idempotencyKey: `${keyPrefix}-${i}`, document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }, { type: 'cut' }] } }),
+      body: JSON.stringify({
+        printerId: 'demo',
+        idempotencyKey: `${keyPrefix}-${i}`,
+        document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }, { type: 'cut' }] },
+      }),
     })
     if (response.status !== 202) throw new Error(`a submission answered ${response.status}`)
     submitted.set(((await response.json()) as { job: { id: string } }).job.id, at)
@@ -260,7 +297,11 @@ export async function submitAtRate(url: string, project: Project, count: number,
  * Runs a yardstick script (it prints its port, then serves until killed) while `measure` loads it
  * at http://127.0.0.1:PORT/ (told the process ID, for its CPU time); stops it after.
  */
-export async function withYardstick<T>(args: string[], what: string, measure: (url: string, pid: number) => Promise<T>): Promise<T> {
+export async function withYardstick<T>(
+  args: string[],
+  what: string,
+  measure: (url: string, pid: number) => Promise<T>,
+): Promise<T> {
   // With the hub's JIT options, as the hub it is measured against.
   const server = spawn(args, { ...SERVICE_JIT_ENVIRONMENT })
   try {
@@ -268,7 +309,8 @@ export async function withYardstick<T>(args: string[], what: string, measure: (u
     const first = await reader.read()
     reader.releaseLock()
     const port = Number(new TextDecoder().decode(first.value).trim())
-    if (!Number.isInteger(port) || port <= 0) throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
+    if (!Number.isInteger(port) || port <= 0)
+      throw new Error(`the ${what} yardstick did not start: ${await new Response(server.stderr).text()}`)
     return await measure(`http://127.0.0.1:${port}/`, server.pid)
   } finally {
     server.kill()

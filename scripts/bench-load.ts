@@ -105,7 +105,12 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const measured = t0 >= measureFrom
       if (measured && started++ >= spec.maxRequests) return
       try {
-        const response = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: nextBody(), signal: abort.signal })
+        const response = await fetch(spec.url, {
+          method: spec.method,
+          headers: spec.headers,
+          body: nextBody(),
+          signal: abort.signal,
+        })
         const text = await response.text() // read in full, so the connection is reused and the timing is complete
         const ms = performance.now() - t0
         count(String(response.status))

@@ -24,11 +24,20 @@ export function startEmulator(): PrinterEmulator {
 
 const documentOf = (index: number): PrintDocument => ({
   width: 80,
-  sections: [{ type: 'text', value: `bench job ${index}` }, { type: 'row', left: '2 x Flat white', right: '7.00' }, { type: 'qr', value: `https://example.com/r/${index}` }, { type: 'cut' }],
+  sections: [
+    { type: 'text', value: `bench job ${index}` },
+    { type: 'row', left: '2 x Flat white', right: '7.00' },
+    { type: 'qr', value: `https://example.com/r/${index}` },
+    { type: 'cut' },
+  ],
 })
 
 /** Jobs posted at a steady rate; the time from each POST to its first byte at the emulator. */
-export async function emulatorFirstByte(api: { url: string; projectId: string; apiKey: string }, printerId: string, emulator: PrinterEmulator): Promise<{ firstByteMs: LatencySummary; jobs: number; missing: number }> {
+export async function emulatorFirstByte(
+  api: { url: string; projectId: string; apiKey: string },
+  printerId: string,
+  emulator: PrinterEmulator,
+): Promise<{ firstByteMs: LatencySummary; jobs: number; missing: number }> {
   const total = STEADY.warmupJobs + STEADY.jobs
   const sentAt: number[] = []
   const posts: Promise<Response>[] = []
@@ -59,18 +68,39 @@ export async function emulatorFirstByte(api: { url: string; projectId: string; a
     const at = firstByteAt.get(i)
     if (at !== undefined) values.push(at - sentAt[i]!)
   }
-  return { firstByteMs: summarize(Float64Array.from(values)), jobs: values.length, missing: STEADY.jobs - values.length }
+  return {
+    firstByteMs: summarize(Float64Array.from(values)),
+    jobs: values.length,
+    missing: STEADY.jobs - values.length,
+  }
 }
 
 /** One large job to a serial printer at 115,200 baud: the share of the line rate it was sent at. */
-export async function serialThroughput(): Promise<{ baud: number; bytes: number; seconds: number; share: number; lost: number }> {
-  const emulator = PrinterEmulator.serial({ profile: findProfile('generic-80mm')!, width: 80, baud: SERIAL.baud, flow: 'rtscts' })
+export async function serialThroughput(): Promise<{
+  baud: number
+  bytes: number
+  seconds: number
+  share: number
+  lost: number
+}> {
+  const emulator = PrinterEmulator.serial({
+    profile: findProfile('generic-80mm')!,
+    width: 80,
+    baud: SERIAL.baud,
+    flow: 'rtscts',
+  })
   try {
     const line = 'Line of a long receipt, 48 characters wide.....\n'
     const bytes = new TextEncoder().encode(line.repeat(Math.ceil(SERIAL.bytes / line.length)).slice(0, SERIAL.bytes))
     const parsed = parseConnectionUri(`serial://${emulator.serialPath}?baud=${SERIAL.baud}&flow=rtscts`)
     if (!parsed.ok) throw new Error(parsed.message)
-    await submit(parsed.connection, bytes, new AbortController().signal, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, { profile: 'generic-80mm', width: 80 })
+    await submit(
+      parsed.connection,
+      bytes,
+      new AbortController().signal,
+      { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) },
+      { profile: 'generic-80mm', width: 80 },
+    )
     const deadline = performance.now() + 30_000
     while (emulator.receipts.length === 0 && performance.now() < deadline) await Bun.sleep(20)
     const receipt = emulator.receipts[0]
@@ -78,7 +108,13 @@ export async function serialThroughput(): Promise<{ baud: number; bytes: number;
     // The line carries a byte in 10 bit times (start, 8 data, stop).
     const seconds = (receipt.lastByteAt - receipt.firstByteAt) / 1000
     const lineSeconds = ((bytes.length - 1) * 10) / SERIAL.baud
-    return { baud: SERIAL.baud, bytes: bytes.length, seconds: Number(seconds.toFixed(3)), share: Number((lineSeconds / seconds).toFixed(4)), lost: receipt.lost }
+    return {
+      baud: SERIAL.baud,
+      bytes: bytes.length,
+      seconds: Number(seconds.toFixed(3)),
+      share: Number((lineSeconds / seconds).toFixed(4)),
+      lost: receipt.lost,
+    }
   } finally {
     emulator.stop()
   }
@@ -90,16 +126,38 @@ export async function serialThroughput(): Promise<{ baud: number; bytes: number;
 const PRINTER_TARGETS = { serialShare: 0.95 } as const
 
 export async function printersSection(): Promise<SectionResult> {
-  console.log(`printers: a hub printing to the printer emulator over TCP (${EMULATOR_PROFILE}: status before, confirmation after), and one job at 115,200 baud to the serial emulator...`)
+  console.log(
+    `printers: a hub printing to the printer emulator over TCP ` +
+      `(${EMULATOR_PROFILE}: status before, confirmation after), and one job at ` +
+      `115,200 baud to the serial emulator...`,
+  )
   const emulator = startEmulator()
   const dir = newDataDir()
   const project = await initDataDir(dir)
   const hub = await startHub(dir)
   let tcp: Awaited<ReturnType<typeof emulatorFirstByte>>
   try {
-    const stdout = await cli(['printers', 'add', '--project', project.projectId, '--id', 'emulated', '--connection', `tcp://127.0.0.1:${emulator.port}`, '--profile', EMULATOR_PROFILE, '--data', dir, '--json'])
+    const stdout = await cli([
+      'printers',
+      'add',
+      '--project',
+      project.projectId,
+      '--id',
+      'emulated',
+      '--connection',
+      `tcp://127.0.0.1:${emulator.port}`,
+      '--profile',
+      EMULATOR_PROFILE,
+      '--data',
+      dir,
+      '--json',
+    ])
     await waitForAgentPrinters(dir, [(JSON.parse(stdout) as { id: string }).id])
-    tcp = await emulatorFirstByte({ url: hub.url, projectId: project.projectId, apiKey: project.apiKey }, 'emulated', emulator)
+    tcp = await emulatorFirstByte(
+      { url: hub.url, projectId: project.projectId, apiKey: project.apiKey },
+      'emulated',
+      emulator,
+    )
   } finally {
     await hub.stop()
     emulator.stop()
@@ -110,11 +168,22 @@ export async function printersSection(): Promise<SectionResult> {
   return {
     report: [
       'printers (the emulator in the bench process; the hub in its own)',
-      `submit -> first byte at the TCP emulator   p50 ${ms(l.p50)}   p99 ${ms(l.p99)}   max ${l.max.toFixed(1)} ms   (${tcp.jobs} jobs at 20/s, ${tcp.missing} missing)`,
-      `serial at ${serial.baud} baud             ${(serial.share * 100).toFixed(1)}% of the line rate   (${serial.bytes} bytes in ${serial.seconds} s, ${serial.lost} lost; the line is paced in 5 ms steps)`,
+      `submit -> first byte at the TCP emulator   p50 ${ms(l.p50)}   p99 ` +
+        `${ms(l.p99)}   max ${l.max.toFixed(1)} ms   (${tcp.jobs} jobs at 20/s, ` +
+        `${tcp.missing} missing)`,
+      `serial at ${serial.baud} baud             ` +
+        `${(serial.share * 100).toFixed(1)}% of the line rate   (${serial.bytes} ` +
+        `bytes in ${serial.seconds} s, ${serial.lost} lost; the line is paced in ` +
+        `5 ms steps)`,
     ],
     checks: [
-      { name: 'serial throughput at 115,200 baud', value: Number((serial.share * 100).toFixed(1)), unit: '% of the line rate', target: `>= ${PRINTER_TARGETS.serialShare * 100}%`, pass: serial.share >= PRINTER_TARGETS.serialShare && serial.lost === 0 },
+      {
+        name: 'serial throughput at 115,200 baud',
+        value: Number((serial.share * 100).toFixed(1)),
+        unit: '% of the line rate',
+        target: `>= ${PRINTER_TARGETS.serialShare * 100}%`,
+        pass: serial.share >= PRINTER_TARGETS.serialShare && serial.lost === 0,
+      },
     ],
     results: { tcpEmulator: tcp, serial, targets: PRINTER_TARGETS },
   }

@@ -37,7 +37,11 @@ function receipt(n: number): PrintDocument {
     width: 80,
     sections: [
       { type: 'text', value: `Order ${n}`, align: 'center', bold: true },
-      ...Array.from({ length: 17 }, (_, i) => ({ type: 'row' as const, left: `${i + 1} x Item ${i + 1}`, right: `${(3.5 + i).toFixed(2)}` })),
+      ...Array.from({ length: 17 }, (_, i) => ({
+        type: 'row' as const,
+        left: `${i + 1} x Item ${i + 1}`,
+        right: `${(3.5 + i).toFixed(2)}`,
+      })),
       { type: 'divider' },
       { type: 'cut' },
     ],
@@ -54,14 +58,24 @@ const fileMb = (dir: string) =>
   }, 0) / 1_048_576
 
 export async function retentionSection(): Promise<SectionResult> {
-  console.log(`retention: ${JOBS.toLocaleString('en')} jobs through a store at ${JOBS_PER_DAY.toLocaleString('en')} a simulated day, kept ${RETENTION_DAYS} day...`)
+  console.log(
+    `retention: ${JOBS.toLocaleString('en')} jobs through a store at ` +
+      `${JOBS_PER_DAY.toLocaleString('en')} a simulated day, kept ` +
+      `${RETENTION_DAYS} day...`,
+  )
   const dir = mkdtempSync(join(tmpdir(), 'printhub-bench-retention-'))
   let clock = Date.parse('2026-01-01T00:00:00Z')
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: JOBS, now: () => clock })
   try {
     const { projectId } = await initialize(store, dir)
     const printerId = store.printers.resolve(projectId, 'demo')!.id
-    const housekeeping = new Housekeeping(store, { retentionDays: () => RETENTION_DAYS, historyBytesPerProject: () => Number.MAX_SAFE_INTEGER, diskLow: () => false, now: () => clock, log: Log.silent().for('retention') })
+    const housekeeping = new Housekeeping(store, {
+      retentionDays: () => RETENTION_DAYS,
+      historyBytesPerProject: () => Number.MAX_SAFE_INTEGER,
+      diskLow: () => false,
+      now: () => clock,
+      log: Log.silent().for('retention'),
+    })
     // The longest step of pruning: how long the event loop is held at most.
     const steps: number[] = []
     const prune = store.retention.pruneJobs.bind(store.retention)
@@ -75,10 +89,21 @@ export async function retentionSection(): Promise<SectionResult> {
     }
     const samples: { jobs: number; day: number; mb: number; kept: number; events: number; prunedMb: number }[] = []
     const events = store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM events')
-    const prunedBytes = store.db.query<{ bytes: number | null }, []>("SELECT sum(pgsize) AS bytes FROM dbstat WHERE name IN ('pruned_jobs', 'pruned_jobs_by_age', 'sqlite_autoindex_pruned_jobs_1')")
+    const prunedBytes = store.db.query<{ bytes: number | null }, []>(
+      `SELECT sum(pgsize) AS bytes FROM dbstat WHERE name IN ('pruned_jobs',
+        'pruned_jobs_by_age', 'sqlite_autoindex_pruned_jobs_1')`,
+    )
     const started = performance.now()
     for (let n = 1; n <= JOBS; n++) {
-      const created = store.jobs.create({ projectId, printerId, idempotencyKey: `bench-${n}`, document: receipt(n), metadata: { order: String(n) }, expiresInMs: DAY, maxAttempts: 5 })
+      const created = store.jobs.create({
+        projectId,
+        printerId,
+        idempotencyKey: `bench-${n}`,
+        document: receipt(n),
+        metadata: { order: String(n) },
+        expiresInMs: DAY,
+        maxAttempts: 5,
+      })
       if (created.kind !== 'created') throw new Error(`job ${n}: ${created.kind}`)
       const attempt = store.jobStates.startAttempt(created.job.id)!
       store.jobStates.markReceived(created.job.id, attempt.attempt, clock)
@@ -89,13 +114,23 @@ export async function retentionSection(): Promise<SectionResult> {
       if (n % SAMPLE_EVERY === 0) {
         await store.commits.durable()
         const kept = store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM jobs').get()!.n
-        samples.push({ jobs: n, day: n / JOBS_PER_DAY, mb: fileMb(dir), kept, events: events.get()!.n, prunedMb: (prunedBytes.get()!.bytes ?? 0) / 1_048_576 })
+        samples.push({
+          jobs: n,
+          day: n / JOBS_PER_DAY,
+          mb: fileMb(dir),
+          kept,
+          events: events.get()!.n,
+          prunedMb: (prunedBytes.get()!.bytes ?? 0) / 1_048_576,
+        })
       }
     }
     const seconds = (performance.now() - started) / 1000
     // Every bound reached: two retention periods, and the event log at its cap or its age.
-    const warm = samples.find((s) => s.day >= 2 * RETENTION_DAYS && (s.events >= MAX_EVENTS || s.day >= EVENT_RETENTION_DAYS))
-    if (!warm || warm === samples.at(-1)) throw new Error('the run ended before every bound was reached: more jobs are needed')
+    const warm = samples.find(
+      (s) => s.day >= 2 * RETENTION_DAYS && (s.events >= MAX_EVENTS || s.day >= EVENT_RETENTION_DAYS),
+    )
+    if (!warm || warm === samples.at(-1))
+      throw new Error('the run ended before every bound was reached: more jobs are needed')
     const last = samples.at(-1)!
     // What the bounds hold: the file less the pruned jobs' IDs, which are kept longer than the run.
     const bounded = (s: (typeof samples)[number]) => s.mb - s.prunedMb
@@ -109,18 +144,60 @@ export async function retentionSection(): Promise<SectionResult> {
     const round = (value: number, digits = 1) => Number(value.toFixed(digits))
     return {
       report: [
-        `retention (in this process: ${JOBS.toLocaleString('en')} jobs created and printed, ${JOBS_PER_DAY.toLocaleString('en')} a simulated day, kept ${RETENTION_DAYS} day, ${Math.round(JOBS / seconds)} jobs/s)`,
-        'jobs    day   database+WAL   jobs kept     events   pruned jobs\' IDs',
-        ...samples.map((s) => `${String(s.jobs).padStart(7)}  ${s.day.toFixed(1).padStart(4)}   ${s.mb.toFixed(1).padStart(8)} MB   ${String(s.kept).padStart(8)}   ${String(s.events).padStart(8)}   ${s.prunedMb.toFixed(1).padStart(6)} MB`),
-        `after the warm-up (day ${warm.day}: two retention periods, the event log at its cap): ${bounded(warm).toFixed(1)} MB without the pruned jobs' IDs, at most ${peak.toFixed(1)} MB since (${(growth * 100).toFixed(1)} %); ${last.mb.toFixed(1)} MB in all at the end`,
-        `pruned jobs' IDs: ${Math.round(prunedPerJob)} bytes a job, kept ${PRUNED_JOBS_REMEMBERED_DAYS} days past the retention (${((prunedPerJob * JOBS_PER_DAY * (PRUNED_JOBS_REMEMBERED_DAYS + RETENTION_DAYS)) / 1_048_576).toFixed(0)} MB at ${JOBS_PER_DAY.toLocaleString('en')} jobs a day)`,
-        `pruning steps: ${steps.length}, p50 ${round(steps[Math.floor(steps.length / 2)] ?? 0, 2)} ms, p99 ${round(steps[Math.floor(steps.length * 0.99)] ?? 0, 2)} ms, longest ${round(longestStep, 2)} ms (each measured after the open transaction was committed)`,
+        `retention (in this process: ${JOBS.toLocaleString('en')} jobs created ` +
+          `and printed, ${JOBS_PER_DAY.toLocaleString('en')} a simulated day, kept ` +
+          `${RETENTION_DAYS} day, ${Math.round(JOBS / seconds)} jobs/s)`,
+        "jobs    day   database+WAL   jobs kept     events   pruned jobs' IDs",
+        ...samples.map(
+          (s) =>
+            `${String(s.jobs).padStart(7)}  ${s.day.toFixed(1).padStart(4)}   ` +
+            `${s.mb.toFixed(1).padStart(8)} MB   ${String(s.kept).padStart(8)}   ` +
+            `${String(s.events).padStart(8)}   ` +
+            `${s.prunedMb.toFixed(1).padStart(6)} MB`,
+        ),
+        `after the warm-up (day ${warm.day}: two retention periods, the event log ` +
+          `at its cap): ${bounded(warm).toFixed(1)} MB without the pruned jobs' ` +
+          `IDs, at most ${peak.toFixed(1)} MB since (${(growth * 100).toFixed(1)} ` +
+          `%); ${last.mb.toFixed(1)} MB in all at the end`,
+        `pruned jobs' IDs: ${Math.round(prunedPerJob)} bytes a job, kept ` +
+          `${PRUNED_JOBS_REMEMBERED_DAYS} days past the retention ` +
+          `(${((prunedPerJob * JOBS_PER_DAY * (PRUNED_JOBS_REMEMBERED_DAYS + RETENTION_DAYS)) / 1_048_576).toFixed(0)} ` +
+          `MB at ${JOBS_PER_DAY.toLocaleString('en')} jobs a day)`,
+        `pruning steps: ${steps.length}, p50 ` +
+          `${round(steps[Math.floor(steps.length / 2)] ?? 0, 2)} ms, p99 ` +
+          `${round(steps[Math.floor(steps.length * 0.99)] ?? 0, 2)} ms, longest ` +
+          `${round(longestStep, 2)} ms (each measured after the open transaction ` +
+          `was committed)`,
       ],
       checks: [
-        { name: 'database size flat after warm-up', value: round(growth * 100), unit: ' %', target: `<= ${PLATEAU_TOLERANCE * 100} % growth`, pass: growth <= PLATEAU_TOLERANCE },
-        { name: 'pruning step p99', value: round(p99Step, 2), unit: ' ms', target: `< ${TARGET_STEP_MS} ms`, pass: p99Step < TARGET_STEP_MS },
+        {
+          name: 'database size flat after warm-up',
+          value: round(growth * 100),
+          unit: ' %',
+          target: `<= ${PLATEAU_TOLERANCE * 100} % growth`,
+          pass: growth <= PLATEAU_TOLERANCE,
+        },
+        {
+          name: 'pruning step p99',
+          value: round(p99Step, 2),
+          unit: ' ms',
+          target: `< ${TARGET_STEP_MS} ms`,
+          pass: p99Step < TARGET_STEP_MS,
+        },
       ],
-      results: { jobs: JOBS, jobsPerDay: JOBS_PER_DAY, retentionDays: RETENTION_DAYS, samples, warmDay: warm.day, warmMb: bounded(warm), peakMb: peak, growth, prunedBytesPerJob: prunedPerJob, p99StepMs: p99Step, longestStepMs: longestStep },
+      results: {
+        jobs: JOBS,
+        jobsPerDay: JOBS_PER_DAY,
+        retentionDays: RETENTION_DAYS,
+        samples,
+        warmDay: warm.day,
+        warmMb: bounded(warm),
+        peakMb: peak,
+        growth,
+        prunedBytesPerJob: prunedPerJob,
+        p99StepMs: p99Step,
+        longestStepMs: longestStep,
+      },
     }
   } finally {
     store.close()

@@ -52,7 +52,11 @@ export async function securitySection(): Promise<SectionResult> {
   const dir = newDataDir()
   const { projectId, apiKey, printerId } = await initDataDir(dir)
   const bodyKeys: string[] = []
-  for (let i = 0; i < 5; i++) bodyKeys.push((JSON.parse(await cli(['keys', 'create', '--project', projectId, '--data', dir, '--json'])) as { apiKey: string }).apiKey)
+  for (let i = 0; i < 5; i++)
+    bodyKeys.push(
+      (JSON.parse(await cli(['keys', 'create', '--project', projectId, '--data', dir, '--json'])) as { apiKey: string })
+        .apiKey,
+    )
   const hub = await startHub(dir)
   try {
     const port = Number(new URL(hub.url).port)
@@ -62,7 +66,14 @@ export async function securitySection(): Promise<SectionResult> {
     let heldRss = 0
     const sockets: Socket[] = []
     const gateway = await healthWhile(hub.url, async () => {
-      const strangers = Array.from({ length: 200 }, (_, i) => gatewayStranger(port, `127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`, MAX_FRAME_BYTES, MAX_FRAME_BYTES - 1024))
+      const strangers = Array.from({ length: 200 }, (_, i) =>
+        gatewayStranger(
+          port,
+          `127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`,
+          MAX_FRAME_BYTES,
+          MAX_FRAME_BYTES - 1024,
+        ),
+      )
       sockets.push(...strangers.map((s) => s.socket))
       await Promise.all(strangers.map((s) => s.status))
       await sleep(500)
@@ -71,7 +82,15 @@ export async function securitySection(): Promise<SectionResult> {
     for (const socket of sockets) socket.destroy()
 
     const passwords = await healthWhile(hub.url, () =>
-      Promise.all(Array.from({ length: 200 }, () => fetch(`${hub.url}/admin/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'not the password' }) }).then((r) => r.arrayBuffer()))),
+      Promise.all(
+        Array.from({ length: 200 }, () =>
+          fetch(`${hub.url}/admin/v1/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ password: 'not the password' }),
+          }).then((r) => r.arrayBuffer()),
+        ),
+      ),
     )
 
     const image = { type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }
@@ -81,7 +100,11 @@ export async function securitySection(): Promise<SectionResult> {
           fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ printerId, idempotencyKey: `heavy-${i}`, document: { width: 80, sections: [image, { type: 'cut' }] } }),
+            body: JSON.stringify({
+              printerId,
+              idempotencyKey: `heavy-${i}`,
+              document: { width: 80, sections: [image, { type: 'cut' }] },
+            }),
           }).then(async (r) => {
             await r.arrayBuffer()
             if (r.status !== 202) throw new Error(`a job with an image was answered ${r.status}`)
@@ -99,7 +122,11 @@ export async function securitySection(): Promise<SectionResult> {
     }, 2_000)
     const slowloris = await healthWhile(hub.url, async () => {
       for (let i = 0; i < 3_000; i++) {
-        const socket = connect({ host: '127.0.0.1', port, localAddress: `127.1.${Math.floor(i / 250)}.${1 + (i % 250)}` })
+        const socket = connect({
+          host: '127.0.0.1',
+          port,
+          localAddress: `127.1.${Math.floor(i / 250)}.${1 + (i % 250)}`,
+        })
         socket.on('error', () => {})
         socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`)
         slow.push(socket)
@@ -124,7 +151,11 @@ export async function securitySection(): Promise<SectionResult> {
         for (let i = 0; i < 60; i++) {
           const socket = connect({ host: '127.0.0.1', port, localAddress: `127.3.${bodySockets.length % 50}.1` })
           socket.on('error', () => {})
-          socket.write(`POST /v1/projects/${projectId}/jobs HTTP/1.1\r\nhost: hub\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${MAX_FRAME_BYTES}\r\n\r\n`)
+          socket.write(
+            `POST /v1/projects/${projectId}/jobs HTTP/1.1\r\nhost: ` +
+              `hub\r\nauthorization: Bearer ${key}\r\ncontent-type: ` +
+              `application/json\r\ncontent-length: ${MAX_FRAME_BYTES}\r\n\r\n`,
+          )
           socket.write(Buffer.alloc(MAX_FRAME_BYTES - 1024, 0x20))
           bodySockets.push(socket)
         }
@@ -138,13 +169,23 @@ export async function securitySection(): Promise<SectionResult> {
     const inline: number[] = []
     for (let i = 0; i < 3; i++) {
       const started = performance.now()
-      render({ width: 80, sections: [image as PrintDocument['sections'][number], { type: 'cut' }] }, targetFor('generic-80mm', 80))
+      render(
+        { width: 80, sections: [image as PrintDocument['sections'][number], { type: 'cut' }] },
+        targetFor('generic-80mm', 80),
+      )
       inline.push(performance.now() - started)
     }
     const inlineMs = inline.sort((a, b) => a - b)[1]!
 
-    const line = (name: string, s: LatencySummary) => `${name.padEnd(44)} /health p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`
-    const p99 = (name: string, s: LatencySummary) => ({ name: `/health p99, ${name}`, value: round(s.p99, 2), unit: ' ms', target: `< ${TARGET_HEALTH_P99_MS} ms`, pass: s.p99 < TARGET_HEALTH_P99_MS })
+    const line = (name: string, s: LatencySummary) =>
+      `${name.padEnd(44)} /health p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, max ${ms(s.max)}`
+    const p99 = (name: string, s: LatencySummary) => ({
+      name: `/health p99, ${name}`,
+      value: round(s.p99, 2),
+      unit: ' ms',
+      target: `< ${TARGET_HEALTH_P99_MS} ms`,
+      pass: s.p99 < TARGET_HEALTH_P99_MS,
+    })
     return {
       report: [
         'security (one hub; /health every 10 ms in each phase)',
@@ -155,7 +196,10 @@ export async function securitySection(): Promise<SectionResult> {
         `  (one of them rendered inline would hold the event loop ${ms(inlineMs)}: median of 3)`,
         line('3,000 + 5,000 slow-header connections', slowloris),
         line('300 slow 2 MiB job bodies', bodies),
-        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ${round(heldRss)} MB, with 8,000 slow connections ${round(slowRss)} MB (${round(slowRss - beforeSlowRss)} MB against just before), with 300 slow job bodies ${round(bodiesRss)} MB`,
+        `hub RSS: idle ${round(idleRss)} MB, with 200 strangers holding frames ` +
+          `${round(heldRss)} MB, with 8,000 slow connections ${round(slowRss)} MB ` +
+          `(${round(slowRss - beforeSlowRss)} MB against just before), with 300 ` +
+          `slow job bodies ${round(bodiesRss)} MB`,
       ],
       checks: [
         p99('200 strangers at the gateway', gateway),
@@ -163,10 +207,35 @@ export async function securitySection(): Promise<SectionResult> {
         p99('images rendering', rendering),
         p99('8,000 slow connections', slowloris),
         p99('300 slow job bodies', bodies),
-        { name: 'RSS, 200 strangers at the gateway', value: round(heldRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: heldRss < TARGET_RSS_MB },
-        { name: 'RSS, 300 slow job bodies', value: round(bodiesRss), unit: ' MB', target: `< ${TARGET_RSS_MB} MB`, pass: bodiesRss < TARGET_RSS_MB },
+        {
+          name: 'RSS, 200 strangers at the gateway',
+          value: round(heldRss),
+          unit: ' MB',
+          target: `< ${TARGET_RSS_MB} MB`,
+          pass: heldRss < TARGET_RSS_MB,
+        },
+        {
+          name: 'RSS, 300 slow job bodies',
+          value: round(bodiesRss),
+          unit: ' MB',
+          target: `< ${TARGET_RSS_MB} MB`,
+          pass: bodiesRss < TARGET_RSS_MB,
+        },
       ],
-      results: { idle, gateway, passwords, rendering, inlineRenderMs: inlineMs, slowloris, bodies, bodiesRssMb: bodiesRss, idleRssMb: idleRss, heldRssMb: heldRss, slowRssMb: slowRss, beforeSlowRssMb: beforeSlowRss },
+      results: {
+        idle,
+        gateway,
+        passwords,
+        rendering,
+        inlineRenderMs: inlineMs,
+        slowloris,
+        bodies,
+        bodiesRssMb: bodiesRss,
+        idleRssMb: idleRss,
+        heldRssMb: heldRss,
+        slowRssMb: slowRss,
+        beforeSlowRssMb: beforeSlowRss,
+      },
     }
   } finally {
     await hub.stop()

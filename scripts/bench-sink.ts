@@ -87,7 +87,8 @@ export class TcpSink {
           if (state.bytes === 0) state.firstByteAt = now
           state.lastByteAt = now
           state.bytes += chunk.byteLength
-          if (state.head.length < MARKER_SEARCH_BYTES) state.head += chunk.subarray(0, MARKER_SEARCH_BYTES - state.head.length).toString('latin1')
+          if (state.head.length < MARKER_SEARCH_BYTES)
+            state.head += chunk.subarray(0, MARKER_SEARCH_BYTES - state.head.length).toString('latin1')
         },
         close: (socket) => this.closed(socket.data, performance.now()),
         error: (_socket, error) => {
@@ -144,7 +145,10 @@ export class TcpSink {
 }
 
 /** Connections of run `tag`: by job index, and how many jobs arrived more than once or unmarked. */
-export function connectionsOf(sinks: readonly TcpSink[], tag: string): { byIndex: Map<number, SinkConnection>; repeats: number; unmarked: number } {
+export function connectionsOf(
+  sinks: readonly TcpSink[],
+  tag: string,
+): { byIndex: Map<number, SinkConnection>; repeats: number; unmarked: number } {
   const byIndex = new Map<number, SinkConnection>()
   let repeats = 0
   let unmarked = 0
@@ -210,7 +214,13 @@ export async function steady(
   sink: TcpSink,
   send: (index: number) => Promise<Omit<Submitted, 'sentAt'>>,
   poll?: { everyJobs: number; run: () => Promise<void> },
-): Promise<{ submitted: Submitted[]; byIndex: Map<number, SinkConnection>; repeats: number; unmarked: number; seconds: number }> {
+): Promise<{
+  submitted: Submitted[]
+  byIndex: Map<number, SinkConnection>
+  repeats: number
+  unmarked: number
+  seconds: number
+}> {
   sink.reset()
   const total = spec.warmupJobs + spec.jobs
   const intervalMs = 1000 / spec.ratePerSecond
@@ -233,7 +243,11 @@ export async function steady(
   return { submitted, byIndex, repeats, unmarked, seconds }
 }
 
-export function latencies(spec: SteadySpec, submitted: readonly Submitted[], at: (index: number) => number | undefined): { values: Float64Array; missing: number } {
+export function latencies(
+  spec: SteadySpec,
+  submitted: readonly Submitted[],
+  at: (index: number) => number | undefined,
+): { values: Float64Array; missing: number } {
   const values: number[] = []
   let missing = 0
   for (let i = spec.warmupJobs; i < submitted.length; i++) {
@@ -248,7 +262,10 @@ export function latencies(spec: SteadySpec, submitted: readonly Submitted[], at:
 export function atTheSink(spec: SteadySpec, run: Awaited<ReturnType<typeof steady>>) {
   const firstByte = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.firstByteAt)
   const closed = latencies(spec, run.submitted, (i) => run.byIndex.get(i)?.closedAt)
-  const errorSamples = run.submitted.filter((s) => s.error).slice(0, 5).map((s) => s.error!)
+  const errorSamples = run.submitted
+    .filter((s) => s.error)
+    .slice(0, 5)
+    .map((s) => s.error!)
   if (firstByte.missing > 0) errorSamples.push(`${firstByte.missing} measured jobs never reached the sink`)
   return {
     firstByte,

@@ -29,7 +29,12 @@ export async function webhookPhase(hub: HubProcess, project: Project): Promise<W
     hostname: '127.0.0.1',
     port: 0,
     fetch: async (request) => {
-      received.push({ id: request.headers.get('webhook-id') ?? '', at: performance.now(), headers: request.headers, body: await request.text() })
+      received.push({
+        id: request.headers.get('webhook-id') ?? '',
+        at: performance.now(),
+        headers: request.headers,
+        body: await request.text(),
+      })
       return new Response(null, { status: 204 })
     },
   })
@@ -37,7 +42,10 @@ export async function webhookPhase(hub: HubProcess, project: Project): Promise<W
     const made = await fetch(`${hub.url}/v1/projects/${project.projectId}/webhooks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['job.created', 'job.state_changed'] }),
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${receiver.port}/hook`,
+        events: ['job.created', 'job.state_changed'],
+      }),
     })
     if (made.status !== 201) throw new Error(`making the webhook answered ${made.status}`)
     const { secret } = (await made.json()) as { secret: string }
@@ -65,12 +73,24 @@ export async function webhookPhase(hub: HubProcess, project: Project): Promise<W
     const latency = summarize(Float64Array.from(latencies))
     return {
       report: [
-        `webhooks (one webhook, ${JOBS} jobs at ${JOBS_PER_SECOND}/s, ${EVENTS_PER_JOB} events each, a receiver answering 204 at once)`,
-        `submit -> job.created delivered   p50 ${latency.p50.toFixed(2)} ms   p99 ${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms`,
-        `deliveries                     ${received.length} of ${expected} in ${round(span / 1000, 2)} s (${round((received.length * 1000) / Math.max(1, span))}/s); ${wrong} missing, twice, out of order or badly signed`,
+        `webhooks (one webhook, ${JOBS} jobs at ${JOBS_PER_SECOND}/s, ` +
+          `${EVENTS_PER_JOB} events each, a receiver answering 204 at once)`,
+        `submit -> job.created delivered   p50 ${latency.p50.toFixed(2)} ms   p99 ` +
+          `${latency.p99.toFixed(2)} ms   max ${latency.max.toFixed(1)} ms`,
+        `deliveries                     ${received.length} of ${expected} in ` +
+          `${round(span / 1000, 2)} s ` +
+          `(${round((received.length * 1000) / Math.max(1, span))}/s); ${wrong} ` +
+          `missing, twice, out of order or badly signed`,
       ],
       wrong,
-      results: { jobs: JOBS, jobsPerSecond: JOBS_PER_SECOND, delivered: received.length, expected, latencyMs: latency, wrong },
+      results: {
+        jobs: JOBS,
+        jobsPerSecond: JOBS_PER_SECOND,
+        delivered: received.length,
+        expected,
+        latencyMs: latency,
+        wrong,
+      },
     }
   } finally {
     receiver.stop(true)

@@ -11,7 +11,10 @@ export function wrkPath(): string | undefined {
   return Bun.which('wrk') ?? undefined
 }
 
-/** Lua for wrk: the request (a key unique to each, when the body has the placeholder), and the figures as JSON at the end. */
+/**
+ * Lua for wrk: the request (a key unique to each, when the body has the placeholder), and the figures as JSON at the
+ * end.
+ */
 function script(spec: LoadSpec, nonce: string): string {
   const [before, after] = (spec.bodyTemplate ?? '').split(KEY_PLACEHOLDER)
   const lua = (text: string) => JSON.stringify(text)
@@ -63,8 +66,28 @@ async function wrk(spec: LoadSpec, seconds: number, nonce: string, dir: string):
   const file = join(dir, `${nonce}.lua`)
   writeFileSync(file, script(spec, nonce))
   // Two threads, as many as the CPUs the bench is judged on; a request still unanswered after 10 s is a timeout.
-  const child = Bun.spawn([wrkPath()!, '-t', '2', '-c', String(spec.concurrency), '-d', `${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '-s', file, spec.url], { stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = Bun.spawn(
+    [
+      wrkPath()!,
+      '-t',
+      '2',
+      '-c',
+      String(spec.concurrency),
+      '-d',
+      `${Math.max(1, Math.round(seconds))}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      file,
+      spec.url,
+    ],
+    { stdout: 'pipe', stderr: 'pipe' },
+  )
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${stderr}`)
   const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'))
   if (!line) throw new Error(`wrk printed no figures:\n${stdout}${stderr}`)
@@ -92,7 +115,13 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
       errorSamples: errors > 0 ? [`wrk: ${JSON.stringify({ warmUp: warm, measured })}`] : [],
       seconds,
       rate: Math.round(ok / seconds),
-      latencyMs: { p50: ms(measured.p50), p90: ms(measured.p90), p99: ms(measured.p99), max: ms(measured.max), mean: ms(measured.mean) },
+      latencyMs: {
+        p50: ms(measured.p50),
+        p90: ms(measured.p90),
+        p99: ms(measured.p99),
+        max: ms(measured.max),
+        mean: ms(measured.mean),
+      },
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -1,6 +1,5 @@
-// The hub's performance bench: `bun run bench`. This file is the driver: it picks the sections,
-// runs them, reports their figures against targets and writes them to dist/. Each section lives
-// in the file of what it measures:
+// The hub's performance bench: `bun run bench`. This file is the driver: it picks the sections, runs them, reports
+// their figures against targets and writes them to dist/. Each section lives in the file of what it measures:
 //   api (scripts/bench-api.ts): the hub as its own process on 127.0.0.1, driven from load processes
 //   (scripts/bench-load.ts):
 //     1. GET /health requests per second (50 clients),
@@ -31,15 +30,15 @@
 //   dashboard (scripts/bench-dashboard.ts): every page loaded cold by Chromium on a phone profile,
 //   in English and German: bytes, first contentful paint, page drawn;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
-// The hub process, its CLI and data directories are shared from scripts/bench-hub.ts.
-// `bun run bench` runs every section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`, `failover`, `cloudprnt`, `dashboard` or `binary` runs one;
-// `--quick` runs them with smaller counts (for development). Every run adds a line to docs/benchmarks.jsonl
-// and writes its summary, docs/benchmarks.md, again (scripts/bench-log.ts).
-// Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
-// section that fails is reported and the others still run; the bench exits 1 only when a section
-// itself fails. A missed target is reported, not fatal, since figures depend on the machine.
-// CUPS is measured when lp, lpadmin and cupsd are installed (apt-get install cups); the bench
-// installs nothing, and without CUPS compares with the issue's reference figures.
+// The hub process, its CLI and data directories are shared from scripts/bench-hub.ts. `bun run bench` runs every
+// section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`,
+// `failover`, `cloudprnt`, `dashboard` or `binary` runs one; `--quick` runs them with smaller counts (for development).
+// Every run adds a line to docs/benchmarks.jsonl and writes its summary, docs/benchmarks.md, again
+// (scripts/bench-log.ts). Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
+// section that fails is reported and the others still run; the bench exits 1 only when a section itself fails. A missed
+// target is reported, not fatal, since figures depend on the machine. CUPS is measured when lp, lpadmin and cupsd are
+// installed (apt-get install cups); the bench installs nothing, and without CUPS compares with the issue's reference
+// figures.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -60,7 +59,21 @@ import { dashboardSection } from './bench-dashboard.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
-const SECTIONS = ['api', 'delivery', 'render', 'printers', 'crash', 'retention', 'backup', 'security', 'events', 'failover', 'cloudprnt', 'dashboard', 'binary'] as const
+const SECTIONS = [
+  'api',
+  'delivery',
+  'render',
+  'printers',
+  'crash',
+  'retention',
+  'backup',
+  'security',
+  'events',
+  'failover',
+  'cloudprnt',
+  'dashboard',
+  'binary',
+] as const
 type Section = (typeof SECTIONS)[number]
 
 // ---- Cleanup ----------------------------------------------------------------------------------
@@ -123,7 +136,9 @@ function checkLine(check: Check): string {
 
 function sectionsOf(all: string[]): Section[] {
   const args = all.filter((arg) => arg !== '--quick')
-  for (const arg of args) if (!SECTIONS.includes(arg as Section)) throw new Error(`unknown bench section "${arg}"; the sections are ${SECTIONS.join(', ')}`)
+  for (const arg of args)
+    if (!SECTIONS.includes(arg as Section))
+      throw new Error(`unknown bench section "${arg}"; the sections are ${SECTIONS.join(', ')}`)
   return args.length === 0 ? [...SECTIONS] : SECTIONS.filter((section) => args.includes(section))
 }
 
@@ -161,7 +176,10 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
 async function main(): Promise<void> {
   const sections = sectionsOf(process.argv.slice(2))
   const info = machine()
-  console.log(`printhub bench (${sections.join(', ')}${QUICK ? ', quick' : ''}): ${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`)
+  console.log(
+    `printhub bench (${sections.join(', ')}${QUICK ? ', quick' : ''}): ` +
+      `${info.cpus} CPUs (${info.cpuModel}), bun ${info.bun}, ${info.platform}`,
+  )
   console.log(`hubs and yardsticks start with the installed service's JIT options: ${SERVICE_JIT_TEXT}`)
   const done: Partial<Record<Section, SectionResult>> = {}
   const failed: Partial<Record<Section, string>> = {}
@@ -180,7 +198,8 @@ async function main(): Promise<void> {
   }
 
   const report = ['']
-  for (const section of sections) report.push(...(done[section]?.report ?? [`${section}: FAILED: ${failed[section]}`]), '')
+  for (const section of sections)
+    report.push(...(done[section]?.report ?? [`${section}: FAILED: ${failed[section]}`]), '')
   for (const section of sections) report.push(...(done[section]?.checks.map(checkLine) ?? []))
   console.log([...report, ''].join('\n'))
 

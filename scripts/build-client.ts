@@ -16,8 +16,18 @@ rmSync(OUT, { recursive: true, force: true })
 // The browser target keeps the bundle free of Node-only APIs: it runs on Node 18+, Bun and Deno.
 // The one exception, node:crypto, is imported only where the global WebCrypto is missing (Node 18),
 // by a specifier the bundler does not follow (src/protocol/webhook-signature.ts).
-for (const [format, naming] of [['esm', 'index.js'], ['cjs', 'index.cjs']] as const) {
-  const build = await Bun.build({ entrypoints: [join(ROOT, 'src/client/index.ts')], outdir: OUT, target: 'browser', format, sourcemap: 'linked', naming })
+for (const [format, naming] of [
+  ['esm', 'index.js'],
+  ['cjs', 'index.cjs'],
+] as const) {
+  const build = await Bun.build({
+    entrypoints: [join(ROOT, 'src/client/index.ts')],
+    outdir: OUT,
+    target: 'browser',
+    format,
+    sourcemap: 'linked',
+    naming,
+  })
   if (!build.success) throw new AggregateError(build.logs, `building the client (${format}) failed`)
 }
 
@@ -26,7 +36,8 @@ function rewriteSpecifiers(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) rewriteSpecifiers(path)
-    else if (entry.name.endsWith('.d.ts')) writeFileSync(path, readFileSync(path, 'utf8').replace(/(from\s+'\.{1,2}\/[^']+)\.ts'/g, "$1.js'"))
+    else if (entry.name.endsWith('.d.ts'))
+      writeFileSync(path, readFileSync(path, 'utf8').replace(/(from\s+'\.{1,2}\/[^']+)\.ts'/g, "$1.js'"))
   }
 }
 // Declarations: tsc emits one file per source into a scratch folder, then API Extractor rolls them
@@ -35,18 +46,35 @@ function rewriteSpecifiers(dir: string): void {
 const scratch = mkdtempSync(join(tmpdir(), 'printhub-client-types-'))
 try {
   const tsc = join(ROOT, 'node_modules/.bin/tsc')
-  await $`${tsc} --ignoreConfig src/client/index.ts --declaration --emitDeclarationOnly --stripInternal --outDir ${scratch} --rootDir src --target ES2022 --module preserve --moduleResolution bundler --allowImportingTsExtensions --strict --skipLibCheck --lib ES2022,DOM --types ''`.cwd(ROOT)
+  await $`${tsc} --ignoreConfig src/client/index.ts --declaration --emitDeclarationOnly --stripInternal --outDir ${scratch} --rootDir src --target ES2022 --module preserve --moduleResolution bundler --allowImportingTsExtensions --strict --skipLibCheck --lib ES2022,DOM --types ''`.cwd(
+    ROOT,
+  )
   rewriteSpecifiers(scratch)
   const config = ExtractorConfig.prepare({
     configObject: {
       projectFolder: scratch,
       mainEntryPointFilePath: join(scratch, 'client', 'index.d.ts'),
-      compiler: { overrideTsconfig: { compilerOptions: { target: 'ES2022', module: 'preserve', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], types: [], strict: true, skipLibCheck: true } } },
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'preserve',
+            moduleResolution: 'bundler',
+            lib: ['ES2022', 'DOM'],
+            types: [],
+            strict: true,
+            skipLibCheck: true,
+          },
+        },
+      },
       dtsRollup: { enabled: true, untrimmedFilePath: join(OUT, 'index.d.ts') },
       apiReport: { enabled: false },
       docModel: { enabled: false },
       tsdocMetadata: { enabled: false },
-      messages: { extractorMessageReporting: { default: { logLevel: 'none' as ExtractorLogLevel } }, tsdocMessageReporting: { default: { logLevel: 'none' as ExtractorLogLevel } } },
+      messages: {
+        extractorMessageReporting: { default: { logLevel: 'none' as ExtractorLogLevel } },
+        tsdocMessageReporting: { default: { logLevel: 'none' as ExtractorLogLevel } },
+      },
     },
     configObjectFullPath: undefined,
     packageJsonFullPath: join(ROOT, 'package.json'),
@@ -64,11 +92,25 @@ const packageJson = {
   version,
   description: 'Typed, dependency-free client for the printhub print job service.',
   type: 'module',
-  exports: { '.': { import: { types: './index.d.ts', default: './index.js' }, require: { types: './index.d.cts', default: './index.cjs' } } },
+  exports: {
+    '.': {
+      import: { types: './index.d.ts', default: './index.js' },
+      require: { types: './index.d.cts', default: './index.cjs' },
+    },
+  },
   main: './index.cjs',
   module: './index.js',
   types: './index.d.ts',
-  files: ['index.js', 'index.js.map', 'index.cjs', 'index.cjs.map', 'index.d.ts', 'index.d.cts', 'README.md', 'LICENSE'],
+  files: [
+    'index.js',
+    'index.js.map',
+    'index.cjs',
+    'index.cjs.map',
+    'index.d.ts',
+    'index.d.cts',
+    'README.md',
+    'LICENSE',
+  ],
   sideEffects: false,
   engines: { node: '>=18' },
   license: 'MIT',

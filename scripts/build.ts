@@ -1,18 +1,15 @@
-// `bun run build`: the printhub executables for 64-bit Linux on ARM (Raspberry Pi 3, 4, 5, Zero 2 W)
-// and x86, with the pinned Bun, minified and with bytecode, the version and git commit stamped in.
-// ES modules split into chunks: each command loads only its own modules (cli/main.ts), so the hub
-// neither reads nor holds the installer, the emulator or the preview until they are used. The
-// executable reads no `.env` or `bunfig.toml` from the directory it is started in: a file there
-// must not set its environment or preload code into it (a technician runs it as root).
-// Everything the program needs at run time (migrations, printer profiles, the `usb` package's
-// native part for the target) is imported, so it is inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS.
-// `bun run build x64` (or `arm64`) builds one.
-// Start-up and idle memory (docs/performance.md): JavaScriptCore's tier-up thresholds are raised
-// while the program starts (STARTUP_JIT_POLICY; serve sets the normal policy with its first work,
-// agent once it runs: platform/jit.ts), so no machine code is kept for code that runs once; and the bytecode is laid
-// out by a profile recorded on the spot from this machine's executable starting `serve` and
-// answering /health (one profile serves every target), so the parts a started hub uses sit
-// together at the front of the file and the rest is never read from disk.
+// `bun run build`: the printhub executables for 64-bit Linux on ARM (Raspberry Pi 3, 4, 5, Zero 2 W) and x86, with the
+// pinned Bun, minified and with bytecode, the version and git commit stamped in. ES modules split into chunks: each
+// command loads only its own modules (cli/main.ts), so the hub neither reads nor holds the installer, the emulator or
+// the preview until they are used. The executable reads no `.env` or `bunfig.toml` from the directory it is started in:
+// a file there must not set its environment or preload code into it (a technician runs it as root). Everything the
+// program needs at run time (migrations, printer profiles, the `usb` package's native part for the target) is imported,
+// so it is inside the binary. Prints each binary's size and SHA-256 and writes dist/SHA256SUMS. `bun run build x64` (or
+// `arm64`) builds one. Start-up and idle memory (docs/performance.md): JavaScriptCore's tier-up thresholds are raised
+// while the program starts (STARTUP_JIT_POLICY; serve sets the normal policy with its first work, agent once it runs:
+// platform/jit.ts), so no machine code is kept for code that runs once; and the bytecode is laid out by a profile
+// recorded on the spot from this machine's executable starting `serve` and answering /health (one profile serves every
+// target), so the parts a started hub uses sit together at the front of the file and the rest is never read from disk.
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -47,14 +44,25 @@ function ensureUsbBinding(arch: Arch): void {
   const name = `@node-usb/usb-linux-${arch}-gnu`
   const dir = join(ROOT, 'node_modules', name)
   if (existsSync(join(dir, 'package.json'))) return
-  const version = (JSON.parse(readFileSync(join(ROOT, 'node_modules/usb/package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }).optionalDependencies[name]
+  const version = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules/usb/package.json'), 'utf8')) as {
+      optionalDependencies: Record<string, string>
+    }
+  ).optionalDependencies[name]
   if (!version) throw new Error(`usb does not name ${name}`)
   const work = mkdtempSync(join(tmpdir(), 'printhub-usb-'))
   try {
-    const pack = Bun.spawnSync(['npm', 'pack', `${name}@${version}`, '--silent'], { cwd: work, stdout: 'pipe', stderr: 'pipe' })
+    const pack = Bun.spawnSync(['npm', 'pack', `${name}@${version}`, '--silent'], {
+      cwd: work,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     if (pack.exitCode !== 0) throw new Error(`npm pack ${name}@${version} failed: ${pack.stderr.toString()}`)
     mkdirSync(dir, { recursive: true })
-    const untar = Bun.spawnSync(['tar', '-xzf', join(work, pack.stdout.toString().trim().split('\n').pop()!), '-C', dir, '--strip-components=1'], { stderr: 'pipe' })
+    const untar = Bun.spawnSync(
+      ['tar', '-xzf', join(work, pack.stdout.toString().trim().split('\n').pop()!), '-C', dir, '--strip-components=1'],
+      { stderr: 'pipe' },
+    )
     if (untar.exitCode !== 0) throw new Error(`unpacking ${name} failed: ${untar.stderr.toString()}`)
   } finally {
     rmSync(work, { recursive: true, force: true })
@@ -71,28 +79,54 @@ export const WORKER_ENTRIES = ['src/render/worker.ts', 'src/services/receipt-wor
 export const STARTUP_JIT_POLICY = 32
 
 /** The flags every executable is compiled with: the hub's, and the bench's yardstick (scripts/bench-binary.ts). */
-export const COMPILE_FLAGS = ['--compile', '--minify', '--bytecode', '--format=esm', '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', `--compile-jit-policy=${STARTUP_JIT_POLICY}`, `--define=PRINTHUB_STARTUP_JIT_POLICY=${STARTUP_JIT_POLICY}`] as const
+export const COMPILE_FLAGS = [
+  '--compile',
+  '--minify',
+  '--bytecode',
+  '--format=esm',
+  '--no-compile-autoload-dotenv',
+  '--no-compile-autoload-bunfig',
+  `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
+  `--define=PRINTHUB_STARTUP_JIT_POLICY=${STARTUP_JIT_POLICY}`,
+] as const
 
 /** Runs `bun build` with `args`; throws with its output when it fails. */
 export function compile(args: readonly string[], what: string): void {
   const result = Bun.spawnSync([process.execPath, 'build', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-  if (result.exitCode !== 0) throw new Error(`building ${what} failed:\n${result.stderr.toString()}${result.stdout.toString()}`)
+  if (result.exitCode !== 0)
+    throw new Error(`building ${what} failed:\n${result.stderr.toString()}${result.stdout.toString()}`)
 }
 
 /**
  * Records which functions `binary` runs while it starts as `command(port)` and answers GET /health
  * (BUN_BYTECODE_ORDER_OUT, written when it stops on SIGTERM): the profile of the bytecode layout.
  */
-export async function recordBytecodeOrder(binary: string, command: (port: number) => string[], orderFile: string): Promise<void> {
+export async function recordBytecodeOrder(
+  binary: string,
+  command: (port: number) => string[],
+  orderFile: string,
+): Promise<void> {
   const port = freePort()
-  const child = Bun.spawn([binary, ...command(port)], { env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: orderFile }, stdout: 'ignore', stderr: 'pipe' })
+  const child = Bun.spawn([binary, ...command(port)], {
+    env: { PATH: process.env.PATH ?? '', BUN_BYTECODE_ORDER_OUT: orderFile },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   try {
     const deadline = performance.now() + 30_000
     for (;;) {
-      const answered = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) }).then((response) => response.status === 200, () => false)
+      const answered = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1_000) }).then(
+        (response) => response.status === 200,
+        () => false,
+      )
       if (answered) break
-      if (child.exitCode !== null) throw new Error(`${basename(binary)} exited with ${child.exitCode} while its bytecode order was recorded: ${await new Response(child.stderr).text()}`)
-      if (performance.now() > deadline) throw new Error(`${basename(binary)} did not answer within 30 s while its bytecode order was recorded`)
+      if (child.exitCode !== null)
+        throw new Error(
+          `${basename(binary)} exited with ${child.exitCode} while its bytecode ` +
+            `order was recorded: ${await new Response(child.stderr).text()}`,
+        )
+      if (performance.now() > deadline)
+        throw new Error(`${basename(binary)} did not answer within 30 s while its bytecode order was recorded`)
       await Bun.sleep(5)
     }
     // A moment of idling: the timers of a started program run once.
@@ -130,9 +164,14 @@ async function recordHubOrder(arch: Arch, commit: string, work: string): Promise
   compile(hubBuildArgs(arch, commit, binary), 'the executable to record its bytecode order')
   const dataDir = join(work, 'data')
   const init = Bun.spawnSync([binary, 'init', '--data', dataDir], { stdout: 'ignore', stderr: 'pipe' })
-  if (init.exitCode !== 0) throw new Error(`init failed while the bytecode order was recorded: ${init.stderr.toString()}`)
+  if (init.exitCode !== 0)
+    throw new Error(`init failed while the bytecode order was recorded: ${init.stderr.toString()}`)
   const orderFile = join(work, 'serve.order')
-  await recordBytecodeOrder(binary, (port) => ['serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir], orderFile)
+  await recordBytecodeOrder(
+    binary,
+    (port) => ['serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir],
+    orderFile,
+  )
   return orderFile
 }
 
@@ -173,12 +212,18 @@ function buildOne(arch: Arch, commit: string, orderFile: string | undefined): st
   const outfile = binaryPath(arch)
   compile(hubBuildArgs(arch, commit, outfile, orderFile), basename(outfile))
   const sha256 = createHash('sha256').update(readFileSync(outfile)).digest('hex')
-  console.log(`${basename(outfile)}  ${(statSync(outfile).size / 1024 / 1024).toFixed(1)} MiB  sha256 ${sha256}  (commit ${commit})`)
+  console.log(
+    `${basename(outfile)}  ` +
+      `${(statSync(outfile).size / 1024 / 1024).toFixed(1)} MiB  sha256 ` +
+      `${sha256}  (commit ${commit})`,
+  )
   return `${sha256}  ${basename(outfile)}`
 }
 
 if (import.meta.main) {
   const asked = process.argv.slice(2)
-  for (const arch of asked) if (!(arch in TARGETS)) throw new Error(`unknown target "${arch}"; the targets are ${Object.keys(TARGETS).join(', ')}`)
+  for (const arch of asked)
+    if (!(arch in TARGETS))
+      throw new Error(`unknown target "${arch}"; the targets are ${Object.keys(TARGETS).join(', ')}`)
   await build(asked.length > 0 ? (asked as Arch[]) : undefined)
 }

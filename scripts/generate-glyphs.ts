@@ -21,7 +21,10 @@ const glyphs = new Map<number, Uint8Array>()
 for (const line of readFileSync(BMP_HEX, 'utf8').split('\n')) {
   const [code, hex] = line.split(':')
   if (!code || !hex) continue
-  glyphs.set(parseInt(code, 16), Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)))
+  glyphs.set(
+    parseInt(code, 16),
+    Uint8Array.from(hex.match(/../g)!, (pair) => parseInt(pair, 16)),
+  )
 }
 
 // The upper font's em is 64 units: a pixel is 4 units, row 0 spans y 52 to 56 (the ascender).
@@ -35,7 +38,8 @@ for (let codePoint = UPPER_RANGE[0]; codePoint <= UPPER_RANGE[1]; codePoint++) {
   const polygons = toPolygons(glyph.path.commands)
   for (let row = 0; row < 16; row++) {
     for (let column = 0; column < width; column++) {
-      if (winding(polygons, column * 4 + 2, 56 - row * 4 - 2) !== 0) rows[(row * width) / 8 + (column >> 3)]! |= 0x80 >> (column & 7)
+      if (winding(polygons, column * 4 + 2, 56 - row * 4 - 2) !== 0)
+        rows[(row * width) / 8 + (column >> 3)]! |= 0x80 >> (column & 7)
     }
   }
   glyphs.set(codePoint, rows)
@@ -47,7 +51,8 @@ function toPolygons(commands: opentype.PathCommand[]): Point[][] {
   for (const command of commands) {
     if (command.type === 'M') polygons.push([[command.x, command.y]])
     else if (command.type === 'L') polygons.at(-1)!.push([command.x, command.y])
-    else if (command.type !== 'Z') throw new Error(`unexpected path command ${command.type}: the font is not made of pixel squares`)
+    else if (command.type !== 'Z')
+      throw new Error(`unexpected path command ${command.type}: the font is not made of pixel squares`)
   }
   return polygons
 }

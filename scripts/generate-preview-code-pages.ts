@@ -26,14 +26,16 @@ function characterOf(glibcName: string, byte: number): string {
   const result = Bun.spawnSync(['iconv', '-f', glibcName, '-t', 'UTF-8'], { stdin: Uint8Array.of(byte) })
   if (result.exitCode !== 0) return REPLACEMENT
   const text = result.stdout.toString()
-  if (Array.from(text).length !== 1) throw new Error(`${glibcName} 0x${byte.toString(16)} decodes to ${JSON.stringify(text)}`)
+  if (Array.from(text).length !== 1)
+    throw new Error(`${glibcName} 0x${byte.toString(16)} decodes to ${JSON.stringify(text)}`)
   return text
 }
 
 /** A character as TypeScript source: escaped when it is invisible or not a graphic character. */
 function literal(character: string): string {
   const codePoint = character.codePointAt(0)!
-  const visible = /[\p{L}\p{N}\p{P}\p{S}]/u.test(character) && character !== "'" && character !== '\\' && codePoint !== 0xfffd
+  const visible =
+    /[\p{L}\p{N}\p{P}\p{S}]/u.test(character) && character !== "'" && character !== '\\' && codePoint !== 0xfffd
   return visible ? character : `\\u${codePoint.toString(16).toUpperCase().padStart(4, '0')}`
 }
 

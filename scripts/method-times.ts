@@ -11,7 +11,21 @@ import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
 /** The parts of the hub whose classes are timed (the workers' and the browser's modules are left alone). */
-const PARTS = ['agent', 'api', 'admin', 'dispatcher', 'gateway', 'http', 'hub', 'polling', 'render', 'services', 'sqlite', 'store', 'transports']
+const PARTS = [
+  'agent',
+  'api',
+  'admin',
+  'dispatcher',
+  'gateway',
+  'http',
+  'hub',
+  'polling',
+  'render',
+  'services',
+  'sqlite',
+  'store',
+  'transports',
+]
 const LEFT_OUT = new Set(['render/worker.ts', 'services/receipt-worker.ts'])
 const SHOWN = 50
 
@@ -46,13 +60,22 @@ for (const part of PARTS) {
     if (LEFT_OUT.has(file)) continue
     const module = (await import(join(ROOT, 'src', file))) as Record<string, unknown>
     for (const [name, value] of Object.entries(module)) {
-      if (typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value))) wrap(name, value.prototype as Record<string, unknown>)
+      if (typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value)))
+        wrap(name, value.prototype as Record<string, unknown>)
     }
   }
 }
 
 process.on('exit', () => {
-  const rows = [...times].filter(([, f]) => f.calls > 0).sort((a, b) => b[1].ms - a[1].ms).slice(0, SHOWN)
-  const lines = rows.map(([name, f]) => `${f.ms.toFixed(1).padStart(10)} ms ${String(f.calls).padStart(9)} calls  ${name}`)
-  appendFileSync(process.env.METHOD_TIMES_FILE ?? '/tmp/printhub-method-times.txt', `--- pid ${process.pid} (${process.argv.slice(2).join(' ')})\n${lines.join('\n')}\n`)
+  const rows = [...times]
+    .filter(([, f]) => f.calls > 0)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, SHOWN)
+  const lines = rows.map(
+    ([name, f]) => `${f.ms.toFixed(1).padStart(10)} ms ${String(f.calls).padStart(9)} calls  ${name}`,
+  )
+  appendFileSync(
+    process.env.METHOD_TIMES_FILE ?? '/tmp/printhub-method-times.txt',
+    `--- pid ${process.pid} (${process.argv.slice(2).join(' ')})\n${lines.join('\n')}\n`,
+  )
 })

@@ -35,7 +35,8 @@ export function fetchNode(version: string): string | null {
   const home = homeOf(version)
   if (existsSync(nodeBinary(version))) return null
   const spec = nodePackageFor(process.arch, version)
-  if (!spec || process.platform !== 'linux') return `no Node.js ${version} package for ${process.platform}/${process.arch}`
+  if (!spec || process.platform !== 'linux')
+    return `no Node.js ${version} package for ${process.platform}/${process.arch}`
   const scratch = `${home}.partial`
   rmSync(scratch, { recursive: true, force: true })
   mkdirSync(scratch, { recursive: true })

@@ -24,13 +24,23 @@ export function lastReleasedCommit(changelog: string): string | undefined {
 }
 
 /** One changelog entry: the version, the date and commit, what changed, the checksums. */
-export function changelogEntry(version: string, date: string, commit: string, changes: readonly string[], sums: readonly string[]): string {
+export function changelogEntry(
+  version: string,
+  date: string,
+  commit: string,
+  changes: readonly string[],
+  sums: readonly string[],
+): string {
   const lines = changes.length > 0 ? changes.map((change) => `- ${change}`) : ['- No changes since the last release.']
-  return `## ${version}, ${date} (commit ${commit})\n\n${lines.join('\n')}\n\nSHA-256:\n\n\`\`\`\n${sums.join('\n')}\n\`\`\`\n`
+  return (
+    `## ${version}, ${date} (commit ` +
+    `${commit})\n\n${lines.join('\n')}\n\nSHA-256:\n\n\`\`\`\n${sums.join('\n')}\n\`\`\`\n`
+  )
 }
 
 async function release(): Promise<void> {
-  if (git(['status', '--porcelain', '--untracked-files=no']) !== '') throw new Error('the checkout has uncommitted changes: a release is built from a commit')
+  if (git(['status', '--porcelain', '--untracked-files=no']) !== '')
+    throw new Error('the checkout has uncommitted changes: a release is built from a commit')
   for (const script of ['test', 'test:binary', 'test:arm64']) {
     console.log(`npm run ${script}...`)
     const run = Bun.spawnSync(['npm', 'run', '-s', script], { cwd: ROOT, stdout: 'inherit', stderr: 'inherit' })
@@ -43,18 +53,28 @@ async function release(): Promise<void> {
   for (const arch of ['arm64', 'x64'] as const) {
     const name = `printhub-${packageJson.version}-linux-${arch}`
     copyFileSync(binaryPath(arch), join(RELEASE, name))
-    sums.push(`${createHash('sha256').update(readFileSync(join(RELEASE, name))).digest('hex')}  ${name}`)
+    sums.push(
+      `${createHash('sha256')
+        .update(readFileSync(join(RELEASE, name)))
+        .digest('hex')}  ${name}`,
+    )
   }
   writeFileSync(join(RELEASE, 'SHA256SUMS'), `${sums.join('\n')}\n`)
 
   const commit = git(['rev-parse', '--short=12', 'HEAD'])
   const changelog = existsSync(CHANGELOG) ? readFileSync(CHANGELOG, 'utf8') : '# Changelog\n'
   const since = lastReleasedCommit(changelog)
-  const changes = since ? git(['log', '--format=%s', `${since}..HEAD`]).split('\n').filter(Boolean) : ['First release.']
+  const changes = since
+    ? git(['log', '--format=%s', `${since}..HEAD`])
+        .split('\n')
+        .filter(Boolean)
+    : ['First release.']
   const entry = changelogEntry(packageJson.version, new Date().toISOString().slice(0, 10), commit, changes, sums)
   const [title, ...rest] = changelog.split('\n')
   writeFileSync(CHANGELOG, `${title}\n\n${entry}${rest.join('\n').replace(/^\n+/, '\n')}`)
-  console.log(`released ${packageJson.version} (commit ${commit}) in dist/release/; CHANGELOG.md has its entry: commit it.`)
+  console.log(
+    `released ${packageJson.version} (commit ${commit}) in dist/release/; CHANGELOG.md has its entry: commit it.`,
+  )
 }
 
 if (import.meta.main) await release()

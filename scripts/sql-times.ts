@@ -77,6 +77,15 @@ const median = (samples: number[]) => samples.sort((a, b) => a - b)[samples.leng
 process.on('exit', () => {
   const rows = [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, SHOWN)
   const µs = (ms: number) => (ms * 1_000).toFixed(2).padStart(8)
-  const lines = rows.map(([sql, f]) => `${f.ms.toFixed(1).padStart(9)} ms ${String(f.calls).padStart(8)} calls  mean ${µs(f.ms / f.calls)} µs  p50 ${µs(median(f.samples))} µs  ≥1 ms ${String(f.slow).padStart(4)} (${f.slowMs.toFixed(1).padStart(6)} ms)  ${sql}`)
-  appendFileSync(process.env.SQL_TIMES_FILE ?? '/tmp/printhub-sql-times.txt', `--- pid ${process.pid} (${process.argv.slice(2).join(' ')})\n${lines.join('\n')}\n`)
+  const lines = rows.map(
+    ([sql, f]) =>
+      `${f.ms.toFixed(1).padStart(9)} ms ${String(f.calls).padStart(8)} calls  ` +
+      `mean ${µs(f.ms / f.calls)} µs  p50 ${µs(median(f.samples))} µs  ≥1 ms ` +
+      `${String(f.slow).padStart(4)} (${f.slowMs.toFixed(1).padStart(6)} ` +
+      `ms)  ${sql}`,
+  )
+  appendFileSync(
+    process.env.SQL_TIMES_FILE ?? '/tmp/printhub-sql-times.txt',
+    `--- pid ${process.pid} (${process.argv.slice(2).join(' ')})\n${lines.join('\n')}\n`,
+  )
 })

@@ -20,25 +20,46 @@ export const cacheDir = (): string => process.env.PRINTHUB_TEST_CACHE ?? '/var/c
 export const rootfsPath = (): string => join(cacheDir(), `debian12-systemd-${LAYOUT}`)
 const MARKER = '.printhub-rootfs'
 
-export const debootstrapCommand = (target: string): string[] => ['debootstrap', '--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, target, MIRROR]
+export const debootstrapCommand = (target: string): string[] => [
+  'debootstrap',
+  '--variant=minbase',
+  `--include=${PACKAGES.join(',')}`,
+  SUITE,
+  target,
+  MIRROR,
+]
 
 /** The root file system, built when it is not in the cache yet. */
 export function ensureRootfs(log: (line: string) => void = console.error): string {
   const dir = rootfsPath()
   const marker = join(dir, MARKER)
   if (existsSync(marker) && readFileSync(marker, 'utf8') === debootstrapCommand(dir).join(' ')) return dir
-  if (process.getuid?.() !== 0) throw new Error(`building the test root file system needs root (debootstrap): run as root, or build it once with: sudo bun scripts/systemd-rootfs.ts`)
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      `building the test root file system needs root (debootstrap): run as ` +
+        `root, or build it once with: sudo bun scripts/systemd-rootfs.ts`,
+    )
   mkdirSync(cacheDir(), { recursive: true })
   const work = `${dir}.building-${process.pid}`
   rmSync(work, { recursive: true, force: true })
   rmSync(dir, { recursive: true, force: true })
-  log(`building the Debian ${SUITE} root file system for the systemd tests (once; cached in ${dir}): ${debootstrapCommand(work).join(' ')}`)
+  log(
+    `building the Debian ${SUITE} root file system for the systemd tests ` +
+      `(once; cached in ${dir}): ${debootstrapCommand(work).join(' ')}`,
+  )
   const started = Date.now()
-  const run = Bun.spawnSync(debootstrapCommand(work), { stdout: 'pipe', stderr: 'pipe', timeout: BUILD_LIMIT_MS, env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` } })
+  const run = Bun.spawnSync(debootstrapCommand(work), {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    timeout: BUILD_LIMIT_MS,
+    env: { ...process.env, PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin` },
+  })
   if (run.exitCode !== 0) {
     const output = `${run.stdout.toString()}${run.stderr.toString()}`.trim().split('\n').slice(-15).join('\n')
     rmSync(work, { recursive: true, force: true })
-    throw new Error(`debootstrap failed (exit ${run.exitCode}${run.signalCode ? `, ${run.signalCode}` : ''}):\n${output}`)
+    throw new Error(
+      `debootstrap failed (exit ${run.exitCode}${run.signalCode ? `, ${run.signalCode}` : ''}):\n${output}`,
+    )
   }
   writeFileSync(join(work, MARKER), debootstrapCommand(dir).join(' '))
   renameSync(work, dir)

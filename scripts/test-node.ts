@@ -24,14 +24,34 @@ if (failed) {
 }
 
 rmSync(OUT, { recursive: true, force: true })
-const names = args.positionals.length > 0 ? args.positionals : readdirSync(SOURCES).filter((name) => name.endsWith('.test.ts'))
+const names =
+  args.positionals.length > 0 ? args.positionals : readdirSync(SOURCES).filter((name) => name.endsWith('.test.ts'))
 const entrypoints = names.map((name) => join(SOURCES, name))
-const build = await Bun.build({ entrypoints, outdir: OUT, target: 'node', format: 'esm', naming: '[name].mjs', packages: 'bundle' })
+const build = await Bun.build({
+  entrypoints,
+  outdir: OUT,
+  target: 'node',
+  format: 'esm',
+  naming: '[name].mjs',
+  packages: 'bundle',
+})
 if (!build.success) throw new AggregateError(build.logs, 'bundling the client tests for Node failed')
 
 // A hung test fails on its own timeout (what a test leaves open is unref'd, see support.ts).
-const node = Bun.spawn([TEST_NODE, '--test', '--test-timeout=30000', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${NODE_JUNIT}`, ...build.outputs.map((o) => o.path)], {
-  cwd: ROOT,
-  stdio: ['ignore', 'inherit', 'inherit'],
-})
+const node = Bun.spawn(
+  [
+    TEST_NODE,
+    '--test',
+    '--test-timeout=30000',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=junit',
+    `--test-reporter-destination=${NODE_JUNIT}`,
+    ...build.outputs.map((o) => o.path),
+  ],
+  {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+)
 process.exit(await node.exited)

@@ -18,10 +18,22 @@ export interface Prerequisite {
   why: string
 }
 
-export const ZBAR: Prerequisite = { package: 'zbar-tools', why: "zbarimg, which scans the receipt preview's QR codes and barcodes (test/preview/zbar.test.ts)" }
-export const CHROMIUM: Prerequisite = { package: 'chromium', why: "the browser the dashboard's tests drive through playwright-core (test/dashboard/browser.test.ts)" }
-export const DEBOOTSTRAP: Prerequisite = { package: 'debootstrap', why: 'builds the Debian root file system the systemd tests boot (test/binary/systemd.test.ts)' }
-export const SYSTEMD_CONTAINER: Prerequisite = { package: 'systemd-container', why: 'systemd-nspawn, which boots that root file system with its own systemd (test/binary/systemd.test.ts)' }
+export const ZBAR: Prerequisite = {
+  package: 'zbar-tools',
+  why: "zbarimg, which scans the receipt preview's QR codes and barcodes (test/preview/zbar.test.ts)",
+}
+export const CHROMIUM: Prerequisite = {
+  package: 'chromium',
+  why: "the browser the dashboard's tests drive through playwright-core (test/dashboard/browser.test.ts)",
+}
+export const DEBOOTSTRAP: Prerequisite = {
+  package: 'debootstrap',
+  why: 'builds the Debian root file system the systemd tests boot (test/binary/systemd.test.ts)',
+}
+export const SYSTEMD_CONTAINER: Prerequisite = {
+  package: 'systemd-container',
+  why: 'systemd-nspawn, which boots that root file system with its own systemd (test/binary/systemd.test.ts)',
+}
 
 /** What the decision looks at, so that it can be tested without touching the machine. */
 export interface Machine {
@@ -45,7 +57,8 @@ export function missingPrerequisites(machine: Machine): Prerequisite[] {
   if (!machine.env.PRINTHUB_CHROMIUM && !machine.which('chromium')) missing.push(CHROMIUM)
   // Both live in /usr/sbin and /usr/bin, which a user's PATH may lack.
   if (!machine.which('debootstrap') && !machine.isExecutable('/usr/sbin/debootstrap')) missing.push(DEBOOTSTRAP)
-  if (!machine.which('systemd-nspawn') && !machine.isExecutable('/usr/bin/systemd-nspawn')) missing.push(SYSTEMD_CONTAINER)
+  if (!machine.which('systemd-nspawn') && !machine.isExecutable('/usr/bin/systemd-nspawn'))
+    missing.push(SYSTEMD_CONTAINER)
   return missing
 }
 
@@ -69,17 +82,36 @@ function list(missing: Prerequisite[]): string {
 export function plan(machine: Machine): Plan {
   const chromium = machine.env.PRINTHUB_CHROMIUM
   if (chromium && !machine.isExecutable(chromium)) {
-    return { kind: 'stop', message: `npm test: PRINTHUB_CHROMIUM=${chromium} is not an executable file. Point it at a Chromium, or unset it to use Debian's chromium (installed when missing).` }
+    return {
+      kind: 'stop',
+      message:
+        `npm test: PRINTHUB_CHROMIUM=${chromium} is not an executable file. Point ` +
+        `it at a Chromium, or unset it to use Debian's chromium (installed ` +
+        `when missing).`,
+    }
   }
   const missing = missingPrerequisites(machine)
   if (missing.length === 0) return { kind: 'ready' }
   const packages = missing.map((p) => p.package).join(' ')
   const aptGet = aptGetOf(machine)
   if (!aptGet) {
-    return { kind: 'stop', message: `npm test needs, and this machine lacks:\n${list(missing)}\nThere is no apt-get here: install the Debian packages' equivalents (${packages}) with this system's package manager.` }
+    return {
+      kind: 'stop',
+      message:
+        `npm test needs, and this machine lacks:\n${list(missing)}\nThere is no ` +
+        `apt-get here: install the Debian packages' equivalents (${packages}) ` +
+        `with this system's package manager.`,
+    }
   }
   if (!machine.root) {
-    return { kind: 'stop', message: `npm test needs these Debian packages, which are not installed:\n${list(missing)}\nInstalling them needs root. Run:\n  sudo apt-get install -y --no-install-recommends ${packages}\nthen npm test again.` }
+    return {
+      kind: 'stop',
+      message:
+        `npm test needs these Debian packages, which are not ` +
+        `installed:\n${list(missing)}\nInstalling them needs root. Run:\n  sudo ` +
+        `apt-get install -y --no-install-recommends ${packages}\nthen npm ` +
+        `test again.`,
+    }
   }
   return { kind: 'install', missing, commands: installCommands(aptGet, missing) }
 }
@@ -103,7 +135,12 @@ export function thisMachine(): Machine {
 function main(dryRun: boolean): number {
   for (const version of [OLDEST_NODE_VERSION, TEST_NODE_VERSION]) {
     if (dryRun) {
-      if (!existsSync(nodeBinary(version))) console.log(`would fetch: Node.js ${version} (${nodePackageFor(process.arch, version)} from the npm registry) into node_modules/.cache`)
+      if (!existsSync(nodeBinary(version)))
+        console.log(
+          `would fetch: Node.js ${version} ` +
+            `(${nodePackageFor(process.arch, version)} from the npm registry) into ` +
+            `node_modules/.cache`,
+        )
       continue
     }
     const failed = fetchNode(version)
@@ -122,13 +159,22 @@ function main(dryRun: boolean): number {
     console.error(decided.message)
     return 1
   }
-  console.log(`npm test: installing from Debian what the test suite needs and this machine lacks:\n${list(decided.missing)}`)
+  console.log(
+    `npm test: installing from Debian what the test suite needs and this machine lacks:\n${list(decided.missing)}`,
+  )
   for (const command of decided.commands) {
     console.log(`${dryRun ? 'would run' : 'running'}: DEBIAN_FRONTEND=noninteractive ${command.join(' ')}`)
     if (dryRun) continue
-    const run = Bun.spawnSync(command, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'inherit', 'inherit'] })
+    const run = Bun.spawnSync(command, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
     if (run.exitCode !== 0) {
-      console.error(`npm test: \`${command.join(' ')}\` failed (exit ${run.exitCode}); install ${decided.missing.map((p) => p.package).join(' ')} by hand, then npm test again.`)
+      console.error(
+        `npm test: \`${command.join(' ')}\` failed (exit ${run.exitCode}); ` +
+          `install ${decided.missing.map((p) => p.package).join(' ')} by hand, then ` +
+          `npm test again.`,
+      )
       return 1
     }
   }

@@ -74,8 +74,16 @@ function summarize(): void {
   const spanned = runs.reduce((sum, run) => sum + (run.lastPrinted - run.firstMark), 0)
   if (count === 0) return nothing()
   const at = (q: number) => windows[Math.floor(q * (windows.length - 1))]!.toFixed(3)
-  console.log(`${runs.length} hub processes, ${count} jobs: window mean ${(covered / count).toFixed(3)} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}; a job's turn ${(spanned / count).toFixed(3)} ms`)
-  console.log(`share of the time a job is in its window: ${((100 * covered) / spanned).toFixed(1)} % (about ${((40 * covered) / spanned).toFixed(1)} uncertain in 40 kills)`)
+  console.log(
+    `${runs.length} hub processes, ${count} jobs: window mean ` +
+      `${(covered / count).toFixed(3)} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ` +
+      `${at(0.99)}; a job's turn ${(spanned / count).toFixed(3)} ms`,
+  )
+  console.log(
+    `share of the time a job is in its window: ` +
+      `${((100 * covered) / spanned).toFixed(1)} % (about ` +
+      `${((40 * covered) / spanned).toFixed(1)} uncertain in 40 kills)`,
+  )
   rmSync(DIR, { recursive: true, force: true })
 }
 

@@ -35,7 +35,11 @@ function partOf(file: string): string {
 /** Every relative import of a file (values and types, static and dynamic, text imports too). */
 function importsOf(file: string): string[] {
   const source = readFileSync(file, 'utf8')
-  const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g)]
+  const specifiers = [
+    ...source.matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g,
+    ),
+  ]
   return specifiers.map((match) => resolve(dirname(file), (match[1] ?? match[2] ?? match[3])!))
 }
 
@@ -60,12 +64,17 @@ describe('architecture', () => {
         const inside = relative(SRC, target)
         // Data outside src/: the package's version and the printer profiles.
         if (inside.startsWith('..')) {
-          if (!/^\.\.\/(package\.json|printers\/[^/]+\.json)$/.test(inside)) wrong.push(`${relative(ROOT, file)} imports ${relative(ROOT, target)}, outside src/`)
+          if (!/^\.\.\/(package\.json|printers\/[^/]+\.json)$/.test(inside))
+            wrong.push(`${relative(ROOT, file)} imports ${relative(ROOT, target)}, outside src/`)
           continue
         }
         const to = partOf(target)
         if (to === from) continue
-        if (!allowed(from, to)) wrong.push(`${relative(ROOT, file)} (${from}, floor ${table.get(from)}) imports ${inside} (${to}, floor ${table.get(to)})`)
+        if (!allowed(from, to))
+          wrong.push(
+            `${relative(ROOT, file)} (${from}, floor ${table.get(from)}) imports ` +
+              `${inside} (${to}, floor ${table.get(to)})`,
+          )
       }
     }
     expect(wrong).toEqual([])
@@ -78,18 +87,29 @@ describe('architecture', () => {
       for (const target of importsOf(file)) {
         const to = partOf(target)
         if (from !== 'client' && to === 'client') wrong.push(`${relative(ROOT, file)} imports the client`)
-        if (from === 'client' && to !== 'client' && to !== 'protocol') wrong.push(`${relative(ROOT, file)} imports ${relative(SRC, target)}`)
+        if (from === 'client' && to !== 'client' && to !== 'protocol')
+          wrong.push(`${relative(ROOT, file)} imports ${relative(SRC, target)}`)
       }
     }
     expect(wrong).toEqual([])
   })
 
-  test('the web framework only at the HTTP edges; SQLite only in the store, the SQLite kit and the agent\'s ledgers (and their schema)', () => {
-    const users = (pkg: string) =>
-      sources.filter((file) => new RegExp(`from '${pkg}'`).test(readFileSync(file, 'utf8'))).map((file) => relative(SRC, file))
-    expect(users('elysia').filter((file) => !/^(api|admin|dashboard|polling|http)\//.test(file))).toEqual([])
-    expect(users('bun:sqlite').filter((file) => !/^(store|sqlite)\//.test(file) && !/^agent\/(builtin-)?ledger(-schema)?\.ts$/.test(file))).toEqual([])
-  })
+  test(
+    'the web framework only at the HTTP edges; SQLite only in the store, the ' +
+      "SQLite kit and the agent's ledgers (and their schema)",
+    () => {
+      const users = (pkg: string) =>
+        sources
+          .filter((file) => new RegExp(`from '${pkg}'`).test(readFileSync(file, 'utf8')))
+          .map((file) => relative(SRC, file))
+      expect(users('elysia').filter((file) => !/^(api|admin|dashboard|polling|http)\//.test(file))).toEqual([])
+      expect(
+        users('bun:sqlite').filter(
+          (file) => !/^(store|sqlite)\//.test(file) && !/^agent\/(builtin-)?ledger(-schema)?\.ts$/.test(file),
+        ),
+      ).toEqual([])
+    },
+  )
 
   test(`no file of src/ or scripts/ is longer than ${MAX_LINES} lines`, () => {
     const long = [...sources, ...filesUnder(join(ROOT, 'scripts'), /\.ts$/)]
@@ -106,6 +126,8 @@ describe('architecture', () => {
     const imported = importsOf(join(SRC, 'hub/start.ts')).map((target) => partOf(target))
     expect(imported).toContain('dispatcher')
     expect(imported).toContain('api')
-    expect(importsOf(join(SRC, 'dashboard/assets.ts')).some((target) => target.endsWith('browser/index.html'))).toBe(true)
+    expect(importsOf(join(SRC, 'dashboard/assets.ts')).some((target) => target.endsWith('browser/index.html'))).toBe(
+      true,
+    )
   })
 })

@@ -9,7 +9,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync }
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fetchNode, OLDEST_NODE, OLDEST_NODE_VERSION, TEST_NODE_VERSION } from '../scripts/node-binary.ts'
-import { CHROMIUM, DEBOOTSTRAP, installCommands, type Machine, missingPrerequisites, plan, SYSTEMD_CONTAINER, ZBAR } from '../scripts/test-prerequisites.ts'
+import {
+  CHROMIUM,
+  DEBOOTSTRAP,
+  installCommands,
+  type Machine,
+  missingPrerequisites,
+  plan,
+  SYSTEMD_CONTAINER,
+  ZBAR,
+} from '../scripts/test-prerequisites.ts'
 
 const ROOT = join(import.meta.dir, '..')
 const OPENPRINTER = join(ROOT, 'src', 'protocol', 'openprinter')
@@ -47,16 +56,23 @@ function outsidePaths(file: string, text: string): string[] {
 }
 
 describe('the repository', () => {
-  test('no file of src/, test/ or scripts/ (nor package.json, .ci/run, README.md, docs/) refers to a path outside the checkout', () => {
-    const files = [...['src', 'test', 'scripts', 'docs'].flatMap((dir) => filesUnder(join(ROOT, dir))), ...['package.json', '.ci/run', 'README.md'].map((name) => join(ROOT, name))]
-    const wrong: string[] = []
-    for (const file of files) {
-      const text = textOf(file)
-      if (text === null) continue
-      for (const path of outsidePaths(file, text)) wrong.push(`${relative(ROOT, file)}: ${path}`)
-    }
-    expect(wrong).toEqual([])
-  })
+  test(
+    'no file of src/, test/ or scripts/ (nor package.json, .ci/run, ' +
+      'README.md, docs/) refers to a path outside the checkout',
+    () => {
+      const files = [
+        ...['src', 'test', 'scripts', 'docs'].flatMap((dir) => filesUnder(join(ROOT, dir))),
+        ...['package.json', '.ci/run', 'README.md'].map((name) => join(ROOT, name)),
+      ]
+      const wrong: string[] = []
+      for (const file of files) {
+        const text = textOf(file)
+        if (text === null) continue
+        for (const path of outsidePaths(file, text)) wrong.push(`${relative(ROOT, file)}: ${path}`)
+      }
+      expect(wrong).toEqual([])
+    },
+  )
 
   test('the check itself sees such paths', () => {
     const file = join(ROOT, 'test', 'support', 'example.ts')
@@ -72,12 +88,24 @@ describe('the repository', () => {
   })
 
   test('the vendored OpenPrinter schema and fixtures are as copied (SHA256SUMS), every one of them listed', () => {
-    const sums = readFileSync(join(OPENPRINTER, 'SHA256SUMS'), 'utf8').trim().split('\n').map((line) => line.split(/\s+\*?/) as [string, string])
-    const changed = sums.filter(([sum, name]) => createHash('sha256').update(readFileSync(join(OPENPRINTER, name))).digest('hex') !== sum).map(([, name]) => name)
+    const sums = readFileSync(join(OPENPRINTER, 'SHA256SUMS'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+\*?/) as [string, string])
+    const changed = sums
+      .filter(
+        ([sum, name]) =>
+          createHash('sha256')
+            .update(readFileSync(join(OPENPRINTER, name)))
+            .digest('hex') !== sum,
+      )
+      .map(([, name]) => name)
     expect(changed).toEqual([])
     const listed = new Set(sums.map(([, name]) => name))
     const files = filesUnder(OPENPRINTER).map((file) => relative(OPENPRINTER, file))
-    expect(files.filter((name) => !listed.has(name) && name !== 'SHA256SUMS' && name !== 'ORIGIN.md').sort()).toEqual([])
+    expect(files.filter((name) => !listed.has(name) && name !== 'SHA256SUMS' && name !== 'ORIGIN.md').sort()).toEqual(
+      [],
+    )
     expect(files).toContain('LICENSE')
     expect(files).toContain('schema/openprinter.schema.json')
   })
@@ -94,8 +122,21 @@ describe('the repository', () => {
 
 describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
   /** A machine with `commands` on PATH (besides apt-get), as root unless said. */
-  const machine = (commands: string[], options: { root?: boolean; env?: Record<string, string>; executables?: string[]; apt?: boolean; systemd?: boolean } = {}): Machine => ({
-    which: (command) => ([...commands, ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn'])].includes(command) || (command === 'apt-get' && options.apt !== false) ? `/usr/bin/${command}` : null),
+  const machine = (
+    commands: string[],
+    options: {
+      root?: boolean
+      env?: Record<string, string>
+      executables?: string[]
+      apt?: boolean
+      systemd?: boolean
+    } = {},
+  ): Machine => ({
+    which: (command) =>
+      [...commands, ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn'])].includes(command) ||
+      (command === 'apt-get' && options.apt !== false)
+        ? `/usr/bin/${command}`
+        : null,
     isExecutable: (path) => (options.executables ?? []).includes(path),
     env: options.env ?? {},
     root: options.root ?? true,
@@ -106,16 +147,30 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
   })
 
   test('as root, installs exactly what is missing, without recommended packages', () => {
-    expect(plan(machine([]))).toEqual({ kind: 'install', missing: [ZBAR, CHROMIUM], commands: installCommands('apt-get', [ZBAR, CHROMIUM]) })
+    expect(plan(machine([]))).toEqual({
+      kind: 'install',
+      missing: [ZBAR, CHROMIUM],
+      commands: installCommands('apt-get', [ZBAR, CHROMIUM]),
+    })
     expect(installCommands('apt-get', [ZBAR, CHROMIUM])).toEqual([
       ['apt-get', 'update', '-qq'],
       ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'zbar-tools', 'chromium'],
     ])
     expect(missingPrerequisites(machine(['chromium']))).toEqual([ZBAR])
     expect(missingPrerequisites(machine(['zbarimg']))).toEqual([CHROMIUM])
-    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { systemd: false }))).toEqual([DEBOOTSTRAP, SYSTEMD_CONTAINER])
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { systemd: false }))).toEqual([
+      DEBOOTSTRAP,
+      SYSTEMD_CONTAINER,
+    ])
     // Found where Debian puts them when PATH lacks /usr/sbin.
-    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { systemd: false, executables: ['/usr/sbin/debootstrap', '/usr/bin/systemd-nspawn'] }))).toEqual([])
+    expect(
+      missingPrerequisites(
+        machine(['zbarimg', 'chromium'], {
+          systemd: false,
+          executables: ['/usr/sbin/debootstrap', '/usr/bin/systemd-nspawn'],
+        }),
+      ),
+    ).toEqual([])
   })
 
   test('not root: stops and names the command to run', () => {
@@ -134,8 +189,15 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
     if (decided.kind === 'stop') expect(decided.message).toContain('no apt-get')
   })
 
-  test('another Chromium given with PRINTHUB_CHROMIUM replaces Debian\'s; a wrong one stops the run', () => {
-    expect(plan(machine(['zbarimg'], { env: { PRINTHUB_CHROMIUM: '/opt/chromium/chrome' }, executables: ['/opt/chromium/chrome'] }))).toEqual({ kind: 'ready' })
+  test("another Chromium given with PRINTHUB_CHROMIUM replaces Debian's; a wrong one stops the run", () => {
+    expect(
+      plan(
+        machine(['zbarimg'], {
+          env: { PRINTHUB_CHROMIUM: '/opt/chromium/chrome' },
+          executables: ['/opt/chromium/chrome'],
+        }),
+      ),
+    ).toEqual({ kind: 'ready' })
     expect(plan(machine(['zbarimg', 'chromium'], { env: { PRINTHUB_CHROMIUM: '/opt/nothing' } })).kind).toBe('stop')
   })
 
@@ -144,16 +206,23 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
     try {
       const env: Record<string, string> = { PATH: empty }
       if (process.env.HOME) env.HOME = process.env.HOME
-      const run = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'test-prerequisites.ts'), '--dry-run'], { env, cwd: ROOT })
+      const run = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'test-prerequisites.ts'), '--dry-run'], {
+        env,
+        cwd: ROOT,
+      })
       const output = run.stdout.toString() + run.stderr.toString()
       if (process.getuid?.() === 0) {
         expect(run.exitCode).toBe(0)
         expect(output).toContain('zbar-tools: zbarimg')
         // debootstrap and systemd-nspawn are found where Debian keeps them when they are installed.
-        expect(output).toMatch(/would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/)
+        expect(output).toMatch(
+          /would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/,
+        )
       } else {
         expect(run.exitCode).toBe(1)
-        expect(output).toMatch(/sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/)
+        expect(output).toMatch(
+          /sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/,
+        )
       }
     } finally {
       rmSync(empty, { recursive: true, force: true })
@@ -162,7 +231,8 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
 })
 
 describe("the client's suite under Node (scripts/test-node.ts)", () => {
-  test("runs with the Node.js pinned for it when this machine's is Debian 12's (Node 18, without --test-timeout or the JUnit reporter)", () => {
+  test("runs with the Node.js pinned for it when this machine's is Debian 12's " +
+    '(Node 18, without --test-timeout or the JUnit reporter)', () => {
     for (const version of [OLDEST_NODE_VERSION, TEST_NODE_VERSION]) expect(fetchNode(version)).toBeNull()
     // The `node` on PATH is Node 18, as on a fresh Debian 12 with its own nodejs package.
     const folder = mkdtempSync(join(tmpdir(), 'printhub-node18-path-'))
@@ -170,8 +240,13 @@ describe("the client's suite under Node (scripts/test-node.ts)", () => {
       symlinkSync(OLDEST_NODE, join(folder, 'node'))
       const env = { ...process.env, PATH: `${folder}:${process.env.PATH ?? ''}` }
       expect(Bun.spawnSync(['node', '--version'], { env }).stdout.toString().trim()).toBe(`v${OLDEST_NODE_VERSION}`)
-      expect(Bun.spawnSync(['node', '--test', '--test-timeout=1000'], { env, stderr: 'pipe' }).stderr.toString()).toContain('bad option: --test-timeout')
-      const run = Bun.spawnSync([process.execPath, join(ROOT, 'scripts', 'test-node.ts'), '--out', join(folder, 'out'), 'config.test.ts'], { env, cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+      expect(
+        Bun.spawnSync(['node', '--test', '--test-timeout=1000'], { env, stderr: 'pipe' }).stderr.toString(),
+      ).toContain('bad option: --test-timeout')
+      const run = Bun.spawnSync(
+        [process.execPath, join(ROOT, 'scripts', 'test-node.ts'), '--out', join(folder, 'out'), 'config.test.ts'],
+        { env, cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+      )
       expect(run.exitCode, run.stdout.toString() + run.stderr.toString()).toBe(0)
       const report = readFileSync(join(folder, 'out', 'node-junit.xml'), 'utf8')
       expect(report.match(/<testcase[ >]/g)?.length).toBeGreaterThan(3)

@@ -13,7 +13,10 @@ const CSRF_HEADER = 'x-csrf-token'
 const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
 /** Who is asking: a session or a token, and the account it is (whose role decides what it may do). */
-export type AdminIdentity = ({ kind: 'session'; session: AdminSession; token: string } | { kind: 'token'; token: AdminToken }) & { user: User }
+export type AdminIdentity = (
+  | { kind: 'session'; session: AdminSession; token: string }
+  | { kind: 'token'; token: AdminToken }
+) & { user: User }
 
 /** The CSRF token of a session: derived from its secret, so it needs no storage and dies with it. */
 export function csrfTokenFor(sessionToken: string): string {
@@ -34,7 +37,10 @@ function isTls(request: Request): boolean {
 }
 
 export function sessionCookie(request: Request, token: string, maxAgeSeconds: number): string {
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${isTls(request) ? '; Secure' : ''}`
+  return (
+    `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; ` +
+    `Max-Age=${maxAgeSeconds}${isTls(request) ? '; Secure' : ''}`
+  )
 }
 
 export function clearedSessionCookie(request: Request): string {
@@ -61,12 +67,16 @@ export function checkOrigin(request: Request): void {
   if (originHost !== host) throw new ApiError('forbidden', 'The request came from another site.')
 }
 
-/** The admin behind the request; throws 401 without a live session or admin token, 403 on a change without the CSRF token. */
+/**
+ * The admin behind the request; throws 401 without a live session or admin token, 403 on a change without the CSRF
+ * token.
+ */
 export function authenticateAdmin(store: Store, request: Request): AdminIdentity {
   const header = request.headers.get('authorization')
   if (header !== null) {
     const secret = /^Bearer (\S+)$/i.exec(header)?.[1] ?? ''
-    if (secret.startsWith(API_KEY_PREFIX)) throw unauthorized('A project API key cannot use the admin API: sign in to the dashboard, or use an admin token.')
+    if (secret.startsWith(API_KEY_PREFIX))
+      throw unauthorized('A project API key cannot use the admin API: sign in to the dashboard, or use an admin token.')
     const token = store.adminTokens.use(secret)
     const user = token && store.users.get(token.userId)
     if (!token || !user) throw unauthorized('The admin token is not valid.')
@@ -80,7 +90,8 @@ export function authenticateAdmin(store: Store, request: Request): AdminIdentity
   if (!SAFE_METHODS.has(request.method)) {
     const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? '')
     const expected = Buffer.from(csrfTokenFor(sessionToken))
-    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new ApiError('forbidden', 'The request lacks the CSRF token of this session; reload the page.')
+    if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+      throw new ApiError('forbidden', 'The request lacks the CSRF token of this session; reload the page.')
   }
   return { kind: 'session', session, token: sessionToken, user }
 }

@@ -39,7 +39,10 @@ export interface AdminContext {
   stopping: AbortSignal
   /** The printers plugged into this machine. */
   detect(): Promise<{ printers: DetectedPrinter[]; usbError: string | null }>
-  /** A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while another is being made. */
+  /**
+   * A fresh backup of the hub's data for the admin to download (the route removes the file once sent); undefined while
+   * another is being made.
+   */
   downloadBackup(): Promise<BackupOutcome> | undefined
   /** Where the admin edge says what people should know (sign-in lockouts). */
   log: Logger

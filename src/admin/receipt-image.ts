@@ -4,7 +4,12 @@ import type { PrintDocument } from '../protocol/document.ts'
 import type { PrinterRecord } from '../store/printers.ts'
 import type { AdminContext } from './context.ts'
 
-export async function receiptImage(context: AdminContext, jobId: string, document: PrintDocument, printer: PrinterRecord): Promise<Uint8Array<ArrayBuffer>> {
+export async function receiptImage(
+  context: AdminContext,
+  jobId: string,
+  document: PrintDocument,
+  printer: PrinterRecord,
+): Promise<Uint8Array<ArrayBuffer>> {
   try {
     return new Uint8Array(await context.receipts.png(jobId, document, printer))
   } catch (error) {

@@ -22,8 +22,22 @@ export const OWNER: RolePolicy = { read: 'owner', write: 'owner' }
 const READS = new Set(['GET', 'HEAD'])
 
 /** Writes who did what to the audit log (in the open transaction). */
-export function audited(store: Store, identity: Pick<AdminIdentity, 'user'> | undefined, action: string, target: string | null, address: string | null): void {
-  store.commits.write(() => store.audit.record({ userId: identity?.user.id ?? null, user: identity?.user.name ?? null, action, target, address }))
+export function audited(
+  store: Store,
+  identity: Pick<AdminIdentity, 'user'> | undefined,
+  action: string,
+  target: string | null,
+  address: string | null,
+): void {
+  store.commits.write(() =>
+    store.audit.record({
+      userId: identity?.user.id ?? null,
+      user: identity?.user.name ?? null,
+      action,
+      target,
+      address,
+    }),
+  )
 }
 
 export function adminRouter(store: Store, policy: RolePolicy) {
@@ -31,11 +45,21 @@ export function adminRouter(store: Store, policy: RolePolicy) {
     .derive(({ request }) => ({ admin: authenticateAdmin(store, request) }))
     .onBeforeHandle(({ request, admin }) => {
       const needed = READS.has(request.method) ? policy.read : policy.write
-      if (!roleAllows(admin.user.role, needed)) throw new ApiError('forbidden', `This needs the role ${needed} or higher; ${admin.user.name} is ${admin.user.role}.`)
+      if (!roleAllows(admin.user.role, needed))
+        throw new ApiError(
+          'forbidden',
+          `This needs the role ${needed} or higher; ${admin.user.name} is ${admin.user.role}.`,
+        )
     })
     .onAfterHandle(({ request, admin, route, params, server }) => {
       if (READS.has(request.method)) return
       const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
-      audited(store, admin, auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)), target, remoteAddress(request, server))
+      audited(
+        store,
+        admin,
+        auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)),
+        target,
+        remoteAddress(request, server),
+      )
     })
 }

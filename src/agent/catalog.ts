@@ -37,19 +37,47 @@ function availabilityOf(connection: Connection): PrinterDescriptor['availability
  * printers are attached to the agent's machine, so they are `local`, named by their connection.
  * `learned` is the availability the printer's own status gave, when it gave one.
  */
-export function describePrinter(printer: ServedPrinter, learned?: PrinterDescriptor['availability']): PrinterDescriptor {
+export function describePrinter(
+  printer: ServedPrinter,
+  learned?: PrinterDescriptor['availability'],
+): PrinterDescriptor {
   const parsed = printer.parsed
   const capabilities = { mediaWidths: [printer.width], raster: true, cut: true, qr: true, barcode: true }
   const common = { id: printer.id, name: printer.name.slice(0, 256) || printer.id, capabilities, enabled: parsed.ok }
-  if (!parsed.ok) return { ...common, kind: 'local', fingerprint: `invalid:${printer.id}`, availability: 'offline', connection: { type: 'system', systemName: printer.connection.slice(0, 256) || 'invalid' } }
+  if (!parsed.ok)
+    return {
+      ...common,
+      kind: 'local',
+      fingerprint: `invalid:${printer.id}`,
+      availability: 'offline',
+      connection: { type: 'system', systemName: printer.connection.slice(0, 256) || 'invalid' },
+    }
   const connection = parsed.connection
   const availability = learned ?? availabilityOf(connection)
   switch (connection.kind) {
     case 'tcp':
-      return { ...common, kind: 'network', fingerprint: `tcp:${connection.host}:${connection.port}`, availability, connection: { type: 'tcp', host: connection.host, port: connection.port } }
+      return {
+        ...common,
+        kind: 'network',
+        fingerprint: `tcp:${connection.host}:${connection.port}`,
+        availability,
+        connection: { type: 'tcp', host: connection.host, port: connection.port },
+      }
     case 'virtual':
-      return { ...common, kind: 'virtual', fingerprint: `virtual:${connection.name}`, availability, connection: { type: 'virtual' } }
+      return {
+        ...common,
+        kind: 'virtual',
+        fingerprint: `virtual:${connection.name}`,
+        availability,
+        connection: { type: 'virtual' },
+      }
     default:
-      return { ...common, kind: 'local', fingerprint: printer.connection.slice(0, 256), availability, connection: { type: 'system', systemName: printer.connection.slice(0, 256) } }
+      return {
+        ...common,
+        kind: 'local',
+        fingerprint: printer.connection.slice(0, 256),
+        availability,
+        connection: { type: 'system', systemName: printer.connection.slice(0, 256) },
+      }
   }
 }

@@ -2,8 +2,21 @@
 // challenge, say hello, then pass the hub's frames on. The same code runs over a WebSocket (a
 // remote agent) and over the in-memory pipe (the built-in agent).
 import { decodeFrame, encodeFrame } from '../protocol/codec.ts'
-import { isPrinthubServer, PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage, printhubServerMessageRule } from '../protocol/extensions.ts'
-import { authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, serverMessageRule, type ServerMessage } from '../protocol/frames.ts'
+import {
+  isPrinthubServer,
+  PRINTHUB_PRODUCT_ID,
+  printhubAgentMessageRule,
+  type PrinthubAgentMessage,
+  printhubServerMessageRule,
+} from '../protocol/extensions.ts'
+import {
+  authAcceptedRule,
+  authChallengeRule,
+  authRejectedRule,
+  authResponseRule,
+  serverMessageRule,
+  type ServerMessage,
+} from '../protocol/frames.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
 import { union } from '../protocol/rules.ts'
 import { decodeBase64Url } from '../protocol/values.ts'
@@ -12,7 +25,9 @@ import type { AgentKey } from './identity.ts'
 export interface AgentTransport {
   send(text: string): void
   close(code: number, reason: string): void
-  /** The hub is this program in this process (the built-in agent's), which checks every frame it reads: see encodeFrame. */
+  /**
+   * The hub is this program in this process (the built-in agent's), which checks every frame it reads: see encodeFrame.
+   */
   readonly inProcess?: boolean
 }
 
@@ -43,15 +58,24 @@ export interface ConnectionEvents {
   /** After server.hello: the connection carries jobs now. */
   ready(connection: AgentConnection): void
   /** `size`: the length of the frame's text. */
-  frame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>, size: number): void
+  frame(
+    connection: AgentConnection,
+    message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>,
+    size: number,
+  ): void
 }
 
-const authFrameRule = union('type', { 'auth.challenge': authChallengeRule, 'auth.accepted': authAcceptedRule, 'auth.rejected': authRejectedRule })
+const authFrameRule = union('type', {
+  'auth.challenge': authChallengeRule,
+  'auth.accepted': authAcceptedRule,
+  'auth.rejected': authRejectedRule,
+})
 
 /** How long the hub may take to say hello back (the reference agent waits as long). */
 export const HELLO_TIMEOUT_MS = 20_000
 
-export const newMessageId = (): string => `msg_${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('hex')}`
+export const newMessageId = (): string =>
+  `msg_${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('hex')}`
 
 /** A new agent frame of `type`, stamped now. */
 export function agentFrame<T extends PrinthubAgentMessage['type']>(
@@ -108,9 +132,12 @@ export class AgentConnection {
     try {
       this.transport = await connector({
         message: (data) => {
-          this.queue = this.queue.then(() => this.handle(data)).catch((error: Error) => this.end({ reason: error.message, reconnect: true }, 4400))
+          this.queue = this.queue
+            .then(() => this.handle(data))
+            .catch((error: Error) => this.end({ reason: error.message, reconnect: true }, 4400))
         },
-        closed: (code, reason) => this.end({ reason: `connection closed (${code}${reason ? ` ${reason}` : ''})`, reconnect: true }),
+        closed: (code, reason) =>
+          this.end({ reason: `connection closed (${code}${reason ? ` ${reason}` : ''})`, reconnect: true }),
       })
     } catch (error) {
       this.end({ reason: `cannot connect: ${(error as Error).message}`, reconnect: true })
@@ -146,11 +173,20 @@ export class AgentConnection {
     if (typeof data !== 'string') throw new Error('the hub sent a binary frame')
     if (this.phase === 'challenge' || this.phase === 'accepted') return this.authenticate(data)
     // After hello, a printhub hub may send documents with printhub's extensions.
-    const decoded = decodeFrame(this.printhubServer ? printhubServerMessageRule : serverMessageRule, data, MAX_FRAME_BYTES)
-    if (!decoded.ok) throw new Error(`the hub sent a frame outside the protocol: ${decoded.reason} ${decoded.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`)
+    const decoded = decodeFrame(
+      this.printhubServer ? printhubServerMessageRule : serverMessageRule,
+      data,
+      MAX_FRAME_BYTES,
+    )
+    if (!decoded.ok)
+      throw new Error(
+        `the hub sent a frame outside the protocol: ${decoded.reason} ` +
+          `${decoded.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      )
     const message = decoded.message
     if (this.phase === 'hello') {
-      if (message.type !== 'server.hello' || message.correlationId !== this.helloId) throw new Error('the hub did not answer hello')
+      if (message.type !== 'server.hello' || message.correlationId !== this.helloId)
+        throw new Error('the hub did not answer hello')
       clearTimeout(this.timer)
       this.printhubServer = isPrinthubServer(message.payload.serverVersion)
       this.phase = 'ready'
@@ -164,7 +200,14 @@ export class AgentConnection {
         this.send(agentFrame('agent.heartbeat', { uptimeSeconds: this.uptimeSeconds() }, message.messageId))
         return
       case 'server.disconnect':
-        return this.end({ reason: `the hub disconnected: ${message.payload.code}`, reconnect: message.payload.reconnect, retryAfterMs: message.payload.retryAfterMs }, 1000)
+        return this.end(
+          {
+            reason: `the hub disconnected: ${message.payload.code}`,
+            reconnect: message.payload.reconnect,
+            retryAfterMs: message.payload.retryAfterMs,
+          },
+          1000,
+        )
       default:
         this.events.frame(this, message, data.length)
     }
@@ -175,7 +218,11 @@ export class AgentConnection {
     if (!decoded.ok) throw new Error('the hub sent an invalid authentication frame')
     const frame = decoded.message
     if (this.phase === 'challenge') {
-      if (frame.type !== 'auth.challenge') return this.end({ reason: 'the hub did not start with a challenge', reconnect: false, rejected: 'no_challenge' }, 4400)
+      if (frame.type !== 'auth.challenge')
+        return this.end(
+          { reason: 'the hub did not start with a challenge', reconnect: false, rejected: 'no_challenge' },
+          4400,
+        )
       const payload = decodeBase64Url(frame.payload)
       if (!payload) throw new Error('the challenge payload is not base64url')
       const signature = await this.key.sign(payload)
@@ -183,15 +230,29 @@ export class AgentConnection {
       this.sendText(
         encodeFrame(
           authResponseRule,
-          { type: 'auth.response', challengeId: frame.challengeId, agentId: this.credentials.agentId, keyId: this.credentials.keyId, algorithm: 'Ed25519', signature },
+          {
+            type: 'auth.response',
+            challengeId: frame.challengeId,
+            agentId: this.credentials.agentId,
+            keyId: this.credentials.keyId,
+            algorithm: 'Ed25519',
+            signature,
+          },
           MAX_AUTH_FRAME_BYTES,
         ),
       )
       return
     }
-    if (frame.type === 'auth.rejected') return this.end({ reason: `the hub refused the agent: ${frame.code}`, reconnect: false, rejected: frame.code }, 1000)
+    if (frame.type === 'auth.rejected')
+      return this.end(
+        { reason: `the hub refused the agent: ${frame.code}`, reconnect: false, rejected: frame.code },
+        1000,
+      )
     if (frame.type !== 'auth.accepted' || frame.agentId !== this.credentials.agentId) {
-      return this.end({ reason: 'the hub answered the challenge unexpectedly', reconnect: false, rejected: 'unexpected_answer' }, 4400)
+      return this.end(
+        { reason: 'the hub answered the challenge unexpectedly', reconnect: false, rejected: 'unexpected_answer' },
+        4400,
+      )
     }
     this.phase = 'hello'
     const hello = agentFrame('agent.hello', {
@@ -202,7 +263,10 @@ export class AgentConnection {
       supportedProtocolVersions: [PROTOCOL_VERSION],
     })
     this.helloId = hello.messageId
-    this.timer = setTimeout(() => this.end({ reason: 'the hub did not answer hello in time', reconnect: true }, 4400), HELLO_TIMEOUT_MS)
+    this.timer = setTimeout(
+      () => this.end({ reason: 'the hub did not answer hello in time', reconnect: true }, 4400),
+      HELLO_TIMEOUT_MS,
+    )
     this.sendText(encodeFrame(printhubAgentMessageRule, hello, MAX_FRAME_BYTES))
   }
 

@@ -96,7 +96,13 @@ export class HandOverMarks {
    * Starts a file with `handed` marked (jobs claimed before this run that must stay uncertain) and
    * `printed` (jobs known printed whose record is still to be written: known after a second crash too).
    */
-  static begin(path: string, run: string, boot: string, handed: readonly number[] = [], printed: readonly number[] = []): HandOverMarks {
+  static begin(
+    path: string,
+    run: string,
+    boot: string,
+    handed: readonly number[] = [],
+    printed: readonly number[] = [],
+  ): HandOverMarks {
     const fd = openSync(path, 'w', 0o600)
     const marks = new HandOverMarks(fd)
     try {
@@ -119,7 +125,9 @@ export class HandOverMarks {
     this.write(printerId, turn, seq)
   }
 
-  /** Notes that `seq`, the job last handed to `printerId`'s transport, printed; false (nothing written) for another job. */
+  /**
+   * Notes that `seq`, the job last handed to `printerId`'s transport, printed; false (nothing written) for another job.
+   */
   printed(printerId: string, seq: number): boolean {
     if (this.values.get(printerId) !== seq) return false
     this.write(printerId, this.turns.get(printerId)!, -seq)
@@ -139,7 +147,8 @@ export class HandOverMarks {
     const index = (slots[turn] ??= this.usedSlots++)
     this.slot.writeDoubleLE(slotValue, 0)
     this.values.delete(printerId)
-    if (writeSync(this.fd, this.slot, 0, SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES) !== SLOT_BYTES) throw new Error('a hand-over mark was written in part')
+    if (writeSync(this.fd, this.slot, 0, SLOT_BYTES, HEADER_BYTES + index * SLOT_BYTES) !== SLOT_BYTES)
+      throw new Error('a hand-over mark was written in part')
     this.values.set(printerId, slotValue)
   }
 }

@@ -33,7 +33,13 @@ export interface HandOverContext {
  * stopping (the job stays `received` for the next start), or the job was cancelled or finished
  * otherwise while its printer was reached (it gets nothing).
  */
-export async function handOver(job: LedgerJob, bytes: Uint8Array, connection: Connection, model: PrinterModel, { ledger, transports, signal, stopping, othersAtWork, meanwhile }: HandOverContext): Promise<SubmitOutcome | undefined> {
+export async function handOver(
+  job: LedgerJob,
+  bytes: Uint8Array,
+  connection: Connection,
+  model: PrinterModel,
+  { ledger, transports, signal, stopping, othersAtWork, meanwhile }: HandOverContext,
+): Promise<SubmitOutcome | undefined> {
   const ready = await readyPrinter(connection, signal, transports, model)
   if (!ready.ok) return 'cancelled' in ready && stopping() ? undefined : ready
   if (!ledger.claim(job.seq)) {

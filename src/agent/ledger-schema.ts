@@ -71,7 +71,11 @@ const MIGRATIONS: readonly Migration[] = [
 ]
 
 /** The ledger's schema: its own file for a remote agent; tables in the hub's database for the built-in agent. */
-export const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS, migrationsTable: LEDGER_MIGRATIONS_TABLE }
+export const LEDGER_SCHEMA: Schema = {
+  file: LEDGER_FILE,
+  migrations: MIGRATIONS,
+  migrationsTable: LEDGER_MIGRATIONS_TABLE,
+}
 
 /**
  * A remote agent's file as released before the built-in agent's ledger moved into the hub's
@@ -79,9 +83,15 @@ export const LEDGER_SCHEMA: Schema = { file: LEDGER_FILE, migrations: MIGRATIONS
  * They are renamed, their rows kept, so such an agent keeps its pairing and jobs.
  */
 function adoptUnprefixedLedger(db: Database): void {
-  const tables = new Set(db.query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table'").all().map((row) => row.name))
+  const tables = new Set(
+    db
+      .query<{ name: string }, []>("SELECT name FROM sqlite_schema WHERE type = 'table'")
+      .all()
+      .map((row) => row.name),
+  )
   if (!tables.has('outbox') || tables.has('ledger_outbox') || tables.has(LEDGER_MIGRATIONS_TABLE)) return
-  for (const table of ['settings', 'printers', 'jobs', 'outbox']) db.run(`ALTER TABLE ${table} RENAME TO ledger_${table}`)
+  for (const table of ['settings', 'printers', 'jobs', 'outbox'])
+    db.run(`ALTER TABLE ${table} RENAME TO ledger_${table}`)
   db.run('DROP INDEX jobs_open')
   db.run(`CREATE INDEX ledger_jobs_open ON ledger_jobs (printer_id, seq) WHERE state IN ('received', 'submitting')`)
   db.run(`ALTER TABLE schema_migrations RENAME TO ${LEDGER_MIGRATIONS_TABLE}`)
@@ -90,13 +100,21 @@ function adoptUnprefixedLedger(db: Database): void {
 /** A remote agent's own file, which may be of the earlier layout. */
 export const OWN_FILE_SCHEMA: Schema = { ...LEDGER_SCHEMA, adopt: adoptUnprefixedLedger }
 
-/** A ledger's settings (`ledger_settings`), for both ledgers: read, and written at once (on disk when `set` returns). */
+/**
+ * A ledger's settings (`ledger_settings`), for both ledgers: read, and written at once (on disk when `set` returns).
+ */
 export function ledgerSettings(db: Database, commits: GroupCommit) {
   return {
-    get: (key: string): string | undefined => db.query<{ value: string }, [string]>('SELECT value FROM ledger_settings WHERE key = ?').get(key)?.value,
+    get: (key: string): string | undefined =>
+      db.query<{ value: string }, [string]>('SELECT value FROM ledger_settings WHERE key = ?').get(key)?.value,
     set(values: Record<string, string>): void {
       commits.write(() => {
-        for (const [key, value] of Object.entries(values)) db.run('INSERT INTO ledger_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+        for (const [key, value] of Object.entries(values))
+          db.run(
+            `INSERT INTO ledger_settings (key, value) VALUES (?, ?) ON CONFLICT (key)
+              DO UPDATE SET value = excluded.value`,
+            [key, value],
+          )
       })
       commits.commit()
     },

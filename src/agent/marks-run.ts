@@ -49,12 +49,18 @@ export class MarksRun {
     }
   }
 
-  /** Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's marks. */
+  /**
+   * Marks the job as handed to its printer, just before its first byte; a mark not written ends the trust in this run's
+   * marks.
+   */
   handingOver(printerId: string, seq: number): void {
     this.write((marks) => marks.mark(printerId, seq))
   }
 
-  /** Marks the job handed over last to its printer as printed, the moment that is known, before the ledger records it; whether the mark is in a file this ledger trusts. */
+  /**
+   * Marks the job handed over last to its printer as printed, the moment that is known, before the ledger records it;
+   * whether the mark is in a file this ledger trusts.
+   */
   printed(printerId: string, seq: number): boolean {
     return this.write((marks) => marks.printed(printerId, seq))
   }

@@ -24,7 +24,9 @@ export interface QueueWork {
 }
 
 export class PrinterQueues {
-  readonly held = new HeldRecords((error) => this.agent.log().error('a printed job could not be recorded', { error: describeError(error) }))
+  readonly held = new HeldRecords((error) =>
+    this.agent.log().error('a printed job could not be recorded', { error: describeError(error) }),
+  )
   private readonly running = new Map<string, Promise<void>>()
 
   constructor(private readonly agent: QueueWork) {}
@@ -73,7 +75,13 @@ export class PrinterQueues {
       })
       .catch((error: unknown) => {
         if (agent.stopped()) return
-        agent.log().error("a printer's queue stopped; it starts again shortly", { printer: printerId, error: describeError(error) }, { limit: `queue ${printerId}` })
+        agent
+          .log()
+          .error(
+            "a printer's queue stopped; it starts again shortly",
+            { printer: printerId, error: describeError(error) },
+            { limit: `queue ${printerId}` },
+          )
         setTimeout(() => agent.stopped() || this.run(printerId), QUEUE_RESTART_MS).unref()
       })
     this.running.set(printerId, run)

@@ -12,11 +12,18 @@
 /** How long a job's printer has to confirm it before the job is recorded PRINTING. */
 export const PRINTING_AFTER_MS = 10
 
-/** The printer's word on the job if it comes within PRINTING_AFTER_MS; 'stopped' if the agent stops first, 'printing' if neither came. */
+/**
+ * The printer's word on the job if it comes within PRINTING_AFTER_MS; 'stopped' if the agent stops first, 'printing' if
+ * neither came.
+ */
 export async function promptly<T>(printed: Promise<T>, stopping: Promise<void>): Promise<T | 'printing' | 'stopped'> {
   let timer: Timer | undefined
   try {
-    return await Promise.race([printed, stopping.then(() => 'stopped' as const), new Promise<'printing'>((resolve) => (timer = setTimeout(() => resolve('printing'), PRINTING_AFTER_MS)))])
+    return await Promise.race([
+      printed,
+      stopping.then(() => 'stopped' as const),
+      new Promise<'printing'>((resolve) => (timer = setTimeout(() => resolve('printing'), PRINTING_AFTER_MS))),
+    ])
   } finally {
     clearTimeout(timer)
   }

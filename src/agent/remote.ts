@@ -21,7 +21,13 @@ export const DEFAULT_AGENT_DATA_DIR = './agent-data'
 const MAX_ANSWER_BYTES = 65_536
 const HTTP_TIMEOUT_MS = 20_000
 
-const SETTINGS = { server: 'server_url', gateway: 'gateway_url', serverId: 'server_id', agentId: 'agent_id', keyId: 'key_id' } as const
+const SETTINGS = {
+  server: 'server_url',
+  gateway: 'gateway_url',
+  serverId: 'server_id',
+  agentId: 'agent_id',
+  keyId: 'key_id',
+} as const
 
 export class PairingError extends Error {}
 
@@ -49,7 +55,8 @@ async function fetchJson(url: string, init: RequestInit = {}): Promise<JsonAnswe
     return { ok: false, problem: `cannot reach ${url}: ${(error as Error).message}` }
   }
   const text = await response.text()
-  if (text.length > MAX_ANSWER_BYTES) return { ok: false, problem: `${url} answered more than ${MAX_ANSWER_BYTES} bytes` }
+  if (text.length > MAX_ANSWER_BYTES)
+    return { ok: false, problem: `${url} answered more than ${MAX_ANSWER_BYTES} bytes` }
   try {
     return { ok: true, status: response.status, body: JSON.parse(text) }
   } catch {
@@ -71,8 +78,10 @@ export function serviceBase(server: string): URL {
   } catch {
     throw new PairingError(`--server must be the service's URL, like http://192.168.1.10:8080 (got "${server}")`)
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new PairingError('--server must be an http:// or https:// URL')
-  if (base.username || base.password || base.hash) throw new PairingError('--server must not carry a user name, password or #fragment')
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new PairingError('--server must be an http:// or https:// URL')
+  if (base.username || base.password || base.hash)
+    throw new PairingError('--server must not carry a user name, password or #fragment')
   base.search = ''
   base.pathname = base.pathname.replace(/\/+$/, '') || '/'
   return base
@@ -106,8 +115,10 @@ async function discover(base: URL): Promise<DiscoveryDocument> {
  */
 function resolveEndpoint(base: URL, endpoint: string, what: string): URL {
   const resolved = new URL(endpoint, base.origin)
-  if (resolved.username || resolved.password || resolved.hash) throw new PairingError(`the service's ${what} endpoint carries a user name or a #fragment`)
-  if (base.protocol === 'https:' && (resolved.protocol === 'http:' || resolved.protocol === 'ws:')) throw new PairingError(`the service is https but its ${what} endpoint is not: ${resolved.href}`)
+  if (resolved.username || resolved.password || resolved.hash)
+    throw new PairingError(`the service's ${what} endpoint carries a user name or a #fragment`)
+  if (base.protocol === 'https:' && (resolved.protocol === 'http:' || resolved.protocol === 'ws:'))
+    throw new PairingError(`the service is https but its ${what} endpoint is not: ${resolved.href}`)
   return resolved
 }
 
@@ -115,13 +126,20 @@ function resolveEndpoint(base: URL, endpoint: string, what: string): URL {
  * Discovers the service, makes a key pair (the private key stays in `dataDir`, mode 0600), and
  * pairs with the one-time code. On any failure the new key is deleted and nothing is recorded.
  */
-export async function pairAgent(options: { server: string; code: string; name: string; dataDir: string; version: string }): Promise<Pairing> {
+export async function pairAgent(options: {
+  server: string
+  code: string
+  name: string
+  dataDir: string
+  version: string
+}): Promise<Pairing> {
   const base = serviceBase(options.server)
   const discovery = await discover(base)
   const gateway = resolveEndpoint(base, discovery.endpoints.gateway, 'gateway')
   gateway.protocol = gateway.protocol === 'https:' || gateway.protocol === 'wss:' ? 'wss:' : 'ws:'
   const pairingUrl = resolveEndpoint(base, discovery.endpoints.pairing, 'pairing')
-  if (pairingUrl.protocol !== 'http:' && pairingUrl.protocol !== 'https:') throw new PairingError(`the service's pairing endpoint is not http or https: ${pairingUrl.href}`)
+  if (pairingUrl.protocol !== 'http:' && pairingUrl.protocol !== 'https:')
+    throw new PairingError(`the service's pairing endpoint is not http or https: ${pairingUrl.href}`)
   // Before the ledger opens and the code is spent: a running agent keeps its data directory.
   const lock = lockDataDir(options.dataDir, 'agent')
   let ledger: Ledger
@@ -137,22 +155,43 @@ export async function pairAgent(options: { server: string; code: string; name: s
       const request = {
         protocolVersion: '1',
         code: options.code,
-        agent: { name: options.name, version: options.version, platform: process.platform, installationId: `installation_${crypto.randomUUID().replace(/-/g, '')}` },
+        agent: {
+          name: options.name,
+          version: options.version,
+          platform: process.platform,
+          installationId: `installation_${crypto.randomUUID().replace(/-/g, '')}`,
+        },
         credential: { algorithm: 'Ed25519', publicKey: { kty: 'OKP', crv: 'Ed25519', x: await key.publicKey() } },
       }
       const body = JSON.stringify(request)
       if (body.length > MAX_AUTH_FRAME_BYTES) throw new PairingError('--name is too long')
-      const answer = await fetchJson(pairingUrl.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      const answer = await fetchJson(pairingUrl.href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
       if (!answer.ok) throw new PairingError(answer.problem)
       if (!isSuccess(answer.status)) {
         const error = (answer.body as { error?: { code?: string; message?: string } }).error
-        throw new PairingError(`the service refused to pair: ${error?.code ?? `HTTP ${answer.status}`}${error?.message ? ` (${error.message})` : ''}`)
+        throw new PairingError(
+          `the service refused to pair: ` +
+            `${error?.code ?? `HTTP ${answer.status}`}${error?.message ? ` (${error.message})` : ''}`,
+        )
       }
       const paired = validate(pairingResponseRule, answer.body)
       if (!paired.ok) throw new PairingError('the service answered the pairing with something else than a pairing')
-      if (paired.value.serverId !== discovery.server.id) throw new PairingError('the service that paired is not the one that was discovered')
-      const pairing: Pairing = { server: discoveryUrl(base, ''), gateway: gateway.href, serverId: paired.value.serverId, agentId: paired.value.agentId, keyId: paired.value.keyId }
-      ledger.setSettings(Object.fromEntries(Object.entries(SETTINGS).map(([name, key]) => [key, pairing[name as keyof Pairing]])))
+      if (paired.value.serverId !== discovery.server.id)
+        throw new PairingError('the service that paired is not the one that was discovered')
+      const pairing: Pairing = {
+        server: discoveryUrl(base, ''),
+        gateway: gateway.href,
+        serverId: paired.value.serverId,
+        agentId: paired.value.agentId,
+        keyId: paired.value.keyId,
+      }
+      ledger.setSettings(
+        Object.fromEntries(Object.entries(SETTINGS).map(([name, key]) => [key, pairing[name as keyof Pairing]])),
+      )
       return pairing
     } catch (error) {
       rmSync(join(options.dataDir, KEY_FILE), { force: true })
@@ -187,10 +226,15 @@ export function runAgent(options: { dataDir: string; version: string; log: Logge
   }
 }
 
-function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; version: string; log: Logger }): RunningAgent {
+function serve(
+  ledger: Ledger,
+  unlock: () => void,
+  options: { dataDir: string; version: string; log: Logger },
+): RunningAgent {
   const pairing = pairingOf(ledger)
   const key = AgentKey.load(options.dataDir)
-  if (!pairing || !key) throw new PairingError(`the agent in ${options.dataDir} is not paired: run printhub agent --server URL --code CODE`)
+  if (!pairing || !key)
+    throw new PairingError(`the agent in ${options.dataDir} is not paired: run printhub agent --server URL --code CODE`)
   const agent = new Agent({
     ledger,
     key,
@@ -203,7 +247,13 @@ function serve(ledger: Ledger, unlock: () => void, options: { dataDir: string; v
     log: options.log,
     // Said here as the hub says it of its own printers: a fault is a warning, one budget per printer.
     printerStateChanged: (printerId, state) => {
-      options.log.for('printer')[needsAttention(state) ? 'warn' : 'info'](`-> ${state}`, { printer: printerId }, { limit: `printer ${printerId}` })
+      options.log
+        .for('printer')
+        [needsAttention(state) ? 'warn' : 'info'](
+          `-> ${state}`,
+          { printer: printerId },
+          { limit: `printer ${printerId}` },
+        )
     },
   })
   agent.start()

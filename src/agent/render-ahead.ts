@@ -17,7 +17,10 @@ export type Render = (request: RenderRequest) => Promise<Uint8Array>
  */
 export const AHEAD_PAYLOAD_CHARS = 65_536
 
-/** The job to render ahead of a printer's job `afterSeq` (the one queued right after it), and how; none when there is none to render now. */
+/**
+ * The job to render ahead of a printer's job `afterSeq` (the one queued right after it), and how; none when there is
+ * none to render now.
+ */
 export type NextJob = (printerId: string, afterSeq: number) => { jobId: string; request: RenderRequest } | undefined
 
 interface Ahead {

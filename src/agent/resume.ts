@@ -16,7 +16,10 @@ import type { AgentLedger } from './ledger.ts'
 import type { ReportSender } from './report-sender.ts'
 
 export class Resumption {
-  /** Connections whose jobs are not yet acknowledged again, with the inventory the hub asked for meanwhile (its message ID). */
+  /**
+   * Connections whose jobs are not yet acknowledged again, with the inventory the hub asked for meanwhile (its message
+   * ID).
+   */
   private readonly resuming = new WeakMap<AgentConnection, { asked?: string }>()
 
   constructor(
@@ -39,7 +42,18 @@ export class Resumption {
       if (connection !== this.current() || !connection.isReady) return
       // With their original correlation (a job the hub knows received is unchanged by it).
       for (const job of this.ledger.unreportedJobs()) {
-        connection.send(agentFrame('agent.job_received', { jobId: job.jobId, idempotencyKey: job.idempotencyKey, status: 'received', receivedAt: new Date(job.receivedAt).toISOString() }, job.sourceMessageId))
+        connection.send(
+          agentFrame(
+            'agent.job_received',
+            {
+              jobId: job.jobId,
+              idempotencyKey: job.idempotencyKey,
+              status: 'received',
+              receivedAt: new Date(job.receivedAt).toISOString(),
+            },
+            job.sourceMessageId,
+          ),
+        )
       }
     } finally {
       // Also when the ledger could not be made durable: the inventory then goes with its next change.

@@ -7,9 +7,14 @@ import { availabilityOf, type PrinterAvailability, type PrinterState } from '../
 import { readStatus, type Transports } from '../transports/submit.ts'
 import type { ServedPrinter } from './catalog.ts'
 
-
 /** Failures of a job that say the printer cannot print now, and the state they put it in. */
-const FAILURE_STATES: Partial<Record<FailureCode, PrinterState>> = { 'printer.paper_out': 'paper_out', 'printer.cover_open': 'cover_open', 'printer.error': 'error', 'printer.offline': 'offline', 'printer.unreachable': 'offline' }
+const FAILURE_STATES: Partial<Record<FailureCode, PrinterState>> = {
+  'printer.paper_out': 'paper_out',
+  'printer.cover_open': 'cover_open',
+  'printer.error': 'error',
+  'printer.offline': 'offline',
+  'printer.unreachable': 'offline',
+}
 
 export class StatusWatch {
   private readonly known = new Map<string, PrinterState>()
@@ -40,7 +45,8 @@ export class StatusWatch {
   /** Starts asking, every interval, the printers `printers()` lists that `busy` does not say are printing. */
   start(printers: () => Iterable<ServedPrinter>, busy: (printerId: string) => boolean): void {
     this.round = (which = () => true) => {
-      for (const printer of printers()) if (which(printer) && !busy(printer.id) && !this.asking.has(printer.id)) this.ask(printer)
+      for (const printer of printers())
+        if (which(printer) && !busy(printer.id) && !this.asking.has(printer.id)) this.ask(printer)
     }
     this.round()
     this.timer = setInterval(() => this.round(), this.intervalMs)
@@ -60,7 +66,8 @@ export class StatusWatch {
   /** A job's outcome on the printer: it printed (online), or a failure that says it cannot print. */
   learn(printerId: string, failureCode: FailureCode | undefined): void {
     // A printed job says it can print, not that its paper is no longer low.
-    if (failureCode === undefined) this.set(printerId, this.known.get(printerId) === 'paper_low' ? 'paper_low' : 'online')
+    if (failureCode === undefined)
+      this.set(printerId, this.known.get(printerId) === 'paper_low' ? 'paper_low' : 'online')
     else if (FAILURE_STATES[failureCode]) this.set(printerId, FAILURE_STATES[failureCode])
   }
 

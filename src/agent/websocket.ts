@@ -17,7 +17,8 @@ export function websocketConnector(url: string): Connector {
         clearTimeout(timer)
         resolve({ send: (text) => socket.send(text), close: (code, reason) => socket.close(code, reason) })
       }
-      socket.onmessage = (event) => handlers.message(typeof event.data === 'string' ? event.data : new Uint8Array(event.data as ArrayBuffer))
+      socket.onmessage = (event) =>
+        handlers.message(typeof event.data === 'string' ? event.data : new Uint8Array(event.data as ArrayBuffer))
       socket.onclose = (event) => {
         clearTimeout(timer)
         reject(new Error(`the connection to ${url} closed (${event.code})`))

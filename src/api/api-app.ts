@@ -15,6 +15,16 @@ import { imageRoutes } from './routes/images.ts'
 import { destinationRoutes } from './routes/destinations.ts'
 
 export function publicApi(context: ApiContext) {
-  return new Elysia().use(healthRoutes(context.serverId, context.capacity)).use(discoveryRoutes(context)).use(pairingRoutes(context)).use(jobRoutes(context)).use(printerRoutes(context)).use(eventRoutes(context)).use(webhookRoutes(context)).use(imageRoutes(context)).use(destinationRoutes(context))
-    .get('/openapi.json', async () => (await import('./openapi.ts')).openApiDocument()).use(gatewayRoute(context.gateway))
+  return new Elysia()
+    .use(healthRoutes(context.serverId, context.capacity))
+    .use(discoveryRoutes(context))
+    .use(pairingRoutes(context))
+    .use(jobRoutes(context))
+    .use(printerRoutes(context))
+    .use(eventRoutes(context))
+    .use(webhookRoutes(context))
+    .use(imageRoutes(context))
+    .use(destinationRoutes(context))
+    .get('/openapi.json', async () => (await import('./openapi.ts')).openApiDocument())
+    .use(gatewayRoute(context.gateway))
 }

@@ -5,7 +5,12 @@
 // continues from, so `?cursor=C` alone fetches the next older page. Without limit and cursor the
 // answer keeps exactly the specification's shape.
 import { QueryReader } from '../http/query.ts'
-import { JOB_LIST_LIMIT, MAX_METADATA_KEY_LENGTH, MAX_METADATA_VALUE_LENGTH, MAX_PRINTER_ID_LENGTH } from '../protocol/limits.ts'
+import {
+  JOB_LIST_LIMIT,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_PRINTER_ID_LENGTH,
+} from '../protocol/limits.ts'
 import { isJobState, type JobState } from '../protocol/job.ts'
 import { validate } from '../protocol/rules.ts'
 import { timestamp } from '../protocol/values.ts'
@@ -45,7 +50,8 @@ export function encodeCursor(query: JobListRequest['query'], before: number): st
 }
 
 const isInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
-const isText = (value: unknown, max: number, min = 0): value is string => typeof value === 'string' && value.length >= min && value.length <= max
+const isText = (value: unknown, max: number, min = 0): value is string =>
+  typeof value === 'string' && value.length >= min && value.length <= max
 
 /** The query a cursor continues, or undefined when it is not one this hub made. */
 function decodeCursor(text: string): Cursor | undefined {
@@ -64,23 +70,41 @@ function decodeCursor(text: string): Cursor | undefined {
   if (fanOut !== undefined && fanOut !== true) return undefined
   if (state !== undefined && !isJobState(state)) return undefined
   if (printer !== undefined && !isText(printer, MAX_PRINTER_ID_LENGTH, 1)) return undefined
-  if ((createdAfter !== undefined && !isInteger(createdAfter)) || (createdBefore !== undefined && !isInteger(createdBefore))) return undefined
+  if (
+    (createdAfter !== undefined && !isInteger(createdAfter)) ||
+    (createdBefore !== undefined && !isInteger(createdBefore))
+  )
+    return undefined
   if (metadata !== undefined) {
     if (!Array.isArray(metadata) || metadata.length > MAX_METADATA_FILTERS) return undefined
-    for (const entry of metadata) if (!Array.isArray(entry) || entry.length !== 2 || !isText(entry[0], MAX_METADATA_KEY_LENGTH, 1) || !isText(entry[1], MAX_METADATA_VALUE_LENGTH)) return undefined
+    for (const entry of metadata)
+      if (
+        !Array.isArray(entry) ||
+        entry.length !== 2 ||
+        !isText(entry[0], MAX_METADATA_KEY_LENGTH, 1) ||
+        !isText(entry[1], MAX_METADATA_VALUE_LENGTH)
+      )
+        return undefined
   }
   return cursor as unknown as Cursor
 }
 
 /** Reads the list's query string; throws one invalid_request naming every problem. */
 export function readJobListRequest(url: string): JobListRequest {
-  const reader = new QueryReader(url, ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore', 'limit', 'cursor'], [METADATA_PREFIX])
+  const reader = new QueryReader(
+    url,
+    ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore', 'limit', 'cursor'],
+    [METADATA_PREFIX],
+  )
   const limit = reader.integer('limit', 1, JOB_LIST_LIMIT)
   const cursorText = reader.text('cursor', { once: true })
   if (cursorText !== undefined) {
     // The cursor carries the query it continues: only a page size may come with it.
-    for (const name of ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore']) if (reader.text(name) !== undefined) reader.problem(name, 'cannot come with a cursor, which carries the query it continues')
-    for (const [name] of reader.withPrefix(METADATA_PREFIX)) reader.problem(`${METADATA_PREFIX}${name}`, 'cannot come with a cursor, which carries the query it continues')
+    for (const name of ['fanOut', 'state', 'printerId', 'createdAfter', 'createdBefore'])
+      if (reader.text(name) !== undefined)
+        reader.problem(name, 'cannot come with a cursor, which carries the query it continues')
+    for (const [name] of reader.withPrefix(METADATA_PREFIX))
+      reader.problem(`${METADATA_PREFIX}${name}`, 'cannot come with a cursor, which carries the query it continues')
     const cursor = decodeCursor(cursorText)
     if (!cursor) reader.problem('cursor', 'is not a cursor of this list (pass nextCursor exactly as it came)')
     reader.check()
@@ -88,15 +112,18 @@ export function readJobListRequest(url: string): JobListRequest {
     return { query: { ...query, before }, paged: true, limit: limit ?? JOB_LIST_LIMIT, specified: false }
   }
   const fanOutText = reader.text('fanOut', { once: true })
-  if (fanOutText !== undefined && fanOutText !== 'true' && fanOutText !== 'false') reader.problem('fanOut', 'must be true (the parents of jobs posted to a destination of mode "all") or false')
+  if (fanOutText !== undefined && fanOutText !== 'true' && fanOutText !== 'false')
+    reader.problem('fanOut', 'must be true (the parents of jobs posted to a destination of mode "all") or false')
   const fanOut = fanOutText === 'true'
   const state = reader.jobState('state', { once: true })
   const printer = reader.text('printerId', { once: true })
-  if (printer !== undefined && !isText(printer, MAX_PRINTER_ID_LENGTH, 1)) reader.problem('printerId', `must be 1 to ${MAX_PRINTER_ID_LENGTH} characters`)
+  if (printer !== undefined && !isText(printer, MAX_PRINTER_ID_LENGTH, 1))
+    reader.problem('printerId', `must be 1 to ${MAX_PRINTER_ID_LENGTH} characters`)
   const time = (name: string): number | undefined => {
     const value = reader.text(name, { once: true })
     if (value === undefined) return undefined
-    if (!validate(timestamp, value).ok) reader.problem(name, 'must be an ISO 8601 UTC date and time, like 2026-11-21T18:00:00Z')
+    if (!validate(timestamp, value).ok)
+      reader.problem(name, 'must be an ISO 8601 UTC date and time, like 2026-11-21T18:00:00Z')
     return Date.parse(value)
   }
   const createdAfter = time('createdAfter')
@@ -104,12 +131,18 @@ export function readJobListRequest(url: string): JobListRequest {
   const metadata: [string, string][] = []
   for (const [key, values] of reader.withPrefix(METADATA_PREFIX)) {
     const name = `${METADATA_PREFIX}${key}`
-    if (!isText(key, MAX_METADATA_KEY_LENGTH, 1)) reader.problem(name, `needs a metadata key of 1 to ${MAX_METADATA_KEY_LENGTH} characters after "${METADATA_PREFIX}"`)
+    if (!isText(key, MAX_METADATA_KEY_LENGTH, 1))
+      reader.problem(
+        name,
+        `needs a metadata key of 1 to ${MAX_METADATA_KEY_LENGTH} characters after "${METADATA_PREFIX}"`,
+      )
     else if (values.length > 1) reader.problem(name, 'must be given at most once')
-    else if (!isText(values[0], MAX_METADATA_VALUE_LENGTH)) reader.problem(name, `must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
+    else if (!isText(values[0], MAX_METADATA_VALUE_LENGTH))
+      reader.problem(name, `must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
     else metadata.push([key, values[0]!])
   }
-  if (metadata.length > MAX_METADATA_FILTERS) reader.problem(METADATA_PREFIX.slice(0, -1), `at most ${MAX_METADATA_FILTERS} metadata filters`)
+  if (metadata.length > MAX_METADATA_FILTERS)
+    reader.problem(METADATA_PREFIX.slice(0, -1), `at most ${MAX_METADATA_FILTERS} metadata filters`)
   reader.check()
   const query: JobListRequest['query'] = {
     ...(fanOut ? { fanOut } : {}),
@@ -119,6 +152,16 @@ export function readJobListRequest(url: string): JobListRequest {
     ...(createdBefore !== undefined ? { createdBefore } : {}),
     ...(metadata.length > 0 ? { metadata } : {}),
   }
-  const specified = !fanOut && printer === undefined && createdAfter === undefined && createdBefore === undefined && metadata.length === 0
-  return { query, paged: limit !== undefined, limit: limit ?? JOB_LIST_LIMIT, specified: specified && limit === undefined }
+  const specified =
+    !fanOut &&
+    printer === undefined &&
+    createdAfter === undefined &&
+    createdBefore === undefined &&
+    metadata.length === 0
+  return {
+    query,
+    paged: limit !== undefined,
+    limit: limit ?? JOB_LIST_LIMIT,
+    specified: specified && limit === undefined,
+  }
 }

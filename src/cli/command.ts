@@ -27,7 +27,6 @@ export interface Command {
   audited?: (args: ParsedArgs) => string | null
 }
 
-
 /**
  * Records a change made on the machine in the audit log of the data directory's hub (action: the
  * command's words joined by dots). A directory with no hub database (an agent's) has no log: a
@@ -42,7 +41,15 @@ export function recordOnMachine(args: ParsedArgs, io: Io, command: Command): voi
   }
   try {
     const target = command.audited?.(args) ?? null
-    store.commits.write(() => store.audit.record({ userId: null, user: null, action: command.name.replaceAll(' ', '.'), target, address: ON_THE_MACHINE }))
+    store.commits.write(() =>
+      store.audit.record({
+        userId: null,
+        user: null,
+        action: command.name.replaceAll(' ', '.'),
+        target,
+        address: ON_THE_MACHINE,
+      }),
+    )
   } finally {
     store.close()
   }
@@ -76,7 +83,12 @@ export const JSON_HELP = '--json            print JSON for scripts'
 
 export function parse(command: Command, argv: string[]): ParsedArgs {
   try {
-    return parseArgs({ args: argv, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }) as ParsedArgs
+    return parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    }) as ParsedArgs
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
@@ -93,7 +105,8 @@ export function requireString(args: ParsedArgs, name: string): string {
 }
 
 export function positional(args: ParsedArgs, index: number, name: string, count: number): string {
-  if (args.positionals.length !== count) throw new UsageError(count === 1 ? `expected one ${name}` : `expected ${count} arguments`)
+  if (args.positionals.length !== count)
+    throw new UsageError(count === 1 ? `expected one ${name}` : `expected ${count} arguments`)
   return args.positionals[index]!
 }
 
@@ -121,7 +134,8 @@ export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T
 export function withProject<T>(args: ParsedArgs, io: Io, work: (store: Store, projectId: string) => T): T {
   const projectId = requireString(args, 'project')
   return withStore(args, io, (store) => {
-    if (!store.projects.get(projectId)) throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+    if (!store.projects.get(projectId))
+      throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
     return work(store, projectId)
   })
 }
@@ -131,12 +145,21 @@ export function printJson(io: Io, value: unknown): void {
 }
 
 /** Records as JSON with --json, else as a plain text table with a header row and aligned columns. */
-export function printList<T>(io: Io, args: ParsedArgs, records: T[], columns: Record<string, (record: T) => string | number | null>, empty: string): void {
+export function printList<T>(
+  io: Io,
+  args: ParsedArgs,
+  records: T[],
+  columns: Record<string, (record: T) => string | number | null>,
+  empty: string,
+): void {
   if (args.values.json) return printJson(io, records)
   if (records.length === 0) return io.out(empty)
   const headers = Object.keys(columns)
-  const rows = records.map((record) => Object.values(columns).map((cell) => printableInLine(String(cell(record) ?? '-'))))
+  const rows = records.map((record) =>
+    Object.values(columns).map((cell) => printableInLine(String(cell(record) ?? '-'))),
+  )
   const cells = [headers, ...rows]
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)))
-  for (const row of cells) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
+  for (const row of cells)
+    io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '))
 }

@@ -78,14 +78,20 @@ async function overview(): Promise<string> {
 }
 
 function commandHelp(command: Command): string {
-  return [`Usage: printhub ${command.name} ${command.usage}`.trimEnd(), '', `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, ...(command.help.length ? ['', ...command.help.map((line) => `  ${line}`)] : [])].join('\n')
+  return [
+    `Usage: printhub ${command.name} ${command.usage}`.trimEnd(),
+    '',
+    `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`,
+    ...(command.help.length ? ['', ...command.help.map((line) => `  ${line}`)] : []),
+  ].join('\n')
 }
 
 /** Finds the command named by the leading words of argv: `keys create ...` before `keys`. */
 async function findCommand(argv: string[]): Promise<{ command: Command; rest: string[] } | undefined> {
   for (const words of [2, 1]) {
     const name = argv.slice(0, words).join(' ')
-    if (Object.hasOwn(COMMAND_LOADERS, name)) return { command: await COMMAND_LOADERS[name]!(), rest: argv.slice(words) }
+    if (Object.hasOwn(COMMAND_LOADERS, name))
+      return { command: await COMMAND_LOADERS[name]!(), rest: argv.slice(words) }
   }
   return undefined
 }
@@ -100,7 +106,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const found = await findCommand(argv)
   if (!found) {
     const group = COMMAND_NAMES.filter((name) => name.startsWith(`${argv[0]} `))
-    io.err(group.length ? `printhub ${argv[0]}: say which: ${group.join(', ')}` : `printhub: unknown command "${argv[0]}"`)
+    io.err(
+      group.length ? `printhub ${argv[0]}: say which: ${group.join(', ')}` : `printhub: unknown command "${argv[0]}"`,
+    )
     io.err('Run "printhub --help" for the list of commands.')
     return 2
   }

@@ -39,11 +39,21 @@ export interface ClientConfig {
   fetch: typeof fetch
 }
 
-export const CLIENT_DEFAULTS = { timeoutMs: 30_000, maxRetries: 2, retryBaseDelayMs: 250, retryMaxDelayMs: 5_000 } as const
+export const CLIENT_DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 2,
+  retryBaseDelayMs: 250,
+  retryMaxDelayMs: 5_000,
+} as const
 
-/** A variable of the runtime's environment (Node, Bun, Deno), or undefined where there is none or it may not be read. */
+/**
+ * A variable of the runtime's environment (Node, Bun, Deno), or undefined where there is none or it may not be read.
+ */
 function environment(name: string): string | undefined {
-  const runtime = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env: { get(name: string): string | undefined } } }
+  const runtime = globalThis as {
+    process?: { env?: Record<string, string | undefined> }
+    Deno?: { env: { get(name: string): string | undefined } }
+  }
   try {
     const value = runtime.process?.env?.[name] ?? runtime.Deno?.env.get(name)
     return value === '' ? undefined : value
@@ -53,34 +63,46 @@ function environment(name: string): string | undefined {
   }
 }
 
-function integerSetting(name: string, envName: string | undefined, option: number | undefined, fallback: number, min: number, max: number): number {
+function integerSetting(
+  name: string,
+  envName: string | undefined,
+  option: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = option ?? (envName ? environment(envName) : undefined)
   const setting = option === undefined && raw !== undefined ? envName! : name
   if (raw === undefined) return fallback
   const value = typeof raw === 'number' ? raw : /^\d+$/.test(raw) ? Number(raw) : NaN
-  if (!Number.isSafeInteger(value) || value < min || value > max) throw new ConfigurationError(setting, `must be an integer from ${min} to ${max}`)
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new ConfigurationError(setting, `must be an integer from ${min} to ${max}`)
   return value
 }
 
 function baseUrlSetting(option: string | undefined): string {
   const setting = option === undefined ? 'PRINTHUB_BASE_URL' : 'baseUrl'
   const raw = option ?? environment('PRINTHUB_BASE_URL')
-  if (raw === undefined) throw new ConfigurationError('baseUrl', 'is required: pass the baseUrl option or set PRINTHUB_BASE_URL')
+  if (raw === undefined)
+    throw new ConfigurationError('baseUrl', 'is required: pass the baseUrl option or set PRINTHUB_BASE_URL')
   let url: URL
   try {
     url = new URL(raw)
   } catch {
     throw new ConfigurationError(setting, 'must be an absolute http or https URL')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigurationError(setting, 'must be an absolute http or https URL')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigurationError(setting, 'must be an absolute http or https URL')
   // Credentials never travel in URLs, and a query or fragment would be lost on every route.
-  if (url.username || url.password || url.search || url.hash) throw new ConfigurationError(setting, 'must not hold credentials, a query or a fragment')
+  if (url.username || url.password || url.search || url.hash)
+    throw new ConfigurationError(setting, 'must not hold credentials, a query or a fragment')
   return url.href.replace(/\/+$/, '')
 }
 
 export function checkApiKey(value: string | undefined, setting: string): string | undefined {
   // The message never repeats the value: it may be a real key with a typo.
-  if (value !== undefined && (typeof value !== 'string' || !API_KEY_PATTERN.test(value))) throw new ConfigurationError(setting, 'must be a project API key: phk_ and 43 characters')
+  if (value !== undefined && (typeof value !== 'string' || !API_KEY_PATTERN.test(value)))
+    throw new ConfigurationError(setting, 'must be a project API key: phk_ and 43 characters')
   return value
 }
 
@@ -93,19 +115,55 @@ export function checkProjectId(value: string | undefined, setting: string): stri
 }
 
 export function resolveClientConfig(options: PrintHubClientOptions = {}): Readonly<ClientConfig> {
-  if (options.retry !== undefined && options.retry !== false) throw new ConfigurationError('retry', 'may only be false (to turn retries off)')
+  if (options.retry !== undefined && options.retry !== false)
+    throw new ConfigurationError('retry', 'may only be false (to turn retries off)')
   const fetchFn = options.fetch ?? globalThis.fetch
-  if (typeof fetchFn !== 'function') throw new ConfigurationError('fetch', 'must be a function; this runtime has no global fetch')
-  const retryBaseDelayMs = integerSetting('retryBaseDelayMs', undefined, options.retryBaseDelayMs, CLIENT_DEFAULTS.retryBaseDelayMs, 0, 60_000)
-  const maxRetries = integerSetting('maxRetries', 'PRINTHUB_MAX_RETRIES', options.maxRetries, CLIENT_DEFAULTS.maxRetries, 0, 10)
+  if (typeof fetchFn !== 'function')
+    throw new ConfigurationError('fetch', 'must be a function; this runtime has no global fetch')
+  const retryBaseDelayMs = integerSetting(
+    'retryBaseDelayMs',
+    undefined,
+    options.retryBaseDelayMs,
+    CLIENT_DEFAULTS.retryBaseDelayMs,
+    0,
+    60_000,
+  )
+  const maxRetries = integerSetting(
+    'maxRetries',
+    'PRINTHUB_MAX_RETRIES',
+    options.maxRetries,
+    CLIENT_DEFAULTS.maxRetries,
+    0,
+    10,
+  )
   return Object.freeze({
     baseUrl: baseUrlSetting(options.baseUrl),
-    apiKey: checkApiKey(options.apiKey ?? environment('PRINTHUB_API_KEY'), options.apiKey === undefined ? 'PRINTHUB_API_KEY' : 'apiKey'),
-    projectId: checkProjectId(options.projectId ?? environment('PRINTHUB_PROJECT_ID'), options.projectId === undefined ? 'PRINTHUB_PROJECT_ID' : 'projectId'),
-    timeoutMs: integerSetting('timeoutMs', 'PRINTHUB_TIMEOUT_MS', options.timeoutMs, CLIENT_DEFAULTS.timeoutMs, 1, 86_400_000),
+    apiKey: checkApiKey(
+      options.apiKey ?? environment('PRINTHUB_API_KEY'),
+      options.apiKey === undefined ? 'PRINTHUB_API_KEY' : 'apiKey',
+    ),
+    projectId: checkProjectId(
+      options.projectId ?? environment('PRINTHUB_PROJECT_ID'),
+      options.projectId === undefined ? 'PRINTHUB_PROJECT_ID' : 'projectId',
+    ),
+    timeoutMs: integerSetting(
+      'timeoutMs',
+      'PRINTHUB_TIMEOUT_MS',
+      options.timeoutMs,
+      CLIENT_DEFAULTS.timeoutMs,
+      1,
+      86_400_000,
+    ),
     maxRetries: options.retry === false ? 0 : maxRetries,
     retryBaseDelayMs,
-    retryMaxDelayMs: integerSetting('retryMaxDelayMs', undefined, options.retryMaxDelayMs, Math.max(CLIENT_DEFAULTS.retryMaxDelayMs, retryBaseDelayMs), retryBaseDelayMs, 120_000),
+    retryMaxDelayMs: integerSetting(
+      'retryMaxDelayMs',
+      undefined,
+      options.retryMaxDelayMs,
+      Math.max(CLIENT_DEFAULTS.retryMaxDelayMs, retryBaseDelayMs),
+      retryBaseDelayMs,
+      120_000,
+    ),
     // Called unbound: some runtimes' fetch must not see another `this`.
     fetch: (input: RequestInfo | URL, init?: RequestInit) => fetchFn(input, init),
   }) as Readonly<ClientConfig>

@@ -29,7 +29,8 @@ export class Connection {
 
   send<T>({ authenticated, ...request }: Send<T>): Promise<T> {
     const apiKey = authenticated ? this.#config.apiKey : undefined
-    if (authenticated && apiKey === undefined) throw new ConfigurationError('apiKey', 'is required for job routes: pass it or set PRINTHUB_API_KEY')
+    if (authenticated && apiKey === undefined)
+      throw new ConfigurationError('apiKey', 'is required for job routes: pass it or set PRINTHUB_API_KEY')
     return call(this.#config, this.#scheduler, { ...request, apiKey })
   }
 
@@ -41,14 +42,19 @@ export class Connection {
   /** A route of the configured project: `jobs`, `printers`, `events`. */
   projectPath(route: string): string {
     const projectId = this.#config.projectId
-    if (projectId === undefined) throw new ConfigurationError('projectId', 'is required for project routes: pass it, set PRINTHUB_PROJECT_ID, or use client.project(id)')
+    if (projectId === undefined)
+      throw new ConfigurationError(
+        'projectId',
+        'is required for project routes: pass it, set PRINTHUB_PROJECT_ID, or use client.project(id)',
+      )
     return `/v1/projects/${encodeURIComponent(projectId)}/${route}`
   }
 
   /** The project's event stream (see events.ts). */
   events(options: EventStreamOptions): AsyncGenerator<StreamItem> {
     const apiKey = this.#config.apiKey
-    if (apiKey === undefined) throw new ConfigurationError('apiKey', 'is required for project routes: pass it or set PRINTHUB_API_KEY')
+    if (apiKey === undefined)
+      throw new ConfigurationError('apiKey', 'is required for project routes: pass it or set PRINTHUB_API_KEY')
     return eventStream(this.#config, this.#scheduler, this.projectPath('events'), apiKey, options)
   }
 

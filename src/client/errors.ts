@@ -54,7 +54,10 @@ export class ApiError extends PrintHubError {
     readonly status: number,
     readonly method: string,
     readonly url: string,
-    /** The error's machine code; undefined when the answer had none this version knows (its message then starts with it). */
+    /**
+     * The error's machine code; undefined when the answer had none this version knows (its message then starts with
+     * it).
+     */
     readonly code: ApiErrorCode | undefined,
     readonly requestId: string | undefined,
     readonly details: Issue[] | undefined,
@@ -73,7 +76,9 @@ export class ResponseError extends PrintHubError {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`${method} ${url} answered outside the contract: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    super(`${method} ${url} answered outside the contract: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    })
   }
 }
 
@@ -86,7 +91,9 @@ export class NetworkError extends PrintHubError {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`${method} ${url} could not reach the hub: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    super(`${method} ${url} could not reach the hub: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    })
   }
 }
 

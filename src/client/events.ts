@@ -32,7 +32,13 @@ function frames(text: string): { event?: string; data?: string }[] {
   })
 }
 
-export async function* eventStream(config: Readonly<ClientConfig>, scheduler: Scheduler, path: string, apiKey: string, options: EventStreamOptions): AsyncGenerator<StreamItem> {
+export async function* eventStream(
+  config: Readonly<ClientConfig>,
+  scheduler: Scheduler,
+  path: string,
+  apiKey: string,
+  options: EventStreamOptions,
+): AsyncGenerator<StreamItem> {
   const url = config.baseUrl + path
   let last = options.after
   for (let failures = 0; ; failures++) {
@@ -48,7 +54,11 @@ export async function* eventStream(config: Readonly<ClientConfig>, scheduler: Sc
       void cause
     }
     if (response && response.status !== 200) {
-      const error = apiError('GET', url, { status: response.status, headers: response.headers, text: await response.text() })
+      const error = apiError('GET', url, {
+        status: response.status,
+        headers: response.headers,
+        text: await response.text(),
+      })
       if (!RETRYABLE_STATUSES.has(response.status)) throw error
     } else if (response?.body) {
       const reader = response.body.getReader()
@@ -73,7 +83,12 @@ export async function* eventStream(config: Readonly<ClientConfig>, scheduler: Sc
               continue
             }
             const checked = validate(projectEventRule, data)
-            if (!checked.ok) throw new ResponseError('GET', url, new Error(checked.issues.map((i) => `${i.path || '(event)'} ${i.message}`).join('; ')))
+            if (!checked.ok)
+              throw new ResponseError(
+                'GET',
+                url,
+                new Error(checked.issues.map((i) => `${i.path || '(event)'} ${i.message}`).join('; ')),
+              )
             last = checked.value.id
             failures = 0
             yield checked.value

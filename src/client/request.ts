@@ -34,7 +34,10 @@ export async function call<T>(config: ClientConfig, scheduler: Scheduler, reques
     const outcome = await attemptOnce(config, request, url)
     const retriesLeft = request.retryable && attempt < config.maxRetries
     if ('kind' in outcome) {
-      if (!retriesLeft) throw outcome.kind === 'timeout' ? new TimeoutError(config.timeoutMs, request.method, url) : new NetworkError(request.method, url, outcome.cause)
+      if (!retriesLeft)
+        throw outcome.kind === 'timeout'
+          ? new TimeoutError(config.timeoutMs, request.method, url)
+          : new NetworkError(request.method, url, outcome.cause)
       // No answer reached us, so nothing tells us to wait longer than the backoff.
       await scheduler.sleep(retryDelayMs(config, attempt, undefined, scheduler.random)!, request.signal)
       continue
@@ -43,7 +46,10 @@ export async function call<T>(config: ClientConfig, scheduler: Scheduler, reques
     if (outcome.status === 204) return undefined as T
     if (outcome.status >= 200 && outcome.status < 300) return parseContract(request, url, outcome.text)
     const error = apiError(request.method, url, outcome)
-    const delay = retriesLeft && RETRYABLE_STATUSES.has(outcome.status) ? retryDelayMs(config, attempt, retryAfterMs(outcome.headers.get('retry-after'), Date.now()), scheduler.random) : undefined
+    const delay =
+      retriesLeft && RETRYABLE_STATUSES.has(outcome.status)
+        ? retryDelayMs(config, attempt, retryAfterMs(outcome.headers.get('retry-after'), Date.now()), scheduler.random)
+        : undefined
     if (delay === undefined) throw error
     await scheduler.sleep(delay, request.signal)
   }

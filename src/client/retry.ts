@@ -43,7 +43,12 @@ export function retryAfterMs(header: string | null, now: number): number | undef
  * jitter, capped by retryMaxDelayMs. A server's Retry-After is followed as given; one longer than
  * retryMaxDelayMs means no retry (undefined), rather than asking again too early.
  */
-export function retryDelayMs(config: Pick<ClientConfig, 'retryBaseDelayMs' | 'retryMaxDelayMs'>, retry: number, retryAfter: number | undefined, random: () => number): number | undefined {
+export function retryDelayMs(
+  config: Pick<ClientConfig, 'retryBaseDelayMs' | 'retryMaxDelayMs'>,
+  retry: number,
+  retryAfter: number | undefined,
+  random: () => number,
+): number | undefined {
   if (retryAfter !== undefined) return retryAfter <= config.retryMaxDelayMs ? retryAfter : undefined
   return Math.floor(random() * Math.min(config.retryMaxDelayMs, config.retryBaseDelayMs * 2 ** retry))
 }

@@ -17,10 +17,17 @@ export interface WebhookDelivery {
  * Verifies a delivery and returns its body; throws WebhookVerificationError when the signature or
  * the time is not right. `body` is the request's raw text, exactly as it came (not re-serialised).
  */
-export async function verifyWebhook(secret: string, headers: WebhookHeaders, body: string, nowMs = Date.now()): Promise<WebhookDelivery> {
+export async function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  body: string,
+  nowMs = Date.now(),
+): Promise<WebhookDelivery> {
   const header = (name: string): string | undefined => {
     if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
-    const value = Object.entries(headers as Record<string, string | string[] | undefined>).find(([key]) => key.toLowerCase() === name)?.[1]
+    const value = Object.entries(headers as Record<string, string | string[] | undefined>).find(
+      ([key]) => key.toLowerCase() === name,
+    )?.[1]
     return Array.isArray(value) ? value.join(' ') : value
   }
   const checked = await checkWebhook(secret, header, body, nowMs)

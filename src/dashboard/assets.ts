@@ -93,10 +93,16 @@ function asset(type: string, text: string): Asset {
 
 function typescriptAssets(sources: Readonly<Record<string, string>>): [string, Asset][] {
   const transpiler = new Bun.Transpiler({ loader: 'ts', target: 'browser', minifyWhitespace: true })
-  return Object.entries(sources).map(([path, source]) => [path, asset('text/javascript; charset=utf-8', transpiler.transformSync(source))])
+  return Object.entries(sources).map(([path, source]) => [
+    path,
+    asset('text/javascript; charset=utf-8', transpiler.transformSync(source)),
+  ])
 }
 
-/** What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub; with the language and its words, per page. */
+/**
+ * What the browser code is told by the hub (browser/config.ts reads it): the rules it shares with the hub; with the
+ * language and its words, per page.
+ */
 export const DASHBOARD_CONFIG: Omit<DashboardConfig, 'language' | 'languages' | 'messages'> = {
   api: ADMIN_API_PREFIX,
   dashboard: DASHBOARD_PATH,
@@ -118,13 +124,22 @@ function shellHtml(template: string, language: Language): string {
   const messages = LANGUAGES[language]
   const languages = Object.fromEntries(LANGUAGE_CODES.map((code) => [code, LANGUAGES[code].name]))
   const config: DashboardConfig = { ...DASHBOARD_CONFIG, language, languages, messages }
-  const json = JSON.stringify(config).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const json = JSON.stringify(config).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
   // Every module asked for at once, not one import after another: a phone draws the page sooner.
   const preload = Object.keys(BROWSER_MODULES)
     .filter((path) => path !== 'app.ts')
     .map((path) => `<link rel="modulepreload" href="${DASHBOARD_PATH}/assets/${path}">`)
     .join('\n')
-  const slots: Record<string, string> = { config: json, dashboard: DASHBOARD_PATH, lang: language, skip: Bun.escapeHTML(messages.frame.skip), preload }
+  const slots: Record<string, string> = {
+    config: json,
+    dashboard: DASHBOARD_PATH,
+    lang: language,
+    skip: Bun.escapeHTML(messages.frame.skip),
+    preload,
+  }
   return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
     if (!Object.hasOwn(slots, name)) throw new Error(`The dashboard's index.html has an unknown slot {{${name}}}.`)
     return slots[name]!
@@ -142,7 +157,12 @@ export function buildAssets(): Assets {
   // Bun's types take every .html import for a bundle; with type 'text' it is the file's text.
   const template = htmlText as unknown as string
   return {
-    files: new Map<string, Asset>([['style.css', asset('text/css; charset=utf-8', css)], ...typescriptAssets(BROWSER_MODULES)]),
-    shells: new Map(LANGUAGE_CODES.map((language) => [language, asset('text/html; charset=utf-8', shellHtml(template, language))])),
+    files: new Map<string, Asset>([
+      ['style.css', asset('text/css; charset=utf-8', css)],
+      ...typescriptAssets(BROWSER_MODULES),
+    ]),
+    shells: new Map(
+      LANGUAGE_CODES.map((language) => [language, asset('text/html; charset=utf-8', shellHtml(template, language))]),
+    ),
   }
 }

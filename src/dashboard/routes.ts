@@ -10,7 +10,10 @@ import type { Asset, Assets } from './assets.ts'
 
 /** The pages allow only the hub's own scripts, styles and images; nothing may frame them. */
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: blob:; script-src 'self'; " +
+    "style-src 'self'; connect-src 'self'; base-uri 'none'; form-action " +
+    "'self'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 }
@@ -18,7 +21,12 @@ const PAGE_HEADERS = {
 function send(request: Request, file: Asset, headers: Record<string, string> = {}): Response {
   const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
   return new Response(gzip ? file.gzipped : file.body, {
-    headers: { 'content-type': file.type, vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}), ...headers },
+    headers: {
+      'content-type': file.type,
+      vary: 'accept-encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      ...headers,
+    },
   })
 }
 
@@ -33,17 +41,27 @@ export function dashboardPages({ account }: DashboardContext) {
   const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to } })
   // The signed-in account's language, else the browser's.
   const page = async (request: Request, signedIn = account(request)) =>
-    send(request, (await assets()).shells.get(pickLanguage(request.headers.get('accept-language'), signedIn?.language))!, { ...PAGE_HEADERS, vary: 'accept-encoding, accept-language, cookie' })
+    send(
+      request,
+      (await assets()).shells.get(pickLanguage(request.headers.get('accept-language'), signedIn?.language))!,
+      { ...PAGE_HEADERS, vary: 'accept-encoding, accept-language, cookie' },
+    )
   const signedIn = (request: Request) => account(request) !== undefined
-  return new Elysia()
-    .get('/', () => redirect(`${DASHBOARD_PATH}/`))
-    // Also answers /dashboard (paths match with or without the last slash).
-    .get(`${DASHBOARD_PATH}/`, ({ request }) => (signedIn(request) ? page(request) : redirect(`${DASHBOARD_PATH}/login`)))
-    .get(`${DASHBOARD_PATH}/login`, ({ request }) => (signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request)))
-    .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))
-    .get(`${DASHBOARD_PATH}/assets/*`, async ({ request, params }) => {
-      const file = (await assets()).files.get(params['*'])
-      if (!file) return new Response('Not found', { status: 404 })
-      return send(request, file)
-    })
+  return (
+    new Elysia()
+      .get('/', () => redirect(`${DASHBOARD_PATH}/`))
+      // Also answers /dashboard (paths match with or without the last slash).
+      .get(`${DASHBOARD_PATH}/`, ({ request }) =>
+        signedIn(request) ? page(request) : redirect(`${DASHBOARD_PATH}/login`),
+      )
+      .get(`${DASHBOARD_PATH}/login`, ({ request }) =>
+        signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request),
+      )
+      .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))
+      .get(`${DASHBOARD_PATH}/assets/*`, async ({ request, params }) => {
+        const file = (await assets()).files.get(params['*'])
+        if (!file) return new Response('Not found', { status: 404 })
+        return send(request, file)
+      })
+  )
 }

@@ -20,9 +20,18 @@ export function documentsReady(printhubAgent: boolean): Promise<void> | undefine
   return (loading ??= import('../render/standard-document.ts').then((module) => void (standard = module)))
 }
 
-export function documentForAgent(store: Store, printhubAgent: boolean, printerId: string, jobId: string, movedNote: string | null): { document: PrintDocument } | { refused: Issue[] } {
+export function documentForAgent(
+  store: Store,
+  printhubAgent: boolean,
+  printerId: string,
+  jobId: string,
+  movedNote: string | null,
+): { document: PrintDocument } | { refused: Issue[] } {
   // A printhub agent takes the document as it is serialised; the drawing for other agents reads the stored one.
-  const stored = withMovedNote((printhubAgent ? store.jobs.documentToSend(jobId) : store.jobs.document(jobId))!, movedNote)
+  const stored = withMovedNote(
+    (printhubAgent ? store.jobs.documentToSend(jobId) : store.jobs.document(jobId))!,
+    movedNote,
+  )
   // Most documents use no extension: no printer lookup for them.
   if (printhubAgent || documentExtensions(stored).length === 0) return { document: stored }
   if (!standard) throw new Error('documentsReady() comes first for an agent that is not printhub')
@@ -33,11 +42,19 @@ export function documentForAgent(store: Store, printhubAgent: boolean, printerId
 /** A job moved to another printer of its destination says so at the top of its ticket, in OpenPrinter's sections. */
 function withMovedNote(document: PrintDocument, note: string | null): PrintDocument {
   if (note === null) return document
-  return { ...document, sections: [{ type: 'text', value: note, align: 'center', bold: true }, { type: 'divider' }, ...document.sections] }
+  return {
+    ...document,
+    sections: [{ type: 'text', value: note, align: 'center', bold: true }, { type: 'divider' }, ...document.sections],
+  }
 }
 
 /** What a `server.print_job` of an attempt carries: made from what is stored, the same each time. */
-export function printJobPayload(agentPrinterId: string, job: Pick<Job, 'id' | 'createdAt'>, attempt: number, document: PrintDocument) {
+export function printJobPayload(
+  agentPrinterId: string,
+  job: Pick<Job, 'id' | 'createdAt'>,
+  attempt: number,
+  document: PrintDocument,
+) {
   const wireId = wireJobId(job.id, attempt)
   return { jobId: wireId, idempotencyKey: wireId, printerId: agentPrinterId, createdAt: job.createdAt, document }
 }

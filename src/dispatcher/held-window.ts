@@ -45,7 +45,9 @@ export class HeldWindow {
     return true
   }
 
-  /** A job the printer's agent held has left it (printed, failed, cancelled); true when the printer may take jobs again. */
+  /**
+   * A job the printer's agent held has left it (printed, failed, cancelled); true when the printer may take jobs again.
+   */
   left(printerId: string): boolean {
     const since = this.full.get(printerId)
     if (since === undefined) return false
@@ -57,7 +59,10 @@ export class HeldWindow {
     return true
   }
 
-  /** The printers found full, to be read again: at each sweep, for held jobs that ended without the dispatcher hearing (another process's change). */
+  /**
+   * The printers found full, to be read again: at each sweep, for held jobs that ended without the dispatcher hearing
+   * (another process's change).
+   */
   readAgain(): string[] {
     const printers = [...this.full.keys()]
     this.full.clear()

@@ -32,13 +32,16 @@ export class InventoryWrites {
     if (this.timers.has(agentId)) return
     this.timers.set(
       agentId,
-      setTimeout(() => {
-        this.timers.delete(agentId)
-        const next = this.pending.get(agentId)
-        this.pending.delete(agentId)
-        // A session that ended meanwhile has nothing to say any more: its successor sends its own.
-        if (next?.session.isConnected) this.writeNow(agentId, next.session, next.printers)
-      }, Math.max(0, waitMs)),
+      setTimeout(
+        () => {
+          this.timers.delete(agentId)
+          const next = this.pending.get(agentId)
+          this.pending.delete(agentId)
+          // A session that ended meanwhile has nothing to say any more: its successor sends its own.
+          if (next?.session.isConnected) this.writeNow(agentId, next.session, next.printers)
+        },
+        Math.max(0, waitMs),
+      ),
     )
   }
 

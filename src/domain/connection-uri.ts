@@ -25,7 +25,9 @@ export type Connection =
   | { kind: 'virtual'; name: string; mode: VirtualMode; delayMs: number }
   /** A Star CloudPRNT printer: it polls the hub for its jobs (`/cloudprnt`), known by its Ethernet MAC address. */
   | { kind: 'cloudprnt'; mac: string }
-  /** An Epson printer with Server Direct Print: it polls the hub for its jobs (`/epson-sdp`), known by its ID (or Name). */
+  /**
+   * An Epson printer with Server Direct Print: it polls the hub for its jobs (`/epson-sdp`), known by its ID (or Name).
+   */
   | { kind: 'epson-sdp'; id: string }
 
 /** How a virtual printer behaves: prints, fails every job (retryably), or reports itself offline. */
@@ -36,7 +38,10 @@ export const MAX_VIRTUAL_DELAY_MS = 60_000
 
 export type ParsedConnection = { ok: true; connection: Connection } | { ok: false; message: string }
 
-const EXAMPLES = 'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, usb:///dev/usb/lp0, usb://04b8:0e28, cloudprnt://00:11:62:12:34:56, epson-sdp://ID, file:///tmp/out.bin or virtual'
+const EXAMPLES =
+  'tcp://192.168.1.50:9100, serial:///dev/ttyUSB0?baud=38400&flow=rtscts, ' +
+  'usb:///dev/usb/lp0, usb://04b8:0e28, cloudprnt://00:11:62:12:34:56, ' +
+  'epson-sdp://ID, file:///tmp/out.bin or virtual'
 
 function fail(message: string): ParsedConnection {
   return { ok: false, message: `${message} (examples: ${EXAMPLES})` }
@@ -45,7 +50,12 @@ function fail(message: string): ParsedConnection {
 class SettingError extends Error {}
 
 /** The value of setting `name` from `allowed`, or `fallback` when it is not given. */
-function pick<const T extends readonly (string | number)[]>(params: URLSearchParams, name: string, allowed: T, fallback: T[number]): T[number] {
+function pick<const T extends readonly (string | number)[]>(
+  params: URLSearchParams,
+  name: string,
+  allowed: T,
+  fallback: T[number],
+): T[number] {
   const raw = params.get(name)
   if (raw === null) return fallback
   const value = allowed.find((candidate) => String(candidate) === raw)
@@ -55,7 +65,8 @@ function pick<const T extends readonly (string | number)[]>(params: URLSearchPar
 
 function parseSerial(url: URL): ParsedConnection {
   // Any absolute path: a stable udev name (/dev/serial/by-id/...) or an emulator's link are links to the port.
-  if (url.pathname.length < 2 || url.pathname.endsWith('/')) return fail('a serial connection names the port, as serial:///dev/ttyUSB0')
+  if (url.pathname.length < 2 || url.pathname.endsWith('/'))
+    return fail('a serial connection names the port, as serial:///dev/ttyUSB0')
   const known = new Set(['baud', 'flow', 'bits', 'parity', 'stop'])
   const unknown = [...url.searchParams.keys()].find((key) => !known.has(key))
   if (unknown) return fail(`unknown serial setting "${unknown}"`)
@@ -80,17 +91,28 @@ function parseSerial(url: URL): ParsedConnection {
 function parseUsb(text: string): ParsedConnection {
   if (text.startsWith('usb:///')) {
     const path = text.slice('usb://'.length)
-    return path.startsWith('/dev/') && !/[?#\s]/.test(path) ? { ok: true, connection: { kind: 'usb-device-file', path } } : fail('a USB device file lies under /dev, as usb:///dev/usb/lp0')
+    return path.startsWith('/dev/') && !/[?#\s]/.test(path)
+      ? { ok: true, connection: { kind: 'usb-device-file', path } }
+      : fail('a USB device file lies under /dev, as usb:///dev/usb/lp0')
   }
   const match = /^usb:\/\/([0-9a-fA-F]{4}):([0-9a-fA-F]{4})(?:\/([A-Za-z0-9._-]{1,128}))?$/.exec(text)
   if (!match) return fail('a USB printer by id is usb://VID:PID or usb://VID:PID/SERIAL with 4 hex digits each')
-  return { ok: true, connection: { kind: 'usb-id', vendorId: parseInt(match[1]!, 16), productId: parseInt(match[2]!, 16), serial: match[3] ?? null } }
+  return {
+    ok: true,
+    connection: {
+      kind: 'usb-id',
+      vendorId: parseInt(match[1]!, 16),
+      productId: parseInt(match[2]!, 16),
+      serial: match[3] ?? null,
+    },
+  }
 }
 
 function parseTcp(text: string): ParsedConnection {
   const match = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?\/?$/.exec(text)
   const port = match?.[2] === undefined ? DEFAULT_TCP_PORT : Number(match[2])
-  if (!match || port < 1 || port > 65535) return fail('a network printer is tcp://HOST or tcp://HOST:PORT with a port from 1 to 65535')
+  if (!match || port < 1 || port > 65535)
+    return fail('a network printer is tcp://HOST or tcp://HOST:PORT with a port from 1 to 65535')
   return { ok: true, connection: { kind: 'tcp', host: match[1]!.replace(/^\[|\]$/g, ''), port } }
 }
 
@@ -117,18 +139,27 @@ export function parseConnectionUri(text: string): ParsedConnection {
     }
     case 'file': {
       const url = parseUrl(text)
-      return url && url.pathname.length > 1 && !url.search ? { ok: true, connection: { kind: 'file', path: decodeURIComponent(url.pathname) } } : fail('a file connection is file:///absolute/path')
+      return url && url.pathname.length > 1 && !url.search
+        ? { ok: true, connection: { kind: 'file', path: decodeURIComponent(url.pathname) } }
+        : fail('a file connection is file:///absolute/path')
     }
     case 'virtual':
       return parseVirtual(text)
     case 'cloudprnt': {
       const mac = normalMac(text.slice('cloudprnt://'.length))
-      return mac ? { ok: true, connection: { kind: 'cloudprnt', mac } } : fail('a CloudPRNT printer is cloudprnt://MAC, its Ethernet MAC address as 00:11:62:12:34:56')
+      return mac
+        ? { ok: true, connection: { kind: 'cloudprnt', mac } }
+        : fail('a CloudPRNT printer is cloudprnt://MAC, its Ethernet MAC address as 00:11:62:12:34:56')
     }
     default:
       if (text.startsWith('epson-sdp://')) {
         const id = text.slice('epson-sdp://'.length)
-        return SDP_ID_PATTERN.test(id) ? { ok: true, connection: { kind: 'epson-sdp', id } } : fail('an Epson Server Direct Print printer is epson-sdp://ID, its ID (or Name) of 1 to 30 letters, digits, _ . or -')
+        return SDP_ID_PATTERN.test(id)
+          ? { ok: true, connection: { kind: 'epson-sdp', id } }
+          : fail(
+              'an Epson Server Direct Print printer is epson-sdp://ID, its ID (or Name) ' +
+                'of 1 to 30 letters, digits, _ . or -',
+            )
       }
       return fail(scheme ? `unknown connection kind "${scheme}"` : `"${text}" is not a connection URI`)
   }
@@ -140,7 +171,10 @@ export function parseConnectionUri(text: string): ParsedConnection {
  * Undefined when it is not a MAC address.
  */
 export function normalMac(text: string): string | undefined {
-  const match = /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(text)
+  const match =
+    /^([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})[:-]?([0-9a-f]{2})$/i.exec(
+      text,
+    )
   return match ? match.slice(1).join(':').toLowerCase() : undefined
 }
 
@@ -155,21 +189,44 @@ export function polls(connection: Connection): connection is Extract<Connection,
   return connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
 }
 
-/** The connection URI a printer that polls is kept under: one spelling, so one printer is one record however it was typed. */
-export const pollingUri = (connection: Extract<Connection, { kind: PollingKind }>): string => (connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}`)
+/**
+ * The connection URI a printer that polls is kept under: one spelling, so one printer is one record however it was
+ * typed.
+ */
+export const pollingUri = (connection: Extract<Connection, { kind: PollingKind }>): string =>
+  connection.kind === 'cloudprnt' ? cloudPrntUri(connection.mac) : `epson-sdp://${connection.id}`
 
 /**
  * The connection of a printer that polls, from what a technician types: a MAC address is a
  * CloudPRNT printer's; any other ID an Epson Server Direct Print printer's. `kind` says which when
  * it is known (an ID of twelve hex digits could be either); so do the connection URIs themselves.
  */
-export function pollingConnection(text: string, kind?: PollingKind): { ok: true; connection: Extract<Connection, { kind: PollingKind }>; uri: string } | { ok: false; message: string } {
-  const parsed = parseConnectionUri(text.includes('://') ? text : kind === 'epson-sdp' || (kind === undefined && !normalMac(text)) ? `epson-sdp://${text}` : `cloudprnt://${text}`)
-  if (parsed.ok && (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') && (kind === undefined || parsed.connection.kind === kind)) {
+export function pollingConnection(
+  text: string,
+  kind?: PollingKind,
+): { ok: true; connection: Extract<Connection, { kind: PollingKind }>; uri: string } | { ok: false; message: string } {
+  const parsed = parseConnectionUri(
+    text.includes('://')
+      ? text
+      : kind === 'epson-sdp' || (kind === undefined && !normalMac(text))
+        ? `epson-sdp://${text}`
+        : `cloudprnt://${text}`,
+  )
+  if (
+    parsed.ok &&
+    (parsed.connection.kind === 'cloudprnt' || parsed.connection.kind === 'epson-sdp') &&
+    (kind === undefined || parsed.connection.kind === kind)
+  ) {
     const connection = parsed.connection
     return { ok: true, connection, uri: pollingUri(connection) }
   }
-  return { ok: false, message: `${JSON.stringify(text.slice(0, 64))} is not a MAC address (as 00:11:62:12:34:56, for a Star CloudPRNT printer) nor an Epson Server Direct Print ID (1 to 30 letters, digits, _ . or -)` }
+  return {
+    ok: false,
+    message:
+      `${JSON.stringify(text.slice(0, 64))} is not a MAC address (as ` +
+      `00:11:62:12:34:56, for a Star CloudPRNT printer) nor an Epson Server ` +
+      `Direct Print ID (1 to 30 letters, digits, _ . or -)`,
+  }
 }
 
 /** A virtual printer's name (`virtual://NAME`). */
@@ -177,14 +234,17 @@ export const VIRTUAL_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/
 
 function parseVirtual(text: string): ParsedConnection {
   const [name = '', query = ''] = text.slice('virtual://'.length).split('?', 2)
-  if (!VIRTUAL_NAME_PATTERN.test(name)) return fail('a virtual printer is virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]')
+  if (!VIRTUAL_NAME_PATTERN.test(name))
+    return fail('a virtual printer is virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]')
   const params = new URLSearchParams(query)
-  for (const key of params.keys()) if (key !== 'mode' && key !== 'delay') return fail(`unknown virtual printer setting "${key}" (mode, delay)`)
+  for (const key of params.keys())
+    if (key !== 'mode' && key !== 'delay') return fail(`unknown virtual printer setting "${key}" (mode, delay)`)
   try {
     const mode = pick(params, 'mode', VIRTUAL_MODES, 'ok')
     const delay = params.get('delay')
     const delayMs = delay === null ? 0 : Number(delay)
-    if (!/^\d+$/.test(delay ?? '0') || delayMs > MAX_VIRTUAL_DELAY_MS) throw new SettingError(`delay must be a whole number of milliseconds up to ${MAX_VIRTUAL_DELAY_MS}`)
+    if (!/^\d+$/.test(delay ?? '0') || delayMs > MAX_VIRTUAL_DELAY_MS)
+      throw new SettingError(`delay must be a whole number of milliseconds up to ${MAX_VIRTUAL_DELAY_MS}`)
     return { ok: true, connection: { kind: 'virtual', name, mode, delayMs } }
   } catch (error) {
     if (error instanceof SettingError) return fail(error.message)

@@ -28,8 +28,20 @@ export interface FanOutChild {
  */
 export type FanOutSummary = Omit<FanOutChild, 'printer'>
 
-/** Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last): a parent is in the first any child is in. */
-export const FAN_OUT_STATE_ORDER: readonly JobState[] = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'FAILED', 'EXPIRED', 'CANCELLED', 'COMPLETED']
+/**
+ * Unfinished states, least advanced first; then finished ones, worst first (COMPLETED last): a parent is in the first
+ * any child is in.
+ */
+export const FAN_OUT_STATE_ORDER: readonly JobState[] = [
+  'PENDING',
+  'DISPATCHING',
+  'DELIVERED',
+  'PRINTING',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
+  'COMPLETED',
+]
 
 /** The parent's state: the first of FAN_OUT_STATE_ORDER that any child is in. */
 export function fanOutState(states: readonly JobState[]): JobState {
@@ -38,7 +50,8 @@ export function fanOutState(states: readonly JobState[]): JobState {
   return FAN_OUT_STATE_ORDER[best]!
 }
 
-const lastOf = (values: readonly (number | null)[]): number | null => (values.some((value) => value === null) ? null : Math.max(...(values as number[])))
+const lastOf = (values: readonly (number | null)[]): number | null =>
+  values.some((value) => value === null) ? null : Math.max(...(values as number[]))
 
 /** The parent as its children make it (at least one child). */
 export function summariseFanOut(children: readonly FanOutChild[], createdAt: number): FanOutSummary {
@@ -47,8 +60,15 @@ export function summariseFanOut(children: readonly FanOutChild[], createdAt: num
   const deciding = children.find((child) => child.state === state && child.lastErrorCode !== null)
   const printedAt = children.filter((child) => child.state === 'COMPLETED').map((child) => child.printer)
   let lastErrorMessage = deciding ? `${deciding.printer}: ${deciding.lastErrorMessage ?? deciding.lastErrorCode}` : null
-  if (state !== 'COMPLETED' && printedAt.length > 0 && (state === 'FAILED' || state === 'EXPIRED' || state === 'CANCELLED')) {
-    const elsewhere = `${state.toLowerCase()} at ${children.filter((child) => child.state !== 'COMPLETED').map((child) => child.printer).join(', ')}`
+  if (
+    state !== 'COMPLETED' &&
+    printedAt.length > 0 &&
+    (state === 'FAILED' || state === 'EXPIRED' || state === 'CANCELLED')
+  ) {
+    const elsewhere = `${state.toLowerCase()} at ${children
+      .filter((child) => child.state !== 'COMPLETED')
+      .map((child) => child.printer)
+      .join(', ')}`
     lastErrorMessage = `printed at ${printedAt.join(', ')}; ${lastErrorMessage ?? elsewhere}`
   }
   return {

@@ -85,4 +85,3 @@ export function canApply(event: JobEvent, state: JobState): boolean {
 export function isTerminal(state: JobState): boolean {
   return (S.terminal as readonly JobState[]).includes(state)
 }
-

@@ -14,7 +14,9 @@ export function availabilityOf(state: PrinterState): PrinterAvailability {
   return state === 'online' || state === 'paper_low' ? 'online' : state === 'unknown' ? 'unknown' : 'offline'
 }
 
-/** A state someone should come and see to (a warning in the log): low or out of paper, cover open, an error, offline. */
+/**
+ * A state someone should come and see to (a warning in the log): low or out of paper, cover open, an error, offline.
+ */
 export function needsAttention(state: PrinterState): boolean {
   return state !== 'online' && state !== 'unknown'
 }

@@ -12,7 +12,10 @@ export const REPRINT_HEADLINE = '*** REPRINT ***'
 export function venueTime(ms: number): string {
   const at = new Date(ms)
   const two = (n: number) => String(n).padStart(2, '0')
-  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}`
+  return (
+    `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ` +
+    `${two(at.getHours())}:${two(at.getMinutes())}`
+  )
 }
 
 function banner(originalCreatedAt: number): Section[] {
@@ -26,7 +29,10 @@ function banner(originalCreatedAt: number): Section[] {
 /** The banner's sections: the headline, the time, a divider. */
 const BANNER_SECTIONS = 3
 
-/** Whether a document starts with a reprint banner (a reprint of a reprint gets one banner, the first original's time kept). */
+/**
+ * Whether a document starts with a reprint banner (a reprint of a reprint gets one banner, the first original's time
+ * kept).
+ */
 function hasBanner(document: PrintDocument): boolean {
   const first = document.sections[0]
   return first?.type === 'text' && first.value === REPRINT_HEADLINE && document.sections.length > BANNER_SECTIONS

@@ -16,7 +16,10 @@ export const RETRY_MAX_MS = { min: 100, max: 3_600_000, default: 300_000 } as co
 export const STATUS_POLL_MS = { min: 200, max: 600_000, default: 2_000 } as const
 /** How long a printer of a failover destination may be unable to print before its waiting jobs move on. */
 export const FAILOVER_AFTER_MS = { min: 500, max: 600_000, default: 10_000 } as const
-/** How long a CloudPRNT printer that fetched a job may take to confirm it before the job is unconfirmed (Star suggests about a minute). */
+/**
+ * How long a CloudPRNT printer that fetched a job may take to confirm it before the job is unconfirmed (Star suggests
+ * about a minute).
+ */
 export const CLOUDPRNT_CONFIRM_MS = { min: 1_000, max: 600_000, default: 60_000 } as const
 /** Unfinished jobs one project may have (the entitlement limit). */
 export const MAX_OPEN_JOBS = { min: 1, max: 1_000_000, default: 10_000 } as const
@@ -86,7 +89,8 @@ export const EDITABLE_RANGES: Record<Exclude<EditableSetting, TextSetting>, Rang
 /** The rule of the backup directory: empty (no scheduled backups) or an absolute path. */
 export function backupDirProblem(value: string): string | undefined {
   if (value === '') return undefined
-  if (!value.startsWith('/')) return 'must be an absolute path (like /var/backups/printhub), or empty for no scheduled backups'
+  if (!value.startsWith('/'))
+    return 'must be an absolute path (like /var/backups/printhub), or empty for no scheduled backups'
   if (value.length > MAX_BACKUP_DIR_LENGTH) return `must be at most ${MAX_BACKUP_DIR_LENGTH} characters`
   // Control characters would make log lines and file listings lie.
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters'

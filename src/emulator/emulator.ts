@@ -46,7 +46,10 @@ export interface EmulatorOptions {
   state?: Partial<PrinterState>
   onReceipt?: (receipt: EmulatedReceipt) => void
   keep?: { receipts: number; bytes: number }
-  /** How long it takes to print a job before it confirms it (answers its process ID request), as a real printer's time on paper; at once when not given. */
+  /**
+   * How long it takes to print a job before it confirms it (answers its process ID request), as a real printer's time
+   * on paper; at once when not given.
+   */
   printMs?: number
 }
 
@@ -161,7 +164,9 @@ export class PrinterEmulator {
     }
   }
 
-  /** Everything received is printed by now (or after `printMs`): the process IDs asked are answered, if it can print. */
+  /**
+   * Everything received is printed by now (or after `printMs`): the process IDs asked are answered, if it can print.
+   */
   answerProcessIds(session: Session, reply: (bytes: Uint8Array) => void): void {
     if (!this.canPrint) return
     const ids = session.processIds.splice(0)
@@ -184,7 +189,16 @@ export class PrinterEmulator {
       offset += chunk.length
     }
     const { profile, width } = this.options
-    const receipt: EmulatedReceipt = { number: ++this.received, bytes, at: Date.now(), preview: previewFor(bytes, profile, width), held: session.held, lost: session.lost, firstByteAt: session.firstByteAt, lastByteAt: session.lastByteAt }
+    const receipt: EmulatedReceipt = {
+      number: ++this.received,
+      bytes,
+      at: Date.now(),
+      preview: previewFor(bytes, profile, width),
+      held: session.held,
+      lost: session.lost,
+      firstByteAt: session.firstByteAt,
+      lastByteAt: session.lastByteAt,
+    }
     this.receipts.push(receipt)
     this.keptBytes += bytes.length
     const store = this.options.store
@@ -195,7 +209,8 @@ export class PrinterEmulator {
       writeFileSync(`${name}.png`, receipt.preview.png())
     }
     const keep = this.options.keep ?? EMULATOR_KEEP
-    while (this.receipts.length > keep.receipts || (this.keptBytes > keep.bytes && this.receipts.length > 1)) this.forgetOldest()
+    while (this.receipts.length > keep.receipts || (this.keptBytes > keep.bytes && this.receipts.length > 1))
+      this.forgetOldest()
     this.options.onReceipt?.(receipt)
   }
 

@@ -15,7 +15,10 @@ export interface PrinterState {
 /** Bits 1 and 4 are always set in every status byte. */
 const FIXED = 0x12
 
-/** The answer to `DLE EOT n` for n = 1 (printer), 2 (offline cause), 3 (error cause), 4 (roll paper); undefined for other n. */
+/**
+ * The answer to `DLE EOT n` for n = 1 (printer), 2 (offline cause), 3 (error cause), 4 (roll paper); undefined for
+ * other n.
+ */
 export function realtimeStatus(n: number, state: PrinterState): number | undefined {
   const paperOut = state.paper === 'out'
   const offline = paperOut || state.coverOpen || state.error || state.offline

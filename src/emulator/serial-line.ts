@@ -83,7 +83,8 @@ export class SerialLine {
     // Bytes the line could carry since the last tick (at most 50 ms worth saved up).
     this.budget = baud === undefined ? 65536 : Math.min(this.budget + (seconds * baud) / 10, Math.max(16, baud / 200))
     // A printer that cannot print keeps what it has.
-    if (this.printer.canPrint) this.buffered = printRate === undefined ? 0 : Math.max(0, this.buffered - seconds * printRate)
+    if (this.printer.canPrint)
+      this.buffered = printRate === undefined ? 0 : Math.max(0, this.buffered - seconds * printRate)
     this.signalFlow()
     const allowed = this.allowance()
     const taken = allowed > 0 ? this.take(allowed) : 0
@@ -113,7 +114,8 @@ export class SerialLine {
     const carried = Math.floor(this.budget)
     if (!this.session) return Math.min(carried, 1)
     const flow = this.options.flow ?? 'rtscts'
-    if (flow === 'rtscts' && this.hostFlow === 'rtscts') return Math.min(carried, Math.max(0, Math.floor(this.capacity - this.buffered)))
+    if (flow === 'rtscts' && this.hostFlow === 'rtscts')
+      return Math.min(carried, Math.max(0, Math.floor(this.capacity - this.buffered)))
     if (flow === 'xonxoff' && this.hostFlow === 'xonxoff' && this.xoffSent) return 0
     return carried
   }

@@ -26,7 +26,13 @@ export class PreAuthAdmission {
   private total = 0
   private readonly byAddress = new Map<string, number>()
 
-  constructor(private readonly bounds = { total: MAX_UNAUTHENTICATED, perAddress: MAX_UNAUTHENTICATED_PER_ADDRESS, maxHoldMs: ADMISSION_MAX_HOLD_MS }) {}
+  constructor(
+    private readonly bounds = {
+      total: MAX_UNAUTHENTICATED,
+      perAddress: MAX_UNAUTHENTICATED_PER_ADDRESS,
+      maxHoldMs: ADMISSION_MAX_HOLD_MS,
+    },
+  ) {}
 
   /** A place for a connection from `address`, or undefined when there is none now. */
   admit(address: string): Admission | undefined {

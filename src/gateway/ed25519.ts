@@ -29,7 +29,12 @@ export async function verifySignature(signature: string, message: Uint8Array, pu
   const key = decodeBase64Url(publicKey)
   if (sig?.length !== 64 || key?.length !== 32) return false
   try {
-    return verify(null, message, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: encodeBase64Url(key) }, format: 'jwk' }), sig)
+    return verify(
+      null,
+      message,
+      createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: encodeBase64Url(key) }, format: 'jwk' }),
+      sig,
+    )
   } catch {
     return false
   }

@@ -1,7 +1,13 @@
 // The gateway: where agent connections come in, whatever carries them. Connections that have not
 // authenticated yet are admitted within a budget (admission.ts).
 import { PreAuthAdmission } from './admission.ts'
-import { type GatewayEvents, GatewaySession, type GatewaySettings, type GatewayTransport, type SessionOptions } from './session.ts'
+import {
+  type GatewayEvents,
+  GatewaySession,
+  type GatewaySettings,
+  type GatewayTransport,
+  type SessionOptions,
+} from './session.ts'
 
 export class Gateway {
   /** Places for connections still authenticating. */

@@ -15,7 +15,10 @@ function byId(printers: readonly PrinterDescriptor[]): Map<string, PrinterDescri
 }
 
 /** A full snapshot: replaces everything unless its revision goes back or reuses one with other content. */
-export function replaceSnapshot(current: Inventory | undefined, snapshot: { revision: number; printers: readonly PrinterDescriptor[] }): InventoryResult {
+export function replaceSnapshot(
+  current: Inventory | undefined,
+  snapshot: { revision: number; printers: readonly PrinterDescriptor[] },
+): InventoryResult {
   const printers = byId(snapshot.printers)
   if (!printers) return { ok: false, reason: 'The printer inventory names a printer twice.' }
   const next = { revision: snapshot.revision, printers }
@@ -32,17 +35,26 @@ export function replaceSnapshot(current: Inventory | undefined, snapshot: { revi
 /** A delta: needs a snapshot first and a higher revision; removals, then additions, then updates. */
 export function applyDelta(
   current: Inventory | undefined,
-  delta: { revision: number; added: readonly PrinterDescriptor[]; updated: readonly PrinterDescriptor[]; removedPrinterIds: readonly string[] },
+  delta: {
+    revision: number
+    added: readonly PrinterDescriptor[]
+    updated: readonly PrinterDescriptor[]
+    removedPrinterIds: readonly string[]
+  },
 ): InventoryResult {
   if (!current) return { ok: false, reason: 'A printer inventory change arrived before a snapshot.' }
-  if (delta.revision <= current.revision) return { ok: false, reason: 'The printer inventory revision did not increase.' }
+  if (delta.revision <= current.revision)
+    return { ok: false, reason: 'The printer inventory revision did not increase.' }
   const added = byId(delta.added)
   const updated = byId(delta.updated)
   if (!added || !updated) return { ok: false, reason: 'A printer inventory change names a printer twice.' }
   const ids = [...added.keys(), ...updated.keys(), ...delta.removedPrinterIds]
-  if (new Set(ids).size !== ids.length) return { ok: false, reason: 'A printer inventory change names a printer in two lists.' }
-  if ([...added.keys()].some((id) => current.printers.has(id))) return { ok: false, reason: 'A printer inventory change adds a printer it already has.' }
-  if ([...updated.keys(), ...delta.removedPrinterIds].some((id) => !current.printers.has(id))) return { ok: false, reason: 'A printer inventory change names an unknown printer.' }
+  if (new Set(ids).size !== ids.length)
+    return { ok: false, reason: 'A printer inventory change names a printer in two lists.' }
+  if ([...added.keys()].some((id) => current.printers.has(id)))
+    return { ok: false, reason: 'A printer inventory change adds a printer it already has.' }
+  if ([...updated.keys(), ...delta.removedPrinterIds].some((id) => !current.printers.has(id)))
+    return { ok: false, reason: 'A printer inventory change names an unknown printer.' }
   const printers = new Map(current.printers)
   for (const id of delta.removedPrinterIds) printers.delete(id)
   for (const [id, printer] of [...added, ...updated]) printers.set(id, printer)
@@ -63,7 +75,8 @@ export class InventoryPace {
 
   /** Takes one message at `now`; false when the agent is over the pace. */
   take(now: number): boolean {
-    if (this.at !== undefined) this.tokens = Math.min(INVENTORY_PACE.burst, this.tokens + (now - this.at) / INVENTORY_PACE.everyMs)
+    if (this.at !== undefined)
+      this.tokens = Math.min(INVENTORY_PACE.burst, this.tokens + (now - this.at) / INVENTORY_PACE.everyMs)
     this.at = now
     if (this.tokens < 1) return false
     this.tokens--

@@ -58,7 +58,8 @@ export class SessionRegistry implements GatewayEvents {
     const agentId = session.agentId!
     const previous = this.byAgent.get(agentId)
     this.byAgent.set(agentId, session)
-    if (previous && previous !== session) previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
+    if (previous && previous !== session)
+      previous.disconnect('session_replaced', 'A newer connection of this agent replaced this one.', false)
     const { agentName, address } = session.described
     // One budget per agent: an agent that keeps coming and going cannot fill the log.
     this.log?.info('agent connected', { agent: agentId, name: agentName, address }, { limit: `agent ${agentId}` })
@@ -80,7 +81,11 @@ export class SessionRegistry implements GatewayEvents {
     if (this.byAgent.get(agentId) === session) this.byAgent.delete(agentId)
     const { agentName, address, endReason } = session.described
     const ordinary = ORDINARY_ENDS.test(endReason ?? '')
-    this.log?.[ordinary ? 'info' : 'warn']('agent disconnected', { agent: agentId, name: agentName, address, reason: endReason }, { limit: `agent ${agentId}` })
+    this.log?.[ordinary ? 'info' : 'warn'](
+      'agent disconnected',
+      { agent: agentId, name: agentName, address, reason: endReason },
+      { limit: `agent ${agentId}` },
+    )
     this.listener?.closed(session)
   }
 }

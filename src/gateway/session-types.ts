@@ -12,7 +12,9 @@ export interface GatewayTransport {
   close(code: number, reason: string): void
   /** Where the agent connects from (an IP address), for the log. */
   readonly remoteAddress?: string
-  /** The peer is this program in this process (the built-in agent), which checks every frame it reads: see encodeFrame. */
+  /**
+   * The peer is this program in this process (the built-in agent), which checks every frame it reads: see encodeFrame.
+   */
   readonly inProcess?: boolean
 }
 
@@ -62,6 +64,9 @@ export interface SessionOptions {
    * its creation is on disk, since the job, its dispatch and its receipt then commit together.
    */
   sharesCommits: boolean
-  /** Its place among the connections still authenticating (admission.ts): given back once it has authenticated or closed. */
+  /**
+   * Its place among the connections still authenticating (admission.ts): given back once it has authenticated or
+   * closed.
+   */
   admission?: Admission | undefined
 }

@@ -37,7 +37,13 @@ function load(): Font {
  * nearest neighbour, from its top left corner; bold sets each dot's right neighbour too, as
  * printers embolden.
  */
-export function forEachDot(found: Glyph, scaleX: number, scaleY: number, bold: boolean, set: (x: number, y: number) => void): void {
+export function forEachDot(
+  found: Glyph,
+  scaleX: number,
+  scaleY: number,
+  bold: boolean,
+  set: (x: number, y: number) => void,
+): void {
   const bytesPerRow = found.width / 8
   for (let y = 0; y < GLYPH_HEIGHT * scaleY; y++) {
     const row = Math.floor(y / scaleY)

@@ -28,7 +28,11 @@ export function formatRequestLog(entry: RequestLogEntry): string {
  */
 export function logRequest(log: Logger, entry: RequestLogEntry): void {
   const msg = `${entry.method} ${entry.path} ${entry.status} ${entry.ms.toFixed(1)}ms`
-  log[entry.status >= 500 ? 'warn' : 'info'](msg, { request: entry.requestId }, { event: { event: 'request', ...entry } })
+  log[entry.status >= 500 ? 'warn' : 'info'](
+    msg,
+    { request: entry.requestId },
+    { event: { event: 'request', ...entry } },
+  )
 }
 
 /** How much of a stack trace a line carries. */
@@ -47,7 +51,13 @@ const HEALTH_PATH = '/health'
  * OpenPrinter's closed envelope, which stock agents parse. `firstWork` is called once, with the
  * first request that is not a liveness check.
  */
-export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, errors: Logger, firstWork?: () => void, bodies = new BodyBudget()) {
+export function httpApp(
+  log: RequestLog,
+  openPrinterPaths: ReadonlySet<string>,
+  errors: Logger,
+  firstWork?: () => void,
+  bodies = new BodyBudget(),
+) {
   const requests = new WeakMap<Request, RequestInfo>()
   let beforeWork = firstWork
   // normalize: false and our own body reader: nothing is coerced or silently dropped.
@@ -60,7 +70,8 @@ export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, 
       }
       const info = { id: `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`, startedAt: performance.now() }
       requests.set(request, info)
-      if (request.method !== 'GET' && request.method !== 'HEAD') attachBodyBudget(request, bodies, () => remoteAddress(request, server))
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        attachBodyBudget(request, bodies, () => remoteAddress(request, server))
       set.headers['x-request-id'] = info.id
       set.headers['cache-control'] = 'no-store'
       set.headers['x-content-type-options'] = 'nosniff'
@@ -72,12 +83,22 @@ export function httpApp(log: RequestLog, openPrinterPaths: ReadonlySet<string>, 
       else if (code === 'NOT_FOUND') apiError = notFound('No such route.')
       // The disk filled up under a write: rolled back, and said as it is.
       else if (isStorageError(error)) {
-        errors.for('store').error('storage full: the change was rolled back', { request: requestId, error: describeError(error) }, { limit: 'storage full' })
+        errors
+          .for('store')
+          .error(
+            'storage full: the change was rolled back',
+            { request: requestId, error: describeError(error) },
+            { limit: 'storage full' },
+          )
         apiError = storageFull()
       } else {
         // A bug or a broken disk: log what happened (never the request's headers or body), answer without internals.
         const stack = error instanceof Error ? error.stack?.slice(0, MAX_STACK) : undefined
-        errors.error('internal error', { request: requestId, error: describeError(error), stack }, { limit: `internal ${describeError(error)}` })
+        errors.error(
+          'internal error',
+          { request: requestId, error: describeError(error), stack },
+          { limit: `internal ${describeError(error)}` },
+        )
         apiError = new ApiError('server_error', 'The request could not be completed.')
       }
       set.status = apiError.status

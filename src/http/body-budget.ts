@@ -29,7 +29,8 @@ export class BodyClaim {
   /** Takes `bytes` more for this body, or throws the 429 that ends it. */
   grow(bytes: number): void {
     if (this.#released) throw new Error('a released body claim cannot grow')
-    if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ApiError('invalid_request', 'The request body has no valid length.')
+    if (!Number.isSafeInteger(bytes) || bytes < 0)
+      throw new ApiError('invalid_request', 'The request body has no valid length.')
     this.budget.take(this.caller, bytes)
     this.#held += bytes
   }
@@ -45,7 +46,12 @@ export class BodyBudget {
   #total = 0
   readonly #byCaller = new Map<string, number>()
 
-  constructor(private readonly limits: BodyBudgetLimits = { totalBytes: BODIES_IN_FLIGHT_BYTES, perCallerBytes: BODIES_IN_FLIGHT_BYTES_PER_CALLER }) {}
+  constructor(
+    private readonly limits: BodyBudgetLimits = {
+      totalBytes: BODIES_IN_FLIGHT_BYTES,
+      perCallerBytes: BODIES_IN_FLIGHT_BYTES_PER_CALLER,
+    },
+  ) {}
 
   claim(caller: string): BodyClaim {
     return new BodyClaim(this, caller)
@@ -59,8 +65,10 @@ export class BodyBudget {
   /** @internal by BodyClaim */
   take(caller: string, bytes: number): void {
     const mine = this.#byCaller.get(caller) ?? 0
-    if (mine + bytes > this.limits.perCallerBytes) throw busy('You are sending too many request bodies at once. Retry in a moment.')
-    if (this.#total + bytes > this.limits.totalBytes) throw busy('The hub is receiving too many request bodies at once. Retry in a moment.')
+    if (mine + bytes > this.limits.perCallerBytes)
+      throw busy('You are sending too many request bodies at once. Retry in a moment.')
+    if (this.#total + bytes > this.limits.totalBytes)
+      throw busy('The hub is receiving too many request bodies at once. Retry in a moment.')
     this.#byCaller.set(caller, mine + bytes)
     this.#total += bytes
   }
@@ -75,7 +83,8 @@ export class BodyBudget {
 }
 
 // The body is left unread: the answer closes the connection, which also ends the upload.
-const busy = (message: string) => new ApiError('rate_limited', message, { headers: { 'retry-after': '1', connection: 'close' } })
+const busy = (message: string) =>
+  new ApiError('rate_limited', message, { headers: { 'retry-after': '1', connection: 'close' } })
 
 /** Where each request's body claims its bytes: attached by the app when the request arrives. */
 const budgets = new WeakMap<Request, { budget: BodyBudget; address: () => string }>()

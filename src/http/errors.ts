@@ -45,24 +45,43 @@ export function conflict(message: string, details?: ErrorDetail[]): ApiError {
 
 /** The job's document was pruned by retention: what needs it (a reprint) cannot be done. */
 export function documentPruned(): ApiError {
-  return new ApiError('document_pruned', "This job's document is no longer kept (finished jobs' documents are kept for the retention period); it cannot be reprinted. Send the job again.")
+  return new ApiError(
+    'document_pruned',
+    "This job's document is no longer kept (finished jobs' documents are kept " +
+      'for the retention period); it cannot be reprinted. Send the job again.',
+  )
 }
 
 /** Too many tries from one address: try again after `retryAfterMs`. */
-export function rateLimited(code: 'rate_limited' | 'pairing_rate_limited', message: string, retryAfterMs: number): ApiError {
-  return new ApiError(code, message, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })
+export function rateLimited(
+  code: 'rate_limited' | 'pairing_rate_limited',
+  message: string,
+  retryAfterMs: number,
+): ApiError {
+  return new ApiError(code, message, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  })
 }
 
 /** How long a client waits before trying again while the disk is full. */
 export const STORAGE_FULL_RETRY_AFTER_SECONDS = 60
 
 /** The hub's disk is (nearly) full: nothing was written; try again later. */
-export function storageFull(message = 'The hub is out of disk space and takes no new job for now; nothing was written. Try again later.'): ApiError {
+export function storageFull(
+  message = 'The hub is out of disk space and takes no new job for now; nothing was written. Try again later.',
+): ApiError {
   return new ApiError('storage_full', message, { headers: { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_SECONDS) } })
 }
 
 /** The service's error body. Routes of the OpenPrinter protocol use its closed envelope instead. */
 export function errorBody(error: ApiError, requestId: string, openPrinterEnvelope: boolean) {
   if (openPrinterEnvelope) return { error: { code: error.code, message: error.message } }
-  return { error: { code: error.code, message: error.message, requestId, ...(error.details ? { details: error.details } : {}) } }
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      requestId,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  }
 }

@@ -38,7 +38,10 @@ export const LOGIN_FAILURES: FailureLimit = { limit: 10, windowMs: 5 * 60_000, m
 export const ACCOUNT_LOGIN_FAILURES: FailureLimit = { limit: 50, windowMs: 5 * 60_000, maxLockMs: 3_600_000 }
 
 /** Where a request comes from: the address its limit counts against. */
-export function remoteAddress(request: Request, server: { requestIP(request: Request): { address: string } | null } | null): string {
+export function remoteAddress(
+  request: Request,
+  server: { requestIP(request: Request): { address: string } | null } | null,
+): string {
   return server?.requestIP(request)?.address ?? 'unknown'
 }
 

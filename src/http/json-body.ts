@@ -9,7 +9,8 @@ export const BODY_TIMEOUT_MS = 30_000
 
 // Both leave unread bytes on the connection, so the answer closes it (which also ends the read).
 const CLOSE = { connection: 'close' }
-const tooLarge = (maxBytes: number) => new ApiError('payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, { headers: CLOSE })
+const tooLarge = (maxBytes: number) =>
+  new ApiError('payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, { headers: CLOSE })
 const tooSlow = () => new ApiError('request_timeout', 'The request body did not arrive in time.', { headers: CLOSE })
 
 /** `caller` is who the body's bytes are charged to in the hub's body budget (its address when not named). */
@@ -28,14 +29,24 @@ export function readFormBody(request: Request, maxBytes: number, caller?: string
 }
 
 /** A UTF-8 body of `mediaType` within `maxBytes`, as text. */
-async function readTextBody(request: Request, mediaType: string, what: string, maxBytes: number, caller?: string): Promise<string> {
+async function readTextBody(
+  request: Request,
+  mediaType: string,
+  what: string,
+  maxBytes: number,
+  caller?: string,
+): Promise<string> {
   const sent = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
-  if (sent !== mediaType) throw new ApiError('unsupported_media_type', `Send the body as ${what} with Content-Type: ${mediaType}.`)
+  if (sent !== mediaType)
+    throw new ApiError('unsupported_media_type', `Send the body as ${what} with Content-Type: ${mediaType}.`)
   const declared = request.headers.get('content-length')
   const claim = claimBody(request, caller)
   let bytes: Uint8Array
   try {
-    bytes = declared === null ? await readStream(request, maxBytes, claim) : await readDeclared(request, Number(declared), maxBytes, claim)
+    bytes =
+      declared === null
+        ? await readStream(request, maxBytes, claim)
+        : await readDeclared(request, Number(declared), maxBytes, claim)
   } finally {
     // Decoded at once below: the bytes are let go with the claim.
     claim?.release()
@@ -47,8 +58,15 @@ async function readTextBody(request: Request, mediaType: string, what: string, m
   }
 }
 
-/** A body of declared length: refused before reading when too long, else read whole (HTTP framing stops at the length). */
-async function readDeclared(request: Request, length: number, maxBytes: number, claim: BodyClaim | undefined): Promise<Uint8Array> {
+/**
+ * A body of declared length: refused before reading when too long, else read whole (HTTP framing stops at the length).
+ */
+async function readDeclared(
+  request: Request,
+  length: number,
+  maxBytes: number,
+  claim: BodyClaim | undefined,
+): Promise<Uint8Array> {
   if (length > maxBytes) throw tooLarge(maxBytes)
   claim?.grow(length)
   let timer: Timer | undefined

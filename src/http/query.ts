@@ -14,13 +14,16 @@ export class QueryReader {
   constructor(url: string, allowed: readonly string[], prefixes: readonly string[] = []) {
     this.params = new URL(url).searchParams
     for (const name of new Set(this.params.keys())) {
-      if (!allowed.includes(name) && !prefixes.some((prefix) => name.startsWith(prefix))) this.problems.push({ path: `query.${name}`, message: 'is not an allowed query parameter' })
+      if (!allowed.includes(name) && !prefixes.some((prefix) => name.startsWith(prefix)))
+        this.problems.push({ path: `query.${name}`, message: 'is not an allowed query parameter' })
     }
   }
 
   /** Every parameter whose name starts with `prefix`, as [the rest of its name, its values]. */
   withPrefix(prefix: string): [string, string[]][] {
-    return [...new Set(this.params.keys())].filter((name) => name.startsWith(prefix)).map((name) => [name.slice(prefix.length), this.params.getAll(name)])
+    return [...new Set(this.params.keys())]
+      .filter((name) => name.startsWith(prefix))
+      .map((name) => [name.slice(prefix.length), this.params.getAll(name)])
   }
 
   /** An integer from `min` to `max`, given at most once. */
@@ -57,7 +60,8 @@ export class QueryReader {
     const value = this.text(name, { emptyIsAbsent: true })
     if (value === undefined) return undefined
     const ms = Date.parse(value)
-    if (Number.isNaN(ms)) this.problems.push({ path: `query.${name}`, message: 'must be a date and time, like 2026-11-21T18:00:00Z' })
+    if (Number.isNaN(ms))
+      this.problems.push({ path: `query.${name}`, message: 'must be a date and time, like 2026-11-21T18:00:00Z' })
     return ms
   }
 

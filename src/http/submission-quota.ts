@@ -52,10 +52,18 @@ export class SubmissionQuota {
     bucket.bytes = Math.min(bytesPerMinute, bucket.bytes + (elapsed * bytesPerMinute) / 60_000)
     bucket.at = now
     this.buckets.set(keyId, bucket)
-    const waitMs = Math.max(bucket.jobs >= 1 ? 0 : ((1 - bucket.jobs) * 60_000) / jobsPerMinute, bucket.bytes >= bytes ? 0 : ((bytes - bucket.bytes) * 60_000) / bytesPerMinute)
+    const waitMs = Math.max(
+      bucket.jobs >= 1 ? 0 : ((1 - bucket.jobs) * 60_000) / jobsPerMinute,
+      bucket.bytes >= bytes ? 0 : ((bytes - bucket.bytes) * 60_000) / bytesPerMinute,
+    )
     if (waitMs > 0) {
-      const what = bucket.jobs >= 1 ? `${Math.round(bytesPerMinute / 1_048_576)} MB of documents` : `${jobsPerMinute} jobs`
-      throw rateLimited('rate_limited', `This API key submits more than ${what} a minute, its limit; try again shortly.`, waitMs)
+      const what =
+        bucket.jobs >= 1 ? `${Math.round(bytesPerMinute / 1_048_576)} MB of documents` : `${jobsPerMinute} jobs`
+      throw rateLimited(
+        'rate_limited',
+        `This API key submits more than ${what} a minute, its limit; try again shortly.`,
+        waitMs,
+      )
     }
     bucket.jobs -= 1
     bucket.bytes -= bytes

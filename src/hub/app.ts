@@ -18,7 +18,14 @@ import type { EpsonSdp } from '../transports/epson-sdp.ts'
 const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
 
 /** `requests`: the request log; `errors`: where internal errors are told (component api); `firstWork`: see httpApp. */
-export function hubApp(api: ApiContext, admin: AdminContext, polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }, requests: RequestLog, errors: Logger, firstWork?: () => void) {
+export function hubApp(
+  api: ApiContext,
+  admin: AdminContext,
+  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp },
+  requests: RequestLog,
+  errors: Logger,
+  firstWork?: () => void,
+) {
   return httpApp(requests, OPENPRINTER_PATHS, errors, firstWork)
     .use(publicApi(api))
     .use(adminApi(admin))

@@ -7,24 +7,37 @@ import type { MakeBackup } from '../services/backup-schedule.ts'
 
 /** The command line that runs this printhub: the executable itself once compiled, else Bun with the entry point. */
 export function thisPrinthub(): string[] {
-  return Bun.main.startsWith('/$bunfs/') ? [process.execPath] : [process.execPath, join(import.meta.dir, '..', 'main.ts')]
+  return Bun.main.startsWith('/$bunfs/')
+    ? [process.execPath]
+    : [process.execPath, join(import.meta.dir, '..', 'main.ts')]
 }
 
 /** Backups of `dataDir` made by `printhub backup` run as `printhub` (this one by default). */
 export function backupInChildProcess(dataDir: string, printhub: readonly string[] = thisPrinthub()): MakeBackup {
   return async (out, scheduled, signal) => {
-    const child = Bun.spawn([...printhub, 'backup', '--data', dataDir, '--out', out, '--json', ...(scheduled ? ['--scheduled'] : [])], {
-      env: process.env,
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      // The hub stopping stops the backup: the archive is never left under its name half written.
-      signal,
-      killSignal: 'SIGKILL',
-    })
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const child = Bun.spawn(
+      [...printhub, 'backup', '--data', dataDir, '--out', out, '--json', ...(scheduled ? ['--scheduled'] : [])],
+      {
+        env: process.env,
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+        // The hub stopping stops the backup: the archive is never left under its name half written.
+        signal,
+        killSignal: 'SIGKILL',
+      },
+    )
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     if (code !== 0) {
-      const message = stderr.trim().replace(/^printhub backup: /, '').split('\n')[0] || `printhub backup exited with ${child.signalCode ?? code}`
+      const message =
+        stderr
+          .trim()
+          .replace(/^printhub backup: /, '')
+          .split('\n')[0] || `printhub backup exited with ${child.signalCode ?? code}`
       return { ok: false, message }
     }
     try {

@@ -19,7 +19,6 @@ import type { EpsonSdp } from '../transports/epson-sdp.ts'
 import { VERSION } from '../domain/version.ts'
 import { BUILTIN_AGENT_DIR } from '../services/init.ts'
 
-
 /** The hub's printer records of the built-in agent, as its catalog. */
 function hubCatalog(store: Store, agentId: string): PrinterCatalog {
   return {

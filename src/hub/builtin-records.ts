@@ -25,7 +25,9 @@ export function builtinAgentRecords(store: Store, agentId: string): HubRecords {
     },
     held(printerId, after, upTo, limit) {
       const record = printers().find((candidate) => candidate.agentPrinterId === printerId)
-      return record ? store.jobStates.heldPage(record.id, after, upTo, limit).map((held) => heldByHub(held, printerId)) : []
+      return record
+        ? store.jobStates.heldPage(record.id, after, upTo, limit).map((held) => heldByHub(held, printerId))
+        : []
     },
     heldJob(wireId) {
       const wire = parseWireJobId(wireId)
@@ -41,7 +43,9 @@ export function builtinAgentRecords(store: Store, agentId: string): HubRecords {
       const record = store.printers.get(attempt.job.printerId)
       if (record?.agentId !== agentId) return undefined
       const made = documentForAgent(store, true, record.id, wire.jobId, attempt.movedNote)
-      return 'document' in made ? printJobPayload(record.agentPrinterId, attempt.job, attempt.attempt, made.document) : undefined
+      return 'document' in made
+        ? printJobPayload(record.agentPrinterId, attempt.job, attempt.attempt, made.document)
+        : undefined
     },
   }
 }

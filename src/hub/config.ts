@@ -6,7 +6,30 @@ import { brandNameRule } from '../protocol/discovery.ts'
 import { CHALLENGE_TTL_SECONDS } from '../protocol/limits.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
-import { ACK_TIMEOUT_MS, BACKUP_KEEP, backupDirProblem, DEFAULT_SERVER_NAME, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, HEARTBEAT_INTERVAL_MS, HEARTBEAT_TIMEOUT_MS, KEY_JOBS_PER_MINUTE, KEY_MB_PER_MINUTE, HISTORY_MB_PER_PROJECT, MAX_OPEN_JOBS, MIN_FREE_MB, type Range, RETENTION_DAYS, RETRY_INITIAL_MS, RETRY_MAX_MS, retryDelaysProblem, STATUS_POLL_MS, FAILOVER_AFTER_MS, CLOUDPRNT_CONFIRM_MS } from '../domain/settings.ts'
+import {
+  ACK_TIMEOUT_MS,
+  BACKUP_KEEP,
+  backupDirProblem,
+  DEFAULT_SERVER_NAME,
+  EDITABLE_SETTINGS,
+  type EditableSetting,
+  type EditableSettings,
+  HEARTBEAT_INTERVAL_MS,
+  HEARTBEAT_TIMEOUT_MS,
+  KEY_JOBS_PER_MINUTE,
+  KEY_MB_PER_MINUTE,
+  HISTORY_MB_PER_PROJECT,
+  MAX_OPEN_JOBS,
+  MIN_FREE_MB,
+  type Range,
+  RETENTION_DAYS,
+  RETRY_INITIAL_MS,
+  RETRY_MAX_MS,
+  retryDelaysProblem,
+  STATUS_POLL_MS,
+  FAILOVER_AFTER_MS,
+  CLOUDPRNT_CONFIRM_MS,
+} from '../domain/settings.ts'
 import { VERSION } from '../domain/version.ts'
 
 export interface HubConfig {
@@ -95,7 +118,12 @@ function integerSetting(name: string, raw: string | undefined, fallback: number,
   return value
 }
 
-function textSetting(name: string, raw: string | undefined, fallback: string | undefined, rule: typeof shortString): string | undefined {
+function textSetting(
+  name: string,
+  raw: string | undefined,
+  fallback: string | undefined,
+  rule: typeof shortString,
+): string | undefined {
   if (raw === undefined || raw === '') return fallback
   const result = validate(rule, raw)
   if (!result.ok) throw new ConfigError(`${name} ${result.issues[0]!.message}`)
@@ -114,8 +142,12 @@ function directorySetting(name: string, raw: string | undefined): string {
 /** Both files or neither, each one readable: a hub that cannot serve HTTPS as asked does not start on HTTP instead. */
 function tlsSetting(certFile: string | undefined, keyFile: string | undefined): HubConfig['tls'] {
   if (certFile === undefined && keyFile === undefined) return undefined
-  if (certFile === undefined || keyFile === undefined) throw new ConfigError('HTTPS needs both --tls-cert and --tls-key (PRINTHUB_TLS_CERT, PRINTHUB_TLS_KEY)')
-  for (const [name, file] of [['--tls-cert', certFile], ['--tls-key', keyFile]] as const) {
+  if (certFile === undefined || keyFile === undefined)
+    throw new ConfigError('HTTPS needs both --tls-cert and --tls-key (PRINTHUB_TLS_CERT, PRINTHUB_TLS_KEY)')
+  for (const [name, file] of [
+    ['--tls-cert', certFile],
+    ['--tls-key', keyFile],
+  ] as const) {
     try {
       accessSync(file, constants.R_OK)
     } catch (error) {
@@ -133,32 +165,107 @@ export function resolveDataDir(flags: { data?: string }, env: Env): string {
 export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig> {
   const config: HubConfig = {
     host: flags.host ?? (env.PRINTHUB_HOST || DEFAULTS.host),
-    port: integerSetting(flags.port === undefined ? 'PRINTHUB_PORT' : '--port', flags.port ?? env.PRINTHUB_PORT, DEFAULTS.port, { min: 0, max: 65535 }),
+    port: integerSetting(
+      flags.port === undefined ? 'PRINTHUB_PORT' : '--port',
+      flags.port ?? env.PRINTHUB_PORT,
+      DEFAULTS.port,
+      { min: 0, max: 65535 },
+    ),
     dataDir: resolveDataDir(flags, env),
     serverId: textSetting('PRINTHUB_SERVER_ID', env.PRINTHUB_SERVER_ID, undefined, identifier),
     serverName: textSetting('PRINTHUB_SERVER_NAME', env.PRINTHUB_SERVER_NAME, DEFAULT_SERVER_NAME, brandNameRule)!,
     serverVersion: textSetting('PRINTHUB_SERVER_VERSION', env.PRINTHUB_SERVER_VERSION, VERSION, shortString)!,
-    challengeTtlSeconds: integerSetting('PRINTHUB_CHALLENGE_TTL_SECONDS', env.PRINTHUB_CHALLENGE_TTL_SECONDS, CHALLENGE_TTL_SECONDS.default, CHALLENGE_TTL_SECONDS),
-    maxOpenJobsPerProject: integerSetting('PRINTHUB_MAX_OPEN_JOBS', env.PRINTHUB_MAX_OPEN_JOBS, MAX_OPEN_JOBS.default, MAX_OPEN_JOBS),
-    heartbeatIntervalMs: integerSetting('PRINTHUB_HEARTBEAT_INTERVAL_MS', env.PRINTHUB_HEARTBEAT_INTERVAL_MS, HEARTBEAT_INTERVAL_MS.default, HEARTBEAT_INTERVAL_MS),
-    heartbeatTimeoutMs: integerSetting('PRINTHUB_HEARTBEAT_TIMEOUT_MS', env.PRINTHUB_HEARTBEAT_TIMEOUT_MS, HEARTBEAT_TIMEOUT_MS.default, HEARTBEAT_TIMEOUT_MS),
-    ackTimeoutMs: integerSetting('PRINTHUB_ACK_TIMEOUT_MS', env.PRINTHUB_ACK_TIMEOUT_MS, ACK_TIMEOUT_MS.default, ACK_TIMEOUT_MS),
-    retryInitialMs: integerSetting('PRINTHUB_RETRY_INITIAL_MS', env.PRINTHUB_RETRY_INITIAL_MS, RETRY_INITIAL_MS.default, RETRY_INITIAL_MS),
+    challengeTtlSeconds: integerSetting(
+      'PRINTHUB_CHALLENGE_TTL_SECONDS',
+      env.PRINTHUB_CHALLENGE_TTL_SECONDS,
+      CHALLENGE_TTL_SECONDS.default,
+      CHALLENGE_TTL_SECONDS,
+    ),
+    maxOpenJobsPerProject: integerSetting(
+      'PRINTHUB_MAX_OPEN_JOBS',
+      env.PRINTHUB_MAX_OPEN_JOBS,
+      MAX_OPEN_JOBS.default,
+      MAX_OPEN_JOBS,
+    ),
+    heartbeatIntervalMs: integerSetting(
+      'PRINTHUB_HEARTBEAT_INTERVAL_MS',
+      env.PRINTHUB_HEARTBEAT_INTERVAL_MS,
+      HEARTBEAT_INTERVAL_MS.default,
+      HEARTBEAT_INTERVAL_MS,
+    ),
+    heartbeatTimeoutMs: integerSetting(
+      'PRINTHUB_HEARTBEAT_TIMEOUT_MS',
+      env.PRINTHUB_HEARTBEAT_TIMEOUT_MS,
+      HEARTBEAT_TIMEOUT_MS.default,
+      HEARTBEAT_TIMEOUT_MS,
+    ),
+    ackTimeoutMs: integerSetting(
+      'PRINTHUB_ACK_TIMEOUT_MS',
+      env.PRINTHUB_ACK_TIMEOUT_MS,
+      ACK_TIMEOUT_MS.default,
+      ACK_TIMEOUT_MS,
+    ),
+    retryInitialMs: integerSetting(
+      'PRINTHUB_RETRY_INITIAL_MS',
+      env.PRINTHUB_RETRY_INITIAL_MS,
+      RETRY_INITIAL_MS.default,
+      RETRY_INITIAL_MS,
+    ),
     retryMaxMs: integerSetting('PRINTHUB_RETRY_MAX_MS', env.PRINTHUB_RETRY_MAX_MS, RETRY_MAX_MS.default, RETRY_MAX_MS),
-    statusPollMs: integerSetting('PRINTHUB_STATUS_POLL_MS', env.PRINTHUB_STATUS_POLL_MS, STATUS_POLL_MS.default, STATUS_POLL_MS),
-    failoverAfterMs: integerSetting('PRINTHUB_FAILOVER_AFTER_MS', env.PRINTHUB_FAILOVER_AFTER_MS, FAILOVER_AFTER_MS.default, FAILOVER_AFTER_MS),
-    cloudPrntConfirmMs: integerSetting('PRINTHUB_CLOUDPRNT_CONFIRM_MS', env.PRINTHUB_CLOUDPRNT_CONFIRM_MS, CLOUDPRNT_CONFIRM_MS.default, CLOUDPRNT_CONFIRM_MS),
-    retentionDays: integerSetting('PRINTHUB_RETENTION_DAYS', env.PRINTHUB_RETENTION_DAYS, RETENTION_DAYS.default, RETENTION_DAYS),
-    historyMbPerProject: integerSetting('PRINTHUB_HISTORY_MB', env.PRINTHUB_HISTORY_MB, HISTORY_MB_PER_PROJECT.default, HISTORY_MB_PER_PROJECT),
+    statusPollMs: integerSetting(
+      'PRINTHUB_STATUS_POLL_MS',
+      env.PRINTHUB_STATUS_POLL_MS,
+      STATUS_POLL_MS.default,
+      STATUS_POLL_MS,
+    ),
+    failoverAfterMs: integerSetting(
+      'PRINTHUB_FAILOVER_AFTER_MS',
+      env.PRINTHUB_FAILOVER_AFTER_MS,
+      FAILOVER_AFTER_MS.default,
+      FAILOVER_AFTER_MS,
+    ),
+    cloudPrntConfirmMs: integerSetting(
+      'PRINTHUB_CLOUDPRNT_CONFIRM_MS',
+      env.PRINTHUB_CLOUDPRNT_CONFIRM_MS,
+      CLOUDPRNT_CONFIRM_MS.default,
+      CLOUDPRNT_CONFIRM_MS,
+    ),
+    retentionDays: integerSetting(
+      'PRINTHUB_RETENTION_DAYS',
+      env.PRINTHUB_RETENTION_DAYS,
+      RETENTION_DAYS.default,
+      RETENTION_DAYS,
+    ),
+    historyMbPerProject: integerSetting(
+      'PRINTHUB_HISTORY_MB',
+      env.PRINTHUB_HISTORY_MB,
+      HISTORY_MB_PER_PROJECT.default,
+      HISTORY_MB_PER_PROJECT,
+    ),
     minFreeMb: integerSetting('PRINTHUB_MIN_FREE_MB', env.PRINTHUB_MIN_FREE_MB, MIN_FREE_MB.default, MIN_FREE_MB),
     backupDir: directorySetting('PRINTHUB_BACKUP_DIR', env.PRINTHUB_BACKUP_DIR),
     backupKeep: integerSetting('PRINTHUB_BACKUP_KEEP', env.PRINTHUB_BACKUP_KEEP, BACKUP_KEEP.default, BACKUP_KEEP),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
-    keyJobsPerMinute: integerSetting('PRINTHUB_KEY_JOBS_PER_MINUTE', env.PRINTHUB_KEY_JOBS_PER_MINUTE, KEY_JOBS_PER_MINUTE.default, KEY_JOBS_PER_MINUTE),
-    keyMbPerMinute: integerSetting('PRINTHUB_KEY_MB_PER_MINUTE', env.PRINTHUB_KEY_MB_PER_MINUTE, KEY_MB_PER_MINUTE.default, KEY_MB_PER_MINUTE),
-    tls: tlsSetting(flags.tlsCert ?? (env.PRINTHUB_TLS_CERT || undefined), flags.tlsKey ?? (env.PRINTHUB_TLS_KEY || undefined)),
+    keyJobsPerMinute: integerSetting(
+      'PRINTHUB_KEY_JOBS_PER_MINUTE',
+      env.PRINTHUB_KEY_JOBS_PER_MINUTE,
+      KEY_JOBS_PER_MINUTE.default,
+      KEY_JOBS_PER_MINUTE,
+    ),
+    keyMbPerMinute: integerSetting(
+      'PRINTHUB_KEY_MB_PER_MINUTE',
+      env.PRINTHUB_KEY_MB_PER_MINUTE,
+      KEY_MB_PER_MINUTE.default,
+      KEY_MB_PER_MINUTE,
+    ),
+    tls: tlsSetting(
+      flags.tlsCert ?? (env.PRINTHUB_TLS_CERT || undefined),
+      flags.tlsKey ?? (env.PRINTHUB_TLS_KEY || undefined),
+    ),
   }
-  if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs) throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
-  if (retryDelaysProblem(config)) throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')
+  if (config.heartbeatTimeoutMs <= config.heartbeatIntervalMs)
+    throw new ConfigError('PRINTHUB_HEARTBEAT_TIMEOUT_MS must be longer than PRINTHUB_HEARTBEAT_INTERVAL_MS')
+  if (retryDelaysProblem(config))
+    throw new ConfigError('PRINTHUB_RETRY_MAX_MS must be at least PRINTHUB_RETRY_INITIAL_MS')
   return Object.freeze(config)
 }

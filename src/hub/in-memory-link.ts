@@ -18,15 +18,18 @@ export function inMemoryConnector(gateway: Gateway, options: SessionOptions): Co
         handlers.closed(code, reason)
       })
     }
-    const session = gateway.accept({
-      send(text) {
-        if (!open) throw new Error('the connection is closed')
-        queueMicrotask(() => open && handlers.message(text))
+    const session = gateway.accept(
+      {
+        send(text) {
+          if (!open) throw new Error('the connection is closed')
+          queueMicrotask(() => open && handlers.message(text))
+        },
+        close: closeBoth,
+        remoteAddress: 'in-process',
+        inProcess: true,
       },
-      close: closeBoth,
-      remoteAddress: 'in-process',
-      inProcess: true,
-    }, options)
+      options,
+    )
     const agentSide: AgentTransport = {
       send(text) {
         if (!open) throw new Error('the connection is closed')

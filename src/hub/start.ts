@@ -17,7 +17,13 @@ import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAccounts } from '../services/accounts.ts'
 import { initialize, type InitResult, noteUpgrade, serverIdentity } from '../services/init.ts'
 import { DiskGuard } from '../services/disk-guard.ts'
-import { BackupRunner, BackupSchedule, clearDownloads, downloadBackup, type ScheduleTimes } from '../services/backup-schedule.ts'
+import {
+  BackupRunner,
+  BackupSchedule,
+  clearDownloads,
+  downloadBackup,
+  type ScheduleTimes,
+} from '../services/backup-schedule.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { WebhookSender } from '../services/webhooks.ts'
 import { Failover } from '../services/failover.ts'
@@ -106,7 +112,9 @@ export interface StartOptions {
 
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
   const now = options.now ?? Date.now
-  const logs = options.logger ?? new Log({ format: 'text', level: 'info', journal: false }, options.events ?? ((line) => console.log(line)))
+  const logs =
+    options.logger ??
+    new Log({ format: 'text', level: 'info', journal: false }, options.events ?? ((line) => console.log(line)))
   const log = logs.for('hub')
   // One hub per data directory: taken before the database is opened, held until stop().
   const lock = lockDataDir(config.dataDir, 'serve')
@@ -114,7 +122,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   // Migrations are stamped with the system clock: those applied from here on are this start's.
   const opening = Date.now()
   try {
-    store = Store.open({ dataDir: config.dataDir, create: true, maxOpenJobsPerProject: config.maxOpenJobsPerProject, now, log: logs.for('store') })
+    store = Store.open({
+      dataDir: config.dataDir,
+      create: true,
+      maxOpenJobsPerProject: config.maxOpenJobsPerProject,
+      now,
+      log: logs.for('store'),
+    })
   } catch (error) {
     lock.release()
     throw error
@@ -123,16 +137,26 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // A database from before deleted rows' pages could be given back: rewritten once.
     // A database of an older printhub brought up to date: an upgrade, said once (a new one is not).
     const migrated = store.migratedSince(opening)
-    if (migrated && migrated.from > 0) log.info(`upgraded the database from schema ${migrated.from} to ${migrated.to} (printhub ${VERSION})`, { from: migrated.from, to: migrated.to, version: VERSION })
+    if (migrated && migrated.from > 0)
+      log.info(`upgraded the database from schema ${migrated.from} to ${migrated.to} (printhub ${VERSION})`, {
+        from: migrated.from,
+        to: migrated.to,
+        version: VERSION,
+      })
     noteUpgrade(store, migrated)
-    if (store.enableIncrementalVacuum()) log.info('the database was compacted once, so that space freed by retention goes back to the disk')
+    if (store.enableIncrementalVacuum())
+      log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
     // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
     const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
     let builtinAgent: BuiltinAgent | undefined
     const sessions = new SessionRegistry(logs.for('gateway'))
     const isConnected = (agentId: string) => sessions.isConnected(agentId)
-    const board = new PrinterBoard(store, { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId), now }, logs.for('printer'))
+    const board = new PrinterBoard(
+      store,
+      { isConnected, builtinState: (printerId) => builtinAgent?.agent.printerState(printerId), now },
+      logs.for('printer'),
+    )
     const dispatcher = new Dispatcher(store, sessions, {
       ackTimeoutMs: config.ackTimeoutMs,
       retry,
@@ -164,32 +188,72 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       store.jobs.openJobLimit = values.maxOpenJobsPerProject
     })
     const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
-    const failover = new Failover(store, board, (printerId) => dispatcher.jobCreated(printerId), { afterMs: config.failoverAfterMs, now, log: logs.for('failover') })
+    const failover = new Failover(store, board, (printerId) => dispatcher.jobCreated(printerId), {
+      afterMs: config.failoverAfterMs,
+      now,
+      log: logs.for('failover'),
+    })
     const jobs = new JobService(store, dispatcher, disk, failover)
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,
       historyBytesPerProject: () => settings.values.historyMbPerProject * 1_048_576,
-      diskLow: () => disk.now().low, now, log: logs.for('retention') })
+      diskLow: () => disk.now().low,
+      now,
+      log: logs.for('retention'),
+    })
     const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
     const backups = new BackupSchedule(
       backupRunner,
-      // Its backups are known by the server ID the database keeps (what their manifest says), even when PRINTHUB_SERVER_ID overrides it.
-      { dir: () => settings.values.backupDir, keep: () => settings.values.backupKeep, serverName: () => settings.values.serverName, serverId: serverIdentity(store), now, log: logs.for('backup') },
+      // Its backups are known by the server ID the database keeps (what their manifest says), even when
+      // PRINTHUB_SERVER_ID overrides it.
+      {
+        dir: () => settings.values.backupDir,
+        keep: () => settings.values.backupKeep,
+        serverName: () => settings.values.serverName,
+        serverId: serverIdentity(store),
+        now,
+        log: logs.for('backup'),
+      },
       options.backups?.times,
     )
     clearDownloads(config.dataDir)
     const stopping = new AbortController()
     const serverName = () => settings.values.serverName
-    const submissions = new SubmissionQuota(() => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }), now)
-    const api: ApiContext = { store, jobs, serverId, serverName, serverVersion: config.serverVersion, challengeTtlSeconds: config.challengeTtlSeconds, now, gateway, capacity: disk, submissions, board, stopping: stopping.signal }
+    const submissions = new SubmissionQuota(
+      () => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }),
+      now,
+    )
+    const api: ApiContext = {
+      store,
+      jobs,
+      serverId,
+      serverName,
+      serverVersion: config.serverVersion,
+      challengeTtlSeconds: config.challengeTtlSeconds,
+      now,
+      gateway,
+      capacity: disk,
+      submissions,
+      board,
+      stopping: stopping.signal,
+    }
     const receipts = new ReceiptImages()
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked
     // again at once. A job fetched as a picture is drawn in the receipt worker, off the event loop.
-    const cloudPrnt = new CloudPrnt({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, toPng: (bytes, model) => receipts.printed(bytes, model), changed: () => builtinAgent?.agent.printerNews() })
-    const epsonSdp = new EpsonSdp({ now, confirmTimeoutMs: config.cloudPrntConfirmMs, changed: () => builtinAgent?.agent.printerNews() })
+    const cloudPrnt = new CloudPrnt({
+      now,
+      confirmTimeoutMs: config.cloudPrntConfirmMs,
+      toPng: (bytes, model) => receipts.printed(bytes, model),
+      changed: () => builtinAgent?.agent.printerNews(),
+    })
+    const epsonSdp = new EpsonSdp({
+      now,
+      confirmTimeoutMs: config.cloudPrntConfirmMs,
+      changed: () => builtinAgent?.agent.printerNews(),
+    })
     const admin: AdminContext = {
       log: logs.for('admin'),
       store,
@@ -211,7 +275,14 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       pollingPrinters: () => [...cloudPrnt.list(), ...epsonSdp.list()],
     }
     const requests = logs.for('api')
-    const app = hubApp(api, admin, { cloudPrnt, epsonSdp }, options.log ?? ((entry) => logRequest(requests, entry)), requests, options.firstWork)
+    const app = hubApp(
+      api,
+      admin,
+      { cloudPrnt, epsonSdp },
+      options.log ?? ((entry) => logRequest(requests, entry)),
+      requests,
+      options.firstWork,
+    )
     try {
       app.listen({
         hostname: config.host,
@@ -223,11 +294,18 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // The routes bound every body themselves, reading at most their limit, and answer in the
         // error envelope; Bun streams bodies, so it needs no limit of its own.
         maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-        websocket: { maxPayloadLength: MAX_WEBSOCKET_PAYLOAD, idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS, perMessageDeflate: false },
+        websocket: {
+          maxPayloadLength: MAX_WEBSOCKET_PAYLOAD,
+          idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS,
+          perMessageDeflate: false,
+        },
         ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
       })
     } catch (error) {
-      throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message} (is the address right and the port free?)`)
+      throw new ConfigError(
+        `cannot listen on ${config.host} port ${config.port}: ` +
+          `${(error as Error).message} (is the address right and the port free?)`,
+      )
     }
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
     const init = await initialize(store, config.dataDir)
@@ -244,7 +322,18 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(store, config.dataDir, { agentId: builtin.id, keyId: builtin.keyId }, gateway, virtualPrinters, printerConfinement(), config.statusPollMs, logs.for('agent'), () => board.recordAgent(builtin.id), { cloudPrnt, epsonSdp })
+    const started = startBuiltinAgent(
+      store,
+      config.dataDir,
+      { agentId: builtin.id, keyId: builtin.keyId },
+      gateway,
+      virtualPrinters,
+      printerConfinement(),
+      config.statusPollMs,
+      logs.for('agent'),
+      () => board.recordAgent(builtin.id),
+      { cloudPrnt, epsonSdp },
+    )
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
@@ -277,7 +366,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         const backupsStopped = Promise.all([backups.stop(), backupRunner.stop()])
         stopping.abort()
         const agentStopped = started.stop()
-        // Once the agent knows it is stopping: a job offered to a printer that polls stays the agent's, for the next start.
+        // Once the agent knows it is stopping: a job offered to a printer that polls stays the agent's, for the next
+        // start.
         cloudPrnt.stop()
         epsonSdp.stop()
         await app.stop()

@@ -4,7 +4,19 @@
 // one is kept as `.printhub.old` (a hard link to the same file), and the new one is renamed over
 // the installed name: a running hub keeps its file, the next start gets the new one, and a power
 // cut leaves one or the other, never half of one.
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, readSync, renameSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import { RUNTIME_OPTION_NAME, RUNTIME_OPTION_VALUE } from './files.ts'
 
@@ -15,20 +27,29 @@ export interface ExecutableVersion {
   commit: string
   /** The newest store schema it knows; absent from builds that did not say it. */
   schema?: number
-  /** The runtime options its service starts with (platform/jit.ts); absent from builds that did not say them, which want none. */
+  /**
+   * The runtime options its service starts with (platform/jit.ts); absent from builds that did not say them, which want
+   * none.
+   */
   runtimeOptions?: Record<string, string>
 }
 
 function runtimeOptionsOf(value: unknown): Record<string, string> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
   const entries = Object.entries(value)
-  return entries.every(([name, option]) => RUNTIME_OPTION_NAME.test(name) && typeof option === 'string' && RUNTIME_OPTION_VALUE.test(option)) ? Object.fromEntries(entries) : undefined
+  return entries.every(
+    ([name, option]) =>
+      RUNTIME_OPTION_NAME.test(name) && typeof option === 'string' && RUNTIME_OPTION_VALUE.test(option),
+  )
+    ? Object.fromEntries(entries)
+    : undefined
 }
 
 /** ELF machine numbers of the architectures printhub is built for. */
 const ELF_MACHINES: Record<string, number> = { x64: 62, arm64: 183 }
 
-export const describeVersion = (v: ExecutableVersion): string => `printhub ${v.version} (${v.commit}${v.schema === undefined ? '' : `, schema ${v.schema}`})`
+export const describeVersion = (v: ExecutableVersion): string =>
+  `printhub ${v.version} (${v.commit}${v.schema === undefined ? '' : `, schema ${v.schema}`})`
 
 /** Whether `file` is an ELF executable of `arch` (this machine's unless given); the problem, in words, if not. */
 export function architectureProblem(file: string, arch: string = process.arch): string | undefined {
@@ -40,7 +61,8 @@ export function architectureProblem(file: string, arch: string = process.arch): 
     return `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`
   }
   try {
-    if (readSync(fd, header, 0, 20, 0) < 20 || header.readUInt32BE(0) !== 0x7f454c46) return `${file} is not a Linux executable`
+    if (readSync(fd, header, 0, 20, 0) < 20 || header.readUInt32BE(0) !== 0x7f454c46)
+      return `${file} is not a Linux executable`
   } finally {
     closeSync(fd)
   }
@@ -52,10 +74,18 @@ export function architectureProblem(file: string, arch: string = process.arch): 
 }
 
 /** Runs a command with a time limit; code null when it was stopped for taking too long. */
-export async function run(argv: string[], timeoutMs: number): Promise<{ code: number | null; output: string; stdout: string }> {
+export async function run(
+  argv: string[],
+  timeoutMs: number,
+): Promise<{ code: number | null; output: string; stdout: string }> {
   let child: ReturnType<typeof Bun.spawn>
   try {
-    child = Bun.spawn(argv, { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
+    child = Bun.spawn(argv, {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    })
   } catch (error) {
     return { code: 127, output: (error as Error).message, stdout: '' }
   }
@@ -64,7 +94,11 @@ export async function run(argv: string[], timeoutMs: number): Promise<{ code: nu
     timedOut = true
     child.kill('SIGKILL')
   }, timeoutMs)
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout as ReadableStream).text(), new Response(child.stderr as ReadableStream).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout as ReadableStream).text(),
+    new Response(child.stderr as ReadableStream).text(),
+    child.exited,
+  ])
   clearTimeout(timer)
   return { code: timedOut ? null : code, output: `${stdout}${stderr}`.trim(), stdout }
 }
@@ -72,25 +106,46 @@ export async function run(argv: string[], timeoutMs: number): Promise<{ code: nu
 /** Runs `file version --json` (within `timeoutMs`) and reads which printhub it is. */
 export async function executableVersion(file: string, timeoutMs = 10_000): Promise<ExecutableVersion> {
   const result = await run([file, 'version', '--json'], timeoutMs)
-  if (result.code === null) throw new ExecutableError(`${file} did not answer "version --json" within ${timeoutMs / 1000} s`)
-  if (result.code !== 0) throw new ExecutableError(`${file} is not a printhub executable: "version --json" exited ${result.code}${result.output ? `: ${result.output.split('\n')[0]}` : ''}`)
+  if (result.code === null)
+    throw new ExecutableError(`${file} did not answer "version --json" within ${timeoutMs / 1000} s`)
+  if (result.code !== 0)
+    throw new ExecutableError(
+      `${file} is not a printhub executable: "version --json" exited ` +
+        `${result.code}${result.output ? `: ${result.output.split('\n')[0]}` : ''}`,
+    )
   let answer: Partial<ExecutableVersion> | undefined
   try {
     answer = JSON.parse(result.stdout) as Partial<ExecutableVersion>
   } catch {
     // Said below.
   }
-  if (typeof answer?.version !== 'string' || typeof answer.commit !== 'string') throw new ExecutableError(`${file} is not a printhub executable: "version --json" printed ${JSON.stringify(result.stdout.slice(0, 80))}`)
+  if (typeof answer?.version !== 'string' || typeof answer.commit !== 'string')
+    throw new ExecutableError(
+      `${file} is not a printhub executable: "version --json" printed ${JSON.stringify(result.stdout.slice(0, 80))}`,
+    )
   const runtimeOptions = runtimeOptionsOf(answer.runtimeOptions)
-  if (answer.runtimeOptions !== undefined && !runtimeOptions) throw new ExecutableError(`${file} asks for runtime options this printhub will not write into the service's unit: ${JSON.stringify(answer.runtimeOptions).slice(0, 120)}`)
-  return { version: answer.version, commit: answer.commit, ...(typeof answer.schema === 'number' ? { schema: answer.schema } : {}), ...(runtimeOptions ? { runtimeOptions } : {}) }
+  if (answer.runtimeOptions !== undefined && !runtimeOptions)
+    throw new ExecutableError(
+      `${file} asks for runtime options this printhub will not write into the ` +
+        `service's unit: ${JSON.stringify(answer.runtimeOptions).slice(0, 120)}`,
+    )
+  return {
+    version: answer.version,
+    commit: answer.commit,
+    ...(typeof answer.schema === 'number' ? { schema: answer.schema } : {}),
+    ...(runtimeOptions ? { runtimeOptions } : {}),
+  }
 }
 
 /** Whether two files hold the same bytes. */
-export const sameContent = (a: string, b: string): boolean => existsSync(a) && existsSync(b) && Bun.hash(readFileSync(a)) === Bun.hash(readFileSync(b))
+export const sameContent = (a: string, b: string): boolean =>
+  existsSync(a) && existsSync(b) && Bun.hash(readFileSync(a)) === Bun.hash(readFileSync(b))
 
 /** Where the new executable is prepared and the old one kept, beside the installed one. */
-export const besideOf = (installed: string) => ({ next: join(dirname(installed), '.printhub.new'), old: join(dirname(installed), '.printhub.old') })
+export const besideOf = (installed: string) => ({
+  next: join(dirname(installed), '.printhub.new'),
+  old: join(dirname(installed), '.printhub.old'),
+})
 
 function fsyncPath(path: string): void {
   const fd = openSync(path, 'r')

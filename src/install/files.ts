@@ -31,7 +31,9 @@ Type=simple
 User=${SERVICE_USER}
 Group=${SERVICE_USER}
 SupplementaryGroups=dialout lp
-${environmentLines(SERVICE_JIT_ENVIRONMENT).map((line) => `${line}\n`).join('')}ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
+${environmentLines(SERVICE_JIT_ENVIRONMENT)
+  .map((line) => `${line}\n`)
+  .join('')}ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
 Restart=on-failure
 RestartSec=2
 KillSignal=SIGTERM
@@ -62,7 +64,10 @@ WantedBy=multi-user.target
 `
 }
 
-/** A runtime option as a unit carries it: a JavaScriptCore option's name, a plain value (nothing that could end the line). */
+/**
+ * A runtime option as a unit carries it: a JavaScriptCore option's name, a plain value (nothing that could end the
+ * line).
+ */
 export const RUNTIME_OPTION_NAME = /^BUN_JSC_[A-Za-z0-9]+$/
 export const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
 
@@ -70,9 +75,11 @@ export const RUNTIME_OPTION_VALUE = /^[A-Za-z0-9.+-]{1,32}$/
 const isRuntimeOptionLine = (line: string): boolean => line.startsWith('Environment=BUN_JSC_')
 
 /** Runtime options as `NAME=VALUE`, in their order (as a unit, systemd and the bench say them). */
-export const runtimeOptionPairs = (environment: Readonly<Record<string, string>>): string[] => Object.entries(environment).map(([name, value]) => `${name}=${value}`)
+export const runtimeOptionPairs = (environment: Readonly<Record<string, string>>): string[] =>
+  Object.entries(environment).map(([name, value]) => `${name}=${value}`)
 
-const environmentLines = (environment: Readonly<Record<string, string>>): string[] => runtimeOptionPairs(environment).map((pair) => `Environment=${pair}`)
+const environmentLines = (environment: Readonly<Record<string, string>>): string[] =>
+  runtimeOptionPairs(environment).map((pair) => `Environment=${pair}`)
 
 /**
  * The unit with its runtime options replaced by `environment`, written just before its

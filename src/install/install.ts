@@ -59,7 +59,8 @@ const UDEV_CONTROL = '/run/udev/control'
 function reloadUdevRules(out: (line: string) => void): boolean {
   const { code, output } = command(['udevadm', 'control', '--reload-rules'])
   if (code === 0) return true
-  if (existsSync(UDEV_CONTROL)) throw new InstallError(`"udevadm control --reload-rules" failed (exit ${code})${output ? `: ${output}` : ''}`)
+  if (existsSync(UDEV_CONTROL))
+    throw new InstallError(`"udevadm control --reload-rules" failed (exit ${code})${output ? `: ${output}` : ''}`)
   out(`udev is not running here (no ${UDEV_CONTROL}; a container?): the USB printer rule takes effect where it runs`)
   return false
 }
@@ -80,7 +81,20 @@ export async function install(options: InstallOptions): Promise<void> {
   const { root, dataDir, out } = options
   // The service user, in the groups that open serial (dialout) and USB (lp) printers.
   if (userExists()) must(['usermod', '--append', '--groups', 'dialout,lp', SERVICE_USER])
-  else must(['useradd', '--system', '--user-group', '--groups', 'dialout,lp', '--home-dir', dataDir, '--no-create-home', '--shell', '/usr/sbin/nologin', SERVICE_USER])
+  else
+    must([
+      'useradd',
+      '--system',
+      '--user-group',
+      '--groups',
+      'dialout,lp',
+      '--home-dir',
+      dataDir,
+      '--no-create-home',
+      '--shell',
+      '/usr/sbin/nologin',
+      SERVICE_USER,
+    ])
 
   // Installed before: the data backed up by the installed printhub first, then the executable
   // replaced by rename (never written into: it may be running).
@@ -90,7 +104,14 @@ export async function install(options: InstallOptions): Promise<void> {
     const hub = existsSync(binary) && existsSync(staged(root, UNIT_PATH)) ? installedHub(root) : undefined
     if (hub) {
       out(`printhub is installed already: backing its data up before the executable is replaced`)
-      await preUpgradeBackup(root, hub, await executableVersion(binary).catch(() => undefined), systemd, out, () => new Date())
+      await preUpgradeBackup(
+        root,
+        hub,
+        await executableVersion(binary).catch(() => undefined),
+        systemd,
+        out,
+        () => new Date(),
+      )
     }
     replaceExecutable(options.executable, binary)
     dropOld(binary)
@@ -114,19 +135,27 @@ export async function install(options: InstallOptions): Promise<void> {
     mkdirSync(dirname(staged(root, path)), { recursive: true })
     writeFileSync(staged(root, path), content, { mode: 0o644 })
   }
-  if (reloadUdevRules(out)) must(['udevadm', 'trigger', '--action=add', '--subsystem-match=usbmisc', '--subsystem-match=usb'])
+  if (reloadUdevRules(out))
+    must(['udevadm', 'trigger', '--action=add', '--subsystem-match=usbmisc', '--subsystem-match=usb'])
   must(['systemctl', 'daemon-reload'])
   must(['systemctl', 'enable', 'printhub.service'])
   // Restarted, not only started: a second install with another port must take effect.
   must(['systemctl', 'restart', 'printhub.service'])
 
   out(`printhub is installed and running: http://${lanAddress(options.host)}:${options.port}`)
-  out(`Data in ${dataDir}; the service runs as the user ${SERVICE_USER} (groups dialout, lp). Logs: journalctl -u printhub`)
+  out(
+    `Data in ${dataDir}; the service runs as the user ${SERVICE_USER} (groups ` +
+      `dialout, lp). Logs: journalctl -u printhub`,
+  )
   if (init.created) {
     out(`Project: ${init.projectId}`)
     out(`API key (shown only now; keep it secret): ${init.apiKey}`)
   } else {
-    out(`The data directory was set up before (project ${init.projectId}); make a new API key with: printhub keys create --project ${init.projectId} --data ${dataDir}`)
+    out(
+      `The data directory was set up before (project ${init.projectId}); make a ` +
+        `new API key with: printhub keys create --project ${init.projectId} ` +
+        `--data ${dataDir}`,
+    )
   }
 }
 

@@ -37,7 +37,8 @@ export function savedBackupDir(dataDir: string): string | undefined {
 }
 
 /** Where pre-upgrade backups go: the backup-dir setting, else DATA-backups beside the data directory. */
-export const backupsDirOf = (dataDir: string, saved: string | undefined): string => saved ?? `${dataDir.replace(/\/+$/, '')}-backups`
+export const backupsDirOf = (dataDir: string, saved: string | undefined): string =>
+  saved ?? `${dataDir.replace(/\/+$/, '')}-backups`
 
 /** Whether the executable has the `backup` command (releases before it had none). */
 export async function hasBackupCommand(executable: string): Promise<boolean> {
@@ -46,16 +47,34 @@ export async function hasBackupCommand(executable: string): Promise<boolean> {
 }
 
 /** A name that sorts by time: pre-upgrade-20261125T190102Z-0.1.0. */
-export const preUpgradeName = (at: Date, oldVersion: string): string => `${PRE_UPGRADE_PREFIX}${at.toISOString().replace(/[-:]|\.\d+/g, '')}-${oldVersion.replace(/[^\w.+-]/g, '_')}`
+export const preUpgradeName = (at: Date, oldVersion: string): string =>
+  `${PRE_UPGRADE_PREFIX}${at.toISOString().replace(/[-:]|\.\d+/g, '')}-${oldVersion.replace(/[^\w.+-]/g, '_')}`
 
 /** The backup command line, as it is run and shown. */
-export const backupCommand = (executable: string, dataDir: string, file: string): string[] => [executable, 'backup', '--data', dataDir, '--out', file]
-export const restoreCommand = (executable: string, file: string, dataDir: string): string[] => [executable, 'restore', file, '--data', dataDir, '--force']
+export const backupCommand = (executable: string, dataDir: string, file: string): string[] => [
+  executable,
+  'backup',
+  '--data',
+  dataDir,
+  '--out',
+  file,
+]
+export const restoreCommand = (executable: string, file: string, dataDir: string): string[] => [
+  executable,
+  'restore',
+  file,
+  '--data',
+  dataDir,
+  '--force',
+]
 
 /** `printhub backup` by `executable`, into `file`; the problem, in words, when it fails. */
 export async function archive(executable: string, dataDir: string, file: string): Promise<string | undefined> {
   const result = await run(backupCommand(executable, dataDir, file), BACKUP_TIMEOUT_MS)
-  return result.code === 0 ? undefined : `"${backupCommand(executable, dataDir, file).join(' ')}" failed (${result.code === null ? 'timed out' : `exit ${result.code}`})${result.output ? `: ${result.output}` : ''}`
+  return result.code === 0
+    ? undefined
+    : `"${backupCommand(executable, dataDir, file).join(' ')}" failed ` +
+        `(${result.code === null ? 'timed out' : `exit ${result.code}`})${result.output ? `: ${result.output}` : ''}`
 }
 
 /** A copy of a stopped hub's data directory. */
@@ -67,10 +86,18 @@ export function copyDataDir(dataDir: string, to: string): void {
  * Puts the safekept data back into `dataDir` (its service stopped). The data directory as it was
  * is kept aside as DATA.replaced-STAMP, as `printhub restore --force` does. The problem, if any.
  */
-export async function putBack(kept: Safekeeping, executable: string, dataDir: string, at: Date): Promise<string | undefined> {
+export async function putBack(
+  kept: Safekeeping,
+  executable: string,
+  dataDir: string,
+  at: Date,
+): Promise<string | undefined> {
   if (kept.kind === 'archive') {
     const result = await run(restoreCommand(executable, kept.path, dataDir), BACKUP_TIMEOUT_MS)
-    return result.code === 0 ? undefined : `"${restoreCommand(executable, kept.path, dataDir).join(' ')}" failed (${result.code === null ? 'timed out' : `exit ${result.code}`})${result.output ? `: ${result.output}` : ''}`
+    return result.code === 0
+      ? undefined
+      : `"${restoreCommand(executable, kept.path, dataDir).join(' ')}" failed ` +
+          `(${result.code === null ? 'timed out' : `exit ${result.code}`})${result.output ? `: ${result.output}` : ''}`
   }
   try {
     if (existsSync(dataDir)) renameSync(dataDir, `${dataDir}.replaced-${at.toISOString().replace(/[-:]|\.\d+/g, '')}`)

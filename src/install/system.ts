@@ -37,14 +37,25 @@ function command(argv: string[]): { code: number; output: string } {
 export const systemd: ServiceManager = {
   run(action) {
     const { code, output } = command(['systemctl', action, SERVICE])
-    return code === 0 ? undefined : `"systemctl ${action} ${SERVICE}" failed (exit ${code})${output ? `: ${output}` : ''}`
+    return code === 0
+      ? undefined
+      : `"systemctl ${action} ${SERVICE}" failed (exit ${code})${output ? `: ${output}` : ''}`
   },
   reload() {
     const { code, output } = command(['systemctl', 'daemon-reload'])
     return code === 0 ? undefined : `"systemctl daemon-reload" failed (exit ${code})${output ? `: ${output}` : ''}`
   },
   journal(lines) {
-    const { code, output } = command(['journalctl', '--unit', SERVICE, '--lines', String(lines), '--no-pager', '--output', 'cat'])
+    const { code, output } = command([
+      'journalctl',
+      '--unit',
+      SERVICE,
+      '--lines',
+      String(lines),
+      '--no-pager',
+      '--output',
+      'cat',
+    ])
     return code === 0 && output && !output.startsWith('-- No entries') ? output.split('\n').slice(-lines) : []
   },
 }
@@ -72,14 +83,24 @@ export type HealthOutcome = { ok: true; afterMs: number; diskFull: boolean } | {
  * Waits until the hub with `serverId` answers /health (200; or 503, running with its disk full),
  * looking every `everyMs`, for at most `timeoutMs`.
  */
-export async function waitForHealth(prober: HealthProber, serverId: string, timeoutMs: number, everyMs = 250, now: () => number = Date.now): Promise<HealthOutcome> {
+export async function waitForHealth(
+  prober: HealthProber,
+  serverId: string,
+  timeoutMs: number,
+  everyMs = 250,
+  now: () => number = Date.now,
+): Promise<HealthOutcome> {
   const start = now()
   let last = 'nothing answered'
   for (;;) {
     const answer = await prober.probe()
     if (answer) {
-      if (answer.serverId === serverId && (answer.status === 200 || answer.status === 503)) return { ok: true, afterMs: now() - start, diskFull: answer.status === 503 }
-      last = answer.serverId === serverId ? `it answered ${answer.status}` : `another server answered (server ID ${answer.serverId ?? 'not given'}, not ${serverId})`
+      if (answer.serverId === serverId && (answer.status === 200 || answer.status === 503))
+        return { ok: true, afterMs: now() - start, diskFull: answer.status === 503 }
+      last =
+        answer.serverId === serverId
+          ? `it answered ${answer.status}`
+          : `another server answered (server ID ${answer.serverId ?? 'not given'}, not ${serverId})`
     }
     if (now() - start >= timeoutMs) return { ok: false, last }
     await Bun.sleep(everyMs)

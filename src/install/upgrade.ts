@@ -8,9 +8,37 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSyn
 import { join } from 'node:path'
 import { BACKUP_EXTENSION } from '../services/backup.ts'
 import { StoreInspection } from '../store/inspection.ts'
-import { BINARY_PATH, runtimeOptionPairs, SERVICE_USER, serviceSettingsOf, UNIT_PATH, withRuntimeOptions } from './files.ts'
-import { describeVersion, dropOld, sameContent, type ExecutableVersion, executableVersion, putBackOld, replaceExecutable } from './executable.ts'
-import { archive, backupCommand, backupsDirOf, copyDataDir, ensureBackupsDir, hasBackupCommand, preUpgradeName, prunePreUpgrade, putBack, restoreCommand, type Safekeeping, savedBackupDir } from './safekeeping.ts'
+import {
+  BINARY_PATH,
+  runtimeOptionPairs,
+  SERVICE_USER,
+  serviceSettingsOf,
+  UNIT_PATH,
+  withRuntimeOptions,
+} from './files.ts'
+import {
+  describeVersion,
+  dropOld,
+  sameContent,
+  type ExecutableVersion,
+  executableVersion,
+  putBackOld,
+  replaceExecutable,
+} from './executable.ts'
+import {
+  archive,
+  backupCommand,
+  backupsDirOf,
+  copyDataDir,
+  ensureBackupsDir,
+  hasBackupCommand,
+  preUpgradeName,
+  prunePreUpgrade,
+  putBack,
+  restoreCommand,
+  type Safekeeping,
+  savedBackupDir,
+} from './safekeeping.ts'
 import { type HealthProber, httpHealth, type ServiceManager, systemd, waitForHealth } from './system.ts'
 
 export class UpgradeError extends Error {}
@@ -30,28 +58,54 @@ export interface UpgradeOptions {
   now?: () => Date
 }
 
-export type UpgradeOutcome = { kind: 'upgraded'; backup: string } | { kind: 'unchanged' } | { kind: 'rolled-back'; reason: string; backup: string } | { kind: 'rollback-failed'; reason: string; problem: string; backup: string }
+export type UpgradeOutcome =
+  | { kind: 'upgraded'; backup: string }
+  | { kind: 'unchanged' }
+  | { kind: 'rolled-back'; reason: string; backup: string }
+  | { kind: 'rollback-failed'; reason: string; problem: string; backup: string }
 
 /** Lines of the new hub's journal shown when it is rolled back. */
 const JOURNAL_LINES = 15
 
 const chownToServiceUser = (dir: string): string | undefined => {
-  const result = Bun.spawnSync(['chown', '-R', `${SERVICE_USER}:${SERVICE_USER}`, dir], { stdout: 'pipe', stderr: 'pipe' })
-  return result.exitCode === 0 ? undefined : `"chown -R ${SERVICE_USER}:${SERVICE_USER} ${dir}" failed: ${result.stderr.toString().trim()}`
+  const result = Bun.spawnSync(['chown', '-R', `${SERVICE_USER}:${SERVICE_USER}`, dir], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  return result.exitCode === 0
+    ? undefined
+    : `"chown -R ${SERVICE_USER}:${SERVICE_USER} ${dir}" failed: ${result.stderr.toString().trim()}`
 }
 
 /** The installation found under `root`: its executable, unit settings and the hub's server ID. */
-export function installation(root: string): { installed: string; dataDir: string; data: string; host: string; port: number; serverId: string } {
+export function installation(root: string): {
+  installed: string
+  dataDir: string
+  data: string
+  host: string
+  port: number
+  serverId: string
+} {
   const installed = join(root, BINARY_PATH)
   const unitFile = join(root, UNIT_PATH)
-  if (!existsSync(installed) || !existsSync(unitFile)) throw new UpgradeError(`printhub is not installed here (${existsSync(installed) ? UNIT_PATH : BINARY_PATH} is missing): install it with "sudo printhub install".`)
+  if (!existsSync(installed) || !existsSync(unitFile))
+    throw new UpgradeError(
+      `printhub is not installed here ` +
+        `(${existsSync(installed) ? UNIT_PATH : BINARY_PATH} is missing): install ` +
+        `it with "sudo printhub install".`,
+    )
   const settings = serviceSettingsOf(readFileSync(unitFile, 'utf8'))
-  if (!settings) throw new UpgradeError(`${UNIT_PATH} has no printhub ExecStart line this printhub understands; run "sudo printhub install" with the new executable instead.`)
+  if (!settings)
+    throw new UpgradeError(
+      `${UNIT_PATH} has no printhub ExecStart line this printhub understands; ` +
+        `run "sudo printhub install" with the new executable instead.`,
+    )
   const data = join(root, settings.dataDir)
   const inspection = StoreInspection.open(data)
   const serverId = inspection?.serverId()
   inspection?.close()
-  if (!serverId) throw new UpgradeError(`there is no hub data in ${settings.dataDir} (no server ID): nothing to upgrade.`)
+  if (!serverId)
+    throw new UpgradeError(`there is no hub data in ${settings.dataDir} (no server ID): nothing to upgrade.`)
   return { installed, dataDir: settings.dataDir, data, host: settings.host, port: settings.port, serverId }
 }
 
@@ -71,7 +125,9 @@ export async function preUpgradeBackup(
   ensureBackupsDir(backups)
   const name = preUpgradeName(now(), previous?.version ?? 'unknown')
   const online = await hasBackupCommand(hub.installed)
-  const kept: Safekeeping = online ? { kind: 'archive', path: join(backups, `${name}${BACKUP_EXTENSION}`) } : { kind: 'copy', path: join(backups, `${name}.data`) }
+  const kept: Safekeeping = online
+    ? { kind: 'archive', path: join(backups, `${name}${BACKUP_EXTENSION}`) }
+    : { kind: 'copy', path: join(backups, `${name}.data`) }
   if (online) {
     out(`1. Backing up with the installed printhub: ${backupCommand(BINARY_PATH, hub.dataDir, kept.path).join(' ')}`)
     const problem = await archive(hub.installed, hub.data, kept.path)
@@ -84,7 +140,10 @@ export async function preUpgradeBackup(
       copyDataDir(hub.data, kept.path)
     } catch (error) {
       service.run('start')
-      throw new UpgradeError(`copying ${hub.dataDir} to ${kept.path} failed, so nothing was changed (the service is started again): ${(error as Error).message}`)
+      throw new UpgradeError(
+        `copying ${hub.dataDir} to ${kept.path} failed, so nothing was changed ` +
+          `(the service is started again): ${(error as Error).message}`,
+      )
     }
   }
   out(`   pre-upgrade backup: ${kept.path}`)
@@ -112,18 +171,29 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
     return { kind: 'unchanged' }
   }
   out(`Upgrading ${from} -> ${describeVersion(next)}`)
-  out(`  executable ${BINARY_PATH}, data ${hub.dataDir}, service printhub.service on port ${hub.port} (server ID ${hub.serverId})`)
+  out(
+    `  executable ${BINARY_PATH}, data ${hub.dataDir}, service ` +
+      `printhub.service on port ${hub.port} (server ID ${hub.serverId})`,
+  )
 
   // 1. A backup by the installed printhub, before anything changes.
   const { kept, online, backups } = await preUpgradeBackup(root, hub, previous, service, out, now)
 
   // 2. The executable, replaced by rename; the old one stays beside it until the new one runs.
-  out(`2. Replacing ${BINARY_PATH} (the old one kept as ${BINARY_PATH.replace(/printhub$/, '.printhub.old')} until the new one answers)`)
+  out(
+    `2. Replacing ${BINARY_PATH} (the old one kept as ` +
+      `${BINARY_PATH.replace(/printhub$/, '.printhub.old')} until the new ` +
+      `one answers)`,
+  )
   try {
     replaceExecutable(options.newExecutable, hub.installed)
   } catch (error) {
     if (!online) service.run('start')
-    throw new UpgradeError(`replacing ${BINARY_PATH} failed, so the installed printhub stays (${online ? 'still running' : 'started again'}): ${(error as Error).message}`)
+    throw new UpgradeError(
+      `replacing ${BINARY_PATH} failed, so the installed printhub stays ` +
+        `(${online ? 'still running' : 'started again'}): ` +
+        `${(error as Error).message}`,
+    )
   }
 
   // 3 and 4. The unit given the new executable's runtime options, the service restarted, and the new hub awaited.
@@ -133,9 +203,14 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
   } catch (error) {
     const back = putBackOld(hub.installed)
     if (!online) service.run('start')
-    throw new UpgradeError(`${(error as Error).message}, so ${back ? `the installed printhub stays (${online ? 'still running' : 'started again'})` : `the new executable stays at ${BINARY_PATH} with the old unit: nothing was restarted`}`)
+    throw new UpgradeError(
+      `${(error as Error).message}, so ` +
+        `${back ? `the installed printhub stays (${online ? 'still running' : 'started again'})` : `the new executable stays at ${BINARY_PATH} with the old unit: nothing was restarted`}`,
+    )
   }
-  out(`3. ${online ? 'Restarting' : 'Starting'} the service: systemctl ${online ? 'restart' : 'start'} printhub.service`)
+  out(
+    `3. ${online ? 'Restarting' : 'Starting'} the service: systemctl ${online ? 'restart' : 'start'} printhub.service`,
+  )
   let reason: string | undefined = service.run(online ? 'restart' : 'start')
   if (!reason) {
     out(`4. Waiting up to ${timeoutMs / 1000} s for the new printhub to answer /health as server ${hub.serverId}`)
@@ -143,7 +218,10 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
     if (answered.ok) {
       dropOld(hub.installed)
       const pruned = prunePreUpgrade(backups)
-      out(`   it answers after ${(answered.afterMs / 1000).toFixed(1)} s${answered.diskFull ? ' (503: its disk is close to full)' : ''}`)
+      out(
+        `   it answers after ${(answered.afterMs / 1000).toFixed(1)} ` +
+          `s${answered.diskFull ? ' (503: its disk is close to full)' : ''}`,
+      )
       if (pruned.length > 0) out(`   older pre-upgrade backups removed: ${pruned.join(', ')}`)
       out(`Upgraded to ${describeVersion(next)}. The pre-upgrade backup stays in ${kept.path}.`)
       return { kind: 'upgraded', backup: kept.path }
@@ -171,12 +249,21 @@ function writeUnit(file: string, text: string): void {
  * refuses to start on an option it does not know. Put back by the rollback; when it cannot be
  * written or systemd not told, the unit is left as it was and this throws.
  */
-function giveUnitRuntimeOptions(file: string, next: ExecutableVersion, service: ServiceManager, out: (line: string) => void): UnitBefore {
+function giveUnitRuntimeOptions(
+  file: string,
+  next: ExecutableVersion,
+  service: ServiceManager,
+  out: (line: string) => void,
+): UnitBefore {
   const text = readFileSync(file, 'utf8')
   const wanted = withRuntimeOptions(text, next.runtimeOptions ?? {})
   if (wanted === text) return { file, text: undefined }
   const options = runtimeOptionPairs(next.runtimeOptions ?? {})
-  out(`   ${UNIT_PATH} given the new printhub's runtime options (${options.length > 0 ? options.join(' ') : 'none'}): systemctl daemon-reload`)
+  out(
+    `   ${UNIT_PATH} given the new printhub's runtime options ` +
+      `(${options.length > 0 ? options.join(' ') : 'none'}): systemctl ` +
+      `daemon-reload`,
+  )
   try {
     writeUnit(file, wanted)
   } catch (error) {
@@ -207,7 +294,21 @@ interface RollBack {
   unit: UnitBefore
 }
 
-async function rollBack({ installed, dataDir, data, serverId, options, service, chown, health, kept, reason, from, now, unit }: RollBack): Promise<UpgradeOutcome> {
+async function rollBack({
+  installed,
+  dataDir,
+  data,
+  serverId,
+  options,
+  service,
+  chown,
+  health,
+  kept,
+  reason,
+  from,
+  now,
+  unit,
+}: RollBack): Promise<UpgradeOutcome> {
   const { out } = options
   out(`Rolling back: ${reason}.`)
   const journal = service.journal(JOURNAL_LINES)
@@ -231,7 +332,12 @@ async function rollBack({ installed, dataDir, data, serverId, options, service, 
       problems.push(`putting ${UNIT_PATH} back failed: ${(error as Error).message}`)
     }
   }
-  out(kept.kind === 'archive' ? `7. Restoring the pre-upgrade backup with the old printhub: ${restoreCommand(BINARY_PATH, kept.path, dataDir).join(' ')}` : `7. Putting the copy of the data directory back: ${kept.path} -> ${dataDir}`)
+  out(
+    kept.kind === 'archive'
+      ? `7. Restoring the pre-upgrade backup with the old printhub: ` +
+          `${restoreCommand(BINARY_PATH, kept.path, dataDir).join(' ')}`
+      : `7. Putting the copy of the data directory back: ${kept.path} -> ${dataDir}`,
+  )
   const restored = await putBack(kept, installed, data, now())
   if (restored) problems.push(restored)
   else {

@@ -10,7 +10,9 @@ export class BoundedMap<K, V> {
     private readonly maxBytes: number,
   ) {}
 
-  /** Keeps `value` (of `bytes`), pushing out the oldest entries as needed; one larger than the whole budget is not kept. */
+  /**
+   * Keeps `value` (of `bytes`), pushing out the oldest entries as needed; one larger than the whole budget is not kept.
+   */
   set(key: K, value: V, bytes: number): void {
     this.delete(key)
     if (bytes > this.maxBytes || this.maxEntries <= 0) return

@@ -94,7 +94,10 @@ export function lockDataDir(dataDir: string, role: DataDirRole): DataDirLock {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o640)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new DataDirLockError(`cannot use the data directory ${dataDir}: ${file} cannot be opened (${code}); is the directory writable by this user?`)
+    throw new DataDirLockError(
+      `cannot use the data directory ${dataDir}: ${file} cannot be opened ` +
+        `(${code}); is the directory writable by this user?`,
+    )
   }
   try {
     const deadline = performance.now() + HOLDER_WAIT_MS

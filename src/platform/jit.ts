@@ -25,4 +25,6 @@ export function normalJitPolicy(): void {
  * of 1,000-2,000 jobs, and warm hubs used more CPU a job with it; the renderer's loops over pixels
  * and lines are still hot enough to reach it (docs/performance.md).
  */
-export const SERVICE_JIT_ENVIRONMENT: Readonly<Record<string, string>> = { BUN_JSC_thresholdForFTLOptimizeAfterWarmUp: '640000' }
+export const SERVICE_JIT_ENVIRONMENT: Readonly<Record<string, string>> = {
+  BUN_JSC_thresholdForFTLOptimizeAfterWarmUp: '640000',
+}

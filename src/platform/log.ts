@@ -80,7 +80,9 @@ const NEEDS_QUOTES = /[\s"=\\\u0000-\u001f\u007f\u2028\u2029]/
 /** One line whatever the text holds: control characters escaped (a name with a newline cannot forge a line). */
 function oneLine(text: string): string {
   if (!CONTROL.test(text)) return text
-  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))
+  return text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /** A field's value in text: bare when it is one plain word, else quoted as in JSON. */
@@ -116,7 +118,8 @@ export class Log {
   }
 
   for(component: string): Logger {
-    const entry = (level: LogLevel) => (msg: string, fields?: LogFields, options?: EntryOptions) => this.entry(level, component, msg, fields, options)
+    const entry = (level: LogLevel) => (msg: string, fields?: LogFields, options?: EntryOptions) =>
+      this.entry(level, component, msg, fields, options)
     return {
       component,
       debug: entry('debug'),
@@ -146,19 +149,29 @@ export class Log {
     this.sweeper = undefined
   }
 
-  private format(level: LogLevel, component: string, msg: string, fields: LogFields | undefined, event: EntryOptions['event']): string {
+  private format(
+    level: LogLevel,
+    component: string,
+    msg: string,
+    fields: LogFields | undefined,
+    event: EntryOptions['event'],
+  ): string {
     const prefix = this.settings.journal ? PRIORITY[level] : ''
     if (this.settings.format === 'json') {
       // `--json`'s events as they always were, for the scripts written for them.
       if (event && this.settings.events) return prefix + JSON.stringify(event)
       const time = new Date(this.now()).toISOString()
       const head = this.settings.events ? { event: 'delivery', message: msg } : undefined
-      const line: Record<string, unknown> = head ? { ...head, time, level, component, msg } : { time, level, component, msg }
+      const line: Record<string, unknown> = head
+        ? { ...head, time, level, component, msg }
+        : { time, level, component, msg }
       const rest = event ?? fields
       if (rest) for (const key in rest) if (rest[key] !== undefined && !(key in line)) line[key] = rest[key]
       return prefix + JSON.stringify(line)
     }
-    let text = this.settings.journal ? `${prefix}${LABEL[level]} ${component}` : `${new Date(this.now()).toISOString()} ${LABEL[level]} ${component}`
+    let text = this.settings.journal
+      ? `${prefix}${LABEL[level]} ${component}`
+      : `${new Date(this.now()).toISOString()} ${LABEL[level]} ${component}`
     if (fields) {
       for (const key in fields) {
         const value = fields[key]
@@ -169,7 +182,13 @@ export class Log {
   }
 
   /** True when the line may be written; otherwise it is counted against its key. */
-  private withinBudget(key: string, level: LogLevel, component: string, msg: string, fields: LogFields | undefined): boolean {
+  private withinBudget(
+    key: string,
+    level: LogLevel,
+    component: string,
+    msg: string,
+    fields: LogFields | undefined,
+  ): boolean {
     const now = this.now()
     let budget = this.budgets.get(key)
     if (budget && now - budget.start >= LIMIT_WINDOW_MS) {
@@ -178,7 +197,8 @@ export class Log {
     }
     if (!budget) {
       if (this.budgets.size >= LIMIT_KEYS) this.sweep()
-      if (this.budgets.size >= LIMIT_KEYS && key !== OVERFLOW_KEY) return this.withinBudget(OVERFLOW_KEY, level, component, msg, fields)
+      if (this.budgets.size >= LIMIT_KEYS && key !== OVERFLOW_KEY)
+        return this.withinBudget(OVERFLOW_KEY, level, component, msg, fields)
       budget = { start: now, lines: 0, suppressed: 0 }
       this.budgets.set(key, budget)
     }
@@ -251,8 +271,20 @@ export function logSettingsFrom(
   return { ok: true, format: format.value, level: level.value }
 }
 
-function pick<T extends string>(flag: string, flagValue: string | undefined, name: string, envValue: string | undefined, allowed: readonly T[], fallback: T): { ok: true; value: T } | { ok: false; problem: string } {
-  const [source, value] = flagValue !== undefined ? [flag, flagValue] : envValue !== undefined && envValue !== '' ? [name, envValue] : [undefined, fallback]
+function pick<T extends string>(
+  flag: string,
+  flagValue: string | undefined,
+  name: string,
+  envValue: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): { ok: true; value: T } | { ok: false; problem: string } {
+  const [source, value] =
+    flagValue !== undefined
+      ? [flag, flagValue]
+      : envValue !== undefined && envValue !== ''
+        ? [name, envValue]
+        : [undefined, fallback]
   if ((allowed as readonly string[]).includes(value)) return { ok: true, value: value as T }
   return { ok: false, problem: `${source} must be one of ${allowed.join(', ')} (got "${value}")` }
 }

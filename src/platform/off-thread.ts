@@ -4,7 +4,9 @@
 // only way to stop a thread that computes) and a fresh one takes the next task.
 
 /** What a worker answers for one task. */
-export type TaskAnswer<O> = { id: number; ok: true; output: O } | { id: number; ok: false; error: { name: string; message: string; [more: string]: unknown } }
+export type TaskAnswer<O> =
+  | { id: number; ok: true; output: O }
+  | { id: number; ok: false; error: { name: string; message: string; [more: string]: unknown } }
 
 /** The task went over its time budget; its worker was ended. */
 export class OffThreadTimeout extends Error {
@@ -39,11 +41,14 @@ export class OffThread<I, O> {
   constructor(
     private readonly script: URL,
     private readonly budgetMs: number,
-    private readonly answerError: (error: { name: string; message: string; [more: string]: unknown }) => Error = (error) => Object.assign(new Error(error.message), { name: error.name }),
+    private readonly answerError: (error: { name: string; message: string; [more: string]: unknown }) => Error = (
+      error,
+    ) => Object.assign(new Error(error.message), { name: error.name }),
   ) {}
 
   run(input: I, transfer: Transferable[] = []): Promise<O> {
-    if (this.queue.length >= MAX_QUEUED_TASKS) return Promise.reject(new OffThreadFailure(`${MAX_QUEUED_TASKS} tasks are waiting already`))
+    if (this.queue.length >= MAX_QUEUED_TASKS)
+      return Promise.reject(new OffThreadFailure(`${MAX_QUEUED_TASKS} tasks are waiting already`))
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ input, transfer, resolve, reject })
       this.next()
@@ -63,7 +68,10 @@ export class OffThread<I, O> {
     if (this.running || this.queue.length === 0) return
     const task = this.queue.shift()!
     const id = this.nextId++
-    const timer = setTimeout(() => this.settle(id, () => task.reject(new OffThreadTimeout(`took longer than ${this.budgetMs} ms`)), true), this.budgetMs)
+    const timer = setTimeout(
+      () => this.settle(id, () => task.reject(new OffThreadTimeout(`took longer than ${this.budgetMs} ms`)), true),
+      this.budgetMs,
+    )
     this.running = { id, task, timer }
     try {
       this.ensureWorker().postMessage({ id, input: task.input }, task.transfer)
@@ -81,7 +89,11 @@ export class OffThread<I, O> {
       const answer = event.data
       const running = this.running
       if (!running || running.id !== answer.id) return
-      this.settle(answer.id, () => (answer.ok ? running.task.resolve(answer.output) : running.task.reject(this.answerError(answer.error))), false)
+      this.settle(
+        answer.id,
+        () => (answer.ok ? running.task.resolve(answer.output) : running.task.reject(this.answerError(answer.error))),
+        false,
+      )
     }
     worker.onerror = (event: ErrorEvent) => {
       const running = this.running

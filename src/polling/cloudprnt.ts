@@ -17,14 +17,24 @@ const CONFIRM_QUERY = ['mac', 'code', 'token', 'uid', 'retry'] as const
 /** The longest value of a query parameter printhub reads. */
 const MAX_PARAMETER = 128
 
-function parameters(request: Request, allowed: readonly string[]): Record<'mac' | 'type' | 'token' | 'code' | 'delete', string | undefined> {
+function parameters(
+  request: Request,
+  allowed: readonly string[],
+): Record<'mac' | 'type' | 'token' | 'code' | 'delete', string | undefined> {
   const query = new QueryReader(request.url, allowed)
   const read = (name: string) => {
     const value = query.text(name, { once: true })
-    if (value !== undefined && value.length > MAX_PARAMETER) query.problem(name, `must be at most ${MAX_PARAMETER} characters long`)
+    if (value !== undefined && value.length > MAX_PARAMETER)
+      query.problem(name, `must be at most ${MAX_PARAMETER} characters long`)
     return value
   }
-  const values = { mac: read('mac'), type: read('type'), token: read('token'), code: read('code'), delete: read('delete') }
+  const values = {
+    mac: read('mac'),
+    type: read('type'),
+    token: read('token'),
+    code: read('code'),
+    delete: read('delete'),
+  }
   query.check()
   return values
 }
@@ -55,7 +65,9 @@ export function cloudPrntRoutes(cloudPrnt: CloudPrnt) {
       if (query.delete !== undefined) return answer(cloudPrnt.confirm(query.mac, query.code, query.token, address))
       const fetched = await cloudPrnt.fetch(query.mac, query.type, query.token, address)
       if (fetched.status !== 200) return answer(fetched)
-      return new Response(fetched.body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': fetched.type, 'cache-control': 'no-store' } })
+      return new Response(fetched.body as Uint8Array<ArrayBuffer>, {
+        headers: { 'content-type': fetched.type, 'cache-control': 'no-store' },
+      })
     })
     .delete(CLOUDPRNT_PATH, ({ request, server }) => {
       const query = parameters(request, CONFIRM_QUERY)

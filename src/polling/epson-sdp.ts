@@ -29,7 +29,10 @@ export function epsonSdpRoutes(epsonSdp: EpsonSdp) {
       const address = remoteAddress(request, server)
       const body = await readFormBody(request, MAX_SDP_FORM_BYTES, `epson-sdp:${address}`)
       const answer = await epsonSdp.post(formOf(body), address)
-      if (!answer.ok) throw answer.status === 400 ? invalidField('body', answer.message, `This is not a Server Direct Print request: ${answer.message}.`) : new ApiError('not_found', answer.message)
+      if (!answer.ok)
+        throw answer.status === 400
+          ? invalidField('body', answer.message, `This is not a Server Direct Print request: ${answer.message}.`)
+          : new ApiError('not_found', answer.message)
       return new Response(answer.xml, { headers: XML })
     },
     { parse: 'none' },

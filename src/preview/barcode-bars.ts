@@ -1,6 +1,14 @@
 // A barcode as the widths, in dots, of its bars and spaces from left to right, starting with a
 // bar; quiet zones are the drawer's business.
-import { CODE39_PATTERNS, CODE128, CODE128_PATTERNS, EAN_CENTRE, EAN_GUARD, EAN_R, eanLeft } from './barcode-patterns.ts'
+import {
+  CODE39_PATTERNS,
+  CODE128,
+  CODE128_PATTERNS,
+  EAN_CENTRE,
+  EAN_GUARD,
+  EAN_R,
+  eanLeft,
+} from './barcode-patterns.ts'
 import type { Barcode } from './receipt.ts'
 
 /** Code 128's check character: the start value plus each value times its position, modulo 103. */

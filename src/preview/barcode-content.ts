@@ -4,12 +4,18 @@ import { CODE39_PATTERNS, eanCheckDigit } from './barcode-patterns.ts'
 import { type Code128Data, code128EscPos, code128StarPrnt } from './code128.ts'
 import type { BarcodeSymbology } from './receipt.ts'
 
-export type BarcodeContent = { ok: true; text: string; code128: number[]; note?: string } | { ok: false; problem: string }
+export type BarcodeContent =
+  | { ok: true; text: string; code128: number[]; note?: string }
+  | { ok: false; problem: string }
 
 const ascii = (data: Uint8Array) => String.fromCharCode(...data)
 const fail = (problem: string): BarcodeContent => ({ ok: false, problem })
 
-export function barcodeContent(symbology: BarcodeSymbology, data: Uint8Array, code128Data: Code128Data): BarcodeContent {
+export function barcodeContent(
+  symbology: BarcodeSymbology,
+  data: Uint8Array,
+  code128Data: Code128Data,
+): BarcodeContent {
   switch (symbology) {
     case 'upca':
       return eanContent(ascii(data), 11, 'UPC-A')
@@ -31,7 +37,10 @@ function eanContent(value: string, digits: number, name: string): BarcodeContent
   }
   const check = eanCheckDigit(value.slice(0, digits))
   const text = value.slice(0, digits) + check
-  const note = value.length > digits && value !== text ? `${name} check digit ${value[digits]} is wrong; the printer prints ${check}` : undefined
+  const note =
+    value.length > digits && value !== text
+      ? `${name} check digit ${value[digits]} is wrong; the printer prints ${check}`
+      : undefined
   return { ok: true, text, code128: [], ...(note && { note }) }
 }
 

@@ -30,7 +30,8 @@ export class DotCanvas {
     const x0 = Math.max(0, left)
     const x1 = Math.min(this.width, left + width)
     const y1 = Math.min(this.height, top + height)
-    for (let y = Math.max(0, top); y < y1; y++) for (let x = x0; x < x1; x++) this.rows[y * this.widthBytes + (x >> 3)]! ^= 0x80 >> (x & 7)
+    for (let y = Math.max(0, top); y < y1; y++)
+      for (let x = x0; x < x1; x++) this.rows[y * this.widthBytes + (x >> 3)]! ^= 0x80 >> (x & 7)
   }
 
   /** Packed rows of `widthBytes` bytes, their black dots set at (left, top). */

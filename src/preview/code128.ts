@@ -22,9 +22,13 @@ function valueIn(codeSet: 'A' | 'B', byte: number): number | undefined {
 /** FNC4 is value 101 in code set A and 100 in B. */
 const fnc4In = (codeSet: 'A' | 'B') => (codeSet === 'A' ? CODE128.codeA : CODE128.codeB)
 
-/** ESC/POS: `{A`/`{B`/`{C` select a code set (the data must start with one), `{S` shifts, `{1`-`{4` are FNC1-4, `{{` is `{`. */
+/**
+ * ESC/POS: `{A`/`{B`/`{C` select a code set (the data must start with one), `{S` shifts, `{1`-`{4` are FNC1-4, `{{` is
+ * `{`.
+ */
 export function code128EscPos(data: Uint8Array): Code128Content {
-  if (data[0] !== 0x7b || !'ABC'.includes(String.fromCharCode(data[1] ?? 0))) return 'code 128 data must start with {A, {B or {C'
+  if (data[0] !== 0x7b || !'ABC'.includes(String.fromCharCode(data[1] ?? 0)))
+    return 'code 128 data must start with {A, {B or {C'
   let codeSet = String.fromCharCode(data[1]!) as CodeSet
   const values: number[] = [START[codeSet]]
   let text = ''
@@ -113,7 +117,10 @@ const MIN_CODE_SET_C_DIGITS = 4
 
 const isDigit = (item: Item | undefined) => typeof item === 'number' && item >= 0x30 && item <= 0x39
 
-/** StarPRNT: code sets picked here as the printer picks them: C for runs of digits, A for control characters, B otherwise. */
+/**
+ * StarPRNT: code sets picked here as the printer picks them: C for runs of digits, A for control characters, B
+ * otherwise.
+ */
 export function code128StarPrnt(data: Uint8Array): Code128Content {
   const parsed = starItems(data)
   if (typeof parsed === 'string') return parsed
@@ -142,7 +149,8 @@ export function code128StarPrnt(data: Uint8Array): Code128Content {
         values.push(valueIn(set, items[i++] as number)!)
       }
       select('C')
-      for (let end = i + (run & ~1); i < end; i += 2) values.push(((items[i] as number) - 0x30) * 10 + (items[i + 1] as number) - 0x30)
+      for (let end = i + (run & ~1); i < end; i += 2)
+        values.push(((items[i] as number) - 0x30) * 10 + (items[i + 1] as number) - 0x30)
       continue
     }
     const item = items[i++]!

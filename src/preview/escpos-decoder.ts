@@ -3,7 +3,14 @@
 // commands are in escpos-gs.ts.
 import { type ByteReader, eachCommand } from './byte-reader.ts'
 import { type EscPosContext, gsCommand } from './escpos-gs.ts'
-import { isOff, isZero, isZeroOrAsciiZero, never, type ParameterCommands, readParameterCommand } from './parameter-commands.ts'
+import {
+  isOff,
+  isZero,
+  isZeroOrAsciiZero,
+  never,
+  type ParameterCommands,
+  readParameterCommand,
+} from './parameter-commands.ts'
 import { hex, type Printer } from './printer.ts'
 import type { Alignment } from './receipt.ts'
 
@@ -27,7 +34,9 @@ export function decodeEscPos(reader: ByteReader, printer: Printer, dotsPerLine: 
   })
 }
 
-/** The power-on settings `ESC @` returns to: QR module 3 dots at level L, bars 162 dots high of 3-dot modules, no text. */
+/**
+ * The power-on settings `ESC @` returns to: QR module 3 dots at level L, bars 162 dots high of 3-dot modules, no text.
+ */
 function initialContext(reader: ByteReader, printer: Printer, dotsPerLine: number): EscPosContext {
   return {
     reader,
@@ -64,7 +73,14 @@ const ESC_PARAMETER_COMMANDS: ParameterCommands = {
   0x7b: { name: 'ESC { (upside-down)', parameters: 1, drawn: isOff },
 }
 
-const JUSTIFICATIONS: Readonly<Record<number, Alignment>> = { 0: 'left', 1: 'center', 2: 'right', 48: 'left', 49: 'center', 50: 'right' }
+const JUSTIFICATIONS: Readonly<Record<number, Alignment>> = {
+  0: 'left',
+  1: 'center',
+  2: 'right',
+  48: 'left',
+  49: 'center',
+  50: 'right',
+}
 
 /** A parameter that is 0 to 2, or "0" to "2" (48 to 50), as most on/off and level commands take it. */
 const level = (n: number) => (n >= 48 ? n - 48 : n)
@@ -146,8 +162,10 @@ function escCommand(context: EscPosContext, offset: number): void {
       // ESC ( x pL pH ...: ESC ( A fn 48 n c t beeps c times, t x 100 ms; the others change nothing the preview draws
       const group = reader.u8()
       const parameters = reader.take(reader.u16())
-      if (group === 0x41 && parameters.length === 4 && parameters[0] === 48) return printer.note({ kind: 'beep', times: parameters[2]!, durationMs: parameters[3]! * 100 })
-      if (group !== 0x41) printer.warnings.add(offset, `ESC ( ${String.fromCharCode(group)} is not read by the preview; skipped`)
+      if (group === 0x41 && parameters.length === 4 && parameters[0] === 48)
+        return printer.note({ kind: 'beep', times: parameters[2]!, durationMs: parameters[3]! * 100 })
+      if (group !== 0x41)
+        printer.warnings.add(offset, `ESC ( ${String.fromCharCode(group)} is not read by the preview; skipped`)
       return
     }
   }
@@ -161,7 +179,8 @@ function bitImage({ reader, printer }: EscPosContext, offset: number): void {
   const mode = reader.u8()
   const columns = reader.u16()
   const bytesPerColumn = mode === 0 || mode === 1 ? 1 : mode === 32 || mode === 33 ? 3 : undefined
-  if (bytesPerColumn === undefined) return printer.warnings.add(offset, `ESC * mode ${mode} is not a bit image mode; its data is read as text`)
+  if (bytesPerColumn === undefined)
+    return printer.warnings.add(offset, `ESC * mode ${mode} is not a bit image mode; its data is read as text`)
   reader.skip(columns * bytesPerColumn)
   printer.warnings.add(offset, 'ESC * (column bit image) is not drawn by the preview; use GS v 0')
 }
@@ -187,7 +206,10 @@ function fsCommand({ reader, printer }: EscPosContext, offset: number): void {
   const code = reader.u8()
   switch (code) {
     case 0x26: // FS &: Kanji mode
-      return printer.warnings.add(offset, 'FS & (Kanji mode) is not read by the preview; bytes from 0x80 stay in the code table')
+      return printer.warnings.add(
+        offset,
+        'FS & (Kanji mode) is not read by the preview; bytes from 0x80 stay in the code table',
+      )
     case 0x2e: // FS .: cancel Kanji mode
       return
     case 0x21: // FS ! n, FS - n, FS C n, FS W n: Kanji print modes

@@ -17,11 +17,22 @@ export interface EscPosContext {
 
 const HRI_POSITIONS: readonly HriPosition[] = ['none', 'above', 'below', 'both']
 
-/** `GS w n`: code 39's wide element for each module width, from Epson's table (2:5, 3:8, 4:10, 5:13, 6:16 dots at 203 dpi). */
+/**
+ * `GS w n`: code 39's wide element for each module width, from Epson's table (2:5, 3:8, 4:10, 5:13, 6:16 dots at 203
+ * dpi).
+ */
 const CODE39_WIDE_DOTS: Readonly<Record<number, number>> = { 1: 3, 2: 5, 3: 8, 4: 10, 5: 13, 6: 16 }
 
 /** `GS k` systems the preview draws: function A (m 0 to 6, NUL-terminated) and function B (m 65 up, with a length). */
-const BARCODE_SYSTEMS: Readonly<Record<number, BarcodeSymbology>> = { 0: 'upca', 2: 'ean13', 4: 'code39', 65: 'upca', 67: 'ean13', 69: 'code39', 73: 'code128' }
+const BARCODE_SYSTEMS: Readonly<Record<number, BarcodeSymbology>> = {
+  0: 'upca',
+  2: 'ean13',
+  4: 'code39',
+  65: 'upca',
+  67: 'ean13',
+  69: 'code39',
+  73: 'code128',
+}
 /** The last function B system number (GS1 DataBar and the like run up to here). */
 const LAST_FUNCTION_B_SYSTEM = 79
 
@@ -53,7 +64,7 @@ export function gsCommand(context: EscPosContext, offset: number): void {
     case 0x21: {
       // GS ! n: character size, width - 1 in the high nibble, height - 1 in the low (each 0 to 7)
       const n = reader.u8()
-      if ((n >> 4) <= 7 && (n & 0x0f) <= 7) printer.size = { width: (n >> 4) + 1, height: (n & 0x0f) + 1 }
+      if (n >> 4 <= 7 && (n & 0x0f) <= 7) printer.size = { width: (n >> 4) + 1, height: (n & 0x0f) + 1 }
       else printer.warnings.add(offset, `GS ! 0x${hex(n)} is not a character size; ignored`)
       return
     }
@@ -86,7 +97,8 @@ export function gsCommand(context: EscPosContext, offset: number): void {
     case 0x57: {
       // GS W nL nH: printing area width
       const width = reader.u16()
-      if (width < context.dotsPerLine) printer.warnings.add(offset, `GS W ${width} (narrower printing area) is not drawn by the preview`)
+      if (width < context.dotsPerLine)
+        printer.warnings.add(offset, `GS W ${width} (narrower printing area) is not drawn by the preview`)
       return
     }
     case 0x6b:
@@ -127,7 +139,8 @@ function cut({ reader, printer }: EscPosContext, offset: number): void {
 function barcode(context: EscPosContext, offset: number): void {
   const { reader, printer } = context
   const m = reader.u8()
-  if (m > 6 && (m < 65 || m > LAST_FUNCTION_B_SYSTEM)) return printer.warnings.add(offset, `GS k ${m} is not a barcode system; skipped`)
+  if (m > 6 && (m < 65 || m > LAST_FUNCTION_B_SYSTEM))
+    return printer.warnings.add(offset, `GS k ${m} is not a barcode system; skipped`)
   const data = m <= 6 ? reader.takeUntil(0) : reader.take(reader.u8())
   const symbology = BARCODE_SYSTEMS[m]
   if (!symbology) return printer.warnings.add(offset, `GS k ${m}: this barcode system is not drawn by the preview`)
@@ -145,7 +158,8 @@ function raster(context: EscPosContext, offset: number): void {
   const rows = reader.take(widthBytes * height)
   // Modes 0 to 3 (or 48 to 51): normal, double width, double height, both.
   const scaleBits = mode >= 48 ? mode - 48 : mode
-  if (scaleBits > 3) return printer.warnings.add(offset, `GS v 0 mode ${mode} is not a raster mode; the image is skipped`)
+  if (scaleBits > 3)
+    return printer.warnings.add(offset, `GS v 0 mode ${mode} is not a raster mode; the image is skipped`)
   if (rows.length === 0) return printer.warnings.add(offset, 'GS v 0 with no dots; ignored')
   const scale = { x: scaleBits & 1 ? 2 : 1, y: scaleBits & 2 ? 2 : 1 } as const
   printRaster(printer, { widthBytes, height, rows, scale }, context.dotsPerLine, offset, 'GS v 0')
@@ -156,9 +170,11 @@ function functionCommand(context: EscPosContext, offset: number): void {
   const { reader, printer } = context
   const fn = reader.u8()
   const parameters = reader.take(reader.u16())
-  if (fn !== 0x6b) return printer.warnings.add(offset, `GS ( ${String.fromCharCode(fn)} is not read by the preview; skipped`)
+  if (fn !== 0x6b)
+    return printer.warnings.add(offset, `GS ( ${String.fromCharCode(fn)} is not read by the preview; skipped`)
   const [cn, qrFunction, n] = parameters
-  if (cn === undefined || qrFunction === undefined) return printer.warnings.add(offset, 'GS ( k without cn and fn; skipped')
+  if (cn === undefined || qrFunction === undefined)
+    return printer.warnings.add(offset, 'GS ( k without cn and fn; skipped')
   if (cn !== 49) {
     if (qrFunction === 81) printer.warnings.add(offset, `GS ( k cn ${cn}: this 2D symbol is not drawn by the preview`)
     return

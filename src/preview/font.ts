@@ -21,7 +21,9 @@ const PLAIN: Drawing = { width: 1, height: 1, font: 'a' }
 
 /** Horizontal and vertical scale of Unifont's 8 x 16 glyphs for a drawing. */
 function scales(drawing: Drawing): { x: number; y: number } {
-  return drawing.font === 'a' ? { x: SCALE * drawing.width, y: SCALE * drawing.height } : { x: (FONT_B_DOTS / 8) * drawing.width, y: (FONT_B_HEIGHT / GLYPH_HEIGHT) * drawing.height }
+  return drawing.font === 'a'
+    ? { x: SCALE * drawing.width, y: SCALE * drawing.height }
+    : { x: (FONT_B_DOTS / 8) * drawing.width, y: (FONT_B_HEIGHT / GLYPH_HEIGHT) * drawing.height }
 }
 
 /** Dots down a character of the drawing. */
@@ -43,7 +45,14 @@ export function textWidth(text: string, drawing: Drawing = PLAIN): number {
 }
 
 /** Draws `text` with its top left corner at (left, top); returns the x after it. */
-export function drawText(canvas: DotCanvas, left: number, top: number, text: string, bold: boolean, drawing: Drawing = PLAIN): number {
+export function drawText(
+  canvas: DotCanvas,
+  left: number,
+  top: number,
+  text: string,
+  bold: boolean,
+  drawing: Drawing = PLAIN,
+): number {
   const scale = scales(drawing)
   let x = left
   for (const character of text) {

@@ -22,7 +22,13 @@ export const isZeroOrAsciiZero = (parameters: Uint8Array) => parameters.every((p
 export const isOff = (parameters: Uint8Array) => (parameters[0]! & 1) === 0
 
 /** Reads the command `code` of the table for its length; false when the table has no such command. */
-export function readParameterCommand(commands: ParameterCommands, code: number, reader: ByteReader, warnings: Warnings, offset: number): boolean {
+export function readParameterCommand(
+  commands: ParameterCommands,
+  code: number,
+  reader: ByteReader,
+  warnings: Warnings,
+  offset: number,
+): boolean {
   const command = commands[code]
   if (!command) return false
   const parameters = reader.take(command.parameters)

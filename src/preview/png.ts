@@ -31,7 +31,11 @@ function leftOf(alignment: Alignment, width: number, dotsPerLine: number): numbe
   return alignment === 'left' ? 0 : alignment === 'center' ? Math.floor(free / 2) : free
 }
 
-const drawingOf = (run: TextRun): Drawing => ({ width: run.size?.width ?? 1, height: run.size?.height ?? 1, font: run.font ?? 'a' })
+const drawingOf = (run: TextRun): Drawing => ({
+  width: run.size?.width ?? 1,
+  height: run.size?.height ?? 1,
+  font: run.font ?? 'a',
+})
 
 /**
  * A line of text: as tall as its tallest run and the usual gap, runs standing on one baseline;
@@ -50,7 +54,8 @@ function textPiece({ runs, alignment }: TextLine, dotsPerLine: number): Piece {
         const height = cellHeight(drawing)
         const runTop = top + gap / 2 + cell - height
         const right = drawText(canvas, x, runTop, run.text, run.bold, drawing)
-        if (run.underline) canvas.fill(x, runTop + height - run.underline * drawing.height, right - x, run.underline * drawing.height)
+        if (run.underline)
+          canvas.fill(x, runTop + height - run.underline * drawing.height, right - x, run.underline * drawing.height)
         if (run.invert) canvas.invert(x, runTop, right - x, height)
         x = right
       }
@@ -60,13 +65,24 @@ function textPiece({ runs, alignment }: TextLine, dotsPerLine: number): Piece {
 
 /** Something that prints nothing (the drawer, the buzzer), noted in small type so the picture says it happened. */
 function notePiece(text: string): Piece {
-  return { height: LINE_DOTS, draw: (canvas, top) => void drawText(canvas, 0, top + (LINE_DOTS - CELL_HEIGHT) / 2, text, false, { width: 1, height: 1, font: 'b' }) }
+  return {
+    height: LINE_DOTS,
+    draw: (canvas, top) =>
+      void drawText(canvas, 0, top + (LINE_DOTS - CELL_HEIGHT) / 2, text, false, { width: 1, height: 1, font: 'b' }),
+  }
 }
 
 function imagePiece(image: RasterImage, dotsPerLine: number): Piece {
   return {
     height: image.height,
-    draw: (canvas, top) => canvas.drawBits(leftOf(image.alignment, image.width, dotsPerLine), top, image.widthBytes, image.height, image.rows),
+    draw: (canvas, top) =>
+      canvas.drawBits(
+        leftOf(image.alignment, image.width, dotsPerLine),
+        top,
+        image.widthBytes,
+        image.height,
+        image.rows,
+      ),
   }
 }
 
@@ -77,7 +93,9 @@ function imagePiece(image: RasterImage, dotsPerLine: number): Piece {
  */
 function symbolLeft(alignment: Alignment, symbolWidth: number, quietWidth: number, dotsPerLine: number): number {
   const withQuietZones = symbolWidth + 2 * quietWidth
-  return withQuietZones <= dotsPerLine ? leftOf(alignment, withQuietZones, dotsPerLine) + quietWidth : leftOf(alignment, symbolWidth, dotsPerLine)
+  return withQuietZones <= dotsPerLine
+    ? leftOf(alignment, withQuietZones, dotsPerLine) + quietWidth
+    : leftOf(alignment, symbolWidth, dotsPerLine)
 }
 
 function qrPiece(symbol: QrSymbol, dotsPerLine: number): Piece {
@@ -91,7 +109,13 @@ function qrPiece(symbol: QrSymbol, dotsPerLine: number): Piece {
       const left = symbolLeft(symbol.alignment, width, quiet, dotsPerLine)
       modules.forEach((row, y) =>
         row.forEach((dark, x) => {
-          if (dark) canvas.fill(left + x * symbol.moduleDots, top + quiet + y * symbol.moduleDots, symbol.moduleDots, symbol.moduleDots)
+          if (dark)
+            canvas.fill(
+              left + x * symbol.moduleDots,
+              top + quiet + y * symbol.moduleDots,
+              symbol.moduleDots,
+              symbol.moduleDots,
+            )
         }),
       )
     },

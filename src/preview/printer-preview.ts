@@ -18,6 +18,10 @@ export interface PrinterPreview {
 export function previewFor(bytes: Uint8Array, profile: PrinterProfile, width: PaperWidth): PrinterPreview {
   const geometry = profile.widths[width]
   if (!geometry) throw new RangeError(`the printer model ${profile.id} takes no ${width} mm paper`)
-  const receipt = decodeReceipt(bytes, { dotsPerLine: geometry.dotsPerLine, commandSet: profile.commandSet, codeTables: codeTablesOf(profile) })
+  const receipt = decodeReceipt(bytes, {
+    dotsPerLine: geometry.dotsPerLine,
+    commandSet: profile.commandSet,
+    codeTables: codeTablesOf(profile),
+  })
   return { receipt, text: receiptText(receipt, geometry.columns), png: () => receiptPng(receipt, geometry.dotsPerLine) }
 }

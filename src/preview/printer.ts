@@ -40,7 +40,8 @@ export class Printer {
 
   /** Initialisation: modes back to their defaults, and the unprinted line discarded, as a printer does. */
   initialize(offset: number): void {
-    if (this.lineLength > 0) this.warnings.add(offset, `initialisation discards ${this.lineLength} characters not yet printed`)
+    if (this.lineLength > 0)
+      this.warnings.add(offset, `initialisation discards ${this.lineLength} characters not yet printed`)
     this.runs = []
     this.lineLength = 0
     this.lineDots = 0
@@ -55,16 +56,24 @@ export class Printer {
 
   selectCodeTable(table: number, offset: number): void {
     this.codePage = this.pageOfTable(table)
-    if (this.codePage === undefined) this.warnings.add(offset, `code table ${table} is not one this preview knows; its bytes from 0x80 up print as U+FFFD`)
+    if (this.codePage === undefined)
+      this.warnings.add(
+        offset,
+        `code table ${table} is not one this preview knows; its bytes from 0x80 up print as U+FFFD`,
+      )
   }
 
   /** A text byte (0x20 or more). A full line wraps, as the printer wraps it. */
   character(byte: number, offset: number): void {
     const character = characterOf(byte, this.codePage)
-    if (character === UNMAPPED && byte >= 0x80) this.warnings.add(offset, `byte 0x${hex(byte)} has no character in ${this.codePage ?? 'the selected code table'}`)
+    if (character === UNMAPPED && byte >= 0x80)
+      this.warnings.add(offset, `byte 0x${hex(byte)} has no character in ${this.codePage ?? 'the selected code table'}`)
     const dots = (this.font === 'a' ? FONT_A_DOTS : FONT_B_DOTS) * this.size.width
     if (this.lineLength > 0 && this.lineDots + dots > this.dotsPerLine) {
-      this.warnings.add(offset, `the line is longer than ${Math.floor(this.dotsPerLine / dots)} characters; the printer wraps it`)
+      this.warnings.add(
+        offset,
+        `the line is longer than ${Math.floor(this.dotsPerLine / dots)} characters; the printer wraps it`,
+      )
       this.printLine()
     }
     const style = this.runStyle()
@@ -132,13 +141,24 @@ export class Printer {
 
   /** The blocks printed; text left in the line buffer is not printed, so it is not there either. */
   finish(offset: number): Block[] {
-    if (this.lineLength > 0) this.warnings.add(offset, `${this.lineLength} characters at the end are not followed by a line feed, so they are not printed`)
+    if (this.lineLength > 0)
+      this.warnings.add(
+        offset,
+        `${this.lineLength} characters at the end are not followed by a line feed, so they are not printed`,
+      )
     return this.blocks
   }
 }
 
 function sameRunStyle(a: Omit<TextRun, 'text'>, b: Omit<TextRun, 'text'>): boolean {
-  return a.bold === b.bold && a.size?.width === b.size?.width && a.size?.height === b.size?.height && a.underline === b.underline && a.invert === b.invert && a.font === b.font
+  return (
+    a.bold === b.bold &&
+    a.size?.width === b.size?.width &&
+    a.size?.height === b.size?.height &&
+    a.underline === b.underline &&
+    a.invert === b.invert &&
+    a.font === b.font
+  )
 }
 
 export const hex = (byte: number) => byte.toString(16).toUpperCase().padStart(2, '0')

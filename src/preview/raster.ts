@@ -40,7 +40,15 @@ export function printRaster(
   const { scale } = image
   const widthBytes = image.widthBytes * scale.x
   const height = image.height * scale.y
-  if (widthBytes * 8 > dotsPerLine) printer.warnings.add(offset, `${command}: the image is ${widthBytes * 8} dots wide; the paper has ${dotsPerLine}, the rest is cut off`)
+  if (widthBytes * 8 > dotsPerLine)
+    printer.warnings.add(
+      offset,
+      `${command}: the image is ${widthBytes * 8} dots wide; the paper has ${dotsPerLine}, the rest is cut off`,
+    )
   const rows = scaled(image.widthBytes, image.height, image.rows, scale)
-  printer.print({ kind: 'image', alignment: printer.alignment, width: widthBytes * 8, height, widthBytes, rows }, offset, command)
+  printer.print(
+    { kind: 'image', alignment: printer.alignment, width: widthBytes * 8, height, widthBytes, rows },
+    offset,
+    command,
+  )
 }

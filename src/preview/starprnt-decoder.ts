@@ -40,15 +40,24 @@ const SUB = 0x1a
 const CONTROLS_NOT_DRAWN: Readonly<Record<number, string>> = { 0x0e: 'SO (double width)', 0x0f: 'SI (upside-down)' }
 
 export function decodeStarPrnt(reader: ByteReader, printer: Printer, dotsPerLine: number): void {
-  const context: StarContext = { reader, printer, dotsPerLine, qr: initialQr(), pulse: initialPulse(), buzzer: initialBuzzer() }
+  const context: StarContext = {
+    reader,
+    printer,
+    dotsPerLine,
+    qr: initialQr(),
+    pulse: initialPulse(),
+    buzzer: initialBuzzer(),
+  }
   eachCommand(reader, printer.warnings, (offset) => {
     const byte = reader.u8()
     if (byte >= 0x20 && byte !== 0x7f) printer.character(byte, offset)
     else if (byte === LF) printer.printLine()
     else if (byte === ESC) escCommand(context, offset)
     else if (byte === BEL || byte === SUB) printer.note({ kind: 'pulse', pin: byte === BEL ? 2 : 5, ...context.pulse })
-    else if (CONTROLS_NOT_DRAWN[byte]) printer.warnings.add(offset, `${CONTROLS_NOT_DRAWN[byte]} is not drawn by the preview`)
-    else if (!SILENT_CONTROLS.has(byte)) printer.warnings.add(offset, `control byte 0x${hex(byte)} is not read by the preview; ignored`)
+    else if (CONTROLS_NOT_DRAWN[byte])
+      printer.warnings.add(offset, `${CONTROLS_NOT_DRAWN[byte]} is not drawn by the preview`)
+    else if (!SILENT_CONTROLS.has(byte))
+      printer.warnings.add(offset, `control byte 0x${hex(byte)} is not read by the preview; ignored`)
   })
 }
 
@@ -173,7 +182,8 @@ function escGsCommand(context: StarContext, offset: number): void {
     case 0x79:
       return qrCommand(context, offset)
     case 0x19: {
-      // ESC GS EM DC1 m n1 n2 sets the external buzzer's pulse (n1 x 20 ms on); ESC GS EM DC2 m n1 n2 sounds it n1 times
+      // ESC GS EM DC1 m n1 n2 sets the external buzzer's pulse (n1 x 20 ms on); ESC GS EM DC2 m n1 n2 sounds it n1
+      // times
       const fn = reader.u8()
       reader.u8() // m: the terminal
       const n1 = reader.u8()
@@ -191,14 +201,19 @@ function escGsCommand(context: StarContext, offset: number): void {
     case 0x41: // ESC GS A n1 n2, ESC GS R n1 n2: absolute and relative position
     case 0x52:
       reader.skip(2)
-      return printer.warnings.add(offset, `ESC GS ${String.fromCharCode(code)} (print position) is not drawn by the preview`)
+      return printer.warnings.add(
+        offset,
+        `ESC GS ${String.fromCharCode(code)} (print position) is not drawn by the preview`,
+      )
   }
   printer.warnings.add(offset, `unknown command ESC GS 0x${hex(code)}; skipped`)
 }
 
 const QR_LEVELS: readonly QrErrorCorrection[] = ['L', 'M', 'Q', 'H']
 
-/** `ESC GS y S 0/1/2 n` (model, error correction, cell size), `ESC GS y D 1 m nL nH d...` (store), `ESC GS y P` (print). */
+/**
+ * `ESC GS y S 0/1/2 n` (model, error correction, cell size), `ESC GS y D 1 m nL nH d...` (store), `ESC GS y P` (print).
+ */
 function qrCommand(context: StarContext, offset: number): void {
   const { reader, printer, qr } = context
   const fn = reader.u8()
@@ -206,7 +221,11 @@ function qrCommand(context: StarContext, offset: number): void {
   if (fn === 0x49) return // ESC GS y I: symbol information
   if (fn === 0x44) {
     const form = reader.u8()
-    if (form !== 0x31) return printer.warnings.add(offset, `ESC GS y D ${String.fromCharCode(form)} is not read by the preview; the data that follows is read as text`)
+    if (form !== 0x31)
+      return printer.warnings.add(
+        offset,
+        `ESC GS y D ${String.fromCharCode(form)} is not read by the preview; the data that follows is read as text`,
+      )
     reader.u8() // m = 0
     qr.data = reader.take(reader.u16()).slice()
     return
@@ -232,12 +251,19 @@ const BARCODE_TYPES: Readonly<Record<number, BarcodeSymbology>> = { 1: 'upca', 3
 /** `ESC b n1 n2 n3 n4 d... RS`: type, text below or not (2 and 4: below), mode (module width), height. */
 function barcode(context: StarContext, offset: number): void {
   const { reader, printer } = context
-  const [type, hri, mode, heightDots] = Array.from(reader.take(4), (n, index) => (index < 3 && n >= 48 ? n - 48 : n)) as [number, number, number, number]
+  const [type, hri, mode, heightDots] = Array.from(reader.take(4), (n, index) =>
+    index < 3 && n >= 48 ? n - 48 : n,
+  ) as [number, number, number, number]
   const data = reader.takeUntil(RS)
   const symbology = BARCODE_TYPES[type]
-  if (!symbology) return printer.warnings.add(offset, `ESC b type ${type}: this barcode type is not drawn by the preview`)
+  if (!symbology)
+    return printer.warnings.add(offset, `ESC b type ${type}: this barcode type is not drawn by the preview`)
   const widths = moduleWidths(mode)
-  if (!widths || hri < 1 || hri > 4 || heightDots === 0) return printer.warnings.add(offset, `ESC b ${type} ${hri} ${mode} ${heightDots}: parameters out of range; nothing prints`)
+  if (!widths || hri < 1 || hri > 4 || heightDots === 0)
+    return printer.warnings.add(
+      offset,
+      `ESC b ${type} ${hri} ${mode} ${heightDots}: parameters out of range; nothing prints`,
+    )
   const settings = { ...widths, heightDots, hri: hri === 2 || hri === 4 ? 'below' : 'none' } as const
   printBarcode(printer, symbology, data, 'starprnt', settings, offset, 'ESC b')
 }
@@ -255,7 +281,8 @@ function raster(context: StarContext, offset: number): void {
   const height = reader.u16()
   const tone = reader.u8()
   const rows = reader.take(widthBytes * height)
-  if (m !== 1 || tone !== 0) return printer.warnings.add(offset, `ESC GS S with m ${m} and n ${tone} is not a monochrome raster image; skipped`)
+  if (m !== 1 || tone !== 0)
+    return printer.warnings.add(offset, `ESC GS S with m ${m} and n ${tone} is not a monochrome raster image; skipped`)
   if (rows.length === 0) return printer.warnings.add(offset, 'ESC GS S with no dots; ignored')
   printRaster(printer, { widthBytes, height, rows, scale: { x: 1, y: 1 } }, context.dotsPerLine, offset, 'ESC GS S')
 }

@@ -22,10 +22,18 @@ export interface BarcodeSettings {
 
 export function printQr(printer: Printer, settings: QrSettings, offset: number, command: string): void {
   const { data, moduleDots, errorCorrection } = settings
-  if (data === undefined || data.length === 0) return printer.warnings.add(offset, `${command}: no QR data is stored, so nothing prints`)
-  if (!isUtf8(data)) printer.warnings.add(offset, `${command}: the QR data is not UTF-8; the preview draws it with U+FFFD for the bytes it cannot read`)
+  if (data === undefined || data.length === 0)
+    return printer.warnings.add(offset, `${command}: no QR data is stored, so nothing prints`)
+  if (!isUtf8(data))
+    printer.warnings.add(
+      offset,
+      `${command}: the QR data is not UTF-8; the preview draws it with U+FFFD for the bytes it cannot read`,
+    )
   if (qrModules(data, errorCorrection) === undefined) {
-    return printer.warnings.add(offset, `${command}: ${data.length} bytes do not fit in a QR code at error correction ${errorCorrection}`)
+    return printer.warnings.add(
+      offset,
+      `${command}: ${data.length} bytes do not fit in a QR code at error correction ${errorCorrection}`,
+    )
   }
   printer.print({ kind: 'qr', alignment: printer.alignment, data, moduleDots, errorCorrection }, offset, command)
 }
@@ -43,5 +51,9 @@ export function printBarcode(
   if (!content.ok) return printer.warnings.add(offset, `${command}: ${content.problem}; nothing prints`)
   if (content.note) printer.warnings.add(offset, `${command}: ${content.note}`)
   const { text, code128 } = content
-  printer.print({ kind: 'barcode', alignment: printer.alignment, symbology, text, code128, ...settings }, offset, command)
+  printer.print(
+    { kind: 'barcode', alignment: printer.alignment, symbology, text, code128, ...settings },
+    offset,
+    command,
+  )
 }

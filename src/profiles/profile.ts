@@ -4,7 +4,19 @@
 // USB IDs.
 import { BARCODE_FORMATS } from '../protocol/barcode.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
-import { array, boolean, type Infer, integer, nullable, object, oneOf, optional, refine, string, validate } from '../protocol/rules.ts'
+import {
+  array,
+  boolean,
+  type Infer,
+  integer,
+  nullable,
+  object,
+  oneOf,
+  optional,
+  refine,
+  string,
+  validate,
+} from '../protocol/rules.ts'
 import { SERIAL_BAUD_RATES, SERIAL_FLOW_CONTROLS } from '../domain/connection-uri.ts'
 
 /** The code pages the renderer has tables for (see src/render/code-pages.ts). */
@@ -32,7 +44,11 @@ const profileFile = object({
   widths: object({ 58: optional(geometry), 80: optional(geometry) }),
   defaultWidth: oneOf(PAPER_WIDTHS),
   /** In order of preference; `table` is the number the model's select-code-page command takes. */
-  codePages: array(object({ page: oneOf(CODE_PAGE_NAMES), table: integer({ min: 0, max: 255 }) }), { min: 1, max: CODE_PAGE_NAMES.length, unique: true }),
+  codePages: array(object({ page: oneOf(CODE_PAGE_NAMES), table: integer({ min: 0, max: 255 }) }), {
+    min: 1,
+    max: CODE_PAGE_NAMES.length,
+    unique: true,
+  }),
   /** `none`: a tear bar, no cutter; `feedLines`: lines fed so the last printed line clears the cutter or tear bar. */
   cut: object({ kind: oneOf(['partial', 'full', 'none'] as const), feedLines: integer({ min: 0, max: 20 }) }),
   /**
@@ -40,7 +56,12 @@ const profileFile = object({
    * (`none`, `single`, or `double` too), white on black, the small font B. Beyond it the renderer
    * degrades visibly (docs/document-extensions.md).
    */
-  text: object({ maxSize: integer({ min: 1, max: 8 }), underline: oneOf(['none', 'single', 'double'] as const), invert: boolean(), fontB: boolean() }),
+  text: object({
+    maxSize: integer({ min: 1, max: 8 }),
+    underline: oneOf(['none', 'single', 'double'] as const),
+    invert: boolean(),
+    fontB: boolean(),
+  }),
   drawer: nullable(object({ pins: array(oneOf([2, 5] as const), { min: 1, max: 2, unique: true }) })),
   buzzer: oneOf(['none', 'epson-optional', 'xprinter-esc-b', 'star-external'] as const),
   qr: boolean(),
@@ -55,7 +76,8 @@ const profileFile = object({
 const profileRule = refine(profileFile, (profile) => {
   const widths = PAPER_WIDTHS.filter((width) => profile.widths[width])
   if (widths.length === 0) return [{ path: 'widths', message: 'must name at least one paper width' }]
-  if (!profile.widths[profile.defaultWidth]) return [{ path: 'defaultWidth', message: `must be one of the widths (${widths.join(', ')})` }]
+  if (!profile.widths[profile.defaultWidth])
+    return [{ path: 'defaultWidth', message: `must be one of the widths (${widths.join(', ')})` }]
   return undefined
 })
 
@@ -72,7 +94,8 @@ export interface PrinterProfile extends PrinterProfileFile {
 /** A profile file checked against the rule; a broken file is a bug in the product, so it throws. */
 export function parseProfile(id: string, data: unknown): PrinterProfile {
   const result = validate(profileRule, data)
-  if (!result.ok) throw new Error(`printers/${id}.json: ${result.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`)
+  if (!result.ok)
+    throw new Error(`printers/${id}.json: ${result.issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`)
   const file = result.value
   return Object.freeze({ id, ...file, paperWidths: PAPER_WIDTHS.filter((width) => file.widths[width]) })
 }

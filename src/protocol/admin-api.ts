@@ -18,7 +18,10 @@ export function roleAllows(role: AdminRole, needed: AdminRole): boolean {
   return ADMIN_ROLES.indexOf(role) <= ADMIN_ROLES.indexOf(needed)
 }
 
-/** The audit log's `address` of a change made on the hub's own machine with the CLI (no account made it, from no network address). */
+/**
+ * The audit log's `address` of a change made on the hub's own machine with the CLI (no account made it, from no network
+ * address).
+ */
 export const AUDIT_ON_THE_MACHINE = 'this machine'
 
 /** Verbs that are the last part of an admin route's path (`POST /jobs/:id/cancel`): the action's name. */

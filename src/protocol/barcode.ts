@@ -28,7 +28,9 @@ function checkGs1(value: string, name: string, dataLength: number): string | und
 export function barcodeProblem(format: BarcodeFormat, value: string): string | undefined {
   switch (format) {
     case 'code128':
-      return value.length > MAX_CODE128_LENGTH ? `must be at most ${MAX_CODE128_LENGTH} characters for code128` : undefined
+      return value.length > MAX_CODE128_LENGTH
+        ? `must be at most ${MAX_CODE128_LENGTH} characters for code128`
+        : undefined
     case 'code39':
       return /^[A-Z0-9 .$/+%-]+$/.test(value) ? undefined : 'may only hold A-Z, 0-9, space and - . $ / + % for code39'
     case 'ean13':

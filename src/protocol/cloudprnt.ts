@@ -41,11 +41,13 @@ export interface CloudPrntPollAnswer {
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function text(body: Record<string, unknown>, key: string, required: boolean): Parsed<string | null> {
   const value = body[key]
-  if (value === undefined || value === null) return required ? { ok: false, message: `${key} is required` } : { ok: true, value: null }
+  if (value === undefined || value === null)
+    return required ? { ok: false, message: `${key} is required` } : { ok: true, value: null }
   if (typeof value !== 'string') return { ok: false, message: `${key} must be a string` }
   if (value.length > MAX_FIELD) return { ok: false, message: `${key} must be at most ${MAX_FIELD} characters long` }
   return { ok: true, value }
@@ -63,16 +65,29 @@ export function parsePoll(body: unknown): Parsed<CloudPrntPoll> {
   const jobToken = text(body, 'jobToken', false)
   if (!jobToken.ok) return jobToken
   const printing = body.printingInProgress
-  if (printing !== undefined && printing !== null && typeof printing !== 'boolean') return { ok: false, message: 'printingInProgress must be true or false' }
+  if (printing !== undefined && printing !== null && typeof printing !== 'boolean')
+    return { ok: false, message: 'printingInProgress must be true or false' }
   const actions = body.clientAction ?? []
   if (!Array.isArray(actions)) return { ok: false, message: 'clientAction must be a list' }
-  if (actions.length > MAX_ACTIONS) return { ok: false, message: `clientAction must have at most ${MAX_ACTIONS} answers` }
+  if (actions.length > MAX_ACTIONS)
+    return { ok: false, message: `clientAction must have at most ${MAX_ACTIONS} answers` }
   const clientAction: CloudPrntPoll['clientAction'] = []
   for (const action of actions) {
-    if (!isObject(action) || typeof action.request !== 'string' || action.request.length > MAX_FIELD) return { ok: false, message: 'each clientAction answer must be an object with a request name' }
+    if (!isObject(action) || typeof action.request !== 'string' || action.request.length > MAX_FIELD)
+      return { ok: false, message: 'each clientAction answer must be an object with a request name' }
     clientAction.push({ request: action.request, result: action.result })
   }
-  return { ok: true, value: { statusCode: statusCode.value!, printerMAC: printerMAC.value!, status: status.value, printingInProgress: printing === true, jobToken: jobToken.value, clientAction } }
+  return {
+    ok: true,
+    value: {
+      statusCode: statusCode.value!,
+      printerMAC: printerMAC.value!,
+      status: status.value,
+      printingInProgress: printing === true,
+      jobToken: jobToken.value,
+      clientAction,
+    },
+  }
 }
 
 /** What a printer said of its page (the `PageInfo` answer), all in its own strings. */

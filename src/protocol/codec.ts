@@ -9,7 +9,9 @@ export type DecodeErrorCode = 'invalid_json' | 'invalid_message' | 'message_too_
 /** Issues reported for one bad frame; they name fields, never carry the payload. */
 export const MAX_FRAME_ISSUES = 16
 
-export type Decoded<T> = { ok: true; message: T } | { ok: false; code: DecodeErrorCode; reason: string; issues: Issue[] }
+export type Decoded<T> =
+  | { ok: true; message: T }
+  | { ok: false; code: DecodeErrorCode; reason: string; issues: Issue[] }
 
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true })
 const utf8Encoder = new TextEncoder()
@@ -39,12 +41,20 @@ export function decodeFrame<T>(rule: Rule<T>, data: string | Uint8Array, maxByte
     return failure('invalid_json', 'The frame is not valid JSON.')
   }
   // The version is checked before the shape, so a peer of another version gets the right answer.
-  const version = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>).protocolVersion : undefined
+  const version =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>).protocolVersion
+      : undefined
   if (version !== undefined && version !== PROTOCOL_VERSION && (version === null || typeof version !== 'object')) {
-    return failure('unsupported_protocol_version', `Unsupported protocol version ${JSON.stringify(version)}; supported versions: ${PROTOCOL_VERSION}`)
+    return failure(
+      'unsupported_protocol_version',
+      `Unsupported protocol version ${JSON.stringify(version)}; supported versions: ${PROTOCOL_VERSION}`,
+    )
   }
   const result = validate(rule, value)
-  return result.ok ? { ok: true, message: result.value } : failure('invalid_message', 'The frame does not match the protocol.', result.issues)
+  return result.ok
+    ? { ok: true, message: result.value }
+    : failure('invalid_message', 'The frame does not match the protocol.', result.issues)
 }
 
 export class FrameEncodingError extends Error {
@@ -65,8 +75,14 @@ export class FrameEncodingError extends Error {
  */
 export function encodeFrame<T>(rule: Rule<T>, frame: T, maxBytes: number, readerInProcess = false): string {
   const result = readerInProcess ? undefined : validate(rule, frame)
-  if (result && !result.ok) throw new FrameEncodingError('invalid_message', `An outgoing frame breaks the protocol: ${result.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, result.issues)
+  if (result && !result.ok)
+    throw new FrameEncodingError(
+      'invalid_message',
+      `An outgoing frame breaks the protocol: ${result.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      result.issues,
+    )
   const text = JSON.stringify(frame)
-  if (utf8Length(text, maxBytes) > maxBytes) throw new FrameEncodingError('message_too_large', `An outgoing frame is larger than ${maxBytes} bytes.`)
+  if (utf8Length(text, maxBytes) > maxBytes)
+    throw new FrameEncodingError('message_too_large', `An outgoing frame is larger than ${maxBytes} bytes.`)
   return text
 }

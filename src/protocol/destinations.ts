@@ -24,6 +24,12 @@ export interface DestinationView {
   updatedAt: string
 }
 
-const destinationRule: Rule<DestinationView> = object({ name: identifier, mode: oneOf(DESTINATION_MODES), printers: array(string({ min: 1, max: 256 }), { min: 1, max: MAX_DESTINATION_PRINTERS }), createdAt: timestamp, updatedAt: timestamp })
+const destinationRule: Rule<DestinationView> = object({
+  name: identifier,
+  mode: oneOf(DESTINATION_MODES),
+  printers: array(string({ min: 1, max: 256 }), { min: 1, max: MAX_DESTINATION_PRINTERS }),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+})
 export const destinationResponseRule = object({ destination: destinationRule })
 export const destinationsResponseRule = object({ destinations: array(destinationRule, { max: 10_000 }) })

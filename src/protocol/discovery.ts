@@ -3,7 +3,10 @@ import { CHALLENGE_TTL_SECONDS, PROTOCOL_VERSION } from './limits.ts'
 import { integer, object, oneOf, type Rule, string } from './rules.ts'
 import { identifier, shortString } from './values.ts'
 
-/** Where discovery answers: the protocol's own path first (every OpenPrinter host serves it), then the printservice brand's. */
+/**
+ * Where discovery answers: the protocol's own path first (every OpenPrinter host serves it), then the printservice
+ * brand's.
+ */
 export const DISCOVERY_PATHS = ['/.well-known/openprinter', '/.well-known/printservice'] as const
 export const PAIRING_PATH = '/printservice/pair'
 export const GATEWAY_PATH = '/.well-known/printservice/gateway'
@@ -32,11 +35,19 @@ export const brandNameRule = string({
 })
 
 /** An absolute path, or an absolute http(s)/ws(s) URL. */
-const endpoint = string({ min: 1, max: 2_048, pattern: /^(?:\/[^\s?#]*|(?:https?|wss?):\/\/\S+)$/, patternHint: 'an absolute path or URL' })
+const endpoint = string({
+  min: 1,
+  max: 2_048,
+  pattern: /^(?:\/[^\s?#]*|(?:https?|wss?):\/\/\S+)$/,
+  patternHint: 'an absolute path or URL',
+})
 
 export const discoveryRule: Rule<DiscoveryDocument> = object({
   protocolVersion: oneOf([PROTOCOL_VERSION]),
   server: object({ id: identifier, name: brandNameRule, version: shortString }),
   endpoints: object({ pairing: endpoint, gateway: endpoint }),
-  authentication: object({ method: oneOf([AUTHENTICATION_METHOD]), challengeTtlSeconds: integer(CHALLENGE_TTL_SECONDS) }),
+  authentication: object({
+    method: oneOf([AUTHENTICATION_METHOD]),
+    challengeTtlSeconds: integer(CHALLENGE_TTL_SECONDS),
+  }),
 })

@@ -62,5 +62,10 @@ export function documentCostProblems(document: { sections: readonly CostedSectio
   const cost = documentCost(document)
   return (Object.keys(DOCUMENT_COST_LIMITS) as (keyof DocumentCost)[])
     .filter((name) => cost[name] > DOCUMENT_COST_LIMITS[name])
-    .map((name) => `has ${number(cost[name])} ${WHAT[name]} in all; a document may have at most ${number(DOCUMENT_COST_LIMITS[name])} (the document cost limit ${name})`)
+    .map(
+      (name) =>
+        `has ${number(cost[name])} ${WHAT[name]} in all; a document may have at ` +
+        `most ${number(DOCUMENT_COST_LIMITS[name])} (the document cost ` +
+        `limit ${name})`,
+    )
 }

@@ -13,7 +13,20 @@ import {
   MAX_SECTIONS,
   MAX_TEXT_LENGTH,
 } from './limits.ts'
-import { array, boolean, type Infer, integer, type Issue, object, oneOf, optional, refine, type Rule, string, tagged } from './rules.ts'
+import {
+  array,
+  boolean,
+  type Infer,
+  integer,
+  type Issue,
+  object,
+  oneOf,
+  optional,
+  refine,
+  type Rule,
+  string,
+  tagged,
+} from './rules.ts'
 import { imageName } from './project-images.ts'
 
 export const PAPER_WIDTHS = [58, 80] as const
@@ -35,7 +48,9 @@ export const BUZZER_DURATION_MS = { min: 100, max: 2_000, default: 200 } as cons
  */
 const textStyle = {
   bold: optional(boolean()),
-  size: optional(object({ width: integer({ min: 1, max: MAX_TEXT_SIZE }), height: integer({ min: 1, max: MAX_TEXT_SIZE }) })),
+  size: optional(
+    object({ width: integer({ min: 1, max: MAX_TEXT_SIZE }), height: integer({ min: 1, max: MAX_TEXT_SIZE }) }),
+  ),
   underline: optional(oneOf(UNDERLINES)),
   invert: optional(boolean()),
   font: optional(oneOf(FONTS)),
@@ -56,12 +71,19 @@ const utf8 = new TextEncoder()
  */
 const UNPRINTABLE_CONTROL = /[\u0000-\u0008\u000E-\u001F\u007F-\u009F]/
 
-/** What is wrong with printing `text` (the first control character the printer cannot print, by code point), or undefined. */
+/**
+ * What is wrong with printing `text` (the first control character the printer cannot print, by code point), or
+ * undefined.
+ */
 function controlCharacterProblem(text: string): string | undefined {
   const found = UNPRINTABLE_CONTROL.exec(text)
   if (!found) return undefined
   const codePoint = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
-  return `has the control character ${codePoint} at index ${found.index}, which cannot be printed (of the control characters only line feed, tab, vertical tab, form feed and carriage return are allowed)`
+  return (
+    `has the control character ${codePoint} at index ${found.index}, which ` +
+    `cannot be printed (of the control characters only line feed, tab, ` +
+    `vertical tab, form feed and carriage return are allowed)`
+  )
 }
 
 /**
@@ -70,7 +92,8 @@ function controlCharacterProblem(text: string): string | undefined {
  * without them; the hub's API and the client library refuse such a document at once.
  */
 function documentRuleOf(printable: boolean) {
-  const andPrintable = <T>(rule: Rule<T>, check: (value: T) => string | Issue[] | undefined): Rule<T> => (printable ? refine(rule, check) : rule)
+  const andPrintable = <T>(rule: Rule<T>, check: (value: T) => string | Issue[] | undefined): Rule<T> =>
+    printable ? refine(rule, check) : rule
   const printedText = (max: number) => andPrintable(string({ max }), controlCharacterProblem)
   const section = tagged('type', {
     text: object({
@@ -87,7 +110,10 @@ function documentRuleOf(printable: boolean) {
       onMs: optional(integer({ min: DRAWER_PULSE_MS.min, max: DRAWER_PULSE_MS.max })),
       offMs: optional(integer({ min: DRAWER_PULSE_MS.min, max: DRAWER_PULSE_MS.max })),
     }),
-    buzzer: object({ times: integer({ min: 1, max: MAX_BUZZER_TIMES }), durationMs: optional(integer({ min: BUZZER_DURATION_MS.min, max: BUZZER_DURATION_MS.max })) }),
+    buzzer: object({
+      times: integer({ min: 1, max: MAX_BUZZER_TIMES }),
+      durationMs: optional(integer({ min: BUZZER_DURATION_MS.min, max: BUZZER_DURATION_MS.max })),
+    }),
     // A project's stored image, by name: the hub puts the image in its place when it takes the job.
     logo: object({ name: imageName }),
     qr: object({
@@ -108,8 +134,9 @@ function documentRuleOf(printable: boolean) {
     ),
     image: printable ? printableImageRule : imageShapeRule,
   })
-  return andPrintable(object({ width: oneOf(PAPER_WIDTHS), sections: array(section, { min: 1, max: MAX_SECTIONS }) }), (document) =>
-    documentCostProblems(document).map((message) => ({ path: '', message })),
+  return andPrintable(
+    object({ width: oneOf(PAPER_WIDTHS), sections: array(section, { min: 1, max: MAX_SECTIONS }) }),
+    (document) => documentCostProblems(document).map((message) => ({ path: '', message })),
   )
 }
 
@@ -122,8 +149,17 @@ export function documentExtensions(document: { sections: readonly object[] }): I
   document.sections.forEach((section, index) => {
     const { type } = section as { type: string }
     const fields = type === 'text' ? TEXT_STYLE_EXTENSIONS : type === 'row' ? ROW_EXTENSIONS : []
-    for (const field of fields) if ((section as Record<string, unknown>)[field] !== undefined) issues.push({ path: `sections[${index}].${field}`, message: `is a printhub extension (${type} ${field}) that OpenPrinter v1 does not have` })
-    if ((SECTION_EXTENSIONS as readonly string[]).includes(type)) issues.push({ path: `sections[${index}].type`, message: `is a printhub extension (the ${type} section) that OpenPrinter v1 does not have` })
+    for (const field of fields)
+      if ((section as Record<string, unknown>)[field] !== undefined)
+        issues.push({
+          path: `sections[${index}].${field}`,
+          message: `is a printhub extension (${type} ${field}) that OpenPrinter v1 does not have`,
+        })
+    if ((SECTION_EXTENSIONS as readonly string[]).includes(type))
+      issues.push({
+        path: `sections[${index}].type`,
+        message: `is a printhub extension (the ${type} section) that OpenPrinter v1 does not have`,
+      })
   })
   return issues
 }
@@ -147,7 +183,10 @@ export const MAX_COPIES = 10
  * (its own last cut when it ends with one): what the printer is sent for a job with copies, so
  * every agent prints it as one job with one confirmation.
  */
-export function withCopies<D extends { width: PaperWidth; sections: readonly object[] }>(document: D, copies: number): D {
+export function withCopies<D extends { width: PaperWidth; sections: readonly object[] }>(
+  document: D,
+  copies: number,
+): D {
   if (copies <= 1) return document
   const last = document.sections.at(-1) as { type?: string } | undefined
   const copy = last?.type === 'cut' ? document.sections : [...document.sections, { type: 'cut' }]
@@ -159,7 +198,11 @@ export function withCopies<D extends { width: PaperWidth; sections: readonly obj
 export function copiesProblem(document: PrintDocument, copies: number): string | undefined {
   if (copies <= 1) return undefined
   const printed = withCopies(document, copies)
-  if (printed.sections.length > MAX_SECTIONS) return `makes ${printed.sections.length} sections with the cuts between copies; a document may have at most ${MAX_SECTIONS}`
+  if (printed.sections.length > MAX_SECTIONS)
+    return (
+      `makes ${printed.sections.length} sections with the cuts between copies; ` +
+      `a document may have at most ${MAX_SECTIONS}`
+    )
   const costs = documentCostProblems(printed)
   return costs.length > 0 ? `makes a document that ${costs[0]}` : undefined
 }

@@ -20,7 +20,10 @@ export const SDP_PRINT_TIMEOUT_MS = 30_000
 export const SDP_ID_PATTERN = /^[A-Za-z0-9_.-]{1,30}$/
 
 export type SdpMessage =
-  /** `asb`: status bits, when the GetRequest carries them (Epson's manual names no such field; read as a SetStatus's when there). */
+  /**
+   * `asb`: status bits, when the GetRequest carries them (Epson's manual names no such field; read as a SetStatus's
+   * when there).
+   */
   | { type: 'GetRequest'; printer: string; asb: number | null }
   | { type: 'SetResponse'; printer: string; responses: SdpResponse[]; requestError: string | null }
   | { type: 'SetStatus'; printer: string; asb: number | null }
@@ -42,7 +45,8 @@ export function parseSdpForm(form: URLSearchParams): Parsed<SdpMessage> {
   const type = form.get('ConnectionType')
   const id = form.get('ID') ?? ''
   const printer = id !== '' ? id : (form.get('Name') ?? '')
-  if (!SDP_ID_PATTERN.test(printer)) return { ok: false, message: 'ID (or, without one, Name) must be 1 to 30 letters, digits, _ . or -' }
+  if (!SDP_ID_PATTERN.test(printer))
+    return { ok: false, message: 'ID (or, without one, Name) must be 1 to 30 letters, digits, _ . or -' }
   switch (type) {
     case 'GetRequest':
       return { ok: true, value: { type, printer, asb: asbOf(form) } }
@@ -66,18 +70,24 @@ function asbOf(form: URLSearchParams): number | null {
 }
 
 // Every pattern is bounded: a printer's document is read in time linear in its length, whatever it holds.
-const attribute = (tag: string, name: string): string | undefined => new RegExp(`\\s${name}\\s{0,8}=\\s{0,8}"([^"]{0,512})"`, 'i').exec(tag)?.[1]
-const text = (xml: string, element: string): string | undefined => new RegExp(`<(?:\\w{1,32}:)?${element}(?:\\s[^>]{0,512})?>([^<]{0,512})</(?:\\w{1,32}:)?${element}>`, 'i').exec(xml)?.[1]?.trim()
+const attribute = (tag: string, name: string): string | undefined =>
+  new RegExp(`\\s${name}\\s{0,8}=\\s{0,8}"([^"]{0,512})"`, 'i').exec(tag)?.[1]
+const text = (xml: string, element: string): string | undefined =>
+  new RegExp(`<(?:\\w{1,32}:)?${element}(?:\\s[^>]{0,512})?>([^<]{0,512})</(?:\\w{1,32}:)?${element}>`, 'i')
+    .exec(xml)?.[1]
+    ?.trim()
 
 const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }
 const unescape = (value: string) => value.replace(/&(lt|gt|amp|quot|apos);/g, (_, name: string) => ENTITIES[name]!)
 
 /** A `PrintResponseInfo` document: each job's response, or the printer's word that the request itself was refused. */
 function readResponseFile(file: string): Parsed<{ responses: SdpResponse[]; requestError: string | null }> {
-  if (!/<(?:\w{1,32}:)?PrintResponseInfo\b/.test(file)) return { ok: false, message: 'the ResponseFile must be a PrintResponseInfo document' }
+  if (!/<(?:\w{1,32}:)?PrintResponseInfo\b/.test(file))
+    return { ok: false, message: 'the ResponseFile must be a PrintResponseInfo document' }
   const responses: SdpResponse[] = []
   // Version 3.00's word on the request as a whole (ServerDirectPrint, its Response capitalised) is no job's response.
-  const server = /<(?:\w{1,32}:)?ServerDirectPrint\b[\s\S]{0,4096}?<\/(?:\w{1,32}:)?ServerDirectPrint>/.exec(file)?.[0] ?? ''
+  const server =
+    /<(?:\w{1,32}:)?ServerDirectPrint\b[\s\S]{0,4096}?<\/(?:\w{1,32}:)?ServerDirectPrint>/.exec(file)?.[0] ?? ''
   const rest = server ? file.replace(server, '') : file
   // Version 2.00 and later: one ePOSPrint per job, with its printjobid; 1.00: bare responses.
   const jobs = rest.split(/<(?:\w{1,32}:)?ePOSPrint\b/).slice(1)
@@ -97,7 +107,12 @@ function readResponseFile(file: string): Parsed<{ responses: SdpResponse[]; requ
   }
   // Version 3.00: the request was refused as a whole (too large, not XML, ePOS-Print off).
   const refused = /<(?:\w{1,32}:)?Response\s[^>]{0,512}Success\s{0,8}=\s{0,8}"(false|0)"/.test(server)
-  const requestError = refused ? unescape([text(server, 'ErrorSummary'), text(server, 'ErrorDetail')].filter(Boolean).join(': ') || 'the printer refused the request').slice(0, 256) : null
+  const requestError = refused
+    ? unescape(
+        [text(server, 'ErrorSummary'), text(server, 'ErrorDetail')].filter(Boolean).join(': ') ||
+          'the printer refused the request',
+      ).slice(0, 256)
+    : null
   if (responses.length === 0 && requestError === null) return { ok: false, message: 'the ResponseFile has no response' }
   return { ok: true, value: { responses, requestError } }
 }
@@ -109,7 +124,8 @@ export function printRequestInfo(printJobId: string, bytes: Uint8Array): string 
     '<PrintRequestInfo Version="2.00">',
     '<ePOSPrint>',
     `<Parameter><devid>local_printer</devid><timeout>${SDP_PRINT_TIMEOUT_MS}</timeout><printjobid>${printJobId}</printjobid></Parameter>`,
-    `<PrintData><epos-print xmlns="${EPOS_PRINT_NAMESPACE}"><command>${Buffer.from(bytes).toString('hex')}</command></epos-print></PrintData>`,
+    `<PrintData><epos-print ` +
+      `xmlns="${EPOS_PRINT_NAMESPACE}"><command>${Buffer.from(bytes).toString('hex')}</command></epos-print></PrintData>`,
     '</ePOSPrint>',
     '</PrintRequestInfo>',
   ].join('')

@@ -2,7 +2,12 @@
 // webhooks): what happened to a job or a printer, with its projection at that moment.
 import { type Job, JOB_STATES, jobRule, type JobState } from './job.ts'
 import { MAX_MESSAGE_LENGTH } from './limits.ts'
-import { PROJECT_PRINTER_STATES, type ProjectPrinter, projectPrinterRule, type ProjectPrinterState } from './project-printer.ts'
+import {
+  PROJECT_PRINTER_STATES,
+  type ProjectPrinter,
+  projectPrinterRule,
+  type ProjectPrinterState,
+} from './project-printer.ts'
 import { integer, nullable, object, oneOf, type Rule, string, union } from './rules.ts'
 import { timestamp } from './values.ts'
 
@@ -68,6 +73,20 @@ export const projectEventRule: Rule<ProjectEvent> = union('type', {
     lastErrorCode: nullable(string({ max: MAX_MESSAGE_LENGTH })),
     job: jobRule,
   }),
-  'job.moved': object({ id: eventId, type: oneOf(['job.moved']), occurredAt: timestamp, previousPrinterId: string({ min: 1, max: 256 }), note: string({ max: MAX_MESSAGE_LENGTH }), job: jobRule }),
-  'printer.state_changed': object({ id: eventId, type: oneOf(['printer.state_changed']), occurredAt: timestamp, state: printerState, previousState: nullable(printerState), printer: projectPrinterRule }),
+  'job.moved': object({
+    id: eventId,
+    type: oneOf(['job.moved']),
+    occurredAt: timestamp,
+    previousPrinterId: string({ min: 1, max: 256 }),
+    note: string({ max: MAX_MESSAGE_LENGTH }),
+    job: jobRule,
+  }),
+  'printer.state_changed': object({
+    id: eventId,
+    type: oneOf(['printer.state_changed']),
+    occurredAt: timestamp,
+    state: printerState,
+    previousState: nullable(printerState),
+    printer: projectPrinterRule,
+  }),
 }) as Rule<ProjectEvent>

@@ -27,12 +27,24 @@ export function isPrinthubServer(serverVersion: string): boolean {
  * the job's only report since its receipt: the printer confirmed at once, and the frame says when
  * it took the last byte too (the built-in agent's, agent.ts).
  */
-const jobCompleted = envelope(object({ jobId: identifier, idempotencyKey, printerId: identifier, completedAt: timestamp, submittedAt: optional(timestamp) }), 'required')
+const jobCompleted = envelope(
+  object({
+    jobId: identifier,
+    idempotencyKey,
+    printerId: identifier,
+    completedAt: timestamp,
+    submittedAt: optional(timestamp),
+  }),
+  'required',
+)
 
 /** The agent stopped the job on `server.cancel_job` before submitting it: it will not print. */
 const jobCancelled = envelope(object({ jobId: identifier, idempotencyKey, cancelledAt: timestamp }), 'required')
 
-export const printhubAgentMessageRule = agentMessageRuleWith({ 'printhub.job_completed': jobCompleted, 'printhub.job_cancelled': jobCancelled })
+export const printhubAgentMessageRule = agentMessageRuleWith({
+  'printhub.job_completed': jobCompleted,
+  'printhub.job_cancelled': jobCancelled,
+})
 export type PrinthubAgentMessage = Infer<typeof printhubAgentMessageRule>
 
 /**

@@ -9,4 +9,8 @@ export interface HealthResult {
   reason?: string
 }
 
-export const healthRule: Rule<HealthResult> = object({ ok: boolean(), service: string({ min: 1, max: 256 }), reason: optional(string({ min: 1, max: 1_024 })) })
+export const healthRule: Rule<HealthResult> = object({
+  ok: boolean(),
+  service: string({ min: 1, max: 256 }),
+  reason: optional(string({ min: 1, max: 1_024 })),
+})

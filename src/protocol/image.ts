@@ -11,7 +11,9 @@ export type ImageMediaType = (typeof IMAGE_MEDIA_TYPES)[number]
 export const STANDARD_BASE64_HINT = 'must be standard padded base64 (A-Z a-z 0-9 + / and = padding)'
 
 /** The runtime's own base64 decoder (TC39 Uint8Array.fromBase64), in one native pass. */
-const fromBase64 = (Uint8Array as unknown as { fromBase64(text: string, options: { lastChunkHandling: 'loose' }): Uint8Array }).fromBase64
+const fromBase64 = (
+  Uint8Array as unknown as { fromBase64(text: string, options: { lastChunkHandling: 'loose' }): Uint8Array }
+).fromBase64
 
 /**
  * Standard padded base64: the alphabet, `=` padding only at the end, a length that is a multiple
@@ -51,7 +53,8 @@ class Base64Bytes {
 }
 
 const ascii = (bytes: Uint8Array) => String.fromCharCode(...bytes)
-const uint32 = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0
+const uint32 = (b: Uint8Array, at: number) =>
+  ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0
 
 export interface ImageSize {
   width: number
@@ -65,7 +68,8 @@ function pngHeader(data: Base64Bytes): ImageSize | string {
   const head = data.read(0, 24)
   const width = uint32(head, 16)
   const height = uint32(head, 20)
-  if (ascii(head.subarray(12, 16)) !== 'IHDR' || width === 0 || height === 0) return 'is not a valid PNG image (no image header)'
+  if (ascii(head.subarray(12, 16)) !== 'IHDR' || width === 0 || height === 0)
+    return 'is not a valid PNG image (no image header)'
   // A PNG ends with the IEND chunk: length 0, "IEND", its CRC.
   if (ascii(data.read(data.length - 8, 4)) !== 'IEND') return 'is not a complete PNG image (it is cut short)'
   return { width, height }
@@ -98,13 +102,20 @@ export function imageHeader(mediaType: ImageMediaType, data: string): ImageSize 
   if (!isStandardBase64(data)) return STANDARD_BASE64_HINT
   const bytes = new Base64Bytes(data)
   const head = bytes.read(0, 8)
-  const actual = PNG_SIGNATURE.every((byte, i) => head[i] === byte) ? 'image/png' : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff ? 'image/jpeg' : undefined
+  const actual = PNG_SIGNATURE.every((byte, i) => head[i] === byte)
+    ? 'image/png'
+    : head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff
+      ? 'image/jpeg'
+      : undefined
   if (actual === undefined) return 'does not hold a PNG or JPEG image'
   if (actual !== mediaType) return `holds an ${actual} image, but mediaType says ${mediaType}`
   const header = actual === 'image/png' ? pngHeader(bytes) : jpegHeader(bytes)
   if (typeof header === 'string') return header
   if (header.width > MAX_IMAGE_SIDE || header.height > MAX_IMAGE_SIDE) {
-    return `is ${header.width}x${header.height} pixels; at most ${MAX_IMAGE_SIDE} pixels a side can be printed (scale it down first)`
+    return (
+      `is ${header.width}x${header.height} pixels; at most ${MAX_IMAGE_SIDE} ` +
+      `pixels a side can be printed (scale it down first)`
+    )
   }
   return header
 }
@@ -118,7 +129,9 @@ export function imageProblem(mediaType: ImageMediaType, data: string): string | 
 /** An image as an image section (and a stored image) carries it: its type and standard base64, by shape. */
 export const imageShapeRule = object({
   mediaType: oneOf(IMAGE_MEDIA_TYPES),
-  data: refine(string({ min: 4, max: MAX_IMAGE_BASE64_LENGTH }), (data) => (isStandardBase64(data) ? undefined : STANDARD_BASE64_HINT)),
+  data: refine(string({ min: 4, max: MAX_IMAGE_BASE64_LENGTH }), (data) =>
+    isStandardBase64(data) ? undefined : STANDARD_BASE64_HINT,
+  ),
 })
 
 /** The same, and a whole image of that type with printable dimensions (its headers read). */

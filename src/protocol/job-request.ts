@@ -11,9 +11,13 @@ import {
 } from './limits.ts'
 import { type Infer, integer, nullable, object, optional, record, refine, string } from './rules.ts'
 
-export const metadataRule = record(string({ min: 1, max: MAX_METADATA_KEY_LENGTH }), string({ max: MAX_METADATA_VALUE_LENGTH }), {
-  maxEntries: MAX_METADATA_ENTRIES,
-})
+export const metadataRule = record(
+  string({ min: 1, max: MAX_METADATA_KEY_LENGTH }),
+  string({ max: MAX_METADATA_VALUE_LENGTH }),
+  {
+    maxEntries: MAX_METADATA_ENTRIES,
+  },
+)
 
 export const createJobRule = refine(
   object({

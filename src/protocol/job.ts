@@ -1,11 +1,26 @@
 // The public job: its states and its projection, as the print job service specification defines them.
-import { JOB_LIST_LIMIT, MAX_ATTEMPTS, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_MESSAGE_LENGTH, MAX_PRINTER_ID_LENGTH } from './limits.ts'
+import {
+  JOB_LIST_LIMIT,
+  MAX_ATTEMPTS,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  MAX_MESSAGE_LENGTH,
+  MAX_PRINTER_ID_LENGTH,
+} from './limits.ts'
 import { metadataRule } from './job-request.ts'
 import { array, boolean, integer, nullable, object, oneOf, optional, type Rule, string } from './rules.ts'
 import { MAX_DESTINATION_PRINTERS } from './destinations.ts'
 import { timestamp } from './values.ts'
 
-export const JOB_STATES = ['PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const
+export const JOB_STATES = [
+  'PENDING',
+  'DISPATCHING',
+  'DELIVERED',
+  'PRINTING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
+] as const
 export type JobState = (typeof JOB_STATES)[number]
 
 export function isJobState(value: unknown): value is JobState {
@@ -78,12 +93,29 @@ export interface JobDetailResponse {
   job: Job
   children?: Job[]
 }
-export const jobDetailResponseRule: Rule<JobDetailResponse> = object({ job: jobRule, children: optional(array(jobRule, { max: MAX_DESTINATION_PRINTERS })) })
+export const jobDetailResponseRule: Rule<JobDetailResponse> = object({
+  job: jobRule,
+  children: optional(array(jobRule, { max: MAX_DESTINATION_PRINTERS })),
+})
 
-/** A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job it reprints. */
+/**
+ * A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job it
+ * reprints.
+ */
 export interface ReprintJobResponse extends CreateJobResponse {
   reprintOf: string
 }
-export const reprintJobResponseRule: Rule<ReprintJobResponse> = object({ job: jobRule, duplicate: boolean(), reprintOf: text })
-export const listJobsResponseRule: Rule<ListJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }) })
-export const pagedJobsResponseRule: Rule<PagedJobsResponse> = object({ jobs: array(jobRule, { max: JOB_LIST_LIMIT }), keyPrefix: string({ min: 1, max: 64 }), nextCursor: nullable(string({ min: 1, max: 32_768 })) })
+export const reprintJobResponseRule: Rule<ReprintJobResponse> = object({
+  job: jobRule,
+  duplicate: boolean(),
+  reprintOf: text,
+})
+export const listJobsResponseRule: Rule<ListJobsResponse> = object({
+  jobs: array(jobRule, { max: JOB_LIST_LIMIT }),
+  keyPrefix: string({ min: 1, max: 64 }),
+})
+export const pagedJobsResponseRule: Rule<PagedJobsResponse> = object({
+  jobs: array(jobRule, { max: JOB_LIST_LIMIT }),
+  keyPrefix: string({ min: 1, max: 64 }),
+  nextCursor: nullable(string({ min: 1, max: 32_768 })),
+})

@@ -25,7 +25,10 @@ export const ED25519_PUBLIC_KEY_BYTES = 32
 
 export const publicKeyXRule = refine(
   string({ min: 43, max: 43, pattern: /^[A-Za-z0-9_-]{43}$/, patternHint: 'unpadded base64url' }),
-  (x) => (decodeBase64Url(x)?.length === ED25519_PUBLIC_KEY_BYTES ? undefined : 'must be canonical unpadded base64url of exactly 32 bytes'),
+  (x) =>
+    decodeBase64Url(x)?.length === ED25519_PUBLIC_KEY_BYTES
+      ? undefined
+      : 'must be canonical unpadded base64url of exactly 32 bytes',
 )
 
 export const pairingRequestRule = object({
@@ -52,8 +55,20 @@ export interface PairingResponse {
   pairedAt: string
 }
 
-export const pairingResponseRule: Rule<PairingResponse> = object({ agentId: identifier, keyId: identifier, serverId: identifier, pairedAt: timestamp })
+export const pairingResponseRule: Rule<PairingResponse> = object({
+  agentId: identifier,
+  keyId: identifier,
+  serverId: identifier,
+  pairedAt: timestamp,
+})
 
 /** The pairing error codes of the OpenPrinter error envelope (its `server_error` is the API's own). */
-export const PAIRING_ERROR_CODES = ['pairing_code_invalid', 'pairing_code_expired', 'pairing_code_consumed', 'pairing_rate_limited', 'invalid_public_key', 'unsupported_protocol_version'] as const
+export const PAIRING_ERROR_CODES = [
+  'pairing_code_invalid',
+  'pairing_code_expired',
+  'pairing_code_consumed',
+  'pairing_rate_limited',
+  'invalid_public_key',
+  'unsupported_protocol_version',
+] as const
 export type PairingErrorCode = (typeof PAIRING_ERROR_CODES)[number]

@@ -11,10 +11,16 @@ const utf8 = new TextEncoder()
  * application's key), with the metadata counted in case it travels. A job is accepted only if it
  * fits, so it can always be delivered.
  */
-export function fitsInOneFrame(document: PrintDocument, metadata: Record<string, string> | null | undefined, documentJson = JSON.stringify(document)): boolean {
+export function fitsInOneFrame(
+  document: PrintDocument,
+  metadata: Record<string, string> | null | undefined,
+  documentJson = JSON.stringify(document),
+): boolean {
   const around = frameAroundBytes(metadata)
   // A UTF-16 code unit is at most 3 bytes in UTF-8: most documents fit without being encoded.
-  return around + documentJson.length * 3 <= MAX_FRAME_BYTES || around + utf8.encode(documentJson).length <= MAX_FRAME_BYTES
+  return (
+    around + documentJson.length * 3 <= MAX_FRAME_BYTES || around + utf8.encode(documentJson).length <= MAX_FRAME_BYTES
+  )
 }
 
 let aroundWithoutMetadata: number | undefined
@@ -33,7 +39,14 @@ function frameAround(metadata: Record<string, string> | undefined): number {
     messageId: longestId,
     sentAt: timestamp,
     type: 'server.print_job',
-    payload: { jobId: longestId, idempotencyKey: longestId, printerId: longestId, createdAt: timestamp, document: 0, ...(metadata ? { metadata } : {}) },
+    payload: {
+      jobId: longestId,
+      idempotencyKey: longestId,
+      printerId: longestId,
+      createdAt: timestamp,
+      document: 0,
+      ...(metadata ? { metadata } : {}),
+    },
   }
   // Less the placeholder's one byte.
   return utf8.encode(JSON.stringify(frame)).length - 1

@@ -10,7 +10,12 @@ import { timestamp } from './values.ts'
 export const MAX_PROJECT_IMAGES = 32
 
 /** An image's name: what a logo section says, and the last part of its address. */
-export const imageName = string({ min: 1, max: 64, pattern: /^[A-Za-z0-9][A-Za-z0-9._-]*$/, patternHint: 'letters, digits, ".", "_" and "-", starting with a letter or digit' })
+export const imageName = string({
+  min: 1,
+  max: 64,
+  pattern: /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+  patternHint: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
+})
 
 /** The body of the PUT: the image as an image section carries it, checked as one is. */
 export const putImageRule = printableImageRule

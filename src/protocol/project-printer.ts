@@ -5,7 +5,16 @@ import { array, integer, nullable, object, oneOf, type Rule, string } from './ru
 import { timestamp } from './values.ts'
 
 /** What a printer can do now, in one word: ready, busy printing, or why it cannot print. */
-export const PROJECT_PRINTER_STATES = ['ready', 'busy', 'offline', 'paper_out', 'paper_near_end', 'cover_open', 'error', 'unknown'] as const
+export const PROJECT_PRINTER_STATES = [
+  'ready',
+  'busy',
+  'offline',
+  'paper_out',
+  'paper_near_end',
+  'cover_open',
+  'error',
+  'unknown',
+] as const
 export type ProjectPrinterState = (typeof PROJECT_PRINTER_STATES)[number]
 
 export interface ProjectPrinter {
@@ -39,5 +48,7 @@ export const projectPrinterRule: Rule<ProjectPrinter> = object({
   agentId: id,
 })
 
-export const projectPrintersResponseRule: Rule<{ printers: ProjectPrinter[] }> = object({ printers: array(projectPrinterRule, { max: 100_000 }) })
+export const projectPrintersResponseRule: Rule<{ printers: ProjectPrinter[] }> = object({
+  printers: array(projectPrinterRule, { max: 100_000 }),
+})
 export const projectPrinterResponseRule: Rule<{ printer: ProjectPrinter }> = object({ printer: projectPrinterRule })

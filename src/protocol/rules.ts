@@ -67,17 +67,25 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u
 export function string(options: StringOptions): Rule<string> {
   const min = options.min ?? 0
   return {
-    schema: { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: options.max, ...(options.pattern ? { pattern: options.pattern.source } : {}) },
+    schema: {
+      type: 'string',
+      ...(min > 0 ? { minLength: min } : {}),
+      maxLength: options.max,
+      ...(options.pattern ? { pattern: options.pattern.source } : {}),
+    },
     check(value, path, issues) {
       if (typeof value !== 'string') return push(issues, path, `must be a string, not ${describe(value)}`)
       // JSON can carry half a character (a lone surrogate, \ud800): stored as UTF-8 it would become
       // U+FFFD, and two different keys the same one.
-      if (LONE_SURROGATE.test(value)) return push(issues, path, 'must be well-formed Unicode (it has a lone surrogate, half of a character)')
+      if (LONE_SURROGATE.test(value))
+        return push(issues, path, 'must be well-formed Unicode (it has a lone surrogate, half of a character)')
       if (value.length < min || value.length > options.max) {
-        const range = min === 0 ? `at most ${options.max}` : min === options.max ? `exactly ${min}` : `${min} to ${options.max}`
+        const range =
+          min === 0 ? `at most ${options.max}` : min === options.max ? `exactly ${min}` : `${min} to ${options.max}`
         return push(issues, path, `must be ${range} characters long (got ${value.length})`)
       }
-      if (options.pattern && !options.pattern.test(value)) push(issues, path, `must be ${options.patternHint ?? `match ${options.pattern}`}`)
+      if (options.pattern && !options.pattern.test(value))
+        push(issues, path, `must be ${options.patternHint ?? `match ${options.pattern}`}`)
     },
   }
 }
@@ -86,8 +94,10 @@ export function integer(options: { min: number; max: number }): Rule<number> {
   return {
     schema: { type: 'integer', minimum: options.min, maximum: options.max },
     check(value, path, issues) {
-      if (typeof value !== 'number' || !Number.isInteger(value)) return push(issues, path, `must be an integer, not ${describe(value)}`)
-      if (value < options.min || value > options.max) push(issues, path, `must be between ${options.min} and ${options.max} (got ${value})`)
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return push(issues, path, `must be an integer, not ${describe(value)}`)
+      if (value < options.min || value > options.max)
+        push(issues, path, `must be between ${options.min} and ${options.max} (got ${value})`)
     },
   }
 }
@@ -129,14 +139,21 @@ export function nullable<T>(rule: Rule<T>): Rule<T | null> {
 export function array<T>(item: Rule<T>, options: { min?: number; max: number; unique?: boolean }): Rule<T[]> {
   const min = options.min ?? 0
   return {
-    schema: { type: 'array', items: item.schema, ...(min > 0 ? { minItems: min } : {}), maxItems: options.max, ...(options.unique ? { uniqueItems: true } : {}) },
+    schema: {
+      type: 'array',
+      items: item.schema,
+      ...(min > 0 ? { minItems: min } : {}),
+      maxItems: options.max,
+      ...(options.unique ? { uniqueItems: true } : {}),
+    },
     check(value, path, issues) {
       if (!Array.isArray(value)) return push(issues, path, `must be an array, not ${describe(value)}`)
       if (value.length < min || value.length > options.max) {
         return push(issues, path, `must have ${min} to ${options.max} items (got ${value.length})`)
       }
       value.forEach((element, index) => item.check(element, `${path}[${index}]`, issues))
-      if (options.unique && new Set(value.map((element) => JSON.stringify(element))).size !== value.length) push(issues, path, 'must not repeat an item')
+      if (options.unique && new Set(value.map((element) => JSON.stringify(element))).size !== value.length)
+        push(issues, path, 'must not repeat an item')
     },
   }
 }
@@ -144,7 +161,9 @@ export function array<T>(item: Rule<T>, options: { min?: number; max: number; un
 type Shape = Record<string, Rule<unknown>>
 type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { readonly optional: true } ? K : never }[keyof S]
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>
-export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
+export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & {
+  [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined>
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -159,7 +178,12 @@ export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
   const keys = Object.keys(shape)
   const required = keys.filter((key) => !shape[key]!.optional)
   return {
-    schema: { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, shape[key]!.schema])), ...(required.length > 0 ? { required } : {}), additionalProperties: false },
+    schema: {
+      type: 'object',
+      properties: Object.fromEntries(keys.map((key) => [key, shape[key]!.schema])),
+      ...(required.length > 0 ? { required } : {}),
+      additionalProperties: false,
+    },
     check(value, path, issues, without) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       for (const key of keys) {
@@ -180,7 +204,12 @@ export function object<S extends Shape>(shape: S): Rule<ObjectOf<S>> {
 /** An object used as a map from string keys to values of one rule. */
 export function record<T>(key: Rule<string>, item: Rule<T>, options: { maxEntries: number }): Rule<Record<string, T>> {
   return {
-    schema: { type: 'object', propertyNames: key.schema, additionalProperties: item.schema, maxProperties: options.maxEntries },
+    schema: {
+      type: 'object',
+      propertyNames: key.schema,
+      additionalProperties: item.schema,
+      maxProperties: options.maxEntries,
+    },
     check(value, path, issues) {
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       const entries = Object.entries(value)
@@ -212,7 +241,11 @@ function discriminated(discriminator: string, variants: Variants, strip: boolean
     const schema = variants[name]!.schema
     if (!strip) return schema
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
-    return { ...schema, properties: { [discriminator]: { const: name }, ...properties }, required: [discriminator, ...((schema.required ?? []) as string[])] }
+    return {
+      ...schema,
+      properties: { [discriminator]: { const: name }, ...properties },
+      required: [discriminator, ...((schema.required ?? []) as string[])],
+    }
   }
   return {
     schema: { oneOf: names.map(variantSchema) },
@@ -220,7 +253,12 @@ function discriminated(discriminator: string, variants: Variants, strip: boolean
       if (!isPlainObject(value)) return push(issues, path, `must be an object, not ${describe(value)}`)
       const tag = value[discriminator]
       const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag]! : undefined
-      if (!variant) return push(issues, join(path, discriminator), `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`)
+      if (!variant)
+        return push(
+          issues,
+          join(path, discriminator),
+          `must be one of ${names.map((n) => JSON.stringify(n)).join(', ')}`,
+        )
       // A stripped variant checks the value as it is, told that the discriminator is not its own field.
       variant.check(value, path, issues, strip ? discriminator : undefined)
     },
@@ -228,7 +266,10 @@ function discriminated(discriminator: string, variants: Variants, strip: boolean
 }
 
 /** A union of closed objects told apart by a string field (the discriminator). */
-export function tagged<const D extends string, V extends Variants>(discriminator: D, variants: V): Rule<TaggedOf<V, D>> {
+export function tagged<const D extends string, V extends Variants>(
+  discriminator: D,
+  variants: V,
+): Rule<TaggedOf<V, D>> {
   return discriminated(discriminator, variants, true) as Rule<TaggedOf<V, D>>
 }
 
@@ -251,7 +292,8 @@ export function refine<T>(base: Rule<T>, extra: (value: T) => string | Issue[] |
       if (issues.length !== before) return
       const found = extra(value as T)
       if (typeof found === 'string') push(issues, path, found)
-      else for (const issue of found ?? []) push(issues, issue.path === '' ? path : join(path, issue.path), issue.message)
+      else
+        for (const issue of found ?? []) push(issues, issue.path === '' ? path : join(path, issue.path), issue.message)
     },
   }
 }

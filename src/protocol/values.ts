@@ -18,7 +18,8 @@ export const shortString = string({ min: 1, max: 256 })
  */
 export function htmlPattern(pattern: RegExp): string {
   const source = pattern.source
-  if (!source.startsWith('^') || !source.endsWith('$')) throw new Error(`a pattern for a whole value starts with ^ and ends with $: ${source}`)
+  if (!source.startsWith('^') || !source.endsWith('$'))
+    throw new Error(`a pattern for a whole value starts with ^ and ends with $: ${source}`)
   return source.slice(1, -1).replaceAll(/-\]/g, '\\-]')
 }
 
@@ -36,7 +37,10 @@ export const BASE64URL_PATTERN = /^[A-Za-z0-9_-]+$/
 /** Decodes canonical unpadded base64url; undefined when the text is not canonical. */
 export function decodeBase64Url(text: string): Uint8Array | undefined {
   if (!BASE64URL_PATTERN.test(text) || text.length % 4 === 1) return undefined
-  const bytes = Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)), (c) => c.charCodeAt(0))
+  const bytes = Uint8Array.from(
+    atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4)),
+    (c) => c.charCodeAt(0),
+  )
   // Canonical means the unused low bits of the last character are zero: re-encoding gives the same text.
   return encodeBase64Url(bytes) === text ? bytes : undefined
 }

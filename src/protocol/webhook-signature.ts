@@ -9,10 +9,20 @@
 export const WEBHOOK_SECRET_PREFIX = 'whsec_'
 /** A delivery older or newer than this (seconds) is refused: a replayed one cannot pass. */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60
-export const WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const
+export const WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const
 
 /** Why a delivery is not one the holder of the secret signed. */
-export type WebhookRefusal = 'missing_headers' | 'bad_timestamp' | 'too_old' | 'too_new' | 'no_valid_signature' | 'bad_secret'
+export type WebhookRefusal =
+  | 'missing_headers'
+  | 'bad_timestamp'
+  | 'too_old'
+  | 'too_new'
+  | 'no_valid_signature'
+  | 'bad_secret'
 
 const encoder = new TextEncoder()
 
@@ -29,7 +39,9 @@ function toBase64(bytes: Uint8Array): string {
 
 /** The key bytes of a secret, with or without its `whsec_` prefix; undefined when it is not base64. */
 export function webhookKeyBytes(secret: string): Uint8Array | undefined {
-  const bytes = fromBase64(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret)
+  const bytes = fromBase64(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+  )
   return bytes && bytes.length > 0 ? bytes : undefined
 }
 
@@ -47,7 +59,9 @@ export async function webhookSignature(secret: string, id: string, timestamp: nu
   const key = webhookKeyBytes(secret)
   if (!key) throw new TypeError('the webhook secret is not whsec_ and base64')
   const crypto = await subtle()
-  const hmac = await crypto.importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  const hmac = await crypto.importKey('raw', key as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ])
   const signature = new Uint8Array(await crypto.sign('HMAC', hmac, encoder.encode(`${id}.${timestamp}.${body}`)))
   return `v1,${toBase64(signature)}`
 }
@@ -64,7 +78,12 @@ function sameText(a: string, b: string): boolean {
  * Checks a delivery: its headers, its time (within WEBHOOK_TOLERANCE_SECONDS of `nowMs`) and one
  * of its signatures. The delivery's ID and time, or why it is refused.
  */
-export async function checkWebhook(secret: string, headers: (name: string) => string | null | undefined, body: string, nowMs = Date.now()): Promise<{ ok: true; id: string; timestamp: number } | { ok: false; refusal: WebhookRefusal }> {
+export async function checkWebhook(
+  secret: string,
+  headers: (name: string) => string | null | undefined,
+  body: string,
+  nowMs = Date.now(),
+): Promise<{ ok: true; id: string; timestamp: number } | { ok: false; refusal: WebhookRefusal }> {
   const id = headers(WEBHOOK_HEADERS.id)
   const time = headers(WEBHOOK_HEADERS.timestamp)
   const signatures = headers(WEBHOOK_HEADERS.signature)

@@ -37,7 +37,21 @@ export interface WebhookView {
 const text = string({ min: 1, max: 2_048 })
 const events = array(oneOf(EVENT_TYPES), { min: 1, max: EVENT_TYPES.length })
 
-export const createdWebhookRule = object({ webhook: object({ id: text, url: text, events, createdAt: timestamp }), secret: text })
+export const createdWebhookRule = object({
+  webhook: object({ id: text, url: text, events, createdAt: timestamp }),
+  secret: text,
+})
 export const webhooksResponseRule: Rule<{ webhooks: WebhookView[] }> = object({
-  webhooks: array(object({ id: text, url: text, events, description: nullable(string({ max: 500 })), createdAt: timestamp, failingSince: nullable(timestamp), disabledAt: nullable(timestamp) }), { max: 10_000 }),
+  webhooks: array(
+    object({
+      id: text,
+      url: text,
+      events,
+      description: nullable(string({ max: 500 })),
+      createdAt: timestamp,
+      failingSince: nullable(timestamp),
+      disabledAt: nullable(timestamp),
+    }),
+    { max: 10_000 },
+  ),
 })

@@ -88,7 +88,12 @@ function symbolOf(format: BarcodeFormat, value: string, commands: CommandSet): E
   }
 }
 
-export function barcodeCommands(format: BarcodeFormat, value: string, dotsPerLine: number, commands: CommandSet): Uint8Array[] {
+export function barcodeCommands(
+  format: BarcodeFormat,
+  value: string,
+  dotsPerLine: number,
+  commands: CommandSet,
+): Uint8Array[] {
   // Frames are decoded without the symbology rules, so they are checked again here.
   const problem = /^[\x20-\x7E]+$/.test(value) ? barcodeProblem(format, value) : 'must be printable ASCII'
   if (problem) throw new RenderError('render.barcode_invalid', `barcode value ${problem}`, false)
@@ -96,7 +101,11 @@ export function barcodeCommands(format: BarcodeFormat, value: string, dotsPerLin
   const moduleWidth = MODULE_WIDTHS.find((dots) => symbol.modules * dots <= dotsPerLine)
   if (moduleWidth === undefined) {
     const needed = symbol.modules * Math.min(...MODULE_WIDTHS)
-    throw new RenderError('render.barcode_too_wide', `${format} barcode needs ${needed} dots; the paper has ${dotsPerLine}`, false)
+    throw new RenderError(
+      'render.barcode_too_wide',
+      `${format} barcode needs ${needed} dots; the paper has ${dotsPerLine}`,
+      false,
+    )
   }
   return commands.barcode(format, symbol.data, moduleWidth, BAR_HEIGHT_DOTS)
 }

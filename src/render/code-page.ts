@@ -13,7 +13,11 @@ const BYTES = new Map<CodePage, ReadonlyMap<string, number>>()
 function bytesOf(page: CodePage): ReadonlyMap<string, number> {
   let bytes = BYTES.get(page)
   if (!bytes) {
-    bytes = new Map(Array.from(page.high, (character, i) => [character, 0x80 + i] as const).filter(([character]) => character !== '\u0000'))
+    bytes = new Map(
+      Array.from(page.high, (character, i) => [character, 0x80 + i] as const).filter(
+        ([character]) => character !== '\u0000',
+      ),
+    )
     BYTES.set(page, bytes)
   }
   return bytes

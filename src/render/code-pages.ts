@@ -84,4 +84,10 @@ export const PC857: CodePage = {
 }
 
 /** The tables by the names profiles use. */
-export const CODE_PAGES: Readonly<Record<CodePageName, CodePage>> = { cp858: PC858, cp852: PC852, cp866: PC866, cp737: PC737, cp857: PC857 }
+export const CODE_PAGES: Readonly<Record<CodePageName, CodePage>> = {
+  cp858: PC858,
+  cp852: PC852,
+  cp866: PC866,
+  cp737: PC737,
+  cp857: PC857,
+}

@@ -29,7 +29,10 @@ export interface CommandSet {
   qr(data: Uint8Array, moduleDots: number): Uint8Array[]
   /** A barcode whose data is already in the command's format (see `barcodeData`), text below the bars. */
   barcode(format: BarcodeFormat, data: Uint8Array, moduleDots: BarcodeModuleDots, heightDots: number): Uint8Array[]
-  /** True when code 128 data names its code sets (ESC/POS); false for StarPRNT's own format, where the printer picks them. */
+  /**
+   * True when code 128 data names its code sets (ESC/POS); false for StarPRNT's own format, where the printer picks
+   * them.
+   */
   readonly code128CodeSets: boolean
   raster(widthBytes: number, height: number, rows: Uint8Array): Uint8Array
 }
@@ -49,7 +52,13 @@ const ESCPOS: CommandSet = {
   drawer: escpos.generatePulse,
   feed: escpos.printAndFeedLines,
   cut: escpos.cut,
-  qr: (data, moduleDots) => [escpos.qrSelectModel2(), escpos.qrModuleSize(moduleDots), escpos.qrErrorCorrectionM(), escpos.qrStore(data), escpos.qrPrint()],
+  qr: (data, moduleDots) => [
+    escpos.qrSelectModel2(),
+    escpos.qrModuleSize(moduleDots),
+    escpos.qrErrorCorrectionM(),
+    escpos.qrStore(data),
+    escpos.qrPrint(),
+  ],
   barcode: (format, data, moduleDots, heightDots) => [
     escpos.barcodeTextBelow(),
     escpos.barcodeHeight(heightDots),
@@ -77,15 +86,25 @@ const STARPRNT: CommandSet = {
   drawer: star.drivePeripheral,
   feed: star.feedLines,
   cut: star.feedAndCut,
-  qr: (data, moduleDots) => [star.qrSelectModel2(), star.qrErrorCorrectionM(), star.qrCellSize(moduleDots), star.qrStore(data), star.qrPrint()],
-  barcode: (format, data, moduleDots, heightDots) => [star.printBarcode(STAR_BARCODE_TYPES[format], STAR_BARCODE_MODES[moduleDots], heightDots, data)],
+  qr: (data, moduleDots) => [
+    star.qrSelectModel2(),
+    star.qrErrorCorrectionM(),
+    star.qrCellSize(moduleDots),
+    star.qrStore(data),
+    star.qrPrint(),
+  ],
+  barcode: (format, data, moduleDots, heightDots) => [
+    star.printBarcode(STAR_BARCODE_TYPES[format], STAR_BARCODE_MODES[moduleDots], heightDots, data),
+  ],
   code128CodeSets: false,
   raster: star.rasterGraphic,
 }
 
 export const COMMAND_SETS: Readonly<Record<CommandSetName, CommandSet>> = { escpos: ESCPOS, starprnt: STARPRNT }
 
-/** The buzzer command of a profile's kind of buzzer: `times` beeps of `durationMs`; undefined for a model without one. */
+/**
+ * The buzzer command of a profile's kind of buzzer: `times` beeps of `durationMs`; undefined for a model without one.
+ */
 export function buzzerCommand(kind: BuzzerKind, times: number, durationMs: number): Uint8Array | undefined {
   switch (kind) {
     case 'epson-optional':

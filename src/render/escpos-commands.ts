@@ -13,7 +13,8 @@ const ALIGNMENT_CODES: Record<Alignment, number> = { left: 0, center: 1, right: 
 
 /** A one-byte command parameter; a value out of range is a bug in the caller. */
 function byte(value: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`ESC/POS parameter ${value} is not a byte`)
+  if (!Number.isInteger(value) || value < 0 || value > 255)
+    throw new RangeError(`ESC/POS parameter ${value} is not a byte`)
   return value
 }
 
@@ -92,7 +93,9 @@ export function printBarcode(system: number, data: Uint8Array): Uint8Array {
  */
 export function rasterBitImage(widthBytes: number, height: number, rows: Uint8Array): Uint8Array {
   if (widthBytes < 1 || widthBytes > 0xffff || height < 1 || height > 4_095 || rows.length !== widthBytes * height) {
-    throw new RangeError(`a raster block of ${widthBytes} bytes by ${height} rows (${rows.length} bytes given) cannot be sent`)
+    throw new RangeError(
+      `a raster block of ${widthBytes} bytes by ${height} rows (${rows.length} bytes given) cannot be sent`,
+    )
   }
   const command = new Uint8Array(8 + rows.length)
   command.set([GS, 0x76, 0x30, 0, widthBytes & 0xff, widthBytes >> 8, height & 0xff, height >> 8])
@@ -101,7 +104,8 @@ export function rasterBitImage(widthBytes: number, height: number, rows: Uint8Ar
 }
 
 /** `GS ! n`: character size, width (1-8) in the high nibble and height (1-8) in the low, each less one. */
-export const selectCharacterSize = (width: number, height: number) => Uint8Array.of(GS, 0x21, ((width - 1) << 4) | (height - 1))
+export const selectCharacterSize = (width: number, height: number) =>
+  Uint8Array.of(GS, 0x21, ((width - 1) << 4) | (height - 1))
 
 /** `ESC - n`: underline off (0), one dot thick (1) or two (2). */
 export const selectUnderline = (dots: 0 | 1 | 2) => Uint8Array.of(ESC, 0x2d, dots)
@@ -113,10 +117,22 @@ export const selectReverse = (on: boolean) => Uint8Array.of(GS, 0x42, on ? 1 : 0
 export const selectFont = (font: 'a' | 'b') => Uint8Array.of(ESC, 0x4d, font === 'a' ? 0 : 1)
 
 /** `ESC p m t1 t2`: a pulse on the drawer connector's pin 2 (m = 0) or pin 5 (m = 1), on t1 x 2 ms, off t2 x 2 ms. */
-export const generatePulse = (pin: 2 | 5, onMs: number, offMs: number) => Uint8Array.of(ESC, 0x70, pin === 2 ? 0 : 1, byte(Math.max(1, Math.round(onMs / 2))), byte(Math.max(1, Math.round(offMs / 2))))
+export const generatePulse = (pin: 2 | 5, onMs: number, offMs: number) =>
+  Uint8Array.of(
+    ESC,
+    0x70,
+    pin === 2 ? 0 : 1,
+    byte(Math.max(1, Math.round(onMs / 2))),
+    byte(Math.max(1, Math.round(offMs / 2))),
+  )
 
-/** `ESC ( A pL pH fn n c t` with fn = 48: beep the buzzer c times, sound n = 49, each cycle t x 100 ms (Epson's optional buzzer). */
-export const beepBuzzer = (times: number, durationMs: number) => Uint8Array.of(ESC, 0x28, 0x41, 4, 0, 48, 49, byte(times), byte(Math.max(1, Math.round(durationMs / 100))))
+/**
+ * `ESC ( A pL pH fn n c t` with fn = 48: beep the buzzer c times, sound n = 49, each cycle t x 100 ms (Epson's optional
+ * buzzer).
+ */
+export const beepBuzzer = (times: number, durationMs: number) =>
+  Uint8Array.of(ESC, 0x28, 0x41, 4, 0, 48, 49, byte(times), byte(Math.max(1, Math.round(durationMs / 100))))
 
 /** `ESC B n t`: beep n times, each t x 50 ms (1-9), the command Xprinter's models take. */
-export const beepTimes = (times: number, durationMs: number) => Uint8Array.of(ESC, 0x42, byte(times), Math.min(9, Math.max(1, Math.round(durationMs / 50))))
+export const beepTimes = (times: number, durationMs: number) =>
+  Uint8Array.of(ESC, 0x42, byte(times), Math.min(9, Math.max(1, Math.round(durationMs / 50))))

@@ -16,7 +16,10 @@ export class JpegError extends Error {}
 export const KEEP_MEMORY_BYTES = 24 * 1024 * 1024
 
 interface Decoder {
-  decode(bytes: Uint8Array, preserveOrientation: boolean): { width: number; height: number; data: Uint8ClampedArray } | null
+  decode(
+    bytes: Uint8Array,
+    preserveOrientation: boolean,
+  ): { width: number; height: number; data: Uint8ClampedArray } | null
   HEAPU8: Uint8Array
   /** What libjpeg said while decoding (warnings and errors), cleared before each image. */
   messages: string[]

@@ -20,11 +20,14 @@ export function isLight(document: PrintDocument): boolean {
 
 /** The worker's module: embedded in the compiled executable (scripts/build.ts), beside this file in a checkout. */
 function workerScript(): URL {
-  return Bun.main.startsWith('/$bunfs/') ? new URL('file:///$bunfs/root/render/worker.ts') : new URL('./worker.ts', import.meta.url)
+  return Bun.main.startsWith('/$bunfs/')
+    ? new URL('file:///$bunfs/root/render/worker.ts')
+    : new URL('./worker.ts', import.meta.url)
 }
 
 function asRenderError(error: { name: string; message: string; [more: string]: unknown }): Error {
-  if (error.name === 'RenderError') return new RenderError(error.code as RenderErrorCode, error.message, error.retryable as boolean)
+  if (error.name === 'RenderError')
+    return new RenderError(error.code as RenderErrorCode, error.message, error.retryable as boolean)
   return new RenderError('render.failed', `the renderer failed: ${error.message}`, false)
 }
 
@@ -42,14 +45,18 @@ export function renderWorker(budgetMs = RENDER_BUDGET_MS): OffThread<RenderReque
 }
 
 /** Renders the document for the printer: at once when it is light, else in the worker. Rejects with a RenderError. */
-export async function renderOffThread(request: RenderRequest, pool?: OffThread<RenderRequest, Uint8Array>): Promise<Uint8Array> {
+export async function renderOffThread(
+  request: RenderRequest,
+  pool?: OffThread<RenderRequest, Uint8Array>,
+): Promise<Uint8Array> {
   if (!pool && isLight(request.document)) return (await (renderer ??= import('./request.ts'))).renderRequested(request)
   worker ??= renderWorker()
   try {
     return await (pool ?? worker).run(request)
   } catch (error) {
     if (error instanceof RenderError) throw error
-    if (error instanceof OffThreadTimeout) throw new RenderError('render.failed', `rendering ${error.message}: the document is too costly to print`, false)
+    if (error instanceof OffThreadTimeout)
+      throw new RenderError('render.failed', `rendering ${error.message}: the document is too costly to print`, false)
     throw new RenderError('render.failed', `the renderer failed: ${(error as Error).message}`, false)
   }
 }

@@ -39,7 +39,8 @@ export class Output {
   lines(lines: readonly string[]): void {
     const drawn = this.drawnStyle
     for (const line of lines) {
-      if (!drawn && Array.from(line).every((character) => this.text.has(character))) this.push(this.text.encode(line), LINE_FEED)
+      if (!drawn && Array.from(line).every((character) => this.text.has(character)))
+        this.push(this.text.encode(line), LINE_FEED)
       else this.raster(drawLine(line, this.alignment, drawn ?? this.style, this.dotsPerLine))
     }
   }
@@ -48,7 +49,13 @@ export class Output {
   raster(dots: DotImage): void {
     for (let top = 0; top < dots.height; top += this.bandRows) {
       const bottom = Math.min(top + this.bandRows, dots.height)
-      this.push(this.commands.raster(dots.widthBytes, bottom - top, dots.rows.subarray(top * dots.widthBytes, bottom * dots.widthBytes)))
+      this.push(
+        this.commands.raster(
+          dots.widthBytes,
+          bottom - top,
+          dots.rows.subarray(top * dots.widthBytes, bottom * dots.widthBytes),
+        ),
+      )
     }
   }
 
@@ -67,7 +74,8 @@ export class Output {
     const was = this.style
     if (sameStyle(was, style)) return
     if (style.bold !== was.bold) this.push(this.commands.bold(style.bold))
-    if (style.width !== was.width || style.height !== was.height) this.push(this.commands.size(style.width, style.height))
+    if (style.width !== was.width || style.height !== was.height)
+      this.push(this.commands.size(style.width, style.height))
     if (style.underline !== was.underline) this.push(this.commands.underline(style.underline))
     if (style.invert !== was.invert) this.push(this.commands.invert(style.invert))
     if (style.font !== was.font) this.push(this.commands.font(style.font))

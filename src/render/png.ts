@@ -12,7 +12,13 @@ const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 /** Channels of each colour type: grey, RGB, palette index, grey + alpha, RGBA. */
 const CHANNELS: Readonly<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }
 /** Bit depths each colour type allows. */
-const DEPTHS: Readonly<Record<number, readonly number[]>> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] }
+const DEPTHS: Readonly<Record<number, readonly number[]>> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+}
 
 /** Adam7 passes: first column, first row, column step, row step. */
 const ADAM7 = [
@@ -54,7 +60,8 @@ export function decodePng(bytes: Uint8Array): GrayImage {
     const length = view.getUint32(offset)
     const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8))
     const data = bytes.subarray(offset + 8, offset + 8 + length)
-    if (data.length !== length || offset + 12 + length > bytes.length) throw new PngError(`has a truncated ${type} chunk`)
+    if (data.length !== length || offset + 12 + length > bytes.length)
+      throw new PngError(`has a truncated ${type} chunk`)
     offset += 12 + length
     if (type === 'IHDR') header = readHeader(data)
     else if (type === 'PLTE') plte = data
@@ -78,11 +85,15 @@ export function decodePng(bytes: Uint8Array): GrayImage {
   let raw: Uint8Array
   try {
     // Inflated in chunks of up to 1 MiB: in the default 16 KiB a photo took twice as long.
-    raw = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), { maxOutputLength: expected, chunkSize: Math.min(Math.max(expected, 1 << 16), 1 << 20) })
+    raw = inflateSync(idat.length === 1 ? idat[0]! : Buffer.concat(idat), {
+      maxOutputLength: expected,
+      chunkSize: Math.min(Math.max(expected, 1 << 16), 1 << 20),
+    })
   } catch (error) {
     throw new PngError(`has image data that does not inflate (${(error as Error).message})`)
   }
-  if (raw.length !== expected) throw new PngError(`has ${raw.length} bytes of image data where ${expected} were expected`)
+  if (raw.length !== expected)
+    throw new PngError(`has ${raw.length} bytes of image data where ${expected} were expected`)
   const transparency = readTransparency(header, plte, trns)
   const luma = new Uint8Array(header.width * header.height)
   let at = 0
@@ -106,10 +117,18 @@ function readHeader(data: Uint8Array): Header {
   if (data.length !== 13) throw new PngError('has an IHDR chunk of the wrong length')
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength)
   const [depth, colorType, compression, filter, interlace] = data.subarray(8)
-  const header = { width: view.getUint32(0), height: view.getUint32(4), depth: depth!, colorType: colorType!, interlaced: interlace === 1 }
+  const header = {
+    width: view.getUint32(0),
+    height: view.getUint32(4),
+    depth: depth!,
+    colorType: colorType!,
+    interlaced: interlace === 1,
+  }
   if (header.width === 0 || header.height === 0) throw new PngError('is empty')
-  if (!DEPTHS[header.colorType]?.includes(header.depth)) throw new PngError(`has colour type ${header.colorType} at bit depth ${header.depth}, which PNG does not define`)
-  if (compression !== 0 || filter !== 0 || interlace! > 1) throw new PngError('uses a compression, filter or interlace method PNG does not define')
+  if (!DEPTHS[header.colorType]?.includes(header.depth))
+    throw new PngError(`has colour type ${header.colorType} at bit depth ${header.depth}, which PNG does not define`)
+  if (compression !== 0 || filter !== 0 || interlace! > 1)
+    throw new PngError('uses a compression, filter or interlace method PNG does not define')
   return header
 }
 
@@ -140,10 +159,12 @@ function unfilter(pass: Uint8Array, rows: number, rowBytes: number, bytesPerPixe
       case 0:
         break
       case 1:
-        for (let i = bytesPerPixel; i < rowBytes; i++) pass[start + i] = (pass[start + i]! + pass[start + i - bytesPerPixel]!) & 0xff
+        for (let i = bytesPerPixel; i < rowBytes; i++)
+          pass[start + i] = (pass[start + i]! + pass[start + i - bytesPerPixel]!) & 0xff
         break
       case 2:
-        if (above >= 0) for (let i = 0; i < rowBytes; i++) pass[start + i] = (pass[start + i]! + pass[above + i]!) & 0xff
+        if (above >= 0)
+          for (let i = 0; i < rowBytes; i++) pass[start + i] = (pass[start + i]! + pass[above + i]!) & 0xff
         break
       case 3:
         for (let i = 0; i < rowBytes; i++) {
@@ -172,7 +193,16 @@ function unfilter(pass: Uint8Array, rows: number, rowBytes: number, bytesPerPixe
 }
 
 /** One row of samples as grey levels on white, at every `step`-th pixel of `luma` from `at`. */
-function writeRow(samples: Uint8Array, header: Header, channels: number, transparency: Transparency, columns: number, luma: Uint8Array, at: number, step: number): void {
+function writeRow(
+  samples: Uint8Array,
+  header: Header,
+  channels: number,
+  transparency: Transparency,
+  columns: number,
+  luma: Uint8Array,
+  at: number,
+  step: number,
+): void {
   const { depth, colorType } = header
   if (depth === 8 && colorType !== 3 && !transparency.key) {
     // The common case, without per-sample arithmetic: 8-bit grey or colour, with or without alpha.

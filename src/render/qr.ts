@@ -8,8 +8,8 @@ import type { DotImage } from './image.ts'
 
 /** Byte-mode capacity of versions 1 to 40 at error correction M (ISO/IEC 18004). */
 const BYTE_CAPACITY_M = [
-  14, 26, 42, 62, 84, 106, 122, 152, 180, 213, 251, 287, 331, 362, 412, 450, 504, 560, 624, 666, 711, 779, 857, 911, 997, 1059, 1125,
-  1190, 1264, 1370, 1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331,
+  14, 26, 42, 62, 84, 106, 122, 152, 180, 213, 251, 287, 331, 362, 412, 450, 504, 560, 624, 666, 711, 779, 857, 911,
+  997, 1059, 1125, 1190, 1264, 1370, 1452, 1538, 1628, 1722, 1809, 1911, 1989, 2099, 2213, 2331,
 ] as const
 
 /** Larger modules scan no better and only take paper. */
@@ -40,7 +40,12 @@ export function qrCommands(value: string, dotsPerLine: number, commands: Command
 
 function versionFor(bytes: number): number {
   const version = qrVersionM(bytes)
-  if (version === undefined) throw new RenderError('render.qr_too_long', `QR value is ${bytes} bytes in UTF-8; a QR code holds at most ${MAX_QR_BYTES}`, false)
+  if (version === undefined)
+    throw new RenderError(
+      'render.qr_too_long',
+      `QR value is ${bytes} bytes in UTF-8; a QR code holds at most ${MAX_QR_BYTES}`,
+      false,
+    )
   return version
 }
 

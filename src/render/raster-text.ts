@@ -30,7 +30,12 @@ export function drawnCells(character: string): number | undefined {
  * the style: magnified, bold (each dot drawn twice, one dot apart, as printers embolden their
  * fonts), underlined (one or two rows under the glyphs), white on black (the glyphs' box inverted).
  */
-export function drawLine(line: string, alignment: Alignment, style: Pick<TextStyle, 'bold' | 'width' | 'height' | 'underline' | 'invert'> & { font?: TextStyle['font'] }, dotsPerLine: number): DotImage {
+export function drawLine(
+  line: string,
+  alignment: Alignment,
+  style: Pick<TextStyle, 'bold' | 'width' | 'height' | 'underline' | 'invert'> & { font?: TextStyle['font'] },
+  dotsPerLine: number,
+): DotImage {
   const glyphs = Array.from(line, (character) => glyph(character.codePointAt(0)!)!)
   // Font A's 12 x 24 cells, or font B's 9 x 17, magnified.
   const scaleX = (style.font === 'b' ? FONT_B_SCALE_X : SCALE) * style.width
@@ -55,10 +60,12 @@ export function drawLine(line: string, alignment: Alignment, style: Pick<TextSty
   const end = Math.min(width, left)
   if (style.underline !== 'none') {
     const thickness = (style.underline === 'double' ? 2 : 1) * style.height
-    for (let y = LINE_GAP_ROWS + glyphRows - thickness; y < LINE_GAP_ROWS + glyphRows; y++) for (let x = start; x < end; x++) setDot(x, y)
+    for (let y = LINE_GAP_ROWS + glyphRows - thickness; y < LINE_GAP_ROWS + glyphRows; y++)
+      for (let x = start; x < end; x++) setDot(x, y)
   }
   if (style.invert) {
-    for (let y = 0; y < height; y++) for (let x = start; x < end; x++) rows[y * widthBytes + (x >> 3)]! ^= 0x80 >> (x & 7)
+    for (let y = 0; y < height; y++)
+      for (let x = start; x < end; x++) rows[y * widthBytes + (x >> 3)]! ^= 0x80 >> (x & 7)
   }
   return { widthBytes, height, rows }
 }

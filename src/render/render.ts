@@ -47,7 +47,11 @@ export const SERIAL_BAND_ROWS = 64
 export function renderTarget(profile: PrinterProfile, width: PaperWidth, link?: Connection['kind']): RenderTarget {
   const geometry = profile.widths[width]
   if (!geometry) {
-    throw new RenderError('render.width_unsupported', `the printer model ${profile.id} takes ${profile.paperWidths.join(' or ')} mm paper, not ${width} mm`, false)
+    throw new RenderError(
+      'render.width_unsupported',
+      `the printer model ${profile.id} takes ${profile.paperWidths.join(' or ')} mm paper, not ${width} mm`,
+      false,
+    )
   }
   return {
     profile,
@@ -63,7 +67,8 @@ export function renderTarget(profile: PrinterProfile, width: PaperWidth, link?: 
 /** The target for a printer record's profile ID and width, and how the printer is attached. */
 export function targetFor(profileId: string, width: PaperWidth, link?: Connection['kind']): RenderTarget {
   const profile = findProfile(profileId)
-  if (!profile) throw new RenderError('render.profile_unknown', `this printhub has no printer profile "${profileId}"`, false)
+  if (!profile)
+    throw new RenderError('render.profile_unknown', `this printhub has no printer profile "${profileId}"`, false)
   return renderTarget(profile, width, link)
 }
 
@@ -97,7 +102,9 @@ export function renderWithWarnings(document: PrintDocument, target: RenderTarget
       const warning = renderSection(section, target, output, cells)
       if (warning) warnings.push(`sections[${index}]: ${warning}`)
     } catch (error) {
-      throw error instanceof RenderError ? new RenderError(error.code, `sections[${index}]: ${error.message}`, error.retryable) : error
+      throw error instanceof RenderError
+        ? new RenderError(error.code, `sections[${index}]: ${error.message}`, error.retryable)
+        : error
     }
   })
   output.modes('left')
@@ -113,7 +120,11 @@ function cellWidth(text: CodePageEncoder): CellWidth {
     const cells = drawnCells(character)
     if (cells !== undefined) return cells
     // Never a silent `?`: a receipt with a wrong character is worse than a job that fails and says why.
-    throw new RenderError('render.unsupported_character', `${hex(character.codePointAt(0)!)} is neither in the printer's code pages nor in the font text is drawn with`, false)
+    throw new RenderError(
+      'render.unsupported_character',
+      `${hex(character.codePointAt(0)!)} is neither in the printer's code pages nor in the font text is drawn with`,
+      false,
+    )
   }
 }
 
@@ -151,7 +162,9 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
     case 'drawer': {
       const why = leftOut(section, profile)
       if (why) return why
-      output.push(commands.drawer(section.pin, section.onMs ?? DRAWER_PULSE_MS.on, section.offMs ?? DRAWER_PULSE_MS.off))
+      output.push(
+        commands.drawer(section.pin, section.onMs ?? DRAWER_PULSE_MS.on, section.offMs ?? DRAWER_PULSE_MS.off),
+      )
       return
     }
     case 'buzzer': {
@@ -168,7 +181,11 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
       return
     case 'barcode':
       if (!profile.barcodes.includes(section.format)) {
-        throw new RenderError('render.barcode_unsupported', `the printer model ${profile.id} cannot print ${section.format} barcodes`, false)
+        throw new RenderError(
+          'render.barcode_unsupported',
+          `the printer model ${profile.id} cannot print ${section.format} barcodes`,
+          false,
+        )
       }
       output.modes('center')
       output.push(...barcodeCommands(section.format, section.value, target.dotsPerLine, commands))
@@ -179,6 +196,10 @@ function renderSection(section: Section, target: RenderTarget, output: Output, c
       return
     case 'logo':
       // The hub puts the project's image in a logo's place when it takes the job; alone, it names nothing printable.
-      throw new RenderError('render.image_invalid', `the logo "${section.name}" is an image stored on the hub; it prints in jobs the hub takes, not on its own`, false)
+      throw new RenderError(
+        'render.image_invalid',
+        `the logo "${section.name}" is an image stored on the hub; it prints in jobs the hub takes, not on its own`,
+        false,
+      )
   }
 }

@@ -13,7 +13,10 @@ import { drawLine, drawnCells } from './raster-text.ts'
 import { type CellWidth, layoutRow, wrapText } from './text-layout.ts'
 import { columnsOf, styleOf } from './text-style.ts'
 
-/** Every character is drawn, so a line counts the cells of its glyphs; one the font lacks counts one (and fails later, as anywhere). */
+/**
+ * Every character is drawn, so a line counts the cells of its glyphs; one the font lacks counts one (and fails later,
+ * as anywhere).
+ */
 const drawnWidth: CellWidth = (character) => drawnCells(character) ?? 1
 
 /** Rows stacked into pictures of at most MAX_IMAGE_SIDE rows each, as PNG image sections. */
@@ -49,7 +52,10 @@ function pictures(lines: DotImage[]): Section[] {
  * The document in OpenPrinter v1's sections for a printer of this model, or the extensions that
  * no standard section can carry (each named, as the wire rule names them).
  */
-export function standardDocument(document: PrintDocument, profile: PrinterProfile): { document: PrintDocument } | { refused: Issue[] } {
+export function standardDocument(
+  document: PrintDocument,
+  profile: PrinterProfile,
+): { document: PrintDocument } | { refused: Issue[] } {
   const extensions = documentExtensions(document)
   if (extensions.length === 0) return { document }
   const refused = extensions.filter((issue) => issue.path.endsWith('.type'))
@@ -64,9 +70,15 @@ export function standardDocument(document: PrintDocument, profile: PrinterProfil
     // Drawn in font A's cells: a picture has no font B.
     const style = { ...styleOf(section), font: 'a' as const }
     const perLine = columnsOf(style, columns)
-    const lines = section.type === 'text' ? wrapText(section.value, perLine, drawnWidth) : layoutRow(section.left, section.right, perLine, drawnWidth)
+    const lines =
+      section.type === 'text'
+        ? wrapText(section.value, perLine, drawnWidth)
+        : layoutRow(section.left, section.right, perLine, drawnWidth)
     if (lines.some((line) => Array.from(line).some((character) => drawnCells(character) === undefined))) {
-      drawnFailures.push({ path: `sections[${index}]`, message: 'has a character the font pictures are drawn with lacks' })
+      drawnFailures.push({
+        path: `sections[${index}]`,
+        message: 'has a character the font pictures are drawn with lacks',
+      })
       return []
     }
     const alignment = section.type === 'text' ? (section.align ?? 'left') : 'left'

@@ -10,7 +10,8 @@ const ALIGNMENT_CODES: Record<Alignment, number> = { left: 0, center: 1, right: 
 
 /** A one-byte command parameter; a value out of range is a bug in the caller. */
 function byte(value: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > 255) throw new RangeError(`StarPRNT parameter ${value} is not a byte`)
+  if (!Number.isInteger(value) || value < 0 || value > 255)
+    throw new RangeError(`StarPRNT parameter ${value} is not a byte`)
   return value
 }
 
@@ -71,7 +72,9 @@ export function printBarcode(type: number, mode: number, heightDots: number, dat
  */
 export function rasterGraphic(widthBytes: number, height: number, rows: Uint8Array): Uint8Array {
   if (widthBytes < 1 || widthBytes > 0xffff || height < 1 || height > 0xffff || rows.length !== widthBytes * height) {
-    throw new RangeError(`a raster graphic of ${widthBytes} bytes by ${height} rows (${rows.length} bytes given) cannot be sent`)
+    throw new RangeError(
+      `a raster graphic of ${widthBytes} bytes by ${height} rows (${rows.length} bytes given) cannot be sent`,
+    )
   }
   const command = new Uint8Array(9 + rows.length)
   command.set([ESC, GS, 0x53, 1, widthBytes & 0xff, widthBytes >> 8, height & 0xff, height >> 8, 0])
@@ -80,7 +83,8 @@ export function rasterGraphic(widthBytes: number, height: number, rows: Uint8Arr
 }
 
 /** `ESC i n1 n2`: character expansion, n1 = height - 1 and n2 = width - 1 (0-5: 1 to 6 times). */
-export const characterExpansion = (width: number, height: number) => Uint8Array.of(ESC, 0x69, byte(height - 1), byte(width - 1))
+export const characterExpansion = (width: number, height: number) =>
+  Uint8Array.of(ESC, 0x69, byte(height - 1), byte(width - 1))
 
 /** `ESC - n`: underline on (1) or off (0); StarPRNT has one thickness. */
 export const underline = (on: boolean) => Uint8Array.of(ESC, 0x2d, on ? 1 : 0)

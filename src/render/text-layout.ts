@@ -16,7 +16,8 @@ const WORD_SEPARATORS = /[ \t\r\f\v]+/
  */
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu
 
-const widthOf = (text: string, cells: CellWidth) => Array.from(text).reduce((sum, character) => sum + cells(character), 0)
+const widthOf = (text: string, cells: CellWidth) =>
+  Array.from(text).reduce((sum, character) => sum + cells(character), 0)
 
 /**
  * Wraps text into lines of at most `width` cells: one paragraph per LF (an empty one stays an
@@ -80,11 +81,17 @@ function joinSides(left: string, right: string, columns: number, cells: CellWidt
 export function layoutRow(left: string, right: string, columns: number, cells: CellWidth = oneCell): string[] {
   const leftLine = asOneLine(left, columns, cells)
   const rightLine = asOneLine(right, columns, cells)
-  if (leftLine !== undefined && rightLine !== undefined && widthOf(leftLine, cells) + 1 + widthOf(rightLine, cells) <= columns) {
+  if (
+    leftLine !== undefined &&
+    rightLine !== undefined &&
+    widthOf(leftLine, cells) + 1 + widthOf(rightLine, cells) <= columns
+  ) {
     return [joinSides(leftLine, rightLine, columns, cells)]
   }
   const leftColumn = Math.floor((columns * 3) / 5)
   const lefts = wrapText(left, leftColumn, cells)
   const rights = wrapText(right, columns - leftColumn - 1, cells)
-  return Array.from({ length: Math.max(lefts.length, rights.length) }, (_, i) => joinSides(lefts[i] ?? '', rights[i] ?? '', columns, cells))
+  return Array.from({ length: Math.max(lefts.length, rights.length) }, (_, i) =>
+    joinSides(lefts[i] ?? '', rights[i] ?? '', columns, cells),
+  )
 }

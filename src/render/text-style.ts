@@ -29,14 +29,27 @@ export interface StyleFields {
 }
 
 export function styleOf(fields: StyleFields): TextStyle {
-  return { bold: fields.bold ?? false, width: fields.size?.width ?? 1, height: fields.size?.height ?? 1, underline: fields.underline ?? 'none', invert: fields.invert ?? false, font: fields.font ?? 'a' }
+  return {
+    bold: fields.bold ?? false,
+    width: fields.size?.width ?? 1,
+    height: fields.size?.height ?? 1,
+    underline: fields.underline ?? 'none',
+    invert: fields.invert ?? false,
+    font: fields.font ?? 'a',
+  }
 }
 
-/** The style the printer is asked for, and whether the lines must be drawn instead (the printer cannot do the style). */
+/**
+ * The style the printer is asked for, and whether the lines must be drawn instead (the printer cannot do the style).
+ */
 export function printable(style: TextStyle, text: PrinterProfile['text']): { style: TextStyle; drawn: boolean } {
   const font = style.font === 'b' && !text.fontB ? 'a' : style.font
   const underline = style.underline === 'double' && text.underline === 'single' ? 'single' : style.underline
-  const drawn = style.width > text.maxSize || style.height > text.maxSize || (underline !== 'none' && text.underline === 'none') || (style.invert && !text.invert)
+  const drawn =
+    style.width > text.maxSize ||
+    style.height > text.maxSize ||
+    (underline !== 'none' && text.underline === 'none') ||
+    (style.invert && !text.invert)
   // A drawn line is drawn in font A's cells, as the picture of any text is.
   return { style: { ...style, font: drawn ? 'a' : font, underline }, drawn }
 }
@@ -46,4 +59,10 @@ export function columnsOf(style: TextStyle, columns: { a: number; b: number }): 
   return Math.max(1, Math.floor(columns[style.font] / style.width))
 }
 
-export const sameStyle = (a: TextStyle, b: TextStyle) => a.bold === b.bold && a.width === b.width && a.height === b.height && a.underline === b.underline && a.invert === b.invert && a.font === b.font
+export const sameStyle = (a: TextStyle, b: TextStyle) =>
+  a.bold === b.bold &&
+  a.width === b.width &&
+  a.height === b.height &&
+  a.underline === b.underline &&
+  a.invert === b.invert &&
+  a.font === b.font

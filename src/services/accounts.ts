@@ -13,7 +13,9 @@ const PASSWORD_LENGTH = { min: 10, max: 256 } as const
 const SETUP_TTL_MS = 24 * 3_600_000
 /** The name of the first owner when none is given (and of the account the one admin password of before became). */
 export const FIRST_OWNER_NAME = 'admin'
-/** An account's name: letters and digits, and inside it spaces, dots, dashes, underscores and @; at most 64 characters. */
+/**
+ * An account's name: letters and digits, and inside it spaces, dots, dashes, underscores and @; at most 64 characters.
+ */
 export const USER_NAME_PATTERN = /^[\p{L}\p{N}](?:[\p{L}\p{N} ._@-]{0,62}[\p{L}\p{N}])?$/u
 
 /** Why a new password cannot be used, in plain words; undefined when it can. */
@@ -27,7 +29,9 @@ export function passwordProblem(password: unknown): string | undefined {
 
 /** Why a name cannot be an account's, in plain words; undefined when it can. */
 export function userNameProblem(name: string): string | undefined {
-  return USER_NAME_PATTERN.test(name) ? undefined : 'The name must be 1 to 64 letters or digits, with spaces, dots, dashes, underscores or @ inside.'
+  return USER_NAME_PATTERN.test(name)
+    ? undefined
+    : 'The name must be 1 to 64 letters or digits, with spaces, dots, dashes, underscores or @ inside.'
 }
 
 export function hasAccounts(store: Store): boolean {
@@ -36,7 +40,10 @@ export function hasAccounts(store: Store): boolean {
 
 const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
 
-export type AddUserOutcome = { kind: 'added'; user: User } | { kind: 'invalid'; path: 'name' | 'password'; message: string } | { kind: 'taken' }
+export type AddUserOutcome =
+  | { kind: 'added'; user: User }
+  | { kind: 'invalid'; path: 'name' | 'password'; message: string }
+  | { kind: 'taken' }
 
 /** Makes an account (its password checked first); a pending setup link stops working once there is one. */
 export async function addUser(store: Store, name: string, role: AdminRole, password: string): Promise<AddUserOutcome> {
@@ -64,7 +71,11 @@ let decoy: Promise<string> | undefined
  * The account these credentials sign in, when they are right and it is not disabled. Without a
  * name, the hub's only account (a hub with one account signs in with its password alone).
  */
-export async function checkSignIn(store: Store, name: string | undefined, password: unknown): Promise<User | undefined> {
+export async function checkSignIn(
+  store: Store,
+  name: string | undefined,
+  password: unknown,
+): Promise<User | undefined> {
   const found = signInAccount(store, name)
   if (typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return undefined
   if (!found) {
@@ -95,13 +106,20 @@ export async function checkPassword(store: Store, userId: string, password: unkn
  */
 export function passwordGeneration(store: Store, name: string | undefined): string {
   const found = signInAccount(store, name)
-  return found ? Buffer.from(hashSecret(`${found.user.id}\0${found.passwordHash}`)).toString('hex').slice(0, 16) : 'nobody'
+  return found
+    ? Buffer.from(hashSecret(`${found.user.id}\0${found.passwordHash}`))
+        .toString('hex')
+        .slice(0, 16)
+    : 'nobody'
 }
 
 /** A new one-time setup token (replacing any earlier one), while there is no account. */
 export function createSetupToken(store: Store, now: number): string {
   const token = randomBase64Url(24)
-  store.settings.set(SETUP_KEY, JSON.stringify({ hash: Buffer.from(hashSecret(token)).toString('hex'), expiresAt: now + SETUP_TTL_MS }))
+  store.settings.set(
+    SETUP_KEY,
+    JSON.stringify({ hash: Buffer.from(hashSecret(token)).toString('hex'), expiresAt: now + SETUP_TTL_MS }),
+  )
   return token
 }
 

@@ -121,7 +121,11 @@ export class BackupSchedule {
   constructor(
     private readonly runner: BackupRunner,
     private readonly sources: BackupScheduleSources,
-    private readonly times: ScheduleTimes = { firstCheckMs: FIRST_BACKUP_CHECK_MS, checkMs: BACKUP_CHECK_MS, retryMs: BACKUP_RETRY_MS },
+    private readonly times: ScheduleTimes = {
+      firstCheckMs: FIRST_BACKUP_CHECK_MS,
+      checkMs: BACKUP_CHECK_MS,
+      retryMs: BACKUP_RETRY_MS,
+    },
   ) {}
 
   start(): void {
@@ -182,12 +186,19 @@ export class BackupSchedule {
       // Stopped with the hub: not a failure to report.
       if (this.stopped) return { failed: outcome.message }
       this.failedAt = now
-      this.sources.log.error(`the scheduled backup failed; trying again in ${Math.round(this.times.retryMs / 60_000)} minutes`, { dir, error: outcome.message }, { limit: 'backup failed' })
+      this.sources.log.error(
+        `the scheduled backup failed; trying again in ${Math.round(this.times.retryMs / 60_000)} minutes`,
+        { dir, error: outcome.message },
+        { limit: 'backup failed' },
+      )
       return { failed: outcome.message }
     }
     this.failedAt = undefined
     const { summary } = outcome
-    this.sources.log.info(`wrote ${summary.file} (${(summary.bytes / MB).toFixed(1)} MB, ${summary.counts.jobs} jobs, ${summary.ms} ms)`, { file: summary.file, bytes: summary.bytes, jobs: summary.counts.jobs, ms: summary.ms })
+    this.sources.log.info(
+      `wrote ${summary.file} (${(summary.bytes / MB).toFixed(1)} MB, ${summary.counts.jobs} jobs, ${summary.ms} ms)`,
+      { file: summary.file, bytes: summary.bytes, jobs: summary.counts.jobs, ms: summary.ms },
+    )
     return summary.file
   }
 
@@ -198,23 +209,48 @@ export class BackupSchedule {
       try {
         rmSync(old.path)
         pruned.push(old.path)
-        this.sources.log.info(`removed ${old.path}, older than the newest ${keep} backups kept`, { file: old.path, keep })
+        this.sources.log.info(`removed ${old.path}, older than the newest ${keep} backups kept`, {
+          file: old.path,
+          keep,
+        })
       } catch (error) {
-        this.sources.log.warn(`could not remove the old backup ${old.path}`, { file: old.path, error: describeError(error) })
+        this.sources.log.warn(`could not remove the old backup ${old.path}`, {
+          file: old.path,
+          error: describeError(error),
+        })
       }
     }
     return pruned
   }
 }
 
-/** A fresh backup for the dashboard to send, made in the data directory; undefined when one is being made. Logged, made or failed. */
-export function downloadBackup(runner: BackupRunner, dataDir: string, serverName: string, now: number, log: Logger): Promise<BackupOutcome> | undefined {
+/**
+ * A fresh backup for the dashboard to send, made in the data directory; undefined when one is being made. Logged, made
+ * or failed.
+ */
+export function downloadBackup(
+  runner: BackupRunner,
+  dataDir: string,
+  serverName: string,
+  now: number,
+  log: Logger,
+): Promise<BackupOutcome> | undefined {
   if (runner.busy) return undefined
   const dir = join(dataDir, DOWNLOADS_DIR)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const making = runner.run(join(dir, backupFileName(serverName, now)), false)
   void making?.then((outcome) => {
-    if (outcome.ok) log.info(`made a backup to download (${(outcome.summary.bytes / MB).toFixed(1)} MB, ${outcome.summary.counts.jobs} jobs, ${outcome.summary.ms} ms)`, { file: outcome.summary.file, bytes: outcome.summary.bytes, jobs: outcome.summary.counts.jobs, ms: outcome.summary.ms })
+    if (outcome.ok)
+      log.info(
+        `made a backup to download (${(outcome.summary.bytes / MB).toFixed(1)} ` +
+          `MB, ${outcome.summary.counts.jobs} jobs, ${outcome.summary.ms} ms)`,
+        {
+          file: outcome.summary.file,
+          bytes: outcome.summary.bytes,
+          jobs: outcome.summary.counts.jobs,
+          ms: outcome.summary.ms,
+        },
+      )
     else log.error('a backup to download failed', { error: outcome.message })
   })
   return making

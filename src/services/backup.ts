@@ -3,7 +3,17 @@
 // is in it too) and the built-in agent's private key, in one archive (sqlite/archive.ts) of mode
 // 0600. The work happens in a folder beside the archive's place; only a complete, flushed archive
 // is renamed to its name, so a backup stopped half way never leaves a file there.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { KEY_FILE } from '../agent/identity.ts'
 import { LEDGER_FILE, LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
@@ -31,7 +41,10 @@ const WORK_MARK = '.backup-partial-'
 const WORK_PATTERN = /^\..+\.backup-partial-(\d+)$/
 /** What a work folder holds: the snapshot and the archive being written. */
 const WORK_ARCHIVE = 'archive'
-const isWorkFile = (name: string) => [DATABASE_FILE, LEDGER_FILE, WORK_ARCHIVE].some((file) => name === file || name === `${file}-wal` || name === `${file}-shm` || name === `${file}-journal`)
+const isWorkFile = (name: string) =>
+  [DATABASE_FILE, LEDGER_FILE, WORK_ARCHIVE].some(
+    (file) => name === file || name === `${file}-wal` || name === `${file}-shm` || name === `${file}-journal`,
+  )
 
 export interface BackupSummary {
   file: string
@@ -59,7 +72,11 @@ export interface BackupOptions {
 
 /** The name of a backup the hub makes: `printhub-backup-SERVERNAME-YYYYMMDD-HHMM.phbackup` (UTC). */
 export function backupFileName(serverName: string, at: number, suffix = 0): string {
-  const safe = serverName.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || DEFAULT_SERVER_NAME
+  const safe =
+    serverName
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || DEFAULT_SERVER_NAME
   const time = new Date(at).toISOString()
   const stamp = `${time.slice(0, 10).replaceAll('-', '')}-${time.slice(11, 16).replace(':', '')}`
   return `printhub-backup-${safe}-${stamp}${suffix > 0 ? `-${suffix}` : ''}${BACKUP_EXTENSION}`
@@ -67,7 +84,9 @@ export function backupFileName(serverName: string, at: number, suffix = 0): stri
 
 /** The time and order in a name backupFileName made; undefined for any other name. */
 export function parseBackupFileName(name: string): { at: number; suffix: number } | undefined {
-  const match = /^printhub-backup-[A-Za-z0-9_-]+-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(?:-(\d{1,4}))?\.phbackup$/.exec(name)
+  const match = /^printhub-backup-[A-Za-z0-9_-]+-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(?:-(\d{1,4}))?\.phbackup$/.exec(
+    name,
+  )
   if (!match) return undefined
   const [, year, month, day, hour, minute, suffix] = match
   const at = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute))
@@ -102,7 +121,10 @@ export function fsyncDirectory(dir: string): void {
   }
 }
 
-/** Removes the work folders of backups stopped half way in `dir` (their process is gone): only folders that are ours by name and content. */
+/**
+ * Removes the work folders of backups stopped half way in `dir` (their process is gone): only folders that are ours by
+ * name and content.
+ */
 function removeAbandonedWork(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const pid = WORK_PATTERN.exec(entry.name)?.[1]
@@ -130,9 +152,13 @@ export function makeBackup(options: BackupOptions): BackupOutcome {
   const dataDir = resolve(options.dataDir)
   const out = resolve(options.out)
   const database = join(dataDir, DATABASE_FILE)
-  if (!existsSync(database)) return failed(`there is no printhub data in ${dataDir} (no ${DATABASE_FILE}); pass the hub's data directory with --data`)
+  if (!existsSync(database))
+    return failed(
+      `there is no printhub data in ${dataDir} (no ${DATABASE_FILE}); pass the hub's data directory with --data`,
+    )
   const parent = dirname(out)
-  if (!isDirectory(parent)) return failed(`the directory ${parent} does not exist; create it first, or write the backup elsewhere`)
+  if (!isDirectory(parent))
+    return failed(`the directory ${parent} does not exist; create it first, or write the backup elsewhere`)
   if (isDirectory(out)) return failed(`${out} is a directory; --out names the archive file to write`)
   const work = join(parent, `.${basename(out)}${WORK_MARK}${process.pid}`)
   try {
@@ -205,7 +231,12 @@ export function makeBackup(options: BackupOptions): BackupOutcome {
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EACCES' ? ' (run it as the user the hub runs as)' : code === 'ENOSPC' || code === 'SQLITE_FULL' ? ` (the disk of ${parent} is full)` : ''
+    const hint =
+      code === 'EACCES'
+        ? ' (run it as the user the hub runs as)'
+        : code === 'ENOSPC' || code === 'SQLITE_FULL'
+          ? ` (the disk of ${parent} is full)`
+          : ''
     return failed(`the backup could not be written: ${(error as Error).message}${hint}`)
   } finally {
     rmSync(work, { recursive: true, force: true })

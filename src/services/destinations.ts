@@ -20,25 +20,50 @@ export type DestinationOutcome =
   | { kind: 'taken'; name: string }
   | { kind: 'unknown' }
 
-function checked(store: Store, projectId: string, input: DestinationInput): { mode: DestinationMode; printers: string[] } | { issues: Issue[] } {
+function checked(
+  store: Store,
+  projectId: string,
+  input: DestinationInput,
+): { mode: DestinationMode; printers: string[] } | { issues: Issue[] } {
   const mode = DESTINATION_MODES.find((known) => known === input.mode)
-  if (!mode) return { issues: [{ path: 'mode', message: `must be one of ${DESTINATION_MODES.map((known) => `"${known}"`).join(', ')}` }] }
+  if (!mode)
+    return {
+      issues: [
+        { path: 'mode', message: `must be one of ${DESTINATION_MODES.map((known) => `"${known}"`).join(', ')}` },
+      ],
+    }
   const found = input.printers.map((name) => store.printers.resolve(projectId, name)?.id)
-  const missing = found.flatMap((id, index) => (id ? [] : [{ path: `printers[${index}]`, message: `is no printer of this project ("${input.printers[index]}")` }]))
+  const missing = found.flatMap((id, index) =>
+    id ? [] : [{ path: `printers[${index}]`, message: `is no printer of this project ("${input.printers[index]}")` }],
+  )
   if (missing.length > 0) return { issues: missing }
-  if (new Set(found).size !== found.length) return { issues: [{ path: 'printers', message: 'names one printer twice' }] }
+  if (new Set(found).size !== found.length)
+    return { issues: [{ path: 'printers', message: 'names one printer twice' }] }
   return { mode, printers: found as string[] }
 }
 
-export function createDestination(store: Store, projectId: string, name: string, input: DestinationInput): DestinationOutcome {
+export function createDestination(
+  store: Store,
+  projectId: string,
+  name: string,
+  input: DestinationInput,
+): DestinationOutcome {
   if (!store.projects.get(projectId)) return { kind: 'unknown' }
   const valid = checked(store, projectId, input)
   if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }
   if (store.printers.resolve(projectId, name) || store.destinations.get(projectId, name)) return { kind: 'taken', name }
-  return { kind: 'saved', destination: store.commits.write(() => store.destinations.create(projectId, name, valid.mode, valid.printers)) }
+  return {
+    kind: 'saved',
+    destination: store.commits.write(() => store.destinations.create(projectId, name, valid.mode, valid.printers)),
+  }
 }
 
-export function changeDestination(store: Store, projectId: string, name: string, input: DestinationInput): DestinationOutcome {
+export function changeDestination(
+  store: Store,
+  projectId: string,
+  name: string,
+  input: DestinationInput,
+): DestinationOutcome {
   if (!store.destinations.get(projectId, name)) return { kind: 'unknown' }
   const valid = checked(store, projectId, input)
   if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }

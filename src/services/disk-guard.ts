@@ -57,7 +57,13 @@ export class DiskGuard {
     this.status = this.measure()
     if (this.status.full !== before) {
       const fields = { dir: this.dataDir, freeMb: this.status.freeMb, minFreeMb: this.status.minFreeMb }
-      if (this.status.full) this.log?.error(`${this.status.freeMb} MB free, under the minimum of ${this.status.minFreeMb} MB: new jobs are refused until there is room`, fields, { limit: 'disk' })
+      if (this.status.full)
+        this.log?.error(
+          `${this.status.freeMb} MB free, under the minimum of ` +
+            `${this.status.minFreeMb} MB: new jobs are refused until there is room`,
+          fields,
+          { limit: 'disk' },
+        )
       else this.log?.info(`room again (${this.status.freeMb} MB free): new jobs are taken`, fields, { limit: 'disk' })
     }
     return this.status

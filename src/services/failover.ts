@@ -17,12 +17,21 @@ const CANNOT_PRINT: readonly ProjectPrinterState[] = ['offline', 'paper_out', 'c
 /** States in which a printer takes jobs. */
 const CAN_PRINT: readonly ProjectPrinterState[] = ['ready', 'busy', 'paper_near_end']
 
-const WHY: Partial<Record<ProjectPrinterState, string>> = { offline: 'is offline', paper_out: 'is out of paper', cover_open: 'has its cover open', error: 'is in error' }
+const WHY: Partial<Record<ProjectPrinterState, string>> = {
+  offline: 'is offline',
+  paper_out: 'is out of paper',
+  cover_open: 'has its cover open',
+  error: 'is in error',
+}
 
 type Conditions = ReturnType<PrinterBoard['conditions']>
 
 /** The printer a new job of the destination goes to: the first that can print, else the first. */
-export function firstThatCanPrint(destination: Destination, conditions: Conditions, except?: string): string | undefined {
+export function firstThatCanPrint(
+  destination: Destination,
+  conditions: Conditions,
+  except?: string,
+): string | undefined {
   return destination.printers.find((id) => id !== except && CAN_PRINT.includes(conditions.get(id)?.state ?? 'unknown'))
 }
 
@@ -41,7 +50,11 @@ export class Failover {
   printerFor(destination: Destination): string {
     const conditions = this.board.conditions(destination.projectId, destination.printers)
     // None can print: the first the project still has (a removed one takes no job).
-    return firstThatCanPrint(destination, conditions) ?? destination.printers.find((id) => conditions.has(id)) ?? destination.printers[0]!
+    return (
+      firstThatCanPrint(destination, conditions) ??
+      destination.printers.find((id) => conditions.has(id)) ??
+      destination.printers[0]!
+    )
   }
 
   start(): void {
@@ -50,7 +63,11 @@ export class Failover {
         this.watch()
       } catch (error) {
         // A full or failing disk: nothing moved (each move is one change); the next look tries again.
-        this.options.log?.error('the failover watch could not move jobs; it tries again', { error: describeError(error) }, { limit: 'failover failed' })
+        this.options.log?.error(
+          'the failover watch could not move jobs; it tries again',
+          { error: describeError(error) },
+          { limit: 'failover failed' },
+        )
       }
     }, WATCH_MS)
   }
@@ -68,14 +85,26 @@ export class Failover {
       for (const from of destination.printers) {
         const condition = conditions.get(from)
         // A printer removed from the project: what waits at it for the destination moves on at once.
-        if (!condition) this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} was removed`)
+        if (!condition)
+          this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} was removed`)
         if (!condition || !CANNOT_PRINT.includes(condition.state)) continue
         if (condition.since !== null && Date.parse(condition.since) > now - this.options.afterMs) continue
-        this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} ${WHY[condition.state]}`)
+        this.move(
+          destination,
+          from,
+          firstThatCanPrint(destination, conditions, from),
+          `${names(from)} ${WHY[condition.state]}`,
+        )
       }
       // A printer taken out of the destination never strands the jobs waiting at it for the destination.
       for (const from of this.store.destinations.waitingAt(destination.id)) {
-        if (!destination.printers.includes(from)) this.move(destination, from, firstThatCanPrint(destination, conditions, from), `${names(from)} is no longer one of ${destination.name}'s printers`)
+        if (!destination.printers.includes(from))
+          this.move(
+            destination,
+            from,
+            firstThatCanPrint(destination, conditions, from),
+            `${names(from)} is no longer one of ${destination.name}'s printers`,
+          )
       }
     }
   }
@@ -91,11 +120,19 @@ export class Failover {
     const moved = this.store.commits.write(() => {
       const ids = this.store.destinations.moveWaiting(destination.id, from, to, note)
       // Applications following the project hear of it in the same change: the job's printer is another now.
-      for (const id of ids) this.store.events.append(destination.projectId, 'job.moved', { previousPrinterId: from, note, job: this.store.jobs.get(id)! })
+      for (const id of ids)
+        this.store.events.append(destination.projectId, 'job.moved', {
+          previousPrinterId: from,
+          note,
+          job: this.store.jobs.get(id)!,
+        })
       return ids
     })
     if (moved.length === 0) return
-    this.options.log?.info(`moved ${moved.length} waiting jobs of destination ${destination.name} from ${name(from)} to ${name(to)}: ${why}`, { destination: destination.id, from, to, jobs: moved.length })
+    this.options.log?.info(
+      `moved ${moved.length} waiting jobs of destination ${destination.name} from ${name(from)} to ${name(to)}: ${why}`,
+      { destination: destination.id, from, to, jobs: moved.length },
+    )
     this.jobsArrived(to)
   }
 }

@@ -91,7 +91,11 @@ export class Housekeeping {
       }
       const budget = this.sources.historyBytesPerProject()
       for (const { projectId } of this.store.retention.projectsOverBudget(budget)) {
-        for (let over = this.overBy(projectId, budget); over > 0 && !this.stopped; await nextTurn(), over = this.overBy(projectId, budget)) {
+        for (
+          let over = this.overBy(projectId, budget);
+          over > 0 && !this.stopped;
+          await nextTurn(), over = this.overBy(projectId, budget)
+        ) {
           const deleted = this.store.retention.pruneOldestOfProject(projectId, over, PRUNE_BATCH)
           if (deleted === 0) break
           result.overBudget += deleted
@@ -107,7 +111,8 @@ export class Housekeeping {
         deleted = this.store.commits.write(() => this.store.audit.prune(before, PRUNE_BATCH))
         result.records += deleted
       }
-      // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention period.
+      // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention
+      // period.
       const forgetBefore = this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = this.store.retention.forgetPrunedJobs(forgetBefore, PRUNE_BATCH)
@@ -132,16 +137,33 @@ export class Housekeeping {
       }
     } catch (error) {
       // A full or failing disk: the next pass tries again; nothing half deleted stays (each step is a transaction).
-      this.sources.log.error('a pass stopped; the next one tries again', { error: describeError(error) }, { limit: 'retention failed' })
+      this.sources.log.error(
+        'a pass stopped; the next one tries again',
+        { error: describeError(error) },
+        { limit: 'retention failed' },
+      )
     }
     if (result.overBudget > 0) {
       const mb = Math.round(this.sources.historyBytesPerProject() / 1_048_576)
-      this.sources.log.info(`deleted ${result.overBudget} of the oldest finished jobs of projects whose finished jobs held more than ${mb} MB`, { jobs: result.overBudget, historyMb: mb })
+      this.sources.log.info(
+        `deleted ${result.overBudget} of the oldest finished jobs of projects ` +
+          `whose finished jobs held more than ${mb} MB`,
+        { jobs: result.overBudget, historyMb: mb },
+      )
     }
     if (result.jobs > result.overBudget || result.records > 0) {
       const kept = squeezed ? `kept ${days} day instead of ${setting}: the disk is close to full` : `kept ${days} days`
-      const fields = { jobs: result.jobs - result.overBudget, records: result.records, before: new Date(before).toISOString(), days, squeezed: squeezed || undefined }
-      this.sources.log.info(`deleted ${fields.jobs} finished jobs and ${result.records} old records from before ${fields.before} (${kept})`, fields)
+      const fields = {
+        jobs: result.jobs - result.overBudget,
+        records: result.records,
+        before: new Date(before).toISOString(),
+        days,
+        squeezed: squeezed || undefined,
+      }
+      this.sources.log.info(
+        `deleted ${fields.jobs} finished jobs and ${result.records} old records from before ${fields.before} (${kept})`,
+        fields,
+      )
     }
     return result
   }

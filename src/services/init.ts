@@ -18,10 +18,24 @@ const KEY_ID = 'key_id'
 export const SERVER_ID_SETTING = 'server_id'
 export const DEFAULT_PROJECT_NAME = 'default'
 /** A virtual printer, so a fresh hub can take a job at once (documented, removable). */
-export const DEMO_PRINTER = { remoteId: 'demo', name: 'Demo printer (virtual)', connection: 'virtual', profile: 'generic-80mm', width: 80 } as const
+export const DEMO_PRINTER = {
+  remoteId: 'demo',
+  name: 'Demo printer (virtual)',
+  connection: 'virtual',
+  profile: 'generic-80mm',
+  width: 80,
+} as const
 
 export type InitResult =
-  | { created: true; projectId: string; apiKey: string; keyId: string; keyPrefix: string; printerId: string; serverId: string }
+  | {
+      created: true
+      projectId: string
+      apiKey: string
+      keyId: string
+      keyPrefix: string
+      printerId: string
+      serverId: string
+    }
   | { created: false; projectId: string; serverId: string }
 
 const VERSION_SETTING = 'version'
@@ -38,7 +52,13 @@ export function noteUpgrade(store: Store, migrated: { from: number; to: number }
     // A new hub (no version, nothing migrated from) is a first start, not an upgrade.
     if (before === undefined && !(migrated && migrated.from > 0)) return
     const schema = migrated && migrated.from > 0 ? `, schema ${migrated.from} → ${migrated.to}` : ''
-    store.audit.record({ userId: null, user: null, action: 'hub.upgrade', target: `${before ?? 'an older printhub'} → ${version}${schema}`, address: AUDIT_ON_THE_MACHINE })
+    store.audit.record({
+      userId: null,
+      user: null,
+      action: 'hub.upgrade',
+      target: `${before ?? 'an older printhub'} → ${version}${schema}`,
+      address: AUDIT_ON_THE_MACHINE,
+    })
   })
 }
 
@@ -60,7 +80,15 @@ export async function initialize(store: Store, dataDir: string): Promise<InitRes
     const project = store.projects.create(DEFAULT_PROJECT_NAME)
     const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
     store.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
-    return { created: true, projectId: project.id, apiKey: secret, keyId: key.id, keyPrefix: key.keyPrefix, printerId: DEMO_PRINTER.remoteId, serverId }
+    return {
+      created: true,
+      projectId: project.id,
+      apiKey: secret,
+      keyId: key.id,
+      keyPrefix: key.keyPrefix,
+      printerId: DEMO_PRINTER.remoteId,
+      serverId,
+    }
   })
 }
 
@@ -75,7 +103,13 @@ export async function pairBuiltinAgent(store: Store, dataDir: string): Promise<C
     if (agentId && keyId && known && !known.revoked && AgentKey.load(dir)) return { agentId, keyId }
     const key = AgentKey.create(dir)
     const paired = store.agents.insert(
-      { name: 'built-in', version: VERSION, platform: process.platform, installationId: 'installation_builtin', publicKey: await key.publicKey() },
+      {
+        name: 'built-in',
+        version: VERSION,
+        platform: process.platform,
+        installationId: 'installation_builtin',
+        publicKey: await key.publicKey(),
+      },
       Date.now(),
       { builtin: true },
     )

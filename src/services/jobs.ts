@@ -69,7 +69,10 @@ export const CANCEL_WAIT_MS = 5_000
 export type ApplicationCancelOutcome =
   /** CANCELLED: it never prints (also when it was cancelled before). */
   | { kind: 'cancelled'; job: Job }
-  /** On its way to its agent (or, for a printer that polls, not yet fetched), and its agent was asked to stop it and has not answered within CANCEL_WAIT_MS. */
+  /**
+   * On its way to its agent (or, for a printer that polls, not yet fetched), and its agent was asked to stop it and has
+   * not answered within CANCEL_WAIT_MS.
+   */
   | { kind: 'pending'; job: Job }
   /** Its agent holds it (a printer that polls fetched it), the printer has it, or it is finished otherwise. */
   | { kind: 'not_cancellable'; job: Job }
@@ -98,7 +101,9 @@ export class JobService {
     private readonly listener: NewJobListener,
     private readonly capacity: Capacity = ALWAYS_ROOM,
     /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
-    private readonly destinations: { printerFor(destination: Destination): string } = { printerFor: (destination) => destination.printers[0]! },
+    private readonly destinations: { printerFor(destination: Destination): string } = {
+      printerFor: (destination) => destination.printers[0]!,
+    },
   ) {}
 
   /**
@@ -109,7 +114,8 @@ export class JobService {
     const withLogos = this.placeLogos(asked.projectId, asked.document)
     if ('issues' in withLogos) return { kind: 'invalid', issues: withLogos.issues }
     // Copies are stored as what the printer is sent: the document again and again, a cut between.
-    const document = asked.copies && asked.copies > 1 ? withCopies(withLogos.document, asked.copies) : withLogos.document
+    const document =
+      asked.copies && asked.copies > 1 ? withCopies(withLogos.document, asked.copies) : withLogos.document
     const request = { ...asked, document }
     const metadata = request.metadata ?? null
     // Serialised once: measured against a frame here, stored as this text.
@@ -119,7 +125,9 @@ export class JobService {
     if (room.full) {
       // A retry of a job already accepted is still answered as it is: that costs no disk.
       const known = this.store.jobs.byIdempotencyKey(request.projectId, request.idempotencyKey)
-      return known ? { kind: 'duplicate', job: known } : { kind: 'storage_full', freeMb: room.freeMb, minFreeMb: room.minFreeMb }
+      return known
+        ? { kind: 'duplicate', job: known }
+        : { kind: 'storage_full', freeMb: room.freeMb, minFreeMb: room.minFreeMb }
     }
     const job = {
       projectId: request.projectId,
@@ -136,14 +144,18 @@ export class JobService {
     // A name no printer of the project has may be a destination's (looked for only then: a
     // printer's job costs nothing more): a failover destination's job goes to one of its printers
     // and keeps the destination; an "all" destination's is one child job per printer.
-    const destination = outcome.kind === 'unknown_printer' ? this.store.destinations.get(request.projectId, request.printerId) : undefined
+    const destination =
+      outcome.kind === 'unknown_printer' ? this.store.destinations.get(request.projectId, request.printerId) : undefined
     let printed: Job[] = []
     if (destination?.mode === 'all') {
       const fanOut = this.store.jobs.createFanOut({ ...job, destination: destination.name }, destination.printers)
       if (fanOut.kind === 'created') printed = fanOut.children
       outcome = fanOut.kind === 'created' ? { kind: 'created', job: fanOut.job } : fanOut
     } else if (destination) {
-      outcome = this.store.jobs.create({ ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id }, serialised)
+      outcome = this.store.jobs.create(
+        { ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id },
+        serialised,
+      )
       if (outcome.kind === 'created') printed = [outcome.job]
     } else if (outcome.kind === 'created') printed = [outcome.job]
     for (const created of printed) this.noteLeftOut(created, request.document)
@@ -154,14 +166,22 @@ export class JobService {
     return outcome
   }
 
-  /** Notes in the new job's timeline each section its printer's model will leave out (a buzzer it lacks), before it prints. */
+  /**
+   * Notes in the new job's timeline each section its printer's model will leave out (a buzzer it lacks), before it
+   * prints.
+   */
   private noteLeftOut(job: Job, document: PrintDocument): void {
     // Most documents have neither: no printer lookup on the submission's path for them.
     if (!document.sections.some((section) => section.type === 'drawer' || section.type === 'buzzer')) return
     const profile = findProfile(this.store.printers.get(job.printerId)?.profile ?? '')
     if (!profile) return
     const left = sectionsLeftOut(document.sections, profile)
-    if (left.length > 0) this.store.commits.write(() => left.forEach(({ path, message }) => this.store.jobs.note(job.id, 'render.feature_ignored', `${path}: ${message}`)))
+    if (left.length > 0)
+      this.store.commits.write(() =>
+        left.forEach(({ path, message }) =>
+          this.store.jobs.note(job.id, 'render.feature_ignored', `${path}: ${message}`),
+        ),
+      )
   }
 
   /**
@@ -175,13 +195,21 @@ export class JobService {
     const sections = document.sections.map((section, index): Section => {
       if (section.type !== 'logo') return section
       const image = this.store.images.data(projectId, section.name)
-      if (!image) issues.push({ path: `document.sections[${index}].name`, message: `names no image of this project ("${section.name}"); upload it with PUT /v1/projects/${projectId}/images/${section.name}` })
+      if (!image)
+        issues.push({
+          path: `document.sections[${index}].name`,
+          message:
+            `names no image of this project ("${section.name}"); upload it with PUT ` +
+            `/v1/projects/${projectId}/images/${section.name}`,
+        })
       return image ? { type: 'image', ...image } : section
     })
     if (issues.length > 0) return { issues }
     const placed = { ...document, sections }
     const costs = documentCostProblems(placed)
-    return costs.length > 0 ? { issues: costs.map((message) => ({ path: 'document', message: `with its logos in place ${message}` })) } : { document: placed }
+    return costs.length > 0
+      ? { issues: costs.map((message) => ({ path: 'document', message: `with its logos in place ${message}` })) }
+      : { document: placed }
   }
 
   /**
@@ -192,7 +220,8 @@ export class JobService {
   async reprint(jobId: string, options: { projectId?: string; idempotencyKey?: string } = {}): Promise<ReprintOutcome> {
     const original = this.store.jobs.get(jobId)
     const fanOut = original ? undefined : this.store.fanOuts.get(jobId)
-    if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId)) return { kind: 'fan_out', children: this.store.fanOuts.children(jobId).map((child) => child.id) }
+    if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId))
+      return { kind: 'fan_out', children: this.store.fanOuts.children(jobId).map((child) => child.id) }
     if (!original || (options.projectId !== undefined && original.projectId !== options.projectId)) {
       // Deleted by retention: said as such (its document is gone), not as a job that never was.
       const pruned = options.projectId !== undefined && !original && this.store.jobs.wasPruned(options.projectId, jobId)
@@ -206,13 +235,26 @@ export class JobService {
     if (!stored) return { kind: 'document_gone' }
     if (!this.store.printers.get(original.printerId)) return { kind: 'printer_removed' }
     const document = reprintDocument(stored, Date.parse(original.createdAt))
-    if (!validate(documentRule, document).ok || !fitsInOneFrame(document, original.metadata)) return { kind: 'no_room_for_mark' }
+    if (!validate(documentRule, document).ok || !fitsInOneFrame(document, original.metadata))
+      return { kind: 'no_room_for_mark' }
     const idempotencyKey = options.idempotencyKey ?? `reprint-${original.id}-${crypto.randomUUID()}`
-    const outcome = await this.submit({ projectId: original.projectId, printerId: original.printerId, idempotencyKey, document, metadata: original.metadata, reprintOf: original.id })
-    return outcome.kind === 'created' || outcome.kind === 'duplicate' ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined } : outcome
+    const outcome = await this.submit({
+      projectId: original.projectId,
+      printerId: original.printerId,
+      idempotencyKey,
+      document,
+      metadata: original.metadata,
+      reprintOf: original.id,
+    })
+    return outcome.kind === 'created' || outcome.kind === 'duplicate'
+      ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined }
+      : outcome
   }
 
-  /** One of the project's jobs (or fan-outs), and a fan-out's children (one job per printer); undefined when it has none of that ID. */
+  /**
+   * One of the project's jobs (or fan-outs), and a fan-out's children (one job per printer); undefined when it has none
+   * of that ID.
+   */
   get(projectId: string, jobId: string): { job: Job; children?: Job[] } | undefined {
     const job = this.store.jobs.get(jobId)
     if (job) return job.projectId === projectId ? { job } : undefined
@@ -229,7 +271,11 @@ export class JobService {
     const parent = this.store.fanOuts.get(jobId)
     if (parent?.projectId !== projectId) return { kind: 'unknown' }
     const children = this.store.fanOuts.children(jobId)
-    const outcomes = await Promise.all(children.filter((child) => !isTerminal(child.state)).map((child) => this.cancelForApplication(projectId, child.id, waitMs)))
+    const outcomes = await Promise.all(
+      children
+        .filter((child) => !isTerminal(child.state))
+        .map((child) => this.cancelForApplication(projectId, child.id, waitMs)),
+    )
     const now = this.store.fanOuts.get(jobId)
     if (!now) return { kind: 'unknown' }
     if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
@@ -252,7 +298,11 @@ export class JobService {
    * printer fetches it, it is only offered); the answer is waited for (at most `waitMs`): exactly
    * one of the agent and the cancellation wins. Settles once the outcome is on disk.
    */
-  async cancelForApplication(projectId: string, jobId: string, waitMs = CANCEL_WAIT_MS): Promise<ApplicationCancelOutcome> {
+  async cancelForApplication(
+    projectId: string,
+    jobId: string,
+    waitMs = CANCEL_WAIT_MS,
+  ): Promise<ApplicationCancelOutcome> {
     const job = this.store.jobs.get(jobId)
     if (!job) return this.cancelFanOut(projectId, jobId, waitMs)
     if (job.projectId !== projectId) return { kind: 'unknown' }
@@ -274,14 +324,20 @@ export class JobService {
       const now = this.store.jobs.get(jobId)
       if (!now) return { kind: 'unknown' }
       if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
-      return { kind: CANCEL_OPEN.includes(now.state) && outcome.kind === 'requested' ? 'pending' : 'not_cancellable', job: now }
+      return {
+        kind: CANCEL_OPEN.includes(now.state) && outcome.kind === 'requested' ? 'pending' : 'not_cancellable',
+        job: now,
+      }
     } finally {
       clearTimeout(timer)
       stop()
     }
   }
 
-  /** How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the job; else until the agent holds it. */
+  /**
+   * How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the
+   * job; else until the agent holds it.
+   */
   private applicationCancel(printerId: string): CancelRequest {
     const printer = this.store.printers.get(printerId)
     const parsed = printer ? parseConnectionUri(printer.connection) : undefined

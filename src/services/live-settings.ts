@@ -1,10 +1,18 @@
-// The settings the dashboard changes while the hub runs: the server name, the retry backoff, the
-// limit of unfinished jobs per project, retention (by age and by each project's bytes), the disk's minimum and the scheduled backups. Saved in the store and applied at once; a setting the
-// environment set (PRINTHUB_*) is pinned: it stays as set, and the dashboard says so.
+// The settings the dashboard changes while the hub runs: the server name, the retry backoff, the limit of unfinished
+// jobs per project, retention (by age and by each project's bytes), the disk's minimum and the scheduled backups. Saved
+// in the store and applied at once; a setting the environment set (PRINTHUB_*) is pinned: it stays as set, and the
+// dashboard says so.
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
-import { backupDirProblem, EDITABLE_RANGES, EDITABLE_SETTINGS, type EditableSetting, type EditableSettings, retryDelaysProblem } from '../domain/settings.ts'
+import {
+  backupDirProblem,
+  EDITABLE_RANGES,
+  EDITABLE_SETTINGS,
+  type EditableSetting,
+  type EditableSettings,
+  retryDelaysProblem,
+} from '../domain/settings.ts'
 
 export type { EditableSettings }
 
@@ -15,12 +23,17 @@ const STORE_KEY = SAVED_SETTINGS_KEY
 export type SettingsOutcome = { ok: true; settings: EditableSettings } | { ok: false; field: string; message: string }
 
 /** Checks a change against the settings it would apply to; the first problem, in words, or the result. */
-function check(current: EditableSettings, change: Partial<Record<EditableSetting, unknown>>, pinned: readonly EditableSetting[]): SettingsOutcome {
+function check(
+  current: EditableSettings,
+  change: Partial<Record<EditableSetting, unknown>>,
+  pinned: readonly EditableSetting[],
+): SettingsOutcome {
   const next = { ...current }
   for (const [field, value] of Object.entries(change) as [EditableSetting, unknown][]) {
     if (!(field in EDITABLE_SETTINGS)) return { ok: false, field, message: 'is not a setting the dashboard changes' }
     if (value === undefined) continue
-    if (pinned.includes(field) && value !== current[field]) return { ok: false, field, message: `is set by ${EDITABLE_SETTINGS[field]} in the hub's environment` }
+    if (pinned.includes(field) && value !== current[field])
+      return { ok: false, field, message: `is set by ${EDITABLE_SETTINGS[field]} in the hub's environment` }
     if (field === 'serverName') {
       const result = validate(brandNameRule, value)
       if (!result.ok) return { ok: false, field, message: result.issues[0]!.message }
@@ -78,14 +91,19 @@ export class LiveSettings {
     const outcome = check(this.current, change, this.pinned)
     if (!outcome.ok) return outcome
     this.current = outcome.settings
-    const saved = Object.fromEntries(Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
+    const saved = Object.fromEntries(
+      Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)),
+    )
     this.lastSaved = JSON.stringify(saved)
     this.store.settings.set(STORE_KEY, this.lastSaved)
     this.apply(this.current)
     return outcome
   }
 
-  /** The saved settings over the configuration's; saved ones that no longer pass (a pinned one, a narrowed range) are left out. */
+  /**
+   * The saved settings over the configuration's; saved ones that no longer pass (a pinned one, a narrowed range) are
+   * left out.
+   */
   private load(): EditableSettings {
     this.lastSaved = this.store.settings.get(STORE_KEY) ?? '{}'
     const loaded = check(this.defaults, this.saved(this.lastSaved), this.pinned)
@@ -96,7 +114,9 @@ export class LiveSettings {
     try {
       const parsed: unknown = JSON.parse(raw)
       if (typeof parsed !== 'object' || parsed === null) return {}
-      return Object.fromEntries(Object.entries(parsed).filter(([field]) => !this.pinned.includes(field as EditableSetting)))
+      return Object.fromEntries(
+        Object.entries(parsed).filter(([field]) => !this.pinned.includes(field as EditableSetting)),
+      )
     } catch {
       return {}
     }

@@ -43,8 +43,23 @@ export function overview(sources: OverviewSources) {
       commit: BUILD_COMMIT,
       startedAt: new Date(sources.startedAt).toISOString(),
     },
-    printers: sources.board.views().map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue })),
-    jobsToday: { since: new Date(since).toISOString(), counts: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])) },
+    printers: sources.board
+      .views()
+      .map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({
+        id,
+        projectId,
+        remoteId,
+        name,
+        state,
+        agentName,
+        agentOnline,
+        builtin,
+        queue,
+      })),
+    jobsToday: {
+      since: new Date(since).toISOString(),
+      counts: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])),
+    },
     agents: { online: agents.filter((agent) => sources.isConnected(agent.id)).length, paired: agents.length },
     /** Printers that poll the hub and wait for a technician to adopt them. */
     printersToAdopt: sources.pollingPrinters().filter((printer) => !printer.adopted).length,

@@ -60,7 +60,10 @@ export class PrinterBoard {
         id: record.id,
         name: record.remoteId,
         model: record.profile,
-        state: projectPrinterState(this.stateOf(record.agentId, record.agentPrinterId, builtinId), (held.get(record.id) ?? 0) > 0),
+        state: projectPrinterState(
+          this.stateOf(record.agentId, record.agentPrinterId, builtinId),
+          (held.get(record.id) ?? 0) > 0,
+        ),
         stateSince: this.store.printerStates.since(record.agentId, record.agentPrinterId) ?? null,
         lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
         queueDepth: queues.get(record.id) ?? 0,
@@ -74,7 +77,10 @@ export class PrinterBoard {
    * `busy`: that is not a condition) and since when; cheaper than projectPrinters, for the failover
    * watch.
    */
-  conditions(projectId: string, printerIds: readonly string[]): Map<string, { state: ProjectPrinter['state']; since: string | null }> {
+  conditions(
+    projectId: string,
+    printerIds: readonly string[],
+  ): Map<string, { state: ProjectPrinter['state']; since: string | null }> {
     const builtinId = this.store.agents.builtin()?.id
     const found = new Map<string, { state: ProjectPrinter['state']; since: string | null }>()
     for (const id of printerIds) {
@@ -91,7 +97,13 @@ export class PrinterBoard {
   recordAgent(agentId: string): void {
     const builtinId = this.store.agents.builtin()?.id
     const records = new Map(this.store.printers.ofAgent(agentId).map((p) => [p.agentPrinterId, p]))
-    const printerIds = new Set([...records.keys(), ...this.store.agents.printers().filter((p) => p.agentId === agentId).map((p) => p.printerId)])
+    const printerIds = new Set([
+      ...records.keys(),
+      ...this.store.agents
+        .printers()
+        .filter((p) => p.agentId === agentId)
+        .map((p) => p.printerId),
+    ])
     for (const printerId of printerIds) {
       const state = this.stateOf(agentId, printerId, builtinId)
       const change = this.store.printerStates.record(agentId, printerId, state)
@@ -102,24 +114,49 @@ export class PrinterBoard {
   }
 
   /** The event of a printer's change, in the log of each project with a record of it. */
-  private tellProjects(agentId: string, agentPrinterId: string, from: PrinterState | undefined, to: PrinterState): void {
+  private tellProjects(
+    agentId: string,
+    agentPrinterId: string,
+    from: PrinterState | undefined,
+    to: PrinterState,
+  ): void {
     const state = projectPrinterState(to, false)
     const previousState = from === undefined ? null : projectPrinterState(from, false)
     if (state === previousState) return
     for (const record of this.store.printers.ofAgent(agentId, agentPrinterId)) {
-      const printer = this.projectPrinters(record.projectId, this.sources.now?.() ?? Date.now()).find((p) => p.id === record.id)
+      const printer = this.projectPrinters(record.projectId, this.sources.now?.() ?? Date.now()).find(
+        (p) => p.id === record.id,
+      )
       // The event is of the printer's condition: its projection says the same state (not busy).
-      if (printer) this.store.events.append(record.projectId, 'printer.state_changed', { state, previousState, printer: { ...printer, state } })
+      if (printer)
+        this.store.events.append(record.projectId, 'printer.state_changed', {
+          state,
+          previousState,
+          printer: { ...printer, state },
+        })
     }
   }
 
   /** A fault (paper low or out, cover open, in error, offline) is a warning; a recovery, or news, is not. */
-  private logChange(agentId: string, agentPrinterId: string, record: PrinterRecord | undefined, from: PrinterState | undefined, to: PrinterState): void {
+  private logChange(
+    agentId: string,
+    agentPrinterId: string,
+    record: PrinterRecord | undefined,
+    from: PrinterState | undefined,
+    to: PrinterState,
+  ): void {
     if (!this.log) return
     const fault = needsAttention(to)
-    const fields = { printer: record?.id, name: record?.remoteId, agent: agentId, agentPrinter: record?.id === agentPrinterId ? undefined : agentPrinterId }
+    const fields = {
+      printer: record?.id,
+      name: record?.remoteId,
+      agent: agentId,
+      agentPrinter: record?.id === agentPrinterId ? undefined : agentPrinterId,
+    }
     // One budget per printer: one that flaps cannot fill the log.
-    this.log[fault ? 'warn' : 'info'](`${from ?? 'new'} -> ${to}`, fields, { limit: `printer ${agentId} ${agentPrinterId}` })
+    this.log[fault ? 'warn' : 'info'](`${from ?? 'new'} -> ${to}`, fields, {
+      limit: `printer ${agentId} ${agentPrinterId}`,
+    })
   }
 
   private stateOf(agentId: string, agentPrinterId: string, builtinId: string | undefined): PrinterState {

@@ -59,7 +59,12 @@ function pollingTwin(store: Store, builtinId: string, connection: string, except
 }
 
 /** A printer the hub's built-in agent drives, for a project. */
-export function addHubPrinter(store: Store, projectId: string, input: PrinterSettingsFields, confinement: Confinement): AddPrinterOutcome {
+export function addHubPrinter(
+  store: Store,
+  projectId: string,
+  input: PrinterSettingsFields,
+  confinement: Confinement,
+): AddPrinterOutcome {
   if (!store.projects.get(projectId)) return { kind: 'unknown_project' }
   const checked = checkPrinterSettings({ ...input, confinement })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
@@ -90,7 +95,12 @@ export interface Adoption {
  * project: from then on it is offered the project's jobs for it. Until adopted, a printer that
  * polls is offered nothing.
  */
-export function adoptPollingPrinter(store: Store, projectId: string, adoption: Adoption, confinement: Confinement): AddPrinterOutcome {
+export function adoptPollingPrinter(
+  store: Store,
+  projectId: string,
+  adoption: Adoption,
+  confinement: Confinement,
+): AddPrinterOutcome {
   const found = pollingConnection(adoption.printer, adoption.kind)
   if (!found.ok) return { kind: 'invalid', problem: { field: 'connection', message: found.message } }
   const { printer: _printer, kind: _kind, ...settings } = adoption
@@ -116,7 +126,13 @@ export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignm
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const { id, ...settings } = checked.settings
   if (store.destinations.get(assignment.projectId, id)) return { kind: 'taken', id }
-  const printer = store.printers.add({ projectId: assignment.projectId, remoteId: id, ...settings, agentId: reported.agentId, agentPrinterId: reported.printerId })
+  const printer = store.printers.add({
+    projectId: assignment.projectId,
+    remoteId: id,
+    ...settings,
+    agentId: reported.agentId,
+    agentPrinterId: reported.printerId,
+  })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
 }
 
@@ -124,13 +140,19 @@ export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignm
 export function changePrinter(
   store: Store,
   printerId: string,
-  change: { name?: string | null | undefined; connection?: string | undefined; profile?: string | undefined; width?: number | undefined },
+  change: {
+    name?: string | null | undefined
+    connection?: string | undefined
+    profile?: string | undefined
+    width?: number | undefined
+  },
   confinement: Confinement,
 ): ChangePrinterOutcome {
   const printer = store.printers.get(printerId)
   if (!printer) return { kind: 'unknown_printer' }
   const hubDriven = printer.agentId === store.agents.builtin()?.id
-  if (!hubDriven && change.connection !== undefined && change.connection !== printer.connection) return { kind: 'connection_set_by_agent' }
+  if (!hubDriven && change.connection !== undefined && change.connection !== printer.connection)
+    return { kind: 'connection_set_by_agent' }
   const checked = checkPrinterSettings({
     id: printer.remoteId,
     connection: change.connection ?? printer.connection,

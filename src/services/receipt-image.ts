@@ -16,7 +16,9 @@ export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
 export const RECEIPT_BUDGET_MS = 20_000
 
 function workerScript(): URL {
-  return Bun.main.startsWith('/$bunfs/') ? new URL('file:///$bunfs/root/services/receipt-worker.ts') : new URL('./receipt-worker.ts', import.meta.url)
+  return Bun.main.startsWith('/$bunfs/')
+    ? new URL('file:///$bunfs/root/services/receipt-worker.ts')
+    : new URL('./receipt-worker.ts', import.meta.url)
 }
 
 export class ReceiptImages {
@@ -32,7 +34,11 @@ export class ReceiptImages {
   }
 
   /** The PNG of job `jobId`'s receipt on `printer`; rejects when it cannot be drawn (a message for people). */
-  png(jobId: string, document: PrintDocument, printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>): Promise<Uint8Array> {
+  png(
+    jobId: string,
+    document: PrintDocument,
+    printer: Pick<PrinterRecord, 'profile' | 'width' | 'connection'>,
+  ): Promise<Uint8Array> {
     const parsed = parseConnectionUri(printer.connection)
     const link = parsed.ok ? parsed.connection.kind : undefined
     const key = `${jobId} ${printer.profile} ${printer.width} ${link}`

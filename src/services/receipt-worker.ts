@@ -9,7 +9,10 @@ import { type RenderRequest, renderRequested } from '../render/request.ts'
 /** What the worker draws: a document to render for a printer model, or a job's bytes rendered for it. */
 export type ReceiptTask = RenderRequest | { bytes: Uint8Array; profile: string; width: PaperWidth }
 
-const port = globalThis as unknown as { onmessage: (event: MessageEvent<{ id: number; input: ReceiptTask }>) => void; postMessage(message: TaskAnswer<Uint8Array>, transfer?: Transferable[]): void }
+const port = globalThis as unknown as {
+  onmessage: (event: MessageEvent<{ id: number; input: ReceiptTask }>) => void
+  postMessage(message: TaskAnswer<Uint8Array>, transfer?: Transferable[]): void
+}
 
 port.onmessage = ({ data: { id, input } }) => {
   try {
@@ -18,6 +21,10 @@ port.onmessage = ({ data: { id, input } }) => {
     const output = previewFor('bytes' in input ? input.bytes : renderRequested(input), profile, input.width).png()
     port.postMessage({ id, ok: true, output }, [output.buffer])
   } catch (error) {
-    port.postMessage({ id, ok: false, error: { name: (error as Error).name ?? 'Error', message: String((error as Error).message ?? error) } })
+    port.postMessage({
+      id,
+      ok: false,
+      error: { name: (error as Error).name ?? 'Error', message: String((error as Error).message ?? error) },
+    })
   }
 }

@@ -3,7 +3,18 @@
 // the database in it, each member's size and SHA-256), and not from a newer printhub. It is then
 // unpacked into a folder beside the target, which takes the target's place in one rename; a
 // failure on the way leaves the target as it was. A directory replaced with `force` is kept aside.
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
 import { VERSION } from '../domain/version.ts'
@@ -40,7 +51,9 @@ export interface RestoreSummary {
 }
 
 export type RestoreRefusal = 'not_an_archive' | 'damaged' | 'too_new' | 'in_use' | 'not_empty' | 'failed'
-export type RestoreOutcome = { ok: true; summary: RestoreSummary } | { ok: false; reason: RestoreRefusal; message: string }
+export type RestoreOutcome =
+  | { ok: true; summary: RestoreSummary }
+  | { ok: false; reason: RestoreRefusal; message: string }
 
 class Refused extends Error {
   constructor(
@@ -57,30 +70,50 @@ function stamp(at: number): string {
   return `${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 19).replaceAll(':', '')}`
 }
 
-/** The archive's own checks, before the target is looked at: what it is, that it is whole, that this printhub can read it. */
+/**
+ * The archive's own checks, before the target is looked at: what it is, that it is whole, that this printhub can read
+ * it.
+ */
 function checkArchive(reader: ArchiveReader, file: string): { storeSchemaVersion: number } {
   const { manifest } = reader
   const madeBy = `printhub ${manifest.printhub_version ?? '(unknown version)'}`
   if (Number(manifest.format_version) > ARCHIVE_FORMAT_VERSION) {
-    throw new Refused('too_new', `${file} was made by ${madeBy} in archive format ${manifest.format_version}; this is printhub ${VERSION}, which reads format ${ARCHIVE_FORMAT_VERSION}. Restore it with ${madeBy} or newer.`)
+    throw new Refused(
+      'too_new',
+      `${file} was made by ${madeBy} in archive format ` +
+        `${manifest.format_version}; this is printhub ${VERSION}, which reads ` +
+        `format ${ARCHIVE_FORMAT_VERSION}. Restore it with ${madeBy} or newer.`,
+    )
   }
-  if (!reader.complete) throw new Refused('damaged', `${file} was not written to the end (its backup was stopped half way); use another backup`)
+  if (!reader.complete)
+    throw new Refused(
+      'damaged',
+      `${file} was not written to the end (its backup was stopped half way); use another backup`,
+    )
   const problems = reader.integrityProblems()
   if (problems.length > 0) throw new Refused('damaged', `${file} is damaged: ${problems.slice(0, 3).join('; ')}`)
   const store = Number(manifest.store_schema_version)
   const ledger = Number(manifest.ledger_schema_version)
   const knownStore = knownSchemaVersion(HUB_SCHEMA)
   const knownLedger = knownSchemaVersion(LEDGER_SCHEMA)
-  if (!Number.isSafeInteger(store) || !Number.isSafeInteger(ledger)) throw new Refused('damaged', `${file} is damaged: its manifest has no schema versions`)
+  if (!Number.isSafeInteger(store) || !Number.isSafeInteger(ledger))
+    throw new Refused('damaged', `${file} is damaged: its manifest has no schema versions`)
   if (store > knownStore || ledger > knownLedger) {
     throw new Refused(
       'too_new',
-      `${file} was made by ${madeBy} (store schema version ${store}, ledger schema version ${ledger}); this is printhub ${VERSION}, which knows store schema version ${knownStore} and ledger schema version ${knownLedger}. Restore it with ${madeBy} or newer.`,
+      `${file} was made by ${madeBy} (store schema version ${store}, ledger ` +
+        `schema version ${ledger}); this is printhub ${VERSION}, which knows ` +
+        `store schema version ${knownStore} and ledger schema version ` +
+        `${knownLedger}. Restore it with ${madeBy} or newer.`,
     )
   }
   const names = reader.members().map((member) => member.name)
   const unknown = names.find((name) => !KNOWN_MEMBERS.includes(name))
-  if (unknown) throw new Refused('too_new', `${file} holds ${unknown}, which this printhub (${VERSION}) does not restore; restore it with ${madeBy} or newer`)
+  if (unknown)
+    throw new Refused(
+      'too_new',
+      `${file} holds ${unknown}, which this printhub (${VERSION}) does not restore; restore it with ${madeBy} or newer`,
+    )
   if (!names.includes(BACKUP_DATABASE)) throw new Refused('damaged', `${file} holds no ${BACKUP_DATABASE}`)
   return { storeSchemaVersion: store }
 }
@@ -95,16 +128,30 @@ function unpack(reader: ArchiveReader, file: string, staging: string, storeSchem
   }
   if (existsSync(join(staging, BACKUP_AGENT_LEDGER))) {
     const problems = fileIntegrityProblems(join(staging, BACKUP_AGENT_LEDGER))
-    if (problems.length > 0) throw new Refused('damaged', `${file} is damaged: its ${BACKUP_AGENT_LEDGER} fails SQLite's integrity check (${problems.slice(0, 3).join('; ')})`)
+    if (problems.length > 0)
+      throw new Refused(
+        'damaged',
+        `${file} is damaged: its ${BACKUP_AGENT_LEDGER} fails SQLite's integrity ` +
+          `check (${problems.slice(0, 3).join('; ')})`,
+      )
   }
   const inspection = StoreInspection.open(staging)
   if (!inspection) throw new Refused('damaged', `${file} is damaged: its ${BACKUP_DATABASE} cannot be opened`)
   try {
     const problems = inspection.integrityProblems(true)
-    if (problems.length > 0) throw new Refused('damaged', `${file} is damaged: its database fails SQLite's integrity check (${problems.slice(0, 3).join('; ')})`)
+    if (problems.length > 0)
+      throw new Refused(
+        'damaged',
+        `${file} is damaged: its database fails SQLite's integrity check (${problems.slice(0, 3).join('; ')})`,
+      )
     const found = inspection.schemaVersion(HUB_SCHEMA)
-    if (found !== storeSchemaVersion) throw new Refused('damaged', `${file} is damaged: its database is at schema version ${found}, its manifest says ${storeSchemaVersion}`)
-    if (inspection.setting(SERVER_ID_SETTING) !== (reader.manifest.server_id || undefined)) throw new Refused('damaged', `${file} is damaged: its database is not of the server its manifest names`)
+    if (found !== storeSchemaVersion)
+      throw new Refused(
+        'damaged',
+        `${file} is damaged: its database is at schema version ${found}, its manifest says ${storeSchemaVersion}`,
+      )
+    if (inspection.setting(SERVER_ID_SETTING) !== (reader.manifest.server_id || undefined))
+      throw new Refused('damaged', `${file} is damaged: its database is not of the server its manifest names`)
     return inspection.counts()
   } finally {
     inspection.close()
@@ -123,7 +170,10 @@ function takeOwnership(staging: string, target: string): void {
   chown(staging)
 }
 
-/** Restores the backup `file` into the data directory; what it restored, or why it refused (the target then is as it was). */
+/**
+ * Restores the backup `file` into the data directory; what it restored, or why it refused (the target then is as it
+ * was).
+ */
 export function restoreBackup(options: RestoreOptions): RestoreOutcome {
   const started = performance.now()
   const now = options.now ?? Date.now
@@ -131,7 +181,8 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
   // Through a symbolic link to where the data really is: the restored directory goes there.
   const named = resolve(options.dataDir)
   const target = existsSync(named) ? realpathSync(named) : named
-  if (!existsSync(file) || !statSync(file).isFile()) return { ok: false, reason: 'not_an_archive', message: `${file} does not exist or is not a file` }
+  if (!existsSync(file) || !statSync(file).isFile())
+    return { ok: false, reason: 'not_an_archive', message: `${file} does not exist or is not a file` }
   let reader: ArchiveReader
   try {
     reader = ArchiveReader.open(file)
@@ -149,7 +200,13 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
     if (inUse) throw new Refused('in_use', `${inUse.message} (a running hub's data cannot be replaced)`)
     const present = exists ? readdirSync(target) : []
     if (present.length > 0 && !options.force) {
-      throw new Refused('not_empty', `${target} is not empty (it holds ${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); restore into an empty or new directory, or add --force to put the backup in its place (the present one is then kept as ${target}.replaced-…)`)
+      throw new Refused(
+        'not_empty',
+        `${target} is not empty (it holds ` +
+          `${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); ` +
+          `restore into an empty or new directory, or add --force to put the backup ` +
+          `in its place (the present one is then kept as ${target}.replaced-…)`,
+      )
     }
     mkdirSync(parent, { recursive: true })
     for (const name of readdirSync(parent)) {
@@ -168,7 +225,8 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
       try {
         lock = lockDataDir(target, 'restore')
       } catch (error) {
-        if (error instanceof DataDirInUseError) throw new Refused('in_use', `${error.message} (a running hub's data cannot be replaced)`)
+        if (error instanceof DataDirInUseError)
+          throw new Refused('in_use', `${error.message} (a running hub's data cannot be replaced)`)
         throw error
       }
       try {
@@ -190,7 +248,11 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
         renameSync(staging, target)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
-        if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new Refused('not_empty', `${target} is no longer empty (something wrote to it meanwhile); nothing was restored`)
+        if (code === 'ENOTEMPTY' || code === 'EEXIST')
+          throw new Refused(
+            'not_empty',
+            `${target} is no longer empty (something wrote to it meanwhile); nothing was restored`,
+          )
         throw error
       }
     }
@@ -213,8 +275,17 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: error.reason, message: error.message }
     const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EACCES' ? ` (${parent} must be writable: run restore as the user the hub runs as, or as root)` : code === 'ENOSPC' || code === 'SQLITE_FULL' ? ` (the disk of ${parent} is full)` : ''
-    return { ok: false, reason: 'failed', message: `the backup could not be restored: ${(error as Error).message}${hint}; ${target} is as it was` }
+    const hint =
+      code === 'EACCES'
+        ? ` (${parent} must be writable: run restore as the user the hub runs as, or as root)`
+        : code === 'ENOSPC' || code === 'SQLITE_FULL'
+          ? ` (the disk of ${parent} is full)`
+          : ''
+    return {
+      ok: false,
+      reason: 'failed',
+      message: `the backup could not be restored: ${(error as Error).message}${hint}; ${target} is as it was`,
+    }
   } finally {
     reader.close()
     rmSync(staging, { recursive: true, force: true })

@@ -5,7 +5,12 @@ import type { PrintDocument } from '../protocol/document.ts'
 import type { HubOnTheLan } from './lan.ts'
 
 /** The test page: who prints (the hub, its addresses), on what (the printer, its model), and a QR code to the hub. */
-export function testPage(printer: { id: string; connection: string; profile: string; width: 58 | 80 }, hub: HubOnTheLan, status: string, now: Date): PrintDocument {
+export function testPage(
+  printer: { id: string; connection: string; profile: string; width: 58 | 80 },
+  hub: HubOnTheLan,
+  status: string,
+  now: Date,
+): PrintDocument {
   const profile = findProfile(printer.profile)
   return {
     width: printer.width,
@@ -13,7 +18,9 @@ export function testPage(printer: { id: string; connection: string; profile: str
       { type: 'text', value: 'printhub test page', align: 'center', bold: true },
       { type: 'divider' },
       { type: 'row', left: 'Hub', right: hub.name },
-      ...hub.addresses.slice(0, 4).map((address, i) => ({ type: 'row' as const, left: i === 0 ? 'Addresses' : '', right: address })),
+      ...hub.addresses
+        .slice(0, 4)
+        .map((address, i) => ({ type: 'row' as const, left: i === 0 ? 'Addresses' : '', right: address })),
       { type: 'row', left: 'Printer', right: printer.id },
       { type: 'row', left: 'Model', right: `${profile?.name ?? printer.profile}, ${printer.width} mm` },
       { type: 'text', value: `Connection: ${printer.connection}` },
@@ -28,4 +35,3 @@ export function testPage(printer: { id: string; connection: string; profile: str
     ],
   }
 }
-

@@ -73,7 +73,11 @@ export class WebhookSender {
   sendTest(webhookId: string): { messageId: string } {
     const now = this.options.now()
     const messageId = `msg_test_${now.toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`
-    const body = JSON.stringify({ type: WEBHOOK_TEST_EVENT, timestamp: new Date(now).toISOString(), data: { webhookId, message: 'A test event sent from the printhub dashboard.' } })
+    const body = JSON.stringify({
+      type: WEBHOOK_TEST_EVENT,
+      timestamp: new Date(now).toISOString(),
+      data: { webhookId, message: 'A test event sent from the printhub dashboard.' },
+    })
     this.store.commits.write(() => this.store.webhooks.queueFor(webhookId, messageId, body))
     this.tick()
     return { messageId }
@@ -90,7 +94,8 @@ export class WebhookSender {
   tick(): void {
     if (this.stopping.signal.aborted) return
     const now = this.options.now()
-    for (const head of this.store.webhooks.heads()) if (!this.sending.has(head.webhookId) && head.nextAt <= now) void this.send(head)
+    for (const head of this.store.webhooks.heads())
+      if (!this.sending.has(head.webhookId) && head.nextAt <= now) void this.send(head)
   }
 
   private async send(head: DueDelivery): Promise<void> {
@@ -101,27 +106,61 @@ export class WebhookSender {
       const signature = await webhookSignature(head.secret, head.messageId, timestamp, head.body)
       const response = await (this.options.fetch ?? fetch)(head.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'printhub-webhooks', [WEBHOOK_HEADERS.id]: head.messageId, [WEBHOOK_HEADERS.timestamp]: String(timestamp), [WEBHOOK_HEADERS.signature]: signature },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'printhub-webhooks',
+          [WEBHOOK_HEADERS.id]: head.messageId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signature,
+        },
         body: head.body,
         redirect: 'manual',
         signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), this.stopping.signal]),
       })
       // Only the status counts: the body is not read.
       await response.body?.cancel().catch(() => {})
-      outcome = response.status >= 200 && response.status < 300 ? { status: response.status } : { status: response.status, error: `answered ${response.status}` }
+      outcome =
+        response.status >= 200 && response.status < 300
+          ? { status: response.status }
+          : { status: response.status, error: `answered ${response.status}` }
     } catch (error) {
-      outcome = { status: null, error: (error as Error).name === 'TimeoutError' ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : `could not be reached (${(error as Error).message})` }
+      outcome = {
+        status: null,
+        error:
+          (error as Error).name === 'TimeoutError'
+            ? `no answer within ${DELIVERY_TIMEOUT_MS} ms`
+            : `could not be reached (${(error as Error).message})`,
+      }
     }
     try {
       if (this.stopping.signal.aborted) return
       const now = this.options.now()
-      if (outcome.error === undefined) this.store.commits.write(() => this.store.webhooks.delivered(head.id, head.webhookId, outcome.status!))
+      if (outcome.error === undefined)
+        this.store.commits.write(() => this.store.webhooks.delivered(head.id, head.webhookId, outcome.status!))
       else {
         const retryIn = RETRY_SCHEDULE_MS[Math.min(head.attempts, RETRY_SCHEDULE_MS.length - 1)]!
-        const { disabled } = this.store.commits.write(() => this.store.webhooks.failed(head.id, head.webhookId, outcome.status, outcome.error!, now + retryIn, now - DISABLE_AFTER_MS))
+        const { disabled } = this.store.commits.write(() =>
+          this.store.webhooks.failed(
+            head.id,
+            head.webhookId,
+            outcome.status,
+            outcome.error!,
+            now + retryIn,
+            now - DISABLE_AFTER_MS,
+          ),
+        )
         const fields = { webhook: head.webhookId, delivery: head.messageId, attempt: head.attempts + 1 }
-        if (disabled) this.options.log?.warn(`webhook disabled: its deliveries have failed for ${DISABLE_AFTER_MS / 86_400_000} days (${outcome.error})`, fields)
-        else this.options.log?.info(`a webhook delivery ${outcome.error}; tried again in ${Math.round(retryIn / 1000)} s`, fields, { limit: `webhook ${head.webhookId}` })
+        if (disabled)
+          this.options.log?.warn(
+            `webhook disabled: its deliveries have failed for ${DISABLE_AFTER_MS / 86_400_000} days (${outcome.error})`,
+            fields,
+          )
+        else
+          this.options.log?.info(
+            `a webhook delivery ${outcome.error}; tried again in ${Math.round(retryIn / 1000)} s`,
+            fields,
+            { limit: `webhook ${head.webhookId}` },
+          )
       }
     } finally {
       this.sending.delete(head.webhookId)

@@ -53,7 +53,12 @@ export class ArchiveWriter {
       db.transaction(() => {
         db.run(TABLES)
         // First, so that even a file left half written says what it is.
-        db.run('INSERT INTO manifest (key, value) VALUES (?, ?), (?, ?)', ['format', ARCHIVE_FORMAT, 'format_version', String(ARCHIVE_FORMAT_VERSION)])
+        db.run('INSERT INTO manifest (key, value) VALUES (?, ?), (?, ?)', [
+          'format',
+          ARCHIVE_FORMAT,
+          'format_version',
+          String(ARCHIVE_FORMAT_VERSION),
+        ])
       })()
     } catch (error) {
       db.close()
@@ -70,7 +75,12 @@ export class ArchiveWriter {
     const fd = openSync(source, 'r')
     let size = 0
     try {
-      this.db.run('INSERT INTO members (name, mode, size, sha256, encoding) VALUES (?, ?, 0, ?, ?)', [name, mode & 0o777, '', 'zstd'])
+      this.db.run('INSERT INTO members (name, mode, size, sha256, encoding) VALUES (?, ?, 0, ?, ?)', [
+        name,
+        mode & 0o777,
+        '',
+        'zstd',
+      ])
       for (let seq = 0; ; seq++) {
         const read = readSync(fd, buffer, 0, CHUNK_BYTES, null)
         if (read === 0 && seq > 0) break
@@ -141,7 +151,10 @@ export class ArchiveReader {
 
   /** What SQLite's integrity check finds wrong in the archive file itself: nothing when sound. */
   integrityProblems(): string[] {
-    const found = this.db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((row) => row.integrity_check)
+    const found = this.db
+      .query<{ integrity_check: string }, []>('PRAGMA integrity_check')
+      .all()
+      .map((row) => row.integrity_check)
     return found.length === 1 && found[0] === 'ok' ? [] : found
   }
 
@@ -154,7 +167,11 @@ export class ArchiveReader {
    * checksum; what is wrong with it, or undefined when it came out whole.
    */
   extract(name: string, target: string): string | undefined {
-    const member = this.db.query<ArchiveMember & { encoding: string }, [string]>('SELECT name, mode, size, sha256, encoding FROM members WHERE name = ?').get(name)
+    const member = this.db
+      .query<ArchiveMember & { encoding: string }, [string]>(
+        'SELECT name, mode, size, sha256, encoding FROM members WHERE name = ?',
+      )
+      .get(name)
     if (!member) return `${name} is not in the archive`
     if (member.encoding !== 'zstd') return `${name} is stored in an unknown way (${member.encoding})`
     const hash = createHash('sha256')
@@ -162,7 +179,11 @@ export class ArchiveReader {
     let size = 0
     let expected = 0
     try {
-      for (const row of this.db.query<{ seq: number; data: Uint8Array }, [string]>(`SELECT seq, data FROM chunks WHERE member = ${bound()} ORDER BY seq`).iterate(name)) {
+      for (const row of this.db
+        .query<{ seq: number; data: Uint8Array }, [string]>(
+          `SELECT seq, data FROM chunks WHERE member = ${bound()} ORDER BY seq`,
+        )
+        .iterate(name)) {
         if (row.seq !== expected++) return `${name} misses part ${expected - 1}`
         let chunk: Uint8Array
         try {

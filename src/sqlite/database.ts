@@ -31,16 +31,21 @@ export class DatabaseTooNewError extends Error {
     readonly file: string,
   ) {
     super(
-      `${file} was written by a newer printhub (schema version ${found}; this printhub knows up to version ${known}), so it is left untouched. ` +
+      `${file} was written by a newer printhub (schema version ${found}; this ` +
+        `printhub knows up to version ${known}), so it is left untouched. ` +
         `Either install the newer printhub again, or go back to the data as it was before the upgrade: ` +
-        `printhub restore FILE --data ${dirname(file)} --force (FILE: the pre-upgrade backup printhub upgrade made, in ${dirname(file)}-backups or the backup-dir setting).`,
+        `printhub restore FILE --data ${dirname(file)} --force (FILE: the ` +
+        `pre-upgrade backup printhub upgrade made, in ${dirname(file)}-backups or ` +
+        `the backup-dir setting).`,
     )
   }
 }
 
 export class NoDatabaseError extends Error {
   constructor(readonly dataDir: string) {
-    super(`There is no printhub data in ${dataDir}. Run "printhub init" (or "printhub serve") first, or pass --data DIR.`)
+    super(
+      `There is no printhub data in ${dataDir}. Run "printhub init" (or "printhub serve") first, or pass --data DIR.`,
+    )
   }
 }
 
@@ -100,13 +105,21 @@ export function enableIncrementalVacuum(db: Database): boolean {
   return true
 }
 
-/** What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound. */
+/**
+ * What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound.
+ */
 export function integrityProblems(db: Database, full = false): string[] {
-  const found = db.query<Record<string, string>, []>(full ? 'PRAGMA integrity_check' : 'PRAGMA quick_check').all().map((row) => Object.values(row)[0]!)
+  const found = db
+    .query<Record<string, string>, []>(full ? 'PRAGMA integrity_check' : 'PRAGMA quick_check')
+    .all()
+    .map((row) => Object.values(row)[0]!)
   return found.length === 1 && found[0] === 'ok' ? [] : found
 }
 
-/** What SQLite's whole integrity check finds wrong in the database file at `path` (read only); a problem when it cannot be opened. */
+/**
+ * What SQLite's whole integrity check finds wrong in the database file at `path` (read only); a problem when it cannot
+ * be opened.
+ */
 export function fileIntegrityProblems(path: string): string[] {
   let db: Database
   try {
@@ -157,13 +170,17 @@ export function snapshotDatabase(source: string, target: string): void {
  * processes starting at once cannot both apply them. A database of a newer schema is refused
  * before anything is written.
  */
-export function migrate(db: Database, schema: Pick<Schema, 'migrations' | 'migrationsTable'> & Partial<Pick<Schema, 'file' | 'adopt'>>): void {
+export function migrate(
+  db: Database,
+  schema: Pick<Schema, 'migrations' | 'migrationsTable'> & Partial<Pick<Schema, 'file' | 'adopt'>>,
+): void {
   const { migrations, migrationsTable: table } = schema
   const known = migrations.at(-1)?.version ?? 0
   db.transaction(() => {
     schema.adopt?.(db)
     db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
-    const current = db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
+    const current =
+      db.query<{ version: number | null }, []>(`SELECT max(version) AS version FROM ${table}`).get()?.version ?? 0
     if (current > known) throw new DatabaseTooNewError(current, known, db.filename || schema.file || 'the database')
     const now = Date.now()
     for (const migration of migrations) {

@@ -34,7 +34,10 @@ export class WalFlush {
     if (this.running.size === 0) this.start()
   }
 
-  /** After a commit something urgent waits for: `settle` runs once a flush started at once, beside any running, has ended. */
+  /**
+   * After a commit something urgent waits for: `settle` runs once a flush started at once, beside any running, has
+   * ended.
+   */
   afterUrgentCommit(settle: Settle): void {
     this.queued.push(settle)
     this.start()

@@ -60,13 +60,27 @@ export class AdminSessions {
     const now = this.now()
     const row = this.db
       .query<SessionRow, [string, string, Uint8Array, string, string, number, number, number]>(
-        `INSERT INTO admin_sessions (id, user_id, token_hash, address, user_agent, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO admin_sessions (id, user_id, token_hash, address,
+          user_agent, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?,
+          ?, ?, ?) RETURNING *`,
       )
-      .get(newId('ses'), userId, hashSecret(token), address.slice(0, 64), userAgent.slice(0, 256), now, now, now + this.lifetime.maxMs)!
+      .get(
+        newId('ses'),
+        userId,
+        hashSecret(token),
+        address.slice(0, 64),
+        userAgent.slice(0, 256),
+        now,
+        now,
+        now + this.lifetime.maxMs,
+      )!
     return { session: toSession(row), token }
   }
 
-  /** The live session of this token, its use recorded; undefined when unknown, revoked, idle too long, expired, or its account is disabled. */
+  /**
+   * The live session of this token, its use recorded; undefined when unknown, revoked, idle too long, expired, or its
+   * account is disabled.
+   */
   use(token: string): AdminSession | undefined {
     const now = this.now()
     const row = this.db
@@ -76,7 +90,14 @@ export class AdminSessions {
       )
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined
-    row.last_seen_at = recordUse(this.commits, this.db, { table: 'admin_sessions', column: 'last_seen_at' }, row.id, row.last_seen_at, now)
+    row.last_seen_at = recordUse(
+      this.commits,
+      this.db,
+      { table: 'admin_sessions', column: 'last_seen_at' },
+      row.id,
+      row.last_seen_at,
+      now,
+    )
     return toSession(row)
   }
 
@@ -84,18 +105,34 @@ export class AdminSessions {
   listLive(userId: string): AdminSession[] {
     const now = this.now()
     return this.db
-      .query<SessionRow, [number, number, string]>(`SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at > ?1 AND last_seen_at > ?1 - ?2 AND user_id = ${bound('?3')} ORDER BY created_at DESC`)
+      .query<SessionRow, [number, number, string]>(
+        `SELECT * FROM admin_sessions WHERE revoked_at IS NULL AND expires_at >
+          ?1 AND last_seen_at > ?1 - ?2 AND user_id = ${bound('?3')} ORDER BY
+          created_at DESC`,
+      )
       .all(now, this.lifetime.idleMs, userId)
       .map(toSession)
   }
 
   /** Ends one of the account's sessions. */
   revoke(userId: string, id: string): boolean {
-    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [this.now(), id, userId]).changes === 1
+    return (
+      this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE id = ? AND user_id = ? AND revoked_at IS NULL', [
+        this.now(),
+        id,
+        userId,
+      ]).changes === 1
+    )
   }
 
-  /** Ends every session of the account but `keepId` (after a password change, "sign out everywhere", the account disabled). */
+  /**
+   * Ends every session of the account but `keepId` (after a password change, "sign out everywhere", the account
+   * disabled).
+   */
   revokeAll(userId: string, keepId?: string): number {
-    return this.db.run('UPDATE admin_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND user_id = ? AND id IS NOT ?', [this.now(), userId, keepId ?? null]).changes
+    return this.db.run(
+      'UPDATE admin_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND user_id = ? AND id IS NOT ?',
+      [this.now(), userId, keepId ?? null],
+    ).changes
   }
 }

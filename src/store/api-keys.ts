@@ -55,7 +55,15 @@ export class ApiKeys {
         `INSERT INTO api_keys (id, project_id, name, key_prefix, secret_hash, scopes, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(newId('apk'), projectId, name, secret.slice(0, API_KEY_DISPLAY_LENGTH), hashSecret(secret), [...new Set(scopes)].sort().join(' '), this.now())!
+      .get(
+        newId('apk'),
+        projectId,
+        name,
+        secret.slice(0, API_KEY_DISPLAY_LENGTH),
+        hashSecret(secret),
+        [...new Set(scopes)].sort().join(' '),
+        this.now(),
+      )!
     return { key: toApiKey(row), secret }
   }
 
@@ -66,7 +74,14 @@ export class ApiKeys {
       .query<ApiKeyRow, [Uint8Array]>('SELECT * FROM api_keys WHERE secret_hash = ? AND revoked_at IS NULL')
       .get(hashSecret(secret))
     if (!row) return undefined
-    row.last_used_at = recordUse(this.commits, this.db, { table: 'api_keys', column: 'last_used_at' }, row.id, row.last_used_at, this.now())
+    row.last_used_at = recordUse(
+      this.commits,
+      this.db,
+      { table: 'api_keys', column: 'last_used_at' },
+      row.id,
+      row.last_used_at,
+      this.now(),
+    )
     return toApiKey(row)
   }
 
@@ -76,7 +91,10 @@ export class ApiKeys {
   }
 
   list(projectId: string): ApiKey[] {
-    return this.db.query<ApiKeyRow, [string]>(`SELECT * FROM api_keys WHERE project_id = ${bound()} ORDER BY created_at, id`).all(projectId).map(toApiKey)
+    return this.db
+      .query<ApiKeyRow, [string]>(`SELECT * FROM api_keys WHERE project_id = ${bound()} ORDER BY created_at, id`)
+      .all(projectId)
+      .map(toApiKey)
   }
 
   /** Revokes a key; false when there is no such key. Revoking twice keeps the first time. */

@@ -7,7 +7,10 @@ import { iso } from './time.ts'
 export interface AuditEntry {
   id: number
   at: string
-  /** The account's name as it was then; null when no account was known (a failed sign-in of a name no account has, the machine). */
+  /**
+   * The account's name as it was then; null when no account was known (a failed sign-in of a name no account has, the
+   * machine).
+   */
   user: string | null
   action: string
   target: string | null
@@ -31,7 +34,14 @@ interface AuditRow {
   address: string | null
 }
 
-const toEntry = (row: AuditRow): AuditEntry => ({ id: row.id, at: iso(row.at), user: row.user_name, action: row.action, target: row.target, address: row.address })
+const toEntry = (row: AuditRow): AuditEntry => ({
+  id: row.id,
+  at: iso(row.at),
+  user: row.user_name,
+  action: row.action,
+  target: row.target,
+  address: row.address,
+})
 
 export class AuditLog {
   private readonly insert
@@ -47,19 +57,31 @@ export class AuditLog {
 
   /** Appends an entry (in the open transaction, or on its own). */
   record(entry: NewAuditEntry): void {
-    this.insert.run(this.now(), entry.userId, entry.user?.slice(0, 128) ?? null, entry.action, entry.target?.slice(0, 256) ?? null, entry.address?.slice(0, 64) ?? null)
+    this.insert.run(
+      this.now(),
+      entry.userId,
+      entry.user?.slice(0, 128) ?? null,
+      entry.action,
+      entry.target?.slice(0, 256) ?? null,
+      entry.address?.slice(0, 64) ?? null,
+    )
   }
 
   /** Entries newest first, older than entry `before` when given, at most `limit`. */
   page(limit: number, before?: number): AuditEntry[] {
     return this.db
-      .query<AuditRow, [number, number]>('SELECT id, at, user_name, action, target, address FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?')
+      .query<AuditRow, [number, number]>(
+        'SELECT id, at, user_name, action, target, address FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?',
+      )
       .all(before ?? Number.MAX_SAFE_INTEGER, limit)
       .map(toEntry)
   }
 
   /** Deletes at most `limit` of the entries older than `before` (retention); how many went. */
   prune(before: number, limit: number): number {
-    return this.db.run('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)', [before, limit]).changes
+    return this.db.run(
+      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY at LIMIT ?)',
+      [before, limit],
+    ).changes
   }
 }

@@ -49,30 +49,43 @@ export class Destinations {
     const now = this.now()
     return toDestination(
       this.db
-        .query<DestinationRow, [string, string, string, string, string, number, number]>('INSERT INTO destinations (id, project_id, name, mode, printers, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *')
+        .query<DestinationRow, [string, string, string, string, string, number, number]>(
+          `INSERT INTO destinations (id, project_id, name, mode, printers,
+            created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        )
         .get(newId('dst'), projectId, name, mode, JSON.stringify(printers), now, now)!,
     )
   }
 
   update(projectId: string, name: string, mode: DestinationMode, printers: readonly string[]): Destination | undefined {
     const row = this.db
-      .query<DestinationRow, [string, string, number, string, string]>('UPDATE destinations SET mode = ?, printers = ?, updated_at = ? WHERE project_id = ? AND name = ? RETURNING *')
+      .query<DestinationRow, [string, string, number, string, string]>(
+        'UPDATE destinations SET mode = ?, printers = ?, updated_at = ? WHERE project_id = ? AND name = ? RETURNING *',
+      )
       .get(mode, JSON.stringify(printers), this.now(), projectId, name)
     return row ? toDestination(row) : undefined
   }
 
   get(projectId: string, name: string): Destination | undefined {
-    const row = this.db.query<DestinationRow, [string, string]>('SELECT * FROM destinations WHERE project_id = ? AND name = ?').get(projectId, name)
+    const row = this.db
+      .query<DestinationRow, [string, string]>('SELECT * FROM destinations WHERE project_id = ? AND name = ?')
+      .get(projectId, name)
     return row ? toDestination(row) : undefined
   }
 
   list(projectId: string): Destination[] {
-    return this.db.query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE project_id = ${bound()} ORDER BY name`).all(projectId).map(toDestination)
+    return this.db
+      .query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE project_id = ${bound()} ORDER BY name`)
+      .all(projectId)
+      .map(toDestination)
   }
 
   /** Every project's destinations of a mode (the failover watch). */
   ofMode(mode: DestinationMode): Destination[] {
-    return this.db.query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE mode = ${bound()} ORDER BY project_id, name`).all(mode).map(toDestination)
+    return this.db
+      .query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE mode = ${bound()} ORDER BY project_id, name`)
+      .all(mode)
+      .map(toDestination)
   }
 
   /** Deletes it; the jobs waiting at it stay where they wait (their printer is theirs). */
@@ -83,7 +96,11 @@ export class Destinations {
   /** The printers jobs wait at (PENDING) for the destination. */
   waitingAt(destinationId: string): string[] {
     return this.db
-      .query<{ printer_id: string }, [string]>("SELECT DISTINCT printer_id FROM jobs INDEXED BY jobs_waiting_at_destinations WHERE destination_id = ? AND state = 'PENDING'")
+      .query<{ printer_id: string }, [string]>(
+        `SELECT DISTINCT printer_id FROM jobs INDEXED BY
+          jobs_waiting_at_destinations WHERE destination_id = ? AND state
+          = 'PENDING'`,
+      )
       .all(destinationId)
       .map((row) => row.printer_id)
   }
@@ -102,7 +119,12 @@ export class Destinations {
       .all(to, note, this.now(), destinationId, from)
       .map((row) => row.id)
     for (const id of moved) {
-      this.db.run(`INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message) SELECT seq, ?, state, 0, 'job.moved', ? FROM jobs WHERE id = ?`, [this.now(), note, id])
+      this.db.run(
+        `INSERT INTO job_events (job_seq, at, state, attempt, error_code,
+          error_message) SELECT seq, ?, state, 0, 'job.moved', ? FROM jobs
+          WHERE id = ?`,
+        [this.now(), note, id],
+      )
     }
     return moved
   }

@@ -28,9 +28,16 @@ interface EventRow {
 }
 
 /** An event as JSON, from its stored parts without parsing them: what JSON.stringify of the event gives. */
-const eventJson = (id: number, type: string, occurredAt: string, data: string) => `{"id":${id},"type":"${type}","occurredAt":"${occurredAt}",${data.slice(1)}`
+const eventJson = (id: number, type: string, occurredAt: string, data: string) =>
+  `{"id":${id},"type":"${type}","occurredAt":"${occurredAt}",${data.slice(1)}`
 
-const toEvent = (row: EventRow): ProjectEvent => ({ id: row.id, type: row.type, occurredAt: iso(row.occurred_at), ...(JSON.parse(row.data) as EventBody) }) as ProjectEvent
+const toEvent = (row: EventRow): ProjectEvent =>
+  ({
+    id: row.id,
+    type: row.type,
+    occurredAt: iso(row.occurred_at),
+    ...(JSON.parse(row.data) as EventBody),
+  }) as ProjectEvent
 
 export class Events {
   private readonly insert
@@ -46,7 +53,9 @@ export class Events {
     private readonly webhooks?: Webhooks,
   ) {
     // The new ID from the connection's last rowid, not RETURNING: that is 5 µs less an event (12 → 7).
-    this.insert = db.query<never, [string, string, number, string]>('INSERT INTO events (project_id, type, occurred_at, data) VALUES (?, ?, ?, ?)')
+    this.insert = db.query<never, [string, string, number, string]>(
+      'INSERT INTO events (project_id, type, occurred_at, data) VALUES (?, ?, ?, ?)',
+    )
   }
 
   /** Appends an event to the project's log, in the open transaction (or on its own). */
@@ -57,7 +66,12 @@ export class Events {
     if (this.webhooks?.wanted(projectId)) {
       // A webhook's body (Standard Webhooks): the type, the time, and the event as the stream says it.
       const occurredAt = iso(at)
-      this.webhooks.queue(projectId, type, `evt_${id}`, `{"type":"${type}","timestamp":"${occurredAt}","data":${eventJson(id, type, occurredAt, data)}}`)
+      this.webhooks.queue(
+        projectId,
+        type,
+        `evt_${id}`,
+        `{"type":"${type}","timestamp":"${occurredAt}","data":${eventJson(id, type, occurredAt, data)}}`,
+      )
     }
     this.announce(projectId)
     return id
@@ -89,7 +103,14 @@ export class Events {
   /** A job was created (`from` is `new`) or changed state: its event, with the job as it is now. */
   jobChanged(from: JobState | 'new', job: Job): void {
     if (from === 'new') this.append(job.projectId, 'job.created', { job })
-    else if (from !== job.state) this.append(job.projectId, 'job.state_changed', { state: job.state, previousState: from, attemptCount: job.attemptCount, lastErrorCode: job.lastErrorCode, job })
+    else if (from !== job.state)
+      this.append(job.projectId, 'job.state_changed', {
+        state: job.state,
+        previousState: from,
+        attemptCount: job.attemptCount,
+        lastErrorCode: job.lastErrorCode,
+        job,
+      })
   }
 
   /** Hears of each project that has new committed events, until the returned function is called. */
@@ -101,7 +122,9 @@ export class Events {
   /** The project's events after `afterId`, oldest first, at most `limit`. */
   after(projectId: string, afterId: number, limit: number): ProjectEvent[] {
     return this.db
-      .query<EventRow, [string, number, number]>(`SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`)
+      .query<EventRow, [string, number, number]>(
+        `SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`,
+      )
       .all(projectId, afterId, limit)
       .map(toEvent)
   }
@@ -112,19 +135,34 @@ export class Events {
    */
   frames(projectId: string, afterId: number, limit: number): { id: number; frame: string }[] {
     return this.db
-      .query<EventRow, [string, number, number]>(`SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`)
+      .query<EventRow, [string, number, number]>(
+        `SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`,
+      )
       .all(projectId, afterId, limit)
-      .map((row) => ({ id: row.id, frame: `id: ${row.id}\nevent: ${row.type}\ndata: ${eventJson(row.id, row.type, iso(row.occurred_at), row.data)}\n\n` }))
+      .map((row) => ({
+        id: row.id,
+        frame:
+          `id: ${row.id}\nevent: ${row.type}\ndata: ` +
+          `${eventJson(row.id, row.type, iso(row.occurred_at), row.data)}\n\n`,
+      }))
   }
 
   /** The newest event ID the project's log ever had (0: none yet). */
   newest(projectId: string): number {
-    return this.db.query<{ id: number | null }, [string]>('SELECT max(id) AS id FROM events WHERE project_id = ?').get(projectId)?.id ?? 0
+    return (
+      this.db
+        .query<{ id: number | null }, [string]>('SELECT max(id) AS id FROM events WHERE project_id = ?')
+        .get(projectId)?.id ?? 0
+    )
   }
 
   /** The newest ID pruned from the project's log: a reader resuming from before it missed events. */
   prunedThrough(projectId: string): number {
-    return this.db.query<{ n: number }, [string]>('SELECT events_pruned_through AS n FROM projects WHERE id = ?').get(projectId)?.n ?? 0
+    return (
+      this.db
+        .query<{ n: number }, [string]>('SELECT events_pruned_through AS n FROM projects WHERE id = ?')
+        .get(projectId)?.n ?? 0
+    )
   }
 
   /**
@@ -134,17 +172,29 @@ export class Events {
    */
   prune(before: number, max: number, limit: number): number {
     return this.commits.defer(() => {
-      const span = this.db.query<{ lo: number | null; hi: number | null }, []>('SELECT min(id) AS lo, max(id) AS hi FROM events').get()!
+      const span = this.db
+        .query<{ lo: number | null; hi: number | null }, []>('SELECT min(id) AS lo, max(id) AS hi FROM events')
+        .get()!
       if (span.lo === null || span.hi === null) return 0
       // IDs are appended in order and deleted from the oldest: the span counts the events.
       const over = Math.max(0, span.hi - span.lo + 1 - max)
-      const oldest = this.db.query<{ id: number; project_id: string; occurred_at: number }, [number]>('SELECT id, project_id, occurred_at FROM events ORDER BY id LIMIT ?').all(limit)
+      const oldest = this.db
+        .query<{ id: number; project_id: string; occurred_at: number }, [number]>(
+          'SELECT id, project_id, occurred_at FROM events ORDER BY id LIMIT ?',
+        )
+        .all(limit)
       const gone = oldest.filter((row, i) => i < over || row.occurred_at < before)
       if (gone.length === 0) return 0
       const newest = new Map<string, number>()
       for (const row of gone) newest.set(row.project_id, Math.max(newest.get(row.project_id) ?? 0, row.id))
-      this.db.run('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(gone.map((row) => row.id))])
-      for (const [projectId, id] of newest) this.db.run('UPDATE projects SET events_pruned_through = max(events_pruned_through, ?) WHERE id = ?', [id, projectId])
+      this.db.run('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))', [
+        JSON.stringify(gone.map((row) => row.id)),
+      ])
+      for (const [projectId, id] of newest)
+        this.db.run('UPDATE projects SET events_pruned_through = max(events_pruned_through, ?) WHERE id = ?', [
+          id,
+          projectId,
+        ])
       return gone.length
     })
   }

@@ -48,7 +48,9 @@ export class FanOuts {
 
   constructor(private readonly db: Database) {
     this.any = db.query<{ one: number }, []>('SELECT 1 AS one FROM fan_outs LIMIT 1').get() !== null
-    this.byKeyQuery = db.query<FanOutRow, [string, string]>('SELECT * FROM fan_outs WHERE project_id = ? AND idempotency_key = ?')
+    this.byKeyQuery = db.query<FanOutRow, [string, string]>(
+      'SELECT * FROM fan_outs WHERE project_id = ? AND idempotency_key = ?',
+    )
     this.byIdQuery = db.query<FanOutRow, [string]>('SELECT * FROM fan_outs WHERE id = ?')
     this.childrenQuery = db.query<ChildRow, [string]>(
       `SELECT ${JOB_COLUMNS}, (SELECT remote_id FROM printers p WHERE p.id = jobs.printer_id) AS printer
@@ -70,8 +72,19 @@ export class FanOuts {
   /** Inserts a parent, in the open transaction (its children are inserted after it). */
   insert(fanOut: NewFanOut): void {
     this.db.run(
-      'INSERT INTO fan_outs (id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      [fanOut.id, fanOut.projectId, fanOut.destination, fanOut.idempotencyKey, fanOut.metadata, fanOut.expiresAt, fanOut.maxAttempts, fanOut.createdAt],
+      `INSERT INTO fan_outs (id, project_id, destination, idempotency_key,
+        metadata, expires_at, max_attempts, created_at) VALUES (?, ?, ?, ?,
+        ?, ?, ?, ?)`,
+      [
+        fanOut.id,
+        fanOut.projectId,
+        fanOut.destination,
+        fanOut.idempotencyKey,
+        fanOut.metadata,
+        fanOut.expiresAt,
+        fanOut.maxAttempts,
+        fanOut.createdAt,
+      ],
     )
     this.any = true
   }

@@ -27,9 +27,17 @@ interface ImageRow {
   updated_at: number
 }
 
-const ROW = "name, media_type, length(data) AS data_length, substr(data, -2) AS data_tail, width, height, updated_at"
-const base64Bytes = (length: number, tail: string) => (length / 4) * 3 - (tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0)
-const toImage = (row: ImageRow): StoredImage => ({ name: row.name, mediaType: row.media_type, width: row.width, height: row.height, bytes: base64Bytes(row.data_length, row.data_tail), updatedAt: iso(row.updated_at) })
+const ROW = 'name, media_type, length(data) AS data_length, substr(data, -2) AS data_tail, width, height, updated_at'
+const base64Bytes = (length: number, tail: string) =>
+  (length / 4) * 3 - (tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0)
+const toImage = (row: ImageRow): StoredImage => ({
+  name: row.name,
+  mediaType: row.media_type,
+  width: row.width,
+  height: row.height,
+  bytes: base64Bytes(row.data_length, row.data_tail),
+  updatedAt: iso(row.updated_at),
+})
 
 export class ProjectImages {
   constructor(
@@ -38,8 +46,14 @@ export class ProjectImages {
   ) {}
 
   /** Stores (or replaces) the project's image of this name; whether it was new. */
-  put(projectId: string, name: string, image: { mediaType: ImageMediaType; data: string; width: number; height: number }): { created: boolean; image: StoredImage } {
-    const created = !this.db.query<{ one: number }, [string, string]>('SELECT 1 AS one FROM project_images WHERE project_id = ? AND name = ?').get(projectId, name)
+  put(
+    projectId: string,
+    name: string,
+    image: { mediaType: ImageMediaType; data: string; width: number; height: number },
+  ): { created: boolean; image: StoredImage } {
+    const created = !this.db
+      .query<{ one: number }, [string, string]>('SELECT 1 AS one FROM project_images WHERE project_id = ? AND name = ?')
+      .get(projectId, name)
     const row = this.db
       .query<ImageRow, [string, string, string, string, number, number, number]>(
         `INSERT INTO project_images (project_id, name, media_type, data, width, height, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -52,23 +66,34 @@ export class ProjectImages {
 
   /** The image's data, as an image section carries it; undefined when the project has none of that name. */
   data(projectId: string, name: string): { mediaType: ImageMediaType; data: string } | undefined {
-    const row = this.db.query<{ media_type: ImageMediaType; data: string }, [string, string]>('SELECT media_type, data FROM project_images WHERE project_id = ? AND name = ?').get(projectId, name)
+    const row = this.db
+      .query<{ media_type: ImageMediaType; data: string }, [string, string]>(
+        'SELECT media_type, data FROM project_images WHERE project_id = ? AND name = ?',
+      )
+      .get(projectId, name)
     return row ? { mediaType: row.media_type, data: row.data } : undefined
   }
 
   /** The project's images, without their data. */
   list(projectId: string): StoredImage[] {
-    return this.db.query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ${bound()} ORDER BY name`).all(projectId).map(toImage)
+    return this.db
+      .query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ${bound()} ORDER BY name`)
+      .all(projectId)
+      .map(toImage)
   }
 
   /** One of the project's images, without its data. */
   get(projectId: string, name: string): StoredImage | undefined {
-    const row = this.db.query<ImageRow, [string, string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? AND name = ?`).get(projectId, name)
+    const row = this.db
+      .query<ImageRow, [string, string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? AND name = ?`)
+      .get(projectId, name)
     return row ? toImage(row) : undefined
   }
 
   count(projectId: string): number {
-    return this.db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM project_images WHERE project_id = ?').get(projectId)!.n
+    return this.db
+      .query<{ n: number }, [string]>('SELECT count(*) AS n FROM project_images WHERE project_id = ?')
+      .get(projectId)!.n
   }
 
   delete(projectId: string, name: string): boolean {

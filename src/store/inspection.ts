@@ -22,12 +22,16 @@ export class StoreInspection {
     return db ? new StoreInspection(db) : undefined
   }
 
-  /** What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound. */
+  /**
+   * What SQLite's quick check (or, when `full`, its whole integrity check) finds wrong: nothing when the file is sound.
+   */
   integrityProblems(full = false): string[] {
     return integrityProblems(this.db, full)
   }
 
-  /** The newest migration of `schema` applied (the hub's own, or the built-in agent's ledger's, which lives here too). */
+  /**
+   * The newest migration of `schema` applied (the hub's own, or the built-in agent's ledger's, which lives here too).
+   */
   schemaVersion(schema: Pick<Schema, 'migrationsTable'>): number {
     return schemaVersion(this.db, schema)
   }
@@ -35,12 +39,21 @@ export class StoreInspection {
   /** How many of each kind of record the database holds (removed printers and revoked keys and agents included). */
   counts(): RecordCounts {
     const count = (table: string) => this.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
-    return { projects: count('projects'), apiKeys: count('api_keys'), agents: count('agents'), printers: count('printers'), jobs: count('jobs') }
+    return {
+      projects: count('projects'),
+      apiKeys: count('api_keys'),
+      agents: count('agents'),
+      printers: count('printers'),
+      jobs: count('jobs'),
+    }
   }
 
   /** When the newest job was created, in milliseconds since the epoch. */
   newestJobAt(): number | undefined {
-    return this.db.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()?.created_at ?? undefined
+    return (
+      this.db.query<{ created_at: number | null }, []>('SELECT max(created_at) AS created_at FROM jobs').get()
+        ?.created_at ?? undefined
+    )
   }
 
   /** The hub's stored server ID (the setting `server_id`, see services/init.ts); undefined before the first start. */

@@ -1,9 +1,9 @@
-// One log line per job state change, said where the state is written (the store is its only
-// writer), and only once the change is committed: a change the group commit rolled back (a full
-// disk) is never logged as if it had happened. Listeners in the process (an application waiting
-// for its cancellation to settle) hear of each change at the same moment. The line names the job, its project, its printer
-// (its record ID and the project-local name applications use), the attempt, the states from and to,
-// and the failure code when there is one; never the document or the metadata (an application's own data).
+// One log line per job state change, said where the state is written (the store is its only writer), and only once the
+// change is committed: a change the group commit rolled back (a full disk) is never logged as if it had happened.
+// Listeners in the process (an application waiting for its cancellation to settle) hear of each change at the same
+// moment. The line names the job, its project, its printer (its record ID and the project-local name applications use),
+// the attempt, the states from and to, and the failure code when there is one; never the document or the metadata (an
+// application's own data).
 import type { Job, JobState } from '../protocol/job.ts'
 import type { Logger } from '../platform/log.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -45,7 +45,13 @@ export class JobLog {
 
   /** What a line says of the job: its printer named both ways, looked up only when the line is written. */
   private fields(job: LoggedJob, log: Logger, level: 'info' | 'warn') {
-    return { job: job.id, project: job.project_id, printer: job.printer_id, name: log.enabled(level) ? this.printerName(job.printer_id) : undefined, attempt: job.attempt_count }
+    return {
+      job: job.id,
+      project: job.project_id,
+      printer: job.printer_id,
+      name: log.enabled(level) ? this.printerName(job.printer_id) : undefined,
+      attempt: job.attempt_count,
+    }
   }
 
   /** Whether anyone hears of changes: when not, callers skip reading the state a job was in. */
@@ -59,7 +65,9 @@ export class JobLog {
     return () => this.listeners.delete(listener)
   }
 
-  /** The job went from `from` (`new`: it was just created) to the state it is in now (`now`, when the caller has it). */
+  /**
+   * The job went from `from` (`new`: it was just created) to the state it is in now (`now`, when the caller has it).
+   */
   changed(from: JobState | 'new', job: LoggedJob, now?: Job): void {
     this.recorder?.(from, job.id, now)
     const log = this.log

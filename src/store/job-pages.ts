@@ -49,7 +49,10 @@ interface Driver {
   values: Value[]
 }
 
-/** A page's walk: the table its rows come from, the index it walks, every condition on a row, and whether the index holds exactly the rows that match. */
+/**
+ * A page's walk: the table its rows come from, the index it walks, every condition on a row, and whether the index
+ * holds exactly the rows that match.
+ */
 interface Walk {
   table: string
   columns: string
@@ -60,15 +63,41 @@ interface Walk {
 
 function driver(query: JobQuery, before: number): Driver {
   const [entry] = query.metadata ?? []
-  if (entry) return { source: 'job_metadata', seq: 'job_seq', where: `project_id = ${bound()} AND key = ${bound()} AND value = ${bound()} AND job_seq < ?`, values: [query.projectId, entry[0], entry[1], before] }
-  if (query.printerId !== undefined) return { source: 'jobs INDEXED BY jobs_by_printer', seq: 'seq', where: `printer_id = ${bound()} AND seq < ?`, values: [query.printerId, before] }
-  if (query.state !== undefined) return { source: 'jobs INDEXED BY jobs_newest_by_state', seq: 'seq', where: `project_id = ${bound()} AND state = ${bound()} AND seq < ?`, values: [query.projectId, query.state, before] }
-  return { source: 'jobs INDEXED BY jobs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, before] }
+  if (entry)
+    return {
+      source: 'job_metadata',
+      seq: 'job_seq',
+      where: `project_id = ${bound()} AND key = ${bound()} AND value = ${bound()} AND job_seq < ?`,
+      values: [query.projectId, entry[0], entry[1], before],
+    }
+  if (query.printerId !== undefined)
+    return {
+      source: 'jobs INDEXED BY jobs_by_printer',
+      seq: 'seq',
+      where: `printer_id = ${bound()} AND seq < ?`,
+      values: [query.printerId, before],
+    }
+  if (query.state !== undefined)
+    return {
+      source: 'jobs INDEXED BY jobs_newest_by_state',
+      seq: 'seq',
+      where: `project_id = ${bound()} AND state = ${bound()} AND seq < ?`,
+      values: [query.projectId, query.state, before],
+    }
+  return {
+    source: 'jobs INDEXED BY jobs_newest',
+    seq: 'seq',
+    where: `project_id = ${bound()} AND seq < ?`,
+    values: [query.projectId, before],
+  }
 }
 
 /** The walk itself: the sequence numbers of candidates, newest first, at most `window`. */
 function walk({ source, seq, where, values }: Driver, window: number): { sql: string; values: Value[] } {
-  return { sql: `SELECT ${seq} FROM ${source} WHERE ${where} ORDER BY ${seq} DESC LIMIT ?`, values: [...values, window] }
+  return {
+    sql: `SELECT ${seq} FROM ${source} WHERE ${where} ORDER BY ${seq} DESC LIMIT ?`,
+    values: [...values, window],
+  }
 }
 
 /** Every condition of the query, on a job row (the driver's own among them: cheap, and exact). */
@@ -83,7 +112,14 @@ function conditions(query: JobQuery): { sql: string; values: Value[] } {
   if (query.printerId !== undefined) add(`printer_id = ${bound()}`, query.printerId)
   if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
   if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
-  for (const [key, value] of query.metadata ?? []) add(`EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id = jobs.project_id AND m.key = ${bound()} AND m.value = ${bound()} AND m.job_seq = jobs.seq)`, key, value)
+  for (const [key, value] of query.metadata ?? [])
+    add(
+      `EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id =
+        jobs.project_id AND m.key = ${bound()} AND m.value = ${bound()} AND
+        m.job_seq = jobs.seq)`,
+      key,
+      value,
+    )
   return { sql: where.join(' AND '), values }
 }
 
@@ -93,25 +129,46 @@ function conditions(query: JobQuery): { sql: string; values: Value[] } {
  * another project keeps its older jobs), nor does any other condition.
  */
 function driverIsExact(query: JobQuery): boolean {
-  return query.printerId === undefined && query.createdAfter === undefined && query.createdBefore === undefined && !query.metadata?.length
+  return (
+    query.printerId === undefined &&
+    query.createdAfter === undefined &&
+    query.createdBefore === undefined &&
+    !query.metadata?.length
+  )
 }
 
 /** The newest `limit` rows of `table` along the walk, older than `before`: the rows, and where the next page starts. */
-function pageOf<Row extends { seq: number }>(db: Database, { table, columns, drive, match, exact }: Walk, limit: number, window: number): { rows: Row[]; next: number | null } {
+function pageOf<Row extends { seq: number }>(
+  db: Database,
+  { table, columns, drive, match, exact }: Walk,
+  limit: number,
+  window: number,
+): { rows: Row[]; next: number | null } {
   // Where every row the driver finds matches, a page is read along its index: one more row than it
   // shows, nothing else looked up.
   if (exact) {
-    const rows = db.query<Row, Value[]>(`SELECT ${columns} FROM ${drive.source} WHERE ${drive.where} ORDER BY ${drive.seq} DESC LIMIT ?`).all(...drive.values, limit + 1)
+    const rows = db
+      .query<Row, Value[]>(
+        `SELECT ${columns} FROM ${drive.source} WHERE ${drive.where} ORDER BY ${drive.seq} DESC LIMIT ?`,
+      )
+      .all(...drive.values, limit + 1)
     return rows.length > limit ? { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq } : { rows, next: null }
   }
   const candidates = walk(drive, window)
-  const rows = db.query<Row, Value[]>(`SELECT ${columns} FROM ${table} WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`).all(...candidates.values, ...match.values, limit + 1)
+  const rows = db
+    .query<Row, Value[]>(
+      `SELECT ${columns} FROM ${table} WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`,
+    )
+    .all(...candidates.values, ...match.values, limit + 1)
   if (rows.length > limit) return { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq }
   // Whether the walk stopped at its window rather than at the end of the index: one entry more
   // tells. Then the next page goes on from the window's last entry.
   const beyond = walk(drive, window + 1)
   const span = db
-    .query<{ n: number; last: number | null }, Value[]>(`WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n, (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`)
+    .query<{ n: number; last: number | null }, Value[]>(
+      `WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n,
+        (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`,
+    )
     .get(...beyond.values)!
   return { rows, next: span.n > window ? span.last : null }
 }
@@ -119,7 +176,12 @@ function pageOf<Row extends { seq: number }>(db: Database, { table, columns, dri
 /** The newest `limit` jobs matching `query`, older than `query.before` if given. */
 export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
   const drive = driver(query, query.before ?? Number.MAX_SAFE_INTEGER)
-  const { rows, next } = pageOf<JobRow>(db, { table: 'jobs', columns: JOB_COLUMNS, drive, match: conditions(query), exact: driverIsExact(query) }, limit, window)
+  const { rows, next } = pageOf<JobRow>(
+    db,
+    { table: 'jobs', columns: JOB_COLUMNS, drive, match: conditions(query), exact: driverIsExact(query) },
+    limit,
+    window,
+  )
   return { jobs: rows.map(toJob), next }
 }
 
@@ -128,9 +190,15 @@ export function jobPage(db: Database, query: JobQuery, limit: number, window = P
  * (domain/fan-out.ts, FAN_OUT_STATE_ORDER) of the first state any child is in. Built from that
  * order, never from input; the store's projection of a parent (fan-outs.ts) says the same state.
  */
-const PARENT_STATE_RANK = `(SELECT min(CASE state ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')} END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = fan_outs.id)`
+const PARENT_STATE_RANK = `(SELECT min(CASE state
+  ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')}
+  END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id =
+  fan_outs.id)`
 
-/** What a page of fan-out parents may be asked for: the job list's filters, and the dashboard's (any project, a child's printer, a value's prefix). */
+/**
+ * What a page of fan-out parents may be asked for: the job list's filters, and the dashboard's (any project, a child's
+ * printer, a value's prefix).
+ */
 export interface ParentQuery {
   /** Every project's parents when left out (the dashboard's list). */
   projectId?: string
@@ -160,15 +228,32 @@ function parentConditions(query: ParentQuery): { sql: string; values: Value[] } 
   if (query.destination !== undefined) add(`destination = ${bound()}`, query.destination)
   if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
   if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
-  for (const [key, value] of query.metadata ?? []) add(`EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.key = ${bound()} AND m.value = ${bound()})`, key, value)
-  if (query.metadataPrefix !== undefined) add('EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.value >= ? AND m.value < ?)', query.metadataPrefix, `${query.metadataPrefix}\u{10FFFF}`)
-  if (query.childPrinterId !== undefined) add(`EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = fan_outs.id AND printer_id = ${bound()})`, query.childPrinterId)
-  if (query.state !== undefined) add(`${PARENT_STATE_RANK} = ${bound('?', 'INTEGER')}`, FAN_OUT_STATE_ORDER.indexOf(query.state))
+  for (const [key, value] of query.metadata ?? [])
+    add(
+      `EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.key = ${bound()} AND m.value = ${bound()})`,
+      key,
+      value,
+    )
+  if (query.metadataPrefix !== undefined)
+    add(
+      'EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.value >= ? AND m.value < ?)',
+      query.metadataPrefix,
+      `${query.metadataPrefix}\u{10FFFF}`,
+    )
+  if (query.childPrinterId !== undefined)
+    add(
+      `EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id
+        = fan_outs.id AND printer_id = ${bound()})`,
+      query.childPrinterId,
+    )
+  if (query.state !== undefined)
+    add(`${PARENT_STATE_RANK} = ${bound('?', 'INTEGER')}`, FAN_OUT_STATE_ORDER.indexOf(query.state))
   return { sql: where.join(' AND '), values }
 }
 
 /** The columns of a fan-out parent's row (FanOuts projects it). */
-const FAN_OUT_COLUMNS = 'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
+const FAN_OUT_COLUMNS =
+  'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
 
 /**
  * The newest `limit` fan-out parents matching `query`, older than `query.before` if given: their
@@ -176,15 +261,32 @@ const FAN_OUT_COLUMNS = 'seq, id, project_id, destination, idempotency_key, meta
  * (fan_outs_newest; every project's along the table itself), through at most `window` of them;
  * with no other filter it is read along that index alone.
  */
-export function fanOutRows<Row extends { seq: number }>(db: Database, query: ParentQuery, limit: number, window = PAGE_WINDOW): { rows: Row[]; next: number | null } {
+export function fanOutRows<Row extends { seq: number }>(
+  db: Database,
+  query: ParentQuery,
+  limit: number,
+  window = PAGE_WINDOW,
+): { rows: Row[]; next: number | null } {
   const before = query.before ?? Number.MAX_SAFE_INTEGER
   const drive: Driver =
     query.projectId === undefined
       ? { source: 'fan_outs', seq: 'seq', where: 'seq < ?', values: [before] }
-      : { source: 'fan_outs INDEXED BY fan_outs_newest', seq: 'seq', where: `project_id = ${bound()} AND seq < ?`, values: [query.projectId, before] }
+      : {
+          source: 'fan_outs INDEXED BY fan_outs_newest',
+          seq: 'seq',
+          where: `project_id = ${bound()} AND seq < ?`,
+          values: [query.projectId, before],
+        }
   const { projectId: _, before: __, ...filters } = query
-  const exact = Object.values(filters).every((value) => value === undefined || (Array.isArray(value) && value.length === 0))
-  return pageOf<Row>(db, { table: 'fan_outs', columns: FAN_OUT_COLUMNS, drive, match: parentConditions(query), exact }, limit, window)
+  const exact = Object.values(filters).every(
+    (value) => value === undefined || (Array.isArray(value) && value.length === 0),
+  )
+  return pageOf<Row>(
+    db,
+    { table: 'fan_outs', columns: FAN_OUT_COLUMNS, drive, match: parentConditions(query), exact },
+    limit,
+    window,
+  )
 }
 
 /** Metadata entries a search reads at most, along the index of values: it costs the same whatever the history holds. */
@@ -211,8 +313,17 @@ export function jobSearch(filter: JobFilter, limit: number): { sql: string; valu
   add(`seq < (SELECT seq FROM jobs WHERE id = ${bound()})`, filter.beforeId)
   if (filter.metadataPrefix !== undefined) {
     // The values from the prefix up to the next one that does not start with it, along the index.
-    where.push(`seq IN (SELECT job_seq FROM job_metadata INDEXED BY job_metadata_by_value WHERE value >= ? AND value < ? ORDER BY value LIMIT ${SEARCH_WINDOW})`)
+    where.push(
+      `seq IN (SELECT job_seq FROM job_metadata INDEXED BY
+        job_metadata_by_value WHERE value >= ? AND value < ? ORDER BY value
+        LIMIT ${SEARCH_WINDOW})`,
+    )
     values.push(filter.metadataPrefix, `${filter.metadataPrefix}\u{10FFFF}`)
   }
-  return { sql: `SELECT ${JOB_COLUMNS} FROM jobs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`, values: [...values, limit] }
+  return {
+    sql: `SELECT ${JOB_COLUMNS} FROM jobs
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq
+      DESC LIMIT ?`,
+    values: [...values, limit],
+  }
 }

@@ -11,7 +11,10 @@ const open = (column: string) => `NOT (${ended(column)})`
 export const LATER_MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
-    description: "printers:read for every key that reads jobs; jobs found by their metadata (an order's number) along an index; each project's event log and its webhooks",
+    description:
+      'printers:read for every key that reads jobs; jobs found by their ' +
+      "metadata (an order's number) along an index; each project's event log " +
+      'and its webhooks',
     sql: `
       -- Scopes are kept sorted, space-separated; printers:read sorts after both jobs scopes.
       UPDATE api_keys SET scopes = scopes || ' printers:read'
@@ -78,7 +81,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    description: 'a reprint remembers the job it reprints, found both ways; pruned jobs are remembered by ID for a while',
+    description:
+      'a reprint remembers the job it reprints, found both ways; pruned jobs are remembered by ID for a while',
     sql: `
       -- The job a reprint was made from (its ID); NULL for any other job. Kept when the original is
       -- pruned: the reprint still says what it reprinted.
@@ -120,7 +124,9 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    description: "destinations: a project's names for groups of printers, with failover; printers:write for keys that had every scope",
+    description:
+      "destinations: a project's names for groups of printers, with failover; " +
+      'printers:write for keys that had every scope',
     sql: `
       -- Keys that had every scope (what init makes) get the new one too; scopes stay sorted.
       UPDATE api_keys SET scopes = 'jobs:read jobs:write printers:read printers:write webhooks:write'
@@ -146,7 +152,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 11,
-    description: 'fan-out: a job posted to a destination of mode "all" is one job per printer, answered for by one parent',
+    description:
+      'fan-out: a job posted to a destination of mode "all" is one job per printer, answered for by one parent',
     sql: `
       -- A job posted to a destination of mode "all": one job per printer (its children, in the
       -- destination's order), and this row, which answers for them under the application's
@@ -176,7 +183,9 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
-    description: 'staff accounts with roles, sessions and admin tokens per account, the audit log, and jobs found by a metadata value whatever its key',
+    description:
+      'staff accounts with roles, sessions and admin tokens per account, the ' +
+      'audit log, and jobs found by a metadata value whatever its key',
     sql: `
       -- People who use the dashboard and the admin API, each with a role and a password (argon2id).
       CREATE TABLE users (
@@ -222,7 +231,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 13,
-    description: "a document's bytes counted from its record's header: finishing or pruning a job never reads its document",
+    description:
+      "a document's bytes counted from its record's header: finishing or pruning a job never reads its document",
     sql: `
       -- octet_length() of a column is answered from the record's header; length(CAST(... AS BLOB))
       -- read the whole document, from disk if need be (twice when a job ended: a 2 MB image, 4 MB).
@@ -277,7 +287,9 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 15,
-    description: "a project's fan-outs found newest first along an index: the job list lists the parents (fanOut=true) without reading another project's",
+    description:
+      "a project's fan-outs found newest first along an index: the job list " +
+      "lists the parents (fanOut=true) without reading another project's",
     sql: `
       -- The job list's fanOut=true walks a project's parents newest first, as jobs_newest does its jobs.
       CREATE INDEX fan_outs_newest ON fan_outs (project_id, seq DESC);

@@ -1,10 +1,20 @@
 import type { Database } from 'bun:sqlite'
-import { formatPairingCode, isWellFormedPairingCode, normalizePairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_SYMBOLS } from '../protocol/pairing.ts'
+import {
+  formatPairingCode,
+  isWellFormedPairingCode,
+  normalizePairingCode,
+  PAIRING_CODE_ALPHABET,
+  PAIRING_CODE_SYMBOLS,
+} from '../protocol/pairing.ts'
 import type { Agents, NewAgent, PairedAgent } from './agents.ts'
 import { hashSecret, randomSymbols } from './secrets.ts'
 import { iso } from './time.ts'
 
-export type RedeemOutcome = { kind: 'paired'; agent: PairedAgent } | { kind: 'invalid' } | { kind: 'expired' } | { kind: 'consumed' }
+export type RedeemOutcome =
+  | { kind: 'paired'; agent: PairedAgent }
+  | { kind: 'invalid' }
+  | { kind: 'expired' }
+  | { kind: 'consumed' }
 
 interface CodeRow {
   expires_at: number
@@ -23,11 +33,10 @@ export class PairingCodes {
     const createdAt = this.now()
     for (;;) {
       const normalized = randomSymbols(PAIRING_CODE_ALPHABET, PAIRING_CODE_SYMBOLS)
-      const inserted = this.db.run('INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
-        hashSecret(normalized),
-        createdAt,
-        createdAt + ttlMs,
-      ])
+      const inserted = this.db.run(
+        'INSERT INTO pairing_codes (code_hash, created_at, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+        [hashSecret(normalized), createdAt, createdAt + ttlMs],
+      )
       if (inserted.changes === 1) return { code: formatPairingCode(normalized), expiresAt: iso(createdAt + ttlMs) }
     }
   }
@@ -42,7 +51,9 @@ export class PairingCodes {
     const hash = hashSecret(normalized)
     return this.db
       .transaction((): RedeemOutcome => {
-        const row = this.db.query<CodeRow, [Uint8Array]>('SELECT expires_at, consumed_at FROM pairing_codes WHERE code_hash = ?').get(hash)
+        const row = this.db
+          .query<CodeRow, [Uint8Array]>('SELECT expires_at, consumed_at FROM pairing_codes WHERE code_hash = ?')
+          .get(hash)
         if (!row) return { kind: 'invalid' }
         if (row.consumed_at !== null) return { kind: 'consumed' }
         const now = this.now()

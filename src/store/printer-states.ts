@@ -17,8 +17,13 @@ export class PrinterStates {
     private readonly db: Database,
     private readonly now: () => number,
   ) {
-    this.latest = db.query<{ state: PrinterState }, [string, string]>(`SELECT state FROM printer_states WHERE agent_id = ${bound()} AND printer_id = ${bound()} ORDER BY at DESC, rowid DESC LIMIT 1`)
-    this.insert = db.query<never, [string, string, number, string]>('INSERT INTO printer_states (agent_id, printer_id, at, state) VALUES (?, ?, ?, ?)')
+    this.latest = db.query<{ state: PrinterState }, [string, string]>(
+      `SELECT state FROM printer_states WHERE agent_id = ${bound()} AND
+        printer_id = ${bound()} ORDER BY at DESC, rowid DESC LIMIT 1`,
+    )
+    this.insert = db.query<never, [string, string, number, string]>(
+      'INSERT INTO printer_states (agent_id, printer_id, at, state) VALUES (?, ?, ?, ?)',
+    )
   }
 
   /**
@@ -34,14 +39,22 @@ export class PrinterStates {
 
   /** When the printer's state last changed (its latest record), if anything was ever recorded. */
   since(agentId: string, printerId: string): string | undefined {
-    const row = this.db.query<{ at: number }, [string, string]>(`SELECT at FROM printer_states WHERE agent_id = ${bound()} AND printer_id = ${bound()} ORDER BY at DESC, rowid DESC LIMIT 1`).get(agentId, printerId)
+    const row = this.db
+      .query<{ at: number }, [string, string]>(
+        `SELECT at FROM printer_states WHERE agent_id = ${bound()} AND printer_id
+          = ${bound()} ORDER BY at DESC, rowid DESC LIMIT 1`,
+      )
+      .get(agentId, printerId)
     return row ? iso(row.at) : undefined
   }
 
   /** The newest changes first, at most `limit`. */
   history(agentId: string, printerId: string, limit: number): PrinterStateChange[] {
     return this.db
-      .query<{ at: number; state: PrinterState }, [string, string, number]>(`SELECT at, state FROM printer_states WHERE agent_id = ${bound()} AND printer_id = ${bound()} ORDER BY at DESC, rowid DESC LIMIT ?`)
+      .query<{ at: number; state: PrinterState }, [string, string, number]>(
+        `SELECT at, state FROM printer_states WHERE agent_id = ${bound()} AND
+          printer_id = ${bound()} ORDER BY at DESC, rowid DESC LIMIT ?`,
+      )
       .all(agentId, printerId, limit)
       .map((row) => ({ at: iso(row.at), state: row.state }))
   }

@@ -85,7 +85,11 @@ export class Printers {
     this.lookUps = undefined
   }
 
-  private keptOr(map: 'byId' | 'byName', key: string, load: () => PrinterRecord | undefined): PrinterRecord | undefined {
+  private keptOr(
+    map: 'byId' | 'byName',
+    key: string,
+    load: () => PrinterRecord | undefined,
+  ): PrinterRecord | undefined {
     const epoch = this.readEpoch()
     if (epoch === undefined || epoch === this.writtenIn) return load()
     if (this.lookUps?.epoch !== epoch) this.lookUps = { epoch, byId: new Map(), byName: new Map() }
@@ -110,7 +114,9 @@ export class Printers {
   nameOf(id: string): string | undefined {
     const kept = this.names.get(id)
     if (kept !== undefined) return kept
-    const row = this.db.query<Pick<PrinterRow, 'remote_id'>, [string]>('SELECT remote_id FROM printers WHERE id = ?').get(id)
+    const row = this.db
+      .query<Pick<PrinterRow, 'remote_id'>, [string]>('SELECT remote_id FROM printers WHERE id = ?')
+      .get(id)
     if (row) this.names.set(id, row.remote_id, 1)
     return row?.remote_id
   }
@@ -124,7 +130,18 @@ export class Printers {
         `INSERT INTO printers (id, project_id, remote_id, name, connection, profile, width, agent_id, agent_printer_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING *`,
       )
-      .get(id, printer.projectId, printer.remoteId, printer.name, printer.connection, printer.profile, printer.width, printer.agentId, printer.agentPrinterId ?? id, this.now())
+      .get(
+        id,
+        printer.projectId,
+        printer.remoteId,
+        printer.name,
+        printer.connection,
+        printer.profile,
+        printer.width,
+        printer.agentId,
+        printer.agentPrinterId ?? id,
+        this.now(),
+      )
     return row ? this.recordOf(row) : undefined
   }
 
@@ -139,9 +156,16 @@ export class Printers {
   ofAgent(agentId: string, agentPrinterId?: string): PrinterRecord[] {
     const rows =
       agentPrinterId === undefined
-        ? this.db.query<PrinterRow, [string]>(`SELECT * FROM printers WHERE agent_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`).all(agentId)
+        ? this.db
+            .query<PrinterRow, [string]>(
+              `SELECT * FROM printers WHERE agent_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`,
+            )
+            .all(agentId)
         : this.db
-            .query<PrinterRow, [string, string]>(`SELECT * FROM printers WHERE agent_id = ${bound()} AND agent_printer_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
+            .query<PrinterRow, [string, string]>(
+              `SELECT * FROM printers WHERE agent_id = ${bound()} AND agent_printer_id
+                = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`,
+            )
             .all(agentId, agentPrinterId)
     return rows.map((row) => this.recordOf(row))
   }
@@ -164,8 +188,18 @@ export class Printers {
     // Two index lookups: one query with OR and a preference order would sort in a temp table. A
     // record ID always starts with its prefix: any other name (what applications send) can only be
     // a project-local ID, looked up at once.
-    const byId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL').get(printerId, projectId)
-    const byRemoteId = () => this.db.query<PrinterRow, [string, string]>('SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL').get(projectId, printerId)
+    const byId = () =>
+      this.db
+        .query<PrinterRow, [string, string]>(
+          'SELECT * FROM printers WHERE id = ? AND project_id = ? AND removed_at IS NULL',
+        )
+        .get(printerId, projectId)
+    const byRemoteId = () =>
+      this.db
+        .query<PrinterRow, [string, string]>(
+          'SELECT * FROM printers WHERE project_id = ? AND remote_id = ? AND removed_at IS NULL',
+        )
+        .get(projectId, printerId)
     return this.keptOr('byName', `${projectId}\u0000${printerId}`, () => {
       const row = printerId.startsWith(`${PRINTER_RECORD}_`) ? (byId() ?? byRemoteId()) : byRemoteId()
       return row ? this.recordOf(row) : undefined
@@ -174,7 +208,9 @@ export class Printers {
 
   list(projectId: string): PrinterRecord[] {
     return this.db
-      .query<PrinterRow, [string]>(`SELECT * FROM printers WHERE project_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`)
+      .query<PrinterRow, [string]>(
+        `SELECT * FROM printers WHERE project_id = ${bound()} AND removed_at IS NULL ORDER BY created_at, id`,
+      )
       .all(projectId)
       .map((row) => this.recordOf(row))
   }
@@ -182,20 +218,30 @@ export class Printers {
   /** Removes a printer; its jobs keep their record. False when there is no such live printer. */
   remove(id: string): boolean {
     this.writing()
-    return this.db.run('UPDATE printers SET removed_at = ? WHERE id = ? AND removed_at IS NULL', [this.now(), id]).changes === 1
+    return (
+      this.db.run('UPDATE printers SET removed_at = ? WHERE id = ? AND removed_at IS NULL', [this.now(), id])
+        .changes === 1
+    )
   }
 
   /** Every live printer of every project. */
   listAll(): PrinterRecord[] {
-    return this.db.query<PrinterRow, []>('SELECT * FROM printers WHERE removed_at IS NULL ORDER BY created_at, id').all().map((row) => this.recordOf(row))
+    return this.db
+      .query<PrinterRow, []>('SELECT * FROM printers WHERE removed_at IS NULL ORDER BY created_at, id')
+      .all()
+      .map((row) => this.recordOf(row))
   }
 
   /** Changes a live printer's settings; undefined when there is no such live printer. */
-  update(id: string, change: Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>): PrinterRecord | undefined {
+  update(
+    id: string,
+    change: Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>,
+  ): PrinterRecord | undefined {
     this.writing()
     const row = this.db
       .query<PrinterRow, [string | null, string, string, number, string]>(
-        'UPDATE printers SET name = ?, connection = ?, profile = ?, width = ? WHERE id = ? AND removed_at IS NULL RETURNING *',
+        `UPDATE printers SET name = ?, connection = ?, profile = ?, width = ?
+          WHERE id = ? AND removed_at IS NULL RETURNING *`,
       )
       .get(change.name, change.connection, change.profile, change.width, id)
     return row ? this.recordOf(row) : undefined

@@ -16,7 +16,12 @@ interface ProjectRow {
   created_at: number
 }
 
-const toProject = (row: ProjectRow): Project => ({ id: row.id, name: row.name, openJobs: row.open_jobs, createdAt: iso(row.created_at) })
+const toProject = (row: ProjectRow): Project => ({
+  id: row.id,
+  name: row.name,
+  openJobs: row.open_jobs,
+  createdAt: iso(row.created_at),
+})
 
 export class Projects {
   constructor(
@@ -26,7 +31,9 @@ export class Projects {
 
   create(name: string): Project {
     const row = this.db
-      .query<ProjectRow, [string, string, number]>('INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?) RETURNING *')
+      .query<ProjectRow, [string, string, number]>(
+        'INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?) RETURNING *',
+      )
       .get(newId('prj'), name, this.now())!
     return toProject(row)
   }

@@ -31,7 +31,9 @@ export class Retention {
     )
     // Its document (job_documents) and timeline (job_events) go with it: ON DELETE CASCADE.
     this.deleteJob = db.query<never, [number]>(`DELETE FROM jobs WHERE seq = ? AND ${stateIn(JOB_STATE_SETS.terminal)}`)
-    this.overBudget = db.query<{ id: string; finished_bytes: number }, [number]>('SELECT id, finished_bytes FROM projects WHERE finished_bytes > ? ORDER BY finished_bytes DESC')
+    this.overBudget = db.query<{ id: string; finished_bytes: number }, [number]>(
+      'SELECT id, finished_bytes FROM projects WHERE finished_bytes > ? ORDER BY finished_bytes DESC',
+    )
     // Oldest first along the project's index of jobs (the unfinished ones among them are few, at most its limit);
     // a document's bytes from its record's header (octet_length), without reading the document.
     this.oldestOfProject = db.query<{ seq: number; bytes: number }, [string, number]>(
@@ -42,7 +44,11 @@ export class Retention {
 
   /** The bytes of the project's finished jobs' documents. */
   finishedBytes(projectId: string): number {
-    return this.db.query<{ finished_bytes: number }, [string]>('SELECT finished_bytes FROM projects WHERE id = ?').get(projectId)?.finished_bytes ?? 0
+    return (
+      this.db
+        .query<{ finished_bytes: number }, [string]>('SELECT finished_bytes FROM projects WHERE id = ?')
+        .get(projectId)?.finished_bytes ?? 0
+    )
   }
 
   /** Projects whose finished jobs' documents hold more than `limitBytes`, the largest first. */
@@ -87,9 +93,16 @@ export class Retention {
            LIMIT ?2)`,
         [before, limit],
       ).changes
-      const codes = this.db.run('DELETE FROM pairing_codes WHERE rowid IN (SELECT rowid FROM pairing_codes WHERE coalesce(consumed_at, expires_at) < ?1 AND expires_at < ?1 LIMIT ?2)', [before, limit]).changes
+      const codes = this.db.run(
+        `DELETE FROM pairing_codes WHERE rowid IN (SELECT rowid FROM
+          pairing_codes WHERE coalesce(consumed_at, expires_at) < ?1 AND
+          expires_at < ?1 LIMIT ?2)`,
+        [before, limit],
+      ).changes
       const sessions = this.db.run(
-        'DELETE FROM admin_sessions WHERE rowid IN (SELECT rowid FROM admin_sessions WHERE coalesce(revoked_at, expires_at) < ?1 AND expires_at < ?1 LIMIT ?2)',
+        `DELETE FROM admin_sessions WHERE rowid IN (SELECT rowid FROM
+          admin_sessions WHERE coalesce(revoked_at, expires_at) < ?1 AND
+          expires_at < ?1 LIMIT ?2)`,
         [before, limit],
       ).changes
       return states + codes + sessions
@@ -99,7 +112,12 @@ export class Retention {
   /** Forgets at most `limit` pruned jobs (by ID) created before `before`; how many. */
   forgetPrunedJobs(before: number, limit: number): number {
     return this.commits.defer(
-      () => this.db.run('DELETE FROM pruned_jobs WHERE id IN (SELECT id FROM pruned_jobs INDEXED BY pruned_jobs_by_age WHERE created_at < ? ORDER BY created_at LIMIT ?)', [before, limit]).changes,
+      () =>
+        this.db.run(
+          `DELETE FROM pruned_jobs WHERE id IN (SELECT id FROM pruned_jobs INDEXED
+            BY pruned_jobs_by_age WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+          [before, limit],
+        ).changes,
     )
   }
 

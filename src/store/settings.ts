@@ -15,7 +15,10 @@ export class Settings {
   }
 
   set(key: string, value: string): void {
-    this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+    this.db.run(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      [key, value],
+    )
   }
 
   delete(key: string): void {

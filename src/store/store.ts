@@ -78,10 +78,21 @@ export class Store {
   /** Who did what, when, from where. */
   readonly audit: AuditLog
 
-  private constructor(readonly db: Database, options: StoreOptions) {
+  private constructor(
+    readonly db: Database,
+    options: StoreOptions,
+  ) {
     const now = options.now ?? Date.now
-    const log = options.log ?? new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
-    this.commits = new GroupCommit(db, (error) => log.error('a commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'commit failed' }))
+    const log =
+      options.log ??
+      new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
+    this.commits = new GroupCommit(db, (error) =>
+      log.error(
+        'a commit failed (rolled back) or could not be flushed to disk',
+        { error: describeError(error) },
+        { limit: 'commit failed' },
+      ),
+    )
     this.webhooks = new Webhooks(db, now)
     this.images = new ProjectImages(db, now)
     this.destinations = new Destinations(db, now)
@@ -89,12 +100,17 @@ export class Store {
     this.fanOuts = new FanOuts(db)
     // Each job change leaves its event in the project's log, in the change's own transaction; a
     // fan-out's child's change, its parent's too when it changed the parent's state.
-    const jobLog = new JobLog(this.commits, options.log?.for('job'), (from, id, now) => {
-      const job = now ?? this.jobs.get(id)
-      if (job) this.events.jobChanged(from, job)
-      const fanOut = from === 'new' ? undefined : this.fanOuts.changedBy(id, from)
-      if (fanOut) this.events.jobChanged(fanOut.previous, fanOut.parent)
-    }, (printerId) => this.printers.nameOf(printerId))
+    const jobLog = new JobLog(
+      this.commits,
+      options.log?.for('job'),
+      (from, id, now) => {
+        const job = now ?? this.jobs.get(id)
+        if (job) this.events.jobChanged(from, job)
+        const fanOut = from === 'new' ? undefined : this.fanOuts.changedBy(id, from)
+        if (fanOut) this.events.jobChanged(fanOut.previous, fanOut.parent)
+      },
+      (printerId) => this.printers.nameOf(printerId),
+    )
     this.jobChanges = jobLog
     this.settings = new Settings(db)
     this.projects = new Projects(db, now)
@@ -127,7 +143,9 @@ export class Store {
    */
   migratedSince(since: number): { from: number; to: number } | undefined {
     const row = this.db
-      .query<{ first: number | null; last: number | null }, [number]>(`SELECT min(version) AS first, max(version) AS last FROM ${HUB_SCHEMA.migrationsTable} WHERE applied_at >= ?`)
+      .query<{ first: number | null; last: number | null }, [number]>(
+        `SELECT min(version) AS first, max(version) AS last FROM ${HUB_SCHEMA.migrationsTable} WHERE applied_at >= ?`,
+      )
       .get(since)
     return row?.first == null || row.last == null ? undefined : { from: row.first - 1, to: row.last }
   }

@@ -1,6 +1,9 @@
 /** Stored times are milliseconds since the epoch; the API shows them as ISO 8601 UTC. */
 
-/** One minute's `YYYY-MM-DDTHH:MM:`, by the minute since the epoch: a list of 100 jobs shows a few hundred times from a few minutes. */
+/**
+ * One minute's `YYYY-MM-DDTHH:MM:`, by the minute since the epoch: a list of 100 jobs shows a few hundred times from a
+ * few minutes.
+ */
 const minutes = new Map<number, string>()
 const MAX_MINUTES = 1_024
 const MINUTE_MS = 60_000

@@ -56,7 +56,9 @@ export class Users {
     const now = this.now()
     const row = this.db
       .query<UserRow, [string, string, string, string, number, number]>(
-        'INSERT INTO users (id, name, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING *',
+        `INSERT INTO users (id, name, role, password_hash, created_at,
+          updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING
+          RETURNING *`,
       )
       .get(newId('usr'), name, role, passwordHash, now, now)
     return row ? toUser(row) : undefined
@@ -74,7 +76,8 @@ export class Users {
   }
 
   passwordHash(id: string): string | undefined {
-    return this.db.query<{ password_hash: string }, [string]>('SELECT password_hash FROM users WHERE id = ?').get(id)?.password_hash
+    return this.db.query<{ password_hash: string }, [string]>('SELECT password_hash FROM users WHERE id = ?').get(id)
+      ?.password_hash
   }
 
   /** Every account, by name. */
@@ -89,13 +92,18 @@ export class Users {
 
   /** How many owners can sign in. */
   activeOwners(): number {
-    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM users WHERE role = 'owner' AND disabled_at IS NULL").get()!.n
+    return this.db
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM users WHERE role = 'owner' AND disabled_at IS NULL")
+      .get()!.n
   }
 
   update(id: string, change: UserChange): User | undefined {
     const now = this.now()
     const row = this.db
-      .query<UserRow, [string | null, number | null, number | null, string | null, number, string | null, number, string]>(
+      .query<
+        UserRow,
+        [string | null, number | null, number | null, string | null, number, string | null, number, string]
+      >(
         `UPDATE users SET role = coalesce(?1, role),
            disabled_at = CASE WHEN ?2 IS NULL THEN disabled_at WHEN ?2 = 1 THEN coalesce(disabled_at, ?3) ELSE NULL END,
            password_hash = coalesce(?4, password_hash),
@@ -103,7 +111,16 @@ export class Users {
            updated_at = ?7
          WHERE id = ?8 RETURNING *`,
       )
-      .get(change.role ?? null, change.disabled === undefined ? null : change.disabled ? 1 : 0, now, change.passwordHash ?? null, change.language === undefined ? 0 : 1, change.language ?? null, now, id)
+      .get(
+        change.role ?? null,
+        change.disabled === undefined ? null : change.disabled ? 1 : 0,
+        now,
+        change.passwordHash ?? null,
+        change.language === undefined ? 0 : 1,
+        change.language ?? null,
+        now,
+        id,
+      )
     return row ? toUser(row) : undefined
   }
 }

@@ -89,13 +89,27 @@ export class Webhooks {
   }
 
   private refresh(): void {
-    this.withWebhooks = new Set(this.db.query<{ project_id: string }, []>('SELECT DISTINCT project_id FROM webhooks WHERE deleted_at IS NULL AND disabled_at IS NULL').all().map((row) => row.project_id))
+    this.withWebhooks = new Set(
+      this.db
+        .query<{ project_id: string }, []>(
+          'SELECT DISTINCT project_id FROM webhooks WHERE deleted_at IS NULL AND disabled_at IS NULL',
+        )
+        .all()
+        .map((row) => row.project_id),
+    )
   }
 
-  create(projectId: string, url: string, events: readonly string[], description: string | null, secret: string): Webhook {
+  create(
+    projectId: string,
+    url: string,
+    events: readonly string[],
+    description: string | null,
+    secret: string,
+  ): Webhook {
     const row = this.db
       .query<WebhookRow, [string, string, string, string, string | null, string, number]>(
-        'INSERT INTO webhooks (id, project_id, url, events, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        `INSERT INTO webhooks (id, project_id, url, events, description, secret,
+          created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
       .get(newId('whk'), projectId, url, JSON.stringify([...new Set(events)]), description, secret, this.now())!
     this.withWebhooks.add(projectId)
@@ -104,36 +118,63 @@ export class Webhooks {
 
   /** A webhook of any project (the dashboard's view); undefined when deleted or unknown. */
   get(id: string): Webhook | undefined {
-    const row = this.db.query<WebhookRow, [string]>('SELECT * FROM webhooks WHERE id = ? AND deleted_at IS NULL').get(id)
+    const row = this.db
+      .query<WebhookRow, [string]>('SELECT * FROM webhooks WHERE id = ? AND deleted_at IS NULL')
+      .get(id)
     return row ? toWebhook(row) : undefined
   }
 
   /** Every project's webhooks, for the dashboard. */
   all(): Webhook[] {
-    return this.db.query<WebhookRow, []>('SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id').all().map(toWebhook)
+    return this.db
+      .query<WebhookRow, []>('SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id')
+      .all()
+      .map(toWebhook)
   }
 
   /** Queues one delivery for this webhook alone (a test event), behind what it already waits for. */
   queueFor(webhookId: string, messageId: string, body: string): void {
     const now = this.now()
-    this.db.run('INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at) VALUES (?, ?, ?, ?, ?)', [webhookId, messageId, body, now, now])
+    this.db.run(
+      'INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at) VALUES (?, ?, ?, ?, ?)',
+      [webhookId, messageId, body, now, now],
+    )
   }
 
   /** Enables a disabled webhook again: it is sent what it was sent before, from where it stopped. */
   enable(id: string): boolean {
-    const enabled = this.db.run('UPDATE webhooks SET disabled_at = NULL, failing_since = NULL WHERE id = ? AND deleted_at IS NULL AND disabled_at IS NOT NULL', [id]).changes === 1
-    if (enabled) this.db.run('UPDATE webhook_deliveries SET next_at = ? WHERE webhook_id = ? AND delivered_at IS NULL', [this.now(), id])
+    const enabled =
+      this.db.run(
+        `UPDATE webhooks SET disabled_at = NULL, failing_since = NULL WHERE id =
+          ? AND deleted_at IS NULL AND disabled_at IS NOT NULL`,
+        [id],
+      ).changes === 1
+    if (enabled)
+      this.db.run('UPDATE webhook_deliveries SET next_at = ? WHERE webhook_id = ? AND delivered_at IS NULL', [
+        this.now(),
+        id,
+      ])
     if (enabled) this.refresh()
     return enabled
   }
 
   list(projectId: string): Webhook[] {
-    return this.db.query<WebhookRow, [string]>(`SELECT * FROM webhooks WHERE project_id = ${bound()} AND deleted_at IS NULL ORDER BY created_at, id`).all(projectId).map(toWebhook)
+    return this.db
+      .query<WebhookRow, [string]>(
+        `SELECT * FROM webhooks WHERE project_id = ${bound()} AND deleted_at IS NULL ORDER BY created_at, id`,
+      )
+      .all(projectId)
+      .map(toWebhook)
   }
 
   /** Deletes the project's webhook (its waiting deliveries are dropped); false when it has none of that ID. */
   delete(projectId: string, id: string): boolean {
-    const deleted = this.db.run('UPDATE webhooks SET deleted_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL', [this.now(), id, projectId]).changes === 1
+    const deleted =
+      this.db.run('UPDATE webhooks SET deleted_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL', [
+        this.now(),
+        id,
+        projectId,
+      ]).changes === 1
     if (deleted) this.db.run('DELETE FROM webhook_deliveries WHERE webhook_id = ? AND delivered_at IS NULL', [id])
     if (deleted) this.refresh()
     return deleted
@@ -152,28 +193,71 @@ export class Webhooks {
   /** The oldest waiting delivery of each enabled webhook. */
   heads(): DueDelivery[] {
     return this.db
-      .query<{ id: number; webhook_id: string; url: string; secret: string; message_id: string; body: string; attempts: number; next_at: number; failing_since: number | null }, []>(
+      .query<
+        {
+          id: number
+          webhook_id: string
+          url: string
+          secret: string
+          message_id: string
+          body: string
+          attempts: number
+          next_at: number
+          failing_since: number | null
+        },
+        []
+      >(
         `SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body, d.attempts, d.next_at, w.failing_since
          FROM webhooks w JOIN webhook_deliveries d ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
          WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`,
       )
       .all()
-      .map((r) => ({ id: r.id, webhookId: r.webhook_id, url: r.url, secret: r.secret, messageId: r.message_id, body: r.body, attempts: r.attempts, nextAt: r.next_at, failingSince: r.failing_since }))
+      .map((r) => ({
+        id: r.id,
+        webhookId: r.webhook_id,
+        url: r.url,
+        secret: r.secret,
+        messageId: r.message_id,
+        body: r.body,
+        attempts: r.attempts,
+        nextAt: r.next_at,
+        failingSince: r.failing_since,
+      }))
   }
 
   delivered(deliveryId: number, webhookId: string, status: number): void {
     const now = this.now()
     // Once a delivery (and each failed attempt, below): through statements prepared once.
-    this.db.query('UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1, last_status = ?, last_error = NULL WHERE id = ?').run(now, status, deliveryId)
+    this.db
+      .query(
+        `UPDATE webhook_deliveries SET delivered_at = ?, attempts = attempts + 1,
+          last_status = ?, last_error = NULL WHERE id = ?`,
+      )
+      .run(now, status, deliveryId)
     this.db.query('UPDATE webhooks SET failing_since = NULL WHERE id = ?').run(webhookId)
   }
 
   /** An attempt failed: tried again at `nextAt`; the webhook is disabled once it has failed since `disableBefore`. */
-  failed(deliveryId: number, webhookId: string, status: number | null, error: string, nextAt: number, disableBefore: number): { disabled: boolean } {
+  failed(
+    deliveryId: number,
+    webhookId: string,
+    status: number | null,
+    error: string,
+    nextAt: number,
+    disableBefore: number,
+  ): { disabled: boolean } {
     const now = this.now()
-    this.db.query('UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE id = ?').run(status, error.slice(0, 500), nextAt, deliveryId)
+    this.db
+      .query(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ?,
+          last_error = ?, next_at = ? WHERE id = ?`,
+      )
+      .run(status, error.slice(0, 500), nextAt, deliveryId)
     this.db.query('UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?').run(now, webhookId)
-    const disabled = this.db.query('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL').run(now, webhookId, disableBefore).changes === 1
+    const disabled =
+      this.db
+        .query('UPDATE webhooks SET disabled_at = ? WHERE id = ? AND failing_since <= ? AND disabled_at IS NULL')
+        .run(now, webhookId, disableBefore).changes === 1
     if (disabled) this.refresh()
     return { disabled }
   }
@@ -181,15 +265,41 @@ export class Webhooks {
   /** The webhook's newest deliveries, newest first. */
   deliveries(webhookId: string, limit: number): DeliveryRecord[] {
     return this.db
-      .query<{ message_id: string; type: string; attempts: number; last_status: number | null; last_error: string | null; delivered_at: number | null; created_at: number }, [string, number]>(
-        `SELECT message_id, json_extract(body, '$.type') AS type, attempts, last_status, last_error, delivered_at, created_at FROM webhook_deliveries WHERE webhook_id = ${bound()} ORDER BY id DESC LIMIT ?`,
+      .query<
+        {
+          message_id: string
+          type: string
+          attempts: number
+          last_status: number | null
+          last_error: string | null
+          delivered_at: number | null
+          created_at: number
+        },
+        [string, number]
+      >(
+        `SELECT message_id, json_extract(body, '$.type') AS type, attempts,
+          last_status, last_error, delivered_at, created_at FROM
+          webhook_deliveries WHERE webhook_id = ${bound()} ORDER BY id
+          DESC LIMIT ?`,
       )
       .all(webhookId, limit)
-      .map((r) => ({ messageId: r.message_id, type: r.type, attempts: r.attempts, lastStatus: r.last_status, lastError: r.last_error, deliveredAt: isoOrNull(r.delivered_at), createdAt: iso(r.created_at) }))
+      .map((r) => ({
+        messageId: r.message_id,
+        type: r.type,
+        attempts: r.attempts,
+        lastStatus: r.last_status,
+        lastError: r.last_error,
+        deliveredAt: isoOrNull(r.delivered_at),
+        createdAt: iso(r.created_at),
+      }))
   }
 
   /** Deletes at most `limit` deliveries made before `before` (sent or given up with their webhook). */
   prune(before: number, limit: number): number {
-    return this.db.run('DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < ? ORDER BY id LIMIT ?)', [before, limit]).changes
+    return this.db.run(
+      `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM
+        webhook_deliveries WHERE created_at < ? ORDER BY id LIMIT ?)`,
+      [before, limit],
+    ).changes
   }
 }

@@ -6,7 +6,10 @@ import { type Failure, failure } from '../protocol/failures.ts'
 import type { Stopped } from './submission.ts'
 
 export interface Channel {
-  /** Writes every byte: undefined once written, or why not (cancelled when `signal` aborts first; the write is then cut off). */
+  /**
+   * Writes every byte: undefined once written, or why not (cancelled when `signal` aborts first; the write is then cut
+   * off).
+   */
   write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined>
   /** Ends the connection once what was written is out. */
   close(): void
@@ -20,7 +23,10 @@ export interface ChannelEvents {
   fail(failure: Failure): void
 }
 
-/** An open channel, or why it could not be opened (every failure to open is retryable unless the device is not a printer). */
+/**
+ * An open channel, or why it could not be opened (every failure to open is retryable unless the device is not a
+ * printer).
+ */
 export type Opened = { ok: true; channel: Channel } | Stopped
 
 /** Opens a connection to the printer. */

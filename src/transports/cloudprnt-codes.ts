@@ -16,7 +16,9 @@ export interface StatusCode {
 /** The longest status code printhub reads (the code, a space, a few words). */
 export const MAX_STATUS_CODE_LENGTH = 128
 
-/** Reads a status code (`200%20OK`, `200 OK`, `410`); undefined when it does not start with a three or four digit code. */
+/**
+ * Reads a status code (`200%20OK`, `200 OK`, `410`); undefined when it does not start with a three or four digit code.
+ */
 export function parseStatusCode(raw: string): StatusCode | undefined {
   if (raw.length > MAX_STATUS_CODE_LENGTH) return undefined
   let text = raw
@@ -27,7 +29,13 @@ export function parseStatusCode(raw: string): StatusCode | undefined {
   }
   const match = /^\s*(\d{3,4})(?:\s+(.*))?$/s.exec(text)
   if (!match) return undefined
-  return { code: Number(match[1]), text: (match[2] ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 64) }
+  return {
+    code: Number(match[1]),
+    text: (match[2] ?? '')
+      .replace(/[\u0000-\u001f\u007f]/g, ' ')
+      .trim()
+      .slice(0, 64),
+  }
 }
 
 /** The family of a code: its first digit, and for three-digit codes its first two (41x, 42x). */

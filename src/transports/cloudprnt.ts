@@ -3,8 +3,23 @@
 // media types and a token, fetched with a GET, and settled by the printer's confirmation code.
 import { normalMac } from '../domain/connection-uri.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
-import { CLOUDPRNT_CLIENT_ACTIONS, CLOUDPRNT_MEDIA_TYPES, type CloudPrntMediaType, type CloudPrntPollAnswer, type PageInfo, pageInfoOf, type Parsed, parsePoll } from '../protocol/cloudprnt.ts'
-import { failureOfConfirmation, failureOfState, parseStatusCode, stateOfStatus, type StatusCode } from './cloudprnt-codes.ts'
+import {
+  CLOUDPRNT_CLIENT_ACTIONS,
+  CLOUDPRNT_MEDIA_TYPES,
+  type CloudPrntMediaType,
+  type CloudPrntPollAnswer,
+  type PageInfo,
+  pageInfoOf,
+  type Parsed,
+  parsePoll,
+} from '../protocol/cloudprnt.ts'
+import {
+  failureOfConfirmation,
+  failureOfState,
+  parseStatusCode,
+  stateOfStatus,
+  type StatusCode,
+} from './cloudprnt-codes.ts'
 import { type Heard, type Offer, type PollingPrinterView, PollingPrinters } from './polling.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { type PrinterModel, refused, type Stopped } from './submission.ts'
@@ -34,7 +49,9 @@ export interface CloudPrntOptions {
 }
 
 /** An answer for the HTTP edge: its status, and a body (a job's bytes of `type`, or words). */
-export type FetchAnswer = { status: 200; type: CloudPrntMediaType; body: Uint8Array } | { status: 400 | 404 | 415; message: string }
+export type FetchAnswer =
+  | { status: 200; type: CloudPrntMediaType; body: Uint8Array }
+  | { status: 400 | 404 | 415; message: string }
 
 const said = (status: StatusCode) => `${status.code}${status.text ? ` ${status.text}` : ''}`
 
@@ -45,7 +62,13 @@ export class CloudPrnt {
 
   constructor(private readonly options: CloudPrntOptions = {}) {
     this.printers = new PollingPrinters(
-      { protocol: 'CloudPRNT', path: '/cloudprnt', defaultIntervalMs: DEFAULT_POLL_INTERVAL_MS, measureInterval: false, ...options },
+      {
+        protocol: 'CloudPRNT',
+        path: '/cloudprnt',
+        defaultIntervalMs: DEFAULT_POLL_INTERVAL_MS,
+        measureInterval: false,
+        ...options,
+      },
       () => ({ statusCode: '', clientType: null, clientVersion: null, pageInfo: null, asked: false }),
     )
     this.mediaTypes = CLOUDPRNT_MEDIA_TYPES.filter((type) => type !== 'image/png' || options.toPng)
@@ -65,7 +88,8 @@ export class CloudPrnt {
     const mac = normalMac(parsed.value.printerMAC)
     if (!mac) return { ok: false, message: 'printerMAC must be a MAC address, as 00:11:62:12:34:56' }
     const status = parseStatusCode(parsed.value.statusCode)
-    if (!status) return { ok: false, message: 'statusCode must start with a three or four digit status code, as 200%20OK' }
+    if (!status)
+      return { ok: false, message: 'statusCode must start with a three or four digit status code, as 200%20OK' }
     const seen = this.printers.heard(mac, address, true)
     seen.statusCode = said(status)
     seen.busy = parsed.value.printingInProgress
@@ -76,26 +100,49 @@ export class CloudPrnt {
   }
 
   /** A job fetch from `address`: the bytes of the job offered with `token`, as `type`. */
-  async fetch(macText: string | undefined, type: string | undefined, token: string | undefined, address: string): Promise<FetchAnswer> {
+  async fetch(
+    macText: string | undefined,
+    type: string | undefined,
+    token: string | undefined,
+    address: string,
+  ): Promise<FetchAnswer> {
     const mac = normalMac(macText ?? '')
     if (!mac) return { status: 400, message: 'mac must be the printer’s MAC address' }
     const mediaType = (type ?? this.mediaTypes[0]) as CloudPrntMediaType
-    if (!this.mediaTypes.includes(mediaType)) return { status: 415, message: `Jobs are served as ${this.mediaTypes.join(' or ')}.` }
+    if (!this.mediaTypes.includes(mediaType))
+      return { status: 415, message: `Jobs are served as ${this.mediaTypes.join(' or ')}.` }
     // Printers before CloudPRNT tokens send none: theirs is the job offered.
     const taken = await this.printers.take(mac, token, address)
-    if (taken === 'none') return { status: 404, message: 'There is no job for this printer with this token, from this address.' }
+    if (taken === 'none')
+      return { status: 404, message: 'There is no job for this printer with this token, from this address.' }
     if (taken === 'withdrawn') return { status: 404, message: 'The job was withdrawn.' }
-    return { status: 200, type: mediaType, body: mediaType === 'image/png' ? await this.pngOf(taken.offer, taken.bytes) : taken.bytes }
+    return {
+      status: 200,
+      type: mediaType,
+      body: mediaType === 'image/png' ? await this.pngOf(taken.offer, taken.bytes) : taken.bytes,
+    }
   }
 
-  /** A job's confirmation from `address`: printed (2xx), or why not; only for a job the printer there fetched, by its token. */
-  confirm(macText: string | undefined, code: string | undefined, token: string | undefined, address: string): { status: 200 } | { status: 400 | 404; message: string } {
+  /**
+   * A job's confirmation from `address`: printed (2xx), or why not; only for a job the printer there fetched, by its
+   * token.
+   */
+  confirm(
+    macText: string | undefined,
+    code: string | undefined,
+    token: string | undefined,
+    address: string,
+  ): { status: 200 } | { status: 400 | 404; message: string } {
     const mac = normalMac(macText ?? '')
     if (!mac) return { status: 400, message: 'mac must be the printer’s MAC address' }
     const status = parseStatusCode(code ?? '')
     if (!status) return { status: 400, message: 'code must start with a three or four digit status code, as 200%20OK' }
     const failed = failureOfConfirmation(status)
-    if (!this.printers.finished(mac, token, address, failed ? refused(failed) : { ok: true })) return { status: 404, message: 'No job of this printer awaits a confirmation with this token, from this address.' }
+    if (!this.printers.finished(mac, token, address, failed ? refused(failed) : { ok: true }))
+      return {
+        status: 404,
+        message: 'No job of this printer awaits a confirmation with this token, from this address.',
+      }
     return { status: 200 }
   }
 
@@ -111,7 +158,13 @@ export class CloudPrnt {
 
   /** Printers seen polling: the hub's own and those waiting to be adopted, most recent first. */
   list(): PollingPrinterView[] {
-    return this.printers.all().map((seen) => this.printers.view(seen, 'cloudprnt', { status: seen.statusCode, model: [seen.clientType, seen.clientVersion].filter(Boolean).join(' ') || null, pageInfo: seen.pageInfo }))
+    return this.printers.all().map((seen) =>
+      this.printers.view(seen, 'cloudprnt', {
+        status: seen.statusCode,
+        model: [seen.clientType, seen.clientVersion].filter(Boolean).join(' ') || null,
+        pageInfo: seen.pageInfo,
+      }),
+    )
   }
 
   stop(): void {

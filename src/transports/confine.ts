@@ -46,7 +46,8 @@ const PSEUDO_TERMINAL = /^\/dev\/pts\/\d+$/
 export type DeviceKind = keyof typeof DEVICE_FAMILIES
 
 const RULE = {
-  serial: 'a serial printer is a serial port: /dev/ttyUSB*, /dev/ttyACM*, /dev/ttyAMA*, /dev/ttyS*, /dev/serial*, /dev/rfcomm* or a link to one in /dev/serial/by-id',
+  serial:
+    'a serial printer is a serial port: /dev/ttyUSB*, /dev/ttyACM*, /dev/ttyAMA*, /dev/ttyS*, /dev/serial*, /dev/rfcomm* or a link to one in /dev/serial/by-id',
   usblp: 'a USB printer file is /dev/usb/lp* (or usb://VID:PID)',
 } as const
 
@@ -62,23 +63,32 @@ function allowedDevice(real: string, stats: Stats, kind: DeviceKind): boolean {
  * device, else why not. `path` is the file as found (under a stand-in /dev in tests); the rule is
  * on the real file it leads to.
  */
-export function confineDevice(path: string, kind: DeviceKind): { ok: true; real: string } | { ok: false; message: string } {
+export function confineDevice(
+  path: string,
+  kind: DeviceKind,
+): { ok: true; real: string } | { ok: false; message: string } {
   let real: string
   let stats: Stats
   try {
     real = realpathSync(path)
     stats = statSync(real)
   } catch (error) {
-    return { ok: false, message: `cannot follow ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }
+    return {
+      ok: false,
+      message: `cannot follow ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    }
   }
   if (allowedDevice(real, stats, kind)) return { ok: true, real }
   const shown = real === path ? path : `${path} (which is ${real})`
   return { ok: false, message: `${shown} is not a printer device: ${RULE[kind]}` }
 }
 
-/** The rule for a device path when the printer is added: on the file it leads to, or on its name while it is unplugged. */
+/**
+ * The rule for a device path when the printer is added: on the file it leads to, or on its name while it is unplugged.
+ */
 function checkDevicePath(path: string, kind: DeviceKind): Confined {
-  if (normalize(path) !== path || !path.startsWith('/dev/')) return refuse(`${path} is not a plain path under /dev: ${RULE[kind]}`)
+  if (normalize(path) !== path || !path.startsWith('/dev/'))
+    return refuse(`${path} is not a plain path under /dev: ${RULE[kind]}`)
   let exists = true
   try {
     lstatSync(path)
@@ -89,7 +99,8 @@ function checkDevicePath(path: string, kind: DeviceKind): Confined {
     const confined = confineDevice(path, kind)
     return confined.ok ? OK : refuse(confined.message)
   }
-  const named = DEVICE_FAMILIES[kind].test(path) || PSEUDO_TERMINAL.test(path) || (kind === 'serial' && STABLE_LINKS.test(path))
+  const named =
+    DEVICE_FAMILIES[kind].test(path) || PSEUDO_TERMINAL.test(path) || (kind === 'serial' && STABLE_LINKS.test(path))
   return named ? OK : refuse(`${path} is not a printer device: ${RULE[kind]}`)
 }
 
@@ -101,12 +112,14 @@ function inside(folder: string, path: string): boolean {
 
 function checkFilePath(path: string, outputDir: string): Confined {
   const rule = `a file printer writes only inside ${outputDir}`
-  if (normalize(path) !== path || !inside(outputDir, path)) return refuse(`${path} is outside the output folder: ${rule}`)
+  if (normalize(path) !== path || !inside(outputDir, path))
+    return refuse(`${path} is outside the output folder: ${rule}`)
   try {
     // A link anywhere on the way could lead out: the folder it is in must really be inside.
     const folder = realpathSync(dirname(path))
     const top = realpathSync(outputDir)
-    if (folder !== top && !inside(top, folder)) return refuse(`${path} leads outside the output folder through a link: ${rule}`)
+    if (folder !== top && !inside(top, folder))
+      return refuse(`${path} leads outside the output folder through a link: ${rule}`)
     if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) return refuse(`${path} is a link: ${rule}`)
   } catch {
     // The folder does not exist yet: it is made inside the output folder when the first job is written.
@@ -119,11 +132,14 @@ function isThisMachine(host: string): boolean {
   const name = host.toLowerCase()
   if (name === 'localhost' || name.endsWith('.localhost') || name === hostname().toLowerCase()) return true
   if (/^127\./.test(name) || name === '::1' || name === '0.0.0.0' || name === '::') return true
-  return Object.values(networkInterfaces()).some((addresses) => addresses?.some((address) => address.address.toLowerCase() === name))
+  return Object.values(networkInterfaces()).some((addresses) =>
+    addresses?.some((address) => address.address.toLowerCase() === name),
+  )
 }
 
 function checkTcp(host: string, port: number, ownPorts: readonly number[]): Confined {
-  if (ownPorts.includes(port) && isThisMachine(host)) return refuse(`${host}:${port} is this hub's own port, not a printer`)
+  if (ownPorts.includes(port) && isThisMachine(host))
+    return refuse(`${host}:${port} is this hub's own port, not a printer`)
   return OK
 }
 
@@ -154,13 +170,20 @@ export function confineConnection(connection: Connection, confinement: Confineme
  * (0700) when missing, the file is never a link (O_NOFOLLOW) nor a hard link to a file elsewhere,
  * nor anything but a plain file, and is made 0600.
  */
-export async function openConfinedFile(path: string, outputDir: string): Promise<{ ok: true; file: Awaited<ReturnType<typeof open>> } | { ok: false; message: string }> {
+export async function openConfinedFile(
+  path: string,
+  outputDir: string,
+): Promise<{ ok: true; file: Awaited<ReturnType<typeof open>> } | { ok: false; message: string }> {
   const checked = checkFilePath(path, outputDir)
   if (!checked.ok) return checked
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const again = checkFilePath(path, outputDir)
   if (!again.ok) return again
-  const file = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600)
+  const file = await open(
+    path,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    0o600,
+  )
   const stats = await file.stat()
   if (!stats.isFile() || stats.nlink > 1) {
     await file.close()

@@ -57,7 +57,10 @@ export class DeviceChannel implements Channel {
     return { ok: true, channel: new DeviceChannel(fd, path, events, drainBy) }
   }
 
-  /** Writes as the kernel takes the bytes; a printer that takes none for DEVICE_WRITE_TIMEOUT_MS fails the write (destroy() then drops the rest). */
+  /**
+   * Writes as the kernel takes the bytes; a printer that takes none for DEVICE_WRITE_TIMEOUT_MS fails the write
+   * (destroy() then drops the rest).
+   */
   async write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined> {
     let offset = 0
     let progress = Date.now()
@@ -72,7 +75,14 @@ export class DeviceChannel implements Channel {
         continue
       }
       if (Date.now() - progress > DEVICE_WRITE_TIMEOUT_MS) {
-        return refused(this.fail(failure('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`)))
+        return refused(
+          this.fail(
+            failure(
+              'printer.timeout',
+              `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`,
+            ),
+          ),
+        )
       }
       await Bun.sleep(POLL_MS)
     }
@@ -183,7 +193,11 @@ function openError(path: string, error: NodeJS.ErrnoException): Failure {
       return failure('printer.unreachable', `There is no printer at ${path} (unplugged or switched off?).`)
     case 'EACCES':
     case 'EPERM':
-      return failure('printer.unreachable', `printhub may not open ${path}: add its user to the group that owns it (dialout for serial ports, lp for USB printers).`)
+      return failure(
+        'printer.unreachable',
+        `printhub may not open ${path}: add its user to the group that owns it ` +
+          `(dialout for serial ports, lp for USB printers).`,
+      )
     case 'EBUSY':
       return failure('printer.unreachable', `${path} is in use by another program.`)
     default:
@@ -191,4 +205,8 @@ function openError(path: string, error: NodeJS.ErrnoException): Failure {
   }
 }
 
-const gone = (where: string, error: NodeJS.ErrnoException) => failure('printer.unreachable', `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`)
+const gone = (where: string, error: NodeJS.ErrnoException) =>
+  failure(
+    'printer.unreachable',
+    `The printer at ${where} went away (${error.code ?? error.message}): unplugged or switched off?`,
+  )

@@ -49,7 +49,12 @@ function usbIdentityAbove(deviceDir: string, sys: string): UsbIdentity | undefin
   while (dir.startsWith(top) && dir !== top) {
     const vendor = read(join(dir, 'idVendor'))
     const product = read(join(dir, 'idProduct'))
-    if (vendor && product) return { vendorId: parseInt(vendor, 16), productId: parseInt(product, 16), serial: read(join(dir, 'serial')) ?? null }
+    if (vendor && product)
+      return {
+        vendorId: parseInt(vendor, 16),
+        productId: parseInt(product, 16),
+        serial: read(join(dir, 'serial')) ?? null,
+      }
     dir = dirname(dir)
   }
   return undefined
@@ -87,7 +92,12 @@ export function listDeviceFiles(roots: DeviceRoots = SYSTEM_ROOTS): DeviceFile[]
     for (const name of names) {
       const dir = join(classDir, name)
       if (kind === 'serial' ? !isSerialPort(dir, name) : !/^lp\d+$/.test(name)) continue
-      found.push({ kind, path: devPath(name), usb: usbIdentityAbove(join(dir, 'device'), roots.sys), driver: driverOf(join(dir, 'device')) })
+      found.push({
+        kind,
+        path: devPath(name),
+        usb: usbIdentityAbove(join(dir, 'device'), roots.sys),
+        driver: driverOf(join(dir, 'device')),
+      })
     }
   }
   scan('tty', 'serial', (name) => `/dev/${name}`)
@@ -103,7 +113,10 @@ function byNumber(a: string, b: string): number {
 /** A USB vendor or product ID as people and URIs write it: 4 lower-case hex digits. */
 export const hex4 = (id: number) => id.toString(16).padStart(4, '0')
 
-export const sameUsb = (a: UsbIdentity, b: UsbIdentity) => a.vendorId === b.vendorId && a.productId === b.productId && (a.serial === null || b.serial === null || a.serial === b.serial)
+export const sameUsb = (a: UsbIdentity, b: UsbIdentity) =>
+  a.vendorId === b.vendorId &&
+  a.productId === b.productId &&
+  (a.serial === null || b.serial === null || a.serial === b.serial)
 
 /**
  * Finds the device file a printer's connection names, now: the file itself while it is there,
@@ -129,7 +142,9 @@ export class DeviceFinder {
 
   /** The device file of `kind` that belongs to the USB device `identity`. */
   find(identity: UsbIdentity, kind: DeviceFile['kind']): string | undefined {
-    const device = listDeviceFiles(this.roots).find((candidate) => candidate.kind === kind && candidate.usb && sameUsb(candidate.usb, identity))
+    const device = listDeviceFiles(this.roots).find(
+      (candidate) => candidate.kind === kind && candidate.usb && sameUsb(candidate.usb, identity),
+    )
     return device && this.file(device.path)
   }
 

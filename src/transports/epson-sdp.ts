@@ -22,7 +22,16 @@ export const SDP_FAULT_HOLDS_MS = 60_000
 const SETTLED_KEPT = 16
 
 // The ASB status bits printhub reads (Epson's ePOS-Print reference).
-const ASB = { noResponse: 0x1, coverOpen: 0x20, mechanical: 0x400, autocutter: 0x800, unrecoverable: 0x2000, autoRecover: 0x4000, nearEnd: 0x20000, receiptEnd: 0x80000 } as const
+const ASB = {
+  noResponse: 0x1,
+  coverOpen: 0x20,
+  mechanical: 0x400,
+  autocutter: 0x800,
+  unrecoverable: 0x2000,
+  autoRecover: 0x4000,
+  nearEnd: 0x20000,
+  receiptEnd: 0x80000,
+} as const
 
 /** What a printer's ASB status says of it. */
 export function stateOfAsb(asb: number): PrinterState {
@@ -70,7 +79,11 @@ export function failureOfResponse(response: SdpResponse): Failure | null {
     case 'DeviceNotFound':
     case 'PrintSystemError':
     case 'RequestEntityTooLarge':
-      return failure('printer.failed', `The printer could not use the job (${words}); check that ePOS-Print and the device local_printer are set up.`, false)
+      return failure(
+        'printer.failed',
+        `The printer could not use the job (${words}); check that ePOS-Print and the device local_printer are set up.`,
+        false,
+      )
     default:
       return failure('printer.error', `The printer could not print the job (${words}).`)
   }
@@ -89,7 +102,16 @@ export class EpsonSdp {
   private readonly printers: PollingPrinters<{ asb: number | null; settled: string[] }>
 
   constructor(options: EpsonSdpOptions = {}) {
-    this.printers = new PollingPrinters({ protocol: 'Server Direct Print', path: '/epson-sdp', defaultIntervalMs: DEFAULT_SDP_INTERVAL_MS, measureInterval: true, ...options }, () => ({ asb: null, settled: [] }))
+    this.printers = new PollingPrinters(
+      {
+        protocol: 'Server Direct Print',
+        path: '/epson-sdp',
+        defaultIntervalMs: DEFAULT_SDP_INTERVAL_MS,
+        measureInterval: true,
+        ...options,
+      },
+      () => ({ asb: null, settled: [] }),
+    )
   }
 
   /** The IDs of the hub's own Server Direct Print printers. */
@@ -125,16 +147,35 @@ export class EpsonSdp {
           }
           const failed = failureOfResponse(response)
           const outstanding = seen.offer?.token
-          if (this.printers.finished(seen.key, response.printJobId ?? undefined, seen.address, failed ? refused(failed) : { ok: true })) {
+          if (
+            this.printers.finished(
+              seen.key,
+              response.printJobId ?? undefined,
+              seen.address,
+              failed ? refused(failed) : { ok: true },
+            )
+          ) {
             known = true
             seen.settled = [...seen.settled, response.printJobId ?? outstanding ?? ''].slice(-SETTLED_KEPT)
           }
         }
-        if (message.requestError !== null && this.printers.finished(seen.key, undefined, seen.address, refused(failure('printer.failed', `The printer refused the job: ${message.requestError}.`, false)))) known = true
-        // How the printer is now, once its jobs are settled by their own codes (a response for no job of its says nothing).
+        if (
+          message.requestError !== null &&
+          this.printers.finished(
+            seen.key,
+            undefined,
+            seen.address,
+            refused(failure('printer.failed', `The printer refused the job: ${message.requestError}.`, false)),
+          )
+        )
+          known = true
+        // How the printer is now, once its jobs are settled by their own codes (a response for no job of its says
+        // nothing).
         const last = message.responses.at(-1)
         if (last && known) this.learn(seen, last.status, true)
-        return known ? { ok: true, xml: '' } : { ok: false, status: 404, message: 'No job of this printer awaits a response with this printjobid.' }
+        return known
+          ? { ok: true, xml: '' }
+          : { ok: false, status: 404, message: 'No job of this printer awaits a response with this printjobid.' }
       }
     }
   }
@@ -146,18 +187,35 @@ export class EpsonSdp {
   }
 
   ready(id: string, signal: AbortSignal, model: PrinterModel): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
-    return this.printers.ready(id, signal, model, (bytes) => (bytes.length > MAX_SDP_JOB_BYTES ? failure('printer.failed', `The job is ${bytes.length} bytes, over the ${MAX_SDP_JOB_BYTES} Server Direct Print carries; nothing was sent.`, false) : null))
+    return this.printers.ready(id, signal, model, (bytes) =>
+      bytes.length > MAX_SDP_JOB_BYTES
+        ? failure(
+            'printer.failed',
+            `The job is ${bytes.length} bytes, over the ${MAX_SDP_JOB_BYTES} Server ` +
+              `Direct Print carries; nothing was sent.`,
+            false,
+          )
+        : null,
+    )
   }
 
   list(): PollingPrinterView[] {
-    return this.printers.all().map((seen) => this.printers.view(seen, 'epson-sdp', { status: seen.asb === null ? '' : hex(seen.asb), model: null, pageInfo: null }))
+    return this.printers.all().map((seen) =>
+      this.printers.view(seen, 'epson-sdp', {
+        status: seen.asb === null ? '' : hex(seen.asb),
+        model: null,
+        pageInfo: null,
+      }),
+    )
   }
 
   stop(): void {
     this.printers.stop()
   }
 
-  /** What the printer's status bits say; `fromJob`: read off a job's response, it holds a while (SDP_FAULT_HOLDS_MS). */
+  /**
+   * What the printer's status bits say; `fromJob`: read off a job's response, it holds a while (SDP_FAULT_HOLDS_MS).
+   */
   private learn(seen: Heard & { asb: number | null }, asb: number, fromJob: boolean): void {
     seen.asb = asb
     const state = stateOfAsb(asb)

@@ -16,6 +16,11 @@ export async function submitToFile(path: string, bytes: Uint8Array, outputDir: s
     }
     return { ok: true }
   } catch (error) {
-    return refused(failure('printer.unreachable', `Cannot write to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`))
+    return refused(
+      failure(
+        'printer.unreachable',
+        `Cannot write to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      ),
+    )
   }
 }

@@ -7,8 +7,26 @@
 import type { PrinterState } from '../domain/printer-state.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import { type Channel, CLOSED, type OpenChannel } from './channel.ts'
-import { describeStatus, isStatusByte, processIdResponse, requestProcessId, STATUS_REQUESTS, stateOf, statusProblem, transmitRealtimeStatus } from './printer-status.ts'
-import { CANCELLED, type PrintedOutcome, type ProbeOutcome, type Refused, refused, type StatusSupport, type Stopped, type SubmitOutcome } from './submission.ts'
+import {
+  describeStatus,
+  isStatusByte,
+  processIdResponse,
+  requestProcessId,
+  STATUS_REQUESTS,
+  stateOf,
+  statusProblem,
+  transmitRealtimeStatus,
+} from './printer-status.ts'
+import {
+  CANCELLED,
+  type PrintedOutcome,
+  type ProbeOutcome,
+  type Refused,
+  refused,
+  type StatusSupport,
+  type Stopped,
+  type SubmitOutcome,
+} from './submission.ts'
 
 /** How long a printer has to answer a status request; one that does not is treated as write-only. */
 export const STATUS_TIMEOUT_MS = 500
@@ -19,7 +37,9 @@ export const CONFIRM_TIMEOUT_MS = 60_000
 /** How often the status is asked while a job prints. */
 export const PRINTING_POLL_MS = 1_000
 
-/** The printer's answers to `STATUS_REQUESTS` (undefined when it does not answer them), or why they could not be asked. */
+/**
+ * The printer's answers to `STATUS_REQUESTS` (undefined when it does not answer them), or why they could not be asked.
+ */
 type Asked = { ok: true; status: number[] | undefined } | Stopped
 
 /** Printers (by where they are) that did not answer status requests, and when. */
@@ -49,7 +69,13 @@ export interface ReadyPrinter {
 }
 
 /** Sends a job over a channel `open` makes to the printer at `where` (for messages). */
-export async function submitOverLink(open: OpenChannel, where: string, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport): Promise<SubmitOutcome> {
+export async function submitOverLink(
+  open: OpenChannel,
+  where: string,
+  bytes: Uint8Array,
+  signal: AbortSignal,
+  support: StatusSupport,
+): Promise<SubmitOutcome> {
   const ready = await readyOverLink(open, where, signal, support)
   return ready.ok ? ready.printer.send(bytes, signal) : ready
 }
@@ -59,7 +85,12 @@ export async function submitOverLink(open: OpenChannel, where: string, bytes: Ui
  * a job's first byte, so that an agent records its intent to print only once the printer is
  * known to take it (a crash while a printer is reached leaves nothing uncertain).
  */
-export async function readyOverLink(open: OpenChannel, where: string, signal: AbortSignal, support: StatusSupport): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
+export async function readyOverLink(
+  open: OpenChannel,
+  where: string,
+  signal: AbortSignal,
+  support: StatusSupport,
+): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
   const opened = await PrinterLink.open(open, where, signal)
   if (!opened.ok) return opened
   const link = opened.link
@@ -103,7 +134,13 @@ export async function readyOverLink(open: OpenChannel, where: string, signal: Ab
 }
 
 /** The job's bytes, then (when `status` was answered and the model confirms) its process ID request. */
-async function send(link: PrinterLink, bytes: Uint8Array, signal: AbortSignal, status: number[] | undefined, printed?: () => void): Promise<SubmitOutcome> {
+async function send(
+  link: PrinterLink,
+  bytes: Uint8Array,
+  signal: AbortSignal,
+  status: number[] | undefined,
+  printed?: () => void,
+): Promise<SubmitOutcome> {
   if (signal.aborted) return CANCELLED
   const stopped = await link.write(bytes, signal)
   if (stopped) return stopped
@@ -142,7 +179,10 @@ export async function probeLink(open: OpenChannel, where: string): Promise<Probe
     opened.link.close()
   }
   if (!asked.ok) return uncancelled(asked)
-  return { ok: true, condition: asked.status ? describeStatus(asked.status[0]!, asked.status[1]!, asked.status[2]!) : null }
+  return {
+    ok: true,
+    condition: asked.status ? describeStatus(asked.status[0]!, asked.status[1]!, asked.status[2]!) : null,
+  }
 }
 
 /** Work without a signal to abort stops short only by failing. */
@@ -171,7 +211,11 @@ class PrinterLink {
 
   private constructor(private readonly where: string) {}
 
-  static async open(open: OpenChannel, where: string, signal: AbortSignal): Promise<{ ok: true; link: PrinterLink } | Stopped> {
+  static async open(
+    open: OpenChannel,
+    where: string,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; link: PrinterLink } | Stopped> {
     if (signal.aborted) return CANCELLED
     const link = new PrinterLink(where)
     const opened = await open({ data: (bytes) => link.receive(bytes), fail: (reason) => link.fail(reason) }, signal)
@@ -216,12 +260,28 @@ class PrinterLink {
     let nextPoll = Date.now() + PRINTING_POLL_MS
     for (;;) {
       if (this.responses.some((response) => sameBytes(response, expected))) return { ok: true }
-      if (this.failure) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job, then the connection ended before it confirmed printing it; it may have printed.`, false))
+      if (this.failure)
+        return refused(
+          failure(
+            'printer.unconfirmed',
+            `The printer at ${this.where} took the job, then the connection ended ` +
+              `before it confirmed printing it; it may have printed.`,
+            false,
+          ),
+        )
       while (this.statuses.length > 0) {
         const problem = statusProblem(0x12, this.statuses.shift()!, 0x12, this.where)
         if (problem) return refused(problem)
       }
-      if (Date.now() >= deadline) return refused(failure('printer.unconfirmed', `The printer at ${this.where} took the job but did not confirm printing it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`, false))
+      if (Date.now() >= deadline)
+        return refused(
+          failure(
+            'printer.unconfirmed',
+            `The printer at ${this.where} took the job but did not confirm printing ` +
+              `it within ${CONFIRM_TIMEOUT_MS / 1000} s; it may have printed.`,
+            false,
+          ),
+        )
       if (Date.now() >= nextPoll) {
         this.expectedStatuses++
         // A write that fails ends the connection, which the next round reads as unconfirmed.
@@ -280,10 +340,13 @@ class PrinterLink {
   /** Resolves true when something came from the printer, false after `ms`. */
   private answer(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.onAnswer = undefined
-        resolve(false)
-      }, Math.max(0, ms))
+      const timer = setTimeout(
+        () => {
+          this.onAnswer = undefined
+          resolve(false)
+        },
+        Math.max(0, ms),
+      )
       this.onAnswer = () => {
         clearTimeout(timer)
         this.onAnswer = undefined

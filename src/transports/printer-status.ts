@@ -12,11 +12,16 @@ const GS = 0x1d
 export const transmitRealtimeStatus = (n: 1 | 2 | 3 | 4) => Uint8Array.of(DLE, EOT, n)
 
 /** The requests sent before a job, and the answers they bring: one byte each, in order. */
-export const STATUS_REQUESTS = [transmitRealtimeStatus(1), transmitRealtimeStatus(2), transmitRealtimeStatus(4)] as const
+export const STATUS_REQUESTS = [
+  transmitRealtimeStatus(1),
+  transmitRealtimeStatus(2),
+  transmitRealtimeStatus(4),
+] as const
 
 /** `GS ( H` fn 48 (pL = 6, pH = 0, m = 48): request the process ID response for a 4-byte ID of 0x30-0x7E. */
 export function requestProcessId(id: Uint8Array): Uint8Array {
-  if (id.length !== 4 || id.some((byte) => byte < 0x30 || byte > 0x7e)) throw new RangeError('a process ID is 4 bytes from 0x30 to 0x7E')
+  if (id.length !== 4 || id.some((byte) => byte < 0x30 || byte > 0x7e))
+    throw new RangeError('a process ID is 4 bytes from 0x30 to 0x7E')
   return Uint8Array.of(GS, 0x28, 0x48, 6, 0, 48, 48, ...id)
 }
 
@@ -32,11 +37,20 @@ export const isStatusByte = (byte: number) => (byte & 0x93) === 0x12
  * Why the printer cannot print, from its answers to `STATUS_REQUESTS`, as the retryable failure
  * of the attempt; undefined when it can print.
  */
-export function statusProblem(printer: number, offlineCause: number, paper: number, where: string): Failure | undefined {
+export function statusProblem(
+  printer: number,
+  offlineCause: number,
+  paper: number,
+  where: string,
+): Failure | undefined {
   const condition = describeStatus(printer, offlineCause, paper)
   if (condition.paper === 'out') return failure('printer.paper_out', `The printer at ${where} is out of paper.`)
   if (condition.coverOpen) return failure('printer.cover_open', `The printer at ${where} has its cover open.`)
-  if (condition.error) return failure('printer.error', `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`)
+  if (condition.error)
+    return failure(
+      'printer.error',
+      `The printer at ${where} reports an error (a paper jam, the cutter, or overheating).`,
+    )
   if (!condition.online) return failure('printer.offline', `The printer at ${where} is offline.`)
   return undefined
 }

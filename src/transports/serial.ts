@@ -16,9 +16,14 @@ type Serial = Extract<Connection, { kind: 'serial' }>
 export function serialChannel(connection: Serial, devices: DeviceFinder): OpenChannel {
   return async (events) => {
     const file = devices.resolve(connection.path, 'serial')
-    if (!file) return refused(failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`))
+    if (!file)
+      return refused(
+        failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`),
+      )
     const device = confineDevice(file, 'serial')
     if (!device.ok) return refused(failure('printer.invalid_connection', device.message))
-    return DeviceChannel.open(device.real, events, 'output-queue', (fd) => ioctl(fd, TCSETS, termiosFor(connection), 'setting up the serial port'))
+    return DeviceChannel.open(device.real, events, 'output-queue', (fd) =>
+      ioctl(fd, TCSETS, termiosFor(connection), 'setting up the serial port'),
+    )
   }
 }

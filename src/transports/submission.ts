@@ -44,7 +44,10 @@ export type PrintedOutcome = { ok: true } | Refused
  */
 export type SubmitOutcome = { ok: true; printed?: Promise<PrintedOutcome> } | Stopped
 
-/** A checked printer: its condition, null when it does not answer status requests (write-only), or why it cannot be reached. */
+/**
+ * A checked printer: its condition, null when it does not answer status requests (write-only), or why it cannot be
+ * reached.
+ */
 export type ProbeOutcome = { ok: true; condition: PrinterCondition | null } | Refused
 
 export const refused = (failure: Failure): Refused => ({ ok: false, failure })

@@ -15,7 +15,14 @@ import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
 import { probeLink, readLinkStatus, type ReadyPrinter, readyOverLink } from './printer-link.ts'
 import { serialChannel } from './serial.ts'
-import { CANCELLED, type PrinterModel, type ProbeOutcome, refused, type Stopped, type SubmitOutcome } from './submission.ts'
+import {
+  CANCELLED,
+  type PrinterModel,
+  type ProbeOutcome,
+  refused,
+  type Stopped,
+  type SubmitOutcome,
+} from './submission.ts'
 import { tcpChannel } from './tcp.ts'
 import { usbChannel, usbName } from './usb.ts'
 import { loadUsbBackend, type UsbBackend } from './usb-bulk.ts'
@@ -51,8 +58,13 @@ export function servePolling(transports: Transports, connections: Connection[]):
 }
 
 /** Where a printer that polls is served, when this agent serves it (the hub's own does). */
-function pollingServer(connection: Extract<Connection, { kind: 'cloudprnt' | 'epson-sdp' }>, transports: Transports): { key: string; server: CloudPrnt | EpsonSdp | undefined } {
-  return connection.kind === 'cloudprnt' ? { key: connection.mac, server: transports.cloudPrnt } : { key: connection.id, server: transports.epsonSdp }
+function pollingServer(
+  connection: Extract<Connection, { kind: 'cloudprnt' | 'epson-sdp' }>,
+  transports: Transports,
+): { key: string; server: CloudPrnt | EpsonSdp | undefined } {
+  return connection.kind === 'cloudprnt'
+    ? { key: connection.mac, server: transports.cloudPrnt }
+    : { key: connection.id, server: transports.epsonSdp }
 }
 
 /** The channel to a printer that speaks back, and how it is named in messages. */
@@ -61,14 +73,19 @@ function linkTo(connection: LinkedConnection, transports: Transports): { open: O
     case 'tcp': {
       // Device files are confined where they are opened (serial.ts, usb.ts), on the file found then.
       const confined = confineConnection(connection, transports.confinement)
-      const open: OpenChannel = confined.ok ? tcpChannel(connection.host, connection.port) : async () => refused(failure('printer.invalid_connection', confined.message))
+      const open: OpenChannel = confined.ok
+        ? tcpChannel(connection.host, connection.port)
+        : async () => refused(failure('printer.invalid_connection', confined.message))
       return { open, where: `${connection.host}:${connection.port}` }
     }
     case 'serial':
       return { open: serialChannel(connection, transports.devices), where: connection.path }
     case 'usb-device-file':
     case 'usb-id':
-      return { open: usbChannel(connection, transports.devices, transports.usb ?? loadUsbBackend), where: usbName(connection) }
+      return {
+        open: usbChannel(connection, transports.devices, transports.usb ?? loadUsbBackend),
+        where: usbName(connection),
+      }
   }
 }
 
@@ -77,7 +94,13 @@ function linkTo(connection: LinkedConnection, transports: Transports): { open: O
  * aborts while the bytes are written. `model` is the printer's model and paper: a printer is asked
  * for its status as its profile allows, and a virtual one keeps them to preview what it printed.
  */
-export async function submit(connection: Connection, bytes: Uint8Array, signal: AbortSignal, transports: Transports, model: PrinterModel): Promise<SubmitOutcome> {
+export async function submit(
+  connection: Connection,
+  bytes: Uint8Array,
+  signal: AbortSignal,
+  transports: Transports,
+  model: PrinterModel,
+): Promise<SubmitOutcome> {
   const ready = await readyPrinter(connection, signal, transports, model)
   return ready.ok ? ready.printer.send(bytes, signal) : ready
 }
@@ -89,16 +112,44 @@ export type { ReadyPrinter }
  * status (one out of paper, with its cover open or in error is refused here). Virtual printers and
  * files are ready at once. Cancelled when `signal` has already aborted.
  */
-export async function readyPrinter(connection: Connection, signal: AbortSignal, transports: Transports, model: PrinterModel): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
+export async function readyPrinter(
+  connection: Connection,
+  signal: AbortSignal,
+  transports: Transports,
+  model: PrinterModel,
+): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
   if (signal.aborted) return CANCELLED
-  if (connection.kind === 'virtual') return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : transports.virtuals.submit(connection, bytes, sendSignal, model)), release() {} } }
+  if (connection.kind === 'virtual')
+    return {
+      ok: true,
+      printer: {
+        send: async (bytes, sendSignal) =>
+          sendSignal.aborted ? CANCELLED : transports.virtuals.submit(connection, bytes, sendSignal, model),
+        release() {},
+      },
+    }
   if (connection.kind === 'file') {
     const outputDir = transports.confinement.outputDir
-    return { ok: true, printer: { send: async (bytes, sendSignal) => (sendSignal.aborted ? CANCELLED : submitToFile(connection.path, bytes, outputDir)), release() {} } }
+    return {
+      ok: true,
+      printer: {
+        send: async (bytes, sendSignal) =>
+          sendSignal.aborted ? CANCELLED : submitToFile(connection.path, bytes, outputDir),
+        release() {},
+      },
+    }
   }
   if (polls(connection)) {
     const { key, server } = pollingServer(connection, transports)
-    return server ? server.ready(key, signal, model) : refused(failure('printer.invalid_connection', 'Only the hub serves printers that poll for their jobs: add this printer on the hub, not on a remote agent.'))
+    return server
+      ? server.ready(key, signal, model)
+      : refused(
+          failure(
+            'printer.invalid_connection',
+            'Only the hub serves printers that poll for their jobs: add this printer ' +
+              'on the hub, not on a remote agent.',
+          ),
+        )
   }
   const link = linkTo(connection, transports)
   // A model this printhub does not know is asked nothing: its bytes are all it gets.
@@ -107,7 +158,11 @@ export async function readyPrinter(connection: Connection, signal: AbortSignal, 
 }
 
 /** The state of an idle printer whose model answers status requests; undefined when it cannot be asked. */
-export function readStatus(connection: Connection, transports: Transports, model: PrinterModel): Promise<PrinterState> | undefined {
+export function readStatus(
+  connection: Connection,
+  transports: Transports,
+  model: PrinterModel,
+): Promise<PrinterState> | undefined {
   // A printer that polls said its state in its last poll.
   if (polls(connection)) {
     const { key, server } = pollingServer(connection, transports)
@@ -118,7 +173,10 @@ export function readStatus(connection: Connection, transports: Transports, model
   return readLinkStatus(link.open, link.where)
 }
 
-/** Checks a printer that speaks back: its condition, null when it does not answer status requests (write-only), or why it cannot be reached. */
+/**
+ * Checks a printer that speaks back: its condition, null when it does not answer status requests (write-only), or why
+ * it cannot be reached.
+ */
 export function probe(connection: LinkedConnection, transports: Transports): Promise<ProbeOutcome> {
   const link = linkTo(connection, transports)
   return probeLink(link.open, link.where)

@@ -44,7 +44,8 @@ class TcpChannel implements Channel {
         socket: {
           drain: () => channel.pump(),
           data: (_socket, data) => events.data(data),
-          error: (_socket, error) => channel.fail(failure('printer.unreachable', `The connection to ${where} failed: ${error.message}`)),
+          error: (_socket, error) =>
+            channel.fail(failure('printer.unreachable', `The connection to ${where} failed: ${error.message}`)),
           end: () => channel.fail(failure('printer.unreachable', `The printer at ${where} closed the connection.`)),
           close: () => channel.fail(failure('printer.unreachable', `The printer at ${where} closed the connection.`)),
         },
@@ -65,7 +66,10 @@ class TcpChannel implements Channel {
     }
     channel.destroy()
     // A connection that comes after the timeout is closed at once.
-    void connecting?.then((socket) => socket.terminate(), () => {})
+    void connecting?.then(
+      (socket) => socket.terminate(),
+      () => {},
+    )
     return refused(reason)
   }
 
@@ -77,7 +81,16 @@ class TcpChannel implements Channel {
     const written = this.socket ? this.socket.write(bytes) : 0
     if (written === bytes.length) return Promise.resolve(undefined)
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.fail(failure('printer.timeout', `The printer at ${this.where} did not take the job within ${TCP_WRITE_TIMEOUT_MS / 1000} s.`)), TCP_WRITE_TIMEOUT_MS)
+      const timer = setTimeout(
+        () =>
+          this.fail(
+            failure(
+              'printer.timeout',
+              `The printer at ${this.where} did not take the job within ${TCP_WRITE_TIMEOUT_MS / 1000} s.`,
+            ),
+          ),
+        TCP_WRITE_TIMEOUT_MS,
+      )
       const onAbort = () => this.cut(CLOSED, CANCELLED)
       signal.addEventListener('abort', onAbort, { once: true })
       this.pending = {

@@ -63,7 +63,11 @@ export function termiosFor(settings: SerialSettings): Uint8Array {
 }
 
 /** What a termios says of a port: its speed and flow control, and whether it passes bytes unchanged. */
-export function readTermios(bytes: Uint8Array): { baud: number | undefined; flow: SerialSettings['flow']; raw: boolean } {
+export function readTermios(bytes: Uint8Array): {
+  baud: number | undefined
+  flow: SerialSettings['flow']
+  raw: boolean
+} {
   const view = new DataView(bytes.buffer, bytes.byteOffset, TERMIOS_SIZE)
   const iflag = view.getUint32(0, true)
   const oflag = view.getUint32(4, true)

@@ -22,7 +22,15 @@ export interface UsbDevice {
   manufacturerName?: string | null
   productName?: string | null
   opened: boolean
-  configuration?: { interfaces: { interfaceNumber: number; alternate: { interfaceClass: number; endpoints: { endpointNumber: number; direction: 'in' | 'out'; type: string }[] } }[] } | null
+  configuration?: {
+    interfaces: {
+      interfaceNumber: number
+      alternate: {
+        interfaceClass: number
+        endpoints: { endpointNumber: number; direction: 'in' | 'out'; type: string }[]
+      }
+    }[]
+  } | null
   open(): Promise<void>
   close(): Promise<void>
   selectConfiguration(value: number): Promise<void>
@@ -51,12 +59,19 @@ export async function loadUsbBackend(): Promise<UsbBackend> {
 }
 
 /** The printer interface of a device and its bulk endpoints; undefined when it has none. */
-export function printerInterface(device: UsbDevice): { interfaceNumber: number; out: number; in: number | undefined } | undefined {
+export function printerInterface(
+  device: UsbDevice,
+): { interfaceNumber: number; out: number; in: number | undefined } | undefined {
   for (const candidate of device.configuration?.interfaces ?? []) {
     if (candidate.alternate.interfaceClass !== USB_PRINTER_CLASS) continue
     const bulk = candidate.alternate.endpoints.filter((endpoint) => endpoint.type === 'bulk')
     const out = bulk.find((endpoint) => endpoint.direction === 'out')
-    if (out) return { interfaceNumber: candidate.interfaceNumber, out: out.endpointNumber, in: bulk.find((endpoint) => endpoint.direction === 'in')?.endpointNumber }
+    if (out)
+      return {
+        interfaceNumber: candidate.interfaceNumber,
+        out: out.endpointNumber,
+        in: bulk.find((endpoint) => endpoint.direction === 'in')?.endpointNumber,
+      }
   }
   return undefined
 }
@@ -73,8 +88,19 @@ export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChan
     } catch (error) {
       return refused(failure('printer.unreachable', `USB devices cannot be listed: ${(error as Error).message}`))
     }
-    const device = devices.find((d) => d.vendorId === connection.vendorId && d.productId === connection.productId && (connection.serial === null || d.serialNumber === connection.serial))
-    if (!device) return refused(failure('printer.unreachable', `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`))
+    const device = devices.find(
+      (d) =>
+        d.vendorId === connection.vendorId &&
+        d.productId === connection.productId &&
+        (connection.serial === null || d.serialNumber === connection.serial),
+    )
+    if (!device)
+      return refused(
+        failure(
+          'printer.unreachable',
+          `No USB printer ${name}${connection.serial ? ` with serial ${connection.serial}` : ''} is plugged in.`,
+        ),
+      )
     let printer: ReturnType<typeof printerInterface>
     try {
       if (!device.opened) await device.open()
@@ -89,7 +115,10 @@ export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChan
       await device.close().catch(() => {})
       return refused(failure('printer.unreachable', `The USB device ${name} has no printer interface.`, false))
     }
-    return { ok: true, channel: new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events) }
+    return {
+      ok: true,
+      channel: new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events),
+    }
   }
 }
 
@@ -108,7 +137,10 @@ class UsbBulkChannel implements Channel {
     if (input !== undefined) void this.readLoop(input)
   }
 
-  /** Writes in transfers; one the printer does not take within DEVICE_WRITE_TIMEOUT_MS fails the write (destroy() then releases the device). */
+  /**
+   * Writes in transfers; one the printer does not take within DEVICE_WRITE_TIMEOUT_MS fails the write (destroy() then
+   * releases the device).
+   */
   async write(bytes: Uint8Array, signal: AbortSignal): Promise<Stopped | undefined> {
     for (let offset = 0; offset < bytes.length; ) {
       if (signal.aborted) return CANCELLED
@@ -139,7 +171,16 @@ class UsbBulkChannel implements Channel {
   private async transfer(chunk: Uint8Array): Promise<number | Failure> {
     let timer: Timer | undefined
     const timeout = new Promise<Failure>((resolve) => {
-      timer = setTimeout(() => resolve(failure('printer.timeout', `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`)), DEVICE_WRITE_TIMEOUT_MS)
+      timer = setTimeout(
+        () =>
+          resolve(
+            failure(
+              'printer.timeout',
+              `The printer at ${this.where} took nothing for ${DEVICE_WRITE_TIMEOUT_MS / 1000} s.`,
+            ),
+          ),
+        DEVICE_WRITE_TIMEOUT_MS,
+      )
     })
     const sent = this.device.transferOut(this.out, chunk).then(
       (result) => (result.status === 'ok' ? result.bytesWritten : this.gone(`transfer ${result.status}`)),
@@ -156,7 +197,8 @@ class UsbBulkChannel implements Channel {
     while (!this.closed) {
       try {
         const result = await this.device.transferIn(endpoint, 64)
-        if (result.data && result.data.byteLength > 0) this.events.data(new Uint8Array(result.data.buffer, result.data.byteOffset, result.data.byteLength))
+        if (result.data && result.data.byteLength > 0)
+          this.events.data(new Uint8Array(result.data.buffer, result.data.byteOffset, result.data.byteLength))
       } catch (error) {
         if (!this.closed) this.fail(this.gone((error as Error).message))
         return

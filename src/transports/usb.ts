@@ -12,15 +12,25 @@ import { type UsbBackend, usbBulkChannel } from './usb-bulk.ts'
 
 type UsbConnection = Extract<Connection, { kind: 'usb-device-file' | 'usb-id' }>
 
-export function usbChannel(connection: UsbConnection, devices: DeviceFinder, backend: () => Promise<UsbBackend>): OpenChannel {
+export function usbChannel(
+  connection: UsbConnection,
+  devices: DeviceFinder,
+  backend: () => Promise<UsbBackend>,
+): OpenChannel {
   return async (events, signal) => {
-    const file = connection.kind === 'usb-device-file' ? devices.resolve(connection.path, 'usblp') : devices.find(connection, 'usblp')
+    const file =
+      connection.kind === 'usb-device-file'
+        ? devices.resolve(connection.path, 'usblp')
+        : devices.find(connection, 'usblp')
     if (file) {
       const device = confineDevice(file, 'usblp')
       if (!device.ok) return refused(failure('printer.invalid_connection', device.message))
       return DeviceChannel.open(device.real, events, 'next-write')
     }
-    if (connection.kind === 'usb-device-file') return refused(failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`))
+    if (connection.kind === 'usb-device-file')
+      return refused(
+        failure('printer.unreachable', `There is no printer at ${connection.path} (unplugged or switched off?).`),
+      )
     let usb: UsbBackend
     try {
       usb = await backend()
@@ -34,4 +44,6 @@ export function usbChannel(connection: UsbConnection, devices: DeviceFinder, bac
 
 /** How a connection is named in messages. */
 export const usbName = (connection: UsbConnection) =>
-  connection.kind === 'usb-device-file' ? connection.path : `USB ${hex4(connection.vendorId)}:${hex4(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`
+  connection.kind === 'usb-device-file'
+    ? connection.path
+    : `USB ${hex4(connection.vendorId)}:${hex4(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`

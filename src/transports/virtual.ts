@@ -38,11 +38,16 @@ export class VirtualPrinters {
     return this.bytesKept
   }
 
-  /** Keeps the job, after the printer's delay (cancelled when `signal` aborts during it), unless it is set to fail or be offline. */
+  /**
+   * Keeps the job, after the printer's delay (cancelled when `signal` aborts during it), unless it is set to fail or be
+   * offline.
+   */
   async submit(printer: Virtual, bytes: Uint8Array, signal: AbortSignal, paper: PrinterModel): Promise<SubmitOutcome> {
     if (printer.delayMs > 0 && !(await delay(printer.delayMs, signal))) return CANCELLED
-    if (printer.mode === 'offline') return refused(failure('printer.offline', `The virtual printer ${printer.name} is offline.`))
-    if (printer.mode === 'fail') return refused(failure('printer.failed', `The virtual printer ${printer.name} is set to fail every job.`))
+    if (printer.mode === 'offline')
+      return refused(failure('printer.offline', `The virtual printer ${printer.name} is offline.`))
+    if (printer.mode === 'fail')
+      return refused(failure('printer.failed', `The virtual printer ${printer.name} is set to fail every job.`))
     const history = this.outputs.get(printer.name) ?? []
     history.push({ output: { bytes, at: Date.now(), paper }, seq: this.printedSoFar++ })
     this.outputs.set(printer.name, history)
@@ -55,7 +60,8 @@ export class VirtualPrinters {
   /** The printer whose oldest kept job is the oldest of all (a job bigger than the budget forgets itself too). */
   private historyWithOldest(): { output: VirtualOutput; seq: number }[] {
     let oldest: { output: VirtualOutput; seq: number }[] | undefined
-    for (const history of this.outputs.values()) if (history.length > 0 && (!oldest || history[0]!.seq < oldest[0]!.seq)) oldest = history
+    for (const history of this.outputs.values())
+      if (history.length > 0 && (!oldest || history[0]!.seq < oldest[0]!.seq)) oldest = history
     return oldest!
   }
 

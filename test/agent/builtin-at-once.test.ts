@@ -21,7 +21,9 @@ const REPORTS = new Set(['agent.job_received', 'agent.job_submitted', 'printhub.
 interface Sent {
   type: string
   jobId: string
-  /** The job's state in the ledger on disk as the report left: null when the ledger had not committed the job at all. */
+  /**
+   * The job's state in the ledger on disk as the report left: null when the ledger had not committed the job at all.
+   */
   onDisk: string | null
 }
 
@@ -49,7 +51,11 @@ beforeAll(async () => {
     watch: (text) => {
       const frame = JSON.parse(text) as { type: string; payload: { jobId?: string } }
       if (!REPORTS.has(frame.type)) return undefined
-      const report = { type: frame.type, jobId: frame.payload.jobId!, onDisk: committedState.get(frame.payload.jobId!)?.state ?? null }
+      const report = {
+        type: frame.type,
+        jobId: frame.payload.jobId!,
+        onDisk: committedState.get(frame.payload.jobId!)?.state ?? null,
+      }
       return () => void sent.push(report)
     },
   })
@@ -65,21 +71,40 @@ afterAll(async () => {
 test('the built-in agent acknowledges a job and reports on it before its ledger commits them, in order', async () => {
   const jobs = [printJobPayload('prints'), printJobPayload('prints'), printJobPayload('fails')]
   for (const job of jobs) pipe.printJob(job)
-  await waitFor(() => pipe.heardOf(jobs[0]!.jobId, 'completed') === 1 && pipe.heardOf(jobs[1]!.jobId, 'completed') === 1 && pipe.heardOf(jobs[2]!.jobId, 'failed') === 1, 10_000)
+  await waitFor(
+    () =>
+      pipe.heardOf(jobs[0]!.jobId, 'completed') === 1 &&
+      pipe.heardOf(jobs[1]!.jobId, 'completed') === 1 &&
+      pipe.heardOf(jobs[2]!.jobId, 'failed') === 1,
+    10_000,
+  )
 
   // Each receipt left while the job was not yet in the database on disk: no wait for the flush.
-  for (const job of jobs) expect(sent.find((s) => s.jobId === job.jobId && s.type === 'agent.job_received')).toEqual({ type: 'agent.job_received', jobId: job.jobId, onDisk: null })
+  for (const job of jobs)
+    expect(sent.find((s) => s.jobId === job.jobId && s.type === 'agent.job_received')).toEqual({
+      type: 'agent.job_received',
+      jobId: job.jobId,
+      onDisk: null,
+    })
   // Each end was told before the ledger's record of it was committed.
   const ends = sent.filter((s) => s.type === 'printhub.job_completed' || s.type === 'agent.job_failed')
   expect(ends).toHaveLength(3)
   for (const end of ends) expect(['completed', 'failed']).not.toContain(end.onDisk)
   // The order a hub relies on: received, then how it ended (for a printed job, with when it was submitted).
-  for (const job of jobs.slice(0, 2)) expect(pipe.heard.filter((r) => r.jobId === job.jobId).map((r) => r.kind)).toEqual(['received', 'completed'])
+  for (const job of jobs.slice(0, 2))
+    expect(pipe.heard.filter((r) => r.jobId === job.jobId).map((r) => r.kind)).toEqual(['received', 'completed'])
   expect(pipe.heard.filter((r) => r.jobId === jobs[2]!.jobId).map((r) => r.kind)).toEqual(['received', 'failed'])
   // And what was told early is committed all the same.
   world.store.commits.commit()
   expect(jobs.map((job) => ledger.job(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
-  // The second connection does see what is committed: its nulls and earlier states above were the disk's, not a blind look.
-  expect(jobs.map((job) => onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?').get(job.jobId)?.state)).toEqual(['completed', 'completed', 'failed'])
+  // The second connection does see what is committed: its nulls and earlier states above were the disk's, not a blind
+  // look.
+  expect(
+    jobs.map(
+      (job) =>
+        onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?').get(job.jobId)
+          ?.state,
+    ),
+  ).toEqual(['completed', 'completed', 'failed'])
   expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
 })

@@ -44,9 +44,14 @@ let pipe: AgentPipe
 let emulator: PrinterEmulator
 const sent: Sent[] = []
 const agentLog: string[] = []
-const agentLogger = new Log({ format: 'text', level: 'debug', journal: false }, (line) => agentLog.push(line)).for('agent')
+const agentLogger = new Log({ format: 'text', level: 'debug', journal: false }, (line) => agentLog.push(line)).for(
+  'agent',
+)
 
-/** Checks, as `text` leaves the agent, that the ledger change it reports is committed; undefined for a frame that reports none. */
+/**
+ * Checks, as `text` leaves the agent, that the ledger change it reports is committed; undefined for a frame that
+ * reports none.
+ */
 function check(text: string): Sent | undefined {
   const frame = JSON.parse(text) as { type: string; payload: { jobId?: string } }
   if (!isReport(frame.type)) return undefined
@@ -56,7 +61,8 @@ function check(text: string): Sent | undefined {
   let early: string | undefined
   if (!stored) early = 'the job is not in the ledger file'
   // A report is the job's own record, written in the transaction that changed its state.
-  else if (frame.type !== 'agent.job_received' && !stored.reports.includes(text)) early = `the report is not in the ledger file (it holds ${stored.state})`
+  else if (frame.type !== 'agent.job_received' && !stored.reports.includes(text))
+    early = `the report is not in the ledger file (it holds ${stored.state})`
   else if (recorded !== undefined && stored.state !== recorded) early = `the ledger file holds ${stored.state}`
   return { type: frame.type, jobId, early }
 }
@@ -68,13 +74,30 @@ beforeAll(async () => {
   ledger = Ledger.open(dir, { log: agentLogger })
   onDisk = Ledger.open(dir)
   // A printer that confirms it printed (the process ID response), for a job reported submitted, then completed.
-  emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+  emulator = PrinterEmulator.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    profile: findProfile('epson-tm-t20iii')!,
+    width: 80,
+  })
   PRINTERS.push(
     { id: 'prints', name: 'prints', connection: 'virtual://prints', profile: 'generic-80mm', width: 80 },
     { id: 'fails', name: 'fails', connection: 'virtual://fails?mode=fail', profile: 'generic-80mm', width: 80 },
     { id: 'slow', name: 'slow', connection: 'virtual://slow?delay=10000', profile: 'generic-80mm', width: 80 },
-    { id: 'fails-later', name: 'fails later', connection: 'virtual://later?mode=fail&delay=200', profile: 'generic-80mm', width: 80 },
-    { id: 'confirms', name: 'confirms', connection: `tcp://127.0.0.1:${emulator.port}`, profile: 'epson-tm-t20iii', width: 80 },
+    {
+      id: 'fails-later',
+      name: 'fails later',
+      connection: 'virtual://later?mode=fail&delay=200',
+      profile: 'generic-80mm',
+      width: 80,
+    },
+    {
+      id: 'confirms',
+      name: 'confirms',
+      connection: `tcp://127.0.0.1:${emulator.port}`,
+      profile: 'epson-tm-t20iii',
+      width: 80,
+    },
   )
   pipe = await agentOverPipe({
     ledger,
@@ -108,19 +131,46 @@ describe('the agent reports a job only once the ledger change it reports is on d
     const slow = printJobPayload('slow')
     for (const job of [prints, fails, confirms, slow]) pipe.printJob(job)
 
-    await waitFor(() => pipe.heardOf(prints.jobId, 'completed') === 1 && pipe.heardOf(fails.jobId, 'failed') === 1 && pipe.heardOf(confirms.jobId, 'completed') === 1, 10_000)
+    await waitFor(
+      () =>
+        pipe.heardOf(prints.jobId, 'completed') === 1 &&
+        pipe.heardOf(fails.jobId, 'failed') === 1 &&
+        pipe.heardOf(confirms.jobId, 'completed') === 1,
+      10_000,
+    )
     await waitFor(() => pipe.heardOf(slow.jobId, 'received') === 1)
     // The slow printer is still taking the ticket: stopped by the hub.
-    expect(pipe.session().send({ messageId: `m.cancel.${slow.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: slow.jobId } })).toBe(true)
+    expect(
+      pipe.session().send({
+        messageId: `m.cancel.${slow.jobId}`,
+        sentAt: new Date().toISOString(),
+        type: 'server.cancel_job',
+        payload: { jobId: slow.jobId },
+      }),
+    ).toBe(true)
     await waitFor(() => pipe.heardOf(slow.jobId, 'cancelled') === 1)
     // The hub sends a finished job again (as after its restart): acknowledged, its reports sent again.
     pipe.printJob(prints)
     await waitFor(() => pipe.heardOf(prints.jobId, 'completed') === 2)
 
-    expect(pipe.heard.filter((r) => r.kind === 'submitted').map((r) => r.jobId).sort()).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
-    // A remote hub hears OpenPrinter's submission before printhub's completion, and the completion alone says nothing of the submission.
-    expect(pipe.heard.filter((r) => r.jobId === confirms.jobId).map((r) => r.kind)).toEqual(['received', 'submitted', 'completed'])
-    expect(pipe.heard.filter((r) => r.kind === 'completed').every((r) => r.kind === 'completed' && r.submittedAt === undefined)).toBe(true)
+    expect(
+      pipe.heard
+        .filter((r) => r.kind === 'submitted')
+        .map((r) => r.jobId)
+        .sort(),
+    ).toEqual([prints.jobId, prints.jobId, confirms.jobId].sort())
+    // A remote hub hears OpenPrinter's submission before printhub's completion, and the completion alone says nothing
+    // of the submission.
+    expect(pipe.heard.filter((r) => r.jobId === confirms.jobId).map((r) => r.kind)).toEqual([
+      'received',
+      'submitted',
+      'completed',
+    ])
+    expect(
+      pipe.heard
+        .filter((r) => r.kind === 'completed')
+        .every((r) => r.kind === 'completed' && r.submittedAt === undefined),
+    ).toBe(true)
     // Every kind of report went out, and each only once what it reports was on disk.
     expect([...new Set(sent.map((s): string => s.type))].sort()).toEqual(Object.keys(REPORTS).sort())
     expect(sent.filter((s) => s.early !== undefined)).toEqual([])
@@ -128,47 +178,88 @@ describe('the agent reports a job only once the ledger change it reports is on d
     expect(agentLog.filter((line) => /commit failed|unexpectedly|could not/.test(line))).toEqual([])
   })
 
-  test('after a reconnection: jobs stored and not finished are acknowledged again (waiting or being written), reports made meanwhile go out', async () => {
-    const printing = printJobPayload('slow')
-    const waiting = printJobPayload('slow')
-    const failing = printJobPayload('fails-later')
-    for (const job of [printing, waiting, failing]) pipe.printJob(job)
-    await waitFor(() => [printing, waiting, failing].every((job) => pipe.heardOf(job.jobId, 'received') === 1))
-    const before = sent.length
-    // A job sent the moment the agent is back, before its inventory.
-    const meanwhile = printJobPayload('slow')
-    pipe.onNextConnection((s) => void s.send({ messageId: `m.${meanwhile.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload: meanwhile }))
-    // The hub goes away for longer than the failing printer takes to fail.
-    const old = pipe.session()
-    old.disconnect('hub_restarting', 'The hub restarts.', true, 400)
-    await waitFor(() => pipe.session() !== old && pipe.session().isConnected, 5_000)
-    await waitFor(() => pipe.heardOf(waiting.jobId, 'received') === 2 && pipe.heardOf(printing.jobId, 'received') === 2 && pipe.heardOf(failing.jobId, 'failed') === 1 && pipe.heardOf(meanwhile.jobId, 'received') >= 1, 5_000)
-    for (const job of [printing, waiting, meanwhile]) expect(pipe.session().send({ messageId: `m.cancel.${job.jobId}`, sentAt: new Date().toISOString(), type: 'server.cancel_job', payload: { jobId: job.jobId } })).toBe(true)
-    await waitFor(() => [printing, waiting, meanwhile].every((job) => pipe.heardOf(job.jobId, 'cancelled') === 1), 5_000)
+  test(
+    'after a reconnection: jobs stored and not finished are acknowledged ' +
+      'again (waiting or being written), reports made meanwhile go out',
+    async () => {
+      const printing = printJobPayload('slow')
+      const waiting = printJobPayload('slow')
+      const failing = printJobPayload('fails-later')
+      for (const job of [printing, waiting, failing]) pipe.printJob(job)
+      await waitFor(() => [printing, waiting, failing].every((job) => pipe.heardOf(job.jobId, 'received') === 1))
+      const before = sent.length
+      // A job sent the moment the agent is back, before its inventory.
+      const meanwhile = printJobPayload('slow')
+      pipe.onNextConnection(
+        (s) =>
+          void s.send({
+            messageId: `m.${meanwhile.jobId}`,
+            sentAt: new Date().toISOString(),
+            type: 'server.print_job',
+            payload: meanwhile,
+          }),
+      )
+      // The hub goes away for longer than the failing printer takes to fail.
+      const old = pipe.session()
+      old.disconnect('hub_restarting', 'The hub restarts.', true, 400)
+      await waitFor(() => pipe.session() !== old && pipe.session().isConnected, 5_000)
+      await waitFor(
+        () =>
+          pipe.heardOf(waiting.jobId, 'received') === 2 &&
+          pipe.heardOf(printing.jobId, 'received') === 2 &&
+          pipe.heardOf(failing.jobId, 'failed') === 1 &&
+          pipe.heardOf(meanwhile.jobId, 'received') >= 1,
+        5_000,
+      )
+      for (const job of [printing, waiting, meanwhile])
+        expect(
+          pipe.session().send({
+            messageId: `m.cancel.${job.jobId}`,
+            sentAt: new Date().toISOString(),
+            type: 'server.cancel_job',
+            payload: { jobId: job.jobId },
+          }),
+        ).toBe(true)
+      await waitFor(
+        () => [printing, waiting, meanwhile].every((job) => pipe.heardOf(job.jobId, 'cancelled') === 1),
+        5_000,
+      )
 
-    expect(sent.slice(before).map((s) => [s.type, s.jobId])).toEqual(
-      expect.arrayContaining([
-        ['agent.job_received', waiting.jobId],
-        ['agent.job_received', printing.jobId],
-        ['agent.job_failed', failing.jobId],
-        ['printhub.job_cancelled', printing.jobId],
-        ['printhub.job_cancelled', waiting.jobId],
-        ['agent.job_received', meanwhile.jobId],
-        ['printhub.job_cancelled', meanwhile.jobId],
-      ]),
-    )
-    expect(sent.filter((s) => s.early !== undefined)).toEqual([])
-    expect(sent).toHaveLength(pipe.heard.length)
-  })
+      expect(sent.slice(before).map((s) => [s.type, s.jobId])).toEqual(
+        expect.arrayContaining([
+          ['agent.job_received', waiting.jobId],
+          ['agent.job_received', printing.jobId],
+          ['agent.job_failed', failing.jobId],
+          ['printhub.job_cancelled', printing.jobId],
+          ['printhub.job_cancelled', waiting.jobId],
+          ['agent.job_received', meanwhile.jobId],
+          ['printhub.job_cancelled', meanwhile.jobId],
+        ]),
+      )
+      expect(sent.filter((s) => s.early !== undefined)).toEqual([])
+      expect(sent).toHaveLength(pipe.heard.length)
+    },
+  )
 })
 
 describe('the order of an agent’s reports', () => {
-  test('a job for a printer the agent does not have: job_received first, then job_failed printer.not_found', async () => {
-    const lost = { ...printJobPayload('prints'), printerId: 'gone' }
-    const before = sent.length
-    pipe.printJob(lost)
-    await waitFor(() => pipe.heardOf(lost.jobId, 'failed') === 1)
-    expect(sent.slice(before).filter((s) => s.jobId === lost.jobId).map((s) => s.type)).toEqual(['agent.job_received', 'agent.job_failed'])
-    expect(pipe.heard.filter((r) => r.jobId === lost.jobId)).toMatchObject([{ kind: 'received' }, { kind: 'failed', failure: { code: 'printer.not_found', retryable: true } }])
-  })
+  test(
+    'a job for a printer the agent does not have: job_received first, then ' + 'job_failed printer.not_found',
+    async () => {
+      const lost = { ...printJobPayload('prints'), printerId: 'gone' }
+      const before = sent.length
+      pipe.printJob(lost)
+      await waitFor(() => pipe.heardOf(lost.jobId, 'failed') === 1)
+      expect(
+        sent
+          .slice(before)
+          .filter((s) => s.jobId === lost.jobId)
+          .map((s) => s.type),
+      ).toEqual(['agent.job_received', 'agent.job_failed'])
+      expect(pipe.heard.filter((r) => r.jobId === lost.jobId)).toMatchObject([
+        { kind: 'received' },
+        { kind: 'failed', failure: { code: 'printer.not_found', retryable: true } },
+      ])
+    },
+  )
 })

@@ -82,7 +82,9 @@ describe('the built-in agent', () => {
     world = await firstStartedStore()
     ledger = new BuiltinLedger(world.store.db, world.store.commits, HUB_HOLDING_NONE)
     onDisk = new Database(join(world.dir, DATABASE_FILE), { readonly: true })
-    const committedState = onDisk.query<{ state: string }, [string]>('SELECT state FROM ledger_intents WHERE job_id = ?')
+    const committedState = onDisk.query<{ state: string }, [string]>(
+      'SELECT state FROM ledger_intents WHERE job_id = ?',
+    )
     pipe = await agentOverPipe({
       ledger,
       keyDir: join(world.dir, 'agent-key'),
@@ -106,21 +108,31 @@ describe('the built-in agent', () => {
     world?.close()
   })
 
-  test("a printed job's end is told during its printer's next intent, in order, and the last one's at once", async () => {
-    const jobs = [printJobPayload('prints'), printJobPayload('prints'), printJobPayload('prints')]
-    jobIds = jobs.map((job) => job.jobId)
-    for (const job of jobs) pipe.printJob(job)
-    await waitFor(() => jobs.every((job) => pipe.heardOf(job.jobId, 'completed') === 1), 5_000)
-    // In the printer's order; the first two while the next job's intent was committed (and being flushed).
-    expect(ends).toEqual([
-      { jobId: jobIds[0]!, nextOnDisk: 'submitting' },
-      { jobId: jobIds[1]!, nextOnDisk: 'submitting' },
-      { jobId: jobIds[2]!, nextOnDisk: null },
-    ])
-    // A printer that takes the bytes and has no word to give: each job's end, with its submission, in one report.
-    for (const job of jobs) expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual(['received', 'completed'])
-    for (const job of jobs) expect(pipe.heard.find((report) => report.jobId === job.jobId && report.kind === 'completed')).toMatchObject({ submittedAt: expect.any(Number) })
-    world.store.commits.commit()
-    expect(jobs.map((job) => ledger.job(job.jobId)?.state)).toEqual(['completed', 'completed', 'completed'])
-  })
+  test(
+    "a printed job's end is told during its printer's next intent, in order, " + "and the last one's at once",
+    async () => {
+      const jobs = [printJobPayload('prints'), printJobPayload('prints'), printJobPayload('prints')]
+      jobIds = jobs.map((job) => job.jobId)
+      for (const job of jobs) pipe.printJob(job)
+      await waitFor(() => jobs.every((job) => pipe.heardOf(job.jobId, 'completed') === 1), 5_000)
+      // In the printer's order; the first two while the next job's intent was committed (and being flushed).
+      expect(ends).toEqual([
+        { jobId: jobIds[0]!, nextOnDisk: 'submitting' },
+        { jobId: jobIds[1]!, nextOnDisk: 'submitting' },
+        { jobId: jobIds[2]!, nextOnDisk: null },
+      ])
+      // A printer that takes the bytes and has no word to give: each job's end, with its submission, in one report.
+      for (const job of jobs)
+        expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual([
+          'received',
+          'completed',
+        ])
+      for (const job of jobs)
+        expect(pipe.heard.find((report) => report.jobId === job.jobId && report.kind === 'completed')).toMatchObject({
+          submittedAt: expect.any(Number),
+        })
+      world.store.commits.commit()
+      expect(jobs.map((job) => ledger.job(job.jobId)?.state)).toEqual(['completed', 'completed', 'completed'])
+    },
+  )
 })

@@ -47,7 +47,12 @@ test('a frame that breaks the protocol leaves the hub and is refused by the agen
   let next: unknown
   pipe.onNextConnection((session) => void (next = session))
   // No idempotency key, no document: outside the protocol.
-  const broken = { messageId: 'm.broken', sentAt: new Date().toISOString(), type: 'server.print_job', payload: { jobId: 'job_broken', printerId: 'prints' } }
+  const broken = {
+    messageId: 'm.broken',
+    sentAt: new Date().toISOString(),
+    type: 'server.print_job',
+    payload: { jobId: 'job_broken', printerId: 'prints' },
+  }
   expect(first.send(broken as never)).toBe(true)
   await waitFor(() => agentLog.some((line) => line.includes('the hub sent a frame outside the protocol')), 5_000)
   // The agent connects again, and the broken job never reached its ledger.

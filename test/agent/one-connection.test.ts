@@ -31,22 +31,26 @@ afterEach(async () => {
   printer.stop()
 })
 
-test("a job that comes while the idle watch asks its printer's status reaches the printer once the watch's connection is closed", async () => {
-  pipe = await agentWithPrinter(world, ledger, printer.port)
-  // The watch asks every idle printer as the agent starts: its connection waits for the answer.
-  await waitFor(() => printer.connections.length === 1 && printer.connections[0]!.bytes.length > 0)
-  const payload = printJobPayload('p', { width: 80, sections: [{ type: 'text', value: 'one at a time' }] })
-  hold(payload, 1)
-  pipe.printJob(payload)
-  await waitFor(() => pipe!.heardOf(payload.jobId, 'completed') === 1, 10_000)
+test(
+  "a job that comes while the idle watch asks its printer's status reaches " +
+    "the printer once the watch's connection is closed",
+  async () => {
+    pipe = await agentWithPrinter(world, ledger, printer.port)
+    // The watch asks every idle printer as the agent starts: its connection waits for the answer.
+    await waitFor(() => printer.connections.length === 1 && printer.connections[0]!.bytes.length > 0)
+    const payload = printJobPayload('p', { width: 80, sections: [{ type: 'text', value: 'one at a time' }] })
+    hold(payload, 1)
+    pipe.printJob(payload)
+    await waitFor(() => pipe!.heardOf(payload.jobId, 'completed') === 1, 10_000)
 
-  // Two connections, one after the other: the watch's, then the job's, opened only once the watch
-  // had its answer (it closes its connection then). Beside it, the job's would have opened within
-  // milliseconds of the job, long before the answer.
-  const [watch, job] = printer.connections
-  expect(printer.connections).toHaveLength(2)
-  expect(watch!.answeredAt).toBeNumber()
-  expect(job!.openedAt).toBeGreaterThan(watch!.answeredAt!)
-  // The printer reads the job's bytes in its own time after the agent wrote them.
-  await waitFor(() => new TextDecoder('latin1').decode(Uint8Array.from(job!.bytes)).includes('one at a time'))
-})
+    // Two connections, one after the other: the watch's, then the job's, opened only once the watch
+    // had its answer (it closes its connection then). Beside it, the job's would have opened within
+    // milliseconds of the job, long before the answer.
+    const [watch, job] = printer.connections
+    expect(printer.connections).toHaveLength(2)
+    expect(watch!.answeredAt).toBeNumber()
+    expect(job!.openedAt).toBeGreaterThan(watch!.answeredAt!)
+    // The printer reads the job's bytes in its own time after the agent wrote them.
+    await waitFor(() => new TextDecoder('latin1').decode(Uint8Array.from(job!.bytes)).includes('one at a time'))
+  },
+)

@@ -1,7 +1,7 @@
-// A job its printer confirms at once is recorded once, as printed, and told the hub in this
-// process in one report that says when it was submitted too; one whose printer takes longer than PRINTING_AFTER_MS is recorded
-// PRINTING first (src/agent/prompt-confirmation.ts). The built-in agent over its pipe, with two
-// emulated network printers: one that confirms as it reads a job, one that takes 300 ms to print.
+// A job its printer confirms at once is recorded once, as printed, and told the hub in this process in one report that
+// says when it was submitted too; one whose printer takes longer than PRINTING_AFTER_MS is recorded PRINTING first
+// (src/agent/prompt-confirmation.ts). The built-in agent over its pipe, with two emulated network printers: one that
+// confirms as it reads a job, one that takes 300 ms to print.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { BuiltinLedger } from '../../src/agent/builtin-ledger.ts'
@@ -32,7 +32,13 @@ describe('the built-in agent with printers that confirm', () => {
   let ledger: BuiltinLedger
   let pipe: AgentPipe
   const quick = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile(PROFILE)!, width: 80 })
-  const slow = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile(PROFILE)!, width: 80, printMs: SLOW_PRINT_MS })
+  const slow = PrinterEmulator.listen({
+    hostname: '127.0.0.1',
+    port: 0,
+    profile: findProfile(PROFILE)!,
+    width: 80,
+    printMs: SLOW_PRINT_MS,
+  })
   /** Each report as it left the agent: its kind, when, and the job's state in the ledger then. */
   const left: { jobId: string; type: string; at: number; wall: number; ledgerState: LedgerState | undefined }[] = []
 
@@ -51,7 +57,14 @@ describe('the built-in agent with printers that confirm', () => {
       watch: (text) => {
         const frame = JSON.parse(text) as { type: string; payload?: { jobId?: string } }
         const jobId = frame.payload?.jobId
-        if (jobId) left.push({ jobId, type: frame.type, at: performance.now(), wall: Date.now(), ledgerState: ledger.job(jobId)?.state })
+        if (jobId)
+          left.push({
+            jobId,
+            type: frame.type,
+            at: performance.now(),
+            wall: Date.now(),
+            ledgerState: ledger.job(jobId)?.state,
+          })
         return undefined
       },
     })
@@ -77,27 +90,40 @@ describe('the built-in agent with printers that confirm', () => {
     return { submittedAt, completedAt: completed.completedAt }
   }
 
-  test('a job confirmed at once is recorded once, printed, and told in one report that says when it was submitted too', async () => {
-    const job = printJobPayload('quick')
-    pipe.printJob(job)
-    await waitFor(() => pipe.heardOf(job.jobId, 'completed') === 1, 5_000)
-    // The hub in this process hears the end with the submission: one state change, not two...
-    expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual(['received', 'completed'])
-    // ...and the ledger had it completed before it left: one record, not two.
-    const ends = reportsOf(job.jobId).filter((report) => report.type !== 'agent.job_received')
-    expect(ends).toEqual([expect.objectContaining({ type: 'printhub.job_completed', ledgerState: 'completed' })])
-    // It says when each happened: every byte out, then the printer's word.
-    const { submittedAt, completedAt } = moments(job.jobId)
-    expect(submittedAt).toBeLessThanOrEqual(completedAt)
-    await waitFor(() => quick.quiet, 2_000)
-    expect(quick.receipts.map((receipt) => receipt.preview.text.join('\n'))).toEqual([expect.stringContaining('a ledger job')])
-  })
+  test(
+    'a job confirmed at once is recorded once, printed, and told in one ' +
+      'report that says when it was submitted too',
+    async () => {
+      const job = printJobPayload('quick')
+      pipe.printJob(job)
+      await waitFor(() => pipe.heardOf(job.jobId, 'completed') === 1, 5_000)
+      // The hub in this process hears the end with the submission: one state change, not two...
+      expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual([
+        'received',
+        'completed',
+      ])
+      // ...and the ledger had it completed before it left: one record, not two.
+      const ends = reportsOf(job.jobId).filter((report) => report.type !== 'agent.job_received')
+      expect(ends).toEqual([expect.objectContaining({ type: 'printhub.job_completed', ledgerState: 'completed' })])
+      // It says when each happened: every byte out, then the printer's word.
+      const { submittedAt, completedAt } = moments(job.jobId)
+      expect(submittedAt).toBeLessThanOrEqual(completedAt)
+      await waitFor(() => quick.quiet, 2_000)
+      expect(quick.receipts.map((receipt) => receipt.preview.text.join('\n'))).toEqual([
+        expect.stringContaining('a ledger job'),
+      ])
+    },
+  )
 
   test('a job its printer takes longer to print is recorded PRINTING first, then printed', async () => {
     const job = printJobPayload('slow')
     pipe.printJob(job)
     await waitFor(() => pipe.heardOf(job.jobId, 'completed') === 1, 5_000)
-    expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual(['received', 'submitted', 'completed'])
+    expect(pipe.heard.filter((report) => report.jobId === job.jobId).map((report) => report.kind)).toEqual([
+      'received',
+      'submitted',
+      'completed',
+    ])
     const [submitted, completed] = reportsOf(job.jobId).filter((report) => report.type !== 'agent.job_received')
     expect(submitted).toMatchObject({ type: 'agent.job_submitted', ledgerState: 'submitted' })
     expect(completed).toMatchObject({ type: 'printhub.job_completed', ledgerState: 'completed' })

@@ -33,14 +33,28 @@ function heldPrinter(answer: number) {
   }
 }
 
-const printer = (port: number) => served({ id: 'kitchen', name: 'Kitchen', connection: `tcp://127.0.0.1:${port}`, profile: 'epson-tm-t20iii', width: 80 })
+const printer = (port: number) =>
+  served({
+    id: 'kitchen',
+    name: 'Kitchen',
+    connection: `tcp://127.0.0.1:${port}`,
+    profile: 'epson-tm-t20iii',
+    width: 80,
+  })
 
 test('tells each change of state it learns from the printer', async () => {
   const held = heldPrinter(0x12)
   const told: [string, PrinterState][] = []
-  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, (id, state) => void told.push([id, state]))
+  const watch = new StatusWatch(
+    60_000,
+    { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) },
+    (id, state) => void told.push([id, state]),
+  )
   try {
-    watch.start(() => [printer(held.port)], () => false)
+    watch.start(
+      () => [printer(held.port)],
+      () => false,
+    )
     await waitFor(() => held.requests() >= 1)
     held.answerAll()
     await waitFor(() => told.length === 1)
@@ -58,9 +72,16 @@ test('tells each change of state it learns from the printer', async () => {
 test('an answer that comes after stop() is not told', async () => {
   const held = heldPrinter(0x12)
   const told: PrinterState[] = []
-  const watch = new StatusWatch(60_000, { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) }, (_, state) => void told.push(state))
+  const watch = new StatusWatch(
+    60_000,
+    { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) },
+    (_, state) => void told.push(state),
+  )
   try {
-    watch.start(() => [printer(held.port)], () => false)
+    watch.start(
+      () => [printer(held.port)],
+      () => false,
+    )
     await waitFor(() => held.requests() >= 1)
     watch.stop()
     held.answerAll()

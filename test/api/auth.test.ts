@@ -38,7 +38,13 @@ describe('API key authentication', () => {
     ['no key after Bearer', { authorization: 'Bearer ' }],
     ['a key without its prefix', { authorization: 'Bearer abcdefghijklmnopqrstuvwxyzabcdefghijklmnopq' }],
     ['a key of the wrong length', { authorization: 'Bearer phk_short' }],
-    ['two keys', { authorization: 'Bearer phk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa phk_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' }],
+    [
+      'two keys',
+      {
+        authorization:
+          'Bearer phk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa phk_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      },
+    ],
     ['an unknown well-formed key', { authorization: 'Bearer phk_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' }],
   ]
   for (const [name, headers] of unauthorizedCases) {
@@ -57,7 +63,11 @@ describe('API key authentication', () => {
 
   test("401 for another project's key, and for an unknown project", async () => {
     await expectError(await t.request('GET', jobsPath(), { key: otherProjectKey }), 401, 'unauthorized')
-    await expectError(await t.request('POST', jobsPath(), { key: otherProjectKey, body: jobBody() }), 401, 'unauthorized')
+    await expectError(
+      await t.request('POST', jobsPath(), { key: otherProjectKey, body: jobBody() }),
+      401,
+      'unauthorized',
+    )
     await expectError(await t.request('GET', '/v1/projects/prj_nope/jobs'), 401, 'unauthorized')
   })
 
@@ -69,7 +79,9 @@ describe('API key authentication', () => {
   })
 
   test('the scheme name is case-insensitive', async () => {
-    expect((await t.request('GET', jobsPath(), { key: null, headers: { authorization: `bearer ${t.apiKey}` } })).status).toBe(200)
+    expect(
+      (await t.request('GET', jobsPath(), { key: null, headers: { authorization: `bearer ${t.apiKey}` } })).status,
+    ).toBe(200)
   })
 
   test('authentication comes before the body: an unauthenticated oversized body is refused 401', async () => {

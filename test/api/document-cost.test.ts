@@ -15,7 +15,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-const post = (sections: unknown[]) => t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ document: { width: 80, sections } }) })
+const post = (sections: unknown[]) =>
+  t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ document: { width: 80, sections } }) })
 
 async function refused(sections: unknown[]): Promise<{ path: string; message: string }[]> {
   const before = jobCount(t.hub.store)
@@ -34,23 +35,46 @@ describe('a document over a cost limit is refused, naming the limit', () => {
     expect(JSON.stringify(sections).length).toBeLessThan(100_000)
     const details = await refused(sections)
     expect(details).toEqual([
-      { path: 'document', message: 'has 301,989,888 pixels of images in all; a document may have at most 4,194,304 (the document cost limit imagePixels)' },
-      { path: 'document', message: 'has 524,288 rows of images in all; a document may have at most 16,384 (the document cost limit imageRows)' },
+      {
+        path: 'document',
+        message:
+          'has 301,989,888 pixels of images in all; a document may have at most ' +
+          '4,194,304 (the document cost limit imagePixels)',
+      },
+      {
+        path: 'document',
+        message:
+          'has 524,288 rows of images in all; a document may have at most 16,384 (the document cost limit imageRows)',
+      },
     ])
   })
 
   test('text, codes and feed', async () => {
     const text = { type: 'text', value: 'x'.repeat(16_384) }
-    expect(await refused(Array.from({ length: 5 }, () => text))).toEqual([{ path: 'document', message: expect.stringContaining('81,920 characters of text in all; a document may have at most 65,536') }])
+    expect(await refused(Array.from({ length: 5 }, () => text))).toEqual([
+      {
+        path: 'document',
+        message: expect.stringContaining('81,920 characters of text in all; a document may have at most 65,536'),
+      },
+    ])
     const qr = { type: 'qr', value: 'https://example.com/' }
-    expect(await refused(Array.from({ length: DOCUMENT_COST_LIMITS.codes + 1 }, () => qr))).toEqual([{ path: 'document', message: expect.stringContaining('(the document cost limit codes)') }])
+    expect(await refused(Array.from({ length: DOCUMENT_COST_LIMITS.codes + 1 }, () => qr))).toEqual([
+      { path: 'document', message: expect.stringContaining('(the document cost limit codes)') },
+    ])
     const feed = { type: 'feed', lines: 255 }
-    expect(await refused(Array.from({ length: 5 }, () => feed))).toEqual([{ path: 'document', message: expect.stringContaining('1,275 lines of feed') }])
+    expect(await refused(Array.from({ length: 5 }, () => feed))).toEqual([
+      { path: 'document', message: expect.stringContaining('1,275 lines of feed') },
+    ])
   })
 
   test('a section that is invalid itself is named first, the cost after it is fixed', async () => {
-    const details = await refused([{ type: 'feed', lines: 0 }, ...Array.from({ length: 5 }, () => ({ type: 'feed', lines: 255 }))])
-    expect(details).toEqual([{ path: 'document.sections[0].lines', message: expect.stringContaining('between 1 and 255') }])
+    const details = await refused([
+      { type: 'feed', lines: 0 },
+      ...Array.from({ length: 5 }, () => ({ type: 'feed', lines: 255 })),
+    ])
+    expect(details).toEqual([
+      { path: 'document.sections[0].lines', message: expect.stringContaining('between 1 and 255') },
+    ])
   })
 })
 
@@ -67,6 +91,7 @@ test('a real receipt is far below every limit, and is accepted', async () => {
     { type: 'cut' },
   ]
   const cost = documentCost({ sections } as Parameters<typeof documentCost>[0])
-  for (const name of Object.keys(DOCUMENT_COST_LIMITS) as (keyof typeof DOCUMENT_COST_LIMITS)[]) expect(cost[name]).toBeLessThan(DOCUMENT_COST_LIMITS[name] / 10)
+  for (const name of Object.keys(DOCUMENT_COST_LIMITS) as (keyof typeof DOCUMENT_COST_LIMITS)[])
+    expect(cost[name]).toBeLessThan(DOCUMENT_COST_LIMITS[name] / 10)
   expect((await post(sections)).status).toBe(202)
 })

@@ -51,7 +51,10 @@ describe('the event stream', () => {
     const job = await submit({ metadata: { order: '77' } })
     const events = (await untilState(stream, job.id, 'COMPLETED')).filter((e) => 'job' in e && e.job.id === job.id)
     stream.close()
-    expect(events[0]).toMatchObject({ type: 'job.created', job: { id: job.id, state: 'PENDING', metadata: { order: '77' } } })
+    expect(events[0]).toMatchObject({
+      type: 'job.created',
+      job: { id: job.id, state: 'PENDING', metadata: { order: '77' } },
+    })
     const changes = events.slice(1) as Extract<ProjectEvent, { type: 'job.state_changed' }>[]
     expect(changes.map((e) => [e.previousState, e.state])).toEqual([
       ['PENDING', 'DISPATCHING'],
@@ -59,7 +62,12 @@ describe('the event stream', () => {
       // The demo printer prints as it takes the bytes: no confirmation is awaited, so no PRINTING.
       ['DELIVERED', 'COMPLETED'],
     ])
-    expect(changes.at(-1)).toMatchObject({ state: 'COMPLETED', attemptCount: 1, lastErrorCode: null, job: { state: 'COMPLETED', attemptCount: 1 } })
+    expect(changes.at(-1)).toMatchObject({
+      state: 'COMPLETED',
+      attemptCount: 1,
+      lastErrorCode: null,
+      job: { state: 'COMPLETED', attemptCount: 1 },
+    })
     for (const change of changes) expect(change.job.state).toBe(change.state)
     const ids = events.map((e) => e.id)
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
@@ -85,7 +93,12 @@ describe('the event stream', () => {
       expect(missed.id).toBeGreaterThan(seen.at(-1)!.id)
       const rest = await untilState(again, c.id, 'COMPLETED')
       const all = [missed, ...rest]
-      expect(all.map((e) => e.id)).toEqual(t.hub.store.events.after(t.projectId, seen.at(-1)!.id, 1_000).slice(0, all.length).map((e) => e.id))
+      expect(all.map((e) => e.id)).toEqual(
+        t.hub.store.events
+          .after(t.projectId, seen.at(-1)!.id, 1_000)
+          .slice(0, all.length)
+          .map((e) => e.id),
+      )
       // A new job's creation comes next: nothing of before was sent twice.
       const sentinel = await submit()
       expect(await nextEvent(again)).toMatchObject({ type: 'job.created', job: { id: sentinel.id } })
@@ -113,7 +126,15 @@ describe('the event stream', () => {
   })
 
   test("a printer's change: printer.state_changed with the state before and the printer", async () => {
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'patio', name: null, connection: 'virtual://patio', profile: 'generic-80mm', width: 80, agentId: t.hub.store.agents.builtin()!.id })!
+    const printer = t.hub.store.printers.add({
+      projectId: t.projectId,
+      remoteId: 'patio',
+      name: null,
+      connection: 'virtual://patio',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: t.hub.store.agents.builtin()!.id,
+    })!
     const stream = await openSse(eventsUrl(), auth())
     setPrinterConnection(t.hub.store, printer.id, 'virtual://patio?mode=offline')
     for (;;) {
@@ -130,7 +151,12 @@ describe('the event stream', () => {
     const other = t.hub.store.projects.create('elsewhere')
     const otherKey = t.hub.store.apiKeys.create(other.id, ['jobs:read'], null).secret
     const writeOnly = t.hub.store.apiKeys.create(t.projectId, ['jobs:write'], null).secret
-    for (const [headers, status] of [[{}, 401], [auth(otherKey), 401], [auth(writeOnly), 403]] as const) expect((await fetch(eventsUrl(), { headers })).status).toBe(status)
+    for (const [headers, status] of [
+      [{}, 401],
+      [auth(otherKey), 401],
+      [auth(writeOnly), 403],
+    ] as const)
+      expect((await fetch(eventsUrl(), { headers })).status).toBe(status)
     for (const [query, headers, path] of [
       ['?after=abc', auth(), 'query.after'],
       ['?after=-1', auth(), 'query.after'],

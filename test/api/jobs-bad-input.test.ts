@@ -36,26 +36,76 @@ describe('invalid job bodies: 400 invalid_request naming each field', () => {
     ['missing document', { document: undefined }, [{ path: 'document', message: /is required/ }]],
     ['document not an object', { document: [] }, [{ path: 'document', message: /must be an object, not an array/ }]],
     ['unknown top-level field', { priority: 'high' }, [{ path: 'priority', message: /not an allowed field/ }]],
-    ['expiresInMs too short', { expiresInMs: 9_999 }, [{ path: 'expiresInMs', message: /between 10000 and 2592000000/ }]],
+    [
+      'expiresInMs too short',
+      { expiresInMs: 9_999 },
+      [{ path: 'expiresInMs', message: /between 10000 and 2592000000/ }],
+    ],
     ['expiresInMs too long', { expiresInMs: 2_592_000_001 }, [{ path: 'expiresInMs', message: /between/ }]],
     ['expiresInMs as a string', { expiresInMs: '60000' }, [{ path: 'expiresInMs', message: /integer, not a string/ }]],
     ['expiresInMs fractional', { expiresInMs: 10_000.5 }, [{ path: 'expiresInMs', message: /integer/ }]],
     ['maxAttempts 0', { maxAttempts: 0 }, [{ path: 'maxAttempts', message: /between 1 and 10/ }]],
     ['maxAttempts 11', { maxAttempts: 11 }, [{ path: 'maxAttempts', message: /between 1 and 10/ }]],
     ['metadata an array', { metadata: ['a'] }, [{ path: 'metadata', message: /must be an object/ }]],
-    ['metadata with 33 entries', { metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])) }, [{ path: 'metadata', message: /at most 32 entries/ }]],
-    ['metadata key too long', { metadata: { ['k'.repeat(65)]: 'v' } }, [{ path: `metadata.${'k'.repeat(65)}`, message: /^key must be 1 to 64/ }]],
+    [
+      'metadata with 33 entries',
+      { metadata: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v'])) },
+      [{ path: 'metadata', message: /at most 32 entries/ }],
+    ],
+    [
+      'metadata key too long',
+      { metadata: { ['k'.repeat(65)]: 'v' } },
+      [{ path: `metadata.${'k'.repeat(65)}`, message: /^key must be 1 to 64/ }],
+    ],
     ['metadata empty key', { metadata: { '': 'v' } }, [{ path: 'metadata.', message: /^key must be 1 to 64/ }]],
-    ['metadata value too long', { metadata: { note: 'v'.repeat(1001) } }, [{ path: 'metadata.note', message: /at most 1000/ }]],
-    ['metadata value not a string', { metadata: { table: 12 } }, [{ path: 'metadata.table', message: /must be a string, not a number/ }]],
-    ['idempotencyKey with half a character', { idempotencyKey: 'order-\ud800' }, [{ path: 'idempotencyKey', message: /well-formed Unicode \(it has a lone surrogate/ }]],
-    ['printerId with half a character', { printerId: '\udc00demo' }, [{ path: 'printerId', message: /well-formed Unicode/ }]],
-    ['metadata key with half a character', { metadata: { 'table\ud83d': '4' } }, [{ path: 'metadata.table\ud83d', message: /^key must be well-formed Unicode/ }]],
-    ['metadata value with half a character', { metadata: { table: '4\ude00' } }, [{ path: 'metadata.table', message: /well-formed Unicode/ }]],
-    ['text with half a character', { document: { width: 80, sections: [{ type: 'text', value: 'Caf\u00e9 \ud83c' }] } }, [{ path: 'document.sections[0].value', message: /well-formed Unicode/ }]],
+    [
+      'metadata value too long',
+      { metadata: { note: 'v'.repeat(1001) } },
+      [{ path: 'metadata.note', message: /at most 1000/ }],
+    ],
+    [
+      'metadata value not a string',
+      { metadata: { table: 12 } },
+      [{ path: 'metadata.table', message: /must be a string, not a number/ }],
+    ],
+    [
+      'idempotencyKey with half a character',
+      { idempotencyKey: 'order-\ud800' },
+      [{ path: 'idempotencyKey', message: /well-formed Unicode \(it has a lone surrogate/ }],
+    ],
+    [
+      'printerId with half a character',
+      { printerId: '\udc00demo' },
+      [{ path: 'printerId', message: /well-formed Unicode/ }],
+    ],
+    [
+      'metadata key with half a character',
+      { metadata: { 'table\ud83d': '4' } },
+      [{ path: 'metadata.table\ud83d', message: /^key must be well-formed Unicode/ }],
+    ],
+    [
+      'metadata value with half a character',
+      { metadata: { table: '4\ude00' } },
+      [{ path: 'metadata.table', message: /well-formed Unicode/ }],
+    ],
+    [
+      'text with half a character',
+      { document: { width: 80, sections: [{ type: 'text', value: 'Caf\u00e9 \ud83c' }] } },
+      [{ path: 'document.sections[0].value', message: /well-formed Unicode/ }],
+    ],
     [
       'several problems at once',
-      { printerId: '', document: { width: 72, sections: [{ type: 'text' }, { type: 'feed', lines: 0 }, { type: 'barcode', format: 'ean13', value: '4006381333932' }] } },
+      {
+        printerId: '',
+        document: {
+          width: 72,
+          sections: [
+            { type: 'text' },
+            { type: 'feed', lines: 0 },
+            { type: 'barcode', format: 'ean13', value: '4006381333932' },
+          ],
+        },
+      },
       [
         { path: 'printerId', message: /1 to 256/ },
         { path: 'document.width', message: /one of 58, 80/ },
@@ -79,20 +129,32 @@ describe('invalid job bodies: 400 invalid_request naming each field', () => {
     })
   }
 
-  test('idempotency keys are compared as sent: two keys that differ only in half a character are both refused, never one job; a whole emoji is a key like any other', async () => {
-    const before = jobCount()
-    for (const key of ['order-\ud800', 'order-\ud801', 'order-\udfff']) {
-      await expectRefused(await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: key }) }), 400, 'invalid_request')
-    }
-    expect(jobCount()).toBe(before)
-    const first = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude00' }) })
-    const second = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude01' }) })
-    expect([first.status, second.status]).toEqual([202, 202])
-    const [a, b] = [((await first.json()) as { job: { id: string; idempotencyKey: string } }).job, ((await second.json()) as { job: { id: string; idempotencyKey: string } }).job]
-    expect(a.id).not.toBe(b.id)
-    expect(a.idempotencyKey).toBe('order-😀')
-    expect(jobCount()).toBe(before + 2)
-  })
+  test(
+    'idempotency keys are compared as sent: two keys that differ only in half ' +
+      'a character are both refused, never one job; a whole emoji is a key ' +
+      'like any other',
+    async () => {
+      const before = jobCount()
+      for (const key of ['order-\ud800', 'order-\ud801', 'order-\udfff']) {
+        await expectRefused(
+          await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: key }) }),
+          400,
+          'invalid_request',
+        )
+      }
+      expect(jobCount()).toBe(before)
+      const first = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude00' }) })
+      const second = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'order-\ud83d\ude01' }) })
+      expect([first.status, second.status]).toEqual([202, 202])
+      const [a, b] = [
+        ((await first.json()) as { job: { id: string; idempotencyKey: string } }).job,
+        ((await second.json()) as { job: { id: string; idempotencyKey: string } }).job,
+      ]
+      expect(a.id).not.toBe(b.id)
+      expect(a.idempotencyKey).toBe('order-😀')
+      expect(jobCount()).toBe(before + 2)
+    },
+  )
 
   test('a body that is not an object', async () => {
     for (const body of ['[]', '"job"', '42', 'null']) {
@@ -121,16 +183,26 @@ describe('malformed requests', () => {
   test('a body that is not application/json is 415', async () => {
     const body = JSON.stringify(jobBody())
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonp', '']) {
-      const response = await fetch(t.url + jobsPath(), { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': type }, body })
+      const response = await fetch(t.url + jobsPath(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': type },
+        body,
+      })
       await expectRefused(response, 415, 'unsupported_media_type')
     }
-    const ok = await fetch(t.url + jobsPath(), { method: 'POST', headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'Application/JSON; charset=utf-8' }, body })
+    const ok = await fetch(t.url + jobsPath(), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'Application/JSON; charset=utf-8' },
+      body,
+    })
     expect(ok.status).toBe(202)
   })
 
   test('a body over 2 MiB is 413, refused on its declared length', async () => {
     const before = jobCount()
-    const big = JSON.stringify(jobBody({ document: { width: 80, sections: Array(130).fill({ type: 'text', value: 'x'.repeat(16_384) }) } }))
+    const big = JSON.stringify(
+      jobBody({ document: { width: 80, sections: Array(130).fill({ type: 'text', value: 'x'.repeat(16_384) }) } }),
+    )
     expect(big.length).toBeGreaterThan(2_097_152)
     const error = await expectRefused(await t.request('POST', jobsPath(), { body: big }), 413, 'payload_too_large')
     expect(error.message).toBe('The request body must not exceed 2097152 bytes.')
@@ -138,7 +210,12 @@ describe('malformed requests', () => {
   })
 
   test('a declared length over 2 MiB is refused before any of the body is sent', async () => {
-    const exchange = rawRequest(t.hub.port, `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 2097153\r\n\r\n`)
+    const exchange = rawRequest(
+      t.hub.port,
+      `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ` +
+        `${t.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ` +
+        `2097153\r\n\r\n`,
+    )
     const answer = await exchange.response
     expect(answer).toStartWith('HTTP/1.1 413')
     expect(answer).toMatch(/x-request-id: req_/i)
@@ -153,7 +230,12 @@ describe('malformed requests', () => {
 
   test('a chunked body is cut off as soon as it passes 2 MiB', async () => {
     // Chunks that never finish: the hub must answer once 2 MiB have passed.
-    const exchange = rawRequest(t.hub.port, `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    const exchange = rawRequest(
+      t.hub.port,
+      `POST ${jobsPath()} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ` +
+        `${t.apiKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: ` +
+        `chunked\r\n\r\n`,
+    )
     const chunk = 'x'.repeat(65_536)
     for (let i = 0; i < 40; i++) exchange.socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`)
     const answer = await exchange.response

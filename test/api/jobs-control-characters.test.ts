@@ -18,8 +18,18 @@ describe('control characters in printed text', () => {
   const cases: [string, unknown, string, string][] = [
     ['ESC in a text', { type: 'text', value: 'Table 12\u001b@' }, 'document.sections[0].value', 'U+001B'],
     ['NUL in a text', { type: 'text', value: '\u0000' }, 'document.sections[0].value', 'U+0000'],
-    ['BEL in a row name', { type: 'row', left: 'Espresso\u0007', right: '2.50' }, 'document.sections[0].left', 'U+0007'],
-    ['DEL in a row price', { type: 'row', left: 'Espresso', right: '2.50\u007f' }, 'document.sections[0].right', 'U+007F'],
+    [
+      'BEL in a row name',
+      { type: 'row', left: 'Espresso\u0007', right: '2.50' },
+      'document.sections[0].left',
+      'U+0007',
+    ],
+    [
+      'DEL in a row price',
+      { type: 'row', left: 'Espresso', right: '2.50\u007f' },
+      'document.sections[0].right',
+      'U+007F',
+    ],
     ['a C1 control (NEL) in a text', { type: 'text', value: 'line\u0085next' }, 'document.sections[0].value', 'U+0085'],
   ]
   for (const [name, section, path, codePoint] of cases) {
@@ -30,10 +40,14 @@ describe('control characters in printed text', () => {
       expect(response.status).toBe(400)
       const { error } = await response.json()
       expect(error.code).toBe('invalid_request')
-      expect(error.details).toEqual([{ path, message: expect.stringContaining(`control character ${codePoint} at index `) }])
+      expect(error.details).toEqual([
+        { path, message: expect.stringContaining(`control character ${codePoint} at index `) },
+      ])
       expect(jobCount(t.hub.store)).toBe(before)
       // The same key with the text corrected is a new job, not a duplicate of anything.
-      const corrected = await t.request('POST', jobsPath(), { body: { ...body, document: documentOf({ type: 'text', value: 'Table 12' }) } })
+      const corrected = await t.request('POST', jobsPath(), {
+        body: { ...body, document: documentOf({ type: 'text', value: 'Table 12' }) },
+      })
       expect(corrected.status).toBe(202)
       expect((await corrected.json()).duplicate).toBe(false)
       expect(jobCount(t.hub.store, body.idempotencyKey as string)).toBe(1)

@@ -28,7 +28,23 @@ describe('creating a job', () => {
     const { job, duplicate } = await response.json()
     expect(duplicate).toBe(false)
     expect(Object.keys(job).sort()).toEqual(
-      ['id', 'projectId', 'printerId', 'idempotencyKey', 'state', 'metadata', 'expiresAt', 'attemptCount', 'maxAttempts', 'lastErrorCode', 'lastErrorMessage', 'receivedAt', 'submittedAt', 'createdAt', 'updatedAt'].sort(),
+      [
+        'id',
+        'projectId',
+        'printerId',
+        'idempotencyKey',
+        'state',
+        'metadata',
+        'expiresAt',
+        'attemptCount',
+        'maxAttempts',
+        'lastErrorCode',
+        'lastErrorMessage',
+        'receivedAt',
+        'submittedAt',
+        'createdAt',
+        'updatedAt',
+      ].sort(),
     )
     const printer = t.hub.store.printers.resolve(t.projectId, 'demo')!
     expect(job).toMatchObject({
@@ -57,26 +73,48 @@ describe('creating a job', () => {
 
   test('metadata, expiresInMs and maxAttempts are honoured', async () => {
     const metadata = { order: '1042', table: '12', 'ünïcode key': 'värde' }
-    const response = await t.request('POST', jobsPath(), { body: jobBody({ metadata, expiresInMs: 10_000, maxAttempts: 1 }) })
+    const response = await t.request('POST', jobsPath(), {
+      body: jobBody({ metadata, expiresInMs: 10_000, maxAttempts: 1 }),
+    })
     expect(response.status).toBe(202)
     const { job } = await response.json()
     expect(job.metadata).toEqual(metadata)
     expect(job.maxAttempts).toBe(1)
     expect(Date.parse(job.expiresAt) - Date.parse(job.createdAt)).toBe(10_000)
-    const longest = await t.request('POST', jobsPath(), { body: jobBody({ expiresInMs: 2_592_000_000, maxAttempts: 10, metadata: null }) })
+    const longest = await t.request('POST', jobsPath(), {
+      body: jobBody({ expiresInMs: 2_592_000_000, maxAttempts: 10, metadata: null }),
+    })
     expect(longest.status).toBe(202)
     expect((await longest.json()).job.metadata).toBeNull()
   })
 
   test('values at every upper limit are accepted', async () => {
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'p'.repeat(256), name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
-    const metadata = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`${i}`.padStart(64, 'k'), 'v'.repeat(1_000)]))
-    const body = jobBody({ printerId: printer.remoteId, idempotencyKey: 'i'.repeat(256), metadata, expiresInMs: 2_592_000_000, maxAttempts: 10 })
+    const printer = t.hub.store.printers.add({
+      projectId: t.projectId,
+      remoteId: 'p'.repeat(256),
+      name: null,
+      connection: 'virtual',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: builtinAgentId(),
+    })!
+    const metadata = Object.fromEntries(
+      Array.from({ length: 32 }, (_, i) => [`${i}`.padStart(64, 'k'), 'v'.repeat(1_000)]),
+    )
+    const body = jobBody({
+      printerId: printer.remoteId,
+      idempotencyKey: 'i'.repeat(256),
+      metadata,
+      expiresInMs: 2_592_000_000,
+      maxAttempts: 10,
+    })
     const response = await t.request('POST', jobsPath(), { body })
     expect(response.status).toBe(202)
     const { job } = await response.json()
     expect(job).toMatchObject({ printerId: printer.id, idempotencyKey: 'i'.repeat(256), metadata, maxAttempts: 10 })
-    const lowest = await t.request('POST', jobsPath(), { body: jobBody({ idempotencyKey: 'i', expiresInMs: 10_000, maxAttempts: 1, metadata: {} }) })
+    const lowest = await t.request('POST', jobsPath(), {
+      body: jobBody({ idempotencyKey: 'i', expiresInMs: 10_000, maxAttempts: 1, metadata: {} }),
+    })
     expect(lowest.status).toBe(202)
     expect((await lowest.json()).job.metadata).toEqual({})
   })
@@ -88,14 +126,24 @@ describe('creating a job', () => {
       const response = await t.request('POST', jobsPath(), { body })
       expect(response.status).toBe(500)
       const text = await response.text()
-      expect(JSON.parse(text)).toEqual({ error: { code: 'server_error', message: 'The request could not be completed.', requestId: response.headers.get('x-request-id')! } })
+      expect(JSON.parse(text)).toEqual({
+        error: {
+          code: 'server_error',
+          message: 'The request could not be completed.',
+          requestId: response.headers.get('x-request-id')!,
+        },
+      })
       expect(text).not.toContain('secret')
       expect(storedState(body.idempotencyKey)).toBeUndefined()
       // The operator's side: one error line with the request ID the answer carried, and what went wrong.
       const requestId = response.headers.get('x-request-id')!
       const lines = events.filter((line) => line.includes(`request=${requestId}`))
       expect(lines).toHaveLength(1)
-      expect(lines[0]).toMatch(new RegExp(`Z error api request=${requestId} error="[^"]*disk I/O error at /var/lib/secret" stack=".*" internal error$`))
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `Z error api request=${requestId} error="[^"]*disk I/O error at /var/lib/secret" stack=".*" internal error$`,
+        ),
+      )
     } finally {
       mend()
     }
@@ -113,11 +161,30 @@ describe('creating a job', () => {
   test('an unknown or removed printer is 404 not_found and creates nothing', async () => {
     const unknown = await t.request('POST', jobsPath(), { body: jobBody({ printerId: 'bar' }) })
     expect(unknown.status).toBe(404)
-    expect((await unknown.json()).error).toMatchObject({ code: 'not_found', message: 'This project has no printer "bar".' })
+    expect((await unknown.json()).error).toMatchObject({
+      code: 'not_found',
+      message: 'This project has no printer "bar".',
+    })
     const other = t.hub.store.projects.create('elsewhere')
-    const foreign = t.hub.store.printers.add({ projectId: other.id, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
+    const foreign = t.hub.store.printers.add({
+      projectId: other.id,
+      remoteId: 'bar',
+      name: null,
+      connection: 'virtual',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: builtinAgentId(),
+    })!
     expect((await t.request('POST', jobsPath(), { body: jobBody({ printerId: foreign.id }) })).status).toBe(404)
-    const gone = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'gone', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
+    const gone = t.hub.store.printers.add({
+      projectId: t.projectId,
+      remoteId: 'gone',
+      name: null,
+      connection: 'virtual',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: builtinAgentId(),
+    })!
     t.hub.store.printers.remove(gone.id)
     const body = jobBody({ printerId: 'gone' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(404)
@@ -131,14 +198,26 @@ describe('idempotency', () => {
     expect(first.status).toBe(202)
     const created = (await first.json()).job
     const again = await t.request('POST', jobsPath(), {
-      body: jobBody({ idempotencyKey: 'order-77', metadata: { changed: 'yes' }, document: { width: 58, sections: [{ type: 'divider' }] } }),
+      body: jobBody({
+        idempotencyKey: 'order-77',
+        metadata: { changed: 'yes' },
+        document: { width: 58, sections: [{ type: 'divider' }] },
+      }),
     })
     expect(again.status).toBe(200)
     expect(await again.json()).toEqual({ job: created, duplicate: true })
   })
 
   test('a duplicate is found even after its printer was removed', async () => {
-    const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'bar-2', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })!
+    const printer = t.hub.store.printers.add({
+      projectId: t.projectId,
+      remoteId: 'bar-2',
+      name: null,
+      connection: 'virtual',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: builtinAgentId(),
+    })!
     const body = jobBody({ printerId: 'bar-2' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(202)
     t.hub.store.printers.remove(printer.id)
@@ -150,7 +229,15 @@ describe('idempotency', () => {
   test('idempotency keys are per project', async () => {
     const other = t.hub.store.projects.create('second')
     const otherKey = t.hub.store.apiKeys.create(other.id, ['jobs:write'], null).secret
-    t.hub.store.printers.add({ projectId: other.id, remoteId: 'demo', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtinAgentId() })
+    t.hub.store.printers.add({
+      projectId: other.id,
+      remoteId: 'demo',
+      name: null,
+      connection: 'virtual',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId: builtinAgentId(),
+    })
     const body = jobBody({ idempotencyKey: 'shared-key' })
     expect((await t.request('POST', jobsPath(), { body })).status).toBe(202)
     expect((await t.request('POST', `/v1/projects/${other.id}/jobs`, { body, key: otherKey })).status).toBe(202)

@@ -19,9 +19,10 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-
-const getJob = (id: string, options: { project?: string; key?: string } = {}) => t.request('GET', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}`, { key: options.key })
-const cancel = (id: string, options: { project?: string; key?: string } = {}) => t.request('POST', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}/cancel`, { key: options.key })
+const getJob = (id: string, options: { project?: string; key?: string } = {}) =>
+  t.request('GET', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}`, { key: options.key })
+const cancel = (id: string, options: { project?: string; key?: string } = {}) =>
+  t.request('POST', `/v1/projects/${options.project ?? t.projectId}/jobs/${id}/cancel`, { key: options.key })
 
 describe('one job', () => {
   let offlinePrinter: string
@@ -36,15 +37,37 @@ describe('one job', () => {
     expect(response.headers.get('x-request-id')).toMatch(/^req_/)
     const body = await response.json()
     expect(Object.keys(body)).toEqual(['job'])
-    const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs`)).json()).jobs.find((j: Job) => j.id === job.id)
+    const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs`)).json()).jobs.find(
+      (j: Job) => j.id === job.id,
+    )
     expect(body.job).toEqual(listed)
-    expect(Object.keys(body.job).sort()).toEqual(['attemptCount', 'createdAt', 'expiresAt', 'id', 'idempotencyKey', 'lastErrorCode', 'lastErrorMessage', 'maxAttempts', 'metadata', 'printerId', 'projectId', 'receivedAt', 'state', 'submittedAt', 'updatedAt'])
+    expect(Object.keys(body.job).sort()).toEqual([
+      'attemptCount',
+      'createdAt',
+      'expiresAt',
+      'id',
+      'idempotencyKey',
+      'lastErrorCode',
+      'lastErrorMessage',
+      'maxAttempts',
+      'metadata',
+      'printerId',
+      'projectId',
+      'receivedAt',
+      'state',
+      'submittedAt',
+      'updatedAt',
+    ])
     expect(body.job).toMatchObject({ id: job.id, printerId: offlinePrinter, metadata: { order: '1042' } })
   })
 
   test('an unknown job, and a job of another project, are 404 not_found: never 403', async () => {
     const job = await submitJob(t, { printerId: 'closed' })
-    for (const response of [await getJob('job_00000000000000000000000000000000'), await getJob('nonsense'), await getJob(job.id, { project: other.projectId, key: other.apiKey })]) {
+    for (const response of [
+      await getJob('job_00000000000000000000000000000000'),
+      await getJob('nonsense'),
+      await getJob(job.id, { project: other.projectId, key: other.apiKey }),
+    ]) {
       expect(response.status).toBe(404)
       const { error } = await response.json()
       expect(error.code).toBe('not_found')
@@ -69,46 +92,64 @@ describe('one job', () => {
 
   test('a query parameter is refused: 400 invalid_request naming it', async () => {
     const job = await submitJob(t, { printerId: 'closed' })
-    for (const response of [await t.request('GET', `/v1/projects/${t.projectId}/jobs/${job.id}?state=PENDING`), await t.request('POST', `/v1/projects/${t.projectId}/jobs/${job.id}/cancel?force=1`)]) {
+    for (const response of [
+      await t.request('GET', `/v1/projects/${t.projectId}/jobs/${job.id}?state=PENDING`),
+      await t.request('POST', `/v1/projects/${t.projectId}/jobs/${job.id}/cancel?force=1`),
+    ]) {
       expect(response.status).toBe(400)
-      expect((await response.json()).error.details).toEqual([{ path: expect.stringMatching(/^query\.(state|force)$/), message: 'is not an allowed query parameter' }])
+      expect((await response.json()).error.details).toEqual([
+        { path: expect.stringMatching(/^query\.(state|force)$/), message: 'is not an allowed query parameter' },
+      ])
     }
     expect(t.hub.store.jobs.get(job.id)!.state).toBe('PENDING')
   })
 })
 
 describe('cancelling', () => {
-  test('a PENDING job: 200 CANCELLED at once; again: 200, the same; it is never delivered once its printer is back', async () => {
-    const printerId = await addBuiltinPrinter(t, 'later', 'virtual://later?mode=offline')
-    const job = await submitJob(t, { printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'never printed' }] } })
-    const first = await cancel(job.id)
-    expect(first.status).toBe(200)
-    const { job: cancelled } = await first.json()
-    expect(cancelled).toMatchObject({ id: job.id, state: 'CANCELLED', attemptCount: 0 })
-    const again = await cancel(job.id)
-    expect(again.status).toBe(200)
-    expect((await again.json()).job).toEqual(cancelled)
-    // The printer comes back; a job after the cancelled one prints, the cancelled one never.
-    setPrinterConnection(t.hub.store, printerId, 'virtual://later')
-    const next = await submitJob(t, { printerId: 'later', document: { width: 80, sections: [{ type: 'text', value: 'printed' }] } })
-    await waitFor(() => t.hub.store.jobs.get(next.id)!.state === 'COMPLETED', 5_000)
-    expect(t.hub.virtualPrinters.printed('later').map((o) => previewOf(o).text)).toEqual([['printed']])
-    expect(t.hub.store.jobs.get(job.id)!).toMatchObject({ state: 'CANCELLED', attemptCount: 0 })
-  })
+  test(
+    'a PENDING job: 200 CANCELLED at once; again: 200, the same; it is never ' + 'delivered once its printer is back',
+    async () => {
+      const printerId = await addBuiltinPrinter(t, 'later', 'virtual://later?mode=offline')
+      const job = await submitJob(t, {
+        printerId: 'later',
+        document: { width: 80, sections: [{ type: 'text', value: 'never printed' }] },
+      })
+      const first = await cancel(job.id)
+      expect(first.status).toBe(200)
+      const { job: cancelled } = await first.json()
+      expect(cancelled).toMatchObject({ id: job.id, state: 'CANCELLED', attemptCount: 0 })
+      const again = await cancel(job.id)
+      expect(again.status).toBe(200)
+      expect((await again.json()).job).toEqual(cancelled)
+      // The printer comes back; a job after the cancelled one prints, the cancelled one never.
+      setPrinterConnection(t.hub.store, printerId, 'virtual://later')
+      const next = await submitJob(t, {
+        printerId: 'later',
+        document: { width: 80, sections: [{ type: 'text', value: 'printed' }] },
+      })
+      await waitFor(() => t.hub.store.jobs.get(next.id)!.state === 'COMPLETED', 5_000)
+      expect(t.hub.virtualPrinters.printed('later').map((o) => previewOf(o).text)).toEqual([['printed']])
+      expect(t.hub.store.jobs.get(job.id)!).toMatchObject({ state: 'CANCELLED', attemptCount: 0 })
+    },
+  )
 
-  test('a job its agent holds, at the printer, or finished: 409 job_not_cancellable with its state, and it is left as it was', async () => {
-    const printerId = t.hub.store.printers.resolve(t.projectId, 'closed')!.id
-    for (const state of ['DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const) {
-      const driven = jobInState(t.hub.store, { projectId: t.projectId, printerId }, state)
-      const job = driven
-      const response = await cancel(job.id)
-      expect([state, response.status]).toEqual([state, 409])
-      const { error } = await response.json()
-      expect(error).toMatchObject({ code: 'job_not_cancellable', details: [{ path: 'job.state', message: state }] })
-      expect(error.message).toStartWith(`The job is ${state}: `)
-      expect(t.hub.store.jobs.get(job.id)).toEqual(driven)
-    }
-  })
+  test(
+    'a job its agent holds, at the printer, or finished: 409 ' +
+      'job_not_cancellable with its state, and it is left as it was',
+    async () => {
+      const printerId = t.hub.store.printers.resolve(t.projectId, 'closed')!.id
+      for (const state of ['DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED'] as const) {
+        const driven = jobInState(t.hub.store, { projectId: t.projectId, printerId }, state)
+        const job = driven
+        const response = await cancel(job.id)
+        expect([state, response.status]).toEqual([state, 409])
+        const { error } = await response.json()
+        expect(error).toMatchObject({ code: 'job_not_cancellable', details: [{ path: 'job.state', message: state }] })
+        expect(error.message).toStartWith(`The job is ${state}: `)
+        expect(t.hub.store.jobs.get(job.id)).toEqual(driven)
+      }
+    },
+  )
 
   test('races with the dispatch: each one won by exactly one side, and a cancelled job never prints', async () => {
     // Sixty jobs wait for a printer that is off. It comes back, and its queue goes to its agent
@@ -119,9 +160,20 @@ describe('cancelling', () => {
     const jobs: { id: string; marker: string }[] = []
     for (let i = 0; i < 60; i++) {
       const marker = `race ticket ${i}`
-      jobs.push({ id: (await submitJob(t, { printerId: 'race', document: { width: 80, sections: [{ type: 'text', value: marker }, { type: 'cut' }] } })).id, marker })
+      jobs.push({
+        id: (
+          await submitJob(t, {
+            printerId: 'race',
+            document: { width: 80, sections: [{ type: 'text', value: marker }, { type: 'cut' }] },
+          })
+        ).id,
+        marker,
+      })
     }
-    const order = jobs.map((job, i) => ({ job, key: (i * 37) % 61 })).sort((a, b) => a.key - b.key).map((entry) => entry.job)
+    const order = jobs
+      .map((job, i) => ({ job, key: (i * 37) % 61 }))
+      .sort((a, b) => a.key - b.key)
+      .map((entry) => entry.job)
     setPrinterConnection(t.hub.store, printerId, 'virtual://race')
     // The agent finds the printer back at its next status check: from then on the queue drains.
     await waitFor(() => t.hub.store.jobs.get(jobs[0]!.id)!.state !== 'PENDING', 5_000)

@@ -12,7 +12,9 @@ const created: string[] = []
 beforeAll(async () => {
   t = await startTestHub({ offline: true })
   for (let i = 0; i < 105; i++) {
-    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ idempotencyKey: `list-${i}` }) })
+    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, {
+      body: jobBody({ idempotencyKey: `list-${i}` }),
+    })
     created.push((await response.json()).job.id)
   }
   // Two of them failed (the printer is offline: nothing else moves them on).
@@ -79,7 +81,9 @@ describe('a page asked again', () => {
   test('is the same answer until a job changes, then shows the change at once', async () => {
     const first = await (await list()).text()
     expect(await (await list()).text()).toBe(first)
-    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ idempotencyKey: 'list-again' }) })
+    const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, {
+      body: jobBody({ idempotencyKey: 'list-again' }),
+    })
     const job = (await response.json()).job
     const after = (await (await list()).json()).jobs
     expect(after[0].id).toBe(job.id)
@@ -106,14 +110,17 @@ describe('a page asked again', () => {
     expect(Date.parse(after.updatedAt) - Date.parse(before.updatedAt)).toBe(60_000)
   })
 
-  test("each key is answered with its own prefix, each filter with its own page", async () => {
+  test('each key is answered with its own prefix, each filter with its own page', async () => {
     const second = t.hub.store.apiKeys.create(t.projectId, ['jobs:read'], 'second').secret
     const mine = await (await list()).json()
     const theirs = await (await list('', second)).json()
     expect(mine.keyPrefix).toBe(t.apiKey.slice(0, 12))
     expect(theirs.keyPrefix).toBe(second.slice(0, 12))
     expect(theirs.jobs).toEqual(mine.jobs)
-    expect((await (await list('?state=FAILED')).json()).jobs.map((j: { id: string }) => j.id)).toEqual([created[104], created[3]])
+    expect((await (await list('?state=FAILED')).json()).jobs.map((j: { id: string }) => j.id)).toEqual([
+      created[104],
+      created[3],
+    ])
     expect((await (await list()).json()).jobs).toEqual(mine.jobs)
   })
 

@@ -13,10 +13,21 @@ let offset = 0
 const jobs: Job[] = []
 beforeAll(async () => {
   t = await startTestHub({ offline: true, now: () => Date.now() + offset })
-  t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'bar', name: null, connection: 'virtual://bar?mode=offline', profile: 'generic-80mm', width: 80, agentId: t.hub.store.agents.builtin()!.id })
+  t.hub.store.printers.add({
+    projectId: t.projectId,
+    remoteId: 'bar',
+    name: null,
+    connection: 'virtual://bar?mode=offline',
+    profile: 'generic-80mm',
+    width: 80,
+    agentId: t.hub.store.agents.builtin()!.id,
+  })
   for (let i = 0; i < 45; i++) {
     offset += 60_000
-    const body = jobBody({ printerId: i % 3 === 0 ? 'bar' : 'demo', metadata: { order: `${1000 + i}`, table: `${i % 4}` } })
+    const body = jobBody({
+      printerId: i % 3 === 0 ? 'bar' : 'demo',
+      metadata: { order: `${1000 + i}`, table: `${i % 4}` },
+    })
     const response = await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body })
     expect(response.status).toBe(202)
     jobs.push((await response.json()).job)
@@ -41,12 +52,19 @@ async function follow(query: string): Promise<{ ids: string[]; pages: number }> 
     expect(Object.keys(body)).toEqual(['jobs', 'keyPrefix', 'nextCursor'])
     ids.push(...body.jobs.map((j: Job) => j.id))
     pages++
-    next = body.nextCursor === null ? null : `?cursor=${body.nextCursor}&limit=${new URLSearchParams(query.slice(1)).get('limit') ?? 100}`
+    next =
+      body.nextCursor === null
+        ? null
+        : `?cursor=${body.nextCursor}&limit=${new URLSearchParams(query.slice(1)).get('limit') ?? 100}`
   }
   return { ids, pages }
 }
 
-const newestFirst = (pick: (job: Job, i: number) => boolean) => jobs.filter(pick).map((j) => j.id).reverse()
+const newestFirst = (pick: (job: Job, i: number) => boolean) =>
+  jobs
+    .filter(pick)
+    .map((j) => j.id)
+    .reverse()
 
 describe('paging the job list', () => {
   test('?limit=N pages through every job, newest first, none twice; the last page says null', async () => {
@@ -55,41 +73,57 @@ describe('paging the job list', () => {
     expect(pages).toBe(5)
   })
 
-  test('without limit and cursor, the specification`s answer exactly: { jobs, keyPrefix }, the newest 100', async () => {
-    const { body } = await list('')
-    expect(Object.keys(body)).toEqual(['jobs', 'keyPrefix'])
-    const filtered = await list('?metadata.order=1007')
-    expect(Object.keys(filtered.body)).toEqual(['jobs', 'keyPrefix'])
-    expect(filtered.body.jobs.map((j: Job) => j.id)).toEqual([jobs[7]!.id])
-  })
+  test(
+    'without limit and cursor, the specification`s answer exactly: { jobs, ' + 'keyPrefix }, the newest 100',
+    async () => {
+      const { body } = await list('')
+      expect(Object.keys(body)).toEqual(['jobs', 'keyPrefix'])
+      const filtered = await list('?metadata.order=1007')
+      expect(Object.keys(filtered.body)).toEqual(['jobs', 'keyPrefix'])
+      expect(filtered.body.jobs.map((j: Job) => j.id)).toEqual([jobs[7]!.id])
+    },
+  )
 
   test('a cursor stays right while new jobs arrive: the next page goes on after the last job seen', async () => {
     const first = await list('?limit=5')
     offset += 60_000
     const newer = (await (await t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody() })).json()).job
     const second = await list(`?cursor=${first.body.nextCursor}&limit=5`)
-    expect([...first.body.jobs, ...second.body.jobs].map((j: Job) => j.id)).toEqual(newestFirst(() => true).slice(0, 10))
+    expect([...first.body.jobs, ...second.body.jobs].map((j: Job) => j.id)).toEqual(
+      newestFirst(() => true).slice(0, 10),
+    )
     expect(second.body.jobs.map((j: Job) => j.id)).not.toContain(newer.id)
     jobs.push(newer)
   })
 
-  test('filters: a printer by name or record ID, a time range, metadata entries (all of them), a state; cursors carry them', async () => {
-    const bar = t.hub.store.printers.resolve(t.projectId, 'bar')!.id
-    const within = jobs.slice(0, 45)
-    const at = (i: number) => jobs[i]!.createdAt
-    const cases: [string, (job: Job, i: number) => boolean][] = [
-      ['?printerId=bar&limit=4', (_, i) => i % 3 === 0],
-      [`?printerId=${bar}&limit=4`, (_, i) => i % 3 === 0],
-      [`?createdAfter=${at(10)}&createdBefore=${at(20)}&limit=3`, (_, i) => i > 10 && i < 20],
-      ['?metadata.order=1012&limit=3', (_, i) => i === 12],
-      ['?metadata.table=2&printerId=bar&limit=2', (_, i) => i % 4 === 2 && i % 3 === 0],
-      ['?metadata.table=1&metadata.order=1005&limit=2', (_, i) => i === 5],
-      ['?metadata.table=1&metadata.order=1006&limit=2', () => false],
-      ['?state=PENDING&metadata.table=3&limit=5', (_, i) => i % 4 === 3],
-      ['?printerId=nowhere&limit=5', () => false],
-    ]
-    for (const [query, pick] of cases) expect([query, (await follow(query)).ids]).toEqual([query, within.filter(pick).map((j) => j.id).reverse()])
-  })
+  test(
+    'filters: a printer by name or record ID, a time range, metadata entries ' +
+      '(all of them), a state; cursors carry them',
+    async () => {
+      const bar = t.hub.store.printers.resolve(t.projectId, 'bar')!.id
+      const within = jobs.slice(0, 45)
+      const at = (i: number) => jobs[i]!.createdAt
+      const cases: [string, (job: Job, i: number) => boolean][] = [
+        ['?printerId=bar&limit=4', (_, i) => i % 3 === 0],
+        [`?printerId=${bar}&limit=4`, (_, i) => i % 3 === 0],
+        [`?createdAfter=${at(10)}&createdBefore=${at(20)}&limit=3`, (_, i) => i > 10 && i < 20],
+        ['?metadata.order=1012&limit=3', (_, i) => i === 12],
+        ['?metadata.table=2&printerId=bar&limit=2', (_, i) => i % 4 === 2 && i % 3 === 0],
+        ['?metadata.table=1&metadata.order=1005&limit=2', (_, i) => i === 5],
+        ['?metadata.table=1&metadata.order=1006&limit=2', () => false],
+        ['?state=PENDING&metadata.table=3&limit=5', (_, i) => i % 4 === 3],
+        ['?printerId=nowhere&limit=5', () => false],
+      ]
+      for (const [query, pick] of cases)
+        expect([query, (await follow(query)).ids]).toEqual([
+          query,
+          within
+            .filter(pick)
+            .map((j) => j.id)
+            .reverse(),
+        ])
+    },
+  )
 
   test('bad paging and filters are 400 invalid_request naming each problem, and nothing else is answered', async () => {
     const { body: first } = await list('?limit=2')
@@ -116,7 +150,10 @@ describe('paging the job list', () => {
       const { status, body } = await list(query)
       expect([query, status]).toEqual([query, 400])
       expect(body.error.code).toBe('invalid_request')
-      expect([query, body.error.details.map((d: { path: string }) => d.path).sort()]).toEqual([query, [...paths].sort()])
+      expect([query, body.error.details.map((d: { path: string }) => d.path).sort()]).toEqual([
+        query,
+        [...paths].sort(),
+      ])
     }
   })
 })

@@ -66,7 +66,12 @@ interface Finding {
 
 async function lintServed(config: Awaited<ReturnType<typeof createConfig>>): Promise<Finding[]> {
   const problems = await lintFromString({ source, absoluteRef: `${t.url}/openapi.json`, config })
-  return problems.map((problem) => ({ severity: problem.severity, ruleId: problem.ruleId, pointer: problem.location[0]?.pointer, message: problem.message }))
+  return problems.map((problem) => ({
+    severity: problem.severity,
+    ruleId: problem.ruleId,
+    pointer: problem.location[0]?.pointer,
+    message: problem.message,
+  }))
 }
 
 describe("Redocly's recommended rules", () => {
@@ -74,22 +79,41 @@ describe("Redocly's recommended rules", () => {
     expect(await lintServed(await loadConfig({ configPath: join(ROOT, 'redocly.yaml') }))).toEqual([])
   })
 
-  test('left as they are, they miss only a 4xx answer of the four operations that take no input (the one rule redocly.yaml turns off)', async () => {
-    const findings = await lintServed(await createConfig({ extends: ['recommended'] }))
-    expect(findings.map(({ ruleId, pointer }) => `${ruleId} ${pointer}`).sort()).toEqual(
-      ['/health', '/.well-known/printservice', '/.well-known/openprinter', '/openapi.json'].map((path) => `operation-4xx-response #/paths/${path.replaceAll('/', '~1')}/get/responses`).sort(),
-    )
-    const document = JSON.parse(source)
-    for (const path of ['/health', '/.well-known/printservice', '/.well-known/openprinter', '/openapi.json']) expect([path, document.paths[path].get.parameters, document.paths[path].get.requestBody, document.paths[path].get.security]).toEqual([path, undefined, undefined, []])
-  })
+  test(
+    'left as they are, they miss only a 4xx answer of the four operations ' +
+      'that take no input (the one rule redocly.yaml turns off)',
+    async () => {
+      const findings = await lintServed(await createConfig({ extends: ['recommended'] }))
+      expect(findings.map(({ ruleId, pointer }) => `${ruleId} ${pointer}`).sort()).toEqual(
+        ['/health', '/.well-known/printservice', '/.well-known/openprinter', '/openapi.json']
+          .map((path) => `operation-4xx-response #/paths/${path.replaceAll('/', '~1')}/get/responses`)
+          .sort(),
+      )
+      const document = JSON.parse(source)
+      for (const path of ['/health', '/.well-known/printservice', '/.well-known/openprinter', '/openapi.json'])
+        expect([
+          path,
+          document.paths[path].get.parameters,
+          document.paths[path].get.requestBody,
+          document.paths[path].get.security,
+        ]).toEqual([path, undefined, undefined, []])
+    },
+  )
 })
 
 describe('operations', () => {
   test('each has a stable camelCase operationId, and says who may call it', () => {
     const document = JSON.parse(source)
-    const operations = Object.entries(document.paths as Record<string, Record<string, { operationId: string; security: unknown[] }>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ key: `${method} ${path}`, operation })))
-    expect(Object.fromEntries(operations.map(({ key, operation }) => [key, operation.operationId]))).toEqual(OPERATION_IDS)
-    for (const { key, operation } of operations) expect([key, operation.security]).toEqual([key, key.includes('/v1/') ? [{ apiKey: [] }] : []])
+    const operations = Object.entries(
+      document.paths as Record<string, Record<string, { operationId: string; security: unknown[] }>>,
+    ).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ key: `${method} ${path}`, operation })),
+    )
+    expect(Object.fromEntries(operations.map(({ key, operation }) => [key, operation.operationId]))).toEqual(
+      OPERATION_IDS,
+    )
+    for (const { key, operation } of operations)
+      expect([key, operation.security]).toEqual([key, key.includes('/v1/') ? [{ apiKey: [] }] : []])
     expect(document.servers).toEqual([{ url: '/', description: expect.any(String) }])
     expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' })
   })
@@ -174,14 +198,27 @@ const TSCONFIG = {
 
 async function run(command: string[]): Promise<{ code: number; output: string }> {
   const child = Bun.spawn(command, { cwd: workDir, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, output: stdout + stderr }
 }
 
 describe('a client generated from the document', () => {
-  test('openapi-typescript makes types that type-check; with openapi-fetch they submit, read, list and cancel a job', async () => {
+  test('openapi-typescript makes types that type-check; with openapi-fetch they ' +
+    'submit, read, list and cancel a job', async () => {
     // As an application would: openapi-typescript's command, from the hub's URL.
-    const generated = await run([BUN, '--preload', join(ROOT, 'test', 'support', 'typescript-api.ts'), join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), `${t.url}/openapi.json`, '--output', join(workDir, 'printhub.ts')])
+    const generated = await run([
+      BUN,
+      '--preload',
+      join(ROOT, 'test', 'support', 'typescript-api.ts'),
+      join(ROOT, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'),
+      `${t.url}/openapi.json`,
+      '--output',
+      join(workDir, 'printhub.ts'),
+    ])
     expect(generated, generated.output).toMatchObject({ code: 0 })
     writeFileSync(join(workDir, 'usage.ts'), USAGE)
     writeFileSync(join(workDir, 'tsconfig.json'), JSON.stringify(TSCONFIG))
@@ -190,7 +227,13 @@ describe('a client generated from the document', () => {
     expect(checked.code).toBe(0)
 
     const usage = await import(join(workDir, 'usage.ts'))
-    const result = await usage.roundTrip({ baseUrl: t.url, apiKey: t.apiKey, projectId: t.projectId, printerId: 'demo', idempotencyKey: 'order-42' })
+    const result = await usage.roundTrip({
+      baseUrl: t.url,
+      apiKey: t.apiKey,
+      projectId: t.projectId,
+      printerId: 'demo',
+      idempotencyKey: 'order-42',
+    })
     expect(result).toEqual({
       created: { status: 202, duplicate: false, state: 'PENDING', metadata: { order: '42' } },
       read: true,

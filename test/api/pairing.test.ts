@@ -48,11 +48,22 @@ describe('pairing', () => {
     expect(body.keyId).toMatch(/^key_[0-9a-f]{32}$/)
     expect(body.pairedAt).toBe(new Date(clock).toISOString())
     const stored = storedAgentRow(t.hub.store, body.agentId)
-    expect(stored).toMatchObject({ key_id: body.keyId, name: 'Kitchen Pi', platform: 'linux', installation_id: 'installation_0001', public_key: request.credential.publicKey.x, revoked_at: null })
+    expect(stored).toMatchObject({
+      key_id: body.keyId,
+      name: 'Kitchen Pi',
+      platform: 'linux',
+      installation_id: 'installation_0001',
+      public_key: request.credential.publicKey.x,
+      revoked_at: null,
+    })
   })
 
   test('codes are case- and hyphen-insensitive', async () => {
-    for (const variant of [(c: string) => c.toLowerCase(), (c: string) => c.replace('-', ''), (c: string) => c.replace('-', '').toLowerCase()]) {
+    for (const variant of [
+      (c: string) => c.toLowerCase(),
+      (c: string) => c.replace('-', ''),
+      (c: string) => c.replace('-', '').toLowerCase(),
+    ]) {
       const { code } = t.hub.store.pairingCodes.create(300_000)
       expect((await pair(await pairingRequest(variant(code)))).status).toBe(200)
     }
@@ -119,10 +130,25 @@ describe('pairing', () => {
       'AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     ]
     for (const bad of badKeys) {
-      await expectPairingError(await pair({ ...good, credential: { ...good.credential, publicKey: { ...good.credential.publicKey, x: bad } } }), 'invalid_public_key')
+      await expectPairingError(
+        await pair({
+          ...good,
+          credential: { ...good.credential, publicKey: { ...good.credential.publicKey, x: bad } },
+        }),
+        'invalid_public_key',
+      )
     }
-    await expectPairingError(await pair({ ...good, credential: { ...good.credential, algorithm: 'RSA' } }), 'invalid_public_key')
-    await expectPairingError(await pair({ ...good, credential: { ...good.credential, publicKey: { ...good.credential.publicKey, crv: 'X25519' } } }), 'invalid_public_key')
+    await expectPairingError(
+      await pair({ ...good, credential: { ...good.credential, algorithm: 'RSA' } }),
+      'invalid_public_key',
+    )
+    await expectPairingError(
+      await pair({
+        ...good,
+        credential: { ...good.credential, publicKey: { ...good.credential.publicKey, crv: 'X25519' } },
+      }),
+      'invalid_public_key',
+    )
     // None of that used the code up (a new window first: those were more failures than the limit allows).
     clock += 5 * 60_000
     expect((await pair(good)).status).toBe(200)
@@ -146,7 +172,10 @@ describe('pairing', () => {
   test('an unsupported protocol version is unsupported_protocol_version', async () => {
     const { code } = t.hub.store.pairingCodes.create(300_000)
     for (const version of ['2', 1, null, true]) {
-      await expectPairingError(await pair(await pairingRequest(code, { protocolVersion: version })), 'unsupported_protocol_version')
+      await expectPairingError(
+        await pair(await pairingRequest(code, { protocolVersion: version })),
+        'unsupported_protocol_version',
+      )
     }
     expect((await pair(await pairingRequest(code))).status).toBe(200)
   })
@@ -155,38 +184,59 @@ describe('pairing', () => {
     const oversized = await pair({ ...(await pairingRequest('ABCD-EFGH')), padding: 'x'.repeat(16_384) })
     expect(oversized.status).toBe(413)
     expect((await oversized.json()).error.code).toBe('payload_too_large')
-    const notJson = await t.request('POST', '/printservice/pair', { key: null, body: 'code=ABCD-EFGH', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const notJson = await t.request('POST', '/printservice/pair', {
+      key: null,
+      body: 'code=ABCD-EFGH',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(notJson.status).toBe(415)
     const broken = await t.request('POST', '/printservice/pair', { key: null, body: '{"code":' })
     expect(broken.status).toBe(400)
     expect((await broken.json()).error.code).toBe('invalid_json')
   })
 
-  test('one code tried again and again from one address stops after 5 failures; the next, good code from there still pairs', async () => {
-    for (let i = 0; i < 5; i++) await expectPairingError(await pair(await pairingRequest('ZZZZ-ZZZZ')), 'pairing_code_invalid')
-    // The same code again, however it is written, is refused before it is looked at.
-    const limited = await pair(await pairingRequest('zzzz-zzzz'))
-    await expectPairingError(limited, 'pairing_rate_limited')
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
-    const { code } = t.hub.store.pairingCodes.create(300_000)
-    expect((await pair(await pairingRequest(code))).status).toBe(200)
-  })
+  test(
+    'one code tried again and again from one address stops after 5 failures; ' +
+      'the next, good code from there still pairs',
+    async () => {
+      for (let i = 0; i < 5; i++)
+        await expectPairingError(await pair(await pairingRequest('ZZZZ-ZZZZ')), 'pairing_code_invalid')
+      // The same code again, however it is written, is refused before it is looked at.
+      const limited = await pair(await pairingRequest('zzzz-zzzz'))
+      await expectPairingError(limited, 'pairing_rate_limited')
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
+      const { code } = t.hub.store.pairingCodes.create(300_000)
+      expect((await pair(await pairingRequest(code))).status).toBe(200)
+    },
+  )
 
-  test('more than 30 failures from one address in 5 minutes stop it, even with a good code (not used up); the limit ends by itself', async () => {
-    const { code } = t.hub.store.pairingCodes.create(3_600_000)
-    for (let i = 0; i < 30; i++) await expectPairingError(await pair(await pairingRequest(`ZZZZ-ZZ${String(i).padStart(2, '0').replace(/0/g, 'A').replace(/1/g, 'B')}`)), 'pairing_code_invalid')
-    const limited = await pair(await pairingRequest(code))
-    await expectPairingError(limited, 'pairing_rate_limited')
-    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
-    clock += 5 * 60_000
-    expect((await pair(await pairingRequest(code))).status).toBe(200)
-  })
+  test(
+    'more than 30 failures from one address in 5 minutes stop it, even with a ' +
+      'good code (not used up); the limit ends by itself',
+    async () => {
+      const { code } = t.hub.store.pairingCodes.create(3_600_000)
+      for (let i = 0; i < 30; i++)
+        await expectPairingError(
+          await pair(
+            await pairingRequest(`ZZZZ-ZZ${String(i).padStart(2, '0').replace(/0/g, 'A').replace(/1/g, 'B')}`),
+          ),
+          'pairing_code_invalid',
+        )
+      const limited = await pair(await pairingRequest(code))
+      await expectPairingError(limited, 'pairing_rate_limited')
+      expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(300)
+      clock += 5 * 60_000
+      expect((await pair(await pairingRequest(code))).status).toBe(200)
+    },
+  )
 
   test('the limit holds for attempts that are all in flight at once', async () => {
     // Every request sends its headers first; the bodies follow only when all are waiting.
     const body = JSON.stringify(await pairingRequest('ZZZZ-ZZZZ'))
-    const head = `POST /printservice/pair HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`
+    const head =
+      `POST /printservice/pair HTTP/1.1\r\nHost: x\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`
     const exchanges = Array.from({ length: 30 }, () => rawRequest(t.hub.port, head))
     await Promise.all(exchanges.map((e) => new Promise((resolve) => e.socket.once('connect', resolve))))
     for (const exchange of exchanges) exchange.socket.write(body)

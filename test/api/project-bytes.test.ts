@@ -12,15 +12,25 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-const openBytes = () => t.hub.store.db.query<{ open_bytes: number }, [string]>('SELECT open_bytes FROM projects WHERE id = ?').get(t.projectId)!.open_bytes
+const openBytes = () =>
+  t.hub.store.db
+    .query<{ open_bytes: number }, [string]>('SELECT open_bytes FROM projects WHERE id = ?')
+    .get(t.projectId)!.open_bytes
 const storedBytes = () =>
   t.hub.store.db
     .query<{ n: number }, [string]>(
-      "SELECT COALESCE(SUM(length(CAST(d.document AS BLOB))), 0) AS n FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.project_id = ? AND j.state NOT IN ('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')",
+      `SELECT COALESCE(SUM(length(CAST(d.document AS BLOB))), 0) AS n FROM jobs
+        j JOIN job_documents d ON d.job_seq = j.seq WHERE j.project_id = ? AND
+        j.state NOT IN ('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')`,
     )
     .get(t.projectId)!.n
 const post = (key: string) =>
-  t.request('POST', `/v1/projects/${t.projectId}/jobs`, { body: jobBody({ idempotencyKey: key, document: { width: 80, sections: [{ type: 'image', mediaType: 'image/png', data: pngOfSize(75_000) }] } }) })
+  t.request('POST', `/v1/projects/${t.projectId}/jobs`, {
+    body: jobBody({
+      idempotencyKey: key,
+      document: { width: 80, sections: [{ type: 'image', mediaType: 'image/png', data: pngOfSize(75_000) }] },
+    }),
+  })
 
 test('the bytes of unfinished jobs are counted as they are stored and freed as they end', async () => {
   expect(OPEN_BYTES_PER_PROJECT).toBe(256 * 1024 * 1024)
@@ -41,7 +51,10 @@ test('the bytes of unfinished jobs are counted as they are stored and freed as t
   expect(refused.headers.get('retry-after')).toBe('30')
   const { error } = (await refused.json()) as { error: { code: string; message: string } }
   expect(error.code).toBe('entitlement_limit')
-  expect(error.message).toBe("The project's unfinished jobs hold 0.3 MB of documents, and this one would pass its limit of 0.3 MB; try again when some have finished.")
+  expect(error.message).toBe(
+    "The project's unfinished jobs hold 0.3 MB of documents, and this one " +
+      'would pass its limit of 0.3 MB; try again when some have finished.',
+  )
 
   // One ends (cancelled): its bytes are free again, and the next job fits.
   expect(t.hub.store.jobStates.cancel(accepted[0]!).kind).toBe('cancelled')

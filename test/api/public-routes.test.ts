@@ -39,7 +39,9 @@ describe('public routes', () => {
     expect(ok.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{20}$/)
     expect(missing.status).toBe(404)
     const body = await missing.json()
-    expect(body).toEqual({ error: { code: 'not_found', message: 'No such route.', requestId: missing.headers.get('x-request-id')! } })
+    expect(body).toEqual({
+      error: { code: 'not_found', message: 'No such route.', requestId: missing.headers.get('x-request-id')! },
+    })
     expect(ok.headers.get('x-request-id')).not.toBe(missing.headers.get('x-request-id'))
   })
 
@@ -61,7 +63,12 @@ describe('public routes', () => {
 describe('discovery overrides', () => {
   test('server ID, name, version and challenge lifetime come from the environment', async () => {
     const hub = await startTestHub({
-      env: { PRINTHUB_SERVER_ID: 'venue-hub-1', PRINTHUB_SERVER_NAME: 'Café Lumière', PRINTHUB_SERVER_VERSION: '9.9.9-venue', PRINTHUB_CHALLENGE_TTL_SECONDS: '120' },
+      env: {
+        PRINTHUB_SERVER_ID: 'venue-hub-1',
+        PRINTHUB_SERVER_NAME: 'Café Lumière',
+        PRINTHUB_SERVER_VERSION: '9.9.9-venue',
+        PRINTHUB_CHALLENGE_TTL_SECONDS: '120',
+      },
     })
     try {
       const document = await (await fetch(`${hub.url}/.well-known/printservice`)).json()

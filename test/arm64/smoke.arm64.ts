@@ -20,7 +20,8 @@ const EMULATED_MS = 120_000
 let home: string
 
 beforeAll(async () => {
-  if (!existsSync(QEMU)) throw new Error(`${QEMU} is missing: apt-get install qemu-user-static, and the arm64 C libraries (see .ci/run)`)
+  if (!existsSync(QEMU))
+    throw new Error(`${QEMU} is missing: apt-get install qemu-user-static, and the arm64 C libraries (see .ci/run)`)
   await build(['arm64'])
   home = mkdtempSync(join(tmpdir(), 'printhub-arm64-'))
 })
@@ -29,7 +30,12 @@ afterAll(() => rmSync(home, { recursive: true, force: true }))
 const emulated = (cpu: string) => [QEMU, '-cpu', cpu, binaryPath('arm64')]
 
 function run(cpu: string, args: string[]): { code: number; stdout: string; stderr: string } {
-  const result = Bun.spawnSync([...emulated(cpu), ...args], { cwd: home, env: { PATH: '/usr/bin:/bin' }, stdout: 'pipe', stderr: 'pipe' })
+  const result = Bun.spawnSync([...emulated(cpu), ...args], {
+    cwd: home,
+    env: { PATH: '/usr/bin:/bin' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
 }
 
@@ -48,12 +54,26 @@ describe('the arm64 executable under emulation', () => {
           const response = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, {
             method: 'POST',
             headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-            body: JSON.stringify(jobBody({ document: { width: 58, sections: [{ type: 'text', value: 'Pi ok €' }, { type: 'qr', value: 'https://example.com' }, { type: 'image', mediaType: 'image/jpeg', data: gradientJpeg(64, 32) }, { type: 'cut' }] } })),
+            body: JSON.stringify(
+              jobBody({
+                document: {
+                  width: 58,
+                  sections: [
+                    { type: 'text', value: 'Pi ok €' },
+                    { type: 'qr', value: 'https://example.com' },
+                    { type: 'image', mediaType: 'image/jpeg', data: gradientJpeg(64, 32) },
+                    { type: 'cut' },
+                  ],
+                },
+              }),
+            ),
           })
           expect(response.status).toBe(202)
           const { job } = await response.json()
           const state = async () => {
-            const list = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
+            const list = await fetch(`${serve.url}/v1/projects/${projectId}/jobs`, {
+              headers: { authorization: `Bearer ${apiKey}` },
+            })
             return ((await list.json()).jobs as { id: string; state: string }[]).find((j) => j.id === job.id)?.state
           }
           for (let now = await state(); now !== 'COMPLETED'; now = await state()) {
@@ -64,7 +84,10 @@ describe('the arm64 executable under emulation', () => {
           const port = new URL(serve.url).port
           const doctor = run(cpu, ['doctor', '--data', dataDir, '--host', '127.0.0.1', '--port', port, '--json'])
           const report = JSON.parse(doctor.stdout)
-          expect(report.findings.find((f: { check: string }) => f.check === 'platform')).toMatchObject({ verdict: 'ok', detail: 'arm64, 4 KB memory pages' })
+          expect(report.findings.find((f: { check: string }) => f.check === 'platform')).toMatchObject({
+            verdict: 'ok',
+            detail: 'arm64, 4 KB memory pages',
+          })
           expect(report.findings.find((f: { check: string }) => f.check === 'port')).toMatchObject({ verdict: 'ok' })
           expect(report.findings.filter((f: { verdict: string }) => f.verdict === 'fail')).toEqual([])
           // The usb package's arm64 part is inside: it loads, and finds no USB bus on this machine.

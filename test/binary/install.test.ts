@@ -59,37 +59,48 @@ function printhub(args: string[]): { code: number; stdout: string; stderr: strin
 const inRoot = (path: string) => join(root, path)
 
 describe('printhub install and uninstall', () => {
-  test('install: the user, the executable, the data with a first key, the unit, the udev rule, the service started', () => {
-    const result = printhub(['install', '--root', root, '--port', '18081'])
-    expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/printhub is installed and running: http:\/\/[0-9.]+:18081/)
-    expect(result.stdout).toMatch(/Project: prj_[0-9a-f]+/)
-    expect(result.stdout).toMatch(/API key \(shown only now; keep it secret\): phk_/)
-    expect(result.commands).toEqual([
-      'getent passwd printhub',
-      `useradd --system --user-group --groups dialout,lp --home-dir ${DATA} --no-create-home --shell /usr/sbin/nologin printhub`,
-      `chown -R printhub:printhub ${inRoot(DATA)}`,
-      'udevadm control --reload-rules',
-      'udevadm trigger --action=add --subsystem-match=usbmisc --subsystem-match=usb',
-      'systemctl daemon-reload',
-      'systemctl enable printhub.service',
-      'systemctl restart printhub.service',
-    ])
-    expect(readFileSync(inRoot(BINARY_PATH)).equals(readFileSync(binaryPath('x64')))).toBe(true)
-    expect(statSync(inRoot(BINARY_PATH)).mode & 0o777).toBe(0o755)
-    expect(readFileSync(inRoot(UNIT_PATH), 'utf8')).toBe(systemdUnit({ binary: BINARY_PATH, dataDir: DATA, host: '0.0.0.0', port: 18081 }))
-    expect(readFileSync(inRoot(UNIT_PATH), 'utf8')).toContain('ExecStart=/usr/local/bin/printhub serve --host 0.0.0.0 --port 18081 --data /var/lib/printhub')
-    expect(readFileSync(inRoot(UDEV_RULE_PATH), 'utf8')).toBe(udevRule())
-    expect(existsSync(join(inRoot(DATA), 'printhub.db'))).toBe(true)
-  })
+  test(
+    'install: the user, the executable, the data with a first key, the unit, ' + 'the udev rule, the service started',
+    () => {
+      const result = printhub(['install', '--root', root, '--port', '18081'])
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/printhub is installed and running: http:\/\/[0-9.]+:18081/)
+      expect(result.stdout).toMatch(/Project: prj_[0-9a-f]+/)
+      expect(result.stdout).toMatch(/API key \(shown only now; keep it secret\): phk_/)
+      expect(result.commands).toEqual([
+        'getent passwd printhub',
+        `useradd --system --user-group --groups dialout,lp --home-dir ${DATA} ` +
+          `--no-create-home --shell /usr/sbin/nologin printhub`,
+        `chown -R printhub:printhub ${inRoot(DATA)}`,
+        'udevadm control --reload-rules',
+        'udevadm trigger --action=add --subsystem-match=usbmisc --subsystem-match=usb',
+        'systemctl daemon-reload',
+        'systemctl enable printhub.service',
+        'systemctl restart printhub.service',
+      ])
+      expect(readFileSync(inRoot(BINARY_PATH)).equals(readFileSync(binaryPath('x64')))).toBe(true)
+      expect(statSync(inRoot(BINARY_PATH)).mode & 0o777).toBe(0o755)
+      expect(readFileSync(inRoot(UNIT_PATH), 'utf8')).toBe(
+        systemdUnit({ binary: BINARY_PATH, dataDir: DATA, host: '0.0.0.0', port: 18081 }),
+      )
+      expect(readFileSync(inRoot(UNIT_PATH), 'utf8')).toContain(
+        'ExecStart=/usr/local/bin/printhub serve --host 0.0.0.0 --port 18081 --data /var/lib/printhub',
+      )
+      expect(readFileSync(inRoot(UDEV_RULE_PATH), 'utf8')).toBe(udevRule())
+      expect(existsSync(join(inRoot(DATA), 'printhub.db'))).toBe(true)
+    },
+  )
 
   test('install again: the same user and data (no second key), the new port, the service restarted', async () => {
     const result = printhub(['install', '--root', root, '--port', '18082'])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('The data directory was set up before')
     expect(result.stdout).not.toContain('shown only now')
-    expect(result.commands.slice(0, 2)).toEqual(['getent passwd printhub', 'usermod --append --groups dialout,lp printhub'])
+    expect(result.commands.slice(0, 2)).toEqual([
+      'getent passwd printhub',
+      'usermod --append --groups dialout,lp printhub',
+    ])
     expect(result.commands.at(-1)).toBe('systemctl restart printhub.service')
     expect(readFileSync(inRoot(UNIT_PATH), 'utf8')).toContain('--port 18082')
     const projects = await cli(['projects', 'list', '--data', inRoot(DATA), '--json'])
@@ -100,7 +111,13 @@ describe('printhub install and uninstall', () => {
     const first = printhub(['uninstall', '--root', root])
     expect(first.code).toBe(0)
     expect(first.stdout).toContain(`Its data stays in ${DATA}`)
-    expect(first.commands).toEqual(['systemctl disable --now printhub.service', 'systemctl daemon-reload', 'udevadm control --reload-rules', 'getent passwd printhub', 'userdel printhub'])
+    expect(first.commands).toEqual([
+      'systemctl disable --now printhub.service',
+      'systemctl daemon-reload',
+      'udevadm control --reload-rules',
+      'getent passwd printhub',
+      'userdel printhub',
+    ])
     for (const path of [UNIT_PATH, UDEV_RULE_PATH, BINARY_PATH]) expect(existsSync(inRoot(path))).toBe(false)
     expect(existsSync(join(inRoot(DATA), 'printhub.db'))).toBe(true)
 
@@ -116,7 +133,10 @@ describe('printhub install and uninstall', () => {
   })
 
   test('a failing system command stops the install and says which', () => {
-    writeFileSync(join(stubs, 'systemctl'), '#!/bin/sh\necho "systemctl $*" >> "$STUB_LOG"\necho "Failed to connect to bus" >&2\nexit 1\n')
+    writeFileSync(
+      join(stubs, 'systemctl'),
+      '#!/bin/sh\necho "systemctl $*" >> "$STUB_LOG"\necho "Failed to connect to bus" >&2\nexit 1\n',
+    )
     try {
       const result = printhub(['install', '--root', root])
       expect(result.code).toBe(1)
@@ -130,7 +150,11 @@ describe('printhub install and uninstall', () => {
     // The stubs are first on PATH here too: had it gone on, the log would show it.
     writeFileSync(log, '')
     for (const command of ['install', 'uninstall']) {
-      const result = await cli([command, '--root', join(sandbox, 'elsewhere')], { PATH: `${stubs}:${process.env.PATH}`, STUB_LOG: log, STUB_USER: userFile })
+      const result = await cli([command, '--root', join(sandbox, 'elsewhere')], {
+        PATH: `${stubs}:${process.env.PATH}`,
+        STUB_LOG: log,
+        STUB_USER: userFile,
+      })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain('work on the compiled executable, not the sources')
     }

@@ -4,8 +4,18 @@ import { changelogEntry, lastReleasedCommit } from '../../scripts/release.ts'
 
 describe('release changelog', () => {
   test('an entry names the version, date and commit, lists the changes and the checksums', () => {
-    expect(changelogEntry('0.2.0', '2026-12-01', 'abc123def456', ['Images print', 'printhub doctor'], ['aa  printhub-0.2.0-linux-arm64', 'bb  printhub-0.2.0-linux-x64'])).toBe(
-      '## 0.2.0, 2026-12-01 (commit abc123def456)\n\n- Images print\n- printhub doctor\n\nSHA-256:\n\n```\naa  printhub-0.2.0-linux-arm64\nbb  printhub-0.2.0-linux-x64\n```\n',
+    expect(
+      changelogEntry(
+        '0.2.0',
+        '2026-12-01',
+        'abc123def456',
+        ['Images print', 'printhub doctor'],
+        ['aa  printhub-0.2.0-linux-arm64', 'bb  printhub-0.2.0-linux-x64'],
+      ),
+    ).toBe(
+      '## 0.2.0, 2026-12-01 (commit abc123def456)\n\n- Images print\n- printhub ' +
+        'doctor\n\nSHA-256:\n\n```\naa  printhub-0.2.0-linux-arm64\nbb  ' +
+        'printhub-0.2.0-linux-x64\n```\n',
     )
     expect(changelogEntry('0.2.1', '2026-12-02', 'abc', [], [])).toContain('- No changes since the last release.')
   })

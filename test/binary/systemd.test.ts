@@ -34,9 +34,17 @@ function variant(name: string, version: string, migrations: number, broken = fal
   const pkg = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'))
   writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...pkg, version }))
   const added = Array.from({ length: migrations }, (_, i) => SCHEMA + i + 1)
-    .map((v) => `;(MIGRATIONS as Migration[]).push({ version: ${v}, description: 'test ${v}', sql: 'CREATE TABLE test_${name}_${v} (id INTEGER PRIMARY KEY) STRICT' })`)
+    .map(
+      (v) =>
+        `;(MIGRATIONS as Migration[]).push({ version: ${v}, description: 'test
+          ${v}', sql: 'CREATE TABLE test_${name}_${v} (id INTEGER PRIMARY KEY)
+          STRICT' })`,
+    )
     .join('\n')
-  writeFileSync(join(copy, 'src/store/migrations.ts'), `${readFileSync(join(copy, 'src/store/migrations.ts'), 'utf8')}\n${added}\n`)
+  writeFileSync(
+    join(copy, 'src/store/migrations.ts'),
+    `${readFileSync(join(copy, 'src/store/migrations.ts'), 'utf8')}\n${added}\n`,
+  )
   if (broken) {
     const main = readFileSync(join(copy, 'src/main.ts'), 'utf8')
     writeFileSync(
@@ -55,7 +63,11 @@ if (given[0] === 'serve') {
       ),
     )
   }
-  const made = Bun.spawnSync([process.execPath, 'scripts/build.ts', 'x64'], { cwd: copy, stdout: 'pipe', stderr: 'pipe' })
+  const made = Bun.spawnSync([process.execPath, 'scripts/build.ts', 'x64'], {
+    cwd: copy,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   if (made.exitCode !== 0) throw new Error(`building ${name}: ${made.stderr.toString()}`)
   mkdirSync(join(work, 'bin', name), { recursive: true })
   cpSync(join(copy, 'dist/printhub-linux-x64'), join(work, 'bin', name, 'printhub'))
@@ -83,7 +95,10 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
   for (;;) {
     const value = await probe()
     if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${(await container.sh('journalctl -u printhub --no-pager -n 30')).stdout}`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}\n${(await container.sh('journalctl -u printhub --no-pager -n 30')).stdout}`,
+      )
     await Bun.sleep(200)
   }
 }
@@ -93,8 +108,10 @@ async function sh(command: string, timeoutMs = 120_000) {
   return { ...result, output: `${result.stdout}${result.stderr}` }
 }
 
-const property = async (name: string) => (await sh(`systemctl show --property ${name} --value printhub.service`)).stdout.trim()
-const installedVersion = async () => JSON.parse((await sh('/usr/local/bin/printhub version --json')).stdout) as { version: string; schema: number }
+const property = async (name: string) =>
+  (await sh(`systemctl show --property ${name} --value printhub.service`)).stdout.trim()
+const installedVersion = async () =>
+  JSON.parse((await sh('/usr/local/bin/printhub version --json')).stdout) as { version: string; schema: number }
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error('the systemd tests boot a container: they need root')
@@ -120,11 +137,16 @@ describe('printhub under a real systemd', () => {
   let apiKey: string
   let projectId: string
   const jobs = async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
-    return response.status === 200 ? ((await response.json()) as { jobs: { idempotencyKey: string; state: string }[] }).jobs : response.status
+    const response = await fetch(`http://127.0.0.1:${port}/v1/projects/${projectId}/jobs`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    })
+    return response.status === 200
+      ? ((await response.json()) as { jobs: { idempotencyKey: string; state: string }[] }).jobs
+      : response.status
   }
 
-  test('install: the service runs as its user, answers on the port, and the unit passes systemd-analyze verify', async () => {
+  test('install: the service runs as its user, answers on the port, and the unit ' +
+    'passes systemd-analyze verify', async () => {
     const installed = await sh(`${INSIDE}/old/printhub install --port ${port}`)
     expect(installed.output).toContain(`printhub is installed and running: http://`)
     expect(installed.code).toBe(0)
@@ -134,7 +156,11 @@ describe('printhub under a real systemd', () => {
     expect(await property('User')).toBe('printhub')
     // Started with the runtime's JIT options (src/platform/jit.ts), and the runtime took them (it
     // refuses to start on an option it does not know).
-    expect(await property('Environment')).toBe(Object.entries(SERVICE_JIT_ENVIRONMENT).map(([name, value]) => `${name}=${value}`).join(' '))
+    expect(await property('Environment')).toBe(
+      Object.entries(SERVICE_JIT_ENVIRONMENT)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' '),
+    )
     const answer = await until(async () => (await health())?.serverId ?? undefined, 'the installed hub to answer')
     serverId = answer
     expect(serverId).toMatch(/^srv_/)
@@ -144,35 +170,63 @@ describe('printhub under a real systemd', () => {
     const submitted = await fetch(`http://127.0.0.1:${port}/v1/projects/${projectId}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ printerId: 'demo', idempotencyKey: 'before-upgrades', document: { width: 80, sections: [{ type: 'text', value: 'hello' }, { type: 'cut' }] } }),
+      body: JSON.stringify({
+        printerId: 'demo',
+        idempotencyKey: 'before-upgrades',
+        document: { width: 80, sections: [{ type: 'text', value: 'hello' }, { type: 'cut' }] },
+      }),
     })
     expect(submitted.status).toBe(202)
-    await until(async () => ((await jobs()) as { state: string }[]).find((job) => job.state === 'COMPLETED'), 'the job to print')
+    await until(
+      async () => ((await jobs()) as { state: string }[]).find((job) => job.state === 'COMPLETED'),
+      'the job to print',
+    )
   }, 120_000)
 
-  test("the journal: each line with its priority (journalctl -p warning shows the printer's fault, not the jobs), no time of its own", async () => {
+  test('the journal: each line with its priority (journalctl -p warning shows ' +
+    "the printer's fault, not the jobs), no time of its own", async () => {
     // A printer nothing answers for: the built-in agent finds it offline, a warning.
-    const added = await sh(`runuser -u printhub -- /usr/local/bin/printhub printers add --project ${projectId} --id door --connection tcp://127.0.0.1:9 --data /var/lib/printhub --json`)
+    const added = await sh(
+      `runuser -u printhub -- /usr/local/bin/printhub printers add --project ` +
+        `${projectId} --id door --connection tcp://127.0.0.1:9 --data ` +
+        `/var/lib/printhub --json`,
+    )
     expect(added.code).toBe(0)
     const door = (JSON.parse(added.stdout) as { id: string }).id
     const warnings = await until(async () => {
       const out = (await sh('journalctl -u printhub -p warning -o cat --no-pager')).stdout
       return out.includes(`printer=${door}`) ? out : undefined
     }, 'the printer fault in journalctl -p warning')
-    expect(warnings).toMatch(new RegExp(`^warn  printer printer=${door} name=door agent=agt_\\w+ \\w+ -> offline$`, 'm'))
+    expect(warnings).toMatch(
+      new RegExp(`^warn  printer printer=${door} name=door agent=agt_\\w+ \\w+ -> offline$`, 'm'),
+    )
     expect(warnings).not.toContain('info  ')
     // Everything, with journald's own priority field: jobs are info (6), the fault a warning (4).
-    const entries = (await sh('journalctl -u printhub -o json --no-pager')).stdout.trim().split('\n').map((line) => JSON.parse(line) as { MESSAGE: string; PRIORITY: string })
+    const entries = (await sh('journalctl -u printhub -o json --no-pager')).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { MESSAGE: string; PRIORITY: string })
     const job = entries.filter((entry) => / job job=job_\w+ .* -> COMPLETED$/.test(entry.MESSAGE))
     expect(job).toHaveLength(1)
-    expect(job[0]!.MESSAGE).toMatch(/^info  job job=job_\w+ project=prj_\w+ printer=prn_\w+ name=[\w-]+ attempt=1 DELIVERED -> COMPLETED$/)
+    expect(job[0]!.MESSAGE).toMatch(
+      /^info  job job=job_\w+ project=prj_\w+ printer=prn_\w+ name=[\w-]+ attempt=1 DELIVERED -> COMPLETED$/,
+    )
     expect(job[0]!.PRIORITY).toBe('6')
-    expect(entries.find((entry) => entry.MESSAGE.includes(`printer=${door}`) && entry.MESSAGE.endsWith('-> offline'))!.PRIORITY).toBe('4')
+    expect(
+      entries.find((entry) => entry.MESSAGE.includes(`printer=${door}`) && entry.MESSAGE.endsWith('-> offline'))!
+        .PRIORITY,
+    ).toBe('4')
     // journald stamps the lines: no time of their own, no priority prefix left in them.
     expect(entries.filter((entry) => /^(<\d>|\d{4}-\d\d-\d\dT)/.test(entry.MESSAGE))).toEqual([])
-    expect(entries.filter((entry) => /^(debug|info |warn |error) [a-z]+ /.test(entry.MESSAGE)).length).toBeGreaterThan(5)
+    expect(entries.filter((entry) => /^(debug|info |warn |error) [a-z]+ /.test(entry.MESSAGE)).length).toBeGreaterThan(
+      5,
+    )
     // grep job=: one job's life.
-    const life = (await sh(`journalctl -u printhub -o cat --no-pager | grep 'job=${job[0]!.MESSAGE.split(' ')[3]!.slice(4)}'`)).stdout.trim().split('\n')
+    const life = (
+      await sh(`journalctl -u printhub -o cat --no-pager | grep 'job=${job[0]!.MESSAGE.split(' ')[3]!.slice(4)}'`)
+    ).stdout
+      .trim()
+      .split('\n')
     // (The demo printer prints as it takes the bytes: no PRINTING on the way.)
     expect(life.map((line) => line.split(' ').at(-1))).toEqual(['PENDING', 'DISPATCHING', 'DELIVERED', 'COMPLETED'])
   }, 60_000)
@@ -188,28 +242,41 @@ describe('printhub under a real systemd', () => {
     expect(Number(await property('NRestarts'))).toBeGreaterThanOrEqual(1)
   }, 60_000)
 
-  test(`upgrade to a build of schema ${SCHEMA + 1}: backed up, replaced, restarted, answering with its jobs`, async () => {
+  test(`upgrade to a build of schema ${SCHEMA + 1}: backed up, replaced, ` +
+    `restarted, answering with its jobs`, async () => {
     const upgraded = await sh(`printhub upgrade ${INSIDE}/new/printhub --timeout 60`)
     expect(upgraded.output).toContain(`Upgrading printhub 0.1.0 (`)
     expect(upgraded.output).toContain(`schema ${SCHEMA}) -> printhub 0.90.0 (unknown, schema ${SCHEMA + 1})`)
     // Restarted when the installed printhub could back up while running; else started after the copy.
-    expect(upgraded.output).toMatch(/3\. (Restarting the service: systemctl restart|Starting the service: systemctl start) printhub\.service/)
-    expect(upgraded.output).toMatch(/Upgraded to printhub 0\.90\.0 .* The pre-upgrade backup stays in \/var\/lib\/printhub-backups\/pre-upgrade-\S+-0\.1\.0\./)
+    expect(upgraded.output).toMatch(
+      /3\. (Restarting the service: systemctl restart|Starting the service: systemctl start) printhub\.service/,
+    )
+    expect(upgraded.output).toMatch(
+      /Upgraded to printhub 0\.90\.0 .* The pre-upgrade backup stays in \/var\/lib\/printhub-backups\/pre-upgrade-\S+-0\.1\.0\./,
+    )
     expect(upgraded.code).toBe(0)
     expect(await installedVersion()).toMatchObject({ version: '0.90.0', schema: SCHEMA + 1 })
     expect((await health())?.serverId).toBe(serverId)
     expect(await jobs()).toEqual([expect.objectContaining({ idempotencyKey: 'before-upgrades', state: 'COMPLETED' })])
     expect((await sh('ls -A /usr/local/bin')).stdout.trim()).toBe('printhub')
     // The upgrade in the hub's log: one line, from which schema to which.
-    const said = (await sh("journalctl -u printhub -o cat --no-pager | grep 'upgraded the database'")).stdout.trim().split('\n')
-    expect(said).toEqual([`info  hub from=${SCHEMA} to=${SCHEMA + 1} version=0.90.0 upgraded the database from schema ${SCHEMA} to ${SCHEMA + 1} (printhub 0.90.0)`])
+    const said = (await sh("journalctl -u printhub -o cat --no-pager | grep 'upgraded the database'")).stdout
+      .trim()
+      .split('\n')
+    expect(said).toEqual([
+      `info  hub from=${SCHEMA} to=${SCHEMA + 1} version=0.90.0 upgraded the ` +
+        `database from schema ${SCHEMA} to ${SCHEMA + 1} (printhub 0.90.0)`,
+    ])
   }, 180_000)
 
-  test(`upgrade to a build that migrates to schema ${SCHEMA + 2} and never answers: rolled back, old executable and data`, async () => {
+  test(`upgrade to a build that migrates to schema ${SCHEMA + 2} and never ` +
+    `answers: rolled back, old executable and data`, async () => {
     const failed = await sh(`printhub upgrade ${INSIDE}/broken/printhub --timeout 15`)
     expect(failed.output).toContain('Rolling back: the new printhub did not answer /health within 15 s')
     expect(failed.output).toContain('broken on purpose: this build migrated the database and stops before it answers')
-    expect(failed.output).toMatch(/Rolled back to printhub 0\.90\.0 \(unknown, schema \d+\), with the data as it was before the upgrade/)
+    expect(failed.output).toMatch(
+      /Rolled back to printhub 0\.90\.0 \(unknown, schema \d+\), with the data as it was before the upgrade/,
+    )
     expect(failed.code).toBe(3)
     expect(await installedVersion()).toMatchObject({ version: '0.90.0', schema: SCHEMA + 1 })
     expect(await property('ActiveState')).toBe('active')
@@ -219,12 +286,18 @@ describe('printhub under a real systemd', () => {
     expect((await sh('ls -d /var/lib/printhub.replaced-*')).code).toBe(0)
   }, 180_000)
 
-  test('install run again with another build over the running hub: replaced by rename, backed up, no ETXTBSY', async () => {
+  test('install run again with another build over the running hub: replaced by ' +
+    'rename, backed up, no ETXTBSY', async () => {
     const again = await sh(`${INSIDE}/newer/printhub install --port ${port}`)
-    expect(again.output).toContain('printhub is installed already: backing its data up before the executable is replaced')
+    expect(again.output).toContain(
+      'printhub is installed already: backing its data up before the executable is replaced',
+    )
     expect(again.code).toBe(0)
     expect(await installedVersion()).toMatchObject({ version: '0.92.0' })
-    await until(async () => ((await health())?.serverId === serverId ? true : undefined), 'the reinstalled hub to answer')
+    await until(
+      async () => ((await health())?.serverId === serverId ? true : undefined),
+      'the reinstalled hub to answer',
+    )
     expect(await jobs()).toEqual([expect.objectContaining({ idempotencyKey: 'before-upgrades' })])
   }, 120_000)
 

@@ -3,7 +3,17 @@
 // every job, key, agent and printer; kill -9 of a backup half way; every refusal of restore.
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { HUB_SCHEMA } from '../../src/store/database.ts'
 import { cli, cliJson, PRINTHUB, ROOT } from '../support/cli.ts'
@@ -25,7 +35,8 @@ function snapshotOf(path: string): Record<string, string> {
   const found: Record<string, string> = {}
   for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) {
     const full = join(entry.parentPath, entry.name)
-    if (entry.isFile()) found[full.slice(path.length)] = `${statSync(full).mode.toString(8)} ${Bun.hash(readFileSync(full))}`
+    if (entry.isFile())
+      found[full.slice(path.length)] = `${statSync(full).mode.toString(8)} ${Bun.hash(readFileSync(full))}`
   }
   return found
 }
@@ -33,7 +44,10 @@ function snapshotOf(path: string): Record<string, string> {
 function ids(dataDir: string, table: string): string[] {
   const db = new Database(join(dataDir, 'printhub.db'), { readonly: true })
   try {
-    return db.query<{ id: string }, []>(`SELECT id FROM ${table} ORDER BY id`).all().map((row) => row.id)
+    return db
+      .query<{ id: string }, []>(`SELECT id FROM ${table} ORDER BY id`)
+      .all()
+      .map((row) => row.id)
   } finally {
     db.close()
   }
@@ -62,8 +76,28 @@ describe('a backup of a running hub, restored', () => {
     apiKey = hub.listening!.firstStart.apiKey
     projectId = hub.listening!.firstStart.projectId
     // A printer and an API key of the technician's, beside what the first start made.
-    await cliJson(['printers', 'add', '--project', projectId, '--id', 'bar', '--connection', 'virtual', '--data', source])
-    const extraKey = (await cliJson(['keys', 'create', '--project', projectId, '--name', 'till', '--data', source])) as { apiKey: string }
+    await cliJson([
+      'printers',
+      'add',
+      '--project',
+      projectId,
+      '--id',
+      'bar',
+      '--connection',
+      'virtual',
+      '--data',
+      source,
+    ])
+    const extraKey = (await cliJson([
+      'keys',
+      'create',
+      '--project',
+      projectId,
+      '--name',
+      'till',
+      '--data',
+      source,
+    ])) as { apiKey: string }
     tillKey = extraKey.apiKey
     // Jobs keep coming (and printing on the demo printer) until the backup is done.
     const answered: string[] = []
@@ -111,7 +145,8 @@ describe('a backup of a running hub, restored', () => {
     expect(readdirSync(dir).filter((name) => name.startsWith('.'))).toEqual([])
   })
 
-  test('restored into a new directory, a hub starts there with every job, key, agent and printer the backup held', async () => {
+  test('restored into a new directory, a hub starts there with every job, key, ' +
+    'agent and printer the backup held', async () => {
     const restored = join(dir, 'restored')
     const result = await cliJson(['restore', archive, '--data', restored])
     expect(result.replacedDir).toBeNull()
@@ -129,10 +164,21 @@ describe('a backup of a running hub, restored', () => {
     expect(hub.listening!.serverId).toBe(summary.serverId)
     // Not a first start: the API key from before authenticates, and nothing new was made.
     expect(hub.listening!.firstStart).toBeNull()
-    const list = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
+    const list = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    })
     expect(list.status).toBe(200)
-    expect((await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${tillKey}` } })).status).toBe(200)
-    expect((await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: 'Bearer phk_not_a_key_of_this_hub' } })).status).toBe(401)
+    expect(
+      (await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${tillKey}` } }))
+        .status,
+    ).toBe(200)
+    expect(
+      (
+        await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+          headers: { authorization: 'Bearer phk_not_a_key_of_this_hub' },
+        })
+      ).status,
+    ).toBe(401)
     expect(((await list.json()) as { jobs: unknown[] }).jobs.length).toBeGreaterThan(0)
     const posted = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
       method: 'POST',
@@ -149,25 +195,32 @@ describe('a backup of a running hub, restored', () => {
 })
 
 describe('a data directory of an earlier layout', () => {
-  test("the built-in agent's ledger in its own file (agent/agent.db) is backed up and restored with the rest", async () => {
-    const source = join(dir, 'ledger-apart')
-    cpSync(join(ROOT, 'test/fixtures/schemas/store-v2-ledger-apart/data'), source, { recursive: true })
-    const out = join(dir, 'ledger-apart.phbackup')
-    const made = await cliJson(['backup', '--data', source, '--out', out])
-    expect(made.members.map((m: { name: string }) => m.name)).toEqual(['printhub.db', 'agent/agent.key', 'agent/agent.db'])
-    const restored = join(dir, 'ledger-apart-restored')
-    await cliJson(['restore', out, '--data', restored])
-    const rows = (path: string) => {
-      const db = new Database(path, { readonly: true })
-      try {
-        return db.query('SELECT * FROM jobs ORDER BY job_id').all()
-      } finally {
-        db.close()
+  test(
+    "the built-in agent's ledger in its own file (agent/agent.db) is backed " + 'up and restored with the rest',
+    async () => {
+      const source = join(dir, 'ledger-apart')
+      cpSync(join(ROOT, 'test/fixtures/schemas/store-v2-ledger-apart/data'), source, { recursive: true })
+      const out = join(dir, 'ledger-apart.phbackup')
+      const made = await cliJson(['backup', '--data', source, '--out', out])
+      expect(made.members.map((m: { name: string }) => m.name)).toEqual([
+        'printhub.db',
+        'agent/agent.key',
+        'agent/agent.db',
+      ])
+      const restored = join(dir, 'ledger-apart-restored')
+      await cliJson(['restore', out, '--data', restored])
+      const rows = (path: string) => {
+        const db = new Database(path, { readonly: true })
+        try {
+          return db.query('SELECT * FROM jobs ORDER BY job_id').all()
+        } finally {
+          db.close()
+        }
       }
-    }
-    expect(rows(join(restored, 'agent', 'agent.db'))).toEqual(rows(join(source, 'agent', 'agent.db')))
-    expect(rows(join(restored, 'agent', 'agent.db')).length).toBeGreaterThan(0)
-  })
+      expect(rows(join(restored, 'agent', 'agent.db'))).toEqual(rows(join(source, 'agent', 'agent.db')))
+      expect(rows(join(restored, 'agent', 'agent.db')).length).toBeGreaterThan(0)
+    },
+  )
 })
 
 describe('a backup killed half way', () => {
@@ -181,11 +234,16 @@ describe('a backup killed half way', () => {
     for (let i = 0; i < 96; i++) insert.run(crypto.getRandomValues(new Uint8Array(1 << 20)))
     db.close()
     const hub = await serve(source)
-    const projectId = hub.listening!.firstStart?.projectId ?? (await cliJson(['projects', 'list', '--data', source]))[0].id
+    const projectId =
+      hub.listening!.firstStart?.projectId ?? (await cliJson(['projects', 'list', '--data', source]))[0].id
 
     const out = join(dir, 'big.phbackup')
     const work = `.big.phbackup.backup-partial-`
-    const backup = Bun.spawn([...PRINTHUB, 'backup', '--data', source, '--out', out], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    const backup = Bun.spawn([...PRINTHUB, 'backup', '--data', source, '--out', out], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     // Half way: its archive is being written in the work folder beside the target.
     const partial = await waitFor(() => {
       const folder = readdirSync(dir).find((name) => name.startsWith(work))
@@ -201,9 +259,14 @@ describe('a backup killed half way', () => {
     // The hub goes on taking jobs.
     const jobs: string[] = []
     expect((await fetch(`${hub.url}/health`)).status).toBe(200)
-    const secret = ((await cliJson(['keys', 'create', '--project', projectId, '--data', source])) as { apiKey: string }).apiKey
+    const secret = ((await cliJson(['keys', 'create', '--project', projectId, '--data', source])) as { apiKey: string })
+      .apiKey
     for (let i = 0; i < 3; i++) {
-      const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify(jobBody()) })
+      const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(jobBody()),
+      })
       expect(response.status).toBe(202)
       jobs.push(((await response.json()) as { job: { id: string } }).job.id)
     }
@@ -222,23 +285,36 @@ describe('a backup killed half way', () => {
 })
 
 describe('a full disk', () => {
-  /** Runs `script` (sh) on a tmpfs of `mb` MB mounted at `mountPoint` for it alone (a mount namespace of its own: no root needed). */
+  /**
+   * Runs `script` (sh) on a tmpfs of `mb` MB mounted at `mountPoint` for it alone (a mount namespace of its own: no
+   * root needed).
+   */
   function onTmpfs(mountPoint: string, mb: number, script: string): { code: number; stdout: string; stderr: string } {
     mkdirSync(mountPoint, { recursive: true })
     const mount = `mount -t tmpfs -o size=${mb}m tmpfs "${mountPoint}" && cd "${mountPoint}" && ${script}`
-    const result = Bun.spawnSync(['unshare', '--mount', '--map-root-user', 'sh', '-c', mount, 'sh', ...PRINTHUB], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+    const result = Bun.spawnSync(['unshare', '--mount', '--map-root-user', 'sh', '-c', mount, 'sh', ...PRINTHUB], {
+      cwd: ROOT,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }
   }
 
-  test('a backup that finds no room says so and leaves nothing; a restore that finds none leaves the target as it was', async () => {
+  test('a backup that finds no room says so and leaves nothing; a restore that ' +
+    'finds none leaves the target as it was', async () => {
     const source = join(dir, 'roomy')
     expect((await cli(['init', '--data', source])).code).toBe(0)
     const db = new Database(join(source, 'printhub.db'))
     db.run('CREATE TABLE ballast (data BLOB NOT NULL)')
-    for (let i = 0; i < 4; i++) db.query('INSERT INTO ballast (data) VALUES (?)').run(crypto.getRandomValues(new Uint8Array(1 << 20)))
+    for (let i = 0; i < 4; i++)
+      db.query('INSERT INTO ballast (data) VALUES (?)').run(crypto.getRandomValues(new Uint8Array(1 << 20)))
     db.close()
     // "$@" is the printhub command line.
-    const backup = onTmpfs(join(dir, 'small-disk'), 2, `"$@" backup --data "${source}" --out big.phbackup; code=$?; ls -A; exit $code`)
+    const backup = onTmpfs(
+      join(dir, 'small-disk'),
+      2,
+      `"$@" backup --data "${source}" --out big.phbackup; code=$?; ls -A; exit $code`,
+    )
     expect(backup.code).toBe(1)
     expect(backup.stderr).toEndWith(`(the disk of ${join(dir, 'small-disk')} is full)\n`)
     expect(backup.stderr).toStartWith('printhub backup: the backup could not be written: ')
@@ -249,7 +325,9 @@ describe('a full disk', () => {
     const restore = onTmpfs(
       join(dir, 'small-disk-2'),
       3,
-      `mkdir data && echo "the venue's data" > data/notes.txt && "$@" restore "${archive}" --data data --force; code=$?; ls -A . data; cat data/notes.txt; exit $code`,
+      `mkdir data && echo "the venue's data" > data/notes.txt && "$@" restore ` +
+        `"${archive}" --data data --force; code=$?; ls -A . data; cat ` +
+        `data/notes.txt; exit $code`,
     )
     expect(restore.code).toBe(1)
     expect(restore.stderr).toContain(`(the disk of ${join(dir, 'small-disk-2')} is full)`)
@@ -291,7 +369,9 @@ describe('restore refuses, and leaves the target as it was', () => {
     expect((await fetch(`${hub.url}/health`)).status).toBe(200)
     await hub.stop()
     // The files as they were (the database closed by the hub's stop, so compared after).
-    expect(Object.keys(snapshotOf(target))).toEqual(expect.arrayContaining(Object.keys(before).filter((name) => !name.endsWith('-wal') && !name.endsWith('-shm'))))
+    expect(Object.keys(snapshotOf(target))).toEqual(
+      expect.arrayContaining(Object.keys(before).filter((name) => !name.endsWith('-wal') && !name.endsWith('-shm'))),
+    )
   })
 
   test('a corrupted archive: a clear error, the target untouched', async () => {
@@ -299,7 +379,9 @@ describe('restore refuses, and leaves the target as it was', () => {
     const bytes = readFileSync(archive)
     // Bytes flipped inside the database's stored data (found where its first part is in the file).
     const reader = new Database(archive, { readonly: true })
-    const stored = reader.query<{ data: Uint8Array }, []>("SELECT data FROM chunks WHERE member = 'printhub.db' AND seq = 0").get()!.data
+    const stored = reader
+      .query<{ data: Uint8Array }, []>("SELECT data FROM chunks WHERE member = 'printhub.db' AND seq = 0")
+      .get()!.data
     reader.close()
     const at = bytes.indexOf(Buffer.from(stored.subarray(0, 64)))
     expect(at).toBeGreaterThan(0)
@@ -310,7 +392,9 @@ describe('restore refuses, and leaves the target as it was', () => {
     const before = snapshotOf(target)
     const result = await cli(['restore', damaged, '--data', target, '--force'])
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/^printhub restore: .*damaged\.phbackup is damaged: printhub\.db (is damaged|does not match its SHA-256 checksum)/)
+    expect(result.stderr).toMatch(
+      /^printhub restore: .*damaged\.phbackup is damaged: printhub\.db (is damaged|does not match its SHA-256 checksum)/,
+    )
     expect(snapshotOf(target)).toEqual(before)
     expect(readdirSync(dir).filter((name) => name.startsWith('kept.') || name.startsWith('.kept'))).toEqual([])
   })

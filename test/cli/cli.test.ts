@@ -10,7 +10,15 @@ import { Store } from '../../src/store/store.ts'
 
 let dataDir: string
 let env: Record<string, string>
-let init: { created: true; projectId: string; apiKey: string; keyId: string; keyPrefix: string; serverId: string; printerId: string }
+let init: {
+  created: true
+  projectId: string
+  apiKey: string
+  keyId: string
+  keyPrefix: string
+  serverId: string
+  printerId: string
+}
 
 beforeAll(async () => {
   dataDir = tempDir()
@@ -27,7 +35,13 @@ describe('printhub init', () => {
     expect(init.keyPrefix).toBe(init.apiKey.slice(0, 12))
     expect(init.serverId).toMatch(/^srv_/)
     const keys = await cliJson(['keys', 'list', '--project', init.projectId], env)
-    expect(keys).toEqual([expect.objectContaining({ id: init.keyId, scopes: ['jobs:read', 'jobs:write', 'printers:read', 'printers:write', 'webhooks:write'], revokedAt: null })])
+    expect(keys).toEqual([
+      expect.objectContaining({
+        id: init.keyId,
+        scopes: ['jobs:read', 'jobs:write', 'printers:read', 'printers:write', 'webhooks:write'],
+        revokedAt: null,
+      }),
+    ])
     expect(JSON.stringify(keys)).not.toContain(init.apiKey)
   })
 
@@ -63,11 +77,23 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
   })
 
   test('keys create with scopes and a name, shown once; list; revoke', async () => {
-    const key = await cliJson(['keys', 'create', '--project', init.projectId, '--scope', 'jobs:read', '--name', 'kiosk'], env)
+    const key = await cliJson(
+      ['keys', 'create', '--project', init.projectId, '--scope', 'jobs:read', '--name', 'kiosk'],
+      env,
+    )
     expect(key).toMatchObject({ scopes: ['jobs:read'], name: 'kiosk', projectId: init.projectId })
     expect(key.apiKey).toMatch(/^phk_/)
     const listed = await cliJson(['keys', 'list', '--project', init.projectId], env)
-    expect(listed.find((k: { id: string }) => k.id === key.id)).toEqual({ id: key.id, projectId: init.projectId, name: 'kiosk', keyPrefix: key.apiKey.slice(0, 12), scopes: ['jobs:read'], createdAt: key.createdAt, lastUsedAt: null, revokedAt: null })
+    expect(listed.find((k: { id: string }) => k.id === key.id)).toEqual({
+      id: key.id,
+      projectId: init.projectId,
+      name: 'kiosk',
+      keyPrefix: key.apiKey.slice(0, 12),
+      scopes: ['jobs:read'],
+      createdAt: key.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    })
     expect(await cliJson(['keys', 'revoke', key.id], env)).toEqual({ id: key.id, revoked: true })
     const after = await cliJson(['keys', 'list', '--project', init.projectId], env)
     expect(after.find((k: { id: string }) => k.id === key.id).revokedAt).toMatch(/Z$/)
@@ -99,24 +125,70 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
   })
 
   test('printers add, list and remove, with the connection URI checked', async () => {
-    const printer = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'tcp://192.168.1.50:9100', '--profile', 'generic-58mm', '--name', 'Kitchen'], env)
-    expect(printer).toMatchObject({ remoteId: 'kitchen', connection: 'tcp://192.168.1.50:9100', profile: 'generic-58mm', width: 58, name: 'Kitchen' })
+    const printer = await cliJson(
+      [
+        'printers',
+        'add',
+        '--project',
+        init.projectId,
+        '--id',
+        'kitchen',
+        '--connection',
+        'tcp://192.168.1.50:9100',
+        '--profile',
+        'generic-58mm',
+        '--name',
+        'Kitchen',
+      ],
+      env,
+    )
+    expect(printer).toMatchObject({
+      remoteId: 'kitchen',
+      connection: 'tcp://192.168.1.50:9100',
+      profile: 'generic-58mm',
+      width: 58,
+      name: 'Kitchen',
+    })
     const list = await cliJson(['printers', 'list', '--project', init.projectId], env)
     expect(list.map((p: { remoteId: string }) => p.remoteId)).toEqual(['demo', 'kitchen'])
-    const duplicate = await cli(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'virtual'], env)
+    const duplicate = await cli(
+      ['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', 'virtual'],
+      env,
+    )
     expect(duplicate.code).toBe(1)
     expect(duplicate.stderr).toContain('already has a printer "kitchen"')
     expect(await cliJson(['printers', 'remove', printer.id], env)).toEqual({ id: printer.id, removed: true })
-    expect((await cliJson(['printers', 'list', '--project', init.projectId], env)).map((p: { remoteId: string }) => p.remoteId)).toEqual(['demo'])
+    expect(
+      (await cliJson(['printers', 'list', '--project', init.projectId], env)).map(
+        (p: { remoteId: string }) => p.remoteId,
+      ),
+    ).toEqual(['demo'])
     expect((await cli(['printers', 'remove', printer.id], env)).code).toBe(1)
     // Without a profile, the width picks the generic profile of that width.
-    const narrow = await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'till.2', '--connection', 'usb:///dev/usb/lp0', '--width', '58'], env)
+    const narrow = await cliJson(
+      [
+        'printers',
+        'add',
+        '--project',
+        init.projectId,
+        '--id',
+        'till.2',
+        '--connection',
+        'usb:///dev/usb/lp0',
+        '--width',
+        '58',
+      ],
+      env,
+    )
     expect(narrow).toMatchObject({ profile: 'generic-58mm', width: 58 })
     await cliJson(['printers', 'remove', narrow.id], env)
   })
 
   test('printers add explains a bad connection, profile or width', async () => {
-    const badId = await cli(['printers', 'add', '--project', init.projectId, '--id', 'front bar', '--connection', 'virtual'], env)
+    const badId = await cli(
+      ['printers', 'add', '--project', init.projectId, '--id', 'front bar', '--connection', 'virtual'],
+      env,
+    )
     expect(badId.code).toBe(2)
     expect(badId.stderr).toContain('--id must be an identifier')
     const base = ['printers', 'add', '--project', init.projectId, '--id', 'bar']
@@ -127,7 +199,10 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
       [['--connection', 'usb://04b8'], 'usb://VID:PID'],
       [['--connection', 'virtual', '--profile', 'laser'], '--profile must be one of'],
       [['--connection', 'virtual', '--width', '72'], '--width must be one of 58, 80'],
-      [['--connection', 'virtual', '--profile', 'generic-80mm', '--width', '58'], '--width must be one of 80 for profile generic-80mm'],
+      [
+        ['--connection', 'virtual', '--profile', 'generic-80mm', '--width', '58'],
+        '--width must be one of 80 for profile generic-80mm',
+      ],
       [[], '--connection is required'],
     ]
     for (const [extra, message] of cases) {
@@ -137,34 +212,85 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     }
   })
 
-  test('printers adopt: a printer that polls the hub, by its MAC address as its label writes it (CloudPRNT) or its Epson ID; once; with a model of its commands', async () => {
-    const adopted = await cliJson(['printers', 'adopt', '00-11-62-0A-0B-0C', '--project', init.projectId, '--id', 'bar'], env)
-    expect(adopted).toMatchObject({ remoteId: 'bar', connection: 'cloudprnt://00:11:62:0a:0b:0c', profile: 'star-tsp143iv', width: 80 })
-    const human = await cli(['printers', 'adopt', '00:11:62:0a:0b:0d', '--project', init.projectId, '--id', 'patio'], env)
-    expect(human.stdout).toContain('Adopted 00:11:62:0a:0b:0d as printer')
-    const again = await cli(['printers', 'adopt', '001162:0a0b0c', '--project', init.projectId, '--id', 'bar2'], env)
-    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringContaining(`adopted already, as ${adopted.id} ("bar")`) })
-    const cases: [string[], number, string][] = [
-      [['00:11:62:zz:0b:0c', '--project', init.projectId, '--id', 'x'], 2, 'is not a MAC address'],
-      [['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'x', '--profile', 'epson-tm-m30iii'], 2, '--profile must be a StarPRNT model for a CloudPRNT printer: star-tsp143iv'],
-      [['00:11:62:0a:0b:0e', '--project', 'prj_nope', '--id', 'x'], 1, 'there is no project prj_nope'],
-      [['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'bar'], 1, 'already has a printer "bar"'],
-      [['00:11:62:0a:0b:0e', '--project', init.projectId], 2, '--id is required'],
-      [['--project', init.projectId, '--id', 'x'], 2, 'MAC'],
-    ]
-    for (const [extra, code, message] of cases) {
-      const result = await cli(['printers', 'adopt', ...extra], env)
-      expect({ extra, code: result.code, message: result.stderr.includes(message) }).toEqual({ extra, code, message: true })
-    }
-    // Anything but a MAC address is an Epson Server Direct Print printer's ID (or Name), with an ESC/POS model.
-    const epson = await cliJson(['printers', 'adopt', 'X6WY351989', '--project', init.projectId, '--id', 'counter'], env)
-    expect(epson).toMatchObject({ remoteId: 'counter', connection: 'epson-sdp://X6WY351989', profile: 'epson-tm-m30iii', width: 80 })
-    const star = await cli(['printers', 'adopt', 'X6WY351990', '--project', init.projectId, '--id', 'x', '--profile', 'star-tsp143iv'], env)
-    expect({ code: star.code, said: star.stderr.includes('--profile must be an ESC/POS model for an Epson Server Direct Print printer') }).toEqual({ code: 2, said: true })
-    const odd = await cli(['printers', 'adopt', 'not an id', '--project', init.projectId, '--id', 'x'], env)
-    expect({ code: odd.code, said: odd.stderr.includes('nor an Epson Server Direct Print ID') }).toEqual({ code: 2, said: true })
-    for (const id of [adopted.id, epson.id, (await cliJson(['printers', 'list', '--project', init.projectId], env)).find((p: { remoteId: string }) => p.remoteId === 'patio').id]) await cliJson(['printers', 'remove', id], env)
-  })
+  test(
+    'printers adopt: a printer that polls the hub, by its MAC address as its ' +
+      'label writes it (CloudPRNT) or its Epson ID; once; with a model of ' +
+      'its commands',
+    async () => {
+      const adopted = await cliJson(
+        ['printers', 'adopt', '00-11-62-0A-0B-0C', '--project', init.projectId, '--id', 'bar'],
+        env,
+      )
+      expect(adopted).toMatchObject({
+        remoteId: 'bar',
+        connection: 'cloudprnt://00:11:62:0a:0b:0c',
+        profile: 'star-tsp143iv',
+        width: 80,
+      })
+      const human = await cli(
+        ['printers', 'adopt', '00:11:62:0a:0b:0d', '--project', init.projectId, '--id', 'patio'],
+        env,
+      )
+      expect(human.stdout).toContain('Adopted 00:11:62:0a:0b:0d as printer')
+      const again = await cli(['printers', 'adopt', '001162:0a0b0c', '--project', init.projectId, '--id', 'bar2'], env)
+      expect({ code: again.code, stderr: again.stderr }).toEqual({
+        code: 1,
+        stderr: expect.stringContaining(`adopted already, as ${adopted.id} ("bar")`),
+      })
+      const cases: [string[], number, string][] = [
+        [['00:11:62:zz:0b:0c', '--project', init.projectId, '--id', 'x'], 2, 'is not a MAC address'],
+        [
+          ['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'x', '--profile', 'epson-tm-m30iii'],
+          2,
+          '--profile must be a StarPRNT model for a CloudPRNT printer: star-tsp143iv',
+        ],
+        [['00:11:62:0a:0b:0e', '--project', 'prj_nope', '--id', 'x'], 1, 'there is no project prj_nope'],
+        [['00:11:62:0a:0b:0e', '--project', init.projectId, '--id', 'bar'], 1, 'already has a printer "bar"'],
+        [['00:11:62:0a:0b:0e', '--project', init.projectId], 2, '--id is required'],
+        [['--project', init.projectId, '--id', 'x'], 2, 'MAC'],
+      ]
+      for (const [extra, code, message] of cases) {
+        const result = await cli(['printers', 'adopt', ...extra], env)
+        expect({ extra, code: result.code, message: result.stderr.includes(message) }).toEqual({
+          extra,
+          code,
+          message: true,
+        })
+      }
+      // Anything but a MAC address is an Epson Server Direct Print printer's ID (or Name), with an ESC/POS model.
+      const epson = await cliJson(
+        ['printers', 'adopt', 'X6WY351989', '--project', init.projectId, '--id', 'counter'],
+        env,
+      )
+      expect(epson).toMatchObject({
+        remoteId: 'counter',
+        connection: 'epson-sdp://X6WY351989',
+        profile: 'epson-tm-m30iii',
+        width: 80,
+      })
+      const star = await cli(
+        ['printers', 'adopt', 'X6WY351990', '--project', init.projectId, '--id', 'x', '--profile', 'star-tsp143iv'],
+        env,
+      )
+      expect({
+        code: star.code,
+        said: star.stderr.includes('--profile must be an ESC/POS model for an Epson Server Direct Print printer'),
+      }).toEqual({ code: 2, said: true })
+      const odd = await cli(['printers', 'adopt', 'not an id', '--project', init.projectId, '--id', 'x'], env)
+      expect({ code: odd.code, said: odd.stderr.includes('nor an Epson Server Direct Print ID') }).toEqual({
+        code: 2,
+        said: true,
+      })
+      for (const id of [
+        adopted.id,
+        epson.id,
+        (await cliJson(['printers', 'list', '--project', init.projectId], env)).find(
+          (p: { remoteId: string }) => p.remoteId === 'patio',
+        ).id,
+      ])
+        await cliJson(['printers', 'remove', id], env)
+    },
+  )
 
   test('jobs list and show', async () => {
     expect(await cliJson(['jobs', 'list', '--project', init.projectId], env)).toEqual([])
@@ -189,7 +315,11 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
     })
     store.close()
     const id = (outcome as { job: { id: string } }).job.id
-    expect(await cliJson(['jobs', 'cancel', id], env)).toMatchObject({ id, state: 'CANCELLED', cancellation: 'cancelled' })
+    expect(await cliJson(['jobs', 'cancel', id], env)).toMatchObject({
+      id,
+      state: 'CANCELLED',
+      cancellation: 'cancelled',
+    })
     const again = await cli(['jobs', 'cancel', id], env)
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('is already CANCELLED')
@@ -214,12 +344,18 @@ describe('projects, keys, printers, pairing codes, jobs', () => {
       'xprinter-xp-80c',
     ])
     const table = await cli(['profiles', 'list'], env)
-    expect(table.stdout).toContain('star-tsp143iv           Star TSP143IV (StarPRNT)         starprnt  58 mm: 384 dots, 32 columns; 80 mm: 576 dots, 48 columns')
+    expect(table.stdout).toContain(
+      'star-tsp143iv           Star TSP143IV (StarPRNT)         starprnt  58 ' +
+        'mm: 384 dots, 32 columns; 80 mm: 576 dots, 48 columns',
+    )
     const star = await cli(['profiles', 'show', 'star-tsp143iv'], env)
     expect(star.code).toBe(0)
     expect(star.stdout).toContain('Commands        StarPRNT')
     expect(star.stdout).toContain('Code pages      cp858 (4), cp852 (5), cp866 (10), cp737 (15), cp857 (12)')
-    expect(await cliJson(['profiles', 'show', 'epson-tm-t88vi'], env)).toMatchObject({ id: 'epson-tm-t88vi', widths: { 80: { dotsPerLine: 512, columns: 42 } } })
+    expect(await cliJson(['profiles', 'show', 'epson-tm-t88vi'], env)).toMatchObject({
+      id: 'epson-tm-t88vi',
+      widths: { 80: { dotsPerLine: 512, columns: 42 } },
+    })
     const unknown = await cli(['profiles', 'show', 'nope'], env)
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toContain('there is no profile nope (see printhub profiles list)')
@@ -255,7 +391,12 @@ describe('the CLI itself', () => {
     expect(result.stdout.trim()).toMatch(/^printhub 0\.1\.0 \((source|[0-9a-f]{12}(-dirty)?)\)$/)
     // The newest store schema it knows, so that an upgrade can say which schema goes to which; the
     // runtime options its service starts with, which an upgrade writes into the unit.
-    expect(await cliJson(['version'])).toEqual({ version: '0.1.0', commit, schema: MIGRATIONS.at(-1)!.version, runtimeOptions: { ...SERVICE_JIT_ENVIRONMENT } })
+    expect(await cliJson(['version'])).toEqual({
+      version: '0.1.0',
+      commit,
+      schema: MIGRATIONS.at(-1)!.version,
+      runtimeOptions: { ...SERVICE_JIT_ENVIRONMENT },
+    })
   })
 
   test('unknown commands and options are usage errors (exit 2)', async () => {

@@ -13,7 +13,10 @@ afterAll(() => rmSync(store, { recursive: true, force: true }))
 
 test('prints what it receives, keeps it as files, answers status, stops on SIGTERM', async () => {
   const port = freePort()
-  const child = Bun.spawn([...PRINTHUB, 'emulate', '--listen', `tcp://127.0.0.1:${port}`, '--store', store, '--paper', 'near-end', '--json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn(
+    [...PRINTHUB, 'emulate', '--listen', `tcp://127.0.0.1:${port}`, '--store', store, '--paper', 'near-end', '--json'],
+    { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+  )
   const lines: string[] = []
   void (async () => {
     const decoder = new TextDecoder()
@@ -26,9 +29,19 @@ test('prints what it receives, keeps it as files, answers status, stops on SIGTE
     }
   })()
   const listening = JSON.parse(await waitFor(() => lines[0], 10_000))
-  expect(listening).toEqual({ event: 'listening', url: `tcp://127.0.0.1:${port}`, profile: 'generic-80mm', width: 80, state: { paper: 'near-end', coverOpen: false, error: false, offline: false } })
+  expect(listening).toEqual({
+    event: 'listening',
+    url: `tcp://127.0.0.1:${port}`,
+    profile: 'generic-80mm',
+    width: 80,
+    state: { paper: 'near-end', coverOpen: false, error: false, offline: false },
+  })
   const replies: number[] = []
-  const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data: (_s, bytes) => void replies.push(...bytes) } })
+  const socket = await Bun.connect({
+    hostname: '127.0.0.1',
+    port,
+    socket: { data: (_s, bytes) => void replies.push(...bytes) },
+  })
   socket.write(Uint8Array.of(0x10, 0x04, 0x04, 0x1b, 0x40, ...Buffer.from('Order 42\n')))
   await waitFor(() => replies.length === 1)
   // Paper near its end: bits 2 and 3 of the roll paper status.
@@ -46,7 +59,10 @@ test('prints what it receives, keeps it as files, answers status, stops on SIGTE
 
 test('a serial printer on a pseudo-terminal: the link is where printhub writes, the loss is reported', async () => {
   const link = join(store, 'printer0')
-  const child = Bun.spawn([...PRINTHUB, 'emulate', '--serial', link, '--buffer', '8', '--print-rate', '10', '--flow', 'none', '--json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn(
+    [...PRINTHUB, 'emulate', '--serial', link, '--buffer', '8', '--print-rate', '10', '--flow', 'none', '--json'],
+    { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+  )
   const reader = child.stdout.getReader()
   const decoder = new TextDecoder()
   let text = ''
@@ -68,7 +84,16 @@ test('a serial printer on a pseudo-terminal: the link is where printhub writes, 
 })
 
 test('bad options are refused', async () => {
-  for (const args of [[], ['--serial', '/tmp/x', '--listen', 'tcp://127.0.0.1:9100'], ['--serial', '/tmp/x', '--baud', 'fast'], ['--serial', '/tmp/x', '--flow', 'dtr'], ['--listen', 'udp://x:1'], ['--listen', 'tcp://127.0.0.1:9100', '--paper', 'wet'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'nope'], ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'generic-58mm']]) {
+  for (const args of [
+    [],
+    ['--serial', '/tmp/x', '--listen', 'tcp://127.0.0.1:9100'],
+    ['--serial', '/tmp/x', '--baud', 'fast'],
+    ['--serial', '/tmp/x', '--flow', 'dtr'],
+    ['--listen', 'udp://x:1'],
+    ['--listen', 'tcp://127.0.0.1:9100', '--paper', 'wet'],
+    ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'nope'],
+    ['--listen', 'tcp://127.0.0.1:9100', '--profile', 'generic-58mm'],
+  ]) {
     const result = await cli(['emulate', ...args])
     expect([args, result.code]).toEqual([args, 2])
   }

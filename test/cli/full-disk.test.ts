@@ -30,7 +30,15 @@ interface DiskHub {
 async function hubOnTmpfs(name: string, minFreeMb: number): Promise<DiskHub> {
   const dataDir = join(dir, name)
   mkdirSync(dataDir)
-  const mount = ['unshare', '--mount', '--map-root-user', 'sh', '-c', `mount -t tmpfs -o size=${DISK_MB}m tmpfs "$0" && exec "$@"`, dataDir]
+  const mount = [
+    'unshare',
+    '--mount',
+    '--map-root-user',
+    'sh',
+    '-c',
+    `mount -t tmpfs -o size=${DISK_MB}m tmpfs "$0" && exec "$@"`,
+    dataDir,
+  ]
   const hub = await spawnServe(dataDir, { json: true, wrap: mount, env: { PRINTHUB_MIN_FREE_MB: String(minFreeMb) } })
   hubs.push(hub)
   const seen = `/proc/${hub.process.pid}/root${dataDir}`
@@ -52,7 +60,11 @@ const emptyFillers = (seen: string) => () => {
   for (const name of new Bun.Glob('filler-*').scanSync(seen)) rmSync(join(seen, name))
 }
 
-async function post(hub: ServeProcess, idempotencyKey: string, sections: unknown[] = [{ type: 'text', value: 'Table 4' }]) {
+async function post(
+  hub: ServeProcess,
+  idempotencyKey: string,
+  sections: unknown[] = [{ type: 'text', value: 'Table 4' }],
+) {
   const { projectId, apiKey } = hub.listening!.firstStart
   return fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
     method: 'POST',
@@ -62,7 +74,9 @@ async function post(hub: ServeProcess, idempotencyKey: string, sections: unknown
 }
 async function jobs(hub: ServeProcess): Promise<{ idempotencyKey: string }[]> {
   const { projectId, apiKey } = hub.listening!.firstStart
-  const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { headers: { authorization: `Bearer ${apiKey}` } })
+  const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  })
   expect(response.status).toBe(200)
   return ((await response.json()) as { jobs: { idempotencyKey: string }[] }).jobs
 }
@@ -87,35 +101,45 @@ afterEach(() => {
 })
 
 describe('a full disk', () => {
-  test('below the minimum: 507 storage_full for new jobs, reads and retries go on, /health says why; room again: taken without a restart', async () => {
-    const { hub, seen } = await hubOnTmpfs('guarded', MIN_FREE_MB)
-    afterThisTest = emptyFillers(seen)
-    expect((await post(hub, 'before')).status).toBe(202)
-    fillUntil(seen, (MIN_FREE_MB / 2) * MB)
-    const unhealthy = await waitFor(async () => {
-      const answer = await health(hub)
-      return answer.status === 503 && answer
-    }, 6_000)
-    expect(unhealthy.body).toEqual({ ok: false, service: 'printhub', reason: expect.stringMatching(/disk has \d+ MB free, under its minimum of 8 MB/) })
+  test(
+    'below the minimum: 507 storage_full for new jobs, reads and retries go ' +
+      'on, /health says why; room again: taken without a restart',
+    async () => {
+      const { hub, seen } = await hubOnTmpfs('guarded', MIN_FREE_MB)
+      afterThisTest = emptyFillers(seen)
+      expect((await post(hub, 'before')).status).toBe(202)
+      fillUntil(seen, (MIN_FREE_MB / 2) * MB)
+      const unhealthy = await waitFor(async () => {
+        const answer = await health(hub)
+        return answer.status === 503 && answer
+      }, 6_000)
+      expect(unhealthy.body).toEqual({
+        ok: false,
+        service: 'printhub',
+        reason: expect.stringMatching(/disk has \d+ MB free, under its minimum of 8 MB/),
+      })
 
-    const refused = await post(hub, 'while-full')
-    expect(refused.status).toBe(507)
-    expect(refused.headers.get('retry-after')).toBe('60')
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('storage_full')
-    // Reads go on, and a retry of the accepted job is answered as it is.
-    expect((await post(hub, 'before')).status).toBe(200)
-    expect((await jobs(hub)).map((j) => j.idempotencyKey)).toEqual(['before'])
+      const refused = await post(hub, 'while-full')
+      expect(refused.status).toBe(507)
+      expect(refused.headers.get('retry-after')).toBe('60')
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('storage_full')
+      // Reads go on, and a retry of the accepted job is answered as it is.
+      expect((await post(hub, 'before')).status).toBe(200)
+      expect((await jobs(hub)).map((j) => j.idempotencyKey)).toEqual(['before'])
 
-    const doctor = await cli(['doctor', '--data', seen, '--json'])
-    const finding = (JSON.parse(doctor.stdout) as { findings: { check: string; verdict: string; detail: string }[] }).findings.find((f) => f.check === 'data directory')!
-    expect(finding.verdict).toBe('fail')
-    expect(finding.detail).toContain(seen)
-    expect(finding.detail).toMatch(/in it: filler-\d+ \d+ MB/)
+      const doctor = await cli(['doctor', '--data', seen, '--json'])
+      const finding = (
+        JSON.parse(doctor.stdout) as { findings: { check: string; verdict: string; detail: string }[] }
+      ).findings.find((f) => f.check === 'data directory')!
+      expect(finding.verdict).toBe('fail')
+      expect(finding.detail).toContain(seen)
+      expect(finding.detail).toMatch(/in it: filler-\d+ \d+ MB/)
 
-    emptyFillers(seen)()
-    await waitFor(async () => (await health(hub)).status === 200, 6_000)
-    expect((await post(hub, 'while-full')).status).toBe(202)
-  })
+      emptyFillers(seen)()
+      await waitFor(async () => (await health(hub)).status === 200, 6_000)
+      expect((await post(hub, 'while-full')).status).toBe(202)
+    },
+  )
 
   test('a write SQLite finds no room for: 507 storage_full, nothing of it stays, and the hub goes on', async () => {
     // A minimum below what a large job and its journal need: the disk fills under SQLite itself.
@@ -124,7 +148,11 @@ describe('a full disk', () => {
     expect((await post(hub, 'small')).status).toBe(202)
     fillUntil(seen, 1.5 * MB)
     // About 1.9 MB of images (a document's text is bounded far below that).
-    const big = [pngOfSize(1_000_000), pngOfSize(400_000)].map((data) => ({ type: 'image', mediaType: 'image/png', data }))
+    const big = [pngOfSize(1_000_000), pngOfSize(400_000)].map((data) => ({
+      type: 'image',
+      mediaType: 'image/png',
+      data,
+    }))
     const refused = await post(hub, 'too-big-for-the-disk', big)
     expect(refused.status).toBe(507)
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('storage_full')

@@ -29,7 +29,11 @@ afterAll(async () => {
 
 /** `printhub emulate`: a TCP receipt printer whose paper is as given. */
 async function emulator(port: number, paper: 'ok' | 'out'): Promise<ReturnType<typeof Bun.spawn>> {
-  const child = Bun.spawn([...PRINTHUB, 'emulate', '--listen', `tcp://127.0.0.1:${port}`, '--paper', paper, '--json'], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  const child = Bun.spawn([...PRINTHUB, 'emulate', '--listen', `tcp://127.0.0.1:${port}`, '--paper', paper, '--json'], {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   children.push(child)
   const reader = child.stdout.getReader()
   const { value } = await reader.read()
@@ -62,35 +66,86 @@ async function session(format: 'text' | 'json'): Promise<Session> {
   const env = { PRINTHUB_DATA_DIR: hubDir }
   // Made before the hub starts: its own output then has no key and no setup link to show.
   const init = await cliJson(['init'], env)
-  const password = Bun.spawn([...PRINTHUB, 'admin', 'set-password', '--data', hubDir], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' }, stdin: new TextEncoder().encode(`${PASSWORD}\n`), stdout: 'pipe', stderr: 'pipe' })
+  const password = Bun.spawn([...PRINTHUB, 'admin', 'set-password', '--data', hubDir], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '' },
+    stdin: new TextEncoder().encode(`${PASSWORD}\n`),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   expect(await password.exited).toBe(0)
   const adminToken = (await cliJson(['admin', 'create-token', '--name', 'scripts'], env)).secret as string
   const port = freePort()
   let paper = await emulator(port, 'out')
-  await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', `tcp://127.0.0.1:${port}`], env)
+  await cliJson(
+    ['printers', 'add', '--project', init.projectId, '--id', 'kitchen', '--connection', `tcp://127.0.0.1:${port}`],
+    env,
+  )
 
   const hub: ServeProcess = await spawnServe(hubDir, { args: ['--log-format', format], env: HUB_ENV })
   children.push(hub.process)
   const admin = (path: string, init: RequestInit = {}) => fetch(`${hub.url}/admin/v1${path}`, init)
 
   // A wrong password, then the right one: a dashboard session.
-  expect((await admin('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: WRONG_PASSWORD }) })).status).toBe(401)
-  const login = await admin('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) })
+  expect(
+    (
+      await admin('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: WRONG_PASSWORD }),
+      })
+    ).status,
+  ).toBe(401)
+  const login = await admin('/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ password: PASSWORD }),
+  })
   expect(login.status).toBe(200)
   const cookie = login.headers.get('set-cookie')!.split(';')[0]!
   const csrf = ((await login.json()) as { csrfToken: string }).csrfToken
   const asSession = { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }
-  const created = await admin(`/projects/${init.projectId}/keys`, { method: 'POST', headers: asSession, body: JSON.stringify({ name: 'till', scopes: ['jobs:write', 'jobs:read'] }) })
+  const created = await admin(`/projects/${init.projectId}/keys`, {
+    method: 'POST',
+    headers: asSession,
+    body: JSON.stringify({ name: 'till', scopes: ['jobs:write', 'jobs:read'] }),
+  })
   expect(created.status).toBe(201)
   const sessionKey = ((await created.json()) as { secret: string }).secret
   // The admin token, and a pairing code made with it.
-  const paired = await admin('/pairing-codes', { method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: '{}' })
+  const paired = await admin('/pairing-codes', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: '{}',
+  })
   expect(paired.status).toBe(201)
   const code = ((await paired.json()) as { code: string }).code
 
   // A remote agent paired with the code; its printer is a file.
-  await cliJson(['printers', 'add', '--local', '--id', 'bar', '--connection', `file://${join(agentDir, 'output', 'bar.bin')}`, '--data', agentDir], {})
-  const agent: AgentProcess = await startAgentProcess(agentDir, ['--server', hub.url, '--code', code, '--name', 'bar-pi', '--log-format', format])
+  await cliJson(
+    [
+      'printers',
+      'add',
+      '--local',
+      '--id',
+      'bar',
+      '--connection',
+      `file://${join(agentDir, 'output', 'bar.bin')}`,
+      '--data',
+      agentDir,
+    ],
+    {},
+  )
+  const agent: AgentProcess = await startAgentProcess(agentDir, [
+    '--server',
+    hub.url,
+    '--code',
+    code,
+    '--name',
+    'bar-pi',
+    '--log-format',
+    format,
+  ])
   children.push(agent.process)
   const agentId = (await cliJson(['agents', 'list'], env)).find((a: { builtin: boolean }) => !a.builtin).id as string
 
@@ -99,14 +154,25 @@ async function session(format: 'text' | 'json'): Promise<Session> {
     const response = await fetch(`${hub.url}/v1/projects/${init.projectId}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ printerId, idempotencyKey, document: { width: 80, sections: [{ type: 'text', value: `secret-free ${idempotencyKey}` }, { type: 'cut' }] } }),
+      body: JSON.stringify({
+        printerId,
+        idempotencyKey,
+        document: { width: 80, sections: [{ type: 'text', value: `secret-free ${idempotencyKey}` }, { type: 'cut' }] },
+      }),
     })
     expect(response.status).toBe(202)
     return ((await response.json()) as { job: { id: string } }).job.id
   }
   const demoJob = await submit(init.apiKey, 'demo', 'log-1')
   const kitchenJob = await submit(sessionKey, 'kitchen', 'log-2')
-  const state = async (id: string) => ((await (await fetch(`${hub.url}/v1/projects/${init.projectId}/jobs`, { headers: { authorization: `Bearer ${init.apiKey}` } })).json()) as { jobs: { id: string; state: string }[] }).jobs.find((job) => job.id === id)?.state
+  const state = async (id: string) =>
+    (
+      (await (
+        await fetch(`${hub.url}/v1/projects/${init.projectId}/jobs`, {
+          headers: { authorization: `Bearer ${init.apiKey}` },
+        })
+      ).json()) as { jobs: { id: string; state: string }[] }
+    ).jobs.find((job) => job.id === id)?.state
   await waitFor(async () => (await state(demoJob)) === 'COMPLETED', 10_000)
 
   // The kitchen printer is out of paper (a warning), then has paper again (back to online).
@@ -136,7 +202,11 @@ async function session(format: 'text' | 'json'): Promise<Session> {
       "the agent's private key": readFileSync(join(agentDir, 'agent.key'), 'utf8').trim(),
     },
     projectId: init.projectId,
-    printerIds: Object.fromEntries(((await cliJson(['printers', 'list', '--project', init.projectId], env)) as { id: string; remoteId: string }[]).map((p) => [p.remoteId, p.id])) as Session['printerIds'],
+    printerIds: Object.fromEntries(
+      (
+        (await cliJson(['printers', 'list', '--project', init.projectId], env)) as { id: string; remoteId: string }[]
+      ).map((p) => [p.remoteId, p.id]),
+    ) as Session['printerIds'],
     agentId,
     jobIds: [demoJob, kitchenJob],
   }
@@ -145,27 +215,55 @@ async function session(format: 'text' | 'json'): Promise<Session> {
 function expectNoSecrets(run: Session): void {
   for (const [what, secret] of Object.entries(run.secrets)) {
     expect(secret.length).toBeGreaterThanOrEqual(6)
-    expect({ what, inHubLog: run.hubLog.includes(secret), inAgentLog: run.agentLog.includes(secret) }).toEqual({ what, inHubLog: false, inAgentLog: false })
+    expect({ what, inHubLog: run.hubLog.includes(secret), inAgentLog: run.agentLog.includes(secret) }).toEqual({
+      what,
+      inHubLog: false,
+      inAgentLog: false,
+    })
   }
 }
 
 describe('the log', () => {
-  test('text: one line per entry with its level and component; job states, the fault and recovery, the agent; no secret', async () => {
+  test('text: one line per entry with its level and component; job states, the ' +
+    'fault and recovery, the agent; no secret', async () => {
     const run = await session('text')
     expectNoSecrets(run)
     const lines = run.hubLog.trim().split('\n')
     // Every line: a time, a level, a component (the hub printed no first-start banner).
-    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (debug|info |warn |error) [a-z]+ /)
+    for (const line of lines)
+      expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (debug|info |warn |error) [a-z]+ /)
     const [demo, kitchen] = run.jobIds
     const has = (pattern: RegExp) => expect(lines.filter((line) => pattern.test(line)).length).toBeGreaterThanOrEqual(1)
-    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} name=demo attempt=0 new -> PENDING$`))
-    has(new RegExp(`Z info  job job=${demo} project=${run.projectId} printer=${run.printerIds.demo} name=demo attempt=1 PENDING -> DISPATCHING$`))
+    has(
+      new RegExp(
+        `Z info  job job=${demo} project=${run.projectId} ` +
+          `printer=${run.printerIds.demo} name=demo attempt=0 new -> PENDING$`,
+      ),
+    )
+    has(
+      new RegExp(
+        `Z info  job job=${demo} project=${run.projectId} ` +
+          `printer=${run.printerIds.demo} name=demo attempt=1 PENDING -> ` +
+          `DISPATCHING$`,
+      ),
+    )
     has(new RegExp(`Z info  job job=${demo} .* -> COMPLETED$`))
-    has(new RegExp(`Z info  job job=${kitchen} project=${run.projectId} printer=${run.printerIds.kitchen} name=kitchen attempt=1 \\w+ -> COMPLETED$`))
+    has(
+      new RegExp(
+        `Z info  job job=${kitchen} project=${run.projectId} ` +
+          `printer=${run.printerIds.kitchen} name=kitchen attempt=1 \\w+ -> ` +
+          `COMPLETED$`,
+      ),
+    )
     has(new RegExp(`Z warn  printer printer=${run.printerIds.kitchen} name=kitchen agent=agt_\\w+ \\w+ -> paper_out$`))
     has(new RegExp(`Z info  printer printer=${run.printerIds.kitchen} name=kitchen agent=agt_\\w+ \\w+ -> online$`))
     has(new RegExp(`Z info  gateway agent=${run.agentId} name=bar-pi address=127\\.0\\.0\\.1 agent connected$`))
-    has(new RegExp(`Z (info |warn ) gateway agent=${run.agentId} name=bar-pi address=127\\.0\\.0\\.1 reason=("[^"]+"|\\S+) agent disconnected$`))
+    has(
+      new RegExp(
+        `Z (info |warn ) gateway agent=${run.agentId} name=bar-pi ` +
+          `address=127\\.0\\.0\\.1 reason=("[^"]+"|\\S+) agent disconnected$`,
+      ),
+    )
     has(/Z info  api request=req_\w+ POST \/v1\/projects\/prj_\w+\/jobs 202 [\d.]+ms$/)
     // The remote agent's own log, as readable.
     const agentLines = run.agentLog.trim().split('\n')
@@ -176,24 +274,65 @@ describe('the log', () => {
   test('json: one object per line {time, level, component, msg, ...fields}; the same lines; no secret', async () => {
     const run = await session('json')
     expectNoSecrets(run)
-    const entries = run.hubLog.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const entries = run.hubLog
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     for (const entry of entries) {
       expect(Object.keys(entry).slice(0, 4)).toEqual(['time', 'level', 'component', 'msg'])
       expect(['debug', 'info', 'warn', 'error']).toContain(entry.level as string)
     }
     const [demo, kitchen] = run.jobIds
     const has = (expected: Record<string, unknown>) => expect(entries).toContainEqual(expect.objectContaining(expected))
-    has({ level: 'info', component: 'job', job: demo, project: run.projectId, printer: run.printerIds.demo, name: 'demo', attempt: 0, msg: 'new -> PENDING' })
+    has({
+      level: 'info',
+      component: 'job',
+      job: demo,
+      project: run.projectId,
+      printer: run.printerIds.demo,
+      name: 'demo',
+      attempt: 0,
+      msg: 'new -> PENDING',
+    })
     has({ level: 'info', component: 'job', job: demo, msg: 'PENDING -> DISPATCHING', attempt: 1 })
     has({ level: 'info', component: 'job', job: kitchen, msg: expect.stringMatching(/-> COMPLETED$/) })
-    has({ level: 'warn', component: 'printer', printer: run.printerIds.kitchen, msg: expect.stringMatching(/-> paper_out$/) })
-    has({ level: 'info', component: 'printer', printer: run.printerIds.kitchen, msg: expect.stringMatching(/-> online$/) })
-    has({ level: 'info', component: 'gateway', agent: run.agentId, name: 'bar-pi', address: '127.0.0.1', msg: 'agent connected' })
+    has({
+      level: 'warn',
+      component: 'printer',
+      printer: run.printerIds.kitchen,
+      msg: expect.stringMatching(/-> paper_out$/),
+    })
+    has({
+      level: 'info',
+      component: 'printer',
+      printer: run.printerIds.kitchen,
+      msg: expect.stringMatching(/-> online$/),
+    })
+    has({
+      level: 'info',
+      component: 'gateway',
+      agent: run.agentId,
+      name: 'bar-pi',
+      address: '127.0.0.1',
+      msg: 'agent connected',
+    })
     has({ component: 'gateway', agent: run.agentId, msg: 'agent disconnected', reason: expect.any(String) })
-    has({ level: 'info', component: 'api', event: 'request', method: 'POST', status: 202, requestId: expect.stringMatching(/^req_/) })
+    has({
+      level: 'info',
+      component: 'api',
+      event: 'request',
+      method: 'POST',
+      status: 202,
+      requestId: expect.stringMatching(/^req_/),
+    })
     has({ level: 'info', component: 'hub', event: 'stopped' })
-    const agentEntries = run.agentLog.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
-    expect(agentEntries).toContainEqual(expect.objectContaining({ level: 'info', component: 'agent', msg: 'connected to the hub' }))
+    const agentEntries = run.agentLog
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(agentEntries).toContainEqual(
+      expect.objectContaining({ level: 'info', component: 'agent', msg: 'connected to the hub' }),
+    )
   }, 60_000)
 })
 

@@ -13,7 +13,12 @@ import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
-const emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80 })
+const emulator = PrinterEmulator.listen({
+  hostname: '127.0.0.1',
+  port: 0,
+  profile: findProfile('epson-tm-t20iii')!,
+  width: 80,
+})
 const dataDir = tempDir()
 afterAll(() => {
   emulator.stop()
@@ -22,7 +27,10 @@ afterAll(() => {
 
 describe('printers detect', () => {
   test('on this machine: every candidate comes with a connection printhub accepts', async () => {
-    const result = await cliJson<{ printers: { connection: string }[]; usbError: string | null }>(['printers', 'detect'])
+    const result = await cliJson<{ printers: { connection: string }[]; usbError: string | null }>([
+      'printers',
+      'detect',
+    ])
     for (const printer of result.printers) expect(parseConnectionUri(printer.connection).ok).toBe(true)
     expect(result.usbError === null || typeof result.usbError === 'string').toBe(true)
   })
@@ -55,7 +63,21 @@ describe('printers detect', () => {
       symlinkSync(join(root, 'dev/ttyUSB0'), join(root, 'dev/serial/by-id/usb-FTDI_FT232R_A1B2-if00-port0'))
 
       const printerClass = (vendorId: number, productId: number, serialNumber: string, interfaceClass = 7) =>
-        ({ vendorId, productId, serialNumber, manufacturerName: 'Maker', productName: 'Model', configuration: { interfaces: [{ interfaceNumber: 0, alternate: { interfaceClass, endpoints: [{ endpointNumber: 1, direction: 'out', type: 'bulk' }] } }] } }) as unknown as UsbDevice
+        ({
+          vendorId,
+          productId,
+          serialNumber,
+          manufacturerName: 'Maker',
+          productName: 'Model',
+          configuration: {
+            interfaces: [
+              {
+                interfaceNumber: 0,
+                alternate: { interfaceClass, endpoints: [{ endpointNumber: 1, direction: 'out', type: 'bulk' }] },
+              },
+            ],
+          },
+        }) as unknown as UsbDevice
       const usb = async () => ({
         getDevices: async () => [
           printerClass(0x04b8, 0x0e28, 'X7'), // the usblp printer again: listed once
@@ -72,8 +94,16 @@ describe('printers detect', () => {
         ['usb', 'usb://0519:0003/S1', 'star-tsp143iv', 'model'],
         ['usb', 'usb://04b8:9999/E2', findProfile('epson-tm-m30iii')!.id, 'vendor'],
       ])
-      expect(printers[0]!.usb).toEqual({ vendorId: '0403', productId: '6001', serial: 'A1B2', vendor: null, product: null })
-      const failing = await detectPrinters({ sys, dev: join(root, 'dev') }, async () => ({ getDevices: async () => Promise.reject(new Error('no USB subsystem')) }))
+      expect(printers[0]!.usb).toEqual({
+        vendorId: '0403',
+        productId: '6001',
+        serial: 'A1B2',
+        vendor: null,
+        product: null,
+      })
+      const failing = await detectPrinters({ sys, dev: join(root, 'dev') }, async () => ({
+        getDevices: async () => Promise.reject(new Error('no USB subsystem')),
+      }))
       expect([failing.printers.length, failing.usbError]).toEqual([2, 'no USB subsystem'])
     } finally {
       rmSync(root, { recursive: true, force: true })
@@ -84,7 +114,11 @@ describe('printers detect', () => {
 describe('printers probe', () => {
   test('reachable, and what its status says', async () => {
     const url = `tcp://127.0.0.1:${emulator.port}`
-    expect(await cliJson(['printers', 'probe', url])).toEqual({ connection: url, reachable: true, status: { online: true, paper: 'ok', coverOpen: false, error: false } })
+    expect(await cliJson(['printers', 'probe', url])).toEqual({
+      connection: url,
+      reachable: true,
+      status: { online: true, paper: 'ok', coverOpen: false, error: false },
+    })
     emulator.set({ coverOpen: true, paper: 'near-end' })
     try {
       const text = await cli(['printers', 'probe', url])
@@ -98,7 +132,10 @@ describe('printers probe', () => {
     const result = await cli(['printers', 'probe', 'tcp://127.0.0.1:9', '--json'])
     expect(result.code).toBe(1)
     expect(JSON.parse(result.stdout)).toMatchObject({ reachable: false, error: { code: 'printer.unreachable' } })
-    expect(await cli(['printers', 'probe', 'serial:///dev/ttyUSB97'])).toMatchObject({ code: 1, stderr: 'serial:///dev/ttyUSB97: There is no printer at /dev/ttyUSB97 (unplugged or switched off?).\n' })
+    expect(await cli(['printers', 'probe', 'serial:///dev/ttyUSB97'])).toMatchObject({
+      code: 1,
+      stderr: 'serial:///dev/ttyUSB97: There is no printer at /dev/ttyUSB97 (unplugged or switched off?).\n',
+    })
     expect((await cli(['printers', 'probe', 'lpt://1'])).code).toBe(2)
   })
 })
@@ -107,9 +144,28 @@ describe('printers test', () => {
   test('prints a test page: hub, addresses, model, status and a QR code to the hub', async () => {
     const env = { PRINTHUB_DATA_DIR: dataDir, PRINTHUB_PORT: '8631' }
     const init = await cliJson<{ projectId: string }>(['init'], env)
-    await cliJson(['printers', 'add', '--project', init.projectId, '--id', 'counter', '--connection', `tcp://127.0.0.1:${emulator.port}`, '--profile', 'epson-tm-t20iii'], env)
+    await cliJson(
+      [
+        'printers',
+        'add',
+        '--project',
+        init.projectId,
+        '--id',
+        'counter',
+        '--connection',
+        `tcp://127.0.0.1:${emulator.port}`,
+        '--profile',
+        'epson-tm-t20iii',
+      ],
+      env,
+    )
     const before = emulator.receipts.length
-    expect(await cliJson(['printers', 'test', 'counter', '--project', init.projectId], env)).toEqual({ printer: 'counter', printed: true, confirmed: true, status: 'online, paper ok' })
+    expect(await cliJson(['printers', 'test', 'counter', '--project', init.projectId], env)).toEqual({
+      printer: 'counter',
+      printed: true,
+      confirmed: true,
+      status: 'online, paper ok',
+    })
     const page = (await waitFor(() => emulator.receipts[before])).preview
     expect(page.text[0]).toContain('printhub test page')
     expect(page.text.join('\n')).toContain('Epson TM-T20III, 80 mm')

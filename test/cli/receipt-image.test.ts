@@ -23,7 +23,14 @@ afterAll(async () => {
 
 test('a job with an image prints, and its receipt picture is a PNG as tall as the receipt', async () => {
   const { projectId, apiKey } = hub.listening!.firstStart
-  const document = { width: 80, sections: [{ type: 'text', value: 'With a logo' }, { type: 'image', mediaType: 'image/png', data: blackPng(576, 300) }, { type: 'cut' }] }
+  const document = {
+    width: 80,
+    sections: [
+      { type: 'text', value: 'With a logo' },
+      { type: 'image', mediaType: 'image/png', data: blackPng(576, 300) },
+      { type: 'cut' },
+    ],
+  }
   const posted = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -32,9 +39,19 @@ test('a job with an image prints, and its receipt picture is a PNG as tall as th
   expect(posted.status).toBe(202)
   const { job } = (await posted.json()) as { job: { id: string } }
   await cliJson(['users', 'add', 'tech', '--role', 'technician', '--data', dir], {}, 'a long enough password\n')
-  const token = (await cliJson<{ token: string }>(['admin', 'create-token', '--user', 'tech', '--name', 'tests', '--data', dir])).token
+  const token = (
+    await cliJson<{ token: string }>(['admin', 'create-token', '--user', 'tech', '--name', 'tests', '--data', dir])
+  ).token
   const admin = { authorization: `Bearer ${token}` }
-  await waitFor(async () => ((await (await fetch(`${hub.url}/admin/v1/jobs/${job.id}`, { headers: admin })).json()) as { job: { state: string } }).job.state === 'COMPLETED', 10_000)
+  await waitFor(
+    async () =>
+      (
+        (await (await fetch(`${hub.url}/admin/v1/jobs/${job.id}`, { headers: admin })).json()) as {
+          job: { state: string }
+        }
+      ).job.state === 'COMPLETED',
+    10_000,
+  )
   const picture = await fetch(`${hub.url}/admin/v1/jobs/${job.id}/preview.png`, { headers: admin })
   expect(picture.status).toBe(200)
   const png = new Uint8Array(await picture.arrayBuffer())

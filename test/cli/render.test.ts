@@ -58,29 +58,41 @@ describe('printhub render', () => {
     expect(tm.text[0]).toBe(`${' '.repeat(16)}Café Nord`)
   })
 
-  test("printhub's extensions: large, underlined and inverted text and font B drawn as printed, the drawer noted, a buzzer the model lacks left out and said", async () => {
-    const png = join(directory, 'styled.png')
-    const styled = { width: 80, sections: [
-      { type: 'text', value: 'Table 12', size: { width: 2, height: 2 }, align: 'center' },
-      { type: 'text', value: 'NO NUTS', invert: true, underline: 'single', font: 'b' },
-      { type: 'drawer', pin: 2 },
-      { type: 'buzzer', times: 2 },
-      { type: 'cut' },
-    ] }
-    const result = await cli(['render', file('styled.json', styled), '--png', png])
-    expect(result.code).toBe(0)
-    const lines = result.stdout.split('\n')
-    // Centred in columns of the magnified width (48 columns, 8 characters 2 wide).
-    expect(lines).toContain(`${' '.repeat(16)}Table 12`)
-    expect(lines).toContain('NO NUTS')
-    expect(lines).toContain('[drawer: pin 2]')
-    expect(result.stderr).toContain('left out: sections[3]: the printer model generic-80mm has no buzzer: the section is left out')
-    // The magnified line is three lines tall in the picture, the others one.
-    expect(decode(readFileSync(png)).height).toBeGreaterThan(2 * 24 + 30)
-    const json = await cliJson(['render', file('styled.json', styled)])
-    expect(json.leftOut).toEqual(['sections[3]: the printer model generic-80mm has no buzzer: the section is left out'])
-    expect(json.warnings).toEqual([])
-  })
+  test(
+    "printhub's extensions: large, underlined and inverted text and font B " +
+      'drawn as printed, the drawer noted, a buzzer the model lacks left ' +
+      'out and said',
+    async () => {
+      const png = join(directory, 'styled.png')
+      const styled = {
+        width: 80,
+        sections: [
+          { type: 'text', value: 'Table 12', size: { width: 2, height: 2 }, align: 'center' },
+          { type: 'text', value: 'NO NUTS', invert: true, underline: 'single', font: 'b' },
+          { type: 'drawer', pin: 2 },
+          { type: 'buzzer', times: 2 },
+          { type: 'cut' },
+        ],
+      }
+      const result = await cli(['render', file('styled.json', styled), '--png', png])
+      expect(result.code).toBe(0)
+      const lines = result.stdout.split('\n')
+      // Centred in columns of the magnified width (48 columns, 8 characters 2 wide).
+      expect(lines).toContain(`${' '.repeat(16)}Table 12`)
+      expect(lines).toContain('NO NUTS')
+      expect(lines).toContain('[drawer: pin 2]')
+      expect(result.stderr).toContain(
+        'left out: sections[3]: the printer model generic-80mm has no buzzer: the section is left out',
+      )
+      // The magnified line is three lines tall in the picture, the others one.
+      expect(decode(readFileSync(png)).height).toBeGreaterThan(2 * 24 + 30)
+      const json = await cliJson(['render', file('styled.json', styled)])
+      expect(json.leftOut).toEqual([
+        'sections[3]: the printer model generic-80mm has no buzzer: the section is left out',
+      ])
+      expect(json.warnings).toEqual([])
+    },
+  )
 
   test('bad input: a clear message and a non-zero exit, nothing written', async () => {
     const png = join(directory, 'never.png')

@@ -19,11 +19,19 @@ beforeAll(async () => {
   try {
     projectId = hub.projectId
     const job = await hub.request('POST', `/v1/projects/${projectId}/jobs`, {
-      body: { printerId: 'demo', idempotencyKey: EVIL_KEY, metadata: { note: 'x\x1b[1A\x1b[K' }, document: { width: 80, sections: [{ type: 'cut' }] } },
+      body: {
+        printerId: 'demo',
+        idempotencyKey: EVIL_KEY,
+        metadata: { note: 'x\x1b[1A\x1b[K' },
+        document: { width: 80, sections: [{ type: 'cut' }] },
+      },
     })
     expect(job.status).toBe(202)
     const token = adminToken(hub.hub.store)
-    const printer = await hub.request('POST', '/admin/v1/printers', { key: token, body: { projectId, id: 'bar', connection: 'virtual', name: EVIL_NAME } })
+    const printer = await hub.request('POST', '/admin/v1/printers', {
+      key: token,
+      body: { projectId, id: 'bar', connection: 'virtual', name: EVIL_NAME },
+    })
     expect(printer.status).toBe(201)
   } finally {
     await hub.hub.stop()

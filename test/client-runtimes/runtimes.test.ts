@@ -27,7 +27,15 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'printhub-runtimes-'))
   const timestamp = 1_764_000_000
   const body = JSON.stringify({ type: 'job.created', timestamp: new Date(timestamp * 1000).toISOString(), data: {} })
-  webhook = { headers: { 'webhook-id': 'msg_runtime', 'webhook-timestamp': String(timestamp), 'webhook-signature': await webhookSignature(SECRET, 'msg_runtime', timestamp, body) }, body, nowMs: timestamp * 1000 }
+  webhook = {
+    headers: {
+      'webhook-id': 'msg_runtime',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': await webhookSignature(SECRET, 'msg_runtime', timestamp, body),
+    },
+    body,
+    nowMs: timestamp * 1000,
+  }
 })
 afterAll(async () => {
   await hub.stop()
@@ -65,8 +73,17 @@ function application(runtime: string): string {
 
 async function run(runtime: string, command: string[], file: string, source: string): Promise<unknown> {
   writeFileSync(join(folder, file), source)
-  const child = Bun.spawn([...command, join(folder, file)], { cwd: folder, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: folder, DENO_NO_UPDATE_CHECK: '1' } })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const child = Bun.spawn([...command, join(folder, file)], {
+    cwd: folder,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '', HOME: folder, DENO_NO_UPDATE_CHECK: '1' },
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   expect(code, `${runtime}: ${stderr}`).toBe(0)
   return JSON.parse(stdout.trim().split('\n').pop()!)
 }
@@ -86,8 +103,12 @@ function expected(runtime: string) {
   }
 }
 
-const esm = (runtime: string) => `${application(runtime)}\nawait main(await import(${JSON.stringify(pathToFileURL(join(PACKAGE, 'index.js')).href)}))\n`
-const cjs = (runtime: string) => `${application(runtime)}\nmain(require(${JSON.stringify(join(PACKAGE, 'index.cjs'))})).catch((error) => { console.error(error); process.exit(1) })\n`
+const esm = (runtime: string) =>
+  `${application(runtime)}\nawait main(await ` +
+  `import(${JSON.stringify(pathToFileURL(join(PACKAGE, 'index.js')).href)}))\n`
+const cjs = (runtime: string) =>
+  `${application(runtime)}\nmain(require(${JSON.stringify(join(PACKAGE, 'index.cjs'))})).catch((error) ` +
+  `=> { console.error(error); process.exit(1) })\n`
 
 describe('the built client package on each runtime it supports', () => {
   test(`Node.js ${OLDEST_NODE_VERSION}, the oldest supported, with import and with require`, async () => {
@@ -101,7 +122,9 @@ describe('the built client package on each runtime it supports', () => {
   })
 
   test('Deno', async () => {
-    expect(await run('deno', [DENO, 'run', '--quiet', `--allow-net=${new URL(hub.url).host}`], 'deno.mjs', esm('deno'))).toEqual(expected('deno'))
+    expect(
+      await run('deno', [DENO, 'run', '--quiet', `--allow-net=${new URL(hub.url).host}`], 'deno.mjs', esm('deno')),
+    ).toEqual(expected('deno'))
   })
 
   test('Bun', async () => {

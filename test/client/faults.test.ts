@@ -2,14 +2,25 @@
 // with programmed sequences. Waits between attempts go through a fake clock.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ApiError, NetworkError, PrintHubError, ResponseError, TimeoutError, type CreateJobInput } from '../../src/client/index.ts'
+import {
+  ApiError,
+  NetworkError,
+  PrintHubError,
+  ResponseError,
+  TimeoutError,
+  type CreateJobInput,
+} from '../../src/client/index.ts'
 import { realScheduler } from '../../src/client/retry.ts'
 import { clientWith, fakeScheduler, faultServer, json, silence } from './support.ts'
 
 const API_KEY = `phk_${'a'.repeat(43)}`
 const PROJECT = 'prj_test'
 const JOBS_PATH = `/v1/projects/${PROJECT}/jobs`
-const input: CreateJobInput = { printerId: 'kitchen', idempotencyKey: 'order-42', document: { width: 58, sections: [{ type: 'text', value: 'Soup' }] } }
+const input: CreateJobInput = {
+  printerId: 'kitchen',
+  idempotencyKey: 'order-42',
+  document: { width: 58, sections: [{ type: 'text', value: 'Soup' }] },
+}
 
 const at = '2026-11-21T12:00:00.000Z'
 const jobBody = {
@@ -30,7 +41,8 @@ const jobBody = {
   updatedAt: at,
 }
 const created = json(202, { job: jobBody, duplicate: false })
-const failure = (status: number, code = 'server_error') => json(status, { error: { code, message: 'try later', requestId: 'req_1' } })
+const failure = (status: number, code = 'server_error') =>
+  json(status, { error: { code, message: 'try later', requestId: 'req_1' } })
 
 async function caught(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -57,7 +69,17 @@ describe('retries', () => {
   test('full jitter: random times up to min(max, base x 2^n)', async () => {
     const server = await faultServer([failure(503), failure(503), failure(503), failure(503), failure(503), created])
     const clock = fakeScheduler(0.5)
-    const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, maxRetries: 5, retryBaseDelayMs: 100, retryMaxDelayMs: 1_000 }, clock)
+    const client = clientWith(
+      {
+        baseUrl: server.url,
+        apiKey: API_KEY,
+        projectId: PROJECT,
+        maxRetries: 5,
+        retryBaseDelayMs: 100,
+        retryMaxDelayMs: 1_000,
+      },
+      clock,
+    )
     await client.jobs.create(input)
     // Half of 100, 200, 400, 800, then the cap of 1,000.
     assert.deepEqual(clock.delays, [50, 100, 200, 400, 500])
@@ -96,7 +118,9 @@ describe('retries', () => {
   })
 
   test('a Retry-After longer than retryMaxDelayMs ends the retries', async () => {
-    const server = await faultServer([json(429, { error: { code: 'entitlement_limit', message: 'full' } }, { 'retry-after': '30' })])
+    const server = await faultServer([
+      json(429, { error: { code: 'entitlement_limit', message: 'full' } }, { 'retry-after': '30' }),
+    ])
     const clock = fakeScheduler()
     const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT }, clock)
     const error = await caught(client.jobs.create(input))
@@ -126,7 +150,10 @@ describe('retries', () => {
       protocolVersion: '1' as const,
       code: 'ABCD-EFGH',
       agent: { name: 'Pi', version: '1', platform: 'linux', installationId: 'installation_1' },
-      credential: { algorithm: 'Ed25519' as const, publicKey: { kty: 'OKP' as const, crv: 'Ed25519' as const, x: '11qYAYKxCrfVS_7TyWfd0GEQYBxPjS_8Z_xBiwx6QmY' } },
+      credential: {
+        algorithm: 'Ed25519' as const,
+        publicKey: { kty: 'OKP' as const, crv: 'Ed25519' as const, x: '11qYAYKxCrfVS_7TyWfd0GEQYBxPjS_8Z_xBiwx6QmY' },
+      },
     }
     const error = await caught(client.pair(request))
     assert.ok(error instanceof ApiError && error.status === 503)
@@ -138,7 +165,10 @@ describe('retries', () => {
   test('retry: false and maxRetries: 0 send once', async () => {
     for (const options of [{ retry: false as const }, { maxRetries: 0 }]) {
       const server = await faultServer([failure(503), created])
-      const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, ...options }, fakeScheduler())
+      const client = clientWith(
+        { baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, ...options },
+        fakeScheduler(),
+      )
       assert.ok((await caught(client.jobs.create(input))) instanceof ApiError)
       assert.equal(server.requests.length, 1)
       await server.close()
@@ -165,14 +195,20 @@ describe('timeouts and cancellation', () => {
     const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, timeoutMs: 50 }, clock)
     const error = await caught(client.jobs.create(input))
     assert.ok(error instanceof TimeoutError)
-    assert.deepEqual({ timeoutMs: error.timeoutMs, method: error.method, url: error.url }, { timeoutMs: 50, method: 'POST', url: server.url + JOBS_PATH })
+    assert.deepEqual(
+      { timeoutMs: error.timeoutMs, method: error.method, url: error.url },
+      { timeoutMs: 50, method: 'POST', url: server.url + JOBS_PATH },
+    )
     assert.equal(server.requests.length, 3)
     await server.close()
   })
 
   test('a timed-out attempt followed by an answer succeeds', async () => {
     const server = await faultServer([silence, created])
-    const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, timeoutMs: 50 }, fakeScheduler())
+    const client = clientWith(
+      { baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, timeoutMs: 50 },
+      fakeScheduler(),
+    )
     assert.equal((await client.jobs.create(input)).job.id, 'job_1')
     await server.close()
   })
@@ -195,7 +231,10 @@ describe('timeouts and cancellation', () => {
     const server = await faultServer([failure(503), created])
     // The real clock, with the jitter drawn at its top so the wait is the full minute: only the
     // abort can end it early.
-    const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 }, { ...realScheduler, random: () => 1 })
+    const client = clientWith(
+      { baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT, retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 },
+      { ...realScheduler, random: () => 1 },
+    )
     const controller = new AbortController()
     const reason = new Error('the till closed')
     const pending = client.jobs.create(input, { signal: controller.signal })
@@ -221,7 +260,10 @@ describe('timeouts and cancellation', () => {
 
 describe('answers outside the contract', () => {
   const cases: [string, ReturnType<typeof json>][] = [
-    ['not JSON', (response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>')],
+    [
+      'not JSON',
+      (response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy login</html>'),
+    ],
     ['a missing field', json(202, { job: { ...jobBody, state: undefined }, duplicate: false })],
     ['a wrong type', json(202, { job: { ...jobBody, attemptCount: '0' }, duplicate: false })],
     ['an unknown state', json(202, { job: { ...jobBody, state: 'PRINTED' }, duplicate: false })],
@@ -243,7 +285,9 @@ describe('answers outside the contract', () => {
   }
 
   test('a non-2xx without an envelope is still an ApiError, with the header request ID', async () => {
-    const server = await faultServer([(response) => response.writeHead(502, { 'x-request-id': 'req_proxy' }).end('Bad Gateway')])
+    const server = await faultServer([
+      (response) => response.writeHead(502, { 'x-request-id': 'req_proxy' }).end('Bad Gateway'),
+    ])
     const client = clientWith({ baseUrl: server.url, retry: false }, fakeScheduler())
     const error = await caught(client.health())
     assert.ok(error instanceof ApiError)
@@ -253,11 +297,23 @@ describe('answers outside the contract', () => {
 
   test('an ApiError carries the envelope: code, request ID, details', async () => {
     const details = [{ path: 'document.width', message: 'must be one of 58, 80' }]
-    const server = await faultServer([json(400, { error: { code: 'invalid_request', message: 'The request is invalid; see details.', requestId: 'req_9', details } })])
+    const server = await faultServer([
+      json(400, {
+        error: {
+          code: 'invalid_request',
+          message: 'The request is invalid; see details.',
+          requestId: 'req_9',
+          details,
+        },
+      }),
+    ])
     const client = clientWith({ baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT }, fakeScheduler())
     const error = await caught(client.jobs.create(input))
     assert.ok(error instanceof ApiError)
-    assert.deepEqual([error.status, error.code, error.requestId, error.details], [400, 'invalid_request', 'req_9', details])
+    assert.deepEqual(
+      [error.status, error.code, error.requestId, error.details],
+      [400, 'invalid_request', 'req_9', details],
+    )
     assert.ok(!error.message.includes(API_KEY))
     await server.close()
   })

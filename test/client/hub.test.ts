@@ -11,7 +11,10 @@ let client: PrintHubClient
 before(async () => {
   hub = await startHub({ PRINTHUB_MAX_OPEN_JOBS: '5' })
   // An offline printer: jobs stay PENDING, so the counts and states below do not race delivery.
-  await cliJson(['printers', 'add', '--project', hub.projectId, '--id', 'held', '--connection', 'virtual://held?mode=offline'], hub.dataDir)
+  await cliJson(
+    ['printers', 'add', '--project', hub.projectId, '--id', 'held', '--connection', 'virtual://held?mode=offline'],
+    hub.dataDir,
+  )
   client = new PrintHubClient({ baseUrl: hub.url, apiKey: hub.apiKey, projectId: hub.projectId })
 })
 after(() => hub.stop())
@@ -44,7 +47,10 @@ describe('client against a real hub', () => {
   test('list, with and without a state filter', async () => {
     await client.jobs.create(job('order-2'))
     const all = await client.jobs.list()
-    assert.deepEqual(all.jobs.map((j) => j.idempotencyKey), ['order-2', 'order-1'])
+    assert.deepEqual(
+      all.jobs.map((j) => j.idempotencyKey),
+      ['order-2', 'order-1'],
+    )
     assert.equal(all.keyPrefix, hub.apiKey.slice(0, 12))
     assert.equal((await client.jobs.list({ state: 'PENDING' })).jobs.length, 2)
     assert.deepEqual((await client.jobs.list({ state: 'COMPLETED' })).jobs, [])
@@ -91,14 +97,22 @@ describe('client against a real hub', () => {
   })
 
   test('a document the hub would refuse is refused before sending, naming the field', async () => {
-    const bad = { ...job('order-z'), document: { width: 80, sections: [{ type: 'barcode', format: 'ean13', value: '4006381333932' }] } } as CreateJobInput
+    const bad = {
+      ...job('order-z'),
+      document: { width: 80, sections: [{ type: 'barcode', format: 'ean13', value: '4006381333932' }] },
+    } as CreateJobInput
     const error = await client.jobs.create(bad).then(
       () => assert.fail('expected a ValidationError'),
       (e: unknown) => e,
     )
     assert.ok(error instanceof ValidationError)
-    assert.deepEqual(error.issues, [{ path: 'document.sections[0].value', message: 'has a wrong check digit for ean13 (expected 1)' }])
+    assert.deepEqual(error.issues, [
+      { path: 'document.sections[0].value', message: 'has a wrong check digit for ean13 (expected 1)' },
+    ])
     // Nothing reached the hub.
-    assert.equal((await client.jobs.list()).jobs.some((j) => j.idempotencyKey === 'order-z'), false)
+    assert.equal(
+      (await client.jobs.list()).jobs.some((j) => j.idempotencyKey === 'order-z'),
+      false,
+    )
   })
 })

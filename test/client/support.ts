@@ -17,7 +17,9 @@ import type { Scheduler } from '../../src/client/retry.ts'
 export const ROOT = process.cwd()
 export const BUN = join(ROOT, 'node_modules', '.bin', 'bun')
 /** The printhub the tests start: the sources, or the executable named by PRINTHUB_EXECUTABLE. */
-const PRINTHUB = process.env.PRINTHUB_EXECUTABLE ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)] : [BUN, 'src/main.ts']
+const PRINTHUB = process.env.PRINTHUB_EXECUTABLE
+  ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)]
+  : [BUN, 'src/main.ts']
 
 export interface RecordedRequest {
   method: string
@@ -40,14 +42,17 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 export const silence: Reply = () => {}
 
 /** A real HTTP server that answers with a programmed sequence of replies, and records what it got. */
-export async function faultServer(replies: Reply[]): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
+export async function faultServer(
+  replies: Reply[],
+): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
   const requests: RecordedRequest[] = []
   const server = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk) => (body += chunk))
     request.on('end', () => {
       requests.push({ method: request.method!, url: request.url!, headers: request.headers, body })
-      const reply = replies[requests.length - 1] ?? json(500, { error: { code: 'unscripted', message: 'no reply scripted' } })
+      const reply =
+        replies[requests.length - 1] ?? json(500, { error: { code: 'unscripted', message: 'no reply scripted' } })
       reply(response)
     })
   })
@@ -94,20 +99,26 @@ export interface RunningHub {
 /** A real hub, as its own process: `printhub serve --json` on a fresh data directory. */
 export async function startHub(env: Record<string, string> = {}): Promise<RunningHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'printhub-client-'))
-  const child: ChildProcess = spawn(PRINTHUB[0]!, [...PRINTHUB.slice(1), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--json'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const listening = await new Promise<{ url: string; firstStart: { projectId: string; apiKey: string } }>((resolve, reject) => {
-    let output = ''
-    child.stdout!.on('data', (chunk) => {
-      output += chunk
-      const line = output.split('\n').find((l) => l.startsWith('{"event":"listening"'))
-      if (line) resolve(JSON.parse(line))
-    })
-    child.once('exit', (code) => reject(new Error(`the hub exited (${code}) before listening: ${output}`)))
-  })
+  const child: ChildProcess = spawn(
+    PRINTHUB[0]!,
+    [...PRINTHUB.slice(1), 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir, '--json'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  const listening = await new Promise<{ url: string; firstStart: { projectId: string; apiKey: string } }>(
+    (resolve, reject) => {
+      let output = ''
+      child.stdout!.on('data', (chunk) => {
+        output += chunk
+        const line = output.split('\n').find((l) => l.startsWith('{"event":"listening"'))
+        if (line) resolve(JSON.parse(line))
+      })
+      child.once('exit', (code) => reject(new Error(`the hub exited (${code}) before listening: ${output}`)))
+    },
+  )
   return {
     url: listening.url,
     projectId: listening.firstStart.projectId,
@@ -124,7 +135,10 @@ export async function startHub(env: Record<string, string> = {}): Promise<Runnin
 
 /** Runs the CLI from source and parses its --json output. */
 export async function cliJson(args: string[], dataDir: string): Promise<any> {
-  const child = spawn(PRINTHUB[0]!, [...PRINTHUB.slice(1), ...args, '--data', dataDir, '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(PRINTHUB[0]!, [...PRINTHUB.slice(1), ...args, '--data', dataDir, '--json'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   const code = await new Promise((resolve) => child.once('exit', resolve))

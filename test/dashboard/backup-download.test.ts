@@ -18,7 +18,10 @@ const lines: string[] = []
 beforeAll(async () => {
   dir = tempDir()
   hub = await startTestHub({ events: (line) => lines.push(line) })
-  const response = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: PASSWORD } })
+  const response = await hub.request('POST', '/admin/v1/setup', {
+    key: null,
+    body: { token: hub.hub.setupToken, password: PASSWORD },
+  })
   expect(response.status).toBe(200)
   cookie = response.headers.get('set-cookie')!.split(';')[0]!
 })
@@ -28,7 +31,11 @@ const download = (headers: Record<string, string>) => hub.request('GET', '/admin
 
 describe('GET /admin/v1/backup', () => {
   test('needs an admin: nobody, a wrong session and a project API key are refused, and no backup is made', async () => {
-    const attempts: Record<string, string>[] = [{}, { cookie: 'printhub_session=not-a-session' }, { authorization: `Bearer ${hub.apiKey}` }]
+    const attempts: Record<string, string>[] = [
+      {},
+      { cookie: 'printhub_session=not-a-session' },
+      { authorization: `Bearer ${hub.apiKey}` },
+    ]
     for (const headers of attempts) {
       const response = await download(headers)
       expect(response.status).toBe(401)
@@ -37,21 +44,36 @@ describe('GET /admin/v1/backup', () => {
     expect(existsSync(join(hub.dataDir, DOWNLOADS_DIR))).toBe(false)
   })
 
-  test("a signed-in admin downloads a fresh backup named for the hub, removed from the hub's disk once sent; it restores", async () => {
-    const job = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'before-download', document: { width: 80, sections: [{ type: 'text', value: 'x' }] } } })
+  test('a signed-in admin downloads a fresh backup named for the hub, removed ' +
+    "from the hub's disk once sent; it restores", async () => {
+    const job = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, {
+      body: {
+        printerId: 'demo',
+        idempotencyKey: 'before-download',
+        document: { width: 80, sections: [{ type: 'text', value: 'x' }] },
+      },
+    })
     expect(job.status).toBe(202)
     const jobId = ((await job.json()) as { job: { id: string } }).job.id
     const response = await download({ cookie })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('application/octet-stream')
     expect(response.headers.get('cache-control')).toBe('no-store')
-    const name = /^attachment; filename="(printhub-backup-printhub-\d{8}-\d{4}\.phbackup)"$/.exec(response.headers.get('content-disposition') ?? '')?.[1]
+    const name = /^attachment; filename="(printhub-backup-printhub-\d{8}-\d{4}\.phbackup)"$/.exec(
+      response.headers.get('content-disposition') ?? '',
+    )?.[1]
     expect(name).toBeDefined()
     const bytes = new Uint8Array(await response.arrayBuffer())
     expect(bytes.length).toBeGreaterThan(0)
     expect(readdirSync(join(hub.dataDir, DOWNLOADS_DIR))).toEqual([])
     // Said in the hub's log, as one line.
-    expect(lines.filter((line) => line.includes(` info  backup file=${join(hub.dataDir, DOWNLOADS_DIR, name!)} `) && line.includes(' made a backup to download ('))).toHaveLength(1)
+    expect(
+      lines.filter(
+        (line) =>
+          line.includes(` info  backup file=${join(hub.dataDir, DOWNLOADS_DIR, name!)} `) &&
+          line.includes(' made a backup to download ('),
+      ),
+    ).toHaveLength(1)
 
     const file = join(dir, name!)
     writeFileSync(file, bytes, { mode: 0o600 })
@@ -65,7 +87,9 @@ describe('GET /admin/v1/backup', () => {
     expect(statSync(join(restored, 'agent', 'agent.key')).mode & 0o777).toBe(0o600)
   }, 30_000)
 
-  test('the answer says its exact length (Content-Length, not chunked); the file is gone from the disk while it is sent, and only the hub holds it open after', async () => {
+  test('the answer says its exact length (Content-Length, not chunked); the file ' +
+    'is gone from the disk while it is sent, and only the hub holds it ' +
+    'open after', async () => {
     // The hub runs in this process: its open files are this process's (earlier downloads' handles may still be held).
     const backupHandles = () =>
       readdirSync('/proc/self/fd').flatMap((fd) => {

@@ -23,9 +23,15 @@ beforeEach(async () => {
 afterEach(() => hub.stop())
 
 async function setUp(): Promise<{ cookie: string; csrf: string }> {
-  const response = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: PASSWORD } })
+  const response = await hub.request('POST', '/admin/v1/setup', {
+    key: null,
+    body: { token: hub.hub.setupToken, password: PASSWORD },
+  })
   expect(response.status).toBe(200)
-  return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrfToken: string }).csrfToken }
+  return {
+    cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+    csrf: ((await response.json()) as { csrfToken: string }).csrfToken,
+  }
 }
 
 const signIn = (password: string) => hub.request('POST', '/admin/v1/login', { key: null, body: { password } })
@@ -52,11 +58,16 @@ function signInFrom(localAddress: string, password: string): Promise<number> {
       }
     })
     socket.on('error', reject)
-    socket.write(`POST /admin/v1/login HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+    socket.write(
+      `POST /admin/v1/login HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: ` +
+        `application/json\r\ncontent-length: ` +
+        `${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    )
   })
 }
 
-test(`200 wrong passwords at once from one address: ${LOGIN_FAILURES.limit} are checked, the rest get 429 with Retry-After`, async () => {
+test(`200 wrong passwords at once from one address: ${LOGIN_FAILURES.limit} ` +
+  `are checked, the rest get 429 with Retry-After`, async () => {
   await setUp()
   const responses = await Promise.all(Array.from({ length: 200 }, () => signIn('wrong password!')))
   expect(statuses(responses)).toEqual({ 401: LOGIN_FAILURES.limit, 429: 200 - LOGIN_FAILURES.limit })
@@ -68,14 +79,18 @@ test(`200 wrong passwords at once from one address: ${LOGIN_FAILURES.limit} are 
   // Said once in the hub's log, with the address and no password.
   const lockouts = lines.filter((line) => line.includes('locked out after wrong passwords'))
   expect(lockouts).toHaveLength(1)
-  expect(lockouts[0]).toMatch(/ warn +admin address=127\.0\.0\.1 minutes=5 failures=10 sign-in from an address locked out/)
+  expect(lockouts[0]).toMatch(
+    / warn +admin address=127\.0\.0\.1 minutes=5 failures=10 sign-in from an address locked out/,
+  )
   expect(lines.join('\n')).not.toContain('wrong password!')
 }, 60_000)
 
 test('each lockout that follows soon after lasts twice as long; a quiet address starts over', async () => {
   await setUp()
   const lockout = async () => {
-    const responses = await Promise.all(Array.from({ length: LOGIN_FAILURES.limit + 1 }, () => signIn('wrong password!')))
+    const responses = await Promise.all(
+      Array.from({ length: LOGIN_FAILURES.limit + 1 }, () => signIn('wrong password!')),
+    )
     return Number(responses.at(-1)!.headers.get('retry-after'))
   }
   const window = LOGIN_FAILURES.windowMs / 1000
@@ -95,11 +110,20 @@ test('a right password is not counted: signing in again and again never locks an
   for (let i = 0; i < LOGIN_FAILURES.limit * 2; i++) expect((await signIn(PASSWORD)).status).toBe(200)
 }, 60_000)
 
-test('guesses from many addresses lock the account; setting a new password on the machine ends it at once', async () => {
+test('guesses from many addresses lock the account; setting a new password on ' +
+  'the machine ends it at once', async () => {
   await setUp()
-  const addresses = Array.from({ length: Math.ceil(ACCOUNT_LOGIN_FAILURES.limit / LOGIN_FAILURES.limit) + 1 }, (_, i) => `127.0.0.${i + 2}`)
+  const addresses = Array.from(
+    { length: Math.ceil(ACCOUNT_LOGIN_FAILURES.limit / LOGIN_FAILURES.limit) + 1 },
+    (_, i) => `127.0.0.${i + 2}`,
+  )
   const seen: number[] = []
-  for (const address of addresses) seen.push(...(await Promise.all(Array.from({ length: LOGIN_FAILURES.limit - 1 }, () => signInFrom(address, 'wrong password!')))))
+  for (const address of addresses)
+    seen.push(
+      ...(await Promise.all(
+        Array.from({ length: LOGIN_FAILURES.limit - 1 }, () => signInFrom(address, 'wrong password!')),
+      )),
+    )
   // Every address stayed under its own limit, yet the account's was reached.
   expect(seen.filter((s) => s === 401)).toHaveLength(ACCOUNT_LOGIN_FAILURES.limit)
   expect(seen.filter((s) => s === 429).length).toBeGreaterThan(0)
@@ -113,7 +137,11 @@ test('guesses from many addresses lock the account; setting a new password on th
 test('changing the password: 200 wrong current passwords at once, at most the limit are checked', async () => {
   const session = await setUp()
   const change = () =>
-    hub.request('PUT', '/admin/v1/password', { key: null, body: { currentPassword: 'wrong password!', newPassword: 'another password' }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } })
+    hub.request('PUT', '/admin/v1/password', {
+      key: null,
+      body: { currentPassword: 'wrong password!', newPassword: 'another password' },
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+    })
   const responses = await Promise.all(Array.from({ length: 200 }, change))
   expect(statuses(responses)).toEqual({ 400: LOGIN_FAILURES.limit, 429: 200 - LOGIN_FAILURES.limit })
   expect((await signIn(PASSWORD)).status).toBe(429)
@@ -121,7 +149,12 @@ test('changing the password: 200 wrong current passwords at once, at most the li
 
 test('the setup link sent ten times at once sets the password once', async () => {
   const responses = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: `password number ${i}` } })),
+    Array.from({ length: 10 }, (_, i) =>
+      hub.request('POST', '/admin/v1/setup', {
+        key: null,
+        body: { token: hub.hub.setupToken, password: `password number ${i}` },
+      }),
+    ),
   )
   expect(statuses(responses)).toEqual({ 200: 1, 401: 9 })
   const winner = responses.findIndex((r) => r.status === 200)

@@ -16,14 +16,31 @@ let clock: number
 
 /** Signs in through the setup link: the session cookie and CSRF token. */
 async function setUpAndSignIn(): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const response = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: PASSWORD } })
+  const response = await hub.request('POST', '/admin/v1/setup', {
+    key: null,
+    body: { token: hub.hub.setupToken, password: PASSWORD },
+  })
   expect(response.status).toBe(200)
   const setCookie = response.headers.get('set-cookie')!
-  return { cookie: setCookie.split(';')[0]!, csrf: ((await response.json()) as { csrfToken: string }).csrfToken, setCookie }
+  return {
+    cookie: setCookie.split(';')[0]!,
+    csrf: ((await response.json()) as { csrfToken: string }).csrfToken,
+    setCookie,
+  }
 }
 
-function asAdmin(method: string, path: string, session: { cookie: string; csrf?: string }, body?: unknown, headers: Record<string, string> = {}) {
-  return hub.request(method, path, { key: null, body, headers: { cookie: session.cookie, ...(session.csrf ? { 'x-csrf-token': session.csrf } : {}), ...headers } })
+function asAdmin(
+  method: string,
+  path: string,
+  session: { cookie: string; csrf?: string },
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  return hub.request(method, path, {
+    key: null,
+    body,
+    headers: { cookie: session.cookie, ...(session.csrf ? { 'x-csrf-token': session.csrf } : {}), ...headers },
+  })
 }
 
 async function signIn(password: string, headers: Record<string, string> = {}) {
@@ -33,7 +50,9 @@ async function signIn(password: string, headers: Record<string, string> = {}) {
 /** Every route of the admin API, read off the application itself so none can be forgotten. */
 function adminRoutes(): { method: string; path: string }[] {
   const app = adminApi({ store: undefined } as unknown as AdminContext)
-  return app.routes.filter((r) => r.path.startsWith('/admin/v1/')).map((r) => ({ method: r.method, path: r.path.replace(/:(\w+)/g, 'x_$1') }))
+  return app.routes
+    .filter((r) => r.path.startsWith('/admin/v1/'))
+    .map((r) => ({ method: r.method, path: r.path.replace(/:(\w+)/g, 'x_$1') }))
 }
 const PUBLIC = new Set(['GET /admin/v1/login', 'POST /admin/v1/login', 'POST /admin/v1/setup'])
 
@@ -55,7 +74,9 @@ describe('admin access', () => {
       expect({ method, path, status: anonymous.status }).toEqual({ method, path, status: 401 })
       const withProjectKey = await hub.request(method, path, { body: method === 'GET' ? undefined : {} })
       expect({ method, path, status: withProjectKey.status }).toEqual({ method, path, status: 401 })
-      expect(((await withProjectKey.json()) as { error: { message: string } }).error.message).toContain('A project API key cannot use the admin API')
+      expect(((await withProjectKey.json()) as { error: { message: string } }).error.message).toContain(
+        'A project API key cannot use the admin API',
+      )
     }
   })
 
@@ -70,13 +91,18 @@ describe('admin access', () => {
     expect(login.headers.get('content-security-policy')).toContain("script-src 'self'")
     expect(login.headers.get('x-frame-options')).toBe('DENY')
     // A made-up session cookie is no session.
-    const forged = await fetch(`${hub.url}/dashboard/`, { redirect: 'manual', headers: { cookie: 'printhub_session=forged' } })
+    const forged = await fetch(`${hub.url}/dashboard/`, {
+      redirect: 'manual',
+      headers: { cookie: 'printhub_session=forged' },
+    })
     expect(forged.headers.get('location')).toBe('/dashboard/login')
   })
 
   test('the session cookie is HttpOnly, SameSite=Strict, and Secure behind TLS', async () => {
     const { setCookie, cookie } = await setUpAndSignIn()
-    expect(setCookie).toMatch(/^printhub_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/)
+    expect(setCookie).toMatch(
+      /^printhub_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=604800$/,
+    )
     const page = await fetch(`${hub.url}/dashboard/`, { headers: { cookie } })
     expect(page.status).toBe(200)
     const overTls = await signIn(PASSWORD, { 'x-forwarded-proto': 'https' })
@@ -90,10 +116,17 @@ describe('admin access', () => {
     expect(without.status).toBe(403)
     expect(((await without.json()) as { error: { message: string } }).error.message).toContain('CSRF')
     const other = await freshSession()
-    expect((await asAdmin('POST', '/admin/v1/projects', { cookie: session.cookie, csrf: other.csrf }, { name: 'Bar' })).status).toBe(403)
-    expect((await asAdmin('POST', '/admin/v1/projects', session, { name: 'Bar' }, { origin: 'http://evil.example' })).status).toBe(403)
+    expect(
+      (await asAdmin('POST', '/admin/v1/projects', { cookie: session.cookie, csrf: other.csrf }, { name: 'Bar' }))
+        .status,
+    ).toBe(403)
+    expect(
+      (await asAdmin('POST', '/admin/v1/projects', session, { name: 'Bar' }, { origin: 'http://evil.example' })).status,
+    ).toBe(403)
     // Nothing was made by the refused requests.
-    const { projects } = (await (await asAdmin('GET', '/admin/v1/projects', session)).json()) as { projects: { name: string }[] }
+    const { projects } = (await (await asAdmin('GET', '/admin/v1/projects', session)).json()) as {
+      projects: { name: string }[]
+    }
     expect(projects.map((p) => p.name)).toEqual(['default'])
     expect((await asAdmin('POST', '/admin/v1/projects', session, { name: 'Bar' })).status).toBe(201)
   })
@@ -146,17 +179,31 @@ describe('admin access', () => {
     const first = await setUpAndSignIn()
     const second = await freshSession()
     const third = await freshSession()
-    const { sessions } = (await (await asAdmin('GET', '/admin/v1/sessions', first)).json()) as { sessions: { id: string; current: boolean }[] }
+    const { sessions } = (await (await asAdmin('GET', '/admin/v1/sessions', first)).json()) as {
+      sessions: { id: string; current: boolean }[]
+    }
     expect(sessions.filter((s) => s.current)).toHaveLength(1)
-    const secondId = ((await (await asAdmin('GET', '/admin/v1/session', second)).json()) as { session: { id: string } }).session.id
+    const secondId = ((await (await asAdmin('GET', '/admin/v1/session', second)).json()) as { session: { id: string } })
+      .session.id
     expect((await asAdmin('POST', `/admin/v1/sessions/${secondId}/revoke`, first)).status).toBe(200)
     expect((await asAdmin('GET', '/admin/v1/session', second)).status).toBe(401)
 
-    const wrongCurrent = await asAdmin('PUT', '/admin/v1/password', first, { currentPassword: 'nope nope nope', newPassword: 'a new password 1' })
+    const wrongCurrent = await asAdmin('PUT', '/admin/v1/password', first, {
+      currentPassword: 'nope nope nope',
+      newPassword: 'a new password 1',
+    })
     expect(wrongCurrent.status).toBe(400)
-    const tooShort = await asAdmin('PUT', '/admin/v1/password', first, { currentPassword: PASSWORD, newPassword: 'short' })
-    expect(((await tooShort.json()) as { error: { message: string } }).error.message).toBe('The password must have at least 10 characters.')
-    const changed = await asAdmin('PUT', '/admin/v1/password', first, { currentPassword: PASSWORD, newPassword: 'a new password 1' })
+    const tooShort = await asAdmin('PUT', '/admin/v1/password', first, {
+      currentPassword: PASSWORD,
+      newPassword: 'short',
+    })
+    expect(((await tooShort.json()) as { error: { message: string } }).error.message).toBe(
+      'The password must have at least 10 characters.',
+    )
+    const changed = await asAdmin('PUT', '/admin/v1/password', first, {
+      currentPassword: PASSWORD,
+      newPassword: 'a new password 1',
+    })
     expect(await changed.json()).toEqual({ changed: true, otherSessionsEnded: 1 })
     expect((await asAdmin('GET', '/admin/v1/session', first)).status).toBe(200)
     expect((await asAdmin('GET', '/admin/v1/session', third)).status).toBe(401)
@@ -171,8 +218,12 @@ describe('admin access', () => {
     const { secret, token } = (await created.json()) as { secret: string; token: { id: string; tokenPrefix: string } }
     expect(secret).toMatch(/^pha_/)
     const bearer = { authorization: `Bearer ${secret}` }
-    expect((await hub.request('POST', '/admin/v1/projects', { key: null, body: { name: 'Kiosk' }, headers: bearer })).status).toBe(201)
-    const listed = (await (await asAdmin('GET', '/admin/v1/tokens', session)).json()) as { tokens: Record<string, unknown>[] }
+    expect(
+      (await hub.request('POST', '/admin/v1/projects', { key: null, body: { name: 'Kiosk' }, headers: bearer })).status,
+    ).toBe(201)
+    const listed = (await (await asAdmin('GET', '/admin/v1/tokens', session)).json()) as {
+      tokens: Record<string, unknown>[]
+    }
     expect(JSON.stringify(listed)).not.toContain(secret)
     expect(listed.tokens[0]!.lastUsedAt).toBeString()
     expect((await asAdmin('POST', `/admin/v1/tokens/${token.id}/revoke`, session)).status).toBe(200)
@@ -182,17 +233,32 @@ describe('admin access', () => {
   test('the setup link works once; without it nobody can set the first password', async () => {
     expect(await (await hub.request('GET', '/admin/v1/login', { key: null })).json()).toEqual({ passwordSet: false })
     expect((await signIn('anything at all')).status).toBe(401)
-    const guessed = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: 'guessed-token', password: PASSWORD } })
+    const guessed = await hub.request('POST', '/admin/v1/setup', {
+      key: null,
+      body: { token: 'guessed-token', password: PASSWORD },
+    })
     expect(guessed.status).toBe(401)
-    const short = await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: 'short' } })
+    const short = await hub.request('POST', '/admin/v1/setup', {
+      key: null,
+      body: { token: hub.hub.setupToken, password: 'short' },
+    })
     expect(short.status).toBe(400)
     await setUpAndSignIn()
-    expect((await hub.request('POST', '/admin/v1/setup', { key: null, body: { token: hub.hub.setupToken, password: 'taken over!!' } })).status).toBe(401)
+    expect(
+      (
+        await hub.request('POST', '/admin/v1/setup', {
+          key: null,
+          body: { token: hub.hub.setupToken, password: 'taken over!!' },
+        })
+      ).status,
+    ).toBe(401)
   })
 
   test('stored: the password as an argon2id hash; sessions and tokens only as hashes', async () => {
     const session = await setUpAndSignIn()
-    const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { name: 't' })).json()) as { secret: string }
+    const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { name: 't' })).json()) as {
+      secret: string
+    }
     const store = hub.hub.store
     const [owner] = store.users.list()
     expect(store.users.passwordHash(owner!.id)).toStartWith('$argon2id$')
@@ -208,7 +274,13 @@ describe('admin access', () => {
       ['POST', '/admin/v1/projects', { name: '' }, 400, 'name'],
       ['POST', '/admin/v1/printers', { projectId: hub.projectId, id: 'bad id!', connection: 'virtual' }, 400, 'id'],
       ['POST', '/admin/v1/printers', { projectId: hub.projectId, id: 'ok', connection: 'ftp://x' }, 400, 'connection'],
-      ['POST', '/admin/v1/printers', { projectId: hub.projectId, id: 'ok', connection: 'virtual', width: 57 }, 400, 'width'],
+      [
+        'POST',
+        '/admin/v1/printers',
+        { projectId: hub.projectId, id: 'ok', connection: 'virtual', width: 57 },
+        400,
+        'width',
+      ],
       ['POST', `/admin/v1/projects/${hub.projectId}/keys`, { scopes: ['jobs:admin'] }, 400, 'scopes'],
       ['PUT', '/admin/v1/settings', { retryMaxMs: 50 }, 400, 'retryMaxMs'],
       ['PUT', '/admin/v1/settings', { colour: 'blue' }, 400, 'colour'],
@@ -232,5 +304,8 @@ describe('admin access', () => {
 async function freshSession() {
   const response = await signIn(PASSWORD)
   expect(response.status).toBe(200)
-  return { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrf: ((await response.json()) as { csrfToken: string }).csrfToken }
+  return {
+    cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+    csrf: ((await response.json()) as { csrfToken: string }).csrfToken,
+  }
 }

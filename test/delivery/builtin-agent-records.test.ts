@@ -30,8 +30,17 @@ let t: TestHub
 const emulators: PrinterEmulator[] = []
 beforeAll(async () => {
   t = await startTestHub()
-  for (const [name, printMs] of [['one', 0], ['two', 20]] as const) {
-    const emulator = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80, printMs })
+  for (const [name, printMs] of [
+    ['one', 0],
+    ['two', 20],
+  ] as const) {
+    const emulator = PrinterEmulator.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      profile: findProfile('epson-tm-t20iii')!,
+      width: 80,
+      printMs,
+    })
     emulators.push(emulator)
     await addBuiltinPrinter(t, name, `tcp://127.0.0.1:${emulator.port}`, 'epson-tm-t20iii')
   }
@@ -41,7 +50,8 @@ afterAll(async () => {
   for (const emulator of emulators) emulator.stop()
 })
 
-test('no committed state has the hub ahead of its built-in agent: every byte taken before PRINTING, confirmed before COMPLETED', async () => {
+test('no committed state has the hub ahead of its built-in agent: every byte ' +
+  'taken before PRINTING, confirmed before COMPLETED', async () => {
   // The built-in agent's ledger is in the hub's database.
   const reader = new Database(join(t.dataDir, DATABASE_FILE))
   const ahead: unknown[] = []
@@ -52,13 +62,25 @@ test('no committed state has the hub ahead of its built-in agent: every byte tak
   const watch = (async () => {
     while (flowing) {
       ahead.push(...reader.query(HUB_AHEAD_OF_LEDGER).all())
-      for (const { state } of reader.query<{ state: string }, []>("SELECT DISTINCT state FROM jobs WHERE state IN ('DELIVERED', 'PRINTING')").all()) seen.add(state)
+      for (const { state } of reader
+        .query<{ state: string }, []>("SELECT DISTINCT state FROM jobs WHERE state IN ('DELIVERED', 'PRINTING')")
+        .all())
+        seen.add(state)
       looks++
       await Bun.sleep(0)
     }
   })()
   try {
-    submitted = await Promise.all(['one', 'two'].flatMap((printerId) => Array.from({ length: JOBS_PER_PRINTER }, (_, i) => submitJob(t, { printerId, document: { width: 80, sections: [{ type: 'text', value: `${printerId} ${i}` }, { type: 'cut' }] } }))))
+    submitted = await Promise.all(
+      ['one', 'two'].flatMap((printerId) =>
+        Array.from({ length: JOBS_PER_PRINTER }, (_, i) =>
+          submitJob(t, {
+            printerId,
+            document: { width: 80, sections: [{ type: 'text', value: `${printerId} ${i}` }, { type: 'cut' }] },
+          }),
+        ),
+      ),
+    )
     await waitFor(() => submitted.every((job) => t.hub.store.jobs.get(job.id)!.state === 'COMPLETED'), 20_000)
   } finally {
     flowing = false
@@ -75,5 +97,7 @@ test('no committed state has the hub ahead of its built-in agent: every byte tak
   // And the check does find a hub ahead of its ledger: one planted after the run.
   const planted = submitted[0]!.id
   t.hub.store.db.run("UPDATE ledger_intents SET state = 'submitted' WHERE job_id = ?", [`${planted}.a1`])
-  expect(t.hub.store.db.query(HUB_AHEAD_OF_LEDGER).all()).toEqual([{ id: planted, state: 'COMPLETED', ledger: 'submitted' }])
+  expect(t.hub.store.db.query(HUB_AHEAD_OF_LEDGER).all()).toEqual([
+    { id: planted, state: 'COMPLETED', ledger: 'submitted' },
+  ])
 }, 30_000)

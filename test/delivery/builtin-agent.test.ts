@@ -19,14 +19,16 @@ beforeAll(async () => {
 })
 afterAll(() => t.stop())
 
-
 const job = (id: string) => t.hub.store.jobs.get(id)!
-const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) => waitFor(() => (check(job(id)) ? job(id) : undefined), timeoutMs)
+const until = (id: string, check: (job: Job) => boolean, timeoutMs = 5_000) =>
+  waitFor(() => (check(job(id)) ? job(id) : undefined), timeoutMs)
 
 describe('through the built-in agent', () => {
   test('a job goes PENDING → COMPLETED with every timestamp, and the printer got its bytes', async () => {
     const before = t.hub.virtualPrinters.printed('virtual').length
-    const created = await submitJob(t, { document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] } })
+    const created = await submitJob(t, {
+      document: { width: 80, sections: [{ type: 'text', value: 'Table 12' }, { type: 'cut' }] },
+    })
     expect(created).toMatchObject({ state: 'PENDING', attemptCount: 0, receivedAt: null, submittedAt: null })
     const done = await until(created.id, (j) => j.state === 'COMPLETED')
     expect(done).toMatchObject({ attemptCount: 1, lastErrorCode: null, lastErrorMessage: null })
@@ -42,7 +44,15 @@ describe('through the built-in agent', () => {
   })
 
   test('Chinese text and emoji print, drawn as a picture of their line', async () => {
-    const created = await submitJob(t, { document: { width: 80, sections: [{ type: 'text', value: '寿司 x2 😀' }, { type: 'text', value: 'Merci' }] } })
+    const created = await submitJob(t, {
+      document: {
+        width: 80,
+        sections: [
+          { type: 'text', value: '寿司 x2 😀' },
+          { type: 'text', value: 'Merci' },
+        ],
+      },
+    })
     await until(created.id, (j) => j.state === 'COMPLETED')
     expect(previewOf(t.hub.virtualPrinters.printed('virtual').at(-1)!).text).toEqual(['[image 576x30]', 'Merci'])
   })
@@ -59,7 +69,13 @@ describe('through the built-in agent', () => {
   test('jobs of one printer print in the order they were created', async () => {
     await addBuiltinPrinter(t, 'ordered', 'virtual://ordered')
     const jobs = []
-    for (let i = 0; i < 20; i++) jobs.push(await submitJob(t, { printerId: 'ordered', document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] } }))
+    for (let i = 0; i < 20; i++)
+      jobs.push(
+        await submitJob(t, {
+          printerId: 'ordered',
+          document: { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] },
+        }),
+      )
     for (const j of jobs) await until(j.id, (x) => x.state === 'COMPLETED')
     const printed = t.hub.virtualPrinters.printed('ordered').map((o) => previewOf(o).text)
     expect(printed).toEqual(jobs.map((_, i) => [`ticket ${i}`]))
@@ -139,10 +155,20 @@ describe('a hub started after its jobs expired', () => {
     const first = await startTestHub({ events: () => {} })
     const dataDir = first.dataDir
     const agentId = first.hub.store.agents.builtin()!.id
-    const printer = first.hub.store.printers.add({ projectId: first.projectId, remoteId: 'night', name: null, connection: 'virtual://night?mode=offline', profile: 'generic-80mm', width: 80, agentId })!
+    const printer = first.hub.store.printers.add({
+      projectId: first.projectId,
+      remoteId: 'night',
+      name: null,
+      connection: 'virtual://night?mode=offline',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId,
+    })!
     const jobs: Job[] = []
     for (let i = 0; i < 3; i++) {
-      const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, { body: jobBody({ printerId: 'night', expiresInMs: 10_000 }) })
+      const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, {
+        body: jobBody({ printerId: 'night', expiresInMs: 10_000 }),
+      })
       jobs.push((await response.json()).job)
     }
     await first.hub.stop()
@@ -153,10 +179,19 @@ describe('a hub started after its jobs expired', () => {
     const morning = await startTestHub({ dataDir, now: () => Date.now() + 60_000 })
     try {
       // The agent reports the printer online well before the first sweep; nothing goes out.
-      await waitFor(() => morning.hub.sessions.session(agentId)?.printers.get(printer.agentPrinterId)?.availability !== undefined || undefined, 5_000)
+      await waitFor(
+        () =>
+          morning.hub.sessions.session(agentId)?.printers.get(printer.agentPrinterId)?.availability !== undefined ||
+          undefined,
+        5_000,
+      )
       for (const created of jobs) {
         await waitFor(() => (morning.hub.store.jobs.get(created.id)!.state === 'EXPIRED' ? true : undefined), 5_000)
-        expect(morning.hub.store.jobs.get(created.id)).toMatchObject({ state: 'EXPIRED', attemptCount: 0, lastErrorCode: 'job.expired' })
+        expect(morning.hub.store.jobs.get(created.id)).toMatchObject({
+          state: 'EXPIRED',
+          attemptCount: 0,
+          lastErrorCode: 'job.expired',
+        })
       }
       expect(morning.hub.virtualPrinters.printed('night')).toHaveLength(0)
     } finally {
@@ -169,9 +204,19 @@ describe('stopping the hub while a ticket is being written', () => {
   test('the ticket is finished, not cut off; after a restart the job is COMPLETED and printed once', async () => {
     const first = await startTestHub({ events: () => {} })
     const agentId = first.hub.store.agents.builtin()!.id
-    first.hub.store.printers.add({ projectId: first.projectId, remoteId: 'slow', name: null, connection: 'virtual://slow?delay=700', profile: 'generic-80mm', width: 80, agentId })
+    first.hub.store.printers.add({
+      projectId: first.projectId,
+      remoteId: 'slow',
+      name: null,
+      connection: 'virtual://slow?delay=700',
+      profile: 'generic-80mm',
+      width: 80,
+      agentId,
+    })
     await waitFor(() => first.hub.sessions.session(agentId)?.printers.size === 2, 5_000)
-    const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, { body: jobBody({ printerId: 'slow' }) })
+    const response = await first.request('POST', `/v1/projects/${first.projectId}/jobs`, {
+      body: jobBody({ printerId: 'slow' }),
+    })
     const created: Job = (await response.json()).job
     // Being written: the agent has it and the printer has not finished taking it.
     await waitFor(() => first.hub.store.jobs.get(created.id)!.state === 'DELIVERED', 5_000)

@@ -57,7 +57,15 @@ async function hubWithPrinter(dataDir?: string): Promise<TestHub> {
   const t = await startTestHub({ dataDir, env: { PRINTHUB_RETRY_INITIAL_MS: '100', PRINTHUB_RETRY_MAX_MS: '200' } })
   if (!t.hub.store.printers.list(t.projectId).some((p) => p.remoteId === 'pass')) {
     const agentId = t.hub.store.agents.builtin()!.id
-    const record = t.hub.store.printers.add({ projectId: t.projectId, remoteId: 'pass', name: null, connection: printer.url, profile: 'epson-tm-m30iii', width: 80, agentId })!
+    const record = t.hub.store.printers.add({
+      projectId: t.projectId,
+      remoteId: 'pass',
+      name: null,
+      connection: printer.url,
+      profile: 'epson-tm-m30iii',
+      width: 80,
+      agentId,
+    })!
     await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(record.id), 5_000)
   }
   return t
@@ -69,7 +77,8 @@ async function submit(t: TestHub): Promise<Job> {
   return (await response.json()).job
 }
 
-const until = (t: TestHub, id: string, check: (job: Job) => boolean) => waitFor(() => (check(t.hub.store.jobs.get(id)!) ? t.hub.store.jobs.get(id)! : undefined), 5_000)
+const until = (t: TestHub, id: string, check: (job: Job) => boolean) =>
+  waitFor(() => (check(t.hub.store.jobs.get(id)!) ? t.hub.store.jobs.get(id)! : undefined), 5_000)
 
 describe('completion confirmed by the printer', () => {
   test('PRINTING while the printer prints, COMPLETED when it says so', async () => {
@@ -106,29 +115,32 @@ describe('completion confirmed by the printer', () => {
     }
   })
 
-  test('the hub stopped while the job was PRINTING: after the restart it is FAILED as uncertain, not printed again', async () => {
-    const dataDir = tempDir()
-    try {
-      const first = await hubWithPrinter(dataDir)
-      const job = await submit(first)
-      await until(first, job.id, (j) => j.state === 'PRINTING')
-      await waitFor(() => printer.waiting.length === 1, 5_000)
-      const printedBefore = printer.jobs.length
-      await first.hub.stop()
-      printer.waiting.splice(0)
-      const again = await hubWithPrinter(dataDir)
+  test(
+    'the hub stopped while the job was PRINTING: after the restart it is ' + 'FAILED as uncertain, not printed again',
+    async () => {
+      const dataDir = tempDir()
       try {
-        const failed = await until(again, job.id, (j) => j.state === 'FAILED')
-        expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'job.recovery_uncertain' })
-        expect(failed.lastErrorMessage).toContain('before the printer confirmed')
-        // Nothing was sent to the printer again.
-        expect(printer.waiting).toHaveLength(0)
-        expect(printer.jobs.length).toBeLessThanOrEqual(printedBefore + 1)
+        const first = await hubWithPrinter(dataDir)
+        const job = await submit(first)
+        await until(first, job.id, (j) => j.state === 'PRINTING')
+        await waitFor(() => printer.waiting.length === 1, 5_000)
+        const printedBefore = printer.jobs.length
+        await first.hub.stop()
+        printer.waiting.splice(0)
+        const again = await hubWithPrinter(dataDir)
+        try {
+          const failed = await until(again, job.id, (j) => j.state === 'FAILED')
+          expect(failed).toMatchObject({ attemptCount: 5, maxAttempts: 5, lastErrorCode: 'job.recovery_uncertain' })
+          expect(failed.lastErrorMessage).toContain('before the printer confirmed')
+          // Nothing was sent to the printer again.
+          expect(printer.waiting).toHaveLength(0)
+          expect(printer.jobs.length).toBeLessThanOrEqual(printedBefore + 1)
+        } finally {
+          await again.hub.stop()
+        }
       } finally {
-        await again.hub.stop()
+        rmSync(dataDir, { recursive: true, force: true })
       }
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  })
+    },
+  )
 })

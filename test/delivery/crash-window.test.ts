@@ -64,7 +64,9 @@ afterAll(() => {
  * then makes what else the kill leaves on disk. Started again with the printer answering: how the
  * job ended, and how often it was printed.
  */
-async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job: { state: string; lastErrorCode: string | null }; printed: number }> {
+async function killedWhileReaching(
+  leave: (dir: string) => void,
+): Promise<{ job: { state: string; lastErrorCode: string | null }; printed: number }> {
   const printer = hesitantPrinter()
   const dir = tempDir()
   printers.push(printer)
@@ -72,12 +74,24 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = await initialize(store, dir)
   if (!init.created) throw new Error('expected a first start')
-  store.printers.add({ projectId: init.projectId, remoteId: 'kitchen', name: null, connection: printer.url, profile: 'epson-tm-m30iii', width: 80, agentId: store.agents.builtin()!.id })
+  store.printers.add({
+    projectId: init.projectId,
+    remoteId: 'kitchen',
+    name: null,
+    connection: printer.url,
+    profile: 'epson-tm-m30iii',
+    width: 80,
+    agentId: store.agents.builtin()!.id,
+  })
   store.close()
   let hub = await spawnServe(dir)
   const jobs = `/v1/projects/${init.projectId}/jobs`
   const headers = { authorization: `Bearer ${init.apiKey}`, 'content-type': 'application/json' }
-  const posted = await fetch(hub.url + jobs, { method: 'POST', headers, body: JSON.stringify(jobBody({ printerId: 'kitchen' })) })
+  const posted = await fetch(hub.url + jobs, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(jobBody({ printerId: 'kitchen' })),
+  })
   expect(posted.status).toBe(202)
   const { job } = (await posted.json()) as { job: { id: string } }
   // The agent has stored the job (on disk, as a kill -9 leaves it: the hub may take its first
@@ -94,7 +108,9 @@ async function killedWhileReaching(leave: (dir: string) => void): Promise<{ job:
   hub = await spawnServe(dir)
   try {
     const done = await waitFor(async () => {
-      const listed = (await (await fetch(hub.url + jobs, { headers })).json()) as { jobs: { id: string; state: string; lastErrorCode: string | null }[] }
+      const listed = (await (await fetch(hub.url + jobs, { headers })).json()) as {
+        jobs: { id: string; state: string; lastErrorCode: string | null }[]
+      }
       const found = listed.jobs.find((j) => j.id === job.id)!
       return found.state === 'COMPLETED' || found.state === 'FAILED' ? found : undefined
     }, 15_000)
@@ -127,10 +143,21 @@ function storedByAgent(dir: string): boolean {
 function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'): void {
   const db = new Database(join(dir, DATABASE_FILE))
   try {
-    const job = db.query<{ id: string; attempt: number; printer: string }, []>("SELECT j.id, j.attempt_count AS attempt, p.agent_printer_id AS printer FROM jobs j JOIN printers p ON p.id = j.printer_id WHERE j.state = 'DELIVERED'").get()!
+    const job = db
+      .query<{ id: string; attempt: number; printer: string }, []>(
+        `SELECT j.id, j.attempt_count AS attempt, p.agent_printer_id AS printer
+          FROM jobs j JOIN printers p ON p.id = j.printer_id WHERE j.state =
+          'DELIVERED'`,
+      )
+      .get()!
     const wireId = `${job.id}.a${job.attempt}`
     const now = Date.now()
-    db.run("INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)", [wireId, wireId, job.printer, `m.${wireId}`, state, now, now])
+    db.run(
+      `INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id,
+        source_message_id, state, received_at, updated_at) VALUES (1, ?, ?, ?,
+        ?, ?, ?, ?)`,
+      [wireId, wireId, job.printer, `m.${wireId}`, state, now, now],
+    )
   } finally {
     db.close()
   }
@@ -145,7 +172,9 @@ function confirmed(dir: string): void {
   claimed(dir, 'submitted')
   // The run the ledger names, in this boot: the marks the next start trusts.
   const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
-  const run = db.query<{ value: string }, []>("SELECT value FROM ledger_settings WHERE key = 'hand_over_marks_run'").get()!.value
+  const run = db
+    .query<{ value: string }, []>("SELECT value FROM ledger_settings WHERE key = 'hand_over_marks_run'")
+    .get()!.value
   db.close()
   const marks = HandOverMarks.begin(marksFileOf(join(dir, DATABASE_FILE)), run, bootId()!)
   marks.mark('kitchen', 1)
@@ -153,30 +182,40 @@ function confirmed(dir: string): void {
   marks.close()
 }
 
-test('killed while the printer is asked its status, before a byte of the job: printed once after the restart, not uncertain', async () => {
+test('killed while the printer is asked its status, before a byte of the job: ' +
+  'printed once after the restart, not uncertain', async () => {
   const outcome = await killedWhileReaching(() => {})
   expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 1 })
 }, 60_000)
 
-test('killed after the intent to print and before the job was handed to its printer (no hand-over mark): printed once, not uncertain', async () => {
+test('killed after the intent to print and before the job was handed to its ' +
+  'printer (no hand-over mark): printed once, not uncertain', async () => {
   const outcome = await killedWhileReaching(claimed)
   expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 1 })
 }, 60_000)
 
-test('the same without the hand-over marks to trust (a power cut would lose them): FAILED job.recovery_uncertain, never printed twice', async () => {
+test('the same without the hand-over marks to trust (a power cut would lose ' +
+  'them): FAILED job.recovery_uncertain, never printed twice', async () => {
   const outcome = await killedWhileReaching((dir) => {
     claimed(dir)
     rmSync(marksFileOf(join(dir, DATABASE_FILE)))
   })
-  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }), printed: 0 })
+  expect(outcome).toEqual({
+    job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }),
+    printed: 0,
+  })
 }, 60_000)
 
-test('killed after the printer confirmed the job and before the agent recorded it (its printed mark): COMPLETED, not uncertain, not sent again', async () => {
+test('killed after the printer confirmed the job and before the agent recorded ' +
+  'it (its printed mark): COMPLETED, not uncertain, not sent again', async () => {
   const outcome = await killedWhileReaching(confirmed)
   expect(outcome).toEqual({ job: expect.objectContaining({ state: 'COMPLETED', lastErrorCode: null }), printed: 0 })
 }, 60_000)
 
 test('the same without its printed mark: FAILED job.recovery_uncertain, not sent again', async () => {
   const outcome = await killedWhileReaching((dir) => claimed(dir, 'submitted'))
-  expect(outcome).toEqual({ job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }), printed: 0 })
+  expect(outcome).toEqual({
+    job: expect.objectContaining({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' }),
+    printed: 0,
+  })
 }, 60_000)

@@ -13,7 +13,12 @@ import { type ServeProcess, spawnServe } from '../support/serve.ts'
 
 const ROUNDS = 4
 const TICKETS = 3
-const ENV = { PRINTHUB_STATUS_POLL_MS: '200', PRINTHUB_FAILOVER_AFTER_MS: '500', PRINTHUB_RETRY_INITIAL_MS: '200', PRINTHUB_RETRY_MAX_MS: '400' }
+const ENV = {
+  PRINTHUB_STATUS_POLL_MS: '200',
+  PRINTHUB_FAILOVER_AFTER_MS: '500',
+  PRINTHUB_RETRY_INITIAL_MS: '200',
+  PRINTHUB_RETRY_MAX_MS: '400',
+}
 
 let dir: string
 let projectId: string
@@ -28,10 +33,35 @@ beforeAll(async () => {
   projectId = init.projectId
   apiKey = init.apiKey
   for (const name of ['kitchen', 'bar'] as const) {
-    emulators[name] = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80, state: { paper: 'out' }, onReceipt: (receipt) => printed[name].push(receipt) })
-    await cliJson(['printers', 'add', '--project', projectId, '--id', name, '--connection', `tcp://127.0.0.1:${emulators[name].port}`, '--profile', 'epson-tm-t20iii', '--json'], env)
+    emulators[name] = PrinterEmulator.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      profile: findProfile('epson-tm-t20iii')!,
+      width: 80,
+      state: { paper: 'out' },
+      onReceipt: (receipt) => printed[name].push(receipt),
+    })
+    await cliJson(
+      [
+        'printers',
+        'add',
+        '--project',
+        projectId,
+        '--id',
+        name,
+        '--connection',
+        `tcp://127.0.0.1:${emulators[name].port}`,
+        '--profile',
+        'epson-tm-t20iii',
+        '--json',
+      ],
+      env,
+    )
   }
-  await cliJson(['destinations', 'create', 'pass', '--project', projectId, '--printer', 'kitchen', '--printer', 'bar', '--json'], env)
+  await cliJson(
+    ['destinations', 'create', 'pass', '--project', projectId, '--printer', 'kitchen', '--printer', 'bar', '--json'],
+    env,
+  )
 })
 afterAll(() => {
   for (const emulator of Object.values(emulators)) emulator.stop()
@@ -42,17 +72,24 @@ async function post(hub: ServeProcess, marker: string): Promise<Job> {
   const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ printerId: 'pass', idempotencyKey: marker, maxAttempts: 10, document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] } }),
+    body: JSON.stringify({
+      printerId: 'pass',
+      idempotencyKey: marker,
+      maxAttempts: 10,
+      document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] },
+    }),
   })
   expect(response.status).toBe(202)
   return (await response.json()).job
 }
 
-const text = (receipts: EmulatedReceipt[]) => receipts.map((receipt) => new TextDecoder('latin1').decode(receipt.bytes)).join('\n')
+const text = (receipts: EmulatedReceipt[]) =>
+  receipts.map((receipt) => new TextDecoder('latin1').decode(receipt.bytes)).join('\n')
 const times = (marker: string) => (text(printed.bar) + text(printed.kitchen)).split(`<${marker}>`).length - 1
 
 describe('failover through kill -9', () => {
-  test(`${ROUNDS} rounds: tickets waiting at a printer out of paper are moved while the hub is killed; each prints once, at the printer with paper`, async () => {
+  test(`${ROUNDS} rounds: tickets waiting at a printer out of paper are moved ` +
+    `while the hub is killed; each prints once, at the printer with paper`, async () => {
     const markers: string[] = []
     for (let round = 0; round < ROUNDS; round++) {
       emulators.bar.set({ paper: 'out' })

@@ -32,10 +32,49 @@ beforeAll(async () => {
   projectId = init.projectId
   apiKey = init.apiKey
   for (const name of names) {
-    emulators[name] = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile('epson-tm-t20iii')!, width: 80, onReceipt: (receipt) => printed[name].push(receipt) })
-    ids[name] = (await cliJson(['printers', 'add', '--project', projectId, '--id', name, '--connection', `tcp://127.0.0.1:${emulators[name].port}`, '--profile', 'epson-tm-t20iii', '--json'], env)).id
+    emulators[name] = PrinterEmulator.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      profile: findProfile('epson-tm-t20iii')!,
+      width: 80,
+      onReceipt: (receipt) => printed[name].push(receipt),
+    })
+    ids[name] = (
+      await cliJson(
+        [
+          'printers',
+          'add',
+          '--project',
+          projectId,
+          '--id',
+          name,
+          '--connection',
+          `tcp://127.0.0.1:${emulators[name].port}`,
+          '--profile',
+          'epson-tm-t20iii',
+          '--json',
+        ],
+        env,
+      )
+    ).id
   }
-  await cliJson(['destinations', 'create', 'everywhere', '--project', projectId, '--printer', 'kitchen', '--printer', 'bar', '--mode', 'all', '--json'], env)
+  await cliJson(
+    [
+      'destinations',
+      'create',
+      'everywhere',
+      '--project',
+      projectId,
+      '--printer',
+      'kitchen',
+      '--printer',
+      'bar',
+      '--mode',
+      'all',
+      '--json',
+    ],
+    env,
+  )
 })
 afterAll(() => {
   for (const emulator of Object.values(emulators)) emulator.stop()
@@ -49,11 +88,13 @@ const request = (hub: ServeProcess, path: string, body?: unknown) =>
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
 
-const text = (receipts: EmulatedReceipt[]) => receipts.map((receipt) => new TextDecoder('latin1').decode(receipt.bytes)).join('\n')
+const text = (receipts: EmulatedReceipt[]) =>
+  receipts.map((receipt) => new TextDecoder('latin1').decode(receipt.bytes)).join('\n')
 const times = (name: (typeof names)[number], marker: string) => text(printed[name]).split(`<${marker}>`).length - 1
 
 describe('fan-out through kill -9', () => {
-  test(`${ROUNDS} rounds: tickets to every printer are made and printed while the hub is killed; none half made, none printed twice anywhere`, async () => {
+  test(`${ROUNDS} rounds: tickets to every printer are made and printed while ` +
+    `the hub is killed; none half made, none printed twice anywhere`, async () => {
     const accepted = new Map<string, string>()
     for (let round = 0; round < ROUNDS; round++) {
       emulators.bar.set({ paper: 'out' })
@@ -62,8 +103,16 @@ describe('fan-out through kill -9', () => {
       const posts = Array.from({ length: TICKETS }, async (_, i) => {
         const marker = `r${round}t${i}`
         // A kill may cut the request off: that ticket is judged below as one whose answer was lost.
-        const response = await request(hub, '/jobs', { printerId: 'everywhere', idempotencyKey: marker, maxAttempts: 10, document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] } }).catch(() => undefined)
-        const body = response?.status === 202 ? ((await response.json().catch(() => undefined)) as { job: Job } | undefined) : undefined
+        const response = await request(hub, '/jobs', {
+          printerId: 'everywhere',
+          idempotencyKey: marker,
+          maxAttempts: 10,
+          document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] },
+        }).catch(() => undefined)
+        const body =
+          response?.status === 202
+            ? ((await response.json().catch(() => undefined)) as { job: Job } | undefined)
+            : undefined
         if (body) accepted.set(marker, body.job.id)
       })
       await Bun.sleep(Math.random() * 50)
@@ -83,14 +132,22 @@ describe('fan-out through kill -9', () => {
         return true
       }
       // And the printers filed every ticket they were sent (a job can be COMPLETED a moment before).
-      while (performance.now() < deadline && !((await finished()) && names.every((name) => emulators[name].quiet))) await Bun.sleep(100)
+      while (performance.now() < deadline && !((await finished()) && names.every((name) => emulators[name].quiet)))
+        await Bun.sleep(100)
       for (const [marker, id] of accepted) {
         const answer = await (await request(hub, `/jobs/${id}`)).json()
-        expect({ marker, printers: answer.children.map((child: Job) => child.printerId) }).toEqual({ marker, printers: [ids.kitchen, ids.bar] })
+        expect({ marker, printers: answer.children.map((child: Job) => child.printerId) }).toEqual({
+          marker,
+          printers: [ids.kitchen, ids.bar],
+        })
         for (const [i, child] of (answer.children as Job[]).entries()) {
           const at = times(names[i]!, marker)
-          if (child.state === 'COMPLETED') expect({ marker, printer: names[i], at }).toEqual({ marker, printer: names[i], at: 1 })
-          else expect({ marker, printer: names[i], state: child.state, code: child.lastErrorCode, twice: at > 1 }).toEqual({ marker, printer: names[i], state: 'FAILED', code: 'job.recovery_uncertain', twice: false })
+          if (child.state === 'COMPLETED')
+            expect({ marker, printer: names[i], at }).toEqual({ marker, printer: names[i], at: 1 })
+          else
+            expect({ marker, printer: names[i], state: child.state, code: child.lastErrorCode, twice: at > 1 }).toEqual(
+              { marker, printer: names[i], state: 'FAILED', code: 'job.recovery_uncertain', twice: false },
+            )
         }
       }
       await hub.stop()
@@ -100,7 +157,12 @@ describe('fan-out through kill -9', () => {
     for (let round = 0; round < ROUNDS; round++) {
       for (let i = 0; i < TICKETS; i++) {
         const marker = `r${round}t${i}`
-        if (!accepted.has(marker)) expect({ marker, kitchen: times('kitchen', marker) <= 1, bar: times('bar', marker) <= 1 }).toEqual({ marker, kitchen: true, bar: true })
+        if (!accepted.has(marker))
+          expect({ marker, kitchen: times('kitchen', marker) <= 1, bar: times('bar', marker) <= 1 }).toEqual({
+            marker,
+            kitchen: true,
+            bar: true,
+          })
       }
     }
   }, 180_000)

@@ -18,7 +18,14 @@ const JOBS = HELD_PER_PRINTER + 300
 const SLOW_PRINT_MS = 1_000
 
 let h: TestHub
-const printer = PrinterEmulator.listen({ hostname: '127.0.0.1', port: 0, profile: findProfile(PROFILE)!, width: 80, printMs: SLOW_PRINT_MS, keep: { receipts: JOBS + 100, bytes: 64 * 1024 * 1024 } })
+const printer = PrinterEmulator.listen({
+  hostname: '127.0.0.1',
+  port: 0,
+  profile: findProfile(PROFILE)!,
+  width: 80,
+  printMs: SLOW_PRINT_MS,
+  keep: { receipts: JOBS + 100, bytes: 64 * 1024 * 1024 },
+})
 
 beforeAll(async () => {
   h = await startTestHub({ env: { PRINTHUB_KEY_JOBS_PER_MINUTE: '100000' } })
@@ -30,7 +37,8 @@ afterAll(async () => {
 
 const marker = (n: number) => `window job ${String(n).padStart(5, '0')}.`
 
-test('a burst past the window to a slow printer: at most HELD_PER_PRINTER with its agent, the rest waiting in the hub; all print once, in order', async () => {
+test('a burst past the window to a slow printer: at most HELD_PER_PRINTER with ' +
+  'its agent, the rest waiting in the hub; all print once, in order', async () => {
   const printerId = await addBuiltinPrinter(h, 'slow', `tcp://127.0.0.1:${printer.port}`, PROFILE)
   const states = h.hub.store.jobStates
   // Read after each batch posted: the most the agent held, and whether jobs waited in the hub meanwhile.
@@ -40,7 +48,12 @@ test('a burst past the window to a slow printer: at most HELD_PER_PRINTER with i
   for (let n = 0; n < JOBS; n += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, JOBS - n) }, async (_, i) => {
-        const response = await h.request('POST', `/v1/projects/${h.projectId}/jobs`, { body: jobBody({ printerId: 'slow', document: { width: 80, sections: [{ type: 'text', value: marker(n + i) }, { type: 'cut' }] } }) })
+        const response = await h.request('POST', `/v1/projects/${h.projectId}/jobs`, {
+          body: jobBody({
+            printerId: 'slow',
+            document: { width: 80, sections: [{ type: 'text', value: marker(n + i) }, { type: 'cut' }] },
+          }),
+        })
         expect(response.status).toBe(202)
         markerOf.set(((await response.json()) as { job: { id: string } }).job.id, marker(n + i))
       }),
@@ -61,9 +74,12 @@ test('a burst past the window to a slow printer: at most HELD_PER_PRINTER with i
   // connection left open (nothing more on its way), before counting them.
   await waitFor(() => printer.receipts.length >= JOBS && printer.quiet, 10_000)
   // On the paper: every job once, in the order the hub made them (within a batch, not always the order posted).
-  const seq = (id: string) => h.hub.store.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE id = ?').get(id)!.seq
+  const seq = (id: string) =>
+    h.hub.store.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE id = ?').get(id)!.seq
   const madeOrder = ids.sort((a, b) => seq(a) - seq(b))
-  const printed = printer.receipts.map((receipt) => new TextDecoder('latin1').decode(receipt.bytes).match(/window job \d{5}\./)?.[0])
+  const printed = printer.receipts.map(
+    (receipt) => new TextDecoder('latin1').decode(receipt.bytes).match(/window job \d{5}\./)?.[0],
+  )
   expect(printed).toHaveLength(JOBS)
   expect(printed).toEqual(madeOrder.map((id) => markerOf.get(id)))
 }, 90_000)

@@ -44,7 +44,13 @@ afterEach(async () => {
 })
 
 /** An agent on `ledger`; `catalogRead` is told each time it read its catalog. */
-function agentOn(ledger: Ledger, dir: string, connector: Connector, virtuals: VirtualPrinters, catalogRead = () => {}): Agent {
+function agentOn(
+  ledger: Ledger,
+  dir: string,
+  connector: Connector,
+  virtuals: VirtualPrinters,
+  catalogRead = () => {},
+): Agent {
   const pairing = pairingOf(ledger)!
   const agent = new Agent({
     ledger,
@@ -95,7 +101,13 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
   const { code } = t.hub.store.pairingCodes.create(300_000)
   const pairing = await pairAgent({ server: t.url, code, name: 'kitchen-pi', dataDir: dir, version: VERSION })
   const ledger = Ledger.open(dir)
-  ledger.addPrinter({ id: 'kitchen', name: 'Kitchen', connection: 'virtual://kitchen', profile: 'generic-80mm', width: 80 })
+  ledger.addPrinter({
+    id: 'kitchen',
+    name: 'Kitchen',
+    connection: 'virtual://kitchen',
+    profile: 'generic-80mm',
+    width: 80,
+  })
   const taken = Promise.withResolvers<{ payload: PrintJobPayload; messageId: string }>()
   const swallowing: Connector = (handlers) =>
     websocketConnector(pairing.gateway)({
@@ -108,8 +120,14 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
     })
   const agent = agentOn(ledger, dir, swallowing, new VirtualPrinters())
   await waitFor(() => t.hub.sessions.session(pairing.agentId)?.printers.size === 1, 5_000)
-  expect(assignAgentPrinter(t.hub.store, { projectId: t.projectId, agentId: pairing.agentId, agentPrinterId: 'kitchen' }).kind).toBe('added')
-  const job = await submitJob(t, { printerId: 'kitchen', document: { width: 80, sections: [{ type: 'text', value: TICKET }, { type: 'cut' }] } })
+  expect(
+    assignAgentPrinter(t.hub.store, { projectId: t.projectId, agentId: pairing.agentId, agentPrinterId: 'kitchen' })
+      .kind,
+  ).toBe('added')
+  const job = await submitJob(t, {
+    printerId: 'kitchen',
+    document: { width: 80, sections: [{ type: 'text', value: TICKET }, { type: 'cut' }] },
+  })
   const { payload, messageId } = await taken.promise
   const stored = ledger.receive(payload, messageId)
   if (stored.kind !== 'new') throw new Error(`the job was not stored: ${stored.kind}`)
@@ -117,7 +135,9 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
   await ledger.durable()
   await agent.stop()
   ledger.close()
-  expect(await waitFor(async () => ((await jobOf(t, job.id)).state === 'PENDING' ? jobOf(t, job.id) : undefined), 5_000)).toMatchObject({ attemptCount: 1, lastErrorCode: 'agent.disconnected' })
+  expect(
+    await waitFor(async () => ((await jobOf(t, job.id)).state === 'PENDING' ? jobOf(t, job.id) : undefined), 5_000),
+  ).toMatchObject({ attemptCount: 1, lastErrorCode: 'agent.disconnected' })
   return { t, dir, pairing, job, payload }
 }
 
@@ -133,86 +153,111 @@ function restart({ dir }: Killed, connector: Connector, printers: HoldingPrinter
   return ledger
 }
 
-/** Once the job ended on the hub and every attempt the agent took ended there too: the job, and how often its ticket printed. */
-async function outcome({ t, job }: Killed, ledger: Ledger, printers: VirtualPrinters): Promise<{ job: Job; copies: number }> {
+/**
+ * Once the job ended on the hub and every attempt the agent took ended there too: the job, and how often its ticket
+ * printed.
+ */
+async function outcome(
+  { t, job }: Killed,
+  ledger: Ledger,
+  printers: VirtualPrinters,
+): Promise<{ job: Job; copies: number }> {
   const done = await waitFor(async () => {
     const now = await jobOf(t, job.id)
     const attempts = Array.from({ length: now.attemptCount }, (_, i) => ledger.job(`${job.id}.a${i + 1}`))
-    return now.state === 'COMPLETED' && attempts.every((attempt) => !attempt || ['completed', 'failed', 'cancelled'].includes(attempt.state)) ? now : undefined
+    return now.state === 'COMPLETED' &&
+      attempts.every((attempt) => !attempt || ['completed', 'failed', 'cancelled'].includes(attempt.state))
+      ? now
+      : undefined
   }, 5_000)
-  return { job: done, copies: printers.printed('kitchen').filter((output) => Buffer.from(output.bytes).toString('latin1').includes(TICKET)).length }
+  return {
+    job: done,
+    copies: printers
+      .printed('kitchen')
+      .filter((output) => Buffer.from(output.bytes).toString('latin1').includes(TICKET)).length,
+  }
 }
 
-test.each(['received', 'submitting'] as const)('a job stored and left %s by a kill before its receipt reached the hub, printed before the agent is back: acknowledged again, it prints once', async (left) => {
-  const killed = await killedBeforeReceipt(left)
-  const printers = new HoldingPrinters()
-  // The agent gets through to the hub while its printer takes the job's bytes.
-  const ledger = restart(
-    killed,
-    async (handlers) => {
-      await printers.writing.promise
-      return websocketConnector(killed.pairing.gateway)(handlers)
-    },
-    printers,
-  )
-  await printers.writing.promise
-  expect(ledger.job(killed.payload.jobId)).toMatchObject({ state: 'submitting' })
-  // The hub knows the agent holds the job (DELIVERED), or it sent it again (a second attempt).
-  await waitFor(async () => {
-    const now = await jobOf(killed.t, killed.job.id)
-    return now.state === 'DELIVERED' || now.attemptCount > 1
-  }, 5_000)
-  printers.released.resolve()
-  const { job, copies } = await outcome(killed, ledger, printers)
-  expect({ attemptCount: job.attemptCount, copies }).toEqual({ attemptCount: 1, copies: 1 })
-})
+test.each(['received', 'submitting'] as const)(
+  'a job stored and left %s by a kill before its receipt reached the hub, ' +
+    'printed before the agent is back: acknowledged again, it prints once',
+  async (left) => {
+    const killed = await killedBeforeReceipt(left)
+    const printers = new HoldingPrinters()
+    // The agent gets through to the hub while its printer takes the job's bytes.
+    const ledger = restart(
+      killed,
+      async (handlers) => {
+        await printers.writing.promise
+        return websocketConnector(killed.pairing.gateway)(handlers)
+      },
+      printers,
+    )
+    await printers.writing.promise
+    expect(ledger.job(killed.payload.jobId)).toMatchObject({ state: 'submitting' })
+    // The hub knows the agent holds the job (DELIVERED), or it sent it again (a second attempt).
+    await waitFor(async () => {
+      const now = await jobOf(killed.t, killed.job.id)
+      return now.state === 'DELIVERED' || now.attemptCount > 1
+    }, 5_000)
+    printers.released.resolve()
+    const { job, copies } = await outcome(killed, ledger, printers)
+    expect({ attemptCount: job.attemptCount, copies }).toEqual({ attemptCount: 1, copies: 1 })
+  },
+)
 
-test('an inventory due while the agent is resuming (a printer added to it meanwhile) waits for the acknowledgements', async () => {
-  const killed = await killedBeforeReceipt('received')
-  const printers = new HoldingPrinters()
-  const sent: string[] = []
-  // Once connected, the ledger's flushes wait (a slow disk) until released: the agent is resuming.
-  const flushes = Promise.withResolvers<void>()
-  let connected = false
-  let flushesWaiting = 0
-  let catalogReads = 0
-  const ledger = restart(
-    killed,
-    async (handlers) => {
-      await printers.writing.promise
-      const transport = await websocketConnector(killed.pairing.gateway)(handlers)
-      connected = true
-      return {
-        send(text) {
-          const frame = JSON.parse(text) as { type: string; payload?: { jobId?: string } }
-          sent.push(frame.payload?.jobId ? `${frame.type} ${frame.payload.jobId}` : frame.type)
-          transport.send(text)
-        },
-        close: (code, reason) => transport.close(code, reason),
-      }
-    },
-    printers,
-    () => catalogReads++,
-  )
-  const durable = ledger.durable.bind(ledger)
-  ledger.durable = () => {
-    if (!connected) return durable()
-    flushesWaiting++
-    return flushes.promise.then(durable)
-  }
-  await waitFor(() => flushesWaiting > 0, 5_000)
-  // A printer added while the agent resumes: its inventory changes when it reads its catalog next.
-  ledger.addPrinter({ id: 'bar', name: 'Bar', connection: 'virtual://bar', profile: 'generic-80mm', width: 80 })
-  const reads = catalogReads
-  await waitFor(() => catalogReads > reads, 5_000)
-  // An inventory sent then has the hub send the job again, as its second attempt.
-  if (sent.includes('agent.printer_inventory')) await waitFor(async () => (await jobOf(killed.t, killed.job.id)).attemptCount > 1, 5_000)
-  printers.released.resolve()
-  flushes.resolve()
-  const { job, copies } = await outcome(killed, ledger, printers)
-  expect({ attemptCount: job.attemptCount, copies }).toEqual({ attemptCount: 1, copies: 1 })
-  expect(sent.indexOf(`agent.job_received ${killed.payload.jobId}`)).toBeGreaterThanOrEqual(0)
-  expect(sent.indexOf(`agent.job_received ${killed.payload.jobId}`)).toBeLessThan(sent.indexOf('agent.printer_inventory'))
-  // The inventory that went names the printer added.
-  expect(killed.t.hub.sessions.session(killed.pairing.agentId)?.printers.size).toBe(2)
-})
+test(
+  'an inventory due while the agent is resuming (a printer added to it ' + 'meanwhile) waits for the acknowledgements',
+  async () => {
+    const killed = await killedBeforeReceipt('received')
+    const printers = new HoldingPrinters()
+    const sent: string[] = []
+    // Once connected, the ledger's flushes wait (a slow disk) until released: the agent is resuming.
+    const flushes = Promise.withResolvers<void>()
+    let connected = false
+    let flushesWaiting = 0
+    let catalogReads = 0
+    const ledger = restart(
+      killed,
+      async (handlers) => {
+        await printers.writing.promise
+        const transport = await websocketConnector(killed.pairing.gateway)(handlers)
+        connected = true
+        return {
+          send(text) {
+            const frame = JSON.parse(text) as { type: string; payload?: { jobId?: string } }
+            sent.push(frame.payload?.jobId ? `${frame.type} ${frame.payload.jobId}` : frame.type)
+            transport.send(text)
+          },
+          close: (code, reason) => transport.close(code, reason),
+        }
+      },
+      printers,
+      () => catalogReads++,
+    )
+    const durable = ledger.durable.bind(ledger)
+    ledger.durable = () => {
+      if (!connected) return durable()
+      flushesWaiting++
+      return flushes.promise.then(durable)
+    }
+    await waitFor(() => flushesWaiting > 0, 5_000)
+    // A printer added while the agent resumes: its inventory changes when it reads its catalog next.
+    ledger.addPrinter({ id: 'bar', name: 'Bar', connection: 'virtual://bar', profile: 'generic-80mm', width: 80 })
+    const reads = catalogReads
+    await waitFor(() => catalogReads > reads, 5_000)
+    // An inventory sent then has the hub send the job again, as its second attempt.
+    if (sent.includes('agent.printer_inventory'))
+      await waitFor(async () => (await jobOf(killed.t, killed.job.id)).attemptCount > 1, 5_000)
+    printers.released.resolve()
+    flushes.resolve()
+    const { job, copies } = await outcome(killed, ledger, printers)
+    expect({ attemptCount: job.attemptCount, copies }).toEqual({ attemptCount: 1, copies: 1 })
+    expect(sent.indexOf(`agent.job_received ${killed.payload.jobId}`)).toBeGreaterThanOrEqual(0)
+    expect(sent.indexOf(`agent.job_received ${killed.payload.jobId}`)).toBeLessThan(
+      sent.indexOf('agent.printer_inventory'),
+    )
+    // The inventory that went names the printer added.
+    expect(killed.t.hub.sessions.session(killed.pairing.agentId)?.printers.size).toBe(2)
+  },
+)

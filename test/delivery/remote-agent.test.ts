@@ -30,7 +30,13 @@ async function submit(marker: string): Promise<Job> {
   const response = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify(jobBody({ printerId: 'kitchen', idempotencyKey: marker, document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] } })),
+    body: JSON.stringify(
+      jobBody({
+        printerId: 'kitchen',
+        idempotencyKey: marker,
+        document: { width: 80, sections: [{ type: 'text', value: `<${marker}>` }, { type: 'cut' }] },
+      }),
+    ),
   })
   expect(response.status).toBe(202)
   return (await response.json()).job
@@ -49,7 +55,13 @@ async function untilFinished(ids: string[], timeoutMs = 30_000): Promise<Job[]> 
   for (;;) {
     const jobs = await states(ids)
     if (jobs.every((j) => FINISHED.has(j.state))) return jobs
-    if (performance.now() > deadline) throw new Error(`not finished: ${jobs.filter((j) => !FINISHED.has(j.state)).map((j) => `${j.id} ${j.state}`).join(', ')}`)
+    if (performance.now() > deadline)
+      throw new Error(
+        `not finished: ${jobs
+          .filter((j) => !FINISHED.has(j.state))
+          .map((j) => `${j.id} ${j.state}`)
+          .join(', ')}`,
+      )
     await Bun.sleep(50)
   }
 }
@@ -82,7 +94,22 @@ afterAll(async () => {
 describe('a remote agent', () => {
   test('pairs with a code from the CLI, reports its printers, and prints what the hub sends', async () => {
     const { code } = await cliJson(['pairing-codes', 'create'], hubEnv())
-    await cliJson(['printers', 'add', '--local', '--id', 'kitchen', '--connection', `file://${paper}`, '--name', 'Kitchen', '--data', agentDir], {})
+    await cliJson(
+      [
+        'printers',
+        'add',
+        '--local',
+        '--id',
+        'kitchen',
+        '--connection',
+        `file://${paper}`,
+        '--name',
+        'Kitchen',
+        '--data',
+        agentDir,
+      ],
+      {},
+    )
     agent = await startAgent(['--server', hub.url, '--code', code, '--name', 'kitchen-pi'])
     expect(agent.output()).toMatch(/Paired with http:\/\/127\.0\.0\.1:\d+ as agent agt_/)
 
@@ -90,9 +117,14 @@ describe('a remote agent', () => {
     const remote = agents.find((a: { builtin: boolean }) => !a.builtin)
     expect(remote).toMatchObject({ name: 'kitchen-pi', revokedAt: null })
     const reported = await cliJson(['printers', 'list', '--agents'], hubEnv())
-    expect(reported).toContainEqual(expect.objectContaining({ agentId: remote.id, printerId: 'kitchen', name: 'Kitchen', availability: 'unknown' }))
+    expect(reported).toContainEqual(
+      expect.objectContaining({ agentId: remote.id, printerId: 'kitchen', name: 'Kitchen', availability: 'unknown' }),
+    )
 
-    const assigned = await cliJson(['printers', 'assign', '--project', projectId, '--agent', remote.id, '--printer', 'kitchen'], hubEnv())
+    const assigned = await cliJson(
+      ['printers', 'assign', '--project', projectId, '--agent', remote.id, '--printer', 'kitchen'],
+      hubEnv(),
+    )
     expect(assigned).toMatchObject({ remoteId: 'kitchen', agentId: remote.id, agentPrinterId: 'kitchen' })
 
     const job = await submit('first')
@@ -107,7 +139,19 @@ describe('a remote agent', () => {
     const styled = await fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(jobBody({ printerId: 'kitchen', idempotencyKey: 'styled', document: { width: 80, sections: [{ type: 'text', value: '<styled>', size: { width: 2, height: 2 } }, { type: 'drawer', pin: 2 }] } })),
+      body: JSON.stringify(
+        jobBody({
+          printerId: 'kitchen',
+          idempotencyKey: 'styled',
+          document: {
+            width: 80,
+            sections: [
+              { type: 'text', value: '<styled>', size: { width: 2, height: 2 } },
+              { type: 'drawer', pin: 2 },
+            ],
+          },
+        }),
+      ),
     })
     expect(styled.status).toBe(202)
     const [styledDone] = await untilFinished([((await styled.json()) as { job: Job }).job.id])

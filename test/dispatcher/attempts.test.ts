@@ -12,27 +12,43 @@ import { printJobFor, useGatewayHub, WIRE_ID } from '../support/gateway-fixtures
 import { type TestHub, tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
-const { agents, pair, connect, online, addPrinter, postJob, job, waitForState, sync, startHub, clockedHub } = useGatewayHub()
+const { agents, pair, connect, online, addPrinter, postJob, job, waitForState, sync, startHub, clockedHub } =
+  useGatewayHub()
 
 describe('retries', () => {
-  test('an unacknowledged attempt times out and is retried under a new wire identity, otherwise identical', async () => {
-    const credentials = await pair()
-    const agent = await online(credentials)
-    const created = await postJob(addPrinter(credentials.agentId), { metadata: { table: '4' } })
-    const first = await printJobFor(agent, `${created.id}.a1`)
-    // No acknowledgement: after the ack timeout (1 s) the attempt fails and the job waits its backoff.
-    await waitFor(() => job(created.id).lastErrorCode === 'agent.ack_timeout', 3_000)
-    const second = await printJobFor(agent, `${created.id}.a2`, 3_000)
-    expect(second.payload).toEqual({ ...first.payload, jobId: `${created.id}.a2`, idempotencyKey: `${created.id}.a2` })
-    expect(second.payload.createdAt).toBe(first.payload.createdAt)
-    expect(JSON.stringify(second.payload.document)).toBe(JSON.stringify(first.payload.document))
-    expect(second.messageId).not.toBe(first.messageId)
-    expect(job(created.id)).toMatchObject({ state: 'DISPATCHING', attemptCount: 2, lastErrorCode: 'agent.ack_timeout' })
+  test(
+    'an unacknowledged attempt times out and is retried under a new wire ' + 'identity, otherwise identical',
+    async () => {
+      const credentials = await pair()
+      const agent = await online(credentials)
+      const created = await postJob(addPrinter(credentials.agentId), { metadata: { table: '4' } })
+      const first = await printJobFor(agent, `${created.id}.a1`)
+      // No acknowledgement: after the ack timeout (1 s) the attempt fails and the job waits its backoff.
+      await waitFor(() => job(created.id).lastErrorCode === 'agent.ack_timeout', 3_000)
+      const second = await printJobFor(agent, `${created.id}.a2`, 3_000)
+      expect(second.payload).toEqual({
+        ...first.payload,
+        jobId: `${created.id}.a2`,
+        idempotencyKey: `${created.id}.a2`,
+      })
+      expect(second.payload.createdAt).toBe(first.payload.createdAt)
+      expect(JSON.stringify(second.payload.document)).toBe(JSON.stringify(first.payload.document))
+      expect(second.messageId).not.toBe(first.messageId)
+      expect(job(created.id)).toMatchObject({
+        state: 'DISPATCHING',
+        attemptCount: 2,
+        lastErrorCode: 'agent.ack_timeout',
+      })
 
-    agent.jobReceived(second)
-    agent.jobSubmitted(second)
-    expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({ attemptCount: 2, receivedAt: expect.any(String), submittedAt: expect.any(String) })
-  })
+      agent.jobReceived(second)
+      agent.jobSubmitted(second)
+      expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({
+        attemptCount: 2,
+        receivedAt: expect.any(String),
+        submittedAt: expect.any(String),
+      })
+    },
+  )
 
   test('a retryable failure goes back to PENDING, then the next attempt comes after the backoff', async () => {
     const credentials = await pair()
@@ -43,10 +59,16 @@ describe('retries', () => {
     await waitForState(created.id, 'DELIVERED')
     const failedAt = performance.now()
     agent.jobFailed(first, { code: 'spooler.failed', message: 'The printer did not answer.', retryable: true })
-    expect(await waitForState(created.id, 'PENDING')).toMatchObject({ attemptCount: 1, lastErrorCode: 'spooler.failed', lastErrorMessage: 'The printer did not answer.' })
+    expect(await waitForState(created.id, 'PENDING')).toMatchObject({
+      attemptCount: 1,
+      lastErrorCode: 'spooler.failed',
+      lastErrorMessage: 'The printer did not answer.',
+    })
     await printJobFor(agent, `${created.id}.a2`)
     // The backoff is 400 ms ± 20 %: the hub may not send earlier.
-    expect(agent.received.find((r) => r.frame.payload?.jobId === `${created.id}.a2`)!.at - failedAt).toBeGreaterThanOrEqual(300)
+    expect(
+      agent.received.find((r) => r.frame.payload?.jobId === `${created.id}.a2`)!.at - failedAt,
+    ).toBeGreaterThanOrEqual(300)
     expect(job(created.id)).toMatchObject({ state: 'DISPATCHING', attemptCount: 2 })
   })
 
@@ -60,7 +82,11 @@ describe('retries', () => {
     const second = await printJobFor(agent, `${created.id}.a2`)
     agent.jobReceived(second)
     agent.jobFailed(second, { code: 'printer.disabled', message: 'The printer is disabled.', retryable: true })
-    expect(await waitForState(created.id, 'FAILED')).toMatchObject({ attemptCount: 2, maxAttempts: 2, lastErrorCode: 'printer.disabled' })
+    expect(await waitForState(created.id, 'FAILED')).toMatchObject({
+      attemptCount: 2,
+      maxAttempts: 2,
+      lastErrorCode: 'printer.disabled',
+    })
     await sync(agent)
     expect(agent.all('server.print_job').filter((f) => f.payload.jobId.startsWith(created.id)).length).toBe(2)
   })
@@ -72,7 +98,11 @@ describe('retries', () => {
     const first = await printJobFor(agent, `${created.id}.a1`)
     agent.jobReceived(first)
     agent.jobFailed(first, { code: 'render.failed', message: 'The image cannot be decoded.', retryable: false })
-    expect(await waitForState(created.id, 'FAILED')).toMatchObject({ attemptCount: 4, maxAttempts: 4, lastErrorCode: 'render.failed' })
+    expect(await waitForState(created.id, 'FAILED')).toMatchObject({
+      attemptCount: 4,
+      maxAttempts: 4,
+      lastErrorCode: 'render.failed',
+    })
     await sync(agent)
     expect(agent.all('server.print_job').filter((f) => f.payload.jobId.startsWith(created.id)).length).toBe(1)
   })
@@ -88,22 +118,33 @@ describe('retries', () => {
     const cancel = await agent.next('server.cancel_job')
     expect(cancel.payload).toEqual({ jobId: second.payload.jobId, reason: expect.any(String) })
   })
-  test("a late completion of attempt 1 that also tells its submission (a printhub agent's one report) while attempt 2 is out: COMPLETED, and attempt 2 is cancelled", async () => {
-    const credentials = await pair()
-    const agent = await connect(credentials)
-    expect((await agent.authenticate()).type).toBe('auth.accepted')
-    await agent.hello({ productId: 'printhub' })
-    await agent.inventory([virtualPrinter('printer_fake_1')])
-    const created = await postJob(addPrinter(credentials.agentId))
-    const first = await printJobFor(agent, `${created.id}.a1`)
-    const second = await printJobFor(agent, `${created.id}.a2`, 4_000)
-    const { jobId, idempotencyKey, printerId } = first.payload
-    const submittedAt = new Date(Date.now() - 50).toISOString()
-    agent.send(agent.envelope('printhub.job_completed', { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString(), submittedAt }, first.messageId))
-    expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({ attemptCount: 2, submittedAt })
-    const cancel = await agent.next('server.cancel_job')
-    expect(cancel.payload).toEqual({ jobId: second.payload.jobId, reason: expect.any(String) })
-  })
+  test(
+    'a late completion of attempt 1 that also tells its submission (a ' +
+      "printhub agent's one report) while attempt 2 is out: COMPLETED, and " +
+      'attempt 2 is cancelled',
+    async () => {
+      const credentials = await pair()
+      const agent = await connect(credentials)
+      expect((await agent.authenticate()).type).toBe('auth.accepted')
+      await agent.hello({ productId: 'printhub' })
+      await agent.inventory([virtualPrinter('printer_fake_1')])
+      const created = await postJob(addPrinter(credentials.agentId))
+      const first = await printJobFor(agent, `${created.id}.a1`)
+      const second = await printJobFor(agent, `${created.id}.a2`, 4_000)
+      const { jobId, idempotencyKey, printerId } = first.payload
+      const submittedAt = new Date(Date.now() - 50).toISOString()
+      agent.send(
+        agent.envelope(
+          'printhub.job_completed',
+          { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString(), submittedAt },
+          first.messageId,
+        ),
+      )
+      expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({ attemptCount: 2, submittedAt })
+      const cancel = await agent.next('server.cancel_job')
+      expect(cancel.payload).toEqual({ jobId: second.payload.jobId, reason: expect.any(String) })
+    },
+  )
 
   test('an agent that drops the connection before acknowledging gets the job again, as a new attempt', async () => {
     const credentials = await pair()
@@ -112,7 +153,9 @@ describe('retries', () => {
     await printJobFor(agent, `${created.id}.a1`)
     await agent.close()
     // The hub cannot know whether the agent stored it: the attempt failed, retryably.
-    expect(await waitFor(() => job(created.id).lastErrorCode === 'agent.disconnected' && job(created.id))).toMatchObject({ state: 'PENDING', attemptCount: 1 })
+    expect(
+      await waitFor(() => job(created.id).lastErrorCode === 'agent.disconnected' && job(created.id)),
+    ).toMatchObject({ state: 'PENDING', attemptCount: 1 })
     const again = await online(credentials)
     const second = await printJobFor(again, `${created.id}.a2`)
     again.jobReceived(second)
@@ -158,27 +201,30 @@ describe('retries', () => {
 describe('with a clock the test moves', () => {
   const { h, advance } = clockedHub()
 
-  test('cancelling a dispatched job: server.cancel_job with the wire ID, then CANCELLED after the grace period', async () => {
-    const credentials = await pair(h)
-    const agent = await online(credentials, undefined, h)
-    const created = await postJob(addPrinter(credentials.agentId, 'printer_fake_1', h), {}, h)
-    const wireId = `${created.id}.a1`
-    const printJob = await printJobFor(agent, wireId)
-    agent.jobReceived(printJob)
-    await waitForState(created.id, 'DELIVERED', 3_000, h)
+  test(
+    'cancelling a dispatched job: server.cancel_job with the wire ID, then ' + 'CANCELLED after the grace period',
+    async () => {
+      const credentials = await pair(h)
+      const agent = await online(credentials, undefined, h)
+      const created = await postJob(addPrinter(credentials.agentId, 'printer_fake_1', h), {}, h)
+      const wireId = `${created.id}.a1`
+      const printJob = await printJobFor(agent, wireId)
+      agent.jobReceived(printJob)
+      await waitForState(created.id, 'DELIVERED', 3_000, h)
 
-    expect(h.hub.store.jobStates.cancel(created.id)).toMatchObject({ kind: 'requested' })
-    const cancel = await agent.next('server.cancel_job', { timeoutMs: 2_000 })
-    expect(cancel.payload).toEqual({ jobId: wireId, reason: 'Cancelled by an operator.' })
-    expect(cancel.payload.jobId).toMatch(WIRE_ID)
-    // A stock agent never answers; until the grace period (30 s) is over, the job stays as it was.
-    expect(job(created.id, h).state).toBe('DELIVERED')
-    advance(31_000)
-    const cancelled = await waitForState(created.id, 'CANCELLED', 2_000, h)
-    expect(cancelled.attemptCount).toBe(1)
-    // Asked once.
-    expect(agent.all('server.cancel_job').length).toBe(1)
-  })
+      expect(h.hub.store.jobStates.cancel(created.id)).toMatchObject({ kind: 'requested' })
+      const cancel = await agent.next('server.cancel_job', { timeoutMs: 2_000 })
+      expect(cancel.payload).toEqual({ jobId: wireId, reason: 'Cancelled by an operator.' })
+      expect(cancel.payload.jobId).toMatch(WIRE_ID)
+      // A stock agent never answers; until the grace period (30 s) is over, the job stays as it was.
+      expect(job(created.id, h).state).toBe('DELIVERED')
+      advance(31_000)
+      const cancelled = await waitForState(created.id, 'CANCELLED', 2_000, h)
+      expect(cancelled.attemptCount).toBe(1)
+      // Asked once.
+      expect(agent.all('server.cancel_job').length).toBe(1)
+    },
+  )
 
   test('a submission that beats the cancellation wins: COMPLETED', async () => {
     const credentials = await pair(h)
@@ -230,7 +276,12 @@ describe('a hub restart', () => {
       await first.hub.stop()
       firstRunning = false
       const shutdown = await agent.next('server.disconnect')
-      expect(shutdown.payload).toEqual({ code: 'server_shutdown', reason: expect.any(String), reconnect: true, retryAfterMs: 1000 })
+      expect(shutdown.payload).toEqual({
+        code: 'server_shutdown',
+        reason: expect.any(String),
+        reconnect: true,
+        retryAfterMs: 1000,
+      })
       expect((await agent.closed()).code).toBe(4400)
 
       second = await startHub({ dataDir })

@@ -22,7 +22,12 @@ describe('a stock agent and the hub', () => {
     expect(Date.parse(challenge.expiresAt)).toBeGreaterThan(Date.now())
 
     const accepted = await agent.authenticate()
-    expect(accepted).toEqual({ type: 'auth.accepted', sessionId: expect.any(String), agentId: credentials.agentId, heartbeatIntervalMs: 5000 })
+    expect(accepted).toEqual({
+      type: 'auth.accepted',
+      sessionId: expect.any(String),
+      agentId: credentials.agentId,
+      heartbeatIntervalMs: 5000,
+    })
 
     const hello = await agent.hello()
     expect(hello.correlationId).toBe(agent.helloMessageId!)
@@ -56,23 +61,45 @@ describe('a stock agent and the hub', () => {
       createdAt: job(created.id).createdAt,
       document: { width: 80, sections: [{ type: 'text', value: 'Hi' }, { type: 'cut' }] },
     })
-    expect(job(created.id)).toMatchObject({ state: 'DISPATCHING', attemptCount: 1, receivedAt: null, submittedAt: null })
+    expect(job(created.id)).toMatchObject({
+      state: 'DISPATCHING',
+      attemptCount: 1,
+      receivedAt: null,
+      submittedAt: null,
+    })
 
     const receivedAt = isoNow()
     agent.jobReceived(printJob, receivedAt)
-    expect(await waitForState(created.id, 'DELIVERED')).toMatchObject({ attemptCount: 1, receivedAt, submittedAt: null })
+    expect(await waitForState(created.id, 'DELIVERED')).toMatchObject({
+      attemptCount: 1,
+      receivedAt,
+      submittedAt: null,
+    })
 
     const submittedAt = isoNow()
     agent.jobSubmitted(printJob, submittedAt)
-    expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({ attemptCount: 1, receivedAt, submittedAt, lastErrorCode: null })
+    expect(await waitForState(created.id, 'COMPLETED')).toMatchObject({
+      attemptCount: 1,
+      receivedAt,
+      submittedAt,
+      lastErrorCode: null,
+    })
 
     // The API tells the same story.
-    const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs`)).json()) as { jobs: { id: string }[] }
-    expect(listed.jobs.find((j) => j.id === created.id)).toMatchObject({ state: 'COMPLETED', attemptCount: 1, receivedAt, submittedAt })
+    const listed = (await (await t.request('GET', `/v1/projects/${t.projectId}/jobs`)).json()) as {
+      jobs: { id: string }[]
+    }
+    expect(listed.jobs.find((j) => j.id === created.id)).toMatchObject({
+      state: 'COMPLETED',
+      attemptCount: 1,
+      receivedAt,
+      submittedAt,
+    })
 
     // Every kind of frame the hub sent on this path was seen (and checked on arrival).
     const types = new Set(agent.received.map((r) => r.frame.type))
-    for (const type of ['auth.challenge', 'auth.accepted', 'server.hello', 'server.heartbeat', 'server.print_job']) expect(types).toContain(type)
+    for (const type of ['auth.challenge', 'auth.accepted', 'server.hello', 'server.heartbeat', 'server.print_job'])
+      expect(types).toContain(type)
     expect(agent.received.length).toBeGreaterThanOrEqual(5)
     expect(agent.isOpen).toBe(true)
     expectClean(agent)
@@ -90,7 +117,10 @@ describe('durability before delivery', () => {
     const uncommittedWhenSent: boolean[] = []
     const send = session.send.bind(session)
     session.send = (frame) => {
-      if (frame.type === 'server.print_job') uncommittedWhenSent.push(t.hub.store.jobs.isUncommitted((frame.payload as { jobId: string }).jobId.replace(/\.a\d+$/, '')))
+      if (frame.type === 'server.print_job')
+        uncommittedWhenSent.push(
+          t.hub.store.jobs.isUncommitted((frame.payload as { jobId: string }).jobId.replace(/\.a\d+$/, '')),
+        )
       return send(frame)
     }
     // The printer's queue is looked at before the job's commit in the same turn of the event loop:
@@ -145,13 +175,21 @@ describe('duplicates and replays', () => {
 
   test('reports for jobs the hub never sent are ignored, and the session stays', async () => {
     const agent = await online(await pair())
-    const fake = { messageId: 'msg_none', payload: { jobId: 'job_invoice_123_v1', idempotencyKey: 'invoice_123_v1', printerId: 'printer_fake_1' } }
+    const fake = {
+      messageId: 'msg_none',
+      payload: { jobId: 'job_invoice_123_v1', idempotencyKey: 'invoice_123_v1', printerId: 'printer_fake_1' },
+    }
     agent.jobReceived(fake)
     agent.jobSubmitted(fake)
-    agent.jobFailed({ ...fake, payload: { ...fake.payload, jobId: `job_${'0'.repeat(32)}.a1` } }, { code: 'x', message: 'y', retryable: false })
+    agent.jobFailed(
+      { ...fake, payload: { ...fake.payload, jobId: `job_${'0'.repeat(32)}.a1` } },
+      { code: 'x', message: 'y', retryable: false },
+    )
     await sync(agent)
     expect(agent.isOpen).toBe(true)
-    expect(events.find((line) => line.includes('job=job_invoice_123_v1'))).toMatch(/ warn  dispatcher agent=agt_\w+ job=job_invoice_123_v1 report=\w+ a report on a job this hub did not send$/)
+    expect(events.find((line) => line.includes('job=job_invoice_123_v1'))).toMatch(
+      / warn  dispatcher agent=agt_\w+ job=job_invoice_123_v1 report=\w+ a report on a job this hub did not send$/,
+    )
   })
 
   // Reference 7.2: the host must make sure a report comes from the agent the job was sent to.
@@ -167,7 +205,9 @@ describe('duplicates and replays', () => {
     await sync(intruder)
     // Refused and said so; the job never reached SUBMITTED (PRINTING) from it. Still DISPATCHING,
     // or PENDING again if this file's short acknowledgement deadline (1 s) passed on a busy machine.
-    expect(events.find((line) => line.includes(`job=${created.id}.a1`))).toMatch(/ warn  dispatcher agent=agt_\w+ job=\S+ report=submitted a report on a job not sent to this agent$/)
+    expect(events.find((line) => line.includes(`job=${created.id}.a1`))).toMatch(
+      / warn  dispatcher agent=agt_\w+ job=\S+ report=submitted a report on a job not sent to this agent$/,
+    )
     expect(['DISPATCHING', 'PENDING']).toContain(job(created.id).state)
     expect(t.hub.store.jobs.timeline(created.id).map((event) => event.state)).not.toContain('PRINTING')
   })
@@ -176,7 +216,11 @@ describe('duplicates and replays', () => {
 describe('availability', () => {
   test('jobs for an online printer complete while an offline printer keeps its jobs PENDING', async () => {
     const credentials = await pair()
-    const printers = [virtualPrinter('printer_on'), virtualPrinter('printer_off', { availability: 'offline' }), virtualPrinter('printer_disabled', { enabled: false })]
+    const printers = [
+      virtualPrinter('printer_on'),
+      virtualPrinter('printer_off', { availability: 'offline' }),
+      virtualPrinter('printer_disabled', { enabled: false }),
+    ]
     const agent = await online(credentials, printers)
     await waitFor(() => t.hub.store.agents.printers().filter((p) => p.agentId === credentials.agentId).length === 3)
     const offRemote = addPrinter(credentials.agentId, 'printer_off')
@@ -223,23 +267,31 @@ describe('availability', () => {
 })
 
 describe('the printhub extensions', () => {
-  test('an agent that names itself printhub: job_submitted means PRINTING, printhub.job_completed COMPLETED', async () => {
-    const credentials = await pair()
-    const agent = await connect(credentials)
-    await agent.authenticate()
-    const hello = await agent.hello({ productId: 'printhub' })
-    expect(hello.payload.serverVersion).toMatch(/^printhub\//)
-    await agent.inventory([virtualPrinter('printer_fake_1')])
-    const created = await postJob(addPrinter(credentials.agentId))
-    const frame = await printJobFor(agent, `${created.id}.a1`)
-    agent.jobReceived(frame)
-    agent.jobSubmitted(frame)
-    const printing = await waitForState(created.id, 'PRINTING')
-    expect(printing.submittedAt).not.toBeNull()
-    const { jobId, idempotencyKey, printerId } = frame.payload
-    agent.send(agent.envelope('printhub.job_completed', { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString() }, frame.messageId))
-    await waitForState(created.id, 'COMPLETED')
-    expectClean(agent)
-  })
-
+  test(
+    'an agent that names itself printhub: job_submitted means PRINTING, ' + 'printhub.job_completed COMPLETED',
+    async () => {
+      const credentials = await pair()
+      const agent = await connect(credentials)
+      await agent.authenticate()
+      const hello = await agent.hello({ productId: 'printhub' })
+      expect(hello.payload.serverVersion).toMatch(/^printhub\//)
+      await agent.inventory([virtualPrinter('printer_fake_1')])
+      const created = await postJob(addPrinter(credentials.agentId))
+      const frame = await printJobFor(agent, `${created.id}.a1`)
+      agent.jobReceived(frame)
+      agent.jobSubmitted(frame)
+      const printing = await waitForState(created.id, 'PRINTING')
+      expect(printing.submittedAt).not.toBeNull()
+      const { jobId, idempotencyKey, printerId } = frame.payload
+      agent.send(
+        agent.envelope(
+          'printhub.job_completed',
+          { jobId, idempotencyKey, printerId, completedAt: new Date().toISOString() },
+          frame.messageId,
+        ),
+      )
+      await waitForState(created.id, 'COMPLETED')
+      expectClean(agent)
+    },
+  )
 })

@@ -48,7 +48,11 @@ describe("the window of jobs a printer's agent holds", () => {
   })
 
   test('the sweep reads every full printer again, whatever left it without a report', () => {
-    const held = new Map([['p1', HELD_PER_PRINTER], ['p2', HELD_PER_PRINTER], ['p3', 0]])
+    const held = new Map([
+      ['p1', HELD_PER_PRINTER],
+      ['p2', HELD_PER_PRINTER],
+      ['p3', 0],
+    ])
     const { window } = windowOver(held)
     expect(window.take('p1')).toBe(false)
     expect(window.take('p2')).toBe(false)
@@ -63,7 +67,10 @@ describe("the window of jobs a printer's agent holds", () => {
   })
 
   test('a job leaving a printer that is not full changes nothing, and printers do not share a window', () => {
-    const held = new Map([['p1', HELD_PER_PRINTER], ['p2', 0]])
+    const held = new Map([
+      ['p1', HELD_PER_PRINTER],
+      ['p2', 0],
+    ])
     const { window, reads } = windowOver(held)
     expect(window.left('p2')).toBe(false)
     expect(window.take('p1')).toBe(false)

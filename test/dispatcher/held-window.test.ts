@@ -37,7 +37,8 @@ async function postJobs(remoteId: string, count: number, on: TestHub = h): Promi
     const batch = await Promise.all(Array.from({ length: Math.min(25, count - i) }, () => postJob(remoteId, {}, on)))
     ids.push(...batch.map((job) => job.id))
   }
-  const seq = (id: string) => on.hub.store.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE id = ?').get(id)!.seq
+  const seq = (id: string) =>
+    on.hub.store.db.query<{ seq: number }, [string]>('SELECT seq FROM jobs WHERE id = ?').get(id)!.seq
   return ids.sort((a, b) => seq(a) - seq(b))
 }
 
@@ -50,7 +51,8 @@ const tally = (ids: readonly string[], on: TestHub = h): Record<string, number> 
 }
 
 describe('a printer whose agent holds as many jobs as it may', () => {
-  test('its next jobs wait PENDING in the hub, then go once its agent has printed some: each once, in order', async () => {
+  test('its next jobs wait PENDING in the hub, then go once its agent has ' +
+    'printed some: each once, in order', async () => {
     const credentials = await pair(h)
     const agent = await online(credentials, undefined, h)
     const remoteId = addPrinter(credentials.agentId, 'printer_fake_1', h)
@@ -63,7 +65,8 @@ describe('a printer whose agent holds as many jobs as it may', () => {
     expect(tally(ids)).toEqual({ DELIVERED: HELD_PER_PRINTER, PENDING: extra })
     // The oldest went, the newest wait; none of the waiting was sent or tried.
     expect(held.map(wireJob)).toEqual(ids.slice(0, HELD_PER_PRINTER))
-    for (const id of ids.slice(HELD_PER_PRINTER)) expect(h.hub.store.jobs.get(id)).toMatchObject({ state: 'PENDING', attemptCount: 0 })
+    for (const id of ids.slice(HELD_PER_PRINTER))
+      expect(h.hub.store.jobs.get(id)).toMatchObject({ state: 'PENDING', attemptCount: 0 })
 
     // The sweep looks again: still full, nothing goes (its look runs in the next turn).
     h.hub.dispatcher.sweep()
@@ -78,7 +81,10 @@ describe('a printer whose agent holds as many jobs as it may', () => {
     const later = await receive(agent, extra)
     expect(later.map(wireJob)).toEqual(ids.slice(HELD_PER_PRINTER))
     await waitFor(() => tally(ids).DELIVERED === HELD_PER_PRINTER - HELD_PER_PRINTER / 10 + extra)
-    expect(tally(ids)).toEqual({ COMPLETED: HELD_PER_PRINTER / 10, DELIVERED: HELD_PER_PRINTER - HELD_PER_PRINTER / 10 + extra })
+    expect(tally(ids)).toEqual({
+      COMPLETED: HELD_PER_PRINTER / 10,
+      DELIVERED: HELD_PER_PRINTER - HELD_PER_PRINTER / 10 + extra,
+    })
     const sent = agent.all('server.print_job').map((frame) => String(frame.payload.jobId))
     expect(new Set(sent).size).toBe(sent.length)
     expect(sent).toHaveLength(ids.length)

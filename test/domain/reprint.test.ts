@@ -20,7 +20,10 @@ describe('a reprint', () => {
   })
 
   test("a reprint of a reprint keeps the one banner, with the first print's time", () => {
-    const first = reprintDocument({ width: 58, sections: [{ type: 'text', value: 'x' }] }, new Date(2026, 0, 1, 9, 0).getTime())
+    const first = reprintDocument(
+      { width: 58, sections: [{ type: 'text', value: 'x' }] },
+      new Date(2026, 0, 1, 9, 0).getTime(),
+    )
     expect(reprintDocument(first, new Date(2026, 5, 1, 12, 0).getTime())).toEqual(first)
   })
 })

@@ -13,7 +13,8 @@ const { t, pair, online } = useGatewayHub()
 
 const totalChanges = () => t.hub.store.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
 const storedPrinters = (agentId: string) => t.hub.store.agents.printers().filter((p) => p.agentId === agentId)
-const many = (count: number, name = 'Printer') => Array.from({ length: count }, (_, i) => virtualPrinter(`p${i}`, { name: `${name} ${i}` }))
+const many = (count: number, name = 'Printer') =>
+  Array.from({ length: count }, (_, i) => virtualPrinter(`p${i}`, { name: `${name} ${i}` }))
 
 test('a flood of 512-printer inventories: few writes, the session ended, /health answered throughout', async () => {
   const credentials = await pair()
@@ -41,7 +42,15 @@ test(`an agent with 512 printers: the hub keeps its first ${MAX_AGENT_PRINTERS}`
   const credentials = await pair()
   await online(credentials, many(512))
   await waitFor(() => storedPrinters(credentials.agentId).length === MAX_AGENT_PRINTERS)
-  expect(storedPrinters(credentials.agentId).map((p) => p.printerId).sort()).toEqual(many(MAX_AGENT_PRINTERS).map((p) => p.id).sort())
+  expect(
+    storedPrinters(credentials.agentId)
+      .map((p) => p.printerId)
+      .sort(),
+  ).toEqual(
+    many(MAX_AGENT_PRINTERS)
+      .map((p) => p.id)
+      .sort(),
+  )
 })
 
 test('an inventory that says the same again writes nothing; a printer that changes writes one row', async () => {
@@ -54,7 +63,10 @@ test('an inventory that says the same again writes nothing; a printer that chang
   await agent.inventory(printers)
   await agent.inventory(printers.map((p, i) => (i === 3 ? { ...p, availability: 'offline' as const } : p)))
   // Frames are handled in order: once the change is stored, the repeat before it was handled too.
-  await waitFor(() => storedPrinters(credentials.agentId).find((p) => p.printerId === 'p3')?.availability === 'offline', 5_000)
+  await waitFor(
+    () => storedPrinters(credentials.agentId).find((p) => p.printerId === 'p3')?.availability === 'offline',
+    5_000,
+  )
   const after = stamps()
   expect([...after].filter(([id, at]) => first.get(id) !== at).map(([id]) => id)).toEqual(['p3'])
 })

@@ -26,12 +26,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const stranger = (localAddress: string, announced: number, sent: number) => gatewayStranger(port, localAddress, announced, sent)
+const stranger = (localAddress: string, announced: number, sent: number) =>
+  gatewayStranger(port, localAddress, announced, sent)
 
-test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is bounded, the rest get 429, the deadline closes the rest', async () => {
+test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is ' +
+  'bounded, the rest get 429, the deadline closes the rest', async () => {
   const before = hub.rssMb()
   const announced = MAX_FRAME_BYTES
-  const strangers = Array.from({ length: 200 }, (_, i) => stranger(`127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`, announced, announced - 1024))
+  const strangers = Array.from({ length: 200 }, (_, i) =>
+    stranger(`127.0.${1 + (i % 50)}.${1 + Math.floor(i / 50)}`, announced, announced - 1024),
+  )
   const statuses = await Promise.all(strangers.map((s) => s.status))
   const admitted = statuses.filter((s) => s === 101).length
   expect(admitted).toBe(MAX_UNAUTHENTICATED)
@@ -47,7 +51,8 @@ test('200 half-sent 2 MiB frames: a few are let in, the memory they hold is boun
   for (const s of strangers) s.socket.destroy()
 }, 60_000)
 
-test(`from one address at most ${MAX_UNAUTHENTICATED_PER_ADDRESS} at a time; a place comes back when one closes`, async () => {
+test(`from one address at most ${MAX_UNAUTHENTICATED_PER_ADDRESS} at a time; a ` +
+  `place comes back when one closes`, async () => {
   const strangers = Array.from({ length: MAX_UNAUTHENTICATED_PER_ADDRESS + 2 }, () => stranger('127.0.9.9', 64, 0))
   const statuses = await Promise.all(strangers.map((s) => s.status))
   expect(statuses.filter((s) => s === 101)).toHaveLength(MAX_UNAUTHENTICATED_PER_ADDRESS)

@@ -33,7 +33,11 @@ describe('session lifetime', () => {
     expect(t.hub.sessions.session(credentials.agentId)).toBeUndefined()
     // And it cannot come back.
     const again = await connect(credentials)
-    expect(await again.authenticate()).toEqual({ type: 'auth.rejected', code: 'credential_revoked', message: AUTH_FAILED })
+    expect(await again.authenticate()).toEqual({
+      type: 'auth.rejected',
+      code: 'credential_revoked',
+      message: AUTH_FAILED,
+    })
     expect(await again.closed()).toEqual({ code: 4401, reason: 'credential_revoked' })
   })
 
@@ -70,7 +74,12 @@ let keys = 0
 async function agentKey(): Promise<AgentKey> {
   const secretKey = utils.randomSecretKey()
   const n = ++keys
-  return { agentId: `agt_registry_${n}`, keyId: `key_registry_${n}`, secretKey, publicKey: Buffer.from(await getPublicKeyAsync(secretKey)).toString('base64url') }
+  return {
+    agentId: `agt_registry_${n}`,
+    keyId: `key_registry_${n}`,
+    secretKey,
+    publicKey: Buffer.from(await getPublicKeyAsync(secretKey)).toString('base64url'),
+  }
 }
 
 /** What the registry passed on to its listener, in order; sessions by their (random, unique) ID. */
@@ -96,7 +105,8 @@ class RecordingListener implements AgentListener {
 }
 
 /** The registry's agents and their sessions' IDs. */
-const registered = (registry: SessionRegistry): [string, string][] => [...registry.connected()].map(([agentId, session]) => [agentId, session.id])
+const registered = (registry: SessionRegistry): [string, string][] =>
+  [...registry.connected()].map(([agentId, session]) => [agentId, session.id])
 
 /**
  * One agent connection through the gateway's real session code, as the built-in agent's pipe
@@ -129,7 +139,14 @@ class MemoryConnection {
   }
 
   envelope(type: string, payload: Frame, correlationId?: string): Frame {
-    return { protocolVersion: '1', messageId: `message_${crypto.randomUUID()}`, sentAt: new Date().toISOString(), ...(correlationId === undefined ? {} : { correlationId }), type, payload }
+    return {
+      protocolVersion: '1',
+      messageId: `message_${crypto.randomUUID()}`,
+      sentAt: new Date().toISOString(),
+      ...(correlationId === undefined ? {} : { correlationId }),
+      type,
+      payload,
+    }
   }
 
   /** The first frame of `type` the hub sent, once it has. */
@@ -145,18 +162,35 @@ class MemoryConnection {
   async authenticate(): Promise<Frame> {
     const challenge = await this.next('auth.challenge')
     const signature = await signAsync(new Uint8Array(Buffer.from(challenge.payload, 'base64url')), this.key.secretKey)
-    this.send({ type: 'auth.response', challengeId: challenge.challengeId, agentId: this.key.agentId, keyId: this.key.keyId, algorithm: 'Ed25519', signature: Buffer.from(signature).toString('base64url') })
+    this.send({
+      type: 'auth.response',
+      challengeId: challenge.challengeId,
+      agentId: this.key.agentId,
+      keyId: this.key.keyId,
+      algorithm: 'Ed25519',
+      signature: Buffer.from(signature).toString('base64url'),
+    })
     return this.next('auth.accepted')
   }
 
   /** Says hello; resolves once the session is connected (server.hello sent). */
   async hello(): Promise<void> {
-    this.send(this.envelope('agent.hello', { agentId: this.key.agentId, agentVersion: '0.2.5', productId: 'oppa', productVersion: '0.2.5', supportedProtocolVersions: ['1'] }))
+    this.send(
+      this.envelope('agent.hello', {
+        agentId: this.key.agentId,
+        agentVersion: '0.2.5',
+        productId: 'oppa',
+        productVersion: '0.2.5',
+        supportedProtocolVersions: ['1'],
+      }),
+    )
     await this.next('server.hello')
   }
 
   inventory(revision: number, printers: string[]): void {
-    this.send(this.envelope('agent.printer_inventory', { revision, printers: printers.map((id) => virtualPrinter(id)) }))
+    this.send(
+      this.envelope('agent.printer_inventory', { revision, printers: printers.map((id) => virtualPrinter(id)) }),
+    )
   }
 }
 
@@ -226,27 +260,34 @@ describe('SessionRegistry, with real sessions over an in-memory transport', () =
     expect(listener.heard).toEqual([{ event: 'connected', session: connection.session.id }])
   })
 
-  test('the newest session of an agent wins: the older one is told session_replaced, and its close leaves the newer registered', async () => {
-    const key = await agentKey()
-    const older = await connected(key)
-    const newer = await connected(key)
+  test(
+    'the newest session of an agent wins: the older one is told ' +
+      'session_replaced, and its close leaves the newer registered',
+    async () => {
+      const key = await agentKey()
+      const older = await connected(key)
+      const newer = await connected(key)
 
-    // Told once, as the last thing it heard.
-    expect(older.all('server.disconnect').map((f) => f.payload)).toEqual([{ code: 'session_replaced', reason: 'A newer connection of this agent replaced this one.', reconnect: false }])
-    expect(older.frames.at(-1)!.type).toBe('server.disconnect')
-    expect(older.closed).toEqual({ code: 4400, reason: 'A newer connection of this agent replaced this one.' })
-    expect(older.session.isConnected).toBe(false)
-    expect(registry.session(key.agentId)).toBe(newer.session)
-    expect(newer.session.isConnected).toBe(true)
-    expect(newer.all('server.disconnect')).toEqual([])
-    expect(newer.closed).toBeUndefined()
-    // The older session's close is passed on (the dispatcher fails what was out on it) before the newer one is announced.
-    expect(listener.heard).toEqual([
-      { event: 'connected', session: older.session.id },
-      { event: 'closed', session: older.session.id },
-      { event: 'connected', session: newer.session.id },
-    ])
-  })
+      // Told once, as the last thing it heard.
+      expect(older.all('server.disconnect').map((f) => f.payload)).toEqual([
+        { code: 'session_replaced', reason: 'A newer connection of this agent replaced this one.', reconnect: false },
+      ])
+      expect(older.frames.at(-1)!.type).toBe('server.disconnect')
+      expect(older.closed).toEqual({ code: 4400, reason: 'A newer connection of this agent replaced this one.' })
+      expect(older.session.isConnected).toBe(false)
+      expect(registry.session(key.agentId)).toBe(newer.session)
+      expect(newer.session.isConnected).toBe(true)
+      expect(newer.all('server.disconnect')).toEqual([])
+      expect(newer.closed).toBeUndefined()
+      // The older session's close is passed on (the dispatcher fails what was out on it) before the newer one is
+      // announced.
+      expect(listener.heard).toEqual([
+        { event: 'connected', session: older.session.id },
+        { event: 'closed', session: older.session.id },
+        { event: 'connected', session: newer.session.id },
+      ])
+    },
+  )
 
   test("the inventory of a replaced session is not passed on; the current session's is", async () => {
     const key = await agentKey()
@@ -270,9 +311,19 @@ describe('SessionRegistry, with real sessions over an in-memory transport', () =
     const connection = await connected(await agentKey())
     const receivedAt = new Date().toISOString()
     const jobId = `job_${'1'.repeat(32)}.a1`
-    connection.send(connection.envelope('agent.job_received', { jobId, idempotencyKey: jobId, status: 'received', receivedAt }, `m.${jobId}`))
+    connection.send(
+      connection.envelope(
+        'agent.job_received',
+        { jobId, idempotencyKey: jobId, status: 'received', receivedAt },
+        `m.${jobId}`,
+      ),
+    )
     await waitFor(() => listener.heard.some((h) => h.event === 'report'))
-    expect(listener.heard.at(-1)).toEqual({ event: 'report', session: connection.session.id, report: { kind: 'received', jobId, receivedAt: Date.parse(receivedAt) } })
+    expect(listener.heard.at(-1)).toEqual({
+      event: 'report',
+      session: connection.session.id,
+      report: { kind: 'received', jobId, receivedAt: Date.parse(receivedAt) },
+    })
   })
 
   test('a session whose connection closes is unregistered, and the listener hears of it', async () => {
@@ -286,23 +337,28 @@ describe('SessionRegistry, with real sessions over an in-memory transport', () =
     expect(listener.heard.at(-1)).toEqual({ event: 'closed', session: connection.session.id })
   })
 
-  test("disconnect ends one agent's session for good; other agents stay, and an unknown agent is no error", async () => {
-    const [a, b] = await Promise.all([agentKey(), agentKey()])
-    const first = await connected(a)
-    const second = await connected(b)
+  test(
+    "disconnect ends one agent's session for good; other agents stay, and an " + 'unknown agent is no error',
+    async () => {
+      const [a, b] = await Promise.all([agentKey(), agentKey()])
+      const first = await connected(a)
+      const second = await connected(b)
 
-    registry.disconnect(a.agentId, 'credential_revoked', 'This agent was revoked.')
-    expect(first.all('server.disconnect').map((f) => f.payload)).toEqual([{ code: 'credential_revoked', reason: 'This agent was revoked.', reconnect: false }])
-    expect(first.frames.at(-1)!.type).toBe('server.disconnect')
-    expect(first.closed).toEqual({ code: 4400, reason: 'This agent was revoked.' })
-    expect(registry.isConnected(a.agentId)).toBe(false)
-    expect(listener.heard.at(-1)).toEqual({ event: 'closed', session: first.session.id })
+      registry.disconnect(a.agentId, 'credential_revoked', 'This agent was revoked.')
+      expect(first.all('server.disconnect').map((f) => f.payload)).toEqual([
+        { code: 'credential_revoked', reason: 'This agent was revoked.', reconnect: false },
+      ])
+      expect(first.frames.at(-1)!.type).toBe('server.disconnect')
+      expect(first.closed).toEqual({ code: 4400, reason: 'This agent was revoked.' })
+      expect(registry.isConnected(a.agentId)).toBe(false)
+      expect(listener.heard.at(-1)).toEqual({ event: 'closed', session: first.session.id })
 
-    registry.disconnect('agt_never_connected', 'credential_revoked', 'This agent was revoked.')
-    expect(registry.session(b.agentId)).toBe(second.session)
-    expect(second.all('server.disconnect')).toEqual([])
-    expect(second.closed).toBeUndefined()
-  })
+      registry.disconnect('agt_never_connected', 'credential_revoked', 'This agent was revoked.')
+      expect(registry.session(b.agentId)).toBe(second.session)
+      expect(second.all('server.disconnect')).toEqual([])
+      expect(second.closed).toBeUndefined()
+    },
+  )
 
   test('disconnectAll ends every session, asking each agent to come back later', async () => {
     const keys = await Promise.all([agentKey(), agentKey(), agentKey()])
@@ -312,13 +368,17 @@ describe('SessionRegistry, with real sessions over an in-memory transport', () =
 
     registry.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
     for (const connection of sessions) {
-      expect(connection.all('server.disconnect').map((f) => f.payload)).toEqual([{ code: 'server_shutdown', reason: 'The hub is shutting down.', reconnect: true, retryAfterMs: 1_000 }])
+      expect(connection.all('server.disconnect').map((f) => f.payload)).toEqual([
+        { code: 'server_shutdown', reason: 'The hub is shutting down.', reconnect: true, retryAfterMs: 1_000 },
+      ])
       expect(connection.closed).toEqual({ code: 4400, reason: 'The hub is shutting down.' })
     }
     expect(registered(registry)).toEqual([])
     for (const key of keys) expect(registry.isConnected(key.agentId)).toBe(false)
     // Each close passed on once (in no particular order: the sessions connected concurrently).
     const byId = (x: Heard, y: Heard) => x.session.localeCompare(y.session)
-    expect([...listener.heard].sort(byId)).toEqual(sessions.map((connection): Heard => ({ event: 'closed', session: connection.session.id })).sort(byId))
+    expect([...listener.heard].sort(byId)).toEqual(
+      sessions.map((connection): Heard => ({ event: 'closed', session: connection.session.id })).sort(byId),
+    )
   })
 })

@@ -33,7 +33,12 @@ describe('heartbeats', () => {
     }
     // The silent agent is dropped after the heartbeat timeout (6 s), with the reference's disconnect.
     const disconnect = await silent.next('server.disconnect', { timeoutMs: 9_000 })
-    expect(disconnect.payload).toEqual({ code: 'heartbeat_timeout', reason: 'The agent did not answer protocol heartbeats in time.', reconnect: true, retryAfterMs: 5000 })
+    expect(disconnect.payload).toEqual({
+      code: 'heartbeat_timeout',
+      reason: 'The agent did not answer protocol heartbeats in time.',
+      reconnect: true,
+      retryAfterMs: 5000,
+    })
     expect((await silent.closed()).code).toBe(4400)
     // Meanwhile the answering agent got the next heartbeat (interval 5 s), answered it, and is still there.
     expect(answering.all('server.heartbeat').length).toBeGreaterThanOrEqual(2)
@@ -84,17 +89,29 @@ describe('authentication', () => {
 
   test('a signature of other bytes: invalid_signature', async () => {
     const agent = await connect(credentials)
-    await expectRejected(agent, await agent.authenticate({ signed: new TextEncoder().encode('openprinter-auth-v1') }), 'invalid_signature')
+    await expectRejected(
+      agent,
+      await agent.authenticate({ signed: new TextEncoder().encode('openprinter-auth-v1') }),
+      'invalid_signature',
+    )
   })
 
   test('an unknown agent: credential_not_found', async () => {
     const agent = await connect(credentials)
-    await expectRejected(agent, await agent.authenticate({ agentId: 'agt_00000000000000000000000000000000' }), 'credential_not_found')
+    await expectRejected(
+      agent,
+      await agent.authenticate({ agentId: 'agt_00000000000000000000000000000000' }),
+      'credential_not_found',
+    )
   })
 
   test('a known agent with another key ID: credential_not_found', async () => {
     const agent = await connect(credentials)
-    await expectRejected(agent, await agent.authenticate({ keyId: 'key_00000000000000000000000000000000' }), 'credential_not_found')
+    await expectRejected(
+      agent,
+      await agent.authenticate({ keyId: 'key_00000000000000000000000000000000' }),
+      'credential_not_found',
+    )
   })
 
   test('a revoked agent: credential_revoked', async () => {
@@ -110,7 +127,11 @@ describe('authentication', () => {
     expect(second.challenge!.challengeId).not.toBe(first.challenge!.challengeId)
     // Signed correctly, for the other socket.
     const signed = new Uint8Array(Buffer.from(first.challenge!.payload, 'base64url'))
-    await expectRejected(second, await second.authenticate({ challengeId: first.challenge!.challengeId, signed }), 'challenge_invalid')
+    await expectRejected(
+      second,
+      await second.authenticate({ challengeId: first.challenge!.challengeId, signed }),
+      'challenge_invalid',
+    )
     expect((await first.authenticate()).type).toBe('auth.accepted')
   })
 
@@ -121,7 +142,15 @@ describe('authentication', () => {
 
   test('a normal message before authentication: challenge_invalid', async () => {
     const agent = await connect(credentials)
-    agent.send(agent.envelope('agent.hello', { agentId: credentials.agentId, agentVersion: '0.2.5', productId: 'oppa', productVersion: '0.2.5', supportedProtocolVersions: ['1'] }))
+    agent.send(
+      agent.envelope('agent.hello', {
+        agentId: credentials.agentId,
+        agentVersion: '0.2.5',
+        productId: 'oppa',
+        productVersion: '0.2.5',
+        supportedProtocolVersions: ['1'],
+      }),
+    )
     await expectRejected(agent, undefined, 'challenge_invalid')
   })
 
@@ -133,14 +162,28 @@ describe('authentication', () => {
 
   test('an auth frame above 16 KiB: challenge_invalid', async () => {
     const agent = await connect(credentials)
-    agent.send({ type: 'auth.response', challengeId: agent.challenge!.challengeId, agentId: credentials.agentId, keyId: credentials.keyId, algorithm: 'Ed25519', signature: 'A'.repeat(20_000) })
+    agent.send({
+      type: 'auth.response',
+      challengeId: agent.challenge!.challengeId,
+      agentId: credentials.agentId,
+      keyId: credentials.keyId,
+      algorithm: 'Ed25519',
+      signature: 'A'.repeat(20_000),
+    })
     await expectRejected(agent, undefined, 'challenge_invalid')
   })
 
   test('only one auth.response per socket: a second one is a protocol error before hello', async () => {
     const agent = await connect(credentials)
     expect((await agent.authenticate()).type).toBe('auth.accepted')
-    agent.send({ type: 'auth.response', challengeId: agent.challenge!.challengeId, agentId: credentials.agentId, keyId: credentials.keyId, algorithm: 'Ed25519', signature: 'A'.repeat(86) })
+    agent.send({
+      type: 'auth.response',
+      challengeId: agent.challenge!.challengeId,
+      agentId: credentials.agentId,
+      keyId: credentials.keyId,
+      algorithm: 'Ed25519',
+      signature: 'A'.repeat(86),
+    })
     // Not yet connected (no hello): the session closes without server.disconnect (reference 4.6).
     expect(await agent.closed()).toEqual({ code: 4400, reason: 'Protocol error' })
     expect(agent.all('server.disconnect')).toEqual([])
@@ -150,7 +193,15 @@ describe('authentication', () => {
     const agent = await connect(credentials)
     await agent.authenticate()
     const other = await pair()
-    agent.send(agent.envelope('agent.hello', { agentId: other.agentId, agentVersion: '0.2.5', productId: 'oppa', productVersion: '0.2.5', supportedProtocolVersions: ['1'] }))
+    agent.send(
+      agent.envelope('agent.hello', {
+        agentId: other.agentId,
+        agentVersion: '0.2.5',
+        productId: 'oppa',
+        productVersion: '0.2.5',
+        supportedProtocolVersions: ['1'],
+      }),
+    )
     expect((await agent.closed()).code).toBe(4400)
     expect(agent.all('server.hello')).toEqual([])
   })
@@ -159,25 +210,55 @@ describe('authentication', () => {
 describe('session lifetime', () => {
   test('a second agent.hello is a protocol error', async () => {
     const agent = await online(await pair())
-    agent.send(agent.envelope('agent.hello', { agentId: agent.agentId, agentVersion: '0.2.5', productId: 'oppa', productVersion: '0.2.5', supportedProtocolVersions: ['1'] }))
+    agent.send(
+      agent.envelope('agent.hello', {
+        agentId: agent.agentId,
+        agentVersion: '0.2.5',
+        productId: 'oppa',
+        productVersion: '0.2.5',
+        supportedProtocolVersions: ['1'],
+      }),
+    )
     await expectProtocolError(agent)
   })
 
   test('a binary frame after the handshake is a protocol error', async () => {
     const agent = await online(await pair())
-    agent.sendRaw(new TextEncoder().encode(JSON.stringify(agent.envelope('agent.printer_inventory', { revision: 2, printers: [] }))))
+    agent.sendRaw(
+      new TextEncoder().encode(
+        JSON.stringify(agent.envelope('agent.printer_inventory', { revision: 2, printers: [] })),
+      ),
+    )
     await expectProtocolError(agent)
   })
 
   test('frames a stock agent never sends are accepted: inventory deltas and diagnostics', async () => {
     const credentials = await pair()
     const agent = await online(credentials)
-    agent.send(agent.envelope('agent.printer_inventory_changed', { revision: 2, added: [virtualPrinter('printer_fake_2')], updated: [], removedPrinterIds: ['printer_fake_1'] }))
     agent.send(
-      agent.envelope('agent.diagnostics', { agentId: credentials.agentId, collectedAt: isoNow(), health: 'healthy', queueDepth: 0, printersOnline: 1, printersTotal: 1, issues: [] }),
+      agent.envelope('agent.printer_inventory_changed', {
+        revision: 2,
+        added: [virtualPrinter('printer_fake_2')],
+        updated: [],
+        removedPrinterIds: ['printer_fake_1'],
+      }),
+    )
+    agent.send(
+      agent.envelope('agent.diagnostics', {
+        agentId: credentials.agentId,
+        collectedAt: isoNow(),
+        health: 'healthy',
+        queueDepth: 0,
+        printersOnline: 1,
+        printersTotal: 1,
+        issues: [],
+      }),
     )
     await waitFor(() => {
-      const printers = t.hub.store.agents.printers().filter((p) => p.agentId === credentials.agentId).map((p) => p.printerId)
+      const printers = t.hub.store.agents
+        .printers()
+        .filter((p) => p.agentId === credentials.agentId)
+        .map((p) => p.printerId)
       return printers.length === 1 && printers[0] === 'printer_fake_2'
     })
     agent.revision = 2
@@ -237,7 +318,11 @@ describe('with a clock the test moves', () => {
   test('an expired challenge: challenge_expired', async () => {
     const agent = await connect(await pair(h), h)
     advance(31_000) // the challenge lives 30 s
-    expect(await agent.authenticate()).toEqual({ type: 'auth.rejected', code: 'challenge_expired', message: AUTH_FAILED })
+    expect(await agent.authenticate()).toEqual({
+      type: 'auth.rejected',
+      code: 'challenge_expired',
+      message: AUTH_FAILED,
+    })
     expect(await agent.closed()).toEqual({ code: 4401, reason: 'challenge_expired' })
   })
 })
@@ -245,7 +330,18 @@ describe('with a clock the test moves', () => {
 describe('the printhub extensions', () => {
   test('a stock agent may not send them: a protocol error', async () => {
     const agent = await online(await pair())
-    agent.send(agent.envelope('printhub.job_completed', { jobId: `job_${'0'.repeat(32)}.a1`, idempotencyKey: 'k', printerId: 'p', completedAt: new Date().toISOString() }, 'm.x'))
+    agent.send(
+      agent.envelope(
+        'printhub.job_completed',
+        {
+          jobId: `job_${'0'.repeat(32)}.a1`,
+          idempotencyKey: 'k',
+          printerId: 'p',
+          completedAt: new Date().toISOString(),
+        },
+        'm.x',
+      ),
+    )
     await expectProtocolError(agent)
   })
 })

@@ -30,7 +30,11 @@ function upgradeHead(port: number): Promise<string> {
     })
     socket.on('error', reject)
     socket.on('close', () => reject(new Error(`closed before a complete head: ${JSON.stringify(received)}`)))
-    socket.write(`GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${webSocketKey()}\r\nsec-websocket-version: 13\r\n\r\n`)
+    socket.write(
+      `GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: ` +
+        `websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ` +
+        `${webSocketKey()}\r\nsec-websocket-version: 13\r\n\r\n`,
+    )
   })
 }
 
@@ -42,50 +46,72 @@ function headerOf(head: string, name: string): string | undefined {
   return undefined
 }
 
-test('the 101 head, as sent on the wire, carries x-request-id, cache-control and x-content-type-options, once each', async () => {
-  const head = await upgradeHead(hub.hub.port)
-  expect(head).toStartWith('HTTP/1.1 101 ')
-  expect(headerOf(head, 'x-request-id')).toMatch(/^req_[0-9a-f]{20}$/)
-  expect(headerOf(head, 'cache-control')).toBe('no-store')
-  expect(headerOf(head, 'x-content-type-options')).toBe('nosniff')
-  for (const name of ['x-request-id', 'cache-control', 'x-content-type-options', 'upgrade', 'connection', 'sec-websocket-accept']) {
-    expect(head.split('\r\n').filter((line) => line.toLowerCase().startsWith(`${name}:`))).toHaveLength(1)
-  }
-  // Each upgrade is its own request.
-  expect(headerOf(await upgradeHead(hub.hub.port), 'x-request-id')).not.toBe(headerOf(head, 'x-request-id'))
-})
+test(
+  'the 101 head, as sent on the wire, carries x-request-id, cache-control ' + 'and x-content-type-options, once each',
+  async () => {
+    const head = await upgradeHead(hub.hub.port)
+    expect(head).toStartWith('HTTP/1.1 101 ')
+    expect(headerOf(head, 'x-request-id')).toMatch(/^req_[0-9a-f]{20}$/)
+    expect(headerOf(head, 'cache-control')).toBe('no-store')
+    expect(headerOf(head, 'x-content-type-options')).toBe('nosniff')
+    for (const name of [
+      'x-request-id',
+      'cache-control',
+      'x-content-type-options',
+      'upgrade',
+      'connection',
+      'sec-websocket-accept',
+    ]) {
+      expect(head.split('\r\n').filter((line) => line.toLowerCase().startsWith(`${name}:`))).toHaveLength(1)
+    }
+    // Each upgrade is its own request.
+    expect(headerOf(await upgradeHead(hub.hub.port), 'x-request-id')).not.toBe(headerOf(head, 'x-request-id'))
+  },
+)
 
-test('a WebSocket client sees the headers on the 101, and the gateway still opens and sends its challenge', async () => {
-  const url = new URL(GATEWAY_PATH, hub.url)
-  // node:http's client hands over the 101's headers with the upgraded socket.
-  const headers = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
-    const req = httpRequest(url, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': webSocketKey(), 'sec-websocket-version': '13' } })
-    req.on('upgrade', (res, socket) => {
-      socket.destroy()
-      resolve(res.headers)
+test(
+  'a WebSocket client sees the headers on the 101, and the gateway still ' + 'opens and sends its challenge',
+  async () => {
+    const url = new URL(GATEWAY_PATH, hub.url)
+    // node:http's client hands over the 101's headers with the upgraded socket.
+    const headers = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
+      const req = httpRequest(url, {
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-key': webSocketKey(),
+          'sec-websocket-version': '13',
+        },
+      })
+      req.on('upgrade', (res, socket) => {
+        socket.destroy()
+        resolve(res.headers)
+      })
+      req.on('response', (res) => reject(new Error(`answered ${res.statusCode}, not upgraded`)))
+      req.on('error', reject)
+      req.end()
     })
-    req.on('response', (res) => reject(new Error(`answered ${res.statusCode}, not upgraded`)))
-    req.on('error', reject)
-    req.end()
-  })
-  expect(headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/)
-  expect(headers['cache-control']).toBe('no-store')
-  expect(headers['x-content-type-options']).toBe('nosniff')
+    expect(headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/)
+    expect(headers['cache-control']).toBe('no-store')
+    expect(headers['x-content-type-options']).toBe('nosniff')
 
-  // The WebSocket API of the runtime (what agents use): the handshake with the headers still succeeds.
-  const socket = new WebSocket(url.href.replace(/^http/, 'ws'))
-  const first = await new Promise<string>((resolve, reject) => {
-    socket.onmessage = (event) => resolve(String(event.data))
-    socket.onerror = () => reject(new Error('the WebSocket failed'))
-    socket.onclose = (event) => reject(new Error(`closed ${event.code} before the challenge`))
-  })
-  socket.onclose = null
-  socket.close()
-  expect(JSON.parse(first)).toMatchObject({ type: 'auth.challenge' })
-})
+    // The WebSocket API of the runtime (what agents use): the handshake with the headers still succeeds.
+    const socket = new WebSocket(url.href.replace(/^http/, 'ws'))
+    const first = await new Promise<string>((resolve, reject) => {
+      socket.onmessage = (event) => resolve(String(event.data))
+      socket.onerror = () => reject(new Error('the WebSocket failed'))
+      socket.onclose = (event) => reject(new Error(`closed ${event.code} before the challenge`))
+    })
+    socket.onclose = null
+    socket.close()
+    expect(JSON.parse(first)).toMatchObject({ type: 'auth.challenge' })
+  },
+)
 
 test('the request log has one line for each upgrade, with the ID the 101 carried', async () => {
   const head = await upgradeHead(hub.hub.port)
   const id = headerOf(head, 'x-request-id')!
-  expect(hub.logs.filter((line) => line.endsWith(` ${id}`))).toEqual([expect.stringMatching(new RegExp(`^GET ${GATEWAY_PATH} 101 `))])
+  expect(hub.logs.filter((line) => line.endsWith(` ${id}`))).toEqual([
+    expect.stringMatching(new RegExp(`^GET ${GATEWAY_PATH} 101 `)),
+  ])
 })

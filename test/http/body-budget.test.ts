@@ -95,25 +95,41 @@ function slowBody(key: string, localAddress: string, length: number, sent: numbe
     if (match) slow.answered ??= Number(match[1])
   })
   socket.on('close', () => (slow.answered ??= 0))
-  socket.write(`POST /v1/projects/${projectId}/jobs HTTP/1.1\r\nhost: hub\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`)
+  socket.write(
+    `POST /v1/projects/${projectId}/jobs HTTP/1.1\r\nhost: ` +
+      `hub\r\nauthorization: Bearer ${key}\r\ncontent-type: ` +
+      `application/json\r\ncontent-length: ${length}\r\n\r\n`,
+  )
   socket.write(Buffer.alloc(sent, 0x20))
   return slow
 }
 
 const postJob = (body: unknown) =>
-  fetch(`${hub.url}/v1/projects/${projectId}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  fetch(`${hub.url}/v1/projects/${projectId}/jobs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 
-test('300 slow 2 MiB job bodies from five keys and 50 addresses: a bounded number is read, the rest get 429 at once, memory stays bounded', async () => {
+test('300 slow 2 MiB job bodies from five keys and 50 addresses: a bounded ' +
+  'number is read, the rest get 429 at once, memory stays bounded', async () => {
   const before = hub.rssMb()
   const perKey = 60
-  const slow = slowKeys.flatMap((key, k) => Array.from({ length: perKey }, (_, i) => slowBody(key, `127.0.${1 + ((k * perKey + i) % 50)}.${1 + k}`, MAX_FRAME_BYTES, MAX_FRAME_BYTES - 1024)))
+  const slow = slowKeys.flatMap((key, k) =>
+    Array.from({ length: perKey }, (_, i) =>
+      slowBody(key, `127.0.${1 + ((k * perKey + i) % 50)}.${1 + k}`, MAX_FRAME_BYTES, MAX_FRAME_BYTES - 1024),
+    ),
+  )
   const held = BODIES_IN_FLIGHT_BYTES / MAX_FRAME_BYTES
   expect(BODIES_IN_FLIGHT_BYTES_PER_CALLER / MAX_FRAME_BYTES).toBe(4)
   // Every body the budget has no room for is answered at once; the others wait for their last bytes.
   await waitFor(() => slow.filter((s) => s.answered !== undefined).length >= slow.length - held || undefined)
   expect(slow.filter((s) => s.answered === 429)).toHaveLength(slow.length - held)
   // No key holds more than its share, however many addresses it comes from.
-  for (let k = 0; k < slowKeys.length; k++) expect(slow.slice(k * perKey, (k + 1) * perKey).filter((s) => s.answered === undefined).length).toBeLessThanOrEqual(4)
+  for (let k = 0; k < slowKeys.length; k++)
+    expect(slow.slice(k * perKey, (k + 1) * perKey).filter((s) => s.answered === undefined).length).toBeLessThanOrEqual(
+      4,
+    )
   // All the held ones sent has left their sockets: the hub answers, and is far from what a Pi has.
   await waitFor(() => slow.every((s) => s.answered !== undefined || s.socket.writableLength === 0) || undefined, 10_000)
   expect((await fetch(`${hub.url}/health`)).status).toBe(200)

@@ -13,7 +13,8 @@ afterEach(async () => {
 test('firstWork is called once, with the first request that is not GET /health', async () => {
   let calls = 0
   t = await startTestHub({ firstWork: () => calls++ })
-  for (const path of ['/health', '/health?probe=1', '/health']) expect((await t.request('GET', path, { key: null })).status).toBe(200)
+  for (const path of ['/health', '/health?probe=1', '/health'])
+    expect((await t.request('GET', path, { key: null })).status).toBe(200)
   expect(calls).toBe(0)
   expect((await t.request('GET', `/v1/projects/${t.projectId}/jobs`)).status).toBe(200)
   expect(calls).toBe(1)

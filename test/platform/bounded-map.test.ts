@@ -43,4 +43,3 @@ test('take gives the entry and forgets it; touch makes it the newest', () => {
   expect([map.take('a'), map.size, map.bytes]).toEqual([undefined, 1, 10])
   expect(map.touch('nothing')).toBeUndefined()
 })
-

@@ -38,7 +38,10 @@ describe('the data directory lock', () => {
     }
     expect(refusal).toBeInstanceOf(DataDirInUseError)
     expect((refusal as DataDirInUseError).holder).toEqual({ pid: process.pid, role: 'agent' })
-    expect((refusal as Error).message).toBe(`the data directory ${dataDir} is in use by printhub agent (PID ${process.pid}); stop it first, or use another --data`)
+    expect((refusal as Error).message).toBe(
+      `the data directory ${dataDir} is in use by printhub agent (PID ` +
+        `${process.pid}); stop it first, or use another --data`,
+    )
     lock.release()
     lock.release()
     // Released: the file names nobody, and the next one takes it.
@@ -53,10 +56,15 @@ describe('the data directory lock', () => {
     const file = join(dataDir, LOCK_FILE)
     const ready = join(dataDir, 'ready')
     // flock(1) takes the lock and becomes its command (no fork), which says when it has it.
-    const holder = Bun.spawn(['flock', '--nonblock', '--no-fork', file, 'sh', '-c', `touch ${ready}; exec sleep 30`], { stdout: 'ignore', stderr: 'ignore' })
+    const holder = Bun.spawn(['flock', '--nonblock', '--no-fork', file, 'sh', '-c', `touch ${ready}; exec sleep 30`], {
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
     try {
       await waitFor(() => existsSync(ready), 5_000)
-      expect(() => lockDataDir(dataDir, 'serve')).toThrow(`the data directory ${dataDir} is in use by another printhub process; stop it first, or use another --data`)
+      expect(() => lockDataDir(dataDir, 'serve')).toThrow(
+        `the data directory ${dataDir} is in use by another printhub process; stop it first, or use another --data`,
+      )
     } finally {
       holder.kill('SIGKILL')
       await holder.exited
@@ -78,12 +86,16 @@ describe('the data directory lock', () => {
       const parent = fresh()
       writeFileSync(join(parent, 'file'), '')
       expect(() => lockDataDir(join(parent, 'file'), 'serve')).toThrow(DataDirLockError)
-      expect(() => lockDataDir(join(parent, 'file'), 'serve')).toThrow(`cannot use the data directory ${join(parent, 'file')}`)
+      expect(() => lockDataDir(join(parent, 'file'), 'serve')).toThrow(
+        `cannot use the data directory ${join(parent, 'file')}`,
+      )
       return
     }
     const dataDir = fresh()
     chmodSync(dataDir, 0o500)
-    expect(() => lockDataDir(dataDir, 'serve')).toThrow(`${LOCK_FILE} cannot be opened (EACCES); is the directory writable by this user?`)
+    expect(() => lockDataDir(dataDir, 'serve')).toThrow(
+      `${LOCK_FILE} cannot be opened (EACCES); is the directory writable by this user?`,
+    )
     chmodSync(dataDir, 0o700)
   })
 
@@ -91,7 +103,9 @@ describe('the data directory lock', () => {
     const dataDir = fresh()
     const hub = await startHub(config(dataDir), { log: () => {}, events: () => {} })
     try {
-      await expect(startHub(config(dataDir), { log: () => {}, events: () => {} })).rejects.toThrow(`in use by printhub serve (PID ${process.pid})`)
+      await expect(startHub(config(dataDir), { log: () => {}, events: () => {} })).rejects.toThrow(
+        `in use by printhub serve (PID ${process.pid})`,
+      )
       // A start that fails after taking the lock (its database is a newer printhub's) lets it go.
       const other = fresh()
       const store = Store.open({ dataDir: other, create: true, maxOpenJobsPerProject: 100 })

@@ -6,7 +6,11 @@ import { RUNTIME_OPTION_NAME, RUNTIME_OPTION_VALUE } from '../../src/install/fil
 import { SERVICE_JIT_ENVIRONMENT } from '../../src/platform/jit.ts'
 
 function runWith(environment: Record<string, string>): { code: number; stderr: string } {
-  const result = Bun.spawnSync([process.execPath, '-e', 'process.exit(0)'], { env: { PATH: process.env.PATH ?? '', ...environment, BUN_JSC_dumpOptions: '1' }, stdout: 'ignore', stderr: 'pipe' })
+  const result = Bun.spawnSync([process.execPath, '-e', 'process.exit(0)'], {
+    env: { PATH: process.env.PATH ?? '', ...environment, BUN_JSC_dumpOptions: '1' },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   return { code: result.exitCode, stderr: result.stderr.toString() }
 }
 
@@ -15,7 +19,8 @@ describe("the service's JIT options", () => {
     expect(Object.keys(SERVICE_JIT_ENVIRONMENT).length).toBeGreaterThan(0)
     const { code, stderr } = runWith({ ...SERVICE_JIT_ENVIRONMENT })
     expect(code).toBe(0)
-    for (const [name, value] of Object.entries(SERVICE_JIT_ENVIRONMENT)) expect(stderr).toContain(`${name.replace(/^BUN_JSC_/, '')}=${value} (default: `)
+    for (const [name, value] of Object.entries(SERVICE_JIT_ENVIRONMENT))
+      expect(stderr).toContain(`${name.replace(/^BUN_JSC_/, '')}=${value} (default: `)
   })
 
   test('are ones an upgrade will write into the unit (a name and a plain value each)', () => {
@@ -25,9 +30,12 @@ describe("the service's JIT options", () => {
     }
   })
 
-  test('an option the runtime does not know stops it from starting (why upgrade rewrites them with the executable)', () => {
-    const { code, stderr } = runWith({ BUN_JSC_noSuchOptionAtAll: '1' })
-    expect(code).not.toBe(0)
-    expect(stderr).toContain('invalid JSC environment variable')
-  })
+  test(
+    'an option the runtime does not know stops it from starting (why upgrade ' + 'rewrites them with the executable)',
+    () => {
+      const { code, stderr } = runWith({ BUN_JSC_noSuchOptionAtAll: '1' })
+      expect(code).not.toBe(0)
+      expect(stderr).toContain('invalid JSC environment variable')
+    },
+  )
 })

@@ -3,7 +3,14 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { closeSync, fstatSync, openSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { isJournal, LIMIT_LINES, LIMIT_WINDOW_MS, Log, type LogSettings, logSettingsFrom } from '../../src/platform/log.ts'
+import {
+  isJournal,
+  LIMIT_LINES,
+  LIMIT_WINDOW_MS,
+  Log,
+  type LogSettings,
+  logSettingsFrom,
+} from '../../src/platform/log.ts'
 import { tempDir } from '../support/hub.ts'
 
 const T0 = Date.parse('2026-11-25T12:00:00.000Z')
@@ -11,7 +18,11 @@ let clock = T0
 
 function capture(settings: Partial<LogSettings> = {}) {
   const lines: string[] = []
-  const log = new Log({ format: 'text', level: 'info', journal: false, ...settings }, (line) => lines.push(line), () => clock)
+  const log = new Log(
+    { format: 'text', level: 'info', journal: false, ...settings },
+    (line) => lines.push(line),
+    () => clock,
+  )
   return { lines, log }
 }
 
@@ -31,9 +42,14 @@ describe('text', () => {
 
   test('values with spaces, quotes, = or control characters are quoted; a message cannot break the line', () => {
     const { lines, log } = capture()
-    log.for('gateway').info('hello\nforged line', { name: 'bar pi', reason: 'said "no"', eq: 'a=b', empty: '', nl: 'x\ny' })
+    log
+      .for('gateway')
+      .info('hello\nforged line', { name: 'bar pi', reason: 'said "no"', eq: 'a=b', empty: '', nl: 'x\ny' })
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toBe('2026-11-25T12:00:00.000Z info  gateway name="bar pi" reason="said \\"no\\"" eq="a=b" empty="" nl="x\\ny" hello\\nforged line')
+    expect(lines[0]).toBe(
+      '2026-11-25T12:00:00.000Z info  gateway name="bar pi" reason="said ' +
+        '\\"no\\"" eq="a=b" empty="" nl="x\\ny" hello\\nforged line',
+    )
   })
 
   test('entries below the level are not written', () => {
@@ -55,30 +71,67 @@ describe('text', () => {
     printer.info('i', { printer: 'prn_x' })
     printer.warn('w')
     printer.error('e')
-    expect(lines).toEqual(['<7>debug printer d', '<6>info  printer printer=prn_x i', '<4>warn  printer w', '<3>error printer e'])
+    expect(lines).toEqual([
+      '<7>debug printer d',
+      '<6>info  printer printer=prn_x i',
+      '<4>warn  printer w',
+      '<3>error printer e',
+    ])
   })
 })
 
 describe('JSON', () => {
   test('one object per line: time, level, component, msg, then the fields as they are', () => {
     const { lines, log } = capture({ format: 'json' })
-    log.for('job').warn('DISPATCHING -> FAILED', { job: 'job_abc', attempt: 3, code: 'printer.offline', skipped: undefined, msg: 'not this one' })
+    log.for('job').warn('DISPATCHING -> FAILED', {
+      job: 'job_abc',
+      attempt: 3,
+      code: 'printer.offline',
+      skipped: undefined,
+      msg: 'not this one',
+    })
     expect(lines).toHaveLength(1)
     const entry = JSON.parse(lines[0]!)
     expect(Object.keys(entry)).toEqual(['time', 'level', 'component', 'msg', 'job', 'attempt', 'code'])
-    expect(entry).toEqual({ time: '2026-11-25T12:00:00.000Z', level: 'warn', component: 'job', msg: 'DISPATCHING -> FAILED', job: 'job_abc', attempt: 3, code: 'printer.offline' })
+    expect(entry).toEqual({
+      time: '2026-11-25T12:00:00.000Z',
+      level: 'warn',
+      component: 'job',
+      msg: 'DISPATCHING -> FAILED',
+      job: 'job_abc',
+      attempt: 3,
+      code: 'printer.offline',
+    })
   })
 
-  test("serve's events: with their fields; with --json (events), exactly the event, and other lines are delivery events", () => {
-    const json = capture({ format: 'json' })
-    json.log.for('hub').info('stopped', undefined, { event: { event: 'stopped' } })
-    expect(JSON.parse(json.lines[0]!)).toEqual({ time: '2026-11-25T12:00:00.000Z', level: 'info', component: 'hub', msg: 'stopped', event: 'stopped' })
-    const events = capture({ format: 'json', events: true })
-    events.log.for('hub').info('stopped', undefined, { event: { event: 'stopped' } })
-    events.log.for('gateway').info('agent connected', { agent: 'agt_1' })
-    expect(events.lines[0]).toBe('{"event":"stopped"}')
-    expect(JSON.parse(events.lines[1]!)).toEqual({ event: 'delivery', message: 'agent connected', time: '2026-11-25T12:00:00.000Z', level: 'info', component: 'gateway', msg: 'agent connected', agent: 'agt_1' })
-  })
+  test(
+    "serve's events: with their fields; with --json (events), exactly the " +
+      'event, and other lines are delivery events',
+    () => {
+      const json = capture({ format: 'json' })
+      json.log.for('hub').info('stopped', undefined, { event: { event: 'stopped' } })
+      expect(JSON.parse(json.lines[0]!)).toEqual({
+        time: '2026-11-25T12:00:00.000Z',
+        level: 'info',
+        component: 'hub',
+        msg: 'stopped',
+        event: 'stopped',
+      })
+      const events = capture({ format: 'json', events: true })
+      events.log.for('hub').info('stopped', undefined, { event: { event: 'stopped' } })
+      events.log.for('gateway').info('agent connected', { agent: 'agt_1' })
+      expect(events.lines[0]).toBe('{"event":"stopped"}')
+      expect(JSON.parse(events.lines[1]!)).toEqual({
+        event: 'delivery',
+        message: 'agent connected',
+        time: '2026-11-25T12:00:00.000Z',
+        level: 'info',
+        component: 'gateway',
+        msg: 'agent connected',
+        agent: 'agt_1',
+      })
+    },
+  )
 })
 
 describe('repeated lines', () => {
@@ -87,7 +140,11 @@ describe('repeated lines', () => {
     const { lines, log } = capture()
     const printer = log.for('printer')
     for (let i = 0; i < 5_000; i++) {
-      printer[i % 2 ? 'info' : 'warn'](i % 2 ? 'offline -> online' : 'online -> offline', { printer: 'prn_x' }, { limit: 'printer prn_x' })
+      printer[i % 2 ? 'info' : 'warn'](
+        i % 2 ? 'offline -> online' : 'online -> offline',
+        { printer: 'prn_x' },
+        { limit: 'printer prn_x' },
+      )
       // Another key has its own budget.
       if (i < 3) printer.warn('online -> paper_out', { printer: 'prn_y' }, { limit: 'printer prn_y' })
     }
@@ -95,7 +152,9 @@ describe('repeated lines', () => {
     // The window ends: the next line of the key first says what was left out.
     clock = T0 + LIMIT_WINDOW_MS
     printer.info('offline -> online', { printer: 'prn_x' }, { limit: 'printer prn_x' })
-    expect(lines.at(-2)).toBe(`2026-11-25T12:01:00.000Z info  printer printer=prn_x suppressed=${5_000 - LIMIT_LINES} offline -> online`)
+    expect(lines.at(-2)).toBe(
+      `2026-11-25T12:01:00.000Z info  printer printer=prn_x suppressed=${5_000 - LIMIT_LINES} offline -> online`,
+    )
     expect(lines.at(-1)).toBe('2026-11-25T12:01:00.000Z info  printer printer=prn_x offline -> online')
     expect(lines).toHaveLength(LIMIT_LINES + 5)
   })
@@ -115,10 +174,22 @@ describe('repeated lines', () => {
 describe('settings', () => {
   test('flags win over the environment; defaults text and info; a wrong value names itself', () => {
     expect(logSettingsFrom({}, {})).toEqual({ ok: true, format: 'text', level: 'info' })
-    expect(logSettingsFrom({}, { PRINTHUB_LOG_FORMAT: 'json', PRINTHUB_LOG_LEVEL: 'warn' })).toEqual({ ok: true, format: 'json', level: 'warn' })
-    expect(logSettingsFrom({ format: 'text', level: 'debug' }, { PRINTHUB_LOG_FORMAT: 'json', PRINTHUB_LOG_LEVEL: 'warn' })).toEqual({ ok: true, format: 'text', level: 'debug' })
-    expect(logSettingsFrom({ level: 'verbose' }, {})).toEqual({ ok: false, problem: '--log-level must be one of debug, info, warn, error (got "verbose")' })
-    expect(logSettingsFrom({}, { PRINTHUB_LOG_FORMAT: 'xml' })).toEqual({ ok: false, problem: 'PRINTHUB_LOG_FORMAT must be one of text, json (got "xml")' })
+    expect(logSettingsFrom({}, { PRINTHUB_LOG_FORMAT: 'json', PRINTHUB_LOG_LEVEL: 'warn' })).toEqual({
+      ok: true,
+      format: 'json',
+      level: 'warn',
+    })
+    expect(
+      logSettingsFrom({ format: 'text', level: 'debug' }, { PRINTHUB_LOG_FORMAT: 'json', PRINTHUB_LOG_LEVEL: 'warn' }),
+    ).toEqual({ ok: true, format: 'text', level: 'debug' })
+    expect(logSettingsFrom({ level: 'verbose' }, {})).toEqual({
+      ok: false,
+      problem: '--log-level must be one of debug, info, warn, error (got "verbose")',
+    })
+    expect(logSettingsFrom({}, { PRINTHUB_LOG_FORMAT: 'xml' })).toEqual({
+      ok: false,
+      problem: 'PRINTHUB_LOG_FORMAT must be one of text, json (got "xml")',
+    })
   })
 
   const dir = tempDir()

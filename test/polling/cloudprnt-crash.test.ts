@@ -36,19 +36,33 @@ async function post(hub: ServeProcess, project: { projectId: string; apiKey: str
   const answer = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs`, {
     method: 'POST',
     headers: { authorization: `Bearer ${project.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ printerId: 'bar', idempotencyKey: `crash-${crypto.randomUUID()}`, document: { width: 80, sections: [{ type: 'text', value: 'Table 9' }, { type: 'cut' }] } }),
+    body: JSON.stringify({
+      printerId: 'bar',
+      idempotencyKey: `crash-${crypto.randomUUID()}`,
+      document: { width: 80, sections: [{ type: 'text', value: 'Table 9' }, { type: 'cut' }] },
+    }),
   })
   expect(answer.status).toBe(202)
   return ((await answer.json()) as { job: { id: string } }).job.id
 }
 
-async function jobOf(hub: ServeProcess, project: { projectId: string; apiKey: string }, id: string): Promise<{ state: string; lastErrorCode: string | null }> {
-  const answer = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs/${id}`, { headers: { authorization: `Bearer ${project.apiKey}` } })
+async function jobOf(
+  hub: ServeProcess,
+  project: { projectId: string; apiKey: string },
+  id: string,
+): Promise<{ state: string; lastErrorCode: string | null }> {
+  const answer = await fetch(`${hub.url}/v1/projects/${project.projectId}/jobs/${id}`, {
+    headers: { authorization: `Bearer ${project.apiKey}` },
+  })
   return ((await answer.json()) as { job: { state: string; lastErrorCode: string | null } }).job
 }
 
 /** The job once it is COMPLETED or FAILED. */
-function settledOf(hub: ServeProcess, project: { projectId: string; apiKey: string }, id: string): Promise<{ state: string; lastErrorCode: string | null }> {
+function settledOf(
+  hub: ServeProcess,
+  project: { projectId: string; apiKey: string },
+  id: string,
+): Promise<{ state: string; lastErrorCode: string | null }> {
   return waitFor(async () => {
     const job = await jobOf(hub, project, id)
     return job.state === 'COMPLETED' || job.state === 'FAILED' ? job : undefined
@@ -85,7 +99,8 @@ test('killed while a job waits to be fetched: after the restart it is fetched on
   }
 }, 60_000)
 
-test('killed after the printer fetched a job and before it confirmed it: uncertain after the restart, never offered again', async () => {
+test('killed after the printer fetched a job and before it confirmed it: ' +
+  'uncertain after the restart, never offered again', async () => {
   const mac = '00:11:62:c0:00:02'
   const project = await hubWithPrinter(mac)
   let hub = await spawnServe(project.dir, { env: ENV })

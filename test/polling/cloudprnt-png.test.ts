@@ -35,7 +35,10 @@ beforeAll(async () => {
 
 afterAll(() => hub.stop())
 
-/** A PNG of `width` × `height` pixels of noise (1 bit grey), seeded: what deflate cannot shrink, the most a picture costs to draw. */
+/**
+ * A PNG of `width` × `height` pixels of noise (1 bit grey), seeded: what deflate cannot shrink, the most a picture
+ * costs to draw.
+ */
 function noisePng(width: number, height: number, seed: number): string {
   const chunk = (type: string, data: Buffer) => {
     const length = Buffer.alloc(4)
@@ -58,10 +61,18 @@ function noisePng(width: number, height: number, seed: number): string {
     x = (Math.imul(x, 1_103_515_245) + 12_345) >>> 0
     rows[i] = x >>> 24
   }
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]).toString('base64')
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]).toString('base64')
 }
 
-/** The largest job a document allows, as printed: images of 256 × 2,048 pixels up to the document's pixels and rows, then text up to its characters. */
+/**
+ * The largest job a document allows, as printed: images of 256 × 2,048 pixels up to the document's pixels and rows,
+ * then text up to its characters.
+ */
 function largestDocument() {
   const images = DOCUMENT_COST_LIMITS.imageRows / 2_048
   expect(images * 256 * 2_048).toBe(DOCUMENT_COST_LIMITS.imagePixels)
@@ -70,8 +81,15 @@ function largestDocument() {
   return {
     width: 80,
     sections: [
-      ...Array.from({ length: images }, (_, i) => ({ type: 'image', mediaType: 'image/png', data: noisePng(256, 2_048, i + 1) })),
-      ...Array.from({ length: DOCUMENT_COST_LIMITS.textCharacters / MAX_TEXT_LENGTH }, () => ({ type: 'text', value: text })),
+      ...Array.from({ length: images }, (_, i) => ({
+        type: 'image',
+        mediaType: 'image/png',
+        data: noisePng(256, 2_048, i + 1),
+      })),
+      ...Array.from({ length: DOCUMENT_COST_LIMITS.textCharacters / MAX_TEXT_LENGTH }, () => ({
+        type: 'text',
+        value: text,
+      })),
       { type: 'cut' },
     ],
   }
@@ -88,7 +106,13 @@ async function pictureTaker(mac: string, id: string) {
     async told(document: unknown): Promise<{ id: string; token: string }> {
       const posted = await submitJob(hub, { printerId: id, document })
       const token = await waitFor(async () => {
-        const answer = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ statusCode: '200%20OK', printerMAC: mac }) })).json()) as { jobToken?: string }
+        const answer = (await (
+          await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ statusCode: '200%20OK', printerMAC: mac }),
+          })
+        ).json()) as { jobToken?: string }
         return answer.jobToken
       }, 10_000)
       return { id: posted.id, token }
@@ -96,7 +120,10 @@ async function pictureTaker(mac: string, id: string) {
     async fetch(token: string): Promise<void> {
       const response = await fetch(`${url}?mac=${mac}&type=image/png&token=${token}`)
       const body = new Uint8Array(await response.arrayBuffer())
-      expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({ status: 200, type: 'image/png' })
+      expect({ status: response.status, type: response.headers.get('content-type') }).toEqual({
+        status: 200,
+        type: 'image/png',
+      })
       expect([...body.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
     },
     /** The printer says it printed the job: it completes. */
@@ -125,7 +152,9 @@ function drawnOnThisThread(document: unknown): { cpuMs: number; clockMs: number 
   return fastest
 }
 
-test('a printer that fetches the largest job as a PNG: the event loop spends on the fetch a fraction of what the drawing costs, and /health keeps answering', async () => {
+test('a printer that fetches the largest job as a PNG: the event loop spends ' +
+  'on the fetch a fraction of what the drawing costs, and /health ' +
+  'keeps answering', async () => {
   const kiosk = await pictureTaker('00:11:62:dd:00:01', 'kiosk')
   const document = largestDocument()
   const yardstick = drawnOnThisThread(document)
@@ -135,7 +164,11 @@ test('a printer that fetches the largest job as a PNG: the event loop spends on 
   const cpu = process.threadCpuUsage()
   await kiosk.fetch(first.token)
   const fetchCpuMs = cpuMs(process.threadCpuUsage(cpu))
-  expect({ fetchCpuMs: Math.round(fetchCpuMs), drawingCpuMs: Math.round(yardstick.cpuMs), offTheEventLoop: fetchCpuMs < yardstick.cpuMs / 2 }).toMatchObject({ offTheEventLoop: true })
+  expect({
+    fetchCpuMs: Math.round(fetchCpuMs),
+    drawingCpuMs: Math.round(yardstick.cpuMs),
+    offTheEventLoop: fetchCpuMs < yardstick.cpuMs / 2,
+  }).toMatchObject({ offTheEventLoop: true })
   await kiosk.printed(first)
 
   // /health, asked in a loop while the printer fetches the next such job.
@@ -150,6 +183,11 @@ test('a printer that fetches the largest job as a PNG: the event loop spends on 
   }
   await fetched
   const slowest = Math.max(...answers)
-  expect({ answers: answers.length, slowestMs: Math.round(slowest), drawingMs: Math.round(yardstick.clockMs), neverHeld: answers.length >= 10 && slowest < yardstick.clockMs }).toMatchObject({ neverHeld: true })
+  expect({
+    answers: answers.length,
+    slowestMs: Math.round(slowest),
+    drawingMs: Math.round(yardstick.clockMs),
+    neverHeld: answers.length >= 10 && slowest < yardstick.clockMs,
+  }).toMatchObject({ neverHeld: true })
   await kiosk.printed(second)
 }, 60_000)

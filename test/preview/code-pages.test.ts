@@ -2,7 +2,13 @@
 // numbers that select them in each language.
 import { describe, expect, test } from 'bun:test'
 import { glyph } from '../../src/glyphs/glyphs.ts'
-import { CODE_PAGE_NAMES, type CodePageName, decodeReceipt, EPSON_CODE_TABLES, STAR_CODE_PAGES } from '../../src/preview/preview.ts'
+import {
+  CODE_PAGE_NAMES,
+  type CodePageName,
+  decodeReceipt,
+  EPSON_CODE_TABLES,
+  STAR_CODE_PAGES,
+} from '../../src/preview/preview.ts'
 import { bytes, ESC, GS, LF } from './support.ts'
 
 const GLIBC_NAMES: Record<CodePageName, string> = {
@@ -27,7 +33,11 @@ function iconv(page: CodePageName, byte: number): string | undefined {
 describe.each(CODE_PAGE_NAMES)('%s', (page) => {
   // Read through the decoder: the page selected with an Epson or Star number that means it.
   const read = (byte: number) => {
-    const receipt = decodeReceipt(bytes(ESC, 't', 1, byte, LF), { dotsPerLine: 576, commandSet: 'escpos', codeTables: { 1: page } })
+    const receipt = decodeReceipt(bytes(ESC, 't', 1, byte, LF), {
+      dotsPerLine: 576,
+      commandSet: 'escpos',
+      codeTables: { 1: page },
+    })
     const line = receipt.blocks[0]
     return line?.kind === 'text' ? line.runs.map((run) => run.text).join('') : undefined
   }
@@ -37,13 +47,16 @@ describe.each(CODE_PAGE_NAMES)('%s', (page) => {
   })
 
   test('every character has a glyph in the font the PNG is drawn with', () => {
-    for (const byte of HIGH_BYTES) expect([byte, glyph(read(byte)!.codePointAt(0)!) !== undefined]).toEqual([byte, true])
+    for (const byte of HIGH_BYTES)
+      expect([byte, glyph(read(byte)!.codePointAt(0)!) !== undefined]).toEqual([byte, true])
   })
 })
 
 test("Epson's ESC t and Star's ESC GS t numbers select the same pages", () => {
-  const epson = (table: number) => decodeReceipt(bytes(ESC, 't', table, 0xd5, LF), { dotsPerLine: 576, commandSet: 'escpos' }).blocks
-  const star = (table: number) => decodeReceipt(bytes(ESC, GS, 't', table, 0xd5, LF), { dotsPerLine: 576, commandSet: 'starprnt' }).blocks
+  const epson = (table: number) =>
+    decodeReceipt(bytes(ESC, 't', table, 0xd5, LF), { dotsPerLine: 576, commandSet: 'escpos' }).blocks
+  const star = (table: number) =>
+    decodeReceipt(bytes(ESC, GS, 't', table, 0xd5, LF), { dotsPerLine: 576, commandSet: 'starprnt' }).blocks
   const pages = (tables: Readonly<Record<number, CodePageName>>) => Object.values(tables).sort()
   expect(new Set(pages(EPSON_CODE_TABLES))).toEqual(new Set(CODE_PAGE_NAMES))
   expect(new Set(pages(STAR_CODE_PAGES))).toEqual(new Set(CODE_PAGE_NAMES.filter((page) => page !== 'cp850')))

@@ -6,14 +6,46 @@ import { bytes, ESC, ESCPOS_80, escpos, GS, LF, lineTexts } from './support.ts'
 describe('ESC/POS text', () => {
   test('bytes from 0x80 up read in the code table ESC t selects', () => {
     const receipt = escpos(
-      ESC, '@',
-      ESC, 't', 19, 'Caf', 0x82, ' 5', 0xd5, LF, // PC858: é, €
-      ESC, 't', 18, 0x88, LF, // PC852: ł
-      ESC, 't', 17, 0x86, LF, // PC866: Ж
-      ESC, 't', 14, 0x97, LF, // PC737: Ω
-      ESC, 't', 13, 0x8d, LF, // PC857: dotless ı
-      ESC, 't', 16, 0x80, LF, // WPC1252: €
-      ESC, 't', 2, 0xd5, LF, // PC850: ı where PC858 has €
+      ESC,
+      '@',
+      ESC,
+      't',
+      19,
+      'Caf',
+      0x82,
+      ' 5',
+      0xd5,
+      LF, // PC858: é, €
+      ESC,
+      't',
+      18,
+      0x88,
+      LF, // PC852: ł
+      ESC,
+      't',
+      17,
+      0x86,
+      LF, // PC866: Ж
+      ESC,
+      't',
+      14,
+      0x97,
+      LF, // PC737: Ω
+      ESC,
+      't',
+      13,
+      0x8d,
+      LF, // PC857: dotless ı
+      ESC,
+      't',
+      16,
+      0x80,
+      LF, // WPC1252: €
+      ESC,
+      't',
+      2,
+      0xd5,
+      LF, // PC850: ı where PC858 has €
     )
     expect(lineTexts(receipt.blocks)).toEqual(['Café 5€', 'ł', 'Ж', 'Ω', 'ı', '€', 'ı'])
     expect(receipt.warnings).toEqual([])
@@ -24,18 +56,57 @@ describe('ESC/POS text', () => {
     expect(lineTexts(receipt.blocks)).toEqual(['€', '╒'])
   })
 
-  test('a byte the table leaves unassigned, or a table the preview does not know, reads as U+FFFD with a warning', () => {
-    const receipt = escpos(ESC, 't', 13, 0xd5, LF, ESC, 't', 99, 'a', 0x80, LF)
-    expect(lineTexts(receipt.blocks)).toEqual(['\uFFFD', 'a\uFFFD'])
-    expect(receipt.warnings).toHaveLength(3)
-    expect(receipt.warnings[0]).toBe('byte 3: byte 0xD5 has no character in cp857')
-    expect(receipt.warnings[1]).toContain('code table 99')
-  })
+  test(
+    'a byte the table leaves unassigned, or a table the preview does not ' + 'know, reads as U+FFFD with a warning',
+    () => {
+      const receipt = escpos(ESC, 't', 13, 0xd5, LF, ESC, 't', 99, 'a', 0x80, LF)
+      expect(lineTexts(receipt.blocks)).toEqual(['\uFFFD', 'a\uFFFD'])
+      expect(receipt.warnings).toHaveLength(3)
+      expect(receipt.warnings[0]).toBe('byte 3: byte 0xD5 has no character in cp857')
+      expect(receipt.warnings[1]).toContain('code table 99')
+    },
+  )
 
   test('justification and emphasis are kept per line and per run', () => {
-    const receipt = escpos(ESC, 'a', 1, ESC, 'E', 1, 'Total', ESC, 'E', 0, ' 5', LF, ESC, 'a', '2', 'R', LF, ESC, 'a', 48, ESC, '!', 8, 'B', ESC, '!', 0, LF)
+    const receipt = escpos(
+      ESC,
+      'a',
+      1,
+      ESC,
+      'E',
+      1,
+      'Total',
+      ESC,
+      'E',
+      0,
+      ' 5',
+      LF,
+      ESC,
+      'a',
+      '2',
+      'R',
+      LF,
+      ESC,
+      'a',
+      48,
+      ESC,
+      '!',
+      8,
+      'B',
+      ESC,
+      '!',
+      0,
+      LF,
+    )
     expect(receipt.blocks).toEqual([
-      { kind: 'text', alignment: 'center', runs: [{ text: 'Total', bold: true }, { text: ' 5', bold: false }] },
+      {
+        kind: 'text',
+        alignment: 'center',
+        runs: [
+          { text: 'Total', bold: true },
+          { text: ' 5', bold: false },
+        ],
+      },
       { kind: 'text', alignment: 'right', runs: [{ text: 'R', bold: false }] },
       { kind: 'text', alignment: 'left', runs: [{ text: 'B', bold: true }] },
     ])
@@ -57,19 +128,51 @@ describe('ESC/POS text', () => {
   test('text not followed by a line feed is not printed', () => {
     const receipt = escpos('printed', LF, 'waiting')
     expect(lineTexts(receipt.blocks)).toEqual(['printed'])
-    expect(receipt.warnings).toEqual(['byte 15: 7 characters at the end are not followed by a line feed, so they are not printed'])
+    expect(receipt.warnings).toEqual([
+      'byte 15: 7 characters at the end are not followed by a line feed, so they are not printed',
+    ])
   })
 
   test('commands the preview ignores are read for their full length', () => {
     const receipt = escpos(
-      ESC, 'p', 0, 25, 250, // drawer pulse
-      0x10, 0x04, 1, // DLE EOT 1
-      0x10, 0x14, 1, 0, 5, // DLE DC4 1 0 5
-      ESC, '2', ESC, '3', 40, // line spacing
-      ESC, '!', 0, GS, '!', 0, // print modes, character size: the defaults
-      ESC, 'D', 8, 16, 0, // tab positions
-      GS, 'a', 0, ESC, 'c', '5', 0,
-      'A', LF,
+      ESC,
+      'p',
+      0,
+      25,
+      250, // drawer pulse
+      0x10,
+      0x04,
+      1, // DLE EOT 1
+      0x10,
+      0x14,
+      1,
+      0,
+      5, // DLE DC4 1 0 5
+      ESC,
+      '2',
+      ESC,
+      '3',
+      40, // line spacing
+      ESC,
+      '!',
+      0,
+      GS,
+      '!',
+      0, // print modes, character size: the defaults
+      ESC,
+      'D',
+      8,
+      16,
+      0, // tab positions
+      GS,
+      'a',
+      0,
+      ESC,
+      'c',
+      '5',
+      0,
+      'A',
+      LF,
     )
     expect(lineTexts(receipt.blocks)).toEqual(['A'])
     expect(receipt.warnings).toEqual([])
@@ -87,23 +190,61 @@ describe('ESC/POS text', () => {
     ])
   })
 
-  test('character size, underline, white on black and font B are read into the runs; ESC ! sets them at once; ESC @ resets them', () => {
-    const receipt = escpos(GS, '!', 0x21, 'Big', ESC, '-', 2, GS, 'B', 1, ESC, 'M', 1, 'x', LF, ESC, '!', 0xb9, 'y', LF, ESC, '@', 'z', LF, GS, '!', 0x88, 'w', LF)
-    expect(receipt.blocks).toEqual([
-      {
-        kind: 'text',
-        alignment: 'left',
-        runs: [
-          { text: 'Big', bold: false, size: { width: 3, height: 2 } },
-          { text: 'x', bold: false, size: { width: 3, height: 2 }, underline: 2, invert: true, font: 'b' },
-        ],
-      },
-      { kind: 'text', alignment: 'left', runs: [{ text: 'y', bold: true, size: { width: 2, height: 2 }, underline: 1, invert: true, font: 'b' }] },
-      { kind: 'text', alignment: 'left', runs: [{ text: 'z', bold: false }] },
-      { kind: 'text', alignment: 'left', runs: [{ text: 'w', bold: false }] },
-    ])
-    expect(receipt.warnings).toEqual(['byte 26: GS ! 0x88 is not a character size; ignored'])
-  })
+  test(
+    'character size, underline, white on black and font B are read into the ' +
+      'runs; ESC ! sets them at once; ESC @ resets them',
+    () => {
+      const receipt = escpos(
+        GS,
+        '!',
+        0x21,
+        'Big',
+        ESC,
+        '-',
+        2,
+        GS,
+        'B',
+        1,
+        ESC,
+        'M',
+        1,
+        'x',
+        LF,
+        ESC,
+        '!',
+        0xb9,
+        'y',
+        LF,
+        ESC,
+        '@',
+        'z',
+        LF,
+        GS,
+        '!',
+        0x88,
+        'w',
+        LF,
+      )
+      expect(receipt.blocks).toEqual([
+        {
+          kind: 'text',
+          alignment: 'left',
+          runs: [
+            { text: 'Big', bold: false, size: { width: 3, height: 2 } },
+            { text: 'x', bold: false, size: { width: 3, height: 2 }, underline: 2, invert: true, font: 'b' },
+          ],
+        },
+        {
+          kind: 'text',
+          alignment: 'left',
+          runs: [{ text: 'y', bold: true, size: { width: 2, height: 2 }, underline: 1, invert: true, font: 'b' }],
+        },
+        { kind: 'text', alignment: 'left', runs: [{ text: 'z', bold: false }] },
+        { kind: 'text', alignment: 'left', runs: [{ text: 'w', bold: false }] },
+      ])
+      expect(receipt.warnings).toEqual(['byte 26: GS ! 0x88 is not a character size; ignored'])
+    },
+  )
 
   test('a magnified line wraps at the paper: 48 columns of font A hold 24 double-wide characters', () => {
     const receipt = escpos(GS, '!', 0x10, 'x'.repeat(25), LF)
@@ -112,7 +253,33 @@ describe('ESC/POS text', () => {
   })
 
   test('the drawer pulse and the buzzer are noted where they come; they print nothing', () => {
-    const receipt = escpos('A', ESC, 'p', 0, 50, 250, ESC, 'p', 49, 25, 25, LF, ESC, '(', 'A', 4, 0, 48, 49, 3, 2, ESC, 'B', 2, 4)
+    const receipt = escpos(
+      'A',
+      ESC,
+      'p',
+      0,
+      50,
+      250,
+      ESC,
+      'p',
+      49,
+      25,
+      25,
+      LF,
+      ESC,
+      '(',
+      'A',
+      4,
+      0,
+      48,
+      49,
+      3,
+      2,
+      ESC,
+      'B',
+      2,
+      4,
+    )
     expect(receipt.blocks).toEqual([
       { kind: 'pulse', pin: 2, onMs: 100, offMs: 500 },
       { kind: 'pulse', pin: 5, onMs: 50, offMs: 50 },
@@ -136,8 +303,42 @@ describe('ESC/POS feeds and cuts', () => {
   })
 
   test('GS V cuts fully or partially, with or without feeding first; ESC i and ESC m cut partially', () => {
-    const receipt = escpos(GS, 'V', 0, GS, 'V', 1, GS, 'V', 48, GS, 'V', 49, GS, 'V', 65, 3, GS, 'V', 66, 3, ESC, 'i', ESC, 'm')
-    expect(receipt.blocks.map((block) => block.kind === 'cut' && block.partial)).toEqual([false, true, false, true, false, true, true, true])
+    const receipt = escpos(
+      GS,
+      'V',
+      0,
+      GS,
+      'V',
+      1,
+      GS,
+      'V',
+      48,
+      GS,
+      'V',
+      49,
+      GS,
+      'V',
+      65,
+      3,
+      GS,
+      'V',
+      66,
+      3,
+      ESC,
+      'i',
+      ESC,
+      'm',
+    )
+    expect(receipt.blocks.map((block) => block.kind === 'cut' && block.partial)).toEqual([
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      true,
+      true,
+    ])
     expect(receipt.warnings).toEqual([])
   })
 
@@ -152,13 +353,22 @@ describe('ESC/POS raster images', () => {
   test('GS v 0 prints rows of bytes, aligned by ESC a', () => {
     const receipt = escpos(ESC, 'a', 1, GS, 'v', '0', 0, 2, 0, 3, 0, 0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01)
     expect(receipt.blocks).toEqual([
-      { kind: 'image', alignment: 'center', width: 16, height: 3, widthBytes: 2, rows: Uint8Array.of(0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01) },
+      {
+        kind: 'image',
+        alignment: 'center',
+        width: 16,
+        height: 3,
+        widthBytes: 2,
+        rows: Uint8Array.of(0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01),
+      },
     ])
   })
 
   test('modes 1 to 3 print at double width, double height, or both', () => {
     const receipt = escpos(GS, 'v', '0', 3, 1, 0, 1, 0, 0b1010_0000)
-    expect(receipt.blocks).toEqual([{ kind: 'image', alignment: 'left', width: 16, height: 2, widthBytes: 2, rows: Uint8Array.of(0xcc, 0, 0xcc, 0) }])
+    expect(receipt.blocks).toEqual([
+      { kind: 'image', alignment: 'left', width: 16, height: 2, widthBytes: 2, rows: Uint8Array.of(0xcc, 0, 0xcc, 0) },
+    ])
   })
 
   test('a raster image cut short by the end of the input is not printed, and what it claims is never allocated', () => {
@@ -176,8 +386,19 @@ describe('ESC/POS QR codes', () => {
   }
 
   test('GS ( k stores the data and prints it with the model, module size and error correction set', () => {
-    const receipt = escpos(ESC, 'a', 2, ...qr(65, 50, 0), ...qr(67, 6), ...qr(69, 51), ...qr(80, 48, 'hello'), ...qr(81, 48))
-    expect(receipt.blocks).toEqual([{ kind: 'qr', alignment: 'right', data: bytes('hello'), moduleDots: 6, errorCorrection: 'H' }])
+    const receipt = escpos(
+      ESC,
+      'a',
+      2,
+      ...qr(65, 50, 0),
+      ...qr(67, 6),
+      ...qr(69, 51),
+      ...qr(80, 48, 'hello'),
+      ...qr(81, 48),
+    )
+    expect(receipt.blocks).toEqual([
+      { kind: 'qr', alignment: 'right', data: bytes('hello'), moduleDots: 6, errorCorrection: 'H' },
+    ])
     expect(receipt.warnings).toEqual([])
   })
 
@@ -189,7 +410,9 @@ describe('ESC/POS QR codes', () => {
 
   test('the defaults are 3-dot modules at level L', () => {
     const receipt = escpos(...qr(80, 48, 'x'), ...qr(81, 48))
-    expect(receipt.blocks).toEqual([{ kind: 'qr', alignment: 'left', data: bytes('x'), moduleDots: 3, errorCorrection: 'L' }])
+    expect(receipt.blocks).toEqual([
+      { kind: 'qr', alignment: 'left', data: bytes('x'), moduleDots: 3, errorCorrection: 'L' },
+    ])
   })
 })
 
@@ -223,7 +446,13 @@ describe('ESC/POS barcodes', () => {
   })
 
   test('UPC-A and EAN-13 get their check digit computed when it is left out', () => {
-    expect(barcodeOf(GS, 'k', 65, 11, '03600029145')).toMatchObject({ symbology: 'upca', text: '036000291452', moduleDots: 3, heightDots: 162, hri: 'none' })
+    expect(barcodeOf(GS, 'k', 65, 11, '03600029145')).toMatchObject({
+      symbology: 'upca',
+      text: '036000291452',
+      moduleDots: 3,
+      heightDots: 162,
+      hri: 'none',
+    })
     expect(barcodeOf(GS, 'k', 67, 13, '4006381333931')).toMatchObject({ symbology: 'ean13', text: '4006381333931' })
     // Function A: NUL-terminated.
     expect(barcodeOf(GS, 'k', 2, '400638133393', 0)).toMatchObject({ symbology: 'ean13', text: '4006381333931' })
@@ -236,7 +465,12 @@ describe('ESC/POS barcodes', () => {
   })
 
   test('code 39 gets its start and stop characters from the printer, and wide bars from GS w', () => {
-    expect(barcodeOf(GS, 'w', 4, GS, 'k', 69, 5, 'AB-12')).toMatchObject({ symbology: 'code39', text: 'AB-12', moduleDots: 4, wideDots: 10 })
+    expect(barcodeOf(GS, 'w', 4, GS, 'k', 69, 5, 'AB-12')).toMatchObject({
+      symbology: 'code39',
+      text: 'AB-12',
+      moduleDots: 4,
+      wideDots: 10,
+    })
     expect(barcodeOf(GS, 'k', 4, '*XY*', 0)).toMatchObject({ symbology: 'code39', text: 'XY' })
   })
 

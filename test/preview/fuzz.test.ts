@@ -71,11 +71,31 @@ function generator(next: () => number) {
       const payload = data(int(120))
       return [ESC, GS, 0x79, 0x44, 0x31, 0, payload.length & 0xff, payload.length >> 8, ...payload, ESC, GS, 0x79, 0x50]
     },
-    () => [ESC, 0x62, pick([1, 3, 4, 6, 5, byte()]), small(), small(), byte(), ...(next() < 0.5 ? digits(int(14)) : printable(int(20))), ...(next() < 0.9 ? [RS] : [])],
+    () => [
+      ESC,
+      0x62,
+      pick([1, 3, 4, 6, 5, byte()]),
+      small(),
+      small(),
+      byte(),
+      ...(next() < 0.5 ? digits(int(14)) : printable(int(20))),
+      ...(next() < 0.9 ? [RS] : []),
+    ],
     () => {
       const widthBytes = int(80)
       const height = int(64)
-      return [ESC, GS, 0x53, pick([1, 1, 1, byte()]), widthBytes, 0, height, 0, pick([0, 0, 0, byte()]), ...data(widthBytes * height)]
+      return [
+        ESC,
+        GS,
+        0x53,
+        pick([1, 1, 1, byte()]),
+        widthBytes,
+        0,
+        height,
+        0,
+        pick([0, 0, 0, byte()]),
+        ...data(widthBytes * height),
+      ]
     },
   ]
 

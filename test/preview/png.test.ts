@@ -28,7 +28,10 @@ function inkColumns(picture: ReturnType<typeof drawn>): [number, number] {
 describe('receiptPng', () => {
   test('is as wide as the paper, 30 dots a text line, white where nothing prints', () => {
     for (const dotsPerLine of [384, 576]) {
-      const picture = drawn(decodeReceipt(bytes('A', LF, LF, 'B', LF), { dotsPerLine, commandSet: 'escpos' }), dotsPerLine)
+      const picture = drawn(
+        decodeReceipt(bytes('A', LF, LF, 'B', LF), { dotsPerLine, commandSet: 'escpos' }),
+        dotsPerLine,
+      )
       expect(picture.width).toBe(dotsPerLine)
       expect(picture.height).toBe(90)
       expect(blackIn(picture, 0, dotsPerLine, 30, 60)).toBe(0)
@@ -62,8 +65,15 @@ describe('receiptPng', () => {
 
   test('a character the font lacks is drawn as a box, not left out', () => {
     // Every code page character is in the font; a receipt built by hand can hold one that is not.
-    const picture = pngDots(receiptPng({ blocks: [{ kind: 'text', alignment: 'left', runs: [{ text: '\uE000', bold: false }] }] }, 576))
-    expect([picture.black(1, 4), picture.black(10, 25), picture.black(5, 4), picture.black(5, 14)]).toEqual([true, true, true, false])
+    const picture = pngDots(
+      receiptPng({ blocks: [{ kind: 'text', alignment: 'left', runs: [{ text: '\uE000', bold: false }] }] }, 576),
+    )
+    expect([picture.black(1, 4), picture.black(10, 25), picture.black(5, 4), picture.black(5, 14)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ])
   })
 
   test('raster dots print exactly where the image puts them, aligned', () => {
@@ -78,7 +88,38 @@ describe('receiptPng', () => {
   test('a QR code is its modules at the module size, with a white quiet zone, centred', () => {
     const data = bytes('hello')
     const length = data.length + 3
-    const picture = drawn(escpos(ESC, 'a', 1, GS, '(', 'k', 3, 0, 49, 67, 4, GS, '(', 'k', length, 0, 49, 80, 48, data, GS, '(', 'k', 3, 0, 49, 81, 48))
+    const picture = drawn(
+      escpos(
+        ESC,
+        'a',
+        1,
+        GS,
+        '(',
+        'k',
+        3,
+        0,
+        49,
+        67,
+        4,
+        GS,
+        '(',
+        'k',
+        length,
+        0,
+        49,
+        80,
+        48,
+        data,
+        GS,
+        '(',
+        'k',
+        3,
+        0,
+        49,
+        81,
+        48,
+      ),
+    )
     // Version 1 at level L: 21 modules, and 4 of quiet zone each side, of 4 dots.
     expect(picture.height).toBe((21 + 8) * 4)
     const [start, end] = inkColumns(picture)
@@ -99,7 +140,10 @@ describe('receiptPng', () => {
 
   test('a symbol that fits the paper only without its quiet zones is centred itself', () => {
     // 14 characters of code 128 in 2-dot modules: (14 + 3) * 11 + 2 = 189 modules, 378 dots.
-    const receipt = decodeReceipt(bytes(ESC, 'a', 1, GS, 'w', 2, GS, 'k', 73, 16, '{B', 'ABCDEFGHIJKLMN'), { dotsPerLine: 384, commandSet: 'escpos' })
+    const receipt = decodeReceipt(bytes(ESC, 'a', 1, GS, 'w', 2, GS, 'k', 73, 16, '{B', 'ABCDEFGHIJKLMN'), {
+      dotsPerLine: 384,
+      commandSet: 'escpos',
+    })
     expect(inkColumns(drawn(receipt, 384))).toEqual([3, 380])
   })
 

@@ -16,7 +16,11 @@ const TARGETS = PROFILES.flatMap((profile) => profile.paperWidths.map((width) =>
 /** What the printer makes of the document's bytes on this model. */
 function printed(document: PrintDocument, profile: PrinterProfile): Receipt {
   const target = renderTarget(profile, document.width)
-  return decodeReceipt(render(document, target), { dotsPerLine: target.dotsPerLine, commandSet: profile.commandSet, codeTables: codeTablesOf(profile) })
+  return decodeReceipt(render(document, target), {
+    dotsPerLine: target.dotsPerLine,
+    commandSet: profile.commandSet,
+    codeTables: codeTablesOf(profile),
+  })
 }
 
 const textLines = (blocks: readonly Block[]) => blocks.filter((block) => block.kind === 'text')
@@ -31,9 +35,14 @@ const ONE_LINERS: Section[] = [
   { type: 'text', value: 'Борщ', align: 'left' },
 ]
 
-/** True when every character of `text` prints as text on the model: ASCII, or in one of its code pages (by the preview's own tables). */
+/**
+ * True when every character of `text` prints as text on the model: ASCII, or in one of its code pages (by the preview's
+ * own tables).
+ */
 function printsAsText(text: string, profile: PrinterProfile): boolean {
-  return Array.from(text).every((c) => (c >= ' ' && c <= '~') || profile.codePages.some(({ page }) => CODE_PAGES[page].includes(c)))
+  return Array.from(text).every(
+    (c) => (c >= ' ' && c <= '~') || profile.codePages.some(({ page }) => CODE_PAGES[page].includes(c)),
+  )
 }
 
 describe.each(TARGETS)('$profile.id at $width mm', ({ profile, width }) => {
@@ -44,19 +53,30 @@ describe.each(TARGETS)('$profile.id at $width mm', ({ profile, width }) => {
     return receipt.blocks
   }
 
-  test('each text section comes back as one line with its text, alignment and bold, or drawn when its pages lack a character', () => {
-    for (const section of ONE_LINERS) {
-      if (section.type !== 'text') throw new Error('text sections only')
-      const blocks = blocksOf(section)
-      if (printsAsText(section.value, profile)) {
-        expect(blocks).toEqual([{ kind: 'text', alignment: section.align ?? 'left', runs: [{ text: section.value, bold: section.bold ?? false }] }])
-      } else {
-        // The renderer draws the whole line as a picture across the paper (in bands of the profile's rows).
-        expect(blocks.length).toBeGreaterThan(0)
-        for (const block of blocks) expect(block).toMatchObject({ kind: 'image', width: Math.floor(dotsPerLine / 8) * 8 })
+  test(
+    'each text section comes back as one line with its text, alignment and ' +
+      'bold, or drawn when its pages lack a character',
+    () => {
+      for (const section of ONE_LINERS) {
+        if (section.type !== 'text') throw new Error('text sections only')
+        const blocks = blocksOf(section)
+        if (printsAsText(section.value, profile)) {
+          expect(blocks).toEqual([
+            {
+              kind: 'text',
+              alignment: section.align ?? 'left',
+              runs: [{ text: section.value, bold: section.bold ?? false }],
+            },
+          ])
+        } else {
+          // The renderer draws the whole line as a picture across the paper (in bands of the profile's rows).
+          expect(blocks.length).toBeGreaterThan(0)
+          for (const block of blocks)
+            expect(block).toMatchObject({ kind: 'image', width: Math.floor(dotsPerLine / 8) * 8 })
+        }
       }
-    }
-  })
+    },
+  )
 
   test('wrapped text, rows and dividers fit the line, and nothing is lost', () => {
     const long = 'Thank you for dining with us tonight; we hope to see you again very soon at the Café.'
@@ -94,7 +114,16 @@ describe.each(TARGETS)('$profile.id at $width mm', ({ profile, width }) => {
   test('QR codes and barcodes print centred with the value; a model without a QR command gets a picture', () => {
     const url = 'https://example.com/r/42'
     const qr = blocksOf({ type: 'qr', value: url })
-    if (profile.qr) expect(qr).toEqual([{ kind: 'qr', alignment: 'center', data: new TextEncoder().encode(url), moduleDots: expect.any(Number), errorCorrection: 'M' }])
+    if (profile.qr)
+      expect(qr).toEqual([
+        {
+          kind: 'qr',
+          alignment: 'center',
+          data: new TextEncoder().encode(url),
+          moduleDots: expect.any(Number),
+          errorCorrection: 'M',
+        },
+      ])
     else for (const block of qr) expect(block).toMatchObject({ kind: 'image', alignment: 'center' })
     for (const format of profile.barcodes) {
       const value = { code128: 'AB-1234 5%', code39: 'ABC-123', ean13: '4006381333931', upca: '036000291452' }[format]
@@ -105,7 +134,10 @@ describe.each(TARGETS)('$profile.id at $width mm', ({ profile, width }) => {
   })
 
   test('feeds and the cut come back as the profile says', () => {
-    const receipt = printed({ width, sections: [{ type: 'text', value: 'top' }, { type: 'feed', lines: 2 }, { type: 'cut' }] }, profile)
+    const receipt = printed(
+      { width, sections: [{ type: 'text', value: 'top' }, { type: 'feed', lines: 2 }, { type: 'cut' }] },
+      profile,
+    )
     expect(receipt.warnings).toEqual([])
     const cut: Block[] = profile.cut.kind === 'none' ? [] : [{ kind: 'cut', partial: profile.cut.kind === 'partial' }]
     const cutFeed: Block[] = profile.cut.feedLines > 0 ? [{ kind: 'feed', lines: profile.cut.feedLines }] : []
@@ -114,6 +146,8 @@ describe.each(TARGETS)('$profile.id at $width mm', ({ profile, width }) => {
 
   test('an image comes back centred, its dots as wide as the picture', () => {
     const blocks = blocksOf({ type: 'image', mediaType: 'image/png', data: PNG_1X1 })
-    expect(blocks).toEqual([{ kind: 'image', alignment: 'center', width: 8, height: 1, widthBytes: 1, rows: expect.any(Uint8Array) }])
+    expect(blocks).toEqual([
+      { kind: 'image', alignment: 'center', width: 8, height: 1, widthBytes: 1, rows: expect.any(Uint8Array) },
+    ])
   })
 })

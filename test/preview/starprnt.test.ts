@@ -6,14 +6,53 @@ import { bytes, ESC, GS, LF, lineTexts, RS, STAR_80, star } from './support.ts'
 describe('StarPRNT text', () => {
   test('bytes from 0x80 up read in the code page ESC GS t selects, in Star numbering', () => {
     const receipt = star(
-      ESC, '@',
-      ESC, GS, 't', 4, 'Caf', 0x82, ' 5', 0xd5, LF, // PC858
-      ESC, GS, 't', 5, 0x88, LF, // PC852
-      ESC, GS, 't', 10, 0x86, LF, // PC866
-      ESC, GS, 't', 15, 0x97, LF, // PC737
-      ESC, GS, 't', 12, 0x8d, LF, // PC857
-      ESC, GS, 't', 32, 0x80, LF, // WPC1252
-      ESC, GS, 't', 1, 0xd5, LF, // PC437
+      ESC,
+      '@',
+      ESC,
+      GS,
+      't',
+      4,
+      'Caf',
+      0x82,
+      ' 5',
+      0xd5,
+      LF, // PC858
+      ESC,
+      GS,
+      't',
+      5,
+      0x88,
+      LF, // PC852
+      ESC,
+      GS,
+      't',
+      10,
+      0x86,
+      LF, // PC866
+      ESC,
+      GS,
+      't',
+      15,
+      0x97,
+      LF, // PC737
+      ESC,
+      GS,
+      't',
+      12,
+      0x8d,
+      LF, // PC857
+      ESC,
+      GS,
+      't',
+      32,
+      0x80,
+      LF, // WPC1252
+      ESC,
+      GS,
+      't',
+      1,
+      0xd5,
+      LF, // PC437
     )
     expect(lineTexts(receipt.blocks)).toEqual(['Café 5€', 'ł', 'Ж', 'Ω', 'ı', '€', '╒'])
     expect(receipt.warnings).toEqual([])
@@ -22,14 +61,55 @@ describe('StarPRNT text', () => {
   test('ESC GS a aligns, ESC E and ESC F turn emphasis on and off', () => {
     const receipt = star(ESC, GS, 'a', 1, ESC, 'E', 'Total', ESC, 'F', ' 5', LF, ESC, GS, 'a', 2, 'R', LF)
     expect(receipt.blocks).toEqual([
-      { kind: 'text', alignment: 'center', runs: [{ text: 'Total', bold: true }, { text: ' 5', bold: false }] },
+      {
+        kind: 'text',
+        alignment: 'center',
+        runs: [
+          { text: 'Total', bold: true },
+          { text: ' 5', bold: false },
+        ],
+      },
       { kind: 'text', alignment: 'right', runs: [{ text: 'R', bold: false }] },
     ])
     expect(receipt.warnings).toEqual([])
   })
 
   test('ESC i expands, ESC - underlines, ESC 4 and ESC 5 invert, ESC RS F picks the font; ESC @ resets them', () => {
-    const receipt = star(ESC, 'i', 1, 2, 'Big', ESC, '-', 1, ESC, '4', ESC, RS, 'F', 1, 'x', LF, ESC, '5', ESC, '-', 0, 'y', LF, ESC, '@', 'z', LF, ESC, 'i', 6, 0, 'w', LF)
+    const receipt = star(
+      ESC,
+      'i',
+      1,
+      2,
+      'Big',
+      ESC,
+      '-',
+      1,
+      ESC,
+      '4',
+      ESC,
+      RS,
+      'F',
+      1,
+      'x',
+      LF,
+      ESC,
+      '5',
+      ESC,
+      '-',
+      0,
+      'y',
+      LF,
+      ESC,
+      '@',
+      'z',
+      LF,
+      ESC,
+      'i',
+      6,
+      0,
+      'w',
+      LF,
+    )
     expect(receipt.blocks).toEqual([
       {
         kind: 'text',
@@ -80,7 +160,14 @@ describe('StarPRNT raster graphics', () => {
   test('ESC GS S 1 xL xH yL yH 0 prints rows of bytes', () => {
     const receipt = star(ESC, GS, 'a', 1, ESC, GS, 'S', 1, 2, 0, 3, 0, 0, 0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01)
     expect(receipt.blocks).toEqual([
-      { kind: 'image', alignment: 'center', width: 16, height: 3, widthBytes: 2, rows: Uint8Array.of(0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01) },
+      {
+        kind: 'image',
+        alignment: 'center',
+        width: 16,
+        height: 3,
+        widthBytes: 2,
+        rows: Uint8Array.of(0xff, 0x00, 0x0f, 0xf0, 0x80, 0x01),
+      },
     ])
   })
 
@@ -94,19 +181,49 @@ describe('StarPRNT raster graphics', () => {
 describe('StarPRNT QR codes', () => {
   test('ESC GS y S sets model, level and cell size; ESC GS y D 1 stores; ESC GS y P prints', () => {
     const receipt = star(
-      ESC, GS, 'y', 'S', '0', 2,
-      ESC, GS, 'y', 'S', '1', 3,
-      ESC, GS, 'y', 'S', '2', 5,
-      ESC, GS, 'y', 'D', '1', 0, 5, 0, 'hello',
-      ESC, GS, 'y', 'P',
+      ESC,
+      GS,
+      'y',
+      'S',
+      '0',
+      2,
+      ESC,
+      GS,
+      'y',
+      'S',
+      '1',
+      3,
+      ESC,
+      GS,
+      'y',
+      'S',
+      '2',
+      5,
+      ESC,
+      GS,
+      'y',
+      'D',
+      '1',
+      0,
+      5,
+      0,
+      'hello',
+      ESC,
+      GS,
+      'y',
+      'P',
     )
-    expect(receipt.blocks).toEqual([{ kind: 'qr', alignment: 'left', data: bytes('hello'), moduleDots: 5, errorCorrection: 'H' }])
+    expect(receipt.blocks).toEqual([
+      { kind: 'qr', alignment: 'left', data: bytes('hello'), moduleDots: 5, errorCorrection: 'H' },
+    ])
     expect(receipt.warnings).toEqual([])
   })
 
   test('the initial settings are level L and 3-dot cells', () => {
     const receipt = star(ESC, GS, 'y', 'D', '1', 0, 1, 0, 'x', ESC, GS, 'y', 'P')
-    expect(receipt.blocks).toEqual([{ kind: 'qr', alignment: 'left', data: bytes('x'), moduleDots: 3, errorCorrection: 'L' }])
+    expect(receipt.blocks).toEqual([
+      { kind: 'qr', alignment: 'left', data: bytes('x'), moduleDots: 3, errorCorrection: 'L' },
+    ])
   })
 })
 
@@ -130,21 +247,45 @@ describe('StarPRNT barcodes', () => {
       heightDots: 80,
       hri: 'below',
     })
-    expect(barcodeOf(ESC, 'b', 6, 1, 1, 50, '12345', RS)).toMatchObject({ code128: [104, 17, 99, 23, 45], moduleDots: 2, hri: 'none' })
+    expect(barcodeOf(ESC, 'b', 6, 1, 1, 50, '12345', RS)).toMatchObject({
+      code128: [104, 17, 99, 23, 45],
+      moduleDots: 2,
+      hri: 'none',
+    })
   })
 
-  test("code 128's % escapes: %0 is %, % and @ to _ are control characters, %1 to %4 are FNC1-4, %6 to %8 choose the start", () => {
-    expect(barcodeOf(ESC, 'b', 6, 2, 2, 80, '5%0', RS)).toMatchObject({ text: '5%', code128: [104, 21, 5] })
-    expect(barcodeOf(ESC, 'b', 6, 2, 2, 80, '%8', '1234', '%1', 'a%I', RS)).toMatchObject({ text: '1234a\t', code128: [105, 12, 34, 102, 100, 65, 101, 73] })
-    const receipt = star(ESC, 'b', 6, 2, 2, 80, 'ab%', RS)
-    expect(receipt.blocks).toEqual([])
-    expect(receipt.warnings).toEqual(['byte 0: ESC b: code 128 data ends with a lone %; nothing prints'])
-  })
+  test(
+    "code 128's % escapes: %0 is %, % and @ to _ are control characters, %1 " +
+      'to %4 are FNC1-4, %6 to %8 choose the start',
+    () => {
+      expect(barcodeOf(ESC, 'b', 6, 2, 2, 80, '5%0', RS)).toMatchObject({ text: '5%', code128: [104, 21, 5] })
+      expect(barcodeOf(ESC, 'b', 6, 2, 2, 80, '%8', '1234', '%1', 'a%I', RS)).toMatchObject({
+        text: '1234a\t',
+        code128: [105, 12, 34, 102, 100, 65, 101, 73],
+      })
+      const receipt = star(ESC, 'b', 6, 2, 2, 80, 'ab%', RS)
+      expect(receipt.blocks).toEqual([])
+      expect(receipt.warnings).toEqual(['byte 0: ESC b: code 128 data ends with a lone %; nothing prints'])
+    },
+  )
 
   test('UPC-A, EAN-13 and code 39, with the check digit the printer computes', () => {
-    expect(barcodeOf(ESC, 'b', 1, 2, 1, 50, '03600029145', RS)).toMatchObject({ symbology: 'upca', text: '036000291452', moduleDots: 2 })
-    expect(barcodeOf(ESC, 'b', '3', '2', '2', 60, '4006381333931', RS)).toMatchObject({ symbology: 'ean13', text: '4006381333931', moduleDots: 3 })
-    expect(barcodeOf(ESC, 'b', 4, 2, 2, 60, 'ABC', RS)).toMatchObject({ symbology: 'code39', text: 'ABC', moduleDots: 3, wideDots: 9 })
+    expect(barcodeOf(ESC, 'b', 1, 2, 1, 50, '03600029145', RS)).toMatchObject({
+      symbology: 'upca',
+      text: '036000291452',
+      moduleDots: 2,
+    })
+    expect(barcodeOf(ESC, 'b', '3', '2', '2', 60, '4006381333931', RS)).toMatchObject({
+      symbology: 'ean13',
+      text: '4006381333931',
+      moduleDots: 3,
+    })
+    expect(barcodeOf(ESC, 'b', 4, 2, 2, 60, 'ABC', RS)).toMatchObject({
+      symbology: 'code39',
+      text: 'ABC',
+      moduleDots: 3,
+      wideDots: 9,
+    })
   })
 
   test('a type the preview does not draw is skipped up to its RS', () => {

@@ -9,7 +9,15 @@ export const RS = 0x1e
 
 /** Strings are ASCII (one byte a character), numbers single bytes. */
 export function bytes(...parts: (string | number | readonly number[] | Uint8Array)[]): Uint8Array {
-  return Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? Array.from(part, (c) => c.charCodeAt(0)) : typeof part === 'number' ? [part] : [...part])))
+  return Uint8Array.from(
+    parts.flatMap((part) =>
+      typeof part === 'string'
+        ? Array.from(part, (c) => c.charCodeAt(0))
+        : typeof part === 'number'
+          ? [part]
+          : [...part],
+    ),
+  )
 }
 
 export const ESCPOS_80: DecodeOptions = { dotsPerLine: 576, commandSet: 'escpos' }
@@ -38,4 +46,3 @@ export function pngDots(png: Uint8Array): { width: number; height: number; black
 export function drawn(receipt: Receipt, dotsPerLine = 576) {
   return pngDots(receiptPng(receipt, dotsPerLine))
 }
-

@@ -27,7 +27,8 @@ function scan(png: Uint8Array): Uint8Array {
   const file = join(directory, `${files++}.png`)
   writeFileSync(file, png)
   const result = Bun.spawnSync(['zbarimg', '--raw', '-q', '-Sbinary', '-Supca.enable=1', file])
-  if (result.exitCode !== 0) throw new Error(`zbarimg found nothing in ${file} (exit ${result.exitCode}): ${result.stderr.toString()}`)
+  if (result.exitCode !== 0)
+    throw new Error(`zbarimg found nothing in ${file} (exit ${result.exitCode}): ${result.stderr.toString()}`)
   return new Uint8Array(result.stdout)
 }
 
@@ -78,7 +79,10 @@ test('a model without a QR command gets a picture of the symbol, and it scans to
   for (const profile of withoutQr) {
     for (const width of profile.paperWidths) {
       const target = renderTarget(profile, width)
-      const receipt = decodeReceipt(render({ width, sections: [{ type: 'qr', value }] }, target), { dotsPerLine: target.dotsPerLine, commandSet: profile.commandSet })
+      const receipt = decodeReceipt(render({ width, sections: [{ type: 'qr', value }] }, target), {
+        dotsPerLine: target.dotsPerLine,
+        commandSet: profile.commandSet,
+      })
       expect(receipt.blocks.every((block) => block.kind === 'image')).toBe(true)
       expect(new TextDecoder().decode(scan(receiptPng(receipt, target.dotsPerLine)))).toBe(value)
     }
@@ -94,7 +98,8 @@ describe("every pattern of the preview's tables scans", () => {
     return receiptPng(receipt, WIDE.dotsPerLine)
   }
   const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i)
-  const chunks = <T>(items: T[], size: number) => range(0, Math.ceil(items.length / size)).map((i) => items.slice(i * size, (i + 1) * size))
+  const chunks = <T>(items: T[], size: number) =>
+    range(0, Math.ceil(items.length / size)).map((i) => items.slice(i * size, (i + 1) * size))
 
   test('code 128: all 96 values of code sets A and B, the 100 of code set C', () => {
     // Code set A: values 0-63 are 0x20-0x5F, 64-95 the control characters 0x00-0x1F.
@@ -107,24 +112,39 @@ describe("every pattern of the preview's tables scans", () => {
       expect(scan(drawn(bytes('{B', data), 73))).toEqual(Uint8Array.from(chunk))
     }
     for (const chunk of chunks(range(0, 100), 32)) {
-      expect(new TextDecoder().decode(scan(drawn(bytes('{C', chunk), 73)))).toBe(chunk.map((pair) => String(pair).padStart(2, '0')).join(''))
+      expect(new TextDecoder().decode(scan(drawn(bytes('{C', chunk), 73)))).toBe(
+        chunk.map((pair) => String(pair).padStart(2, '0')).join(''),
+      )
     }
   })
 
   test('code 128: code set switches, shift, and FNC1 to FNC4 (which zbar reads and leaves out)', () => {
-    expect(new TextDecoder().decode(scan(drawn(bytes('{A', 'X', '{B', 'y', '{C', 12, '{A', 'Z', '{C', 34, '{B', 'w'), 73)))).toBe('Xy12Z34w')
-    expect(new TextDecoder().decode(scan(drawn(bytes('{B', 'a', '{S', 0x09, 'b', '{A', 'C', '{S', 'd'), 73)))).toBe('a\tbCd')
-    expect(new TextDecoder().decode(scan(drawn(bytes('{B', 'a', '{1', 'b', '{2', 'c', '{3', 'd', '{4', 'e', '{A', 'F', '{4', 'G'), 73)))).toBe('abcdeFG')
+    expect(
+      new TextDecoder().decode(scan(drawn(bytes('{A', 'X', '{B', 'y', '{C', 12, '{A', 'Z', '{C', 34, '{B', 'w'), 73))),
+    ).toBe('Xy12Z34w')
+    expect(new TextDecoder().decode(scan(drawn(bytes('{B', 'a', '{S', 0x09, 'b', '{A', 'C', '{S', 'd'), 73)))).toBe(
+      'a\tbCd',
+    )
+    expect(
+      new TextDecoder().decode(
+        scan(drawn(bytes('{B', 'a', '{1', 'b', '{2', 'c', '{3', 'd', '{4', 'e', '{A', 'F', '{4', 'G'), 73)),
+      ),
+    ).toBe('abcdeFG')
   })
 
   test('code 39: the whole alphabet', () => {
     const alphabet = Array.from('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%')
-    for (const chunk of chunks(alphabet, 15)) expect(new TextDecoder().decode(scan(drawn(utf8.encode(chunk.join('')), 69)))).toBe(chunk.join(''))
+    for (const chunk of chunks(alphabet, 15))
+      expect(new TextDecoder().decode(scan(drawn(utf8.encode(chunk.join('')), 69)))).toBe(chunk.join(''))
   })
 
   test('EAN-13 with each first digit (each parity pattern), and UPC-A', () => {
     for (const first of range(1, 10)) {
-      const digits = String(first) + range(0, 11).map((i) => (first * 7 + i * 3) % 10).join('')
+      const digits =
+        String(first) +
+        range(0, 11)
+          .map((i) => (first * 7 + i * 3) % 10)
+          .join('')
       const receipt = decodeReceipt(bytes(GS, 'k', 67, 12, digits), WIDE)
       const withCheck = receipt.blocks[0]?.kind === 'barcode' ? receipt.blocks[0].text : ''
       expect(withCheck).toHaveLength(13)

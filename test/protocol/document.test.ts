@@ -1,5 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { documentExtensions, documentRule, printhubWireDocumentRule, wireDocumentRule } from '../../src/protocol/document.ts'
+import {
+  documentExtensions,
+  documentRule,
+  printhubWireDocumentRule,
+  wireDocumentRule,
+} from '../../src/protocol/document.ts'
 import { validate } from '../../src/protocol/rules.ts'
 import { JPEG_1X1, jpegWithSegment, PNG_1X1, pngOfSize } from '../support/images.ts'
 
@@ -45,7 +50,9 @@ describe('print document', () => {
     expect(issuesOf([{ type: 'cut' }], 72)).toEqual([{ path: 'width', message: 'must be one of 58, 80' }])
     expect(issuesOf([{ type: 'cut' }], '80')).toEqual([{ path: 'width', message: 'must be one of 58, 80' }])
     expect(issuesOf([])).toEqual([{ path: 'sections', message: 'must have 1 to 256 items (got 0)' }])
-    expect(issuesOf(Array(257).fill({ type: 'cut' }))).toEqual([{ path: 'sections', message: 'must have 1 to 256 items (got 257)' }])
+    expect(issuesOf(Array(257).fill({ type: 'cut' }))).toEqual([
+      { path: 'sections', message: 'must have 1 to 256 items (got 257)' },
+    ])
     expect(issuesOf(Array(256).fill({ type: 'cut' }))).toEqual([])
   })
 
@@ -68,26 +75,38 @@ describe('print document', () => {
     rejects({ type: 'text', value: 'x', bold: 'yes' }, '.bold', /true or false/)
   })
 
-  test('text and rows refuse the control characters a printer cannot print, naming the code point; line breaks, tabs and accents pass', () => {
-    rejects({ type: 'text', value: 'Table 12\u001b@' }, '.value', /^has the control character U\+001B at index 8, which cannot be printed/)
-    rejects({ type: 'text', value: 'bell\u0007' }, '.value', /U\+0007 at index 4/)
-    rejects({ type: 'text', value: '\u0000' }, '.value', /U\+0000 at index 0/)
-    rejects({ type: 'text', value: 'DEL\u007f' }, '.value', /U\+007F/)
-    rejects({ type: 'text', value: 'next line\u0085' }, '.value', /U\+0085/)
-    rejects({ type: 'text', value: '\u009f' }, '.value', /U\+009F/)
-    rejects({ type: 'row', left: 'Espresso\u001b', right: '2.50' }, '.left', /U\+001B at index 8/)
-    rejects({ type: 'row', left: 'Espresso', right: '2.50\u001d' }, '.right', /U\+001D at index 4/)
-    // Only the first one is named, once for the field.
-    expect(issuesOf([{ type: 'text', value: '\u0001\u0002' }])).toEqual([{ path: 'sections[0].value', message: expect.stringMatching(/U\+0001 at index 0/) }])
-    accepts({ type: 'text', value: 'Crème brûlée\nZürich\r\n\tÇa va, ñandú? 寿司 😀 \u00a0\u00ad\u00a0' })
-    accepts({ type: 'text', value: 'a\u000bb\u000cc' })
-    accepts({ type: 'row', left: 'Flat white\nextra shot', right: '3,50 €' })
-    // A QR code's value is data, not printed text: any character it can carry.
-    accepts({ type: 'qr', value: 'GS1\u001d0104012345678901\t\u0004' })
-    // Between two printhub ends and in OpenPrinter frames, shape only: the renderer says why it cannot print.
-    expect(validate(wireDocumentRule, { width: 80, sections: [{ type: 'text', value: '\u001b' }] }).ok).toBe(true)
-    expect(validate(printhubWireDocumentRule, { width: 80, sections: [{ type: 'row', left: '\u001b', right: '' }] }).ok).toBe(true)
-  })
+  test(
+    'text and rows refuse the control characters a printer cannot print, ' +
+      'naming the code point; line breaks, tabs and accents pass',
+    () => {
+      rejects(
+        { type: 'text', value: 'Table 12\u001b@' },
+        '.value',
+        /^has the control character U\+001B at index 8, which cannot be printed/,
+      )
+      rejects({ type: 'text', value: 'bell\u0007' }, '.value', /U\+0007 at index 4/)
+      rejects({ type: 'text', value: '\u0000' }, '.value', /U\+0000 at index 0/)
+      rejects({ type: 'text', value: 'DEL\u007f' }, '.value', /U\+007F/)
+      rejects({ type: 'text', value: 'next line\u0085' }, '.value', /U\+0085/)
+      rejects({ type: 'text', value: '\u009f' }, '.value', /U\+009F/)
+      rejects({ type: 'row', left: 'Espresso\u001b', right: '2.50' }, '.left', /U\+001B at index 8/)
+      rejects({ type: 'row', left: 'Espresso', right: '2.50\u001d' }, '.right', /U\+001D at index 4/)
+      // Only the first one is named, once for the field.
+      expect(issuesOf([{ type: 'text', value: '\u0001\u0002' }])).toEqual([
+        { path: 'sections[0].value', message: expect.stringMatching(/U\+0001 at index 0/) },
+      ])
+      accepts({ type: 'text', value: 'Crème brûlée\nZürich\r\n\tÇa va, ñandú? 寿司 😀 \u00a0\u00ad\u00a0' })
+      accepts({ type: 'text', value: 'a\u000bb\u000cc' })
+      accepts({ type: 'row', left: 'Flat white\nextra shot', right: '3,50 €' })
+      // A QR code's value is data, not printed text: any character it can carry.
+      accepts({ type: 'qr', value: 'GS1\u001d0104012345678901\t\u0004' })
+      // Between two printhub ends and in OpenPrinter frames, shape only: the renderer says why it cannot print.
+      expect(validate(wireDocumentRule, { width: 80, sections: [{ type: 'text', value: '\u001b' }] }).ok).toBe(true)
+      expect(
+        validate(printhubWireDocumentRule, { width: 80, sections: [{ type: 'row', left: '\u001b', right: '' }] }).ok,
+      ).toBe(true)
+    },
+  )
 
   test('row, feed and qr bounds', () => {
     accepts({ type: 'row', left: '', right: '' })
@@ -118,11 +137,31 @@ describe('print document', () => {
 
   test('images must be standard base64 of an image of the stated type', () => {
     rejects({ type: 'image', mediaType: 'image/gif', data: PNG_1X1 }, '.mediaType', /image\/png/)
-    rejects({ type: 'image', mediaType: 'image/png', data: `data:image/png;base64,${PNG_1X1}` }, '.data', /standard padded base64/)
-    rejects({ type: 'image', mediaType: 'image/png', data: PNG_1X1.replace(/=+$/, '') }, '.data', /standard padded base64/)
-    rejects({ type: 'image', mediaType: 'image/png', data: PNG_1X1.replace('i', '-') }, '.data', /standard padded base64/)
-    rejects({ type: 'image', mediaType: 'image/jpeg', data: PNG_1X1 }, '.data', /holds an image\/png image, but mediaType says image\/jpeg/)
-    rejects({ type: 'image', mediaType: 'image/png', data: btoa('hello world!') }, '.data', /does not hold a PNG or JPEG/)
+    rejects(
+      { type: 'image', mediaType: 'image/png', data: `data:image/png;base64,${PNG_1X1}` },
+      '.data',
+      /standard padded base64/,
+    )
+    rejects(
+      { type: 'image', mediaType: 'image/png', data: PNG_1X1.replace(/=+$/, '') },
+      '.data',
+      /standard padded base64/,
+    )
+    rejects(
+      { type: 'image', mediaType: 'image/png', data: PNG_1X1.replace('i', '-') },
+      '.data',
+      /standard padded base64/,
+    )
+    rejects(
+      { type: 'image', mediaType: 'image/jpeg', data: PNG_1X1 },
+      '.data',
+      /holds an image\/png image, but mediaType says image\/jpeg/,
+    )
+    rejects(
+      { type: 'image', mediaType: 'image/png', data: btoa('hello world!') },
+      '.data',
+      /does not hold a PNG or JPEG/,
+    )
     rejects({ type: 'image', mediaType: 'image/png', data: PNG_1X1.slice(0, 40) }, '.data', /PNG/)
     rejects({ type: 'image', mediaType: 'image/jpeg', data: JPEG_1X1.slice(0, 24) }, '.data', /JPEG/)
     rejects({ type: 'image', mediaType: 'image/png', data: 'iVBORw==' }, '.data', /does not hold a PNG or JPEG/)
@@ -135,7 +174,11 @@ describe('print document', () => {
     const zeroSize = Buffer.from(JPEG_1X1, 'base64')
     zeroSize.writeUInt16BE(0, 27)
     rejects({ type: 'image', mediaType: 'image/jpeg', data: zeroSize.toString('base64') }, '.data', /zero size/)
-    rejects({ type: 'image', mediaType: 'image/png', data: pngOfSize(1_048_600) }, '.data', /must be 4 to 1398104 characters long/)
+    rejects(
+      { type: 'image', mediaType: 'image/png', data: pngOfSize(1_048_600) },
+      '.data',
+      /must be 4 to 1398104 characters long/,
+    )
   })
 
   test('reports every problem with its path, bounded', () => {
@@ -150,9 +193,27 @@ describe('print document', () => {
 
 describe("printhub's extensions of the document", () => {
   test('text and row styles, the drawer and the buzzer are accepted within their ranges', () => {
-    accepts({ type: 'text', value: 'Table 12', size: { width: 8, height: 8 }, underline: 'double', invert: true, font: 'b', bold: true, align: 'center' })
+    accepts({
+      type: 'text',
+      value: 'Table 12',
+      size: { width: 8, height: 8 },
+      underline: 'double',
+      invert: true,
+      font: 'b',
+      bold: true,
+      align: 'center',
+    })
     accepts({ type: 'text', value: 'x', size: { width: 1, height: 2 }, underline: 'single', font: 'a' })
-    accepts({ type: 'row', left: 'Total', right: '12.50', bold: true, size: { width: 2, height: 1 }, underline: 'single', invert: false, font: 'b' })
+    accepts({
+      type: 'row',
+      left: 'Total',
+      right: '12.50',
+      bold: true,
+      size: { width: 2, height: 1 },
+      underline: 'single',
+      invert: false,
+      font: 'b',
+    })
     accepts({ type: 'drawer', pin: 2 })
     accepts({ type: 'drawer', pin: 5, onMs: 2, offMs: 510 })
     accepts({ type: 'buzzer', times: 1 })
@@ -163,7 +224,11 @@ describe("printhub's extensions of the document", () => {
     rejects({ type: 'text', value: 'x', size: { width: 0, height: 1 } }, '.size.width', /between 1 and 8/)
     rejects({ type: 'text', value: 'x', size: { width: 1, height: 9 } }, '.size.height', /between 1 and 8/)
     rejects({ type: 'text', value: 'x', size: { width: 2 } }, '.size.height', /required/)
-    rejects({ type: 'text', value: 'x', size: { width: 2, height: 2, depth: 2 } }, '.size.depth', /not an allowed field/)
+    rejects(
+      { type: 'text', value: 'x', size: { width: 2, height: 2, depth: 2 } },
+      '.size.depth',
+      /not an allowed field/,
+    )
     rejects({ type: 'text', value: 'x', size: 2 }, '.size', /must be an object/)
     rejects({ type: 'text', value: 'x', underline: 'triple' }, '.underline', /one of/)
     rejects({ type: 'text', value: 'x', underline: true }, '.underline', /one of/)
@@ -183,8 +248,15 @@ describe("printhub's extensions of the document", () => {
 
   test('magnified text costs its area in the document cost limit', () => {
     const big = { type: 'text', value: 'x'.repeat(4_096), size: { width: 8, height: 8 } }
-    expect(issuesOf([big, big]).map((issue) => issue.message)).toEqual([expect.stringMatching(/^has 524,288 characters of text in all/)])
-    expect(issuesOf([{ type: 'text', value: big.value }, { type: 'text', value: big.value }])).toEqual([])
+    expect(issuesOf([big, big]).map((issue) => issue.message)).toEqual([
+      expect.stringMatching(/^has 524,288 characters of text in all/),
+    ])
+    expect(
+      issuesOf([
+        { type: 'text', value: big.value },
+        { type: 'text', value: big.value },
+      ]),
+    ).toEqual([])
   })
 
   test('an OpenPrinter frame cannot carry them: the wire rule names each; between printhub ends they pass', () => {
@@ -201,11 +273,24 @@ describe("printhub's extensions of the document", () => {
       { path: 'sections[0].size', message: 'is a printhub extension (text size) that OpenPrinter v1 does not have' },
       { path: 'sections[0].font', message: 'is a printhub extension (text font) that OpenPrinter v1 does not have' },
       { path: 'sections[1].bold', message: 'is a printhub extension (row bold) that OpenPrinter v1 does not have' },
-      { path: 'sections[2].type', message: 'is a printhub extension (the drawer section) that OpenPrinter v1 does not have' },
+      {
+        path: 'sections[2].type',
+        message: 'is a printhub extension (the drawer section) that OpenPrinter v1 does not have',
+      },
     ])
     const wire = validate(wireDocumentRule, document)
-    expect(wire.ok ? [] : wire.issues.map((issue) => issue.path)).toEqual(['sections[0].size', 'sections[0].font', 'sections[1].bold', 'sections[2].type'])
+    expect(wire.ok ? [] : wire.issues.map((issue) => issue.path)).toEqual([
+      'sections[0].size',
+      'sections[0].font',
+      'sections[1].bold',
+      'sections[2].type',
+    ])
     expect(validate(printhubWireDocumentRule, document).ok).toBe(true)
-    expect(validate(wireDocumentRule, { width: 80, sections: [{ type: 'text', value: 'plain', bold: true, align: 'right' }] }).ok).toBe(true)
+    expect(
+      validate(wireDocumentRule, {
+        width: 80,
+        sections: [{ type: 'text', value: 'plain', bold: true, align: 'right' }],
+      }).ok,
+    ).toBe(true)
   })
 })

@@ -22,7 +22,15 @@ describe('OpenPrinter fixtures', () => {
   })
 
   test('the brand name rule rejects what the invalid server-hello fixtures carry', () => {
-    const names = ['arabic-letter-mark', 'bidi-isolate', 'bidi-override', 'control-character', 'leading-whitespace', 'lone-surrogate', 'trailing-whitespace']
+    const names = [
+      'arabic-letter-mark',
+      'bidi-isolate',
+      'bidi-override',
+      'control-character',
+      'leading-whitespace',
+      'lone-surrogate',
+      'trailing-whitespace',
+    ]
     for (const name of names) {
       const brand = fixture(`invalid/server-hello-brand-${name}.json`).payload.brand.name
       expect(validate(brandNameRule, brand).ok).toBe(false)
@@ -37,8 +45,14 @@ describe('OpenPrinter fixtures', () => {
     // The 43rd character carries 4 unused bits; setting one keeps the schema happy but is not canonical.
     const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     const nonCanonical = x.slice(0, 42) + last[last.indexOf(x[42]!) + 1]
-    const bad = { ...request, credential: { ...request.credential, publicKey: { ...request.credential.publicKey, x: nonCanonical } } }
+    const bad = {
+      ...request,
+      credential: { ...request.credential, publicKey: { ...request.credential.publicKey, x: nonCanonical } },
+    }
     expect(schemaErrors(validators.pairingRequest, bad)).toEqual([])
-    expect(validate(pairingRequestRule, bad)).toEqual({ ok: false, issues: [{ path: 'credential.publicKey.x', message: 'must be canonical unpadded base64url of exactly 32 bytes' }] })
+    expect(validate(pairingRequestRule, bad)).toEqual({
+      ok: false,
+      issues: [{ path: 'credential.publicKey.x', message: 'must be canonical unpadded base64url of exactly 32 bytes' }],
+    })
   })
 })

@@ -2,13 +2,21 @@
 // accepts, the decoder accepts, and what it refuses, the decoder refuses.
 import { describe, expect, test } from 'bun:test'
 import { decodeFrame, encodeFrame, FrameEncodingError } from '../../src/protocol/codec.ts'
-import { agentMessageRule, authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, serverMessageRule } from '../../src/protocol/frames.ts'
+import {
+  agentMessageRule,
+  authAcceptedRule,
+  authChallengeRule,
+  authRejectedRule,
+  authResponseRule,
+  serverMessageRule,
+} from '../../src/protocol/frames.ts'
 import { printhubAgentMessageRule } from '../../src/protocol/extensions.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../../src/protocol/limits.ts'
 import type { Rule } from '../../src/protocol/rules.ts'
 import { fixture, fixtureNames, validators } from '../support/schema.ts'
 
-const decode = (rule: Rule<unknown>, value: unknown, max = MAX_FRAME_BYTES) => decodeFrame(rule, typeof value === 'string' ? value : JSON.stringify(value), max)
+const decode = (rule: Rule<unknown>, value: unknown, max = MAX_FRAME_BYTES) =>
+  decodeFrame(rule, typeof value === 'string' ? value : JSON.stringify(value), max)
 
 const AUTH: [string, Rule<unknown>, (typeof validators)[keyof typeof validators]][] = [
   ['auth-challenge.json', authChallengeRule, validators.authChallenge],
@@ -28,11 +36,17 @@ function* mutations(value: unknown, path: string[] = []): Generator<[string, unk
   }
   for (const [key, child] of entries) {
     const here = [...path, key].join('.')
-    for (const [name, replacement] of [['null', null], ['number', 12345], ['string', 'x'], ['object', {}]] as const) {
+    for (const [name, replacement] of [
+      ['null', null],
+      ['number', 12345],
+      ['string', 'x'],
+      ['object', {}],
+    ] as const) {
       yield [`${here} = ${name}`, at((copy) => (copy[key] = replacement))]
     }
     if (!Array.isArray(value)) yield [`${here} removed`, at((copy) => delete copy[key])]
-    for (const [deeper, mutated] of mutations(child, [...path, key])) yield [deeper, at((copy) => (copy[key] = mutated))]
+    for (const [deeper, mutated] of mutations(child, [...path, key]))
+      yield [deeper, at((copy) => (copy[key] = mutated))]
   }
   if (!Array.isArray(value)) yield [`${[...path, 'extra'].join('.')} added`, at((copy) => (copy.extra = 1))]
 }
@@ -51,7 +65,8 @@ describe('frame rules against the schema', () => {
         for (const [mutation, mutated] of mutations(frame)) {
           const schemaSays = validator(mutated) as boolean
           const decoded = decode(rule, mutated)
-          if (decoded.ok !== schemaSays) throw new Error(`${mutation}: schema says ${schemaSays}, decoder says ${decoded.ok}`)
+          if (decoded.ok !== schemaSays)
+            throw new Error(`${mutation}: schema says ${schemaSays}, decoder says ${decoded.ok}`)
           checked++
         }
         expect(checked).toBeGreaterThan(20)
@@ -65,7 +80,8 @@ describe('frame rules against the schema', () => {
       expect(decode(rule, frame, MAX_AUTH_FRAME_BYTES)).toEqual({ ok: true, message: frame })
       for (const [mutation, mutated] of mutations(frame)) {
         const decoded = decode(rule, mutated, MAX_AUTH_FRAME_BYTES)
-        if (decoded.ok !== validator(mutated)) throw new Error(`${mutation}: schema says ${validator(mutated)}, decoder says ${decoded.ok}`)
+        if (decoded.ok !== validator(mutated))
+          throw new Error(`${mutation}: schema says ${validator(mutated)}, decoder says ${decoded.ok}`)
       }
     })
   }
@@ -85,11 +101,24 @@ describe('invalid fixtures are rejected', () => {
 
   test('an unsupported version is unsupported_protocol_version, before the shape is checked', () => {
     const decoded = decode(serverMessageRule, fixture('invalid/unsupported-version.json'))
-    expect(decoded).toMatchObject({ ok: false, code: 'unsupported_protocol_version', reason: 'Unsupported protocol version "99"; supported versions: 1' })
+    expect(decoded).toMatchObject({
+      ok: false,
+      code: 'unsupported_protocol_version',
+      reason: 'Unsupported protocol version "99"; supported versions: 1',
+    })
     const hello = fixture('agent/agent-hello.json')
-    expect(decode(agentMessageRule, { ...hello, protocolVersion: 1 })).toMatchObject({ ok: false, code: 'unsupported_protocol_version' })
-    expect(decode(agentMessageRule, { ...hello, protocolVersion: null })).toMatchObject({ ok: false, code: 'unsupported_protocol_version' })
-    expect(decode(agentMessageRule, { ...hello, protocolVersion: ['1'] })).toMatchObject({ ok: false, code: 'invalid_message' })
+    expect(decode(agentMessageRule, { ...hello, protocolVersion: 1 })).toMatchObject({
+      ok: false,
+      code: 'unsupported_protocol_version',
+    })
+    expect(decode(agentMessageRule, { ...hello, protocolVersion: null })).toMatchObject({
+      ok: false,
+      code: 'unsupported_protocol_version',
+    })
+    expect(decode(agentMessageRule, { ...hello, protocolVersion: ['1'] })).toMatchObject({
+      ok: false,
+      code: 'invalid_message',
+    })
   })
 
   for (const name of fixtureNames('invalid').filter((n) => n.startsWith('server-hello-brand-'))) {
@@ -105,23 +134,45 @@ describe('the codec', () => {
 
   test('frames over the limit are refused before they are parsed', () => {
     const big = JSON.stringify({ ...heartbeat, padding: 'x'.repeat(MAX_AUTH_FRAME_BYTES) })
-    expect(decodeFrame(agentMessageRule, big, MAX_AUTH_FRAME_BYTES)).toMatchObject({ ok: false, code: 'message_too_large' })
+    expect(decodeFrame(agentMessageRule, big, MAX_AUTH_FRAME_BYTES)).toMatchObject({
+      ok: false,
+      code: 'message_too_large',
+    })
     // Counted in UTF-8 bytes: 6,000 euro signs are 18,000 bytes.
-    expect(decodeFrame(agentMessageRule, `"${'€'.repeat(6_000)}"`, MAX_AUTH_FRAME_BYTES)).toMatchObject({ ok: false, code: 'message_too_large' })
-    expect(decodeFrame(agentMessageRule, new Uint8Array(MAX_AUTH_FRAME_BYTES + 1), MAX_AUTH_FRAME_BYTES)).toMatchObject({ ok: false, code: 'message_too_large' })
+    expect(decodeFrame(agentMessageRule, `"${'€'.repeat(6_000)}"`, MAX_AUTH_FRAME_BYTES)).toMatchObject({
+      ok: false,
+      code: 'message_too_large',
+    })
+    expect(decodeFrame(agentMessageRule, new Uint8Array(MAX_AUTH_FRAME_BYTES + 1), MAX_AUTH_FRAME_BYTES)).toMatchObject(
+      { ok: false, code: 'message_too_large' },
+    )
   })
 
   test('invalid UTF-8 and invalid JSON are invalid_json', () => {
-    expect(decodeFrame(agentMessageRule, new Uint8Array([0x7b, 0xff, 0x7d]), MAX_FRAME_BYTES)).toMatchObject({ ok: false, code: 'invalid_json' })
-    expect(decodeFrame(agentMessageRule, '{"type":', MAX_FRAME_BYTES)).toMatchObject({ ok: false, code: 'invalid_json' })
-    expect(decodeFrame(agentMessageRule, new TextEncoder().encode(JSON.stringify(heartbeat)), MAX_FRAME_BYTES)).toEqual({ ok: true, message: heartbeat })
+    expect(decodeFrame(agentMessageRule, new Uint8Array([0x7b, 0xff, 0x7d]), MAX_FRAME_BYTES)).toMatchObject({
+      ok: false,
+      code: 'invalid_json',
+    })
+    expect(decodeFrame(agentMessageRule, '{"type":', MAX_FRAME_BYTES)).toMatchObject({
+      ok: false,
+      code: 'invalid_json',
+    })
+    expect(decodeFrame(agentMessageRule, new TextEncoder().encode(JSON.stringify(heartbeat)), MAX_FRAME_BYTES)).toEqual(
+      { ok: true, message: heartbeat },
+    )
   })
 
   test('correlation rules per type', () => {
     const { correlationId: _, ...uncorrelated } = heartbeat
-    expect(decode(agentMessageRule, uncorrelated)).toMatchObject({ ok: false, issues: [{ path: 'correlationId', message: 'is required' }] })
+    expect(decode(agentMessageRule, uncorrelated)).toMatchObject({
+      ok: false,
+      issues: [{ path: 'correlationId', message: 'is required' }],
+    })
     const hello = fixture('agent/agent-hello.json')
-    expect(decode(agentMessageRule, { ...hello, correlationId: 'msg_1' })).toMatchObject({ ok: false, issues: [{ path: 'correlationId', message: 'is not an allowed field' }] })
+    expect(decode(agentMessageRule, { ...hello, correlationId: 'msg_1' })).toMatchObject({
+      ok: false,
+      issues: [{ path: 'correlationId', message: 'is not an allowed field' }],
+    })
     const inventory = fixture('agent/printer-inventory.json')
     const { correlationId: __, ...unsolicited } = inventory
     expect(decode(agentMessageRule, unsolicited).ok).toBe(true)
@@ -129,7 +180,11 @@ describe('the codec', () => {
 
   test('the wire document takes what the schema takes, even images the renderer cannot read', () => {
     const job = fixture('server/print-job.json')
-    expect(job.payload.document.sections.some((s: { type: string; data?: string }) => s.type === 'image' && s.data === 'iVBORw==')).toBe(true)
+    expect(
+      job.payload.document.sections.some(
+        (s: { type: string; data?: string }) => s.type === 'image' && s.data === 'iVBORw==',
+      ),
+    ).toBe(true)
     expect(decode(serverMessageRule, job).ok).toBe(true)
   })
 
@@ -161,13 +216,21 @@ describe("printhub's completion report", () => {
     sentAt: '2026-11-29T08:00:00.000Z',
     type: 'printhub.job_completed',
     correlationId: 'm.job',
-    payload: { jobId: `job_${'0'.repeat(32)}.a1`, idempotencyKey: 'k', printerId: 'p', completedAt: '2026-11-29T08:00:00.100Z', ...payload },
+    payload: {
+      jobId: `job_${'0'.repeat(32)}.a1`,
+      idempotencyKey: 'k',
+      printerId: 'p',
+      completedAt: '2026-11-29T08:00:00.100Z',
+      ...payload,
+    },
   })
 
   test('may say when the job was submitted too (its only report since the receipt); a bad moment is refused', () => {
     expect(decode(printhubAgentMessageRule, completed({})).ok).toBe(true)
     const both = decode(printhubAgentMessageRule, completed({ submittedAt: '2026-11-29T08:00:00.050Z' }))
-    expect(both.ok && (both.message as { payload: { submittedAt?: string } }).payload.submittedAt).toBe('2026-11-29T08:00:00.050Z')
+    expect(both.ok && (both.message as { payload: { submittedAt?: string } }).payload.submittedAt).toBe(
+      '2026-11-29T08:00:00.050Z',
+    )
     for (const bad of ['yesterday', 12345, null, '']) {
       const refused = decode(printhubAgentMessageRule, completed({ submittedAt: bad }))
       expect(refused.ok).toBe(false)

@@ -25,7 +25,8 @@ describe('the message catalog', () => {
   for (const code of LANGUAGE_CODES) {
     test(`${code}: every state, failure, error code, event, step and page in words; nothing empty`, () => {
       const messages = LANGUAGES[code]
-      for (const state of JOB_STATES) expect(messages.jobStates[state].word.length * messages.jobStates[state].icon.length).toBeGreaterThan(0)
+      for (const state of JOB_STATES)
+        expect(messages.jobStates[state].word.length * messages.jobStates[state].icon.length).toBeGreaterThan(0)
       for (const state of PRINTER_STATES) expect(messages.printerStates[state]?.word).toBeString()
       expect(Object.keys(messages.printerStates).sort()).toEqual([...PRINTER_STATES].sort())
       for (const failure of FAILURE_CODES) expect(messages.failures[failure].say).toBeString()
@@ -34,7 +35,8 @@ describe('the message catalog', () => {
       expect(Object.keys(messages.errors).sort()).toEqual([...API_ERROR_CODES].sort())
       expect(Object.keys(messages.events).sort()).toEqual([...EVENT_TYPES].sort())
       expect(Object.keys(messages.pages).sort()).toEqual([...PAGES_PATHS].sort())
-      for (const [path, text] of strings(messages)) expect({ path, empty: text.trim() === '' }).toEqual({ path, empty: false })
+      for (const [path, text] of strings(messages))
+        expect({ path, empty: text.trim() === '' }).toEqual({ path, empty: false })
       // The same shape as English, key for key.
       expect(strings(messages).map(([path]) => path)).toEqual(strings(en).map(([path]) => path))
     })
@@ -43,12 +45,27 @@ describe('the message catalog', () => {
   test('German is German: no state, printer state or failure left in English', () => {
     const english = new Map(strings(en))
     // Words German has from English as they are, and the signs.
-    const shared = new Set(['frame.navigation', 'pages.webhooks', 'overview.version', 'signIn.name', 'printers.kindUsb', 'printers.port', 'printers.name', 'destinations.name', 'users.name', 'settings.hub', 'printers.kindCloudPrnt', 'printers.kindEpsonSdp'])
-    const same = strings(LANGUAGES.de).filter(([path, text]) => english.get(path) === text && !path.endsWith('.icon') && !shared.has(path))
+    const shared = new Set([
+      'frame.navigation',
+      'pages.webhooks',
+      'overview.version',
+      'signIn.name',
+      'printers.kindUsb',
+      'printers.port',
+      'printers.name',
+      'destinations.name',
+      'users.name',
+      'settings.hub',
+      'printers.kindCloudPrnt',
+      'printers.kindEpsonSdp',
+    ])
+    const same = strings(LANGUAGES.de).filter(
+      ([path, text]) => english.get(path) === text && !path.endsWith('.icon') && !shared.has(path),
+    )
     expect(same).toEqual([])
   })
 
-  test('the language: the account\'s, else the browser\'s best that printhub has, else English', () => {
+  test("the language: the account's, else the browser's best that printhub has, else English", () => {
     expect(pickLanguage('de-DE,de;q=0.9,en;q=0.8')).toBe('de')
     expect(pickLanguage('fr-CH, fr;q=0.9, de;q=0.7, en;q=0.5')).toBe('de')
     expect(pickLanguage('en-GB,de;q=0.9')).toBe('en')

@@ -10,11 +10,23 @@ import { fitsInOneFrame } from '../../src/protocol/print-job-frame.ts'
 function largestFrameBytes(document: PrintDocument, metadata: Record<string, string> | null): number {
   const id = 'x'.repeat(128)
   const at = '2000-01-01T00:00:00.000000000Z'
-  const payload = { jobId: id, idempotencyKey: id, printerId: id, createdAt: at, document, ...(metadata ? { metadata } : {}) }
-  return new TextEncoder().encode(JSON.stringify({ protocolVersion: PROTOCOL_VERSION, messageId: id, sentAt: at, type: 'server.print_job', payload })).length
+  const payload = {
+    jobId: id,
+    idempotencyKey: id,
+    printerId: id,
+    createdAt: at,
+    document,
+    ...(metadata ? { metadata } : {}),
+  }
+  return new TextEncoder().encode(
+    JSON.stringify({ protocolVersion: PROTOCOL_VERSION, messageId: id, sentAt: at, type: 'server.print_job', payload }),
+  ).length
 }
 
-/** A document of one text section whose largest frame is exactly `bytes` long, filled with `fill` (one character of `fillBytes` bytes) after ASCII. */
+/**
+ * A document of one text section whose largest frame is exactly `bytes` long, filled with `fill` (one character of
+ * `fillBytes` bytes) after ASCII.
+ */
 function documentOf(bytes: number, metadata: Record<string, string> | null, fill = 'a', fillBytes = 1): PrintDocument {
   const empty = largestFrameBytes({ width: 80, sections: [{ type: 'text', value: '' }] }, metadata)
   const room = bytes - empty
@@ -26,7 +38,12 @@ function documentOf(bytes: number, metadata: Record<string, string> | null, fill
 }
 
 describe('a document fits in one delivery frame', () => {
-  for (const [name, fill, fillBytes] of [['ASCII', 'a', 1], ['two-byte characters', 'é', 2], ['three-byte characters', '€', 3], ['four-byte characters', '😀', 4]] as const) {
+  for (const [name, fill, fillBytes] of [
+    ['ASCII', 'a', 1],
+    ['two-byte characters', 'é', 2],
+    ['three-byte characters', '€', 3],
+    ['four-byte characters', '😀', 4],
+  ] as const) {
     for (const metadata of [null, { order: 'A-1042', table: '7' }]) {
       test(`${name}, ${metadata ? 'with' : 'without'} metadata: at the limit it fits, a byte over it does not`, () => {
         const atLimit = documentOf(MAX_FRAME_BYTES, metadata, fill, fillBytes)
@@ -41,7 +58,10 @@ describe('a document fits in one delivery frame', () => {
   }
 
   test('a small receipt fits', () => {
-    const receipt: PrintDocument = { width: 80, sections: [{ type: 'text', value: 'Café crème 3,20 €' }, { type: 'cut' }] }
+    const receipt: PrintDocument = {
+      width: 80,
+      sections: [{ type: 'text', value: 'Café crème 3,20 €' }, { type: 'cut' }],
+    }
     expect(fitsInOneFrame(receipt, null)).toBe(true)
   })
 })

@@ -28,7 +28,8 @@ describe('code pages', () => {
       0x43, 0x72, 0x8a, 0x6d, 0x65, 0x20, 0x62, 0x72, 0x96, 0x6c, 0x82, 0x65, 0x20, 0x34, 0x2c, 0x35, 0x30, 0x20, 0xd5,
     ])
     expect(encoded('ÇüéÄÅÉæÆøØßñÑ¿¡£¥©®°±µ')).toEqual([
-      0x80, 0x81, 0x82, 0x8e, 0x8f, 0x90, 0x91, 0x92, 0x9b, 0x9d, 0xe1, 0xa4, 0xa5, 0xa8, 0xad, 0x9c, 0xbe, 0xb8, 0xa9, 0xf8, 0xf1, 0xe6,
+      0x80, 0x81, 0x82, 0x8e, 0x8f, 0x90, 0x91, 0x92, 0x9b, 0x9d, 0xe1, 0xa4, 0xa5, 0xa8, 0xad, 0x9c, 0xbe, 0xb8, 0xa9,
+      0xf8, 0xf1, 0xe6,
     ])
     expect(encoded('\u00a0')).toEqual([0xff])
   })
@@ -40,7 +41,19 @@ describe('code pages', () => {
   test('Polish switches to PC852 for its letters, and stays there while it can', () => {
     // ł 0x88, ó 0xA2 (also in PC858, but PC852 is current by then), ż 0xBE, ą 0xA5, ę 0xA9
     expect(encoded('Zażółć gęślą')).toEqual([
-      0x5a, 0x61, ...ESC_T(18), 0xbe, 0xa2, 0x88, 0x86, 0x20, 0x67, 0xa9, 0x98, 0x6c, 0xa5,
+      0x5a,
+      0x61,
+      ...ESC_T(18),
+      0xbe,
+      0xa2,
+      0x88,
+      0x86,
+      0x20,
+      0x67,
+      0xa9,
+      0x98,
+      0x6c,
+      0xa5,
     ])
   })
 
@@ -73,8 +86,10 @@ describe('code pages', () => {
 
   test('knows which characters it can print: printable ASCII and the pages, no controls', () => {
     const job = encoder()
-    for (const character of ['a', '~', ' ', 'é', '€', 'ł', 'Ж', 'Ω', 'ı', '\u00a0']) expect([character, job.has(character)]).toEqual([character, true])
-    for (const character of ['中', '😀', '\u0301', '\u0000', '\t', '\u001b', '\u007f', '\u0085']) expect([character, job.has(character)]).toEqual([character, false])
+    for (const character of ['a', '~', ' ', 'é', '€', 'ł', 'Ж', 'Ω', 'ı', '\u00a0'])
+      expect([character, job.has(character)]).toEqual([character, true])
+    for (const character of ['中', '😀', '\u0301', '\u0000', '\t', '\u001b', '\u007f', '\u0085'])
+      expect([character, job.has(character)]).toEqual([character, false])
   })
 
   test('a page the printer lacks is never used', () => {

@@ -38,12 +38,22 @@ describe('control characters: validation and rendering agree', () => {
         const where = `${hex(codePoint)} in ${field}`
         if (!checked.ok) {
           refused.push(hex(codePoint))
-          expect(checked.issues, where).toEqual([{ path: `sections[0].${field}`, message: expect.stringContaining(`control character ${hex(codePoint)} at index `) }])
+          expect(checked.issues, where).toEqual([
+            {
+              path: `sections[0].${field}`,
+              message: expect.stringContaining(`control character ${hex(codePoint)} at index `),
+            },
+          ])
         }
         for (const profile of PROFILES) {
           for (const width of profile.paperWidths) {
             const failure = renderFailure(section(character), width, profile)
-            expect([where, profile.id, width, failure], 'rendering fails exactly where validation refuses').toEqual([where, profile.id, width, checked.ok ? undefined : 'render.unsupported_character'])
+            expect([where, profile.id, width, failure], 'rendering fails exactly where validation refuses').toEqual([
+              where,
+              profile.id,
+              width,
+              checked.ok ? undefined : 'render.unsupported_character',
+            ])
           }
         }
         // Drawn as pictures for an agent that is not printhub (a styled line): the same characters fail.
@@ -53,7 +63,9 @@ describe('control characters: validation and rendering agree', () => {
       }
     }
     // The set itself, so a change to either side is seen: C0 but tab, LF, VT, FF and CR; DEL; C1.
-    const expected = [...Array.from({ length: 0xa0 }, (_, i) => i).filter((i) => (i < 0x20 && (i < 0x09 || i > 0x0d)) || i >= 0x7f)].map(hex)
+    const expected = [
+      ...Array.from({ length: 0xa0 }, (_, i) => i).filter((i) => (i < 0x20 && (i < 0x09 || i > 0x0d)) || i >= 0x7f),
+    ].map(hex)
     expect([...new Set(refused)]).toEqual(expected)
   })
 

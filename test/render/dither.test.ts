@@ -17,7 +17,15 @@ function reference(width: number, height: number, luma: Uint8Array): Uint8Array 
       const dot = level < 128
       if (dot) rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
       const error = (dot ? level : level - 255) >> 3
-      for (const [dx, dy] of [[1, 0], [2, 0], [-1, 1], [0, 1], [1, 1], [0, 2]] as const) add(x + dx, y + dy, error)
+      for (const [dx, dy] of [
+        [1, 0],
+        [2, 0],
+        [-1, 1],
+        [0, 1],
+        [1, 1],
+        [0, 2],
+      ] as const)
+        add(x + dx, y + dy, error)
     }
   }
   return rows
@@ -26,9 +34,19 @@ function reference(width: number, height: number, luma: Uint8Array): Uint8Array 
 test('the dots of photo-like images of odd sizes are those of the method as stated', () => {
   let seed = 7
   const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
-  for (const [width, height] of [[1, 1], [7, 3], [8, 8], [13, 11], [64, 5], [577, 9], [200, 150]] as const) {
+  for (const [width, height] of [
+    [1, 1],
+    [7, 3],
+    [8, 8],
+    [13, 11],
+    [64, 5],
+    [577, 9],
+    [200, 150],
+  ] as const) {
     // Smooth shading with noise: mid greys, so it is dithered rather than thresholded as line art.
-    const luma = new Uint8Array(width * height).map((_, i) => Math.max(0, Math.min(255, Math.round(128 + 60 * Math.sin(i / 17) + 40 * (random() - 0.5)))))
+    const luma = new Uint8Array(width * height).map((_, i) =>
+      Math.max(0, Math.min(255, Math.round(128 + 60 * Math.sin(i / 17) + 40 * (random() - 0.5)))),
+    )
     const dots = toDots({ width, height, luma })
     expect([width, height, Array.from(dots.rows)]).toEqual([width, height, Array.from(reference(width, height, luma))])
   }

@@ -34,16 +34,32 @@ const CHARACTERS = [
   ...'αβγδΩέήώ',
   ...'БорщЖЯё',
   ...'中文寿司漢字한국어ｶﾀｶﾅ',
-  '😀', '☕', '👨', '🍳', '\u200d', '\ufe0f', '\u0301', '\u00a0', '\u00ad',
-  ' ', '  ', '\t', '\n', '\r\n',
+  '😀',
+  '☕',
+  '👨',
+  '🍳',
+  '\u200d',
+  '\ufe0f',
+  '\u0301',
+  '\u00a0',
+  '\u00ad',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
 ]
 /** Characters nothing can print: controls, private use, lone surrogates; rare, so most documents still print. */
 const UNPRINTABLE = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\ue000', '\ud800', '\udfff', '\uffff']
 
 function fuzzDocument(seed: number): unknown {
   const random = generator(seed)
-  const text = (max: number) => Array.from({ length: random.int(max) }, () => random.pick(random.next() < 0.003 ? UNPRINTABLE : CHARACTERS)).join('')
-  const ascii = (max: number) => Array.from({ length: 1 + random.int(max) }, () => String.fromCharCode(0x20 + random.int(0x5f))).join('')
+  const text = (max: number) =>
+    Array.from({ length: random.int(max) }, () => random.pick(random.next() < 0.003 ? UNPRINTABLE : CHARACTERS)).join(
+      '',
+    )
+  const ascii = (max: number) =>
+    Array.from({ length: 1 + random.int(max) }, () => String.fromCharCode(0x20 + random.int(0x5f))).join('')
   const pixels = (w: number, h: number) => Uint8Array.from({ length: w * h * 4 }, () => random.int(256))
   const image = (): Section => {
     const w = 1 + random.int(700)
@@ -55,22 +71,38 @@ function fuzzDocument(seed: number): unknown {
       ['image/jpeg', jpeg],
       ['image/png', () => png().slice(0, 40 + random.int(200))],
       ['image/jpeg', () => jpeg().slice(0, 100 + random.int(300))],
-      ['image/png', () => Uint8Array.from([...png().slice(0, 33), ...Array.from({ length: random.int(500) }, () => random.int(256))])],
+      [
+        'image/png',
+        () =>
+          Uint8Array.from([...png().slice(0, 33), ...Array.from({ length: random.int(500) }, () => random.int(256))]),
+      ],
     ]
     const [mediaType, bytes] = random.pick(variants)
     return { type: 'image', mediaType, data: Buffer.from(bytes()).toString('base64') }
   }
   const sections: (() => Section)[] = [
-    () => ({ type: 'text', value: text(120), align: random.pick(['left', 'center', 'right'] as const), bold: random.next() < 0.5 }),
+    () => ({
+      type: 'text',
+      value: text(120),
+      align: random.pick(['left', 'center', 'right'] as const),
+      bold: random.next() < 0.5,
+    }),
     () => ({ type: 'row', left: text(60), right: text(20) }),
     () => ({ type: 'divider' }),
     () => ({ type: 'feed', lines: 1 + random.int(255) }),
     () => ({ type: 'cut' }),
     () => ({ type: 'qr', value: random.next() < 0.1 ? 'é'.repeat(1000 + random.int(1500)) : text(200) || 'x' }),
-    () => ({ type: 'barcode', format: random.pick(BARCODE_FORMATS), value: random.next() < 0.5 ? String(random.int(1e12)).padStart(12, '0') : ascii(30) }),
+    () => ({
+      type: 'barcode',
+      format: random.pick(BARCODE_FORMATS),
+      value: random.next() < 0.5 ? String(random.int(1e12)).padStart(12, '0') : ascii(30),
+    }),
     image,
   ]
-  return { width: random.pick([58, 80]), sections: Array.from({ length: 1 + random.int(12) }, () => random.pick(sections)()) }
+  return {
+    width: random.pick([58, 80]),
+    sections: Array.from({ length: 1 + random.int(12) }, () => random.pick(sections)()),
+  }
 }
 
 describe('renderer fuzzing', () => {
@@ -98,6 +130,12 @@ describe('renderer fuzzing', () => {
     }
     // The generator reaches both outcomes and the main refusals, or it tests too little.
     expect(outcomes.get('rendered')).toBeGreaterThan(50)
-    for (const code of ['render.unsupported_character', 'render.image_invalid', 'render.barcode_invalid', 'render.qr_too_long']) expect([code, outcomes.get(code) ?? 0]).not.toEqual([code, 0])
+    for (const code of [
+      'render.unsupported_character',
+      'render.image_invalid',
+      'render.barcode_invalid',
+      'render.qr_too_long',
+    ])
+      expect([code, outcomes.get(code) ?? 0]).not.toEqual([code, 0])
   }, 120_000)
 })

@@ -17,12 +17,17 @@ function png(width: number, height: number, pixel: (x: number, y: number) => [nu
   return Buffer.from(encodePng({ width, height, data, channels: 4, depth: 8 })).toString('base64')
 }
 
-function renderImage(data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png', width: PrintDocument['width'] = 58): Uint8Array {
+function renderImage(
+  data: string,
+  mediaType: 'image/png' | 'image/jpeg' = 'image/png',
+  width: PrintDocument['width'] = 58,
+): Uint8Array {
   const section: Section = { type: 'image', mediaType, data }
   return render({ width, sections: [section] }, target(width))
 }
 
-const imageError = (data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png') => renderError([{ type: 'image', mediaType, data }])
+const imageError = (data: string, mediaType: 'image/png' | 'image/jpeg' = 'image/png') =>
+  renderError([{ type: 'image', mediaType, data }])
 
 const BLACK: [number, number, number, number] = [0, 0, 0, 255]
 const WHITE: [number, number, number, number] = [255, 255, 255, 255]
@@ -32,7 +37,27 @@ describe('image sections', () => {
     // A 16 x 2 checkerboard of 1-pixel squares on the first row, solid black on the second.
     const data = png(16, 2, (x, y) => (y === 1 || x % 2 === 0 ? BLACK : WHITE))
     const bytes = Array.from(renderImage(data))
-    expect(bytes).toEqual([...PROLOGUE, ESC, 0x61, 1, 0x1d, 0x76, 0x30, 0, 2, 0, 2, 0, 0xaa, 0xaa, 0xff, 0xff, ESC, 0x61, 0])
+    expect(bytes).toEqual([
+      ...PROLOGUE,
+      ESC,
+      0x61,
+      1,
+      0x1d,
+      0x76,
+      0x30,
+      0,
+      2,
+      0,
+      2,
+      0,
+      0xaa,
+      0xaa,
+      0xff,
+      0xff,
+      ESC,
+      0x61,
+      0,
+    ])
   })
 
   test('a width that is not a multiple of 8 is padded with white dots', () => {
@@ -44,7 +69,9 @@ describe('image sections', () => {
     // Fully transparent black, and half-transparent black (grey) on a clear background.
     const clear = rasterBlocks(renderImage(png(64, 64, () => [0, 0, 0, 0])))
     expect(dotCount(stacked(clear))).toBe(0)
-    const badge = stacked(rasterBlocks(renderImage(png(64, 64, (x, y) => ((x - 32) ** 2 + (y - 32) ** 2 < 400 ? BLACK : [0, 0, 0, 0])))))
+    const badge = stacked(
+      rasterBlocks(renderImage(png(64, 64, (x, y) => ((x - 32) ** 2 + (y - 32) ** 2 < 400 ? BLACK : [0, 0, 0, 0])))),
+    )
     expect(isDot(badge, 32, 32)).toBe(true)
     expect(isDot(badge, 0, 0)).toBe(false)
     expect(isDot(badge, 63, 63)).toBe(false)
@@ -58,7 +85,11 @@ describe('image sections', () => {
       [0, 1, 1],
     ] as const) {
       // A gradient column keeps it from being taken for line art even where it is flat.
-      const raster = stacked(rasterBlocks(renderImage(png(64, 64, (x) => (x === 63 ? [x * 4, x * 4, x * 4, 255] : [level, level, level, 255])))))
+      const raster = stacked(
+        rasterBlocks(
+          renderImage(png(64, 64, (x) => (x === 63 ? [x * 4, x * 4, x * 4, 255] : [level, level, level, 255]))),
+        ),
+      )
       let dots = 0
       for (let y = 0; y < 64; y++) for (let x = 0; x < 63; x++) if (isDot(raster, x, y)) dots++
       const share = dots / (63 * 64)
@@ -73,7 +104,15 @@ describe('image sections', () => {
       [80, 576],
     ] as const) {
       // Black left half, white right half, 1000 x 500.
-      const raster = stacked(rasterBlocks(renderImage(png(1000, 500, (x) => (x < 500 ? BLACK : WHITE)), 'image/png', paper)))
+      const raster = stacked(
+        rasterBlocks(
+          renderImage(
+            png(1000, 500, (x) => (x < 500 ? BLACK : WHITE)),
+            'image/png',
+            paper,
+          ),
+        ),
+      )
       expect(raster.widthBytes).toBe(dots / 8)
       expect(raster.height).toBe(dots / 2)
       expect(isDot(raster, dots / 2 - 2, 10)).toBe(true)
@@ -82,7 +121,15 @@ describe('image sections', () => {
   })
 
   test('a narrower image is not scaled up', () => {
-    const raster = stacked(rasterBlocks(renderImage(png(100, 30, () => BLACK), 'image/png', 80)))
+    const raster = stacked(
+      rasterBlocks(
+        renderImage(
+          png(100, 30, () => BLACK),
+          'image/png',
+          80,
+        ),
+      ),
+    )
     expect(raster).toMatchObject({ widthBytes: 13, height: 30 })
   })
 
@@ -96,23 +143,40 @@ describe('image sections', () => {
     expect(image.height).toBe(2_048)
     for (const y of [0, 1, 255, 256, 257, 1_000, 2_047]) {
       expect(isDot(image, y % 300, y)).toBe(true)
-      expect(dotCount({ widthBytes: image.widthBytes, height: 1, rows: image.rows.subarray(y * image.widthBytes, (y + 1) * image.widthBytes) })).toBe(1)
+      expect(
+        dotCount({
+          widthBytes: image.widthBytes,
+          height: 1,
+          rows: image.rows.subarray(y * image.widthBytes, (y + 1) * image.widthBytes),
+        }),
+      ).toBe(1)
     }
   })
 
   test('a printer on a serial link gets smaller bands', () => {
-    const image: Section = { type: 'image', mediaType: 'image/png', data: png(300, 300, (x, y) => (x === y ? BLACK : WHITE)) }
+    const image: Section = {
+      type: 'image',
+      mediaType: 'image/png',
+      data: png(300, 300, (x, y) => (x === y ? BLACK : WHITE)),
+    }
     const serial = rasterBlocks(render({ width: 58, sections: [image] }, targetFor('generic-58mm', 58, 'serial')))
     expect(serial.map((block) => block.height)).toEqual([64, 64, 64, 64, 44])
-    expect(rasterBlocks(render({ width: 58, sections: [image] }, targetFor('generic-58mm', 58, 'tcp'))).map((block) => block.height)).toEqual([256, 44])
-    expect(stacked(serial).rows).toEqual(stacked(rasterBlocks(render({ width: 58, sections: [image] }, target(58)))).rows)
+    expect(
+      rasterBlocks(render({ width: 58, sections: [image] }, targetFor('generic-58mm', 58, 'tcp'))).map(
+        (block) => block.height,
+      ),
+    ).toEqual([256, 44])
+    expect(stacked(serial).rows).toEqual(
+      stacked(rasterBlocks(render({ width: 58, sections: [image] }, target(58)))).rows,
+    )
   })
 
   test('JPEG: a photo-like gradient decodes and dithers, darker left than right', () => {
     const width = 200
     const height = 100
     const data = new Uint8Array(width * height * 4)
-    for (let i = 0; i < width * height; i++) data.set([((i % width) * 255) / width, ((i % width) * 255) / width, ((i % width) * 255) / width, 255], i * 4)
+    for (let i = 0; i < width * height; i++)
+      data.set([((i % width) * 255) / width, ((i % width) * 255) / width, ((i % width) * 255) / width, 255], i * 4)
     const jpeg = Buffer.from(encodeJpeg({ width, height, data }, 90).data).toString('base64')
     const raster = stacked(rasterBlocks(renderImage(jpeg, 'image/jpeg')))
     expect(raster).toMatchObject({ widthBytes: 25, height: 100 })
@@ -130,14 +194,43 @@ describe('image sections', () => {
     const grey = new Uint8Array(16 * 8).map((_, i) => (shape(i % 16, Math.floor(i / 16)) ? 0 : 255))
     const variants = [
       encodePng({ width: 16, height: 8, data: grey, channels: 1, depth: 8 }),
-      encodePng({ width: 16, height: 8, data: new Uint8Array(16 * 8 * 2).map((_, i) => (i % 2 ? 255 : grey[i >> 1]!)), channels: 2, depth: 8 }),
-      encodePng({ width: 16, height: 8, data: new Uint16Array(16 * 8).map((_, i) => grey[i]! * 257), channels: 1, depth: 16 }),
-      encodePng({ width: 16, height: 8, data: new Uint8Array(16 * 8).map((_, i) => (grey[i] ? 1 : 0)), channels: 1, depth: 8, palette: [[0, 0, 0], [255, 255, 255]] }),
-      encodePng({ width: 16, height: 8, data: Uint8Array.from({ length: 16 }, (_, i) => (i % 2 === 0 && i < 8 ? 0x00 : 0xff)), channels: 1, depth: 1 }),
+      encodePng({
+        width: 16,
+        height: 8,
+        data: new Uint8Array(16 * 8 * 2).map((_, i) => (i % 2 ? 255 : grey[i >> 1]!)),
+        channels: 2,
+        depth: 8,
+      }),
+      encodePng({
+        width: 16,
+        height: 8,
+        data: new Uint16Array(16 * 8).map((_, i) => grey[i]! * 257),
+        channels: 1,
+        depth: 16,
+      }),
+      encodePng({
+        width: 16,
+        height: 8,
+        data: new Uint8Array(16 * 8).map((_, i) => (grey[i] ? 1 : 0)),
+        channels: 1,
+        depth: 8,
+        palette: [
+          [0, 0, 0],
+          [255, 255, 255],
+        ],
+      }),
+      encodePng({
+        width: 16,
+        height: 8,
+        data: Uint8Array.from({ length: 16 }, (_, i) => (i % 2 === 0 && i < 8 ? 0x00 : 0xff)),
+        channels: 1,
+        depth: 1,
+      }),
     ]
     for (const file of variants) {
       const raster = stacked(rasterBlocks(renderImage(Buffer.from(file).toString('base64'))))
-      for (let y = 0; y < 8; y++) for (let x = 0; x < 16; x++) expect([x, y, isDot(raster, x, y)]).toEqual([x, y, shape(x, y)])
+      for (let y = 0; y < 8; y++)
+        for (let x = 0; x < 16; x++) expect([x, y, isDot(raster, x, y)]).toEqual([x, y, shape(x, y)])
     }
   })
 
@@ -145,19 +238,29 @@ describe('image sections', () => {
     const tall = png(1, 2_049, () => BLACK)
     const error = imageError(tall)
     expect(error).toMatchObject({ code: 'render.image_invalid', retryable: false })
-    expect(error.message).toBe('sections[0]: the image is 1x2049 pixels; at most 2048 pixels a side can be printed (scale it down first)')
-    const checked = validate(documentRule, { width: 58, sections: [{ type: 'image', mediaType: 'image/png', data: tall }] })
+    expect(error.message).toBe(
+      'sections[0]: the image is 1x2049 pixels; at most 2048 pixels a side can be printed (scale it down first)',
+    )
+    const checked = validate(documentRule, {
+      width: 58,
+      sections: [{ type: 'image', mediaType: 'image/png', data: tall }],
+    })
     expect(checked.ok).toBe(false)
   })
 
   test('a broken image fails the job with a clear error, never a crash', () => {
-    const good = Buffer.from(png(8, 8, () => BLACK), 'base64')
+    const good = Buffer.from(
+      png(8, 8, () => BLACK),
+      'base64',
+    )
     // The right headers around corrupt pixel data.
     const corrupt = Buffer.from(good)
     for (let i = 40; i < corrupt.length - 12; i++) corrupt[i] = 0x5a
     const error = imageError(corrupt.toString('base64'))
     expect(error.code).toBe('render.image_invalid')
     expect(error.message).toStartWith('sections[0]: the image could not be decoded')
-    expect(imageError(good.toString('base64'), 'image/jpeg').message).toBe('sections[0]: the image holds an image/png image, but mediaType says image/jpeg')
+    expect(imageError(good.toString('base64'), 'image/jpeg').message).toBe(
+      'sections[0]: the image holds an image/png image, but mediaType says image/jpeg',
+    )
   })
 })

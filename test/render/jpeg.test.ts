@@ -24,7 +24,12 @@ function pixels(width: number, height: number): Uint8ClampedArray {
 }
 
 async function mozjpeg(width: number, height: number, options: Record<string, unknown> = {}): Promise<Uint8Array> {
-  return new Uint8Array(await mozjpegEncode({ data: pixels(width, height), width, height, colorSpace: 'srgb' } as ImageData, { quality: 90, ...options }))
+  return new Uint8Array(
+    await mozjpegEncode({ data: pixels(width, height), width, height, colorSpace: 'srgb' } as ImageData, {
+      quality: 90,
+      ...options,
+    }),
+  )
 }
 
 /** The grey level at (x, y), give or take what JPEG compression moves it. */
@@ -48,55 +53,72 @@ function decodeError(bytes: Uint8Array): string {
 }
 
 /** Where the first `marker` segment (0xFF, marker) starts. */
-const segmentAt = (file: Uint8Array, marker: number) => file.findIndex((byte, i) => byte === 0xff && file[i + 1] === marker)
+const segmentAt = (file: Uint8Array, marker: number) =>
+  file.findIndex((byte, i) => byte === 0xff && file[i + 1] === marker)
 
 const EOI = [0xff, 0xd9]
 
 describe('JPEG decoding', () => {
-  test('baseline (jpeg-js), progressive with 4:2:0 chroma and grey-only (mozjpeg) files decode to the same picture', async () => {
-    const width = 64
-    const height = 48
-    const baseline = new Uint8Array(encodeJpeg({ width, height, data: new Uint8Array(pixels(width, height).buffer) }, 90).data)
-    const progressive = await mozjpeg(width, height)
-    const grey = await mozjpeg(width, height, { color_space: 1 })
-    expect(segmentAt(progressive, 0xc2)).toBeGreaterThan(0) // SOF2: progressive
-    for (const file of [baseline, progressive, grey]) expectShape(decodeJpeg(file), width, height)
-  })
+  test(
+    'baseline (jpeg-js), progressive with 4:2:0 chroma and grey-only ' + '(mozjpeg) files decode to the same picture',
+    async () => {
+      const width = 64
+      const height = 48
+      const baseline = new Uint8Array(
+        encodeJpeg({ width, height, data: new Uint8Array(pixels(width, height).buffer) }, 90).data,
+      )
+      const progressive = await mozjpeg(width, height)
+      const grey = await mozjpeg(width, height, { color_space: 1 })
+      expect(segmentAt(progressive, 0xc2)).toBeGreaterThan(0) // SOF2: progressive
+      for (const file of [baseline, progressive, grey]) expectShape(decodeJpeg(file), width, height)
+    },
+  )
 
-  test('scan data cut short is refused, not printed with made-up pixels, and libjpeg says nothing on the console', async () => {
-    const whole = await mozjpeg(64, 48, { progressive: false, baseline: true })
-    const cut = Uint8Array.from([...whole.subarray(0, segmentAt(whole, 0xda) + 40), ...EOI])
-    const errors = spyOn(console, 'error')
-    const logs = spyOn(console, 'log')
-    try {
-      expect(decodeError(cut)).toMatch(/premature end/i)
-      // Through the renderer's entry: the job's error names it.
-      expect(() => decodeImage('image/jpeg', Buffer.from(cut).toString('base64'))).toThrow(/^the image could not be decoded \(Corrupt JPEG data: premature end of data segment\)$/)
-      expect(errors).not.toHaveBeenCalled()
-      expect(logs).not.toHaveBeenCalled()
-    } finally {
-      errors.mockRestore()
-      logs.mockRestore()
-    }
-  })
+  test(
+    'scan data cut short is refused, not printed with made-up pixels, and ' + 'libjpeg says nothing on the console',
+    async () => {
+      const whole = await mozjpeg(64, 48, { progressive: false, baseline: true })
+      const cut = Uint8Array.from([...whole.subarray(0, segmentAt(whole, 0xda) + 40), ...EOI])
+      const errors = spyOn(console, 'error')
+      const logs = spyOn(console, 'log')
+      try {
+        expect(decodeError(cut)).toMatch(/premature end/i)
+        // Through the renderer's entry: the job's error names it.
+        expect(() => decodeImage('image/jpeg', Buffer.from(cut).toString('base64'))).toThrow(
+          /^the image could not be decoded \(Corrupt JPEG data: premature end of data segment\)$/,
+        )
+        expect(errors).not.toHaveBeenCalled()
+        expect(logs).not.toHaveBeenCalled()
+      } finally {
+        errors.mockRestore()
+        logs.mockRestore()
+      }
+    },
+  )
 
-  test('a broken Huffman table is refused with libjpeg`s reason, and the next image decodes on a fresh decoder', async () => {
-    const good = await mozjpeg(64, 48, { progressive: false, baseline: true })
-    const broken = good.slice()
-    const table = segmentAt(broken, 0xc4)
-    broken.fill(0xff, table + 5, table + 21) // 16 code counts of 255 each: more codes than a table holds
-    expect(decodeError(broken)).toBe('Bogus Huffman table definition')
-    expect(keptDecoderMemory()).toBeUndefined()
-    expectShape(decodeJpeg(good), 64, 48)
-    expect(keptDecoderMemory()).toBeGreaterThan(0)
-  })
+  test(
+    'a broken Huffman table is refused with libjpeg`s reason, and the next ' + 'image decodes on a fresh decoder',
+    async () => {
+      const good = await mozjpeg(64, 48, { progressive: false, baseline: true })
+      const broken = good.slice()
+      const table = segmentAt(broken, 0xc4)
+      broken.fill(0xff, table + 5, table + 21) // 16 code counts of 255 each: more codes than a table holds
+      expect(decodeError(broken)).toBe('Bogus Huffman table definition')
+      expect(keptDecoderMemory()).toBeUndefined()
+      expectShape(decodeJpeg(good), 64, 48)
+      expect(keptDecoderMemory()).toBeGreaterThan(0)
+    },
+  )
 
-  test('a decoder whose memory a large image grew is dropped, so the memory goes back; a small one is kept', async () => {
-    const large = await mozjpeg(2_048, 2_048, { quality: 50 })
-    expectShape(decodeJpeg(large), 2_048, 2_048)
-    expect(keptDecoderMemory()).toBeUndefined()
-    const small = await mozjpeg(64, 48)
-    expectShape(decodeJpeg(small), 64, 48)
-    expect(keptDecoderMemory()!).toBeLessThanOrEqual(KEEP_MEMORY_BYTES)
-  })
+  test(
+    'a decoder whose memory a large image grew is dropped, so the memory goes ' + 'back; a small one is kept',
+    async () => {
+      const large = await mozjpeg(2_048, 2_048, { quality: 50 })
+      expectShape(decodeJpeg(large), 2_048, 2_048)
+      expect(keptDecoderMemory()).toBeUndefined()
+      const small = await mozjpeg(64, 48)
+      expectShape(decodeJpeg(small), 64, 48)
+      expect(keptDecoderMemory()!).toBeLessThanOrEqual(KEEP_MEMORY_BYTES)
+    },
+  )
 })

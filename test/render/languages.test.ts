@@ -46,7 +46,9 @@ function readBack(bytes: number[], table: number): { text: string; switches: num
 describe('a receipt in French, German, Polish, Turkish, Greek and Russian', () => {
   test('reads back exactly, through the code page switches, at both widths', () => {
     for (const width of [58, 80] as const) {
-      const output = Array.from(render({ width, sections: LINES.map((value) => ({ type: 'text', value })) }, target(width)))
+      const output = Array.from(
+        render({ width, sections: LINES.map((value) => ({ type: 'text', value })) }, target(width)),
+      )
       expect(output.slice(0, PROLOGUE.length)).toEqual(PROLOGUE)
       const { text, switches } = readBack(output.slice(PROLOGUE.length), 19)
       // Wrapping turns some spaces into line breaks.
@@ -59,7 +61,9 @@ describe('a receipt in French, German, Polish, Turkish, Greek and Russian', () =
   test('each language in the page made for it', () => {
     const pages = LINES.map((value) => {
       const output = Array.from(render({ width: 80, sections: [{ type: 'text', value }] }, target(80)))
-      const switches = output.flatMap((byte, i) => (byte === 0x1b && output[i + 1] === 0x74 && i >= PROLOGUE.length ? [output[i + 2]!] : []))
+      const switches = output.flatMap((byte, i) =>
+        byte === 0x1b && output[i + 1] === 0x74 && i >= PROLOGUE.length ? [output[i + 2]!] : [],
+      )
       return switches.map((table) => EPSON_TABLES[table])
     })
     expect(pages).toEqual([[], [], ['CP852'], ['CP857'], ['CP737'], ['CP866']])

@@ -7,8 +7,18 @@ import { isLight, renderOffThread, renderWorker } from '../../src/render/off-thr
 import { render, RenderError, targetFor } from '../../src/render/render.ts'
 import { blackPng } from '../support/images.ts'
 
-const light: PrintDocument = { width: 80, sections: [{ type: 'text', value: 'Table 4' }, { type: 'qr', value: 'https://example.com' }, { type: 'cut' }] }
-const heavy: PrintDocument = { width: 80, sections: [{ type: 'text', value: 'Photo' }, { type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }, { type: 'cut' }] }
+const light: PrintDocument = {
+  width: 80,
+  sections: [{ type: 'text', value: 'Table 4' }, { type: 'qr', value: 'https://example.com' }, { type: 'cut' }],
+}
+const heavy: PrintDocument = {
+  width: 80,
+  sections: [
+    { type: 'text', value: 'Photo' },
+    { type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) },
+    { type: 'cut' },
+  ],
+}
 const request = (document: PrintDocument, profile = 'epson-tm-t20iii') => ({ document, profile, width: 80 as const })
 
 const pool = renderWorker(1)
@@ -54,5 +64,6 @@ test('closing the worker refuses the document it was rendering and those waiting
   const rendering = renderOffThread(request(heavy), closing).catch((e: unknown) => e)
   const waiting = renderOffThread(request(heavy), closing).catch((e: unknown) => e)
   closing.close()
-  for (const outcome of [await rendering, await waiting]) expect(outcome).toMatchObject({ code: 'render.failed', message: expect.stringContaining('stopped') })
+  for (const outcome of [await rendering, await waiting])
+    expect(outcome).toMatchObject({ code: 'render.failed', message: expect.stringContaining('stopped') })
 })

@@ -24,7 +24,8 @@ function ihdr(width: number, height: number, depth: number, colorType: number, i
 }
 
 const SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)
-const file = (...chunks: Uint8Array[]) => new Uint8Array(Buffer.concat([SIGNATURE, ...chunks, chunk('IEND', new Uint8Array())]))
+const file = (...chunks: Uint8Array[]) =>
+  new Uint8Array(Buffer.concat([SIGNATURE, ...chunks, chunk('IEND', new Uint8Array())]))
 const idat = (raw: number[] | Uint8Array) => chunk('IDAT', deflateSync(Uint8Array.from(raw)))
 
 /** An 8-bit grey test picture: every pixel different. */
@@ -42,7 +43,12 @@ function filtered(filter: number): number[] {
       const up = y > 0 ? pixel(x, y - 1) : 0
       const upLeft = x > 0 && y > 0 ? pixel(x - 1, y - 1) : 0
       const p = left + up - upLeft
-      const paeth = Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - upLeft) ? left : Math.abs(p - up) <= Math.abs(p - upLeft) ? up : upLeft
+      const paeth =
+        Math.abs(p - left) <= Math.abs(p - up) && Math.abs(p - left) <= Math.abs(p - upLeft)
+          ? left
+          : Math.abs(p - up) <= Math.abs(p - upLeft)
+            ? up
+            : upLeft
       const predictor = [0, left, up, (left + up) >> 1, paeth][filter]!
       raw.push((pixel(x, y) - predictor) & 0xff)
     }
@@ -55,12 +61,23 @@ const expected = Uint8Array.from({ length: W * H }, (_, i) => pixel(i % W, Math.
 describe('PNG decoder', () => {
   test('every filter type: none, sub, up, average, Paeth', () => {
     for (let filter = 0; filter <= 4; filter++) {
-      expect([filter, decodePng(file(ihdr(W, H, 8, 0), idat(filtered(filter))))]).toEqual([filter, { width: W, height: H, luma: expected }])
+      expect([filter, decodePng(file(ihdr(W, H, 8, 0), idat(filtered(filter))))]).toEqual([
+        filter,
+        { width: W, height: H, luma: expected },
+      ])
     }
   })
 
   test('Adam7 interlacing: seven passes put back in place', () => {
-    const passes = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
+    const passes = [
+      [0, 0, 8, 8],
+      [4, 0, 8, 8],
+      [0, 4, 4, 8],
+      [2, 0, 4, 4],
+      [0, 2, 2, 4],
+      [1, 0, 2, 2],
+      [0, 1, 1, 2],
+    ]
     const raw: number[] = []
     for (const [x0, y0, dx, dy] of passes) {
       for (let y = y0!; y < H; y += dy!) {
@@ -75,17 +92,32 @@ describe('PNG decoder', () => {
   test('image data split over several IDAT chunks', () => {
     const compressed = deflateSync(Uint8Array.from(filtered(0)))
     const half = compressed.length >> 1
-    expect(decodePng(file(ihdr(W, H, 8, 0), chunk('IDAT', compressed.subarray(0, half)), chunk('IDAT', compressed.subarray(half)))).luma).toEqual(expected)
+    expect(
+      decodePng(
+        file(ihdr(W, H, 8, 0), chunk('IDAT', compressed.subarray(0, half)), chunk('IDAT', compressed.subarray(half))),
+      ).luma,
+    ).toEqual(expected)
   })
 
   test('transparency: a grey key, an RGB key and palette alpha all show the paper', () => {
     // Grey 8-bit, key 0: the black pixel is transparent.
-    expect(decodePng(file(ihdr(2, 1, 8, 0), chunk('tRNS', Uint8Array.of(0, 0)), idat([0, 0, 100]))).luma).toEqual(Uint8Array.of(255, 100))
+    expect(decodePng(file(ihdr(2, 1, 8, 0), chunk('tRNS', Uint8Array.of(0, 0)), idat([0, 0, 100]))).luma).toEqual(
+      Uint8Array.of(255, 100),
+    )
     // RGB 8-bit, key (10, 20, 30).
-    const rgb = decodePng(file(ihdr(2, 1, 8, 2), chunk('tRNS', Uint8Array.of(0, 10, 0, 20, 0, 30)), idat([0, 10, 20, 30, 0, 0, 0])))
+    const rgb = decodePng(
+      file(ihdr(2, 1, 8, 2), chunk('tRNS', Uint8Array.of(0, 10, 0, 20, 0, 30)), idat([0, 10, 20, 30, 0, 0, 0])),
+    )
     expect(rgb.luma).toEqual(Uint8Array.of(255, 0))
     // Palette of black (opaque), black (half transparent) and black (transparent), 2 bits a pixel.
-    const palette = decodePng(file(ihdr(3, 1, 2, 3), chunk('PLTE', new Uint8Array(9)), chunk('tRNS', Uint8Array.of(255, 128, 0)), idat([0, 0b00011000])))
+    const palette = decodePng(
+      file(
+        ihdr(3, 1, 2, 3),
+        chunk('PLTE', new Uint8Array(9)),
+        chunk('tRNS', Uint8Array.of(255, 128, 0)),
+        idat([0, 0b00011000]),
+      ),
+    )
     expect(palette.luma).toEqual(Uint8Array.of(0, 127, 255))
   })
 
@@ -108,16 +140,28 @@ describe('PNG decoder', () => {
       throw new Error('decoded')
     }
     expect(refusal(new Uint8Array(4))).toBe('has no PNG signature')
-    expect(refusal(good.subarray(0, good.length - 20))).toMatch(/^has a truncated IDAT chunk|^ends before its IEND chunk/)
+    expect(refusal(good.subarray(0, good.length - 20))).toMatch(
+      /^has a truncated IDAT chunk|^ends before its IEND chunk/,
+    )
     expect(refusal(file(idat(filtered(0))))).toBe('has no IHDR chunk')
     expect(refusal(file(ihdr(W, H, 8, 0)))).toBe('has no image data')
     expect(refusal(file(ihdr(W, H, 8, 3), idat(filtered(0))))).toBe('has a palette colour type but no PLTE chunk')
-    expect(refusal(file(ihdr(W, H, 3, 0), idat(filtered(0))))).toBe('has colour type 0 at bit depth 3, which PNG does not define')
+    expect(refusal(file(ihdr(W, H, 3, 0), idat(filtered(0))))).toBe(
+      'has colour type 0 at bit depth 3, which PNG does not define',
+    )
     expect(refusal(file(ihdr(0, H, 8, 0), idat(filtered(0))))).toBe('is empty')
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).map((byte, i) => (i === 0 ? 5 : byte)))))).toBe('has a row with filter type 5, which PNG does not define')
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).slice(0, 50))))).toBe(`has 50 bytes of image data where ${H * (W + 1)} were expected`)
-    expect(refusal(file(ihdr(W, H, 8, 0), chunk('IDAT', Uint8Array.of(1, 2, 3, 4))))).toStartWith('has image data that does not inflate')
+    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).map((byte, i) => (i === 0 ? 5 : byte)))))).toBe(
+      'has a row with filter type 5, which PNG does not define',
+    )
+    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).slice(0, 50))))).toBe(
+      `has 50 bytes of image data where ${H * (W + 1)} were expected`,
+    )
+    expect(refusal(file(ihdr(W, H, 8, 0), chunk('IDAT', Uint8Array.of(1, 2, 3, 4))))).toStartWith(
+      'has image data that does not inflate',
+    )
     // A small file whose data inflates to far more than its header declares stops at the declared size.
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(new Uint8Array(50_000_000))))).toStartWith('has image data that does not inflate')
+    expect(refusal(file(ihdr(W, H, 8, 0), idat(new Uint8Array(50_000_000))))).toStartWith(
+      'has image data that does not inflate',
+    )
   })
 })

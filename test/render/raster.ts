@@ -33,5 +33,7 @@ export function stacked(blocks: Raster[]): Raster {
   return { widthBytes: blocks[0]!.widthBytes, height: blocks.reduce((n, b) => n + b.height, 0), rows }
 }
 
-export const isDot = (raster: Raster, x: number, y: number) => (raster.rows[y * raster.widthBytes + (x >> 3)]! & (0x80 >> (x & 7))) !== 0
-export const dotCount = (raster: Raster) => raster.rows.reduce((n, byte) => n + byte.toString(2).replaceAll('0', '').length, 0)
+export const isDot = (raster: Raster, x: number, y: number) =>
+  (raster.rows[y * raster.widthBytes + (x >> 3)]! & (0x80 >> (x & 7))) !== 0
+export const dotCount = (raster: Raster) =>
+  raster.rows.reduce((n, byte) => n + byte.toString(2).replaceAll('0', '').length, 0)

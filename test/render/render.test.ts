@@ -14,9 +14,8 @@ function body(sections: Section[], width: PrintDocument['width'] = 58): number[]
   return all.slice(PROLOGUE.length)
 }
 
-
 describe('render targets', () => {
-  test("Font A geometry of both paper widths, from the profile", () => {
+  test('Font A geometry of both paper widths, from the profile', () => {
     expect(target(58)).toMatchObject({ columns: 32, dotsPerLine: 384 })
     expect(target(80)).toMatchObject({ columns: 48, dotsPerLine: 576 })
   })
@@ -34,7 +33,9 @@ describe('render targets', () => {
 
 describe('render', () => {
   test('starts with ESC @ and ESC t 19, once', () => {
-    expect(rendered([{ type: 'cut' }, { type: 'cut' }])).toEqual(bytes(ESC, '@', ESC, 't', 19, ESC, 'd', 4, GS, 'V', 1, ESC, 'd', 4, GS, 'V', 1))
+    expect(rendered([{ type: 'cut' }, { type: 'cut' }])).toEqual(
+      bytes(ESC, '@', ESC, 't', 19, ESC, 'd', 4, GS, 'V', 1, ESC, 'd', 4, GS, 'V', 1),
+    )
   })
 
   test('text: wrapped lines, each ended by LF', () => {
@@ -52,7 +53,33 @@ describe('render', () => {
         { type: 'text', value: 'Total', align: 'right' },
         { type: 'text', value: 'Bye', align: 'left', bold: false },
       ]),
-    ).toEqual(bytes(ESC, 'a', 1, ESC, 'E', 1, 'CAFE', LF, 'Order 42', LF, ESC, 'a', 2, ESC, 'E', 0, 'Total', LF, ESC, 'a', 0, 'Bye', LF))
+    ).toEqual(
+      bytes(
+        ESC,
+        'a',
+        1,
+        ESC,
+        'E',
+        1,
+        'CAFE',
+        LF,
+        'Order 42',
+        LF,
+        ESC,
+        'a',
+        2,
+        ESC,
+        'E',
+        0,
+        'Total',
+        LF,
+        ESC,
+        'a',
+        0,
+        'Bye',
+        LF,
+      ),
+    )
     expect(body([{ type: 'text', value: 'Hi', align: 'center', bold: true }])).toEqual(
       bytes(ESC, 'a', 1, ESC, 'E', 1, 'Hi', LF, ESC, 'a', 0, ESC, 'E', 0),
     )
@@ -71,20 +98,53 @@ describe('render', () => {
       ['\u001b@', 'U+001B'],
       ['\u007f', 'U+007F'],
     ]) {
-      const error = renderError([{ type: 'text', value: 'ok' }, { type: 'text', value: value! }])
+      const error = renderError([
+        { type: 'text', value: 'ok' },
+        { type: 'text', value: value! },
+      ])
       expect(error.code).toBe('render.unsupported_character')
       expect(error.retryable).toBe(false)
-      expect(error.message).toBe(`sections[1]: ${codePoint} is neither in the printer's code pages nor in the font text is drawn with`)
+      expect(error.message).toBe(
+        `sections[1]: ${codePoint} is neither in the printer's code pages nor in the font text is drawn with`,
+      )
     }
   })
 
   test('row: one line, or two columns, always left aligned and not bold', () => {
-    expect(body([{ type: 'row', left: 'Flat white', right: '3.50' }])).toEqual(bytes('Flat white', ' '.repeat(18), '3.50', LF))
+    expect(body([{ type: 'row', left: 'Flat white', right: '3.50' }])).toEqual(
+      bytes('Flat white', ' '.repeat(18), '3.50', LF),
+    )
     expect(body([{ type: 'row', left: 'Crème brûlée', right: '4,50 €' }], 80)).toEqual(
       bytes('Cr', 0x8a, 'me br', 0x96, 'l', 0x82, 'e', ' '.repeat(30), '4,50 ', 0xd5, LF),
     )
-    expect(body([{ type: 'text', value: 'T', align: 'right', bold: true }, { type: 'row', left: 'Grilled halloumi with roasted', right: '3.50' }])).toEqual(
-      bytes(ESC, 'a', 2, ESC, 'E', 1, 'T', LF, ESC, 'a', 0, ESC, 'E', 0, 'Grilled halloumi', ' '.repeat(12), '3.50', LF, 'with roasted', LF),
+    expect(
+      body([
+        { type: 'text', value: 'T', align: 'right', bold: true },
+        { type: 'row', left: 'Grilled halloumi with roasted', right: '3.50' },
+      ]),
+    ).toEqual(
+      bytes(
+        ESC,
+        'a',
+        2,
+        ESC,
+        'E',
+        1,
+        'T',
+        LF,
+        ESC,
+        'a',
+        0,
+        ESC,
+        'E',
+        0,
+        'Grilled halloumi',
+        ' '.repeat(12),
+        '3.50',
+        LF,
+        'with roasted',
+        LF,
+      ),
     )
   })
 
@@ -117,7 +177,9 @@ describe('render', () => {
       ...qr(81, 48),
       ...bytes(ESC, 'a', 0),
     ])
-    expect(body([{ type: 'qr', value }]).slice(3, 20)).toEqual(bytes(GS, '(', 'k', 4, 0, 49, 65, 50, 0, GS, '(', 'k', 3, 0, 49, 67, 8))
+    expect(body([{ type: 'qr', value }]).slice(3, 20)).toEqual(
+      bytes(GS, '(', 'k', 4, 0, 49, 65, 50, 0, GS, '(', 'k', 3, 0, 49, 67, 8),
+    )
   })
 
   test('qr: stores the UTF-8 bytes, with a two-byte length', () => {
@@ -154,7 +216,9 @@ describe('render', () => {
     expect(body([{ type: 'barcode', format: 'code128', value: 'ORDER-42' }])).toEqual(
       bytes(barcodeHeader(3), GS, 'k', 73, 10, '{B', 'ORDER-42', LEFT),
     )
-    expect(body([{ type: 'barcode', format: 'code128', value: 'a{b' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 73, 6, '{Ba{{b', LEFT))
+    expect(body([{ type: 'barcode', format: 'code128', value: 'a{b' }])).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 73, 6, '{Ba{{b', LEFT),
+    )
   })
 
   test('barcode: code128 uses code set C for runs of four or more digits', () => {
@@ -168,12 +232,24 @@ describe('render', () => {
   })
 
   test('barcode: code39, ean13 and upca', () => {
-    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }])).toEqual(bytes(barcodeHeader(2), GS, 'k', 69, 7, 'ABC-123', LEFT))
-    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }], 80)).toEqual(bytes(barcodeHeader(3), GS, 'k', 69, 7, 'ABC-123', LEFT))
-    expect(body([{ type: 'barcode', format: 'ean13', value: '4006381333931' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 13, '4006381333931', LEFT))
-    expect(body([{ type: 'barcode', format: 'ean13', value: '400638133393' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 67, 12, '400638133393', LEFT))
-    expect(body([{ type: 'barcode', format: 'upca', value: '03600029145' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 11, '03600029145', LEFT))
-    expect(body([{ type: 'barcode', format: 'upca', value: '036000291452' }])).toEqual(bytes(barcodeHeader(3), GS, 'k', 65, 12, '036000291452', LEFT))
+    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }])).toEqual(
+      bytes(barcodeHeader(2), GS, 'k', 69, 7, 'ABC-123', LEFT),
+    )
+    expect(body([{ type: 'barcode', format: 'code39', value: 'ABC-123' }], 80)).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 69, 7, 'ABC-123', LEFT),
+    )
+    expect(body([{ type: 'barcode', format: 'ean13', value: '4006381333931' }])).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 67, 13, '4006381333931', LEFT),
+    )
+    expect(body([{ type: 'barcode', format: 'ean13', value: '400638133393' }])).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 67, 12, '400638133393', LEFT),
+    )
+    expect(body([{ type: 'barcode', format: 'upca', value: '03600029145' }])).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 65, 11, '03600029145', LEFT),
+    )
+    expect(body([{ type: 'barcode', format: 'upca', value: '036000291452' }])).toEqual(
+      bytes(barcodeHeader(3), GS, 'k', 65, 12, '036000291452', LEFT),
+    )
   })
 
   test('barcode: too wide for the paper at 2 dots a module', () => {
@@ -183,8 +259,12 @@ describe('render', () => {
     expect(error.retryable).toBe(false)
     // (26 symbols + start, check, stop) × 11 + 2 = 321 modules.
     expect(error.message).toBe('sections[0]: code128 barcode needs 642 dots; the paper has 384')
-    expect(body([{ type: 'barcode', format: 'code128', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).slice(0, 12)).toEqual(barcodeHeader(2))
-    expect(renderError([{ type: 'barcode', format: 'code39', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).code).toBe('render.barcode_too_wide')
+    expect(body([{ type: 'barcode', format: 'code128', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).slice(0, 12)).toEqual(
+      barcodeHeader(2),
+    )
+    expect(renderError([{ type: 'barcode', format: 'code39', value: 'ABCDEFGHIJKLMNOPQRSTU' }], 80).code).toBe(
+      'render.barcode_too_wide',
+    )
   })
 
   test('barcode: a value its symbology cannot hold fails the job', () => {
@@ -192,7 +272,9 @@ describe('render', () => {
     expect(error.code).toBe('render.barcode_invalid')
     expect(error.message).toBe('sections[0]: barcode value has a wrong check digit for ean13 (expected 1)')
     expect(renderError([{ type: 'barcode', format: 'code39', value: 'abc' }]).code).toBe('render.barcode_invalid')
-    expect(renderError([{ type: 'barcode', format: 'code128', value: 'tab\there' }]).message).toBe('sections[0]: barcode value must be printable ASCII')
+    expect(renderError([{ type: 'barcode', format: 'code128', value: 'tab\there' }]).message).toBe(
+      'sections[0]: barcode value must be printable ASCII',
+    )
   })
 
   test('a whole receipt, ending left aligned and not bold', () => {
@@ -207,13 +289,48 @@ describe('render', () => {
     expect(rendered(sections)).toEqual(
       bytes(
         PROLOGUE,
-        ESC, 'a', 1, ESC, 'E', 1, 'Caf', 0x82, ' Nord', LF,
-        ESC, 'a', 0, ESC, 'E', 0, '-'.repeat(32), LF,
-        '2 ', 0x9e, ' Flat white', ' '.repeat(12), '7,00 ', 0xd5, LF,
-        ESC, 'a', 1, 'Merci !', LF,
-        ESC, 'd', 1,
-        ESC, 'd', 4, GS, 'V', 1,
-        ESC, 'a', 0,
+        ESC,
+        'a',
+        1,
+        ESC,
+        'E',
+        1,
+        'Caf',
+        0x82,
+        ' Nord',
+        LF,
+        ESC,
+        'a',
+        0,
+        ESC,
+        'E',
+        0,
+        '-'.repeat(32),
+        LF,
+        '2 ',
+        0x9e,
+        ' Flat white',
+        ' '.repeat(12),
+        '7,00 ',
+        0xd5,
+        LF,
+        ESC,
+        'a',
+        1,
+        'Merci !',
+        LF,
+        ESC,
+        'd',
+        1,
+        ESC,
+        'd',
+        4,
+        GS,
+        'V',
+        1,
+        ESC,
+        'a',
+        0,
       ),
     )
   })

@@ -47,7 +47,10 @@ describe('layoutRow', () => {
 
   test('wraps the left side in 3/5 of the line and the right side in the rest', () => {
     expect(layoutRow('a'.repeat(28), '3.50', 32)).toEqual([`${'a'.repeat(19)}${' '.repeat(9)}3.50`, 'a'.repeat(9)])
-    expect(layoutRow('Grilled halloumi with roasted', '3.50', 32)).toEqual([`Grilled halloumi${' '.repeat(12)}3.50`, 'with roasted'])
+    expect(layoutRow('Grilled halloumi with roasted', '3.50', 32)).toEqual([
+      `Grilled halloumi${' '.repeat(12)}3.50`,
+      'with roasted',
+    ])
     expect(layoutRow('Total', 'Paid by card ending 4242 on 12 May', 32)).toEqual([
       `Total${' '.repeat(15)}Paid by card`,
       `${' '.repeat(21)}ending 4242`,
@@ -62,7 +65,10 @@ describe('layoutRow', () => {
   })
 
   test('a side with several lines never shares one line', () => {
-    expect(layoutRow('Soup of the day\nno croutons', '4.50', 32)).toEqual([`Soup of the day${' '.repeat(13)}4.50`, 'no croutons'])
+    expect(layoutRow('Soup of the day\nno croutons', '4.50', 32)).toEqual([
+      `Soup of the day${' '.repeat(13)}4.50`,
+      'no croutons',
+    ])
   })
 
   test('never loses text', () => {

@@ -24,7 +24,13 @@ describe('daily backups into backup-dir', () => {
   let backups: string
   let offset = 0
   const lines: string[] = []
-  const ours = () => (existsSync(backups) ? readdirSync(backups) : []).filter((name) => /^printhub-backup-.*\.phbackup$/.test(name) && !name.includes('-other-') && !name.includes('-byhand-')).sort()
+  const ours = () =>
+    (existsSync(backups) ? readdirSync(backups) : [])
+      .filter(
+        (name) =>
+          /^printhub-backup-.*\.phbackup$/.test(name) && !name.includes('-other-') && !name.includes('-byhand-'),
+      )
+      .sort()
   const strangers: Record<string, number> = {}
 
   beforeAll(async () => {
@@ -41,10 +47,20 @@ describe('daily backups into backup-dir', () => {
   test('the first backup is written soon after start, into a directory it creates, mode 0600', async () => {
     const first = await waitFor(() => ours()[0], 20_000)
     expect(first).toMatch(/^printhub-backup-printhub-\d{8}-\d{4}\.phbackup$/)
-    expect(first.slice(0, -'-HHMM.phbackup'.length)).toBe(backupFileName('printhub', Date.now()).slice(0, -'-HHMM.phbackup'.length))
+    expect(first.slice(0, -'-HHMM.phbackup'.length)).toBe(
+      backupFileName('printhub', Date.now()).slice(0, -'-HHMM.phbackup'.length),
+    )
     expect(statSync(backups).mode & 0o777).toBe(0o700)
     expect(statSync(join(backups, first)).mode & 0o777).toBe(0o600)
-    await waitFor(() => lines.find((line) => line.includes(` info  backup file=${join(backups, first)} `) && line.includes(` wrote ${join(backups, first)} (`)), 5_000)
+    await waitFor(
+      () =>
+        lines.find(
+          (line) =>
+            line.includes(` info  backup file=${join(backups, first)} `) &&
+            line.includes(` wrote ${join(backups, first)} (`),
+        ),
+      5_000,
+    )
   })
 
   test('another look within the day writes nothing', async () => {
@@ -58,10 +74,31 @@ describe('daily backups into backup-dir', () => {
     // made by hand (not scheduled), and a scheduled backup of another hub, all older than any.
     writeFileSync(join(backups, 'notes.txt'), 'keep me')
     writeFileSync(join(backups, 'printhub-backup-other-20200101-0000.phbackup'), 'not an archive')
-    expect((await cli(['backup', '--data', hub.dataDir, '--out', join(backups, 'printhub-backup-byhand-20200101-0000.phbackup')])).code).toBe(0)
+    expect(
+      (
+        await cli([
+          'backup',
+          '--data',
+          hub.dataDir,
+          '--out',
+          join(backups, 'printhub-backup-byhand-20200101-0000.phbackup'),
+        ])
+      ).code,
+    ).toBe(0)
     const otherHub = join(dir, 'other-hub')
     expect((await cli(['init', '--data', otherHub])).code).toBe(0)
-    expect((await cli(['backup', '--scheduled', '--data', otherHub, '--out', join(backups, 'printhub-backup-other-20200102-0000.phbackup')])).code).toBe(0)
+    expect(
+      (
+        await cli([
+          'backup',
+          '--scheduled',
+          '--data',
+          otherHub,
+          '--out',
+          join(backups, 'printhub-backup-other-20200102-0000.phbackup'),
+        ])
+      ).code,
+    ).toBe(0)
     for (const name of readdirSync(backups)) strangers[name] = statSync(join(backups, name)).mtimeMs
     delete strangers[ours()[0]!]
 
@@ -74,7 +111,15 @@ describe('daily backups into backup-dir', () => {
     }
     // Five written, the newest three kept: the two oldest pruned, each said in the log.
     expect(ours()).toEqual(written.slice(2).sort())
-    for (const old of written.slice(0, 2)) expect(lines.filter((line) => line.endsWith(` info  backup file=${join(backups, old)} keep=3 removed ${join(backups, old)}, older than the newest 3 backups kept`))).toHaveLength(1)
+    for (const old of written.slice(0, 2))
+      expect(
+        lines.filter((line) =>
+          line.endsWith(
+            ` info  backup file=${join(backups, old)} keep=3 removed ` +
+              `${join(backups, old)}, older than the newest 3 backups kept`,
+          ),
+        ),
+      ).toHaveLength(1)
     for (const [name, mtime] of Object.entries(strangers)) expect(statSync(join(backups, name)).mtimeMs).toBe(mtime)
   }, 60_000)
 
@@ -90,7 +135,10 @@ describe('daily backups into backup-dir', () => {
 describe('printhub settings set backup-dir and backup-keep', () => {
   test('bounds are checked, a relative directory is kept absolute, and a running hub takes them', async () => {
     const lines: string[] = []
-    const hub = await startTestHub({ events: (line) => lines.push(line), backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } } })
+    const hub = await startTestHub({
+      events: (line) => lines.push(line),
+      backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } },
+    })
     try {
       const data = ['--data', hub.dataDir]
       // None by default: a look writes nothing.
@@ -111,7 +159,9 @@ describe('printhub settings set backup-dir and backup-keep', () => {
       // The running hub takes them within seconds: its next look writes there.
       const wrote = await waitFor(async () => (await hub.hub.backups.check()).wrote, 10_000)
       expect(wrote.startsWith(join(dir, 'via-cli', 'printhub-backup-printhub-'))).toBe(true)
-      expect((await cli(['settings', 'set', 'backup-dir', '', ...data])).stdout).toContain('backup-dir is now (none: no scheduled backups)')
+      expect((await cli(['settings', 'set', 'backup-dir', '', ...data])).stdout).toContain(
+        'backup-dir is now (none: no scheduled backups)',
+      )
     } finally {
       await hub.stop()
     }
@@ -121,7 +171,10 @@ describe('printhub settings set backup-dir and backup-keep', () => {
 describe('a hub whose environment sets PRINTHUB_SERVER_ID', () => {
   test('knows its backups all the same: one a day, not one at every look', async () => {
     const backups = join(dir, 'pinned-id')
-    const hub = await startTestHub({ env: { PRINTHUB_BACKUP_DIR: `${backups}/`, PRINTHUB_SERVER_ID: 'srv_from_the_environment' }, backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } } })
+    const hub = await startTestHub({
+      env: { PRINTHUB_BACKUP_DIR: `${backups}/`, PRINTHUB_SERVER_ID: 'srv_from_the_environment' },
+      backups: { times: { firstCheckMs: LATER, checkMs: LATER, retryMs: LATER } },
+    })
     try {
       expect(hub.hub.serverId).toBe('srv_from_the_environment')
       expect((await hub.hub.backups.check()).wrote).toBeString()
@@ -150,9 +203,21 @@ describe('a failed scheduled backup', () => {
     try {
       const failed = await hub.hub.backups.check()
       expect(failed.failed).toContain(`cannot write in ${backups}`)
-      expect(lines.filter((line) => line.includes(` error backup dir=${backups} error=`) && line.endsWith('the scheduled backup failed; trying again in 10 minutes'))).toHaveLength(1)
+      expect(
+        lines.filter(
+          (line) =>
+            line.includes(` error backup dir=${backups} error=`) &&
+            line.endsWith('the scheduled backup failed; trying again in 10 minutes'),
+        ),
+      ).toHaveLength(1)
       // The hub takes jobs meanwhile.
-      const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'demo', idempotencyKey: 'after-failure', document: { width: 80, sections: [{ type: 'text', value: 'x' }] } } })
+      const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, {
+        body: {
+          printerId: 'demo',
+          idempotencyKey: 'after-failure',
+          document: { width: 80, sections: [{ type: 'text', value: 'x' }] },
+        },
+      })
       expect(response.status).toBe(202)
       // Not again before the retry's time.
       expect((await hub.hub.backups.check()).failed).toBeUndefined()

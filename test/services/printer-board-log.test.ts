@@ -17,11 +17,27 @@ test('faults are warnings, recoveries info; a flapping printer is held to its bu
   const { store, printerId } = world
   const builtin = store.agents.builtin()!.id
   const demo = store.printers.get(printerId)!
-  const other = store.printers.add({ projectId: world.projectId, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtin })!
+  const other = store.printers.add({
+    projectId: world.projectId,
+    remoteId: 'bar',
+    name: null,
+    connection: 'virtual',
+    profile: 'generic-80mm',
+    width: 80,
+    agentId: builtin,
+  })!
   const lines: string[] = []
-  const log = new Log({ format: 'text', level: 'info', journal: false }, (line) => lines.push(line), () => clock)
+  const log = new Log(
+    { format: 'text', level: 'info', journal: false },
+    (line) => lines.push(line),
+    () => clock,
+  )
   const states = new Map<string, PrinterState>()
-  const board = new PrinterBoard(store, { isConnected: () => true, builtinState: (id) => states.get(id) }, log.for('printer'))
+  const board = new PrinterBoard(
+    store,
+    { isConnected: () => true, builtinState: (id) => states.get(id) },
+    log.for('printer'),
+  )
   const set = (id: string, state: PrinterState) => {
     states.set(id, state)
     board.recordAgent(builtin)
@@ -44,7 +60,9 @@ test('faults are warnings, recoveries info; a flapping printer is held to its bu
   set(other.agentPrinterId, 'error')
   const flapped = lines.slice(before).filter((line) => named(line, demo.id))
   expect(flapped).toHaveLength(LIMIT_LINES - 3)
-  expect(lines.filter((line) => named(line, other.id)).at(-1)).toEndWith(`warn  printer printer=${other.id} name=bar agent=${builtin} online -> error`)
+  expect(lines.filter((line) => named(line, other.id)).at(-1)).toEndWith(
+    `warn  printer printer=${other.id} name=bar agent=${builtin} online -> error`,
+  )
   // Every change is still in the printer's history; only the log holds back.
   expect(store.printerStates.history(builtin, demo.agentPrinterId, 10_000).length).toBeGreaterThanOrEqual(FLAPS)
 
@@ -52,6 +70,13 @@ test('faults are warnings, recoveries info; a flapping printer is held to its bu
   clock += LIMIT_WINDOW_MS
   set(demo.agentPrinterId, 'paper_low')
   const [summary, next] = lines.slice(-2)
-  expect(summary).toMatch(new RegExp(`warn  printer printer=${demo.id} name=demo agent=${builtin} suppressed=${FLAPS - (LIMIT_LINES - 3)} online -> cover_open$|info  printer printer=${demo.id} name=demo agent=${builtin} suppressed=${FLAPS - (LIMIT_LINES - 3)} cover_open -> online$`))
+  expect(summary).toMatch(
+    new RegExp(
+      `warn  printer printer=${demo.id} name=demo agent=${builtin} ` +
+        `suppressed=${FLAPS - (LIMIT_LINES - 3)} online -> cover_open$|info  ` +
+        `printer printer=${demo.id} name=demo agent=${builtin} ` +
+        `suppressed=${FLAPS - (LIMIT_LINES - 3)} cover_open -> online$`,
+    ),
+  )
   expect(next).toEndWith(`warn  printer printer=${demo.id} name=demo agent=${builtin} online -> paper_low`)
 })

@@ -28,7 +28,10 @@ const cupsQueue: PrinterDescriptor = {
 }
 
 function pairedAgent(printers: PrinterDescriptor[]): string {
-  const agent = store.agents.insert({ name: 'bar', version: '1', platform: 'linux', installationId: 'installation_bar', publicKey: 'A'.repeat(43) }, Date.now())
+  const agent = store.agents.insert(
+    { name: 'bar', version: '1', platform: 'linux', installationId: 'installation_bar', publicKey: 'A'.repeat(43) },
+    Date.now(),
+  )
   store.agents.replacePrinters(agent.id, printers)
   return agent.id
 }
@@ -46,47 +49,111 @@ afterEach(() => {
 })
 
 describe('a paired agent’s printer', () => {
-  test("a stock agent's system queue is assigned with its connection as reported, its paper and name by default", () => {
-    const agentId = pairedAgent([cupsQueue])
-    const outcome = assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'front-desk' })
-    expect(outcome).toMatchObject({ kind: 'added', printer: { remoteId: 'front-desk', connection: 'EPSON_TM_T20', width: 58, profile: 'generic-58mm', name: 'Front desk', agentId } })
-    // And it can be renamed later: its connection is the agent's, not checked as a hub URI.
-    const printer = (outcome as { printer: { id: string } }).printer
-    expect(changePrinter(store, printer.id, { name: 'Desk' }, place())).toMatchObject({ kind: 'changed', printer: { name: 'Desk', connection: 'EPSON_TM_T20' } })
-    expect(changePrinter(store, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({ kind: 'connection_set_by_agent' })
-  })
+  test(
+    "a stock agent's system queue is assigned with its connection as " + 'reported, its paper and name by default',
+    () => {
+      const agentId = pairedAgent([cupsQueue])
+      const outcome = assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'front-desk' })
+      expect(outcome).toMatchObject({
+        kind: 'added',
+        printer: {
+          remoteId: 'front-desk',
+          connection: 'EPSON_TM_T20',
+          width: 58,
+          profile: 'generic-58mm',
+          name: 'Front desk',
+          agentId,
+        },
+      })
+      // And it can be renamed later: its connection is the agent's, not checked as a hub URI.
+      const printer = (outcome as { printer: { id: string } }).printer
+      expect(changePrinter(store, printer.id, { name: 'Desk' }, place())).toMatchObject({
+        kind: 'changed',
+        printer: { name: 'Desk', connection: 'EPSON_TM_T20' },
+      })
+      expect(changePrinter(store, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({
+        kind: 'connection_set_by_agent',
+      })
+    },
+  )
 
   test('every refusal is an outcome, and nothing is added', () => {
     const agentId = pairedAgent([virtualPrinter('bar-printer')])
     const before = store.printers.list(projectId).length
-    expect(assignAgentPrinter(store, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' })).toEqual({ kind: 'unknown_project' })
-    expect(assignAgentPrinter(store, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' })).toEqual({ kind: 'unknown_agent' })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({ kind: 'not_reported' })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' })).toMatchObject({ kind: 'invalid', problem: { field: 'id' } })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', profile: 'no-such-model' })).toMatchObject({ kind: 'invalid', problem: { field: 'profile' } })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' })).toEqual({ kind: 'taken', id: 'demo' })
+    expect(assignAgentPrinter(store, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' })).toEqual({
+      kind: 'unknown_project',
+    })
+    expect(assignAgentPrinter(store, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' })).toEqual({
+      kind: 'unknown_agent',
+    })
+    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({
+      kind: 'not_reported',
+    })
+    expect(
+      assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' }),
+    ).toMatchObject({ kind: 'invalid', problem: { field: 'id' } })
+    expect(
+      assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', profile: 'no-such-model' }),
+    ).toMatchObject({ kind: 'invalid', problem: { field: 'profile' } })
+    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' })).toEqual({
+      kind: 'taken',
+      id: 'demo',
+    })
     store.agents.revoke(agentId)
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({ kind: 'unknown_agent' })
+    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({
+      kind: 'unknown_agent',
+    })
     expect(store.printers.list(projectId)).toHaveLength(before)
   })
 })
 
 describe("a printer the hub's built-in agent drives", () => {
   test('added with the generic profile of its width; its settings are checked', () => {
-    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place())).toMatchObject({
+    expect(
+      addHubPrinter(store, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place()),
+    ).toMatchObject({
       kind: 'added',
-      printer: { remoteId: 'kitchen', connection: 'tcp://192.168.1.50', profile: 'generic-58mm', width: 58, agentId: store.agents.builtin()!.id },
+      printer: {
+        remoteId: 'kitchen',
+        connection: 'tcp://192.168.1.50',
+        profile: 'generic-58mm',
+        width: 58,
+        agentId: store.agents.builtin()!.id,
+      },
     })
-    expect(addHubPrinter(store, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({ kind: 'invalid', problem: { field: 'connection' } })
-    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({ kind: 'taken', id: 'kitchen' })
-    expect(addHubPrinter(store, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({ kind: 'unknown_project' })
+    expect(addHubPrinter(store, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({
+      kind: 'invalid',
+      problem: { field: 'connection' },
+    })
+    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({
+      kind: 'taken',
+      id: 'kitchen',
+    })
+    expect(addHubPrinter(store, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({
+      kind: 'unknown_project',
+    })
   })
 })
 
 test('the CLI refuses a revoked agent’s printer as the service says, and gives a stock agent’s queue', async () => {
   const agentId = pairedAgent([cupsQueue])
   store.close()
-  const assign = (id: string) => cli(['printers', 'assign', '--project', projectId, '--agent', agentId, '--printer', 'front-desk', '--id', id, '--data', dir, '--json'])
+  const assign = (id: string) =>
+    cli([
+      'printers',
+      'assign',
+      '--project',
+      projectId,
+      '--agent',
+      agentId,
+      '--printer',
+      'front-desk',
+      '--id',
+      id,
+      '--data',
+      dir,
+      '--json',
+    ])
   const given = await assign('desk')
   expect(given.code).toBe(0)
   expect(JSON.parse(given.stdout)).toMatchObject({ remoteId: 'desk', connection: 'EPSON_TM_T20' })

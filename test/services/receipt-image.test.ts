@@ -11,7 +11,14 @@ import { ReceiptImages } from '../../src/services/receipt-image.ts'
 import { blackPng } from '../support/images.ts'
 
 const printer = { profile: 'generic-80mm', width: 80 as const, connection: 'virtual' }
-const receipt = (n: number): PrintDocument => ({ width: 80, sections: [{ type: 'text', value: `Ticket ${n}` }, { type: 'image', mediaType: 'image/png', data: blackPng(576, 40 * n) }, { type: 'cut' }] })
+const receipt = (n: number): PrintDocument => ({
+  width: 80,
+  sections: [
+    { type: 'text', value: `Ticket ${n}` },
+    { type: 'image', mediaType: 'image/png', data: blackPng(576, 40 * n) },
+    { type: 'cut' },
+  ],
+})
 const isPng = (bytes: Uint8Array) => [...bytes.subarray(0, 4)].join() === '137,80,78,71'
 
 let images: ReceiptImages
@@ -43,14 +50,23 @@ test('kept within the byte budget, the least recently shown out first', async ()
 
 test('over the time budget: refused, nothing kept', async () => {
   images = new ReceiptImages(undefined, 1)
-  await expect(images.png('job_big', { width: 80, sections: [{ type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }] }, printer)).rejects.toThrow('took longer than 1 ms')
+  await expect(
+    images.png(
+      'job_big',
+      { width: 80, sections: [{ type: 'image', mediaType: 'image/png', data: blackPng(2048, 2048) }] },
+      printer,
+    ),
+  ).rejects.toThrow('took longer than 1 ms')
   expect(images.keptBytes).toBe(0)
 })
 
-test("a job's bytes already rendered for its printer: the picture that printer prints, drawn in the worker, not kept", async () => {
-  images = new ReceiptImages()
-  const star = { profile: 'star-tsp143iv', width: 80 as const }
-  const bytes = renderRequested({ document: receipt(2), ...star, link: 'cloudprnt' })
-  expect(await images.printed(bytes, star)).toEqual(previewFor(bytes, findProfile(star.profile)!, star.width).png())
-  expect(images.keptBytes).toBe(0)
-})
+test(
+  "a job's bytes already rendered for its printer: the picture that printer " + 'prints, drawn in the worker, not kept',
+  async () => {
+    images = new ReceiptImages()
+    const star = { profile: 'star-tsp143iv', width: 80 as const }
+    const bytes = renderRequested({ document: receipt(2), ...star, link: 'cloudprnt' })
+    expect(await images.printed(bytes, star)).toEqual(previewFor(bytes, findProfile(star.profile)!, star.width).png())
+    expect(images.keptBytes).toBe(0)
+  },
+)

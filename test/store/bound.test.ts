@@ -32,7 +32,10 @@ function bareComparisons(): string[] {
       if (!BARE_EQUALITY.test(text)) continue
       const isStatement = STATEMENT.test(text)
       if (isStatement ? ORDERS_OR_JOINS.test(text) : fileOrders) {
-        found.push(`src/${file}:${source.slice(0, literal.index).split('\n').length}: ${text.replace(/\s+/g, ' ').slice(0, 120)}`)
+        found.push(
+          `src/${file}:${source.slice(0, literal.index).split('\n').length}: ` +
+            `${text.replace(/\s+/g, ' ').slice(0, 120)}`,
+        )
       }
     }
   }
@@ -48,7 +51,8 @@ describe('bound values', () => {
     const statement = "'SELECT * FROM t WHERE a = ? ORDER BY b'"
     const piece = "'a = $name'"
     for (const text of [statement, piece, "'x == ?2 JOIN'"]) expect(BARE_EQUALITY.test(text)).toBe(true)
-    for (const text of ["'a <= ?'", "'a >= ?'", "'a != ?'", `'a = ${bound()}'`]) expect(BARE_EQUALITY.test(text)).toBe(false)
+    for (const text of ["'a <= ?'", "'a >= ?'", "'a != ?'", `'a = ${bound()}'`])
+      expect(BARE_EQUALITY.test(text)).toBe(false)
   })
 
   test('a bound value finds the same rows as a bare parameter, along the same index', () => {
@@ -59,23 +63,43 @@ describe('bound values', () => {
     db.run('CREATE INDEX t_hash ON t (hash, id)')
     const insert = db.prepare('INSERT INTO t (name, n, hash) VALUES (?, ?, ?)')
     for (let i = 0; i < 50; i++) insert.run(i % 5 === 0 ? null : `name-${i % 7}`, i % 3, new Uint8Array([i % 4, 1]))
-    const cases: [column: string, type: 'TEXT' | 'INTEGER' | 'BLOB', values: (string | number | Uint8Array | null)[]][] = [
+    const cases: [
+      column: string,
+      type: 'TEXT' | 'INTEGER' | 'BLOB',
+      values: (string | number | Uint8Array | null)[],
+    ][] = [
       ['name', 'TEXT', ['name-3', 'name-0', 'absent', '', null]],
       ['n', 'INTEGER', [0, 1, 2, 7, null]],
       ['hash', 'BLOB', [new Uint8Array([2, 1]), new Uint8Array([9]), null]],
     ]
     for (const [column, type, values] of cases) {
-      const bare = db.query<{ id: number }, [string | number | Uint8Array | null]>(`SELECT id FROM t WHERE ${column} = ? ORDER BY id DESC LIMIT 20`)
-      const wrapped = db.query<{ id: number }, [string | number | Uint8Array | null]>(`SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`)
+      const bare = db.query<{ id: number }, [string | number | Uint8Array | null]>(
+        `SELECT id FROM t WHERE ${column} = ? ORDER BY id DESC LIMIT 20`,
+      )
+      const wrapped = db.query<{ id: number }, [string | number | Uint8Array | null]>(
+        `SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`,
+      )
       for (const value of values) expect(wrapped.all(value)).toEqual(bare.all(value))
-      const plan = db.query<{ detail: string }, [string | number | Uint8Array | null]>(`EXPLAIN QUERY PLAN SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`).all(values[0]!)
+      const plan = db
+        .query<{ detail: string }, [string | number | Uint8Array | null]>(
+          `EXPLAIN QUERY PLAN SELECT id FROM t WHERE ${column} = ${bound('?', type)} ORDER BY id DESC LIMIT 20`,
+        )
+        .all(values[0]!)
       expect(plan.map((step) => step.detail)).toEqual([`SEARCH t USING COVERING INDEX t_${column} (${column}=?)`])
     }
     // Numbered and named parameters too.
-    expect(db.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM t WHERE name = ${bound('?1')} OR name = ${bound('?1')}`).get('name-3')!.n).toBe(
-      db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM t WHERE name = ?').get('name-3')!.n,
-    )
-    expect(db.query<{ n: number }, { name: string }>(`SELECT count(*) AS n FROM t WHERE name = ${bound('$name')}`).get({ name: 'name-3' })!.n).toBeGreaterThan(0)
+    expect(
+      db
+        .query<{ n: number }, [string]>(
+          `SELECT count(*) AS n FROM t WHERE name = ${bound('?1')} OR name = ${bound('?1')}`,
+        )
+        .get('name-3')!.n,
+    ).toBe(db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM t WHERE name = ?').get('name-3')!.n)
+    expect(
+      db
+        .query<{ n: number }, { name: string }>(`SELECT count(*) AS n FROM t WHERE name = ${bound('$name')}`)
+        .get({ name: 'name-3' })!.n,
+    ).toBeGreaterThan(0)
     db.close()
   })
 })

@@ -9,7 +9,8 @@ import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
 import { tempDir } from '../support/hub.ts'
 
-const liveSettings = (store: Store, config: Readonly<HubConfig>, apply: (settings: EditableSettings) => void) => new LiveSettings(store, editableSettingsOf(config), config.pinned, apply)
+const liveSettings = (store: Store, config: Readonly<HubConfig>, apply: (settings: EditableSettings) => void) =>
+  new LiveSettings(store, editableSettingsOf(config), config.pinned, apply)
 
 let dir: string
 let store: Store
@@ -29,7 +30,15 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const newJob = (key: string): NewJob => ({ projectId, printerId, idempotencyKey: key, document: { width: 80, sections: [{ type: 'cut' }] }, metadata: null, expiresInMs: 60_000, maxAttempts: 2 })
+const newJob = (key: string): NewJob => ({
+  projectId,
+  printerId,
+  idempotencyKey: key,
+  document: { width: 80, sections: [{ type: 'cut' }] },
+  metadata: null,
+  expiresInMs: 60_000,
+  maxAttempts: 2,
+})
 
 describe('job timeline', () => {
   test('every step of every attempt, with the error that ended a failed one', async () => {
@@ -40,7 +49,12 @@ describe('job timeline', () => {
     step(10)
     store.jobStates.markReceived(job.id, 1, clock)
     step(20)
-    store.jobStates.failAttempt(job.id, 1, { code: 'printer.paper_out', message: 'Out of paper.', retryable: true }, 100)
+    store.jobStates.failAttempt(
+      job.id,
+      1,
+      { code: 'printer.paper_out', message: 'Out of paper.', retryable: true },
+      100,
+    )
     step(200)
     store.jobStates.startAttempt(job.id)
     step(10)
@@ -100,7 +114,11 @@ describe('job list filters', () => {
     expect(store.jobs.find({ state: 'CANCELLED' }, 100).map((j) => j.idempotencyKey)).toEqual(['2'])
     expect(store.jobs.find({ projectId, printerId }, 100)).toHaveLength(3)
     expect(store.jobs.find({ projectId: 'prj_other' }, 100)).toEqual([])
-    expect(store.jobs.find({ createdFrom: Date.parse(all[1]!.createdAt), createdBefore: Date.parse(all[0]!.createdAt) }, 100).map((j) => j.idempotencyKey)).toEqual(['2'])
+    expect(
+      store.jobs
+        .find({ createdFrom: Date.parse(all[1]!.createdAt), createdBefore: Date.parse(all[0]!.createdAt) }, 100)
+        .map((j) => j.idempotencyKey),
+    ).toEqual(['2'])
     expect(store.jobs.find({ beforeId: all[0]!.id }, 1).map((j) => j.idempotencyKey)).toEqual(['2'])
     expect(store.jobs.countByState(clock - 3_600_000)).toEqual({ PENDING: 2, CANCELLED: 1 })
     expect(store.jobs.queueLengths().get(printerId)).toBe(2)
@@ -113,7 +131,12 @@ describe('printer status history', () => {
       store.printerStates.record('agt_1', 'bar', state)
       clock += 1_000
     }
-    expect(store.printerStates.history('agt_1', 'bar', 10).map((c) => c.state)).toEqual(['online', 'paper_out', 'paper_low', 'online'])
+    expect(store.printerStates.history('agt_1', 'bar', 10).map((c) => c.state)).toEqual([
+      'online',
+      'paper_out',
+      'paper_low',
+      'online',
+    ])
     expect(store.printerStates.history('agt_1', 'other', 10)).toEqual([])
   })
 })
@@ -126,8 +149,16 @@ describe('settings changed in the dashboard', () => {
     expect(live.pinned).toEqual(['serverName'])
     expect(live.update({ retryInitialMs: 500, retryMaxMs: 4_000 })).toMatchObject({ ok: true })
     expect(applied.at(-1)).toMatchObject({ serverName: 'From env', retryInitialMs: 500, retryMaxMs: 4_000 })
-    expect(live.update({ serverName: 'Other' })).toEqual({ ok: false, field: 'serverName', message: 'is set by PRINTHUB_SERVER_NAME in the hub\'s environment' })
-    expect(live.update({ retryInitialMs: 5_000 })).toEqual({ ok: false, field: 'retryMaxMs', message: 'must be at least the first retry delay' })
+    expect(live.update({ serverName: 'Other' })).toEqual({
+      ok: false,
+      field: 'serverName',
+      message: "is set by PRINTHUB_SERVER_NAME in the hub's environment",
+    })
+    expect(live.update({ retryInitialMs: 5_000 })).toEqual({
+      ok: false,
+      field: 'retryMaxMs',
+      message: 'must be at least the first retry delay',
+    })
     expect(live.update({ maxOpenJobsPerProject: 0 })).toMatchObject({ ok: false, field: 'maxOpenJobsPerProject' })
     expect(live.update({ maxOpenJobsPerProject: '5' })).toMatchObject({ ok: false, field: 'maxOpenJobsPerProject' })
     expect(live.values.retryInitialMs).toBe(500)

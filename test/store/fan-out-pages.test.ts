@@ -12,16 +12,44 @@ let bar: string
 beforeEach(async () => {
   world = await firstStartedStore(() => clock)
   const builtin = world.store.agents.builtin()!
-  bar = world.store.printers.add({ projectId: world.projectId, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtin.id, agentPrinterId: 'bar' })!.id
+  bar = world.store.printers.add({
+    projectId: world.projectId,
+    remoteId: 'bar',
+    name: null,
+    connection: 'virtual',
+    profile: 'generic-80mm',
+    width: 80,
+    agentId: builtin.id,
+    agentPrinterId: 'bar',
+  })!.id
 })
 afterEach(() => world.close())
 
 const document = { width: 80 as const, sections: [{ type: 'cut' as const }] }
 
-/** A fan-out to `destination` (the demo printer and the bar) a minute after the job before, its children then driven to `states`. */
-function fanOut(destination: string, metadata: Record<string, string> | null, states: [JobState, JobState] = ['PENDING', 'PENDING']): Job {
+/**
+ * A fan-out to `destination` (the demo printer and the bar) a minute after the job before, its children then driven to
+ * `states`.
+ */
+function fanOut(
+  destination: string,
+  metadata: Record<string, string> | null,
+  states: [JobState, JobState] = ['PENDING', 'PENDING'],
+): Job {
   clock += 60_000
-  const made = world.store.jobs.createFanOut({ projectId: world.projectId, printerId: destination, destination, idempotencyKey: `f-${crypto.randomUUID()}`, document, metadata, expiresInMs: 86_400_000, maxAttempts: 3 }, [world.printerId, bar])
+  const made = world.store.jobs.createFanOut(
+    {
+      projectId: world.projectId,
+      printerId: destination,
+      destination,
+      idempotencyKey: `f-${crypto.randomUUID()}`,
+      document,
+      metadata,
+      expiresInMs: 86_400_000,
+      maxAttempts: 3,
+    },
+    [world.printerId, bar],
+  )
   if (made.kind !== 'created') throw new Error(made.kind)
   made.children.forEach((child, i) => states[i] !== 'PENDING' && driveJob(world.store, child.id, states[i]!))
   return world.store.fanOuts.get(made.job.id)!
@@ -30,18 +58,34 @@ function fanOut(destination: string, metadata: Record<string, string> | null, st
 /** An ordinary job, for the lists of parents to leave out. */
 function job(): Job {
   clock += 60_000
-  const made = world.store.jobs.create({ projectId: world.projectId, printerId: world.printerId, idempotencyKey: `k-${crypto.randomUUID()}`, document, metadata: null, expiresInMs: 86_400_000, maxAttempts: 3 })
+  const made = world.store.jobs.create({
+    projectId: world.projectId,
+    printerId: world.printerId,
+    idempotencyKey: `k-${crypto.randomUUID()}`,
+    document,
+    metadata: null,
+    expiresInMs: 86_400_000,
+    maxAttempts: 3,
+  })
   if (made.kind !== 'created') throw new Error(made.kind)
   return made.job
 }
 
 /** Every page of `query`'s parents, following `next`: their IDs in order, and each page's size. */
-function allPages(query: Omit<ParentQuery, 'projectId'>, limit: number, window: number): { ids: string[]; sizes: number[] } {
+function allPages(
+  query: Omit<ParentQuery, 'projectId'>,
+  limit: number,
+  window: number,
+): { ids: string[]; sizes: number[] } {
   const ids: string[] = []
   const sizes: number[] = []
   let before: number | undefined
   for (let pages = 1; ; pages++) {
-    const page = world.store.fanOuts.page({ ...query, projectId: world.projectId, ...(before !== undefined ? { before } : {}) }, limit, window)
+    const page = world.store.fanOuts.page(
+      { ...query, projectId: world.projectId, ...(before !== undefined ? { before } : {}) },
+      limit,
+      window,
+    )
     ids.push(...page.jobs.map((j) => j.id))
     sizes.push(page.jobs.length)
     if (page.next === null) return { ids, sizes }
@@ -51,7 +95,7 @@ function allPages(query: Omit<ParentQuery, 'projectId'>, limit: number, window: 
 }
 
 describe('pages of fan-out parents', () => {
-  test("the job list asked for fan-outs lists the parents, as GET …/jobs/:id answers them, and nothing else", () => {
+  test('the job list asked for fan-outs lists the parents, as GET …/jobs/:id answers them, and nothing else', () => {
     const parents = [fanOut('everywhere', { order: '1' }), fanOut('everywhere', null)]
     job()
     world.store.commits.commit()
@@ -63,13 +107,29 @@ describe('pages of fan-out parents', () => {
 
   test('the pages together are exactly the matching parents, newest first, whatever the window and page size', () => {
     const parents: Job[] = []
-    const combos: [JobState, JobState][] = [['PENDING', 'PENDING'], ['COMPLETED', 'COMPLETED'], ['COMPLETED', 'FAILED'], ['CANCELLED', 'PENDING'], ['COMPLETED', 'CANCELLED']]
+    const combos: [JobState, JobState][] = [
+      ['PENDING', 'PENDING'],
+      ['COMPLETED', 'COMPLETED'],
+      ['COMPLETED', 'FAILED'],
+      ['CANCELLED', 'PENDING'],
+      ['COMPLETED', 'CANCELLED'],
+    ]
     for (let i = 0; i < 40; i++) {
-      parents.push(fanOut(i % 4 === 0 ? 'kitchen-and-bar' : 'everywhere', i % 3 === 0 ? { order: `${1000 + i}`, table: String(i % 5) } : null, combos[i % combos.length]))
+      parents.push(
+        fanOut(
+          i % 4 === 0 ? 'kitchen-and-bar' : 'everywhere',
+          i % 3 === 0 ? { order: `${1000 + i}`, table: String(i % 5) } : null,
+          combos[i % combos.length],
+        ),
+      )
       if (i % 2 === 0) job()
     }
     world.store.commits.commit()
-    const expectIds = (pick: (p: Job, i: number) => boolean) => parents.filter(pick).map((p) => p.id).reverse()
+    const expectIds = (pick: (p: Job, i: number) => boolean) =>
+      parents
+        .filter(pick)
+        .map((p) => p.id)
+        .reverse()
     const cases: [Omit<ParentQuery, 'projectId'>, (p: Job, i: number) => boolean][] = [
       [{}, () => true],
       [{ state: 'PENDING' }, (_, i) => i % 5 === 0 || i % 5 === 3],
@@ -82,19 +142,43 @@ describe('pages of fan-out parents', () => {
       [{ childPrinterId: 'prn_nobody' }, () => false],
       [{ metadataPrefix: '100' }, (_, i) => i % 3 === 0 && i < 10],
       [{ metadataPrefix: '1' }, (_, i) => i % 3 === 0],
-      [{ createdAfter: Date.parse(parents[9]!.createdAt), createdBefore: Date.parse(parents[30]!.createdAt) }, (_, i) => i > 9 && i < 30],
+      [
+        { createdAfter: Date.parse(parents[9]!.createdAt), createdBefore: Date.parse(parents[30]!.createdAt) },
+        (_, i) => i > 9 && i < 30,
+      ],
       [{ metadata: [['table', '0']] }, (_, i) => i % 3 === 0 && i % 5 === 0],
-      [{ metadata: [['table', '3'], ['order', '1003']] }, (_, i) => i === 3],
+      [
+        {
+          metadata: [
+            ['table', '3'],
+            ['order', '1003'],
+          ],
+        },
+        (_, i) => i === 3,
+      ],
       [{ metadata: [['order', '1003']], state: 'PENDING' }, (_, i) => i === 3],
       [{ metadata: [['order', '1003']], state: 'CANCELLED' }, () => false],
-      [{ state: 'COMPLETED', destination: 'everywhere', createdAfter: Date.parse(parents[20]!.createdAt) }, (_, i) => i > 20 && i % 5 === 1 && i % 4 !== 0],
+      [
+        { state: 'COMPLETED', destination: 'everywhere', createdAfter: Date.parse(parents[20]!.createdAt) },
+        (_, i) => i > 20 && i % 5 === 1 && i % 4 !== 0,
+      ],
     ]
     for (const [query, pick] of cases) {
       // The state each parent is listed in is its own, as the domain summarises its children.
       if (query.state) for (const id of expectIds(pick)) expect(world.store.fanOuts.get(id)!.state).toBe(query.state)
-      for (const [limit, window] of [[7, 1_000], [7, 5], [100, 3], [1, 1]] as const) {
+      for (const [limit, window] of [
+        [7, 1_000],
+        [7, 5],
+        [100, 3],
+        [1, 1],
+      ] as const) {
         const { ids, sizes } = allPages(query, limit, window)
-        expect([JSON.stringify(query), limit, window, ids]).toEqual([JSON.stringify(query), limit, window, expectIds(pick)])
+        expect([JSON.stringify(query), limit, window, ids]).toEqual([
+          JSON.stringify(query),
+          limit,
+          window,
+          expectIds(pick),
+        ])
         for (const size of sizes) expect(size).toBeLessThanOrEqual(limit)
       }
     }
@@ -108,29 +192,57 @@ describe('pages of fan-out parents', () => {
     for (let i = 0; i < 3; i++) fanOut('everywhere', null)
     world.store.commits.commit()
     const second = world.store.fanOuts.page({ projectId: world.projectId, before: first.next! }, 5, 1_000)
-    expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(parents.slice(2).reverse().map((j) => j.id))
+    expect([...first.jobs, ...second.jobs].map((j) => j.id)).toEqual(
+      parents
+        .slice(2)
+        .reverse()
+        .map((j) => j.id),
+    )
     expect(world.store.fanOuts.page({ projectId: 'prj_another' }, 5, 1_000)).toEqual({ jobs: [], next: null })
   })
 
-  test("each walk goes along the project's index of parents, and a page of the project's parents alone is read along it", () => {
-    const plan = (query: ParentQuery) => {
-      const details: string[] = []
-      const original = world.store.db.query.bind(world.store.db)
-      const explain = (sql: string, values: unknown[]) => details.push(...original(`EXPLAIN QUERY PLAN ${sql}`).all(...(values as never[])).map((r) => (r as { detail: string }).detail))
-      const db = { query: (sql: string) => ({ get: (...values: unknown[]) => (explain(sql, values), { n: 0, last: null }), all: (...values: unknown[]) => (explain(sql, values), []) }) }
-      fanOutRows(db as never, { projectId: world.projectId, ...query }, 10)
-      return details
-    }
-    expect(plan({})).toEqual(['SEARCH fan_outs USING INDEX fan_outs_newest (project_id=? AND seq<?)'])
-    for (const query of [{ state: 'FAILED' as const }, { destination: 'everywhere' }, { childPrinterId: 'prn_x' }, { metadataPrefix: '10' }, { createdAfter: 0 }, { metadata: [['a', 'b']] as [string, string][] }]) {
-      const steps = plan(query).join('\n')
-      expect(steps).toContain('SEARCH fan_outs USING COVERING INDEX fan_outs_newest (project_id=? AND seq<?)')
-      expect(steps).not.toMatch(/SCAN (fan_outs|jobs)\b/)
-    }
-    // A parent's state reads its children along their index.
-    expect(plan({ state: 'FAILED' }).join('\n')).toContain('SEARCH jobs USING INDEX jobs_of_fan_outs (fan_out_id=?)')
-    // Every project's parents (the dashboard's list): along the table's own order, newest first.
-    expect(plan({ projectId: undefined })).toEqual(['SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)'])
-    expect(plan({ projectId: undefined, state: 'FAILED' }).join('\n')).toContain('SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)')
-  })
+  test(
+    "each walk goes along the project's index of parents, and a page of the " +
+      "project's parents alone is read along it",
+    () => {
+      const plan = (query: ParentQuery) => {
+        const details: string[] = []
+        const original = world.store.db.query.bind(world.store.db)
+        const explain = (sql: string, values: unknown[]) =>
+          details.push(
+            ...original(`EXPLAIN QUERY PLAN ${sql}`)
+              .all(...(values as never[]))
+              .map((r) => (r as { detail: string }).detail),
+          )
+        const db = {
+          query: (sql: string) => ({
+            get: (...values: unknown[]) => (explain(sql, values), { n: 0, last: null }),
+            all: (...values: unknown[]) => (explain(sql, values), []),
+          }),
+        }
+        fanOutRows(db as never, { projectId: world.projectId, ...query }, 10)
+        return details
+      }
+      expect(plan({})).toEqual(['SEARCH fan_outs USING INDEX fan_outs_newest (project_id=? AND seq<?)'])
+      for (const query of [
+        { state: 'FAILED' as const },
+        { destination: 'everywhere' },
+        { childPrinterId: 'prn_x' },
+        { metadataPrefix: '10' },
+        { createdAfter: 0 },
+        { metadata: [['a', 'b']] as [string, string][] },
+      ]) {
+        const steps = plan(query).join('\n')
+        expect(steps).toContain('SEARCH fan_outs USING COVERING INDEX fan_outs_newest (project_id=? AND seq<?)')
+        expect(steps).not.toMatch(/SCAN (fan_outs|jobs)\b/)
+      }
+      // A parent's state reads its children along their index.
+      expect(plan({ state: 'FAILED' }).join('\n')).toContain('SEARCH jobs USING INDEX jobs_of_fan_outs (fan_out_id=?)')
+      // Every project's parents (the dashboard's list): along the table's own order, newest first.
+      expect(plan({ projectId: undefined })).toEqual(['SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)'])
+      expect(plan({ projectId: undefined, state: 'FAILED' }).join('\n')).toContain(
+        'SEARCH fan_outs USING INTEGER PRIMARY KEY (rowid<?)',
+      )
+    },
+  )
 })

@@ -14,7 +14,11 @@ let commits: GroupCommit
 let errors: unknown[]
 
 const insert = (value: number) => db.run('INSERT INTO items (value) VALUES (?)', [value])
-const seen = (): number[] => observer.query<{ value: number }, []>('SELECT value FROM items ORDER BY value').all().map((r) => r.value)
+const seen = (): number[] =>
+  observer
+    .query<{ value: number }, []>('SELECT value FROM items ORDER BY value')
+    .all()
+    .map((r) => r.value)
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'printhub-group-commit-'))
@@ -88,57 +92,65 @@ describe('group commit', () => {
     expect(commits.stats.commits).toBe(2)
   })
 
-  test('a turn whose commit is postponed: its changes ride along with the next commit, or are committed within UNAWAITED_COMMIT_MS; a waiter is never kept waiting', async () => {
-    // Nothing open: nothing to postpone, and the next turn's change commits at its end.
-    commits.postponeTurnCommit()
-    await turn()
-    commits.write(() => insert(1))
-    await turn()
-    expect(seen()).toEqual([1])
+  test(
+    'a turn whose commit is postponed: its changes ride along with the next ' +
+      'commit, or are committed within UNAWAITED_COMMIT_MS; a waiter is never ' +
+      'kept waiting',
+    async () => {
+      // Nothing open: nothing to postpone, and the next turn's change commits at its end.
+      commits.postponeTurnCommit()
+      await turn()
+      commits.write(() => insert(1))
+      await turn()
+      expect(seen()).toEqual([1])
 
-    // Postponed: the turn ends without a commit; the next turn with a change commits both.
-    commits.write(() => insert(2))
-    commits.postponeTurnCommit()
-    await turn()
-    await turn()
-    expect(seen()).toEqual([1])
-    commits.write(() => insert(3))
-    await turn()
-    expect(seen()).toEqual([1, 2, 3])
+      // Postponed: the turn ends without a commit; the next turn with a change commits both.
+      commits.write(() => insert(2))
+      commits.postponeTurnCommit()
+      await turn()
+      await turn()
+      expect(seen()).toEqual([1])
+      commits.write(() => insert(3))
+      await turn()
+      expect(seen()).toEqual([1, 2, 3])
 
-    // Postponed, and then somebody waits in the same turn: committed at its end as usual.
-    commits.write(() => insert(4))
-    commits.postponeTurnCommit()
-    const waited = commits.durable()
-    await turn()
-    expect(seen()).toEqual([1, 2, 3, 4])
-    await waited
+      // Postponed, and then somebody waits in the same turn: committed at its end as usual.
+      commits.write(() => insert(4))
+      commits.postponeTurnCommit()
+      const waited = commits.durable()
+      await turn()
+      expect(seen()).toEqual([1, 2, 3, 4])
+      await waited
 
-    // Postponed, and nothing follows: committed within UNAWAITED_COMMIT_MS.
-    commits.write(() => insert(5))
-    commits.postponeTurnCommit()
-    const started = performance.now()
-    while (seen().length === 4) await Bun.sleep(1)
-    expect(performance.now() - started).toBeGreaterThanOrEqual(UNAWAITED_COMMIT_MS - 2)
-    expect(seen()).toEqual([1, 2, 3, 4, 5])
-    expect(commits.stats.commits).toBe(4)
-  })
+      // Postponed, and nothing follows: committed within UNAWAITED_COMMIT_MS.
+      commits.write(() => insert(5))
+      commits.postponeTurnCommit()
+      const started = performance.now()
+      while (seen().length === 4) await Bun.sleep(1)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(UNAWAITED_COMMIT_MS - 2)
+      expect(seen()).toEqual([1, 2, 3, 4, 5])
+      expect(commits.stats.commits).toBe(4)
+    },
+  )
 
-  test("a postponement taken back (commitTurn): the open changes are committed at the turn's end after all", async () => {
-    // A printer's job before the last one postponed its record; the last one's record comes before
-    // that turn's end has run, and nothing follows to carry either.
-    commits.write(() => insert(1))
-    commits.postponeTurnCommit()
-    commits.write(() => insert(2))
-    commits.commitTurn()
-    await turn()
-    expect(seen()).toEqual([1, 2])
-    expect(commits.stats.commits).toBe(1)
-    // With nothing open it only commits what a later change opens, at that turn's end.
-    commits.commitTurn()
-    await turn()
-    expect(commits.stats.commits).toBe(1)
-  })
+  test(
+    'a postponement taken back (commitTurn): the open changes are committed ' + "at the turn's end after all",
+    async () => {
+      // A printer's job before the last one postponed its record; the last one's record comes before
+      // that turn's end has run, and nothing follows to carry either.
+      commits.write(() => insert(1))
+      commits.postponeTurnCommit()
+      commits.write(() => insert(2))
+      commits.commitTurn()
+      await turn()
+      expect(seen()).toEqual([1, 2])
+      expect(commits.stats.commits).toBe(1)
+      // With nothing open it only commits what a later change opens, at that turn's end.
+      commits.commitTurn()
+      await turn()
+      expect(commits.stats.commits).toBe(1)
+    },
+  )
 
   test('a turn with more changes than one transaction allows is split, and nothing is lost', async () => {
     for (let i = 1; i <= 2 * MAX_WRITES_PER_COMMIT + 10; i++) commits.write(() => insert(i))
@@ -173,23 +185,26 @@ describe('group commit', () => {
     expect(db.inTransaction).toBe(false)
   })
 
-  test('a full disk that rolls the whole transaction back: every waiter hears it, and the next change starts afresh', async () => {
-    commits.write(() => insert(1))
-    commits.write(() => insert(2))
-    const waiting = commits.durable()
-    // SQLite answers SQLITE_FULL when no page can be added, and then rolls the whole transaction back.
-    db.run(`PRAGMA max_page_count = ${db.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count}`)
-    const big = 'x'.repeat(100_000)
-    expect(() => commits.write(() => db.run('INSERT INTO links (item) VALUES (?)', [big]))).toThrow(/full/)
-    expect(db.inTransaction).toBe(false)
-    await expect(waiting).rejects.toThrow(/full/)
-    expect(errors).toHaveLength(1)
-    expect(seen()).toEqual([])
-    db.run('PRAGMA max_page_count = 4294967294')
-    commits.write(() => insert(3))
-    await commits.durable()
-    expect(seen()).toEqual([3])
-  })
+  test(
+    'a full disk that rolls the whole transaction back: every waiter hears ' + 'it, and the next change starts afresh',
+    async () => {
+      commits.write(() => insert(1))
+      commits.write(() => insert(2))
+      const waiting = commits.durable()
+      // SQLite answers SQLITE_FULL when no page can be added, and then rolls the whole transaction back.
+      db.run(`PRAGMA max_page_count = ${db.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count}`)
+      const big = 'x'.repeat(100_000)
+      expect(() => commits.write(() => db.run('INSERT INTO links (item) VALUES (?)', [big]))).toThrow(/full/)
+      expect(db.inTransaction).toBe(false)
+      await expect(waiting).rejects.toThrow(/full/)
+      expect(errors).toHaveLength(1)
+      expect(seen()).toEqual([])
+      db.run('PRAGMA max_page_count = 4294967294')
+      commits.write(() => insert(3))
+      await commits.durable()
+      expect(seen()).toEqual([3])
+    },
+  )
 })
 
 describe('the flush of a group commit, off the event loop', () => {
@@ -207,32 +222,35 @@ describe('the flush of a group commit, off the event loop', () => {
     return { held, failing, fsync, release: () => held.splice(0).forEach((go) => go()) }
   }
 
-  test('a transaction commits without a flush of its own; durable() waits for the flush of the log that follows', async () => {
-    const flushes = heldFlushes()
-    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
-    commits.write(() => insert(1))
-    // Inside the group's transaction SQLite does not flush at commit (NORMAL); outside, the connection's FULL is back.
-    expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(1)
-    let settled = false
-    const durable = commits.durable().then(() => (settled = true))
-    let logged = false
-    commits.afterCommit(() => (logged = true))
-    await turn()
-    // Committed (another connection sees it), not yet said to be on disk.
-    expect(seen()).toEqual([1])
-    expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(2)
-    expect(flushes.held).toHaveLength(1)
-    expect(settled).toBe(false)
-    expect(logged).toBe(false)
-    // Asked again with nothing open: it waits for the same flush.
-    let again = false
-    const later = commits.durable().then(() => (again = true))
-    flushes.release()
-    await durable
-    await later
-    expect([settled, again, logged]).toEqual([true, true, true])
-    expect(errors).toEqual([])
-  })
+  test(
+    'a transaction commits without a flush of its own; durable() waits for ' + 'the flush of the log that follows',
+    async () => {
+      const flushes = heldFlushes()
+      commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+      commits.write(() => insert(1))
+      // Inside the group's transaction SQLite does not flush at commit (NORMAL); outside, the connection's FULL is back.
+      expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(1)
+      let settled = false
+      const durable = commits.durable().then(() => (settled = true))
+      let logged = false
+      commits.afterCommit(() => (logged = true))
+      await turn()
+      // Committed (another connection sees it), not yet said to be on disk.
+      expect(seen()).toEqual([1])
+      expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(2)
+      expect(flushes.held).toHaveLength(1)
+      expect(settled).toBe(false)
+      expect(logged).toBe(false)
+      // Asked again with nothing open: it waits for the same flush.
+      let again = false
+      const later = commits.durable().then(() => (again = true))
+      flushes.release()
+      await durable
+      await later
+      expect([settled, again, logged]).toEqual([true, true, true])
+      expect(errors).toEqual([])
+    },
+  )
 
   test('commits made while a flush runs share the next one', async () => {
     const flushes = heldFlushes()
@@ -256,25 +274,28 @@ describe('the flush of a group commit, off the event loop', () => {
     expect(seen()).toEqual([1, 2, 3])
   })
 
-  test('a flush that fails rejects whoever waited for its commits and is reported; the next one flushes again', async () => {
-    const flushes = heldFlushes()
-    commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
-    flushes.failing.push(new Error('EIO: i/o error, fsync'))
-    commits.write(() => insert(1))
-    let logged = false
-    commits.afterCommit(() => (logged = true))
-    const failed = commits.durable()
-    await turn()
-    flushes.release()
-    await expect(failed).rejects.toThrow('EIO')
-    expect(logged).toBe(false)
-    expect(errors.map(String)).toEqual(['Error: EIO: i/o error, fsync'])
-    commits.write(() => insert(2))
-    const next = commits.durable()
-    await turn()
-    flushes.release()
-    await next
-  })
+  test(
+    'a flush that fails rejects whoever waited for its commits and is ' + 'reported; the next one flushes again',
+    async () => {
+      const flushes = heldFlushes()
+      commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
+      flushes.failing.push(new Error('EIO: i/o error, fsync'))
+      commits.write(() => insert(1))
+      let logged = false
+      commits.afterCommit(() => (logged = true))
+      const failed = commits.durable()
+      await turn()
+      flushes.release()
+      await expect(failed).rejects.toThrow('EIO')
+      expect(logged).toBe(false)
+      expect(errors.map(String)).toEqual(['Error: EIO: i/o error, fsync'])
+      commits.write(() => insert(2))
+      const next = commits.durable()
+      await turn()
+      flushes.release()
+      await next
+    },
+  )
 
   test('an urgent commit is flushed at once, beside the flush running; durable() after it waits for both', async () => {
     const flushes = heldFlushes()

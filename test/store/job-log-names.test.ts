@@ -67,8 +67,19 @@ test('warnings and notes name it too; a job sent by record ID gets the name all 
   const failed = jobInState(store, { projectId, printerId: printer.id }, 'FAILED', { maxAttempts: 1 })
   const asked = jobInState(store, { projectId, printerId: printer.id }, 'DELIVERED', { cancelRequested: true })
   store.commits.commit()
-  expect(jobLines(failed.id).at(-1)).toMatch(new RegExp(` warn  job job=${failed.id} project=${projectId} printer=${printer.id} name=demo attempt=1 code=printer\\.invalid_connection DISPATCHING -> FAILED$`))
-  expect(jobLines(asked.id).at(-1)).toMatch(new RegExp(` info  job job=${asked.id} project=${projectId} printer=${printer.id} name=demo attempt=1 DELIVERED: cancellation requested`))
+  expect(jobLines(failed.id).at(-1)).toMatch(
+    new RegExp(
+      ` warn  job job=${failed.id} project=${projectId} printer=${printer.id} ` +
+        `name=demo attempt=1 code=printer\\.invalid_connection DISPATCHING ` +
+        `-> FAILED$`,
+    ),
+  )
+  expect(jobLines(asked.id).at(-1)).toMatch(
+    new RegExp(
+      ` info  job job=${asked.id} project=${projectId} printer=${printer.id} ` +
+        `name=demo attempt=1 DELIVERED: cancellation requested`,
+    ),
+  )
 })
 
 test('the lines cost no read of the printer once it is known, and a removed printer keeps its name in them', () => {

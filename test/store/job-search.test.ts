@@ -14,7 +14,15 @@ beforeAll(async () => {
   world.store.jobs.openBytesLimit = Number.MAX_SAFE_INTEGER
   const document = { width: 80 as const, sections: [{ type: 'cut' as const }] }
   for (let i = 0; i < JOBS; i++) {
-    const made = world.store.jobs.create({ projectId: world.projectId, printerId: world.printerId, idempotencyKey: `order-${i}`, document, metadata: { order: String(i), table: `T${i % 40}` }, expiresInMs: 60_000, maxAttempts: 1 })
+    const made = world.store.jobs.create({
+      projectId: world.projectId,
+      printerId: world.printerId,
+      idempotencyKey: `order-${i}`,
+      document,
+      metadata: { order: String(i), table: `T${i % 40}` },
+      expiresInMs: 60_000,
+      maxAttempts: 1,
+    })
     if (made.kind !== 'created') throw new Error(made.kind)
     if (i % 5_000 === 4_999) await world.store.commits.durable()
   }
@@ -26,7 +34,19 @@ const orders = (jobs: { metadata: Record<string, string> | null }[]) => jobs.map
 
 test('an order number among 100,000 jobs; as typed, every order that starts with it, newest first', () => {
   expect(orders(world.store.jobs.find({ metadataPrefix: '41999' }, 100))).toEqual(['41999'])
-  expect(orders(world.store.jobs.find({ metadataPrefix: '4199' }, 100))).toEqual(['41999', '41998', '41997', '41996', '41995', '41994', '41993', '41992', '41991', '41990', '4199'])
+  expect(orders(world.store.jobs.find({ metadataPrefix: '4199' }, 100))).toEqual([
+    '41999',
+    '41998',
+    '41997',
+    '41996',
+    '41995',
+    '41994',
+    '41993',
+    '41992',
+    '41991',
+    '41990',
+    '4199',
+  ])
   // A table, whatever key holds it, with the other filters.
   const table = world.store.jobs.find({ metadataPrefix: 'T7', projectId: world.projectId, state: 'PENDING' }, 3)
   expect(table.map((job) => job.metadata!.table)).toEqual(['T7', 'T7', 'T7'])
@@ -40,6 +60,10 @@ test('the search walks the index of values and reads jobs by their keys: no scan
     .query<{ detail: string }, (string | number)[]>(`EXPLAIN QUERY PLAN ${sql}`)
     .all(...values)
     .map((row) => row.detail)
-  expect(plan.some((step) => step.startsWith('SEARCH job_metadata USING COVERING INDEX job_metadata_by_value (value>? AND value<?)'))).toBe(true)
+  expect(
+    plan.some((step) =>
+      step.startsWith('SEARCH job_metadata USING COVERING INDEX job_metadata_by_value (value>? AND value<?)'),
+    ),
+  ).toBe(true)
   expect(plan.some((step) => /^SCAN jobs\b/.test(step))).toBe(false)
 })

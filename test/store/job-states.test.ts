@@ -4,11 +4,24 @@
 // changes nothing and says so. A new state or event is covered as soon as it is in the table (a
 // new event needs its store method named below, which the type checker asks for).
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { canApply, isTerminal, JOB_EVENTS, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../../src/domain/job-transitions.ts'
+import {
+  canApply,
+  isTerminal,
+  JOB_EVENTS,
+  JOB_STATE_SETS,
+  JOB_TRANSITIONS,
+  type JobEvent,
+} from '../../src/domain/job-transitions.ts'
 import { type Failure, failure } from '../../src/protocol/failures.ts'
 import { type Job, JOB_STATES, type JobState } from '../../src/protocol/job.ts'
 import type { Store } from '../../src/store/store.ts'
-import { CANCEL_REQUESTABLE, firstStartedStore, jobInState, type JobOptions, type TestStore } from '../support/fixtures.ts'
+import {
+  CANCEL_REQUESTABLE,
+  firstStartedStore,
+  jobInState,
+  type JobOptions,
+  type TestStore,
+} from '../support/fixtures.ts'
 
 const START = Date.parse('2026-03-01T12:00:00Z')
 /** Moved before each event, so that any write shows in the job's updatedAt. */
@@ -63,18 +76,42 @@ const fromJob = (returned: Job | undefined): Applied => ({ applied: returned !==
 const EVENTS = {
   dispatch: {
     apply: (store, job) => fromJob(store.jobStates.startAttempt(job.id)?.job),
-    variants: [{ name: 'a new attempt', expect: 'DISPATCHING', check: (_, before, after) => expect(after.attemptCount).toBe(before.attemptCount + 1) }],
+    variants: [
+      {
+        name: 'a new attempt',
+        expect: 'DISPATCHING',
+        check: (_, before, after) => expect(after.attemptCount).toBe(before.attemptCount + 1),
+      },
+    ],
   },
   receive: {
     apply: (store, job) => fromJob(store.jobStates.markReceived(job.id, job.attemptCount, clock)),
     // A PENDING job that is received was given up by the hub first: a late receipt of its attempt.
-    variants: [{ name: 'the latest attempt', options: { attemptsGivenUp: 1 }, expect: 'DELIVERED', check: (_, __, after) => expect(after.receivedAt).toBe(new Date(clock).toISOString()) }],
+    variants: [
+      {
+        name: 'the latest attempt',
+        options: { attemptsGivenUp: 1 },
+        expect: 'DELIVERED',
+        check: (_, __, after) => expect(after.receivedAt).toBe(new Date(clock).toISOString()),
+      },
+    ],
   },
   submit: {
-    apply: (store, job, variant) => fromJob(store.jobStates.markSubmitted(job.id, job.attemptCount, clock, variant.confirmationExpected!)),
+    apply: (store, job, variant) =>
+      fromJob(store.jobStates.markSubmitted(job.id, job.attemptCount, clock, variant.confirmationExpected!)),
     variants: [
-      { name: 'the printer is to confirm', confirmationExpected: true, options: { attemptsGivenUp: 1 }, expect: 'PRINTING' },
-      { name: 'the link cannot confirm', confirmationExpected: false, options: { attemptsGivenUp: 1 }, expect: 'COMPLETED' },
+      {
+        name: 'the printer is to confirm',
+        confirmationExpected: true,
+        options: { attemptsGivenUp: 1 },
+        expect: 'PRINTING',
+      },
+      {
+        name: 'the link cannot confirm',
+        confirmationExpected: false,
+        options: { attemptsGivenUp: 1 },
+        expect: 'COMPLETED',
+      },
     ],
   },
   complete: {
@@ -82,22 +119,54 @@ const EVENTS = {
     variants: [{ name: 'printed', options: { attemptsGivenUp: 1 }, expect: 'COMPLETED' }],
   },
   fail: {
-    apply: (store, job, variant) => fromJob(store.jobStates.failAttempt(job.id, job.attemptCount, variant.failure!, 500)),
+    apply: (store, job, variant) =>
+      fromJob(store.jobStates.failAttempt(job.id, job.attemptCount, variant.failure!, 500)),
     variants: [
-      { name: 'retryable with attempts left: retried', failure: RETRYABLE, options: { attemptsGivenUp: 1 }, expect: 'PENDING', check: (_, __, after) => expect(after.lastErrorCode).toBe(RETRYABLE.code) },
+      {
+        name: 'retryable with attempts left: retried',
+        failure: RETRYABLE,
+        options: { attemptsGivenUp: 1 },
+        expect: 'PENDING',
+        check: (_, __, after) => expect(after.lastErrorCode).toBe(RETRYABLE.code),
+      },
       {
         name: 'not retryable: FAILED, forfeiting the attempts left',
         failure: NOT_RETRYABLE,
         options: { attemptsGivenUp: 1 },
         expect: 'FAILED',
-        check: (_, __, after) => expect(after).toMatchObject({ attemptCount: after.maxAttempts, lastErrorCode: NOT_RETRYABLE.code }),
+        check: (_, __, after) =>
+          expect(after).toMatchObject({ attemptCount: after.maxAttempts, lastErrorCode: NOT_RETRYABLE.code }),
       },
       // A PENDING job always has an attempt left: the give-up that used the last one failed it.
-      { name: 'the last attempt: FAILED', failure: RETRYABLE, options: { maxAttempts: 1 }, reachableIn: JOB_STATE_SETS.attemptOut, expect: 'FAILED' },
-      { name: 'the time ran out: EXPIRED', failure: RETRYABLE, options: { attemptsGivenUp: 1 }, expired: true, expect: 'EXPIRED' },
+      {
+        name: 'the last attempt: FAILED',
+        failure: RETRYABLE,
+        options: { maxAttempts: 1 },
+        reachableIn: JOB_STATE_SETS.attemptOut,
+        expect: 'FAILED',
+      },
+      {
+        name: 'the time ran out: EXPIRED',
+        failure: RETRYABLE,
+        options: { attemptsGivenUp: 1 },
+        expired: true,
+        expect: 'EXPIRED',
+      },
       // A cancellation is pending only while an attempt is out; asked of a PENDING job, it cancels it at once.
-      { name: 'an operator asked to cancel: CANCELLED, not tried again', failure: RETRYABLE, options: { cancelRequested: true }, reachableIn: CANCEL_REQUESTABLE, expect: 'CANCELLED' },
-      { name: 'an operator asked to cancel, before the printer: CANCELLED', failure: NOT_RETRYABLE, options: { cancelRequested: true }, reachableIn: JOB_STATE_SETS.cancellableByAgent, expect: 'CANCELLED' },
+      {
+        name: 'an operator asked to cancel: CANCELLED, not tried again',
+        failure: RETRYABLE,
+        options: { cancelRequested: true },
+        reachableIn: CANCEL_REQUESTABLE,
+        expect: 'CANCELLED',
+      },
+      {
+        name: 'an operator asked to cancel, before the printer: CANCELLED',
+        failure: NOT_RETRYABLE,
+        options: { cancelRequested: true },
+        reachableIn: JOB_STATE_SETS.cancellableByAgent,
+        expect: 'CANCELLED',
+      },
       // The cancellation came too late and the printer may have printed it: said as it is.
       {
         name: 'an operator asked to cancel, but it may have printed: FAILED',
@@ -112,46 +181,63 @@ const EVENTS = {
   cancel: {
     apply: (store, job) => {
       const outcome = store.jobStates.cancel(job.id)
-      return outcome.kind === 'cancelled' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'requested' ? 'requestCancel' : undefined }
+      return outcome.kind === 'cancelled'
+        ? { applied: true, returned: outcome.job }
+        : { applied: false, other: outcome.kind === 'requested' ? 'requestCancel' : undefined }
     },
     variants: [{ name: 'at once', expect: 'CANCELLED' }],
   },
   requestCancel: {
     apply: (store, job) => {
       const outcome = store.jobStates.cancel(job.id)
-      return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
+      return outcome.kind === 'requested'
+        ? { applied: true, returned: outcome.job }
+        : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
     },
     variants: [
       {
         name: 'the agent is asked',
         expect: 'same',
-        check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
+        check: (store, before) =>
+          expect(store.jobStates.cancelRequests()).toEqual([
+            { id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock },
+          ]),
       },
     ],
   },
   requestCancelInFlight: {
     apply: (store, job) => {
       const outcome = store.jobStates.cancel(job.id, 'requestCancelInFlight')
-      return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
+      return outcome.kind === 'requested'
+        ? { applied: true, returned: outcome.job }
+        : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
     },
     variants: [
       {
         name: 'an application asks, the agent is asked',
         expect: 'same',
-        check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
+        check: (store, before) =>
+          expect(store.jobStates.cancelRequests()).toEqual([
+            { id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock },
+          ]),
       },
     ],
   },
   requestCancelUnfetched: {
     apply: (store, job) => {
       const outcome = store.jobStates.cancel(job.id, 'requestCancelUnfetched')
-      return outcome.kind === 'requested' ? { applied: true, returned: outcome.job } : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
+      return outcome.kind === 'requested'
+        ? { applied: true, returned: outcome.job }
+        : { applied: false, other: outcome.kind === 'cancelled' ? 'cancel' : undefined }
     },
     variants: [
       {
         name: 'an application asks for a job its printer has not fetched, the agent is asked',
         expect: 'same',
-        check: (store, before) => expect(store.jobStates.cancelRequests()).toEqual([{ id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock }]),
+        check: (store, before) =>
+          expect(store.jobStates.cancelRequests()).toEqual([
+            { id: before.id, printerId: before.printerId, attempt: before.attemptCount, requestedAt: clock },
+          ]),
       },
     ],
   },
@@ -166,9 +252,19 @@ const EVENTS = {
   expire: {
     apply: (store, job) => {
       const expired = store.jobStates.expire(100)
-      return { applied: expired.some((e) => e.id === job.id), returned: expired.some((e) => e.id === job.id) ? store.jobs.get(job.id) : undefined }
+      return {
+        applied: expired.some((e) => e.id === job.id),
+        returned: expired.some((e) => e.id === job.id) ? store.jobs.get(job.id) : undefined,
+      }
     },
-    variants: [{ name: 'its time ran out', expired: true, expect: 'EXPIRED', check: (_, __, after) => expect(after.lastErrorCode).toBe('job.expired') }],
+    variants: [
+      {
+        name: 'its time ran out',
+        expired: true,
+        expect: 'EXPIRED',
+        check: (_, __, after) => expect(after.lastErrorCode).toBe('job.expired'),
+      },
+    ],
   },
   agentGone: {
     apply: (store, job, variant) => {
@@ -178,13 +274,27 @@ const EVENTS = {
       return { applied: given !== undefined, returned: given }
     },
     variants: [
-      { name: 'its agent was revoked', agentRevoked: true, expect: 'FAILED', check: (_, __, after) => expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }) },
-      { name: 'its agent stayed away past its expiry', expired: true, expect: 'FAILED', check: (_, __, after) => expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }) },
+      {
+        name: 'its agent was revoked',
+        agentRevoked: true,
+        expect: 'FAILED',
+        check: (_, __, after) =>
+          expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }),
+      },
+      {
+        name: 'its agent stayed away past its expiry',
+        expired: true,
+        expect: 'FAILED',
+        check: (_, __, after) =>
+          expect(after).toMatchObject({ lastErrorCode: 'job.recovery_uncertain', attemptCount: after.maxAttempts }),
+      },
     ],
   },
 } as const satisfies Record<JobEvent, EventSpec>
 
-/** The options a variant asks for, as far as `state` can have them (only some states can have a cancellation pending). */
+/**
+ * The options a variant asks for, as far as `state` can have them (only some states can have a cancellation pending).
+ */
 function optionsIn(state: JobState, variant: Variant): JobOptions {
   const { cancelRequested, attemptsGivenUp, maxAttempts } = variant.options ?? {}
   return {
@@ -192,7 +302,10 @@ function optionsIn(state: JobState, variant: Variant): JobOptions {
     // An expired job is made already due: it cannot have been dispatched.
     attemptsGivenUp: state === 'EXPIRED' ? 0 : attemptsGivenUp,
     // A job can be given up only while it has attempts left.
-    maxAttempts: maxAttempts !== undefined && attemptsGivenUp !== undefined ? Math.max(maxAttempts, attemptsGivenUp + 1) : maxAttempts,
+    maxAttempts:
+      maxAttempts !== undefined && attemptsGivenUp !== undefined
+        ? Math.max(maxAttempts, attemptsGivenUp + 1)
+        : maxAttempts,
   }
 }
 
@@ -217,7 +330,9 @@ describe('the table itself', () => {
       expect([state, unfinished !== isTerminal(state)]).toEqual([state, true])
     }
     for (const set of Object.values(JOB_STATE_SETS)) for (const state of set) expect(JOB_STATES).toContain(state)
-    for (const event of JOB_EVENTS) for (const state of [...JOB_TRANSITIONS[event].from, ...JOB_TRANSITIONS[event].to]) expect(JOB_STATES).toContain(state)
+    for (const event of JOB_EVENTS)
+      for (const state of [...JOB_TRANSITIONS[event].from, ...JOB_TRANSITIONS[event].to])
+        expect(JOB_STATES).toContain(state)
   })
 
   test('no event leads out of a terminal state', () => {
@@ -226,13 +341,18 @@ describe('the table itself', () => {
 
   test('every unfinished state can still end: some event leads from it to a terminal state', () => {
     for (const state of JOB_STATE_SETS.unfinished) {
-      expect([state, JOB_EVENTS.some((event) => canApply(event, state) && JOB_TRANSITIONS[event].to.some(isTerminal))]).toEqual([state, true])
+      expect([
+        state,
+        JOB_EVENTS.some((event) => canApply(event, state) && JOB_TRANSITIONS[event].to.some(isTerminal)),
+      ]).toEqual([state, true])
     }
   })
 
   test('every branch named here is a state the event may lead to', () => {
     for (const event of JOB_EVENTS) {
-      for (const variant of spec(event).variants) if (variant.expect !== 'same') expect([event, JOB_TRANSITIONS[event].to]).toEqual([event, expect.arrayContaining([variant.expect])])
+      for (const variant of spec(event).variants)
+        if (variant.expect !== 'same')
+          expect([event, JOB_TRANSITIONS[event].to]).toEqual([event, expect.arrayContaining([variant.expect])])
     }
   })
 })
@@ -289,16 +409,32 @@ test('reports always name an attempt the dispatcher started: attempt 0 changes n
   expect(world.store.jobs.get(never.id)).toEqual(never)
 })
 
-test('a completion that also says when the job was submitted: that moment is kept, not overwritten by a later one', () => {
-  const delivered = jobInState(world.store, world, 'DELIVERED')
-  const submittedAt = clock + 100
-  const completed = world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 300, submittedAt)!
-  expect(completed).toMatchObject({ state: 'COMPLETED', submittedAt: new Date(submittedAt).toISOString(), receivedAt: delivered.receivedAt })
-  // A job reported submitted before keeps that moment; a replayed completion changes nothing.
-  const printing = jobInState(world.store, world, 'PRINTING')
-  expect(world.store.jobStates.markCompleted(printing.id, printing.attemptCount, clock + 500, clock + 400)!.submittedAt).toBe(printing.submittedAt)
-  expect(world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 900, clock + 800)).toBeUndefined()
-})
+test(
+  'a completion that also says when the job was submitted: that moment is ' + 'kept, not overwritten by a later one',
+  () => {
+    const delivered = jobInState(world.store, world, 'DELIVERED')
+    const submittedAt = clock + 100
+    const completed = world.store.jobStates.markCompleted(
+      delivered.id,
+      delivered.attemptCount,
+      clock + 300,
+      submittedAt,
+    )!
+    expect(completed).toMatchObject({
+      state: 'COMPLETED',
+      submittedAt: new Date(submittedAt).toISOString(),
+      receivedAt: delivered.receivedAt,
+    })
+    // A job reported submitted before keeps that moment; a replayed completion changes nothing.
+    const printing = jobInState(world.store, world, 'PRINTING')
+    expect(
+      world.store.jobStates.markCompleted(printing.id, printing.attemptCount, clock + 500, clock + 400)!.submittedAt,
+    ).toBe(printing.submittedAt)
+    expect(
+      world.store.jobStates.markCompleted(delivered.id, delivered.attemptCount, clock + 900, clock + 800),
+    ).toBeUndefined()
+  },
+)
 
 test("a retried job's completion says when its own bytes went, not the failed attempt's", () => {
   const states = world.store.jobStates
@@ -312,7 +448,11 @@ test("a retried job's completion says when its own bytes went, not the failed at
   expect(states.markReceived(first.id, second.attempt, clock)!.state).toBe('DELIVERED')
   clock += STEP_MS
   const done = states.markCompleted(first.id, second.attempt, clock + 20, clock + 10)!
-  expect(done).toMatchObject({ state: 'COMPLETED', submittedAt: new Date(clock + 10).toISOString(), receivedAt: new Date(clock - STEP_MS).toISOString() })
+  expect(done).toMatchObject({
+    state: 'COMPLETED',
+    submittedAt: new Date(clock + 10).toISOString(),
+    receivedAt: new Date(clock - STEP_MS).toISOString(),
+  })
   expect(done.submittedAt).not.toBe(firstSubmittedAt)
 })
 
@@ -330,6 +470,8 @@ describe('jobs whose agent is gone', () => {
     expect(world.store.jobStates.giveUpOnGoneAgents([], clock - 1)).toEqual([])
     expect(world.store.jobs.get(held.id)!.state).toBe('DELIVERED')
     // Away since then: given up.
-    expect(world.store.jobStates.giveUpOnGoneAgents([], clock).map((job) => [job.id, job.state, job.lastErrorCode])).toEqual([[held.id, 'FAILED', 'job.recovery_uncertain']])
+    expect(
+      world.store.jobStates.giveUpOnGoneAgents([], clock).map((job) => [job.id, job.state, job.lastErrorCode]),
+    ).toEqual([[held.id, 'FAILED', 'job.recovery_uncertain']])
   })
 })

@@ -14,7 +14,15 @@ beforeEach(async () => {
 afterEach(() => world.close())
 
 function create(key: string, document: PrintDocument): string {
-  const created = world.store.jobs.create({ projectId: world.projectId, printerId: world.printerId, idempotencyKey: key, document, metadata: null, expiresInMs: 60_000, maxAttempts: 5 })
+  const created = world.store.jobs.create({
+    projectId: world.projectId,
+    printerId: world.printerId,
+    idempotencyKey: key,
+    document,
+    metadata: null,
+    expiresInMs: 60_000,
+    maxAttempts: 5,
+  })
   if (created.kind !== 'created') throw new Error(created.kind)
   return created.job.id
 }
@@ -36,7 +44,14 @@ function storedReads(run: () => void): number {
 }
 
 test('the first dispatch takes the document as submitted, later ones the stored one, and both serialise alike', () => {
-  const document: PrintDocument = { width: 80, sections: [{ type: 'text', value: 'Crème brûlée ×2 — 9,50 €', align: 'center', bold: true }, { type: 'row', left: 'Total', right: '9.50' }, { type: 'cut' }] }
+  const document: PrintDocument = {
+    width: 80,
+    sections: [
+      { type: 'text', value: 'Crème brûlée ×2 — 9,50 €', align: 'center', bold: true },
+      { type: 'row', left: 'Total', right: '9.50' },
+      { type: 'cut' },
+    ],
+  }
   const id = create('kept', document)
   world.store.commits.commit()
   let first: PrintDocument | undefined
@@ -58,17 +73,27 @@ test('a job this process did not make (a restart) is read from the store', () =>
 })
 
 test('at most KEPT_DOCUMENTS are kept: the oldest go first, and are read from the store when sent', () => {
-  const ids = Array.from({ length: KEPT_DOCUMENTS + 10 }, (_, i) => create(`many-${i}`, { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] }))
+  const ids = Array.from({ length: KEPT_DOCUMENTS + 10 }, (_, i) =>
+    create(`many-${i}`, { width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] }),
+  )
   world.store.commits.commit()
   const reads = storedReads(() => {
-    ids.forEach((id, i) => expect(world.store.jobs.documentToSend(id)).toEqual({ width: 80, sections: [{ type: 'text', value: `ticket ${i}` }] }))
+    ids.forEach((id, i) =>
+      expect(world.store.jobs.documentToSend(id)).toEqual({
+        width: 80,
+        sections: [{ type: 'text', value: `ticket ${i}` }],
+      }),
+    )
   })
   expect(reads).toBe(10)
 })
 
 test('at most KEPT_DOCUMENT_BYTES are kept, counted as stored', () => {
   // Each about a tenth of the budget: ten do not fit with the next.
-  const big = (i: number): PrintDocument => ({ width: 80, sections: [{ type: 'text', value: `${i}`.padEnd(KEPT_DOCUMENT_BYTES / 10, 'é') }] })
+  const big = (i: number): PrintDocument => ({
+    width: 80,
+    sections: [{ type: 'text', value: `${i}`.padEnd(KEPT_DOCUMENT_BYTES / 10, 'é') }],
+  })
   const ids = Array.from({ length: 12 }, (_, i) => create(`big-${i}`, big(i)))
   world.store.commits.commit()
   const reads = storedReads(() => {

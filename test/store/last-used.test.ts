@@ -27,29 +27,33 @@ function onDisk(sql: string, id: string): number | null {
   }
 }
 
-test("an API key's use is written in the group commit, seen at once, on disk with its commit, and at most once a minute", () => {
-  const { store } = world
-  const { key, secret } = store.apiKeys.create(world.projectId, ['jobs:write'], 'till')
-  store.commits.commit()
-  const lastUsed = (id: string) => onDisk('SELECT last_used_at AS at FROM api_keys WHERE id = ?', id)
+test(
+  "an API key's use is written in the group commit, seen at once, on disk " +
+    'with its commit, and at most once a minute',
+  () => {
+    const { store } = world
+    const { key, secret } = store.apiKeys.create(world.projectId, ['jobs:write'], 'till')
+    store.commits.commit()
+    const lastUsed = (id: string) => onDisk('SELECT last_used_at AS at FROM api_keys WHERE id = ?', id)
 
-  expect(store.apiKeys.use(secret)?.lastUsedAt).toBe(new Date(clock).toISOString())
-  // Written in the open group transaction, not committed on its own.
-  expect(store.commits.transaction).toBeDefined()
-  expect(lastUsed(key.id)).toBeNull()
-  expect(store.apiKeys.get(key.id)?.lastUsedAt).toBe(new Date(clock).toISOString())
-  store.commits.commit()
-  expect(lastUsed(key.id)).toBe(clock)
+    expect(store.apiKeys.use(secret)?.lastUsedAt).toBe(new Date(clock).toISOString())
+    // Written in the open group transaction, not committed on its own.
+    expect(store.commits.transaction).toBeDefined()
+    expect(lastUsed(key.id)).toBeNull()
+    expect(store.apiKeys.get(key.id)?.lastUsedAt).toBe(new Date(clock).toISOString())
+    store.commits.commit()
+    expect(lastUsed(key.id)).toBe(clock)
 
-  // Within the minute: nothing written, no transaction opened.
-  clock += 30_000
-  expect(store.apiKeys.use(secret)?.lastUsedAt).toBe(new Date(clock - 30_000).toISOString())
-  expect(store.commits.transaction).toBeUndefined()
-  clock += 31_000
-  store.apiKeys.use(secret)
-  store.commits.commit()
-  expect(lastUsed(key.id)).toBe(clock)
-})
+    // Within the minute: nothing written, no transaction opened.
+    clock += 30_000
+    expect(store.apiKeys.use(secret)?.lastUsedAt).toBe(new Date(clock - 30_000).toISOString())
+    expect(store.commits.transaction).toBeUndefined()
+    clock += 31_000
+    store.apiKeys.use(secret)
+    store.commits.commit()
+    expect(lastUsed(key.id)).toBe(clock)
+  },
+)
 
 test("an agent's last connection is written in the group commit too", () => {
   const { store } = world

@@ -56,23 +56,31 @@ test('within one transaction a printer is read once, by record ID and by name al
   expect(reads).toBe(3)
 })
 
-test('outside a transaction every look-up reads, and the next transaction reads afresh what another process changed', () => {
-  const { printers } = world.store
-  expect(printerReads(() => [printers.get(world.printerId), printers.get(world.printerId)])).toBe(2)
-  inTransaction(() => printers.get(world.printerId))
-  world.store.commits.commit()
-  const other = new Database(join(world.dir, DATABASE_FILE))
-  other.run('PRAGMA busy_timeout = 5000')
-  other.run("UPDATE printers SET connection = 'tcp://192.0.2.7:9100' WHERE id = ?", [world.printerId])
-  other.close()
-  expect(inTransaction(() => printers.get(world.printerId)?.connection)).toBe('tcp://192.0.2.7:9100')
-})
+test(
+  'outside a transaction every look-up reads, and the next transaction ' + 'reads afresh what another process changed',
+  () => {
+    const { printers } = world.store
+    expect(printerReads(() => [printers.get(world.printerId), printers.get(world.printerId)])).toBe(2)
+    inTransaction(() => printers.get(world.printerId))
+    world.store.commits.commit()
+    const other = new Database(join(world.dir, DATABASE_FILE))
+    other.run('PRAGMA busy_timeout = 5000')
+    other.run("UPDATE printers SET connection = 'tcp://192.0.2.7:9100' WHERE id = ?", [world.printerId])
+    other.close()
+    expect(inTransaction(() => printers.get(world.printerId)?.connection)).toBe('tcp://192.0.2.7:9100')
+  },
+)
 
 test("this process's own change to a printer is seen at once, and nothing is kept after it in that transaction", () => {
   const { printers } = world.store
   inTransaction(() => {
     const before = printers.get(world.printerId)!
-    printers.update(world.printerId, { name: 'Kitchen', connection: before.connection, profile: before.profile, width: 58 })
+    printers.update(world.printerId, {
+      name: 'Kitchen',
+      connection: before.connection,
+      profile: before.profile,
+      width: 58,
+    })
     expect(printers.get(world.printerId)?.width).toBe(58)
     expect(printerReads(() => [printers.get(world.printerId), printers.get(world.printerId)])).toBe(2)
     expect(printers.remove(world.printerId)).toBe(true)
@@ -86,7 +94,15 @@ test('a printer added by a change that was undone is not found afterwards', () =
   inTransaction(() => printers.get(world.printerId))
   expect(() =>
     world.store.commits.write(() => {
-      printers.add({ projectId: world.projectId, remoteId: 'ghost', name: null, connection: demo.connection, profile: demo.profile, width: 80, agentId: demo.agentId })
+      printers.add({
+        projectId: world.projectId,
+        remoteId: 'ghost',
+        name: null,
+        connection: demo.connection,
+        profile: demo.profile,
+        width: 80,
+        agentId: demo.agentId,
+      })
       expect(printers.resolve(world.projectId, 'ghost')?.remoteId).toBe('ghost')
       throw new Error('undone')
     }),

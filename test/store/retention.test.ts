@@ -19,7 +19,14 @@ const START = Date.parse('2026-01-01T12:00:00Z')
 let clock = START
 let world: TestStore
 const logs: string[] = []
-const housekeeping = (days: number, diskLow = false, historyBytes = Number.MAX_SAFE_INTEGER) => new Housekeeping(world.store, { retentionDays: () => days, historyBytesPerProject: () => historyBytes, diskLow: () => diskLow, now: () => clock, log: new Log({ format: 'text', level: 'info', journal: false }, (line) => logs.push(line)).for('retention') })
+const housekeeping = (days: number, diskLow = false, historyBytes = Number.MAX_SAFE_INTEGER) =>
+  new Housekeeping(world.store, {
+    retentionDays: () => days,
+    historyBytesPerProject: () => historyBytes,
+    diskLow: () => diskLow,
+    now: () => clock,
+    log: new Log({ format: 'text', level: 'info', journal: false }, (line) => logs.push(line)).for('retention'),
+  })
 const rows = (table: string) => world.store.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n
 
 beforeEach(async () => {
@@ -29,45 +36,54 @@ beforeEach(async () => {
 afterEach(() => world.close())
 
 describe('retention', () => {
-  test('finished jobs older than the period go with their documents and timelines; unfinished and recent ones stay', async () => {
-    const old = (['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as JobState[]).map((state) => jobInState(world.store, world, state))
-    const stillWaiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
-    const stillHeld = jobInState(world.store, world, 'DELIVERED', { expiresInMs: 40 * DAY })
-    world.store.commits.commit()
-    clock += 31 * DAY
-    const recent = jobInState(world.store, world, 'COMPLETED')
-    world.store.commits.commit()
-    const [documents, events] = [rows('job_documents'), rows('job_events')]
+  test(
+    'finished jobs older than the period go with their documents and ' + 'timelines; unfinished and recent ones stay',
+    async () => {
+      const old = (['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'] as JobState[]).map((state) =>
+        jobInState(world.store, world, state),
+      )
+      const stillWaiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+      const stillHeld = jobInState(world.store, world, 'DELIVERED', { expiresInMs: 40 * DAY })
+      world.store.commits.commit()
+      clock += 31 * DAY
+      const recent = jobInState(world.store, world, 'COMPLETED')
+      world.store.commits.commit()
+      const [documents, events] = [rows('job_documents'), rows('job_events')]
 
-    const pass = await housekeeping(30).pass()
-    expect(pass.jobs).toBe(4)
-    for (const job of old) expect(world.store.jobs.get(job.id)).toBeUndefined()
-    for (const job of [stillWaiting, stillHeld, recent]) expect(world.store.jobs.get(job.id)).toBeDefined()
-    expect(rows('job_documents')).toBe(documents - 4)
-    expect(rows('job_events')).toBeLessThan(events)
-    expect(world.store.jobs.timeline(old[0]!.id)).toEqual([])
-    expect(logs.at(-1)).toMatch(/ info  retention jobs=4 records=\d+ before=\S+ days=30 deleted 4 finished jobs/)
-    // Nothing more to do: a second pass deletes nothing.
-    expect((await housekeeping(30).pass()).jobs).toBe(0)
-  })
+      const pass = await housekeeping(30).pass()
+      expect(pass.jobs).toBe(4)
+      for (const job of old) expect(world.store.jobs.get(job.id)).toBeUndefined()
+      for (const job of [stillWaiting, stillHeld, recent]) expect(world.store.jobs.get(job.id)).toBeDefined()
+      expect(rows('job_documents')).toBe(documents - 4)
+      expect(rows('job_events')).toBeLessThan(events)
+      expect(world.store.jobs.timeline(old[0]!.id)).toEqual([])
+      expect(logs.at(-1)).toMatch(/ info  retention jobs=4 records=\d+ before=\S+ days=30 deleted 4 finished jobs/)
+      // Nothing more to do: a second pass deletes nothing.
+      expect((await housekeeping(30).pass()).jobs).toBe(0)
+    },
+  )
 
-  test('with the disk close to full, finished jobs are kept only a day, whatever the setting; unfinished ones still stay', async () => {
-    const twoDaysOld = jobInState(world.store, world, 'COMPLETED')
-    const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
-    world.store.commits.commit()
-    clock += DAY + DAY / 2
-    const halfDayOld = jobInState(world.store, world, 'FAILED')
-    world.store.commits.commit()
-    clock += DAY / 2
-    // Room enough: the 30 days hold.
-    expect((await housekeeping(30, false).pass()).jobs).toBe(0)
-    const squeezed = await housekeeping(30, true).pass()
-    expect(squeezed.jobs).toBe(1)
-    expect(world.store.jobs.get(twoDaysOld.id)).toBeUndefined()
-    expect(world.store.jobs.get(halfDayOld.id)).toBeDefined()
-    expect(world.store.jobs.get(waiting.id)).toBeDefined()
-    expect(logs.at(-1)).toContain('kept 1 day instead of 30: the disk is close to full')
-  })
+  test(
+    'with the disk close to full, finished jobs are kept only a day, whatever ' +
+      'the setting; unfinished ones still stay',
+    async () => {
+      const twoDaysOld = jobInState(world.store, world, 'COMPLETED')
+      const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+      world.store.commits.commit()
+      clock += DAY + DAY / 2
+      const halfDayOld = jobInState(world.store, world, 'FAILED')
+      world.store.commits.commit()
+      clock += DAY / 2
+      // Room enough: the 30 days hold.
+      expect((await housekeeping(30, false).pass()).jobs).toBe(0)
+      const squeezed = await housekeeping(30, true).pass()
+      expect(squeezed.jobs).toBe(1)
+      expect(world.store.jobs.get(twoDaysOld.id)).toBeUndefined()
+      expect(world.store.jobs.get(halfDayOld.id)).toBeDefined()
+      expect(world.store.jobs.get(waiting.id)).toBeDefined()
+      expect(logs.at(-1)).toContain('kept 1 day instead of 30: the disk is close to full')
+    },
+  )
 
   test('a large backlog goes in batches, with the event loop free between them', async () => {
     const count = PRUNE_BATCH * 2 + 17
@@ -83,39 +99,61 @@ describe('retention', () => {
     expect(rows('jobs')).toBe(0)
   })
 
-  test("a project whose finished jobs hold more than its budget loses its oldest finished ones first; other projects and unfinished jobs stay", async () => {
-    const builtin = world.store.agents.builtin()!
-    const other = world.store.projects.create('other venue')
-    const otherPrinter = world.store.printers.add({ projectId: other.id, remoteId: 'bar', name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId: builtin.id, agentPrinterId: 'bar' })!
-    const busy = Array.from({ length: 10 }, () => jobInState(world.store, world, 'COMPLETED'))
-    const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
-    const quiet = Array.from({ length: 3 }, () => jobInState(world.store, { projectId: other.id, printerId: otherPrinter.id }, 'FAILED'))
-    world.store.commits.commit()
-    const documentBytes = (jobId: string) =>
-      world.store.db.query<{ n: number }, [string]>('SELECT length(CAST(d.document AS BLOB)) AS n FROM job_documents d JOIN jobs j ON j.seq = d.job_seq WHERE j.id = ?').get(jobId)!.n
-    const sum = (jobs: { id: string }[]) => jobs.reduce((total, job) => total + documentBytes(job.id), 0)
-    // The tally: finished jobs' documents only, kept as jobs finish.
-    expect(world.store.retention.finishedBytes(world.projectId)).toBe(sum(busy))
-    expect(world.store.retention.finishedBytes(other.id)).toBe(sum(quiet))
-    // A budget of seven of the busy project's jobs: its three oldest go, nothing else.
-    const budget = sum(busy.slice(3))
-    expect(sum(quiet)).toBeLessThan(budget)
-    const pass = await housekeeping(30, false, budget).pass()
-    expect(pass.overBudget).toBe(3)
-    expect(pass.jobs).toBe(3)
-    for (const job of busy.slice(0, 3)) expect(world.store.jobs.get(job.id)).toBeUndefined()
-    for (const job of [...busy.slice(3), waiting, ...quiet]) expect(world.store.jobs.get(job.id)).toBeDefined()
-    expect(world.store.retention.finishedBytes(world.projectId)).toBe(budget)
-    expect(logs.at(-1)).toMatch(/ info  retention jobs=3 historyMb=0 deleted 3 of the oldest finished jobs of projects whose finished jobs held more than 0 MB/)
-    // Within its budget now: a second pass deletes nothing; retention by age still counts them apart.
-    expect((await housekeeping(30, false, budget).pass()).jobs).toBe(0)
-    clock += 31 * DAY
-    const byAge = await housekeeping(30, false, budget).pass()
-    expect(byAge).toMatchObject({ jobs: 10, overBudget: 0 })
-    expect(world.store.retention.finishedBytes(world.projectId)).toBe(0)
-    expect(world.store.retention.finishedBytes(other.id)).toBe(0)
-    expect(world.store.jobs.get(waiting.id)).toBeDefined()
-  })
+  test(
+    'a project whose finished jobs hold more than its budget loses its oldest ' +
+      'finished ones first; other projects and unfinished jobs stay',
+    async () => {
+      const builtin = world.store.agents.builtin()!
+      const other = world.store.projects.create('other venue')
+      const otherPrinter = world.store.printers.add({
+        projectId: other.id,
+        remoteId: 'bar',
+        name: null,
+        connection: 'virtual',
+        profile: 'generic-80mm',
+        width: 80,
+        agentId: builtin.id,
+        agentPrinterId: 'bar',
+      })!
+      const busy = Array.from({ length: 10 }, () => jobInState(world.store, world, 'COMPLETED'))
+      const waiting = jobInState(world.store, world, 'PENDING', { expiresInMs: 40 * DAY })
+      const quiet = Array.from({ length: 3 }, () =>
+        jobInState(world.store, { projectId: other.id, printerId: otherPrinter.id }, 'FAILED'),
+      )
+      world.store.commits.commit()
+      const documentBytes = (jobId: string) =>
+        world.store.db
+          .query<{ n: number }, [string]>(
+            `SELECT length(CAST(d.document AS BLOB)) AS n FROM job_documents d JOIN
+            jobs j ON j.seq = d.job_seq WHERE j.id = ?`,
+          )
+          .get(jobId)!.n
+      const sum = (jobs: { id: string }[]) => jobs.reduce((total, job) => total + documentBytes(job.id), 0)
+      // The tally: finished jobs' documents only, kept as jobs finish.
+      expect(world.store.retention.finishedBytes(world.projectId)).toBe(sum(busy))
+      expect(world.store.retention.finishedBytes(other.id)).toBe(sum(quiet))
+      // A budget of seven of the busy project's jobs: its three oldest go, nothing else.
+      const budget = sum(busy.slice(3))
+      expect(sum(quiet)).toBeLessThan(budget)
+      const pass = await housekeeping(30, false, budget).pass()
+      expect(pass.overBudget).toBe(3)
+      expect(pass.jobs).toBe(3)
+      for (const job of busy.slice(0, 3)) expect(world.store.jobs.get(job.id)).toBeUndefined()
+      for (const job of [...busy.slice(3), waiting, ...quiet]) expect(world.store.jobs.get(job.id)).toBeDefined()
+      expect(world.store.retention.finishedBytes(world.projectId)).toBe(budget)
+      expect(logs.at(-1)).toMatch(
+        / info  retention jobs=3 historyMb=0 deleted 3 of the oldest finished jobs of projects whose finished jobs held more than 0 MB/,
+      )
+      // Within its budget now: a second pass deletes nothing; retention by age still counts them apart.
+      expect((await housekeeping(30, false, budget).pass()).jobs).toBe(0)
+      clock += 31 * DAY
+      const byAge = await housekeeping(30, false, budget).pass()
+      expect(byAge).toMatchObject({ jobs: 10, overBudget: 0 })
+      expect(world.store.retention.finishedBytes(world.projectId)).toBe(0)
+      expect(world.store.retention.finishedBytes(other.id)).toBe(0)
+      expect(world.store.jobs.get(waiting.id)).toBeDefined()
+    },
+  )
 
   test("old records go too, but each printer's current state stays", async () => {
     world.store.printerStates.record('agt_1', 'bar', 'online')
@@ -132,7 +170,15 @@ describe('retention', () => {
   test('the pages deleted jobs held go back to the file system', async () => {
     const big = 'x'.repeat(8_000)
     for (let i = 0; i < 300; i++) {
-      world.store.jobs.create({ projectId: world.projectId, printerId: world.printerId, idempotencyKey: `big-${i}`, document: { width: 80, sections: [{ type: 'text', value: big }] }, metadata: null, expiresInMs: DAY, maxAttempts: 5 })
+      world.store.jobs.create({
+        projectId: world.projectId,
+        printerId: world.printerId,
+        idempotencyKey: `big-${i}`,
+        document: { width: 80, sections: [{ type: 'text', value: big }] },
+        metadata: null,
+        expiresInMs: DAY,
+        maxAttempts: 5,
+      })
     }
     world.store.commits.commit()
     for (const job of world.store.jobs.newest(world.projectId).concat()) world.store.jobStates.cancel(job.id)

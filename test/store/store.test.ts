@@ -26,7 +26,15 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const newJob = (key: string): NewJob => ({ projectId, printerId, idempotencyKey: key, document: { width: 80, sections: [{ type: 'cut' }] }, metadata: null, expiresInMs: 60_000, maxAttempts: 5 })
+const newJob = (key: string): NewJob => ({
+  projectId,
+  printerId,
+  idempotencyKey: key,
+  document: { width: 80, sections: [{ type: 'cut' }] },
+  metadata: null,
+  expiresInMs: 60_000,
+  maxAttempts: 5,
+})
 
 describe('store', () => {
   test('the database is in WAL mode with full synchronous commits and foreign keys', () => {
@@ -88,10 +96,18 @@ describe('store', () => {
 
   test('the job list reads an index, never the whole table or the documents', () => {
     const plan = (sql: string, ...params: string[]) =>
-      (store.db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join('\n')
+      (store.db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('\n')
     const cols = 'id, state'
-    expect(plan(`SELECT ${cols} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT 100`, projectId)).toContain('USING INDEX jobs_newest')
-    const byState = plan(`SELECT ${cols} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT 100`, projectId, 'PENDING')
+    expect(plan(`SELECT ${cols} FROM jobs WHERE project_id = ? ORDER BY seq DESC LIMIT 100`, projectId)).toContain(
+      'USING INDEX jobs_newest',
+    )
+    const byState = plan(
+      `SELECT ${cols} FROM jobs WHERE project_id = ? AND state = ? ORDER BY seq DESC LIMIT 100`,
+      projectId,
+      'PENDING',
+    )
     expect(byState).toContain('USING INDEX jobs_newest_by_state')
     expect(byState).not.toContain('TEMP B-TREE')
   })

@@ -22,8 +22,16 @@ import { confinementOf } from '../../src/transports/confine.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { waitFor } from './wait.ts'
 
-/** A hub that holds none of the pipe's jobs, for a built-in ledger: each job keeps its payload (a printer's first few do). */
-export const HUB_HOLDING_NONE: HubRecords = { backlogEnds: () => new Map(), held: () => [], heldJob: () => undefined, payload: () => undefined }
+/**
+ * A hub that holds none of the pipe's jobs, for a built-in ledger: each job keeps its payload (a printer's first few
+ * do).
+ */
+export const HUB_HOLDING_NONE: HubRecords = {
+  backlogEnds: () => new Map(),
+  held: () => [],
+  heldJob: () => undefined,
+  payload: () => undefined,
+}
 
 const AGENT_ID = `agt_${'a'.repeat(32)}`
 const KEY_ID = `key_${'b'.repeat(32)}`
@@ -88,22 +96,25 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
       heartbeatIntervalMs: 15_000,
       heartbeatTimeoutMs: 45_000,
       now: Date.now,
-      credential: (agentId, keyId) => (agentId === AGENT_ID && keyId === KEY_ID ? { publicKey, revoked: false } : undefined),
+      credential: (agentId, keyId) =>
+        agentId === AGENT_ID && keyId === KEY_ID ? { publicKey, revoked: false } : undefined,
     },
     registry,
   )
-  const watched = (connector: Connector): Connector => async (handlers) => {
-    const transport = await connector(handlers)
-    return {
-      send(text) {
-        const taken = options.watch(text)
-        transport.send(text)
-        taken?.()
-      },
-      close: (code, reason) => transport.close(code, reason),
-      inProcess: options.hubInProcess ?? transport.inProcess,
+  const watched =
+    (connector: Connector): Connector =>
+    async (handlers) => {
+      const transport = await connector(handlers)
+      return {
+        send(text) {
+          const taken = options.watch(text)
+          transport.send(text)
+          taken?.()
+        },
+        close: (code, reason) => transport.close(code, reason),
+        inProcess: options.hubInProcess ?? transport.inProcess,
+      }
     }
-  }
   const agent = new Agent({
     ledger: options.ledger,
     key,
@@ -125,7 +136,14 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
     session: () => session!,
     onNextConnection: (then) => void (onConnected = then),
     printJob(payload) {
-      expect(session!.send({ messageId: `m.${payload.jobId}`, sentAt: new Date().toISOString(), type: 'server.print_job', payload })).toBe(true)
+      expect(
+        session!.send({
+          messageId: `m.${payload.jobId}`,
+          sentAt: new Date().toISOString(),
+          type: 'server.print_job',
+          payload,
+        }),
+      ).toBe(true)
     },
     heardOf: (jobId, kind) => heard.filter((r) => r.jobId === jobId && r.kind === kind).length,
     stop: () => agent.stop(),

@@ -9,8 +9,17 @@ export interface AgentProcess {
 }
 
 /** Starts `printhub agent --data DIR ARGS` and waits until it is connected to the hub. */
-export async function startAgentProcess(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<AgentProcess> {
-  const child = Bun.spawn([...PRINTHUB, 'agent', '--data', dataDir, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdout: 'pipe', stderr: 'pipe' })
+export async function startAgentProcess(
+  dataDir: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<AgentProcess> {
+  const child = Bun.spawn([...PRINTHUB, 'agent', '--data', dataDir, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   let output = ''
   const decoder = new TextDecoder()
   const reader = child.stdout.getReader()

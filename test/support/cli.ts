@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path'
 export const ROOT = join(import.meta.dir, '..', '..')
 
 /** The command line that starts printhub. */
-export const PRINTHUB: readonly string[] = process.env.PRINTHUB_EXECUTABLE ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)] : [process.execPath, join(ROOT, 'src/main.ts')]
+export const PRINTHUB: readonly string[] = process.env.PRINTHUB_EXECUTABLE
+  ? [resolve(ROOT, process.env.PRINTHUB_EXECUTABLE)]
+  : [process.execPath, join(ROOT, 'src/main.ts')]
 
 export interface CliResult {
   code: number
@@ -22,7 +24,11 @@ export async function cli(args: string[], env: Record<string, string> = {}, stdi
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ])
   return { code, stdout, stderr }
 }
 

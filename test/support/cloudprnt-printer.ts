@@ -46,10 +46,21 @@ export class CloudPrntPrinter {
     const response = await fetch(this.options.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ status: '23 86 00 00 00 00 00 00 00 ', printerMAC: this.options.mac, statusCode: encodeURIComponent(this.statusCode), printingInProgress: false, clientAction: clientAction.length > 0 ? clientAction : null }),
+      body: JSON.stringify({
+        status: '23 86 00 00 00 00 00 00 00 ',
+        printerMAC: this.options.mac,
+        statusCode: encodeURIComponent(this.statusCode),
+        printingInProgress: false,
+        clientAction: clientAction.length > 0 ? clientAction : null,
+      }),
     })
     if (response.status !== 200) throw new Error(`poll answered ${response.status}: ${await response.text()}`)
-    const answer = (await response.json()) as { jobReady: boolean; mediaTypes?: string[]; jobToken?: string; clientAction?: { request: string }[] }
+    const answer = (await response.json()) as {
+      jobReady: boolean
+      mediaTypes?: string[]
+      jobToken?: string
+      clientAction?: { request: string }[]
+    }
     this.answers.push(answer)
     if (answer.clientAction) {
       this.pendingActions = answer.clientAction.map(({ request }) => ({ request, result: this.actionResult(request) }))
@@ -68,13 +79,24 @@ export class CloudPrntPrinter {
   stop: () => void = () => {}
 
   private async printJob(offered: string[], token: string | undefined): Promise<void> {
-    const type = (this.options.accepts ?? ['application/vnd.star.starprnt', 'image/png']).find((t) => offered.includes(t))
+    const type = (this.options.accepts ?? ['application/vnd.star.starprnt', 'image/png']).find((t) =>
+      offered.includes(t),
+    )
     if (!type) return
     const query = new URLSearchParams({ mac: this.options.mac, type, ...(token ? { token } : {}) })
     const response = await fetch(`${this.options.url}?${query}`)
     const bytes = new Uint8Array(await response.arrayBuffer())
-    const text = response.status === 200 && type === 'application/vnd.star.starprnt' ? previewFor(bytes, findProfile('star-tsp143iv')!, 80).text : []
-    this.fetched.push({ token: token ?? '', type: response.headers.get('content-type') ?? '', status: response.status, bytes, text })
+    const text =
+      response.status === 200 && type === 'application/vnd.star.starprnt'
+        ? previewFor(bytes, findProfile('star-tsp143iv')!, 80).text
+        : []
+    this.fetched.push({
+      token: token ?? '',
+      type: response.headers.get('content-type') ?? '',
+      status: response.status,
+      bytes,
+      text,
+    })
     if (!this.confirms) return
     // Any answer but 200 is confirmed with 520, as Star's guide says the printer does.
     await this.confirm(response.status === 200 ? this.confirmCode : '520 Download error', token)

@@ -16,7 +16,12 @@ export interface Container {
 
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs: number, detail: () => string = () => ''): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs: number,
+  detail: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()
@@ -44,11 +49,30 @@ function childrenOf(pid: number): { pid: number; comm: string }[] {
   return found
 }
 
-export async function bootContainer(rootfs: string, binds: { host: string; inside: string }[], name: string): Promise<Container> {
+export async function bootContainer(
+  rootfs: string,
+  binds: { host: string; inside: string }[],
+  name: string,
+): Promise<Container> {
   let output = ''
   const nspawn = Bun.spawn(
-    ['systemd-nspawn', '--directory', rootfs, '--volatile=overlay', '--register=no', '--keep-unit', `--machine=${name}`, ...binds.map((b) => `--bind-ro=${b.host}:${b.inside}`), '--boot'],
-    { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin`, SYSTEMD_LOG_LEVEL: 'info' } },
+    [
+      'systemd-nspawn',
+      '--directory',
+      rootfs,
+      '--volatile=overlay',
+      '--register=no',
+      '--keep-unit',
+      `--machine=${name}`,
+      ...binds.map((b) => `--bind-ro=${b.host}:${b.inside}`),
+      '--boot',
+    ],
+    {
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      env: { PATH: `${process.env.PATH ?? ''}:/usr/sbin:/sbin`, SYSTEMD_LOG_LEVEL: 'info' },
+    },
   )
   const decoder = new TextDecoder()
   const read = async (stream: ReadableStream<Uint8Array>) => {
@@ -56,18 +80,35 @@ export async function bootContainer(rootfs: string, binds: { host: string; insid
   }
   void read(nspawn.stdout)
   void read(nspawn.stderr)
-  const detail = () => `systemd-nspawn ${nspawn.exitCode === null ? 'runs' : `exited ${nspawn.exitCode}`}; its output:\n${output.replace(/\x1b\[[0-9;]*m/g, '').slice(-3000)}`
+  const detail = () =>
+    `systemd-nspawn ${nspawn.exitCode === null ? 'runs' : `exited ${nspawn.exitCode}`}; ` +
+    `its output:\n${output.replace(/\x1b\[[0-9;]*m/g, '').slice(-3000)}`
   // The container's init: systemd, a child of systemd-nspawn.
-  const leader = await until(() => (nspawn.exitCode === null ? childrenOf(nspawn.pid).find((c) => c.comm === 'systemd')?.pid : Promise.reject(new Error(detail()))), "the container's systemd", 30_000, detail)
+  const leader = await until(
+    () =>
+      nspawn.exitCode === null
+        ? childrenOf(nspawn.pid).find((c) => c.comm === 'systemd')?.pid
+        : Promise.reject(new Error(detail())),
+    "the container's systemd",
+    30_000,
+    detail,
+  )
 
   const sh: Container['sh'] = async (command, timeoutMs = 60_000) => {
-    const child = Bun.spawn(['nsenter', '--target', String(leader), '--all', '--', '/bin/sh', '-c', `cd / && ${command}`], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH, LANG: 'C.UTF-8' } })
+    const child = Bun.spawn(
+      ['nsenter', '--target', String(leader), '--all', '--', '/bin/sh', '-c', `cd / && ${command}`],
+      { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: { PATH, LANG: 'C.UTF-8' } },
+    )
     let timedOut = false
     const timer = setTimeout(() => {
       timedOut = true
       child.kill('SIGKILL')
     }, timeoutMs)
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
     clearTimeout(timer)
     return { code: timedOut ? null : code, stdout, stderr }
   }

@@ -27,7 +27,10 @@ export class EpsonSdpPrinter {
   code = ''
   /** When false, it takes jobs but never says how they went (switched off mid-print). */
   responds = true
-  /** When true, its GetRequest carries its status bits in a Status field, as a SetStatus does (Epson's manual names no such field: a firmware that sends it anyway). */
+  /**
+   * When true, its GetRequest carries its status bits in a Status field, as a SetStatus does (Epson's manual names no
+   * such field: a firmware that sends it anyway).
+   */
   sendsStatus = false
   readonly jobs: SdpJob[] = []
   readonly responses: { printJobId: string; status: number }[] = []
@@ -36,21 +39,31 @@ export class EpsonSdpPrinter {
   constructor(private readonly options: { url: string; id?: string; name: string }) {}
 
   private async send(fields: Record<string, string>): Promise<Response> {
-    return fetch(this.options.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ID: this.options.id ?? '', Name: this.options.name, ...fields }) })
+    return fetch(this.options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ID: this.options.id ?? '', Name: this.options.name, ...fields }),
+    })
   }
 
   /** One GetRequest, and the jobs it brought printed and answered. */
   async poll(): Promise<SdpJob[]> {
-    const response = await this.send({ ConnectionType: 'GetRequest', ...(this.sendsStatus ? { Status: this.statusDocument() } : {}) })
+    const response = await this.send({
+      ConnectionType: 'GetRequest',
+      ...(this.sendsStatus ? { Status: this.statusDocument() } : {}),
+    })
     this.polls++
     if (response.status !== 200) throw new Error(`GetRequest answered ${response.status}: ${await response.text()}`)
     const xml = await response.text()
     if (xml === '') return []
-    const jobs = xml.split('<ePOSPrint>').slice(1).map((part) => {
-      const printJobId = /<printjobid>([^<]*)<\/printjobid>/.exec(part)![1]!
-      const bytes = Uint8Array.from(Buffer.from(/<command>([0-9a-f]*)<\/command>/.exec(part)![1]!, 'hex'))
-      return { printJobId, bytes, text: previewFor(bytes, findProfile('epson-tm-m30iii')!, 80).text, xml }
-    })
+    const jobs = xml
+      .split('<ePOSPrint>')
+      .slice(1)
+      .map((part) => {
+        const printJobId = /<printjobid>([^<]*)<\/printjobid>/.exec(part)![1]!
+        const bytes = Uint8Array.from(Buffer.from(/<command>([0-9a-f]*)<\/command>/.exec(part)![1]!, 'hex'))
+        return { printJobId, bytes, text: previewFor(bytes, findProfile('epson-tm-m30iii')!, 80).text, xml }
+      })
     this.jobs.push(...jobs)
     if (this.responds) await this.respond(jobs.map((job) => job.printJobId))
     return jobs
@@ -64,7 +77,10 @@ export class EpsonSdpPrinter {
       '<PrintResponseInfo Version="2.00">',
       ...printJobIds.map(
         (id) =>
-          `<ePOSPrint><Parameter><devid>local_printer</devid><printjobid>${id}</printjobid></Parameter><PrintResponse><response xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" success="${success}" code="${this.code}" status="${this.asb >>> 0}" battery="0"/></PrintResponse></ePOSPrint>`,
+          `<ePOSPrint><Parameter><devid>local_printer</devid><printjobid>${id}</printjobid></Parameter><PrintResponse><response ` +
+          `xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" ` +
+          `success="${success}" code="${this.code}" status="${this.asb >>> 0}" ` +
+          `battery="0"/></PrintResponse></ePOSPrint>`,
       ),
       '</PrintResponseInfo>',
     ].join('')
@@ -80,7 +96,11 @@ export class EpsonSdpPrinter {
 
   /** Its status bits as a status notification says them. */
   private statusDocument(): string {
-    return `<?xml version="1.0" encoding="utf-8"?><statusmonitor Version="1.00"><printerstatus devicename="local_printer" asbstatus="0x${this.asb.toString(16).padStart(8, '0').toUpperCase()}"/></statusmonitor>`
+    return (
+      `<?xml version="1.0" encoding="utf-8"?><statusmonitor ` +
+      `Version="1.00"><printerstatus devicename="local_printer" ` +
+      `asbstatus="0x${this.asb.toString(16).padStart(8, '0').toUpperCase()}"/></statusmonitor>`
+    )
   }
 
   /** Polls every `intervalMs` until stopped, as the printer does. */

@@ -40,7 +40,16 @@ export interface PrinterDescriptor {
 
 /** A virtual printer as OPPA would describe it. */
 export function virtualPrinter(id: string, overrides: Partial<PrinterDescriptor> = {}): PrinterDescriptor {
-  return { id, kind: 'virtual', fingerprint: `virtual:${id}`, name: 'Fake', enabled: true, availability: 'online', connection: { type: 'virtual' }, ...overrides }
+  return {
+    id,
+    kind: 'virtual',
+    fingerprint: `virtual:${id}`,
+    name: 'Fake',
+    enabled: true,
+    availability: 'online',
+    connection: { type: 'virtual' },
+    ...overrides,
+  }
 }
 
 export const base64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url')
@@ -144,7 +153,11 @@ export class FakeAgent {
   }
 
   /** Pairs nothing: connects, authenticates, says hello and reports `printers` (revision 1). */
-  static async online(hubUrl: string, credentials: AgentCredentials, printers: PrinterDescriptor[] = [virtualPrinter('printer_fake_1')]): Promise<FakeAgent> {
+  static async online(
+    hubUrl: string,
+    credentials: AgentCredentials,
+    printers: PrinterDescriptor[] = [virtualPrinter('printer_fake_1')],
+  ): Promise<FakeAgent> {
     const agent = await FakeAgent.connect(hubUrl, credentials)
     const outcome = await agent.authenticate()
     if (outcome.type !== 'auth.accepted') throw new Error(`authentication failed: ${JSON.stringify(outcome)}`)
@@ -161,11 +174,16 @@ export class FakeAgent {
     return this.ws.readyState === WebSocket.OPEN
   }
 
-  /** Answers the challenge (section 3.3: sign the decoded payload bytes); resolves with auth.accepted or auth.rejected. */
+  /**
+   * Answers the challenge (section 3.3: sign the decoded payload bytes); resolves with auth.accepted or auth.rejected.
+   */
   async authenticate(overrides: AuthOverrides = {}): Promise<Frame> {
     const challenge = this.challenge
     if (!challenge) throw new Error('no challenge yet')
-    const signature = await signAsync(overrides.signed ?? fromBase64url(challenge.payload), overrides.secretKey ?? this.credentials.secretKey)
+    const signature = await signAsync(
+      overrides.signed ?? fromBase64url(challenge.payload),
+      overrides.secretKey ?? this.credentials.secretKey,
+    )
     this.send({
       type: 'auth.response',
       challengeId: overrides.challengeId ?? challenge.challengeId,
@@ -201,7 +219,14 @@ export class FakeAgent {
 
   /** The envelope of section 4.1 around a payload. */
   envelope(type: string, payload: Frame, correlationId?: string): Frame {
-    return { protocolVersion: '1', messageId: newMessageId(), sentAt: isoNow(), ...(correlationId === undefined ? {} : { correlationId }), type, payload }
+    return {
+      protocolVersion: '1',
+      messageId: newMessageId(),
+      sentAt: isoNow(),
+      ...(correlationId === undefined ? {} : { correlationId }),
+      type,
+      payload,
+    }
   }
 
   /** Sends a frame as compact JSON text. */
@@ -221,17 +246,27 @@ export class FakeAgent {
 
   jobReceived(job: Frame, receivedAt = isoNow()): void {
     const { jobId, idempotencyKey } = job.payload
-    this.send(this.envelope('agent.job_received', { jobId, idempotencyKey, status: 'received', receivedAt }, job.messageId))
+    this.send(
+      this.envelope('agent.job_received', { jobId, idempotencyKey, status: 'received', receivedAt }, job.messageId),
+    )
   }
 
   jobSubmitted(job: Frame, submittedAt = isoNow()): void {
     const { jobId, idempotencyKey, printerId } = job.payload
-    this.send(this.envelope('agent.job_submitted', { jobId, idempotencyKey, printerId, status: 'submitted', submittedAt }, job.messageId))
+    this.send(
+      this.envelope(
+        'agent.job_submitted',
+        { jobId, idempotencyKey, printerId, status: 'submitted', submittedAt },
+        job.messageId,
+      ),
+    )
   }
 
   jobFailed(job: Frame, error: { code: string; message: string; retryable: boolean }, failedAt = isoNow()): void {
     const { jobId, idempotencyKey } = job.payload
-    this.send(this.envelope('agent.job_failed', { jobId, idempotencyKey, status: 'failed', failedAt, error }, job.messageId))
+    this.send(
+      this.envelope('agent.job_failed', { jobId, idempotencyKey, status: 'failed', failedAt, error }, job.messageId),
+    )
   }
 
   // ---- Waiting ----
@@ -240,15 +275,27 @@ export class FakeAgent {
    * The oldest received frame of one of `types` (and matching `where`) not yet returned by next(),
    * waiting for it when there is none yet. Fails fast when the socket closes first.
    */
-  async next(types: string | string[], options: { timeoutMs?: number; where?: (frame: Frame) => boolean } = {}): Promise<Frame> {
+  async next(
+    types: string | string[],
+    options: { timeoutMs?: number; where?: (frame: Frame) => boolean } = {},
+  ): Promise<Frame> {
     const wanted = typeof types === 'string' ? [types] : types
     const found = await waitFor(() => {
-      const hit = this.received.find((r) => !this.taken.has(r.index) && wanted.includes(r.frame.type) && (options.where?.(r.frame) ?? true))
+      const hit = this.received.find(
+        (r) => !this.taken.has(r.index) && wanted.includes(r.frame.type) && (options.where?.(r.frame) ?? true),
+      )
       if (hit) return hit
-      if (this.closeEvent) throw new Error(`the socket closed (${this.closeEvent.code} ${this.closeEvent.reason}) before a ${wanted.join(' or ')} arrived`)
+      if (this.closeEvent)
+        throw new Error(
+          `the socket closed (${this.closeEvent.code} ${this.closeEvent.reason}) ` +
+            `before a ${wanted.join(' or ')} arrived`,
+        )
       return undefined
     }, options.timeoutMs ?? 3_000).catch((error: Error) => {
-      throw new Error(`${error.message} (waiting for ${wanted.join(' or ')}; received ${this.received.map((r) => r.frame.type).join(', ') || 'nothing'})`)
+      throw new Error(
+        `${error.message} (waiting for ${wanted.join(' or ')}; received ` +
+          `${this.received.map((r) => r.frame.type).join(', ') || 'nothing'})`,
+      )
     })
     this.taken.add(found.index)
     return found.frame
@@ -267,7 +314,8 @@ export class FakeAgent {
   /** Closes the socket normally, as OPPA does on shutdown. */
   async close(): Promise<void> {
     if (this.closeEvent) return
-    if (this.ws.readyState === WebSocket.CONNECTING || this.ws.readyState === WebSocket.OPEN) this.ws.close(1000, 'Agent shutdown')
+    if (this.ws.readyState === WebSocket.CONNECTING || this.ws.readyState === WebSocket.OPEN)
+      this.ws.close(1000, 'Agent shutdown')
     await this.closed().catch(() => {})
   }
 
@@ -294,7 +342,13 @@ export class FakeAgent {
     if (!this.isOpen) return
     // What OPPA answers by itself (reference 4.4, 4.7).
     if (frame.type === 'server.heartbeat' && this.answerHeartbeats) {
-      this.send(this.envelope('agent.heartbeat', { uptimeSeconds: Math.floor((performance.now() - this.startedAt) / 1000) }, frame.messageId))
+      this.send(
+        this.envelope(
+          'agent.heartbeat',
+          { uptimeSeconds: Math.floor((performance.now() - this.startedAt) / 1000) },
+          frame.messageId,
+        ),
+      )
     } else if (frame.type === 'server.request_printer_inventory') {
       void this.inventory(this.printers, this.revision, frame.messageId)
     } else if (frame.type === 'server.configuration_invalidated') {
@@ -308,8 +362,13 @@ export class FakeAgent {
     const bytes = Buffer.byteLength(text, 'utf8')
     const fail = (problem: string) => this.protocolFailures.push(`${type}: ${problem}`)
     if (type.startsWith('auth.')) {
-      const validator = { 'auth.challenge': validators.authChallenge, 'auth.accepted': validators.authAccepted, 'auth.rejected': validators.authRejected }[type]
-      if (!validator) return void this.schemaFailures.push({ type, errors: [`${type} is not a server auth frame`], text })
+      const validator = {
+        'auth.challenge': validators.authChallenge,
+        'auth.accepted': validators.authAccepted,
+        'auth.rejected': validators.authRejected,
+      }[type]
+      if (!validator)
+        return void this.schemaFailures.push({ type, errors: [`${type} is not a server auth frame`], text })
       if (!validator(frame)) this.schemaFailures.push({ type, errors: validator.errors ?? [], text })
       if (bytes > MAX_AUTH_FRAME_BYTES) fail(`${bytes} bytes, above the auth frame limit`)
       if (type === 'auth.challenge') {
@@ -327,12 +386,14 @@ export class FakeAgent {
       }
       return
     }
-    if (!validators.serverMessage(frame)) this.schemaFailures.push({ type, errors: validators.serverMessage.errors ?? [], text })
+    if (!validators.serverMessage(frame))
+      this.schemaFailures.push({ type, errors: validators.serverMessage.errors ?? [], text })
     if (bytes > MAX_FRAME_BYTES) fail(`${bytes} bytes, above the frame limit`)
     if (this.received.length === 1) fail('the first frame is not auth.challenge')
     if (type === 'server.hello') {
       if (this.phase !== 'accepted') fail('server.hello twice, or before auth.accepted')
-      if (this.helloMessageId === undefined || frame.correlationId !== this.helloMessageId) fail(`correlationId ${frame.correlationId} does not answer agent.hello ${this.helloMessageId}`)
+      if (this.helloMessageId === undefined || frame.correlationId !== this.helloMessageId)
+        fail(`correlationId ${frame.correlationId} does not answer agent.hello ${this.helloMessageId}`)
       this.phase = 'connected'
       return
     }

@@ -51,7 +51,12 @@ export async function firstStartedStore(now: () => number = Date.now): Promise<T
 export function setPrinterConnection(store: Store, printerId: string, connection: string): PrinterRecord {
   const printer = store.printers.get(printerId)
   if (!printer) throw new RangeError(`no printer ${printerId}`)
-  return store.printers.update(printerId, { name: printer.name, connection, profile: printer.profile, width: printer.width })!
+  return store.printers.update(printerId, {
+    name: printer.name,
+    connection,
+    profile: printer.profile,
+    width: printer.width,
+  })!
 }
 
 // ---- Jobs ----
@@ -98,12 +103,19 @@ export function jobInState(store: Store, place: JobPlace, state: JobState, optio
  * received, submitted...): COMPLETED and FAILED jobs had an attempt like any other, and EXPIRED
  * needs a job already due. Throws if a step changes nothing: the path broke, not the test.
  */
-export function driveJob(store: Store, jobId: string, state: JobState, options: Pick<JobOptions, 'attemptsGivenUp' | 'cancelRequested'> = {}): Job {
+export function driveJob(
+  store: Store,
+  jobId: string,
+  state: JobState,
+  options: Pick<JobOptions, 'attemptsGivenUp' | 'cancelRequested'> = {},
+): Job {
   const states = store.jobStates
   const initial = store.jobs.get(jobId)
-  if (initial?.state !== 'PENDING') throw new RangeError(`driveJob: job ${jobId} is ${initial?.state ?? 'unknown'}, not PENDING`)
+  if (initial?.state !== 'PENDING')
+    throw new RangeError(`driveJob: job ${jobId} is ${initial?.state ?? 'unknown'}, not PENDING`)
   let job: Job = initial
-  if (options.cancelRequested && !CANCEL_REQUESTABLE.includes(state)) throw new RangeError(`driveJob: a cancellation cannot be pending in ${state}`)
+  if (options.cancelRequested && !CANCEL_REQUESTABLE.includes(state))
+    throw new RangeError(`driveJob: a cancellation cannot be pending in ${state}`)
   const step = (what: string, result: Job | undefined): Job => {
     if (result === undefined) throw new Error(`driveJob: ${what} changed nothing on the way to ${state}`)
     return (job = result)
@@ -119,8 +131,12 @@ export function driveJob(store: Store, jobId: string, state: JobState, options: 
 
   for (let i = 0; i < (options.attemptsGivenUp ?? 0); i++) {
     dispatch()
-    step('giving the attempt up', states.failAttempt(jobId, job.attemptCount, failure('agent.ack_timeout', 'The fixture gave this attempt up.'), 0))
-    if (job.state !== 'PENDING') throw new Error(`driveJob: giving attempt ${job.attemptCount} up made the job ${job.state}`)
+    step(
+      'giving the attempt up',
+      states.failAttempt(jobId, job.attemptCount, failure('agent.ack_timeout', 'The fixture gave this attempt up.'), 0),
+    )
+    if (job.state !== 'PENDING')
+      throw new Error(`driveJob: giving attempt ${job.attemptCount} up made the job ${job.state}`)
   }
   switch (state) {
     case 'PENDING':
@@ -131,7 +147,8 @@ export function driveJob(store: Store, jobId: string, state: JobState, options: 
       return outcome.job
     }
     case 'EXPIRED':
-      if (!states.expire(Number.MAX_SAFE_INTEGER).some((expired) => expired.id === jobId)) throw new Error('driveJob: the job was not due to expire')
+      if (!states.expire(Number.MAX_SAFE_INTEGER).some((expired) => expired.id === jobId))
+        throw new Error('driveJob: the job was not due to expire')
       return store.jobs.get(jobId)!
     case 'DISPATCHING':
       dispatch()
@@ -139,7 +156,15 @@ export function driveJob(store: Store, jobId: string, state: JobState, options: 
       return job
     case 'FAILED':
       dispatch()
-      return step('fail', states.failAttempt(jobId, job.attemptCount, failure('printer.invalid_connection', 'The fixture failed this job.'), 0))
+      return step(
+        'fail',
+        states.failAttempt(
+          jobId,
+          job.attemptCount,
+          failure('printer.invalid_connection', 'The fixture failed this job.'),
+          0,
+        ),
+      )
     case 'DELIVERED':
       dispatch()
       step('receive', states.markReceived(jobId, job.attemptCount, at()))
@@ -160,18 +185,25 @@ export function jobCount(store: Store, idempotencyKey?: string): number {
   const row =
     idempotencyKey === undefined
       ? store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM jobs').get()
-      : store.db.query<{ n: number }, [string]>('SELECT count(*) AS n FROM jobs WHERE idempotency_key = ?').get(idempotencyKey)
+      : store.db
+          .query<{ n: number }, [string]>('SELECT count(*) AS n FROM jobs WHERE idempotency_key = ?')
+          .get(idempotencyKey)
   return row!.n
 }
 
 /** The state of the project's job with `idempotencyKey`, as stored; undefined when there is none. */
 export function storedJobState(store: Store, projectId: string, idempotencyKey: string): JobState | undefined {
-  return store.db.query<{ state: JobState }, [string, string]>('SELECT state FROM jobs WHERE project_id = ? AND idempotency_key = ?').get(projectId, idempotencyKey)?.state
+  return store.db
+    .query<{ state: JobState }, [string, string]>('SELECT state FROM jobs WHERE project_id = ? AND idempotency_key = ?')
+    .get(projectId, idempotencyKey)?.state
 }
 
 /** A broken disk for jobs: every new job fails to insert with `message`, until the returned function mends it. */
 export function refuseJobInserts(store: Store, message: string): () => void {
-  store.db.run(`CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT RAISE(ABORT, '${message.replaceAll("'", "''")}'); END`)
+  store.db.run(
+    `CREATE TRIGGER refuse_jobs BEFORE INSERT ON jobs BEGIN SELECT
+      RAISE(ABORT, '${message.replaceAll("'", "''")}'); END`,
+  )
   return () => store.db.run('DROP TRIGGER refuse_jobs')
 }
 
@@ -190,7 +222,9 @@ export function fillDatabase(store: Store): () => void {
 
 /** The agent's row as stored, every column, including those no API shows (its installation ID, its public key). */
 export function storedAgentRow(store: Store, agentId: string): Record<string, unknown> | undefined {
-  return store.db.query<Record<string, unknown>, [string]>('SELECT * FROM agents WHERE id = ?').get(agentId) ?? undefined
+  return (
+    store.db.query<Record<string, unknown>, [string]>('SELECT * FROM agents WHERE id = ?').get(agentId) ?? undefined
+  )
 }
 
 /** Every pairing code row as stored. */
@@ -199,7 +233,11 @@ export function storedPairingCodes(store: Store): Record<string, unknown>[] {
 }
 
 /** Every row the hub keeps about the dashboard's password, sessions and admin tokens, as stored. */
-export function storedAdminSecrets(store: Store): { settings: unknown[]; adminSessions: unknown[]; adminTokens: unknown[] } {
+export function storedAdminSecrets(store: Store): {
+  settings: unknown[]
+  adminSessions: unknown[]
+  adminTokens: unknown[]
+} {
   return {
     settings: store.db.query('SELECT * FROM settings').all(),
     adminSessions: store.db.query('SELECT * FROM admin_sessions').all(),
@@ -209,7 +247,10 @@ export function storedAdminSecrets(store: Store): { settings: unknown[]; adminSe
 
 // ---- The database file ----
 
-/** The data directory's database as a newer printhub leaves it: schema version `version`, beyond what this program knows. */
+/**
+ * The data directory's database as a newer printhub leaves it: schema version `version`, beyond what this program
+ * knows.
+ */
 export function writtenByNewerPrinthub(dataDir: string, version: number): void {
   const db = new Database(join(dataDir, DATABASE_FILE))
   try {
@@ -222,7 +263,10 @@ export function writtenByNewerPrinthub(dataDir: string, version: number): void {
 // ---- The agent's ledger ----
 
 /** A small job as the hub sends it in `server.print_job`. */
-export function printJobPayload(printerId: string, document: PrintJobPayload['document'] = { width: 80, sections: [{ type: 'text', value: 'a ledger job' }] }): PrintJobPayload {
+export function printJobPayload(
+  printerId: string,
+  document: PrintJobPayload['document'] = { width: 80, sections: [{ type: 'text', value: 'a ledger job' }] },
+): PrintJobPayload {
   const id = `job_${crypto.randomUUID().replaceAll('-', '')}.a1`
   return { jobId: id, idempotencyKey: id, printerId, createdAt: new Date().toISOString(), document }
 }
@@ -231,7 +275,11 @@ export function printJobPayload(printerId: string, document: PrintJobPayload['do
  * A new job in the ledger in `state`, through the ledger's own steps as the agent takes them
  * (received, claimed, then submitted or finished); each step that reports queues `report:<event>`.
  */
-export function ledgerJobInState(ledger: Ledger, state: LedgerState, payload: PrintJobPayload = printJobPayload('printer-1')): LedgerJob {
+export function ledgerJobInState(
+  ledger: Ledger,
+  state: LedgerState,
+  payload: PrintJobPayload = printJobPayload('printer-1'),
+): LedgerJob {
   const received = ledger.receive(payload, `msg_${crypto.randomUUID().replaceAll('-', '')}`)
   if (received.kind !== 'new') throw new Error(`ledgerJobInState: the ledger did not take the job (${received.kind})`)
   const { seq } = received.job
@@ -262,7 +310,11 @@ export function ledgerJobInState(ledger: Ledger, state: LedgerState, payload: Pr
  * An admin token of a new account of `role` (named after it, unless `name`): what a script with
  * `printhub admin create-token --user NAME` has. The account has no password anyone knows.
  */
-export function adminToken(store: Store, role: 'owner' | 'technician' | 'staff' = 'owner', name = `${role}-${crypto.randomUUID().slice(0, 8)}`): string {
+export function adminToken(
+  store: Store,
+  role: 'owner' | 'technician' | 'staff' = 'owner',
+  name = `${role}-${crypto.randomUUID().slice(0, 8)}`,
+): string {
   const user = store.commits.write(() => store.users.create(name, role, 'no password: a test account'))!
   return store.commits.write(() => store.adminTokens.create(user.id, 'tests')).secret
 }

@@ -60,7 +60,11 @@ export interface GatewayHub {
   online(credentials: AgentCredentials, printers?: PrinterDescriptor[], hub?: TestHub): Promise<FakeAgent>
   /** A hub printer record for one of the agent's printers; returns its remote ID. */
   addPrinter(agentId: string, agentPrinterId?: string, hub?: TestHub): string
-  postJob(remoteId: string, overrides?: Record<string, unknown>, hub?: TestHub): Promise<{ id: string; state: string; attemptCount: number }>
+  postJob(
+    remoteId: string,
+    overrides?: Record<string, unknown>,
+    hub?: TestHub,
+  ): Promise<{ id: string; state: string; attemptCount: number }>
   /** The job as stored now. */
   job(id: string, hub?: TestHub): Job
   /** The job, once it is in `state`. */
@@ -121,7 +125,8 @@ export function useGatewayHub(): GatewayHub {
   const events: string[] = []
   const agents: FakeAgent[] = []
 
-  const startHub: GatewayHub['startHub'] = (options = {}) => startTestHub({ ...options, env: ENV, events: (line) => events.push(line) })
+  const startHub: GatewayHub['startHub'] = (options = {}) =>
+    startTestHub({ ...options, env: ENV, events: (line) => events.push(line) })
 
   beforeAll(async () => {
     current = await startHub()
@@ -169,20 +174,34 @@ export function useGatewayHub(): GatewayHub {
     },
     addPrinter(agentId, agentPrinterId = 'printer_fake_1', on = t) {
       const remoteId = `fake-${++printerCount}`
-      const record = on.hub.store.printers.add({ projectId: on.projectId, remoteId, name: null, connection: 'virtual', profile: 'generic-80mm', width: 80, agentId, agentPrinterId })
+      const record = on.hub.store.printers.add({
+        projectId: on.projectId,
+        remoteId,
+        name: null,
+        connection: 'virtual',
+        profile: 'generic-80mm',
+        width: 80,
+        agentId,
+        agentPrinterId,
+      })
       expect(record).toBeDefined()
       return remoteId
     },
     async postJob(remoteId, overrides = {}, on = t) {
       const response = await on.request('POST', `/v1/projects/${on.projectId}/jobs`, {
-        body: jobBody({ printerId: remoteId, document: { width: 80, sections: [{ type: 'text', value: 'Hi' }, { type: 'cut' }] }, ...overrides }),
+        body: jobBody({
+          printerId: remoteId,
+          document: { width: 80, sections: [{ type: 'text', value: 'Hi' }, { type: 'cut' }] },
+          ...overrides,
+        }),
       })
       expect(response.status).toBe(202)
       const body = (await response.json()) as { job: { id: string; state: string; attemptCount: number } }
       return body.job
     },
     job,
-    waitForState: (id, state, timeoutMs = 3_000, on = t) => waitFor(() => job(id, on).state === state && job(id, on), timeoutMs),
+    waitForState: (id, state, timeoutMs = 3_000, on = t) =>
+      waitFor(() => job(id, on).state === state && job(id, on), timeoutMs),
     async sync(agent, on = t) {
       if (agent.printers.length === 0) throw new Error('sync() needs an agent with a printer')
       const revision = agent.revision + 1
@@ -190,7 +209,10 @@ export function useGatewayHub(): GatewayHub {
       await agent.inventory(printers, revision)
       const first = printers[0]!
       // An agent's inventories are stored at most once a second (dispatcher/inventory-writes.ts).
-      await waitFor(() => on.hub.store.agents.printer(agent.agentId, first.id)?.descriptor.fingerprint === first.fingerprint, 5_000)
+      await waitFor(
+        () => on.hub.store.agents.printer(agent.agentId, first.id)?.descriptor.fingerprint === first.fingerprint,
+        5_000,
+      )
     },
   }
 }

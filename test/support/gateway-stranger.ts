@@ -7,7 +7,9 @@ import { GATEWAY_PATH } from '../../src/protocol/discovery.ts'
 
 export interface Stranger {
   socket: Socket
-  /** The status of the HTTP answer to the upgrade (101 when let in), once the frame's bytes are handed to the socket. */
+  /**
+   * The status of the HTTP answer to the upgrade (101 when let in), once the frame's bytes are handed to the socket.
+   */
   status: Promise<number>
   closed: Promise<void>
 }
@@ -35,6 +37,11 @@ export function gatewayStranger(port: number, localAddress: string, announced: n
     socket.on('error', reject)
   })
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-  socket.write(`GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')}\r\nsec-websocket-version: 13\r\n\r\n`)
+  socket.write(
+    `GET ${GATEWAY_PATH} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nupgrade: ` +
+      `websocket\r\nconnection: Upgrade\r\nsec-websocket-key: ` +
+      `${Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64')}\r\nsec-websocket-version: ` +
+      `13\r\n\r\n`,
+  )
   return { socket, status, closed }
 }

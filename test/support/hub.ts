@@ -21,7 +21,11 @@ export interface TestHub {
   printerId: string
   /** Every request log line the hub wrote. */
   logs: string[]
-  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string> },
+  ): Promise<Response>
   stop(): Promise<void>
 }
 
@@ -52,7 +56,13 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     setPrinterConnection(store, store.printers.resolve(firstStart.projectId, 'demo')!.id, 'virtual://demo?mode=offline')
     store.close()
   }
-  const hub = await startHub(config, { log: (entry) => logs.push(formatRequestLog(entry)), now: options.now, events: options.events ?? (() => {}), backups: options.backups, firstWork: options.firstWork })
+  const hub = await startHub(config, {
+    log: (entry) => logs.push(formatRequestLog(entry)),
+    now: options.now,
+    events: options.events ?? (() => {}),
+    backups: options.backups,
+    firstWork: options.firstWork,
+  })
   const init = (firstStart ?? hub.init) as Extract<InitResult, { created: true }>
   return {
     hub,
@@ -89,9 +99,22 @@ export function jobBody(overrides: Record<string, unknown> = {}): Record<string,
 }
 
 /** Adds a printer of the hub's built-in agent and waits until the agent reports it (within 5 s). Its record ID. */
-export async function addBuiltinPrinter(t: TestHub, remoteId: string, connection: string, profile = 'generic-80mm'): Promise<string> {
+export async function addBuiltinPrinter(
+  t: TestHub,
+  remoteId: string,
+  connection: string,
+  profile = 'generic-80mm',
+): Promise<string> {
   const agentId = t.hub.store.agents.builtin()!.id
-  const printer = t.hub.store.printers.add({ projectId: t.projectId, remoteId, name: null, connection, profile, width: 80, agentId })!
+  const printer = t.hub.store.printers.add({
+    projectId: t.projectId,
+    remoteId,
+    name: null,
+    connection,
+    profile,
+    width: 80,
+    agentId,
+  })!
   await waitFor(() => t.hub.sessions.session(agentId)?.printers.has(printer.id), 5_000)
   return printer.id
 }

@@ -30,5 +30,8 @@ await ledger.durable()
 ledger.handingOver(next)
 const claimed = ledgerJobInState(ledger, 'submitting', printJobPayload('terrace'))
 await ledger.durable()
-writeSync(1, `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq, next: next.seq })}\n`)
+writeSync(
+  1,
+  `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq, next: next.seq })}\n`,
+)
 process.kill(process.pid, 'SIGKILL')

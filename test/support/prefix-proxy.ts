@@ -21,7 +21,11 @@ export interface PrefixProxy {
 }
 
 /** `discovery`: the one discovery path the service answers (a stock host has only the protocol's). */
-export function prefixProxy(hubUrl: string, prefix: string, discovery: '/.well-known/openprinter' | '/.well-known/printservice' = '/.well-known/openprinter'): PrefixProxy {
+export function prefixProxy(
+  hubUrl: string,
+  prefix: string,
+  discovery: '/.well-known/openprinter' | '/.well-known/printservice' = '/.well-known/openprinter',
+): PrefixProxy {
   const requests: string[] = []
   const hub = new URL(hubUrl)
   const server = Bun.serve<Pipe, never>({
@@ -32,19 +36,24 @@ export function prefixProxy(hubUrl: string, prefix: string, discovery: '/.well-k
       requests.push(`${request.method} ${url.pathname}`)
       if (!url.pathname.startsWith(`${prefix}/`)) return new Response('Not here.', { status: 404 })
       const path = url.pathname.slice(prefix.length)
-      if (path.startsWith('/.well-known/') && path !== discovery && !path.endsWith('/gateway')) return new Response('Not here.', { status: 404 })
+      if (path.startsWith('/.well-known/') && path !== discovery && !path.endsWith('/gateway'))
+        return new Response('Not here.', { status: 404 })
       if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
         const target = `ws://${hub.host}${path}`
-        return server.upgrade(request, { data: { target, early: [] } }) ? undefined : new Response('Upgrade failed.', { status: 400 })
+        return server.upgrade(request, { data: { target, early: [] } })
+          ? undefined
+          : new Response('Upgrade failed.', { status: 400 })
       }
       const upstream = await fetch(`${hub.origin}${path}${url.search}`, {
         method: request.method,
         headers: { 'content-type': request.headers.get('content-type') ?? 'application/octet-stream' },
         body: request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer(),
       })
-      if (path !== discovery || upstream.status !== 200) return new Response(upstream.body, { status: upstream.status, headers: upstream.headers })
+      if (path !== discovery || upstream.status !== 200)
+        return new Response(upstream.body, { status: upstream.status, headers: upstream.headers })
       const document = (await upstream.json()) as { endpoints: Record<string, string> }
-      for (const [name, endpoint] of Object.entries(document.endpoints)) document.endpoints[name] = `${prefix}${endpoint}`
+      for (const [name, endpoint] of Object.entries(document.endpoints))
+        document.endpoints[name] = `${prefix}${endpoint}`
       return Response.json(document)
     },
     websocket: {
@@ -54,7 +63,8 @@ export function prefixProxy(hubUrl: string, prefix: string, discovery: '/.well-k
         upstream.onopen = () => {
           for (const frame of ws.data.early.splice(0)) upstream.send(frame)
         }
-        upstream.onmessage = (event) => ws.send(typeof event.data === 'string' ? event.data : new Uint8Array(event.data as ArrayBuffer))
+        upstream.onmessage = (event) =>
+          ws.send(typeof event.data === 'string' ? event.data : new Uint8Array(event.data as ArrayBuffer))
         upstream.onclose = (event) => ws.close(event.code, event.reason)
       },
       message(ws: ServerWebSocket<Pipe>, message) {

@@ -26,12 +26,24 @@ export interface ServeOptions {
   cwd?: string
   /** More arguments (e.g. `--log-format json`, whose lines are JSON too). */
   args?: string[]
-  /** A command the hub is started under (it ends by running its arguments), e.g. to mount a file system for it first. */
+  /**
+   * A command the hub is started under (it ends by running its arguments), e.g. to mount a file system for it first.
+   */
   wrap?: string[]
 }
 
 export async function spawnServe(dataDir: string, options: ServeOptions = {}): Promise<ServeProcess> {
-  const args = ['serve', '--host', '127.0.0.1', '--port', String(options.port ?? 0), '--data', dataDir, ...(options.json ? ['--json'] : []), ...(options.args ?? [])]
+  const args = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--data',
+    dataDir,
+    ...(options.json ? ['--json'] : []),
+    ...(options.args ?? []),
+  ]
   const child = Bun.spawn([...(options.wrap ?? []), ...(options.executable ?? PRINTHUB), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env },

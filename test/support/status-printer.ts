@@ -51,7 +51,8 @@ export function statusPrinter(firstAnswer: () => Promise<unknown>) {
       },
     },
   })
-  const texts = () => connections.map((connection) => new TextDecoder('latin1').decode(Uint8Array.from(connection.bytes)))
+  const texts = () =>
+    connections.map((connection) => new TextDecoder('latin1').decode(Uint8Array.from(connection.bytes)))
   return { port: server.port, connections, texts, stop: () => server.stop(true) }
 }
 
@@ -64,12 +65,25 @@ export function heldJobsLedger(world: TestStore) {
     heldJob: (jobId) => held.get(jobId),
     payload: (jobId) => held.get(jobId)?.payload,
   })
-  const hold = (payload: PrintJobPayload, order: number) => void held.set(payload.jobId, { jobId: payload.jobId, printerId: payload.printerId, messageId: `m.${payload.jobId}`, receivedAt: Date.now(), order, payload })
+  const hold = (payload: PrintJobPayload, order: number) =>
+    void held.set(payload.jobId, {
+      jobId: payload.jobId,
+      printerId: payload.printerId,
+      messageId: `m.${payload.jobId}`,
+      receivedAt: Date.now(),
+      order,
+      payload,
+    })
   return { ledger, hold }
 }
 
 /** The built-in agent over the pipe, its one printer `p` the TCP printer at `port`. */
-export function agentWithPrinter(world: TestStore, ledger: BuiltinLedger, port: number, render?: Render): Promise<AgentPipe> {
+export function agentWithPrinter(
+  world: TestStore,
+  ledger: BuiltinLedger,
+  port: number,
+  render?: Render,
+): Promise<AgentPipe> {
   return agentOverPipe({
     ledger,
     keyDir: join(world.dir, 'agent-key'),

@@ -15,6 +15,9 @@ const typescript = fromApiExtractor('typescript') as Record<string, unknown>
 plugin({
   name: "API Extractor's TypeScript for openapi-typescript",
   setup(build) {
-    build.onLoad({ filter: /\/node_modules\/typescript\/lib\/version\.cjs$/ }, () => ({ exports: { default: typescript, ...typescript }, loader: 'object' }))
+    build.onLoad({ filter: /\/node_modules\/typescript\/lib\/version\.cjs$/ }, () => ({
+      exports: { default: typescript, ...typescript },
+      loader: 'object',
+    }))
   },
 })

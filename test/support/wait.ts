@@ -3,7 +3,10 @@
  * milliseconds; fails after `timeoutMs`. For outcomes that follow a response (a log line written
  * after the answer was sent), never as a pause.
  */
-export async function waitFor<T>(condition: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 2_000): Promise<T> {
+export async function waitFor<T>(
+  condition: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 2_000,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const value = await condition()

@@ -28,17 +28,32 @@ function check(uri: string, ownPorts: number[] = [8080]) {
 
 describe('device files', () => {
   test('serial ports and usblp printers by their names, while unplugged too', () => {
-    for (const uri of ['serial:///dev/ttyUSB7', 'serial:///dev/ttyACM0', 'serial:///dev/ttyAMA0', 'serial:///dev/serial/by-id/usb-FTDI_FT232R-if00-port0', 'usb:///dev/usb/lp3']) {
+    for (const uri of [
+      'serial:///dev/ttyUSB7',
+      'serial:///dev/ttyACM0',
+      'serial:///dev/ttyAMA0',
+      'serial:///dev/serial/by-id/usb-FTDI_FT232R-if00-port0',
+      'usb:///dev/usb/lp3',
+    ]) {
       expect(check(uri)).toEqual({ ok: true })
     }
   })
 
   test('a path that climbs out of /dev, or a device that is not a printer, is refused naming the rule', () => {
-    expect(check('usb:///dev/../etc/passwd')).toEqual({ ok: false, message: expect.stringContaining('is not a plain path under /dev: a USB printer file is /dev/usb/lp*') })
+    expect(check('usb:///dev/../etc/passwd')).toEqual({
+      ok: false,
+      message: expect.stringContaining('is not a plain path under /dev: a USB printer file is /dev/usb/lp*'),
+    })
     expect(check('usb:///dev/usb/../../etc/shadow')).toMatchObject({ ok: false })
-    expect(check('serial:///dev/../etc/passwd')).toMatchObject({ ok: false, message: expect.stringContaining('/etc/passwd') })
+    expect(check('serial:///dev/../etc/passwd')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('/etc/passwd'),
+    })
     // Real device files of other kinds: the null device, the console, a disk name.
-    expect(check('serial:///dev/null')).toEqual({ ok: false, message: expect.stringContaining('/dev/null is not a printer device: a serial printer is a serial port') })
+    expect(check('serial:///dev/null')).toEqual({
+      ok: false,
+      message: expect.stringContaining('/dev/null is not a printer device: a serial printer is a serial port'),
+    })
     expect(check('usb:///dev/tty')).toMatchObject({ ok: false })
     expect(check('usb:///dev/sda')).toMatchObject({ ok: false })
     expect(check('serial:///dev/printhub-kitchen')).toMatchObject({ ok: false })
@@ -59,7 +74,12 @@ describe('file printers', () => {
   test('only inside the output folder of the data directory', () => {
     expect(check(`file://${join(dir, 'output', 'kitchen.bin')}`)).toEqual({ ok: true })
     expect(check(`file://${join(dir, 'output', 'spool', 'a.bin')}`)).toEqual({ ok: true })
-    expect(check(`file://${join(dir, 'printhub.db')}`)).toEqual({ ok: false, message: expect.stringContaining(`is outside the output folder: a file printer writes only inside ${join(dir, 'output')}`) })
+    expect(check(`file://${join(dir, 'printhub.db')}`)).toEqual({
+      ok: false,
+      message: expect.stringContaining(
+        `is outside the output folder: a file printer writes only inside ${join(dir, 'output')}`,
+      ),
+    })
     expect(check(`file://${join(dir, 'agent', 'agent.key')}`)).toMatchObject({ ok: false })
     expect(check('file:///etc/passwd')).toMatchObject({ ok: false })
     expect(check(`file://${join(dir, 'output')}/../printhub.db`)).toMatchObject({ ok: false })
@@ -72,9 +92,15 @@ describe('file printers', () => {
     const secret = join(dir, 'secret.key')
     writeFileSync(secret, 'KEY')
     symlinkSync(dir, join(output, 'up'))
-    expect(check(`file://${join(output, 'up', 'secret.key')}`)).toEqual({ ok: false, message: expect.stringContaining('leads outside the output folder through a link') })
+    expect(check(`file://${join(output, 'up', 'secret.key')}`)).toEqual({
+      ok: false,
+      message: expect.stringContaining('leads outside the output folder through a link'),
+    })
     symlinkSync(secret, join(output, 'linked.bin'))
-    expect(check(`file://${join(output, 'linked.bin')}`)).toEqual({ ok: false, message: expect.stringContaining('is a link') })
+    expect(check(`file://${join(output, 'linked.bin')}`)).toEqual({
+      ok: false,
+      message: expect.stringContaining('is a link'),
+    })
     linkSync(secret, join(output, 'hard.bin'))
     const opened = await openConfinedFile(join(output, 'hard.bin'), output)
     expect(opened).toEqual({ ok: false, message: expect.stringContaining('is not a plain file of the output folder') })
@@ -88,7 +114,10 @@ describe('network printers', () => {
     expect(check('tcp://127.0.0.1:9100')).toEqual({ ok: true })
     expect(check('tcp://203.0.113.5:8080')).toEqual({ ok: true })
     for (const host of ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '127.1.2.3']) {
-      expect(check(`tcp://${host}:8080`)).toEqual({ ok: false, message: expect.stringContaining("is this hub's own port, not a printer") })
+      expect(check(`tcp://${host}:8080`)).toEqual({
+        ok: false,
+        message: expect.stringContaining("is this hub's own port, not a printer"),
+      })
     }
   })
 })
@@ -102,7 +131,8 @@ describe('against a running hub', () => {
   })
   afterAll(() => hub.stop())
 
-  const addPrinter = (id: string, connection: string) => hub.request('POST', '/admin/v1/printers', { key: token, body: { projectId: hub.projectId, id, connection } })
+  const addPrinter = (id: string, connection: string) =>
+    hub.request('POST', '/admin/v1/printers', { key: token, body: { projectId: hub.projectId, id, connection } })
 
   test('the admin API refuses each trick with 400 naming the rule, and adds nothing', async () => {
     const port = new URL(hub.url).port
@@ -126,24 +156,45 @@ describe('against a running hub', () => {
   test('a file printer in the output folder prints', async () => {
     const paper = join(hub.dataDir, 'output', 'counter.bin')
     expect((await addPrinter('counter', `file://${paper}`)).status).toBe(201)
-    const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'counter', idempotencyKey: 'in-the-folder', document: { width: 80, sections: [{ type: 'text', value: '<counter>' }, { type: 'cut' }] } } })
+    const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, {
+      body: {
+        printerId: 'counter',
+        idempotencyKey: 'in-the-folder',
+        document: { width: 80, sections: [{ type: 'text', value: '<counter>' }, { type: 'cut' }] },
+      },
+    })
     expect(response.status).toBe(202)
     await waitFor(() => existsSync(paper) && readFileSync(paper, 'latin1').includes('<counter>'))
   })
 
-  test('a record written before the rules is refused when used: the job fails, the file outside is untouched', async () => {
-    const target = join(hub.dataDir, 'agent', 'agent.key')
-    const before = readFileSync(target)
-    expect((await addPrinter('legacy', `file://${join(hub.dataDir, 'output', 'legacy.bin')}`)).status).toBe(201)
-    setPrinterConnection(hub.hub.store, hub.hub.store.printers.resolve(hub.projectId, 'legacy')!.id, `file://${target}`)
-    const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, { body: { printerId: 'legacy', idempotencyKey: 'legacy-record', document: { width: 80, sections: [{ type: 'text', value: 'APPENDED' }] } } })
-    const { job } = (await response.json()) as { job: Job }
-    const failed = await waitFor(async () => {
-      const listed = (await (await hub.request('GET', `/v1/projects/${hub.projectId}/jobs`)).json()) as { jobs: Job[] }
-      const seen = listed.jobs.find((j) => j.id === job.id)!
-      return seen.state === 'FAILED' && seen
-    })
-    expect(failed).toMatchObject({ lastErrorCode: 'printer.invalid_connection' })
-    expect(readFileSync(target)).toEqual(before)
-  })
+  test(
+    'a record written before the rules is refused when used: the job fails, ' + 'the file outside is untouched',
+    async () => {
+      const target = join(hub.dataDir, 'agent', 'agent.key')
+      const before = readFileSync(target)
+      expect((await addPrinter('legacy', `file://${join(hub.dataDir, 'output', 'legacy.bin')}`)).status).toBe(201)
+      setPrinterConnection(
+        hub.hub.store,
+        hub.hub.store.printers.resolve(hub.projectId, 'legacy')!.id,
+        `file://${target}`,
+      )
+      const response = await hub.request('POST', `/v1/projects/${hub.projectId}/jobs`, {
+        body: {
+          printerId: 'legacy',
+          idempotencyKey: 'legacy-record',
+          document: { width: 80, sections: [{ type: 'text', value: 'APPENDED' }] },
+        },
+      })
+      const { job } = (await response.json()) as { job: Job }
+      const failed = await waitFor(async () => {
+        const listed = (await (await hub.request('GET', `/v1/projects/${hub.projectId}/jobs`)).json()) as {
+          jobs: Job[]
+        }
+        const seen = listed.jobs.find((j) => j.id === job.id)!
+        return seen.state === 'FAILED' && seen
+      })
+      expect(failed).toMatchObject({ lastErrorCode: 'printer.invalid_connection' })
+      expect(readFileSync(target)).toEqual(before)
+    },
+  )
 })

@@ -9,7 +9,8 @@ import { tcpChannel } from '../../src/transports/tcp.ts'
 import { freePort } from '../support/ports.ts'
 import { waitFor } from '../support/wait.ts'
 
-const submitToTcp = (host: string, port: number, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport) => submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
+const submitToTcp = (host: string, port: number, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport) =>
+  submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
 const readTcpStatus = (host: string, port: number) => readLinkStatus(tcpChannel(host, port), `${host}:${port}`)
 
 const NO_STATUS = { realtime: false, processIdResponse: false }
@@ -55,7 +56,14 @@ describe('tcp transport', () => {
     const p = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
     try {
       const outcome = await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS)
-      expect(outcome).toEqual({ ok: false, failure: { code: 'printer.cover_open', message: `The printer at 127.0.0.1:${p.port} has its cover open.`, retryable: true } })
+      expect(outcome).toEqual({
+        ok: false,
+        failure: {
+          code: 'printer.cover_open',
+          message: `The printer at 127.0.0.1:${p.port} has its cover open.`,
+          retryable: true,
+        },
+      })
       expect(p.received).toEqual([])
     } finally {
       p.stop()
@@ -90,37 +98,48 @@ describe('tcp transport', () => {
     }
   })
 
-  test('idle status: online, paper low, paper out, cover open, unreachable; a printer that never answers is unknown and not asked again', async () => {
-    const ok = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
-    const out = printer({ 1: 0x1a, 2: 0x32, 4: 0x7e })
-    const low = printer({ 1: 0x12, 2: 0x12, 4: 0x1e })
-    const cover = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
-    let connections = 0
-    const silent = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { open: () => void connections++, data() {} } })
-    try {
-      expect(await readTcpStatus('127.0.0.1', ok.port)).toBe('online')
-      expect(await readTcpStatus('127.0.0.1', out.port)).toBe('paper_out')
-      expect(await readTcpStatus('127.0.0.1', low.port)).toBe('paper_low')
-      expect(await readTcpStatus('127.0.0.1', cover.port)).toBe('cover_open')
-      expect(await readTcpStatus('127.0.0.1', freePort())).toBe('offline')
-      expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
-      expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
-      expect(connections).toBe(1)
-    } finally {
-      ok.stop()
-      out.stop()
-      low.stop()
-      cover.stop()
-      silent.stop(true)
-    }
-  })
+  test(
+    'idle status: online, paper low, paper out, cover open, unreachable; a ' +
+      'printer that never answers is unknown and not asked again',
+    async () => {
+      const ok = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
+      const out = printer({ 1: 0x1a, 2: 0x32, 4: 0x7e })
+      const low = printer({ 1: 0x12, 2: 0x12, 4: 0x1e })
+      const cover = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
+      let connections = 0
+      const silent = Bun.listen({
+        hostname: '127.0.0.1',
+        port: 0,
+        socket: { open: () => void connections++, data() {} },
+      })
+      try {
+        expect(await readTcpStatus('127.0.0.1', ok.port)).toBe('online')
+        expect(await readTcpStatus('127.0.0.1', out.port)).toBe('paper_out')
+        expect(await readTcpStatus('127.0.0.1', low.port)).toBe('paper_low')
+        expect(await readTcpStatus('127.0.0.1', cover.port)).toBe('cover_open')
+        expect(await readTcpStatus('127.0.0.1', freePort())).toBe('offline')
+        expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
+        expect(await readTcpStatus('127.0.0.1', silent.port)).toBe('unknown')
+        expect(connections).toBe(1)
+      } finally {
+        ok.stop()
+        out.stop()
+        low.stop()
+        cover.stop()
+        silent.stop(true)
+      }
+    },
+  )
 
   test('cancelled before connecting: nothing is sent', async () => {
     const p = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
     try {
       const controller = new AbortController()
       controller.abort()
-      expect(await submitToTcp('127.0.0.1', p.port, job, controller.signal, FULL_STATUS)).toEqual({ ok: false, cancelled: true })
+      expect(await submitToTcp('127.0.0.1', p.port, job, controller.signal, FULL_STATUS)).toEqual({
+        ok: false,
+        cancelled: true,
+      })
       expect(p.received).toEqual([])
     } finally {
       p.stop()
@@ -179,7 +198,13 @@ describe('the printer confirms printing', () => {
       if (!outcome.ok) throw new Error('the job was not sent')
       expect(await outcome.printed).toEqual({
         ok: false,
-        failure: { code: 'printer.unconfirmed', message: `The printer at 127.0.0.1:${p.port} took the job, then the connection ended before it confirmed printing it; it may have printed.`, retryable: false },
+        failure: {
+          code: 'printer.unconfirmed',
+          message:
+            `The printer at 127.0.0.1:${p.port} took the job, then the connection ` +
+            `ended before it confirmed printing it; it may have printed.`,
+          retryable: false,
+        },
       })
     } finally {
       p.stop()

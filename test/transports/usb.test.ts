@@ -31,12 +31,23 @@ afterEach(() => {
 })
 
 describe('usblp device file', () => {
-  const transports = (usb?: () => Promise<UsbBackend>): Transports => ({ virtuals: new VirtualPrinters(), devices: new DeviceFinder(), usb, confinement: confinementOf(tmpdir()) })
+  const transports = (usb?: () => Promise<UsbBackend>): Transports => ({
+    virtuals: new VirtualPrinters(),
+    devices: new DeviceFinder(),
+    usb,
+    confinement: confinementOf(tmpdir()),
+  })
 
   test('a printer that answers: status before, byte for byte, confirmed', async () => {
     const emulator = PrinterEmulator.serial({ profile: findProfile('epson-tm-t20iii')!, width: 80 })
     running.push(emulator)
-    const outcome = await submit(connection(`usb://${emulator.serialPath}`), bytes, new AbortController().signal, transports(), EPSON)
+    const outcome = await submit(
+      connection(`usb://${emulator.serialPath}`),
+      bytes,
+      new AbortController().signal,
+      transports(),
+      EPSON,
+    )
     if (!outcome.ok) throw new Error('the job was not sent')
     expect(await outcome.printed).toEqual({ ok: true })
     expect((await waitFor(() => emulator.receipts[0])).bytes).toEqual(bytes)
@@ -45,18 +56,35 @@ describe('usblp device file', () => {
   test('a model that is not asked: the job is written and the device closed once it is out', async () => {
     const emulator = PrinterEmulator.serial({ profile: findProfile('generic-80mm')!, width: 80 })
     running.push(emulator)
-    expect(await submit(connection(`usb://${emulator.serialPath}`), bytes, new AbortController().signal, transports(), GENERIC)).toEqual({ ok: true })
+    expect(
+      await submit(
+        connection(`usb://${emulator.serialPath}`),
+        bytes,
+        new AbortController().signal,
+        transports(),
+        GENERIC,
+      ),
+    ).toEqual({ ok: true })
     expect((await waitFor(() => emulator.receipts[0])).bytes).toEqual(bytes)
   })
 
   test('no device: printer.unreachable, retryable', async () => {
-    const outcome = await submit(connection('usb:///dev/usb/lp9'), bytes, new AbortController().signal, transports(), GENERIC)
+    const outcome = await submit(
+      connection('usb:///dev/usb/lp9'),
+      bytes,
+      new AbortController().signal,
+      transports(),
+      GENERIC,
+    )
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.unreachable', retryable: true } })
   })
 })
 
 /** A USB printer in memory: a printer-class interface with bulk OUT 1 and IN 2, answering as an Epson printer. */
-function usbPrinter(identity: { vendorId: number; productId: number; serialNumber: string }, state: PrinterState = { paper: 'ok', coverOpen: false, error: false, offline: false }) {
+function usbPrinter(
+  identity: { vendorId: number; productId: number; serialNumber: string },
+  state: PrinterState = { paper: 'ok', coverOpen: false, error: false, offline: false },
+) {
   const received: number[] = []
   const scanner = new RequestScanner()
   const answers: number[] = []
@@ -67,8 +95,20 @@ function usbPrinter(identity: { vendorId: number; productId: number; serialNumbe
     opened: false,
     configuration: {
       interfaces: [
-        { interfaceNumber: 0, alternate: { interfaceClass: 0xff, endpoints: [{ endpointNumber: 5, direction: 'out', type: 'bulk' }] } },
-        { interfaceNumber: 1, alternate: { interfaceClass: 7, endpoints: [{ endpointNumber: 1, direction: 'out', type: 'bulk' }, { endpointNumber: 2, direction: 'in', type: 'bulk' }] } },
+        {
+          interfaceNumber: 0,
+          alternate: { interfaceClass: 0xff, endpoints: [{ endpointNumber: 5, direction: 'out', type: 'bulk' }] },
+        },
+        {
+          interfaceNumber: 1,
+          alternate: {
+            interfaceClass: 7,
+            endpoints: [
+              { endpointNumber: 1, direction: 'out', type: 'bulk' },
+              { endpointNumber: 2, direction: 'in', type: 'bulk' },
+            ],
+          },
+        },
       ],
     },
     async open() {
@@ -112,7 +152,12 @@ function usbPrinter(identity: { vendorId: number; productId: number; serialNumbe
 
 describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   const noUsblp = new DeviceFinder({ sys: '/nonexistent', dev: '/nonexistent' })
-  const transports = (devices: UsbDevice[]): Transports => ({ virtuals: new VirtualPrinters(), devices: noUsblp, usb: async () => ({ getDevices: async () => devices }), confinement: confinementOf(tmpdir()) })
+  const transports = (devices: UsbDevice[]): Transports => ({
+    virtuals: new VirtualPrinters(),
+    devices: noUsblp,
+    usb: async () => ({ getDevices: async () => devices }),
+    confinement: confinementOf(tmpdir()),
+  })
 
   test('the printer interface and its bulk endpoints are found', () => {
     const { device } = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })
@@ -123,7 +168,13 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   test('by vendor, product and serial: status, the job byte for byte, confirmed; the interface released', async () => {
     const other = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'OTHER' })
     const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })
-    const outcome = await submit(connection('usb://04b8:0e28/X1'), bytes, new AbortController().signal, transports([other.device, printer.device]), EPSON)
+    const outcome = await submit(
+      connection('usb://04b8:0e28/X1'),
+      bytes,
+      new AbortController().signal,
+      transports([other.device, printer.device]),
+      EPSON,
+    )
     if (!outcome.ok) throw new Error('the job was not sent')
     expect(await outcome.printed).toEqual({ ok: true })
     expect(printer.received).toEqual(Array.from(bytes))
@@ -133,29 +184,77 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   })
 
   test('out of paper: no byte of the job', async () => {
-    const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' }, { paper: 'out', coverOpen: false, error: false, offline: false })
-    const outcome = await submit(connection('usb://04b8:0e28'), bytes, new AbortController().signal, transports([printer.device]), EPSON)
+    const printer = usbPrinter(
+      { vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' },
+      { paper: 'out', coverOpen: false, error: false, offline: false },
+    )
+    const outcome = await submit(
+      connection('usb://04b8:0e28'),
+      bytes,
+      new AbortController().signal,
+      transports([printer.device]),
+      EPSON,
+    )
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.paper_out', retryable: true } })
     expect(printer.received).toEqual([])
   })
 
   test('not plugged in: printer.unreachable, retryable, naming the device', async () => {
-    const outcome = await submit(connection('usb://0519:0003/ABC'), bytes, new AbortController().signal, transports([]), GENERIC)
-    expect(outcome).toEqual({ ok: false, failure: { code: 'printer.unreachable', message: 'No USB printer 0519:0003 with serial ABC is plugged in.', retryable: true } })
+    const outcome = await submit(
+      connection('usb://0519:0003/ABC'),
+      bytes,
+      new AbortController().signal,
+      transports([]),
+      GENERIC,
+    )
+    expect(outcome).toEqual({
+      ok: false,
+      failure: {
+        code: 'printer.unreachable',
+        message: 'No USB printer 0519:0003 with serial ABC is plugged in.',
+        retryable: true,
+      },
+    })
   })
 
   test('unplugged mid-job: printer.unreachable, retryable, and the device let go', async () => {
     const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })
     printer.device.transferOut = async () => Promise.reject(new Error('LIBUSB_ERROR_NO_DEVICE'))
-    const outcome = await submit(connection('usb://04b8:0e28'), bytes, new AbortController().signal, transports([printer.device]), GENERIC)
-    expect(outcome).toEqual({ ok: false, failure: { code: 'printer.unreachable', message: 'The printer at 04b8:0e28 went away (LIBUSB_ERROR_NO_DEVICE).', retryable: true } })
+    const outcome = await submit(
+      connection('usb://04b8:0e28'),
+      bytes,
+      new AbortController().signal,
+      transports([printer.device]),
+      GENERIC,
+    )
+    expect(outcome).toEqual({
+      ok: false,
+      failure: {
+        code: 'printer.unreachable',
+        message: 'The printer at 04b8:0e28 went away (LIBUSB_ERROR_NO_DEVICE).',
+        retryable: true,
+      },
+    })
     await waitFor(() => printer.calls.includes('close'))
     expect(printer.calls).toEqual(['open', 'claim 1', 'release 1', 'close'])
   })
 
   test('a device that is not a printer is refused, not retried', async () => {
     const { device } = usbPrinter({ vendorId: 0x1234, productId: 0x5678, serialNumber: 'Z' })
-    const outcome = await submit(connection('usb://1234:5678'), bytes, new AbortController().signal, transports([{ ...device, configuration: { interfaces: [] } }]), GENERIC)
-    expect(outcome).toEqual({ ok: false, failure: { code: 'printer.unreachable', message: 'The USB device 1234:5678 has no printer interface.', retryable: false } })
+    const outcome = await submit(
+      connection('usb://1234:5678'),
+      bytes,
+      new AbortController().signal,
+      transports([{ ...device, configuration: { interfaces: [] } }]),
+      GENERIC,
+    )
+    expect(outcome).toEqual({
+      ok: false,
+      failure: {
+        code: 'printer.unreachable',
+        message: 'The USB device 1234:5678 has no printer interface.',
+        retryable: false,
+      },
+    })
   })
 })

@@ -5,9 +5,15 @@ import type { Connection } from '../../src/domain/connection-uri.ts'
 import { VIRTUAL_KEEP, VirtualPrinters } from '../../src/transports/virtual.ts'
 
 const paper = { model: 'generic-escpos', width: 80 } as never
-const printer = (name: string): Extract<Connection, { kind: 'virtual' }> => ({ kind: 'virtual', name, mode: 'ok', delayMs: 0 })
+const printer = (name: string): Extract<Connection, { kind: 'virtual' }> => ({
+  kind: 'virtual',
+  name,
+  mode: 'ok',
+  delayMs: 0,
+})
 const job = (size: number, fill: number) => new Uint8Array(size).fill(fill)
-const submit = (virtuals: VirtualPrinters, name: string, bytes: Uint8Array) => virtuals.submit(printer(name), bytes, new AbortController().signal, paper)
+const submit = (virtuals: VirtualPrinters, name: string, bytes: Uint8Array) =>
+  virtuals.submit(printer(name), bytes, new AbortController().signal, paper)
 
 describe('virtual printers keep a bounded history', () => {
   test('the newest jobs of each printer, at most the count per printer', async () => {
@@ -41,6 +47,7 @@ describe('virtual printers keep a bounded history', () => {
     for (let n = 0; n < 150; n++) await submit(virtuals, `printer-${n % 3}`, job(256 * 1024, n % 256))
     expect(virtuals.keptBytes).toBeLessThanOrEqual(VIRTUAL_KEEP.bytes)
     expect(virtuals.keptBytes).toBe(64 * 256 * 1024)
-    for (const name of ['printer-0', 'printer-1', 'printer-2']) expect(virtuals.printed(name).length).toBeLessThanOrEqual(VIRTUAL_KEEP.jobsPerPrinter)
+    for (const name of ['printer-0', 'printer-1', 'printer-2'])
+      expect(virtuals.printed(name).length).toBeLessThanOrEqual(VIRTUAL_KEEP.jobsPerPrinter)
   })
 })

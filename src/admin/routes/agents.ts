@@ -39,7 +39,15 @@ export function agentRoutes(context: AdminContext) {
         agents: store.agents.list().map((agent) => ({
           ...agent,
           online: context.isConnected(agent.id),
-          printers: reported.filter((p) => p.agentId === agent.id).map(({ printerId, name, availability, enabled, descriptor }) => ({ id: printerId, name, availability, enabled, kind: descriptor.kind })),
+          printers: reported
+            .filter((p) => p.agentId === agent.id)
+            .map(({ printerId, name, availability, enabled, descriptor }) => ({
+              id: printerId,
+              name,
+              availability,
+              enabled,
+              kind: descriptor.kind,
+            })),
         })),
       }
     })
@@ -54,10 +62,20 @@ export function agentRoutes(context: AdminContext) {
     .post(
       '/pairing-codes',
       async ({ request, set }) => {
-        const body = await readValidBody(request, object({ ttlSeconds: optional(integer({ min: PAIRING_CODE_TTL_MS.min / 1000, max: PAIRING_CODE_TTL_MS.max / 1000 })), printOn: optional(identifier) }), MAX_BODY)
+        const body = await readValidBody(
+          request,
+          object({
+            ttlSeconds: optional(integer({ min: PAIRING_CODE_TTL_MS.min / 1000, max: PAIRING_CODE_TTL_MS.max / 1000 })),
+            printOn: optional(identifier),
+          }),
+          MAX_BODY,
+        )
         const printer = body.printOn === undefined ? undefined : store.printers.get(body.printOn)
-        if (body.printOn !== undefined && !printer) throw invalidField('printOn', 'is not a printer', 'There is no such printer to print the code on.')
-        const { code, expiresAt } = store.pairingCodes.create((body.ttlSeconds ?? PAIRING_CODE_TTL_MS.default / 1000) * 1000)
+        if (body.printOn !== undefined && !printer)
+          throw invalidField('printOn', 'is not a printer', 'There is no such printer to print the code on.')
+        const { code, expiresAt } = store.pairingCodes.create(
+          (body.ttlSeconds ?? PAIRING_CODE_TTL_MS.default / 1000) * 1000,
+        )
         const command = `printhub agent --server ${context.lan().url.replace(/\/$/, '')} --code ${code}`
         let printed = null
         if (printer) {

@@ -30,7 +30,18 @@ export function auditRoutes({ store }: AdminContext) {
       return { entries: page.map(entryView), nextCursor: entries.length > limit ? String(page.at(-1)!.id) : null }
     })
     .get('/audit.csv', () => {
-      const lines = ['at,user,action,target,address', ...store.audit.page(AUDIT_CSV_ROWS).map((e) => [e.at, e.user, e.action, e.target, e.address].map(cell).join(','))]
-      return new Response(`${lines.join('\r\n')}\r\n`, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="printhub-audit.csv"', 'cache-control': 'no-store' } })
+      const lines = [
+        'at,user,action,target,address',
+        ...store.audit
+          .page(AUDIT_CSV_ROWS)
+          .map((e) => [e.at, e.user, e.action, e.target, e.address].map(cell).join(',')),
+      ]
+      return new Response(`${lines.join('\r\n')}\r\n`, {
+        headers: {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': 'attachment; filename="printhub-audit.csv"',
+          'cache-control': 'no-store',
+        },
+      })
     })
 }

@@ -10,7 +10,11 @@ import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF_READS } from '../router.ts'
 
 const MAX_BODY = 16_384
-const newDestinationRule = object({ name: identifier, mode: optional(oneOf(DESTINATION_MODES)), printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }) })
+const newDestinationRule = object({
+  name: identifier,
+  mode: optional(oneOf(DESTINATION_MODES)),
+  printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }),
+})
 
 export function destinationRoutes({ store }: AdminContext) {
   return adminRouter(store, STAFF_READS)
@@ -27,9 +31,13 @@ export function destinationRoutes({ store }: AdminContext) {
       '/projects/:id/destinations',
       async ({ request, params, set }) => {
         const input = await readValidBody(request, newDestinationRule, MAX_BODY)
-        const outcome = createDestination(store, params.id, input.name, { mode: input.mode ?? 'failover', printers: input.printers })
+        const outcome = createDestination(store, params.id, input.name, {
+          mode: input.mode ?? 'failover',
+          printers: input.printers,
+        })
         if (outcome.kind === 'invalid') throw invalidRequest(outcome.issues)
-        if (outcome.kind === 'taken') throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
+        if (outcome.kind === 'taken')
+          throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
         if (outcome.kind === 'unknown') throw notFound('There is no such project.')
         set.status = 201
         return { destination: outcome.destination }
@@ -37,7 +45,8 @@ export function destinationRoutes({ store }: AdminContext) {
       { parse: 'none' },
     )
     .delete('/projects/:id/destinations/:name', ({ params, set }) => {
-      if (!store.commits.write(() => store.destinations.delete(params.id, params.name))) throw notFound('This project has no destination of that name.')
+      if (!store.commits.write(() => store.destinations.delete(params.id, params.name)))
+        throw notFound('This project has no destination of that name.')
       set.status = 204
       return null
     })

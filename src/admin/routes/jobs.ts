@@ -25,7 +25,8 @@ function jobFilter(url: string): JobFilter & { fanOut: boolean } {
     beforeId: text('before'),
     metadataPrefix: text('q')?.trim() || undefined,
   }
-  if ((filter.metadataPrefix?.length ?? 0) > MAX_METADATA_VALUE_LENGTH) query.problem('q', `must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
+  if ((filter.metadataPrefix?.length ?? 0) > MAX_METADATA_VALUE_LENGTH)
+    query.problem('q', `must be at most ${MAX_METADATA_VALUE_LENGTH} characters`)
   query.check()
   return filter
 }
@@ -61,7 +62,10 @@ export function jobRoutes(context: AdminContext) {
     .get('/jobs', ({ request }) => {
       const { fanOut, ...filter } = jobFilter(request.url)
       if (fanOut) {
-        const page = store.fanOuts.page(parentQuery(filter, (id) => store.fanOuts.position(id)), JOB_LIST_LIMIT)
+        const page = store.fanOuts.page(
+          parentQuery(filter, (id) => store.fanOuts.position(id)),
+          JOB_LIST_LIMIT,
+        )
         return { jobs: page.jobs, more: page.next !== null }
       }
       const found = store.jobs.find(filter, JOB_LIST_LIMIT)
@@ -71,7 +75,9 @@ export function jobRoutes(context: AdminContext) {
       // A job posted to every printer of a destination: it, and each printer's job with its printer.
       const parent = store.jobs.get(params.id) ? undefined : store.fanOuts.get(params.id)
       if (parent) {
-        const children = store.fanOuts.children(parent.id).map((child) => ({ job: child, printer: printerOf(child.printerId) }))
+        const children = store.fanOuts
+          .children(parent.id)
+          .map((child) => ({ job: child, printer: printerOf(child.printerId) }))
         return { job: parent, children }
       }
       const job = jobOr404(params.id)
@@ -87,7 +93,14 @@ export function jobRoutes(context: AdminContext) {
         reprintOf: store.jobs.reprintOf(job.id) ?? null,
         reprints: store.jobs.reprintsOf(job.id),
         // A child of a job posted to every printer of a destination: that job, and its other printers' jobs.
-        fanOut: fanOut ? { id: fanOut.id, destination: fanOut.printerId, state: fanOut.state, jobs: store.fanOuts.children(fanOut.id).map((child) => child.id) } : null,
+        fanOut: fanOut
+          ? {
+              id: fanOut.id,
+              destination: fanOut.printerId,
+              state: fanOut.state,
+              jobs: store.fanOuts.children(fanOut.id).map((child) => child.id),
+            }
+          : null,
       }
     })
     .get('/jobs/:id/preview.png', async ({ params }) => {
@@ -95,12 +108,15 @@ export function jobRoutes(context: AdminContext) {
       const printer = store.printers.get(job.printerId)
       const document = store.jobs.document(job.id)
       if (!printer || !document) throw notFound("This job's printer or document is no longer kept.")
-      return new Response(await receiptImage(context, job.id, document, printer), { headers: { 'content-type': 'image/png' } })
+      return new Response(await receiptImage(context, job.id, document, printer), {
+        headers: { 'content-type': 'image/png' },
+      })
     })
     .post('/jobs/:id/cancel', ({ params }) => {
       const outcome = jobs.cancel(params.id)
       if (outcome.kind === 'unknown') throw notFound('There is no such job.')
-      if (outcome.kind === 'too_late') throw conflict(`The job is ${outcome.job.state}: it already went to the printer.`)
+      if (outcome.kind === 'too_late')
+        throw conflict(`The job is ${outcome.job.state}: it already went to the printer.`)
       if (outcome.kind === 'finished') throw conflict(`The job is already ${outcome.job.state}.`)
       return { job: outcome.job, cancellation: outcome.kind }
     })

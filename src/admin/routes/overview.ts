@@ -19,7 +19,8 @@ export function overviewRoutes(context: AdminContext) {
   return adminRouter(context.store, STAFF)
     .get('/overview', () => overview(sources))
     .get('/events', ({ request }) => {
-      if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted) return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })
+      if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted)
+        return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })
       const encoder = new TextEncoder()
       const timers: Timer[] = []
       let finished = false
@@ -71,6 +72,12 @@ export function overviewRoutes(context: AdminContext) {
         },
         cancel: () => finish(),
       })
-      return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+      return new Response(body, {
+        headers: {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-accel-buffering': 'no',
+        },
+      })
     })
 }

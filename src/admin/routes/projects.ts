@@ -36,7 +36,14 @@ export function projectRoutes({ store }: AdminContext) {
       '/projects/:id/keys',
       async ({ request, params, set }) => {
         projectOr404(params.id)
-        const body = await readValidBody(request, object({ name: optional(nullable(shortString)), scopes: array(oneOf(API_KEY_SCOPES), { min: 1, max: API_KEY_SCOPES.length, unique: true }) }), MAX_BODY)
+        const body = await readValidBody(
+          request,
+          object({
+            name: optional(nullable(shortString)),
+            scopes: array(oneOf(API_KEY_SCOPES), { min: 1, max: API_KEY_SCOPES.length, unique: true }),
+          }),
+          MAX_BODY,
+        )
         const { key, secret } = store.apiKeys.create(params.id, body.scopes, body.name ?? null)
         set.status = 201
         return { key, secret }

@@ -12,7 +12,8 @@ export function settingsRoutes({ store, settings }: AdminContext) {
       '/settings',
       async ({ request }) => {
         const body = await readJsonBody(request, 4_096)
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('invalid_request', 'Send the settings to change as a JSON object.')
+        if (typeof body !== 'object' || body === null || Array.isArray(body))
+          throw new ApiError('invalid_request', 'Send the settings to change as a JSON object.')
         const outcome = settings.update(body as Record<string, unknown>)
         if (!outcome.ok) throw invalidField(outcome.field, outcome.message, `${outcome.field} ${outcome.message}.`)
         return answer()

@@ -15,12 +15,19 @@ import type { ApiContext } from '../context.ts'
 const DESTINATIONS_PATH = '/v1/projects/:projectId/destinations'
 const MAX_BODY = 16_384
 
-const view = ({ name, mode, printers, createdAt, updatedAt }: Destination): DestinationView => ({ name, mode, printers, createdAt, updatedAt })
+const view = ({ name, mode, printers, createdAt, updatedAt }: Destination): DestinationView => ({
+  name,
+  mode,
+  printers,
+  createdAt,
+  updatedAt,
+})
 
 /** A create or change, in HTTP terms. */
 function said(outcome: DestinationOutcome): DestinationView {
   if (outcome.kind === 'invalid') throw invalidRequest(outcome.issues)
-  if (outcome.kind === 'taken') throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
+  if (outcome.kind === 'taken')
+    throw conflict(`This project already has a printer or destination named "${outcome.name}".`)
   if (outcome.kind === 'unknown') throw notFound('This project has no destination of that name.')
   return view(outcome.destination)
 }

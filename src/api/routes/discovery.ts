@@ -1,5 +1,11 @@
 import { Elysia } from 'elysia'
-import { AUTHENTICATION_METHOD, DISCOVERY_PATHS, type DiscoveryDocument, GATEWAY_PATH, PAIRING_PATH } from '../../protocol/discovery.ts'
+import {
+  AUTHENTICATION_METHOD,
+  DISCOVERY_PATHS,
+  type DiscoveryDocument,
+  GATEWAY_PATH,
+  PAIRING_PATH,
+} from '../../protocol/discovery.ts'
 import { PROTOCOL_VERSION } from '../../protocol/limits.ts'
 import type { ApiContext } from '../context.ts'
 

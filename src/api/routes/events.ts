@@ -40,7 +40,8 @@ export function eventRoutes({ store, stopping }: ApiContext) {
   // on from the log by themselves when their queue has room again.
   store.events.listen((projectId) => {
     const ready = new Map<number, Reader[]>()
-    for (const reader of readers.get(projectId) ?? []) if (reader.ready()) ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
+    for (const reader of readers.get(projectId) ?? [])
+      if (reader.ready()) ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
     for (const [last, group] of ready) {
       const frames = store.events.frames(projectId, last, BATCH)
       if (frames.length === 0) continue
@@ -55,8 +56,12 @@ export function eventRoutes({ store, stopping }: ApiContext) {
     const afterQuery = query.integer('after', 0, 999_999_999)
     query.check()
     const header = request.headers.get('last-event-id')
-    if (header !== null && !EVENT_ID.test(header)) throw invalidField('header.last-event-id', 'must be the ID of an event this stream sent')
-    if (streams >= MAX_EVENT_STREAMS || stopping.aborted) throw new ApiError('rate_limited', 'Too many event streams are open; try again shortly.', { headers: { 'retry-after': '10' } })
+    if (header !== null && !EVENT_ID.test(header))
+      throw invalidField('header.last-event-id', 'must be the ID of an event this stream sent')
+    if (streams >= MAX_EVENT_STREAMS || stopping.aborted)
+      throw new ApiError('rate_limited', 'Too many event streams are open; try again shortly.', {
+        headers: { 'retry-after': '10' },
+      })
     const resumeFrom = header !== null ? Number(header) : afterQuery
     let finished = false
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined
@@ -77,7 +82,8 @@ export function eventRoutes({ store, stopping }: ApiContext) {
         if (more) pump()
       },
     }
-    const send = (chunk: string | Uint8Array) => controller!.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)
+    const send = (chunk: string | Uint8Array) =>
+      controller!.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)
     const finish = () => {
       if (finished) return
       finished = true
@@ -115,7 +121,9 @@ export function eventRoutes({ store, stopping }: ApiContext) {
           controller = opened
           if (!readers.has(projectId)) readers.set(projectId, new Set())
           readers.get(projectId)!.add(self)
-          timers.push(setInterval(() => !finished && (opened.desiredSize ?? 0) > 0 && send(': alive\n\n'), HEARTBEAT_MS))
+          timers.push(
+            setInterval(() => !finished && (opened.desiredSize ?? 0) > 0 && send(': alive\n\n'), HEARTBEAT_MS),
+          )
           timers.push(
             setInterval(() => {
               try {
@@ -141,6 +149,12 @@ export function eventRoutes({ store, stopping }: ApiContext) {
       },
       { highWaterMark: STREAM_BUFFER_BYTES, size: (chunk) => chunk?.byteLength ?? 0 },
     )
-    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } })
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
+    })
   })
 }

@@ -32,19 +32,27 @@ export function gatewayRoute(gateway: Gateway) {
   return new Elysia().get(GATEWAY_PATH, ({ request, server, set }) => {
     // Before the upgrade: a stranger over the budget costs an HTTP answer, not a WebSocket.
     const admission = gateway.admission.admit(remoteAddress(request, server))
-    if (!admission) throw rateLimited('rate_limited', 'Too many connections are authenticating at the gateway now; try again shortly.', ADMISSION_RETRY_AFTER_MS)
+    if (!admission)
+      throw rateLimited(
+        'rate_limited',
+        'Too many connections are authenticating at the gateway now; try again shortly.',
+        ADMISSION_RETRY_AFTER_MS,
+      )
     const data: SocketData = {
       open(ws) {
-        data.session = gateway.accept({
-          send(text) {
-            // 0 means Bun dropped the frame; -1 means it is queued (backpressure), which is fine.
-            if (ws.sendText(text) === 0) throw new Error('the frame could not be sent')
+        data.session = gateway.accept(
+          {
+            send(text) {
+              // 0 means Bun dropped the frame; -1 means it is queued (backpressure), which is fine.
+              if (ws.sendText(text) === 0) throw new Error('the frame could not be sent')
+            },
+            close(code, reason) {
+              ws.close(code, reason)
+            },
+            remoteAddress: ws.remoteAddress,
           },
-          close(code, reason) {
-            ws.close(code, reason)
-          },
-          remoteAddress: ws.remoteAddress,
-        }, { sharesCommits: false, admission })
+          { sharesCommits: false, admission },
+        )
       },
       message(_ws, message) {
         data.session?.receive(typeof message === 'string' ? message : new Uint8Array(message))

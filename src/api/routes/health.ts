@@ -18,5 +18,11 @@ export const healthRoutes = (serverId: string, capacity: Capacity) =>
     const room = capacity.now()
     if (!room.full) return { ok: true, service: 'printhub' }
     set.status = 503
-    return { ok: false, service: 'printhub', reason: `The hub's disk has ${room.freeMb} MB free, under its minimum of ${room.minFreeMb} MB: it takes no new job until there is room.` }
+    return {
+      ok: false,
+      service: 'printhub',
+      reason:
+        `The hub's disk has ${room.freeMb} MB free, under its minimum of ` +
+        `${room.minFreeMb} MB: it takes no new job until there is room.`,
+    }
   })

@@ -27,12 +27,18 @@ export function imageRoutes({ store, capacity }: ApiContext) {
         new QueryReader(request.url, []).check()
         const name = nameOf(params.name)
         const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
-        if (capacity.now().full) throw storageFull("The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.")
+        if (capacity.now().full)
+          throw storageFull(
+            'The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.',
+          )
         const size = imageHeader(input.mediaType, input.data)
         if (typeof size === 'string') throw invalidField('data', size)
         const known = store.images.get(params.projectId, name) !== undefined
-        if (!known && store.images.count(params.projectId) >= MAX_PROJECT_IMAGES) throw conflict(`A project keeps at most ${MAX_PROJECT_IMAGES} images; delete one first.`)
-        const { created, image } = store.commits.write(() => store.images.put(params.projectId, name, { ...input, ...size }))
+        if (!known && store.images.count(params.projectId) >= MAX_PROJECT_IMAGES)
+          throw conflict(`A project keeps at most ${MAX_PROJECT_IMAGES} images; delete one first.`)
+        const { created, image } = store.commits.write(() =>
+          store.images.put(params.projectId, name, { ...input, ...size }),
+        )
         await store.commits.durable()
         set.status = created ? 201 : 200
         return { image }
@@ -54,7 +60,8 @@ export function imageRoutes({ store, capacity }: ApiContext) {
     .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set }) => {
       authenticate(store, request, params.projectId, 'jobs:write')
       new QueryReader(request.url, []).check()
-      if (!store.commits.write(() => store.images.delete(params.projectId, nameOf(params.name)))) throw notFound('This project has no image of that name.')
+      if (!store.commits.write(() => store.images.delete(params.projectId, nameOf(params.name))))
+        throw notFound('This project has no image of that name.')
       await store.commits.durable()
       set.status = 204
       return null

@@ -6,7 +6,14 @@ import { readValidBody } from '../../http/json-body.ts'
 import { onShare, type QuotaTicket } from '../../http/submission-quota.ts'
 import { QueryReader } from '../../http/query.ts'
 import { UnchangedAnswers } from '../../http/unchanged-answers.ts'
-import type { CreateJobResponse, Job, JobDetailResponse, ListJobsResponse, PagedJobsResponse, ReprintJobResponse } from '../../protocol/job.ts'
+import type {
+  CreateJobResponse,
+  Job,
+  JobDetailResponse,
+  ListJobsResponse,
+  PagedJobsResponse,
+  ReprintJobResponse,
+} from '../../protocol/job.ts'
 import { createJobRule, reprintJobRule } from '../../protocol/job-request.ts'
 import { MAX_FRAME_BYTES } from '../../protocol/limits.ts'
 import { authenticate } from '../auth.ts'
@@ -49,15 +56,29 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       const asked = readJobListRequest(request.url)
       if (asked.specified) {
         const { state } = asked.query
-        return newestPages.json(store.changeStamp(), `${params.projectId} ${state ?? ''} ${key.keyPrefix}`, (): ListJobsResponse => ({ jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }))
+        return newestPages.json(
+          store.changeStamp(),
+          `${params.projectId} ${state ?? ''} ${key.keyPrefix}`,
+          (): ListJobsResponse => ({ jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }),
+        )
       }
       const { printer, ...query } = asked.query
-      // A printer by its name or record ID; a name no printer has now still finds a removed one's jobs by its record ID.
-      // Fan-out parents name their destination as it was posted to.
-      const printerId = printer === undefined || query.fanOut ? printer : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
-      const page = store.jobs.page({ ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) }, asked.limit)
+      // A printer by its name or record ID; a name no printer has now still finds a removed one's jobs by its record
+      // ID. Fan-out parents name their destination as it was posted to.
+      const printerId =
+        printer === undefined || query.fanOut
+          ? printer
+          : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
+      const page = store.jobs.page(
+        { ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) },
+        asked.limit,
+      )
       if (!asked.paged) return { jobs: page.jobs, keyPrefix: key.keyPrefix }
-      return { jobs: page.jobs, keyPrefix: key.keyPrefix, nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next) }
+      return {
+        jobs: page.jobs,
+        keyPrefix: key.keyPrefix,
+        nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next),
+      }
     })
     .get(`${JOBS_PATH}/:jobId`, ({ request, params }): JobDetailResponse => {
       authenticate(store, request, params.projectId, 'jobs:read')
@@ -85,7 +106,9 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
         const { idempotencyKey } = await readValidBody(request, reprintJobRule, REPRINT_BODY_BYTES, `key:${key.id}`)
         // A reprint is a job against the key's rate, as a submission is (its document is already stored).
         const share = submissions.take(key.id, 0)
-        const answer = reprintedJob(await onShare(share, () => jobs.reprint(params.jobId, { projectId: params.projectId, idempotencyKey })))
+        const answer = reprintedJob(
+          await onShare(share, () => jobs.reprint(params.jobId, { projectId: params.projectId, idempotencyKey })),
+        )
         set.status = answer.duplicate ? 200 : 202
         return answer
       },

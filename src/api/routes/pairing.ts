@@ -3,12 +3,22 @@ import { Elysia } from 'elysia'
 import { isUsablePublicKey } from '../../gateway/ed25519.ts'
 import { MAX_AUTH_FRAME_BYTES, PROTOCOL_VERSION } from '../../protocol/limits.ts'
 import { PAIRING_PATH } from '../../protocol/discovery.ts'
-import { normalizePairingCode, type PairingRequest, type PairingResponse, pairingRequestRule } from '../../protocol/pairing.ts'
+import {
+  normalizePairingCode,
+  type PairingRequest,
+  type PairingResponse,
+  pairingRequestRule,
+} from '../../protocol/pairing.ts'
 import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
-import { FailureRateLimit, PAIRING_ADDRESS_FAILURES, PAIRING_CODE_FAILURES, remoteAddress } from '../../http/failure-rate-limit.ts'
+import {
+  FailureRateLimit,
+  PAIRING_ADDRESS_FAILURES,
+  PAIRING_CODE_FAILURES,
+  remoteAddress,
+} from '../../http/failure-rate-limit.ts'
 
 const REJECTIONS = {
   invalid: new ApiError('pairing_code_invalid', 'The pairing code is invalid.'),
@@ -18,12 +28,18 @@ const REJECTIONS = {
   version: new ApiError('unsupported_protocol_version', 'This server does not support that protocol version.'),
 }
 
-const CODE_REJECTIONS = new Set<string | undefined>([REJECTIONS.invalid.code, REJECTIONS.expired.code, REJECTIONS.consumed.code])
+const CODE_REJECTIONS = new Set<string | undefined>([
+  REJECTIONS.invalid.code,
+  REJECTIONS.expired.code,
+  REJECTIONS.consumed.code,
+])
 
 /** The checks of OpenPrinter v1 section 2.5, in its order: version, then shape and key. */
 function parsePairingRequest(body: unknown): PairingRequest {
-  const version = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).protocolVersion : undefined
-  if (version !== undefined && version !== PROTOCOL_VERSION && (typeof version !== 'object' || version === null)) throw REJECTIONS.version
+  const version =
+    typeof body === 'object' && body !== null ? (body as Record<string, unknown>).protocolVersion : undefined
+  if (version !== undefined && version !== PROTOCOL_VERSION && (typeof version !== 'object' || version === null))
+    throw REJECTIONS.version
   const result = validate(pairingRequestRule, body)
   if (!result.ok) throw result.issues.every((issue) => issue.path === 'code') ? REJECTIONS.invalid : REJECTIONS.badKey
   if (!isUsablePublicKey(result.value.credential.publicKey.x)) throw REJECTIONS.badKey
@@ -39,7 +55,10 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
     return typeof code === 'string' ? `${address} ${normalizePairingCode(code).slice(0, 64)}` : undefined
   }
   const refuseIfLimited = (address: string, triedCode?: string) => {
-    const waitMs = Math.max(byAddress.retryAfterMs(address), triedCode === undefined ? 0 : byCode.retryAfterMs(triedCode))
+    const waitMs = Math.max(
+      byAddress.retryAfterMs(address),
+      triedCode === undefined ? 0 : byCode.retryAfterMs(triedCode),
+    )
     if (waitMs > 0) throw rateLimited('pairing_rate_limited', 'Too many pairing attempts. Try again later.', waitMs)
   }
   return new Elysia().post(

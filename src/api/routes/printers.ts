@@ -20,7 +20,9 @@ export function printerRoutes({ store, board, now }: ApiContext) {
       authenticate(store, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       // By its record ID (what jobs carry) or its project-local name (what applications post).
-      const printer = board.projectPrinters(params.projectId, now()).find((p) => p.id === params.printerId || p.name === params.printerId)
+      const printer = board
+        .projectPrinters(params.projectId, now())
+        .find((p) => p.id === params.printerId || p.name === params.printerId)
       if (!printer) throw notFound(`This project has no printer "${params.printerId}".`)
       return { printer }
     })

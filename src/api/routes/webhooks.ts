@@ -14,7 +14,15 @@ import type { ApiContext } from '../context.ts'
 const WEBHOOKS_PATH = '/v1/projects/:projectId/webhooks'
 const MAX_BODY = 8_192
 
-const shown = (webhook: Webhook) => ({ id: webhook.id, url: webhook.url, events: webhook.events, description: webhook.description, createdAt: webhook.createdAt, failingSince: webhook.failingSince, disabledAt: webhook.disabledAt })
+const shown = (webhook: Webhook) => ({
+  id: webhook.id,
+  url: webhook.url,
+  events: webhook.events,
+  description: webhook.description,
+  createdAt: webhook.createdAt,
+  failingSince: webhook.failingSince,
+  disabledAt: webhook.disabledAt,
+})
 
 export function webhookRoutes({ store }: ApiContext) {
   return new Elysia()
@@ -25,10 +33,15 @@ export function webhookRoutes({ store }: ApiContext) {
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
         const secret = newWebhookSecret()
-        const webhook = store.commits.write(() => store.webhooks.create(params.projectId, input.url, input.events, input.description ?? null, secret))
+        const webhook = store.commits.write(() =>
+          store.webhooks.create(params.projectId, input.url, input.events, input.description ?? null, secret),
+        )
         await store.commits.durable()
         set.status = 201
-        return { webhook: { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt }, secret }
+        return {
+          webhook: { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt },
+          secret,
+        }
       },
       { parse: 'none' },
     )
@@ -40,7 +53,8 @@ export function webhookRoutes({ store }: ApiContext) {
     .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set }) => {
       authenticate(store, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
-      if (!store.commits.write(() => store.webhooks.delete(params.projectId, params.webhookId))) throw notFound('This project has no such webhook.')
+      if (!store.commits.write(() => store.webhooks.delete(params.projectId, params.webhookId)))
+        throw notFound('This project has no such webhook.')
       await store.commits.durable()
       set.status = 204
       return null

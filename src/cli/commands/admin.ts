@@ -2,8 +2,21 @@ import { ADMIN_ROLES } from '../../protocol/admin-api.ts'
 import { addUser, FIRST_OWNER_NAME, hasAccounts, passwordProblem, setPassword } from '../../services/accounts.ts'
 import type { Store } from '../../store/store.ts'
 import type { User } from '../../store/users.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, ON_THE_MACHINE, printJson, requireString, UsageError, withStore } from '../command.ts'
-
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  type Io,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  ON_THE_MACHINE,
+  printJson,
+  requireString,
+  UsageError,
+  withStore,
+} from '../command.ts'
 
 /** One line from standard input; typed without echo when it is a terminal. Never an argument: those show in `ps`. */
 export async function readSecretLine(io: Io, prompt: string): Promise<string> {
@@ -35,7 +48,9 @@ export function namedAccount(store: Store, name: string | undefined): User {
 
 export const adminSetPasswordCommand: Command = {
   name: 'admin set-password',
-  summary: "set an account's dashboard password (read from standard input), or make the first owner; signs that account out everywhere",
+  summary:
+    "set an account's dashboard password (read from standard input), or make " +
+    'the first owner; signs that account out everywhere',
   usage: '[--user NAME] [--data DIR]',
   help: [
     '--user NAME       the account (default: the hub\'s only account; on a hub without one, a new owner "admin")',
@@ -52,18 +67,45 @@ export const adminSetPasswordCommand: Command = {
     if (problem) throw new UsageError(problem)
     const done = await withStore(args, io, async (store) => {
       if (!hasAccounts(store)) {
-        const added = await addUser(store, (args.values.user as string | undefined) ?? FIRST_OWNER_NAME, 'owner', password)
-        if (added.kind !== 'added') throw new CliError(added.kind === 'taken' ? 'that account exists already' : added.message)
-        store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'users.create', target: added.user.name, address: ON_THE_MACHINE }))
+        const added = await addUser(
+          store,
+          (args.values.user as string | undefined) ?? FIRST_OWNER_NAME,
+          'owner',
+          password,
+        )
+        if (added.kind !== 'added')
+          throw new CliError(added.kind === 'taken' ? 'that account exists already' : added.message)
+        store.commits.write(() =>
+          store.audit.record({
+            userId: null,
+            user: null,
+            action: 'users.create',
+            target: added.user.name,
+            address: ON_THE_MACHINE,
+          }),
+        )
         return { user: added.user, ended: 0 }
       }
       const user = namedAccount(store, args.values.user as string | undefined)
       await setPassword(store, user.id, password)
-      store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'users.password', target: user.name, address: ON_THE_MACHINE }))
+      store.commits.write(() =>
+        store.audit.record({
+          userId: null,
+          user: null,
+          action: 'users.password',
+          target: user.name,
+          address: ON_THE_MACHINE,
+        }),
+      )
       return { user, ended: store.commits.write(() => store.adminSessions.revokeAll(user.id)) }
     })
-    const signedOut = done.ended ? `; ${done.ended} signed-in browser${done.ended === 1 ? ' was' : 's were'} signed out` : ''
-    io.out(`The password of ${done.user.name} (${done.user.role}) is set${signedOut}. Sign in at http://<hub>:8080/dashboard/.`)
+    const signedOut = done.ended
+      ? `; ${done.ended} signed-in browser${done.ended === 1 ? ' was' : 's were'} signed out`
+      : ''
+    io.out(
+      `The password of ${done.user.name} (${done.user.role}) is ` +
+        `set${signedOut}. Sign in at http://<hub>:8080/dashboard/.`,
+    )
   },
 }
 
@@ -71,7 +113,13 @@ export const adminTokenCreateCommand: Command = {
   name: 'admin create-token',
   summary: "create an admin token for scripts that use the admin API, with an account's role (shown once)",
   usage: '--user NAME --name N [--data DIR] [--json]',
-  help: ['--user NAME       the account whose role the token carries (default: the hub\'s only account)', '--name N          what the token is for', `Roles: ${ADMIN_ROLES.join(', ')}.`, DATA_HELP, `${JSON_HELP} (the secret as "token")`],
+  help: [
+    "--user NAME       the account whose role the token carries (default: the hub's only account)",
+    '--name N          what the token is for',
+    `Roles: ${ADMIN_ROLES.join(', ')}.`,
+    DATA_HELP,
+    `${JSON_HELP} (the secret as "token")`,
+  ],
   options: { user: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
@@ -79,10 +127,29 @@ export const adminTokenCreateCommand: Command = {
     const created = withStore(args, io, (store) => {
       const user = namedAccount(store, args.values.user as string | undefined)
       const made = store.commits.write(() => store.adminTokens.create(user.id, name))
-      store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'tokens.create', target: `${user.name}: ${name}`, address: ON_THE_MACHINE }))
+      store.commits.write(() =>
+        store.audit.record({
+          userId: null,
+          user: null,
+          action: 'tokens.create',
+          target: `${user.name}: ${name}`,
+          address: ON_THE_MACHINE,
+        }),
+      )
       return { ...made, user }
     })
-    if (args.values.json) return printJson(io, { ...created.token, user: created.user.name, role: created.user.role, token: created.secret, secret: created.secret })
-    io.out(`Admin token ${created.token.id} for ${created.user.name} (${created.user.role}; shown only now, keep it secret): ${created.secret}`)
+    if (args.values.json)
+      return printJson(io, {
+        ...created.token,
+        user: created.user.name,
+        role: created.user.role,
+        token: created.secret,
+        secret: created.secret,
+      })
+    io.out(
+      `Admin token ${created.token.id} for ${created.user.name} ` +
+        `(${created.user.role}; shown only now, keep it secret): ` +
+        `${created.secret}`,
+    )
   },
 }

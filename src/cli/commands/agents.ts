@@ -1,4 +1,16 @@
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, withStore } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  positional,
+  printJson,
+  printList,
+  withStore,
+} from '../command.ts'
 
 export const agentsListCommand: Command = {
   name: 'agents list',
@@ -13,7 +25,15 @@ export const agentsListCommand: Command = {
       io,
       args,
       agents,
-      { ID: (a) => a.id, NAME: (a) => (a.builtin ? `${a.name} (built-in)` : a.name), PLATFORM: (a) => a.platform, VERSION: (a) => a.version, PAIRED: (a) => a.pairedAt, 'LAST SEEN': (a) => a.lastSeenAt, REVOKED: (a) => a.revokedAt },
+      {
+        ID: (a) => a.id,
+        NAME: (a) => (a.builtin ? `${a.name} (built-in)` : a.name),
+        PLATFORM: (a) => a.platform,
+        VERSION: (a) => a.version,
+        PAIRED: (a) => a.pairedAt,
+        'LAST SEEN': (a) => a.lastSeenAt,
+        REVOKED: (a) => a.revokedAt,
+      },
       'No agents.',
     )
   },
@@ -31,10 +51,14 @@ export const agentsRevokeCommand: Command = {
     withStore(args, io, (store) => {
       const agent = store.agents.get(id)
       if (!agent) throw new CliError(`there is no agent ${id} (see printhub agents list)`)
-      if (agent.builtin) throw new CliError('the built-in agent is part of the hub and cannot be revoked; remove its printers instead')
+      if (agent.builtin)
+        throw new CliError('the built-in agent is part of the hub and cannot be revoked; remove its printers instead')
       if (!store.agents.revoke(id)) throw new CliError(`agent ${id} is already revoked`)
     })
     if (args.values.json) return printJson(io, { id, revoked: true })
-    io.out(`Revoked agent ${id}. A running hub ends its connection within a second; pair it again with a new code to use it.`)
+    io.out(
+      `Revoked agent ${id}. A running hub ends its connection within a second; ` +
+        `pair it again with a new code to use it.`,
+    )
   },
 }

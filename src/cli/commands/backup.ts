@@ -4,20 +4,35 @@
 // holds. `printhub upgrade` runs these two command lines as they are.
 import { makeBackup } from '../../services/backup.ts'
 import { restoreBackup } from '../../services/restore.ts'
-import { type Command, CliError, DATA_HELP, DATA_OPTION, dataDirOf, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, requireString } from '../command.ts'
+import {
+  type Command,
+  CliError,
+  DATA_HELP,
+  DATA_OPTION,
+  dataDirOf,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  positional,
+  printJson,
+  requireString,
+} from '../command.ts'
 
 const MB = 1024 * 1024
-const size = (bytes: number) => (bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} kB`)
+const size = (bytes: number) =>
+  bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1024))} kB`
 
 export const backupCommand: Command = {
   name: 'backup',
   audited: (args) => (args.values.out as string | undefined) ?? null,
-  summary: "write a backup of the hub's data (its database, the built-in agent's key and ledger) to one file, while the hub runs",
+  summary:
+    "write a backup of the hub's data (its database, the built-in agent's key " +
+    'and ledger) to one file, while the hub runs',
   usage: '--out FILE [--data DIR] [--json]',
   help: [
     '--out FILE        the archive to write (mode 0600; replaced only once the new one is complete)',
     DATA_HELP,
-    '--scheduled       mark it as one of the hub\'s daily backups (the hub prunes those; used by the hub itself)',
+    "--scheduled       mark it as one of the hub's daily backups (the hub prunes those; used by the hub itself)",
     JSON_HELP,
     'The archive holds private key material and hashed secrets: keep it like a key.',
   ],
@@ -30,8 +45,15 @@ export const backupCommand: Command = {
     const { summary } = outcome
     if (args.values.json) return printJson(io, summary)
     const { jobs, printers, agents, apiKeys } = summary.counts
-    io.out(`Backup written to ${summary.file} (${size(summary.bytes)}, ${summary.ms} ms): ${jobs} jobs, ${printers} printers, ${agents} agents, ${apiKeys} API keys of server ${summary.serverId}.`)
-    io.out('It holds private key material and hashed secrets: keep it like a key. Restore it with: printhub restore FILE --data DIR')
+    io.out(
+      `Backup written to ${summary.file} (${size(summary.bytes)}, ${summary.ms} ` +
+        `ms): ${jobs} jobs, ${printers} printers, ${agents} agents, ${apiKeys} ` +
+        `API keys of server ${summary.serverId}.`,
+    )
+    io.out(
+      'It holds private key material and hashed secrets: keep it like a key. ' +
+        'Restore it with: printhub restore FILE --data DIR',
+    )
   },
 }
 
@@ -56,8 +78,17 @@ export const restoreCommand: Command = {
     const { summary } = outcome
     if (args.values.json) return printJson(io, summary)
     const { jobs, printers, agents, apiKeys } = summary.counts
-    io.out(`Restored ${summary.file} (made ${summary.createdAt} by printhub ${summary.printhubVersion}) into ${summary.dataDir}: ${jobs} jobs, ${printers} printers, ${agents} agents, ${apiKeys} API keys of server ${summary.serverId}.`)
-    if (summary.replacedDir) io.out(`The directory it replaced is kept as ${summary.replacedDir}; delete it once the restored hub runs as it should.`)
+    io.out(
+      `Restored ${summary.file} (made ${summary.createdAt} by printhub ` +
+        `${summary.printhubVersion}) into ${summary.dataDir}: ${jobs} jobs, ` +
+        `${printers} printers, ${agents} agents, ${apiKeys} API keys of server ` +
+        `${summary.serverId}.`,
+    )
+    if (summary.replacedDir)
+      io.out(
+        `The directory it replaced is kept as ${summary.replacedDir}; delete it ` +
+          `once the restored hub runs as it should.`,
+      )
     io.out(`Start the hub on it: printhub serve --data ${summary.dataDir}`)
   },
 }

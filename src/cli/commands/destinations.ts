@@ -2,22 +2,45 @@
 // (services/destinations.ts): names jobs are posted to, their printers in order, failover or fan-out.
 import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
 import type { Destination } from '../../store/destinations.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, positional, printJson, printList, UsageError, withProject } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  positional,
+  printJson,
+  printList,
+  UsageError,
+  withProject,
+} from '../command.ts'
 
 function said(outcome: DestinationOutcome, name: string): Destination {
-  if (outcome.kind === 'invalid') throw new CliError(`the destination is not valid:\n${outcome.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`)
+  if (outcome.kind === 'invalid')
+    throw new CliError(
+      `the destination is not valid:\n${outcome.issues.map((issue) => `  ${issue.path}: ${issue.message}`).join('\n')}`,
+    )
   if (outcome.kind === 'taken') throw new CliError(`the project already has a printer or destination named ${name}`)
-  if (outcome.kind === 'unknown') throw new CliError(`the project has no destination ${name} (see printhub destinations list)`)
+  if (outcome.kind === 'unknown')
+    throw new CliError(`the project has no destination ${name} (see printhub destinations list)`)
   return outcome.destination
 }
 
 const printersOf = (args: { values: Record<string, unknown> }): string[] => {
   const printers = args.values.printer as string[] | undefined
-  if (!printers || printers.length === 0) throw new UsageError('name its printers with --printer ID, in order of preference (repeat it)')
+  if (!printers || printers.length === 0)
+    throw new UsageError('name its printers with --printer ID, in order of preference (repeat it)')
   return printers
 }
 
-const OPTIONS = { project: { type: 'string' }, printer: { type: 'string', multiple: true }, mode: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION } as const
+const OPTIONS = {
+  project: { type: 'string' },
+  printer: { type: 'string', multiple: true },
+  mode: { type: 'string' },
+  ...DATA_OPTION,
+  ...JSON_OPTION,
+} as const
 const HELP = [
   '--project ID      the project',
   '--printer ID      a printer of the project (record ID or name); repeat, in order of preference',
@@ -45,14 +68,27 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
       const destinationName = positional(args, 0, 'NAME', 1)
       const printers = printersOf(args)
       const mode = (args.values.mode as string | undefined) ?? 'failover'
-      const destination = said(withProject(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })), destinationName)
+      const destination = said(
+        withProject(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })),
+        destinationName,
+      )
       shown(io, args.values.json, destination, verb)
     },
   }
 }
 
-export const destinationsCreateCommand = saveCommand('destinations create', 'make a destination: a name jobs are posted to, its printers in order, failover between them or all of them', createDestination, 'Made')
-export const destinationsSetCommand = saveCommand('destinations set', "change a destination's printers (and mode)", changeDestination, 'Changed')
+export const destinationsCreateCommand = saveCommand(
+  'destinations create',
+  'make a destination: a name jobs are posted to, its printers in order, failover between them or all of them',
+  createDestination,
+  'Made',
+)
+export const destinationsSetCommand = saveCommand(
+  'destinations set',
+  "change a destination's printers (and mode)",
+  changeDestination,
+  'Changed',
+)
 
 export const destinationsListCommand: Command = {
   name: 'destinations list',
@@ -62,7 +98,13 @@ export const destinationsListCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const destinations = withProject(args, io, (store, projectId) => store.destinations.list(projectId))
-    printList(io, args, destinations, { NAME: (d) => d.name, MODE: (d) => d.mode, PRINTERS: (d) => d.printers.join(','), CREATED: (d) => d.createdAt }, 'No destinations.')
+    printList(
+      io,
+      args,
+      destinations,
+      { NAME: (d) => d.name, MODE: (d) => d.mode, PRINTERS: (d) => d.printers.join(','), CREATED: (d) => d.createdAt },
+      'No destinations.',
+    )
   },
 }
 
@@ -75,7 +117,12 @@ export const destinationsDeleteCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
-    if (!withProject(args, io, (store, projectId) => store.commits.write(() => store.destinations.delete(projectId, name)))) throw new CliError(`the project has no destination ${name}`)
+    if (
+      !withProject(args, io, (store, projectId) =>
+        store.commits.write(() => store.destinations.delete(projectId, name)),
+      )
+    )
+      throw new CliError(`the project has no destination ${name}`)
     if (args.values.json) return printJson(io, { name, deleted: true })
     io.out(`Deleted destination ${name}.`)
   },

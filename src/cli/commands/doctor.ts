@@ -31,15 +31,33 @@ export const doctorCommand: Command = {
   options: { ...DATA_OPTION, host: { type: 'string' }, port: { type: 'string' }, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
-    const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined }, io.env)
+    const config = resolveConfig(
+      {
+        host: args.values.host as string | undefined,
+        port: args.values.port as string | undefined,
+        data: args.values.data as string | undefined,
+      },
+      io.env,
+    )
     // The hub's minimum free space: its environment's, else the setting saved in the data directory.
-    const minFreeMb = config.pinned.includes('minFreeMb') ? config.minFreeMb : (savedSetting(config.dataDir, 'minFreeMb') ?? config.minFreeMb)
-    const findings = await diagnose({ dataDir: config.dataDir, host: config.host, port: config.port, serverId: config.serverId, now: Date.now(), machine: readMachineFacts(), minFreeMb })
+    const minFreeMb = config.pinned.includes('minFreeMb')
+      ? config.minFreeMb
+      : (savedSetting(config.dataDir, 'minFreeMb') ?? config.minFreeMb)
+    const findings = await diagnose({
+      dataDir: config.dataDir,
+      host: config.host,
+      port: config.port,
+      serverId: config.serverId,
+      now: Date.now(),
+      machine: readMachineFacts(),
+      minFreeMb,
+    })
     const healthy = findings.every((finding) => finding.verdict === 'ok')
     if (args.values.json) printJson(io, { healthy, findings })
     else {
       const width = Math.max(...findings.map((f) => f.check.length))
-      for (const finding of findings) io.out(`${finding.verdict.toUpperCase().padEnd(4)}  ${finding.check.padEnd(width)}  ${finding.detail}`)
+      for (const finding of findings)
+        io.out(`${finding.verdict.toUpperCase().padEnd(4)}  ${finding.check.padEnd(width)}  ${finding.detail}`)
       io.out(healthy ? 'All is well.' : 'Something needs attention (see above).')
     }
     return healthy ? 0 : 1

@@ -1,5 +1,15 @@
 import { initialize } from '../../services/init.ts'
-import { type Command, DATA_HELP, DATA_OPTION, dataDirOf, JSON_HELP, JSON_OPTION, noPositionals, printJson, withStore } from '../command.ts'
+import {
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  dataDirOf,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  printJson,
+  withStore,
+} from '../command.ts'
 
 export const initCommand: Command = {
   name: 'init',
@@ -12,7 +22,8 @@ export const initCommand: Command = {
     const result = await withStore(args, io, (store) => initialize(store, dataDirOf(args, io)), true)
     if (args.values.json) return printJson(io, result)
     const dataDir = dataDirOf(args, io)
-    if (!result.created) return io.out(`${dataDir} is already initialised (project ${result.projectId}); nothing was created.`)
+    if (!result.created)
+      return io.out(`${dataDir} is already initialised (project ${result.projectId}); nothing was created.`)
     io.out(`Initialised ${dataDir}.`)
     io.out(`Project: ${result.projectId}`)
     io.out(`API key (shown only now; keep it secret): ${result.apiKey}`)

@@ -10,7 +10,11 @@ const ROOT_HELP = '--root DIR        write the files under DIR instead of / (to 
 
 /** Checked before anything is touched. */
 function requireInstallable(): void {
-  if (!isCompiled()) throw new CliError('install and uninstall work on the compiled executable, not the sources: build it with "npm run build" and run dist/printhub-linux-arm64.')
+  if (!isCompiled())
+    throw new CliError(
+      'install and uninstall work on the compiled executable, not the sources: ' +
+        'build it with "npm run build" and run dist/printhub-linux-arm64.',
+    )
   requireRoot()
 }
 
@@ -41,9 +45,24 @@ export const installCommand: Command = {
   async run(args, io) {
     noPositionals(args)
     requireInstallable()
-    const config = resolveConfig({ host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: (args.values.data as string | undefined) ?? DEFAULT_INSTALL_DATA_DIR }, {})
+    const config = resolveConfig(
+      {
+        host: args.values.host as string | undefined,
+        port: args.values.port as string | undefined,
+        data: (args.values.data as string | undefined) ?? DEFAULT_INSTALL_DATA_DIR,
+      },
+      {},
+    )
     try {
-      await install({ dataDir: config.dataDir, host: config.host, port: config.port, root: (args.values.root as string | undefined) ?? '/', executable: process.execPath, maxOpenJobsPerProject: config.maxOpenJobsPerProject, out: io.out })
+      await install({
+        dataDir: config.dataDir,
+        host: config.host,
+        port: config.port,
+        root: (args.values.root as string | undefined) ?? '/',
+        executable: process.execPath,
+        maxOpenJobsPerProject: config.maxOpenJobsPerProject,
+        out: io.out,
+      })
     } catch (error) {
       if (error instanceof InstallError || error instanceof UpgradeError) throw new CliError(error.message)
       throw error
@@ -55,13 +74,22 @@ export const uninstallCommand: Command = {
   name: 'uninstall',
   summary: 'stop and remove the service, its unit, udev rule, user and executable; keep the data unless --purge',
   usage: '[--data DIR] [--purge] [--root DIR]',
-  help: [`--data DIR        data directory (default ${DEFAULT_INSTALL_DATA_DIR})`, '--purge           remove the data directory too: every job, key and printer', ROOT_HELP],
+  help: [
+    `--data DIR        data directory (default ${DEFAULT_INSTALL_DATA_DIR})`,
+    '--purge           remove the data directory too: every job, key and printer',
+    ROOT_HELP,
+  ],
   options: { data: { type: 'string' }, purge: { type: 'boolean' }, root: { type: 'string' } },
   run(args, io) {
     noPositionals(args)
     requireInstallable()
     try {
-      uninstall({ dataDir: (args.values.data as string | undefined) ?? DEFAULT_INSTALL_DATA_DIR, root: (args.values.root as string | undefined) ?? '/', purge: args.values.purge === true, out: io.out })
+      uninstall({
+        dataDir: (args.values.data as string | undefined) ?? DEFAULT_INSTALL_DATA_DIR,
+        root: (args.values.root as string | undefined) ?? '/',
+        purge: args.values.purge === true,
+        out: io.out,
+      })
     } catch (error) {
       if (error instanceof InstallError) throw new CliError(error.message)
       throw error
@@ -75,25 +103,35 @@ export const upgradeCommand: Command = {
   usage: 'NEW_EXECUTABLE [--timeout SECONDS] [--root DIR]',
   help: [
     'NEW_EXECUTABLE    the printhub to install (checked first: this machine\'s architecture, "version --json")',
-    `--timeout SECONDS how long the new printhub has to answer /health after its start (default ${DEFAULT_UPGRADE_TIMEOUT_S})`,
+    `--timeout SECONDS how long the new printhub has to answer /health after ` +
+      `its start (default ${DEFAULT_UPGRADE_TIMEOUT_S})`,
     ROOT_HELP,
     'Backs up with the installed printhub (printhub backup --data DIR --out FILE) into the backup-dir',
-    `setting, else DIR-backups beside the data directory (the newest ${KEPT_PRE_UPGRADE_BACKUPS} pre-upgrade backups stay), replaces`,
+    `setting, else DIR-backups beside the data directory (the newest ` +
+      `${KEPT_PRE_UPGRADE_BACKUPS} pre-upgrade backups stay), replaces`,
     '/usr/local/bin/printhub by rename (the old one kept as .printhub.old), restarts printhub.service and',
-    'waits for /health with this hub\'s server ID. If it does not answer in time, it stops the service,',
+    "waits for /health with this hub's server ID. If it does not answer in time, it stops the service,",
     'puts the old executable back, restores the backup with it (printhub restore FILE --data DIR --force)',
-    `and starts it again. Exit 0: upgraded; 1: refused, nothing changed; ${ROLLED_BACK_EXIT}: rolled back; ${ROLLBACK_FAILED_EXIT}: the rollback failed too.`,
+    `and starts it again. Exit 0: upgraded; 1: refused, nothing changed; ` +
+      `${ROLLED_BACK_EXIT}: rolled back; ${ROLLBACK_FAILED_EXIT}: the rollback ` +
+      `failed too.`,
   ],
   options: { timeout: { type: 'string' }, root: { type: 'string' } },
   async run(args, io) {
     const executable = positional(args, 0, 'NEW_EXECUTABLE', 1)
     const timeout = (args.values.timeout as string | undefined) ?? String(DEFAULT_UPGRADE_TIMEOUT_S)
-    if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > 3600) throw new UsageError('--timeout must be a whole number of seconds from 1 to 3600')
+    if (!/^\d+$/.test(timeout) || Number(timeout) < 1 || Number(timeout) > 3600)
+      throw new UsageError('--timeout must be a whole number of seconds from 1 to 3600')
     requireRoot()
     const wrong = architectureProblem(executable)
     if (wrong) throw new CliError(`${wrong}; nothing was changed`)
     try {
-      const outcome = await upgrade({ root: (args.values.root as string | undefined) ?? '/', newExecutable: executable, timeoutMs: Number(timeout) * 1000, out: io.out })
+      const outcome = await upgrade({
+        root: (args.values.root as string | undefined) ?? '/',
+        newExecutable: executable,
+        timeoutMs: Number(timeout) * 1000,
+        out: io.out,
+      })
       if (outcome.kind === 'rolled-back') return ROLLED_BACK_EXIT
       if (outcome.kind === 'rollback-failed') return ROLLBACK_FAILED_EXIT
     } catch (error) {

@@ -2,20 +2,55 @@ import { printableInLine } from '../../domain/printable.ts'
 import { isJobState, JOB_STATES, type JobState } from '../../protocol/job.ts'
 import { isFailureCode } from '../../protocol/failures.ts'
 import { en } from '../../protocol/messages/en.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  positional,
+  printJson,
+  printList,
+  UsageError,
+  withProject,
+  withStore,
+} from '../command.ts'
 
 export const jobsListCommand: Command = {
   name: 'jobs list',
   summary: "list a project's newest 100 jobs, newest first",
   usage: '--project ID [--state S] [--data DIR] [--json]',
-  help: ['--project ID      the project', `--state S         only jobs in state S: ${JOB_STATES.join(', ')}`, DATA_HELP, JSON_HELP],
+  help: [
+    '--project ID      the project',
+    `--state S         only jobs in state S: ${JOB_STATES.join(', ')}`,
+    DATA_HELP,
+    JSON_HELP,
+  ],
   options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
     const state = args.values.state as string | undefined
-    if (state !== undefined && !isJobState(state)) throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
-    const jobs = withProject(args, io, (store, projectId) => store.jobs.newest(projectId, state as JobState | undefined))
-    printList(io, args, jobs, { ID: (j) => j.id, STATE: (j) => `${en.jobStates[j.state].word} (${j.state})`, PRINTER: (j) => j.printerId, ATTEMPTS: (j) => `${j.attemptCount}/${j.maxAttempts}`, CREATED: (j) => j.createdAt, 'IDEMPOTENCY KEY': (j) => j.idempotencyKey }, 'No jobs.')
+    if (state !== undefined && !isJobState(state))
+      throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
+    const jobs = withProject(args, io, (store, projectId) =>
+      store.jobs.newest(projectId, state as JobState | undefined),
+    )
+    printList(
+      io,
+      args,
+      jobs,
+      {
+        ID: (j) => j.id,
+        STATE: (j) => `${en.jobStates[j.state].word} (${j.state})`,
+        PRINTER: (j) => j.printerId,
+        ATTEMPTS: (j) => `${j.attemptCount}/${j.maxAttempts}`,
+        CREATED: (j) => j.createdAt,
+        'IDEMPOTENCY KEY': (j) => j.idempotencyKey,
+      },
+      'No jobs.',
+    )
   },
 }
 
@@ -31,9 +66,14 @@ export const jobsShowCommand: Command = {
     if (!job) throw new CliError(`there is no job ${id}`)
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
-    for (const [key, value] of Object.entries(job)) io.out(`${key.padEnd(width)}  ${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))}`)
+    for (const [key, value] of Object.entries(job))
+      io.out(
+        `${key.padEnd(width)}  ` +
+          `${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))}`,
+      )
     // The same in plain words, as the dashboard says it (the codes above stay for technicians).
-    const failure = job.lastErrorCode !== null && isFailureCode(job.lastErrorCode) ? en.failures[job.lastErrorCode] : undefined
+    const failure =
+      job.lastErrorCode !== null && isFailureCode(job.lastErrorCode) ? en.failures[job.lastErrorCode] : undefined
     io.out('')
     io.out(`${en.jobStates[job.state].word}.${failure ? ` ${failure.say}` : ''}`)
     if (failure?.do) io.out(`To do: ${failure.do}`)
@@ -51,13 +91,15 @@ export const jobsCancelCommand: Command = {
     const id = positional(args, 0, 'JOB_ID', 1)
     const outcome = withStore(args, io, (store) => store.jobStates.cancel(id))
     if (outcome.kind === 'unknown') throw new CliError(`there is no job ${id}`)
-    if (outcome.kind === 'too_late') throw new CliError(`job ${id} is ${outcome.job.state}: it already went to the printer`)
+    if (outcome.kind === 'too_late')
+      throw new CliError(`job ${id} is ${outcome.job.state}: it already went to the printer`)
     if (outcome.kind === 'finished') throw new CliError(`job ${id} is already ${outcome.job.state}`)
     if (args.values.json) return printJson(io, { ...outcome.job, cancellation: outcome.kind })
     io.out(
       outcome.kind === 'cancelled'
         ? `Cancelled job ${id}.`
-        : `Asked the agent to cancel job ${id}; it becomes CANCELLED unless the printer already took it (see printhub jobs show ${id}).`,
+        : `Asked the agent to cancel job ${id}; it becomes CANCELLED unless the ` +
+            `printer already took it (see printhub jobs show ${id}).`,
     )
   },
 }

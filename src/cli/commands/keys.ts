@@ -1,20 +1,49 @@
 import { API_KEY_SCOPES, isApiKeyScope } from '../../protocol/api-key.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withProject, withStore } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  positional,
+  printJson,
+  printList,
+  UsageError,
+  withProject,
+  withStore,
+} from '../command.ts'
 
 export const keysCreateCommand: Command = {
   name: 'keys create',
   audited: (args) => (args.values.project as string | undefined) ?? null,
   summary: 'create a project API key (the secret is shown once)',
   usage: '--project ID [--scope S]... [--name N] [--data DIR] [--json]',
-  help: ['--project ID      the project the key belongs to', `--scope S         ${API_KEY_SCOPES.join(', ')}; repeat for several (default: all)`, '--name N          a label for people', DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, scope: { type: 'string', multiple: true }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  help: [
+    '--project ID      the project the key belongs to',
+    `--scope S         ${API_KEY_SCOPES.join(', ')}; repeat for several (default: all)`,
+    '--name N          a label for people',
+    DATA_HELP,
+    JSON_HELP,
+  ],
+  options: {
+    project: { type: 'string' },
+    scope: { type: 'string', multiple: true },
+    name: { type: 'string' },
+    ...DATA_OPTION,
+    ...JSON_OPTION,
+  },
   run(args, io) {
     noPositionals(args)
     const scopes = (args.values.scope as string[] | undefined) ?? [...API_KEY_SCOPES]
     const unknown = scopes.find((scope) => !isApiKeyScope(scope))
-    if (unknown !== undefined) throw new UsageError(`unknown scope "${unknown}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
+    if (unknown !== undefined)
+      throw new UsageError(`unknown scope "${unknown}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
     const name = (args.values.name as string | undefined) ?? null
-    const { key, secret } = withProject(args, io, (store, projectId) => store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name))
+    const { key, secret } = withProject(args, io, (store, projectId) =>
+      store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name),
+    )
     if (args.values.json) return printJson(io, { ...key, apiKey: secret })
     io.out(`Created key ${key.id} (${key.scopes.join(', ')}) for project ${key.projectId}.`)
     io.out(`API key (shown only now; keep it secret): ${secret}`)
@@ -30,7 +59,20 @@ export const keysListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const keys = withProject(args, io, (store, projectId) => store.apiKeys.list(projectId))
-    printList(io, args, keys, { ID: (k) => k.id, PREFIX: (k) => k.keyPrefix, SCOPES: (k) => k.scopes.join(','), NAME: (k) => k.name, CREATED: (k) => k.createdAt, REVOKED: (k) => k.revokedAt }, 'No keys.')
+    printList(
+      io,
+      args,
+      keys,
+      {
+        ID: (k) => k.id,
+        PREFIX: (k) => k.keyPrefix,
+        SCOPES: (k) => k.scopes.join(','),
+        NAME: (k) => k.name,
+        CREATED: (k) => k.createdAt,
+        REVOKED: (k) => k.revokedAt,
+      },
+      'No keys.',
+    )
   },
 }
 

@@ -1,5 +1,15 @@
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
-import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, printJson, UsageError, withStore } from '../command.ts'
+import {
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  printJson,
+  UsageError,
+  withStore,
+} from '../command.ts'
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
 
@@ -7,7 +17,8 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
 export function parseTtl(text: string): number {
   const match = /^(\d+)(ms|s|m|h)$/.exec(text)
   const ms = match ? Number(match[1]) * UNITS[match[2]!]! : NaN
-  if (!(ms >= PAIRING_CODE_TTL_MS.min && ms <= PAIRING_CODE_TTL_MS.max)) throw new UsageError(`--ttl must be a duration from 10s to 24h, like 5m (got "${text}")`)
+  if (!(ms >= PAIRING_CODE_TTL_MS.min && ms <= PAIRING_CODE_TTL_MS.max))
+    throw new UsageError(`--ttl must be a duration from 10s to 24h, like 5m (got "${text}")`)
   return ms
 }
 

@@ -15,10 +15,28 @@ import type { PrinterCondition } from '../../transports/printer-status.ts'
 import { probe, speaksBack, submit, type Transports } from '../../transports/submit.ts'
 import { loadUsbBackend } from '../../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../../transports/virtual.ts'
-import { CliError, type Command, DATA_HELP, dataDirOf, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withProject } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  dataDirOf,
+  DATA_OPTION,
+  type Io,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  type ParsedArgs,
+  positional,
+  printJson,
+  UsageError,
+  withProject,
+} from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 
-/** The links of a check; `dataDir`: whose output folder a file printer writes in (the hub's, or the agent's with --local). */
+/**
+ * The links of a check; `dataDir`: whose output folder a file printer writes in (the hub's, or the agent's with
+ * --local).
+ */
 const transports = (io: Io, dataDir: string): Transports => ({
   virtuals: new VirtualPrinters(),
   devices: new DeviceFinder(),
@@ -28,7 +46,8 @@ const transports = (io: Io, dataDir: string): Transports => ({
 
 export const printersDetectCommand: Command = {
   name: 'printers detect',
-  summary: 'list the printers plugged into this machine (serial ports, USB printers), with the connection and profile to use',
+  summary:
+    'list the printers plugged into this machine (serial ports, USB printers), with the connection and profile to use',
   usage: '[--json]',
   help: ['Network printers are not scanned for: check one address with printhub printers probe.', JSON_HELP],
   options: { ...JSON_OPTION },
@@ -38,17 +57,31 @@ export const printersDetectCommand: Command = {
     if (args.values.json) return printJson(io, { printers, usbError })
     if (printers.length === 0) io.out('No serial ports or USB printers found.')
     for (const printer of printers) {
-      const usb = printer.usb ? ` USB ${printer.usb.vendorId}:${printer.usb.productId}${printer.usb.vendor ? ` (${[printer.usb.vendor, printer.usb.product].filter(Boolean).join(' ')})` : ''}` : ''
-      const profile = printer.suggestedProfile ? `  profile: ${printer.suggestedProfile}${printer.suggestion === 'vendor' ? ' (a guess from the vendor: check the model)' : ''}` : ''
-      io.out(`${printer.kind.padEnd(6)} ${printer.connection}${usb}${printer.driver ? ` [${printer.driver}]` : ''}${profile}`)
+      const usb = printer.usb
+        ? ` USB ${printer.usb.vendorId}:${printer.usb.productId}${printer.usb.vendor ? ` (${[printer.usb.vendor, printer.usb.product].filter(Boolean).join(' ')})` : ''}`
+        : ''
+      const profile = printer.suggestedProfile
+        ? `  profile: ${printer.suggestedProfile}${printer.suggestion === 'vendor' ? ' (a guess from the vendor: check the model)' : ''}`
+        : ''
+      io.out(
+        `${printer.kind.padEnd(6)} ` +
+          `${printer.connection}${usb}${printer.driver ? ` [${printer.driver}]` : ''}${profile}`,
+      )
     }
     if (usbError) io.out(`USB devices without the usblp driver could not be listed: ${usbError}`)
   },
 }
 
 function describeCondition(condition: PrinterCondition | null): string {
-  if (!condition) return 'it does not answer status requests (write-only: jobs count as printed once it took every byte)'
-  const problems = [!condition.online && 'offline', condition.paper === 'out' && 'out of paper', condition.paper === 'near-end' && 'paper running low', condition.coverOpen && 'cover open', condition.error && 'error'].filter(Boolean)
+  if (!condition)
+    return 'it does not answer status requests (write-only: jobs count as printed once it took every byte)'
+  const problems = [
+    !condition.online && 'offline',
+    condition.paper === 'out' && 'out of paper',
+    condition.paper === 'near-end' && 'paper running low',
+    condition.coverOpen && 'cover open',
+    condition.error && 'error',
+  ].filter(Boolean)
   return problems.length ? problems.join(', ') : 'online, paper ok'
 }
 
@@ -56,16 +89,25 @@ export const printersProbeCommand: Command = {
   name: 'printers probe',
   summary: 'check one printer connection: is the printer there, and what does its status say',
   usage: 'URI [--json]',
-  help: ['URI               tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=..., usb:///dev/usb/lp0 or usb://VID:PID', JSON_HELP],
+  help: [
+    'URI               tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=..., usb:///dev/usb/lp0 or usb://VID:PID',
+    JSON_HELP,
+  ],
   options: { ...JSON_OPTION },
   async run(args, io) {
     const uri = positional(args, 0, 'URI', 1)
     const parsed = parseConnectionUri(uri)
     if (!parsed.ok) throw new UsageError(parsed.message)
-    if (!speaksBack(parsed.connection)) throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
+    if (!speaksBack(parsed.connection))
+      throw new UsageError(`${uri}: only network, serial and USB printers can be probed`)
     const probed = await probe(parsed.connection, transports(io, resolveDataDir({}, io.env)))
     if (!probed.ok) {
-      if (args.values.json) printJson(io, { connection: uri, reachable: false, error: { code: probed.failure.code, message: probed.failure.message } })
+      if (args.values.json)
+        printJson(io, {
+          connection: uri,
+          reachable: false,
+          error: { code: probed.failure.code, message: probed.failure.message },
+        })
       else io.err(`${uri}: ${probed.failure.message}`)
       return 1
     }
@@ -74,12 +116,17 @@ export const printersProbeCommand: Command = {
   },
 }
 
-function printerToTest(args: ParsedArgs, io: Io, id: string): { id: string; connection: string; profile: string; width: 58 | 80 } {
+function printerToTest(
+  args: ParsedArgs,
+  io: Io,
+  id: string,
+): { id: string; connection: string; profile: string; width: 58 | 80 } {
   if (args.values.local) {
     const ledger = Ledger.open(agentDataDirOf(args, io))
     try {
       const printer = ledger.printers().find((p) => p.id === id)
-      if (!printer) throw new CliError(`this machine's agent has no printer "${id}" (see printhub printers list --local)`)
+      if (!printer)
+        throw new CliError(`this machine's agent has no printer "${id}" (see printhub printers list --local)`)
       return printer
     } finally {
       ledger.close()
@@ -87,8 +134,15 @@ function printerToTest(args: ParsedArgs, io: Io, id: string): { id: string; conn
   }
   return withProject(args, io, (store, projectId) => {
     const printer = store.printers.list(projectId).find((p) => p.remoteId === id)
-    if (!printer) throw new CliError(`project ${projectId} has no printer "${id}" (see printhub printers list --project ${projectId})`)
-    if (printer.agentId !== store.agents.builtin()?.id) throw new CliError(`printer "${id}" is attached to agent ${printer.agentId}: run printhub printers test ${printer.agentPrinterId} --local on that machine`)
+    if (!printer)
+      throw new CliError(
+        `project ${projectId} has no printer "${id}" (see printhub printers list --project ${projectId})`,
+      )
+    if (printer.agentId !== store.agents.builtin()?.id)
+      throw new CliError(
+        `printer "${id}" is attached to agent ${printer.agentId}: run printhub ` +
+          `printers test ${printer.agentPrinterId} --local on that machine`,
+      )
     return { id, connection: printer.connection, profile: printer.profile, width: printer.width }
   })
 }
@@ -109,7 +163,8 @@ export const printersTestCommand: Command = {
   options: { project: { type: 'string' }, local: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'ID', 1)
-    if (Boolean(args.values.local) === (args.values.project !== undefined)) throw new UsageError('give either --project ID or --local')
+    if (Boolean(args.values.local) === (args.values.project !== undefined))
+      throw new UsageError('give either --project ID or --local')
     const printer = printerToTest(args, io, id)
     const parsed = parseConnectionUri(printer.connection)
     if (!parsed.ok) throw new CliError(`printer "${id}" has an invalid connection: ${parsed.message}`)
@@ -124,9 +179,13 @@ export const printersTestCommand: Command = {
     const hub = hubOnTheLan(config.serverName, config.host, config.port)
     let bytes: Uint8Array
     try {
-      bytes = render(testPage(printer, hub, status, new Date()), targetFor(printer.profile, printer.width, parsed.connection.kind))
+      bytes = render(
+        testPage(printer, hub, status, new Date()),
+        targetFor(printer.profile, printer.width, parsed.connection.kind),
+      )
     } catch (error) {
-      if (error instanceof RenderError) throw new CliError(`the test page cannot be printed on this model: ${error.message}`)
+      if (error instanceof RenderError)
+        throw new CliError(`the test page cannot be printed on this model: ${error.message}`)
       throw error
     }
     const submitted = await submit(parsed.connection, bytes, new AbortController().signal, links, printer)
@@ -140,6 +199,10 @@ export const printersTestCommand: Command = {
     }
     const confirmed = submitted.ok && submitted.printed !== undefined
     if (args.values.json) return printJson(io, { printer: id, printed: true, confirmed, status })
-    io.out(`Printed a test page on "${id}" (${printer.connection})${confirmed ? ', and the printer confirmed it' : ''}; status before: ${status}.`)
+    io.out(
+      `Printed a test page on "${id}" ` +
+        `(${printer.connection})${confirmed ? ', and the printer confirmed it' : ''}; ` +
+        `status before: ${status}.`,
+    )
   },
 }

@@ -1,14 +1,44 @@
 import { DEFAULT_PROFILE_ID, PROFILES } from '../../profiles/catalog.ts'
-import { checkPrinterSettings, POLLING_MODELS, type PrinterSettingsFields, type SettingProblem } from '../../services/printer-settings.ts'
-import { type AddPrinterOutcome, addHubPrinter, adoptPollingPrinter, assignAgentPrinter } from '../../services/printers.ts'
+import {
+  checkPrinterSettings,
+  POLLING_MODELS,
+  type PrinterSettingsFields,
+  type SettingProblem,
+} from '../../services/printer-settings.ts'
+import {
+  type AddPrinterOutcome,
+  addHubPrinter,
+  adoptPollingPrinter,
+  assignAgentPrinter,
+} from '../../services/printers.ts'
 import type { PrinterRecord } from '../../store/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
 import { resolveConfig } from '../../hub/config.ts'
 import { confinementOf } from '../../transports/confine.ts'
-import { CliError, type Command, DATA_HELP, dataDirOf, DATA_OPTION, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, printList, requireString, UsageError, withProject, withStore } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  dataDirOf,
+  DATA_OPTION,
+  type Io,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  type ParsedArgs,
+  positional,
+  printJson,
+  printList,
+  requireString,
+  UsageError,
+  withProject,
+  withStore,
+} from '../command.ts'
 
-const AGENT_DATA_HELP = `--data DIR        with --local: the agent's data directory (env PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
+const AGENT_DATA_HELP =
+  `--data DIR        with --local: the agent's data directory (env ` +
+  `PRINTHUB_AGENT_DATA_DIR, default ${DEFAULT_AGENT_DATA_DIR})`
 
 /** The agent data directory of a --local command. */
 export function agentDataDirOf(args: ParsedArgs, io: Io): string {
@@ -34,7 +64,11 @@ function settingError(problem: SettingProblem): UsageError {
 }
 
 /** The printer a project was given, or why it was not, in the CLI's words. */
-function addedPrinter(outcome: AddPrinterOutcome, projectId: string, agent?: { agentId: string; agentPrinterId: string }): PrinterRecord {
+function addedPrinter(
+  outcome: AddPrinterOutcome,
+  projectId: string,
+  agent?: { agentId: string; agentPrinterId: string },
+): PrinterRecord {
   switch (outcome.kind) {
     case 'added':
       return outcome.printer
@@ -49,9 +83,16 @@ function addedPrinter(outcome: AddPrinterOutcome, projectId: string, agent?: { a
     case 'unknown_agent':
       throw new CliError(`there is no paired agent ${agent?.agentId} (see printhub agents list)`)
     case 'not_reported':
-      throw new CliError(`agent ${agent?.agentId} has not reported a printer ${agent?.agentPrinterId}; is it connected? (see printhub printers list --agents)`)
+      throw new CliError(
+        `agent ${agent?.agentId} has not reported a printer ` +
+          `${agent?.agentPrinterId}; is it connected? (see printhub printers ` +
+          `list --agents)`,
+      )
     case 'mac_taken':
-      throw new CliError(`this printer is adopted already, as ${outcome.printer.id} ("${outcome.printer.remoteId}") in project ${outcome.printer.projectId}`)
+      throw new CliError(
+        `this printer is adopted already, as ${outcome.printer.id} ` +
+          `("${outcome.printer.remoteId}") in project ${outcome.printer.projectId}`,
+      )
   }
 }
 
@@ -59,7 +100,9 @@ export const printersAddCommand: Command = {
   name: 'printers add',
   audited: (args) => (args.values.id as string | undefined) ?? null,
   summary: "add a printer: to a project (the hub's built-in agent drives it), or with --local to this machine's agent",
-  usage: '(--project ID | --local) --id ID --connection URI [--profile NAME] [--width 58|80] [--name N] [--data DIR] [--json]',
+  usage:
+    '(--project ID | --local) --id ID --connection URI [--profile NAME] ' +
+    '[--width 58|80] [--name N] [--data DIR] [--json]',
   help: [
     '--project ID      the project that prints on it (the printer is attached to the hub)',
     '--local           add it to the agent in --data instead (a remote agent; see printhub agent)',
@@ -67,14 +110,25 @@ export const printersAddCommand: Command = {
     '--connection URI  tcp://HOST[:9100], serial:///dev/ttyUSB0?baud=38400&flow=rtscts,',
     '                  usb:///dev/usb/lp0, usb://VID:PID[/SERIAL], cloudprnt://MAC, epson-sdp://ID, file:///PATH,',
     '                  virtual or virtual://NAME[?mode=ok|fail|offline&delay=MS]',
-    `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} (default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
+    `--profile NAME    printer model: ${PROFILES.map((p) => p.id).join(', ')} ` +
+      `(default: the generic one of the width, else ${DEFAULT_PROFILE_ID})`,
     "--width 58|80     paper width in mm (default: the profile's)",
     '--name N          a label for people',
     DATA_HELP,
     AGENT_DATA_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, local: { type: 'boolean' }, id: { type: 'string' }, connection: { type: 'string' }, profile: { type: 'string' }, width: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: {
+    project: { type: 'string' },
+    local: { type: 'boolean' },
+    id: { type: 'string' },
+    connection: { type: 'string' },
+    profile: { type: 'string' },
+    width: { type: 'string' },
+    name: { type: 'string' },
+    ...DATA_OPTION,
+    ...JSON_OPTION,
+  },
   run(args, io) {
     noPositionals(args)
     if (args.values.local && args.values.project) throw new UsageError('give either --project or --local')
@@ -86,9 +140,14 @@ export const printersAddCommand: Command = {
       const ledger = Ledger.open(dataDir)
       try {
         const printer = { ...settings, name: settings.name ?? settings.id }
-        if (!ledger.addPrinter(printer)) throw new CliError(`the agent in ${dataDir} already has a printer "${settings.id}"`)
+        if (!ledger.addPrinter(printer))
+          throw new CliError(`the agent in ${dataDir} already has a printer "${settings.id}"`)
         if (args.values.json) return printJson(io, printer)
-        io.out(`Added printer "${printer.id}" (${printer.connection}, ${printer.profile}, ${printer.width} mm) to the agent in ${dataDir}; a running agent reports it within seconds.`)
+        io.out(
+          `Added printer "${printer.id}" (${printer.connection}, ` +
+            `${printer.profile}, ${printer.width} mm) to the agent in ${dataDir}; a ` +
+            `running agent reports it within seconds.`,
+        )
         return
       } finally {
         ledger.close()
@@ -96,11 +155,17 @@ export const printersAddCommand: Command = {
     }
     const input = printerSettingsInput(args)
     const projectId = requireString(args, 'project')
-    // The port the hub listens on when it is started the usual way (serve --port is not known here; the agent checks again).
+    // The port the hub listens on when it is started the usual way (serve --port is not known here; the agent checks
+    // again).
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
-    const printer = withStore(args, io, (store) => addedPrinter(addHubPrinter(store, projectId, input, confinement), projectId))
+    const printer = withStore(args, io, (store) =>
+      addedPrinter(addHubPrinter(store, projectId, input, confinement), projectId),
+    )
     if (args.values.json) return printJson(io, printer)
-    io.out(`Added printer ${printer.id} ("${printer.remoteId}", ${printer.connection}, ${printer.profile}, ${printer.width} mm).`)
+    io.out(
+      `Added printer ${printer.id} ("${printer.remoteId}", ` +
+        `${printer.connection}, ${printer.profile}, ${printer.width} mm).`,
+    )
   },
 }
 
@@ -110,30 +175,48 @@ export const printersAdoptCommand: Command = {
   summary: 'adopt a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) into a project',
   usage: 'MAC|ID --project ID --id ID [--profile NAME] [--data DIR] [--json]',
   help: [
-    "MAC               a Star CloudPRNT printer's Ethernet MAC address (its self-test page, or the dashboard's Printers page), e.g. 00:11:62:12:34:56",
-    "ID                or an Epson Server Direct Print printer's ID (its Name when the ID is empty: the serial number); cloudprnt://MAC and epson-sdp://ID are taken too",
+    "MAC               a Star CloudPRNT printer's Ethernet MAC address (its " +
+      "self-test page, or the dashboard's Printers page), e.g. " +
+      '00:11:62:12:34:56',
+    "ID                or an Epson Server Direct Print printer's ID (its Name " +
+      'when the ID is empty: the serial number); cloudprnt://MAC and ' +
+      'epson-sdp://ID are taken too',
     '--project ID      the project that prints on it',
     '--id ID           the name applications use as printerId, e.g. bar (letters, digits, . _ : -)',
-    `--profile NAME    its model: a StarPRNT one for CloudPRNT (default ${POLLING_MODELS.cloudprnt.profile}), an ESC/POS one for Epson (default ${POLLING_MODELS['epson-sdp'].profile})`,
+    `--profile NAME    its model: a StarPRNT one for CloudPRNT (default ` +
+      `${POLLING_MODELS.cloudprnt.profile}), an ESC/POS one for Epson (default ` +
+      `${POLLING_MODELS['epson-sdp'].profile})`,
     DATA_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, id: { type: 'string' }, profile: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: {
+    project: { type: 'string' },
+    id: { type: 'string' },
+    profile: { type: 'string' },
+    ...DATA_OPTION,
+    ...JSON_OPTION,
+  },
   run(args, io) {
     const printer = positional(args, 0, 'MAC|ID', 1)
     const projectId = requireString(args, 'project')
     const adoption = { printer, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
-    const record = withStore(args, io, (store) => addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId))
+    const record = withStore(args, io, (store) =>
+      addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId),
+    )
     if (args.values.json) return printJson(io, record)
-    io.out(`Adopted ${printer} as printer ${record.id} ("${record.remoteId}", ${record.connection}, ${record.profile}, ${record.width} mm): a running hub offers it jobs within seconds.`)
+    io.out(
+      `Adopted ${printer} as printer ${record.id} ("${record.remoteId}", ` +
+        `${record.connection}, ${record.profile}, ${record.width} mm): a running ` +
+        `hub offers it jobs within seconds.`,
+    )
   },
 }
 
 export const printersAssignCommand: Command = {
   name: 'printers assign',
   audited: (args) => (args.values.id as string | undefined) ?? (args.values.printer as string | undefined) ?? null,
-  summary: "give a project a printer of a paired agent (see printers list --agents)",
+  summary: 'give a project a printer of a paired agent (see printers list --agents)',
   usage: '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] [--data DIR] [--json]',
   help: [
     '--project ID               the project that prints on it',
@@ -144,16 +227,35 @@ export const printersAssignCommand: Command = {
     DATA_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, agent: { type: 'string' }, printer: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: {
+    project: { type: 'string' },
+    agent: { type: 'string' },
+    printer: { type: 'string' },
+    id: { type: 'string' },
+    name: { type: 'string' },
+    ...DATA_OPTION,
+    ...JSON_OPTION,
+  },
   run(args, io) {
     noPositionals(args)
     const agentId = requireString(args, 'agent')
     const agentPrinterId = requireString(args, 'printer')
     const projectId = requireString(args, 'project')
-    const assignment = { projectId, agentId, agentPrinterId, id: args.values.id as string | undefined, name: args.values.name as string | undefined }
-    const printer = withStore(args, io, (store) => addedPrinter(assignAgentPrinter(store, assignment), projectId, assignment))
+    const assignment = {
+      projectId,
+      agentId,
+      agentPrinterId,
+      id: args.values.id as string | undefined,
+      name: args.values.name as string | undefined,
+    }
+    const printer = withStore(args, io, (store) =>
+      addedPrinter(assignAgentPrinter(store, assignment), projectId, assignment),
+    )
     if (args.values.json) return printJson(io, printer)
-    io.out(`Assigned printer ${agentPrinterId} of agent ${agentId} to project ${printer.projectId} as "${printer.remoteId}" (${printer.id}).`)
+    io.out(
+      `Assigned printer ${agentPrinterId} of agent ${agentId} to project ` +
+        `${printer.projectId} as "${printer.remoteId}" (${printer.id}).`,
+    )
   },
 }
 
@@ -161,25 +263,79 @@ export const printersListCommand: Command = {
   name: 'printers list',
   summary: "list a project's printers; the printers agents report (--agents); or this machine's agent's (--local)",
   usage: '(--project ID | --agents | --local) [--data DIR] [--json]',
-  help: ['--project ID      the printers of a project', '--agents          the printers every paired agent last reported', "--local           the printers of the agent in --data", DATA_HELP, AGENT_DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, agents: { type: 'boolean' }, local: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  help: [
+    '--project ID      the printers of a project',
+    '--agents          the printers every paired agent last reported',
+    '--local           the printers of the agent in --data',
+    DATA_HELP,
+    AGENT_DATA_HELP,
+    JSON_HELP,
+  ],
+  options: {
+    project: { type: 'string' },
+    agents: { type: 'boolean' },
+    local: { type: 'boolean' },
+    ...DATA_OPTION,
+    ...JSON_OPTION,
+  },
   run(args, io) {
     noPositionals(args)
-    if ([args.values.project !== undefined, args.values.agents, args.values.local].filter(Boolean).length > 1) throw new UsageError('give one of --project, --agents or --local')
+    if ([args.values.project !== undefined, args.values.agents, args.values.local].filter(Boolean).length > 1)
+      throw new UsageError('give one of --project, --agents or --local')
     if (args.values.local) {
       const ledger = Ledger.open(agentDataDirOf(args, io))
       try {
-        return printList(io, args, ledger.printers(), { ID: (p) => p.id, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
+        return printList(
+          io,
+          args,
+          ledger.printers(),
+          {
+            ID: (p) => p.id,
+            CONNECTION: (p) => p.connection,
+            PROFILE: (p) => p.profile,
+            WIDTH: (p) => p.width,
+            NAME: (p) => p.name,
+          },
+          'No printers.',
+        )
       } finally {
         ledger.close()
       }
     }
     if (args.values.agents) {
-      const printers = withStore(args, io, (store) => store.agents.printers().map(({ descriptor: _descriptor, ...printer }) => printer))
-      return printList(io, args, printers, { AGENT: (p) => p.agentId, 'AGENT PRINTER': (p) => p.printerId, NAME: (p) => p.name, AVAILABILITY: (p) => p.availability, REPORTED: (p) => p.updatedAt }, 'No agent has reported printers.')
+      const printers = withStore(args, io, (store) =>
+        store.agents.printers().map(({ descriptor: _descriptor, ...printer }) => printer),
+      )
+      return printList(
+        io,
+        args,
+        printers,
+        {
+          AGENT: (p) => p.agentId,
+          'AGENT PRINTER': (p) => p.printerId,
+          NAME: (p) => p.name,
+          AVAILABILITY: (p) => p.availability,
+          REPORTED: (p) => p.updatedAt,
+        },
+        'No agent has reported printers.',
+      )
     }
     const printers = withProject(args, io, (store, projectId) => store.printers.list(projectId))
-    printList(io, args, printers, { ID: (p) => p.id, 'REMOTE ID': (p) => p.remoteId, AGENT: (p) => p.agentId, CONNECTION: (p) => p.connection, PROFILE: (p) => p.profile, WIDTH: (p) => p.width, NAME: (p) => p.name }, 'No printers.')
+    printList(
+      io,
+      args,
+      printers,
+      {
+        ID: (p) => p.id,
+        'REMOTE ID': (p) => p.remoteId,
+        AGENT: (p) => p.agentId,
+        CONNECTION: (p) => p.connection,
+        PROFILE: (p) => p.profile,
+        WIDTH: (p) => p.width,
+        NAME: (p) => p.name,
+      },
+      'No printers.',
+    )
   },
 }
 

@@ -1,4 +1,16 @@
-import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, positional, printJson, printList, UsageError, withStore } from '../command.ts'
+import {
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  positional,
+  printJson,
+  printList,
+  UsageError,
+  withStore,
+} from '../command.ts'
 
 export const projectsCreateCommand: Command = {
   name: 'projects create',
@@ -12,7 +24,10 @@ export const projectsCreateCommand: Command = {
     if (name.length === 0 || name.length > 128) throw new UsageError('NAME must be 1 to 128 characters')
     const project = withStore(args, io, (store) => store.projects.create(name))
     if (args.values.json) return printJson(io, project)
-    io.out(`Created project ${project.id} (${project.name}). Create a key for it: printhub keys create --project ${project.id}`)
+    io.out(
+      `Created project ${project.id} (${project.name}). Create a key for it: ` +
+        `printhub keys create --project ${project.id}`,
+    )
   },
 }
 
@@ -25,6 +40,12 @@ export const projectsListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const projects = withStore(args, io, (store) => store.projects.list())
-    printList(io, args, projects, { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt }, 'No projects.')
+    printList(
+      io,
+      args,
+      projects,
+      { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt },
+      'No projects.',
+    )
   },
 }

@@ -37,23 +37,37 @@ export const renderCommand: Command = {
     '--escpos OUT      write the bytes the printer would be sent',
     JSON_HELP,
   ],
-  options: { profile: { type: 'string' }, width: { type: 'string' }, png: { type: 'string' }, escpos: { type: 'string' }, ...JSON_OPTION },
+  options: {
+    profile: { type: 'string' },
+    width: { type: 'string' },
+    png: { type: 'string' },
+    escpos: { type: 'string' },
+    ...JSON_OPTION,
+  },
   async run(args, io) {
     const path = positional(args, 0, 'document file', 1)
     const widthOption = args.values.width as string | undefined
-    if (widthOption !== undefined && !PAPER_WIDTHS.some((w) => String(w) === widthOption)) throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
+    if (widthOption !== undefined && !PAPER_WIDTHS.some((w) => String(w) === widthOption))
+      throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
     const checked = validate(documentRule, readDocument(path))
-    if (!checked.ok) throw new CliError(`the document is not valid:\n${checked.issues.map((issue) => `  ${issue.path || 'document'}: ${issue.message}`).join('\n')}`)
+    if (!checked.ok)
+      throw new CliError(
+        `the document is not valid:\n${checked.issues.map((issue) => `  ${issue.path || 'document'}: ${issue.message}`).join('\n')}`,
+      )
     const document = checked.value
     const width = widthOption === undefined ? document.width : (Number(widthOption) as PaperWidth)
     const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)
     const profile = findProfile(profileId)
-    if (!profile) throw new UsageError(`--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`)
+    if (!profile)
+      throw new UsageError(
+        `--profile must be one of ${PROFILES.map((p) => p.id).join(', ')} (see printhub profiles list)`,
+      )
     let bytes: Uint8Array
     try {
       bytes = await renderOffThread({ document, profile: profile.id, width })
     } catch (error) {
-      if (error instanceof RenderError) throw new CliError(`cannot print this document on ${profile.id}: ${error.code}: ${error.message}`)
+      if (error instanceof RenderError)
+        throw new CliError(`cannot print this document on ${profile.id}: ${error.code}: ${error.message}`)
       throw error
     }
     const { receipt, text, png } = previewFor(bytes, profile, width)
@@ -61,12 +75,23 @@ export const renderCommand: Command = {
     const leftOut = sectionsLeftOut(document.sections, profile).map(({ path, message }) => `${path}: ${message}`)
     if (args.values.escpos) writeFileSync(args.values.escpos as string, bytes)
     if (args.values.png) writeFileSync(args.values.png as string, png())
-    if (args.values.json) return printJson(io, { profile: profile.id, width, bytes: bytes.length, text, warnings: receipt.warnings, leftOut })
+    if (args.values.json)
+      return printJson(io, {
+        profile: profile.id,
+        width,
+        bytes: bytes.length,
+        text,
+        warnings: receipt.warnings,
+        leftOut,
+      })
     const rule = '·'.repeat(profile.widths[width]!.columns)
     io.out(rule)
     for (const line of text) io.out(line)
     io.out(rule)
-    io.out(`${bytes.length} bytes for ${profile.name}, ${width} mm${receipt.warnings.length ? `; ${receipt.warnings.length} warnings from the preview` : ''}`)
+    io.out(
+      `${bytes.length} bytes for ${profile.name}, ${width} ` +
+        `mm${receipt.warnings.length ? `; ${receipt.warnings.length} warnings from the preview` : ''}`,
+    )
     for (const warning of receipt.warnings) io.err(`warning: ${warning}`)
     for (const section of leftOut) io.err(`left out: ${section}`)
   },

@@ -21,7 +21,14 @@ function testJob(url: string, init: FirstStart) {
     body: {
       printerId: init.printerId,
       idempotencyKey: 'hello-1',
-      document: { width: 80, sections: [{ type: 'text', value: 'Hello from printhub', align: 'center', bold: true }, { type: 'feed', lines: 3 }, { type: 'cut' }] },
+      document: {
+        width: 80,
+        sections: [
+          { type: 'text', value: 'Hello from printhub', align: 'center', bold: true },
+          { type: 'feed', lines: 3 },
+          { type: 'cut' },
+        ],
+      },
     },
   }
 }
@@ -36,14 +43,20 @@ const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
 export function testJobNode(url: string, init: FirstStart): string {
   const job = testJob(url, init)
   const headers = { authorization: job.authorization, 'content-type': 'application/json' }
-  const script = `fetch(${JSON.stringify(job.url)},{method:"POST",headers:${JSON.stringify(headers)},body:JSON.stringify(${JSON.stringify(job.body)})}).then(async(r)=>console.log(r.status,await r.text()))`
+  const script =
+    `fetch(${JSON.stringify(job.url)},{method:"POST",headers:${JSON.stringify(headers)},body:JSON.stringify(${JSON.stringify(job.body)})}).then(async(r)=>console.log(r.status,await ` +
+    `r.text()))`
   return `node -e ${shellQuoted(script)}`
 }
 
 /** The same with curl. */
 export function testJobCurl(url: string, init: FirstStart): string {
   const job = testJob(url, init)
-  return `curl -X POST ${job.url} -H ${shellQuoted(`Authorization: ${job.authorization}`)} -H 'Content-Type: application/json' -d ${shellQuoted(JSON.stringify(job.body))}`
+  return (
+    `curl -X POST ${job.url} -H ` +
+    `${shellQuoted(`Authorization: ${job.authorization}`)} -H 'Content-Type: ` +
+    `application/json' -d ${shellQuoted(JSON.stringify(job.body))}`
+  )
 }
 
 /**
@@ -52,16 +65,36 @@ export function testJobCurl(url: string, init: FirstStart): string {
  */
 function output(io: Io, log: Logger, json: boolean) {
   // Whatever the log's level: whoever started the hub waits for these.
-  const event = (name: string, msg: string, fields: object = {}) => log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
+  const event = (name: string, msg: string, fields: object = {}) =>
+    log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
   return {
-    listening(url: string, dataDir: string, host: string, serverId: string, firstStart: FirstStart | undefined, dashboardUrl: string, setupToken: string | undefined) {
+    listening(
+      url: string,
+      dataDir: string,
+      host: string,
+      serverId: string,
+      firstStart: FirstStart | undefined,
+      dashboardUrl: string,
+      setupToken: string | undefined,
+    ) {
       const setupUrl = setupToken && `${dashboardUrl}setup#${setupToken}`
       const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
       const listening = `printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`
       // In JSON, one event says it all (the first start's key included, for the script that started it).
-      if (json) return event('listening', listening, { version: VERSION, url, dataDir, serverId, firstStart: firstStart ?? null, dashboardUrl, setupUrl: setupUrl ?? null })
+      if (json)
+        return event('listening', listening, {
+          version: VERSION,
+          url,
+          dataDir,
+          serverId,
+          firstStart: firstStart ?? null,
+          dashboardUrl,
+          setupUrl: setupUrl ?? null,
+        })
       if (firstStart) {
-        io.out(`First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`)
+        io.out(
+          `First start: created project ${firstStart.projectId} and a virtual demo printer "${firstStart.printerId}".`,
+        )
         io.out(`API key (shown only now; keep it secret): ${firstStart.apiKey}`)
         io.out('Submit a test job (with Node.js 18 or later):')
         io.out(`  ${testJobNode(url, firstStart)}`)
@@ -81,7 +114,9 @@ function output(io: Io, log: Logger, json: boolean) {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the hub (initialises an empty data directory first)',
-  usage: '[--host H] [--port P] [--data DIR] [--tls-cert FILE --tls-key FILE] [--log-format text|json] [--log-level L] [--json]',
+  usage:
+    '[--host H] [--port P] [--data DIR] [--tls-cert FILE --tls-key FILE] ' +
+    '[--log-format text|json] [--log-level L] [--json]',
   help: [
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
@@ -89,17 +124,33 @@ export const serveCommand: Command = {
     '--tls-cert FILE   serve HTTPS with this certificate chain (PEM; env PRINTHUB_TLS_CERT), with --tls-key',
     '--tls-key FILE    its private key (PEM; env PRINTHUB_TLS_KEY). Without them: plain HTTP, the LAN default',
     ...LOG_HELP,
-    '--json            --log-format json, with the events of older versions as they were: listening (with the first start\'s key), request, delivery, stopping, stopped',
+    '--json            --log-format json, with the events of older versions ' +
+      "as they were: listening (with the first start's key), request, delivery, " +
+      'stopping, stopped',
     'Environment: PRINTHUB_SERVER_ID, PRINTHUB_SERVER_NAME, PRINTHUB_SERVER_VERSION,',
     '  PRINTHUB_CHALLENGE_TTL_SECONDS (5-300), PRINTHUB_MAX_OPEN_JOBS (unfinished jobs per project),',
     '  PRINTHUB_HEARTBEAT_INTERVAL_MS, PRINTHUB_HEARTBEAT_TIMEOUT_MS, PRINTHUB_ACK_TIMEOUT_MS,',
     '  PRINTHUB_RETRY_INITIAL_MS, PRINTHUB_RETRY_MAX_MS, PRINTHUB_STATUS_POLL_MS (see docs/operations.md).',
   ],
-  options: { host: { type: 'string' }, port: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, ...DATA_OPTION, ...LOG_OPTIONS, json: { type: 'boolean' } },
+  options: {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'tls-cert': { type: 'string' },
+    'tls-key': { type: 'string' },
+    ...DATA_OPTION,
+    ...LOG_OPTIONS,
+    json: { type: 'boolean' },
+  },
   async run(args, io) {
     noPositionals(args)
     const config = resolveConfig(
-      { host: args.values.host as string | undefined, port: args.values.port as string | undefined, data: args.values.data as string | undefined, tlsCert: args.values['tls-cert'] as string | undefined, tlsKey: args.values['tls-key'] as string | undefined },
+      {
+        host: args.values.host as string | undefined,
+        port: args.values.port as string | undefined,
+        data: args.values.data as string | undefined,
+        tlsCert: args.values['tls-cert'] as string | undefined,
+        tlsKey: args.values['tls-key'] as string | undefined,
+      },
       io.env,
     )
     const logs = openLog(args, io, args.values.json === true)
@@ -113,7 +164,15 @@ export const serveCommand: Command = {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
     const dashboardUrl = `${hubOnTheLan(config.serverName, config.host, hub.port, config.tls ? 'https' : 'http').url}${DASHBOARD_PATH.slice(1)}/`
-    out.listening(hub.url, config.dataDir, config.host, hub.serverId, hub.init.created ? hub.init : undefined, dashboardUrl, hub.setupToken)
+    out.listening(
+      hub.url,
+      config.dataDir,
+      config.host,
+      hub.serverId,
+      hub.init.created ? hub.init : undefined,
+      dashboardUrl,
+      hub.setupToken,
+    )
     const signal = await stopSignal
     out.stopping(signal)
     await hub.stop()

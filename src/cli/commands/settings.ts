@@ -6,7 +6,21 @@ import { EDITABLE_SETTINGS, type EditableSetting } from '../../domain/settings.t
 import { editableSettingsOf, resolveConfig } from '../../hub/config.ts'
 import { LiveSettings } from '../../services/live-settings.ts'
 import type { Store } from '../../store/store.ts'
-import { type Command, DATA_HELP, DATA_OPTION, dataDirOf, type Io, JSON_HELP, JSON_OPTION, noPositionals, type ParsedArgs, positional, printJson, UsageError, withStore } from '../command.ts'
+import {
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  dataDirOf,
+  type Io,
+  JSON_HELP,
+  JSON_OPTION,
+  noPositionals,
+  type ParsedArgs,
+  positional,
+  printJson,
+  UsageError,
+  withStore,
+} from '../command.ts'
 
 /** The names on the command line, and the setting each stands for. */
 const NAMES: Record<string, EditableSetting> = {
@@ -22,9 +36,12 @@ const NAMES: Record<string, EditableSetting> = {
 }
 
 /** How a value reads on the command line: an empty backup directory is no scheduled backups. */
-const shown = (setting: EditableSetting, value: string | number) => (setting === 'backupDir' && value === '' ? '(none: no scheduled backups)' : String(value))
+const shown = (setting: EditableSetting, value: string | number) =>
+  setting === 'backupDir' && value === '' ? '(none: no scheduled backups)' : String(value)
 
-/** The settings as saved in the data directory over the defaults (the environment of this command does not pin them). */
+/**
+ * The settings as saved in the data directory over the defaults (the environment of this command does not pin them).
+ */
 function settingsOf(store: Store, args: ParsedArgs, io: Io): LiveSettings {
   return new LiveSettings(store, editableSettingsOf(resolveConfig({ data: dataDirOf(args, io) }, {})), [], () => {})
 }
@@ -40,7 +57,11 @@ export const settingsShowCommand: Command = {
     const values = withStore(args, io, (store) => ({ ...settingsOf(store, args, io).values }))
     if (args.values.json) return printJson(io, values)
     const width = Math.max(...Object.keys(NAMES).map((name) => name.length))
-    for (const [name, setting] of Object.entries(NAMES)) io.out(`${name.padEnd(width)}  ${shown(setting, values[setting])}  (${EDITABLE_SETTINGS[setting]} in the hub's environment wins)`)
+    for (const [name, setting] of Object.entries(NAMES))
+      io.out(
+        `${name.padEnd(width)}  ${shown(setting, values[setting])}  ` +
+          `(${EDITABLE_SETTINGS[setting]} in the hub's environment wins)`,
+      )
   },
 }
 
@@ -51,7 +72,8 @@ export const settingsSetCommand: Command = {
   usage: 'NAME VALUE [--data DIR] [--json]',
   help: [
     `NAME              one of ${Object.keys(NAMES).join(', ')}`,
-    'VALUE             a whole number; the server name; for backup-dir a directory (relative to here), or "" for no scheduled backups',
+    'VALUE             a whole number; the server name; for backup-dir a ' +
+      'directory (relative to here), or "" for no scheduled backups',
     DATA_HELP,
     JSON_HELP,
   ],
@@ -59,13 +81,27 @@ export const settingsSetCommand: Command = {
   run(args, io) {
     const name = positional(args, 0, 'NAME and VALUE', 2)
     const text = positional(args, 1, 'NAME and VALUE', 2)
-    if (!Object.hasOwn(NAMES, name)) throw new UsageError(`there is no setting "${name}"; the settings are ${Object.keys(NAMES).join(', ')}`)
+    if (!Object.hasOwn(NAMES, name))
+      throw new UsageError(`there is no setting "${name}"; the settings are ${Object.keys(NAMES).join(', ')}`)
     const setting = NAMES[name]!
     // A directory is kept absolute: the hub does not start where this command runs.
-    const value = setting === 'serverName' ? text : setting === 'backupDir' ? (text === '' ? '' : resolve(text)) : /^\d+$/.test(text) ? Number(text) : text
+    const value =
+      setting === 'serverName'
+        ? text
+        : setting === 'backupDir'
+          ? text === ''
+            ? ''
+            : resolve(text)
+          : /^\d+$/.test(text)
+            ? Number(text)
+            : text
     const outcome = withStore(args, io, (store) => settingsOf(store, args, io).update({ [setting]: value }))
     if (!outcome.ok) throw new UsageError(`${name} ${outcome.message}`)
     if (args.values.json) return printJson(io, outcome.settings)
-    io.out(`${name} is now ${shown(setting, outcome.settings[setting])}. A running hub takes it within seconds, unless its environment sets ${EDITABLE_SETTINGS[setting]}.`)
+    io.out(
+      `${name} is now ${shown(setting, outcome.settings[setting])}. A running ` +
+        `hub takes it within seconds, unless its environment sets ` +
+        `${EDITABLE_SETTINGS[setting]}.`,
+    )
   },
 }

@@ -3,25 +3,57 @@
 // them, disable one at once (its sessions and tokens stop working) or enable it again.
 import { ADMIN_ROLES, type AdminRole } from '../../protocol/admin-api.ts'
 import { addUser } from '../../services/accounts.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, ON_THE_MACHINE, positional, printJson, printList, UsageError, withStore } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  JSON_HELP,
+  JSON_OPTION,
+  ON_THE_MACHINE,
+  positional,
+  printJson,
+  printList,
+  UsageError,
+  withStore,
+} from '../command.ts'
 import { namedAccount, readSecretLine } from './admin.ts'
 
-const ROLE_HELP = '--role ROLE       owner (everything), technician (printers, agents, keys, settings; not accounts) or staff (printers and jobs: cancel, reprint)'
+const ROLE_HELP =
+  '--role ROLE       owner (everything), technician (printers, agents, ' +
+  'keys, settings; not accounts) or staff (printers and jobs: ' +
+  'cancel, reprint)'
 
 export const usersAddCommand: Command = {
   name: 'users add',
   summary: 'add a dashboard account with a role (its password read from standard input)',
   usage: 'NAME --role owner|technician|staff [--data DIR] [--json]',
-  help: [ROLE_HELP, 'The password is read from the first line of standard input (typed without echo at a terminal); at least 10 characters.', DATA_HELP, JSON_HELP],
+  help: [
+    ROLE_HELP,
+    'The password is read from the first line of standard input (typed ' +
+      'without echo at a terminal); at least 10 characters.',
+    DATA_HELP,
+    JSON_HELP,
+  ],
   options: { role: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
     const role = args.values.role as string | undefined
-    if (!ADMIN_ROLES.includes(role as AdminRole)) throw new UsageError(`--role must be one of ${ADMIN_ROLES.join(', ')}`)
+    if (!ADMIN_ROLES.includes(role as AdminRole))
+      throw new UsageError(`--role must be one of ${ADMIN_ROLES.join(', ')}`)
     const password = await readSecretLine(io, `Password for ${name}:`)
     const added = await withStore(args, io, async (store) => {
       const outcome = await addUser(store, name, role as AdminRole, password)
-      if (outcome.kind === 'added') store.commits.write(() => store.audit.record({ userId: null, user: null, action: 'users.create', target: `${outcome.user.name} (${outcome.user.role})`, address: ON_THE_MACHINE }))
+      if (outcome.kind === 'added')
+        store.commits.write(() =>
+          store.audit.record({
+            userId: null,
+            user: null,
+            action: 'users.create',
+            target: `${outcome.user.name} (${outcome.user.role})`,
+            address: ON_THE_MACHINE,
+          }),
+        )
       return outcome
     })
     if (added.kind === 'taken') throw new CliError(`there is an account ${name} already`)
@@ -39,14 +71,27 @@ export const usersListCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const users = withStore(args, io, (store) => store.users.list())
-    printList(io, args, users, { NAME: (u) => u.name, ROLE: (u) => u.role, STATE: (u) => (u.disabled ? 'disabled' : 'active'), CREATED: (u) => u.createdAt }, 'No accounts yet (printhub admin set-password makes the first owner).')
+    printList(
+      io,
+      args,
+      users,
+      {
+        NAME: (u) => u.name,
+        ROLE: (u) => u.role,
+        STATE: (u) => (u.disabled ? 'disabled' : 'active'),
+        CREATED: (u) => u.createdAt,
+      },
+      'No accounts yet (printhub admin set-password makes the first owner).',
+    )
   },
 }
 
 function switchCommand(name: 'users disable' | 'users enable', disabled: boolean): Command {
   return {
     name,
-    summary: disabled ? 'disable an account at once: its sessions end and its tokens stop working' : 'let a disabled account sign in again',
+    summary: disabled
+      ? 'disable an account at once: its sessions end and its tokens stop working'
+      : 'let a disabled account sign in again',
     usage: 'NAME [--data DIR] [--json]',
     help: [DATA_HELP, JSON_HELP],
     options: { ...DATA_OPTION, ...JSON_OPTION },
@@ -54,10 +99,17 @@ function switchCommand(name: 'users disable' | 'users enable', disabled: boolean
       const userName = positional(args, 0, 'NAME', 1)
       const user = withStore(args, io, (store) => {
         const found = namedAccount(store, userName)
-        if (disabled && found.role === 'owner' && !found.disabled && store.users.activeOwners() === 1) throw new CliError(`${found.name} is the only owner who can sign in: make another owner first`)
+        if (disabled && found.role === 'owner' && !found.disabled && store.users.activeOwners() === 1)
+          throw new CliError(`${found.name} is the only owner who can sign in: make another owner first`)
         const changed = store.commits.write(() => {
           if (disabled) store.adminSessions.revokeAll(found.id)
-          store.audit.record({ userId: null, user: null, action: disabled ? 'users.disable' : 'users.enable', target: found.name, address: ON_THE_MACHINE })
+          store.audit.record({
+            userId: null,
+            user: null,
+            action: disabled ? 'users.disable' : 'users.enable',
+            target: found.name,
+            address: ON_THE_MACHINE,
+          })
           return store.users.update(found.id, { disabled })!
         })
         return changed

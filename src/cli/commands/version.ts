@@ -12,7 +12,13 @@ export const versionCommand: Command = {
   run(args, io) {
     noPositionals(args)
     // runtimeOptions: what its service's unit starts it with (`printhub upgrade` writes them there).
-    if (args.values.json) return printJson(io, { version: VERSION, commit: BUILD_COMMIT, schema: MIGRATIONS.at(-1)!.version, runtimeOptions: SERVICE_JIT_ENVIRONMENT })
+    if (args.values.json)
+      return printJson(io, {
+        version: VERSION,
+        commit: BUILD_COMMIT,
+        schema: MIGRATIONS.at(-1)!.version,
+        runtimeOptions: SERVICE_JIT_ENVIRONMENT,
+      })
     io.out(`printhub ${VERSION} (${BUILD_COMMIT})`)
   },
 }

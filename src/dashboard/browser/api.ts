@@ -31,7 +31,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken
   let response: Response
   try {
-    response = await fetch(config.api + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+    response = await fetch(config.api + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    })
   } catch {
     throw new ApiProblem(0, t.frame.unreachable)
   }
@@ -43,9 +48,17 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     const error = answer?.error
     const code: string | null = typeof error?.code === 'string' ? error.code : null
     const details: { path: string; message: string }[] = error?.details ?? []
-    const hubSaid: string = details.length > 0 && code === 'invalid_request' && error.message.endsWith('see details.') ? details.map((d) => `${d.path || t.frame.theValue} ${d.message}.`).join(' ') : (error?.message ?? fill(t.frame.answered, { status: response.status }))
+    const hubSaid: string =
+      details.length > 0 && code === 'invalid_request' && error.message.endsWith('see details.')
+        ? details.map((d) => `${d.path || t.frame.theValue} ${d.message}.`).join(' ')
+        : (error?.message ?? fill(t.frame.answered, { status: response.status }))
     const words = code === null ? undefined : (t.errors as Record<string, string>)[code]
-    throw new ApiProblem(response.status, config.language === config.hubLanguage || words === undefined ? hubSaid : words, code, hubSaid)
+    throw new ApiProblem(
+      response.status,
+      config.language === config.hubLanguage || words === undefined ? hubSaid : words,
+      code,
+      hubSaid,
+    )
   }
   return answer as T
 }

@@ -15,7 +15,13 @@ interface SessionAnswer {
 
 const root = document.getElementById('root')!
 
-function authForm(title: string, intro: string, fields: HTMLElement[], submitLabel: string, submit: (values: Record<string, string>) => Promise<void>): HTMLElement {
+function authForm(
+  title: string,
+  intro: string,
+  fields: HTMLElement[],
+  submitLabel: string,
+  submit: (values: Record<string, string>) => Promise<void>,
+): HTMLElement {
   const error = errorBox()
   const button = h('button', { type: 'submit' }, submitLabel)
   const form = h('form', { class: 'card auth' }, h('h1', {}, title), h('p', {}, intro), ...fields, error, button)
@@ -34,7 +40,13 @@ function authForm(title: string, intro: string, fields: HTMLElement[], submitLab
 }
 
 function password(name: string, autocomplete: string): HTMLInputElement {
-  return h('input', { type: 'password', name, required: true, autocomplete, minlength: name === 'password' && autocomplete === 'new-password' ? 10 : null })
+  return h('input', {
+    type: 'password',
+    name,
+    required: true,
+    autocomplete,
+    minlength: name === 'password' && autocomplete === 'new-password' ? 10 : null,
+  })
 }
 
 async function login(): Promise<void> {
@@ -50,7 +62,10 @@ async function login(): Promise<void> {
     authForm(
       t.signIn.title,
       t.signIn.intro,
-      [field(t.signIn.name, h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })), field(t.signIn.password, password('password', 'current-password'))],
+      [
+        field(t.signIn.name, h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })),
+        field(t.signIn.password, password('password', 'current-password')),
+      ],
       t.signIn.submit,
       async (values) => {
         await api('POST', '/login', { ...(values.name ? { name: values.name } : {}), password: values.password })
@@ -71,7 +86,14 @@ function setup(): void {
     authForm(
       t.signIn.setupTitle,
       t.signIn.setupIntro,
-      [field(t.signIn.yourName, h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' })), field(t.signIn.newPassword, password('password', 'new-password')), field(t.signIn.repeat, password('repeat', 'new-password'))],
+      [
+        field(
+          t.signIn.yourName,
+          h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' }),
+        ),
+        field(t.signIn.newPassword, password('password', 'new-password')),
+        field(t.signIn.repeat, password('repeat', 'new-password')),
+      ],
       t.signIn.setupSubmit,
       async (values) => {
         if (values.password !== values.repeat) throw new ApiProblem(400, t.signIn.notSame)
@@ -89,7 +111,12 @@ function setup(): void {
  * chosen, closes it). From 860 px wide it is hidden and everything shows (style.css).
  */
 function menuToggle(header: HTMLElement, menu: HTMLElement): { button: HTMLButtonElement; close: () => void } {
-  const button = h('button', { type: 'button', class: 'menu-button', 'aria-expanded': 'false', 'aria-controls': menu.id }, h('span', { class: 'icon', 'aria-hidden': 'true' }, '☰'), ` ${t.frame.menu}`)
+  const button = h(
+    'button',
+    { type: 'button', class: 'menu-button', 'aria-expanded': 'false', 'aria-controls': menu.id },
+    h('span', { class: 'icon', 'aria-hidden': 'true' }, '☰'),
+    ` ${t.frame.menu}`,
+  )
   const set = (open: boolean) => {
     header.classList.toggle('open', open)
     button.setAttribute('aria-expanded', String(open))
@@ -113,10 +140,14 @@ async function dashboard(): Promise<void> {
   const main = h('main', { id: 'main', tabindex: '-1' })
   const pages = PAGES.filter((page) => roleAllows(session.user.role, page.role))
   const title = (page: Page) => (t.pages as Record<string, string>)[page.path] ?? page.title
-  const links = pages.map((page) => h('a', { href: `#/${page.path}`, class: page.primary ? 'primary' : null }, title(page)))
+  const links = pages.map((page) =>
+    h('a', { href: `#/${page.path}`, class: page.primary ? 'primary' : null }, title(page)),
+  )
   const signOut = h('button', { type: 'button', class: 'link' }, t.frame.signOut)
   // The account's language: kept with the account, the page comes again in it.
-  const language = select('language', Object.entries(config.languages), config.language, { 'aria-label': t.frame.language })
+  const language = select('language', Object.entries(config.languages), config.language, {
+    'aria-label': t.frame.language,
+  })
   language.addEventListener('change', async () => {
     await api('PUT', '/session/language', { language: language.value })
     location.reload()
@@ -126,7 +157,12 @@ async function dashboard(): Promise<void> {
     location.assign(`${config.dashboard}/login`)
   })
   const who = h('span', { class: 'who', 'data-role': session.user.role }, `${session.user.name} (${session.user.role})`)
-  const menu = h('div', { class: 'menu', id: 'menu' }, h('nav', { 'aria-label': t.frame.navigation }, ...links), h('div', { class: 'account' }, who, language, signOut))
+  const menu = h(
+    'div',
+    { class: 'menu', id: 'menu' },
+    h('nav', { 'aria-label': t.frame.navigation }, ...links),
+    h('div', { class: 'account' }, who, language, signOut),
+  )
   const header = h('header', { class: 'top' }, h('span', { class: 'brand' }, 'printhub'))
   const toggle = menuToggle(header, menu)
   header.append(toggle.button, menu)
@@ -162,4 +198,9 @@ async function dashboard(): Promise<void> {
 
 const view = location.pathname.replace(/\/$/, '').split('/').pop()
 const start = view === 'login' ? login() : view === 'setup' ? Promise.resolve(setup()) : dashboard()
-start.catch((problem) => replace(root, h('main', { id: 'main', class: 'narrow' }, h('p', { class: 'error', role: 'alert' }, (problem as Error).message))))
+start.catch((problem) =>
+  replace(
+    root,
+    h('main', { id: 'main', class: 'narrow' }, h('p', { class: 'error', role: 'alert' }, (problem as Error).message)),
+  ),
+)

@@ -2,15 +2,23 @@
 import type { StateWords } from '../../protocol/messages/en.ts'
 import { config, t } from './config.ts'
 
-/** Dates and numbers are written for the browser's own locale when it speaks the page's language (en-GB, de-AT), else for the page's language. */
-export const LOCALE = navigator.language.toLowerCase().split('-')[0] === config.language ? navigator.language : config.language
+/**
+ * Dates and numbers are written for the browser's own locale when it speaks the page's language (en-GB, de-AT), else
+ * for the page's language.
+ */
+export const LOCALE =
+  navigator.language.toLowerCase().split('-')[0] === config.language ? navigator.language : config.language
 const decimal = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1, minimumFractionDigits: 1 })
 
 type Child = Node | string | number | null | undefined | false
 type Attributes = Record<string, string | number | boolean | EventListener | null | undefined>
 
 /** An element with attributes (`on…` ones are listeners) and children; falsy children are left out. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: (Child | Child[])[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attributes)) {
     if (value === null || value === undefined || value === false) continue
@@ -27,7 +35,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Att
 
 export function replace(parent: Element, ...children: (Child | Child[])[]): void {
   parent.replaceChildren()
-  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) parent.append(child instanceof Node ? child : String(child))
+  for (const child of children.flat())
+    if (child !== null && child !== undefined && child !== false)
+      parent.append(child instanceof Node ? child : String(child))
 }
 
 /** Says something to screen reader users (a saved form, a copied key). */
@@ -67,10 +77,19 @@ const STATE_TONES: Record<string, string> = {
   EXPIRED: 'bad',
 }
 
-/** A ticket's or a printer's state as a labelled badge, in the page's language: the word and its sign carry the meaning, the colour only helps. */
+/**
+ * A ticket's or a printer's state as a labelled badge, in the page's language: the word and its sign carry the meaning,
+ * the colour only helps.
+ */
 export function badge(state: string): HTMLElement {
-  const words: StateWords | undefined = (t.jobStates as Record<string, StateWords>)[state] ?? (t.printerStates as Record<string, StateWords>)[state]
-  return h('span', { class: `badge ${STATE_TONES[state] ?? 'bad'}`, 'data-state': state, title: state }, h('span', { class: 'icon', 'aria-hidden': 'true' }, words?.icon ?? '?'), ` ${words?.word ?? state}`)
+  const words: StateWords | undefined =
+    (t.jobStates as Record<string, StateWords>)[state] ?? (t.printerStates as Record<string, StateWords>)[state]
+  return h(
+    'span',
+    { class: `badge ${STATE_TONES[state] ?? 'bad'}`, 'data-state': state, title: state },
+    h('span', { class: 'icon', 'aria-hidden': 'true' }, words?.icon ?? '?'),
+    ` ${words?.word ?? state}`,
+  )
 }
 
 /** A labelled form field. */
@@ -79,11 +98,26 @@ export function field(label: string, control: HTMLElement, hint?: string): HTMLE
   control.id = id
   const hintId = hint ? `${id}-hint` : undefined
   if (hintId) control.setAttribute('aria-describedby', hintId)
-  return h('div', { class: 'field' }, h('label', { for: id }, label), control, hint ? h('small', { id: hintId }, hint) : null)
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    control,
+    hint ? h('small', { id: hintId }, hint) : null,
+  )
 }
 
-export function select(name: string, options: [value: string, label: string][], selected?: string, attributes: Attributes = {}): HTMLSelectElement {
-  return h('select', { name, ...attributes }, ...options.map(([value, label]) => h('option', { value, selected: value === selected }, label)))
+export function select(
+  name: string,
+  options: [value: string, label: string][],
+  selected?: string,
+  attributes: Attributes = {},
+): HTMLSelectElement {
+  return h(
+    'select',
+    { name, ...attributes },
+    ...options.map(([value, label]) => h('option', { value, selected: value === selected }, label)),
+  )
 }
 
 /** The values of a form's named fields. */
@@ -98,13 +132,22 @@ export function errorBox(): HTMLElement {
   return h('p', { class: 'error', role: 'alert', hidden: true })
 }
 
-/** Shows what went wrong in `box` (null: nothing, and hides it); the hub's error code, and its own words when the message is another's, on a details line. */
+/**
+ * Shows what went wrong in `box` (null: nothing, and hides it); the hub's error code, and its own words when the
+ * message is another's, on a details line.
+ */
 export function showError(box: HTMLElement, problem: unknown): void {
   box.hidden = problem === null || problem === undefined
   if (box.hidden) return box.replaceChildren()
   const message = problem instanceof Error ? problem.message : String(problem)
   const { code, hubSaid } = problem as { code?: string | null; hubSaid?: string | null }
-  replace(box, message, code ? h('small', { class: 'codes' }, ' ', h('code', {}, code), hubSaid && hubSaid !== message ? ` ${hubSaid}` : null) : null)
+  replace(
+    box,
+    message,
+    code
+      ? h('small', { class: 'codes' }, ' ', h('code', {}, code), hubSaid && hubSaid !== message ? ` ${hubSaid}` : null)
+      : null,
+  )
 }
 
 /** A secret shown once, selected for copying, with a copy button. */
@@ -122,7 +165,12 @@ export function secretBox(label: string, secret: string): HTMLElement {
     copy.textContent = t.frame.copied
     announce(fill(t.frame.copiedLabel, { label }))
   })
-  return h('div', { class: 'secret-box', role: 'status' }, h('p', {}, h('strong', {}, label), t.frame.shownOnce), h('div', { class: 'row' }, input, copy))
+  return h(
+    'div',
+    { class: 'secret-box', role: 'status' },
+    h('p', {}, h('strong', {}, label), t.frame.shownOnce),
+    h('div', { class: 'row' }, input, copy),
+  )
 }
 
 export function empty(message: string): HTMLElement {

@@ -20,7 +20,10 @@ export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && Object.hasOwn(LANGUAGES, value)
 }
 
-/** The language for a reader: `chosen` when it is one printhub has, else the best of `acceptLanguage` (RFC 9110 weights), else English. */
+/**
+ * The language for a reader: `chosen` when it is one printhub has, else the best of `acceptLanguage` (RFC 9110
+ * weights), else English.
+ */
 export function pickLanguage(acceptLanguage: string | null | undefined, chosen?: string | null): Language {
   if (isLanguage(chosen)) return chosen
   const asked = (acceptLanguage ?? '')

@@ -18,15 +18,41 @@ export const agentsPage: Page = {
     const printOn = select('printOn', [['', t.agents.dontPrint]])
     let countdown: ReturnType<typeof setInterval> | undefined
     const create = form(
-      [field(t.agents.validFor, select('ttl', [['300', t.agents.minutes5], ['900', t.agents.minutes15], ['3600', t.agents.hour1]], '300')), field(t.agents.printOn, printOn)],
+      [
+        field(
+          t.agents.validFor,
+          select(
+            'ttl',
+            [
+              ['300', t.agents.minutes5],
+              ['900', t.agents.minutes15],
+              ['3600', t.agents.hour1],
+            ],
+            '300',
+          ),
+        ),
+        field(t.agents.printOn, printOn),
+      ],
       t.agents.create,
       async (values) => {
-        const code = await api<{ code: string; expiresAt: string; command: string; qrSvg: string }>('POST', '/pairing-codes', { ttlSeconds: Number(values.ttl), ...(values.printOn ? { printOn: values.printOn } : {}) })
+        const code = await api<{ code: string; expiresAt: string; command: string; qrSvg: string }>(
+          'POST',
+          '/pairing-codes',
+          { ttlSeconds: Number(values.ttl), ...(values.printOn ? { printOn: values.printOn } : {}) },
+        )
         const remaining = h('p', { class: 'countdown' })
         const qr = h('div', { class: 'qr', role: 'img', 'aria-label': fill(t.agents.qr, { command: code.command }) })
         // The hub's own QR encoder made this SVG; it carries no script.
         qr.innerHTML = code.qrSvg
-        replace(codeArea, h('p', {}, t.agents.code), h('p', { class: 'code', 'data-testid': 'pairing-code' }, code.code), remaining, qr, h('p', {}, t.agents.run), h('pre', {}, code.command))
+        replace(
+          codeArea,
+          h('p', {}, t.agents.code),
+          h('p', { class: 'code', 'data-testid': 'pairing-code' }, code.code),
+          remaining,
+          qr,
+          h('p', {}, t.agents.run),
+          h('pre', {}, code.command),
+        )
         clearInterval(countdown)
         const tick = () => {
           const left = Date.parse(code.expiresAt) - Date.now()
@@ -38,7 +64,13 @@ export const agentsPage: Page = {
       },
       { 'aria-label': t.agents.createLabel },
     )
-    replace(main, ...heading(t.pages.agents, t.agents.intro), problem, h('section', { class: 'card' }, h('h2', {}, t.agents.pair), create, codeArea), list)
+    replace(
+      main,
+      ...heading(t.pages.agents, t.agents.intro),
+      problem,
+      h('section', { class: 'card' }, h('h2', {}, t.agents.pair), create, codeArea),
+      list,
+    )
     api<{ printers: PrinterView[] }>('GET', '/printers')
       .then(({ printers }) => printers.forEach((p) => printOn.append(h('option', { value: p.id }, printerLabel(p)))))
       .catch(() => undefined)
@@ -55,10 +87,41 @@ export const agentsPage: Page = {
             h(
               'li',
               { class: 'card', 'data-agent': a.name },
-              h('div', { class: 'row spread' }, h('h3', {}, a.builtin ? t.agents.builtin : a.name), a.revokedAt ? h('span', { class: 'badge muted' }, t.agents.revoked) : badge(a.online ? 'online' : 'offline')),
-              h('dl', { class: 'compact' }, h('dt', {}, t.agents.version), h('dd', {}, fill(t.agents.versionOn, { version: a.version, platform: a.platform })), h('dt', {}, t.agents.pairedAt), h('dd', {}, time(a.pairedAt)), h('dt', {}, t.agents.lastSeen), h('dd', {}, a.online ? t.agents.now : time(a.lastSeenAt))),
-              a.printers.length ? h('ul', { class: 'plain' }, ...a.printers.map((p) => h('li', {}, `${p.name} (${p.id}) `, badge(p.availability)))) : empty(t.agents.noPrinters),
-              a.builtin || a.revokedAt ? null : h('div', { class: 'actions' }, action(t.agents.revoke, () => api('POST', `/agents/${a.id}/revoke`), problem, { danger: true, confirmation: fill(t.agents.revokeAsk, { name: a.name }) })),
+              h(
+                'div',
+                { class: 'row spread' },
+                h('h3', {}, a.builtin ? t.agents.builtin : a.name),
+                a.revokedAt
+                  ? h('span', { class: 'badge muted' }, t.agents.revoked)
+                  : badge(a.online ? 'online' : 'offline'),
+              ),
+              h(
+                'dl',
+                { class: 'compact' },
+                h('dt', {}, t.agents.version),
+                h('dd', {}, fill(t.agents.versionOn, { version: a.version, platform: a.platform })),
+                h('dt', {}, t.agents.pairedAt),
+                h('dd', {}, time(a.pairedAt)),
+                h('dt', {}, t.agents.lastSeen),
+                h('dd', {}, a.online ? t.agents.now : time(a.lastSeenAt)),
+              ),
+              a.printers.length
+                ? h(
+                    'ul',
+                    { class: 'plain' },
+                    ...a.printers.map((p) => h('li', {}, `${p.name} (${p.id}) `, badge(p.availability))),
+                  )
+                : empty(t.agents.noPrinters),
+              a.builtin || a.revokedAt
+                ? null
+                : h(
+                    'div',
+                    { class: 'actions' },
+                    action(t.agents.revoke, () => api('POST', `/agents/${a.id}/revoke`), problem, {
+                      danger: true,
+                      confirmation: fill(t.agents.revokeAsk, { name: a.name }),
+                    }),
+                  ),
             ),
           ),
         ),

@@ -10,7 +10,23 @@ type Entry = Omit<AuditEntry, 'id'>
 
 function rows(entries: Entry[]): HTMLElement[] {
   return entries.map((entry) =>
-    h('tr', { 'data-action': entry.action }, h('td', {}, time(entry.at)), h('td', {}, entry.user ?? t.audit.onTheHub), h('td', {}, h('code', {}, entry.action)), h('td', {}, entry.target ?? ''), h('td', {}, entry.address === config.auditOnTheMachine ? t.audit.thisMachine : entry.address === null ? '' : h('code', {}, entry.address))),
+    h(
+      'tr',
+      { 'data-action': entry.action },
+      h('td', {}, time(entry.at)),
+      h('td', {}, entry.user ?? t.audit.onTheHub),
+      h('td', {}, h('code', {}, entry.action)),
+      h('td', {}, entry.target ?? ''),
+      h(
+        'td',
+        {},
+        entry.address === config.auditOnTheMachine
+          ? t.audit.thisMachine
+          : entry.address === null
+            ? ''
+            : h('code', {}, entry.address),
+      ),
+    ),
   )
 }
 
@@ -33,14 +49,42 @@ export const auditPage: Page = {
     const table = h(
       'div',
       { class: 'table-wrap', tabindex: '0' },
-      h('table', {}, h('caption', { class: 'visually-hidden' }, t.pages.audit), h('thead', {}, h('tr', {}, ...[t.audit.when, t.audit.who, t.audit.what, t.audit.on, t.audit.from].map((text) => h('th', { scope: 'col' }, text)))), body),
+      h(
+        'table',
+        {},
+        h('caption', { class: 'visually-hidden' }, t.pages.audit),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ...[t.audit.when, t.audit.who, t.audit.what, t.audit.on, t.audit.from].map((text) =>
+              h('th', { scope: 'col' }, text),
+            ),
+          ),
+        ),
+        body,
+      ),
     )
     const download = h('a', { href: `${config.api}/audit.csv`, download: 'printhub-audit.csv' }, t.audit.csv)
-    replace(main, ...heading(t.pages.audit, t.audit.intro), problem, h('p', {}, download), table, h('div', { class: 'actions' }, more))
+    replace(
+      main,
+      ...heading(t.pages.audit, t.audit.intro),
+      problem,
+      h('p', {}, download),
+      table,
+      h('div', { class: 'actions' }, more),
+    )
     const load = async (changed: (data: unknown) => boolean) => {
       const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', '/audit')
       if (!changed(page.entries)) return
-      replace(body, ...(page.entries.length === 0 ? [h('tr', {}, h('td', { colspan: '5' }, empty(t.audit.none)))] : rows(page.entries)))
+      replace(
+        body,
+        ...(page.entries.length === 0
+          ? [h('tr', {}, h('td', { colspan: '5' }, empty(t.audit.none)))]
+          : rows(page.entries)),
+      )
       next = page.nextCursor
       more.hidden = next === null
     }

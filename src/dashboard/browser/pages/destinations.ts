@@ -24,23 +24,63 @@ export const destinationsPage: Page = {
     const create = form(
       [
         field(t.destinations.project, projects),
-        field(t.destinations.name, h('input', { name: 'name', required: true, maxlength: '128', placeholder: 'kitchen', autocomplete: 'off', pattern: config.inputPatterns.identifier }), t.destinations.nameHint),
-        field(t.destinations.printers, h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }), t.destinations.printersHint),
-        field(t.destinations.mode, select('mode', [['failover', t.destinations.failover], ['all', t.destinations.all]], 'failover')),
+        field(
+          t.destinations.name,
+          h('input', {
+            name: 'name',
+            required: true,
+            maxlength: '128',
+            placeholder: 'kitchen',
+            autocomplete: 'off',
+            pattern: config.inputPatterns.identifier,
+          }),
+          t.destinations.nameHint,
+        ),
+        field(
+          t.destinations.printers,
+          h('input', { name: 'printers', required: true, placeholder: 'kitchen-1, bar', autocomplete: 'off' }),
+          t.destinations.printersHint,
+        ),
+        field(
+          t.destinations.mode,
+          select(
+            'mode',
+            [
+              ['failover', t.destinations.failover],
+              ['all', t.destinations.all],
+            ],
+            'failover',
+          ),
+        ),
       ],
       t.destinations.create,
       async (values, element) => {
-        const printers = values.printers!.split(',').map((name) => name.trim()).filter((name) => name !== '')
-        await api('POST', `/projects/${values.project}/destinations`, { name: values.name, mode: values.mode, printers })
+        const printers = values
+          .printers!.split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== '')
+        await api('POST', `/projects/${values.project}/destinations`, {
+          name: values.name,
+          mode: values.mode,
+          printers,
+        })
         element.reset()
         announce(fill(t.destinations.created, { name: values.name! }))
         view.refresh()
       },
       { 'aria-label': t.destinations.createLabel },
     )
-    replace(main, ...heading(t.pages.destinations, t.destinations.intro), problem, list, may('technician') ? h('section', { class: 'card' }, h('h2', {}, t.destinations.newTitle), create) : null)
+    replace(
+      main,
+      ...heading(t.pages.destinations, t.destinations.intro),
+      problem,
+      list,
+      may('technician') ? h('section', { class: 'card' }, h('h2', {}, t.destinations.newTitle), create) : null,
+    )
     api<{ projects: Project[] }>('GET', '/projects')
-      .then(({ projects: all }) => all.forEach((project) => projects.append(h('option', { value: project.id }, project.name))))
+      .then(({ projects: all }) =>
+        all.forEach((project) => projects.append(h('option', { value: project.id }, project.name))),
+      )
       .catch(() => undefined)
     const load = async (changed: (data: unknown) => boolean) => {
       const { destinations } = await api<{ destinations: DestinationReport[] }>('GET', '/destinations')
@@ -54,8 +94,28 @@ export const destinationsPage: Page = {
                 'section',
                 { class: 'card', 'data-destination': destination.name },
                 h('h2', {}, destination.name),
-                h('p', { class: 'intro' }, `${destination.projectName} · ${destination.mode === 'all' ? fill(t.destinations.listAll, { printers: destination.printerNames.join(' + ') }) : fill(t.destinations.listFailover, { printers: destination.printerNames.join(' → ') })}`),
-                may('technician') ? h('div', { class: 'actions' }, action(t.destinations.delete, () => api('DELETE', `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`).then(() => view.refresh()), problem, { danger: true, confirmation: fill(t.destinations.deleteAsk, { name: destination.name }) })) : null,
+                h(
+                  'p',
+                  { class: 'intro' },
+                  `${destination.projectName} · ` +
+                    `${destination.mode === 'all' ? fill(t.destinations.listAll, { printers: destination.printerNames.join(' + ') }) : fill(t.destinations.listFailover, { printers: destination.printerNames.join(' → ') })}`,
+                ),
+                may('technician')
+                  ? h(
+                      'div',
+                      { class: 'actions' },
+                      action(
+                        t.destinations.delete,
+                        () =>
+                          api(
+                            'DELETE',
+                            `/projects/${destination.projectId}/destinations/${encodeURIComponent(destination.name)}`,
+                          ).then(() => view.refresh()),
+                        problem,
+                        { danger: true, confirmation: fill(t.destinations.deleteAsk, { name: destination.name }) },
+                      ),
+                    )
+                  : null,
               ),
             ),
       )

@@ -14,4 +14,16 @@ import { usersPage } from './users.ts'
 import { auditPage } from './audit.ts'
 import { mePage } from './me.ts'
 
-export const PAGES: Page[] = [overviewPage, printersPage, destinationsPage, jobsPage, projectsPage, webhooksPage, agentsPage, settingsPage, usersPage, auditPage, mePage]
+export const PAGES: Page[] = [
+  overviewPage,
+  printersPage,
+  destinationsPage,
+  jobsPage,
+  projectsPage,
+  webhooksPage,
+  agentsPage,
+  settingsPage,
+  usersPage,
+  auditPage,
+  mePage,
+]

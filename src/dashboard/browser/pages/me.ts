@@ -18,8 +18,21 @@ export const mePage: Page = {
     const tokenSecret = h('div', {})
     const password = form(
       [
-        field(t.me.currentPassword, h('input', { type: 'password', name: 'currentPassword', required: true, autocomplete: 'current-password' })),
-        field(t.me.newPassword, h('input', { type: 'password', name: 'newPassword', required: true, minlength: '10', autocomplete: 'new-password' }), t.me.newPasswordHint),
+        field(
+          t.me.currentPassword,
+          h('input', { type: 'password', name: 'currentPassword', required: true, autocomplete: 'current-password' }),
+        ),
+        field(
+          t.me.newPassword,
+          h('input', {
+            type: 'password',
+            name: 'newPassword',
+            required: true,
+            minlength: '10',
+            autocomplete: 'new-password',
+          }),
+          t.me.newPasswordHint,
+        ),
       ],
       t.me.changePassword,
       async (values, element) => {
@@ -29,15 +42,29 @@ export const mePage: Page = {
       },
       { 'aria-label': t.me.changePassword },
     )
-    const tokenForm = form([field(t.me.tokenName, h('input', { name: 'name', required: true, placeholder: 'backup script' }))], t.me.createToken, async (values, element) => {
-      const { secret } = await api<{ secret: string }>('POST', '/tokens', { name: values.name })
-      element.reset()
-      replace(tokenSecret, secretBox(t.me.token, secret))
-      view.refresh()
-    })
-    replace(main, ...heading(t.pages.me, fill(t.me.intro, { name: account.name, role: account.role })), problem, h('section', { class: 'card' }, h('h2', {}, t.me.password), password), sessionsArea, tokensArea)
+    const tokenForm = form(
+      [field(t.me.tokenName, h('input', { name: 'name', required: true, placeholder: 'backup script' }))],
+      t.me.createToken,
+      async (values, element) => {
+        const { secret } = await api<{ secret: string }>('POST', '/tokens', { name: values.name })
+        element.reset()
+        replace(tokenSecret, secretBox(t.me.token, secret))
+        view.refresh()
+      },
+    )
+    replace(
+      main,
+      ...heading(t.pages.me, fill(t.me.intro, { name: account.name, role: account.role })),
+      problem,
+      h('section', { class: 'card' }, h('h2', {}, t.me.password), password),
+      sessionsArea,
+      tokensArea,
+    )
     const load = async (changed: (data: unknown) => boolean) => {
-      const [{ sessions }, { tokens }] = await Promise.all([api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'), api<{ tokens: AdminToken[] }>('GET', '/tokens')])
+      const [{ sessions }, { tokens }] = await Promise.all([
+        api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'),
+        api<{ tokens: AdminToken[] }>('GET', '/tokens'),
+      ])
       // A new token's secret is shown until the page is left, so a new token always draws.
       if (!changed([sessions, tokens])) return
       replace(
@@ -50,12 +77,26 @@ export const mePage: Page = {
             h(
               'li',
               { class: 'row spread' },
-              h('span', {}, fill(t.me.browser, { agent: s.userAgent.slice(0, 60) || t.me.unknownBrowser, address: s.address, since: time(s.createdAt) }), s.current ? h('strong', {}, ` ${t.me.thisOne}`) : null),
+              h(
+                'span',
+                {},
+                fill(t.me.browser, {
+                  agent: s.userAgent.slice(0, 60) || t.me.unknownBrowser,
+                  address: s.address,
+                  since: time(s.createdAt),
+                }),
+                s.current ? h('strong', {}, ` ${t.me.thisOne}`) : null,
+              ),
               s.current ? null : action(t.me.signOut, () => api('POST', `/sessions/${s.id}/revoke`), problem),
             ),
           ),
         ),
-        sessions.some((s) => !s.current) ? action(t.me.signOutOthers, () => api('POST', '/sessions/revoke-others'), problem, { danger: true, confirmation: t.me.signOutOthersAsk }) : null,
+        sessions.some((s) => !s.current)
+          ? action(t.me.signOutOthers, () => api('POST', '/sessions/revoke-others'), problem, {
+              danger: true,
+              confirmation: t.me.signOutOthersAsk,
+            })
+          : null,
       )
       replace(
         tokensArea,
@@ -71,8 +112,18 @@ export const mePage: Page = {
                 h(
                   'li',
                   { class: 'row spread' },
-                  h('span', {}, h('code', {}, `${token.tokenPrefix}…`), ` ${fill(t.me.tokenUse, { name: token.name, used: token.lastUsedAt ? time(token.lastUsedAt) : t.me.never })}`),
-                  token.revokedAt ? h('span', { class: 'badge muted' }, t.me.revoked) : action(t.me.revoke, () => api('POST', `/tokens/${token.id}/revoke`), problem, { danger: true, confirmation: fill(t.me.revokeAsk, { name: token.name }) }),
+                  h(
+                    'span',
+                    {},
+                    h('code', {}, `${token.tokenPrefix}…`),
+                    ` ${fill(t.me.tokenUse, { name: token.name, used: token.lastUsedAt ? time(token.lastUsedAt) : t.me.never })}`,
+                  ),
+                  token.revokedAt
+                    ? h('span', { class: 'badge muted' }, t.me.revoked)
+                    : action(t.me.revoke, () => api('POST', `/tokens/${token.id}/revoke`), problem, {
+                        danger: true,
+                        confirmation: fill(t.me.revokeAsk, { name: token.name }),
+                      }),
                 ),
               ),
             ),

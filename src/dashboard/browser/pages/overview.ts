@@ -11,7 +11,8 @@ import { heading, live, type Page } from './page.ts'
 import { printerLabel } from './records.ts'
 
 /** The jobs page with these filters. */
-const jobsLink = (filters: Record<string, string>, text: string, label: string) => h('a', { href: `#/jobs?${new URLSearchParams(filters)}`, class: 'count-link', 'aria-label': label }, text)
+const jobsLink = (filters: Record<string, string>, text: string, label: string) =>
+  h('a', { href: `#/jobs?${new URLSearchParams(filters)}`, class: 'count-link', 'aria-label': label }, text)
 
 export const overviewPage: Page = {
   path: 'overview',
@@ -33,7 +34,13 @@ export const overviewPage: Page = {
       replace(
         printers,
         h('h2', { id: 'printers-h' }, t.pages.printers),
-        o.printersToAdopt > 0 && may('technician') ? h('p', { class: 'todo', 'data-todo': 'adopt' }, h('a', { href: '#/printers' }, fill(t.overview.toAdopt, { n: o.printersToAdopt }))) : null,
+        o.printersToAdopt > 0 && may('technician')
+          ? h(
+              'p',
+              { class: 'todo', 'data-todo': 'adopt' },
+              h('a', { href: '#/printers' }, fill(t.overview.toAdopt, { n: o.printersToAdopt })),
+            )
+          : null,
         o.printers.length === 0
           ? empty(t.overview.noPrinters)
           : h(
@@ -47,7 +54,11 @@ export const overviewPage: Page = {
                   h('strong', {}, printerLabel(p)),
                   badge(p.state),
                   todo ? h('p', { class: 'todo', 'data-todo': p.state }, todo) : null,
-                  jobsLink({ printer: p.id, state: 'PENDING' }, fill(t.overview.waiting, { n: p.queue }), fill(t.overview.waitingAt, { n: p.queue, printer: printerLabel(p) })),
+                  jobsLink(
+                    { printer: p.id, state: 'PENDING' },
+                    fill(t.overview.waiting, { n: p.queue }),
+                    fill(t.overview.waitingAt, { n: p.queue, printer: printerLabel(p) }),
+                  ),
                   p.agentOnline ? null : h('small', {}, fill(t.overview.agentAway, { agent: p.agentName })),
                 )
               }),
@@ -60,7 +71,16 @@ export const overviewPage: Page = {
           'ul',
           { class: 'counts' },
           ...Object.entries(o.jobsToday.counts).map(([state, count]) =>
-            h('li', { 'data-state': state }, badge(state), jobsLink({ state, from: o.jobsToday.since }, String(count), fill(t.overview.todayCount, { n: count, state: t.jobStates[state as keyof typeof t.jobStates].word }))),
+            h(
+              'li',
+              { 'data-state': state },
+              badge(state),
+              jobsLink(
+                { state, from: o.jobsToday.since },
+                String(count),
+                fill(t.overview.todayCount, { n: count, state: t.jobStates[state as keyof typeof t.jobStates].word }),
+              ),
+            ),
           ),
         ),
       )
@@ -81,7 +101,11 @@ export const overviewPage: Page = {
           h('dt', {}, t.overview.lan),
           h('dd', {}, o.hub.addresses.join(', ') || t.overview.none),
           h('dt', {}, t.overview.agentsOnline),
-          h('dd', { 'data-testid': 'agents-online' }, fill(t.overview.agentsOf, { n: o.agents.online, m: o.agents.paired })),
+          h(
+            'dd',
+            { 'data-testid': 'agents-online' },
+            fill(t.overview.agentsOf, { n: o.agents.online, m: o.agents.paired }),
+          ),
         ),
       )
     }

@@ -11,7 +11,12 @@ export interface Page {
   /** On a phone, its link stays in the bar; the others are one tap away, in the menu. */
   primary?: boolean
   /** `params`: the address's parts after the page's path; `query`: what follows `?` in it (a list's filters). */
-  render(main: HTMLElement, params: string[], overview: unknown, query: URLSearchParams): { refresh: (overview: unknown) => void; stop: () => void }
+  render(
+    main: HTMLElement,
+    params: string[],
+    overview: unknown,
+    query: URLSearchParams,
+  ): { refresh: (overview: unknown) => void; stop: () => void }
 }
 
 /**
@@ -55,7 +60,12 @@ export function live(load: (changed: (data: unknown) => boolean) => Promise<void
 }
 
 /** A form that posts its values with `submit`, shows what went wrong, and is reset when it went right. */
-export function form(content: (HTMLElement | null)[], submitLabel: string, submit: (values: Record<string, string>, form: HTMLFormElement) => Promise<void>, attributes: Record<string, string> = {}): HTMLFormElement {
+export function form(
+  content: (HTMLElement | null)[],
+  submitLabel: string,
+  submit: (values: Record<string, string>, form: HTMLFormElement) => Promise<void>,
+  attributes: Record<string, string> = {},
+): HTMLFormElement {
   const error = errorBox()
   const button = h('button', { type: 'submit' }, submitLabel)
   const element = h('form', attributes, ...content, error, h('div', { class: 'actions' }, button))
@@ -75,7 +85,12 @@ export function form(content: (HTMLElement | null)[], submitLabel: string, submi
 }
 
 /** A button that runs `action`, asking first when `confirmation` is given; a failure shows in `problem`. */
-export function action(label: string, run: () => Promise<unknown>, problem: HTMLElement, options: { confirmation?: string; danger?: boolean } = {}): HTMLButtonElement {
+export function action(
+  label: string,
+  run: () => Promise<unknown>,
+  problem: HTMLElement,
+  options: { confirmation?: string; danger?: boolean } = {},
+): HTMLButtonElement {
   const button = h('button', { type: 'button', class: options.danger ? 'danger' : 'secondary' }, label)
   button.addEventListener('click', async () => {
     if (options.confirmation && !confirm(options.confirmation)) return

@@ -18,18 +18,48 @@ export interface Profile {
   commandSet: string
 }
 
-function adoptForm(printer: PollingPrinterView, projects: Project[], profiles: Profile[], adopted: () => void): HTMLFormElement {
+function adoptForm(
+  printer: PollingPrinterView,
+  projects: Project[],
+  profiles: Profile[],
+  adopted: () => void,
+): HTMLFormElement {
   // A CloudPRNT printer prints StarPRNT; an Epson one ESC/POS.
-  const models = profiles.filter((profile) => profile.commandSet === (printer.kind === 'cloudprnt' ? 'starprnt' : 'escpos'))
+  const models = profiles.filter(
+    (profile) => profile.commandSet === (printer.kind === 'cloudprnt' ? 'starprnt' : 'escpos'),
+  )
   return form(
     [
       field(t.printers.project, select('projectId', projectOptions(projects))),
-      field(t.printers.id, h('input', { name: 'id', required: true, placeholder: 'bar', pattern: config.inputPatterns.identifier, autocomplete: 'off' }), t.printers.idHint),
-      field(t.printers.model, select('profile', models.map((model) => [model.id, model.name]), printer.kind === 'epson-sdp' ? 'epson-tm-m30iii' : undefined)),
+      field(
+        t.printers.id,
+        h('input', {
+          name: 'id',
+          required: true,
+          placeholder: 'bar',
+          pattern: config.inputPatterns.identifier,
+          autocomplete: 'off',
+        }),
+        t.printers.idHint,
+      ),
+      field(
+        t.printers.model,
+        select(
+          'profile',
+          models.map((model) => [model.id, model.name]),
+          printer.kind === 'epson-sdp' ? 'epson-tm-m30iii' : undefined,
+        ),
+      ),
     ],
     t.printers.adopt,
     async (values) => {
-      const { printer: made } = await api<{ printer: { remoteId: string } }>('POST', '/printers/adopt', { kind: printer.kind, printer: printer.key, projectId: values.projectId, id: values.id, profile: values.profile })
+      const { printer: made } = await api<{ printer: { remoteId: string } }>('POST', '/printers/adopt', {
+        kind: printer.kind,
+        printer: printer.key,
+        projectId: values.projectId,
+        id: values.id,
+        profile: values.profile,
+      })
       announce(fill(t.printers.adopted, { mac: printer.key, printer: made.remoteId }))
       adopted()
     },
@@ -38,12 +68,21 @@ function adoptForm(printer: PollingPrinterView, projects: Project[], profiles: P
 }
 
 /** The section: printers waiting to be adopted (an empty list says where to point a printer). */
-export function pollingSection(waiting: PollingPrinterView[], projects: Project[], profiles: Profile[], adopted: () => void): HTMLElement {
+export function pollingSection(
+  waiting: PollingPrinterView[],
+  projects: Project[],
+  profiles: Profile[],
+  adopted: () => void,
+): HTMLElement {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'polling-h' },
     h('h2', { id: 'polling-h' }, t.printers.polling),
-    h('p', { class: 'intro' }, fill(t.printers.pollingIntro, { cloudprnt: `${location.origin}/cloudprnt`, sdp: `${location.origin}/epson-sdp` })),
+    h(
+      'p',
+      { class: 'intro' },
+      fill(t.printers.pollingIntro, { cloudprnt: `${location.origin}/cloudprnt`, sdp: `${location.origin}/epson-sdp` }),
+    ),
     waiting.length === 0
       ? empty(t.printers.pollingNone)
       : h(
@@ -58,7 +97,11 @@ export function pollingSection(waiting: PollingPrinterView[], projects: Project[
                 'dl',
                 { class: 'compact' },
                 h('dt', {}, t.printers.model),
-                h('dd', {}, `${printer.kind === 'cloudprnt' ? t.printers.kindCloudPrnt : t.printers.kindEpsonSdp}${printer.model ? ` · ${printer.model}` : ''}`),
+                h(
+                  'dd',
+                  {},
+                  `${printer.kind === 'cloudprnt' ? t.printers.kindCloudPrnt : t.printers.kindEpsonSdp}${printer.model ? ` · ${printer.model}` : ''}`,
+                ),
                 h('dt', {}, t.printers.from),
                 h('dd', {}, h('code', {}, printer.address)),
                 h('dt', {}, t.printers.seenSince),

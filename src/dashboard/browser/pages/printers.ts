@@ -12,7 +12,6 @@ import { type AgentView, printerLabel, projectOptions } from './records.ts'
 import { pollingSection, type Profile } from './polling.ts'
 import type { PollingPrinterView } from '../../../transports/polling.ts'
 
-
 const CONNECTION_KINDS: [string, string][] = [
   ['tcp', t.printers.kindTcp],
   ['serial', t.printers.kindSerial],
@@ -26,7 +25,13 @@ const CONNECTION_KINDS: [string, string][] = [
 function connectionFields(kind: string, detected: DetectedPrinter[], agents: AgentView[]): HTMLElement[] {
   switch (kind) {
     case 'tcp':
-      return [field(t.printers.address, h('input', { name: 'host', required: true, placeholder: '192.168.1.50', autocomplete: 'off' })), field(t.printers.port, h('input', { name: 'port', type: 'number', value: '9100', min: '1', max: '65535' }))]
+      return [
+        field(
+          t.printers.address,
+          h('input', { name: 'host', required: true, placeholder: '192.168.1.50', autocomplete: 'off' }),
+        ),
+        field(t.printers.port, h('input', { name: 'port', type: 'number', value: '9100', min: '1', max: '65535' })),
+      ]
     case 'serial':
     case 'usb': {
       const found = detected.filter((d) => d.kind === kind)
@@ -34,21 +39,69 @@ function connectionFields(kind: string, detected: DetectedPrinter[], agents: Age
         field(
           kind === 'serial' ? t.printers.kindSerial : t.printers.usbPrinter,
           found.length > 0
-            ? select('device', found.map((d) => [d.connection, `${d.connection}${d.usb?.product ? ` (${d.usb.product})` : ''}`]))
-            : h('input', { name: 'device', required: true, placeholder: kind === 'serial' ? 'serial:///dev/ttyUSB0?baud=38400&flow=rtscts' : 'usb:///dev/usb/lp0' }),
+            ? select(
+                'device',
+                found.map((d) => [d.connection, `${d.connection}${d.usb?.product ? ` (${d.usb.product})` : ''}`]),
+              )
+            : h('input', {
+                name: 'device',
+                required: true,
+                placeholder: kind === 'serial' ? 'serial:///dev/ttyUSB0?baud=38400&flow=rtscts' : 'usb:///dev/usb/lp0',
+              }),
           found.length > 0 ? t.printers.found : t.printers.nothingFound,
         ),
       ]
     }
     case 'virtual':
-      return [field(t.printers.virtualName, h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }))]
+      return [
+        field(
+          t.printers.virtualName,
+          h('input', { name: 'virtualName', value: 'test', pattern: config.inputPatterns.virtualName }),
+        ),
+      ]
     case 'cloudprnt':
-      return [field(t.printers.mac, h('input', { name: 'mac', required: true, placeholder: '00:11:62:12:34:56', autocomplete: 'off', spellcheck: 'false' }))]
+      return [
+        field(
+          t.printers.mac,
+          h('input', {
+            name: 'mac',
+            required: true,
+            placeholder: '00:11:62:12:34:56',
+            autocomplete: 'off',
+            spellcheck: 'false',
+          }),
+        ),
+      ]
     case 'epson-sdp':
-      return [field(t.printers.sdpId, h('input', { name: 'sdpId', required: true, placeholder: 'X6WY351989', autocomplete: 'off', spellcheck: 'false' }))]
+      return [
+        field(
+          t.printers.sdpId,
+          h('input', {
+            name: 'sdpId',
+            required: true,
+            placeholder: 'X6WY351989',
+            autocomplete: 'off',
+            spellcheck: 'false',
+          }),
+        ),
+      ]
     default: {
-      const options = agents.filter((a) => !a.builtin && !a.revokedAt).flatMap((a) => a.printers.map((p): [string, string] => [`${a.id} ${p.id}`, `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`]))
-      return [field(t.printers.agentPrinter, options.length > 0 ? select('agentPrinter', options) : h('input', { name: 'agentPrinter', disabled: true, value: t.printers.noAgentPrinters }))]
+      const options = agents
+        .filter((a) => !a.builtin && !a.revokedAt)
+        .flatMap((a) =>
+          a.printers.map((p): [string, string] => [
+            `${a.id} ${p.id}`,
+            `${p.name} on ${a.name}${a.online ? '' : ' (offline)'}`,
+          ]),
+        )
+      return [
+        field(
+          t.printers.agentPrinter,
+          options.length > 0
+            ? select('agentPrinter', options)
+            : h('input', { name: 'agentPrinter', disabled: true, value: t.printers.noAgentPrinters }),
+        ),
+      ]
     }
   }
 }
@@ -79,12 +132,22 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
     details.hidden = !details.hidden
     if (details.hidden) return
     const { states } = await api<{ states: PrinterStateChange[] }>('GET', `/printers/${p.id}/history`)
-    const image = h('img', { src: `${config.api}/printers/${p.id}/last-receipt.png?at=${Date.now()}`, alt: fill(t.printers.lastReceiptAlt, { printer: printerLabel(p) }), class: 'receipt' })
+    const image = h('img', {
+      src: `${config.api}/printers/${p.id}/last-receipt.png?at=${Date.now()}`,
+      alt: fill(t.printers.lastReceiptAlt, { printer: printerLabel(p) }),
+      class: 'receipt',
+    })
     image.addEventListener('error', () => image.replaceWith(empty(t.printers.nothingPrinted)))
     replace(
       details,
       h('h3', {}, t.printers.history),
-      states.length === 0 ? empty(t.printers.noHistory) : h('ol', { class: 'history' }, ...states.map((s) => h('li', {}, badge(s.state), ` ${t.printers.since} `, time(s.at)))),
+      states.length === 0
+        ? empty(t.printers.noHistory)
+        : h(
+            'ol',
+            { class: 'history' },
+            ...states.map((s) => h('li', {}, badge(s.state), ` ${t.printers.since} `, time(s.at))),
+          ),
       h('h3', {}, t.printers.lastReceipt),
       image,
     )
@@ -94,13 +157,37 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
     form(
       [
         field(t.printers.name, h('input', { name: 'name', value: p.name ?? '' })),
-        p.builtin ? field(t.printers.connection, h('input', { name: 'connection', value: p.connection, required: true })) : null,
-        field(t.printers.model, select('profile', profiles.map((x) => [x.id, x.name]), p.profile)),
-        field(t.printers.width, select('width', [['80', '80'], ['58', '58']], String(p.width))),
+        p.builtin
+          ? field(t.printers.connection, h('input', { name: 'connection', value: p.connection, required: true }))
+          : null,
+        field(
+          t.printers.model,
+          select(
+            'profile',
+            profiles.map((x) => [x.id, x.name]),
+            p.profile,
+          ),
+        ),
+        field(
+          t.printers.width,
+          select(
+            'width',
+            [
+              ['80', '80'],
+              ['58', '58'],
+            ],
+            String(p.width),
+          ),
+        ),
       ],
       t.printers.save,
       async (values) => {
-        await api('PATCH', `/printers/${p.id}`, { name: values.name || null, ...(p.builtin ? { connection: values.connection } : {}), profile: values.profile, width: Number(values.width) })
+        await api('PATCH', `/printers/${p.id}`, {
+          name: values.name || null,
+          ...(p.builtin ? { connection: values.connection } : {}),
+          profile: values.profile,
+          width: Number(values.width),
+        })
         announce(fill(t.printers.saved, { printer: p.remoteId }))
         edit.hidden = true
       },
@@ -118,7 +205,13 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
       h('dt', {}, t.printers.waiting),
       h('dd', {}, fill(t.printers.jobs, { n: p.queue })),
       h('dt', {}, t.printers.connection),
-      h('dd', {}, p.builtin ? p.connection : `${fill(t.printers.via, { connection: p.connection, agent: p.agentName })}${p.agentOnline ? '' : ` ${t.printers.notConnected}`}`),
+      h(
+        'dd',
+        {},
+        p.builtin
+          ? p.connection
+          : `${fill(t.printers.via, { connection: p.connection, agent: p.agentName })}${p.agentOnline ? '' : ` ${t.printers.notConnected}`}`,
+      ),
       h('dt', {}, t.printers.model),
       h('dd', {}, `${profiles.find((x) => x.id === p.profile)?.name ?? p.profile}, ${p.width} mm`),
     ),
@@ -127,19 +220,32 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
       { class: 'actions' },
       // Setting a printer up is a technician's; staff see how it is doing.
       may('technician')
-        ? action(t.printers.test, async () => {
-            await api('POST', `/printers/${p.id}/test`)
-            announce(fill(t.printers.testSent, { printer: p.remoteId }))
-          }, problem)
+        ? action(
+            t.printers.test,
+            async () => {
+              await api('POST', `/printers/${p.id}/test`)
+              announce(fill(t.printers.testSent, { printer: p.remoteId }))
+            },
+            problem,
+          )
         : null,
       may('technician')
-        ? action(t.printers.edit, async () => {
-            edit.hidden = !edit.hidden
-            if (!edit.hidden) replace(edit, editForm())
-          }, problem)
+        ? action(
+            t.printers.edit,
+            async () => {
+              edit.hidden = !edit.hidden
+              if (!edit.hidden) replace(edit, editForm())
+            },
+            problem,
+          )
         : null,
       action(t.printers.details, showDetails, problem),
-      may('technician') ? action(t.printers.remove, () => api('DELETE', `/printers/${p.id}`), problem, { danger: true, confirmation: fill(t.printers.removeAsk, { printer: p.remoteId }) }) : null,
+      may('technician')
+        ? action(t.printers.remove, () => api('DELETE', `/printers/${p.id}`), problem, {
+            danger: true,
+            confirmation: fill(t.printers.removeAsk, { printer: p.remoteId }),
+          })
+        : null,
     ),
     edit,
     details,
@@ -168,20 +274,45 @@ export const printersPage: Page = {
       const waiting = polling.printers.filter((p) => !p.adopted).map(({ lastPollAt: _lastPollAt, ...p }) => p)
       // Open edit forms and details stay as they are while nothing about the printers changed.
       if (!changed([printers, waiting, projects.length, profiles.length])) return
-      replace(list, printers.length === 0 ? empty(t.printers.none) : printers.map((p) => printerCard(p, projects, profiles, problem)))
-      if (may('technician') && projects.length > 0) replace(pollingArea, pollingSection(polling.printers.filter((p) => !p.adopted), projects, profiles, view.refresh))
+      replace(
+        list,
+        printers.length === 0
+          ? empty(t.printers.none)
+          : printers.map((p) => printerCard(p, projects, profiles, problem)),
+      )
+      if (may('technician') && projects.length > 0)
+        replace(
+          pollingArea,
+          pollingSection(
+            polling.printers.filter((p) => !p.adopted),
+            projects,
+            profiles,
+            view.refresh,
+          ),
+        )
     }
     const setUp = async () => {
-      ;[{ projects }, { profiles }] = await Promise.all([api<{ projects: Project[] }>('GET', '/projects'), api<{ profiles: Profile[] }>('GET', '/profiles')])
+      ;[{ projects }, { profiles }] = await Promise.all([
+        api<{ projects: Project[] }>('GET', '/projects'),
+        api<{ profiles: Profile[] }>('GET', '/profiles'),
+      ])
       if (!may('technician')) return
-      const [{ printers: detected }, { agents }] = await Promise.all([api<{ printers: DetectedPrinter[] }>('GET', '/printers/detect'), api<{ agents: AgentView[] }>('GET', '/agents')])
+      const [{ printers: detected }, { agents }] = await Promise.all([
+        api<{ printers: DetectedPrinter[] }>('GET', '/printers/detect'),
+        api<{ agents: AgentView[] }>('GET', '/agents'),
+      ])
       const kind = select('kind', CONNECTION_KINDS, 'tcp')
       const kindFields = h('div', {})
-      const profile = select('profile', profiles.map((x) => [x.id, x.name]), 'generic-80mm')
+      const profile = select(
+        'profile',
+        profiles.map((x) => [x.id, x.name]),
+        'generic-80mm',
+      )
       const showKind = () => {
         replace(kindFields, connectionFields(kind.value, detected, agents))
         // A CloudPRNT printer is a Star one, a Server Direct Print one an Epson: such a model is offered first.
-        if (kind.value === 'cloudprnt') profile.value = profiles.find((x) => x.commandSet === 'starprnt')?.id ?? profile.value
+        if (kind.value === 'cloudprnt')
+          profile.value = profiles.find((x) => x.commandSet === 'starprnt')?.id ?? profile.value
         if (kind.value === 'epson-sdp') profile.value = 'epson-tm-m30iii'
       }
       kind.addEventListener('change', showKind)
@@ -196,12 +327,31 @@ export const printersPage: Page = {
         form(
           [
             field(t.printers.project, select('projectId', projectOptions(projects))),
-            field(t.printers.id, h('input', { name: 'id', required: true, placeholder: 'kitchen', pattern: config.inputPatterns.identifier }), t.printers.idHint),
+            field(
+              t.printers.id,
+              h('input', {
+                name: 'id',
+                required: true,
+                placeholder: 'kitchen',
+                pattern: config.inputPatterns.identifier,
+              }),
+              t.printers.idHint,
+            ),
             field(t.printers.name, h('input', { name: 'name', placeholder: t.printers.namePlaceholder })),
             field(t.printers.connection, kind),
             kindFields,
             field(t.printers.model, profile),
-            field(t.printers.width, select('width', [['80', '80'], ['58', '58']], '80')),
+            field(
+              t.printers.width,
+              select(
+                'width',
+                [
+                  ['80', '80'],
+                  ['58', '58'],
+                ],
+                '80',
+              ),
+            ),
           ],
           t.printers.addSubmit,
           async (values, element) => {

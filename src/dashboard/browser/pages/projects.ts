@@ -15,7 +15,17 @@ function keyTable(keys: ApiKey[], problem: HTMLElement): HTMLElement {
       'table',
       {},
       h('caption', { class: 'visually-hidden' }, t.projects.keys),
-      h('thead', {}, h('tr', {}, ...[t.projects.key, t.printers.name, t.projects.scopes, t.projects.createdAt, t.projects.lastUsed, ''].map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[t.projects.key, t.printers.name, t.projects.scopes, t.projects.createdAt, t.projects.lastUsed, ''].map(
+            (t) => h('th', { scope: 'col' }, t),
+          ),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -28,7 +38,16 @@ function keyTable(keys: ApiKey[], problem: HTMLElement): HTMLElement {
             h('td', {}, ...k.scopes.flatMap((scope, i) => [i > 0 ? ', ' : null, h('code', {}, scope)])),
             h('td', {}, time(k.createdAt)),
             h('td', {}, k.lastUsedAt ? time(k.lastUsedAt) : t.projects.never),
-            h('td', {}, k.revokedAt ? h('span', { class: 'badge muted' }, t.projects.revoked) : action(t.projects.revoke, () => api('POST', `/keys/${k.id}/revoke`), problem, { danger: true, confirmation: fill(t.projects.revokeAsk, { key: `${k.keyPrefix}…` }) })),
+            h(
+              'td',
+              {},
+              k.revokedAt
+                ? h('span', { class: 'badge muted' }, t.projects.revoked)
+                : action(t.projects.revoke, () => api('POST', `/keys/${k.id}/revoke`), problem, {
+                    danger: true,
+                    confirmation: fill(t.projects.revokeAsk, { key: `${k.keyPrefix}…` }),
+                  }),
+            ),
           ),
         ),
       ),
@@ -44,23 +63,55 @@ export const projectsPage: Page = {
     const problem = errorBox()
     const list = h('div', {})
     const secrets = new Map<string, HTMLElement>()
-    const create = form([field(t.projects.name, h('input', { name: 'name', required: true, maxlength: '256' }))], t.projects.create, async (values, element) => {
-      await api('POST', '/projects', { name: values.name })
-      element.reset()
-      announce(fill(t.projects.created, { name: values.name! }))
-      view.refresh()
-    }, { 'aria-label': t.projects.createLabel })
-    replace(main, ...heading(t.pages.projects, t.projects.intro), problem, list, h('section', { class: 'card' }, h('h2', {}, t.projects.newTitle), create))
+    const create = form(
+      [field(t.projects.name, h('input', { name: 'name', required: true, maxlength: '256' }))],
+      t.projects.create,
+      async (values, element) => {
+        await api('POST', '/projects', { name: values.name })
+        element.reset()
+        announce(fill(t.projects.created, { name: values.name! }))
+        view.refresh()
+      },
+      { 'aria-label': t.projects.createLabel },
+    )
+    replace(
+      main,
+      ...heading(t.pages.projects, t.projects.intro),
+      problem,
+      list,
+      h('section', { class: 'card' }, h('h2', {}, t.projects.newTitle), create),
+    )
     const keyForm = (project: Project) =>
       form(
         [
-          field(t.projects.keyName, h('input', { name: 'name', placeholder: t.projects.keyPlaceholder, maxlength: '256' })),
-          h('fieldset', {}, h('legend', {}, t.projects.scopes), ...config.apiKeyScopes.map((scope) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: `scope:${scope}`, value: scope, checked: true }), ' ', h('code', {}, scope)))),
+          field(
+            t.projects.keyName,
+            h('input', { name: 'name', placeholder: t.projects.keyPlaceholder, maxlength: '256' }),
+          ),
+          h(
+            'fieldset',
+            {},
+            h('legend', {}, t.projects.scopes),
+            ...config.apiKeyScopes.map((scope) =>
+              h(
+                'label',
+                { class: 'check' },
+                h('input', { type: 'checkbox', name: `scope:${scope}`, value: scope, checked: true }),
+                ' ',
+                h('code', {}, scope),
+              ),
+            ),
+          ),
         ],
         t.projects.createKey,
         async (values, element) => {
-          const scopes = Object.keys(values).filter((k) => k.startsWith('scope:')).map((k) => k.slice(6))
-          const { secret } = await api<{ secret: string }>('POST', `/projects/${project.id}/keys`, { name: values.name || null, scopes })
+          const scopes = Object.keys(values)
+            .filter((k) => k.startsWith('scope:'))
+            .map((k) => k.slice(6))
+          const { secret } = await api<{ secret: string }>('POST', `/projects/${project.id}/keys`, {
+            name: values.name || null,
+            scopes,
+          })
           element.reset()
           secrets.set(project.id, secretBox(t.projects.secret, secret))
           view.refresh()
@@ -82,7 +133,13 @@ export const projectsPage: Page = {
                 'section',
                 { class: 'card', 'data-project': project.name },
                 h('h2', {}, project.name),
-                h('p', { class: 'intro' }, `${t.projects.id} `, h('code', {}, project.id), ` · ${fill(t.projects.unfinished, { n: project.openJobs })}`),
+                h(
+                  'p',
+                  { class: 'intro' },
+                  `${t.projects.id} `,
+                  h('code', {}, project.id),
+                  ` · ${fill(t.projects.unfinished, { n: project.openJobs })}`,
+                ),
                 secrets.get(project.id) ?? null,
                 keyTable(keys[i]!.keys, problem),
                 h('details', {}, h('summary', {}, t.projects.newKey), forms.get(project.id)!),

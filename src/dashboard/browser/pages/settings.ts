@@ -6,7 +6,17 @@ import { announce, errorBox, field, h, replace } from '../dom.ts'
 import { form, heading, live, type Page } from './page.ts'
 
 interface SettingsAnswer {
-  settings: { serverName: string; retryInitialMs: number; retryMaxMs: number; maxOpenJobsPerProject: number; retentionDays: number; historyMbPerProject: number; minFreeMb: number; backupDir: string; backupKeep: number }
+  settings: {
+    serverName: string
+    retryInitialMs: number
+    retryMaxMs: number
+    maxOpenJobsPerProject: number
+    retentionDays: number
+    historyMbPerProject: number
+    minFreeMb: number
+    backupDir: string
+    backupKeep: number
+  }
   pinned: string[]
 }
 
@@ -32,21 +42,70 @@ export const settingsPage: Page = {
       if (!hubFormShown) {
         hubFormShown = true
         const locked = (name: string) => (pinned.includes(name) ? t.settings.locked : undefined)
-        const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string | boolean>) => h('input', { name, value: String(settings[name]), disabled: pinned.includes(name), required: true, ...attributes })
+        const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string | boolean>) =>
+          h('input', {
+            name,
+            value: String(settings[name]),
+            disabled: pinned.includes(name),
+            required: true,
+            ...attributes,
+          })
         replace(
           hubArea,
           h('h2', {}, t.settings.hub),
           form(
             [
-              field(t.settings.serverName, input('serverName', { maxlength: '64' }), locked('serverName') ?? t.settings.serverNameHint),
-              field(t.settings.retryFirst, input('retryInitialMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryInitialMs / 1000) }), locked('retryInitialMs') ?? t.settings.retryFirstHint),
-              field(t.settings.retryMax, input('retryMaxMs', { type: 'number', min: '0.1', step: '0.1', value: String(settings.retryMaxMs / 1000) }), locked('retryMaxMs')),
-              field(t.settings.openJobs, input('maxOpenJobsPerProject', { type: 'number', min: '1' }), locked('maxOpenJobsPerProject')),
-              field(t.settings.retention, input('retentionDays', { type: 'number', min: '1', max: '3650' }), locked('retentionDays') ?? t.settings.retentionHint),
-              field(t.settings.history, input('historyMbPerProject', { type: 'number', min: '1' }), locked('historyMbPerProject') ?? t.settings.historyHint),
+              field(
+                t.settings.serverName,
+                input('serverName', { maxlength: '64' }),
+                locked('serverName') ?? t.settings.serverNameHint,
+              ),
+              field(
+                t.settings.retryFirst,
+                input('retryInitialMs', {
+                  type: 'number',
+                  min: '0.1',
+                  step: '0.1',
+                  value: String(settings.retryInitialMs / 1000),
+                }),
+                locked('retryInitialMs') ?? t.settings.retryFirstHint,
+              ),
+              field(
+                t.settings.retryMax,
+                input('retryMaxMs', {
+                  type: 'number',
+                  min: '0.1',
+                  step: '0.1',
+                  value: String(settings.retryMaxMs / 1000),
+                }),
+                locked('retryMaxMs'),
+              ),
+              field(
+                t.settings.openJobs,
+                input('maxOpenJobsPerProject', { type: 'number', min: '1' }),
+                locked('maxOpenJobsPerProject'),
+              ),
+              field(
+                t.settings.retention,
+                input('retentionDays', { type: 'number', min: '1', max: '3650' }),
+                locked('retentionDays') ?? t.settings.retentionHint,
+              ),
+              field(
+                t.settings.history,
+                input('historyMbPerProject', { type: 'number', min: '1' }),
+                locked('historyMbPerProject') ?? t.settings.historyHint,
+              ),
               field(t.settings.minFree, input('minFreeMb', { type: 'number', min: '1' }), locked('minFreeMb')),
-              field(t.settings.backupDir, input('backupDir', { required: false, placeholder: '/var/backups/printhub' }), locked('backupDir') ?? t.settings.backupDirHint),
-              field(t.settings.backupKeep, input('backupKeep', { type: 'number', min: '1', max: '365' }), locked('backupKeep') ?? t.settings.backupKeepHint),
+              field(
+                t.settings.backupDir,
+                input('backupDir', { required: false, placeholder: '/var/backups/printhub' }),
+                locked('backupDir') ?? t.settings.backupDirHint,
+              ),
+              field(
+                t.settings.backupKeep,
+                input('backupKeep', { type: 'number', min: '1', max: '365' }),
+                locked('backupKeep') ?? t.settings.backupKeepHint,
+              ),
             ],
             t.settings.save,
             async (values) => {

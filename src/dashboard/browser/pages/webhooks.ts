@@ -13,8 +13,18 @@ const eventWords = (type: string): string => (t.events as Record<string, string>
 
 /** How a webhook is doing, in words and a tone (the word carries the meaning). */
 function health(webhook: WebhookReport): HTMLElement {
-  if (webhook.disabledAt) return h('span', { class: 'badge bad', 'data-health': 'disabled' }, fill(t.webhooks.disabled, { time: time(webhook.disabledAt) }))
-  if (webhook.failingSince) return h('span', { class: 'badge wait', 'data-health': 'failing' }, fill(t.webhooks.failing, { time: time(webhook.failingSince) }))
+  if (webhook.disabledAt)
+    return h(
+      'span',
+      { class: 'badge bad', 'data-health': 'disabled' },
+      fill(t.webhooks.disabled, { time: time(webhook.disabledAt) }),
+    )
+  if (webhook.failingSince)
+    return h(
+      'span',
+      { class: 'badge wait', 'data-health': 'failing' },
+      fill(t.webhooks.failing, { time: time(webhook.failingSince) }),
+    )
   return h('span', { class: 'badge good', 'data-health': 'working' }, t.webhooks.working)
 }
 
@@ -23,7 +33,10 @@ function outcome(delivery: DeliveryRecord): string {
   const tries = delivery.attempts > 1 ? `, ${fill(t.webhooks.tries, { n: delivery.attempts })}` : ''
   if (delivery.deliveredAt) return fill(t.webhooks.delivered, { status: `${delivery.lastStatus}${tries}` })
   if (delivery.attempts === 0) return t.webhooks.waiting
-  const why = delivery.lastStatus === null ? (delivery.lastError ?? t.webhooks.noAnswer) : fill(t.webhooks.answered, { status: delivery.lastStatus })
+  const why =
+    delivery.lastStatus === null
+      ? (delivery.lastError ?? t.webhooks.noAnswer)
+      : fill(t.webhooks.answered, { status: delivery.lastStatus })
   return fill(t.webhooks.failed, { why: `${why}${tries}` })
 }
 
@@ -36,12 +49,26 @@ function deliveryTable(webhook: WebhookReport): HTMLElement {
       'table',
       { class: 'deliveries' },
       h('caption', { class: 'visually-hidden' }, fill(t.webhooks.deliveries, { url: webhook.url })),
-      h('thead', {}, h('tr', {}, ...[t.webhooks.event, t.webhooks.made, t.webhooks.outcome].map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...[t.webhooks.event, t.webhooks.made, t.webhooks.outcome].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
       h(
         'tbody',
         {},
         ...webhook.deliveries.map((d) =>
-          h('tr', { 'data-delivery': d.messageId }, h('td', { title: `${d.type} · ${d.messageId}` }, eventWords(d.type)), h('td', {}, time(d.createdAt)), h('td', { 'data-status': d.lastStatus === null ? '' : String(d.lastStatus) }, outcome(d))),
+          h(
+            'tr',
+            { 'data-delivery': d.messageId },
+            h('td', { title: `${d.type} · ${d.messageId}` }, eventWords(d.type)),
+            h('td', {}, time(d.createdAt)),
+            h('td', { 'data-status': d.lastStatus === null ? '' : String(d.lastStatus) }, outcome(d)),
+          ),
         ),
       ),
     ),
@@ -68,15 +95,41 @@ export const webhooksPage: Page = {
                 'section',
                 { class: 'card', 'data-webhook': webhook.id },
                 h('div', { class: 'row spread' }, h('h2', {}, h('code', {}, webhook.url)), health(webhook)),
-                h('p', { class: 'intro' }, `${webhook.projectName} · ${webhook.events.map(eventWords).join(', ')}${webhook.description ? ` · ${webhook.description}` : ''}`),
+                h(
+                  'p',
+                  { class: 'intro' },
+                  `${webhook.projectName} · ` +
+                    `${webhook.events.map(eventWords).join(', ')}${webhook.description ? ` · ${webhook.description}` : ''}`,
+                ),
                 deliveryTable(webhook),
                 h(
                   'div',
                   { class: 'actions' },
                   webhook.disabledAt
-                    ? action(t.webhooks.enable, async () => (await api('POST', `/webhooks/${webhook.id}/enable`), announce(t.webhooks.enabled), view.refresh()), problem)
-                    : action(t.webhooks.test, async () => (await api('POST', `/webhooks/${webhook.id}/test`), announce(t.webhooks.testQueued), view.refresh()), problem),
-                  action(t.webhooks.delete, () => api('DELETE', `/webhooks/${webhook.id}`).then(() => view.refresh()), problem, { danger: true, confirmation: fill(t.webhooks.deleteAsk, { url: webhook.url }) }),
+                    ? action(
+                        t.webhooks.enable,
+                        async () => (
+                          await api('POST', `/webhooks/${webhook.id}/enable`),
+                          announce(t.webhooks.enabled),
+                          view.refresh()
+                        ),
+                        problem,
+                      )
+                    : action(
+                        t.webhooks.test,
+                        async () => (
+                          await api('POST', `/webhooks/${webhook.id}/test`),
+                          announce(t.webhooks.testQueued),
+                          view.refresh()
+                        ),
+                        problem,
+                      ),
+                  action(
+                    t.webhooks.delete,
+                    () => api('DELETE', `/webhooks/${webhook.id}`).then(() => view.refresh()),
+                    problem,
+                    { danger: true, confirmation: fill(t.webhooks.deleteAsk, { url: webhook.url }) },
+                  ),
                 ),
               ),
             ),
