@@ -13,7 +13,7 @@ import { makeBackup } from '../src/services/backup.ts'
 import { initialize } from '../src/services/init.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { Store } from '../src/store/store.ts'
-import { seedJobs } from './bench-api.ts'
+import { seedJobs } from './bench-seed.ts'
 import type { SectionResult } from './bench.ts'
 import { sized } from './bench-hub.ts'
 
