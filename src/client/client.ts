@@ -2,245 +2,20 @@
 // where they are safe.
 import { DISCOVERY_PATHS, type DiscoveryDocument, discoveryRule, PAIRING_PATH } from '../protocol/discovery.ts'
 import { type HealthResult, healthRule } from '../protocol/health.ts'
-import { type CreateJobResponse, createJobResponseRule, isJobState, type Job, jobDetailResponseRule, JOB_STATES, jobRule, type JobState, type ListJobsResponse, listJobsResponseRule, pagedJobsResponseRule, type ReprintJobResponse, reprintJobResponseRule } from '../protocol/job.ts'
-import { type CreateJobInput, createJobRule, reprintJobRule } from '../protocol/job-request.ts'
-import { JOB_LIST_LIMIT, MAX_FRAME_BYTES } from '../protocol/limits.ts'
-import { type ProjectPrinter, projectPrinterResponseRule, projectPrintersResponseRule } from '../protocol/project-printer.ts'
-import { type PairingRequest, pairingRequestRule, type PairingResponse, pairingResponseRule } from '../protocol/pairing.ts'
-import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
-import { object, type Rule, validate } from '../protocol/rules.ts'
-import type { EventType } from '../protocol/events.ts'
-import { createdWebhookRule, createWebhookRule, type WebhookView, webhooksResponseRule } from '../protocol/webhooks.ts'
+import {
+  type PairingRequest,
+  pairingRequestRule,
+  type PairingResponse,
+  pairingResponseRule,
+} from '../protocol/pairing.ts'
 import { type PrintHubClientOptions, resolveClientConfig } from './config.ts'
 import { Connection } from './connection.ts'
-import { TimeoutError, ValidationError } from './errors.ts'
 import type { EventStreamOptions, StreamItem } from './events.ts'
+import { JobsApi } from './jobs-api.ts'
+import { PrintersApi } from './printers-api.ts'
+import { checked, type RequestOptions } from './request.ts'
 import { realScheduler } from './retry.ts'
-
-export interface RequestOptions {
-  /** Cancels the request in flight and any wait before a retry, with the signal's reason. */
-  signal?: AbortSignal
-}
-
-/** The input as the service's own rules accept it, or a ValidationError naming each field. */
-function checked<T>(rule: Rule<T>, value: unknown): T {
-  const result = validate(rule, value)
-  if (!result.ok) throw new ValidationError(result.issues)
-  return result.value
-}
-
-/** The job routes of the client's project. */
-export class JobsApi {
-  readonly #connection: Connection
-
-  private constructor(connection: Connection) {
-    this.#connection = connection
-  }
-
-  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
-  static over(connection: Connection): JobsApi {
-    return new this(connection)
-  }
-
-  /**
-   * Submits a job. Retries reuse the same idempotency key, so they can never make a second job:
-   * the answer to a repeated key is the existing job with `duplicate: true`.
-   */
-  async create(input: CreateJobInput, options: RequestOptions = {}): Promise<CreateJobResponse> {
-    const job = checked(createJobRule, input)
-    if (!fitsInOneFrame(job.document, job.metadata)) {
-      throw new ValidationError([{ path: 'document', message: `does not fit in one ${MAX_FRAME_BYTES}-byte delivery frame` }])
-    }
-    const path = this.#connection.jobsPath()
-    return this.#connection.send({ method: 'POST', path, body: job, authenticated: true, retryable: true, contract: createJobResponseRule, signal: options.signal })
-  }
-
-  /**
-   * The newest jobs of the project, newest first, matching `filter` (every field optional): the
-   * newest 100, or with `limit` or `cursor` a page with `nextCursor` (null at the end).
-   */
-  async list(filter: JobListFilter = {}, options: RequestOptions = {}): Promise<ListJobsResponse & { nextCursor?: string | null }> {
-    if (filter.state !== undefined && !isJobState(filter.state)) throw new ValidationError([{ path: 'state', message: `must be one of ${JOB_STATES.join(', ')}` }])
-    const paged = filter.limit !== undefined || filter.cursor !== undefined
-    const path = this.#connection.jobsPath() + listQuery(filter)
-    return this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: paged ? pagedJobsResponseRule : listJobsResponseRule, signal: options.signal })
-  }
-
-  /** Every job matching `filter`, newest first, page after page (100 a page unless `limit`). */
-  async *all(filter: Omit<JobListFilter, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<Job> {
-    let page = await this.list({ ...filter, limit: filter.limit ?? JOB_LIST_LIMIT }, options)
-    for (;;) {
-      yield* page.jobs
-      if (!page.nextCursor) return
-      page = await this.list({ cursor: page.nextCursor, limit: filter.limit ?? JOB_LIST_LIMIT }, options)
-    }
-  }
-
-  /**
-   * Waits until the job is in one of `until` (default: any final state), or can no longer get
-   * there (it ended otherwise): the job as it is then. Follows the event stream, and asks for the
-   * job every `pollMs` (2 s) as well, which carries on alone while the stream cannot be had.
-   * Rejects with the signal's reason, a TimeoutError after `timeoutMs`, or the job's ApiError.
-   */
-  async wait(jobId: string, options: { until?: readonly JobState[]; timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {}): Promise<Job> {
-    const until = options.until ?? FINAL_STATES
-    const done = (job: Job) => until.includes(job.state) || FINAL_STATES.includes(job.state)
-    const stop = new AbortController()
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => stop.abort(new TimeoutError(options.timeoutMs!, 'WAIT', jobId)), options.timeoutMs)
-    const onAbort = () => stop.abort(options.signal!.reason)
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      // The stream first, then the job: a change after the job was read is in the stream.
-      const events = this.#connection.events({ signal: stop.signal })
-      // A stream that fails leaves the polling to answer: it never settles the wait with an error.
-      const streamed = new Promise<Job>((resolve) => {
-        void (async () => {
-          for await (const event of events) if (event.type === 'job.state_changed' && event.job.id === jobId && done(event.job)) return resolve(event.job)
-        })().catch(() => {})
-      })
-      const polled = (async () => {
-        for (;;) {
-          const job = await this.get(jobId, { signal: stop.signal })
-          if (done(job)) return job
-          await realScheduler.sleep(options.pollMs ?? 2_000, stop.signal)
-        }
-      })()
-      return await Promise.race([streamed, polled])
-    } finally {
-      clearTimeout(timer)
-      options.signal?.removeEventListener('abort', onAbort)
-      stop.abort(new Error('done'))
-    }
-  }
-
-  /** One job of the project; ApiError not_found when the project has none with that ID. */
-  async get(jobId: string, options: RequestOptions = {}): Promise<Job> {
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
-    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobDetailResponseRule, signal: options.signal })).job
-  }
-
-  /**
-   * The jobs a job posted to a destination of mode "all" became: one per printer, in the
-   * destination's order, each with its own state (the job's own state summarises them). Empty for
-   * any other job.
-   */
-  async children(jobId: string, options: RequestOptions = {}): Promise<Job[]> {
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
-    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: jobDetailResponseRule, signal: options.signal })).children ?? []
-  }
-
-  /**
-   * Cancels a job that has not reached its agent: the job, CANCELLED (or still DISPATCHING when its
-   * agent has not answered yet: its state follows). ApiError job_not_cancellable once its agent
-   * holds it. Retried like a read: cancelling twice is the same as once.
-   */
-  async cancel(jobId: string, options: RequestOptions = {}): Promise<Job> {
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}/cancel`
-    return (await this.#connection.send({ method: 'POST', path, authenticated: true, retryable: true, contract: jobAnswerRule, signal: options.signal })).job
-  }
-
-  /**
-   * Prints a job again: a new job of its stored document under a REPRINT banner with the original's
-   * time. `idempotencyKey` is the reprint's own: a retry with it finds the reprint it made (so it
-   * is retried safely). `ApiError` `document_pruned` once the original is no longer kept.
-   */
-  async reprint(jobId: string, input: { idempotencyKey: string }, options: RequestOptions = {}): Promise<ReprintJobResponse> {
-    const body = checked(reprintJobRule, input)
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}/reprint`
-    return this.#connection.send({ method: 'POST', path, body, authenticated: true, retryable: true, contract: reprintJobResponseRule, signal: options.signal })
-  }
-}
-
-/** The project's printers and their state (scope printers:read). */
-export class PrintersApi {
-  readonly #connection: Connection
-
-  private constructor(connection: Connection) {
-    this.#connection = connection
-  }
-
-  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
-  static over(connection: Connection): PrintersApi {
-    return new this(connection)
-  }
-
-  async list(options: RequestOptions = {}): Promise<ProjectPrinter[]> {
-    return (await this.#connection.send({ method: 'GET', path: this.#connection.projectPath('printers'), authenticated: true, retryable: true, contract: projectPrintersResponseRule, signal: options.signal })).printers
-  }
-
-  /** One printer, by its record ID or its name. */
-  async get(printerId: string, options: RequestOptions = {}): Promise<ProjectPrinter> {
-    const path = `${this.#connection.projectPath('printers')}/${encodeURIComponent(printerId)}`
-    return (await this.#connection.send({ method: 'GET', path, authenticated: true, retryable: true, contract: projectPrinterResponseRule, signal: options.signal })).printer
-  }
-}
-
-const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED']
-
-/** The project's webhooks (scope webhooks:write). None of these calls is retried: each changes something, once. */
-export class WebhooksApi {
-  readonly #connection: Connection
-
-  private constructor(connection: Connection) {
-    this.#connection = connection
-  }
-
-  /** @internal Made by PrintHubClient only: applications reach it as a client's property. */
-  static over(connection: Connection): WebhooksApi {
-    return new this(connection)
-  }
-
-  /** Makes a webhook for these event types; its secret (`whsec_…`) is in this answer only: keep it for verifyWebhook. */
-  async create(input: { url: string; events: EventType[]; description?: string | null }, options: RequestOptions = {}): Promise<{ webhook: { id: string; url: string; events: EventType[]; createdAt: string }; secret: string }> {
-    const body = checked(createWebhookRule, input)
-    return this.#connection.send({ method: 'POST', path: this.#connection.projectPath('webhooks'), body, authenticated: true, retryable: false, contract: createdWebhookRule, signal: options.signal })
-  }
-
-  async list(options: RequestOptions = {}): Promise<WebhookView[]> {
-    return (await this.#connection.send({ method: 'GET', path: this.#connection.projectPath('webhooks'), authenticated: true, retryable: true, contract: webhooksResponseRule, signal: options.signal })).webhooks
-  }
-
-  /** Deletes it, with its deliveries still waiting; ApiError not_found when the project has none of that ID. */
-  async delete(webhookId: string, options: RequestOptions = {}): Promise<void> {
-    await this.#connection.send({ method: 'DELETE', path: `${this.#connection.projectPath('webhooks')}/${encodeURIComponent(webhookId)}`, authenticated: true, retryable: false, contract: webhooksResponseRule, signal: options.signal })
-  }
-}
-
-/** What the job list may be asked for. */
-export interface JobListFilter {
-  /** The parents of jobs posted to a destination of mode "all" (fan-outs) instead of the jobs that print. */
-  fanOut?: boolean
-  state?: JobState
-  /** The printer's record ID or name; of fan-out parents, the destination's name. */
-  printerId?: string
-  createdAfter?: Date | string
-  createdBefore?: Date | string
-  /** Metadata entries the jobs must all have (at most 4). */
-  metadata?: Record<string, string>
-  /** A page of this many (1-100); the answer has nextCursor. */
-  limit?: number
-  /** The next page: nextCursor of the page before. */
-  cursor?: string
-}
-
-const jobAnswerRule = object({ job: jobRule })
-
-function listQuery(filter: JobListFilter): string {
-  const params = new URLSearchParams()
-  const time = (value: Date | string) => (value instanceof Date ? value.toISOString() : value)
-  if (filter.cursor !== undefined) params.set('cursor', filter.cursor)
-  else {
-    if (filter.fanOut) params.set('fanOut', 'true')
-    if (filter.state !== undefined) params.set('state', filter.state)
-    if (filter.printerId !== undefined) params.set('printerId', filter.printerId)
-    if (filter.createdAfter !== undefined) params.set('createdAfter', time(filter.createdAfter))
-    if (filter.createdBefore !== undefined) params.set('createdBefore', time(filter.createdBefore))
-    for (const [key, value] of Object.entries(filter.metadata ?? {})) params.set(`metadata.${key}`, value)
-  }
-  if (filter.limit !== undefined) params.set('limit', String(filter.limit))
-  const text = params.toString()
-  return text === '' ? '' : `?${text}`
-}
+import { WebhooksApi } from './webhooks-api.ts'
 
 /** Lets a project view or a test build a client over an existing connection; not part of the options. */
 const CONNECTION = Symbol('printhub.client.connection')
@@ -279,18 +54,37 @@ export class PrintHubClient {
 
   /** Liveness of the hub itself; says nothing about agents or printers. */
   async health(options: RequestOptions = {}): Promise<HealthResult> {
-    return this.#connection.send({ method: 'GET', path: '/health', retryable: true, contract: healthRule, signal: options.signal })
+    return this.#connection.send({
+      method: 'GET',
+      path: '/health',
+      retryable: true,
+      contract: healthRule,
+      signal: options.signal,
+    })
   }
 
   /** The hub's discovery document (OpenPrinter v1). */
   async discover(options: RequestOptions = {}): Promise<DiscoveryDocument> {
-    return this.#connection.send({ method: 'GET', path: DISCOVERY_PATHS[0], retryable: true, contract: discoveryRule, signal: options.signal })
+    return this.#connection.send({
+      method: 'GET',
+      path: DISCOVERY_PATHS[0],
+      retryable: true,
+      contract: discoveryRule,
+      signal: options.signal,
+    })
   }
 
   /** Pairs an agent with a one-time code. Never retried: a code works only once. */
   async pair(request: PairingRequest, options: RequestOptions = {}): Promise<PairingResponse> {
     const body = checked(pairingRequestRule, request)
-    return this.#connection.send({ method: 'POST', path: PAIRING_PATH, body, retryable: false, contract: pairingResponseRule, signal: options.signal })
+    return this.#connection.send({
+      method: 'POST',
+      path: PAIRING_PATH,
+      body,
+      retryable: false,
+      contract: pairingResponseRule,
+      signal: options.signal,
+    })
   }
 
   /** What JSON.stringify shows of a client: never the API key. */

@@ -1,5 +1,9 @@
 // @printhub/client: a typed, dependency-free client for the printhub print job service.
-export { PrintHubClient, JobsApi, PrintersApi, WebhooksApi, type JobListFilter, type RequestOptions } from './client.ts'
+export { PrintHubClient } from './client.ts'
+export { JobsApi, type JobListFilter } from './jobs-api.ts'
+export { PrintersApi } from './printers-api.ts'
+export type { RequestOptions } from './request.ts'
+export { WebhooksApi } from './webhooks-api.ts'
 export type { WebhookView } from '../protocol/webhooks.ts'
 export { CLIENT_DEFAULTS, type PrintHubClientOptions } from './config.ts'
 export {

@@ -1,10 +1,23 @@
-// One call to the hub: attempts bounded by the timeout, retries with backoff where they are safe,
-// cancellation by the caller's signal, and the answer checked against the contract.
+// One call to the hub: its input checked against the service's rules before it is sent, attempts
+// bounded by the timeout, retries with backoff where they are safe, cancellation by the caller's
+// signal, and the answer checked against the contract.
 import { isApiErrorCode } from '../protocol/api-errors.ts'
 import { type Issue, type Rule, validate } from '../protocol/rules.ts'
 import type { ClientConfig } from './config.ts'
-import { ApiError, NetworkError, ResponseError, TimeoutError } from './errors.ts'
+import { ApiError, NetworkError, ResponseError, TimeoutError, ValidationError } from './errors.ts'
 import { RETRYABLE_STATUSES, retryAfterMs, retryDelayMs, type Scheduler } from './retry.ts'
+
+export interface RequestOptions {
+  /** Cancels the request in flight and any wait before a retry, with the signal's reason. */
+  signal?: AbortSignal
+}
+
+/** The input as the service's own rules accept it, or a ValidationError naming each field. */
+export function checked<T>(rule: Rule<T>, value: unknown): T {
+  const result = validate(rule, value)
+  if (!result.ok) throw new ValidationError(result.issues)
+  return result.value
+}
 
 export interface Call<T> {
   method: 'GET' | 'POST' | 'DELETE'
