@@ -37,6 +37,12 @@ import pollingSource from './browser/pages/polling.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import jobsSource from './browser/pages/jobs.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
+import jobDetailSource from './browser/pages/job-detail.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import fanOutDetailSource from './browser/pages/fan-out-detail.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
+import jobWordsSource from './browser/pages/job-words.ts' with { type: 'text' }
+// @ts-expect-error: a text import.
 import projectsSource from './browser/pages/projects.ts' with { type: 'text' }
 // @ts-expect-error: a text import.
 import agentsSource from './browser/pages/agents.ts' with { type: 'text' }
@@ -70,6 +76,9 @@ export const BROWSER_MODULES: Readonly<Record<string, string>> = {
   'pages/printers.ts': printersSource,
   'pages/polling.ts': pollingSource,
   'pages/jobs.ts': jobsSource,
+  'pages/job-detail.ts': jobDetailSource,
+  'pages/fan-out-detail.ts': fanOutDetailSource,
+  'pages/job-words.ts': jobWordsSource,
   'pages/projects.ts': projectsSource,
   'pages/agents.ts': agentsSource,
   'pages/webhooks.ts': webhooksSource,
