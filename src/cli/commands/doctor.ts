@@ -1,4 +1,5 @@
-import { diagnose, readMachineFacts } from '../../doctor/checks.ts'
+import { diagnose } from '../../doctor/checks.ts'
+import { readMachineFacts } from '../../doctor/machine.ts'
 import { resolveConfig } from '../../hub/config.ts'
 import { SAVED_SETTINGS_KEY } from '../../services/live-settings.ts'
 import { StoreInspection } from '../../store/inspection.ts'
