@@ -20,7 +20,8 @@ import {
   stateOfStatus,
   type StatusCode,
 } from './cloudprnt-codes.ts'
-import { type Heard, type Offer, type PollingPrinterView, PollingPrinters } from './polling.ts'
+import { type Heard, type PollingPrinterView, PollingPrinters } from './polling.ts'
+import type { Offer } from './polling-offer.ts'
 import type { ReadyPrinter } from './printer-link.ts'
 import { type PrinterModel, refused, type Stopped } from './submission.ts'
 

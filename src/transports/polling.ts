@@ -5,44 +5,27 @@
 // the printer is fetching the job (so the intent to print is recorded only when the bytes are
 // about to go), `send` answers the fetch, and `printed` settles with the printer's word. A printer
 // that fetched a job and never said how it went leaves the job unconfirmed (it may have printed):
-// never offered again silently.
+// never offered again silently. One offer's course, from the fetch to the printer's word, is
+// polling-offer.ts.
 //
 // Everything here is in memory and bounded: a poll is a few map reads; printers that are not the
 // hub's (not adopted) are remembered, at most MAX_WAITING of them, for a technician to adopt.
-import { randomBytes } from 'node:crypto'
 import type { PrinterState } from '../domain/printer-state.ts'
-import { CLOUDPRNT_CONFIRM_MS } from '../domain/settings.ts'
 import type { PageInfo } from '../protocol/cloudprnt.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { ReadyPrinter } from './printer-link.ts'
+import { fetchedPrinter, fetchOffer, newOffer, type Offer, settle, withdraw, within } from './polling-offer.ts'
 import { CANCELLED, type PrintedOutcome, type PrinterModel, refused, type Stopped } from './submission.ts'
 
 /** Polls missed before a printer counts as offline. */
 export const MISSED_POLLS = 3
 /** Printers seen polling that are not the hub's, kept for adoption (the one heard from longest ago is let go). */
 export const MAX_WAITING = 64
-/** The shortest poll interval a printer is taken to have (Epson's Web Config allows no less): polls closer together do not make it offline sooner. */
+/**
+ * The shortest poll interval a printer is taken to have (Epson's Web Config allows no less): polls closer together do
+ * not make it offline sooner.
+ */
 const MIN_INTERVAL_MS = 1_000
-/** How long a fetch waits for the job's bytes once the printer asked (the agent records its intent meanwhile). */
-const HAND_OVER_MS = 10_000
-
-type Resolvers<T> = ReturnType<typeof Promise.withResolvers<T>>
-
-/** A job offered to a printer, one attempt: its token is new for each. */
-export interface Offer {
-  token: string
-  model: PrinterModel
-  stage: 'offered' | 'fetching' | 'sent'
-  /** Settles when the printer fetches the job, or why it will not. */
-  fetched: Resolvers<'fetched' | Stopped>
-  bytes: Resolvers<Uint8Array | null>
-  printed: Resolvers<PrintedOutcome>
-  sent?: Uint8Array
-  timer?: Timer
-  /** The address the job was announced to: only the printer there may fetch it and say how it went. */
-  to?: string
-}
-
 /** A printer seen polling, as the dashboard and the admin API show it. */
 export interface PollingPrinterView {
   kind: 'cloudprnt' | 'epson-sdp'
@@ -90,7 +73,9 @@ export interface PollingOptions {
   path: string
   /** The poll interval assumed until a printer's is known. */
   defaultIntervalMs: number
-  /** Whether the gap between polls tells the interval (a protocol whose printers do not say it, and never poll early). */
+  /**
+   * Whether the gap between polls tells the interval (a protocol whose printers do not say it, and never poll early).
+   */
   measureInterval: boolean
   now?: () => number
   confirmTimeoutMs?: number
@@ -135,7 +120,20 @@ export class PollingPrinters<Extra extends object> {
     let seen = this.printers.get(key)
     if (!seen) {
       if (!this.adopted.has(key)) this.makeRoom()
-      seen = { key, address: address.slice(0, 64), firstSeenAt: now, lastPollAt: now, polledAt: poll ? now : null, state: 'online', fault: null, stateUntil: null, busy: false, pollIntervalMs: null, measuredMs: null, ...this.extra() }
+      seen = {
+        key,
+        address: address.slice(0, 64),
+        firstSeenAt: now,
+        lastPollAt: now,
+        polledAt: poll ? now : null,
+        state: 'online',
+        fault: null,
+        stateUntil: null,
+        busy: false,
+        pollIntervalMs: null,
+        measuredMs: null,
+        ...this.extra(),
+      }
       this.printers.set(key, seen)
       this.tell(seen)
       return seen
@@ -168,24 +166,30 @@ export class PollingPrinters<Extra extends object> {
     seen.stateUntil = holdsMs === undefined ? null : this.now() + holdsMs
     const offer = seen.offer
     if (offer && fault) {
-      if (offer.stage === 'sent') this.settle(seen, offer, refused(fault))
+      if (offer.stage === 'sent') settle(seen, offer, refused(fault))
       else if (offer.stage === 'offered') {
         offer.fetched.resolve(refused(fault))
-        this.withdraw(seen, offer)
+        withdraw(seen, offer)
       }
     }
     if (this.state(seen.key) !== before) this.tell(seen)
   }
 
-  /** Tells of a change of an adopted printer (one that is not the hub's changes nothing the hub shows of its printers). */
+  /**
+   * Tells of a change of an adopted printer (one that is not the hub's changes nothing the hub shows of its printers).
+   */
   private tell(seen: Heard): void {
     if (this.adopted.has(seen.key)) this.options.changed?.(seen.key)
   }
 
-  /** The job a poll from `address` may announce: offered, not yet fetched, to an adopted printer that is not busy and can print. From then on only that address may fetch it. */
+  /**
+   * The job a poll from `address` may announce: offered, not yet fetched, to an adopted printer that is not busy and
+   * can print. From then on only that address may fetch it.
+   */
   announce(seen: Heard, address: string): Offer | undefined {
     const offer = seen.offer
-    if (offer?.stage !== 'offered' || seen.busy || (seen.fault && !this.expired(seen)) || !this.adopted.has(seen.key)) return undefined
+    if (offer?.stage !== 'offered' || seen.busy || (seen.fault && !this.expired(seen)) || !this.adopted.has(seen.key))
+      return undefined
     offer.to = address
     return offer
   }
@@ -195,32 +199,42 @@ export class PollingPrinters<Extra extends object> {
    * from before tokens): its bytes once the agent hands them over, or why not. Only the address
    * the job was announced to may fetch it.
    */
-  async take(key: string, token: string | undefined, address: string): Promise<{ offer: Offer; bytes: Uint8Array } | 'none' | 'withdrawn'> {
+  async take(
+    key: string,
+    token: string | undefined,
+    address: string,
+  ): Promise<{ offer: Offer; bytes: Uint8Array } | 'none' | 'withdrawn'> {
     const seen = this.printers.get(key)
     const offer = seen?.offer
     if (!seen || !offer || offer.to !== address || (token !== undefined && token !== offer.token)) return 'none'
-    if (offer.stage === 'offered') {
-      offer.stage = 'fetching'
-      offer.fetched.resolve('fetched')
-    }
-    const bytes = offer.sent ?? (await within(offer.bytes.promise, HAND_OVER_MS, null))
-    if (bytes) return { offer, bytes }
-    // Not handed over in time: nothing went, and the job is not the printer's any more.
-    if (!offer.sent) this.withdraw(seen, offer)
-    return 'withdrawn'
+    return fetchOffer(seen, offer)
   }
 
-  /** The printer's word, from `address`, on the job it fetched with `token` (none: the one it fetched); false when it fetched none such. */
+  /**
+   * The printer's word, from `address`, on the job it fetched with `token` (none: the one it fetched); false when it
+   * fetched none such.
+   */
   finished(key: string, token: string | undefined, address: string, outcome: PrintedOutcome): boolean {
     const seen = this.printers.get(key)
     const offer = seen?.offer
-    if (!seen || !offer || offer.stage !== 'sent' || offer.to !== address || (token !== undefined && token !== offer.token)) return false
-    this.settle(seen, offer, outcome)
+    if (
+      !seen ||
+      !offer ||
+      offer.stage !== 'sent' ||
+      offer.to !== address ||
+      (token !== undefined && token !== offer.token)
+    )
+      return false
+    settle(seen, offer, outcome)
     return true
   }
 
   /** A printer as the dashboard and the admin API show it; `own` is what its protocol says of it. */
-  view(seen: Heard, kind: PollingPrinterView['kind'], own: Pick<PollingPrinterView, 'status' | 'model' | 'pageInfo'>): PollingPrinterView {
+  view(
+    seen: Heard,
+    kind: PollingPrinterView['kind'],
+    own: Pick<PollingPrinterView, 'status' | 'model' | 'pageInfo'>,
+  ): PollingPrinterView {
     return {
       kind,
       key: seen.key,
@@ -242,7 +256,10 @@ export class PollingPrinters<Extra extends object> {
   }
 
   intervalOf(seen: Heard): number {
-    return seen.pollIntervalMs ?? (seen.measuredMs === null ? this.options.defaultIntervalMs : Math.max(seen.measuredMs, MIN_INTERVAL_MS))
+    return (
+      seen.pollIntervalMs ??
+      (seen.measuredMs === null ? this.options.defaultIntervalMs : Math.max(seen.measuredMs, MIN_INTERVAL_MS))
+    )
   }
 
   /**
@@ -250,52 +267,62 @@ export class PollingPrinters<Extra extends object> {
    * `send`. Refused at once when the printer is silent or cannot print; when it does not fetch
    * the job within its missed-polls window, nothing was sent and the job can be tried again.
    */
-  async ready(key: string, signal: AbortSignal, model: PrinterModel, check?: (bytes: Uint8Array) => Failure | null): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
+  async ready(
+    key: string,
+    signal: AbortSignal,
+    model: PrinterModel,
+    check?: (bytes: Uint8Array) => Failure | null,
+  ): Promise<{ ok: true; printer: ReadyPrinter } | Stopped> {
     if (signal.aborted || this.stopped) return CANCELLED
     const seen = this.printers.get(key)
     const { protocol, path } = this.options
-    if (!seen || !this.adopted.has(key)) return refused(failure('printer.offline', `The printer has not polled the hub since it started: set its ${protocol} server URL to this hub's ${path} (see docs/cloud-printers.md).`))
-    if (this.silent(seen)) return refused(failure('printer.offline', `The printer has not polled the hub for ${Math.round((this.now() - seen.lastPollAt) / 1000)} s (it polls every ${Math.round(this.intervalOf(seen) / 1000)} s): is it on and on the network?`))
+    if (!seen || !this.adopted.has(key))
+      return refused(
+        failure(
+          'printer.offline',
+          `The printer has not polled the hub since it started: set its ${protocol} ` +
+            `server URL to this hub's ${path} (see docs/cloud-printers.md).`,
+        ),
+      )
+    if (this.silent(seen))
+      return refused(
+        failure(
+          'printer.offline',
+          `The printer has not polled the hub for ` +
+            `${Math.round((this.now() - seen.lastPollAt) / 1000)} s (it polls every ` +
+            `${Math.round(this.intervalOf(seen) / 1000)} s): is it on and on ` +
+            `the network?`,
+        ),
+      )
     if (seen.fault && !this.expired(seen)) return refused(seen.fault)
     if (seen.offer) return refused(failure('printer.timeout', 'The printer has another job outstanding.'))
-    const offer: Offer = { token: randomBytes(12).toString('base64url'), model, stage: 'offered', fetched: Promise.withResolvers(), bytes: Promise.withResolvers(), printed: Promise.withResolvers() }
+    const offer = newOffer(model)
     seen.offer = offer
     const waitMs = this.intervalOf(seen) * MISSED_POLLS
     const cancel = () => offer.fetched.resolve(CANCELLED)
     signal.addEventListener('abort', cancel, { once: true })
-    const outcome = await within(offer.fetched.promise, waitMs, refused(failure('printer.timeout', `The printer did not fetch the job within ${Math.round(waitMs / 1000)} s; nothing was sent.`)))
+    const outcome = await within(
+      offer.fetched.promise,
+      waitMs,
+      refused(
+        failure(
+          'printer.timeout',
+          `The printer did not fetch the job within ${Math.round(waitMs / 1000)} s; nothing was sent.`,
+        ),
+      ),
+    )
     signal.removeEventListener('abort', cancel)
     if (outcome !== 'fetched') {
-      this.withdraw(seen, offer)
+      withdraw(seen, offer)
       return outcome
     }
-    return {
-      ok: true,
-      printer: {
-        send: async (bytes, sendSignal) => {
-          const unfit = check?.(bytes) ?? null
-          if (sendSignal.aborted || unfit) {
-            this.withdraw(seen, offer)
-            return unfit ? refused(unfit) : CANCELLED
-          }
-          // The printer gave up waiting for the bytes, or the hub is stopping: nothing goes.
-          if (seen.offer !== offer) return refused(failure('printer.timeout', 'The printer stopped waiting for the job; nothing was sent.'))
-          offer.sent = bytes
-          offer.stage = 'sent'
-          offer.bytes.resolve(bytes)
-          const timeoutMs = this.options.confirmTimeoutMs ?? CLOUDPRNT_CONFIRM_MS.default
-          offer.timer = setTimeout(() => this.settle(seen, offer, refused(failure('printer.unconfirmed', `The printer fetched the job but did not say how printing went within ${timeoutMs / 1000} s; it may have printed.`))), timeoutMs)
-          return { ok: true, printed: offer.printed.promise }
-        },
-        release: () => this.withdraw(seen, offer),
-      },
-    }
+    return { ok: true, printer: fetchedPrinter(seen, offer, this.options.confirmTimeoutMs, check) }
   }
 
   /** Lets every job go (the hub is stopping): fetches get nothing, nothing waits, no job is offered any more. */
   stop(): void {
     this.stopped = true
-    for (const seen of this.printers.values()) if (seen.offer) this.withdraw(seen, seen.offer)
+    for (const seen of this.printers.values()) if (seen.offer) withdraw(seen, seen.offer)
   }
 
   /** A state learned from a job's outcome, not from a poll, no longer known: the next job finds out. */
@@ -313,28 +340,5 @@ export class PollingPrinters<Extra extends object> {
     if (waiting.length < MAX_WAITING) return
     const oldest = waiting.reduce((a, b) => (a.lastPollAt <= b.lastPollAt ? a : b))
     this.printers.delete(oldest.key)
-  }
-
-  private withdraw(seen: Heard, offer: Offer): void {
-    if (seen.offer === offer) seen.offer = undefined
-    clearTimeout(offer.timer)
-    offer.bytes.resolve(null)
-    offer.fetched.resolve(CANCELLED)
-  }
-
-  private settle(seen: Heard, offer: Offer, outcome: PrintedOutcome): void {
-    if (seen.offer === offer) seen.offer = undefined
-    clearTimeout(offer.timer)
-    offer.printed.resolve(outcome)
-  }
-}
-
-/** `promise`'s value, or `otherwise` once `ms` passed (the timer does not outlive the wait). */
-async function within<T, U>(promise: Promise<T>, ms: number, otherwise: U): Promise<T | U> {
-  let timer: Timer | undefined
-  try {
-    return await Promise.race([promise, new Promise<U>((resolve) => (timer = setTimeout(() => resolve(otherwise), ms)))])
-  } finally {
-    clearTimeout(timer)
   }
 }
