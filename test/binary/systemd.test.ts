@@ -36,9 +36,8 @@ function variant(name: string, version: string, migrations: number, broken = fal
   const added = Array.from({ length: migrations }, (_, i) => SCHEMA + i + 1)
     .map(
       (v) =>
-        `;(MIGRATIONS as Migration[]).push({ version: ${v}, description: 'test
-          ${v}', sql: 'CREATE TABLE test_${name}_${v} (id INTEGER PRIMARY KEY)
-          STRICT' })`,
+        `;(MIGRATIONS as Migration[]).push({ version: ${v}, description: 'test ${v}',
+          sql: 'CREATE TABLE test_${name}_${v} (id INTEGER PRIMARY KEY) STRICT' })`,
     )
     .join('\n')
   writeFileSync(
