@@ -55,8 +55,8 @@ async function pollOnce(url: string, kind: Kind, key: string): Promise<string | 
       Buffer.from(/<command>([0-9a-f]*)</.exec(xml)![1]!, 'hex').toString('latin1'),
     )?.[1]
     const response =
-      `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${id}</printjobid></Parameter><PrintResponse><response ` +
-      `success="true" code="" ` +
+      `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${id}</printjobid></Parameter>` +
+      `<PrintResponse><response success="true" code="" ` +
       `status="251854870"/></PrintResponse></ePOSPrint></PrintResponseInfo>`
     await fetch(`${url}/epson-sdp`, form({ ConnectionType: 'SetResponse', ResponseFile: response }))
     return ticket

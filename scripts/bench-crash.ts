@@ -169,19 +169,21 @@ export async function crashSection(): Promise<SectionResult> {
     const other = jobs.filter(
       (job) => job.state !== 'COMPLETED' && !(job.state === 'FAILED' && job.code === 'job.recovery_uncertain'),
     )
+    const otherExamples = other.length
+      ? ` (${other
+          .map((job) => `${job.state} ${job.code}`)
+          .slice(0, 5)
+          .join(', ')})`
+      : ''
     return {
       report: [
         `crash (${ROUNDS} kill -9 rounds, ${CLIENTS} clients, the emulator as the printer)`,
         `jobs answered 202: ${accepted.length}; in the hub: ${jobs.length}; ` +
           `printed: ${[...printed.values()].reduce((a, b) => a + b, 0)}`,
-        `FAILED job.recovery_uncertain: ${uncertain.length} in ${ROUNDS} kills (${whileSending} before PRINTING was recorded: being written or answered at once, ${uncertain.length - whileSending} while PRINTING, awaiting the printer's confirmation; ${uncertainUnprinted.length} of them never printed); other outcomes: ${other.length}${
-          other.length
-            ? ` (${other
-                .map((job) => `${job.state} ${job.code}`)
-                .slice(0, 5)
-                .join(', ')})`
-            : ''
-        }`,
+        `FAILED job.recovery_uncertain: ${uncertain.length} in ${ROUNDS} kills (${whileSending} before PRINTING ` +
+          `was recorded: being written or answered at once, ${uncertain.length - whileSending} while PRINTING, ` +
+          `awaiting the printer's confirmation; ${uncertainUnprinted.length} of them never printed); ` +
+          `other outcomes: ${other.length}${otherExamples}`,
         `lost: ${lost.length}; printed twice: ${twice.length}; COMPLETED but not ` +
           `on the paper: ${completedUnprinted.length}`,
       ],

@@ -349,6 +349,13 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
           `${CUPS_REFERENCE.jobsPerSecond} jobs/s`,
       ]
   const b = steady.breakdownMs
+  const slowest = steady.slowest
+    .map(
+      (j) =>
+        `${ms(j.firstByteMs)} at ${j.sentAfterS} s ` +
+        `(created ${j.createdMs ?? '?'}, stored ${j.receivedByAgentMs ?? '?'})`,
+    )
+    .join('; ')
   const report = [
     `delivery on ${info.cpus} CPUs: each run on a fresh hub as its own ` +
       `process (built-in agent, tcp:// printers); sinks and clients in the ` +
@@ -361,8 +368,7 @@ export async function deliverySection(info: Machine): Promise<SectionResult> {
       `stored by the agent ${ms(b.receivedByAgent)}, first byte ` +
       `${ms(b.firstByte)}, last byte ${ms(b.lastByte)}, submitted ` +
       `${ms(b.submitted)}, COMPLETED ${ms(b.completed)}`,
-    `${'  the five slowest first bytes'.padEnd(30)} ` +
-      `${steady.slowest.map((j) => `${ms(j.firstByteMs)} at ${j.sentAfterS} s (created ${j.createdMs ?? '?'}, stored ${j.receivedByAgentMs ?? '?'})`).join('; ')}`,
+    `${'  the five slowest first bytes'.padEnd(30)} ${slowest}`,
     describeBurst('1 printer', onePrinter, 'all COMPLETED'),
     describeBurst('  yardstick: the guarantees', oneFloor, 'all COMPLETED'),
     describeBurst('4 printers', fourResult, 'all COMPLETED'),

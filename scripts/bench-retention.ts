@@ -142,6 +142,8 @@ export async function retentionSection(): Promise<SectionResult> {
     const longestStep = steps.at(-1) ?? 0
     const p99Step = steps[Math.floor(steps.length * 0.99)] ?? 0
     const round = (value: number, digits = 1) => Number(value.toFixed(digits))
+    // The pruned jobs' IDs kept at the day's rate, over the retention and the days past it.
+    const prunedMbKept = (prunedPerJob * JOBS_PER_DAY * (PRUNED_JOBS_REMEMBERED_DAYS + RETENTION_DAYS)) / 1_048_576
     return {
       report: [
         `retention (in this process: ${JOBS.toLocaleString('en')} jobs created ` +
@@ -161,8 +163,7 @@ export async function retentionSection(): Promise<SectionResult> {
           `%); ${last.mb.toFixed(1)} MB in all at the end`,
         `pruned jobs' IDs: ${Math.round(prunedPerJob)} bytes a job, kept ` +
           `${PRUNED_JOBS_REMEMBERED_DAYS} days past the retention ` +
-          `(${((prunedPerJob * JOBS_PER_DAY * (PRUNED_JOBS_REMEMBERED_DAYS + RETENTION_DAYS)) / 1_048_576).toFixed(0)} ` +
-          `MB at ${JOBS_PER_DAY.toLocaleString('en')} jobs a day)`,
+          `(${prunedMbKept.toFixed(0)} MB at ${JOBS_PER_DAY.toLocaleString('en')} jobs a day)`,
         `pruning steps: ${steps.length}, p50 ` +
           `${round(steps[Math.floor(steps.length / 2)] ?? 0, 2)} ms, p99 ` +
           `${round(steps[Math.floor(steps.length * 0.99)] ?? 0, 2)} ms, longest ` +

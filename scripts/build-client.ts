@@ -46,9 +46,9 @@ function rewriteSpecifiers(dir: string): void {
 const scratch = mkdtempSync(join(tmpdir(), 'printhub-client-types-'))
 try {
   const tsc = join(ROOT, 'node_modules/.bin/tsc')
-  await $`${tsc} --ignoreConfig src/client/index.ts --declaration --emitDeclarationOnly --stripInternal --outDir ${scratch} --rootDir src --target ES2022 --module preserve --moduleResolution bundler --allowImportingTsExtensions --strict --skipLibCheck --lib ES2022,DOM --types ''`.cwd(
-    ROOT,
-  )
+  await $`${tsc} --ignoreConfig src/client/index.ts --declaration --emitDeclarationOnly --stripInternal \
+    --outDir ${scratch} --rootDir src --target ES2022 --module preserve --moduleResolution bundler \
+    --allowImportingTsExtensions --strict --skipLibCheck --lib ES2022,DOM --types ''`.cwd(ROOT)
   rewriteSpecifiers(scratch)
   const config = ExtractorConfig.prepare({
     configObject: {

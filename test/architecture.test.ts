@@ -32,14 +32,18 @@ function partOf(file: string): string {
   return relative(SRC, file).split('/')[0]!
 }
 
+/** `import … from './x'` and `export … from './x'`; `import('./x')`; `import './x'`. */
+const IMPORT_FORMS = [
+  /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.[^'"]+)['"]/,
+  /\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/,
+  /(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/,
+]
+const IMPORTS = new RegExp(IMPORT_FORMS.map((form) => form.source).join('|'), 'g')
+
 /** Every relative import of a file (values and types, static and dynamic, text imports too). */
 function importsOf(file: string): string[] {
   const source = readFileSync(file, 'utf8')
-  const specifiers = [
-    ...source.matchAll(
-      /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.[^'"]+)['"]|\bimport\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g,
-    ),
-  ]
+  const specifiers = [...source.matchAll(IMPORTS)]
   return specifiers.map((match) => resolve(dirname(file), (match[1] ?? match[2] ?? match[3])!))
 }
 

@@ -67,38 +67,37 @@ async function receivedJob(printer: string) {
 }
 
 for (const othersAtWork of [false, true]) {
-  test(
-    `${othersAtWork ? 'other printers at work: the intent is flushed on the thread pool' : 'no other printer at work: the intent is flushed on the spot'}, ` +
-      `and the bytes wait for it and for the mark`,
-    async () => {
-      const name = `hand-over-${othersAtWork}`
-      const job = await receivedJob(name)
-      const connection = { kind: 'virtual' as const, name, mode: 'ok' as const, delayMs: 0 }
-      const outcome = handOver(job, Uint8Array.of(0x1b, 0x40, 0x41), connection, model, {
-        ledger,
-        transports: transports(),
-        signal: new AbortController().signal,
-        stopping: () => false,
-        othersAtWork: () => othersAtWork,
-      })
-      if (othersAtWork) {
-        // Claimed and committed; the flush is held, and so is every byte.
-        await waitFor(() => held.length > 0 || undefined, 5_000)
-        expect(stateOnDisk(job.seq)).toBe('submitting')
-        expect(virtuals.printed(name)).toHaveLength(0)
-        expect(
-          readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.handed.has(job.seq),
-        ).toBe(false)
-        held.splice(0).forEach((go) => go())
-      }
-      expect(await outcome).toMatchObject({ ok: true })
+  const flushed = othersAtWork
+    ? 'other printers at work: the intent is flushed on the thread pool'
+    : 'no other printer at work: the intent is flushed on the spot'
+  test(`${flushed}, and the bytes wait for it and for the mark`, async () => {
+    const name = `hand-over-${othersAtWork}`
+    const job = await receivedJob(name)
+    const connection = { kind: 'virtual' as const, name, mode: 'ok' as const, delayMs: 0 }
+    const outcome = handOver(job, Uint8Array.of(0x1b, 0x40, 0x41), connection, model, {
+      ledger,
+      transports: transports(),
+      signal: new AbortController().signal,
+      stopping: () => false,
+      othersAtWork: () => othersAtWork,
+    })
+    if (othersAtWork) {
+      // Claimed and committed; the flush is held, and so is every byte.
+      await waitFor(() => held.length > 0 || undefined, 5_000)
       expect(stateOnDisk(job.seq)).toBe('submitting')
-      expect(virtuals.printed(name)).toHaveLength(1)
+      expect(virtuals.printed(name)).toHaveLength(0)
       expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.handed.has(job.seq)).toBe(
-        true,
+        false,
       )
-    },
-  )
+      held.splice(0).forEach((go) => go())
+    }
+    expect(await outcome).toMatchObject({ ok: true })
+    expect(stateOnDisk(job.seq)).toBe('submitting')
+    expect(virtuals.printed(name)).toHaveLength(1)
+    expect(readMarks(marksFileOf(file()), ledger.setting('hand_over_marks_run'), bootId())?.handed.has(job.seq)).toBe(
+      true,
+    )
+  })
 }
 
 test('cancelled while its intent is being flushed: nothing is sent', async () => {

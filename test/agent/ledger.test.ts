@@ -273,7 +273,8 @@ for (const event of EVENTS) {
   describe(`${event}: ${from.join(', ')} → ${to}`, () => {
     for (const state of STATES) {
       const applies = canApply(event, state)
-      test(`${state}: ${applies ? `→ ${to}, its reports queued` : 'refused, nothing changes or is queued'}`, async () => {
+      const outcome = applies ? `→ ${to}, its reports queued` : 'refused, nothing changes or is queued'
+      test(`${state}: ${outcome}`, async () => {
         const before = ledgerJobInState(ledger, state)
         const queuedBefore = outbox()
         // claim has no report: it is the record of intent, before a byte goes to the printer; nor

@@ -55,8 +55,9 @@ describe('control characters in printed text', () => {
   }
 
   test('accents, line feeds, tabs and CRLF line ends are accepted', async () => {
+    const text = 'Crème brûlée\nZürich · Łódź · Ελληνικά · 寿司 😀\r\n\tSee you soon'
     const document = documentOf(
-      { type: 'text', value: 'Crème brûlée\nZürich · Łódź · Ελληνικά · 寿司 😀\r\n\tSee you soon' },
+      { type: 'text', value: text },
       { type: 'row', left: 'Flat white\nextra shot', right: '3,50 €' },
       { type: 'qr', value: 'GS1\u001d0104012345678901' },
     )

@@ -131,28 +131,58 @@ export const sameOperations: Equal<keyof operations, ${Object.values(OPERATION_I
 
 type Job = operations['getJob']['responses'][200]['content']['application/json']['job']
 
-export async function roundTrip(hub: { baseUrl: string; apiKey: string; projectId: string; printerId: string; idempotencyKey: string }) {
-  const client: Client<paths> = createClient<paths>({ baseUrl: hub.baseUrl, headers: { authorization: \`Bearer \${hub.apiKey}\` } })
+export async function roundTrip(hub: {
+  baseUrl: string
+  apiKey: string
+  projectId: string
+  printerId: string
+  idempotencyKey: string
+}) {
+  const client: Client<paths> = createClient<paths>({
+    baseUrl: hub.baseUrl,
+    headers: { authorization: \`Bearer \${hub.apiKey}\` },
+  })
   const path = { projectId: hub.projectId }
   const created = await client.POST('/v1/projects/{projectId}/jobs', {
     params: { path },
     body: {
       printerId: hub.printerId,
       idempotencyKey: hub.idempotencyKey,
-      document: { width: 80, sections: [{ type: 'text', value: 'Table 12', bold: true }, { type: 'row', left: 'Flat white', right: '3.50' }, { type: 'cut' }] },
+      document: {
+        width: 80,
+        sections: [
+          { type: 'text', value: 'Table 12', bold: true },
+          { type: 'row', left: 'Flat white', right: '3.50' },
+          { type: 'cut' },
+        ],
+      },
       metadata: { order: '42' },
     },
   })
-  if (!created.data) throw new Error(\`createJob answered \${created.response.status}: \${JSON.stringify(created.error)}\`)
+  if (!created.data)
+    throw new Error(\`createJob answered \${created.response.status}: \${JSON.stringify(created.error)}\`)
   const job: Job = created.data.job
-  const read = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', { params: { path: { ...path, jobId: job.id } } })
+  const read = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', {
+    params: { path: { ...path, jobId: job.id } },
+  })
   const listed = await client.GET('/v1/projects/{projectId}/jobs', { params: { path, query: { state: 'PENDING' } } })
-  const cancelled = await client.POST('/v1/projects/{projectId}/jobs/{jobId}/cancel', { params: { path: { ...path, jobId: job.id } } })
-  const after = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', { params: { path: { ...path, jobId: job.id } } })
-  const missing = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', { params: { path: { ...path, jobId: 'job_none' } } })
+  const cancelled = await client.POST('/v1/projects/{projectId}/jobs/{jobId}/cancel', {
+    params: { path: { ...path, jobId: job.id } },
+  })
+  const after = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', {
+    params: { path: { ...path, jobId: job.id } },
+  })
+  const missing = await client.GET('/v1/projects/{projectId}/jobs/{jobId}', {
+    params: { path: { ...path, jobId: 'job_none' } },
+  })
   const state: Job['state'] | undefined = after.data?.job.state
   return {
-    created: { status: created.response.status, duplicate: created.data.duplicate, state: job.state, metadata: job.metadata },
+    created: {
+      status: created.response.status,
+      duplicate: created.data.duplicate,
+      state: job.state,
+      metadata: job.metadata,
+    },
     read: read.data?.job.id === job.id,
     listed: listed.data?.jobs.map((listedJob) => listedJob.id),
     cancelled: { status: cancelled.response.status, state: cancelled.data?.job.state },
@@ -165,12 +195,21 @@ export async function roundTrip(hub: { baseUrl: string; apiKey: string; projectI
 // What the types refuse: they say the API, they are not \`any\`.
 export function refused(client: Client<paths>) {
   const path = { projectId: 'prj_x' }
-  // @ts-expect-error a job needs an idempotency key
-  void client.POST('/v1/projects/{projectId}/jobs', { params: { path }, body: { printerId: 'bar', document: { width: 80, sections: [{ type: 'cut' }] } } })
-  // @ts-expect-error paper is 58 or 80 mm wide
-  void client.POST('/v1/projects/{projectId}/jobs', { params: { path }, body: { printerId: 'bar', idempotencyKey: 'k', document: { width: 72, sections: [{ type: 'cut' }] } } })
-  // @ts-expect-error no section of this type
-  void client.POST('/v1/projects/{projectId}/jobs', { params: { path }, body: { printerId: 'bar', idempotencyKey: 'k', document: { width: 80, sections: [{ type: 'poem' }] } } })
+  void client.POST('/v1/projects/{projectId}/jobs', {
+    params: { path },
+    // @ts-expect-error a job needs an idempotency key
+    body: { printerId: 'bar', document: { width: 80, sections: [{ type: 'cut' }] } },
+  })
+  void client.POST('/v1/projects/{projectId}/jobs', {
+    params: { path },
+    // @ts-expect-error paper is 58 or 80 mm wide
+    body: { printerId: 'bar', idempotencyKey: 'k', document: { width: 72, sections: [{ type: 'cut' }] } },
+  })
+  void client.POST('/v1/projects/{projectId}/jobs', {
+    params: { path },
+    // @ts-expect-error no section of this type
+    body: { printerId: 'bar', idempotencyKey: 'k', document: { width: 80, sections: [{ type: 'poem' }] } },
+  })
   // @ts-expect-error no such state
   void client.GET('/v1/projects/{projectId}/jobs', { params: { path, query: { state: 'DONE' } } })
   // @ts-expect-error no such route

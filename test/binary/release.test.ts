@@ -21,7 +21,9 @@ describe('release changelog', () => {
   })
 
   test('the next release lists the commits since the newest entry', () => {
-    const changelog = `# Changelog\n\n${changelogEntry('0.2.0', '2026-12-01', 'abc123def456', ['x'], [])}\n${changelogEntry('0.1.0', '2026-11-21', '0123456789ab', ['y'], [])}`
+    const newest = changelogEntry('0.2.0', '2026-12-01', 'abc123def456', ['x'], [])
+    const older = changelogEntry('0.1.0', '2026-11-21', '0123456789ab', ['y'], [])
+    const changelog = `# Changelog\n\n${newest}\n${older}`
     expect(lastReleasedCommit(changelog)).toBe('abc123def456')
     expect(lastReleasedCommit('# Changelog\n')).toBeUndefined()
   })

@@ -251,7 +251,10 @@ describe('printhub under a real systemd', () => {
       /3\. (Restarting the service: systemctl restart|Starting the service: systemctl start) printhub\.service/,
     )
     expect(upgraded.output).toMatch(
-      /Upgraded to printhub 0\.90\.0 .* The pre-upgrade backup stays in \/var\/lib\/printhub-backups\/pre-upgrade-\S+-0\.1\.0\./,
+      new RegExp(
+        /Upgraded to printhub 0\.90\.0 .* /.source +
+          /The pre-upgrade backup stays in \/var\/lib\/printhub-backups\/pre-upgrade-\S+-0\.1\.0\./.source,
+      ),
     )
     expect(upgraded.code).toBe(0)
     expect(await installedVersion()).toMatchObject({ version: '0.90.0', schema: SCHEMA + 1 })

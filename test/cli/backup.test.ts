@@ -393,7 +393,10 @@ describe('restore refuses, and leaves the target as it was', () => {
     const result = await cli(['restore', damaged, '--data', target, '--force'])
     expect(result.code).toBe(1)
     expect(result.stderr).toMatch(
-      /^printhub restore: .*damaged\.phbackup is damaged: printhub\.db (is damaged|does not match its SHA-256 checksum)/,
+      new RegExp(
+        /^printhub restore: .*damaged\.phbackup is damaged: /.source +
+          /printhub\.db (is damaged|does not match its SHA-256 checksum)/.source,
+      ),
     )
     expect(snapshotOf(target)).toEqual(before)
     expect(readdirSync(dir).filter((name) => name.startsWith('kept.') || name.startsWith('.kept'))).toEqual([])

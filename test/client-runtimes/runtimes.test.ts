@@ -49,7 +49,12 @@ function application(runtime: string): string {
   const { PrintHubClient, ApiError, WebhookVerificationError, verifyWebhook } = lib
   const client = new PrintHubClient(${JSON.stringify(settings)})
   const out = { health: (await client.health()).ok }
-  const { job } = await client.jobs.create({ printerId: 'demo', idempotencyKey: ${JSON.stringify(`runtime-${runtime}`)}, document: { width: 80, sections: [{ type: 'text', value: 'Grüße, ${runtime}' }, { type: 'cut' }] }, metadata: { runtime: ${JSON.stringify(runtime)} } })
+  const { job } = await client.jobs.create({
+    printerId: 'demo',
+    idempotencyKey: ${JSON.stringify(`runtime-${runtime}`)},
+    document: { width: 80, sections: [{ type: 'text', value: 'Grüße, ${runtime}' }, { type: 'cut' }] },
+    metadata: { runtime: ${JSON.stringify(runtime)} },
+  })
   out.created = job.state
   out.waited = (await client.jobs.wait(job.id, { until: ['COMPLETED'], timeoutMs: 15000 })).state
   out.got = (await client.jobs.get(job.id)).metadata
@@ -61,11 +66,17 @@ function application(runtime: string): string {
   }
   stop.abort()
   out.printers = (await client.printers.list()).map((printer) => printer.name).sort()
-  out.notFound = await client.jobs.get('job_00000000000000000000000000000000').then(() => 'found', (error) => error instanceof ApiError && error.code)
+  out.notFound = await client.jobs.get('job_00000000000000000000000000000000').then(
+    () => 'found',
+    (error) => error instanceof ApiError && error.code,
+  )
   const webhook = ${JSON.stringify(webhook)}
   out.verified = (await verifyWebhook(${JSON.stringify(SECRET)}, webhook.headers, webhook.body, webhook.nowMs)).type
   const forged = { ...webhook.headers, 'webhook-signature': 'v1,' + btoa('forged') }
-  out.forged = await verifyWebhook(${JSON.stringify(SECRET)}, forged, webhook.body, webhook.nowMs).then(() => 'accepted', (error) => error instanceof WebhookVerificationError && error.reason)
+  out.forged = await verifyWebhook(${JSON.stringify(SECRET)}, forged, webhook.body, webhook.nowMs).then(
+    () => 'accepted',
+    (error) => error instanceof WebhookVerificationError && error.reason,
+  )
   console.log(JSON.stringify(out))
 }
 `

@@ -109,7 +109,10 @@ describe('the @printhub/client package', () => {
       join(app, 'main.js'),
       `import { PrintHubClient, ApiError, PrintHubError } from '@printhub/client'
 const client = new PrintHubClient({ baseUrl: process.env.HUB })
-console.log(JSON.stringify({ health: await client.health(), errorKinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError }))`,
+console.log(JSON.stringify({
+  health: await client.health(),
+  errorKinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError,
+}))`,
     )
     // Not spawnSync: the fault server in this process must be free to answer.
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
@@ -127,7 +130,11 @@ console.log(JSON.stringify({ health: await client.health(), errorKinds: new ApiE
     writeFileSync(
       join(app, 'main.cjs'),
       `const { PrintHubClient, ApiError, PrintHubError, JOB_STATES } = require('@printhub/client')
-new PrintHubClient({ baseUrl: process.env.HUB }).health().then((health) => console.log(JSON.stringify({ health, states: JOB_STATES.length, kinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError })))`,
+new PrintHubClient({ baseUrl: process.env.HUB }).health().then((health) => console.log(JSON.stringify({
+  health,
+  states: JOB_STATES.length,
+  kinds: new ApiError(500, 'GET', '/', 'x', 'r', undefined, 'm') instanceof PrintHubError,
+})))`,
     )
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
       execFile('node', ['main.cjs'], { cwd: app, env: { ...process.env, HUB: server.url } }, (error, stdout, stderr) =>
@@ -162,10 +169,8 @@ declare const app: { post(path: string, handler: (request: Request) => Promise<R
       // Imports first, then what surrounds the example, then the rest of it.
       const lines = example.code.split('\n')
       const imports = lines.filter((line) => line.startsWith('import '))
-      writeFileSync(
-        join(app, name),
-        `${imports.join('\n')}\n${around}${lines.filter((line) => !line.startsWith('import ')).join('\n')}\nexport {}\n`,
-      )
+      const rest = lines.filter((line) => !line.startsWith('import ')).join('\n')
+      writeFileSync(join(app, name), `${imports.join('\n')}\n${around}${rest}\nexport {}\n`)
       const checked = spawnSync(
         tsc,
         [
@@ -195,7 +200,11 @@ declare const app: { post(path: string, handler: (request: Request) => Promise<R
       join(app, 'app.ts'),
       `import { PrintHubClient, type CreateJobInput, type Job } from '@printhub/client'
 const client = new PrintHubClient({ baseUrl: 'http://hub:8080', apiKey: process.env.KEY, projectId: 'prj_1' })
-const input: CreateJobInput = { printerId: 'kitchen', idempotencyKey: 'o-1', document: { width: 80, sections: [{ type: 'text', value: 'x', align: 'center' }, { type: 'cut' }] } }
+const input: CreateJobInput = {
+  printerId: 'kitchen',
+  idempotencyKey: 'o-1',
+  document: { width: 80, sections: [{ type: 'text', value: 'x', align: 'center' }, { type: 'cut' }] },
+}
 export async function run(): Promise<Job['state']> { return (await client.jobs.create(input)).job.state }
 declare const process: { env: Record<string, string | undefined> }
 `,

@@ -66,8 +66,10 @@ function adminRoutes(): { method: string; pattern: string; path: string }[] {
 
 /** What staff may use: their own session, password and tokens; printers and jobs to see; cancel and reprint. */
 const STAFF_MAY = [
-  /^GET \/(session|sessions|tokens|overview|events|printers|printers\/detect|printers\/polling|profiles|printers\/:id\/(history|last-receipt\.png)|jobs|jobs\/:id|jobs\/:id\/preview\.png|projects|destinations)$/,
-  /^POST \/(logout|sessions\/revoke-others|sessions\/:id\/revoke|tokens|tokens\/:id\/revoke|jobs\/:id\/cancel|jobs\/:id\/reprint)$/,
+  /^GET \/(session|sessions|tokens|overview|events|printers|printers\/detect|printers\/polling|profiles)$/,
+  /^GET \/(printers\/:id\/(history|last-receipt\.png)|jobs|jobs\/:id|jobs\/:id\/preview\.png|projects|destinations)$/,
+  /^POST \/(logout|sessions\/revoke-others|sessions\/:id\/revoke|tokens|tokens\/:id\/revoke)$/,
+  /^POST \/(jobs\/:id\/cancel|jobs\/:id\/reprint)$/,
   /^PUT \/(password|session\/language)$/,
 ]
 const allowed = (role: 'owner' | 'technician' | 'staff', route: string) =>

@@ -25,8 +25,10 @@ import { waitFor } from '../support/wait.ts'
 const PASSWORD = 'counter-top-2026'
 const PROJECT = 'Café Olé'
 /** Words a German page would show only if some of its text were left in English. */
-const ENGLISH_WORDS =
-  /\b(the|and|not|yet|with|your|you|this|never|none|jobs?|waiting|printed|create|revoke|delete|send|since|enable|disable|sign|add)\b/
+const ENGLISH_WORDS = new RegExp(
+  String.raw`\b(the|and|not|yet|with|your|you|this|never|none|jobs?|waiting|printed|create|revoke|delete|` +
+    String.raw`send|since|enable|disable|sign|add)\b`,
+)
 
 let hub: TestHub
 let browser: Browser
@@ -114,7 +116,8 @@ describe('dashboard in Chromium', () => {
     async () => {
       const check = await desktop.newPage()
       try {
-        // The overview's "Today" counts as they were: a count pushed past its card's edge by a badge that does not wrap.
+        // The overview's "Today" counts as they were: a count pushed past its card's edge by a badge that does
+        // not wrap.
         const card = (width: number, counts: string) =>
           `<section style="width: ${width}px; border: 1px solid; padding: 16px"><ul ` +
           `style="list-style: none; padding: 0; margin: 0; ${counts}"><li ` +
@@ -322,7 +325,8 @@ describe('dashboard in Chromium', () => {
       made.fanOutId = job.id
       await page.goto(`/dashboard/#/jobs/${children[0]!.id}`)
       await page.locator(`[data-fan-out="${job.id}"] a[href="#/jobs/${children[1]!.id}"]`).waitFor()
-      // The jobs page lists the orders sent to every printer, on their own: this one among them, and no printer's ticket.
+      // The jobs page lists the orders sent to every printer, on their own: this one among them, and no
+      // printer's ticket.
       await page.goto('/dashboard/#/jobs?fanOut=true')
       await expect(page.getByLabel('Show').inputValue()).resolves.toBe('true')
       await page.locator(`tr[data-job="${job.id}"]`).waitFor()
@@ -642,8 +646,8 @@ describe('dashboard in Chromium', () => {
         'x'.repeat(129),
       ]
       /**
-       * Each candidate typed in: whether the browser takes the value the field then holds, and whether the server's rule
-       * does.
+       * Each candidate typed in: whether the browser takes the value the field then holds, and whether the
+       * server's rule does.
        */
       const agreement = async (field: Locator, rule: (value: string) => boolean) => {
         const found: { typed: string; held: string; browser: boolean; server: boolean }[] = []
@@ -1140,7 +1144,8 @@ describe('dashboard in Chromium', () => {
                 expect({ hash, english }).toEqual({ hash, english: [] })
               }
               if (role !== 'owner' || (language === 'de' && viewport === 'desktop')) continue
-              const name = `${hash === `jobs/${made.fanOutId}` ? 'fan-out' : hash.startsWith('jobs/') ? 'job' : hash}-${viewport}${language === 'de' ? '-de' : ''}.png`
+              const pictured = hash === `jobs/${made.fanOutId}` ? 'fan-out' : hash.startsWith('jobs/') ? 'job' : hash
+              const name = `${pictured}-${viewport}${language === 'de' ? '-de' : ''}.png`
               const shot = await view.screenshot({ fullPage: true })
               if (update) writeFileSync(join(DOC_SCREENSHOTS, name), shot)
               // The checked-in picture is this page's at this width: the layout it documents is the one served.

@@ -13,7 +13,8 @@ import { waitFor } from '../support/wait.ts'
 const { t, events, pair, connect, online, addPrinter, postJob, job, waitForState, sync } = useGatewayHub()
 
 describe('a stock agent and the hub', () => {
-  test('happy path: auth, hello, inventory, and a job PENDING → DISPATCHING → DELIVERED → COMPLETED', async () => {
+  const states = 'PENDING → DISPATCHING → DELIVERED → COMPLETED'
+  test(`happy path: auth, hello, inventory, and a job ${states}`, async () => {
     const credentials = await pair()
     expect(credentials.serverId).toBe(t.hub.serverId)
     const agent = await connect(credentials)

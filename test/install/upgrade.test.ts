@@ -50,15 +50,19 @@ function fakePrinthub(
     schema: Number(version.split('.')[1]),
     ...(runtimeOptions === null ? {} : { runtimeOptions }),
   })
+  const versionAnswer = brokenVersion ? 'echo "not json"' : `printf '%s\\n' '${answer}'`
+  const backupHelp = backup ? 'echo "  backup   write a backup"; echo "  restore   put a backup back"' : 'true'
+  const backupFailure = failingBackup ? 'echo "printhub backup: No space left on device" >&2; exit 1' : ''
   writeFileSync(
     path,
     `#!/bin/sh
 case "$1" in
-  version) ${brokenVersion ? 'echo "not json"' : `printf '%s\\n' '${answer}'`} ;;
-  --help) echo "Commands:"; echo "  serve   run the hub"; ${backup ? 'echo "  backup   write a backup"; echo "  restore   put a backup back"' : 'true'} ;;
-  backup) ${failingBackup ? 'echo "printhub backup: No space left on device" >&2; exit 1' : ''}
+  version) ${versionAnswer} ;;
+  --help) echo "Commands:"; echo "  serve   run the hub"; ${backupHelp} ;;
+  backup) ${backupFailure}
     tar -C "$3" -cf "$5" . && echo "backed up by ${version}" >> "$3/../log" ;;
-  restore) [ "$5" = "--force" ] || exit 2; mv "$4" "$4.replaced-x" && mkdir "$4" && tar -C "$4" -xf "$2" && echo "restored by ${version}" >> "$4/../log" ;;
+  restore) [ "$5" = "--force" ] || exit 2; mv "$4" "$4.replaced-x" && mkdir "$4" &&
+    tar -C "$4" -xf "$2" && echo "restored by ${version}" >> "$4/../log" ;;
   *) exit 2 ;;
 esac
 `,
@@ -199,7 +203,10 @@ describe('printhub upgrade', () => {
       expect(said).toContain('   | printhub 0.5.0: the last line')
       expect(said).toContain(`7. Restoring the pre-upgrade backup with the old printhub: ${BINARY_PATH} restore `)
       expect(m.lines.at(-1)).toMatch(
-        /^Rolled back to printhub 0\.4\.0 \(c0\.4\.0, schema 4\), with the data as it was before the upgrade, because the new printhub did not answer/,
+        new RegExp(
+          /^Rolled back to printhub 0\.4\.0 \(c0\.4\.0, schema 4\), with the data as it was before the upgrade, /
+            .source + /because the new printhub did not answer/.source,
+        ),
       )
     },
   )
@@ -383,7 +390,10 @@ describe('printhub upgrade', () => {
     const m = await machine('0.4.0', { failingBackup: true })
     const original = readFileSync(m.installed, 'utf8')
     await expect(upgrade(m.options(fakePrinthub(join(m.root, 'new'), '0.5.0')))).rejects.toThrow(
-      /^the backup failed, so nothing was changed: ".*\/usr\/local\/bin\/printhub backup --data .*\/var\/lib\/printhub --out .*" failed \(exit 1\): printhub backup: No space left on device$/,
+      new RegExp(
+        /^the backup failed, so nothing was changed: ".*\/usr\/local\/bin\/printhub backup /.source +
+          /--data .*\/var\/lib\/printhub --out .*" failed \(exit 1\): printhub backup: No space left on device$/.source,
+      ),
     )
     expect(readFileSync(m.installed, 'utf8')).toBe(original)
     expect(m.actions).toEqual([])

@@ -78,7 +78,8 @@ describe('a Star CloudPRNT printer', () => {
       bar.start()
       await waitFor(() => bar.answers.length > 1)
       const printerId = await adopt('00-11-62-AA-00-02', 'bar')
-      const posted = await submitJob(hub, { printerId: 'bar', document: receipt(['Table 12', 'Größe: 2 × Espresso']) })
+      const document = receipt(['Table 12', 'Größe: 2 × Espresso'])
+      const posted = await submitJob(hub, { printerId: 'bar', document })
       expect(posted.printerId).toBe(printerId)
       const done = await waitFor(
         async () => ((await job(posted.id)).state === 'COMPLETED' ? job(posted.id) : undefined),

@@ -72,7 +72,8 @@ describe('an Epson printer with Server Direct Print', () => {
       const bar = printer('X6WY000001')
       bar.start()
       const printerId = await adopt('X6WY000001', 'bar')
-      const posted = await submitJob(hub, { printerId: 'bar', document: receipt(['Table 12', 'Größe: 2 × Espresso']) })
+      const document = receipt(['Table 12', 'Größe: 2 × Espresso'])
+      const posted = await submitJob(hub, { printerId: 'bar', document })
       expect(posted.printerId).toBe(printerId)
       const done = await settled(posted.id)
       expect(done.state).toBe('COMPLETED')
@@ -173,7 +174,8 @@ describe('bad input at /epson-sdp: a clear 4xx, no state change, never a 500', (
     expect(
       (
         await post(
-          'ConnectionType=SetStatus&ID=abc&Status=%3Cstatusmonitor%3E%3Cprinterstatus%20asbstatus%3D%220x0F000016%22%2F%3E%3C%2Fstatusmonitor%3E',
+          'ConnectionType=SetStatus&ID=abc&Status=%3Cstatusmonitor%3E%3Cprinterstatus%20asbstatus%3D' +
+            '%220x0F000016%22%2F%3E%3C%2Fstatusmonitor%3E',
         )
       ).status,
     ).toBe(200)

@@ -228,7 +228,8 @@ describe('the flush of a group commit, off the event loop', () => {
       const flushes = heldFlushes()
       commits = new GroupCommit(db, (error) => errors.push(error), flushes.fsync)
       commits.write(() => insert(1))
-      // Inside the group's transaction SQLite does not flush at commit (NORMAL); outside, the connection's FULL is back.
+      // Inside the group's transaction SQLite does not flush at commit (NORMAL); outside, the connection's
+      // FULL is back.
       expect(db.query<{ synchronous: number }, []>('PRAGMA synchronous').get()!.synchronous).toBe(1)
       let settled = false
       const durable = commits.durable().then(() => (settled = true))

@@ -77,7 +77,8 @@ export class EpsonSdpPrinter {
       '<PrintResponseInfo Version="2.00">',
       ...printJobIds.map(
         (id) =>
-          `<ePOSPrint><Parameter><devid>local_printer</devid><printjobid>${id}</printjobid></Parameter><PrintResponse><response ` +
+          `<ePOSPrint><Parameter><devid>local_printer</devid><printjobid>${id}</printjobid></Parameter>` +
+          `<PrintResponse><response ` +
           `xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" ` +
           `success="${success}" code="${this.code}" status="${this.asb >>> 0}" ` +
           `battery="0"/></PrintResponse></ePOSPrint>`,

@@ -18,8 +18,11 @@
 export function layoutProblems(): string[] {
   const problems: string[] = []
   const screen = document.documentElement.clientWidth + 0.5
-  const say = (what: string, node: Node) =>
-    `${what}: ${(node instanceof Element ? node.outerHTML : `"${node.textContent}" in ${node.parentElement?.outerHTML ?? ''}`).slice(0, 120)}`
+  const say = (what: string, node: Node) => {
+    const drawn =
+      node instanceof Element ? node.outerHTML : `"${node.textContent}" in ${node.parentElement?.outerHTML ?? ''}`
+    return `${what}: ${drawn.slice(0, 120)}`
+  }
   const sized = (rect: DOMRect) => rect.width > 0 && rect.height > 0
   const scrolls = (style: CSSStyleDeclaration) =>
     ['auto', 'scroll'].includes(style.overflowX) || ['auto', 'scroll'].includes(style.overflowY)

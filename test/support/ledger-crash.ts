@@ -30,8 +30,12 @@ await ledger.durable()
 ledger.handingOver(next)
 const claimed = ledgerJobInState(ledger, 'submitting', printJobPayload('terrace'))
 await ledger.durable()
-writeSync(
-  1,
-  `${JSON.stringify({ handed: handed.seq, claimed: claimed.seq, submitted: submitted.seq, printed: printed.seq, next: next.seq })}\n`,
-)
+const seqs = {
+  handed: handed.seq,
+  claimed: claimed.seq,
+  submitted: submitted.seq,
+  printed: printed.seq,
+  next: next.seq,
+}
+writeSync(1, `${JSON.stringify(seqs)}\n`)
 process.kill(process.pid, 'SIGKILL')

@@ -10,8 +10,8 @@ const MODEL = { profile: 'epson-tm-m30iii', width: 80 as const }
 const form = (fields: Record<string, string>) => new URLSearchParams({ ID: 'P1', ...fields })
 import { parseSdpForm } from '../../src/protocol/epson-sdp.ts'
 const response = (printJobId: string, code: string, status: number) =>
-  `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${printJobId}</printjobid></Parameter><PrintResponse><response ` +
-  `success="${code === ''}" code="${code}" ` +
+  `<PrintResponseInfo Version="2.00"><ePOSPrint><Parameter><printjobid>${printJobId}</printjobid></Parameter>` +
+  `<PrintResponse><response success="${code === ''}" code="${code}" ` +
   `status="${status}"/></PrintResponse></ePOSPrint></PrintResponseInfo>`
 
 function server() {
