@@ -111,7 +111,11 @@ export async function eventsSection(): Promise<SectionResult> {
     await sleep(500)
     const openRssMb = rssMb(hub.pid)
     const cpuBefore = cpuMs(hub.pid)
-    const submitted = await submitAtRate(hub.url, project, JOBS, JOBS_PER_SECOND, 'events')
+    const submitted = await submitAtRate(hub.url, project, {
+      count: JOBS,
+      perSecond: JOBS_PER_SECOND,
+      keyPrefix: 'events',
+    })
     // Every reader has every creation, or the time is up.
     const deadline = performance.now() + ARRIVAL_TIMEOUT_MS
     while (performance.now() < deadline && readers.some((r) => r.arrivals.size < JOBS)) await sleep(50)

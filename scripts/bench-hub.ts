@@ -264,14 +264,13 @@ export async function waitForAgentPrinters(dir: string, printerIds: readonly str
 
 /**
  * Posts `count` small tickets to the project's demo printer, `perSecond` a second on a steady
- * clock; when each was submitted (performance.now()), by job ID.
+ * clock, their idempotency keys starting with `keyPrefix`; when each was submitted
+ * (performance.now()), by job ID.
  */
 export async function submitAtRate(
   url: string,
   project: Project,
-  count: number,
-  perSecond: number,
-  keyPrefix: string,
+  { count, perSecond, keyPrefix }: { count: number; perSecond: number; keyPrefix: string },
 ): Promise<Map<string, number>> {
   const submitted = new Map<string, number>()
   const started = performance.now()

@@ -50,7 +50,11 @@ export async function webhookPhase(hub: HubProcess, project: Project): Promise<W
     if (made.status !== 201) throw new Error(`making the webhook answered ${made.status}`)
     const { secret } = (await made.json()) as { secret: string }
     const started = performance.now()
-    const submitted = await submitAtRate(hub.url, project, JOBS, JOBS_PER_SECOND, 'webhooks')
+    const submitted = await submitAtRate(hub.url, project, {
+      count: JOBS,
+      perSecond: JOBS_PER_SECOND,
+      keyPrefix: 'webhooks',
+    })
     const expected = JOBS * EVENTS_PER_JOB
     const deadline = performance.now() + ARRIVAL_TIMEOUT_MS
     while (performance.now() < deadline && received.length < expected) await sleep(50)

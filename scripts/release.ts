@@ -24,13 +24,19 @@ export function lastReleasedCommit(changelog: string): string | undefined {
 }
 
 /** One changelog entry: the version, the date and commit, what changed, the checksums. */
-export function changelogEntry(
-  version: string,
-  date: string,
-  commit: string,
-  changes: readonly string[],
-  sums: readonly string[],
-): string {
+export function changelogEntry({
+  version,
+  date,
+  commit,
+  changes,
+  sums,
+}: {
+  version: string
+  date: string
+  commit: string
+  changes: readonly string[]
+  sums: readonly string[]
+}): string {
   const lines = changes.length > 0 ? changes.map((change) => `- ${change}`) : ['- No changes since the last release.']
   return (
     `## ${version}, ${date} (commit ` +
@@ -69,7 +75,8 @@ async function release(): Promise<void> {
         .split('\n')
         .filter(Boolean)
     : ['First release.']
-  const entry = changelogEntry(packageJson.version, new Date().toISOString().slice(0, 10), commit, changes, sums)
+  const date = new Date().toISOString().slice(0, 10)
+  const entry = changelogEntry({ version: packageJson.version, date, commit, changes, sums })
   const [title, ...rest] = changelog.split('\n')
   writeFileSync(CHANGELOG, `${title}\n\n${entry}${rest.join('\n').replace(/^\n+/, '\n')}`)
   console.log(

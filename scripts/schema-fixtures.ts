@@ -148,7 +148,11 @@ async function jobState(hub: Hub, projectId: string, key: string, jobId: string)
   return jobs.find((job) => job.id === jobId)!.state as string
 }
 
-async function reach(hub: Hub, projectId: string, key: string, jobId: string, states: string[]): Promise<void> {
+/** Waits until the job `jobId` of the project is in one of `states`, asked with the API key `key`. */
+async function reach(
+  hub: Hub,
+  { projectId, key, jobId, states }: { projectId: string; key: string; jobId: string; states: string[] },
+): Promise<void> {
   let last = ''
   await until(
     async () => ((last = await jobState(hub, projectId, key, jobId)), states.includes(last) ? true : undefined),
@@ -310,7 +314,7 @@ async function make(name: string, commit: string): Promise<void> {
         [hub.projectId, hub.apiKey, jobs.slow, ['PRINTING', 'DELIVERED']],
         [hub.projectId, hub.apiKey, jobs.expiring, ['EXPIRED']],
       ]
-      for (const [project, key, job, states] of settle) await reach(hub, project, key, job, states)
+      for (const [projectId, key, jobId, states] of settle) await reach(hub, { projectId, key, jobId, states })
     }
     await cli(['printers', 'remove', removed.id])
 
@@ -341,7 +345,7 @@ async function make(name: string, commit: string): Promise<void> {
       )
       await cli(['printers', 'assign', '--project', bar.id, '--agent', reported.agentId, '--printer', 'till'])
       jobs.remote = await submit(hub, bar.id, writer.apiKey, { printerId: 'till', idempotencyKey: 'till-1' })
-      await reach(hub, bar.id, writer.apiKey, jobs.remote, ['COMPLETED'])
+      await reach(hub, { projectId: bar.id, key: writer.apiKey, jobId: jobs.remote, states: ['COMPLETED'] })
       await stop(agent)
     }
     if (has(tree, 'admin set-password')) {

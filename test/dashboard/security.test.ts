@@ -33,8 +33,7 @@ function asAdmin(
   method: string,
   path: string,
   session: { cookie: string; csrf?: string },
-  body?: unknown,
-  headers: Record<string, string> = {},
+  { body, headers = {} }: { body?: unknown; headers?: Record<string, string> } = {},
 ) {
   return hub.request(method, path, {
     key: null,
@@ -112,23 +111,34 @@ describe('admin access', () => {
   test('a change needs the CSRF token of its session; reads do not; another site cannot post', async () => {
     const session = await setUpAndSignIn()
     expect((await asAdmin('GET', '/admin/v1/projects', { cookie: session.cookie })).status).toBe(200)
-    const without = await asAdmin('POST', '/admin/v1/projects', { cookie: session.cookie }, { name: 'Bar' })
+    const without = await asAdmin('POST', '/admin/v1/projects', { cookie: session.cookie }, { body: { name: 'Bar' } })
     expect(without.status).toBe(403)
     expect(((await without.json()) as { error: { message: string } }).error.message).toContain('CSRF')
     const other = await freshSession()
     expect(
-      (await asAdmin('POST', '/admin/v1/projects', { cookie: session.cookie, csrf: other.csrf }, { name: 'Bar' }))
-        .status,
+      (
+        await asAdmin(
+          'POST',
+          '/admin/v1/projects',
+          { cookie: session.cookie, csrf: other.csrf },
+          { body: { name: 'Bar' } },
+        )
+      ).status,
     ).toBe(403)
     expect(
-      (await asAdmin('POST', '/admin/v1/projects', session, { name: 'Bar' }, { origin: 'http://evil.example' })).status,
+      (
+        await asAdmin('POST', '/admin/v1/projects', session, {
+          body: { name: 'Bar' },
+          headers: { origin: 'http://evil.example' },
+        })
+      ).status,
     ).toBe(403)
     // Nothing was made by the refused requests.
     const { projects } = (await (await asAdmin('GET', '/admin/v1/projects', session)).json()) as {
       projects: { name: string }[]
     }
     expect(projects.map((p) => p.name)).toEqual(['default'])
-    expect((await asAdmin('POST', '/admin/v1/projects', session, { name: 'Bar' })).status).toBe(201)
+    expect((await asAdmin('POST', '/admin/v1/projects', session, { body: { name: 'Bar' } })).status).toBe(201)
   })
 
   test('wrong passwords are limited per address; the right one waits too', async () => {
@@ -189,20 +199,17 @@ describe('admin access', () => {
     expect((await asAdmin('GET', '/admin/v1/session', second)).status).toBe(401)
 
     const wrongCurrent = await asAdmin('PUT', '/admin/v1/password', first, {
-      currentPassword: 'nope nope nope',
-      newPassword: 'a new password 1',
+      body: { currentPassword: 'nope nope nope', newPassword: 'a new password 1' },
     })
     expect(wrongCurrent.status).toBe(400)
     const tooShort = await asAdmin('PUT', '/admin/v1/password', first, {
-      currentPassword: PASSWORD,
-      newPassword: 'short',
+      body: { currentPassword: PASSWORD, newPassword: 'short' },
     })
     expect(((await tooShort.json()) as { error: { message: string } }).error.message).toBe(
       'The password must have at least 10 characters.',
     )
     const changed = await asAdmin('PUT', '/admin/v1/password', first, {
-      currentPassword: PASSWORD,
-      newPassword: 'a new password 1',
+      body: { currentPassword: PASSWORD, newPassword: 'a new password 1' },
     })
     expect(await changed.json()).toEqual({ changed: true, otherSessionsEnded: 1 })
     expect((await asAdmin('GET', '/admin/v1/session', first)).status).toBe(200)
@@ -213,7 +220,7 @@ describe('admin access', () => {
 
   test('admin tokens work for scripts without a CSRF token, until revoked', async () => {
     const session = await setUpAndSignIn()
-    const created = await asAdmin('POST', '/admin/v1/tokens', session, { name: 'backup script' })
+    const created = await asAdmin('POST', '/admin/v1/tokens', session, { body: { name: 'backup script' } })
     expect(created.status).toBe(201)
     const { secret, token } = (await created.json()) as { secret: string; token: { id: string; tokenPrefix: string } }
     expect(secret).toMatch(/^pha_/)
@@ -256,7 +263,7 @@ describe('admin access', () => {
 
   test('stored: the password as an argon2id hash; sessions and tokens only as hashes', async () => {
     const session = await setUpAndSignIn()
-    const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { name: 't' })).json()) as {
+    const { secret } = (await (await asAdmin('POST', '/admin/v1/tokens', session, { body: { name: 't' } })).json()) as {
       secret: string
     }
     const store = hub.hub.store
@@ -288,7 +295,7 @@ describe('admin access', () => {
       ['POST', '/admin/v1/pairing-codes', { ttlSeconds: 5 }, 400, 'ttlSeconds'],
     ]
     for (const [method, path, body, status, field] of cases) {
-      const response = await asAdmin(method, path, session, body)
+      const response = await asAdmin(method, path, session, { body })
       const answer = (await response.json()) as { error: { message: string; details?: { path: string }[] } }
       expect({ path, status: response.status }).toEqual({ path, status })
       expect(answer.error.message.length).toBeGreaterThan(5)

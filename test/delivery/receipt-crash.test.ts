@@ -44,13 +44,19 @@ afterEach(async () => {
 })
 
 /** An agent on `ledger`; `catalogRead` is told each time it read its catalog. */
-function agentOn(
-  ledger: Ledger,
-  dir: string,
-  connector: Connector,
-  virtuals: VirtualPrinters,
+function agentOn({
+  ledger,
+  dir,
+  connector,
+  virtuals,
   catalogRead = () => {},
-): Agent {
+}: {
+  ledger: Ledger
+  dir: string
+  connector: Connector
+  virtuals: VirtualPrinters
+  catalogRead?: () => void
+}): Agent {
   const pairing = pairingOf(ledger)!
   const agent = new Agent({
     ledger,
@@ -118,7 +124,7 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
       },
       closed: (code, reason) => handlers.closed(code, reason),
     })
-  const agent = agentOn(ledger, dir, swallowing, new VirtualPrinters())
+  const agent = agentOn({ ledger, dir, connector: swallowing, virtuals: new VirtualPrinters() })
   await waitFor(() => t.hub.sessions.session(pairing.agentId)?.printers.size === 1, 5_000)
   expect(
     assignAgentPrinter(t.hub.store, { projectId: t.projectId, agentId: pairing.agentId, agentPrinterId: 'kitchen' })
@@ -144,7 +150,7 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
 /** The restarted agent, on the ledger as the kill left it. */
 function restart({ dir }: Killed, connector: Connector, printers: HoldingPrinters, catalogRead?: () => void): Ledger {
   const ledger = Ledger.open(dir)
-  const agent = agentOn(ledger, dir, connector, printers, catalogRead)
+  const agent = agentOn({ ledger, dir, connector, virtuals: printers, catalogRead })
   cleanUps.push(async () => {
     printers.released.resolve()
     await agent.stop()

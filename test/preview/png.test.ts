@@ -4,8 +4,16 @@ import { describe, expect, test } from 'bun:test'
 import { decodeReceipt, MAX_PREVIEW_ROWS, receiptPng } from '../../src/preview/preview.ts'
 import { bytes, drawn, ESC, escpos, GS, LF, pngDots } from './support.ts'
 
-/** Black pixels in a rectangle of the picture. */
-function blackIn(picture: ReturnType<typeof drawn>, x0 = 0, x1 = picture.width, y0 = 0, y1 = picture.height): number {
+/** Black pixels in a rectangle of the picture: columns x0 to x1 and rows y0 to y1 (ends excluded), all by default. */
+function blackIn(
+  picture: ReturnType<typeof drawn>,
+  {
+    x0 = 0,
+    x1 = picture.width,
+    y0 = 0,
+    y1 = picture.height,
+  }: { x0?: number; x1?: number; y0?: number; y1?: number } = {},
+): number {
   let count = 0
   for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) if (picture.black(x, y)) count++
   return count
@@ -34,8 +42,8 @@ describe('receiptPng', () => {
       )
       expect(picture.width).toBe(dotsPerLine)
       expect(picture.height).toBe(90)
-      expect(blackIn(picture, 0, dotsPerLine, 30, 60)).toBe(0)
-      expect(blackIn(picture, 0, 12, 0, 30)).toBeGreaterThan(0)
+      expect(blackIn(picture, { x0: 0, x1: dotsPerLine, y0: 30, y1: 60 })).toBe(0)
+      expect(blackIn(picture, { x0: 0, x1: 12, y0: 0, y1: 30 })).toBeGreaterThan(0)
     }
   })
 
@@ -135,7 +143,7 @@ describe('receiptPng', () => {
     const without = drawn(escpos(GS, 'h', 50, GS, 'k', 69, 3, 'ABC'))
     expect(without.height).toBe(50)
     expect(withText.height).toBe(50 + 4 + 24)
-    expect(blackIn(withText, 0, 576, 54, 78)).toBeGreaterThan(0)
+    expect(blackIn(withText, { x0: 0, x1: 576, y0: 54, y1: 78 })).toBeGreaterThan(0)
   })
 
   test('a symbol that fits the paper only without its quiet zones is centred itself', () => {

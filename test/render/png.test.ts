@@ -14,7 +14,19 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out
 }
 
-function ihdr(width: number, height: number, depth: number, colorType: number, interlace = 0): Uint8Array {
+/**
+ * A pixel format: bits per sample, colour type (0 grey, 2 RGB, 3 palette, 4 grey and alpha), and 1
+ * for Adam7 interlacing.
+ */
+interface Format {
+  depth: number
+  colorType: number
+  interlace?: number
+}
+/** 8-bit grey, not interlaced: the test pictures' format. */
+const GREY: Format = { depth: 8, colorType: 0 }
+
+function ihdr(width: number, height: number, { depth, colorType, interlace = 0 }: Format): Uint8Array {
   const data = new Uint8Array(13)
   const view = new DataView(data.buffer)
   view.setUint32(0, width)
@@ -61,7 +73,7 @@ const expected = Uint8Array.from({ length: W * H }, (_, i) => pixel(i % W, Math.
 describe('PNG decoder', () => {
   test('every filter type: none, sub, up, average, Paeth', () => {
     for (let filter = 0; filter <= 4; filter++) {
-      expect([filter, decodePng(file(ihdr(W, H, 8, 0), idat(filtered(filter))))]).toEqual([
+      expect([filter, decodePng(file(ihdr(W, H, GREY), idat(filtered(filter))))]).toEqual([
         filter,
         { width: W, height: H, luma: expected },
       ])
@@ -86,7 +98,7 @@ describe('PNG decoder', () => {
         for (let x = x0!; x < W; x += dx!) raw.push(pixel(x, y))
       }
     }
-    expect(decodePng(file(ihdr(W, H, 8, 0, 1), idat(raw))).luma).toEqual(expected)
+    expect(decodePng(file(ihdr(W, H, { ...GREY, interlace: 1 }), idat(raw))).luma).toEqual(expected)
   })
 
   test('image data split over several IDAT chunks', () => {
@@ -94,25 +106,29 @@ describe('PNG decoder', () => {
     const half = compressed.length >> 1
     expect(
       decodePng(
-        file(ihdr(W, H, 8, 0), chunk('IDAT', compressed.subarray(0, half)), chunk('IDAT', compressed.subarray(half))),
+        file(ihdr(W, H, GREY), chunk('IDAT', compressed.subarray(0, half)), chunk('IDAT', compressed.subarray(half))),
       ).luma,
     ).toEqual(expected)
   })
 
   test('transparency: a grey key, an RGB key and palette alpha all show the paper', () => {
     // Grey 8-bit, key 0: the black pixel is transparent.
-    expect(decodePng(file(ihdr(2, 1, 8, 0), chunk('tRNS', Uint8Array.of(0, 0)), idat([0, 0, 100]))).luma).toEqual(
+    expect(decodePng(file(ihdr(2, 1, GREY), chunk('tRNS', Uint8Array.of(0, 0)), idat([0, 0, 100]))).luma).toEqual(
       Uint8Array.of(255, 100),
     )
     // RGB 8-bit, key (10, 20, 30).
     const rgb = decodePng(
-      file(ihdr(2, 1, 8, 2), chunk('tRNS', Uint8Array.of(0, 10, 0, 20, 0, 30)), idat([0, 10, 20, 30, 0, 0, 0])),
+      file(
+        ihdr(2, 1, { depth: 8, colorType: 2 }),
+        chunk('tRNS', Uint8Array.of(0, 10, 0, 20, 0, 30)),
+        idat([0, 10, 20, 30, 0, 0, 0]),
+      ),
     )
     expect(rgb.luma).toEqual(Uint8Array.of(255, 0))
     // Palette of black (opaque), black (half transparent) and black (transparent), 2 bits a pixel.
     const palette = decodePng(
       file(
-        ihdr(3, 1, 2, 3),
+        ihdr(3, 1, { depth: 2, colorType: 3 }),
         chunk('PLTE', new Uint8Array(9)),
         chunk('tRNS', Uint8Array.of(255, 128, 0)),
         idat([0, 0b00011000]),
@@ -122,14 +138,20 @@ describe('PNG decoder', () => {
   })
 
   test('16-bit grey with alpha, and sub-byte grey depths', () => {
-    expect(decodePng(file(ihdr(1, 1, 16, 4), idat([0, 0, 0, 0, 0]))).luma).toEqual(Uint8Array.of(255))
-    expect(decodePng(file(ihdr(1, 1, 16, 4), idat([0, 0, 0, 0xff, 0xff]))).luma).toEqual(Uint8Array.of(0))
-    expect(decodePng(file(ihdr(4, 1, 2, 0), idat([0, 0b00011011]))).luma).toEqual(Uint8Array.of(0, 85, 170, 255))
-    expect(decodePng(file(ihdr(2, 1, 4, 0), idat([0, 0x0f]))).luma).toEqual(Uint8Array.of(0, 255))
+    expect(decodePng(file(ihdr(1, 1, { depth: 16, colorType: 4 }), idat([0, 0, 0, 0, 0]))).luma).toEqual(
+      Uint8Array.of(255),
+    )
+    expect(decodePng(file(ihdr(1, 1, { depth: 16, colorType: 4 }), idat([0, 0, 0, 0xff, 0xff]))).luma).toEqual(
+      Uint8Array.of(0),
+    )
+    expect(decodePng(file(ihdr(4, 1, { depth: 2, colorType: 0 }), idat([0, 0b00011011]))).luma).toEqual(
+      Uint8Array.of(0, 85, 170, 255),
+    )
+    expect(decodePng(file(ihdr(2, 1, { depth: 4, colorType: 0 }), idat([0, 0x0f]))).luma).toEqual(Uint8Array.of(0, 255))
   })
 
   test('broken files are refused with a reason, never a crash', () => {
-    const good = file(ihdr(W, H, 8, 0), idat(filtered(0)))
+    const good = file(ihdr(W, H, GREY), idat(filtered(0)))
     const refusal = (bytes: Uint8Array) => {
       try {
         decodePng(bytes)
@@ -144,23 +166,25 @@ describe('PNG decoder', () => {
       /^has a truncated IDAT chunk|^ends before its IEND chunk/,
     )
     expect(refusal(file(idat(filtered(0))))).toBe('has no IHDR chunk')
-    expect(refusal(file(ihdr(W, H, 8, 0)))).toBe('has no image data')
-    expect(refusal(file(ihdr(W, H, 8, 3), idat(filtered(0))))).toBe('has a palette colour type but no PLTE chunk')
-    expect(refusal(file(ihdr(W, H, 3, 0), idat(filtered(0))))).toBe(
+    expect(refusal(file(ihdr(W, H, GREY)))).toBe('has no image data')
+    expect(refusal(file(ihdr(W, H, { depth: 8, colorType: 3 }), idat(filtered(0))))).toBe(
+      'has a palette colour type but no PLTE chunk',
+    )
+    expect(refusal(file(ihdr(W, H, { depth: 3, colorType: 0 }), idat(filtered(0))))).toBe(
       'has colour type 0 at bit depth 3, which PNG does not define',
     )
-    expect(refusal(file(ihdr(0, H, 8, 0), idat(filtered(0))))).toBe('is empty')
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).map((byte, i) => (i === 0 ? 5 : byte)))))).toBe(
+    expect(refusal(file(ihdr(0, H, GREY), idat(filtered(0))))).toBe('is empty')
+    expect(refusal(file(ihdr(W, H, GREY), idat(filtered(0).map((byte, i) => (i === 0 ? 5 : byte)))))).toBe(
       'has a row with filter type 5, which PNG does not define',
     )
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(filtered(0).slice(0, 50))))).toBe(
+    expect(refusal(file(ihdr(W, H, GREY), idat(filtered(0).slice(0, 50))))).toBe(
       `has 50 bytes of image data where ${H * (W + 1)} were expected`,
     )
-    expect(refusal(file(ihdr(W, H, 8, 0), chunk('IDAT', Uint8Array.of(1, 2, 3, 4))))).toStartWith(
+    expect(refusal(file(ihdr(W, H, GREY), chunk('IDAT', Uint8Array.of(1, 2, 3, 4))))).toStartWith(
       'has image data that does not inflate',
     )
     // A small file whose data inflates to far more than its header declares stops at the declared size.
-    expect(refusal(file(ihdr(W, H, 8, 0), idat(new Uint8Array(50_000_000))))).toStartWith(
+    expect(refusal(file(ihdr(W, H, GREY), idat(new Uint8Array(50_000_000))))).toStartWith(
       'has image data that does not inflate',
     )
   })

@@ -9,8 +9,12 @@ import { tcpChannel } from '../../src/transports/tcp.ts'
 import { freePort } from '../support/ports.ts'
 import { waitFor } from '../support/wait.ts'
 
-const submitToTcp = (host: string, port: number, bytes: Uint8Array, signal: AbortSignal, support: StatusSupport) =>
-  submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
+const submitToTcp = (
+  host: string,
+  port: number,
+  bytes: Uint8Array,
+  { signal, support }: { signal: AbortSignal; support: StatusSupport },
+) => submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
 const readTcpStatus = (host: string, port: number) => readLinkStatus(tcpChannel(host, port), `${host}:${port}`)
 
 const NO_STATUS = { realtime: false, processIdResponse: false }
@@ -47,7 +51,10 @@ function printer(status: Record<number, number>, processId: 'answer' | 'hang up'
 
 describe('tcp transport', () => {
   test('nothing listening: printer.unreachable, retryable', async () => {
-    const outcome = await submitToTcp('127.0.0.1', freePort(), job, new AbortController().signal, NO_STATUS)
+    const outcome = await submitToTcp('127.0.0.1', freePort(), job, {
+      signal: new AbortController().signal,
+      support: NO_STATUS,
+    })
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.unreachable', retryable: true } })
   })
 
@@ -55,7 +62,10 @@ describe('tcp transport', () => {
     // Offline (bit 3 of DLE EOT 1), because the cover is open (bit 2 of DLE EOT 2).
     const p = printer({ 1: 0x1a, 2: 0x16, 4: 0x12 })
     try {
-      const outcome = await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS)
+      const outcome = await submitToTcp('127.0.0.1', p.port, job, {
+        signal: new AbortController().signal,
+        support: FULL_STATUS,
+      })
       expect(outcome).toEqual({
         ok: false,
         failure: {
@@ -78,7 +88,10 @@ describe('tcp transport', () => {
     ] as const) {
       const p = printer(status)
       try {
-        const outcome = await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS)
+        const outcome = await submitToTcp('127.0.0.1', p.port, job, {
+          signal: new AbortController().signal,
+          support: FULL_STATUS,
+        })
         expect(outcome).toMatchObject({ ok: false, failure: { code, retryable: true } })
         expect(p.received).toEqual([])
       } finally {
@@ -90,7 +103,9 @@ describe('tcp transport', () => {
   test('a write-only link gets the job and no questions', async () => {
     const p = printer({})
     try {
-      expect(await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, NO_STATUS)).toEqual({ ok: true })
+      expect(
+        await submitToTcp('127.0.0.1', p.port, job, { signal: new AbortController().signal, support: NO_STATUS }),
+      ).toEqual({ ok: true })
       await waitFor(() => p.received.length === job.length)
       expect(p.received).toEqual(Array.from(job))
     } finally {
@@ -136,7 +151,7 @@ describe('tcp transport', () => {
     try {
       const controller = new AbortController()
       controller.abort()
-      expect(await submitToTcp('127.0.0.1', p.port, job, controller.signal, FULL_STATUS)).toEqual({
+      expect(await submitToTcp('127.0.0.1', p.port, job, { signal: controller.signal, support: FULL_STATUS })).toEqual({
         ok: false,
         cancelled: true,
       })
@@ -162,7 +177,10 @@ describe('tcp transport', () => {
     try {
       const controller = new AbortController()
       const size = 64 * 1024 * 1024
-      const submitting = submitToTcp('127.0.0.1', port, new Uint8Array(size), controller.signal, NO_STATUS)
+      const submitting = submitToTcp('127.0.0.1', port, new Uint8Array(size), {
+        signal: controller.signal,
+        support: NO_STATUS,
+      })
       await waitFor(() => held.length === 1)
       await Bun.sleep(50)
       controller.abort()
@@ -182,7 +200,10 @@ describe('the printer confirms printing', () => {
   test('status, the job, then the process ID response: printed', async () => {
     const p = printer({ 1: 0x12, 2: 0x12, 4: 0x12 })
     try {
-      const outcome = await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS)
+      const outcome = await submitToTcp('127.0.0.1', p.port, job, {
+        signal: new AbortController().signal,
+        support: FULL_STATUS,
+      })
       if (!outcome.ok) throw new Error('the job was not sent')
       expect(await outcome.printed).toEqual({ ok: true })
       expect(p.received).toEqual(Array.from(job))
@@ -194,7 +215,10 @@ describe('the printer confirms printing', () => {
   test('a printer that hangs up before confirming: printer.unconfirmed, as a value, not retried', async () => {
     const p = printer({ 1: 0x12, 2: 0x12, 4: 0x12 }, 'hang up')
     try {
-      const outcome = await submitToTcp('127.0.0.1', p.port, job, new AbortController().signal, FULL_STATUS)
+      const outcome = await submitToTcp('127.0.0.1', p.port, job, {
+        signal: new AbortController().signal,
+        support: FULL_STATUS,
+      })
       if (!outcome.ok) throw new Error('the job was not sent')
       expect(await outcome.printed).toEqual({
         ok: false,
