@@ -1,6 +1,6 @@
 // The direction of dependencies written down in docs/architecture.md holds: every import in src/
 // goes from a folder to a folder on a lower floor, every folder is on a floor, nothing imports the
-// client library, and no file of src/ or scripts/ is longer than 400 lines.
+// client library, and no file of src/ or scripts/ is longer than 400 lines as the formatter leaves it.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -115,12 +115,16 @@ describe('architecture', () => {
     },
   )
 
-  test(`no file of src/ or scripts/ is longer than ${MAX_LINES} lines`, () => {
-    const long = [...sources, ...filesUnder(join(ROOT, 'scripts'), /\.ts$/)]
-      .map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
-      .filter(({ lines }) => lines > MAX_LINES)
-    expect(long).toEqual([])
-  })
+  test(
+    `no file of src/ or scripts/ is longer than ${MAX_LINES} lines, counted as the files are: ` +
+      "formatted, since npm test runs the formatter's check first",
+    () => {
+      const long = [...sources, ...filesUnder(join(ROOT, 'scripts'), /\.ts$/)]
+        .map((file) => ({ file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+        .filter(({ lines }) => lines > MAX_LINES)
+      expect(long).toEqual([])
+    },
+  )
 
   test('the check itself: it sees imports, and refuses arrows up and between siblings', () => {
     expect(allowed('dispatcher', 'store')).toBe(true)
