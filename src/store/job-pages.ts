@@ -7,7 +7,8 @@
 import type { Database } from 'bun:sqlite'
 import type { Job, JobState } from '../protocol/job.ts'
 import { FAN_OUT_STATE_ORDER } from '../domain/fan-out.ts'
-import { type JobFilter, type JobRow, JOB_COLUMNS, toJob } from './jobs.ts'
+import type { JobFilter } from './job-reads.ts'
+import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { bound } from '../sqlite/bound.ts'
 
 /** Index entries one page looks at, at most. */

@@ -1,65 +1,21 @@
+// Creating jobs: a job posted to a printer, or a fan-out of one to every printer of a destination,
+// each within its project's limits and under its idempotency key, in the open transaction; the
+// reads of jobs are JobReads' (job-reads.ts), and their state is JobStates' (job-states.ts).
 import type { Database } from 'bun:sqlite'
 import type { PrintDocument } from '../protocol/document.ts'
-import type { Job, JobState } from '../protocol/job.ts'
-import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import type { Job } from '../protocol/job.ts'
 import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
-import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
 import { newId } from './ids.ts'
-import { stateIn } from './sql.ts'
 import type { Printers } from './printers.ts'
 import type { JobLog } from './job-log.ts'
-import { iso, isoOrNull } from './time.ts'
-import { type JobPage, jobPage, type JobQuery, jobSearch } from './job-pages.ts'
 import type { FanOuts } from './fan-outs.ts'
-import { bound } from '../sqlite/bound.ts'
+import { JobReads } from './job-reads.ts'
+import { JOB_COLUMNS, JOB_INSERT_SQL, type JobInsertValues, type JobRow, toJob } from './job-rows.ts'
 
-export interface JobRow {
-  seq: number
-  id: string
-  project_id: string
-  printer_id: string
-  idempotency_key: string
-  state: JobState
-  metadata: string | null
-  expires_at: number
-  attempt_count: number
-  max_attempts: number
-  last_error_code: string | null
-  last_error_message: string | null
-  received_at: number | null
-  submitted_at: number | null
-  created_at: number
-  updated_at: number
-}
-
-export function toJob(row: JobRow): Job {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    printerId: row.printer_id,
-    idempotencyKey: row.idempotency_key,
-    state: row.state,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
-    expiresAt: iso(row.expires_at),
-    attemptCount: row.attempt_count,
-    maxAttempts: row.max_attempts,
-    lastErrorCode: row.last_error_code,
-    lastErrorMessage: row.last_error_message,
-    receivedAt: isoOrNull(row.received_at),
-    submittedAt: isoOrNull(row.submitted_at),
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-  }
-}
-
-export const JOB_COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
-  last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
-
-/** A new PENDING job: id, project, printer, idempotency key, metadata, expiry, attempts, created, updated, reprint of, destination, fan-out. */
-export const JOB_INSERT_SQL = `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
-  VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`
+export { JOB_COLUMNS, JOB_INSERT_SQL, type JobRow, toJob } from './job-rows.ts'
+export { type JobEvent, type JobFilter, newestJobs } from './job-reads.ts'
 
 export interface NewJob {
   projectId: string
@@ -78,30 +34,6 @@ export interface NewJob {
   fanOutId?: string | null
 }
 
-/** What the dashboard's job list filters by; every field narrows the list. */
-export interface JobFilter {
-  projectId?: string
-  /** The printer record. */
-  printerId?: string
-  state?: JobState
-  /** Created at or after, and before, in milliseconds since the epoch. */
-  createdFrom?: number
-  createdBefore?: number
-  /** Jobs older than this one (the next page). */
-  beforeId?: string
-  /** Jobs with a metadata value (any key) that starts with this: an order number, a table, as typed. */
-  metadataPrefix?: string
-}
-
-/** One state a job went through: the timeline of its attempts. */
-export interface JobEvent {
-  at: string
-  state: JobState
-  attempt: number
-  errorCode: string | null
-  errorMessage: string | null
-}
-
 export type CreateJobOutcome =
   | { kind: 'created'; job: Job }
   | { kind: 'duplicate'; job: Job }
@@ -110,7 +42,9 @@ export type CreateJobOutcome =
   | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
 
 /** A fan-out made: the parent as a job, and its children, one per printer in the destination's order. */
-export type CreateFanOutOutcome = Exclude<CreateJobOutcome, { kind: 'created' }> | { kind: 'created'; job: Job; children: Job[] }
+export type CreateFanOutOutcome =
+  | Exclude<CreateJobOutcome, { kind: 'created' }>
+  | { kind: 'created'; job: Job; children: Job[] }
 
 /**
  * Bytes of documents of one project's unfinished jobs, at most (256 MiB): however many jobs its
@@ -126,13 +60,8 @@ export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
 export const KEPT_DOCUMENTS = 256
 export const KEPT_DOCUMENT_BYTES = 4 * 1024 * 1024
 
-/** The newest jobs of a project, newest first, optionally of one state: the job list's page. */
-export function newestJobs(db: Database, projectId: string, state?: JobState): Job[] {
-  return jobPage(db, state ? { projectId, state } : { projectId }, JOB_LIST_LIMIT).jobs
-}
-
-/** Reads and creates jobs. */
-export class Jobs {
+/** Creates jobs, and reads them (job-reads.ts). */
+export class Jobs extends JobReads {
   private readonly uncommitted = new Set<string>()
   /** Documents of jobs made here and not yet sent, counted by their size as stored (`documentToSend`). */
   private readonly kept = new BoundedMap<string, PrintDocument>(KEPT_DOCUMENTS, KEPT_DOCUMENT_BYTES)
@@ -142,21 +71,28 @@ export class Jobs {
   private readonly insertDocument
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly commits: GroupCommit,
     private readonly printers: Printers,
     /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
     public openJobLimit: number,
     private readonly now: () => number,
     private readonly log: JobLog,
-    private readonly fanOuts: FanOuts,
+    fanOuts: FanOuts,
     /** Bytes of unfinished jobs' documents one project may have. */
     public openBytesLimit = OPEN_BYTES_PER_PROJECT,
   ) {
-    this.byKey = db.query<JobRow, [string, string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`)
-    this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>('SELECT open_jobs, open_bytes FROM projects WHERE id = ?')
-    this.insert = db.query<JobRow, [string, string, string, string, string | null, number, number, number, number, string | null, string | null, string | null]>(JOB_INSERT_SQL)
-    this.insertDocument = db.query<never, [number, string]>('INSERT INTO job_documents (job_seq, document) VALUES (?, ?)')
+    super(db, fanOuts)
+    this.byKey = db.query<JobRow, [string, string]>(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`,
+    )
+    this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>(
+      'SELECT open_jobs, open_bytes FROM projects WHERE id = ?',
+    )
+    this.insert = db.query<JobRow, JobInsertValues>(JOB_INSERT_SQL)
+    this.insertDocument = db.query<never, [number, string]>(
+      'INSERT INTO job_documents (job_seq, document) VALUES (?, ?)',
+    )
   }
 
   /**
@@ -176,7 +112,18 @@ export class Jobs {
   /** Logs a new job and remembers it is not yet on disk. */
   private created(job: Job): void {
     const { id } = job
-    this.log.changed('new', { id, project_id: job.projectId, printer_id: job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, job)
+    this.log.changed(
+      'new',
+      {
+        id,
+        project_id: job.projectId,
+        printer_id: job.printerId,
+        state: 'PENDING',
+        attempt_count: 0,
+        last_error_code: null,
+      },
+      job,
+    )
     this.uncommitted.add(id)
     const committed = () => this.uncommitted.delete(id)
     this.commits.durable().then(committed, committed)
@@ -200,17 +147,40 @@ export class Jobs {
       if (room) return room
       const id = newId('job')
       const now = this.now()
-      this.fanOuts.insert({ id, projectId: job.projectId, destination: job.destination, idempotencyKey: job.idempotencyKey, metadata: job.metadata === null ? null : JSON.stringify(job.metadata), expiresAt: now + job.expiresInMs, maxAttempts: job.maxAttempts, createdAt: now })
+      this.fanOuts.insert({
+        id,
+        projectId: job.projectId,
+        destination: job.destination,
+        idempotencyKey: job.idempotencyKey,
+        metadata: job.metadata === null ? null : JSON.stringify(job.metadata),
+        expiresAt: now + job.expiresInMs,
+        maxAttempts: job.maxAttempts,
+        createdAt: now,
+      })
       const children = present.map((printerId) => {
         // A child's key is its parent's ID and its printer's: no application's submission has it.
-        const child = this.insertJob({ ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id }, document)
+        const child = this.insertJob(
+          { ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id },
+          document,
+        )
         if (child.kind !== 'created') throw new Error(`a fan-out's child was not made: ${child.kind}`)
         return child.job
       })
       return { kind: 'created', job: this.fanOuts.get(id)!, children }
     })
     if (outcome.kind === 'created') {
-      this.log.changed('new', { id: outcome.job.id, project_id: outcome.job.projectId, printer_id: outcome.job.printerId, state: 'PENDING', attempt_count: 0, last_error_code: null }, outcome.job)
+      this.log.changed(
+        'new',
+        {
+          id: outcome.job.id,
+          project_id: outcome.job.projectId,
+          printer_id: outcome.job.printerId,
+          state: 'PENDING',
+          attempt_count: 0,
+          last_error_code: null,
+        },
+        outcome.job,
+      )
       outcome.children.forEach((child) => this.created(child))
     }
     return outcome
@@ -240,7 +210,20 @@ export class Jobs {
     if (room) return room
     const now = this.now()
     const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(newId('job'), job.projectId, printer.id, job.idempotencyKey, metadata, now + job.expiresInMs, job.maxAttempts, now, now, job.reprintOf ?? null, job.destinationId ?? null, job.fanOutId ?? null)!
+    const row = this.insert.get(
+      newId('job'),
+      job.projectId,
+      printer.id,
+      job.idempotencyKey,
+      metadata,
+      now + job.expiresInMs,
+      job.maxAttempts,
+      now,
+      now,
+      job.reprintOf ?? null,
+      job.destinationId ?? null,
+      job.fanOutId ?? null,
+    )!
     this.insertDocument.run(row.seq, document)
     // Kept for the job's first dispatch. A job whose creation is rolled back leaves its entry to be
     // pushed out by newer ones (its ID is never made again).
@@ -249,12 +232,18 @@ export class Jobs {
   }
 
   /** The entitlement limit `jobs` more unfinished jobs of `bytes` in all would break; undefined when there is room. */
-  private roomFor(projectId: string, jobs: number, bytes: number): Extract<CreateJobOutcome, { kind: 'entitlement_limit' }> | undefined {
+  private roomFor(
+    projectId: string,
+    jobs: number,
+    bytes: number,
+  ): Extract<CreateJobOutcome, { kind: 'entitlement_limit' }> | undefined {
     const open = this.openJobs.get(projectId)
     const openJobs = open?.open_jobs ?? 0
-    if (openJobs + jobs > this.openJobLimit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
+    if (openJobs + jobs > this.openJobLimit)
+      return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
     const openBytes = open?.open_bytes ?? 0
-    if (openBytes + bytes > this.openBytesLimit) return { kind: 'entitlement_limit', limited: 'bytes', open: openBytes, limit: this.openBytesLimit }
+    if (openBytes + bytes > this.openBytesLimit)
+      return { kind: 'entitlement_limit', limited: 'bytes', open: openBytes, limit: this.openBytesLimit }
     return undefined
   }
 
@@ -262,36 +251,6 @@ export class Jobs {
   byIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
     const row = this.byKey.get(projectId, idempotencyKey)
     return row ? toJob(row) : this.fanOuts.byIdempotencyKey(projectId, idempotencyKey)
-  }
-
-  get(id: string): Job | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`).get(id)
-    return row ? toJob(row) : undefined
-  }
-
-  /** The job a reprint was made from; null for a job that is not a reprint (undefined: no such job). */
-  reprintOf(id: string): string | null | undefined {
-    return this.db.query<{ reprint_of: string | null }, [string]>('SELECT reprint_of FROM jobs WHERE id = ?').get(id)?.reprint_of
-  }
-
-  /** Whether retention deleted the project's job of this ID (remembered for a while: services/housekeeping.ts). */
-  wasPruned(projectId: string, id: string): boolean {
-    return this.db.query<{ one: number }, [string, string]>('SELECT 1 AS one FROM pruned_jobs WHERE id = ? AND project_id = ?').get(id, projectId) !== null
-  }
-
-  /** What the job's ticket says of its move to another printer of its destination; null when it did not move. */
-  movedNote(id: string): string | null {
-    return this.db.query<{ moved_note: string | null }, [string]>('SELECT moved_note FROM jobs WHERE id = ?').get(id)?.moved_note ?? null
-  }
-
-  /** The reprints made of a job, oldest first. */
-  reprintsOf(id: string): string[] {
-    return this.db.query<{ id: string }, [string]>(`SELECT id FROM jobs INDEXED BY jobs_reprints WHERE reprint_of = ${bound()} ORDER BY seq`).all(id).map((row) => row.id)
-  }
-
-  /** The printer record a job was created for. */
-  printerOf(id: string): string | undefined {
-    return this.db.query<{ printer_id: string }, [string]>('SELECT printer_id FROM jobs WHERE id = ?').get(id)?.printer_id
   }
 
   /**
@@ -304,33 +263,6 @@ export class Jobs {
     return this.kept.take(id) ?? this.document(id)
   }
 
-  document(id: string): PrintDocument | undefined {
-    const row = this.db
-      .query<{ document: string }, [string]>(`SELECT d.document FROM jobs j JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ${bound()}`)
-      .get(id)
-    return row ? (JSON.parse(row.document) as PrintDocument) : undefined
-  }
-
-  /** The newest jobs of a project, newest first, optionally of one state. */
-  newest(projectId: string, state?: JobState): Job[] {
-    return newestJobs(this.db, projectId, state)
-  }
-
-  /** A page of the project's jobs matching `query`, or of its fan-out parents (`fanOut`), newest first (see job-pages.ts). */
-  page(query: JobQuery, limit: number): JobPage {
-    if (!query.fanOut) return jobPage(this.db, query, limit)
-    // A parent's printerId is the destination's name.
-    const { fanOut: _, printerId, ...parents } = query
-    return this.fanOuts.page({ ...parents, ...(printerId !== undefined ? { destination: printerId } : {}) }, limit)
-  }
-
-  /** Jobs matching `filter`, newest first, at most `limit`. */
-  find(filter: JobFilter, limit: number): Job[] {
-    const { sql, values } = jobSearch(filter, limit)
-    return this.db.query<JobRow, (string | number)[]>(sql).all(...values).map(toJob)
-  }
-
-  /** Every state the job went through, oldest first. */
   /**
    * A note in the job's timeline at its state now (attempt 0), with a code of the failure family
    * and a message: something people should know that changes no state (a section the printer's
@@ -338,41 +270,9 @@ export class Jobs {
    */
   note(id: string, code: FailureCode, message: string): void {
     this.db.run(
-      'INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message) SELECT seq, ?, state, 0, ?, ? FROM jobs WHERE id = ?',
+      `INSERT INTO job_events (job_seq, at, state, attempt, error_code,
+        error_message) SELECT seq, ?, state, 0, ?, ? FROM jobs WHERE id = ?`,
       [this.now(), code, message.slice(0, MAX_FAILURE_MESSAGE_LENGTH), id],
     )
-  }
-
-  timeline(id: string): JobEvent[] {
-    return this.db
-      .query<{ at: number; state: JobState; attempt: number; error_code: string | null; error_message: string | null }, [string]>(
-        `SELECT e.at, e.state, e.attempt, e.error_code, e.error_message FROM job_events e JOIN jobs j ON j.seq = e.job_seq WHERE j.id = ${bound()} ORDER BY e.at, e.rowid`,
-      )
-      .all(id)
-      .map((row) => ({ at: iso(row.at), state: row.state, attempt: row.attempt, errorCode: row.error_code, errorMessage: row.error_message }))
-  }
-
-  /** How many jobs created since `since` are in each state. */
-  countByState(since: number): Partial<Record<JobState, number>> {
-    const rows = this.db.query<{ state: JobState; n: number }, [number]>('SELECT state, count(*) AS n FROM jobs WHERE created_at >= ? GROUP BY state').all(since)
-    return Object.fromEntries(rows.map((row) => [row.state, row.n]))
-  }
-
-  /** Jobs of each printer not yet with its agent (its queue). */
-  queueLengths(): Map<string, number> {
-    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE ${stateIn(JOB_STATE_SETS.queued)} GROUP BY printer_id`).all()
-    return new Map(rows.map((row) => [row.printer_id, row.n]))
-  }
-
-  /** Jobs each printer's agent holds (DELIVERED or PRINTING), by printer record ID. */
-  withAgentCounts(): Map<string, number> {
-    const rows = this.db.query<{ printer_id: string; n: number }, []>(`SELECT printer_id, count(*) AS n FROM jobs WHERE ${stateIn(JOB_STATE_SETS.withAgent)} GROUP BY printer_id`).all()
-    return new Map(rows.map((row) => [row.printer_id, row.n]))
-  }
-
-  /** The newest job of a printer that printed, for its last receipt. */
-  lastCompleted(printerId: string): Job | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT ${JOB_COLUMNS} FROM jobs WHERE printer_id = ${bound()} AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`).get(printerId)
-    return row ? toJob(row) : undefined
   }
 }
