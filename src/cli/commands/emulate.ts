@@ -122,7 +122,8 @@ export const emulateCommand: Command = {
         flow: flowOf(args.values.flow as string | undefined),
       }
       emulator = PrinterEmulator.serial({ ...options, ...line })
-      url = `serial://${serialPath}?baud=${SERIAL_BAUD_RATES.find((rate) => rate === line.baud) ?? 115200}&flow=${line.flow}`
+      const urlBaud = SERIAL_BAUD_RATES.find((rate) => rate === line.baud) ?? 115200
+      url = `serial://${serialPath}?baud=${urlBaud}&flow=${line.flow}`
     } else {
       // The address is written as a printer's connection is, so the same URI goes into `printers add`.
       const parsed = parseConnectionUri(args.values.listen as string)

@@ -66,11 +66,11 @@ export const jobsShowCommand: Command = {
     if (!job) throw new CliError(`there is no job ${id}`)
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
-    for (const [key, value] of Object.entries(job))
-      io.out(
-        `${key.padEnd(width)}  ` +
-          `${value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))}`,
-      )
+    for (const [key, value] of Object.entries(job)) {
+      const shown =
+        value === null ? '-' : typeof value === 'object' ? JSON.stringify(value) : printableInLine(String(value))
+      io.out(`${key.padEnd(width)}  ${shown}`)
+    }
     // The same in plain words, as the dashboard says it (the codes above stay for technicians).
     const failure =
       job.lastErrorCode !== null && isFailureCode(job.lastErrorCode) ? en.failures[job.lastErrorCode] : undefined

@@ -57,12 +57,12 @@ export const printersDetectCommand: Command = {
     if (args.values.json) return printJson(io, { printers, usbError })
     if (printers.length === 0) io.out('No serial ports or USB printers found.')
     for (const printer of printers) {
-      const usb = printer.usb
-        ? ` USB ${printer.usb.vendorId}:${printer.usb.productId}${printer.usb.vendor ? ` (${[printer.usb.vendor, printer.usb.product].filter(Boolean).join(' ')})` : ''}`
+      const maker = printer.usb?.vendor
+        ? ` (${[printer.usb.vendor, printer.usb.product].filter(Boolean).join(' ')})`
         : ''
-      const profile = printer.suggestedProfile
-        ? `  profile: ${printer.suggestedProfile}${printer.suggestion === 'vendor' ? ' (a guess from the vendor: check the model)' : ''}`
-        : ''
+      const usb = printer.usb ? ` USB ${printer.usb.vendorId}:${printer.usb.productId}${maker}` : ''
+      const guess = printer.suggestion === 'vendor' ? ' (a guess from the vendor: check the model)' : ''
+      const profile = printer.suggestedProfile ? `  profile: ${printer.suggestedProfile}${guess}` : ''
       io.out(
         `${printer.kind.padEnd(6)} ` +
           `${printer.connection}${usb}${printer.driver ? ` [${printer.driver}]` : ''}${profile}`,

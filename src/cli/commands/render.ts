@@ -50,10 +50,10 @@ export const renderCommand: Command = {
     if (widthOption !== undefined && !PAPER_WIDTHS.some((w) => String(w) === widthOption))
       throw new UsageError(`--width must be one of ${PAPER_WIDTHS.join(', ')}`)
     const checked = validate(documentRule, readDocument(path))
-    if (!checked.ok)
-      throw new CliError(
-        `the document is not valid:\n${checked.issues.map((issue) => `  ${issue.path || 'document'}: ${issue.message}`).join('\n')}`,
-      )
+    if (!checked.ok) {
+      const issues = checked.issues.map((issue) => `  ${issue.path || 'document'}: ${issue.message}`)
+      throw new CliError(`the document is not valid:\n${issues.join('\n')}`)
+    }
     const document = checked.value
     const width = widthOption === undefined ? document.width : (Number(widthOption) as PaperWidth)
     const profileId = (args.values.profile as string | undefined) ?? defaultProfileId(width)

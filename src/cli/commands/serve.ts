@@ -44,7 +44,8 @@ export function testJobNode(url: string, init: FirstStart): string {
   const job = testJob(url, init)
   const headers = { authorization: job.authorization, 'content-type': 'application/json' }
   const script =
-    `fetch(${JSON.stringify(job.url)},{method:"POST",headers:${JSON.stringify(headers)},body:JSON.stringify(${JSON.stringify(job.body)})}).then(async(r)=>console.log(r.status,await ` +
+    `fetch(${JSON.stringify(job.url)},{method:"POST",headers:${JSON.stringify(headers)},` +
+    `body:JSON.stringify(${JSON.stringify(job.body)})}).then(async(r)=>console.log(r.status,await ` +
     `r.text()))`
   return `node -e ${shellQuoted(script)}`
 }
@@ -163,7 +164,8 @@ export const serveCommand: Command = {
     const stopSignal = new Promise<string>((resolve) => {
       for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
     })
-    const dashboardUrl = `${hubOnTheLan(config.serverName, config.host, hub.port, config.tls ? 'https' : 'http').url}${DASHBOARD_PATH.slice(1)}/`
+    const lanUrl = hubOnTheLan(config.serverName, config.host, hub.port, config.tls ? 'https' : 'http').url
+    const dashboardUrl = `${lanUrl}${DASHBOARD_PATH.slice(1)}/`
     out.listening(
       hub.url,
       config.dataDir,
