@@ -18,7 +18,8 @@ export interface DashboardConfig {
   /** The scopes an API key may have (API_KEY_SCOPES). */
   apiKeyScopes: readonly ApiKeyScope[]
   /**
-   * The page's language (the account's, else the browser's), its words, and the languages to choose from (code → name).
+   * The page's language (the account's, else the browser's), its words, and the languages to choose from
+   * (code → name).
    */
   language: string
   messages: Messages

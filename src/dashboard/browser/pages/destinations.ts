@@ -98,7 +98,9 @@ export const destinationsPage: Page = {
                   'p',
                   { class: 'intro' },
                   `${destination.projectName} · ` +
-                    `${destination.mode === 'all' ? fill(t.destinations.listAll, { printers: destination.printerNames.join(' + ') }) : fill(t.destinations.listFailover, { printers: destination.printerNames.join(' → ') })}`,
+                    (destination.mode === 'all'
+                      ? fill(t.destinations.listAll, { printers: destination.printerNames.join(' + ') })
+                      : fill(t.destinations.listFailover, { printers: destination.printerNames.join(' → ') })),
                 ),
                 may('technician')
                   ? h(

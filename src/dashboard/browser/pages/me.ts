@@ -116,7 +116,11 @@ export const mePage: Page = {
                     'span',
                     {},
                     h('code', {}, `${token.tokenPrefix}…`),
-                    ` ${fill(t.me.tokenUse, { name: token.name, used: token.lastUsedAt ? time(token.lastUsedAt) : t.me.never })}`,
+                    ' ' +
+                      fill(t.me.tokenUse, {
+                        name: token.name,
+                        used: token.lastUsedAt ? time(token.lastUsedAt) : t.me.never,
+                      }),
                   ),
                   token.revokedAt
                     ? h('span', { class: 'badge muted' }, t.me.revoked)

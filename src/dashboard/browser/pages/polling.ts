@@ -100,7 +100,8 @@ export function pollingSection(
                 h(
                   'dd',
                   {},
-                  `${printer.kind === 'cloudprnt' ? t.printers.kindCloudPrnt : t.printers.kindEpsonSdp}${printer.model ? ` · ${printer.model}` : ''}`,
+                  (printer.kind === 'cloudprnt' ? t.printers.kindCloudPrnt : t.printers.kindEpsonSdp) +
+                    (printer.model ? ` · ${printer.model}` : ''),
                 ),
                 h('dt', {}, t.printers.from),
                 h('dd', {}, h('code', {}, printer.address)),

@@ -210,7 +210,8 @@ function printerCard(p: PrinterView, projects: Project[], profiles: Profile[], p
         {},
         p.builtin
           ? p.connection
-          : `${fill(t.printers.via, { connection: p.connection, agent: p.agentName })}${p.agentOnline ? '' : ` ${t.printers.notConnected}`}`,
+          : fill(t.printers.via, { connection: p.connection, agent: p.agentName }) +
+              (p.agentOnline ? '' : ` ${t.printers.notConnected}`),
       ),
       h('dt', {}, t.printers.model),
       h('dd', {}, `${profiles.find((x) => x.id === p.profile)?.name ?? p.profile}, ${p.width} mm`),

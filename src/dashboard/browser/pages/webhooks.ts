@@ -99,7 +99,8 @@ export const webhooksPage: Page = {
                   'p',
                   { class: 'intro' },
                   `${webhook.projectName} · ` +
-                    `${webhook.events.map(eventWords).join(', ')}${webhook.description ? ` · ${webhook.description}` : ''}`,
+                    webhook.events.map(eventWords).join(', ') +
+                    (webhook.description ? ` · ${webhook.description}` : ''),
                 ),
                 deliveryTable(webhook),
                 h(
