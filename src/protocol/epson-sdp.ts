@@ -123,9 +123,11 @@ export function printRequestInfo(printJobId: string, bytes: Uint8Array): string 
     '<?xml version="1.0" encoding="utf-8"?>',
     '<PrintRequestInfo Version="2.00">',
     '<ePOSPrint>',
-    `<Parameter><devid>local_printer</devid><timeout>${SDP_PRINT_TIMEOUT_MS}</timeout><printjobid>${printJobId}</printjobid></Parameter>`,
+    `<Parameter><devid>local_printer</devid><timeout>${SDP_PRINT_TIMEOUT_MS}</timeout>` +
+      `<printjobid>${printJobId}</printjobid></Parameter>`,
     `<PrintData><epos-print ` +
-      `xmlns="${EPOS_PRINT_NAMESPACE}"><command>${Buffer.from(bytes).toString('hex')}</command></epos-print></PrintData>`,
+      `xmlns="${EPOS_PRINT_NAMESPACE}"><command>${Buffer.from(bytes).toString('hex')}</command>` +
+      `</epos-print></PrintData>`,
     '</ePOSPrint>',
     '</PrintRequestInfo>',
   ].join('')

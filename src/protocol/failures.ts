@@ -52,7 +52,8 @@ export const FAILURES = {
   'render.feature_ignored': {
     retryable: false,
     meaning:
-      "A section asks for what the printer's model does not have (a drawer pin, a buzzer): it is left out and the rest prints. A note in the job's timeline, never the reason a job failed.",
+      "A section asks for what the printer's model does not have (a drawer pin, a buzzer): it is left out and the " +
+      "rest prints. A note in the job's timeline, never the reason a job failed.",
   },
   // The job itself.
   'job.recovery_uncertain': {
@@ -63,7 +64,8 @@ export const FAILURES = {
   'job.moved': {
     retryable: true,
     meaning:
-      "The job waited at a printer of its destination that could not print (out of paper, cover open, offline) and was moved to another one; a note in the job's timeline, never the reason a job failed.",
+      'The job waited at a printer of its destination that could not print (out of paper, cover open, offline) ' +
+      "and was moved to another one; a note in the job's timeline, never the reason a job failed.",
   },
   'job.expired': { retryable: false, meaning: 'The job expired before it reached the printer.' },
   // The agent, as the hub saw it.
@@ -76,7 +78,8 @@ export const FAILURES = {
   'agent.extension_unsupported': {
     retryable: false,
     meaning:
-      "The document uses a printhub extension no OpenPrinter section can carry (the drawer, the buzzer) and the printer's agent is not printhub; the message names each. Styled text goes to such an agent as pictures.",
+      'The document uses a printhub extension no OpenPrinter section can carry (the drawer, the buzzer) and the ' +
+      "printer's agent is not printhub; the message names each. Styled text goes to such an agent as pictures.",
   },
   'agent.reported_failure': {
     retryable: true,

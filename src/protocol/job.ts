@@ -99,8 +99,8 @@ export const jobDetailResponseRule: Rule<JobDetailResponse> = object({
 })
 
 /**
- * A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job it
- * reprints.
+ * A reprint (`POST …/jobs/:jobId/reprint`): the new job, whether the idempotency key had made it before, and the job
+ * it reprints.
  */
 export interface ReprintJobResponse extends CreateJobResponse {
   reprintOf: string
