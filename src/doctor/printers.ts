@@ -72,7 +72,8 @@ export async function printerReachable(printer: HubPrinter, confinement: Confine
         check,
         verdict: 'warn',
         detail:
-          `USB ${connection.vendorId.toString(16).padStart(4, '0')}:${connection.productId.toString(16).padStart(4, '0')}: ` +
+          `USB ${connection.vendorId.toString(16).padStart(4, '0')}:` +
+          `${connection.productId.toString(16).padStart(4, '0')}: ` +
           `not checked here`,
       }
     case 'cloudprnt':

@@ -98,8 +98,10 @@ export function cancelledJob(outcome: ApplicationCancelOutcome): { status: 200 |
       throw new ApiError(
         'job_not_cancellable',
         `The job is ${outcome.job.state}: ` +
-          `${outcome.job.state === 'DELIVERED' || outcome.job.state === 'PRINTING' ? 'it has reached its agent' : 'it is finished'}, ` +
-          `too late to cancel.`,
+          (outcome.job.state === 'DELIVERED' || outcome.job.state === 'PRINTING'
+            ? 'it has reached its agent'
+            : 'it is finished') +
+          `, too late to cancel.`,
         {
           details: [{ path: 'job.state', message: outcome.job.state }],
         },

@@ -203,10 +203,10 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
   } catch (error) {
     const back = putBackOld(hub.installed)
     if (!online) service.run('start')
-    throw new UpgradeError(
-      `${(error as Error).message}, so ` +
-        `${back ? `the installed printhub stays (${online ? 'still running' : 'started again'})` : `the new executable stays at ${BINARY_PATH} with the old unit: nothing was restarted`}`,
-    )
+    const what = back
+      ? `the installed printhub stays (${online ? 'still running' : 'started again'})`
+      : `the new executable stays at ${BINARY_PATH} with the old unit: nothing was restarted`
+    throw new UpgradeError(`${(error as Error).message}, so ${what}`)
   }
   out(
     `3. ${online ? 'Restarting' : 'Starting'} the service: systemctl ${online ? 'restart' : 'start'} printhub.service`,

@@ -47,7 +47,8 @@ export type DeviceKind = keyof typeof DEVICE_FAMILIES
 
 const RULE = {
   serial:
-    'a serial printer is a serial port: /dev/ttyUSB*, /dev/ttyACM*, /dev/ttyAMA*, /dev/ttyS*, /dev/serial*, /dev/rfcomm* or a link to one in /dev/serial/by-id',
+    'a serial printer is a serial port: /dev/ttyUSB*, /dev/ttyACM*, /dev/ttyAMA*, /dev/ttyS*, /dev/serial*, ' +
+    '/dev/rfcomm* or a link to one in /dev/serial/by-id',
   usblp: 'a USB printer file is /dev/usb/lp* (or usb://VID:PID)',
 } as const
 

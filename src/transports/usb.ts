@@ -46,4 +46,5 @@ export function usbChannel(
 export const usbName = (connection: UsbConnection) =>
   connection.kind === 'usb-device-file'
     ? connection.path
-    : `USB ${hex4(connection.vendorId)}:${hex4(connection.productId)}${connection.serial ? `/${connection.serial}` : ''}`
+    : `USB ${hex4(connection.vendorId)}:${hex4(connection.productId)}` +
+      (connection.serial ? `/${connection.serial}` : '')
