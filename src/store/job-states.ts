@@ -15,7 +15,7 @@ import { type Attempt, JobStateReads } from './job-state-reads.ts'
 import { from, type GuardedStatements, guardedStatements } from './job-state-statements.ts'
 import { stateIn } from './sql.ts'
 
-export { type Attempt, type HeldJob, QUEUE_HEAD_SQL } from './job-state-reads.ts'
+export { type HeldJob, QUEUE_HEAD_SQL } from './job-state-reads.ts'
 
 /**
  * The jobs held by agents that are revoked, or away (not connected, and not seen since
