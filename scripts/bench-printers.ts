@@ -94,13 +94,14 @@ export async function serialThroughput(): Promise<{
     const bytes = new TextEncoder().encode(line.repeat(Math.ceil(SERIAL.bytes / line.length)).slice(0, SERIAL.bytes))
     const parsed = parseConnectionUri(`serial://${emulator.serialPath}?baud=${SERIAL.baud}&flow=rtscts`)
     if (!parsed.ok) throw new Error(parsed.message)
-    await submit(
-      parsed.connection,
-      bytes,
-      new AbortController().signal,
-      { virtuals: new VirtualPrinters(), devices: new DeviceFinder(), confinement: confinementOf(tmpdir()) },
-      { profile: 'generic-80mm', width: 80 },
-    )
+    await submit(parsed.connection, bytes, new AbortController().signal, {
+      transports: {
+        virtuals: new VirtualPrinters(),
+        devices: new DeviceFinder(),
+        confinement: confinementOf(tmpdir()),
+      },
+      model: { profile: 'generic-80mm', width: 80 },
+    })
     const deadline = performance.now() + 30_000
     while (emulator.receipts.length === 0 && performance.now() < deadline) await Bun.sleep(20)
     const receipt = emulator.receipts[0]

@@ -68,10 +68,15 @@ export interface ReadyPrinter {
   release(): void
 }
 
+/** The channel to a printer that speaks back, as `open` makes it, and how the printer is named in messages. */
+export interface PrinterChannel {
+  open: OpenChannel
+  where: string
+}
+
 /** Sends a job over a channel `open` makes to the printer at `where` (for messages). */
 export async function submitOverLink(
-  open: OpenChannel,
-  where: string,
+  { open, where }: PrinterChannel,
   bytes: Uint8Array,
   signal: AbortSignal,
   support: StatusSupport,
@@ -117,7 +122,10 @@ export async function readyOverLink(
         used = true
         let outcome: SubmitOutcome | undefined
         try {
-          outcome = await send(link, bytes, sendSignal, support.processIdResponse ? status : undefined, printed)
+          outcome = await send(link, bytes, sendSignal, {
+            status: support.processIdResponse ? status : undefined,
+            printed,
+          })
           return outcome
         } finally {
           // Refused, cancelled or timed out: nothing more of the job goes out.
@@ -133,13 +141,21 @@ export async function readyOverLink(
   }
 }
 
+/**
+ * How a printer is asked whether it printed: the status it answered before the job, when its model confirms printing
+ * (else undefined: it is not asked), and who is told the moment it says it did.
+ */
+interface Confirmation {
+  status: number[] | undefined
+  printed?: () => void
+}
+
 /** The job's bytes, then (when `status` was answered and the model confirms) its process ID request. */
 async function send(
   link: PrinterLink,
   bytes: Uint8Array,
   signal: AbortSignal,
-  status: number[] | undefined,
-  printed?: () => void,
+  { status, printed }: Confirmation,
 ): Promise<SubmitOutcome> {
   if (signal.aborted) return CANCELLED
   const stopped = await link.write(bytes, signal)

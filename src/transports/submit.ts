@@ -13,7 +13,7 @@ import type { EpsonSdp } from './epson-sdp.ts'
 import { type Confinement, confineConnection } from './confine.ts'
 import type { DeviceFinder } from './devices.ts'
 import { submitToFile } from './file.ts'
-import { probeLink, readLinkStatus, type ReadyPrinter, readyOverLink } from './printer-link.ts'
+import { type PrinterChannel, probeLink, readLinkStatus, type ReadyPrinter, readyOverLink } from './printer-link.ts'
 import { serialChannel } from './serial.ts'
 import {
   CANCELLED,
@@ -68,7 +68,7 @@ function pollingServer(
 }
 
 /** The channel to a printer that speaks back, and how it is named in messages. */
-function linkTo(connection: LinkedConnection, transports: Transports): { open: OpenChannel; where: string } {
+function linkTo(connection: LinkedConnection, transports: Transports): PrinterChannel {
   switch (connection.kind) {
     case 'tcp': {
       // Device files are confined where they are opened (serial.ts, usb.ts), on the file found then.
@@ -89,6 +89,12 @@ function linkTo(connection: LinkedConnection, transports: Transports): { open: O
   }
 }
 
+/** How this agent reaches a printer, and the printer's model and paper. */
+export interface PrinterAccess {
+  transports: Transports
+  model: PrinterModel
+}
+
 /**
  * Sends a job: cancelled (nothing sent) when `signal` has already aborted, and cut off when it
  * aborts while the bytes are written. `model` is the printer's model and paper: a printer is asked
@@ -98,8 +104,7 @@ export async function submit(
   connection: Connection,
   bytes: Uint8Array,
   signal: AbortSignal,
-  transports: Transports,
-  model: PrinterModel,
+  { transports, model }: PrinterAccess,
 ): Promise<SubmitOutcome> {
   const ready = await readyPrinter(connection, signal, transports, model)
   return ready.ok ? ready.printer.send(bytes, signal) : ready

@@ -58,10 +58,15 @@ export async function loadUsbBackend(): Promise<UsbBackend> {
   }
 }
 
+/** A device's printer interface and its bulk endpoints (`in` when it can answer). */
+export interface PrinterInterface {
+  interfaceNumber: number
+  out: number
+  in: number | undefined
+}
+
 /** The printer interface of a device and its bulk endpoints; undefined when it has none. */
-export function printerInterface(
-  device: UsbDevice,
-): { interfaceNumber: number; out: number; in: number | undefined } | undefined {
+export function printerInterface(device: UsbDevice): PrinterInterface | undefined {
   for (const candidate of device.configuration?.interfaces ?? []) {
     if (candidate.alternate.interfaceClass !== USB_PRINTER_CLASS) continue
     const bulk = candidate.alternate.endpoints.filter((endpoint) => endpoint.type === 'bulk')
@@ -117,7 +122,7 @@ export function usbBulkChannel(connection: UsbId, backend: UsbBackend): OpenChan
     }
     return {
       ok: true,
-      channel: new UsbBulkChannel(device, printer.interfaceNumber, printer.out, printer.in, name, events),
+      channel: new UsbBulkChannel(device, printer, name, events),
     }
   }
 }
@@ -126,15 +131,18 @@ class UsbBulkChannel implements Channel {
   private closed = false
   private failure: Failure | undefined
 
+  private readonly interfaceNumber: number
+  private readonly out: number
+
   constructor(
     private readonly device: UsbDevice,
-    private readonly interfaceNumber: number,
-    private readonly out: number,
-    input: number | undefined,
+    printer: PrinterInterface,
     private readonly where: string,
     private readonly events: ChannelEvents,
   ) {
-    if (input !== undefined) void this.readLoop(input)
+    this.interfaceNumber = printer.interfaceNumber
+    this.out = printer.out
+    if (printer.in !== undefined) void this.readLoop(printer.in)
   }
 
   /**

@@ -49,7 +49,7 @@ describe('printer link', () => {
     async () => {
       const cancel = new AbortController()
       const printer = memoryPrinter(() => cancel.abort())
-      const outcome = await submitOverLink(printer.open, 'memory', JOB, cancel.signal, {
+      const outcome = await submitOverLink({ open: printer.open, where: 'memory' }, JOB, cancel.signal, {
         realtime: true,
         processIdResponse: true,
       })
@@ -65,7 +65,7 @@ describe('printer link', () => {
     const cancel = new AbortController()
     cancel.abort()
     const printer = memoryPrinter(() => {})
-    const outcome = await submitOverLink(printer.open, 'memory', JOB, cancel.signal, {
+    const outcome = await submitOverLink({ open: printer.open, where: 'memory' }, JOB, cancel.signal, {
       realtime: true,
       processIdResponse: true,
     })

@@ -83,8 +83,7 @@ describe('serial port settings', () => {
         connection(`serial://${emulator.serialPath}?baud=19200&flow=xonxoff`),
         job(1),
         new AbortController().signal,
-        transports(),
-        { profile: 'generic-80mm', width: 80 },
+        { transports: transports(), model: { profile: 'generic-80mm', width: 80 } },
       ),
     ).toEqual({ ok: true })
     const fd = openSync(emulator.serialPath, constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK)
@@ -103,8 +102,7 @@ describe('printing on a serial printer', () => {
       connection(`serial://${emulator.serialPath}?baud=115200`),
       bytes,
       new AbortController().signal,
-      transports(),
-      EPSON,
+      { transports: transports(), model: EPSON },
     )
     if (!outcome.ok) throw new Error('the job was not sent')
     expect(outcome.printed).toBeDefined()
@@ -118,26 +116,20 @@ describe('printing on a serial printer', () => {
   test('out of paper: not a byte of the job, a retryable printer.paper_out', async () => {
     const emulator = serialPrinter()
     emulator.set({ paper: 'out' })
-    const outcome = await submit(
-      connection(`serial://${emulator.serialPath}`),
-      job(3),
-      new AbortController().signal,
-      transports(),
-      EPSON,
-    )
+    const outcome = await submit(connection(`serial://${emulator.serialPath}`), job(3), new AbortController().signal, {
+      transports: transports(),
+      model: EPSON,
+    })
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.paper_out', retryable: true } })
     emulator.stop()
     expect(emulator.receipts).toEqual([])
   })
 
   test('no port: printer.unreachable, retryable, in plain words', async () => {
-    const outcome = await submit(
-      connection('serial:///dev/ttyUSB97'),
-      job(1),
-      new AbortController().signal,
-      transports(),
-      EPSON,
-    )
+    const outcome = await submit(connection('serial:///dev/ttyUSB97'), job(1), new AbortController().signal, {
+      transports: transports(),
+      model: EPSON,
+    })
     expect(outcome).toEqual({
       ok: false,
       failure: {
@@ -161,8 +153,7 @@ describe('flow control: 9,600 baud, a 45-byte buffer printed at 300 bytes a seco
         connection(`serial://${emulator.serialPath}?baud=9600&flow=${hostFlow}`),
         bytes,
         new AbortController().signal,
-        transports(),
-        { profile: 'generic-80mm', width: 80 },
+        { transports: transports(), model: { profile: 'generic-80mm', width: 80 } },
       ),
     ).toEqual({ ok: true })
     return printed(emulator)
@@ -231,20 +222,29 @@ describe('replug', () => {
         },
       ])
       expect(
-        await submit(port, job(1), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 }),
+        await submit(port, job(1), new AbortController().signal, {
+          transports: t,
+          model: { profile: 'generic-80mm', width: 80 },
+        }),
       ).toEqual({ ok: true })
       expect((await printed(first)).bytes).toEqual(job(1))
 
       unplug(root, 'ttyUSB0')
       first.stop()
       expect(
-        await submit(port, job(2), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 }),
+        await submit(port, job(2), new AbortController().signal, {
+          transports: t,
+          model: { profile: 'generic-80mm', width: 80 },
+        }),
       ).toMatchObject({ ok: false, failure: { code: 'printer.unreachable', retryable: true } })
 
       const second = serialPrinter()
       plug(root, 'ttyUSB1', second.serialPath)
       expect(
-        await submit(port, job(3), new AbortController().signal, t, { profile: 'generic-80mm', width: 80 }),
+        await submit(port, job(3), new AbortController().signal, {
+          transports: t,
+          model: { profile: 'generic-80mm', width: 80 },
+        }),
       ).toEqual({ ok: true })
       expect((await printed(second)).bytes).toEqual(job(3))
     } finally {

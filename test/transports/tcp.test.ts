@@ -14,7 +14,7 @@ const submitToTcp = (
   port: number,
   bytes: Uint8Array,
   { signal, support }: { signal: AbortSignal; support: StatusSupport },
-) => submitOverLink(tcpChannel(host, port), `${host}:${port}`, bytes, signal, support)
+) => submitOverLink({ open: tcpChannel(host, port), where: `${host}:${port}` }, bytes, signal, support)
 const readTcpStatus = (host: string, port: number) => readLinkStatus(tcpChannel(host, port), `${host}:${port}`)
 
 const NO_STATUS = { realtime: false, processIdResponse: false }

@@ -41,13 +41,10 @@ describe('usblp device file', () => {
   test('a printer that answers: status before, byte for byte, confirmed', async () => {
     const emulator = PrinterEmulator.serial({ profile: findProfile('epson-tm-t20iii')!, width: 80 })
     running.push(emulator)
-    const outcome = await submit(
-      connection(`usb://${emulator.serialPath}`),
-      bytes,
-      new AbortController().signal,
-      transports(),
-      EPSON,
-    )
+    const outcome = await submit(connection(`usb://${emulator.serialPath}`), bytes, new AbortController().signal, {
+      transports: transports(),
+      model: EPSON,
+    })
     if (!outcome.ok) throw new Error('the job was not sent')
     expect(await outcome.printed).toEqual({ ok: true })
     expect((await waitFor(() => emulator.receipts[0])).bytes).toEqual(bytes)
@@ -57,25 +54,19 @@ describe('usblp device file', () => {
     const emulator = PrinterEmulator.serial({ profile: findProfile('generic-80mm')!, width: 80 })
     running.push(emulator)
     expect(
-      await submit(
-        connection(`usb://${emulator.serialPath}`),
-        bytes,
-        new AbortController().signal,
-        transports(),
-        GENERIC,
-      ),
+      await submit(connection(`usb://${emulator.serialPath}`), bytes, new AbortController().signal, {
+        transports: transports(),
+        model: GENERIC,
+      }),
     ).toEqual({ ok: true })
     expect((await waitFor(() => emulator.receipts[0])).bytes).toEqual(bytes)
   })
 
   test('no device: printer.unreachable, retryable', async () => {
-    const outcome = await submit(
-      connection('usb:///dev/usb/lp9'),
-      bytes,
-      new AbortController().signal,
-      transports(),
-      GENERIC,
-    )
+    const outcome = await submit(connection('usb:///dev/usb/lp9'), bytes, new AbortController().signal, {
+      transports: transports(),
+      model: GENERIC,
+    })
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.unreachable', retryable: true } })
   })
 })
@@ -168,13 +159,10 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   test('by vendor, product and serial: status, the job byte for byte, confirmed; the interface released', async () => {
     const other = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'OTHER' })
     const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })
-    const outcome = await submit(
-      connection('usb://04b8:0e28/X1'),
-      bytes,
-      new AbortController().signal,
-      transports([other.device, printer.device]),
-      EPSON,
-    )
+    const outcome = await submit(connection('usb://04b8:0e28/X1'), bytes, new AbortController().signal, {
+      transports: transports([other.device, printer.device]),
+      model: EPSON,
+    })
     if (!outcome.ok) throw new Error('the job was not sent')
     expect(await outcome.printed).toEqual({ ok: true })
     expect(printer.received).toEqual(Array.from(bytes))
@@ -188,25 +176,19 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
       { vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' },
       { paper: 'out', coverOpen: false, error: false, offline: false },
     )
-    const outcome = await submit(
-      connection('usb://04b8:0e28'),
-      bytes,
-      new AbortController().signal,
-      transports([printer.device]),
-      EPSON,
-    )
+    const outcome = await submit(connection('usb://04b8:0e28'), bytes, new AbortController().signal, {
+      transports: transports([printer.device]),
+      model: EPSON,
+    })
     expect(outcome).toMatchObject({ ok: false, failure: { code: 'printer.paper_out', retryable: true } })
     expect(printer.received).toEqual([])
   })
 
   test('not plugged in: printer.unreachable, retryable, naming the device', async () => {
-    const outcome = await submit(
-      connection('usb://0519:0003/ABC'),
-      bytes,
-      new AbortController().signal,
-      transports([]),
-      GENERIC,
-    )
+    const outcome = await submit(connection('usb://0519:0003/ABC'), bytes, new AbortController().signal, {
+      transports: transports([]),
+      model: GENERIC,
+    })
     expect(outcome).toEqual({
       ok: false,
       failure: {
@@ -220,13 +202,10 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
   test('unplugged mid-job: printer.unreachable, retryable, and the device let go', async () => {
     const printer = usbPrinter({ vendorId: 0x04b8, productId: 0x0e28, serialNumber: 'X1' })
     printer.device.transferOut = async () => Promise.reject(new Error('LIBUSB_ERROR_NO_DEVICE'))
-    const outcome = await submit(
-      connection('usb://04b8:0e28'),
-      bytes,
-      new AbortController().signal,
-      transports([printer.device]),
-      GENERIC,
-    )
+    const outcome = await submit(connection('usb://04b8:0e28'), bytes, new AbortController().signal, {
+      transports: transports([printer.device]),
+      model: GENERIC,
+    })
     expect(outcome).toEqual({
       ok: false,
       failure: {
@@ -241,13 +220,10 @@ describe('bulk endpoints (usb 3.x), for a printer without usblp', () => {
 
   test('a device that is not a printer is refused, not retried', async () => {
     const { device } = usbPrinter({ vendorId: 0x1234, productId: 0x5678, serialNumber: 'Z' })
-    const outcome = await submit(
-      connection('usb://1234:5678'),
-      bytes,
-      new AbortController().signal,
-      transports([{ ...device, configuration: { interfaces: [] } }]),
-      GENERIC,
-    )
+    const outcome = await submit(connection('usb://1234:5678'), bytes, new AbortController().signal, {
+      transports: transports([{ ...device, configuration: { interfaces: [] } }]),
+      model: GENERIC,
+    })
     expect(outcome).toEqual({
       ok: false,
       failure: {

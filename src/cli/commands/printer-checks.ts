@@ -188,7 +188,10 @@ export const printersTestCommand: Command = {
         throw new CliError(`the test page cannot be printed on this model: ${error.message}`)
       throw error
     }
-    const submitted = await submit(parsed.connection, bytes, new AbortController().signal, links, printer)
+    const submitted = await submit(parsed.connection, bytes, new AbortController().signal, {
+      transports: links,
+      model: printer,
+    })
     const outcome = submitted.ok ? ((await submitted.printed) ?? submitted) : submitted
     if (!outcome.ok) {
       if ('cancelled' in outcome) throw new Error('the test page was cancelled, but nothing cancels it')
