@@ -32,6 +32,13 @@ function load(): Font {
   return { codePoints: Uint32Array.from(codePoints), offsets: Uint32Array.from(offsets), data }
 }
 
+/** How a glyph is drawn: `scaleX` times as wide and `scaleY` times as tall, bold or not. */
+export interface GlyphDrawing {
+  scaleX: number
+  scaleY: number
+  bold: boolean
+}
+
 /**
  * Calls `set` for each dot of a glyph drawn `scaleX` times as wide and `scaleY` times as tall by
  * nearest neighbour, from its top left corner; bold sets each dot's right neighbour too, as
@@ -39,9 +46,7 @@ function load(): Font {
  */
 export function forEachDot(
   found: Glyph,
-  scaleX: number,
-  scaleY: number,
-  bold: boolean,
+  { scaleX, scaleY, bold }: GlyphDrawing,
   set: (x: number, y: number) => void,
 ): void {
   const bytesPerRow = found.width / 8

@@ -1,6 +1,13 @@
 // The paper as dots: packed rows, the leftmost dot of each byte in the high bit, 1 for a black
 // dot (as printers take raster data). Drawing outside it is clipped.
 
+/** `height` rows of `widthBytes` bytes each, the leftmost dot of a byte in its high bit. */
+export interface PackedBits {
+  readonly widthBytes: number
+  readonly height: number
+  readonly rows: Uint8Array
+}
+
 export class DotCanvas {
   readonly widthBytes: number
   readonly rows: Uint8Array
@@ -35,7 +42,7 @@ export class DotCanvas {
   }
 
   /** Packed rows of `widthBytes` bytes, their black dots set at (left, top). */
-  drawBits(left: number, top: number, widthBytes: number, height: number, bits: Uint8Array): void {
+  drawBits(left: number, top: number, { widthBytes, height, rows: bits }: PackedBits): void {
     const bottom = Math.min(height, this.height - top)
     for (let y = Math.max(0, -top); y < bottom; y++) {
       for (let x = 0; x < widthBytes * 8; x++) {

@@ -169,7 +169,7 @@ function escCommand(context: EscPosContext, offset: number): void {
       return
     }
   }
-  if (!readParameterCommand(ESC_PARAMETER_COMMANDS, code, reader, printer.warnings, offset)) {
+  if (!readParameterCommand(ESC_PARAMETER_COMMANDS, code, { reader, warnings: printer.warnings, offset })) {
     printer.warnings.add(offset, `unknown command ESC 0x${hex(code)}; skipped`)
   }
 }

@@ -121,7 +121,7 @@ export function gsCommand(context: EscPosContext, offset: number): void {
       return printer.warnings.add(offset, `GS 8 ${String.fromCharCode(fn)} is not read by the preview; skipped`)
     }
   }
-  if (!readParameterCommand(GS_PARAMETER_COMMANDS, code, reader, printer.warnings, offset)) {
+  if (!readParameterCommand(GS_PARAMETER_COMMANDS, code, { reader, warnings: printer.warnings, offset })) {
     printer.warnings.add(offset, `unknown command GS 0x${hex(code)}; skipped`)
   }
 }
@@ -144,7 +144,12 @@ function barcode(context: EscPosContext, offset: number): void {
   const data = m <= 6 ? reader.takeUntil(0) : reader.take(reader.u8())
   const symbology = BARCODE_SYSTEMS[m]
   if (!symbology) return printer.warnings.add(offset, `GS k ${m}: this barcode system is not drawn by the preview`)
-  printBarcode(printer, symbology, data, 'escpos', { ...context.barcode }, offset, `GS k ${m}`)
+  printBarcode(
+    printer,
+    { symbology, data, code128Data: 'escpos', settings: { ...context.barcode } },
+    offset,
+    `GS k ${m}`,
+  )
 }
 
 /** `GS v 0 m xL xH yL yH d...`: a raster bit image of x bytes by y rows, m its scale. */
@@ -162,7 +167,12 @@ function raster(context: EscPosContext, offset: number): void {
     return printer.warnings.add(offset, `GS v 0 mode ${mode} is not a raster mode; the image is skipped`)
   if (rows.length === 0) return printer.warnings.add(offset, 'GS v 0 with no dots; ignored')
   const scale = { x: scaleBits & 1 ? 2 : 1, y: scaleBits & 2 ? 2 : 1 } as const
-  printRaster(printer, { widthBytes, height, rows, scale }, context.dotsPerLine, offset, 'GS v 0')
+  printRaster(
+    printer,
+    { image: { widthBytes, height, rows, scale }, dotsPerLine: context.dotsPerLine },
+    offset,
+    'GS v 0',
+  )
 }
 
 /** `GS ( x pL pH ...`: for `GS ( k` with cn 49, the QR code functions; the others are skipped. */

@@ -44,21 +44,23 @@ export function textWidth(text: string, drawing: Drawing = PLAIN): number {
   return width
 }
 
+/** Where and how a text is drawn: its top left corner, bold or not, and its magnification and font. */
+export interface TextPlacement {
+  left: number
+  top: number
+  bold: boolean
+  drawing?: Drawing
+}
+
 /** Draws `text` with its top left corner at (left, top); returns the x after it. */
-export function drawText(
-  canvas: DotCanvas,
-  left: number,
-  top: number,
-  text: string,
-  bold: boolean,
-  drawing: Drawing = PLAIN,
-): number {
+export function drawText(canvas: DotCanvas, text: string, { left, top, bold, drawing = PLAIN }: TextPlacement): number {
   const scale = scales(drawing)
+  const dots = { scaleX: scale.x, scaleY: scale.y, bold }
   let x = left
   for (const character of text) {
     const found = glyph(character.codePointAt(0)!)
     const at = x
-    if (found) forEachDot(found, scale.x, scale.y, bold, (dx, dy) => canvas.set(at + dx, top + dy))
+    if (found) forEachDot(found, dots, (dx, dy) => canvas.set(at + dx, top + dy))
     else drawBox(canvas, x, top)
     x += characterWidth(character, drawing)
   }

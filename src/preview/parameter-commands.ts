@@ -21,13 +21,18 @@ export const isZeroOrAsciiZero = (parameters: Uint8Array) => parameters.every((p
 /** The lowest bit of the parameter clear: the "off" of on/off commands. */
 export const isOff = (parameters: Uint8Array) => (parameters[0]! & 1) === 0
 
+/** Where a command is read: the bytes after its code, the warnings, and the command's offset. */
+export interface CommandReading {
+  reader: ByteReader
+  warnings: Warnings
+  offset: number
+}
+
 /** Reads the command `code` of the table for its length; false when the table has no such command. */
 export function readParameterCommand(
   commands: ParameterCommands,
   code: number,
-  reader: ByteReader,
-  warnings: Warnings,
-  offset: number,
+  { reader, warnings, offset }: CommandReading,
 ): boolean {
   const command = commands[code]
   if (!command) return false

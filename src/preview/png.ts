@@ -53,7 +53,7 @@ function textPiece({ runs, alignment }: TextLine, dotsPerLine: number): Piece {
         const drawing = drawingOf(run)
         const height = cellHeight(drawing)
         const runTop = top + gap / 2 + cell - height
-        const right = drawText(canvas, x, runTop, run.text, run.bold, drawing)
+        const right = drawText(canvas, run.text, { left: x, top: runTop, bold: run.bold, drawing })
         if (run.underline)
           canvas.fill(x, runTop + height - run.underline * drawing.height, right - x, run.underline * drawing.height)
         if (run.invert) canvas.invert(x, runTop, right - x, height)
@@ -68,21 +68,19 @@ function notePiece(text: string): Piece {
   return {
     height: LINE_DOTS,
     draw: (canvas, top) =>
-      void drawText(canvas, 0, top + (LINE_DOTS - CELL_HEIGHT) / 2, text, false, { width: 1, height: 1, font: 'b' }),
+      void drawText(canvas, text, {
+        left: 0,
+        top: top + (LINE_DOTS - CELL_HEIGHT) / 2,
+        bold: false,
+        drawing: { width: 1, height: 1, font: 'b' },
+      }),
   }
 }
 
 function imagePiece(image: RasterImage, dotsPerLine: number): Piece {
   return {
     height: image.height,
-    draw: (canvas, top) =>
-      canvas.drawBits(
-        leftOf(image.alignment, image.width, dotsPerLine),
-        top,
-        image.widthBytes,
-        image.height,
-        image.rows,
-      ),
+    draw: (canvas, top) => canvas.drawBits(leftOf(image.alignment, image.width, dotsPerLine), top, image),
   }
 }
 
@@ -136,7 +134,7 @@ function barcodePiece(barcode: Barcode, dotsPerLine: number): Piece {
       const textLeft = left + Math.floor((symbolWidth - textWidth(barcode.text)) / 2)
       let y = top
       if (textAbove) {
-        drawText(canvas, textLeft, y, barcode.text, false)
+        drawText(canvas, barcode.text, { left: textLeft, top: y, bold: false })
         y += textHeight
       }
       let x = left
@@ -145,7 +143,8 @@ function barcodePiece(barcode: Barcode, dotsPerLine: number): Piece {
         if (index % 2 === 0) canvas.fill(x, y, width, barcode.heightDots)
         x += width
       })
-      if (textBelow) drawText(canvas, textLeft, y + barcode.heightDots + HRI_GAP_DOTS, barcode.text, false)
+      if (textBelow)
+        drawText(canvas, barcode.text, { left: textLeft, top: y + barcode.heightDots + HRI_GAP_DOTS, bold: false })
     },
   }
 }

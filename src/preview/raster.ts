@@ -30,10 +30,15 @@ function scaled(widthBytes: number, height: number, rows: Uint8Array, scale: Ras
   return out
 }
 
+/** A raster image as a command gives it, and the paper's width in dots (what is wider is cut off). */
+export interface RasterPrint {
+  image: { widthBytes: number; height: number; rows: Uint8Array; scale: RasterScale }
+  dotsPerLine: number
+}
+
 export function printRaster(
   printer: Printer,
-  image: { widthBytes: number; height: number; rows: Uint8Array; scale: RasterScale },
-  dotsPerLine: number,
+  { image, dotsPerLine }: RasterPrint,
   offset: number,
   command: string,
 ): void {

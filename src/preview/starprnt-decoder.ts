@@ -159,7 +159,7 @@ function escCommand(context: StarContext, offset: number): void {
       reader.skip(3 * reader.u16())
       return printer.warnings.add(offset, 'ESC X (24-dot bit image) is not drawn by the preview; use ESC GS S')
   }
-  if (!readParameterCommand(ESC_PARAMETER_COMMANDS, code, reader, printer.warnings, offset)) {
+  if (!readParameterCommand(ESC_PARAMETER_COMMANDS, code, { reader, warnings: printer.warnings, offset })) {
     printer.warnings.add(offset, `unknown command ESC 0x${hex(code)}; skipped`)
   }
 }
@@ -265,7 +265,7 @@ function barcode(context: StarContext, offset: number): void {
       `ESC b ${type} ${hri} ${mode} ${heightDots}: parameters out of range; nothing prints`,
     )
   const settings = { ...widths, heightDots, hri: hri === 2 || hri === 4 ? 'below' : 'none' } as const
-  printBarcode(printer, symbology, data, 'starprnt', settings, offset, 'ESC b')
+  printBarcode(printer, { symbology, data, code128Data: 'starprnt', settings }, offset, 'ESC b')
 }
 
 /** Mode n3 1 to 3: modules of 2, 3 or 4 dots; code 39's wide elements 3 modules (2:6, 3:9, 4:12 dots). */
@@ -284,5 +284,10 @@ function raster(context: StarContext, offset: number): void {
   if (m !== 1 || tone !== 0)
     return printer.warnings.add(offset, `ESC GS S with m ${m} and n ${tone} is not a monochrome raster image; skipped`)
   if (rows.length === 0) return printer.warnings.add(offset, 'ESC GS S with no dots; ignored')
-  printRaster(printer, { widthBytes, height, rows, scale: { x: 1, y: 1 } }, context.dotsPerLine, offset, 'ESC GS S')
+  printRaster(
+    printer,
+    { image: { widthBytes, height, rows, scale: { x: 1, y: 1 } }, dotsPerLine: context.dotsPerLine },
+    offset,
+    'ESC GS S',
+  )
 }

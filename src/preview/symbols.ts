@@ -38,12 +38,17 @@ export function printQr(printer: Printer, settings: QrSettings, offset: number, 
   printer.print({ kind: 'qr', alignment: printer.alignment, data, moduleDots, errorCorrection }, offset, command)
 }
 
+/** A barcode as a command asks for it: its symbology and data (how code 128 reads it), and the settings in force. */
+export interface BarcodePrint {
+  symbology: BarcodeSymbology
+  data: Uint8Array
+  code128Data: Code128Data
+  settings: BarcodeSettings
+}
+
 export function printBarcode(
   printer: Printer,
-  symbology: BarcodeSymbology,
-  data: Uint8Array,
-  code128Data: Code128Data,
-  settings: BarcodeSettings,
+  { symbology, data, code128Data, settings }: BarcodePrint,
   offset: number,
   command: string,
 ): void {

@@ -96,6 +96,7 @@ export function decodePng(bytes: Uint8Array): GrayImage {
     throw new PngError(`has ${raw.length} bytes of image data where ${expected} were expected`)
   const transparency = readTransparency(header, plte, trns)
   const luma = new Uint8Array(header.width * header.height)
+  const image: DecodedImage = { header, channels, transparency, luma }
   let at = 0
   for (const [x0, y0, dx, dy] of passes) {
     const columns = Math.ceil((header.width - x0) / dx)
@@ -105,9 +106,10 @@ export function decodePng(bytes: Uint8Array): GrayImage {
     const pass = raw.subarray(at, at + rows * (1 + rowBytes))
     at += pass.length
     unfilter(pass, rows, rowBytes, Math.max(1, bitsPerPixel >> 3))
+    const layout: PassLayout = { columns, step: dx }
     for (let row = 0; row < rows; row++) {
       const samples = pass.subarray(row * (1 + rowBytes) + 1, (row + 1) * (1 + rowBytes))
-      writeRow(samples, header, channels, transparency, columns, luma, (y0 + row * dy) * header.width + x0, dx)
+      writeRow(samples, image, layout, (y0 + row * dy) * header.width + x0)
     }
   }
   return { width: header.width, height: header.height, luma }
@@ -192,17 +194,23 @@ function unfilter(pass: Uint8Array, rows: number, rowBytes: number, bytesPerPixe
   }
 }
 
+/** The image being decoded: its header, samples per pixel and transparency, and its grey levels so far. */
+interface DecodedImage {
+  header: Header
+  channels: number
+  transparency: Transparency
+  luma: Uint8Array
+}
+
+/** A pass of the image (an interlaced one has seven): its pixels per row, and the step between them in `luma`. */
+interface PassLayout {
+  columns: number
+  step: number
+}
+
 /** One row of samples as grey levels on white, at every `step`-th pixel of `luma` from `at`. */
-function writeRow(
-  samples: Uint8Array,
-  header: Header,
-  channels: number,
-  transparency: Transparency,
-  columns: number,
-  luma: Uint8Array,
-  at: number,
-  step: number,
-): void {
+function writeRow(samples: Uint8Array, image: DecodedImage, { columns, step }: PassLayout, at: number): void {
+  const { header, channels, transparency, luma } = image
   const { depth, colorType } = header
   if (depth === 8 && colorType !== 3 && !transparency.key) {
     // The common case, without per-sample arithmetic: 8-bit grey or colour, with or without alpha.

@@ -51,10 +51,11 @@ export function drawLine(
   const setDot = (x: number, y: number) => {
     if (x < width) rows[y * widthBytes + (x >> 3)]! |= 0x80 >> (x & 7)
   }
+  const drawing = { scaleX, scaleY, bold: style.bold }
   let left = start
   for (const found of glyphs) {
     const at = left
-    forEachDot(found, scaleX, scaleY, style.bold, (x, y) => setDot(at + x, y + LINE_GAP_ROWS))
+    forEachDot(found, drawing, (x, y) => setDot(at + x, y + LINE_GAP_ROWS))
     left += found.width * scaleX
   }
   const end = Math.min(width, left)
