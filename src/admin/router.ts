@@ -21,14 +21,16 @@ export const OWNER: RolePolicy = { read: 'owner', write: 'owner' }
 
 const READS = new Set(['GET', 'HEAD'])
 
+/** A change for the audit log: who made it (when signed in), what, to what, and from where. */
+export interface AuditedChange {
+  identity: Pick<AdminIdentity, 'user'> | undefined
+  action: string
+  target: string | null
+  address: string | null
+}
+
 /** Writes who did what to the audit log (in the open transaction). */
-export function audited(
-  store: Store,
-  identity: Pick<AdminIdentity, 'user'> | undefined,
-  action: string,
-  target: string | null,
-  address: string | null,
-): void {
+export function audited(store: Store, { identity, action, target, address }: AuditedChange): void {
   store.commits.write(() =>
     store.audit.record({
       userId: identity?.user.id ?? null,
@@ -54,12 +56,11 @@ export function adminRouter(store: Store, policy: RolePolicy) {
     .onAfterHandle(({ request, admin, route, params, server }) => {
       if (READS.has(request.method)) return
       const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
-      audited(
-        store,
-        admin,
-        auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)),
+      audited(store, {
+        identity: admin,
+        action: auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)),
         target,
-        remoteAddress(request, server),
-      )
+        address: remoteAddress(request, server),
+      })
     })
 }

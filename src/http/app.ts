@@ -46,18 +46,26 @@ interface RequestInfo {
 /** The liveness check, which monitors ask all day: no work (see `firstWork`). */
 const HEALTH_PATH = '/health'
 
+/** What the app the edges' routes are mounted on is made with. */
+export interface HttpAppOptions {
+  /** Where each request is told once answered. */
+  log: RequestLog
+  /** Paths whose errors are answered in OpenPrinter's closed envelope, which stock agents parse. */
+  openPrinterPaths: ReadonlySet<string>
+  /** Where internal errors are told. */
+  errors: Logger
+  /** Called once, with the first request that is not a liveness check. */
+  firstWork?: () => void
+  /** Memory held by request bodies still arriving, bounded in all and per caller (the default limits unless given). */
+  bodies?: BodyBudget
+}
+
 /**
  * The app the edges' routes are mounted on. Paths in `openPrinterPaths` answer errors in
  * OpenPrinter's closed envelope, which stock agents parse. `firstWork` is called once, with the
  * first request that is not a liveness check.
  */
-export function httpApp(
-  log: RequestLog,
-  openPrinterPaths: ReadonlySet<string>,
-  errors: Logger,
-  firstWork?: () => void,
-  bodies = new BodyBudget(),
-) {
+export function httpApp({ log, openPrinterPaths, errors, firstWork, bodies = new BodyBudget() }: HttpAppOptions) {
   const requests = new WeakMap<Request, RequestInfo>()
   let beforeWork = firstWork
   // normalize: false and our own body reader: nothing is coerced or silently dropped.

@@ -13,9 +13,18 @@ const tooLarge = (maxBytes: number) =>
   new ApiError('payload_too_large', `The request body must not exceed ${maxBytes} bytes.`, { headers: CLOSE })
 const tooSlow = () => new ApiError('request_timeout', 'The request body did not arrive in time.', { headers: CLOSE })
 
+/** A kind of body: its media type, and what messages call it. */
+interface BodyKind {
+  mediaType: string
+  what: string
+}
+
+const JSON_BODY: BodyKind = { mediaType: 'application/json', what: 'JSON' }
+const FORM_BODY: BodyKind = { mediaType: 'application/x-www-form-urlencoded', what: 'a form' }
+
 /** `caller` is who the body's bytes are charged to in the hub's body budget (its address when not named). */
 export async function readJsonBody(request: Request, maxBytes: number, caller?: string): Promise<unknown> {
-  const text = await readTextBody(request, 'application/json', 'JSON', maxBytes, caller)
+  const text = await readTextBody(request, JSON_BODY, maxBytes, caller)
   try {
     return JSON.parse(text)
   } catch {
@@ -25,14 +34,13 @@ export async function readJsonBody(request: Request, maxBytes: number, caller?: 
 
 /** A form body (`application/x-www-form-urlencoded`), as text: what printers that poll post. */
 export function readFormBody(request: Request, maxBytes: number, caller?: string): Promise<string> {
-  return readTextBody(request, 'application/x-www-form-urlencoded', 'a form', maxBytes, caller)
+  return readTextBody(request, FORM_BODY, maxBytes, caller)
 }
 
 /** A UTF-8 body of `mediaType` within `maxBytes`, as text. */
 async function readTextBody(
   request: Request,
-  mediaType: string,
-  what: string,
+  { mediaType, what }: BodyKind,
   maxBytes: number,
   caller?: string,
 ): Promise<string> {

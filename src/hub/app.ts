@@ -17,16 +17,21 @@ import type { EpsonSdp } from '../transports/epson-sdp.ts'
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
 
-/** `requests`: the request log; `errors`: where internal errors are told (component api); `firstWork`: see httpApp. */
-export function hubApp(
-  api: ApiContext,
-  admin: AdminContext,
-  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp },
-  requests: RequestLog,
-  errors: Logger,
-  firstWork?: () => void,
-) {
-  return httpApp(requests, OPENPRINTER_PATHS, errors, firstWork)
+/** What the hub's HTTP application is made of: the edges' contexts, and how requests and errors are told. */
+export interface HubAppOptions {
+  api: ApiContext
+  admin: AdminContext
+  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }
+  /** The request log. */
+  requests: RequestLog
+  /** Where internal errors are told (component api). */
+  errors: Logger
+  /** See httpApp. */
+  firstWork?: () => void
+}
+
+export function hubApp({ api, admin, polling, requests, errors, firstWork }: HubAppOptions) {
+  return httpApp({ log: requests, openPrinterPaths: OPENPRINTER_PATHS, errors, firstWork })
     .use(publicApi(api))
     .use(adminApi(admin))
     .use(cloudPrntRoutes(polling.cloudPrnt))

@@ -38,21 +38,35 @@ export interface BuiltinAgent {
   stop(): Promise<void>
 }
 
-export function startBuiltinAgent(
-  store: Store,
-  dataDir: string,
-  credentials: Credentials,
-  gateway: Gateway,
-  virtuals: VirtualPrinters,
+/** What the built-in agent runs with. */
+export interface BuiltinAgentOptions {
+  store: Store
+  dataDir: string
+  credentials: Credentials
+  gateway: Gateway
+  virtuals: VirtualPrinters
   /** What its printers may reach: the hub's output folder, device files, not the hub's own port. */
-  confinement: Confinement,
-  statusPollMs: number,
-  log: Logger,
+  confinement: Confinement
+  statusPollMs: number
+  log: Logger
   /** Told when a printer's own status changed. */
-  printerStateChanged: () => void,
+  printerStateChanged: () => void
   /** The printers that poll the hub for their jobs. */
-  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp },
-): BuiltinAgent {
+  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }
+}
+
+export function startBuiltinAgent({
+  store,
+  dataDir,
+  credentials,
+  gateway,
+  virtuals,
+  confinement,
+  statusPollMs,
+  log,
+  printerStateChanged,
+  polling,
+}: BuiltinAgentOptions): BuiltinAgent {
   const dir = join(dataDir, BUILTIN_AGENT_DIR)
   const ledger = new BuiltinLedger(store.db, store.commits, builtinAgentRecords(store, credentials.agentId))
   const agent = new Agent({

@@ -269,20 +269,26 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
       stopping: stopping.signal,
       detect: () => detectPrinters(undefined, loadUsbBackend),
-      downloadBackup: () => downloadBackup(backupRunner, config.dataDir, serverName(), now(), logs.for('backup')),
+      downloadBackup: () =>
+        downloadBackup(backupRunner, {
+          dataDir: config.dataDir,
+          serverName: serverName(),
+          now: now(),
+          log: logs.for('backup'),
+        }),
       printerConfinement,
       receipts,
       pollingPrinters: () => [...cloudPrnt.list(), ...epsonSdp.list()],
     }
     const requests = logs.for('api')
-    const app = hubApp(
+    const app = hubApp({
       api,
       admin,
-      { cloudPrnt, epsonSdp },
-      options.log ?? ((entry) => logRequest(requests, entry)),
-      requests,
-      options.firstWork,
-    )
+      polling: { cloudPrnt, epsonSdp },
+      requests: options.log ?? ((entry) => logRequest(requests, entry)),
+      errors: requests,
+      firstWork: options.firstWork,
+    })
     try {
       app.listen({
         hostname: config.host,
@@ -322,18 +328,18 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
-    const started = startBuiltinAgent(
+    const started = startBuiltinAgent({
       store,
-      config.dataDir,
-      { agentId: builtin.id, keyId: builtin.keyId },
+      dataDir: config.dataDir,
+      credentials: { agentId: builtin.id, keyId: builtin.keyId },
       gateway,
-      virtualPrinters,
-      printerConfinement(),
-      config.statusPollMs,
-      logs.for('agent'),
-      () => board.recordAgent(builtin.id),
-      { cloudPrnt, epsonSdp },
-    )
+      virtuals: virtualPrinters,
+      confinement: printerConfinement(),
+      statusPollMs: config.statusPollMs,
+      log: logs.for('agent'),
+      printerStateChanged: () => board.recordAgent(builtin.id),
+      polling: { cloudPrnt, epsonSdp },
+    })
     builtinAgent = started
     const server = app.server!
     const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host

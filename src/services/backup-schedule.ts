@@ -224,16 +224,21 @@ export class BackupSchedule {
   }
 }
 
+/** Where a backup to download is made, what it is named after (the server, the time), and where it is logged. */
+export interface BackupDownload {
+  dataDir: string
+  serverName: string
+  now: number
+  log: Logger
+}
+
 /**
  * A fresh backup for the dashboard to send, made in the data directory; undefined when one is being made. Logged, made
  * or failed.
  */
 export function downloadBackup(
   runner: BackupRunner,
-  dataDir: string,
-  serverName: string,
-  now: number,
-  log: Logger,
+  { dataDir, serverName, now, log }: BackupDownload,
 ): Promise<BackupOutcome> | undefined {
   if (runner.busy) return undefined
   const dir = join(dataDir, DOWNLOADS_DIR)

@@ -26,6 +26,13 @@ export interface BoardSources {
   now?: () => number
 }
 
+/** A printer of an agent, and its record when it is a project's. */
+interface AgentPrinter {
+  agentId: string
+  agentPrinterId: string
+  record: PrinterRecord | undefined
+}
+
 export class PrinterBoard {
   constructor(
     private readonly store: Store,
@@ -108,7 +115,7 @@ export class PrinterBoard {
       const state = this.stateOf(agentId, printerId, builtinId)
       const change = this.store.printerStates.record(agentId, printerId, state)
       if (!change) continue
-      this.logChange(agentId, printerId, records.get(printerId), change.from, state)
+      this.logChange({ agentId, agentPrinterId: printerId, record: records.get(printerId) }, change.from, state)
       this.tellProjects(agentId, printerId, change.from, state)
     }
   }
@@ -139,9 +146,7 @@ export class PrinterBoard {
 
   /** A fault (paper low or out, cover open, in error, offline) is a warning; a recovery, or news, is not. */
   private logChange(
-    agentId: string,
-    agentPrinterId: string,
-    record: PrinterRecord | undefined,
+    { agentId, agentPrinterId, record }: AgentPrinter,
     from: PrinterState | undefined,
     to: PrinterState,
   ): void {

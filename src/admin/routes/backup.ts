@@ -44,7 +44,12 @@ export function backupRoutes(context: AdminContext) {
     const body = await removedFile(outcome.summary.file)
     const name = basename(outcome.summary.file)
     // A copy of everything leaves the hub: said in the audit log, as a change would be.
-    audited(context.store, admin, 'backup.download', name, remoteAddress(request, server))
+    audited(context.store, {
+      identity: admin,
+      action: 'backup.download',
+      target: name,
+      address: remoteAddress(request, server),
+    })
     return new Response(body, {
       headers: {
         'content-type': 'application/octet-stream',

@@ -102,7 +102,7 @@ export function sessionRoutes(context: AdminContext) {
     const { session, token } = store.commits.write(() =>
       store.adminSessions.create(user.id, address, request.headers.get('user-agent') ?? ''),
     )
-    audited(store, { user }, 'session.sign_in', session.id, address)
+    audited(store, { identity: { user }, action: 'session.sign_in', target: session.id, address })
     set.headers['set-cookie'] = sessionCookie(request, token, Math.floor(ADMIN_SESSION_LIFETIME.maxMs / 1000))
     return {
       via: 'session' as const,
@@ -173,7 +173,7 @@ export function sessionRoutes(context: AdminContext) {
         if (added.kind === 'invalid') throw invalidField(added.path, added.message, added.message)
         if (added.kind === 'taken') throw new ApiError('conflict', 'An account of that name exists already.')
         const address = remoteAddress(request, server)
-        audited(store, { user: added.user }, 'users.create', added.user.name, address)
+        audited(store, { identity: { user: added.user }, action: 'users.create', target: added.user.name, address })
         return startSession(request, added.user, address, set)
       },
       { parse: 'none' },
