@@ -144,14 +144,14 @@ export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2))
 }
 
+/** The table of a list: each column's heading and its cell of a record, and what is said when there is none. */
+export interface ListTable<T> {
+  columns: Record<string, (record: T) => string | number | null>
+  empty: string
+}
+
 /** Records as JSON with --json, else as a plain text table with a header row and aligned columns. */
-export function printList<T>(
-  io: Io,
-  args: ParsedArgs,
-  records: T[],
-  columns: Record<string, (record: T) => string | number | null>,
-  empty: string,
-): void {
+export function printList<T>(io: Io, args: ParsedArgs, records: T[], { columns, empty }: ListTable<T>): void {
   if (args.values.json) return printJson(io, records)
   if (records.length === 0) return io.out(empty)
   const headers = Object.keys(columns)

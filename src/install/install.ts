@@ -104,14 +104,14 @@ export async function install(options: InstallOptions): Promise<void> {
     const hub = existsSync(binary) && existsSync(staged(root, UNIT_PATH)) ? installedHub(root) : undefined
     if (hub) {
       out(`printhub is installed already: backing its data up before the executable is replaced`)
-      await preUpgradeBackup(
+      await preUpgradeBackup({
         root,
         hub,
-        await executableVersion(binary).catch(() => undefined),
-        systemd,
+        previous: await executableVersion(binary).catch(() => undefined),
+        service: systemd,
         out,
-        () => new Date(),
-      )
+        now: () => new Date(),
+      })
     }
     replaceExecutable(options.executable, binary)
     dropOld(binary)

@@ -79,6 +79,12 @@ export function httpHealth(host: string, port: number, timeoutMs = 2_000): Healt
 
 export type HealthOutcome = { ok: true; afterMs: number; diskFull: boolean } | { ok: false; last: string }
 
+/** How often /health is asked (250 ms unless given), and by which clock. */
+export interface HealthPolling {
+  everyMs?: number
+  now?: () => number
+}
+
 /**
  * Waits until the hub with `serverId` answers /health (200; or 503, running with its disk full),
  * looking every `everyMs`, for at most `timeoutMs`.
@@ -87,8 +93,7 @@ export async function waitForHealth(
   prober: HealthProber,
   serverId: string,
   timeoutMs: number,
-  everyMs = 250,
-  now: () => number = Date.now,
+  { everyMs = 250, now = Date.now }: HealthPolling = {},
 ): Promise<HealthOutcome> {
   const start = now()
   let last = 'nothing answered'

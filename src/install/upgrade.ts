@@ -109,18 +109,28 @@ export function installation(root: string): {
   return { installed, dataDir: settings.dataDir, data, host: settings.host, port: settings.port, serverId }
 }
 
+/** What the pre-upgrade backup needs: the root, the installed hub and its version, the service, and its output. */
+export interface PreUpgradeBackup {
+  root: string
+  hub: { installed: string; dataDir: string; data: string }
+  previous: ExecutableVersion | undefined
+  service: ServiceManager
+  out: (line: string) => void
+  now: () => Date
+}
+
 /**
  * The pre-upgrade backup: by the installed printhub while it runs (`online`), or, when it has no
  * backup command, a copy of its data directory with the service stopped (and left stopped).
  */
-export async function preUpgradeBackup(
-  root: string,
-  hub: { installed: string; dataDir: string; data: string },
-  previous: ExecutableVersion | undefined,
-  service: ServiceManager,
-  out: (line: string) => void,
-  now: () => Date,
-): Promise<{ kept: Safekeeping; online: boolean; backups: string }> {
+export async function preUpgradeBackup({
+  root,
+  hub,
+  previous,
+  service,
+  out,
+  now,
+}: PreUpgradeBackup): Promise<{ kept: Safekeeping; online: boolean; backups: string }> {
   const backups = join(root, backupsDirOf(hub.dataDir, savedBackupDir(hub.data)))
   ensureBackupsDir(backups)
   const name = preUpgradeName(now(), previous?.version ?? 'unknown')
@@ -177,7 +187,7 @@ export async function upgrade(options: UpgradeOptions): Promise<UpgradeOutcome> 
   )
 
   // 1. A backup by the installed printhub, before anything changes.
-  const { kept, online, backups } = await preUpgradeBackup(root, hub, previous, service, out, now)
+  const { kept, online, backups } = await preUpgradeBackup({ root, hub, previous, service, out, now })
 
   // 2. The executable, replaced by rename; the old one stays beside it until the new one runs.
   out(

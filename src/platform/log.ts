@@ -91,12 +91,20 @@ function textValue(value: Exclude<LogValue, undefined>): string {
   return text === '' || NEEDS_QUOTES.test(text) ? JSON.stringify(text) : text
 }
 
+/** An entry of the log: its level, the component that speaks, its message and fields. */
+interface Entry {
+  level: LogLevel
+  component: string
+  msg: string
+  fields: LogFields | undefined
+}
+
 interface Budget {
   start: number
   lines: number
   suppressed: number
   /** The last entry counted instead of written. */
-  last?: { level: LogLevel; component: string; msg: string; fields: LogFields | undefined }
+  last?: Entry
 }
 
 export class Log {
@@ -118,8 +126,10 @@ export class Log {
   }
 
   for(component: string): Logger {
-    const entry = (level: LogLevel) => (msg: string, fields?: LogFields, options?: EntryOptions) =>
-      this.entry(level, component, msg, fields, options)
+    const entry = (level: LogLevel) => (msg: string, fields?: LogFields, options?: EntryOptions) => {
+      if (RANK[level] < this.min && options?.always !== true) return
+      this.entry({ level, component, msg, fields }, options)
+    }
     return {
       component,
       debug: entry('debug'),
@@ -135,10 +145,10 @@ export class Log {
     return RANK[level] >= this.min
   }
 
-  entry(level: LogLevel, component: string, msg: string, fields?: LogFields, options?: EntryOptions): void {
-    if (RANK[level] < this.min && options?.always !== true) return
-    if (options?.limit !== undefined && !this.withinBudget(options.limit, level, component, msg, fields)) return
-    this.write(this.format(level, component, msg, fields, options?.event))
+  /** Writes an entry of a level that is written (or `always`), unless its budget is spent. */
+  private entry(line: Entry, options: EntryOptions | undefined): void {
+    if (options?.limit !== undefined && !this.withinBudget(options.limit, line)) return
+    this.write(this.format(line, options?.event))
   }
 
   /** Writes now the counts of lines left out in windows that have not ended yet (at shutdown). */
@@ -149,13 +159,7 @@ export class Log {
     this.sweeper = undefined
   }
 
-  private format(
-    level: LogLevel,
-    component: string,
-    msg: string,
-    fields: LogFields | undefined,
-    event: EntryOptions['event'],
-  ): string {
+  private format({ level, component, msg, fields }: Entry, event: EntryOptions['event']): string {
     const prefix = this.settings.journal ? PRIORITY[level] : ''
     if (this.settings.format === 'json') {
       // `--json`'s events as they always were, for the scripts written for them.
@@ -182,13 +186,7 @@ export class Log {
   }
 
   /** True when the line may be written; otherwise it is counted against its key. */
-  private withinBudget(
-    key: string,
-    level: LogLevel,
-    component: string,
-    msg: string,
-    fields: LogFields | undefined,
-  ): boolean {
+  private withinBudget(key: string, line: Entry): boolean {
     const now = this.now()
     let budget = this.budgets.get(key)
     if (budget && now - budget.start >= LIMIT_WINDOW_MS) {
@@ -197,8 +195,7 @@ export class Log {
     }
     if (!budget) {
       if (this.budgets.size >= LIMIT_KEYS) this.sweep()
-      if (this.budgets.size >= LIMIT_KEYS && key !== OVERFLOW_KEY)
-        return this.withinBudget(OVERFLOW_KEY, level, component, msg, fields)
+      if (this.budgets.size >= LIMIT_KEYS && key !== OVERFLOW_KEY) return this.withinBudget(OVERFLOW_KEY, line)
       budget = { start: now, lines: 0, suppressed: 0 }
       this.budgets.set(key, budget)
     }
@@ -207,7 +204,7 @@ export class Log {
       return true
     }
     budget.suppressed++
-    budget.last = { level, component, msg, fields }
+    budget.last = line
     // Counts are written when their window ends, also when no line of the key comes again.
     this.sweeper ??= setInterval(() => this.sweep(), LIMIT_WINDOW_MS / 4)
     this.sweeper.unref?.()
@@ -230,8 +227,8 @@ export class Log {
 
   private summarise(budget: Budget): void {
     if (budget.suppressed === 0 || !budget.last) return
-    const { level, component, msg, fields } = budget.last
-    this.write(this.format(level, component, msg, { ...fields, suppressed: budget.suppressed }, undefined))
+    const { fields } = budget.last
+    this.write(this.format({ ...budget.last, fields: { ...fields, suppressed: budget.suppressed } }, undefined))
     budget.suppressed = 0
     budget.last = undefined
   }
@@ -264,21 +261,45 @@ export function logSettingsFrom(
   flags: { format?: string; level?: string },
   env: Record<string, string | undefined>,
 ): { ok: true; format: LogFormat; level: LogLevel } | { ok: false; problem: string } {
-  const format = pick('--log-format', flags.format, 'PRINTHUB_LOG_FORMAT', env.PRINTHUB_LOG_FORMAT, LOG_FORMATS, 'text')
+  const format = pick({
+    flag: '--log-format',
+    flagValue: flags.format,
+    name: 'PRINTHUB_LOG_FORMAT',
+    envValue: env.PRINTHUB_LOG_FORMAT,
+    allowed: LOG_FORMATS,
+    fallback: 'text',
+  })
   if (!format.ok) return format
-  const level = pick('--log-level', flags.level, 'PRINTHUB_LOG_LEVEL', env.PRINTHUB_LOG_LEVEL, LOG_LEVELS, 'info')
+  const level = pick({
+    flag: '--log-level',
+    flagValue: flags.level,
+    name: 'PRINTHUB_LOG_LEVEL',
+    envValue: env.PRINTHUB_LOG_LEVEL,
+    allowed: LOG_LEVELS,
+    fallback: 'info',
+  })
   if (!level.ok) return level
   return { ok: true, format: format.value, level: level.value }
 }
 
-function pick<T extends string>(
-  flag: string,
-  flagValue: string | undefined,
-  name: string,
-  envValue: string | undefined,
-  allowed: readonly T[],
-  fallback: T,
-): { ok: true; value: T } | { ok: false; problem: string } {
+/** A setting of the log: its flag and its environment variable with their values, what it may be, and its default. */
+interface LogChoice<T extends string> {
+  flag: string
+  flagValue: string | undefined
+  name: string
+  envValue: string | undefined
+  allowed: readonly T[]
+  fallback: T
+}
+
+function pick<T extends string>({
+  flag,
+  flagValue,
+  name,
+  envValue,
+  allowed,
+  fallback,
+}: LogChoice<T>): { ok: true; value: T } | { ok: false; problem: string } {
   const [source, value] =
     flagValue !== undefined
       ? [flag, flagValue]

@@ -21,11 +21,8 @@ export const agentsListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const agents = withStore(args, io, (store) => store.agents.list())
-    printList(
-      io,
-      args,
-      agents,
-      {
+    printList(io, args, agents, {
+      columns: {
         ID: (a) => a.id,
         NAME: (a) => (a.builtin ? `${a.name} (built-in)` : a.name),
         PLATFORM: (a) => a.platform,
@@ -34,8 +31,8 @@ export const agentsListCommand: Command = {
         'LAST SEEN': (a) => a.lastSeenAt,
         REVOKED: (a) => a.revokedAt,
       },
-      'No agents.',
-    )
+      empty: 'No agents.',
+    })
   },
 }
 

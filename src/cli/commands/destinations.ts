@@ -98,13 +98,15 @@ export const destinationsListCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const destinations = withProject(args, io, (store, projectId) => store.destinations.list(projectId))
-    printList(
-      io,
-      args,
-      destinations,
-      { NAME: (d) => d.name, MODE: (d) => d.mode, PRINTERS: (d) => d.printers.join(','), CREATED: (d) => d.createdAt },
-      'No destinations.',
-    )
+    printList(io, args, destinations, {
+      columns: {
+        NAME: (d) => d.name,
+        MODE: (d) => d.mode,
+        PRINTERS: (d) => d.printers.join(','),
+        CREATED: (d) => d.createdAt,
+      },
+      empty: 'No destinations.',
+    })
   },
 }
 

@@ -37,11 +37,8 @@ export const jobsListCommand: Command = {
     const jobs = withProject(args, io, (store, projectId) =>
       store.jobs.newest(projectId, state as JobState | undefined),
     )
-    printList(
-      io,
-      args,
-      jobs,
-      {
+    printList(io, args, jobs, {
+      columns: {
         ID: (j) => j.id,
         STATE: (j) => `${en.jobStates[j.state].word} (${j.state})`,
         PRINTER: (j) => j.printerId,
@@ -49,8 +46,8 @@ export const jobsListCommand: Command = {
         CREATED: (j) => j.createdAt,
         'IDEMPOTENCY KEY': (j) => j.idempotencyKey,
       },
-      'No jobs.',
-    )
+      empty: 'No jobs.',
+    })
   },
 }
 

@@ -59,11 +59,8 @@ export const keysListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const keys = withProject(args, io, (store, projectId) => store.apiKeys.list(projectId))
-    printList(
-      io,
-      args,
-      keys,
-      {
+    printList(io, args, keys, {
+      columns: {
         ID: (k) => k.id,
         PREFIX: (k) => k.keyPrefix,
         SCOPES: (k) => k.scopes.join(','),
@@ -71,8 +68,8 @@ export const keysListCommand: Command = {
         CREATED: (k) => k.createdAt,
         REVOKED: (k) => k.revokedAt,
       },
-      'No keys.',
-    )
+      empty: 'No keys.',
+    })
   },
 }
 

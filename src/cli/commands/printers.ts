@@ -285,19 +285,16 @@ export const printersListCommand: Command = {
     if (args.values.local) {
       const ledger = Ledger.open(agentDataDirOf(args, io))
       try {
-        return printList(
-          io,
-          args,
-          ledger.printers(),
-          {
+        return printList(io, args, ledger.printers(), {
+          columns: {
             ID: (p) => p.id,
             CONNECTION: (p) => p.connection,
             PROFILE: (p) => p.profile,
             WIDTH: (p) => p.width,
             NAME: (p) => p.name,
           },
-          'No printers.',
-        )
+          empty: 'No printers.',
+        })
       } finally {
         ledger.close()
       }
@@ -306,26 +303,20 @@ export const printersListCommand: Command = {
       const printers = withStore(args, io, (store) =>
         store.agents.printers().map(({ descriptor: _descriptor, ...printer }) => printer),
       )
-      return printList(
-        io,
-        args,
-        printers,
-        {
+      return printList(io, args, printers, {
+        columns: {
           AGENT: (p) => p.agentId,
           'AGENT PRINTER': (p) => p.printerId,
           NAME: (p) => p.name,
           AVAILABILITY: (p) => p.availability,
           REPORTED: (p) => p.updatedAt,
         },
-        'No agent has reported printers.',
-      )
+        empty: 'No agent has reported printers.',
+      })
     }
     const printers = withProject(args, io, (store, projectId) => store.printers.list(projectId))
-    printList(
-      io,
-      args,
-      printers,
-      {
+    printList(io, args, printers, {
+      columns: {
         ID: (p) => p.id,
         'REMOTE ID': (p) => p.remoteId,
         AGENT: (p) => p.agentId,
@@ -334,8 +325,8 @@ export const printersListCommand: Command = {
         WIDTH: (p) => p.width,
         NAME: (p) => p.name,
       },
-      'No printers.',
-    )
+      empty: 'No printers.',
+    })
   },
 }
 

@@ -27,13 +27,10 @@ export const profilesListCommand: Command = {
   options: { ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    printList(
-      io,
-      args,
-      [...PROFILES],
-      { PROFILE: (p) => p.id, NAME: (p) => p.name, COMMANDS: (p) => p.commandSet, PAPER: paper },
-      'No profiles.',
-    )
+    printList(io, args, [...PROFILES], {
+      columns: { PROFILE: (p) => p.id, NAME: (p) => p.name, COMMANDS: (p) => p.commandSet, PAPER: paper },
+      empty: 'No profiles.',
+    })
   },
 }
 

@@ -40,12 +40,9 @@ export const projectsListCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const projects = withStore(args, io, (store) => store.projects.list())
-    printList(
-      io,
-      args,
-      projects,
-      { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt },
-      'No projects.',
-    )
+    printList(io, args, projects, {
+      columns: { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt },
+      empty: 'No projects.',
+    })
   },
 }

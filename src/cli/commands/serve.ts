@@ -60,6 +60,17 @@ export function testJobCurl(url: string, init: FirstStart): string {
   )
 }
 
+/** A hub that is up: where, with what data, which server, and what a first start made. */
+interface Listening {
+  url: string
+  dataDir: string
+  host: string
+  serverId: string
+  firstStart: FirstStart | undefined
+  dashboardUrl: string
+  setupToken: string | undefined
+}
+
 /**
  * What serve says: in JSON, events through its log (one object per line, for scripts); in text,
  * the first start's lines as they are (to copy), the rest through the log.
@@ -69,15 +80,7 @@ function output(io: Io, log: Logger, json: boolean) {
   const event = (name: string, msg: string, fields: object = {}) =>
     log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
   return {
-    listening(
-      url: string,
-      dataDir: string,
-      host: string,
-      serverId: string,
-      firstStart: FirstStart | undefined,
-      dashboardUrl: string,
-      setupToken: string | undefined,
-    ) {
+    listening({ url, dataDir, host, serverId, firstStart, dashboardUrl, setupToken }: Listening) {
       const setupUrl = setupToken && `${dashboardUrl}setup#${setupToken}`
       const everywhere = isWildcardHost(host) ? ' (and on every address of this machine)' : ''
       const listening = `printhub ${VERSION} listening on ${url}${everywhere}, data in ${dataDir}`
@@ -166,15 +169,15 @@ export const serveCommand: Command = {
     })
     const lanUrl = hubOnTheLan(config.serverName, config.host, hub.port, config.tls ? 'https' : 'http').url
     const dashboardUrl = `${lanUrl}${DASHBOARD_PATH.slice(1)}/`
-    out.listening(
-      hub.url,
-      config.dataDir,
-      config.host,
-      hub.serverId,
-      hub.init.created ? hub.init : undefined,
+    out.listening({
+      url: hub.url,
+      dataDir: config.dataDir,
+      host: config.host,
+      serverId: hub.serverId,
+      firstStart: hub.init.created ? hub.init : undefined,
       dashboardUrl,
-      hub.setupToken,
-    )
+      setupToken: hub.setupToken,
+    })
     const signal = await stopSignal
     out.stopping(signal)
     await hub.stop()

@@ -71,18 +71,15 @@ export const usersListCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const users = withStore(args, io, (store) => store.users.list())
-    printList(
-      io,
-      args,
-      users,
-      {
+    printList(io, args, users, {
+      columns: {
         NAME: (u) => u.name,
         ROLE: (u) => u.role,
         STATE: (u) => (u.disabled ? 'disabled' : 'active'),
         CREATED: (u) => u.createdAt,
       },
-      'No accounts yet (printhub admin set-password makes the first owner).',
-    )
+      empty: 'No accounts yet (printhub admin set-password makes the first owner).',
+    })
   },
 }
 
