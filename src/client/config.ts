@@ -63,14 +63,17 @@ function environment(name: string): string | undefined {
   }
 }
 
-function integerSetting(
-  name: string,
-  envName: string | undefined,
-  option: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
+/** An integer setting: its option's name and value, its environment variable if it has one, its default and range. */
+interface IntegerSetting {
+  name: string
+  envName?: string
+  option: number | undefined
+  fallback: number
+  min: number
+  max: number
+}
+
+function integerSetting({ name, envName, option, fallback, min, max }: IntegerSetting): number {
   const raw = option ?? (envName ? environment(envName) : undefined)
   const setting = option === undefined && raw !== undefined ? envName! : name
   if (raw === undefined) return fallback
@@ -120,22 +123,21 @@ export function resolveClientConfig(options: PrintHubClientOptions = {}): Readon
   const fetchFn = options.fetch ?? globalThis.fetch
   if (typeof fetchFn !== 'function')
     throw new ConfigurationError('fetch', 'must be a function; this runtime has no global fetch')
-  const retryBaseDelayMs = integerSetting(
-    'retryBaseDelayMs',
-    undefined,
-    options.retryBaseDelayMs,
-    CLIENT_DEFAULTS.retryBaseDelayMs,
-    0,
-    60_000,
-  )
-  const maxRetries = integerSetting(
-    'maxRetries',
-    'PRINTHUB_MAX_RETRIES',
-    options.maxRetries,
-    CLIENT_DEFAULTS.maxRetries,
-    0,
-    10,
-  )
+  const retryBaseDelayMs = integerSetting({
+    name: 'retryBaseDelayMs',
+    option: options.retryBaseDelayMs,
+    fallback: CLIENT_DEFAULTS.retryBaseDelayMs,
+    min: 0,
+    max: 60_000,
+  })
+  const maxRetries = integerSetting({
+    name: 'maxRetries',
+    envName: 'PRINTHUB_MAX_RETRIES',
+    option: options.maxRetries,
+    fallback: CLIENT_DEFAULTS.maxRetries,
+    min: 0,
+    max: 10,
+  })
   return Object.freeze({
     baseUrl: baseUrlSetting(options.baseUrl),
     apiKey: checkApiKey(
@@ -146,24 +148,23 @@ export function resolveClientConfig(options: PrintHubClientOptions = {}): Readon
       options.projectId ?? environment('PRINTHUB_PROJECT_ID'),
       options.projectId === undefined ? 'PRINTHUB_PROJECT_ID' : 'projectId',
     ),
-    timeoutMs: integerSetting(
-      'timeoutMs',
-      'PRINTHUB_TIMEOUT_MS',
-      options.timeoutMs,
-      CLIENT_DEFAULTS.timeoutMs,
-      1,
-      86_400_000,
-    ),
+    timeoutMs: integerSetting({
+      name: 'timeoutMs',
+      envName: 'PRINTHUB_TIMEOUT_MS',
+      option: options.timeoutMs,
+      fallback: CLIENT_DEFAULTS.timeoutMs,
+      min: 1,
+      max: 86_400_000,
+    }),
     maxRetries: options.retry === false ? 0 : maxRetries,
     retryBaseDelayMs,
-    retryMaxDelayMs: integerSetting(
-      'retryMaxDelayMs',
-      undefined,
-      options.retryMaxDelayMs,
-      Math.max(CLIENT_DEFAULTS.retryMaxDelayMs, retryBaseDelayMs),
-      retryBaseDelayMs,
-      120_000,
-    ),
+    retryMaxDelayMs: integerSetting({
+      name: 'retryMaxDelayMs',
+      option: options.retryMaxDelayMs,
+      fallback: Math.max(CLIENT_DEFAULTS.retryMaxDelayMs, retryBaseDelayMs),
+      min: retryBaseDelayMs,
+      max: 120_000,
+    }),
     // Called unbound: some runtimes' fetch must not see another `this`.
     fetch: (input: RequestInfo | URL, init?: RequestInit) => fetchFn(input, init),
   }) as Readonly<ClientConfig>

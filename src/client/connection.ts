@@ -55,7 +55,7 @@ export class Connection {
     const apiKey = this.#config.apiKey
     if (apiKey === undefined)
       throw new ConfigurationError('apiKey', 'is required for project routes: pass it or set PRINTHUB_API_KEY')
-    return eventStream(this.#config, this.#scheduler, this.projectPath('events'), apiKey, options)
+    return eventStream(this.#config, this.#scheduler, { path: this.projectPath('events'), apiKey }, options)
   }
 
   forProject(projectId: string): Connection {

@@ -32,11 +32,16 @@ function frames(text: string): { event?: string; data?: string }[] {
   })
 }
 
+/** Where the stream is read from (from the base URL), and with which key. */
+interface StreamSource {
+  path: string
+  apiKey: string
+}
+
 export async function* eventStream(
   config: Readonly<ClientConfig>,
   scheduler: Scheduler,
-  path: string,
-  apiKey: string,
+  { path, apiKey }: StreamSource,
   options: EventStreamOptions,
 ): AsyncGenerator<StreamItem> {
   const url = config.baseUrl + path

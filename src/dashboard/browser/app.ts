@@ -15,13 +15,16 @@ interface SessionAnswer {
 
 const root = document.getElementById('root')!
 
-function authForm(
-  title: string,
-  intro: string,
-  fields: HTMLElement[],
-  submitLabel: string,
-  submit: (values: Record<string, string>) => Promise<void>,
-): HTMLElement {
+/** A form of the signed-out pages: its heading and words, its fields, its button, and what it does when sent. */
+interface AuthForm {
+  title: string
+  intro: string
+  fields: HTMLElement[]
+  submitLabel: string
+  submit: (values: Record<string, string>) => Promise<void>
+}
+
+function authForm({ title, intro, fields, submitLabel, submit }: AuthForm): HTMLElement {
   const error = errorBox()
   const button = h('button', { type: 'submit' }, submitLabel)
   const form = h('form', { class: 'card auth' }, h('h1', {}, title), h('p', {}, intro), ...fields, error, button)
@@ -59,19 +62,19 @@ async function login(): Promise<void> {
   }
   replace(
     main,
-    authForm(
-      t.signIn.title,
-      t.signIn.intro,
-      [
+    authForm({
+      title: t.signIn.title,
+      intro: t.signIn.intro,
+      fields: [
         field(t.signIn.name, h('input', { name: 'name', autocomplete: 'username', maxlength: '64' })),
         field(t.signIn.password, password('password', 'current-password')),
       ],
-      t.signIn.submit,
-      async (values) => {
+      submitLabel: t.signIn.submit,
+      submit: async (values) => {
         await api('POST', '/login', { ...(values.name ? { name: values.name } : {}), password: values.password })
         location.assign(`${config.dashboard}/`)
       },
-    ),
+    }),
   )
   main.querySelector('input')?.focus()
 }
@@ -83,10 +86,10 @@ function setup(): void {
   replace(root, main)
   replace(
     main,
-    authForm(
-      t.signIn.setupTitle,
-      t.signIn.setupIntro,
-      [
+    authForm({
+      title: t.signIn.setupTitle,
+      intro: t.signIn.setupIntro,
+      fields: [
         field(
           t.signIn.yourName,
           h('input', { name: 'name', required: true, autocomplete: 'username', maxlength: '64', value: 'admin' }),
@@ -94,13 +97,13 @@ function setup(): void {
         field(t.signIn.newPassword, password('password', 'new-password')),
         field(t.signIn.repeat, password('repeat', 'new-password')),
       ],
-      t.signIn.setupSubmit,
-      async (values) => {
+      submitLabel: t.signIn.setupSubmit,
+      submit: async (values) => {
         if (values.password !== values.repeat) throw new ApiProblem(400, t.signIn.notSame)
         await api('POST', '/setup', { token, name: values.name, password: values.password })
         location.assign(`${config.dashboard}/`)
       },
-    ),
+    }),
   )
   main.querySelector('input')?.focus()
 }
