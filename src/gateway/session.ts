@@ -1,50 +1,53 @@
 // One agent connection on the hub's side of OpenPrinter v1 (reference sections 3 and 4): the
 // challenge, the handshake, heartbeats, inventories and job reports. It speaks through a
 // transport (a WebSocket, or the in-memory pipe of the built-in agent), so every agent goes
-// through this same code.
+// through this same code. Its challenge is in challenge.ts, its heartbeats in heartbeats.ts, what
+// it hears of jobs in job-reports.ts.
 import { decodeFrame, encodeFrame } from '../protocol/codec.ts'
-import { type AuthRejectionCode, authAcceptedRule, authChallengeRule, authRejectedRule, authResponseRule, agentMessageRule, type PrinterDescriptor, serverMessageRule, type ServerMessage } from '../protocol/frames.ts'
-import { PRINTHUB_PRODUCT_ID, printhubAgentMessageRule, type PrinthubAgentMessage, printhubServerMessageRule } from '../protocol/extensions.ts'
+import {
+  type AuthRejectionCode,
+  authAcceptedRule,
+  authRejectedRule,
+  agentMessageRule,
+  type PrinterDescriptor,
+  serverMessageRule,
+  type ServerMessage,
+} from '../protocol/frames.ts'
+import {
+  PRINTHUB_PRODUCT_ID,
+  printhubAgentMessageRule,
+  type PrinthubAgentMessage,
+  printhubServerMessageRule,
+} from '../protocol/extensions.ts'
 import { MAX_AUTH_FRAME_BYTES, MAX_FRAME_BYTES, PROTOCOL_VERSION } from '../protocol/limits.ts'
-import { encodeBase64Url } from '../protocol/values.ts'
-import { reportedFailure } from '../protocol/failures.ts'
-import { verifySignature } from './ed25519.ts'
+import { Challenge } from './challenge.ts'
+import { CLOSE_AUTH_FAILED, CLOSE_AUTH_TIMEOUT, CLOSE_PROTOCOL, CLOSE_REASONS, sanitize } from './close-codes.ts'
+import { Heartbeats } from './heartbeats.ts'
+import { jobReport } from './job-reports.ts'
 import { applyDelta, type Inventory, InventoryPace, replaceSnapshot } from './inventory.ts'
+import { newMessageId, randomHex } from './message-ids.ts'
 import type { GatewayEvents, GatewaySettings, GatewayTransport, SessionOptions } from './session-types.ts'
 
-/** WebSocket close codes of the reference (section 3.6). */
-export const CLOSE_AUTH_FAILED = 4401
-export const CLOSE_AUTH_TIMEOUT = 4408
-export const CLOSE_PROTOCOL = 4400
-
-export type { AgentCredential, GatewayEvents, GatewaySettings, GatewayTransport, JobReport, SessionOptions } from './session-types.ts'
+export type {
+  AgentCredential,
+  GatewayEvents,
+  GatewaySettings,
+  GatewayTransport,
+  JobReport,
+  SessionOptions,
+} from './session-types.ts'
 
 type State = 'authenticating' | 'handshaking' | 'connected' | 'closed'
 
 const AUTH_FAILED = 'Gateway authentication failed.'
-/** The reference's close reasons for the disconnects it defines; others close with their reason. */
-const CLOSE_REASONS: Record<string, string> = { protocol_error: 'Protocol error', heartbeat_timeout: 'Heartbeat timeout' }
 const PROTOCOL_ERROR = 'The connection violated the OpenPrinter protocol.'
-
-function randomHex(bytes: number): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex')
-}
-
-export const newMessageId = (): string => `msg_${randomHex(16)}`
-
-/** Close reasons are bounded and printable (reference 3.6). */
-function sanitize(reason: string): string {
-  return reason.replace(/[\u0000-\u001f\u007f]/g, ' ').trim().slice(0, 120)
-}
 
 class ProtocolViolation extends Error {}
 
 export class GatewaySession {
   readonly id = `session_${randomHex(16)}`
   private state: State = 'authenticating'
-  private readonly challengeId = `challenge_${randomHex(16)}`
-  private challengePayload = new Uint8Array()
-  private challengeExpiresAt = 0
+  private readonly challenge: Challenge
   private agent: string | undefined
   /** For the log: the name the agent paired with (once authenticated), and why the session ended. */
   private name: string | undefined
@@ -53,10 +56,8 @@ export class GatewaySession {
   private printhubPeer = false
   private inventoryState: Inventory | undefined
   private readonly inventoryPace = new InventoryPace()
-  private readonly pendingHeartbeats = new Set<string>()
+  private readonly heartbeats: Heartbeats
   private timers = new Set<Timer>()
-  private deadline: Timer | undefined
-  private heartbeats: Timer | undefined
   /** Frames are handled strictly one after another, as they arrived. */
   private queue: Promise<void> = Promise.resolve()
 
@@ -65,7 +66,26 @@ export class GatewaySession {
     private readonly settings: GatewaySettings,
     private readonly events: GatewayEvents,
     private readonly options: SessionOptions,
-  ) {}
+  ) {
+    this.challenge = new Challenge(settings, this.id)
+    this.heartbeats = new Heartbeats(
+      settings,
+      (messageId) => {
+        try {
+          this.sendServer('server.heartbeat', { timeoutMs: this.settings.heartbeatTimeoutMs }, messageId)
+        } catch {
+          this.close(CLOSE_PROTOCOL, 'Transport error')
+        }
+      },
+      () =>
+        this.disconnect(
+          'heartbeat_timeout',
+          'The agent did not answer protocol heartbeats in time.',
+          true,
+          this.settings.heartbeatIntervalMs,
+        ),
+    )
+  }
 
   get sharesCommits(): boolean {
     return this.options.sharesCommits
@@ -78,7 +98,11 @@ export class GatewaySession {
 
   /** Who this is and where from, for the log; once closed, why. */
   get described(): { agentName: string | undefined; address: string; endReason: string | undefined } {
-    return { agentName: this.name, address: this.transport.remoteAddress ?? 'unknown', endReason: this.state === 'closed' ? (this.ending ?? 'closed') : undefined }
+    return {
+      agentName: this.name,
+      address: this.transport.remoteAddress ?? 'unknown',
+      endReason: this.state === 'closed' ? (this.ending ?? 'closed') : undefined,
+    }
   }
 
   get isPrinthubAgent(): boolean {
@@ -96,13 +120,7 @@ export class GatewaySession {
 
   /** Sends the challenge; call once the transport is open. */
   open(): void {
-    const now = this.settings.now()
-    this.challengeExpiresAt = now + this.settings.challengeTtlMs
-    const expiresAt = new Date(this.challengeExpiresAt).toISOString()
-    const nonce = encodeBase64Url(crypto.getRandomValues(new Uint8Array(32)))
-    // The reference layout: a domain tag, then what binds the challenge to this server and socket.
-    this.challengePayload = new TextEncoder().encode(['openprinter-auth-v1', this.settings.serverId, this.id, this.challengeId, nonce, expiresAt].join('\n'))
-    this.sendRaw(encodeFrame(authChallengeRule, { type: 'auth.challenge', challengeId: this.challengeId, payload: encodeBase64Url(this.challengePayload), expiresAt }, MAX_AUTH_FRAME_BYTES))
+    this.sendRaw(this.challenge.open())
     this.after(this.settings.authenticationTimeoutMs, () => {
       if (this.state === 'authenticating') this.reject('authentication_timeout')
     })
@@ -125,7 +143,12 @@ export class GatewaySession {
   }
 
   /** Sends a server frame; false when the session cannot take it (not connected, or the send failed). */
-  send(frame: Omit<Extract<ServerMessage, { type: 'server.print_job' | 'server.cancel_job' | 'server.request_printer_inventory' }>, 'protocolVersion'>): boolean {
+  send(
+    frame: Omit<
+      Extract<ServerMessage, { type: 'server.print_job' | 'server.cancel_job' | 'server.request_printer_inventory' }>,
+      'protocolVersion'
+    >,
+  ): boolean {
     if (this.state !== 'connected') return false
     try {
       this.sendFrame({ protocolVersion: PROTOCOL_VERSION, ...frame } as ServerMessage)
@@ -141,7 +164,12 @@ export class GatewaySession {
     this.ending ??= code
     if (this.state === 'connected') {
       try {
-        this.sendServer('server.disconnect', { code, reason, reconnect, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+        this.sendServer('server.disconnect', {
+          code,
+          reason,
+          reconnect,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        })
       } catch {
         // The socket is going away anyway.
       }
@@ -161,27 +189,27 @@ export class GatewaySession {
   }
 
   private async authenticate(data: string | Uint8Array): Promise<void> {
-    const decoded = typeof data === 'string' ? decodeFrame(authResponseRule, data, MAX_AUTH_FRAME_BYTES) : undefined
-    if (!decoded?.ok) {
-      // The reference names a wrong algorithm apart; everything else is an invalid challenge answer.
-      const algorithm = typeof data === 'string' && decoded?.code === 'invalid_message' ? algorithmOf(data) : undefined
-      return this.reject(typeof algorithm === 'string' && algorithm !== 'Ed25519' ? 'unsupported_algorithm' : 'challenge_invalid')
-    }
-    const response = decoded.message
-    if (response.challengeId !== this.challengeId) return this.reject('challenge_invalid')
-    if (this.challengeExpiresAt <= this.settings.now()) return this.reject('challenge_expired')
-    const credential = this.settings.credential(response.agentId, response.keyId)
-    if (!credential) return this.reject('credential_not_found', response.agentId)
-    if (credential.revoked) return this.reject('credential_revoked', response.agentId)
-    if (!(await verifySignature(response.signature, this.challengePayload, credential.publicKey))) return this.reject('invalid_signature', response.agentId)
+    const answer = this.challenge.check(data)
+    if (!answer.ok) return this.reject(answer.code, answer.agentId)
+    const { agentId, credential } = answer
+    if (!(await this.challenge.verify(answer.signature, credential))) return this.reject('invalid_signature', agentId)
     if (this.state !== 'authenticating') return
     this.stopTimers()
-    this.agent = response.agentId
+    this.agent = agentId
     this.name = credential.name
     this.state = 'handshaking'
     this.options.admission?.release()
     this.sendRaw(
-      encodeFrame(authAcceptedRule, { type: 'auth.accepted', sessionId: this.id, agentId: response.agentId, heartbeatIntervalMs: this.settings.heartbeatIntervalMs }, MAX_AUTH_FRAME_BYTES),
+      encodeFrame(
+        authAcceptedRule,
+        {
+          type: 'auth.accepted',
+          sessionId: this.id,
+          agentId,
+          heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+        },
+        MAX_AUTH_FRAME_BYTES,
+      ),
     )
     this.after(this.settings.handshakeTimeoutMs, () => {
       if (this.state === 'handshaking') this.close(CLOSE_PROTOCOL, 'Handshake timeout')
@@ -211,9 +239,7 @@ export class GatewaySession {
         maxMessageBytes: MAX_FRAME_BYTES,
       },
     })
-    this.armHeartbeatDeadline()
-    this.heartbeat()
-    this.heartbeats = setInterval(() => this.heartbeat(), this.settings.heartbeatIntervalMs)
+    this.heartbeats.start()
     this.events.sessionConnected(this)
   }
 
@@ -222,8 +248,8 @@ export class GatewaySession {
       case 'agent.hello':
         throw new ProtocolViolation('a second agent.hello')
       case 'agent.heartbeat':
-        if (!this.pendingHeartbeats.delete(message.correlationId)) throw new ProtocolViolation('a heartbeat answer to no heartbeat')
-        this.armHeartbeatDeadline()
+        if (!this.heartbeats.answered(message.correlationId))
+          throw new ProtocolViolation('a heartbeat answer to no heartbeat')
         return
       case 'agent.printer_inventory':
         return this.takeInventory(replaceSnapshot(this.inventoryState, message.payload))
@@ -232,18 +258,8 @@ export class GatewaySession {
       case 'agent.diagnostics':
         if (message.payload.agentId !== this.agent) throw new ProtocolViolation('diagnostics of another agent')
         return
-      case 'agent.job_received':
-        return this.events.sessionReport(this, { kind: 'received', jobId: message.payload.jobId, receivedAt: Date.parse(message.payload.receivedAt) })
-      case 'agent.job_submitted':
-        return this.events.sessionReport(this, { kind: 'submitted', jobId: message.payload.jobId, printerId: message.payload.printerId, submittedAt: Date.parse(message.payload.submittedAt) })
-      case 'agent.job_failed':
-        return this.events.sessionReport(this, { kind: 'failed', jobId: message.payload.jobId, failure: reportedFailure(message.payload.error) })
-      case 'printhub.job_completed': {
-        const { jobId, completedAt, submittedAt } = message.payload
-        return this.events.sessionReport(this, { kind: 'completed', jobId, completedAt: Date.parse(completedAt), submittedAt: submittedAt === undefined ? undefined : Date.parse(submittedAt) })
-      }
-      case 'printhub.job_cancelled':
-        return this.events.sessionReport(this, { kind: 'cancelled', jobId: message.payload.jobId })
+      default:
+        return this.events.sessionReport(this, jobReport(message))
     }
   }
 
@@ -255,39 +271,30 @@ export class GatewaySession {
     this.events.sessionInventory(this, [...result.inventory.printers.values()])
   }
 
-  private heartbeat(): void {
-    const messageId = newMessageId()
-    this.pendingHeartbeats.add(messageId)
-    // Heartbeats older than the timeout can no longer be answered in time: forget them.
-    const keep = Math.ceil(this.settings.heartbeatTimeoutMs / this.settings.heartbeatIntervalMs) + 1
-    for (const old of this.pendingHeartbeats) {
-      if (this.pendingHeartbeats.size <= keep) break
-      this.pendingHeartbeats.delete(old)
-    }
-    try {
-      this.sendServer('server.heartbeat', { timeoutMs: this.settings.heartbeatTimeoutMs }, messageId)
-    } catch {
-      this.close(CLOSE_PROTOCOL, 'Transport error')
-    }
-  }
-
-  private armHeartbeatDeadline(): void {
-    if (this.deadline) {
-      clearTimeout(this.deadline)
-      this.timers.delete(this.deadline)
-    }
-    this.deadline = this.after(this.settings.heartbeatTimeoutMs, () =>
-      this.disconnect('heartbeat_timeout', 'The agent did not answer protocol heartbeats in time.', true, this.settings.heartbeatIntervalMs),
-    )
-  }
-
-  private sendServer<T extends ServerMessage['type']>(type: T, payload: Extract<ServerMessage, { type: T }>['payload'], messageId = newMessageId()): void {
-    this.sendFrame({ protocolVersion: PROTOCOL_VERSION, messageId, sentAt: new Date(this.settings.now()).toISOString(), type, payload } as ServerMessage)
+  private sendServer<T extends ServerMessage['type']>(
+    type: T,
+    payload: Extract<ServerMessage, { type: T }>['payload'],
+    messageId = newMessageId(),
+  ): void {
+    this.sendFrame({
+      protocolVersion: PROTOCOL_VERSION,
+      messageId,
+      sentAt: new Date(this.settings.now()).toISOString(),
+      type,
+      payload,
+    } as ServerMessage)
   }
 
   private sendFrame(frame: ServerMessage): void {
     // A printhub agent takes printhub's document extensions; another agent only OpenPrinter's documents.
-    this.sendRaw(encodeFrame(this.printhubPeer ? printhubServerMessageRule : serverMessageRule, frame, MAX_FRAME_BYTES, this.transport.inProcess))
+    this.sendRaw(
+      encodeFrame(
+        this.printhubPeer ? printhubServerMessageRule : serverMessageRule,
+        frame,
+        MAX_FRAME_BYTES,
+        this.transport.inProcess,
+      ),
+    )
   }
 
   private sendRaw(text: string): void {
@@ -308,7 +315,8 @@ export class GatewaySession {
   }
 
   private fail(error: unknown): void {
-    if (error instanceof ProtocolViolation && this.state === 'connected') return this.disconnect('protocol_error', PROTOCOL_ERROR, false)
+    if (error instanceof ProtocolViolation && this.state === 'connected')
+      return this.disconnect('protocol_error', PROTOCOL_ERROR, false)
     this.close(CLOSE_PROTOCOL, error instanceof ProtocolViolation ? 'Protocol error' : 'Server error')
   }
 
@@ -334,18 +342,6 @@ export class GatewaySession {
   private stopTimers(): void {
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
-    this.deadline = undefined
-    clearInterval(this.heartbeats)
-    this.heartbeats = undefined
-  }
-}
-
-/** The `algorithm` of a frame that did not decode as an auth.response, if it has one. */
-function algorithmOf(text: string): unknown {
-  try {
-    const value = JSON.parse(text) as unknown
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>).algorithm : undefined
-  } catch {
-    return undefined
+    this.heartbeats.stop()
   }
 }
