@@ -9,6 +9,8 @@ export const PAGES_PATHS: string[] = readFileSync(join(PAGES_DIR, 'index.ts'), '
   .match(/PAGES: Page\[\] = \[([^\]]+)\]/)![1]!
   .split(',')
   .map((name) => name.trim())
+  // The list as the formatter writes it, one page a line with a trailing comma.
+  .filter((name) => name !== '')
   .map((name) => {
     const file = readFileSync(join(PAGES_DIR, `${name.replace(/Page$/, '')}.ts`), 'utf8')
     return /\n  path: '([^']+)'/.exec(file)![1]!
