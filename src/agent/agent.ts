@@ -3,33 +3,22 @@
 // implementation, placed inside the hub (built-in) or on another machine (remote).
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import { isDeepStrictEqual } from 'node:util'
-import type { PrintDocument } from '../protocol/document.ts'
 import type { PrinterDescriptor, ServerMessage } from '../protocol/frames.ts'
-import { isLight, renderOffThread } from '../render/off-thread.ts'
-import { RenderError } from '../render/errors.ts'
-import type { RenderRequest } from '../render/request.ts'
+import { renderOffThread } from '../render/off-thread.ts'
 import { polls, servePolling, type Transports } from '../transports/submit.ts'
-import type { SubmitOutcome } from '../transports/submission.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
-import type { VirtualPrinters } from '../transports/virtual.ts'
-import type { Confinement } from '../transports/confine.ts'
 import { DeviceFinder } from '../transports/devices.ts'
 import { backoffDelay, RECONNECT_BACKOFF } from '../domain/backoff.ts'
-import { describePrinter, type PrinterCatalog, served, type ServedPrinter } from './catalog.ts'
+import { describePrinter, served, type ServedPrinter } from './catalog.ts'
 import { STATUS_POLL_MS } from '../domain/settings.ts'
 import { StatusWatch } from './status-watch.ts'
-import { type Render, RenderAhead } from './render-ahead.ts'
-import { AgentConnection, agentFrame, type Connector, type Credentials, type Ending } from './connection.ts'
-import { handOver } from './hand-over.ts'
+import { RenderAhead } from './render-ahead.ts'
+import { AgentConnection, agentFrame, type Ending } from './connection.ts'
 import { PrinterQueues } from './printer-queues.ts'
-import { promptly } from './prompt-confirmation.ts'
-import type { AgentKey } from './identity.ts'
-import type { AgentLedger, LedgerJob } from './ledger.ts'
+import { Printing } from './printing.ts'
+import type { AgentOptions } from './agent-options.ts'
 import { ReportSender } from './report-sender.ts'
 import { Resumption } from './resume.ts'
-import type { ReportedLedgerEvent } from './ledger-transitions.ts'
-import type { Failure } from '../protocol/failures.ts'
-import { cancelledReport, completionReports, failedReport, submittedReport } from './job-reports.ts'
 
 /** Where an agent without a log says nothing. */
 const SILENT = Log.silent().for('agent')
@@ -40,35 +29,10 @@ export const CATALOG_POLL_MS = 1_000
 export const STOP_GRACE_MS = 10_000
 export { QUEUE_RESTART_MS } from './printer-queues.ts'
 
-export interface AgentOptions {
-  ledger: AgentLedger
-  key: AgentKey
-  credentials: Credentials
-  catalog: PrinterCatalog
-  connector: Connector
-  virtuals: VirtualPrinters
-  /** Where device files are (the system's unless a test says otherwise). */
-  devices?: DeviceFinder
-  /** What its printers may reach (transports/confine.ts): device files, its output folder, not the hub's own port. */
-  confinement: Confinement
-  version: string
-  /** What the agent has to say (component agent): connections, refused jobs, its own failures. */
-  log?: Logger
-  /** How often idle printers are asked their status (default STATUS_POLL_MS.default, as the hub's). */
-  statusPollMs?: number
-  /** Told when a printer's state changes (the hub's dashboard shows it). */
-  printerStateChanged?: (printerId: string, state: PrinterState) => void
-  /** The printers that poll the hub (Star CloudPRNT, Epson Server Direct Print): only the hub's own agent serves them. */
-  polling?: Pick<Transports, 'cloudPrnt' | 'epsonSdp'>
-  /** How a document is rendered for its printer (renderOffThread; tests observe it). */
-  render?: Render
-}
-
 export class Agent {
   private connection: AgentConnection | undefined
   private stopped = false
   private readonly started = performance.now()
-  private readonly submitting = new Map<string, AbortController>()
   /** Settles when the agent stops: nobody waits longer for a printer's confirmation. */
   private readonly stopping = Promise.withResolvers<void>()
   private revision = 0
@@ -86,13 +50,22 @@ export class Agent {
   private readonly reports: ReportSender
   private readonly resumption: Resumption
   private readonly rendering: RenderAhead
+  private readonly printing: Printing
   private readonly queues: PrinterQueues = new PrinterQueues({
     next: (printerId) => this.options.ledger.nextReceived(printerId),
-    print: (job) => this.print(job),
+    print: (job) => this.printing.print(job),
     failed: (job, error) => {
       // A bug must not stop the printer's queue or the process: the job fails, the next goes on.
-      this.log.error('a job failed unexpectedly', { job: job.jobId, printer: job.printerId, error: describeError(error) })
-      this.fail(job, { code: 'agent.internal_error', message: 'The agent failed unexpectedly while printing this job; it may have printed.', retryable: false })
+      this.log.error('a job failed unexpectedly', {
+        job: job.jobId,
+        printer: job.printerId,
+        error: describeError(error),
+      })
+      this.printing.fail(job, {
+        code: 'agent.internal_error',
+        message: 'The agent failed unexpectedly while printing this job; it may have printed.',
+        retryable: false,
+      })
     },
     handedOver: (printerId) => this.rendering.handedOver(printerId),
     stopped: () => this.stopped,
@@ -101,14 +74,43 @@ export class Agent {
 
   constructor(private readonly options: AgentOptions) {
     this.reports = new ReportSender(options.ledger, () => this.connection, options.log ?? SILENT)
-    this.resumption = new Resumption(options.ledger, this.reports, () => this.connection, (connection, correlationId) =>
-      connection.send(agentFrame('agent.printer_inventory', { revision: this.revision, printers: this.described }, correlationId)),
+    this.resumption = new Resumption(
+      options.ledger,
+      this.reports,
+      () => this.connection,
+      (connection, correlationId) =>
+        connection.send(
+          agentFrame('agent.printer_inventory', { revision: this.revision, printers: this.described }, correlationId),
+        ),
     )
-    this.rendering = new RenderAhead(options.render ?? ((request) => renderOffThread(request)), (printerId, afterSeq) => this.nextToRender(printerId, afterSeq))
-    this.transports = { virtuals: options.virtuals, devices: options.devices ?? new DeviceFinder(), confinement: options.confinement, ...options.polling }
-    this.status = new StatusWatch(options.statusPollMs ?? STATUS_POLL_MS.default, this.transports, (printerId, state) => {
-      this.describe()
-      options.printerStateChanged?.(printerId, state)
+    this.rendering = new RenderAhead(options.render ?? ((request) => renderOffThread(request)), (printerId, afterSeq) =>
+      this.printing.nextToRender(printerId, afterSeq),
+    )
+    this.transports = {
+      virtuals: options.virtuals,
+      devices: options.devices ?? new DeviceFinder(),
+      confinement: options.confinement,
+      ...options.polling,
+    }
+    this.status = new StatusWatch(
+      options.statusPollMs ?? STATUS_POLL_MS.default,
+      this.transports,
+      (printerId, state) => {
+        this.describe()
+        options.printerStateChanged?.(printerId, state)
+      },
+    )
+    this.printing = new Printing({
+      ledger: options.ledger,
+      transports: this.transports,
+      status: this.status,
+      rendering: this.rendering,
+      queues: this.queues,
+      reports: this.reports,
+      printer: (printerId) => this.printers.get(printerId),
+      hubInProcess: () => this.connection?.hubInProcess === true,
+      stopped: () => this.stopped,
+      stopping: this.stopping.promise,
     })
   }
 
@@ -122,7 +124,10 @@ export class Agent {
     this.recover()
     this.refreshCatalog()
     this.catalogTimer = setInterval(() => this.refreshCatalog(), CATALOG_POLL_MS)
-    this.status.start(() => this.printers.values(), (printerId) => this.queues.has(printerId))
+    this.status.start(
+      () => this.printers.values(),
+      (printerId) => this.queues.has(printerId),
+    )
     for (const printerId of this.options.ledger.printersWithWork()) this.queues.run(printerId)
     this.loop = this.connectLoop()
   }
@@ -141,10 +146,13 @@ export class Agent {
     await this.loop
     const settled = this.queues.settled()
     let timer: Timer | undefined
-    const finished = await Promise.race([settled.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS)))])
+    const finished = await Promise.race([
+      settled.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_GRACE_MS))),
+    ])
     clearTimeout(timer)
     if (!finished) {
-      for (const controller of this.submitting.values()) controller.abort()
+      this.printing.abortAll()
       await settled
     }
     this.queues.held.makeAll()
@@ -159,11 +167,6 @@ export class Agent {
     return this.options.log ?? SILENT
   }
 
-  /** Whether the hub reads this agent's frames in this process (and checks them there): the reports are then not checked on their way out. */
-  private get hubInProcess(): boolean {
-    return this.connection?.hubInProcess === true
-  }
-
   /**
    * A crash between the record of intent and the record of the result leaves a job `submitting`
    * (its bytes may have reached the printer) or `submitted` (unconfirmed). Sending it again could
@@ -175,30 +178,49 @@ export class Agent {
     for (const job of this.options.ledger.recover()) {
       // Its printed mark is in this run's file already (marks-run.ts): it is only recorded here.
       if (job.printed) {
-        this.printed(job, job.state === 'submitted')
+        this.printing.printed(job, job.state === 'submitted')
         continue
       }
-      const when = job.state === 'submitting' ? 'while sending this job to the printer; it may have printed' : 'before the printer confirmed this job; it probably printed'
-      this.fail(job, { code: 'job.recovery_uncertain', message: `The agent stopped ${when}. Check the printer and reprint if needed.`, retryable: false })
+      const when =
+        job.state === 'submitting'
+          ? 'while sending this job to the printer; it may have printed'
+          : 'before the printer confirmed this job; it probably printed'
+      this.printing.fail(job, {
+        code: 'job.recovery_uncertain',
+        message: `The agent stopped ${when}. Check the printer and reprint if needed.`,
+        retryable: false,
+      })
     }
   }
 
   private async connectLoop(): Promise<void> {
     let failures = 0
     while (!this.stopped) {
-      const connection = new AgentConnection(this.options.credentials, this.options.key, this.options.version, () => Math.floor((performance.now() - this.started) / 1000), {
-        ready: () => {
-          failures = 0
-          this.onReady(connection).catch((error) => this.log.warn('could not resume with the hub', { error: describeError(error) }))
+      const connection = new AgentConnection(
+        this.options.credentials,
+        this.options.key,
+        this.options.version,
+        () => Math.floor((performance.now() - this.started) / 1000),
+        {
+          ready: () => {
+            failures = 0
+            this.onReady(connection).catch((error) =>
+              this.log.warn('could not resume with the hub', { error: describeError(error) }),
+            )
+          },
+          frame: (_, message, size) => this.onFrame(connection, message, size),
         },
-        frame: (_, message, size) => this.onFrame(connection, message, size),
-      })
+      )
       this.connection = connection
       await connection.open(this.options.connector)
       const ending: Ending = await connection.ended
       if (this.stopped) return
       // One budget for the connection's lines: a hub that keeps refusing cannot fill the log.
-      this.log[ending.reconnect ? 'warn' : 'error'](`disconnected: ${ending.reason}`, { reconnect: ending.reconnect }, { limit: 'agent connection' })
+      this.log[ending.reconnect ? 'warn' : 'error'](
+        `disconnected: ${ending.reason}`,
+        { reconnect: ending.reconnect },
+        { limit: 'agent connection' },
+      )
       // Refused (or told not to come back): trying again would only be refused again.
       if (!ending.reconnect) {
         this.refusal = ending.reason
@@ -223,12 +245,18 @@ export class Agent {
     await this.resumption.resume(connection)
   }
 
-  private onFrame(connection: AgentConnection, message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>, size: number): void {
+  private onFrame(
+    connection: AgentConnection,
+    message: Exclude<ServerMessage, { type: 'server.hello' | 'server.heartbeat' | 'server.disconnect' }>,
+    size: number,
+  ): void {
     switch (message.type) {
       case 'server.print_job':
-        return void this.receive(connection, message.payload, message.messageId, size).catch((error) => this.log.error('a job could not be stored', { job: message.payload.jobId, error: describeError(error) }))
+        return void this.receive(connection, message.payload, message.messageId, size).catch((error) =>
+          this.log.error('a job could not be stored', { job: message.payload.jobId, error: describeError(error) }),
+        )
       case 'server.cancel_job':
-        return this.cancel(message.payload.jobId)
+        return this.printing.cancel(message.payload.jobId)
       case 'server.request_printer_inventory':
         return this.sendInventory(connection, message.messageId)
       case 'server.configuration_invalidated':
@@ -246,7 +274,10 @@ export class Agent {
     const printers = this.options.catalog.printers()
     this.printers = new Map(printers.map((printer) => [printer.id, served(printer)]))
     this.rendering.keepOnly(new Set(this.printers.keys()))
-    servePolling(this.transports, [...this.printers.values()].flatMap((printer) => (printer.parsed.ok ? [printer.parsed.connection] : [])))
+    servePolling(
+      this.transports,
+      [...this.printers.values()].flatMap((printer) => (printer.parsed.ok ? [printer.parsed.connection] : [])),
+    )
     this.describe()
   }
 
@@ -266,7 +297,12 @@ export class Agent {
 
   // ---- Jobs ----
 
-  private async receive(connection: AgentConnection, payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'], messageId: string, size: number): Promise<void> {
+  private async receive(
+    connection: AgentConnection,
+    payload: Extract<ServerMessage, { type: 'server.print_job' }>['payload'],
+    messageId: string,
+    size: number,
+  ): Promise<void> {
     const outcome = this.options.ledger.receive(payload, messageId, size)
     if (outcome.kind === 'conflict') {
       // The reference answers nothing: the hub's acknowledgement timeout decides.
@@ -281,111 +317,24 @@ export class Agent {
     if (stored && outcome.kind === 'new') this.queues.run(payload.printerId)
     if (stored) await stored
     try {
-      connection.send(agentFrame('agent.job_received', { jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, status: 'received', receivedAt: new Date().toISOString() }, messageId))
+      connection.send(
+        agentFrame(
+          'agent.job_received',
+          {
+            jobId: payload.jobId,
+            idempotencyKey: payload.idempotencyKey,
+            status: 'received',
+            receivedAt: new Date().toISOString(),
+          },
+          messageId,
+        ),
+      )
       // A printhub hub sends a job again after a restart to learn how it ended: the reports it may
       // have missed go again, unchanged (their messageIds make repeats harmless).
-      if (outcome.kind === 'duplicate' && connection.toPrinthub) for (const report of outcome.job.reports) connection.sendText(report)
+      if (outcome.kind === 'duplicate' && connection.toPrinthub)
+        for (const report of outcome.job.reports) connection.sendText(report)
     } finally {
       if (!stored && outcome.kind === 'new') this.queues.run(payload.printerId)
     }
   }
-
-  private cancel(jobId: string): void {
-    const job = this.options.ledger.job(jobId)
-    if (!job) return
-    // Not yet printing: cancelled, and a printer being readied for it (reached, or offered it) is let go.
-    if (job.state === 'received') this.finish(job, 'cancel', [cancelledReport(job, this.hubInProcess)])
-    // A job being written stops if the write can still stop; otherwise its submission stands.
-    if (job.state === 'received' || job.state === 'submitting') this.submitting.get(jobId)?.abort()
-  }
-
-  private async print(job: LedgerJob): Promise<void> {
-    const printer = this.printers.get(job.printerId)
-    if (!printer) return this.fail(job, { code: 'printer.not_found', message: `This agent has no printer ${job.printerId}.`, retryable: true })
-    const parsed = printer.parsed
-    if (!parsed.ok) return this.fail(job, { code: 'printer.invalid_connection', message: `The printer's connection is invalid: ${parsed.message}`, retryable: false })
-    const connection = parsed.connection
-    const rendering = renderRequest(printer, connection.kind, job.payload!.document as PrintDocument)
-    // Registered before the job is rendered: a cancellation meanwhile stops it before the printer is
-    // reached (one that polls is never offered it), and so does stopping the agent.
-    const controller = new AbortController()
-    this.submitting.set(job.jobId, controller)
-    let submission: SubmitOutcome | undefined
-    try {
-      let bytes: Uint8Array
-      try {
-        // A heavy document renders in the render worker: the hub's event loop never waits for it.
-        bytes = await this.rendering.bytes(printer.id, job.jobId, rendering)
-      } catch (error) {
-        if (error instanceof RenderError) return this.fail(job, { code: error.code, message: error.message, retryable: error.retryable })
-        throw error
-      }
-      // The next job renders while this one is handed over (render-ahead.ts).
-      this.rendering.handingOver(printer.id, job.seq)
-      // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
-      await this.status.asked(printer.id)
-      const meanwhile = () => this.queues.held.take(printer.id)
-      submission = await handOver(job, bytes, connection, printer, { ledger: this.options.ledger, transports: this.transports, signal: controller.signal, stopping: () => this.stopped, othersAtWork: () => this.queues.size > 1, meanwhile })
-    } finally {
-      this.submitting.delete(job.jobId)
-    }
-    if (!submission) return
-    if (!submission.ok) {
-      if ('cancelled' in submission) return this.finish(job, 'cancel', [cancelledReport(job, this.hubInProcess)])
-      this.status.learn(printer.id, submission.failure.code)
-      return this.fail(job, submission.failure)
-    }
-    this.status.learn(printer.id, undefined)
-    // A link that cannot tell whether the printer printed: every byte taken is all there is to know.
-    if (!submission.printed) return this.printed(job, false, true)
-    const submittedAt = new Date().toISOString()
-    // PRINTING until the printer says it printed everything, unless it says so at once (prompt-confirmation.ts).
-    let printed = await promptly(submission.printed, this.stopping.promise)
-    const printing = printed === 'printing' || printed === 'stopped' || this.stopped || !printed.ok
-    if (printing) this.finish(job, 'submit', [submittedReport(job, this.hubInProcess, submittedAt)])
-    if (printed === 'printing') printed = await Promise.race([submission.printed, this.stopping.promise.then(() => 'stopped' as const)])
-    // Stopping leaves the job `submitted`, for the next start's recovery.
-    if (printed === 'stopped' || this.stopped) return
-    if (!printed.ok) {
-      this.status.learn(printer.id, printed.failure.code)
-      return this.fail(job, printed.failure)
-    }
-    this.printed(job, printing, true, submittedAt)
-  }
-
-  /**
-   * Printed: marked at once, so a crash from here leaves the job completed, not uncertain
-   * (hand-over-marks.ts), then recorded: while the printer's next job's intent is flushed when one
-   * waits (held-records.ts), at once otherwise.
-   */
-  private printed(job: LedgerJob, reportedSubmitted: boolean, next = false, submittedAt?: string): void {
-    this.options.ledger.printed(job)
-    // Reported with the moments they happened, though the record may be made later (held-records.ts).
-    const completedAt = new Date().toISOString()
-    const record = () => this.finish(job, 'complete', completionReports(job, this.hubInProcess, reportedSubmitted, completedAt, submittedAt ?? completedAt))
-    if (next && !this.stopped && this.queues.size === 1 && this.options.ledger.nextReceived(job.printerId)) this.queues.held.hold(job.printerId, job.seq, record)
-    else record()
-  }
-
-  /** The job after `afterSeq`, to render ahead: a light one only (the render worker is every printer's; another's job must not wait for it). */
-  private nextToRender(printerId: string, afterSeq: number): { jobId: string; request: RenderRequest } | undefined {
-    const printer = this.printers.get(printerId)
-    if (!printer?.parsed.ok) return undefined
-    const next = this.options.ledger.nextAfter(printerId, afterSeq)
-    const document = next?.payload?.document as PrintDocument | undefined
-    return next && document && isLight(document) ? { jobId: next.jobId, request: renderRequest(printer, printer.parsed.connection.kind, document) } : undefined
-  }
-
-  private fail(job: LedgerJob, reason: Failure): void {
-    this.finish(job, 'fail', [failedReport(job, reason, this.hubInProcess)])
-  }
-
-  private finish(job: LedgerJob, event: ReportedLedgerEvent, reports: string[]): void {
-    // A printer's jobs are told in order: the one before this, printed, is recorded first.
-    this.queues.held.make(job.printerId, job.seq)
-    if (this.options.ledger.finish(job.seq, event, reports)) void this.reports.flush()
-  }
 }
-
-/** How a document is rendered for a printer: its model, paper width and link. */
-const renderRequest = (printer: ServedPrinter, link: RenderRequest['link'], document: PrintDocument): RenderRequest => ({ document, profile: printer.profile, width: printer.width, link })

@@ -1,0 +1,39 @@
+// What an agent (agent.ts) is given: its ledger, key and credentials, its printers' catalog, how it
+// reaches its hub and its printers, and what it tells.
+import type { PrinterState } from '../domain/printer-state.ts'
+import type { Logger } from '../platform/log.ts'
+import type { Confinement } from '../transports/confine.ts'
+import type { DeviceFinder } from '../transports/devices.ts'
+import type { Transports } from '../transports/submit.ts'
+import type { VirtualPrinters } from '../transports/virtual.ts'
+import type { PrinterCatalog } from './catalog.ts'
+import type { Connector, Credentials } from './connection.ts'
+import type { AgentKey } from './identity.ts'
+import type { AgentLedger } from './ledger.ts'
+import type { Render } from './render-ahead.ts'
+
+export interface AgentOptions {
+  ledger: AgentLedger
+  key: AgentKey
+  credentials: Credentials
+  catalog: PrinterCatalog
+  connector: Connector
+  virtuals: VirtualPrinters
+  /** Where device files are (the system's unless a test says otherwise). */
+  devices?: DeviceFinder
+  /** What its printers may reach (transports/confine.ts): device files, its output folder, not the hub's own port. */
+  confinement: Confinement
+  version: string
+  /** What the agent has to say (component agent): connections, refused jobs, its own failures. */
+  log?: Logger
+  /** How often idle printers are asked their status (default STATUS_POLL_MS.default, as the hub's). */
+  statusPollMs?: number
+  /** Told when a printer's state changes (the hub's dashboard shows it). */
+  printerStateChanged?: (printerId: string, state: PrinterState) => void
+  /**
+   * The printers that poll the hub (Star CloudPRNT, Epson Server Direct Print): only the hub's own agent serves them.
+   */
+  polling?: Pick<Transports, 'cloudPrnt' | 'epsonSdp'>
+  /** How a document is rendered for its printer (renderOffThread; tests observe it). */
+  render?: Render
+}
