@@ -9,7 +9,7 @@ import type { VirtualPrinters } from '../transports/virtual.ts'
 import type { PrinterCatalog } from './catalog.ts'
 import type { Connector, Credentials } from './connection.ts'
 import type { AgentKey } from './identity.ts'
-import type { AgentLedger } from './ledger.ts'
+import type { AgentLedger } from './agent-ledger.ts'
 import type { Render } from './render-ahead.ts'
 
 export interface AgentOptions {

@@ -14,7 +14,8 @@
 import type { Connection } from '../domain/connection-uri.ts'
 import { readyPrinter, type Transports } from '../transports/submit.ts'
 import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
-import type { AgentLedger, LedgerJob } from './ledger.ts'
+import type { AgentLedger } from './agent-ledger.ts'
+import type { LedgerJob } from './ledger-rows.ts'
 
 export interface HandOverContext {
   ledger: AgentLedger

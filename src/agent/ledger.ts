@@ -5,42 +5,40 @@
 // The duplicate rules are those of OpenPrinter v1 section 7.4. Job changes go into the turn's group
 // commit: the agent waits for `durable()` before bytes go to a printer, and before the hub is told
 // (an acknowledgement, a report) unless `tellsHubAtOnce`, so jobs of several printers share one
-// disk flush.
+// disk flush (ledger-commits.ts, for both ledgers). Its statements are in ledger-sql.ts; what the
+// agent asks of a ledger, in agent-ledger.ts.
 import { describeError, Log, type Logger } from '../platform/log.ts'
 import type { Database } from 'bun:sqlite'
-import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, type LedgerState, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
+import {
+  LEDGER_STATE_SETS,
+  LEDGER_TRANSITIONS,
+  type LedgerState,
+  type ReportedLedgerEvent,
+} from './ledger-transitions.ts'
+import { LedgerCommits } from './ledger-commits.ts'
 import { MarksRun } from './marks-run.ts'
 import { AHEAD_PAYLOAD_CHARS } from './render-ahead.ts'
 import { fileOf, migrate, openDatabase } from '../sqlite/database.ts'
 import { LEDGER_SCHEMA, ledgerSettings, OWN_FILE_SCHEMA } from './ledger-schema.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
-import { canonicalJson, type IntentRow, type JobRow, type LedgerJob, type PrintJobPayload, type RecoveredJob, sha256, toJob } from './ledger-rows.ts'
-import { bound } from '../sqlite/bound.ts'
+import {
+  canonicalJson,
+  type IntentRow,
+  type JobRow,
+  type LedgerJob,
+  type PrintJobPayload,
+  type RecoveredJob,
+  sha256,
+  toJob,
+} from './ledger-rows.ts'
+import * as SQL from './ledger-sql.ts'
+import { MAX_RESUMES, OUTBOX_PAGE, type ReceiveOutcome, RETAINED_FINISHED_JOBS } from './agent-ledger.ts'
 
-
-/** Reports read from the outbox at a time. */
-export const OUTBOX_PAGE = 256
-
-/** A job resumed this often (crashes that keep coming at the same step) is left uncertain instead: never a loop of crashes. */
-export const MAX_RESUMES = 3
-
-/**
- * Finished jobs the ledger remembers, the newest by number, for duplicate checks and to answer a
- * hub that asks again; older ones are forgotten (an unfinished one never is). Counted among the
- * finished ones: jobs received since, and not yet printed, may be many more (a backlog).
- */
-export const RETAINED_FINISHED_JOBS = 10_000
 /** Old jobs are forgotten once per this many finished jobs (and at open), not on every one. */
 const FORGET_EVERY = 256
 
 export type { LedgerJob, PrintJobPayload } from './ledger-rows.ts'
-
-export type ReceiveOutcome =
-  | { kind: 'new'; job: LedgerJob }
-  /** The same job again: acknowledge it again, do nothing else. */
-  | { kind: 'duplicate'; job: LedgerJob }
-  /** A job ID or idempotency key reused for something else: no answer (reference 7.4). */
-  | { kind: 'conflict'; reason: string }
+export { type AgentLedger, MAX_RESUMES, RETAINED_FINISHED_JOBS } from './agent-ledger.ts'
 
 export interface LocalPrinter {
   id: string
@@ -56,50 +54,54 @@ export interface LedgerOptions {
   log?: Logger
 }
 
-/** What the agent asks of a ledger: this one (a remote agent's, in its own file) or the built-in agent's (builtin-ledger.ts). */
-export type AgentLedger = Pick<
-  Ledger,
-  'tellsHubAtOnce' | 'durable' | 'claimDurable' | 'claimFlushing' | 'flushNow' | 'close' | 'receive' | 'job' | 'nextReceived' | 'nextAfter' | 'unreportedJobs' | 'printersWithWork' | 'claim' | 'finish' | 'recover' | 'handingOver' | 'printed' | 'lastQueuedReport' | 'outbox' | 'sent'
->
-
-export class Ledger {
+export class Ledger extends LedgerCommits {
   private finishedSinceForget = 0
   private readonly insertJob
-  /** The hand-over marks: the last run's, read at recovery, and this run's (none for a database in memory). */
-  private readonly marks: MarksRun
   private readonly settings: ReturnType<typeof ledgerSettings>
 
   private constructor(
     readonly db: Database,
-    private readonly commits: GroupCommit,
+    commits: GroupCommit,
     private readonly now: () => number,
     /** Whether the ledger opened the database (and so closes it). */
     private readonly ownsDatabase: boolean,
   ) {
+    const settings = ledgerSettings(db, commits)
+    super(commits, new MarksRun(fileOf(db), settings))
+    this.settings = settings
     this.insertJob = db.query<{ seq: number }, [string, string, string, string, string, string, number, number]>(
-      `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
+      SQL.INSERT_JOB,
     )
-    this.settings = ledgerSettings(db, commits)
-    this.marks = new MarksRun(fileOf(db), this.settings)
     this.forgetOldJobs()
   }
 
   /** A remote agent's ledger: its own file in `dir`. */
-  static open(dir: string, { now = Date.now, log = new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('agent') }: LedgerOptions = {}): Ledger {
+  static open(
+    dir: string,
+    {
+      now = Date.now,
+      log = new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('agent'),
+    }: LedgerOptions = {},
+  ): Ledger {
     const db = openDatabase(dir, true, OWN_FILE_SCHEMA)
-    return new Ledger(db, new GroupCommit(db, (error) => log.error('a ledger commit failed (rolled back) or could not be flushed to disk', { error: describeError(error) }, { limit: 'ledger commit' })), now, true)
+    return new Ledger(
+      db,
+      new GroupCommit(db, (error) =>
+        log.error(
+          'a ledger commit failed (rolled back) or could not be flushed to disk',
+          { error: describeError(error) },
+          { limit: 'ledger commit' },
+        ),
+      ),
+      now,
+      true,
+    )
   }
 
   /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */
   static within(db: Database, commits: GroupCommit, now: () => number = Date.now): Ledger {
     migrate(db, LEDGER_SCHEMA)
     return new Ledger(db, commits, now, false)
-  }
-
-  /** Settles once every change made so far is on disk. */
-  durable(): Promise<void> {
-    return this.commits.durable()
   }
 
   /**
@@ -111,29 +113,6 @@ export class Ledger {
    */
   get tellsHubAtOnce(): boolean {
     return !this.ownsDatabase
-  }
-
-  /**
-   * Commits and flushes every change made so far here and now, on this thread: for the intent to
-   * print while no other printer is at work, so that the bytes follow its flush within the same
-   * turn. Throws if the commit failed.
-   */
-  flushNow(): void {
-    this.commits.commit()
-  }
-
-  /**
-   * Settles once every change made so far is on disk, flushed at once on the thread pool (beside
-   * any flush running): for the intent to print while other printers are at work, which go on
-   * meanwhile.
-   */
-  claimDurable(): Promise<void> {
-    return this.commits.urgentlyDurable()
-  }
-
-  /** Like `claimDurable()`, committed now: what the agent writes meanwhile goes into the next commit. */
-  claimFlushing(): Promise<void> {
-    return this.commits.commitUrgently()
   }
 
   /** Commits what is open; closes the database if the ledger opened it. */
@@ -162,7 +141,7 @@ export class Ledger {
   addPrinter(printer: LocalPrinter): boolean {
     const added = this.commits.write(
       () =>
-        this.db.run('INSERT INTO ledger_printers (id, name, connection, profile, width, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING', [
+        this.db.run(SQL.INSERT_PRINTER, [
           printer.id,
           printer.name,
           printer.connection,
@@ -176,7 +155,7 @@ export class Ledger {
   }
 
   printers(): LocalPrinter[] {
-    return this.db.query<LocalPrinter, []>('SELECT id, name, connection, profile, width FROM ledger_printers ORDER BY created_at, id').all()
+    return this.db.query<LocalPrinter, []>(SQL.PRINTERS).all()
   }
 
   // ---- Jobs ----
@@ -193,15 +172,36 @@ export class Ledger {
     return this.commits.write((): ReceiveOutcome => {
       const now = this.now()
       // Most jobs are new: the insert comes first, and the look-ups only when a key is taken.
-      const inserted = this.insertJob.get(payload.jobId, payload.idempotencyKey, payload.printerId, text, hash, messageId, now, now)
+      const inserted = this.insertJob.get(
+        payload.jobId,
+        payload.idempotencyKey,
+        payload.printerId,
+        text,
+        hash,
+        messageId,
+        now,
+        now,
+      )
       if (inserted) {
         // The job is made from what was stored, not read back: its payload is not parsed a second time.
-        const job: LedgerJob = { seq: inserted.seq, jobId: payload.jobId, idempotencyKey: payload.idempotencyKey, printerId: payload.printerId, payload, sourceMessageId: messageId, state: 'received', receivedAt: now, recoveryCount: 0, reports: [] }
+        const job: LedgerJob = {
+          seq: inserted.seq,
+          jobId: payload.jobId,
+          idempotencyKey: payload.idempotencyKey,
+          printerId: payload.printerId,
+          payload,
+          sourceMessageId: messageId,
+          state: 'received',
+          receivedAt: now,
+          recoveryCount: 0,
+          reports: [],
+        }
         return { kind: 'new', job }
       }
-      const byId = this.db.query<JobRow, [string]>('SELECT * FROM ledger_jobs WHERE job_id = ?').get(payload.jobId)
+      const byId = this.db.query<JobRow, [string]>(SQL.JOB_BY_ID).get(payload.jobId)
       if (byId) {
-        if (byId.idempotency_key !== payload.idempotencyKey) return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
+        if (byId.idempotency_key !== payload.idempotencyKey)
+          return { kind: 'conflict', reason: 'job ID known with another idempotency key' }
         if (byId.payload_sha256 !== hash) return { kind: 'conflict', reason: 'job ID known with other content' }
         return { kind: 'duplicate', job: toJob(byId) }
       }
@@ -210,13 +210,13 @@ export class Ledger {
   }
 
   job(jobId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>('SELECT * FROM ledger_jobs WHERE job_id = ?').get(jobId)
+    const row = this.db.query<JobRow, [string]>(SQL.JOB_BY_ID).get(jobId)
     return row ? toJob(row) : undefined
   }
 
   /** The oldest received job of a printer (jobs of one printer print in the order they came). */
   nextReceived(printerId: string): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string]>(`SELECT * FROM ledger_jobs WHERE printer_id = ${bound()} AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} ORDER BY seq LIMIT 1`).get(printerId)
+    const row = this.db.query<JobRow, [string]>(SQL.FIRST_QUEUED).get(printerId)
     return row && row.state === 'received' ? toJob(row) : undefined
   }
 
@@ -225,7 +225,7 @@ export class Ledger {
    * to render ahead; none when its payload is longer than AHEAD_PAYLOAD_CHARS (not parsed for that).
    */
   nextAfter(printerId: string, seq: number): LedgerJob | undefined {
-    const row = this.db.query<JobRow, [string, number]>(`SELECT * FROM ledger_jobs WHERE printer_id = ${bound()} AND ${ledgerStateIn(LEDGER_STATE_SETS.queued)} AND seq > ? ORDER BY seq LIMIT 1`).get(printerId, seq)
+    const row = this.db.query<JobRow, [string, number]>(SQL.QUEUED_AFTER).get(printerId, seq)
     return row && row.state === 'received' && (row.payload?.length ?? 0) <= AHEAD_PAYLOAD_CHARS ? toJob(row) : undefined
   }
 
@@ -235,18 +235,15 @@ export class Ledger {
    * Acknowledged again after a reconnect, before the inventory (agent.ts), without their payloads.
    */
   unreportedJobs(): LedgerJob[] {
-    return this.db
-      .query<IntentRow, []>(
-        `SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, recovery_count, reports FROM ledger_jobs
-         WHERE ${ledgerStateIn(LEDGER_STATE_SETS.unfinished)} OR seq IN (SELECT job_seq FROM ledger_outbox) ORDER BY seq`,
-      )
-      .all()
-      .map(toJob)
+    return this.db.query<IntentRow, []>(SQL.UNREPORTED_JOBS).all().map(toJob)
   }
 
   /** Printers with jobs waiting. */
   printersWithWork(): string[] {
-    return this.db.query<{ printer_id: string }, []>(`SELECT DISTINCT printer_id FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)}`).all().map((r) => r.printer_id)
+    return this.db
+      .query<{ printer_id: string }, []>(SQL.PRINTERS_WITH_WORK)
+      .all()
+      .map((r) => r.printer_id)
   }
 
   /**
@@ -255,7 +252,9 @@ export class Ledger {
    * knows it may have printed.
    */
   claim(seq: number): boolean {
-    return this.commits.write(() => this.db.query(`UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.claim.from)}`).run(LEDGER_TRANSITIONS.claim.to, this.now(), seq).changes === 1)
+    return this.commits.write(
+      () => this.db.query(SQL.CLAIM).run(LEDGER_TRANSITIONS.claim.to, this.now(), seq).changes === 1,
+    )
   }
 
   /**
@@ -269,13 +268,11 @@ export class Ledger {
       const to = LEDGER_TRANSITIONS[event].to
       const terminal = (LEDGER_STATE_SETS.finished as readonly LedgerState[]).includes(to)
       // The job keeps every report it made (submitted, then completed), to send again after a reconnection.
-      const earlier = this.db.query<{ reports: string | null }, [number]>('SELECT reports FROM ledger_jobs WHERE seq = ?').get(seq)?.reports
+      const earlier = this.db.query<{ reports: string | null }, [number]>(SQL.JOB_REPORTS).get(seq)?.reports
       const all = [...(earlier ? (JSON.parse(earlier) as string[]) : []), ...reports]
-      const changed = this.db
-        .query(`UPDATE ledger_jobs SET state = ?, updated_at = ?, reports = ?${terminal ? ', payload = NULL' : ''} WHERE seq = ? AND ${ledgerStateIn(LEDGER_TRANSITIONS[event].from)}`)
-        .run(to, now, JSON.stringify(all), seq).changes
+      const changed = this.db.query(SQL.finishSql(event, terminal)).run(to, now, JSON.stringify(all), seq).changes
       if (changed !== 1) return false
-      const queue = this.db.query('INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)')
+      const queue = this.db.query(SQL.QUEUE_REPORT)
       for (const frame of reports) queue.run(seq, frame, now)
       if (terminal && ++this.finishedSinceForget >= FORGET_EVERY) this.forgetOldJobs()
       return true
@@ -290,49 +287,45 @@ export class Ledger {
    */
   recover(): RecoveredJob[] {
     const marks = this.marks.lastRun()
-    const interrupted = this.db.query<JobRow, []>(`SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`).all().map(toJob)
+    const interrupted = this.db.query<JobRow, []>(SQL.INTERRUPTED_JOBS).all().map(toJob)
     const recovered: RecoveredJob[] = []
     for (const job of interrupted) {
       const neverHanded = job.state === 'submitting' && marks !== undefined && !marks.handed.has(job.seq)
-      if (!(neverHanded && this.resume(job.seq))) recovered.push({ ...job, printed: marks?.printed.has(job.seq) === true })
+      if (!(neverHanded && this.resume(job.seq)))
+        recovered.push({ ...job, printed: marks?.printed.has(job.seq) === true })
     }
-    // A job still claimed (recovery left it uncertain) stays so if this run crashes too, and one known printed stays known.
-    const claimed = this.db.query<{ seq: number }, []>(`SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`).all()
-    this.marks.start(claimed.map((row) => row.seq), recovered.filter((job) => job.printed).map((job) => job.seq))
+    // A job still claimed (recovery left it uncertain) stays so if this run crashes too, and one known printed stays
+    // known.
+    const claimed = this.db.query<{ seq: number }, []>(SQL.CLAIMED_JOBS).all()
+    this.marks.start(
+      claimed.map((row) => row.seq),
+      recovered.filter((job) => job.printed).map((job) => job.seq),
+    )
     return recovered
   }
 
   /** submitting → received: only for a job never handed to its printer (`recover`), at most MAX_RESUMES times. */
   resume(seq: number): boolean {
-    const sql = `UPDATE ledger_jobs SET state = ?, updated_at = ?, recovery_count = recovery_count + 1 WHERE seq = ? AND recovery_count < ? AND ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`
-    return this.commits.write(() => this.db.run(sql, [LEDGER_TRANSITIONS.resume.to, this.now(), seq, MAX_RESUMES]).changes === 1)
-  }
-
-  /** Marks the job as handed to its printer, just before its first byte (marks-run.ts). */
-  handingOver(job: LedgerJob): void {
-    this.marks.handingOver(job.printerId, job.seq)
-  }
-
-  /** Marks the job as printed, the moment the agent knows, before its result is recorded (marks-run.ts). */
-  printed(job: LedgerJob): void {
-    this.marks.printed(job.printerId, job.seq)
+    return this.commits.write(
+      () => this.db.run(SQL.RESUME, [LEDGER_TRANSITIONS.resume.to, this.now(), seq, MAX_RESUMES]).changes === 1,
+    )
   }
 
   // ---- Outbox ----
 
   /** The newest report queued, if any. */
   lastQueuedReport(): number | undefined {
-    return this.db.query<{ seq: number | null }, []>('SELECT max(seq) AS seq FROM ledger_outbox').get()?.seq ?? undefined
+    return this.db.query<{ seq: number | null }, []>(SQL.LAST_QUEUED_REPORT).get()?.seq ?? undefined
   }
 
   /** The oldest reports queued up to `upTo`, a page (OUTBOX_PAGE) at a time. */
   outbox(upTo: number, limit = OUTBOX_PAGE): { seq: number; frame: string }[] {
-    return this.db.query<{ seq: number; frame: string }, [number, number]>('SELECT seq, frame FROM ledger_outbox WHERE seq <= ? ORDER BY seq LIMIT ?').all(upTo, limit)
+    return this.db.query<{ seq: number; frame: string }, [number, number]>(SQL.QUEUED_REPORTS).all(upTo, limit)
   }
 
   /** A report handed to the connection; losing this change to a crash only sends it again. */
   sent(seq: number): void {
-    this.commits.defer(() => this.db.query('DELETE FROM ledger_outbox WHERE seq = ?').run(seq))
+    this.commits.defer(() => this.db.query(SQL.REPORT_SENT).run(seq))
   }
 
   /**
@@ -342,10 +335,6 @@ export class Ledger {
    */
   private forgetOldJobs(): void {
     this.finishedSinceForget = 0
-    this.db.run(
-      `DELETE FROM ledger_jobs WHERE seq IN (
-         SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
-      [RETAINED_FINISHED_JOBS],
-    )
+    this.db.run(SQL.FORGET_OLD_JOBS, [RETAINED_FINISHED_JOBS])
   }
 }

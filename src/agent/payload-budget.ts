@@ -1,5 +1,5 @@
 // The bytes of received jobs' payloads the built-in agent keeps in memory beyond each printer's
-// first ones (builtin-ledger.ts), counted by the length of the frames they came in.
+// first ones (builtin-jobs.ts), counted by the length of the frames they came in.
 
 export class PayloadBudget {
   private readonly sizes = new Map<number, number>()

@@ -3,7 +3,7 @@
 // the connection. Frames only a printhub hub understands are dropped for any other hub.
 import { describeError, type Logger } from '../platform/log.ts'
 import type { AgentConnection } from './connection.ts'
-import { type AgentLedger, OUTBOX_PAGE } from './ledger.ts'
+import { type AgentLedger, OUTBOX_PAGE } from './agent-ledger.ts'
 
 /** Report frames that only a printhub hub understands; dropped for any other hub. */
 const EXTENSION_TYPES = new Set<string>(['printhub.job_completed', 'printhub.job_cancelled'])

@@ -12,7 +12,7 @@
 // acknowledgements, though a printer or the catalog may change meanwhile (the job just printed
 // says its printer is online): the hub would dispatch on that one (docs/delivery.md).
 import { type AgentConnection, agentFrame } from './connection.ts'
-import type { AgentLedger } from './ledger.ts'
+import type { AgentLedger } from './agent-ledger.ts'
 import type { ReportSender } from './report-sender.ts'
 
 export class Resumption {
