@@ -220,7 +220,8 @@ export class BuiltinLedger extends BuiltinJobs {
     this.commits.write(() =>
       this.db.run(
         `DELETE FROM ledger_intents WHERE seq IN (
-           SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
+           SELECT seq FROM ledger_intents WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)}
+           ORDER BY seq DESC LIMIT -1 OFFSET ?)`,
         [RETAINED_FINISHED_JOBS],
       ),
     )

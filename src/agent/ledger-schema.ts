@@ -31,7 +31,8 @@ const MIGRATIONS: readonly Migration[] = [
         payload TEXT,
         payload_sha256 TEXT NOT NULL,
         source_message_id TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
+        state TEXT NOT NULL
+          CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
         received_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL,
         recovery_count INTEGER NOT NULL DEFAULT 0,
@@ -59,7 +60,8 @@ const MIGRATIONS: readonly Migration[] = [
         idempotency_key TEXT NOT NULL,
         printer_id TEXT NOT NULL,
         source_message_id TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
+        state TEXT NOT NULL
+          CHECK (state IN ('received', 'submitting', 'submitted', 'completed', 'failed', 'cancelled')),
         received_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL,
         recovery_count INTEGER NOT NULL DEFAULT 0,
@@ -128,8 +130,10 @@ export function ledgerSettings(db: Database, commits: GroupCommit) {
  */
 export function adoptBuiltinLedgerRows(db: Database, commits: GroupCommit): void {
   commits.write(() => {
-    db.run(`INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports)
-      SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at, recovery_count, reports FROM ledger_jobs WHERE state <> 'received'`)
+    db.run(`INSERT INTO ledger_intents (seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at,
+        updated_at, recovery_count, reports)
+      SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, updated_at,
+        recovery_count, reports FROM ledger_jobs WHERE state <> 'received'`)
     db.run('DELETE FROM ledger_outbox')
     db.run('DELETE FROM ledger_jobs')
   })

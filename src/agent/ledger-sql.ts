@@ -5,7 +5,8 @@ import { bound } from '../sqlite/bound.ts'
 import { LEDGER_STATE_SETS, LEDGER_TRANSITIONS, ledgerStateIn, type ReportedLedgerEvent } from './ledger-transitions.ts'
 
 /** A received job: job ID, idempotency key, printer, payload, its hash, source message, received, updated. */
-export const INSERT_JOB = `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256, source_message_id, state, received_at, updated_at)
+export const INSERT_JOB = `INSERT INTO ledger_jobs (job_id, idempotency_key, printer_id, payload, payload_sha256,
+       source_message_id, state, received_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?) ON CONFLICT DO NOTHING RETURNING seq`
 
 export const JOB_BY_ID = 'SELECT * FROM ledger_jobs WHERE job_id = ?'
@@ -20,10 +21,13 @@ export const QUEUED_AFTER = `SELECT * FROM ledger_jobs WHERE printer_id = ${boun
           seq LIMIT 1`
 
 /** Jobs not finished, or with reports still in the outbox, without their payloads. */
-export const UNREPORTED_JOBS = `SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at, recovery_count, reports FROM ledger_jobs
-         WHERE ${ledgerStateIn(LEDGER_STATE_SETS.unfinished)} OR seq IN (SELECT job_seq FROM ledger_outbox) ORDER BY seq`
+export const UNREPORTED_JOBS = `SELECT seq, job_id, idempotency_key, printer_id, source_message_id, state, received_at,
+         recovery_count, reports FROM ledger_jobs
+         WHERE ${ledgerStateIn(LEDGER_STATE_SETS.unfinished)} OR seq IN (SELECT job_seq FROM ledger_outbox)
+         ORDER BY seq`
 
-export const PRINTERS_WITH_WORK = `SELECT DISTINCT printer_id FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)}`
+export const PRINTERS_WITH_WORK = `SELECT DISTINCT printer_id FROM ledger_jobs
+  WHERE ${ledgerStateIn(LEDGER_STATE_SETS.waiting)}`
 
 export const CLAIM = `UPDATE ledger_jobs SET state = ?, updated_at = ? WHERE seq = ? AND
               ${ledgerStateIn(LEDGER_TRANSITIONS.claim.from)}`
@@ -38,7 +42,8 @@ export const finishSql = (event: ReportedLedgerEvent, terminal: boolean): string
 
 export const QUEUE_REPORT = 'INSERT INTO ledger_outbox (job_seq, frame, created_at) VALUES (?, ?, ?)'
 
-export const INTERRUPTED_JOBS = `SELECT * FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`
+export const INTERRUPTED_JOBS = `SELECT * FROM ledger_jobs
+  WHERE ${ledgerStateIn(LEDGER_STATE_SETS.interrupted)} ORDER BY seq`
 
 export const CLAIMED_JOBS = `SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_TRANSITIONS.resume.from)}`
 
@@ -55,7 +60,8 @@ export const REPORT_SENT = 'DELETE FROM ledger_outbox WHERE seq = ?'
 
 /** Finished jobs beyond the newest `?`. */
 export const FORGET_OLD_JOBS = `DELETE FROM ledger_jobs WHERE seq IN (
-         SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)} ORDER BY seq DESC LIMIT -1 OFFSET ?)`
+         SELECT seq FROM ledger_jobs WHERE ${ledgerStateIn(LEDGER_STATE_SETS.finished)}
+         ORDER BY seq DESC LIMIT -1 OFFSET ?)`
 
 export const INSERT_PRINTER = `INSERT INTO ledger_printers (id, name, connection, profile, width,
             created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
