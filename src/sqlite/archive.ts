@@ -31,8 +31,10 @@ export class NotAnArchiveError extends Error {}
 
 const TABLES = `
   CREATE TABLE manifest (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-  CREATE TABLE members (name TEXT PRIMARY KEY, mode INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, encoding TEXT NOT NULL) STRICT;
-  CREATE TABLE chunks (member TEXT NOT NULL REFERENCES members (name), seq INTEGER NOT NULL, data BLOB NOT NULL, UNIQUE (member, seq)) STRICT;
+  CREATE TABLE members (name TEXT PRIMARY KEY, mode INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+    encoding TEXT NOT NULL) STRICT;
+  CREATE TABLE chunks (member TEXT NOT NULL REFERENCES members (name), seq INTEGER NOT NULL, data BLOB NOT NULL,
+    UNIQUE (member, seq)) STRICT;
 `
 
 export class ArchiveWriter {
