@@ -5,18 +5,9 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { AdminSession, SessionLifetime } from '../domain/accounts.ts'
 
-export interface AdminSession {
-  id: string
-  /** The account signed in. */
-  userId: string
-  address: string
-  userAgent: string
-  createdAt: string
-  lastSeenAt: string
-  expiresAt: string
-  revokedAt: string | null
-}
+export type { AdminSession, SessionLifetime }
 
 interface SessionRow {
   id: string
@@ -39,12 +30,6 @@ const toSession = (row: SessionRow): AdminSession => ({
   expiresAt: iso(row.expires_at),
   revokedAt: isoOrNull(row.revoked_at),
 })
-
-/** Lifetimes of a dashboard session: it ends after `idleMs` unused, and `maxMs` after login at the latest. */
-export interface SessionLifetime {
-  idleMs: number
-  maxMs: number
-}
 
 /** Dashboard sessions, each one account's: the browser holds the token, the store only its hash. */
 export class AdminSessions {
@@ -86,7 +71,8 @@ export class AdminSessions {
     const row = this.db
       .query<SessionRow, [Uint8Array, number, number]>(
         `SELECT s.* FROM admin_sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = ${bound('?1', 'BLOB')} AND s.revoked_at IS NULL AND s.expires_at > ?2 AND s.last_seen_at > ?2 - ?3 AND u.disabled_at IS NULL`,
+         WHERE s.token_hash = ${bound('?1', 'BLOB')} AND s.revoked_at IS NULL AND s.expires_at > ?2
+           AND s.last_seen_at > ?2 - ?3 AND u.disabled_at IS NULL`,
       )
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined

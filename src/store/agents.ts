@@ -3,6 +3,9 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from './ids.ts'
 import { iso, isoOrNull } from './time.ts'
+import type { AgentPrinter, AgentRecord } from '../domain/records.ts'
+
+export type { AgentPrinter, AgentRecord }
 
 export interface NewAgent {
   name: string
@@ -19,35 +22,12 @@ export interface PairedAgent {
   pairedAt: string
 }
 
-export interface AgentRecord {
-  id: string
-  keyId: string
-  name: string
-  version: string
-  platform: string
-  builtin: boolean
-  pairedAt: string
-  lastSeenAt: string | null
-  revokedAt: string | null
-}
-
 /** What the gateway needs to check an authentication: the key and whether it still counts. */
 export interface AgentCredential {
   publicKey: string
   revoked: boolean
   /** The name it paired with. */
   name: string
-}
-
-/** A printer as its agent last reported it. */
-export interface AgentPrinter {
-  agentId: string
-  printerId: string
-  name: string
-  availability: PrinterDescriptor['availability']
-  enabled: boolean
-  descriptor: PrinterDescriptor
-  updatedAt: string
 }
 
 interface AgentRow {
@@ -196,8 +176,10 @@ export class Agents {
       const remove = this.db.query('DELETE FROM agent_printers WHERE agent_id = ? AND printer_id = ?')
       for (const id of gone) remove.run(agentId, id)
       const upsert = this.db.query(
-        `INSERT INTO agent_printers (agent_id, printer_id, name, availability, enabled, descriptor, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (agent_id, printer_id) DO UPDATE SET name = excluded.name, availability = excluded.availability, enabled = excluded.enabled, descriptor = excluded.descriptor, updated_at = excluded.updated_at`,
+        `INSERT INTO agent_printers (agent_id, printer_id, name, availability, enabled, descriptor, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (agent_id, printer_id) DO UPDATE SET name = excluded.name, availability = excluded.availability,
+           enabled = excluded.enabled, descriptor = excluded.descriptor, updated_at = excluded.updated_at`,
       )
       for (const [p, descriptor] of changed)
         upsert.run(agentId, p.id, p.name, p.availability, p.enabled ? 1 : 0, descriptor, now)

@@ -5,19 +5,9 @@ import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { Destination, DestinationMode } from '../domain/records.ts'
 
-export type DestinationMode = 'failover' | 'all'
-
-export interface Destination {
-  id: string
-  projectId: string
-  name: string
-  mode: DestinationMode
-  /** Printer record IDs, in order of preference. */
-  printers: string[]
-  createdAt: string
-  updatedAt: string
-}
+export type { Destination, DestinationMode }
 
 interface DestinationRow {
   id: string
@@ -113,7 +103,8 @@ export class Destinations {
   moveWaiting(destinationId: string, from: string, to: string, note: string): string[] {
     const moved = this.db
       .query<{ id: string }, [string, string, number, string, string]>(
-        `UPDATE jobs INDEXED BY jobs_waiting_at_destinations SET printer_id = ?1, moved_note = ?2, not_before = NULL, updated_at = ?3
+        `UPDATE jobs INDEXED BY jobs_waiting_at_destinations
+         SET printer_id = ?1, moved_note = ?2, not_before = NULL, updated_at = ?3
          WHERE destination_id = ?4 AND printer_id = ?5 AND state = 'PENDING' RETURNING id`,
       )
       .all(to, note, this.now(), destinationId, from)

@@ -5,16 +5,9 @@ import type { Database } from 'bun:sqlite'
 import type { ImageMediaType } from '../protocol/image.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { StoredImage } from '../domain/records.ts'
 
-export interface StoredImage {
-  name: string
-  mediaType: ImageMediaType
-  width: number
-  height: number
-  /** Bytes of the image (decoded from its base64). */
-  bytes: number
-  updatedAt: string
-}
+export type { StoredImage }
 
 /** A stored image without its data: its size is worked out from the base64's length and padding. */
 interface ImageRow {
@@ -56,8 +49,10 @@ export class ProjectImages {
       .get(projectId, name)
     const row = this.db
       .query<ImageRow, [string, string, string, string, number, number, number]>(
-        `INSERT INTO project_images (project_id, name, media_type, data, width, height, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (project_id, name) DO UPDATE SET media_type = excluded.media_type, data = excluded.data, width = excluded.width, height = excluded.height, updated_at = excluded.updated_at
+        `INSERT INTO project_images (project_id, name, media_type, data, width, height, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (project_id, name) DO UPDATE SET media_type = excluded.media_type, data = excluded.data,
+           width = excluded.width, height = excluded.height, updated_at = excluded.updated_at
          RETURNING ${ROW}`,
       )
       .get(projectId, name, image.mediaType, image.data, image.width, image.height, this.now())!

@@ -72,8 +72,12 @@ export class StoreInspection {
     return this.db
       .query<{ remoteId: string; connection: string; state: string | null; at: number | null }, []>(
         `SELECT p.remote_id AS remoteId, p.connection,
-                (SELECT s.state FROM printer_states s WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS state,
-                (SELECT s.at FROM printer_states s WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS at
+                (SELECT s.state FROM printer_states s
+                  WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id
+                  ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS state,
+                (SELECT s.at FROM printer_states s
+                  WHERE s.agent_id = p.agent_id AND s.printer_id = p.agent_printer_id
+                  ORDER BY s.at DESC, s.rowid DESC LIMIT 1) AS at
          FROM printers p JOIN agents a ON a.id = p.agent_id
          WHERE a.builtin = 1 AND a.revoked_at IS NULL AND p.removed_at IS NULL ORDER BY p.created_at, p.id`,
       )

@@ -42,14 +42,15 @@ export function toJob(row: JobRow): Job {
   }
 }
 
-export const JOB_COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at, attempt_count, max_attempts,
-  last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
+export const JOB_COLUMNS = `seq, id, project_id, printer_id, idempotency_key, state, metadata, expires_at,
+  attempt_count, max_attempts, last_error_code, last_error_message, received_at, submitted_at, created_at, updated_at`
 
 /**
  * A new PENDING job: id, project, printer, idempotency key, metadata, expiry, attempts, created, updated, reprint of,
  * destination, fan-out.
  */
-export const JOB_INSERT_SQL = `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata, expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
+export const JOB_INSERT_SQL = `INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata,
+  expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
   VALUES (?, ?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${JOB_COLUMNS}`
 
 /** The values JOB_INSERT_SQL takes, in its order. */

@@ -23,7 +23,8 @@ export function guardedStatements(db: Database) {
     /** A job's state now (read for the log line of a change). */
     stateNow: db.query<{ state: JobState }, [string]>('SELECT state FROM jobs WHERE id = ?'),
     start: db.query<JobRow & { dispatched_at: number; moved_note: string | null }, [number, number, string]>(
-      `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL, updated_at = ?2
+      `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = ?1, not_before = NULL,
+         updated_at = ?2
        WHERE id = ?3 AND ${from('dispatch')} AND expires_at > ?1 RETURNING ${JOB_COLUMNS}, dispatched_at, moved_note`,
     ),
     // A late receipt of the latest attempt still counts, even after that attempt was given up.
@@ -39,7 +40,8 @@ export function guardedStatements(db: Database) {
     // ?1: when the bytes reached the printer, unless the job is PRINTING (its submission was
     // reported, and said when). A time from an earlier attempt that failed after it is not this one's.
     completed: db.query<JobRow, [number, number, string, number]>(
-      `UPDATE jobs SET state = 'COMPLETED', submitted_at = CASE WHEN state = 'PRINTING' THEN submitted_at ELSE ?1 END, received_at = coalesce(received_at, ?1), updated_at = ?2
+      `UPDATE jobs SET state = 'COMPLETED', submitted_at = CASE WHEN state = 'PRINTING' THEN submitted_at ELSE ?1 END,
+         received_at = coalesce(received_at, ?1), updated_at = ?2
        WHERE id = ?3 AND attempt_count >= ?4 AND ${from('complete')} RETURNING ${JOB_COLUMNS}`,
     ),
     // Only the latest attempt can fail; also after the hub gave it up (PENDING), since the agent's
@@ -58,7 +60,8 @@ export function guardedStatements(db: Database) {
                       WHEN NOT $retryable OR attempt_count >= max_attempts THEN 'FAILED'
                       WHEN expires_at <= $now THEN 'EXPIRED'
                       ELSE 'PENDING' END,
-         attempt_count = CASE WHEN NOT $retryable AND NOT (${CANCELLED_ON_FAILURE}) THEN max_attempts ELSE attempt_count END,
+         attempt_count = CASE WHEN NOT $retryable AND NOT (${CANCELLED_ON_FAILURE}) THEN max_attempts
+                              ELSE attempt_count END,
          last_error_code = $code, last_error_message = $message, not_before = $notBefore, updated_at = $now
        WHERE id = $id AND attempt_count = $attempt AND ${from('fail')} RETURNING ${JOB_COLUMNS}`,
     ),

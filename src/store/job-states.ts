@@ -14,6 +14,9 @@ import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { type Attempt, JobStateReads } from './job-state-reads.ts'
 import { from, type GuardedStatements, guardedStatements } from './job-state-statements.ts'
 import { stateIn } from './sql.ts'
+import type { CancelOutcome } from '../domain/job-queries.ts'
+
+export type { CancelOutcome }
 
 export { type HeldJob, QUEUE_HEAD_SQL } from './job-state-reads.ts'
 
@@ -22,17 +25,12 @@ export { type HeldJob, QUEUE_HEAD_SQL } from './job-state-reads.ts'
  * `$awaySince`): from those agents to their printers (removed ones too) to the jobs along the
  * index of jobs with an agent, so that the jobs of connected agents are never read, however many.
  */
-export const GONE_AGENTS_JOBS_SQL = `SELECT j.id, j.state, a.revoked_at IS NOT NULL AS revoked, j.expires_at <= $now AS expired
+export const GONE_AGENTS_JOBS_SQL = `SELECT j.id, j.state, a.revoked_at IS NOT NULL AS revoked,
+    j.expires_at <= $now AS expired
   FROM agents a CROSS JOIN printers p CROSS JOIN jobs j INDEXED BY jobs_with_agent
-  WHERE (a.revoked_at IS NOT NULL OR (a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince))
+  WHERE (a.revoked_at IS NOT NULL
+      OR (a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince))
     AND p.agent_id = a.id AND j.printer_id = p.id AND j.${stateIn(JOB_STATE_SETS.withAgent)}`
-
-export type CancelOutcome =
-  | { kind: 'cancelled'; job: Job }
-  | { kind: 'requested'; job: Job }
-  | { kind: 'too_late'; job: Job }
-  | { kind: 'finished'; job: Job }
-  | { kind: 'unknown' }
 
 /** Reports name an attempt the dispatcher started: the first is 1 (a job never sent has none). */
 const isAttempt = (attempt: number): boolean => Number.isSafeInteger(attempt) && attempt >= 1
@@ -254,7 +252,8 @@ export class JobStates extends JobStateReads {
     const due = held.filter((job) => job.revoked || job.expired)
     if (due.length === 0) return []
     const give = this.db.query<JobRow, [string, string, number, string]>(
-      `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = ?1, last_error_message = ?2, updated_at = ?3
+      `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = ?1, last_error_message = ?2,
+         updated_at = ?3
        WHERE id = ?4 AND ${from('agentGone')} RETURNING ${JOB_COLUMNS}`,
     )
     const given = this.commits.write(() =>

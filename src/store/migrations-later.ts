@@ -34,7 +34,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
         SELECT j.project_id, m.key, m.value, j.seq FROM jobs j, json_each(j.metadata) m WHERE j.metadata IS NOT NULL;
       CREATE TRIGGER job_metadata_on_insert AFTER INSERT ON jobs WHEN NEW.metadata IS NOT NULL
       BEGIN
-        INSERT INTO job_metadata (project_id, key, value, job_seq) SELECT NEW.project_id, key, value, NEW.seq FROM json_each(NEW.metadata);
+        INSERT INTO job_metadata (project_id, key, value, job_seq)
+          SELECT NEW.project_id, key, value, NEW.seq FROM json_each(NEW.metadata);
       END;
 
       -- What applications follow: each event once, in order, by an ID never reused (AUTOINCREMENT).
@@ -147,7 +148,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       -- its ticket says when it moved to another printer.
       ALTER TABLE jobs ADD COLUMN destination_id TEXT;
       ALTER TABLE jobs ADD COLUMN moved_note TEXT;
-      CREATE INDEX jobs_waiting_at_destinations ON jobs (destination_id, printer_id) WHERE destination_id IS NOT NULL AND state = 'PENDING';
+      CREATE INDEX jobs_waiting_at_destinations ON jobs (destination_id, printer_id)
+        WHERE destination_id IS NOT NULL AND state = 'PENDING';
     `,
   },
   {
@@ -177,7 +179,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       -- A parent goes with its last child (retention deletes finished jobs).
       CREATE TRIGGER fan_outs_go_with_their_jobs AFTER DELETE ON jobs WHEN OLD.fan_out_id IS NOT NULL
       BEGIN
-        DELETE FROM fan_outs WHERE id = OLD.fan_out_id AND NOT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = OLD.fan_out_id);
+        DELETE FROM fan_outs WHERE id = OLD.fan_out_id
+          AND NOT EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id = OLD.fan_out_id);
       END;
     `,
   },
@@ -201,7 +204,8 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       -- The one admin password of before becomes the account "admin", an owner; its sessions and
       -- tokens are that account's.
       INSERT INTO users (id, name, role, password_hash, created_at, updated_at)
-        SELECT 'usr_' || lower(hex(randomblob(16))), 'admin', 'owner', value, CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        SELECT 'usr_' || lower(hex(randomblob(16))), 'admin', 'owner', value,
+          CAST(unixepoch('subsec') * 1000 AS INTEGER), CAST(unixepoch('subsec') * 1000 AS INTEGER)
         FROM settings WHERE key = 'admin_password_hash';
       DELETE FROM settings WHERE key = 'admin_password_hash';
       ALTER TABLE admin_sessions ADD COLUMN user_id TEXT REFERENCES users (id);
@@ -209,8 +213,10 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       UPDATE admin_sessions SET user_id = (SELECT id FROM users WHERE name = 'admin');
       UPDATE admin_tokens SET user_id = (SELECT id FROM users WHERE name = 'admin');
       -- A session or token of no account (there was no password) can never be used again.
-      UPDATE admin_sessions SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE user_id IS NULL AND revoked_at IS NULL;
-      UPDATE admin_tokens SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE user_id IS NULL AND revoked_at IS NULL;
+      UPDATE admin_sessions SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        WHERE user_id IS NULL AND revoked_at IS NULL;
+      UPDATE admin_tokens SET revoked_at = CAST(unixepoch('subsec') * 1000 AS INTEGER)
+        WHERE user_id IS NULL AND revoked_at IS NULL;
 
       -- Who did what, when, from where: every change through the admin API or on the machine, and
       -- every sign-in, newest last. The account's name is kept as it was then.
@@ -247,21 +253,24 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER jobs_open_bytes_on_finish AFTER UPDATE OF state ON jobs
         WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
       BEGIN
-        UPDATE projects SET open_bytes = open_bytes - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        UPDATE projects SET open_bytes = open_bytes
+          - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
         WHERE id = NEW.project_id;
       END;
       DROP TRIGGER jobs_finished_bytes_on_finish;
       CREATE TRIGGER jobs_finished_bytes_on_finish AFTER UPDATE OF state ON jobs
         WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
       BEGIN
-        UPDATE projects SET finished_bytes = finished_bytes + COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        UPDATE projects SET finished_bytes = finished_bytes
+          + COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0)
         WHERE id = NEW.project_id;
       END;
       DROP TRIGGER jobs_finished_bytes_on_delete;
       CREATE TRIGGER jobs_finished_bytes_on_delete BEFORE DELETE ON jobs
         WHEN ${ended('OLD.state')}
       BEGIN
-        UPDATE projects SET finished_bytes = finished_bytes - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = OLD.seq), 0)
+        UPDATE projects SET finished_bytes = finished_bytes
+          - COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = OLD.seq), 0)
         WHERE id = OLD.project_id;
       END;
     `,
@@ -279,8 +288,10 @@ export const LATER_MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER jobs_on_finish AFTER UPDATE OF state ON jobs
         WHEN ${open('OLD.state')} AND ${ended('NEW.state')}
       BEGIN
-        UPDATE projects SET open_jobs = open_jobs - 1, open_bytes = open_bytes - document.bytes, finished_bytes = finished_bytes + document.bytes
-        FROM (SELECT COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0) AS bytes) AS document
+        UPDATE projects SET open_jobs = open_jobs - 1, open_bytes = open_bytes - document.bytes,
+          finished_bytes = finished_bytes + document.bytes
+        FROM (SELECT COALESCE((SELECT octet_length(document) FROM job_documents WHERE job_seq = NEW.seq), 0) AS bytes)
+          AS document
         WHERE id = NEW.project_id;
       END;
     `,

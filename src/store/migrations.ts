@@ -56,7 +56,8 @@ export const MIGRATIONS: readonly Migration[] = [
         project_id TEXT NOT NULL REFERENCES projects (id),
         printer_id TEXT NOT NULL REFERENCES printers (id),
         idempotency_key TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')),
+        state TEXT NOT NULL CHECK (state IN ('PENDING', 'DISPATCHING', 'DELIVERED', 'PRINTING', 'COMPLETED', 'FAILED',
+          'EXPIRED', 'CANCELLED')),
         metadata TEXT,
         expires_at INTEGER NOT NULL,
         attempt_count INTEGER NOT NULL DEFAULT 0,
@@ -144,7 +145,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_expiry ON jobs (expires_at) WHERE state IN ('PENDING', 'DISPATCHING');
       -- Jobs an agent holds: asked about again when a printhub agent reconnects.
       CREATE INDEX jobs_with_agent ON jobs (printer_id) WHERE state IN ('DELIVERED', 'PRINTING');
-      CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED');
+      CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at)
+        WHERE cancel_requested_at IS NOT NULL AND state IN ('DISPATCHING', 'DELIVERED');
     `,
   },
   {
@@ -188,7 +190,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_events_by_job ON job_events (job_seq, at);
       INSERT INTO job_events (job_seq, at, state, attempt) SELECT seq, created_at, 'PENDING', 0 FROM jobs;
       INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message)
-        SELECT seq, updated_at, state, attempt_count, last_error_code, last_error_message FROM jobs WHERE state <> 'PENDING' OR attempt_count > 0;
+        SELECT seq, updated_at, state, attempt_count, last_error_code, last_error_message FROM jobs
+        WHERE state <> 'PENDING' OR attempt_count > 0;
 
       CREATE TRIGGER job_events_on_insert AFTER INSERT ON jobs
       BEGIN
@@ -199,8 +202,10 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN
         INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message) VALUES (
           NEW.seq, NEW.updated_at, NEW.state, NEW.attempt_count,
-          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING') THEN NEW.last_error_code END,
-          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING') THEN NEW.last_error_message END);
+          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING')
+            THEN NEW.last_error_code END,
+          CASE WHEN NEW.state IN ('FAILED', 'EXPIRED') OR (NEW.state = 'PENDING' AND OLD.state <> 'PENDING')
+            THEN NEW.last_error_message END);
       END;
 
       -- What each agent printer's status was, from when: one row per change.
@@ -240,7 +245,8 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER jobs_open_bytes_on_finish AFTER UPDATE OF state ON jobs
         WHEN OLD.state NOT IN ${TERMINAL} AND NEW.state IN ${TERMINAL}
       BEGIN
-        UPDATE projects SET open_bytes = open_bytes - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        UPDATE projects SET open_bytes = open_bytes
+          - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
         WHERE id = NEW.project_id;
       END;
     `,
@@ -258,13 +264,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TRIGGER jobs_finished_bytes_on_finish AFTER UPDATE OF state ON jobs
         WHEN OLD.state NOT IN ${TERMINAL} AND NEW.state IN ${TERMINAL}
       BEGIN
-        UPDATE projects SET finished_bytes = finished_bytes + COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
+        UPDATE projects SET finished_bytes = finished_bytes
+          + COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = NEW.seq), 0)
         WHERE id = NEW.project_id;
       END;
       CREATE TRIGGER jobs_finished_bytes_on_delete BEFORE DELETE ON jobs
         WHEN OLD.state IN ${TERMINAL}
       BEGIN
-        UPDATE projects SET finished_bytes = finished_bytes - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = OLD.seq), 0)
+        UPDATE projects SET finished_bytes = finished_bytes
+          - COALESCE((SELECT length(CAST(document AS BLOB)) FROM job_documents WHERE job_seq = OLD.seq), 0)
         WHERE id = OLD.project_id;
       END;
     `,

@@ -37,8 +37,10 @@ export class Retention {
     // Oldest first along the project's index of jobs (the unfinished ones among them are few, at most its limit);
     // a document's bytes from its record's header (octet_length), without reading the document.
     this.oldestOfProject = db.query<{ seq: number; bytes: number }, [string, number]>(
-      `SELECT j.seq, COALESCE((SELECT octet_length(d.document) FROM job_documents d WHERE d.job_seq = j.seq), 0) AS bytes
-       FROM jobs j WHERE j.project_id = ${bound()} AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')} ORDER BY j.seq LIMIT ?`,
+      `SELECT j.seq, COALESCE((SELECT octet_length(d.document) FROM job_documents d WHERE d.job_seq = j.seq), 0)
+         AS bytes
+       FROM jobs j WHERE j.project_id = ${bound()} AND ${stateIn(JOB_STATE_SETS.terminal, 'j.state')}
+       ORDER BY j.seq LIMIT ?`,
     )
   }
 
@@ -89,7 +91,8 @@ export class Retention {
       const states = this.db.run(
         `DELETE FROM printer_states WHERE rowid IN (
            SELECT s.rowid FROM printer_states s
-           WHERE s.at < ?1 AND EXISTS (SELECT 1 FROM printer_states n WHERE n.agent_id = s.agent_id AND n.printer_id = s.printer_id AND n.at > s.at)
+           WHERE s.at < ?1 AND EXISTS (SELECT 1 FROM printer_states n
+             WHERE n.agent_id = s.agent_id AND n.printer_id = s.printer_id AND n.at > s.at)
            LIMIT ?2)`,
         [before, limit],
       ).changes

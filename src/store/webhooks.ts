@@ -6,19 +6,9 @@ import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 
-export interface Webhook {
-  id: string
-  projectId: string
-  url: string
-  events: string[]
-  description: string | null
-  createdAt: string
-  /** Since when its deliveries fail (null: the last one went through). */
-  failingSince: string | null
-  /** When it was disabled for failing too long (null: enabled). */
-  disabledAt: string | null
-}
+export type { DeliveryRecord, Webhook }
 
 interface WebhookRow {
   id: string
@@ -56,17 +46,6 @@ export interface DueDelivery {
   failingSince: number | null
 }
 
-export interface DeliveryRecord {
-  messageId: string
-  /** The event's type (`job.created`, … or `webhook.test`). */
-  type: string
-  attempts: number
-  lastStatus: number | null
-  lastError: string | null
-  deliveredAt: string | null
-  createdAt: string
-}
-
 export class Webhooks {
   /** Prepared once: it runs with every event of a project that has webhooks. */
   private readonly enqueue
@@ -83,7 +62,8 @@ export class Webhooks {
     this.enqueue = db.query<never, [string, string, number, string, string]>(
       `INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
        SELECT w.id, ?1, ?2, ?3, ?3 FROM webhooks w INDEXED BY webhooks_by_project
-       WHERE w.project_id = ?4 AND w.deleted_at IS NULL AND w.disabled_at IS NULL AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?5)`,
+       WHERE w.project_id = ?4 AND w.deleted_at IS NULL AND w.disabled_at IS NULL
+         AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?5)`,
     )
     this.refresh()
   }
@@ -208,7 +188,8 @@ export class Webhooks {
         []
       >(
         `SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body, d.attempts, d.next_at, w.failing_since
-         FROM webhooks w JOIN webhook_deliveries d ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
+         FROM webhooks w JOIN webhook_deliveries d
+           ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
          WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`,
       )
       .all()
