@@ -2,9 +2,11 @@ import type { Database } from 'bun:sqlite'
 import type { PrinterState } from '../domain/printer-state.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
-import type { PrinterStateChange } from '../domain/records.ts'
 
-export type { PrinterStateChange }
+export interface PrinterStateChange {
+  at: string
+  state: PrinterState
+}
 
 /** Each agent printer's status history: a row when it changes. */
 export class PrinterStates {

@@ -1,9 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
-import type { Project } from '../domain/records.ts'
 
-export type { Project }
+export interface Project {
+  id: string
+  name: string
+  openJobs: number
+  createdAt: string
+}
 
 interface ProjectRow {
   id: string
