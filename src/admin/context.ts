@@ -6,6 +6,7 @@ import type { PrinterBoard } from '../services/printer-board.ts'
 import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
+import type { HubServices } from '../services/hub-services.ts'
 import type { WebhookSender } from '../services/webhooks.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
@@ -22,6 +23,8 @@ export interface SettingsPort {
 /** What the admin API works with. */
 export interface AdminContext {
   store: Store
+  /** Every operation that changes the hub's data, and what the admin API reads. */
+  services: HubServices
   jobs: JobService
   board: PrinterBoard
   /** The webhooks' sender: test events and enabling a disabled webhook go through it. */
@@ -34,7 +37,6 @@ export interface AdminContext {
   /** How people on the LAN reach the hub (its name, URL, addresses), on the port it listens on. */
   lan(): HubOnTheLan
   isConnected(agentId: string): boolean
-  disconnectAgent(agentId: string, code: string, reason: string): void
   /** Aborted when the hub stops: open event streams end. */
   stopping: AbortSignal
   /** The printers plugged into this machine. */

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors.ts'
 import { remoteAddress } from '../http/failure-rate-limit.ts'
 import { ADMIN_API_PREFIX, type AdminRole, auditAction, roleAllows } from '../protocol/admin-api.ts'
 import type { Store } from '../store/store.ts'
+import { accountActor } from '../services/actor.ts'
 import { type AdminIdentity, authenticateAdmin } from './auth.ts'
 
 /** The least role that may read (GET) and change (every other method) through a router's routes. */
@@ -42,9 +43,13 @@ export function audited(store: Store, { identity, action, target, address }: Aud
   )
 }
 
-export function adminRouter(store: Store, policy: RolePolicy) {
+export function adminRouter(store: Store, policy: RolePolicy, { auditsItself = false } = {}) {
   return new Elysia({ prefix: ADMIN_API_PREFIX })
-    .derive(({ request }) => ({ admin: authenticateAdmin(store, request) }))
+    .derive(({ request, server }) => {
+      const admin = authenticateAdmin(store, request)
+      // Who makes a change through this request, for the operation's audit entry.
+      return { admin, actor: accountActor(admin.user, remoteAddress(request, server)) }
+    })
     .onBeforeHandle(({ request, admin }) => {
       const needed = READS.has(request.method) ? policy.read : policy.write
       if (!roleAllows(admin.user.role, needed))
@@ -54,7 +59,7 @@ export function adminRouter(store: Store, policy: RolePolicy) {
         )
     })
     .onAfterHandle(({ request, admin, route, params, server }) => {
-      if (READS.has(request.method)) return
+      if (auditsItself || READS.has(request.method)) return
       const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
       audited(store, {
         identity: admin,

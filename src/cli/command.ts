@@ -5,8 +5,11 @@ import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { AUDIT_ON_THE_MACHINE as ON_THE_MACHINE } from '../protocol/admin-api.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
 import { Store } from '../store/store.ts'
+import { withHubServices } from '../hub/open-services.ts'
+import type { HubServices } from '../services/hub-services.ts'
 
 export { ON_THE_MACHINE }
+export { THE_MACHINE } from '../services/actor.ts'
 
 export type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -112,6 +115,14 @@ export function positional(args: ParsedArgs, index: number, name: string, count:
 
 export function noPositionals(args: ParsedArgs): void {
   if (args.positionals.length > 0) throw new UsageError(`unexpected argument "${args.positionals[0]}"`)
+}
+
+/**
+ * Opens the services over the data directory's store (creating it only when asked), runs `work`, and closes them:
+ * the command changes the hub's data through the same operations as the running hub.
+ */
+export function withServices<T>(args: ParsedArgs, io: Io, work: (services: HubServices) => T, create = false): T {
+  return withHubServices({ dataDir: dataDirOf(args, io), create }, work)
 }
 
 /** Opens the store of the data directory (creating it only when asked), runs `work`, and closes it. */

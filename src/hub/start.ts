@@ -28,6 +28,7 @@ import { Housekeeping } from '../services/housekeeping.ts'
 import { WebhookSender } from '../services/webhooks.ts'
 import { Failover } from '../services/failover.ts'
 import { JobService } from '../services/jobs.ts'
+import { HubServices } from '../services/hub-services.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
 import { ReceiptImages } from '../services/receipt-image.ts'
@@ -194,6 +195,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       log: logs.for('failover'),
     })
     const jobs = new JobService(store, dispatcher, disk, failover)
+    // What the edges get instead of the store: every change through one operation of the services.
+    const services = new HubServices(store, { now, jobs, connections: sessions })
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,
@@ -226,6 +229,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     )
     const api: ApiContext = {
       store,
+      services,
       jobs,
       serverId,
       serverName,
@@ -257,6 +261,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const admin: AdminContext = {
       log: logs.for('admin'),
       store,
+      services,
       jobs,
       board,
       webhooks,
@@ -266,7 +271,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       startedAt: now(),
       lan: () => hubOnTheLan(serverName(), config.host, app.server?.port ?? config.port, config.tls ? 'https' : 'http'),
       isConnected,
-      disconnectAgent: (agentId, code, reason) => sessions.disconnect(agentId, code, reason),
       stopping: stopping.signal,
       detect: () => detectPrinters(undefined, loadUsbBackend),
       downloadBackup: () =>

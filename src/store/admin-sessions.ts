@@ -5,18 +5,9 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { AdminSession, SessionLifetime } from '../domain/accounts.ts'
 
-export interface AdminSession {
-  id: string
-  /** The account signed in. */
-  userId: string
-  address: string
-  userAgent: string
-  createdAt: string
-  lastSeenAt: string
-  expiresAt: string
-  revokedAt: string | null
-}
+export type { AdminSession, SessionLifetime }
 
 interface SessionRow {
   id: string
@@ -39,12 +30,6 @@ const toSession = (row: SessionRow): AdminSession => ({
   expiresAt: iso(row.expires_at),
   revokedAt: isoOrNull(row.revoked_at),
 })
-
-/** Lifetimes of a dashboard session: it ends after `idleMs` unused, and `maxMs` after login at the latest. */
-export interface SessionLifetime {
-  idleMs: number
-  maxMs: number
-}
 
 /** Dashboard sessions, each one account's: the browser holds the token, the store only its hash. */
 export class AdminSessions {

@@ -5,22 +5,14 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { AdminToken } from '../domain/accounts.ts'
+
+export type { AdminToken }
 
 /** Admin tokens: `pha_` and 32 random bytes in unpadded base64url. */
 export const ADMIN_TOKEN_PREFIX = 'pha_'
 export const ADMIN_TOKEN_PATTERN = /^pha_[A-Za-z0-9_-]{43}$/
 const DISPLAY_LENGTH = ADMIN_TOKEN_PREFIX.length + 8
-
-export interface AdminToken {
-  id: string
-  /** The account whose role it carries. */
-  userId: string
-  name: string
-  tokenPrefix: string
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
 
 interface TokenRow {
   id: string

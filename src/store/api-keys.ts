@@ -6,17 +6,9 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from './secrets.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { ApiKey } from '../domain/records.ts'
 
-export interface ApiKey {
-  id: string
-  projectId: string
-  name: string | null
-  keyPrefix: string
-  scopes: ApiKeyScope[]
-  createdAt: string
-  lastUsedAt: string | null
-  revokedAt: string | null
-}
+export type { ApiKey }
 
 interface ApiKeyRow {
   id: string

@@ -3,19 +3,9 @@
 // deletes the oldest as it does finished jobs.
 import type { Database } from 'bun:sqlite'
 import { iso } from './time.ts'
+import type { AuditEntry } from '../domain/accounts.ts'
 
-export interface AuditEntry {
-  id: number
-  at: string
-  /**
-   * The account's name as it was then; null when no account was known (a failed sign-in of a name no account has, the
-   * machine).
-   */
-  user: string | null
-  action: string
-  target: string | null
-  address: string | null
-}
+export type { AuditEntry }
 
 export interface NewAuditEntry {
   userId: string | null

@@ -5,19 +5,9 @@ import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { Destination, DestinationMode } from '../domain/records.ts'
 
-export type DestinationMode = 'failover' | 'all'
-
-export interface Destination {
-  id: string
-  projectId: string
-  name: string
-  mode: DestinationMode
-  /** Printer record IDs, in order of preference. */
-  printers: string[]
-  createdAt: string
-  updatedAt: string
-}
+export type { Destination, DestinationMode }
 
 interface DestinationRow {
   id: string

@@ -5,16 +5,9 @@ import type { Database } from 'bun:sqlite'
 import type { ImageMediaType } from '../protocol/image.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { StoredImage } from '../domain/records.ts'
 
-export interface StoredImage {
-  name: string
-  mediaType: ImageMediaType
-  width: number
-  height: number
-  /** Bytes of the image (decoded from its base64). */
-  bytes: number
-  updatedAt: string
-}
+export type { StoredImage }
 
 /** A stored image without its data: its size is worked out from the base64's length and padding. */
 interface ImageRow {

@@ -5,37 +5,16 @@
 // short (even empty) with a position to go on from when the other filters left few of them.
 // Pages of a project's fan-out parents (`fanOut`) walk the project's index of parents the same way.
 import type { Database } from 'bun:sqlite'
-import type { Job, JobState } from '../protocol/job.ts'
 import { FAN_OUT_STATE_ORDER } from '../domain/fan-out.ts'
 import type { JobFilter } from './job-reads.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+
+export type { JobPage, JobQuery, ParentQuery }
 
 /** Index entries one page looks at, at most. */
 export const PAGE_WINDOW = 5_000
-
-export interface JobQuery {
-  projectId: string
-  /** The fan-out parents (jobs posted to a destination of mode "all") instead of the jobs that print. */
-  fanOut?: boolean
-  state?: JobState
-  /** The printer's record ID; of parents, the destination's name (their printerId). */
-  printerId?: string
-  /** Created after this time (ms since the epoch), not at it. */
-  createdAfter?: number
-  /** Created before this time, not at it. */
-  createdBefore?: number
-  /** Metadata entries the job must all have, [key, value]. */
-  metadata?: readonly (readonly [string, string])[]
-  /** Only jobs older than this position (from the page before). */
-  before?: number
-}
-
-export interface JobPage {
-  jobs: Job[]
-  /** Where the next older page starts; null when there is none. */
-  next: number | null
-}
 
 type Value = string | number
 
@@ -195,27 +174,6 @@ const PARENT_STATE_RANK = `(SELECT min(CASE state
   ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')}
   END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id =
   fan_outs.id)`
-
-/**
- * What a page of fan-out parents may be asked for: the job list's filters, and the dashboard's (any project, a child's
- * printer, a value's prefix).
- */
-export interface ParentQuery {
-  /** Every project's parents when left out (the dashboard's list). */
-  projectId?: string
-  /** The destination's name, as posted (the parents' printerId). */
-  destination?: string
-  /** Parents with a child at this printer (its record ID). */
-  childPrinterId?: string
-  /** The parent's state: its children's, as the domain summarises them. */
-  state?: JobState
-  createdAfter?: number
-  createdBefore?: number
-  metadata?: readonly (readonly [string, string])[]
-  /** A metadata value (any key) that starts with this: an order number as it is typed. */
-  metadataPrefix?: string
-  before?: number
-}
 
 /** Every condition of a query of fan-out parents, on a parent's row. */
 function parentConditions(query: ParentQuery): { sql: string; values: Value[] } {

@@ -12,30 +12,9 @@ import { type JobPage, jobPage, type JobQuery, jobSearch } from './job-pages.ts'
 import { JOB_COLUMNS, type JobRow, toJob } from './job-rows.ts'
 import { stateIn } from './sql.ts'
 import { iso } from './time.ts'
+import type { JobEvent, JobFilter } from '../domain/job-queries.ts'
 
-/** What the dashboard's job list filters by; every field narrows the list. */
-export interface JobFilter {
-  projectId?: string
-  /** The printer record. */
-  printerId?: string
-  state?: JobState
-  /** Created at or after, and before, in milliseconds since the epoch. */
-  createdFrom?: number
-  createdBefore?: number
-  /** Jobs older than this one (the next page). */
-  beforeId?: string
-  /** Jobs with a metadata value (any key) that starts with this: an order number, a table, as typed. */
-  metadataPrefix?: string
-}
-
-/** One state a job went through: the timeline of its attempts. */
-export interface JobEvent {
-  at: string
-  state: JobState
-  attempt: number
-  errorCode: string | null
-  errorMessage: string | null
-}
+export type { JobEvent, JobFilter }
 
 /** The newest jobs of a project, newest first, optionally of one state: the job list's page. */
 export function newestJobs(db: Database, projectId: string, state?: JobState): Job[] {

@@ -14,6 +14,9 @@ import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { type Attempt, JobStateReads } from './job-state-reads.ts'
 import { from, type GuardedStatements, guardedStatements } from './job-state-statements.ts'
 import { stateIn } from './sql.ts'
+import type { CancelOutcome } from '../domain/job-queries.ts'
+
+export type { CancelOutcome }
 
 export { type HeldJob, QUEUE_HEAD_SQL } from './job-state-reads.ts'
 
@@ -28,13 +31,6 @@ export const GONE_AGENTS_JOBS_SQL = `SELECT j.id, j.state, a.revoked_at IS NOT N
   WHERE (a.revoked_at IS NOT NULL
       OR (a.id NOT IN (SELECT value FROM json_each($connected)) AND coalesce(a.last_seen_at, 0) <= $awaySince))
     AND p.agent_id = a.id AND j.printer_id = p.id AND j.${stateIn(JOB_STATE_SETS.withAgent)}`
-
-export type CancelOutcome =
-  | { kind: 'cancelled'; job: Job }
-  | { kind: 'requested'; job: Job }
-  | { kind: 'too_late'; job: Job }
-  | { kind: 'finished'; job: Job }
-  | { kind: 'unknown' }
 
 /** Reports name an attempt the dispatcher started: the first is 1 (a job never sent has none). */
 const isAttempt = (attempt: number): boolean => Number.isSafeInteger(attempt) && attempt >= 1

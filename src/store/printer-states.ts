@@ -2,11 +2,9 @@ import type { Database } from 'bun:sqlite'
 import type { PrinterState } from '../domain/printer-state.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { PrinterStateChange } from '../domain/records.ts'
 
-export interface PrinterStateChange {
-  at: string
-  state: PrinterState
-}
+export type { PrinterStateChange }
 
 /** Each agent printer's status history: a row when it changes. */
 export class PrinterStates {

@@ -4,26 +4,14 @@ import { newId } from './ids.ts'
 import { iso } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
+import type { PrinterRecord } from '../domain/records.ts'
+
+export type { PrinterRecord }
 
 /** The prefix of printer record IDs (`prn_…`). */
 const PRINTER_RECORD = 'prn'
 /** Records whose project-local name is kept in memory at most (a few hundred bytes each). */
 const NAMES_KEPT = 4_096
-
-export interface PrinterRecord {
-  id: string
-  projectId: string
-  /** The project-local name of the agent printer, e.g. `kitchen`. */
-  remoteId: string
-  name: string | null
-  connection: string
-  profile: string
-  width: PaperWidth
-  /** The agent that owns the printer, and the printer's ID in that agent's inventory. */
-  agentId: string
-  agentPrinterId: string
-  createdAt: string
-}
 
 interface PrinterRow {
   id: string

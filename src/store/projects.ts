@@ -1,13 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
+import type { Project } from '../domain/records.ts'
 
-export interface Project {
-  id: string
-  name: string
-  openJobs: number
-  createdAt: string
-}
+export type { Project }
 
 interface ProjectRow {
   id: string

@@ -25,6 +25,7 @@ import { FanOuts } from './fan-outs.ts'
 import { Users } from './users.ts'
 import { AuditLog } from './audit.ts'
 import { describeError, Log, type Logger } from '../platform/log.ts'
+import { ADMIN_SESSION_LIFETIME } from '../domain/accounts.ts'
 
 export interface StoreOptions {
   dataDir: string
@@ -43,8 +44,7 @@ export interface StoreOptions {
   sessionLifetime?: SessionLifetime
 }
 
-/** A dashboard session ends after 12 hours unused, and a week after login at the latest. */
-export const ADMIN_SESSION_LIFETIME: SessionLifetime = { idleMs: 12 * 3_600_000, maxMs: 7 * 86_400_000 }
+export { ADMIN_SESSION_LIFETIME }
 
 export class Store {
   readonly settings: Settings

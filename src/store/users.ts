@@ -5,17 +5,9 @@ import type { Database } from 'bun:sqlite'
 import type { AdminRole } from '../protocol/admin-api.ts'
 import { newId } from './ids.ts'
 import { iso } from './time.ts'
+import type { User } from '../domain/accounts.ts'
 
-export interface User {
-  id: string
-  name: string
-  role: AdminRole
-  /** The language the account chose for the dashboard; null: the browser's. */
-  language: string | null
-  disabled: boolean
-  createdAt: string
-  updatedAt: string
-}
+export type { User }
 
 interface UserRow {
   id: string

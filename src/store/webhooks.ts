@@ -6,19 +6,9 @@ import type { Database } from 'bun:sqlite'
 import { newId } from './ids.ts'
 import { iso, isoOrNull } from './time.ts'
 import { bound } from '../sqlite/bound.ts'
+import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 
-export interface Webhook {
-  id: string
-  projectId: string
-  url: string
-  events: string[]
-  description: string | null
-  createdAt: string
-  /** Since when its deliveries fail (null: the last one went through). */
-  failingSince: string | null
-  /** When it was disabled for failing too long (null: enabled). */
-  disabledAt: string | null
-}
+export type { DeliveryRecord, Webhook }
 
 interface WebhookRow {
   id: string
@@ -54,17 +44,6 @@ export interface DueDelivery {
   attempts: number
   nextAt: number
   failingSince: number | null
-}
-
-export interface DeliveryRecord {
-  messageId: string
-  /** The event's type (`job.created`, … or `webhook.test`). */
-  type: string
-  attempts: number
-  lastStatus: number | null
-  lastError: string | null
-  deliveredAt: string | null
-  createdAt: string
 }
 
 export class Webhooks {

@@ -46,7 +46,7 @@ function parsePairingRequest(body: unknown): PairingRequest {
   return result.value
 }
 
-export function pairingRoutes({ store, serverId, now }: ApiContext) {
+export function pairingRoutes({ services, serverId, now }: ApiContext) {
   const byAddress = new FailureRateLimit(PAIRING_ADDRESS_FAILURES, now)
   const byCode = new FailureRateLimit(PAIRING_CODE_FAILURES, now)
   /** An address with the code it tried, when it sent one. */
@@ -75,7 +75,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
         // redemption and the failure count: attempts all in flight together are counted one by one.
         refuseIfLimited(address, triedCode)
         const pairing = parsePairingRequest(body)
-        const outcome = store.pairingCodes.redeem(pairing.code, {
+        const outcome = services.agents.pair(pairing.code, {
           name: pairing.agent.name,
           version: pairing.agent.version,
           platform: pairing.agent.platform,
@@ -85,7 +85,7 @@ export function pairingRoutes({ store, serverId, now }: ApiContext) {
         if (outcome.kind !== 'paired') throw REJECTIONS[outcome.kind]
         // The redemption may have joined the turn's open transaction: the agent is told its
         // credential only once the hub cannot forget it.
-        await store.commits.durable()
+        await services.durable()
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
         const code = error instanceof ApiError ? error.code : undefined

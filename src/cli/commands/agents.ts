@@ -9,7 +9,8 @@ import {
   positional,
   printJson,
   printList,
-  withStore,
+  THE_MACHINE,
+  withServices,
 } from '../command.ts'
 
 export const agentsListCommand: Command = {
@@ -20,7 +21,7 @@ export const agentsListCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const agents = withStore(args, io, (store) => store.agents.list())
+    const agents = withServices(args, io, (services) => services.agents.list())
     printList(io, args, agents, {
       columns: {
         ID: (a) => a.id,
@@ -38,20 +39,17 @@ export const agentsListCommand: Command = {
 
 export const agentsRevokeCommand: Command = {
   name: 'agents revoke',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'revoke an agent: its connection ends and it can no longer authenticate',
   usage: 'AGENT_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const id = positional(args, 0, 'AGENT_ID', 1)
-    withStore(args, io, (store) => {
-      const agent = store.agents.get(id)
-      if (!agent) throw new CliError(`there is no agent ${id} (see printhub agents list)`)
-      if (agent.builtin)
-        throw new CliError('the built-in agent is part of the hub and cannot be revoked; remove its printers instead')
-      if (!store.agents.revoke(id)) throw new CliError(`agent ${id} is already revoked`)
-    })
+    const outcome = withServices(args, io, (services) => services.agents.revoke(THE_MACHINE, id))
+    if (outcome.kind === 'unknown') throw new CliError(`there is no agent ${id} (see printhub agents list)`)
+    if (outcome.kind === 'builtin')
+      throw new CliError('the built-in agent is part of the hub and cannot be revoked; remove its printers instead')
+    if (outcome.kind === 'already_revoked') throw new CliError(`agent ${id} is already revoked`)
     if (args.values.json) return printJson(io, { id, revoked: true })
     io.out(
       `Revoked agent ${id}. A running hub ends its connection within a second; ` +

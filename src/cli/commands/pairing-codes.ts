@@ -8,7 +8,8 @@ import {
   noPositionals,
   printJson,
   UsageError,
-  withStore,
+  THE_MACHINE,
+  withServices,
 } from '../command.ts'
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
@@ -24,15 +25,16 @@ export function parseTtl(text: string): number {
 
 export const pairingCodesCreateCommand: Command = {
   name: 'pairing-codes create',
-  audited: () => null,
   summary: 'create a one-time code that pairs an agent with this hub',
   usage: '[--ttl 5m] [--data DIR] [--json]',
   help: ['--ttl DURATION    how long the code is valid: 10s to 24h (default 5m)', DATA_HELP, JSON_HELP],
   options: { ttl: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const ttlMs = args.values.ttl === undefined ? PAIRING_CODE_TTL_MS.default : parseTtl(args.values.ttl as string)
-    const code = withStore(args, io, (store) => store.pairingCodes.create(ttlMs))
+    const made = await withServices(args, io, (services) => services.agents.createPairingCode(THE_MACHINE, { ttlMs }))
+    if (made.kind !== 'created') throw new Error(`a pairing code asked without a printer was ${made.kind}`)
+    const code = { code: made.code, expiresAt: made.expiresAt }
     if (args.values.json) return printJson(io, code)
     io.out(`Pairing code: ${code.code} (single use, valid until ${code.expiresAt})`)
   },

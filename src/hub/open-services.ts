@@ -1,0 +1,31 @@
+// The services over a data directory's store, for the CLI: opened for one command and closed when
+// its work is done, as the running hub would change the same data (through the same operations).
+import { MAX_OPEN_JOBS } from '../domain/settings.ts'
+import { HubServices } from '../services/hub-services.ts'
+import { MIGRATIONS } from '../store/migrations.ts'
+import { Store } from '../store/store.ts'
+
+/** The schema version of the hub's database this printhub writes. */
+export const STORE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)!.version
+
+export interface OpenServices {
+  dataDir: string
+  /** Create the data directory and database when missing (init); otherwise refuse (NoDatabaseError). */
+  create?: boolean
+}
+
+/** Opens the store of the data directory, runs `work` with its services, and closes it (once async work is done). */
+export function withHubServices<T>({ dataDir, create = false }: OpenServices, work: (services: HubServices) => T): T {
+  const store = Store.open({ dataDir, create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+  let result: T
+  try {
+    result = work(new HubServices(store))
+  } catch (error) {
+    store.close()
+    throw error
+  }
+  // Work that goes on asynchronously keeps the store open until it is done.
+  if (result instanceof Promise) return result.finally(() => store.close()) as T
+  store.close()
+  return result
+}

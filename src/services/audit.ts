@@ -1,0 +1,34 @@
+// The audit log as the services write and read it: each operation that changes something writes
+// its entry with `recordChange`, inside the change's own transaction (in `store.commits.write`), so
+// that the change and its entry are committed together or not at all; sign-ins and backups are
+// recorded here; the log is read a page at a time (newest first).
+import type { AuditEntry } from '../domain/accounts.ts'
+import type { AuditAction } from '../protocol/audit-actions.ts'
+import type { Store } from '../store/store.ts'
+import type { Actor } from './actor.ts'
+
+/** What an operation did, for the audit log: who, which action, on what. */
+export interface AuditedChange {
+  actor: Actor
+  action: AuditAction
+  target: string | null
+}
+
+/** Writes an entry; call it inside the change's `store.commits.write`. */
+export function recordChange(store: Store, { actor, action, target }: AuditedChange): void {
+  store.audit.record({ userId: actor.userId, user: actor.user, action, target, address: actor.address })
+}
+
+export class AuditLog {
+  constructor(private readonly store: Store) {}
+
+  /** Entries newest first, older than entry `before` when given, at most `limit`. */
+  page(limit: number, before?: number): AuditEntry[] {
+    return this.store.audit.page(limit, before)
+  }
+
+  /** Writes what an operation did, as a change of its own (what changed nothing the store keeps: a backup made). */
+  record(change: AuditedChange): void {
+    this.store.commits.write(() => recordChange(this.store, change))
+  }
+}

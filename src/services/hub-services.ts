@@ -1,0 +1,54 @@
+// The services as the edges get them: one object holding every operation that changes the hub's
+// data (each checks its rules, writes through the store with its audit entry, and returns an
+// outcome) and the reads the edges show. The edges (cli/, admin/, api/, dashboard/, polling/)
+// never see the store: the hub (hub/start.ts) composes this over its store, the CLI opens one over
+// a data directory's (hub/open-services.ts). A second store implements the repositories below this;
+// nothing above changes.
+import type { Store } from '../store/store.ts'
+import { type AgentConnections, AgentService } from './agents.ts'
+import { AuditLog } from './audit.ts'
+import { JobService, type NewJobListener } from './jobs.ts'
+
+/** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
+const NO_DISPATCHER: NewJobListener = { jobCreated: () => {}, cancelRequested: () => {} }
+
+/** What the running hub adds to its services; without them (the CLI), its data is changed where it is kept. */
+export interface HubParts {
+  /** The clock, in milliseconds since the epoch. */
+  now?: () => number
+  /** The hub's jobs: with its dispatcher, disk guard and failover. */
+  jobs?: JobService
+  /** The agents' connections, ended when an agent is revoked. */
+  connections?: AgentConnections
+}
+
+export class HubServices {
+  readonly jobs: JobService
+  readonly agents: AgentService
+  readonly audit: AuditLog
+
+  constructor(
+    private readonly store: Store,
+    parts: HubParts = {},
+  ) {
+    const now = parts.now ?? Date.now
+    this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
+    this.agents = new AgentService(store, this.jobs, parts.connections, now)
+    this.audit = new AuditLog(store)
+  }
+
+  /** Settles once every change made so far is on disk (an answer that must not come before). */
+  durable(): Promise<void> {
+    return this.store.commits.durable()
+  }
+
+  /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
+  changes(): number {
+    return this.store.changes()
+  }
+
+  /** A mark that moves whenever any stored row may have changed (see Store.changeStamp). */
+  changeStamp(): string | undefined {
+    return this.store.changeStamp()
+  }
+}

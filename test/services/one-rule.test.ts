@@ -1,0 +1,70 @@
+// Rules that had drifted apart between the CLI and the admin API, now checked in one place (the
+// operation in services/): each asked through both edges, a CLI process and the admin API on one
+// hub's data, which must agree. And each change in the audit log once, named by its operation.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { adminToken } from '../support/fixtures.ts'
+import { cli } from '../support/cli.ts'
+import { startTestHub, type TestHub } from '../support/hub.ts'
+
+let hub: TestHub
+let env: Record<string, string>
+let owner: string
+
+beforeAll(async () => {
+  hub = await startTestHub()
+  env = { PRINTHUB_DATA_DIR: hub.dataDir }
+  owner = adminToken(hub.hub.store, 'owner', 'olga')
+})
+afterAll(() => hub.stop())
+
+const admin = (method: string, path: string, body?: unknown) =>
+  hub.request(method, `/admin/v1${path}`, { key: owner, ...(body === undefined ? {} : { body }) })
+
+/** The audit log's entries of an action, oldest first: [user, target, address]. */
+async function audited(action: string): Promise<[string | null, string | null, string | null][]> {
+  const { entries } = (await (await admin('GET', '/audit?limit=500')).json()) as {
+    entries: { user: string | null; action: string; target: string | null; address: string | null }[]
+  }
+  return entries
+    .filter((entry) => entry.action === action)
+    .reverse()
+    .map((entry) => [entry.user, entry.target, entry.address])
+}
+
+function pairedAgent(name: string): string {
+  const store = hub.hub.store
+  return store.agents.insert(
+    { name, version: '1', platform: 'linux', installationId: `installation_${name}`, publicKey: 'A'.repeat(43) },
+    Date.now(),
+  ).id
+}
+
+describe('agents', () => {
+  test("the hub's built-in agent is revoked by neither edge", async () => {
+    const builtin = hub.hub.store.agents.builtin()!.id
+    const byCli = await cli(['agents', 'revoke', builtin], env)
+    expect([byCli.code, byCli.stderr]).toEqual([1, expect.stringContaining('the built-in agent is part of the hub')])
+    const byApi = await admin('POST', `/agents/${builtin}/revoke`)
+    expect(byApi.status).toBe(409)
+    expect(((await byApi.json()) as { error: { message: string } }).error.message).toContain('cannot be revoked')
+    expect(hub.hub.store.agents.get(builtin)!.revokedAt).toBeNull()
+  })
+
+  test('an agent revoked by one edge is already revoked for the other; each revocation audited once', async () => {
+    const first = pairedAgent('bar')
+    expect((await cli(['agents', 'revoke', first], env)).code).toBe(0)
+    const again = await admin('POST', `/agents/${first}/revoke`)
+    expect(again.status).toBe(409)
+    expect(((await again.json()) as { error: { message: string } }).error.message).toBe(
+      'This agent is already revoked.',
+    )
+    const second = pairedAgent('terrace')
+    expect((await admin('POST', `/agents/${second}/revoke`)).status).toBe(200)
+    const twice = await cli(['agents', 'revoke', second], env)
+    expect([twice.code, twice.stderr]).toEqual([1, expect.stringContaining(`agent ${second} is already revoked`)])
+    expect(await audited('agents.revoke')).toEqual([
+      [null, first, 'this machine'],
+      ['olga', second, '127.0.0.1'],
+    ])
+  })
+})
