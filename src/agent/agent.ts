@@ -196,12 +196,12 @@ export class Agent {
   private async connectLoop(): Promise<void> {
     let failures = 0
     while (!this.stopped) {
-      const connection = new AgentConnection(
-        this.options.credentials,
-        this.options.key,
-        this.options.version,
-        () => Math.floor((performance.now() - this.started) / 1000),
-        {
+      const connection = new AgentConnection({
+        credentials: this.options.credentials,
+        key: this.options.key,
+        version: this.options.version,
+        uptimeSeconds: () => Math.floor((performance.now() - this.started) / 1000),
+        events: {
           ready: () => {
             failures = 0
             this.onReady(connection).catch((error) =>
@@ -210,7 +210,7 @@ export class Agent {
           },
           frame: (_, message, size) => this.onFrame(connection, message, size),
         },
-      )
+      })
       this.connection = connection
       await connection.open(this.options.connector)
       const ending: Ending = await connection.ended

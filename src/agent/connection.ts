@@ -65,6 +65,17 @@ export interface ConnectionEvents {
   ): void
 }
 
+/** What a connection is made with: who the agent is, and who hears what comes of it. */
+export interface ConnectionOptions {
+  credentials: Credentials
+  key: AgentKey
+  /** The agent's version, in its hello. */
+  version: string
+  /** How long the agent has run, in its heartbeats' answers. */
+  uptimeSeconds: () => number
+  events: ConnectionEvents
+}
+
 const authFrameRule = union('type', {
   'auth.challenge': authChallengeRule,
   'auth.accepted': authAcceptedRule,
@@ -106,13 +117,19 @@ export class AgentConnection {
   /** Settles when the connection is over. */
   readonly ended = new Promise<Ending>((resolve) => (this.endingResolve = resolve))
 
-  constructor(
-    private readonly credentials: Credentials,
-    private readonly key: AgentKey,
-    private readonly version: string,
-    private readonly uptimeSeconds: () => number,
-    private readonly events: ConnectionEvents,
-  ) {}
+  private readonly credentials: Credentials
+  private readonly key: AgentKey
+  private readonly version: string
+  private readonly uptimeSeconds: () => number
+  private readonly events: ConnectionEvents
+
+  constructor({ credentials, key, version, uptimeSeconds, events }: ConnectionOptions) {
+    this.credentials = credentials
+    this.key = key
+    this.version = version
+    this.uptimeSeconds = uptimeSeconds
+    this.events = events
+  }
 
   /** True when the hub is a printhub: the extension frames may be sent. */
   get toPrinthub(): boolean {

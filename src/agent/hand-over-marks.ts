@@ -80,6 +80,18 @@ export function readMarks(path: string, run: string | undefined, boot: string | 
 }
 
 /** This run's marks file, written afresh (whatever was there is gone). */
+/** What a run's file of marks starts with (HandOverMarks.begin). */
+export interface MarksStart {
+  /** The run the file is of (named in the ledger's settings). */
+  run: string
+  /** The machine's boot the run started in. */
+  boot: string
+  /** Jobs claimed before this run, which must stay uncertain. */
+  handed?: readonly number[]
+  /** Jobs known printed whose record is still to be written. */
+  printed?: readonly number[]
+}
+
 export class HandOverMarks {
   /** The slots of each printer (two, used in turn), and of each job claimed when the run began (one). */
   private readonly slots = new Map<string, number[]>()
@@ -96,13 +108,7 @@ export class HandOverMarks {
    * Starts a file with `handed` marked (jobs claimed before this run that must stay uncertain) and
    * `printed` (jobs known printed whose record is still to be written: known after a second crash too).
    */
-  static begin(
-    path: string,
-    run: string,
-    boot: string,
-    handed: readonly number[] = [],
-    printed: readonly number[] = [],
-  ): HandOverMarks {
+  static begin(path: string, { run, boot, handed = [], printed = [] }: MarksStart): HandOverMarks {
     const fd = openSync(path, 'w', 0o600)
     const marks = new HandOverMarks(fd)
     try {

@@ -17,7 +17,12 @@ import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
 import type { AgentLedger } from './agent-ledger.ts'
 import type { LedgerJob } from './ledger-rows.ts'
 
-export interface HandOverContext {
+/** A job to hand over: its bytes, the printer to reach, and what the agent provides. */
+export interface HandOver {
+  job: LedgerJob
+  bytes: Uint8Array
+  connection: Connection
+  model: PrinterModel
   ledger: AgentLedger
   transports: Transports
   signal: AbortSignal
@@ -34,13 +39,18 @@ export interface HandOverContext {
  * stopping (the job stays `received` for the next start), or the job was cancelled or finished
  * otherwise while its printer was reached (it gets nothing).
  */
-export async function handOver(
-  job: LedgerJob,
-  bytes: Uint8Array,
-  connection: Connection,
-  model: PrinterModel,
-  { ledger, transports, signal, stopping, othersAtWork, meanwhile }: HandOverContext,
-): Promise<SubmitOutcome | undefined> {
+export async function handOver({
+  job,
+  bytes,
+  connection,
+  model,
+  ledger,
+  transports,
+  signal,
+  stopping,
+  othersAtWork,
+  meanwhile,
+}: HandOver): Promise<SubmitOutcome | undefined> {
   const ready = await readyPrinter(connection, signal, transports, model)
   if (!ready.ok) return 'cancelled' in ready && stopping() ? undefined : ready
   if (!ledger.claim(job.seq)) {

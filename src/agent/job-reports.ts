@@ -49,6 +49,13 @@ export const completedReport = (job: LedgerJob, hubInProcess?: boolean, at = now
     hubInProcess,
   )
 
+/** A printed job's end: when its printer printed it and took its bytes, and whether the hub was told the latter. */
+export interface Completion {
+  reportedSubmitted: boolean
+  completedAt: string
+  submittedAt: string
+}
+
 /**
  * How a printed job's end is told: after its submission was (`reportedSubmitted`), or with it. A
  * hub in this process hears it in one report (one state change fewer: the hub's CPU); any other
@@ -57,9 +64,7 @@ export const completedReport = (job: LedgerJob, hubInProcess?: boolean, at = now
 export function completionReports(
   job: LedgerJob,
   hubInProcess: boolean,
-  reportedSubmitted: boolean,
-  completedAt: string,
-  submittedAt: string,
+  { reportedSubmitted, completedAt, submittedAt }: Completion,
 ): string[] {
   if (reportedSubmitted) return [completedReport(job, hubInProcess, completedAt)]
   if (hubInProcess) return [completedReport(job, hubInProcess, completedAt, submittedAt)]

@@ -43,7 +43,8 @@ export class MarksRun {
     this.settings.set({ [MARKS_RUN_SETTING]: run })
     this.close()
     try {
-      if (this.file && this.boot) this.marks = HandOverMarks.begin(this.file, run, this.boot, claimed, printed)
+      if (this.file && this.boot)
+        this.marks = HandOverMarks.begin(this.file, { run, boot: this.boot, handed: claimed, printed })
     } catch {
       // No marks this run: recovery will not trust the last run's, whose run is no longer named.
     }

@@ -116,7 +116,11 @@ export class Printing {
       // The idle watch's ask of this printer, if one is on its way, ends first: one connection at a time.
       await this.status.asked(printer.id)
       const meanwhile = () => this.queues.held.take(printer.id)
-      submission = await handOver(job, bytes, connection, printer, {
+      submission = await handOver({
+        job,
+        bytes,
+        connection,
+        model: printer,
         ledger: this.ledger,
         transports: this.transports,
         signal: controller.signal,
@@ -161,12 +165,8 @@ export class Printing {
     this.ledger.printed(job)
     // Reported with the moments they happened, though the record may be made later (held-records.ts).
     const completedAt = new Date().toISOString()
-    const record = () =>
-      this.finish(
-        job,
-        'complete',
-        completionReports(job, this.hubInProcess, reportedSubmitted, completedAt, submittedAt ?? completedAt),
-      )
+    const completion = { reportedSubmitted, completedAt, submittedAt: submittedAt ?? completedAt }
+    const record = () => this.finish(job, 'complete', completionReports(job, this.hubInProcess, completion))
     if (next && !this.stopped && this.queues.size === 1 && this.ledger.nextReceived(job.printerId))
       this.queues.held.hold(job.printerId, job.seq, record)
     else record()

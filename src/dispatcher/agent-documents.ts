@@ -7,6 +7,7 @@
 import { documentExtensions, type PrintDocument } from '../protocol/document.ts'
 import type { Issue } from '../protocol/rules.ts'
 import { findProfile } from '../profiles/catalog.ts'
+import type { Attempt } from '../store/job-state-reads.ts'
 import type { Store } from '../store/store.ts'
 import type { Job } from '../protocol/job.ts'
 import { wireJobId } from './wire-identity.ts'
@@ -20,16 +21,16 @@ export function documentsReady(printhubAgent: boolean): Promise<void> | undefine
   return (loading ??= import('../render/standard-document.ts').then((module) => void (standard = module)))
 }
 
+/** The document of `attempt`'s job for the agent of printer `printerId` (a printhub agent or another). */
 export function documentForAgent(
   store: Store,
   printhubAgent: boolean,
   printerId: string,
-  jobId: string,
-  movedNote: string | null,
+  { job, movedNote }: Pick<Attempt, 'job' | 'movedNote'>,
 ): { document: PrintDocument } | { refused: Issue[] } {
   // A printhub agent takes the document as it is serialised; the drawing for other agents reads the stored one.
   const stored = withMovedNote(
-    (printhubAgent ? store.jobs.documentToSend(jobId) : store.jobs.document(jobId))!,
+    (printhubAgent ? store.jobs.documentToSend(job.id) : store.jobs.document(job.id))!,
     movedNote,
   )
   // Most documents use no extension: no printer lookup for them.

@@ -85,7 +85,7 @@ export class Dispatcher extends DispatchQueues implements AgentListener {
       if (firstInventory && session.isPrinthubAgent) {
         for (const jobId of this.store.jobStates.withAgent(record.id, MAX_RESYNC_PER_PRINTER)) {
           const attempt = this.store.jobStates.currentAttempt(jobId)
-          const document = attempt && documentForAgent(this.store, true, record.id, jobId, attempt.movedNote)
+          const document = attempt && documentForAgent(this.store, true, record.id, attempt)
           if (attempt && document && 'document' in document)
             this.send(session, record.agentPrinterId, attempt, document.document)
         }

@@ -159,7 +159,7 @@ export class DispatchQueues {
 
   private deliver(session: GatewaySession, printerId: string, agentPrinterId: string, delivery: Attempt): void {
     const { job, attempt } = delivery
-    const document = documentForAgent(this.store, session.isPrinthubAgent, printerId, job.id, delivery.movedNote)
+    const document = documentForAgent(this.store, session.isPrinthubAgent, printerId, delivery)
     if ('refused' in document) {
       const named = document.refused.map((issue) => `${issue.path} ${issue.message}`).join('; ')
       this.store.jobStates.failAttempt(

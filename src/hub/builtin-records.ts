@@ -42,7 +42,7 @@ export function builtinAgentRecords(store: Store, agentId: string): HubRecords {
       if (!wire || !attempt || attempt.attempt !== wire.attempt) return undefined
       const record = store.printers.get(attempt.job.printerId)
       if (record?.agentId !== agentId) return undefined
-      const made = documentForAgent(store, true, record.id, wire.jobId, attempt.movedNote)
+      const made = documentForAgent(store, true, record.id, attempt)
       return 'document' in made
         ? printJobPayload(record.agentPrinterId, attempt.job, attempt.attempt, made.document)
         : undefined

@@ -191,7 +191,7 @@ test(
     'whether they printed, read back only with its own boot and run',
   () => {
     const run = crypto.randomUUID()
-    const marks = HandOverMarks.begin(marksFile(), run, BOOT)
+    const marks = HandOverMarks.begin(marksFile(), { run, boot: BOOT })
     marks.mark('kitchen', 7)
     marks.mark('bar', 8)
     marks.printed('bar', 8)
@@ -215,16 +215,16 @@ test(
     expect(() => marks.mark('kitchen', 10)).toThrow('closed')
     expect(() => marks.printed('kitchen', 11)).toThrow('closed')
     // Begun again, the file starts empty but for the jobs it is told were claimed before, or printed.
-    HandOverMarks.begin(marksFile(), run, BOOT).close()
+    HandOverMarks.begin(marksFile(), { run, boot: BOOT }).close()
     expect(readMarks(marksFile(), run, BOOT)).toEqual({ handed: new Set(), printed: new Set() })
-    HandOverMarks.begin(marksFile(), run, BOOT, [3, 4], [5]).close()
+    HandOverMarks.begin(marksFile(), { run, boot: BOOT, handed: [3, 4], printed: [5] }).close()
     expect(readMarks(marksFile(), run, BOOT)).toEqual({ handed: new Set([3, 4, 5]), printed: new Set([5]) })
   },
 )
 
 test('a file of version 1 (before the printed marks) is read; one of another version is not trusted', () => {
   const run = crypto.randomUUID()
-  HandOverMarks.begin(marksFile(), run, BOOT, [3], [5]).close()
+  HandOverMarks.begin(marksFile(), { run, boot: BOOT, handed: [3], printed: [5] }).close()
   const file = readFileSync(marksFile()).toString('latin1')
   expect(file.startsWith('{"version":2,')).toBe(true)
   const slots = Buffer.alloc(8)

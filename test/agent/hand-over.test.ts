@@ -74,7 +74,11 @@ for (const othersAtWork of [false, true]) {
     const name = `hand-over-${othersAtWork}`
     const job = await receivedJob(name)
     const connection = { kind: 'virtual' as const, name, mode: 'ok' as const, delayMs: 0 }
-    const outcome = handOver(job, Uint8Array.of(0x1b, 0x40, 0x41), connection, model, {
+    const outcome = handOver({
+      job,
+      bytes: Uint8Array.of(0x1b, 0x40, 0x41),
+      connection,
+      model,
       ledger,
       transports: transports(),
       signal: new AbortController().signal,
@@ -104,7 +108,11 @@ test('cancelled while its intent is being flushed: nothing is sent', async () =>
   const job = await receivedJob('hand-over-cancelled')
   const controller = new AbortController()
   const connection = { kind: 'virtual' as const, name: 'hand-over-cancelled', mode: 'ok' as const, delayMs: 0 }
-  const outcome = handOver(job, Uint8Array.of(0x41), connection, model, {
+  const outcome = handOver({
+    job,
+    bytes: Uint8Array.of(0x41),
+    connection,
+    model,
     ledger,
     transports: transports(),
     signal: controller.signal,

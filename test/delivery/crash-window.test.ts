@@ -176,7 +176,7 @@ function confirmed(dir: string): void {
     .query<{ value: string }, []>("SELECT value FROM ledger_settings WHERE key = 'hand_over_marks_run'")
     .get()!.value
   db.close()
-  const marks = HandOverMarks.begin(marksFileOf(join(dir, DATABASE_FILE)), run, bootId()!)
+  const marks = HandOverMarks.begin(marksFileOf(join(dir, DATABASE_FILE)), { run, boot: bootId()! })
   marks.mark('kitchen', 1)
   marks.printed('kitchen', 1)
   marks.close()
