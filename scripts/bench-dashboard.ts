@@ -5,7 +5,8 @@
 // heading on the screen, after the scripts ran and the API answered). The hub is its own process
 // with a few printers and jobs, signed in as its owner.
 import { chromium } from 'playwright-core'
-import { addUser } from '../src/services/accounts.ts'
+import { THE_MACHINE } from '../src/services/actor.ts'
+import { HubServices } from '../src/services/hub-services.ts'
 import { Store } from '../src/store/store.ts'
 import type { SectionResult } from './bench.ts'
 import { cli, initDataDir, newDataDir, removeDataDir, round, startHub } from './bench-hub.ts'
@@ -48,7 +49,11 @@ export async function dashboardSection(): Promise<SectionResult> {
     await cli(['printers', 'add', '--project', project.projectId, '--id', id, '--connection', 'virtual', '--data', dir])
   const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10_000 })
   try {
-    const added = await addUser(store, 'owner', 'owner', 'a bench password')
+    const added = await new HubServices(store).accounts.add(THE_MACHINE, {
+      name: 'owner',
+      role: 'owner',
+      password: 'a bench password',
+    })
     if (added.kind !== 'added') throw new Error(`the owner could not be made: ${added.kind}`)
   } finally {
     store.close()

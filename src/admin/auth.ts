@@ -3,10 +3,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { ApiError } from '../http/errors.ts'
 import { API_KEY_PREFIX } from '../protocol/api-key.ts'
-import type { AdminSession } from '../store/admin-sessions.ts'
-import type { AdminToken } from '../store/admin-tokens.ts'
-import type { Store } from '../store/store.ts'
-import type { User } from '../store/users.ts'
+import type { AdminSession, AdminToken, User } from '../domain/accounts.ts'
+import type { HubServices } from '../services/hub-services.ts'
 
 export const SESSION_COOKIE = 'printhub_session'
 const CSRF_HEADER = 'x-csrf-token'
@@ -71,21 +69,20 @@ export function checkOrigin(request: Request): void {
  * The admin behind the request; throws 401 without a live session or admin token, 403 on a change without the CSRF
  * token.
  */
-export function authenticateAdmin(store: Store, request: Request): AdminIdentity {
+export function authenticateAdmin({ access }: HubServices, request: Request): AdminIdentity {
   const header = request.headers.get('authorization')
   if (header !== null) {
     const secret = /^Bearer (\S+)$/i.exec(header)?.[1] ?? ''
     if (secret.startsWith(API_KEY_PREFIX))
       throw unauthorized('A project API key cannot use the admin API: sign in to the dashboard, or use an admin token.')
-    const token = store.adminTokens.use(secret)
-    const user = token && store.users.get(token.userId)
-    if (!token || !user) throw unauthorized('The admin token is not valid.')
-    return { kind: 'token', token, user }
+    const found = access.token(secret)
+    if (!found) throw unauthorized('The admin token is not valid.')
+    return { kind: 'token', ...found }
   }
   const sessionToken = cookieValue(request, SESSION_COOKIE)
-  const session = sessionToken ? store.adminSessions.use(sessionToken) : undefined
-  const user = session && store.users.get(session.userId)
-  if (!session || !sessionToken || !user) throw unauthorized('Sign in to the dashboard first (or send an admin token).')
+  const found = sessionToken ? access.session(sessionToken) : undefined
+  if (!found || !sessionToken) throw unauthorized('Sign in to the dashboard first (or send an admin token).')
+  const { session, user } = found
   checkOrigin(request)
   if (!SAFE_METHODS.has(request.method)) {
     const sent = Buffer.from(request.headers.get(CSRF_HEADER) ?? '')
@@ -94,4 +91,10 @@ export function authenticateAdmin(store: Store, request: Request): AdminIdentity
       throw new ApiError('forbidden', 'The request lacks the CSRF token of this session; reload the page.')
   }
   return { kind: 'session', session, token: sessionToken, user }
+}
+
+/** The account a browser's request is signed in as (a live dashboard session); undefined when none. */
+export function sessionAccount({ access }: HubServices, request: Request): User | undefined {
+  const token = cookieValue(request, SESSION_COOKIE)
+  return token === undefined ? undefined : access.session(token)?.user
 }

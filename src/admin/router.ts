@@ -5,9 +5,10 @@ import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
 import { remoteAddress } from '../http/failure-rate-limit.ts'
 import { ADMIN_API_PREFIX, type AdminRole, auditAction, roleAllows } from '../protocol/admin-api.ts'
-import type { Store } from '../store/store.ts'
+import type { AuditAction } from '../protocol/audit-actions.ts'
+import type { HubServices } from '../services/hub-services.ts'
 import { accountActor } from '../services/actor.ts'
-import { type AdminIdentity, authenticateAdmin } from './auth.ts'
+import { authenticateAdmin } from './auth.ts'
 
 /** The least role that may read (GET) and change (every other method) through a router's routes. */
 export interface RolePolicy {
@@ -22,31 +23,10 @@ export const OWNER: RolePolicy = { read: 'owner', write: 'owner' }
 
 const READS = new Set(['GET', 'HEAD'])
 
-/** A change for the audit log: who made it (when signed in), what, to what, and from where. */
-export interface AuditedChange {
-  identity: Pick<AdminIdentity, 'user'> | undefined
-  action: string
-  target: string | null
-  address: string | null
-}
-
-/** Writes who did what to the audit log (in the open transaction). */
-export function audited(store: Store, { identity, action, target, address }: AuditedChange): void {
-  store.commits.write(() =>
-    store.audit.record({
-      userId: identity?.user.id ?? null,
-      user: identity?.user.name ?? null,
-      action,
-      target,
-      address,
-    }),
-  )
-}
-
-export function adminRouter(store: Store, policy: RolePolicy, { auditsItself = false } = {}) {
+export function adminRouter(services: HubServices, policy: RolePolicy, { auditsItself = false } = {}) {
   return new Elysia({ prefix: ADMIN_API_PREFIX })
     .derive(({ request, server }) => {
-      const admin = authenticateAdmin(store, request)
+      const admin = authenticateAdmin(services, request)
       // Who makes a change through this request, for the operation's audit entry.
       return { admin, actor: accountActor(admin.user, remoteAddress(request, server)) }
     })
@@ -58,14 +38,13 @@ export function adminRouter(store: Store, policy: RolePolicy, { auditsItself = f
           `This needs the role ${needed} or higher; ${admin.user.name} is ${admin.user.role}.`,
         )
     })
-    .onAfterHandle(({ request, admin, route, params, server }) => {
+    .onAfterHandle(({ request, actor, route, params }) => {
       if (auditsItself || READS.has(request.method)) return
       const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
-      audited(store, {
-        identity: admin,
-        action: auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)),
+      services.audit.record({
+        actor,
+        action: auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)) as AuditAction,
         target,
-        address: remoteAddress(request, server),
       })
     })
 }

@@ -1,7 +1,8 @@
 // The hub's HTTP application: the shared request handling (http/), and on it the edges side by
 // side: the public API with discovery, pairing and the agents' gateway; the admin API; the
 // dashboard's pages; the printers that poll for their jobs.
-import { adminApi, sessionAccount } from '../admin/admin-app.ts'
+import { adminApi } from '../admin/admin-app.ts'
+import { sessionAccount } from '../admin/auth.ts'
 import type { AdminContext } from '../admin/context.ts'
 import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
@@ -36,5 +37,5 @@ export function hubApp({ api, admin, polling, requests, errors, firstWork }: Hub
     .use(adminApi(admin))
     .use(cloudPrntRoutes(polling.cloudPrnt))
     .use(epsonSdpRoutes(polling.epsonSdp))
-    .use(dashboardPages({ account: (request) => sessionAccount(admin, request) }))
+    .use(dashboardPages({ account: (request) => sessionAccount(admin.services, request) }))
 }

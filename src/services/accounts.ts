@@ -1,11 +1,15 @@
 // The dashboard's accounts as every edge makes and checks them (the admin API, the CLI): names,
 // roles, passwords hashed with argon2id, signing in, and the one-time setup link that makes the
-// first owner (a fresh hub never has a default password). Outcomes are values.
+// first owner (a fresh hub never has a default password). One rule for every change: the hub keeps
+// an owner who can sign in, checked in the change's own transaction. Every change is written to the
+// audit log with it. Outcomes are values.
 import { timingSafeEqual } from 'node:crypto'
+import type { User } from '../domain/accounts.ts'
 import type { AdminRole } from '../protocol/admin-api.ts'
-import type { Store } from '../store/store.ts'
-import type { User } from '../store/users.ts'
 import { hashSecret, randomBase64Url } from '../store/secrets.ts'
+import type { Store } from '../store/store.ts'
+import { type Actor, accountActor } from './actor.ts'
+import { recordChange } from './audit.ts'
 
 const SETUP_KEY = 'admin_setup'
 const PASSWORD_LENGTH = { min: 10, max: 256 } as const
@@ -45,72 +49,212 @@ export type AddUserOutcome =
   | { kind: 'invalid'; path: 'name' | 'password'; message: string }
   | { kind: 'taken' }
 
-/** Makes an account (its password checked first); a pending setup link stops working once there is one. */
-export async function addUser(store: Store, name: string, role: AdminRole, password: string): Promise<AddUserOutcome> {
-  const nameProblem = userNameProblem(name)
-  if (nameProblem) return { kind: 'invalid', path: 'name', message: nameProblem }
-  const problem = passwordProblem(password)
-  if (problem) return { kind: 'invalid', path: 'password', message: problem }
-  const hash = await hashPassword(password)
-  const user = store.commits.write(() => store.users.create(name, role, hash))
-  if (!user) return { kind: 'taken' }
-  store.commits.write(() => store.settings.delete(SETUP_KEY))
-  return { kind: 'added', user }
+export interface NewUser {
+  name: string
+  role: AdminRole
+  password: string
 }
 
-/** Sets an account's password (checked with `passwordProblem` first). */
-export async function setPassword(store: Store, userId: string, password: string): Promise<User | undefined> {
-  const hash = await hashPassword(password)
-  return store.commits.write(() => store.users.update(userId, { passwordHash: hash }))
+/** What an owner changes of an account (the admin API), or the CLI (disabled). */
+export interface UserChange {
+  role?: AdminRole | undefined
+  disabled?: boolean | undefined
+  password?: string | undefined
 }
+
+export type ChangeUserOutcome =
+  | { kind: 'changed'; user: User }
+  | { kind: 'unknown' }
+  /** The change would leave no owner who can sign in (disabling or demoting the last one): nothing changed. */
+  | { kind: 'last_owner'; user: User }
+  | { kind: 'invalid'; path: 'password'; message: string }
+
+export type SetUpOutcome =
+  | AddUserOutcome
+  /** The setup link was used already, expired, or never was: nothing was made. */
+  | { kind: 'link_not_valid' }
 
 /** A hash no password has: a name no account has costs the same time to check as one that has. */
 let decoy: Promise<string> | undefined
 
-/**
- * The account these credentials sign in, when they are right and it is not disabled. Without a
- * name, the hub's only account (a hub with one account signs in with its password alone).
- */
-export async function checkSignIn(
-  store: Store,
-  name: string | undefined,
-  password: unknown,
-): Promise<User | undefined> {
-  const found = signInAccount(store, name)
-  if (typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return undefined
-  if (!found) {
-    decoy ??= hashPassword(randomBase64Url(16))
-    await Bun.password.verify(password, await decoy)
-    return undefined
+/** Whether `change` takes away the sign-in of an owner who can sign in: disabled, or made other than owner. */
+const losesOwner = (user: User, change: UserChange): boolean =>
+  user.role === 'owner' &&
+  !user.disabled &&
+  ((change.role !== undefined && change.role !== 'owner') || change.disabled === true)
+
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => number,
+  ) {}
+
+  /** Whether there is any account (none: the hub waits for its first owner). */
+  any(): boolean {
+    return hasAccounts(this.store)
   }
-  return (await Bun.password.verify(password, found.passwordHash)) && !found.user.disabled ? found.user : undefined
-}
 
-function signInAccount(store: Store, name: string | undefined): { user: User; passwordHash: string } | undefined {
-  if (name !== undefined) return store.users.withHash(name)
-  const [only, ...others] = store.users.list()
-  return only && others.length === 0 ? store.users.withHash(only.name) : undefined
-}
+  count(): number {
+    return this.store.users.count()
+  }
 
-/** Checks an account's current password (changing it). */
-export async function checkPassword(store: Store, userId: string, password: unknown): Promise<boolean> {
-  const hash = store.users.passwordHash(userId)
-  if (hash === undefined || typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return false
-  return Bun.password.verify(password, hash)
-}
+  /** Every account, by name. */
+  list(): User[] {
+    return this.store.users.list()
+  }
 
-/**
- * Names an account's password as it is now, without revealing it, for failed sign-ins to count
- * against: setting a new one (printhub admin set-password) ends its lockout at once. Names no
- * account has share one name.
- */
-export function passwordGeneration(store: Store, name: string | undefined): string {
-  const found = signInAccount(store, name)
-  return found
-    ? Buffer.from(hashSecret(`${found.user.id}\0${found.passwordHash}`))
-        .toString('hex')
-        .slice(0, 16)
-    : 'nobody'
+  get(id: string): User | undefined {
+    return this.store.users.get(id)
+  }
+
+  /** The account of this name, whatever its case. */
+  named(name: string): User | undefined {
+    return this.store.users.withHash(name)?.user
+  }
+
+  /** Makes an account (its name and password checked first); a pending setup link stops working once there is one. */
+  add(actor: Actor, account: NewUser): Promise<AddUserOutcome> {
+    return this.create(account, () => actor)
+  }
+
+  /**
+   * The first owner, through the one-time setup link: the link is used up first (of links sent at
+   * once, one makes the owner), then the account is made, by itself from `address`.
+   */
+  async setUpFirstOwner(token: unknown, account: NewUser, address: string): Promise<SetUpOutcome> {
+    const problem = passwordProblem(account.password)
+    if (problem) return { kind: 'invalid', path: 'password', message: problem }
+    if (!this.redeemSetupToken(token)) return { kind: 'link_not_valid' }
+    return this.create(account, (user) => accountActor(user, address))
+  }
+
+  private async create(account: NewUser, actorOf: (user: User) => Actor): Promise<AddUserOutcome> {
+    const nameProblem = userNameProblem(account.name)
+    if (nameProblem) return { kind: 'invalid', path: 'name', message: nameProblem }
+    const problem = passwordProblem(account.password)
+    if (problem) return { kind: 'invalid', path: 'password', message: problem }
+    const hash = await hashPassword(account.password)
+    const user = this.store.commits.write(() => {
+      const made = this.store.users.create(account.name, account.role, hash)
+      if (!made) return undefined
+      this.store.settings.delete(SETUP_KEY)
+      recordChange(this.store, { actor: actorOf(made), action: 'users.create', target: `${made.name} (${made.role})` })
+      return made
+    })
+    return user ? { kind: 'added', user } : { kind: 'taken' }
+  }
+
+  /**
+   * Changes an account's role, whether it is disabled, its password. Disabled, or given a new
+   * password by an owner, it is signed out everywhere at once. Never the last owner who can sign in.
+   */
+  async change(actor: Actor, userId: string, change: UserChange): Promise<ChangeUserOutcome> {
+    const before = this.store.users.get(userId)
+    if (!before) return { kind: 'unknown' }
+    if (losesOwner(before, change) && this.store.users.activeOwners() === 1) return { kind: 'last_owner', user: before }
+    if (change.password !== undefined) {
+      const problem = passwordProblem(change.password)
+      if (problem) return { kind: 'invalid', path: 'password', message: problem }
+    }
+    const passwordHash = change.password === undefined ? undefined : await hashPassword(change.password)
+    // Checked again where it is written: another change (another request, the CLI) may have come between.
+    return this.store.commits.write((): ChangeUserOutcome => {
+      const user = this.store.users.get(userId)
+      if (!user) return { kind: 'unknown' }
+      if (losesOwner(user, change) && this.store.users.activeOwners() === 1) return { kind: 'last_owner', user }
+      if (change.disabled === true || passwordHash !== undefined) this.store.adminSessions.revokeAll(user.id)
+      const changed = this.store.users.update(user.id, {
+        ...(change.role !== undefined ? { role: change.role } : {}),
+        ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
+        ...(passwordHash !== undefined ? { passwordHash } : {}),
+      })!
+      const audit = (action: 'users.role' | 'users.disable' | 'users.enable' | 'users.password', target: string) =>
+        recordChange(this.store, { actor, action, target })
+      if (change.role !== undefined) audit('users.role', `${changed.name} (${changed.role})`)
+      if (change.disabled !== undefined) audit(change.disabled ? 'users.disable' : 'users.enable', changed.name)
+      if (passwordHash !== undefined) audit('users.password', changed.name)
+      return { kind: 'changed', user: changed }
+    })
+  }
+
+  /**
+   * Sets an account's password (checked with `passwordProblem` first) and signs it out everywhere
+   * but session `keepSessionId` (the browser that changed it); how many sessions ended.
+   */
+  async setPassword(
+    actor: Actor,
+    userId: string,
+    { password, keepSessionId }: { password: string; keepSessionId?: string | undefined },
+  ): Promise<{ user: User; ended: number } | undefined> {
+    const hash = await hashPassword(password)
+    return this.store.commits.write(() => {
+      const user = this.store.users.update(userId, { passwordHash: hash })
+      if (!user) return undefined
+      recordChange(this.store, { actor, action: 'users.password', target: user.name })
+      return { user, ended: this.store.adminSessions.revokeAll(user.id, keepSessionId) }
+    })
+  }
+
+  /** The account's language for the dashboard (null: the browser's). */
+  setLanguage(actor: Actor, userId: string, language: string | null): User | undefined {
+    return this.store.commits.write(() => {
+      const user = this.store.users.update(userId, { language })
+      if (user) recordChange(this.store, { actor, action: 'users.language', target: user.name })
+      return user
+    })
+  }
+
+  /**
+   * The account these credentials sign in, when they are right and it is not disabled. Without a
+   * name, the hub's only account (a hub with one account signs in with its password alone).
+   */
+  async checkSignIn(name: string | undefined, password: unknown): Promise<User | undefined> {
+    const found = this.signInAccount(name)
+    if (typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return undefined
+    if (!found) {
+      decoy ??= hashPassword(randomBase64Url(16))
+      await Bun.password.verify(password, await decoy)
+      return undefined
+    }
+    return (await Bun.password.verify(password, found.passwordHash)) && !found.user.disabled ? found.user : undefined
+  }
+
+  private signInAccount(name: string | undefined): { user: User; passwordHash: string } | undefined {
+    if (name !== undefined) return this.store.users.withHash(name)
+    const [only, ...others] = this.store.users.list()
+    return only && others.length === 0 ? this.store.users.withHash(only.name) : undefined
+  }
+
+  /** Checks an account's current password (changing it). */
+  async checkPassword(userId: string, password: unknown): Promise<boolean> {
+    const hash = this.store.users.passwordHash(userId)
+    if (hash === undefined || typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return false
+    return Bun.password.verify(password, hash)
+  }
+
+  /**
+   * Names an account's password as it is now, without revealing it, for failed sign-ins to count
+   * against: setting a new one (printhub admin set-password) ends its lockout at once. Names no
+   * account has share one name.
+   */
+  passwordGeneration(name: string | undefined): string {
+    const found = this.signInAccount(name)
+    return found
+      ? Buffer.from(hashSecret(`${found.user.id}\0${found.passwordHash}`))
+          .toString('hex')
+          .slice(0, 16)
+      : 'nobody'
+  }
+
+  /**
+   * Uses the setup link up: true when it was valid, and then it is valid no more, in the same step
+   * (requests that bring it at the same moment: exactly one gets it).
+   */
+  private redeemSetupToken(token: unknown): boolean {
+    if (!isSetupTokenValid(this.store, token, this.now())) return false
+    this.store.settings.delete(SETUP_KEY)
+    return true
+  }
 }
 
 /** A new one-time setup token (replacing any earlier one), while there is no account. */
@@ -128,14 +272,4 @@ export function isSetupTokenValid(store: Store, token: unknown, now: number): bo
   if (stored === undefined || typeof token !== 'string' || hasAccounts(store)) return false
   const { hash, expiresAt } = JSON.parse(stored) as { hash: string; expiresAt: number }
   return expiresAt > now && timingSafeEqual(Buffer.from(hash, 'hex'), hashSecret(token))
-}
-
-/**
- * Uses the setup link up: true when it was valid, and then it is valid no more, in the same step
- * (requests that bring it at the same moment: exactly one gets it).
- */
-export function redeemSetupToken(store: Store, token: unknown, now: number): boolean {
-  if (!isSetupTokenValid(store, token, now)) return false
-  store.settings.delete(SETUP_KEY)
-  return true
 }

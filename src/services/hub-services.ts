@@ -5,6 +5,8 @@
 // a data directory's (hub/open-services.ts). A second store implements the repositories below this;
 // nothing above changes.
 import type { Store } from '../store/store.ts'
+import { AccountService } from './accounts.ts'
+import { AdminAccess } from './admin-access.ts'
 import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
@@ -26,6 +28,10 @@ export class HubServices {
   readonly jobs: JobService
   readonly agents: AgentService
   readonly audit: AuditLog
+  /** The dashboard's accounts. */
+  readonly accounts: AccountService
+  /** Signing in, sessions and admin tokens. */
+  readonly access: AdminAccess
 
   constructor(
     private readonly store: Store,
@@ -35,6 +41,8 @@ export class HubServices {
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.audit = new AuditLog(store)
+    this.accounts = new AccountService(store, now)
+    this.access = new AdminAccess(store)
   }
 
   /** Settles once every change made so far is on disk (an answer that must not come before). */

@@ -90,7 +90,7 @@ describe('printhub users and admin tokens', () => {
     ).json()) as { entries: { user: string | null; action: string; target: string | null; address: string }[] }
     const machine = entries.filter((entry) => entry.address === 'this machine').reverse()
     expect(machine.map((entry) => [entry.user, entry.action, entry.target])).toEqual([
-      [null, 'users.create', 'olga'],
+      [null, 'users.create', 'olga (owner)'],
       [null, 'users.create', 'sam (staff)'],
       [null, 'users.create', 'tom (technician)'],
       [null, 'tokens.create', 'sam: till'],

@@ -278,9 +278,9 @@ describe('accounts', () => {
       }
       expect(
         entries
-          .filter((entry) => entry.action === 'users.update' && entry.target === sam.id)
-          .map((entry) => entry.user),
-      ).toEqual(['olga', 'olga'])
+          .filter((entry) => entry.action.startsWith('users.') && entry.target === 'sam')
+          .map((entry) => `${entry.user} ${entry.action}`),
+      ).toEqual(['olga users.enable', 'olga users.disable'])
     },
   )
 

@@ -5,7 +5,8 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { connect } from 'node:net'
 import { ACCOUNT_LOGIN_FAILURES, LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
-import { setPassword } from '../../src/services/accounts.ts'
+import { THE_MACHINE } from '../../src/services/actor.ts'
+import { HubServices } from '../../src/services/hub-services.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
 
 // Each test checks tens of passwords with argon2id, which is slow on purpose.
@@ -129,7 +130,9 @@ test('guesses from many addresses lock the account; setting a new password on ' 
   expect(seen.filter((s) => s === 429).length).toBeGreaterThan(0)
   expect(await signInFrom('127.0.0.99', PASSWORD)).toBe(429)
   // The technician on the machine: printhub admin set-password (the same service call).
-  await setPassword(hub.hub.store, hub.hub.store.users.list()[0]!.id, 'a brand new password')
+  await new HubServices(hub.hub.store).accounts.setPassword(THE_MACHINE, hub.hub.store.users.list()[0]!.id, {
+    password: 'a brand new password',
+  })
   expect(await signInFrom('127.0.0.99', 'a brand new password')).toBe(200)
   expect(await signInFrom(addresses[0]!, 'a brand new password')).toBe(200)
 }, 60_000)

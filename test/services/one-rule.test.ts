@@ -68,3 +68,41 @@ describe('agents', () => {
     ])
   })
 })
+
+describe('accounts', () => {
+  const users = async () =>
+    ((await (await admin('GET', '/users')).json()) as { users: { id: string; name: string }[] }).users
+  const idOf = async (name: string) => (await users()).find((user) => user.name === name)!.id
+  const lastOwner = 'is the only owner who can sign in: make another owner first'
+
+  test('the last owner who can sign in is disabled or demoted by neither edge; with another, by either', async () => {
+    const olga = await idOf('olga')
+    const byCli = await cli(['users', 'disable', 'olga'], env)
+    expect([byCli.code, byCli.stderr]).toEqual([1, expect.stringContaining(`olga ${lastOwner}`)])
+    for (const change of [{ disabled: true }, { role: 'technician' }]) {
+      const byApi = await admin('PATCH', `/users/${olga}`, change)
+      expect(byApi.status).toBe(409)
+      expect(((await byApi.json()) as { error: { message: string } }).error.message).toBe(`olga ${lastOwner}.`)
+    }
+    // Another owner (made on the machine), disabled through the admin API: olga is the last again, for both.
+    expect((await cli(['users', 'add', 'ann', '--role', 'owner'], env, 'a password for ann\n')).code).toBe(0)
+    const ann = await idOf('ann')
+    expect((await admin('PATCH', `/users/${ann}`, { disabled: true })).status).toBe(200)
+    expect((await cli(['users', 'disable', 'olga'], env)).stderr).toContain(`olga ${lastOwner}`)
+    expect((await admin('PATCH', `/users/${olga}`, { role: 'staff' })).status).toBe(409)
+    // Enabled again on the machine: ann may be demoted through the admin API, and then olga is the last once more.
+    expect((await cli(['users', 'enable', 'ann'], env)).code).toBe(0)
+    expect((await admin('PATCH', `/users/${ann}`, { role: 'technician' })).status).toBe(200)
+    expect((await cli(['users', 'disable', 'olga'], env)).code).toBe(1)
+    expect(hub.hub.store.users.activeOwners()).toBe(1)
+    expect([
+      ...(await audited('users.disable')),
+      ...(await audited('users.enable')),
+      ...(await audited('users.role')),
+    ]).toEqual([
+      ['olga', 'ann', '127.0.0.1'],
+      [null, 'ann', 'this machine'],
+      ['olga', 'ann (technician)', '127.0.0.1'],
+    ])
+  })
+})

@@ -18,8 +18,8 @@ function cell(value: string | null): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
 }
 
-export function auditRoutes({ store }: AdminContext) {
-  return adminRouter(store, TECHNICIAN)
+export function auditRoutes({ store, services }: AdminContext) {
+  return adminRouter(services, TECHNICIAN)
     .get('/audit', ({ request }) => {
       const query = new QueryReader(request.url, ['limit', 'cursor'])
       const limit = query.integer('limit', 1, PAGE.max) ?? PAGE.default

@@ -4,8 +4,7 @@ import { open, rm } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import type { AdminContext } from '../context.ts'
-import { remoteAddress } from '../../http/failure-rate-limit.ts'
-import { adminRouter, audited, TECHNICIAN } from '../router.ts'
+import { adminRouter, TECHNICIAN } from '../router.ts'
 
 /** When a backup is being made already, the download is asked for again after this. */
 const BUSY_RETRY_MS = 10_000
@@ -36,7 +35,7 @@ async function removedFile(path: string): Promise<Blob> {
 }
 
 export function backupRoutes(context: AdminContext) {
-  return adminRouter(context.store, TECHNICIAN).get('/backup', async ({ request, admin, server }) => {
+  return adminRouter(context.services, TECHNICIAN).get('/backup', async ({ actor }) => {
     const making = context.downloadBackup()
     if (!making) throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BUSY_RETRY_MS)
     const outcome = await making
@@ -44,12 +43,7 @@ export function backupRoutes(context: AdminContext) {
     const body = await removedFile(outcome.summary.file)
     const name = basename(outcome.summary.file)
     // A copy of everything leaves the hub: said in the audit log, as a change would be.
-    audited(context.store, {
-      identity: admin,
-      action: 'backup.download',
-      target: name,
-      address: remoteAddress(request, server),
-    })
+    context.services.audit.record({ actor, action: 'backup.download', target: name })
     return new Response(body, {
       headers: {
         'content-type': 'application/octet-stream',

@@ -16,8 +16,8 @@ const newDestinationRule = object({
   printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }),
 })
 
-export function destinationRoutes({ store }: AdminContext) {
-  return adminRouter(store, STAFF_READS)
+export function destinationRoutes({ store, services }: AdminContext) {
+  return adminRouter(services, STAFF_READS)
     .get('/destinations', () => ({
       destinations: store.projects.list().flatMap((project) =>
         store.destinations.list(project.id).map((destination) => ({

@@ -48,7 +48,7 @@ function parentQuery(filter: JobFilter, position: (id: string) => number | undef
 }
 
 export function jobRoutes(context: AdminContext) {
-  const { store, jobs } = context
+  const { store, jobs, services } = context
   const printerOf = (id: string) => {
     const printer = store.printers.get(id)
     return printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null
@@ -58,7 +58,7 @@ export function jobRoutes(context: AdminContext) {
     if (!job) throw notFound('There is no such job.')
     return job
   }
-  return adminRouter(store, STAFF)
+  return adminRouter(services, STAFF)
     .get('/jobs', ({ request }) => {
       const { fanOut, ...filter } = jobFilter(request.url)
       if (fanOut) {

@@ -16,7 +16,7 @@ const MAX_EVENT_STREAMS = 32
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
   const sources = { ...context, serverName: () => context.settings.values.serverName }
-  return adminRouter(context.store, STAFF)
+  return adminRouter(context.services, STAFF)
     .get('/overview', () => overview(sources))
     .get('/events', ({ request }) => {
       if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted)
@@ -61,7 +61,7 @@ export function overviewRoutes(context: AdminContext) {
           timers.push(
             setInterval(() => {
               try {
-                authenticateAdmin(context.store, request)
+                authenticateAdmin(context.services, request)
               } catch {
                 finish()
               }

@@ -104,7 +104,7 @@ function printerError(
 }
 
 export function printerRoutes(context: AdminContext) {
-  const { store } = context
+  const { store, services } = context
   const printerOr404 = (id: string): PrinterRecord => {
     const printer = store.printers.get(id)
     if (!printer) throw notFound(NO_PRINTER)
@@ -113,7 +113,7 @@ export function printerRoutes(context: AdminContext) {
   const view = (id: string) => context.board.views().find((p) => p.id === id)!
 
   return (
-    adminRouter(store, STAFF_READS)
+    adminRouter(services, STAFF_READS)
       .get('/printers', () => ({ printers: context.board.views() }))
       .get('/printers/detect', () => context.detect())
       .get('/profiles', () => ({

@@ -10,13 +10,13 @@ import { adminRouter, STAFF_READS, TECHNICIAN } from '../router.ts'
 
 const MAX_BODY = 4_096
 
-export function projectRoutes({ store }: AdminContext) {
+export function projectRoutes({ store, services }: AdminContext) {
   const projectOr404 = (id: string) => {
     const project = store.projects.get(id)
     if (!project) throw notFound('There is no such project.')
     return project
   }
-  const projects = adminRouter(store, STAFF_READS)
+  const projects = adminRouter(services, STAFF_READS)
     .get('/projects', () => ({ projects: store.projects.list() }))
     .post(
       '/projects',
@@ -27,7 +27,7 @@ export function projectRoutes({ store }: AdminContext) {
       },
       { parse: 'none' },
     )
-  const keys = adminRouter(store, TECHNICIAN)
+  const keys = adminRouter(services, TECHNICIAN)
     .get('/projects/:id/keys', ({ params }) => {
       projectOr404(params.id)
       return { keys: store.apiKeys.list(params.id) }

@@ -1,6 +1,6 @@
 // Signing in (an account's name and password) and out, the first owner (through the setup link),
 // changing one's password, one's sessions and one's admin tokens. Sign-ins, failed ones too, go to
-// the audit log; so does every change (the router writes those).
+// the audit log; so does every change (each operation writes its own entry).
 import { Elysia } from 'elysia'
 import {
   ACCOUNT_LOGIN_FAILURES,
@@ -15,22 +15,11 @@ import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
 import { nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
 import { LANGUAGE_CODES } from '../../protocol/messages/index.ts'
 import { shortString } from '../../protocol/values.ts'
-import { ADMIN_SESSION_LIFETIME } from '../../store/store.ts'
-import {
-  addUser,
-  checkPassword,
-  checkSignIn,
-  FIRST_OWNER_NAME,
-  hasAccounts,
-  passwordGeneration,
-  passwordProblem,
-  redeemSetupToken,
-  setPassword,
-} from '../../services/accounts.ts'
-import type { User } from '../../store/users.ts'
+import { ADMIN_SESSION_LIFETIME, type User } from '../../domain/accounts.ts'
+import { FIRST_OWNER_NAME, passwordProblem } from '../../services/accounts.ts'
 import { type AdminIdentity, checkOrigin, clearedSessionCookie, csrfTokenFor, sessionCookie } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
-import { adminRouter, audited, STAFF } from '../router.ts'
+import { adminRouter, STAFF } from '../router.ts'
 
 const MAX_BODY = 4_096
 const secretText = string({ min: 1, max: 1_024 })
@@ -52,7 +41,7 @@ function sessionAnswer(identity: AdminIdentity) {
 }
 
 export function sessionRoutes(context: AdminContext) {
-  const { store, now } = context
+  const { services, now } = context
   // Keys are an address with the password's generation, or the generation alone: only the address is told.
   const lockedOut = (what: string) => (key: string, lockMs: number, failures: number) =>
     context.log.warn(
@@ -72,7 +61,7 @@ export function sessionRoutes(context: AdminContext) {
    * against the address and the account before it is checked; 429 when either is locked out.
    */
   const guess = (address: string, name: string | undefined): Attempt => {
-    const account = passwordGeneration(store, name)
+    const account = services.accounts.passwordGeneration(name)
     const fromAddress = byAddress.attempt([`${address} ${account}`])
     if (!fromAddress.ok)
       throw rateLimited(
@@ -99,10 +88,10 @@ export function sessionRoutes(context: AdminContext) {
     address: string,
     set: { headers: Record<string, string | number> },
   ) => {
-    const { session, token } = store.commits.write(() =>
-      store.adminSessions.create(user.id, address, request.headers.get('user-agent') ?? ''),
-    )
-    audited(store, { identity: { user }, action: 'session.sign_in', target: session.id, address })
+    const { session, token } = services.access.signIn(user, {
+      address,
+      userAgent: request.headers.get('user-agent') ?? '',
+    })
     set.headers['set-cookie'] = sessionCookie(request, token, Math.floor(ADMIN_SESSION_LIFETIME.maxMs / 1000))
     return {
       via: 'session' as const,
@@ -114,7 +103,7 @@ export function sessionRoutes(context: AdminContext) {
 
   const signedOut = new Elysia({ prefix: ADMIN_API_PREFIX })
     // The only calls without a session: whether there is an account, signing in, and the first owner.
-    .get('/login', () => ({ passwordSet: hasAccounts(store) }))
+    .get('/login', () => ({ passwordSet: services.accounts.any() }))
     .post(
       '/login',
       async ({ request, server, set }) => {
@@ -122,18 +111,10 @@ export function sessionRoutes(context: AdminContext) {
         const address = remoteAddress(request, server)
         const body = await readValidBody(request, object({ name: optional(userName), password: secretText }), MAX_BODY)
         const attempt = guess(address, body.name)
-        const user = await checkSignIn(store, body.name, body.password)
+        const user = await services.accounts.checkSignIn(body.name, body.password)
         if (!user) {
-          const known = body.name === undefined ? undefined : store.users.withHash(body.name)?.user
-          store.commits.write(() =>
-            store.audit.record({
-              userId: known?.id ?? null,
-              user: known?.name ?? body.name ?? null,
-              action: 'session.sign_in_failed',
-              address,
-            }),
-          )
-          if (!hasAccounts(store))
+          services.access.signInFailed(body.name, address)
+          if (!services.accounts.any())
             throw new ApiError(
               'unauthorized',
               'No account exists yet: open the setup link the hub printed, or run printhub admin set-password.',
@@ -142,7 +123,9 @@ export function sessionRoutes(context: AdminContext) {
             throw new ApiError('unauthorized', 'That name and password do not match an account that may sign in.')
           throw new ApiError(
             'unauthorized',
-            store.users.count() === 1 ? 'That password is not right.' : 'Give your name as well as your password.',
+            services.accounts.count() === 1
+              ? 'That password is not right.'
+              : 'Give your name as well as your password.',
           )
         }
         attempt.succeeded()
@@ -159,97 +142,100 @@ export function sessionRoutes(context: AdminContext) {
           object({ token: secretText, password: secretText, name: optional(userName) }),
           MAX_BODY,
         )
-        const problem = passwordProblem(body.password)
-        if (problem) throw invalidField('password', problem, problem)
-        // Used up here, before the password is hashed: of links sent at once, one makes the owner.
-        if (!redeemSetupToken(store, body.token, now())) {
+        const address = remoteAddress(request, server)
+        // The link is used up before the password is hashed: of links sent at once, one makes the owner.
+        const added = await services.accounts.setUpFirstOwner(
+          body.token,
+          { name: body.name ?? FIRST_OWNER_NAME, role: 'owner', password: body.password },
+          address,
+        )
+        if (added.kind === 'link_not_valid')
           throw new ApiError(
             'unauthorized',
             'This setup link is not valid any more: it was used, or it expired. ' +
               'Restart the hub for a new one, or run printhub admin set-password.',
           )
-        }
-        const added = await addUser(store, body.name ?? FIRST_OWNER_NAME, 'owner', body.password)
         if (added.kind === 'invalid') throw invalidField(added.path, added.message, added.message)
         if (added.kind === 'taken') throw new ApiError('conflict', 'An account of that name exists already.')
-        const address = remoteAddress(request, server)
-        audited(store, { identity: { user: added.user }, action: 'users.create', target: added.user.name, address })
         return startSession(request, added.user, address, set)
       },
       { parse: 'none' },
     )
 
-  const signedIn = adminRouter(store, STAFF)
+  const signedIn = adminRouter(services, STAFF, { auditsItself: true })
     .get('/session', ({ admin }) => sessionAnswer(admin))
-    .post('/logout', ({ request, admin, set }) => {
-      if (admin.kind === 'session')
-        store.commits.write(() => store.adminSessions.revoke(admin.user.id, admin.session.id))
+    .post('/logout', ({ request, admin, actor, set }) => {
+      services.access.signOut(actor, admin.user.id, admin.kind === 'session' ? admin.session.id : undefined)
       set.headers['set-cookie'] = clearedSessionCookie(request)
       return { signedOut: true }
     })
     .get('/sessions', ({ admin }) => {
       const current = admin.kind === 'session' ? admin.session.id : null
-      return { sessions: store.adminSessions.listLive(admin.user.id).map((s) => ({ ...s, current: s.id === current })) }
+      return {
+        sessions: services.access.liveSessions(admin.user.id).map((s) => ({ ...s, current: s.id === current })),
+      }
     })
     // Sign out everywhere (but here): a lost phone, or a password seen by someone.
-    .post('/sessions/revoke-others', ({ admin }) => ({
-      signedOut: store.commits.write(() =>
-        store.adminSessions.revokeAll(admin.user.id, admin.kind === 'session' ? admin.session.id : undefined),
+    .post('/sessions/revoke-others', ({ admin, actor }) => ({
+      signedOut: services.access.revokeOtherSessions(
+        actor,
+        admin.user.id,
+        admin.kind === 'session' ? admin.session.id : undefined,
       ),
     }))
-    .post('/sessions/:id/revoke', ({ admin, params }) => {
-      if (!store.commits.write(() => store.adminSessions.revoke(admin.user.id, params.id)))
+    .post('/sessions/:id/revoke', ({ admin, actor, params }) => {
+      if (!services.access.revokeSession(actor, admin.user.id, params.id))
         throw notFound('There is no such session of yours, or it already ended.')
       return { revoked: true }
     })
     .put(
       '/password',
-      async ({ request, server, admin }) => {
+      async ({ request, server, admin, actor }) => {
         const attempt = guess(remoteAddress(request, server), admin.user.name)
         const body = await readValidBody(
           request,
           object({ currentPassword: secretText, newPassword: secretText }),
           MAX_BODY,
         )
-        if (!(await checkPassword(store, admin.user.id, body.currentPassword))) {
+        if (!(await services.accounts.checkPassword(admin.user.id, body.currentPassword))) {
           throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
         }
         attempt.succeeded()
         const problem = passwordProblem(body.newPassword)
         if (problem) throw invalidField('newPassword', problem, problem)
-        await setPassword(store, admin.user.id, body.newPassword)
         // Whoever knew the old password is signed out; this browser stays signed in.
-        const signedOut = store.commits.write(() =>
-          store.adminSessions.revokeAll(admin.user.id, admin.kind === 'session' ? admin.session.id : undefined),
-        )
-        return { changed: true, otherSessionsEnded: signedOut }
+        const changed = await services.accounts.setPassword(actor, admin.user.id, {
+          password: body.newPassword,
+          keepSessionId: admin.kind === 'session' ? admin.session.id : undefined,
+        })
+        return { changed: true, otherSessionsEnded: changed?.ended ?? 0 }
       },
       { parse: 'none' },
     )
     // The account's language for the dashboard (null: the browser's).
     .put(
       '/session/language',
-      async ({ request, admin }) => {
+      async ({ request, admin, actor }) => {
         const body = await readValidBody(request, object({ language: nullable(oneOf(LANGUAGE_CODES)) }), MAX_BODY)
-        const user = store.commits.write(() => store.users.update(admin.user.id, { language: body.language }))!
+        const user = services.accounts.setLanguage(actor, admin.user.id, body.language)!
         return { user: accountOf(user) }
       },
       { parse: 'none' },
     )
     // One's own admin tokens: each carries the account's role.
-    .get('/tokens', ({ admin }) => ({ tokens: store.adminTokens.list(admin.user.id) }))
+    .get('/tokens', ({ admin }) => ({ tokens: services.access.tokens(admin.user.id) }))
     .post(
       '/tokens',
-      async ({ request, set, admin }) => {
+      async ({ request, set, admin, actor }) => {
         const body = await readValidBody(request, object({ name: shortString }), MAX_BODY)
-        const { token, secret } = store.commits.write(() => store.adminTokens.create(admin.user.id, body.name))
+        const { token, secret } = services.access.createToken(actor, admin.user, body.name)
         set.status = 201
         return { token, secret }
       },
       { parse: 'none' },
     )
-    .post('/tokens/:id/revoke', ({ params, admin }) => {
-      if (!store.commits.write(() => store.adminTokens.revoke(params.id, admin.user.id)))
+    .post('/tokens/:id/revoke', ({ params, admin, actor }) => {
+      if (!services.access.revokeToken(actor, admin.user.id, params.id))
         throw notFound('There is no such admin token of yours, or it is already revoked.')
       return { revoked: true }
     })

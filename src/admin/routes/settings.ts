@@ -4,9 +4,9 @@ import { readJsonBody } from '../../http/json-body.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
-export function settingsRoutes({ store, settings }: AdminContext) {
+export function settingsRoutes({ services, settings }: AdminContext) {
   const answer = () => ({ settings: settings.values, pinned: settings.pinned })
-  return adminRouter(store, TECHNICIAN)
+  return adminRouter(services, TECHNICIAN)
     .get('/settings', answer)
     .put(
       '/settings',

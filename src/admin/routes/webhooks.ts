@@ -8,13 +8,13 @@ import type { Webhook } from '../../store/webhooks.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
-export function webhookRoutes({ store, webhooks }: AdminContext) {
+export function webhookRoutes({ store, services, webhooks }: AdminContext) {
   const webhookOr404 = (id: string): Webhook => {
     const webhook = store.webhooks.get(id)
     if (!webhook) throw notFound('There is no such webhook.')
     return webhook
   }
-  return adminRouter(store, TECHNICIAN)
+  return adminRouter(services, TECHNICIAN)
     .get('/webhooks', () => ({ webhooks: webhookReports(store) }))
     .post('/webhooks/:id/test', ({ params, set }) => {
       const webhook = webhookOr404(params.id)

@@ -1,7 +1,7 @@
 import { ADMIN_ROLES } from '../../protocol/admin-api.ts'
-import { addUser, FIRST_OWNER_NAME, hasAccounts, passwordProblem, setPassword } from '../../services/accounts.ts'
-import type { Store } from '../../store/store.ts'
-import type { User } from '../../store/users.ts'
+import type { User } from '../../domain/accounts.ts'
+import { FIRST_OWNER_NAME, passwordProblem } from '../../services/accounts.ts'
+import type { HubServices } from '../../services/hub-services.ts'
 import {
   CliError,
   type Command,
@@ -11,11 +11,11 @@ import {
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
-  ON_THE_MACHINE,
   printJson,
   requireString,
+  THE_MACHINE,
   UsageError,
-  withStore,
+  withServices,
 } from '../command.ts'
 
 /** One line from standard input; typed without echo when it is a terminal. Never an argument: those show in `ps`. */
@@ -34,13 +34,13 @@ export async function readSecretLine(io: Io, prompt: string): Promise<string> {
 }
 
 /** The account `--user NAME` names; without it, the hub's only account. */
-export function namedAccount(store: Store, name: string | undefined): User {
+export function namedAccount({ accounts }: HubServices, name: string | undefined): User {
   if (name !== undefined) {
-    const found = store.users.withHash(name)?.user
+    const found = accounts.named(name)
     if (!found) throw new CliError(`there is no account ${name} (see printhub users list)`)
     return found
   }
-  const [only, ...others] = store.users.list()
+  const [only, ...others] = accounts.list()
   if (!only) throw new CliError('there is no account yet: make the first owner with printhub admin set-password')
   if (others.length > 0) throw new UsageError('the hub has several accounts: name one with --user NAME')
   return only
@@ -65,39 +65,17 @@ export const adminSetPasswordCommand: Command = {
     const password = await readSecretLine(io, 'New password:')
     const problem = passwordProblem(password)
     if (problem) throw new UsageError(problem)
-    const done = await withStore(args, io, async (store) => {
-      if (!hasAccounts(store)) {
-        const added = await addUser(
-          store,
-          (args.values.user as string | undefined) ?? FIRST_OWNER_NAME,
-          'owner',
-          password,
-        )
+    const done = await withServices(args, io, async (services) => {
+      if (!services.accounts.any()) {
+        const name = (args.values.user as string | undefined) ?? FIRST_OWNER_NAME
+        const added = await services.accounts.add(THE_MACHINE, { name, role: 'owner', password })
         if (added.kind !== 'added')
           throw new CliError(added.kind === 'taken' ? 'that account exists already' : added.message)
-        store.commits.write(() =>
-          store.audit.record({
-            userId: null,
-            user: null,
-            action: 'users.create',
-            target: added.user.name,
-            address: ON_THE_MACHINE,
-          }),
-        )
         return { user: added.user, ended: 0 }
       }
-      const user = namedAccount(store, args.values.user as string | undefined)
-      await setPassword(store, user.id, password)
-      store.commits.write(() =>
-        store.audit.record({
-          userId: null,
-          user: null,
-          action: 'users.password',
-          target: user.name,
-          address: ON_THE_MACHINE,
-        }),
-      )
-      return { user, ended: store.commits.write(() => store.adminSessions.revokeAll(user.id)) }
+      const user = namedAccount(services, args.values.user as string | undefined)
+      // Signed out everywhere: whoever knew the old password is out.
+      return (await services.accounts.setPassword(THE_MACHINE, user.id, { password }))!
     })
     const signedOut = done.ended
       ? `; ${done.ended} signed-in browser${done.ended === 1 ? ' was' : 's were'} signed out`
@@ -124,19 +102,9 @@ export const adminTokenCreateCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const name = requireString(args, 'name')
-    const created = withStore(args, io, (store) => {
-      const user = namedAccount(store, args.values.user as string | undefined)
-      const made = store.commits.write(() => store.adminTokens.create(user.id, name))
-      store.commits.write(() =>
-        store.audit.record({
-          userId: null,
-          user: null,
-          action: 'tokens.create',
-          target: `${user.name}: ${name}`,
-          address: ON_THE_MACHINE,
-        }),
-      )
-      return { ...made, user }
+    const created = withServices(args, io, (services) => {
+      const user = namedAccount(services, args.values.user as string | undefined)
+      return { ...services.access.createToken(THE_MACHINE, user, name), user }
     })
     if (args.values.json)
       return printJson(io, {

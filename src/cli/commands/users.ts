@@ -2,7 +2,6 @@
 // dashboard (services/accounts.ts): add one with a role (its password from standard input), list
 // them, disable one at once (its sessions and tokens stop working) or enable it again.
 import { ADMIN_ROLES, type AdminRole } from '../../protocol/admin-api.ts'
-import { addUser } from '../../services/accounts.ts'
 import {
   CliError,
   type Command,
@@ -10,12 +9,12 @@ import {
   DATA_OPTION,
   JSON_HELP,
   JSON_OPTION,
-  ON_THE_MACHINE,
   positional,
   printJson,
   printList,
+  THE_MACHINE,
   UsageError,
-  withStore,
+  withServices,
 } from '../command.ts'
 import { namedAccount, readSecretLine } from './admin.ts'
 
@@ -42,20 +41,9 @@ export const usersAddCommand: Command = {
     if (!ADMIN_ROLES.includes(role as AdminRole))
       throw new UsageError(`--role must be one of ${ADMIN_ROLES.join(', ')}`)
     const password = await readSecretLine(io, `Password for ${name}:`)
-    const added = await withStore(args, io, async (store) => {
-      const outcome = await addUser(store, name, role as AdminRole, password)
-      if (outcome.kind === 'added')
-        store.commits.write(() =>
-          store.audit.record({
-            userId: null,
-            user: null,
-            action: 'users.create',
-            target: `${outcome.user.name} (${outcome.user.role})`,
-            address: ON_THE_MACHINE,
-          }),
-        )
-      return outcome
-    })
+    const added = await withServices(args, io, (services) =>
+      services.accounts.add(THE_MACHINE, { name, role: role as AdminRole, password }),
+    )
     if (added.kind === 'taken') throw new CliError(`there is an account ${name} already`)
     if (added.kind === 'invalid') throw new CliError(`${added.path}: ${added.message}`)
     if (args.values.json) return printJson(io, added.user)
@@ -70,7 +58,7 @@ export const usersListCommand: Command = {
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
-    const users = withStore(args, io, (store) => store.users.list())
+    const users = withServices(args, io, (services) => services.accounts.list())
     printList(io, args, users, {
       columns: {
         NAME: (u) => u.name,
@@ -92,25 +80,15 @@ function switchCommand(name: 'users disable' | 'users enable', disabled: boolean
     usage: 'NAME [--data DIR] [--json]',
     help: [DATA_HELP, JSON_HELP],
     options: { ...DATA_OPTION, ...JSON_OPTION },
-    run(args, io) {
+    async run(args, io) {
       const userName = positional(args, 0, 'NAME', 1)
-      const user = withStore(args, io, (store) => {
-        const found = namedAccount(store, userName)
-        if (disabled && found.role === 'owner' && !found.disabled && store.users.activeOwners() === 1)
-          throw new CliError(`${found.name} is the only owner who can sign in: make another owner first`)
-        const changed = store.commits.write(() => {
-          if (disabled) store.adminSessions.revokeAll(found.id)
-          store.audit.record({
-            userId: null,
-            user: null,
-            action: disabled ? 'users.disable' : 'users.enable',
-            target: found.name,
-            address: ON_THE_MACHINE,
-          })
-          return store.users.update(found.id, { disabled })!
-        })
-        return changed
-      })
+      const outcome = await withServices(args, io, (services) =>
+        services.accounts.change(THE_MACHINE, namedAccount(services, userName).id, { disabled }),
+      )
+      if (outcome.kind === 'last_owner')
+        throw new CliError(`${outcome.user.name} is the only owner who can sign in: make another owner first`)
+      if (outcome.kind !== 'changed') throw new CliError(`there is no account ${userName} (see printhub users list)`)
+      const user = outcome.user
       if (args.values.json) return printJson(io, user)
       io.out(`${user.name} is ${user.disabled ? 'disabled' : 'enabled'}.`)
     },
