@@ -141,8 +141,18 @@ export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T
   return result
 }
 
+/** Like withServices, for commands on one project (--project ID), which must exist. */
+export function withProject<T>(args: ParsedArgs, io: Io, work: (services: HubServices, projectId: string) => T): T {
+  const projectId = requireString(args, 'project')
+  return withServices(args, io, (services) => {
+    if (!services.projects.get(projectId))
+      throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+    return work(services, projectId)
+  })
+}
+
 /** Like withStore, for commands on one project (--project ID), which must exist. */
-export function withProject<T>(args: ParsedArgs, io: Io, work: (store: Store, projectId: string) => T): T {
+export function withProjectStore<T>(args: ParsedArgs, io: Io, work: (store: Store, projectId: string) => T): T {
   const projectId = requireString(args, 'project')
   return withStore(args, io, (store) => {
     if (!store.projects.get(projectId))

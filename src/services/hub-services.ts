@@ -10,6 +10,7 @@ import { AdminAccess } from './admin-access.ts'
 import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
+import { KeyService, ProjectService } from './projects.ts'
 
 /** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
 const NO_DISPATCHER: NewJobListener = { jobCreated: () => {}, cancelRequested: () => {} }
@@ -28,6 +29,9 @@ export class HubServices {
   readonly jobs: JobService
   readonly agents: AgentService
   readonly audit: AuditLog
+  readonly projects: ProjectService
+  /** Projects' API keys. */
+  readonly keys: KeyService
   /** The dashboard's accounts. */
   readonly accounts: AccountService
   /** Signing in, sessions and admin tokens. */
@@ -41,6 +45,8 @@ export class HubServices {
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.audit = new AuditLog(store)
+    this.projects = new ProjectService(store)
+    this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)
   }

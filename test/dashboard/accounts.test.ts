@@ -189,7 +189,7 @@ describe('accounts', () => {
       expect(entries[0]).toEqual({
         at: expect.any(String),
         user: 'tom',
-        action: 'projects.keys.create',
+        action: 'keys.create',
         target: hub.projectId,
         address: '127.0.0.1',
       })

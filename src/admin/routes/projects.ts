@@ -1,5 +1,5 @@
 // Projects (staff see their names) and their API keys (technicians only): the secret is shown once, when it is made.
-import { notFound } from '../../http/errors.ts'
+import { invalidField, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
 import { array, nullable, object, oneOf, optional } from '../../protocol/rules.ts'
@@ -10,31 +10,36 @@ import { adminRouter, STAFF_READS, TECHNICIAN } from '../router.ts'
 
 const MAX_BODY = 4_096
 
-export function projectRoutes({ store, services }: AdminContext) {
+const NO_PROJECT = 'There is no such project.'
+
+export function projectRoutes({ services }: AdminContext) {
   const projectOr404 = (id: string) => {
-    const project = store.projects.get(id)
-    if (!project) throw notFound('There is no such project.')
+    const project = services.projects.get(id)
+    if (!project) throw notFound(NO_PROJECT)
     return project
   }
-  const projects = adminRouter(services, STAFF_READS)
-    .get('/projects', () => ({ projects: store.projects.list() }))
+  const projects = adminRouter(services, STAFF_READS, { auditsItself: true })
+    .get('/projects', () => ({ projects: services.projects.list() }))
     .post(
       '/projects',
-      async ({ request, set }) => {
+      async ({ request, set, actor }) => {
         const body = await readValidBody(request, object({ name: shortString }), MAX_BODY)
+        const outcome = services.projects.create(actor, body.name)
+        if (outcome.kind === 'invalid')
+          throw invalidField('name', outcome.message, `The project's name ${outcome.message}.`)
         set.status = 201
-        return { project: store.projects.create(body.name.trim() || body.name) }
+        return { project: outcome.project }
       },
       { parse: 'none' },
     )
-  const keys = adminRouter(services, TECHNICIAN)
+  const keys = adminRouter(services, TECHNICIAN, { auditsItself: true })
     .get('/projects/:id/keys', ({ params }) => {
       projectOr404(params.id)
-      return { keys: store.apiKeys.list(params.id) }
+      return { keys: services.keys.list(params.id) }
     })
     .post(
       '/projects/:id/keys',
-      async ({ request, params, set }) => {
+      async ({ request, params, set, actor }) => {
         projectOr404(params.id)
         const body = await readValidBody(
           request,
@@ -44,17 +49,18 @@ export function projectRoutes({ store, services }: AdminContext) {
           }),
           MAX_BODY,
         )
-        const { key, secret } = store.apiKeys.create(params.id, body.scopes, body.name ?? null)
+        const made = services.keys.create(actor, params.id, { scopes: body.scopes, name: body.name ?? null })
+        if (made.kind === 'unknown_project') throw notFound(NO_PROJECT)
+        if (made.kind === 'invalid') throw invalidField('scopes', 'names a scope no key has')
         set.status = 201
-        return { key, secret }
+        return { key: made.key, secret: made.secret }
       },
       { parse: 'none' },
     )
-    .post('/keys/:id/revoke', ({ params }) => {
-      const key = store.apiKeys.get(params.id)
-      if (!key) throw notFound('There is no such API key.')
-      store.apiKeys.revoke(key.id)
-      return { key: store.apiKeys.get(key.id) }
+    .post('/keys/:id/revoke', ({ params, actor }) => {
+      const outcome = services.keys.revoke(actor, params.id)
+      if (outcome.kind === 'unknown') throw notFound('There is no such API key.')
+      return { key: outcome.key }
     })
   return new Elysia().use(projects).use(keys)
 }

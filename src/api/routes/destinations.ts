@@ -34,7 +34,7 @@ function said(outcome: DestinationOutcome): DestinationView {
 
 const nameOf = (name: string) => pathPart('name', identifier, name)
 
-export function destinationRoutes({ store }: ApiContext) {
+export function destinationRoutes({ store, services }: ApiContext) {
   const destinationOr404 = (projectId: string, name: string) => {
     const found = store.destinations.get(projectId, nameOf(name))
     if (!found) throw notFound('This project has no destination of that name.')
@@ -44,7 +44,7 @@ export function destinationRoutes({ store }: ApiContext) {
     .post(
       DESTINATIONS_PATH,
       async ({ request, params, set }) => {
-        const key = authenticate(store, request, params.projectId, 'printers:write')
+        const key = authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createDestinationRule, MAX_BODY, `key:${key.id}`)
         const destination = said(createDestination(store, params.projectId, input.name, input))
@@ -55,19 +55,19 @@ export function destinationRoutes({ store }: ApiContext) {
       { parse: 'none' },
     )
     .get(DESTINATIONS_PATH, ({ request, params }) => {
-      authenticate(store, request, params.projectId, 'printers:read')
+      authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { destinations: store.destinations.list(params.projectId).map(view) }
     })
     .get(`${DESTINATIONS_PATH}/:name`, ({ request, params }) => {
-      authenticate(store, request, params.projectId, 'printers:read')
+      authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { destination: view(destinationOr404(params.projectId, params.name)) }
     })
     .put(
       `${DESTINATIONS_PATH}/:name`,
       async ({ request, params }) => {
-        const key = authenticate(store, request, params.projectId, 'printers:write')
+        const key = authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const existing = destinationOr404(params.projectId, params.name)
         const input = await readValidBody(request, updateDestinationRule, MAX_BODY, `key:${key.id}`)
@@ -78,7 +78,7 @@ export function destinationRoutes({ store }: ApiContext) {
       { parse: 'none' },
     )
     .delete(`${DESTINATIONS_PATH}/:name`, async ({ request, params, set }) => {
-      authenticate(store, request, params.projectId, 'printers:write')
+      authenticate(services, request, params.projectId, 'printers:write')
       new QueryReader(request.url, []).check()
       const existing = destinationOr404(params.projectId, params.name)
       store.commits.write(() => store.destinations.delete(params.projectId, existing.name))

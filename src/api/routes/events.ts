@@ -32,7 +32,7 @@ interface Reader {
   take(bytes: Uint8Array, last: number, more: boolean): void
 }
 
-export function eventRoutes({ store, stopping }: ApiContext) {
+export function eventRoutes({ store, services, stopping }: ApiContext) {
   let streams = 0
   const encoder = new TextEncoder()
   const readers = new Map<string, Set<Reader>>()
@@ -51,7 +51,7 @@ export function eventRoutes({ store, stopping }: ApiContext) {
   })
   return new Elysia().get('/v1/projects/:projectId/events', ({ request, params }) => {
     const projectId = params.projectId
-    authenticate(store, request, projectId, 'jobs:read')
+    authenticate(services, request, projectId, 'jobs:read')
     const query = new QueryReader(request.url, ['after'])
     const afterQuery = query.integer('after', 0, 999_999_999)
     query.check()
@@ -127,7 +127,7 @@ export function eventRoutes({ store, stopping }: ApiContext) {
           timers.push(
             setInterval(() => {
               try {
-                authenticate(store, request, projectId, 'jobs:read')
+                authenticate(services, request, projectId, 'jobs:read')
               } catch {
                 finish()
               }

@@ -18,12 +18,12 @@ const MAX_BODY = MAX_IMAGE_BASE64_LENGTH + 1_024
 /** The name in the address, checked as a logo section's is. */
 const nameOf = (name: string) => pathPart('name', imageName, name)
 
-export function imageRoutes({ store, capacity }: ApiContext) {
+export function imageRoutes({ store, services, capacity }: ApiContext) {
   return new Elysia()
     .put(
       `${IMAGES_PATH}/:name`,
       async ({ request, params, set }) => {
-        const key = authenticate(store, request, params.projectId, 'jobs:write')
+        const key = authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const name = nameOf(params.name)
         const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
@@ -46,19 +46,19 @@ export function imageRoutes({ store, capacity }: ApiContext) {
       { parse: 'none' },
     )
     .get(IMAGES_PATH, ({ request, params }) => {
-      authenticate(store, request, params.projectId, 'jobs:read')
+      authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       return { images: store.images.list(params.projectId) }
     })
     .get(`${IMAGES_PATH}/:name`, ({ request, params }) => {
-      authenticate(store, request, params.projectId, 'jobs:read')
+      authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       const image = store.images.get(params.projectId, nameOf(params.name))
       if (!image) throw notFound('This project has no image of that name.')
       return { image }
     })
     .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set }) => {
-      authenticate(store, request, params.projectId, 'jobs:write')
+      authenticate(services, request, params.projectId, 'jobs:write')
       new QueryReader(request.url, []).check()
       if (!store.commits.write(() => store.images.delete(params.projectId, nameOf(params.name))))
         throw notFound('This project has no image of that name.')

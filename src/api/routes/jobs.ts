@@ -24,14 +24,14 @@ const JOBS_PATH = '/v1/projects/:projectId/jobs'
 /** A reprint's body is its idempotency key. */
 const REPRINT_BODY_BYTES = 4_096
 
-export function jobRoutes({ store, jobs, submissions }: ApiContext) {
+export function jobRoutes({ store, services, jobs, submissions }: ApiContext) {
   // The newest jobs, asked again and again by pollers: answered with the same bytes until a row changes.
   const newestPages = new UnchangedAnswers()
   return new Elysia()
     .post(
       JOBS_PATH,
       async ({ request, params, set }): Promise<CreateJobResponse> => {
-        const key = authenticate(store, request, params.projectId, 'jobs:write')
+        const key = authenticate(services, request, params.projectId, 'jobs:write')
         const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES, `key:${key.id}`)
         // The body's size as sent (a chunked body has no length: its document's, then).
         const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
@@ -52,7 +52,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       { parse: 'none' },
     )
     .get(JOBS_PATH, ({ request, params }): ListJobsResponse | PagedJobsResponse | Response => {
-      const key = authenticate(store, request, params.projectId, 'jobs:read')
+      const key = authenticate(services, request, params.projectId, 'jobs:read')
       const asked = readJobListRequest(request.url)
       if (asked.specified) {
         const { state } = asked.query
@@ -81,7 +81,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
       }
     })
     .get(`${JOBS_PATH}/:jobId`, ({ request, params }): JobDetailResponse => {
-      authenticate(store, request, params.projectId, 'jobs:read')
+      authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       const found = jobs.get(params.projectId, params.jobId)
       projectJob(found?.job, params.projectId)
@@ -90,7 +90,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
     .post(
       `${JOBS_PATH}/:jobId/cancel`,
       async ({ request, params, set }): Promise<{ job: Job }> => {
-        authenticate(store, request, params.projectId, 'jobs:write')
+        authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const { status, body } = cancelledJob(await jobs.cancelForApplication(params.projectId, params.jobId))
         set.status = status
@@ -101,7 +101,7 @@ export function jobRoutes({ store, jobs, submissions }: ApiContext) {
     .post(
       `${JOBS_PATH}/:jobId/reprint`,
       async ({ request, params, set }): Promise<ReprintJobResponse> => {
-        const key = authenticate(store, request, params.projectId, 'jobs:write')
+        const key = authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const { idempotencyKey } = await readValidBody(request, reprintJobRule, REPRINT_BODY_BYTES, `key:${key.id}`)
         // A reprint is a job against the key's rate, as a submission is (its document is already stored).

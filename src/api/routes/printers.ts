@@ -9,15 +9,15 @@ import type { ApiContext } from '../context.ts'
 
 const PRINTERS_PATH = '/v1/projects/:projectId/printers'
 
-export function printerRoutes({ store, board, now }: ApiContext) {
+export function printerRoutes({ services, board, now }: ApiContext) {
   return new Elysia()
     .get(PRINTERS_PATH, ({ request, params }): { printers: ProjectPrinter[] } => {
-      authenticate(store, request, params.projectId, 'printers:read')
+      authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { printers: board.projectPrinters(params.projectId, now()) }
     })
     .get(`${PRINTERS_PATH}/:printerId`, ({ request, params }): { printer: ProjectPrinter } => {
-      authenticate(store, request, params.projectId, 'printers:read')
+      authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       // By its record ID (what jobs carry) or its project-local name (what applications post).
       const printer = board

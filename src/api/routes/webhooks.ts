@@ -24,17 +24,22 @@ const shown = (webhook: Webhook) => ({
   disabledAt: webhook.disabledAt,
 })
 
-export function webhookRoutes({ store }: ApiContext) {
+export function webhookRoutes({ store, services }: ApiContext) {
   return new Elysia()
     .post(
       WEBHOOKS_PATH,
       async ({ request, params, set }) => {
-        const key = authenticate(store, request, params.projectId, 'webhooks:write')
+        const key = authenticate(services, request, params.projectId, 'webhooks:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
         const secret = newWebhookSecret()
         const webhook = store.commits.write(() =>
-          store.webhooks.create(params.projectId, input.url, input.events, input.description ?? null, secret),
+          store.webhooks.create(params.projectId, {
+            url: input.url,
+            events: input.events,
+            description: input.description ?? null,
+            secret,
+          }),
         )
         await store.commits.durable()
         set.status = 201
@@ -46,12 +51,12 @@ export function webhookRoutes({ store }: ApiContext) {
       { parse: 'none' },
     )
     .get(WEBHOOKS_PATH, ({ request, params }) => {
-      authenticate(store, request, params.projectId, 'webhooks:write')
+      authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
       return { webhooks: store.webhooks.list(params.projectId).map(shown) }
     })
     .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set }) => {
-      authenticate(store, request, params.projectId, 'webhooks:write')
+      authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
       if (!store.commits.write(() => store.webhooks.delete(params.projectId, params.webhookId)))
         throw notFound('This project has no such webhook.')

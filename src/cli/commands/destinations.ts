@@ -13,7 +13,7 @@ import {
   printJson,
   printList,
   UsageError,
-  withProject,
+  withProjectStore,
 } from '../command.ts'
 
 function said(outcome: DestinationOutcome, name: string): Destination {
@@ -69,7 +69,7 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
       const printers = printersOf(args)
       const mode = (args.values.mode as string | undefined) ?? 'failover'
       const destination = said(
-        withProject(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })),
+        withProjectStore(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })),
         destinationName,
       )
       shown(io, args.values.json, destination, verb)
@@ -97,7 +97,7 @@ export const destinationsListCommand: Command = {
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
-    const destinations = withProject(args, io, (store, projectId) => store.destinations.list(projectId))
+    const destinations = withProjectStore(args, io, (store, projectId) => store.destinations.list(projectId))
     printList(io, args, destinations, {
       columns: {
         NAME: (d) => d.name,
@@ -120,7 +120,7 @@ export const destinationsDeleteCommand: Command = {
   run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
     if (
-      !withProject(args, io, (store, projectId) =>
+      !withProjectStore(args, io, (store, projectId) =>
         store.commits.write(() => store.destinations.delete(projectId, name)),
       )
     )

@@ -14,7 +14,7 @@ import {
   printJson,
   printList,
   UsageError,
-  withProject,
+  withProjectStore,
   withStore,
 } from '../command.ts'
 
@@ -34,7 +34,7 @@ export const jobsListCommand: Command = {
     const state = args.values.state as string | undefined
     if (state !== undefined && !isJobState(state))
       throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
-    const jobs = withProject(args, io, (store, projectId) =>
+    const jobs = withProjectStore(args, io, (store, projectId) =>
       store.jobs.newest(projectId, state as JobState | undefined),
     )
     printList(io, args, jobs, {

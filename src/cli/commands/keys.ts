@@ -1,4 +1,4 @@
-import { API_KEY_SCOPES, isApiKeyScope } from '../../protocol/api-key.ts'
+import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
 import {
   CliError,
   type Command,
@@ -10,14 +10,15 @@ import {
   positional,
   printJson,
   printList,
+  requireString,
+  THE_MACHINE,
   UsageError,
   withProject,
-  withStore,
+  withServices,
 } from '../command.ts'
 
 export const keysCreateCommand: Command = {
   name: 'keys create',
-  audited: (args) => (args.values.project as string | undefined) ?? null,
   summary: 'create a project API key (the secret is shown once)',
   usage: '--project ID [--scope S]... [--name N] [--data DIR] [--json]',
   help: [
@@ -37,13 +38,14 @@ export const keysCreateCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const scopes = (args.values.scope as string[] | undefined) ?? [...API_KEY_SCOPES]
-    const unknown = scopes.find((scope) => !isApiKeyScope(scope))
-    if (unknown !== undefined)
-      throw new UsageError(`unknown scope "${unknown}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
     const name = (args.values.name as string | undefined) ?? null
-    const { key, secret } = withProject(args, io, (store, projectId) =>
-      store.apiKeys.create(projectId, scopes.filter(isApiKeyScope), name),
-    )
+    const projectId = requireString(args, 'project')
+    const made = withServices(args, io, (services) => services.keys.create(THE_MACHINE, projectId, { scopes, name }))
+    if (made.kind === 'invalid')
+      throw new UsageError(`unknown scope "${made.scope}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
+    if (made.kind === 'unknown_project')
+      throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
+    const { key, secret } = made
     if (args.values.json) return printJson(io, { ...key, apiKey: secret })
     io.out(`Created key ${key.id} (${key.scopes.join(', ')}) for project ${key.projectId}.`)
     io.out(`API key (shown only now; keep it secret): ${secret}`)
@@ -58,7 +60,7 @@ export const keysListCommand: Command = {
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const keys = withProject(args, io, (store, projectId) => store.apiKeys.list(projectId))
+    const keys = withProject(args, io, (services, projectId) => services.keys.list(projectId))
     printList(io, args, keys, {
       columns: {
         ID: (k) => k.id,
@@ -75,14 +77,14 @@ export const keysListCommand: Command = {
 
 export const keysRevokeCommand: Command = {
   name: 'keys revoke',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'revoke an API key at once',
   usage: 'KEY_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const keyId = positional(args, 0, 'KEY_ID', 1)
-    if (!withStore(args, io, (store) => store.apiKeys.revoke(keyId))) throw new CliError(`there is no API key ${keyId}`)
+    const outcome = withServices(args, io, (services) => services.keys.revoke(THE_MACHINE, keyId))
+    if (outcome.kind === 'unknown') throw new CliError(`there is no API key ${keyId}`)
     if (args.values.json) return printJson(io, { id: keyId, revoked: true })
     io.out(`Revoked key ${keyId}.`)
   },

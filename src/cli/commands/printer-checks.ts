@@ -29,7 +29,7 @@ import {
   positional,
   printJson,
   UsageError,
-  withProject,
+  withProjectStore,
 } from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 
@@ -132,7 +132,7 @@ function printerToTest(
       ledger.close()
     }
   }
-  return withProject(args, io, (store, projectId) => {
+  return withProjectStore(args, io, (store, projectId) => {
     const printer = store.printers.list(projectId).find((p) => p.remoteId === id)
     if (!printer)
       throw new CliError(

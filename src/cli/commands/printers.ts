@@ -32,7 +32,7 @@ import {
   printList,
   requireString,
   UsageError,
-  withProject,
+  withProjectStore,
   withStore,
 } from '../command.ts'
 
@@ -314,7 +314,7 @@ export const printersListCommand: Command = {
         empty: 'No agent has reported printers.',
       })
     }
-    const printers = withProject(args, io, (store, projectId) => store.printers.list(projectId))
+    const printers = withProjectStore(args, io, (store, projectId) => store.printers.list(projectId))
     printList(io, args, printers, {
       columns: {
         ID: (p) => p.id,

@@ -8,21 +8,22 @@ import {
   positional,
   printJson,
   printList,
+  THE_MACHINE,
   UsageError,
-  withStore,
+  withServices,
 } from '../command.ts'
 
 export const projectsCreateCommand: Command = {
   name: 'projects create',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'create a project',
   usage: 'NAME [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
-    const name = positional(args, 0, 'NAME', 1).trim()
-    if (name.length === 0 || name.length > 128) throw new UsageError('NAME must be 1 to 128 characters')
-    const project = withStore(args, io, (store) => store.projects.create(name))
+    const name = positional(args, 0, 'NAME', 1)
+    const made = withServices(args, io, (services) => services.projects.create(THE_MACHINE, name))
+    if (made.kind === 'invalid') throw new UsageError(`NAME ${made.message}`)
+    const project = made.project
     if (args.values.json) return printJson(io, project)
     io.out(
       `Created project ${project.id} (${project.name}). Create a key for it: ` +
@@ -39,7 +40,7 @@ export const projectsListCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const projects = withStore(args, io, (store) => store.projects.list())
+    const projects = withServices(args, io, (services) => services.projects.list())
     printList(io, args, projects, {
       columns: { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt },
       empty: 'No projects.',
