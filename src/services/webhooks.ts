@@ -140,14 +140,12 @@ export class WebhookSender {
       else {
         const retryIn = RETRY_SCHEDULE_MS[Math.min(head.attempts, RETRY_SCHEDULE_MS.length - 1)]!
         const { disabled } = this.store.commits.write(() =>
-          this.store.webhooks.failed(
-            head.id,
-            head.webhookId,
-            outcome.status,
-            outcome.error!,
-            now + retryIn,
-            now - DISABLE_AFTER_MS,
-          ),
+          this.store.webhooks.failed(head.id, head.webhookId, {
+            status: outcome.status,
+            error: outcome.error!,
+            nextAt: now + retryIn,
+            disableBefore: now - DISABLE_AFTER_MS,
+          }),
         )
         const fields = { webhook: head.webhookId, delivery: head.messageId, attempt: head.attempts + 1 }
         if (disabled)

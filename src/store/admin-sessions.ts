@@ -77,9 +77,7 @@ export class AdminSessions {
       .get(hashSecret(token), now, this.lifetime.idleMs)
     if (!row) return undefined
     row.last_seen_at = recordUse(
-      this.commits,
-      this.db,
-      { table: 'admin_sessions', column: 'last_seen_at' },
+      { commits: this.commits, db: this.db, table: 'admin_sessions', column: 'last_seen_at' },
       row.id,
       row.last_seen_at,
       now,

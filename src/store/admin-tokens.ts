@@ -68,9 +68,7 @@ export class AdminTokens {
       .get(hashSecret(secret))
     if (!row) return undefined
     row.last_used_at = recordUse(
-      this.commits,
-      this.db,
-      { table: 'admin_tokens', column: 'last_used_at' },
+      { commits: this.commits, db: this.db, table: 'admin_tokens', column: 'last_used_at' },
       row.id,
       row.last_used_at,
       this.now(),

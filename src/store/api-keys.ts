@@ -67,9 +67,7 @@ export class ApiKeys {
       .get(hashSecret(secret))
     if (!row) return undefined
     row.last_used_at = recordUse(
-      this.commits,
-      this.db,
-      { table: 'api_keys', column: 'last_used_at' },
+      { commits: this.commits, db: this.db, table: 'api_keys', column: 'last_used_at' },
       row.id,
       row.last_used_at,
       this.now(),

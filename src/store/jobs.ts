@@ -60,6 +60,20 @@ export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
 export const KEPT_DOCUMENTS = 256
 export const KEPT_DOCUMENT_BYTES = 4 * 1024 * 1024
 
+/** What Jobs works with: the database and its group commit, the printers, the log of changes, and the limits. */
+export interface JobsOptions {
+  db: Database
+  commits: GroupCommit
+  printers: Printers
+  /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
+  openJobLimit: number
+  now: () => number
+  log: JobLog
+  fanOuts: FanOuts
+  /** Bytes of unfinished jobs' documents one project may have (default OPEN_BYTES_PER_PROJECT). */
+  openBytesLimit?: number
+}
+
 /** Creates jobs, and reads them (job-reads.ts). */
 export class Jobs extends JobReads {
   private readonly uncommitted = new Set<string>()
@@ -70,19 +84,23 @@ export class Jobs extends JobReads {
   private readonly insert
   private readonly insertDocument
 
-  constructor(
-    db: Database,
-    private readonly commits: GroupCommit,
-    private readonly printers: Printers,
-    /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
-    public openJobLimit: number,
-    private readonly now: () => number,
-    private readonly log: JobLog,
-    fanOuts: FanOuts,
-    /** Bytes of unfinished jobs' documents one project may have. */
-    public openBytesLimit = OPEN_BYTES_PER_PROJECT,
-  ) {
+  private readonly commits: GroupCommit
+  private readonly printers: Printers
+  private readonly now: () => number
+  private readonly log: JobLog
+  /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
+  openJobLimit: number
+  /** Bytes of unfinished jobs' documents one project may have. */
+  openBytesLimit: number
+
+  constructor({ db, commits, printers, openJobLimit, now, log, fanOuts, openBytesLimit }: JobsOptions) {
     super(db, fanOuts)
+    this.commits = commits
+    this.printers = printers
+    this.openJobLimit = openJobLimit
+    this.now = now
+    this.log = log
+    this.openBytesLimit = openBytesLimit ?? OPEN_BYTES_PER_PROJECT
     this.byKey = db.query<JobRow, [string, string]>(
       `SELECT ${JOB_COLUMNS} FROM jobs WHERE project_id = ? AND idempotency_key = ?`,
     )

@@ -4,9 +4,11 @@ import type { GroupCommit } from '../sqlite/group-commit.ts'
 /** A credential's last use is written at most once a minute: a busy client costs no write per request. */
 const LAST_USED_RESOLUTION_MS = 60_000
 
-type UseColumn =
+/** Where a credential's last use is written: its table's column, through the group commit. */
+export type UseRecord = { commits: GroupCommit; db: Database } & (
   | { table: 'api_keys' | 'admin_tokens'; column: 'last_used_at' }
   | { table: 'admin_sessions'; column: 'last_seen_at' }
+)
 
 /**
  * Records that the credential `id` was used at `now`, unless `last` (its recorded use) is recent;
@@ -15,15 +17,9 @@ type UseColumn =
  * disk on the loop, which an SD card can hold for tens of milliseconds. A crash may lose it: a
  * use is a hint for people, and a session's last use errs towards ending it sooner.
  */
-export function recordUse(
-  commits: GroupCommit,
-  db: Database,
-  where: UseColumn,
-  id: string,
-  last: number | null,
-  now: number,
-): number {
+export function recordUse(where: UseRecord, id: string, last: number | null, now: number): number {
   if (last !== null && now - last < LAST_USED_RESOLUTION_MS) return last
+  const { commits, db } = where
   commits.defer(() => db.run(`UPDATE ${where.table} SET ${where.column} = ? WHERE id = ?`, [now, id]))
   return now
 }

@@ -116,7 +116,15 @@ export class Store {
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, this.commits, now)
     this.printers = new Printers(db, now, () => this.commits.readEpoch)
-    this.jobs = new Jobs(db, this.commits, this.printers, options.maxOpenJobsPerProject, now, jobLog, this.fanOuts)
+    this.jobs = new Jobs({
+      db,
+      commits: this.commits,
+      printers: this.printers,
+      openJobLimit: options.maxOpenJobsPerProject,
+      now,
+      log: jobLog,
+      fanOuts: this.fanOuts,
+    })
     this.jobStates = new JobStates(db, this.commits, now, jobLog)
     this.agents = new Agents(db, this.commits, now)
     this.pairingCodes = new PairingCodes(db, this.agents, now)

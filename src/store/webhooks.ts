@@ -46,6 +46,23 @@ export interface DueDelivery {
   failingSince: number | null
 }
 
+/** A webhook to make: where it is sent, which events, what people call it, and the secret its bodies are signed with. */
+export interface NewWebhook {
+  url: string
+  events: readonly string[]
+  description: string | null
+  secret: string
+}
+
+/** A delivery's failed attempt: the answer's status (none: no answer) and why, and when to try again. */
+export interface DeliveryFailure {
+  status: number | null
+  error: string
+  nextAt: number
+  /** The webhook is disabled when it has failed since before this. */
+  disableBefore: number
+}
+
 export class Webhooks {
   /** Prepared once: it runs with every event of a project that has webhooks. */
   private readonly enqueue
@@ -79,13 +96,7 @@ export class Webhooks {
     )
   }
 
-  create(
-    projectId: string,
-    url: string,
-    events: readonly string[],
-    description: string | null,
-    secret: string,
-  ): Webhook {
+  create(projectId: string, { url, events, description, secret }: NewWebhook): Webhook {
     const row = this.db
       .query<WebhookRow, [string, string, string, string, string | null, string, number]>(
         `INSERT INTO webhooks (id, project_id, url, events, description, secret,
@@ -222,10 +233,7 @@ export class Webhooks {
   failed(
     deliveryId: number,
     webhookId: string,
-    status: number | null,
-    error: string,
-    nextAt: number,
-    disableBefore: number,
+    { status, error, nextAt, disableBefore }: DeliveryFailure,
   ): { disabled: boolean } {
     const now = this.now()
     this.db
