@@ -3,7 +3,7 @@
 // itself as JSON Schema), so the document cannot drift from what the hub accepts and answers. The
 // agent gateway is private (OpenPrinter's WebSocket) and the admin API is the dashboard's: neither
 // is in it.
-import { API_ERROR_CODES } from '../protocol/api-errors.ts'
+import { ERROR_BODY_SCHEMA } from '../protocol/api-errors.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { discoveryRule } from '../protocol/discovery.ts'
 import { healthRule } from '../protocol/health.ts'
@@ -90,33 +90,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       responses: {
         Error: json(
-          {
-            type: 'object',
-            required: ['error'],
-            additionalProperties: false,
-            properties: {
-              error: {
-                type: 'object',
-                required: ['code', 'message', 'requestId'],
-                additionalProperties: false,
-                properties: {
-                  code: { enum: API_ERROR_CODES },
-                  message: { type: 'string' },
-                  requestId: { type: 'string' },
-                  details: {
-                    type: 'array',
-                    maxItems: 32,
-                    items: {
-                      type: 'object',
-                      required: ['path', 'message'],
-                      additionalProperties: false,
-                      properties: { path: { type: 'string' }, message: { type: 'string' } },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          ERROR_BODY_SCHEMA,
           'An error: its code, a message for people, the request ID, and for invalid_request what is wrong where',
         ),
       },

@@ -2,6 +2,7 @@
 // the transports take the parsed form.
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import { SDP_ID_PATTERN } from '../protocol/epson-sdp.ts'
+import type { POLLING_KINDS } from '../protocol/admin/printers.ts'
 
 export const SERIAL_BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400] as const
 export const SERIAL_FLOW_CONTROLS = ['rtscts', 'xonxoff', 'none'] as const
@@ -181,8 +182,8 @@ export function normalMac(text: string): string | undefined {
 /** The connection URI of a CloudPRNT printer. */
 export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 
-/** The kinds of printers that poll the hub for their jobs. */
-export type PollingKind = 'cloudprnt' | 'epson-sdp'
+/** The kinds of printers that poll the hub for their jobs (the admin API's list). */
+export type PollingKind = (typeof POLLING_KINDS)[number]
 
 /** Whether the printer polls the hub for its jobs (it is not reached: it comes). */
 export function polls(connection: Connection): connection is Extract<Connection, { kind: PollingKind }> {

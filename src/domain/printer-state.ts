@@ -1,4 +1,5 @@
 // What is known of a printer's condition, for people, for the agent's inventory and for applications.
+import type { PRINTER_STATES } from '../protocol/admin/printers.ts'
 import type { ProjectPrinterState } from '../protocol/project-printer.ts'
 
 /** What the agent reports of a printer in its inventory (OpenPrinter's availability values). */
@@ -8,7 +9,7 @@ export type PrinterAvailability = 'online' | 'offline' | 'unknown'
  * What is known of a printer's condition, for people: online, online with its paper running low,
  * or why it cannot print; unknown when it cannot be asked.
  */
-export type PrinterState = 'online' | 'paper_low' | 'paper_out' | 'cover_open' | 'error' | 'offline' | 'unknown'
+export type PrinterState = (typeof PRINTER_STATES)[number]
 
 export function availabilityOf(state: PrinterState): PrinterAvailability {
   return state === 'online' || state === 'paper_low' ? 'online' : state === 'unknown' ? 'unknown' : 'offline'

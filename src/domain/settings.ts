@@ -1,6 +1,7 @@
 // The hub's tunable settings: the range of each, its default, and which of them the dashboard may
 // change while the hub runs (with the environment variable that pins each). The configuration
 // (hub/config.ts) and the dashboard's settings (services/live-settings.ts) both check against these.
+import type { HubSettings, SettingName } from '../protocol/admin/settings.ts'
 
 export interface Range {
   min: number
@@ -56,21 +57,11 @@ export const EDITABLE_SETTINGS = {
   minFreeMb: 'PRINTHUB_MIN_FREE_MB',
   backupDir: 'PRINTHUB_BACKUP_DIR',
   backupKeep: 'PRINTHUB_BACKUP_KEEP',
-} as const
+} as const satisfies Record<SettingName, string>
 export type EditableSetting = keyof typeof EDITABLE_SETTINGS
 
-export interface EditableSettings {
-  serverName: string
-  retryInitialMs: number
-  retryMaxMs: number
-  maxOpenJobsPerProject: number
-  retentionDays: number
-  historyMbPerProject: number
-  minFreeMb: number
-  /** Where the hub writes a backup every day; empty: no scheduled backups. */
-  backupDir: string
-  backupKeep: number
-}
+/** Their values, as the admin API shows them (protocol/admin/settings.ts; backupDir empty: no scheduled backups). */
+export type EditableSettings = HubSettings
 
 /** The editable settings that are text rather than numbers. */
 export type TextSetting = 'serverName' | 'backupDir'

@@ -1,6 +1,7 @@
 // The HTTP error codes of the hub's APIs (the public job API, pairing, the admin API), each with
 // the one status it is answered with. The client types `ApiError.code` with them.
 import type { PairingErrorCode } from './pairing.ts'
+import { MAX_ISSUES } from './rules.ts'
 
 export const API_ERRORS = {
   invalid_request: 400,
@@ -48,4 +49,33 @@ export interface ErrorDetail {
 /** An error body: `{ error: { code, message, requestId, details? } }`. */
 export interface ErrorBody {
   error: { code: ApiErrorCode; message: string; requestId: string; details?: ErrorDetail[] }
+}
+
+/** The error body as JSON Schema (2020-12), for the OpenAPI documents of the public and the admin API. */
+export const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'requestId'],
+      additionalProperties: false,
+      properties: {
+        code: { enum: API_ERROR_CODES },
+        message: { type: 'string' },
+        requestId: { type: 'string' },
+        details: {
+          type: 'array',
+          maxItems: MAX_ISSUES,
+          items: {
+            type: 'object',
+            required: ['path', 'message'],
+            additionalProperties: false,
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
 }
