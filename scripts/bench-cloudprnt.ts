@@ -4,7 +4,8 @@
 // those polls against its CPU for the same number of `GET /health` requests in the same run (the
 // cheapest route: the yardstick), the polls' latency, and the time from a job's submission (its
 // 202) to the printer's download of it, at that poll interval.
-import { adoptPollingPrinter } from '../src/services/printers.ts'
+import { THE_MACHINE } from '../src/services/actor.ts'
+import { HubServices } from '../src/services/hub-services.ts'
 import { Store } from '../src/store/store.ts'
 import { confinementOf } from '../src/transports/confine.ts'
 import type { SectionResult } from './bench.ts'
@@ -110,8 +111,8 @@ async function measure(kind: Kind) {
   const records: string[] = []
   try {
     for (let i = 0; i < PRINTERS; i++) {
-      const outcome = adoptPollingPrinter(
-        store,
+      const outcome = new HubServices(store).printers.adopt(
+        THE_MACHINE,
         project.projectId,
         { printer: keyOf(kind, i), kind, id: `p-${i}` },
         confinementOf(dir),

@@ -1,7 +1,7 @@
 // A receipt's picture for the dashboard, from the hub's receipt images (drawn off the event loop, cached).
 import { conflict } from '../http/errors.ts'
 import type { PrintDocument } from '../protocol/document.ts'
-import type { PrinterRecord } from '../store/printers.ts'
+import type { PrinterRecord } from '../domain/records.ts'
 import type { AdminContext } from './context.ts'
 
 export async function receiptImage(

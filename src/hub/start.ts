@@ -196,7 +196,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const jobs = new JobService(store, dispatcher, disk, failover)
     // What the edges get instead of the store: every change through one operation of the services.
-    const services = new HubServices(store, { now, jobs, connections: sessions })
+    const services = new HubServices(store, { now, jobs, connections: sessions, board })
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,

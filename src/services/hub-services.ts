@@ -10,6 +10,7 @@ import { AdminAccess } from './admin-access.ts'
 import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
+import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
 
 /** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
@@ -23,12 +24,15 @@ export interface HubParts {
   jobs?: JobService
   /** The agents' connections, ended when an agent is revoked. */
   connections?: AgentConnections
+  /** The printer board, told of printers added. */
+  board?: PrinterNews
 }
 
 export class HubServices {
   readonly jobs: JobService
   readonly agents: AgentService
   readonly audit: AuditLog
+  readonly printers: PrinterService
   readonly projects: ProjectService
   /** Projects' API keys. */
   readonly keys: KeyService
@@ -45,6 +49,7 @@ export class HubServices {
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.audit = new AuditLog(store)
+    this.printers = new PrinterService(store, this.jobs, parts.board)
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)

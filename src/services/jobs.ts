@@ -17,6 +17,7 @@ import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
+import { type AuditedChange, recordChange } from './audit.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
@@ -38,6 +39,11 @@ export interface JobRequest {
   reprintOf?: string | undefined
   /** The destination it was posted to (set by submit). */
   destinationId?: string | undefined
+  /**
+   * An operator's job (a test page, a reprint), for the audit log: written with the job when it is made. An
+   * application's jobs are not audited (their events are their record).
+   */
+  audited?: AuditedChange | undefined
 }
 
 export type SubmitOutcome =
@@ -158,12 +164,18 @@ export class JobService {
       )
       if (outcome.kind === 'created') printed = [outcome.job]
     } else if (outcome.kind === 'created') printed = [outcome.job]
+    if (request.audited && outcome.kind === 'created') this.audit(request.audited)
     for (const created of printed) this.noteLeftOut(created, request.document)
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     for (const created of printed) this.listener.jobCreated(created.printerId)
     await this.store.commits.durable()
     if (outcome.kind === 'unknown_printer') return { kind: 'unknown_printer', printerId: request.printerId }
     return outcome
+  }
+
+  /** Writes an operator's job to the audit log, in the transaction the job was made in. */
+  private audit(change: AuditedChange): void {
+    this.store.commits.write(() => recordChange(this.store, change))
   }
 
   /**

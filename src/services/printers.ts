@@ -1,13 +1,21 @@
-// A project's printers as every edge adds and changes them (the dashboard, the CLI): a printer the
-// hub drives itself (its built-in agent's), or a printer a paired agent reported. One rule for the
-// settings (printer-settings.ts), whoever adds it.
+// A project's printers as every edge adds, changes and removes them (the dashboard, the CLI): a
+// printer the hub drives itself (its built-in agent's), a printer that polls the hub, adopted, or a
+// printer a paired agent reported; a test page on one. One rule for the settings
+// (printer-settings.ts), whoever adds it; each change written to the audit log with it.
 import { connectionOf, type PollingKind, pollingConnection } from '../domain/connection-uri.ts'
+import type { PrinterRecord, PrinterStateChange } from '../domain/records.ts'
 import { defaultProfileId } from '../profiles/catalog.ts'
-import type { PaperWidth } from '../protocol/document.ts'
-import type { PrinterRecord } from '../store/printers.ts'
+import type { PaperWidth, PrintDocument } from '../protocol/document.ts'
+import type { Job } from '../protocol/job.ts'
+import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
 import type { Store } from '../store/store.ts'
 import type { Confinement } from '../transports/confine.ts'
+import type { Actor } from './actor.ts'
+import { recordChange } from './audit.ts'
+import type { JobService, SubmitOutcome } from './jobs.ts'
+import type { HubOnTheLan } from './lan.ts'
 import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from './printer-settings.ts'
+import { testPage } from './test-page.ts'
 
 /** The paper of an agent's printer that does not say which it takes. */
 const DEFAULT_AGENT_PAPER: PaperWidth = 80
@@ -49,6 +57,14 @@ export interface AgentPrinterAssignment {
   width?: number | undefined
 }
 
+/** What may change of a printer: its label, model, paper and (for the hub's own printers) connection. */
+export interface PrinterChange {
+  name?: string | null | undefined
+  connection?: string | undefined
+  profile?: string | undefined
+  width?: number | undefined
+}
+
 /**
  * The hub's record of the printer that polls at `connection`, when it has one (other than
  * `except`): a printer that polls is one queue, and two records would offer it each other's jobs.
@@ -59,7 +75,7 @@ function pollingTwin(store: Store, builtinId: string, connection: string, except
 }
 
 /** A printer the hub's built-in agent drives, for a project. */
-export function addHubPrinter(
+function addHubPrinter(
   store: Store,
   projectId: string,
   input: PrinterSettingsFields,
@@ -95,7 +111,7 @@ export interface Adoption {
  * project: from then on it is offered the project's jobs for it. Until adopted, a printer that
  * polls is offered nothing.
  */
-export function adoptPollingPrinter(
+function adoptPollingPrinter(
   store: Store,
   projectId: string,
   adoption: Adoption,
@@ -108,7 +124,7 @@ export function adoptPollingPrinter(
 }
 
 /** Gives a project a printer a paired agent reported. */
-export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): AddPrinterOutcome {
+function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): AddPrinterOutcome {
   if (!store.projects.get(assignment.projectId)) return { kind: 'unknown_project' }
   const agent = store.agents.get(assignment.agentId)
   if (!agent || agent.revokedAt) return { kind: 'unknown_agent' }
@@ -137,15 +153,10 @@ export function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignm
 }
 
 /** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
-export function changePrinter(
+function changePrinter(
   store: Store,
   printerId: string,
-  change: {
-    name?: string | null | undefined
-    connection?: string | undefined
-    profile?: string | undefined
-    width?: number | undefined
-  },
+  change: PrinterChange,
   confinement: Confinement,
 ): ChangePrinterOutcome {
   const printer = store.printers.get(printerId)
@@ -166,4 +177,133 @@ export function changePrinter(
   const twin = hubDriven ? pollingTwin(store, printer.agentId, settings.connection, printer.id) : undefined
   if (twin) return { kind: 'mac_taken', printer: twin }
   return { kind: 'changed', printer: store.printers.update(printer.id, settings)! }
+}
+
+/** A test page not printed within this long is of no use any more. */
+const TEST_PAGE_EXPIRES_IN_MS = EXPIRES_IN_MS.min * 6
+
+/** What a test page says of where it is printed: the hub as people reach it, the printer's state, the time. */
+export interface TestPagePlace {
+  hub: HubOnTheLan
+  /** The printer's state in words, asked once the printer is known. */
+  status: () => string
+  at: Date
+}
+
+/** What the running hub is told of printers added: its printer board notes their agent's printers. */
+export interface PrinterNews {
+  recordAgent(agentId: string): void
+}
+
+export class PrinterService {
+  constructor(
+    private readonly store: Store,
+    private readonly jobs: JobService,
+    /** The running hub's printer board; none from the CLI. */
+    private readonly news?: PrinterNews | undefined,
+  ) {}
+
+  /** A printer record (a removed one too), by its record ID. */
+  get(id: string): PrinterRecord | undefined {
+    return this.store.printers.get(id)
+  }
+
+  /** A project's live printers, oldest first. */
+  list(projectId: string): PrinterRecord[] {
+    return this.store.printers.list(projectId)
+  }
+
+  /** A live printer of the project by its record ID or its name; undefined when none. */
+  resolve(projectId: string, printerId: string): PrinterRecord | undefined {
+    return this.store.printers.resolve(projectId, printerId)
+  }
+
+  /** The printer's state changes, newest first, at most `limit`. */
+  history(printer: PrinterRecord, limit: number): PrinterStateChange[] {
+    return this.store.printerStates.history(printer.agentId, printer.agentPrinterId, limit)
+  }
+
+  /** The printer's last completed job with its document, while it is kept. */
+  lastReceipt(printerId: string): { job: Job; document: PrintDocument } | undefined {
+    const job = this.store.jobs.lastCompleted(printerId)
+    const document = job && this.store.jobs.document(job.id)
+    return job && document ? { job, document } : undefined
+  }
+
+  /** A printer the hub's built-in agent drives, for a project. */
+  add(actor: Actor, projectId: string, input: PrinterSettingsFields, confinement: Confinement): AddPrinterOutcome {
+    return this.added(actor, 'printers.add', () => addHubPrinter(this.store, projectId, input, confinement))
+  }
+
+  /** A printer that polls the hub, adopted into a project: from then on it is offered the project's jobs for it. */
+  adopt(actor: Actor, projectId: string, adoption: Adoption, confinement: Confinement): AddPrinterOutcome {
+    return this.added(actor, 'printers.adopt', () => adoptPollingPrinter(this.store, projectId, adoption, confinement))
+  }
+
+  /** A printer a paired agent reported, given to a project. */
+  assign(actor: Actor, assignment: AgentPrinterAssignment): AddPrinterOutcome {
+    return this.added(actor, 'printers.assign', () => assignAgentPrinter(this.store, assignment))
+  }
+
+  private added(
+    actor: Actor,
+    action: 'printers.add' | 'printers.adopt' | 'printers.assign',
+    add: () => AddPrinterOutcome,
+  ): AddPrinterOutcome {
+    const outcome = this.store.commits.write(() => {
+      const done = add()
+      if (done.kind === 'added') recordChange(this.store, { actor, action, target: done.printer.remoteId })
+      return done
+    })
+    if (outcome.kind === 'added') this.news?.recordAgent(outcome.printer.agentId)
+    return outcome
+  }
+
+  /** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
+  change(actor: Actor, printerId: string, change: PrinterChange, confinement: Confinement): ChangePrinterOutcome {
+    return this.store.commits.write(() => {
+      const outcome = changePrinter(this.store, printerId, change, confinement)
+      if (outcome.kind === 'changed')
+        recordChange(this.store, { actor, action: 'printers.change', target: outcome.printer.id })
+      return outcome
+    })
+  }
+
+  /** Removes a printer; its jobs keep their history. False when there is no such live printer. */
+  remove(actor: Actor, printerId: string): boolean {
+    return this.store.commits.write(() => {
+      if (!this.store.printers.remove(printerId)) return false
+      recordChange(this.store, { actor, action: 'printers.remove', target: printerId })
+      return true
+    })
+  }
+
+  /**
+   * Queues a test page (the hub, its addresses, the printer's model and state, a QR code to the hub)
+   * on one of the hub's printers, as a job that expires soon and is tried once.
+   */
+  async printTestPage(
+    actor: Actor,
+    printerId: string,
+    { hub, status, at }: TestPagePlace,
+  ): Promise<SubmitOutcome | { kind: 'no_printer' }> {
+    const printer = this.store.printers.get(printerId)
+    if (!printer) return { kind: 'no_printer' }
+    const document = testPage(
+      { id: printer.remoteId, connection: printer.connection, profile: printer.profile, width: printer.width },
+      hub,
+      status(),
+      at,
+    )
+    return this.jobs.submit({
+      projectId: printer.projectId,
+      printerId: printer.id,
+      idempotencyKey: `test-page-${crypto.randomUUID()}`,
+      document,
+      metadata: { printhub: 'test-page' },
+      expiresInMs: TEST_PAGE_EXPIRES_IN_MS,
+      maxAttempts: MAX_ATTEMPTS.min,
+      audited: { actor, action: 'printers.test', target: printer.id },
+    })
+  }
 }

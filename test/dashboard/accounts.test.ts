@@ -211,7 +211,7 @@ describe('accounts', () => {
         'nobody session.sign_in_failed',
       ])
         expect(actions).toContain(said)
-      expect(actions.filter((action) => action.endsWith(' printers.create'))).toHaveLength(1)
+      expect(actions.filter((action) => action.endsWith(' printers.add'))).toHaveLength(1)
       // Newest first; pages go on exactly after each other.
       const times = entries.map((entry) => Date.parse(entry.at))
       expect(times).toEqual([...times].sort((a, b) => b - a))

@@ -16,7 +16,8 @@ import { type Pairing, pairAgent, pairingOf } from '../../src/agent/remote.ts'
 import { websocketConnector } from '../../src/agent/websocket.ts'
 import { VERSION } from '../../src/domain/version.ts'
 import type { Job } from '../../src/protocol/job.ts'
-import { assignAgentPrinter } from '../../src/services/printers.ts'
+import { THE_MACHINE } from '../../src/services/actor.ts'
+import { HubServices } from '../../src/services/hub-services.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 import { VirtualPrinters } from '../../src/transports/virtual.ts'
 import { startTestHub, submitJob, type TestHub, tempDir } from '../support/hub.ts'
@@ -127,8 +128,11 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
   const agent = agentOn({ ledger, dir, connector: swallowing, virtuals: new VirtualPrinters() })
   await waitFor(() => t.hub.sessions.session(pairing.agentId)?.printers.size === 1, 5_000)
   expect(
-    assignAgentPrinter(t.hub.store, { projectId: t.projectId, agentId: pairing.agentId, agentPrinterId: 'kitchen' })
-      .kind,
+    new HubServices(t.hub.store).printers.assign(THE_MACHINE, {
+      projectId: t.projectId,
+      agentId: pairing.agentId,
+      agentPrinterId: 'kitchen',
+    }).kind,
   ).toBe('added')
   const job = await submitJob(t, {
     printerId: 'kitchen',

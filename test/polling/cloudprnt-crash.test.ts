@@ -5,7 +5,8 @@
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { initialize } from '../../src/services/init.ts'
-import { adoptPollingPrinter } from '../../src/services/printers.ts'
+import { THE_MACHINE } from '../../src/services/actor.ts'
+import { HubServices } from '../../src/services/hub-services.ts'
 import { Store } from '../../src/store/store.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
@@ -26,7 +27,12 @@ async function hubWithPrinter(mac: string): Promise<{ dir: string; projectId: st
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = await initialize(store, dir)
   if (!init.created) throw new Error('expected a first start')
-  const adopted = adoptPollingPrinter(store, init.projectId, { printer: mac, id: 'bar' }, confinementOf(dir))
+  const adopted = new HubServices(store).printers.adopt(
+    THE_MACHINE,
+    init.projectId,
+    { printer: mac, id: 'bar' },
+    confinementOf(dir),
+  )
   if (adopted.kind !== 'added') throw new Error(adopted.kind)
   store.close()
   return { dir, projectId: init.projectId, apiKey: init.apiKey }

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import type { PrinterDescriptor } from '../../src/protocol/frames.ts'
 import { initialize } from '../../src/services/init.ts'
-import { addHubPrinter, assignAgentPrinter, changePrinter } from '../../src/services/printers.ts'
+import { THE_MACHINE } from '../../src/services/actor.ts'
+import { HubServices } from '../../src/services/hub-services.ts'
 import { Store } from '../../src/store/store.ts'
 import { cli } from '../support/cli.ts'
 import { virtualPrinter } from '../support/fake-agent.ts'
@@ -42,6 +43,7 @@ beforeEach(async () => {
   projectId = (await initialize(store, dir)).projectId
 })
 const place = () => confinementOf(dir, [8080])
+const printers = () => new HubServices(store).printers
 
 afterEach(() => {
   store.close()
@@ -53,7 +55,7 @@ describe('a paired agent’s printer', () => {
     "a stock agent's system queue is assigned with its connection as " + 'reported, its paper and name by default',
     () => {
       const agentId = pairedAgent([cupsQueue])
-      const outcome = assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'front-desk' })
+      const outcome = printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'front-desk' })
       expect(outcome).toMatchObject({
         kind: 'added',
         printer: {
@@ -67,11 +69,11 @@ describe('a paired agent’s printer', () => {
       })
       // And it can be renamed later: its connection is the agent's, not checked as a hub URI.
       const printer = (outcome as { printer: { id: string } }).printer
-      expect(changePrinter(store, printer.id, { name: 'Desk' }, place())).toMatchObject({
+      expect(printers().change(THE_MACHINE, printer.id, { name: 'Desk' }, place())).toMatchObject({
         kind: 'changed',
         printer: { name: 'Desk', connection: 'EPSON_TM_T20' },
       })
-      expect(changePrinter(store, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({
+      expect(printers().change(THE_MACHINE, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({
         kind: 'connection_set_by_agent',
       })
     },
@@ -80,27 +82,27 @@ describe('a paired agent’s printer', () => {
   test('every refusal is an outcome, and nothing is added', () => {
     const agentId = pairedAgent([virtualPrinter('bar-printer')])
     const before = store.printers.list(projectId).length
-    expect(assignAgentPrinter(store, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' })).toEqual({
+    expect(printers().assign(THE_MACHINE, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' })).toEqual({
       kind: 'unknown_project',
     })
-    expect(assignAgentPrinter(store, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' })).toEqual({
+    expect(printers().assign(THE_MACHINE, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' })).toEqual({
       kind: 'unknown_agent',
     })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({
+    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({
       kind: 'not_reported',
     })
     expect(
-      assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' }),
+      printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' }),
     ).toMatchObject({ kind: 'invalid', problem: { field: 'id' } })
     expect(
-      assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', profile: 'no-such-model' }),
+      printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', profile: 'no-such-model' }),
     ).toMatchObject({ kind: 'invalid', problem: { field: 'profile' } })
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' })).toEqual({
+    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' })).toEqual({
       kind: 'taken',
       id: 'demo',
     })
     store.agents.revoke(agentId)
-    expect(assignAgentPrinter(store, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({
+    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({
       kind: 'unknown_agent',
     })
     expect(store.printers.list(projectId)).toHaveLength(before)
@@ -110,7 +112,7 @@ describe('a paired agent’s printer', () => {
 describe("a printer the hub's built-in agent drives", () => {
   test('added with the generic profile of its width; its settings are checked', () => {
     expect(
-      addHubPrinter(store, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place()),
+      printers().add(THE_MACHINE, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place()),
     ).toMatchObject({
       kind: 'added',
       printer: {
@@ -121,15 +123,15 @@ describe("a printer the hub's built-in agent drives", () => {
         agentId: store.agents.builtin()!.id,
       },
     })
-    expect(addHubPrinter(store, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({
+    expect(printers().add(THE_MACHINE, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({
       kind: 'invalid',
       problem: { field: 'connection' },
     })
-    expect(addHubPrinter(store, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({
+    expect(printers().add(THE_MACHINE, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({
       kind: 'taken',
       id: 'kitchen',
     })
-    expect(addHubPrinter(store, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({
+    expect(printers().add(THE_MACHINE, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({
       kind: 'unknown_project',
     })
   })

@@ -5,20 +5,11 @@ import { ApiError, conflict, invalidField, notFound } from '../../http/errors.ts
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { PROFILES } from '../../profiles/catalog.ts'
-import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../../protocol/limits.ts'
 import { integer, nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
 import { identifier } from '../../protocol/values.ts'
 import { MAX_CONNECTION_LENGTH } from '../../services/printer-settings.ts'
-import {
-  type AddPrinterOutcome,
-  addHubPrinter,
-  adoptPollingPrinter,
-  assignAgentPrinter,
-  type ChangePrinterOutcome,
-  changePrinter,
-} from '../../services/printers.ts'
-import { testPage } from '../../services/test-page.ts'
-import type { PrinterRecord } from '../../store/printers.ts'
+import type { PrinterRecord } from '../../domain/records.ts'
+import type { AddPrinterOutcome, ChangePrinterOutcome } from '../../services/printers.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF_READS } from '../router.ts'
@@ -27,8 +18,6 @@ const MAX_BODY = 8_192
 const HISTORY_LIMIT = 50
 const uri = string({ min: 1, max: MAX_CONNECTION_LENGTH })
 const NO_PRINTER = 'There is no such printer (it may have been removed).'
-/** A test page that has not printed within this long is of no use any more. */
-const TEST_PAGE_EXPIRES_IN_MS = EXPIRES_IN_MS.min * 6
 
 const newPrinterRule = object({
   projectId: identifier,
@@ -104,16 +93,16 @@ function printerError(
 }
 
 export function printerRoutes(context: AdminContext) {
-  const { store, services } = context
+  const { services } = context
   const printerOr404 = (id: string): PrinterRecord => {
-    const printer = store.printers.get(id)
+    const printer = services.printers.get(id)
     if (!printer) throw notFound(NO_PRINTER)
     return printer
   }
   const view = (id: string) => context.board.views().find((p) => p.id === id)!
 
   return (
-    adminRouter(services, STAFF_READS)
+    adminRouter(services, STAFF_READS, { auditsItself: true })
       .get('/printers', () => ({ printers: context.board.views() }))
       .get('/printers/detect', () => context.detect())
       .get('/profiles', () => ({
@@ -127,7 +116,7 @@ export function printerRoutes(context: AdminContext) {
       }))
       .post(
         '/printers',
-        async ({ request, set }) => {
+        async ({ request, set, actor }) => {
           const { projectId, agentId, agentPrinterId, connection, ...settings } = await readValidBody(
             request,
             newPrinterRule,
@@ -135,20 +124,19 @@ export function printerRoutes(context: AdminContext) {
           )
           const outcome =
             agentId !== undefined || agentPrinterId !== undefined
-              ? assignAgentPrinter(store, {
+              ? services.printers.assign(actor, {
                   projectId,
                   agentId: agentId ?? '',
                   agentPrinterId: agentPrinterId ?? '',
                   ...settings,
                 })
-              : addHubPrinter(
-                  store,
+              : services.printers.add(
+                  actor,
                   projectId,
                   { ...settings, connection: connection ?? '' },
                   context.printerConfinement(),
                 )
           if (outcome.kind !== 'added') throw printerError(outcome)
-          context.board.recordAgent(outcome.printer.agentId)
           set.status = 201
           return { printer: view(outcome.printer.id) }
         },
@@ -159,11 +147,10 @@ export function printerRoutes(context: AdminContext) {
       .get('/printers/polling', () => ({ printers: context.pollingPrinters() }))
       .post(
         '/printers/adopt',
-        async ({ request, set }) => {
+        async ({ request, set, actor }) => {
           const { projectId, ...adoption } = await readValidBody(request, adoptionRule, MAX_BODY)
-          const outcome = adoptPollingPrinter(store, projectId, adoption, context.printerConfinement())
+          const outcome = services.printers.adopt(actor, projectId, adoption, context.printerConfinement())
           if (outcome.kind !== 'added') throw printerError(outcome)
-          context.board.recordAgent(outcome.printer.agentId)
           set.status = 201
           return { printer: view(outcome.printer.id) }
         },
@@ -171,9 +158,9 @@ export function printerRoutes(context: AdminContext) {
       )
       .patch(
         '/printers/:id',
-        async ({ request, params }) => {
-          const outcome = changePrinter(
-            store,
+        async ({ request, params, actor }) => {
+          const outcome = services.printers.change(
+            actor,
             params.id,
             await readValidBody(request, printerChangeRule, MAX_BODY),
             context.printerConfinement(),
@@ -183,41 +170,30 @@ export function printerRoutes(context: AdminContext) {
         },
         { parse: 'none' },
       )
-      .delete('/printers/:id', ({ params }) => {
-        if (!store.printers.remove(params.id)) throw notFound(NO_PRINTER)
+      .delete('/printers/:id', ({ params, actor }) => {
+        if (!services.printers.remove(actor, params.id)) throw notFound(NO_PRINTER)
         return { removed: true }
       })
-      .post('/printers/:id/test', async ({ params, set }) => {
-        const printer = printerOr404(params.id)
-        const document = testPage(
-          { id: printer.remoteId, connection: printer.connection, profile: printer.profile, width: printer.width },
-          context.lan(),
-          view(printer.id).state,
-          new Date(context.now()),
-        )
-        const created = submittedJob(
-          await context.jobs.submit({
-            projectId: printer.projectId,
-            printerId: printer.id,
-            idempotencyKey: `test-page-${crypto.randomUUID()}`,
-            document,
-            metadata: { printhub: 'test-page' },
-            expiresInMs: TEST_PAGE_EXPIRES_IN_MS,
-            maxAttempts: MAX_ATTEMPTS.min,
-          }),
-        )
+      .post('/printers/:id/test', async ({ params, set, actor }) => {
+        const outcome = await services.printers.printTestPage(actor, params.id, {
+          hub: context.lan(),
+          status: () => view(params.id).state,
+          at: new Date(context.now()),
+        })
+        if (outcome.kind === 'no_printer') throw notFound(NO_PRINTER)
+        const created = submittedJob(outcome)
         set.status = 202
         return created
       })
       .get('/printers/:id/history', ({ params }) => {
         const printer = printerOr404(params.id)
-        return { states: store.printerStates.history(printer.agentId, printer.agentPrinterId, HISTORY_LIMIT) }
+        return { states: services.printers.history(printer, HISTORY_LIMIT) }
       })
       .get('/printers/:id/last-receipt.png', async ({ params }) => {
         const printer = printerOr404(params.id)
-        const job = store.jobs.lastCompleted(printer.id)
-        const document = job && store.jobs.document(job.id)
-        if (!job || !document) throw notFound('This printer has not printed anything yet.')
+        const last = services.printers.lastReceipt(printer.id)
+        if (!last) throw notFound('This printer has not printed anything yet.')
+        const { job, document } = last
         return new Response(await receiptImage(context, job.id, document, printer), {
           headers: { 'content-type': 'image/png', 'x-job-id': job.id },
         })

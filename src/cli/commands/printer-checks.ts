@@ -29,7 +29,7 @@ import {
   positional,
   printJson,
   UsageError,
-  withProjectStore,
+  withProject,
 } from '../command.ts'
 import { agentDataDirOf } from './printers.ts'
 
@@ -132,13 +132,13 @@ function printerToTest(
       ledger.close()
     }
   }
-  return withProjectStore(args, io, (store, projectId) => {
-    const printer = store.printers.list(projectId).find((p) => p.remoteId === id)
+  return withProject(args, io, (services, projectId) => {
+    const printer = services.printers.list(projectId).find((p) => p.remoteId === id)
     if (!printer)
       throw new CliError(
         `project ${projectId} has no printer "${id}" (see printhub printers list --project ${projectId})`,
       )
-    if (printer.agentId !== store.agents.builtin()?.id)
+    if (printer.agentId !== services.agents.builtin()?.id)
       throw new CliError(
         `printer "${id}" is attached to agent ${printer.agentId}: run printhub ` +
           `printers test ${printer.agentPrinterId} --local on that machine`,

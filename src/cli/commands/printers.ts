@@ -5,13 +5,8 @@ import {
   type PrinterSettingsFields,
   type SettingProblem,
 } from '../../services/printer-settings.ts'
-import {
-  type AddPrinterOutcome,
-  addHubPrinter,
-  adoptPollingPrinter,
-  assignAgentPrinter,
-} from '../../services/printers.ts'
-import type { PrinterRecord } from '../../store/printers.ts'
+import type { PrinterRecord } from '../../domain/records.ts'
+import type { AddPrinterOutcome } from '../../services/printers.ts'
 import { Ledger } from '../../agent/ledger.ts'
 import { DEFAULT_AGENT_DATA_DIR } from '../../agent/remote.ts'
 import { resolveConfig } from '../../hub/config.ts'
@@ -31,9 +26,10 @@ import {
   printJson,
   printList,
   requireString,
+  THE_MACHINE,
   UsageError,
-  withProjectStore,
-  withStore,
+  withProject,
+  withServices,
 } from '../command.ts'
 
 const AGENT_DATA_HELP =
@@ -98,7 +94,6 @@ function addedPrinter(
 
 export const printersAddCommand: Command = {
   name: 'printers add',
-  audited: (args) => (args.values.id as string | undefined) ?? null,
   summary: "add a printer: to a project (the hub's built-in agent drives it), or with --local to this machine's agent",
   usage:
     '(--project ID | --local) --id ID --connection URI [--profile NAME] ' +
@@ -158,8 +153,9 @@ export const printersAddCommand: Command = {
     // The port the hub listens on when it is started the usual way (serve --port is not known here; the agent checks
     // again).
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
-    const printer = withStore(args, io, (store) =>
-      addedPrinter(addHubPrinter(store, projectId, input, confinement), projectId),
+    const printer = addedPrinter(
+      withServices(args, io, (services) => services.printers.add(THE_MACHINE, projectId, input, confinement)),
+      projectId,
     )
     if (args.values.json) return printJson(io, printer)
     io.out(
@@ -171,7 +167,6 @@ export const printersAddCommand: Command = {
 
 export const printersAdoptCommand: Command = {
   name: 'printers adopt',
-  audited: (args) => (args.values.id as string | undefined) ?? args.positionals[0] ?? null,
   summary: 'adopt a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) into a project',
   usage: 'MAC|ID --project ID --id ID [--profile NAME] [--data DIR] [--json]',
   help: [
@@ -201,8 +196,9 @@ export const printersAdoptCommand: Command = {
     const projectId = requireString(args, 'project')
     const adoption = { printer, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
-    const record = withStore(args, io, (store) =>
-      addedPrinter(adoptPollingPrinter(store, projectId, adoption, confinement), projectId),
+    const record = addedPrinter(
+      withServices(args, io, (services) => services.printers.adopt(THE_MACHINE, projectId, adoption, confinement)),
+      projectId,
     )
     if (args.values.json) return printJson(io, record)
     io.out(
@@ -215,7 +211,6 @@ export const printersAdoptCommand: Command = {
 
 export const printersAssignCommand: Command = {
   name: 'printers assign',
-  audited: (args) => (args.values.id as string | undefined) ?? (args.values.printer as string | undefined) ?? null,
   summary: 'give a project a printer of a paired agent (see printers list --agents)',
   usage: '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] [--data DIR] [--json]',
   help: [
@@ -248,8 +243,10 @@ export const printersAssignCommand: Command = {
       id: args.values.id as string | undefined,
       name: args.values.name as string | undefined,
     }
-    const printer = withStore(args, io, (store) =>
-      addedPrinter(assignAgentPrinter(store, assignment), projectId, assignment),
+    const printer = addedPrinter(
+      withServices(args, io, (services) => services.printers.assign(THE_MACHINE, assignment)),
+      projectId,
+      assignment,
     )
     if (args.values.json) return printJson(io, printer)
     io.out(
@@ -300,8 +297,8 @@ export const printersListCommand: Command = {
       }
     }
     if (args.values.agents) {
-      const printers = withStore(args, io, (store) =>
-        store.agents.printers().map(({ descriptor: _descriptor, ...printer }) => printer),
+      const printers = withServices(args, io, (services) =>
+        services.agents.reportedPrinters().map(({ descriptor: _descriptor, ...printer }) => printer),
       )
       return printList(io, args, printers, {
         columns: {
@@ -314,7 +311,7 @@ export const printersListCommand: Command = {
         empty: 'No agent has reported printers.',
       })
     }
-    const printers = withProjectStore(args, io, (store, projectId) => store.printers.list(projectId))
+    const printers = withProject(args, io, (services, projectId) => services.printers.list(projectId))
     printList(io, args, printers, {
       columns: {
         ID: (p) => p.id,
@@ -332,14 +329,14 @@ export const printersListCommand: Command = {
 
 export const printersRemoveCommand: Command = {
   name: 'printers remove',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'remove a printer record (its jobs keep their history)',
   usage: 'ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const id = positional(args, 0, 'ID', 1)
-    if (!withStore(args, io, (store) => store.printers.remove(id))) throw new CliError(`there is no printer ${id}`)
+    if (!withServices(args, io, (services) => services.printers.remove(THE_MACHINE, id)))
+      throw new CliError(`there is no printer ${id}`)
     if (args.values.json) return printJson(io, { id, removed: true })
     io.out(`Removed printer ${id}.`)
   },
