@@ -9,6 +9,7 @@ import { AccountService } from './accounts.ts'
 import { AdminAccess } from './admin-access.ts'
 import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
+import { DestinationService } from './destinations.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
@@ -33,6 +34,7 @@ export class HubServices {
   readonly agents: AgentService
   readonly audit: AuditLog
   readonly printers: PrinterService
+  readonly destinations: DestinationService
   readonly projects: ProjectService
   /** Projects' API keys. */
   readonly keys: KeyService
@@ -50,6 +52,7 @@ export class HubServices {
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.audit = new AuditLog(store)
     this.printers = new PrinterService(store, this.jobs, parts.board)
+    this.destinations = new DestinationService(store)
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)

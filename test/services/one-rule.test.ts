@@ -2,6 +2,7 @@
 // operation in services/): each asked through both edges, a CLI process and the admin API on one
 // hub's data, which must agree. And each change in the audit log once, named by its operation.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { MAX_DESTINATION_PRINTERS } from '../../src/protocol/destinations.ts'
 import { adminToken } from '../support/fixtures.ts'
 import { cli } from '../support/cli.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
@@ -103,6 +104,53 @@ describe('accounts', () => {
       ['olga', 'ann', '127.0.0.1'],
       [null, 'ann', 'this machine'],
       ['olga', 'ann (technician)', '127.0.0.1'],
+    ])
+  })
+})
+
+describe('destinations', () => {
+  test(`at most ${MAX_DESTINATION_PRINTERS} printers, through the CLI, the admin API and the public API alike`, async () => {
+    const printers = Array.from({ length: MAX_DESTINATION_PRINTERS + 1 }, (_, i) => `p${i}`)
+    const tooMany = `printers: must have 1 to ${MAX_DESTINATION_PRINTERS} items (got ${printers.length})`
+    const byCli = await cli(
+      [
+        'destinations',
+        'create',
+        'everywhere',
+        '--project',
+        hub.projectId,
+        ...printers.flatMap((p) => ['--printer', p]),
+      ],
+      env,
+    )
+    expect([byCli.code, byCli.stderr]).toEqual([1, expect.stringContaining(tooMany)])
+    for (const answer of [
+      await admin('POST', `/projects/${hub.projectId}/destinations`, { name: 'everywhere', printers }),
+      await hub.request('POST', `/v1/projects/${hub.projectId}/destinations`, {
+        body: { name: 'everywhere', mode: 'all', printers },
+      }),
+    ]) {
+      expect(answer.status).toBe(400)
+      const { error } = (await answer.json()) as { error: { details: { path: string; message: string }[] } }
+      expect(error.details.map(({ path, message }) => `${path}: ${message}`)).toEqual([tooMany])
+    }
+    expect(hub.hub.store.destinations.list(hub.projectId)).toEqual([])
+  })
+
+  test('each change audited once, by whoever made it: the machine, an account, an application', async () => {
+    expect(
+      (await cli(['destinations', 'create', 'front', '--project', hub.projectId, '--printer', 'demo'], env)).code,
+    ).toBe(0)
+    expect((await admin('DELETE', `/projects/${hub.projectId}/destinations/front`)).status).toBe(204)
+    const made = await hub.request('POST', `/v1/projects/${hub.projectId}/destinations`, {
+      body: { name: 'back', mode: 'failover', printers: ['demo'] },
+    })
+    expect(made.status).toBe(201)
+    const keyPrefix = hub.hub.store.apiKeys.list(hub.projectId)[0]!.keyPrefix
+    expect([...(await audited('destinations.create')), ...(await audited('destinations.delete'))]).toEqual([
+      [null, 'front', 'this machine'],
+      [`API key ${keyPrefix}`, 'back', '127.0.0.1'],
+      ['olga', 'front', '127.0.0.1'],
     ])
   })
 })

@@ -3,9 +3,8 @@
 import { conflict, invalidRequest, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { array, object, oneOf, optional, string } from '../../protocol/rules.ts'
-import { DESTINATION_MODES } from '../../protocol/destinations.ts'
+import { DESTINATION_MODES, MAX_DESTINATION_PRINTERS } from '../../protocol/destinations.ts'
 import { identifier } from '../../protocol/values.ts'
-import { createDestination } from '../../services/destinations.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF_READS } from '../router.ts'
 
@@ -13,25 +12,17 @@ const MAX_BODY = 16_384
 const newDestinationRule = object({
   name: identifier,
   mode: optional(oneOf(DESTINATION_MODES)),
-  printers: array(string({ min: 1, max: 256 }), { min: 1, max: 16 }),
+  printers: array(string({ min: 1, max: 256 }), { min: 1, max: MAX_DESTINATION_PRINTERS }),
 })
 
-export function destinationRoutes({ store, services }: AdminContext) {
-  return adminRouter(services, STAFF_READS)
-    .get('/destinations', () => ({
-      destinations: store.projects.list().flatMap((project) =>
-        store.destinations.list(project.id).map((destination) => ({
-          ...destination,
-          projectName: project.name,
-          printerNames: destination.printers.map((id) => store.printers.get(id)?.remoteId ?? id),
-        })),
-      ),
-    }))
+export function destinationRoutes({ services }: AdminContext) {
+  return adminRouter(services, STAFF_READS, { auditsItself: true })
+    .get('/destinations', () => ({ destinations: services.destinations.reports() }))
     .post(
       '/projects/:id/destinations',
-      async ({ request, params, set }) => {
+      async ({ request, params, set, actor }) => {
         const input = await readValidBody(request, newDestinationRule, MAX_BODY)
-        const outcome = createDestination(store, params.id, input.name, {
+        const outcome = services.destinations.create(actor, params.id, input.name, {
           mode: input.mode ?? 'failover',
           printers: input.printers,
         })
@@ -44,8 +35,8 @@ export function destinationRoutes({ store, services }: AdminContext) {
       },
       { parse: 'none' },
     )
-    .delete('/projects/:id/destinations/:name', ({ params, set }) => {
-      if (!store.commits.write(() => store.destinations.delete(params.id, params.name)))
+    .delete('/projects/:id/destinations/:name', ({ params, set, actor }) => {
+      if (!services.destinations.delete(actor, params.id, params.name))
         throw notFound('This project has no destination of that name.')
       set.status = 204
       return null

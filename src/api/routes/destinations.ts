@@ -7,8 +7,10 @@ import { readValidBody } from '../../http/json-body.ts'
 import { pathPart, QueryReader } from '../../http/query.ts'
 import { createDestinationRule, type DestinationView, updateDestinationRule } from '../../protocol/destinations.ts'
 import { identifier } from '../../protocol/values.ts'
-import type { Destination } from '../../store/destinations.ts'
-import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
+import type { Destination } from '../../domain/records.ts'
+import { remoteAddress } from '../../http/failure-rate-limit.ts'
+import { applicationActor } from '../../services/actor.ts'
+import type { DestinationOutcome } from '../../services/destinations.ts'
 import { authenticate } from '../auth.ts'
 import type { ApiContext } from '../context.ts'
 
@@ -34,21 +36,22 @@ function said(outcome: DestinationOutcome): DestinationView {
 
 const nameOf = (name: string) => pathPart('name', identifier, name)
 
-export function destinationRoutes({ store, services }: ApiContext) {
+export function destinationRoutes({ services }: ApiContext) {
   const destinationOr404 = (projectId: string, name: string) => {
-    const found = store.destinations.get(projectId, nameOf(name))
+    const found = services.destinations.get(projectId, nameOf(name))
     if (!found) throw notFound('This project has no destination of that name.')
     return found
   }
   return new Elysia()
     .post(
       DESTINATIONS_PATH,
-      async ({ request, params, set }) => {
+      async ({ request, params, set, server }) => {
         const key = authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createDestinationRule, MAX_BODY, `key:${key.id}`)
-        const destination = said(createDestination(store, params.projectId, input.name, input))
-        await store.commits.durable()
+        const actor = applicationActor(key, remoteAddress(request, server))
+        const destination = said(services.destinations.create(actor, params.projectId, input.name, input))
+        await services.durable()
         set.status = 201
         return { destination }
       },
@@ -57,7 +60,7 @@ export function destinationRoutes({ store, services }: ApiContext) {
     .get(DESTINATIONS_PATH, ({ request, params }) => {
       authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
-      return { destinations: store.destinations.list(params.projectId).map(view) }
+      return { destinations: services.destinations.list(params.projectId).map(view) }
     })
     .get(`${DESTINATIONS_PATH}/:name`, ({ request, params }) => {
       authenticate(services, request, params.projectId, 'printers:read')
@@ -66,23 +69,28 @@ export function destinationRoutes({ store, services }: ApiContext) {
     })
     .put(
       `${DESTINATIONS_PATH}/:name`,
-      async ({ request, params }) => {
+      async ({ request, params, server }) => {
         const key = authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const existing = destinationOr404(params.projectId, params.name)
         const input = await readValidBody(request, updateDestinationRule, MAX_BODY, `key:${key.id}`)
-        const destination = said(changeDestination(store, params.projectId, existing.name, input))
-        await store.commits.durable()
+        const actor = applicationActor(key, remoteAddress(request, server))
+        const destination = said(services.destinations.set(actor, params.projectId, existing.name, input))
+        await services.durable()
         return { destination }
       },
       { parse: 'none' },
     )
-    .delete(`${DESTINATIONS_PATH}/:name`, async ({ request, params, set }) => {
-      authenticate(services, request, params.projectId, 'printers:write')
+    .delete(`${DESTINATIONS_PATH}/:name`, async ({ request, params, set, server }) => {
+      const key = authenticate(services, request, params.projectId, 'printers:write')
       new QueryReader(request.url, []).check()
       const existing = destinationOr404(params.projectId, params.name)
-      store.commits.write(() => store.destinations.delete(params.projectId, existing.name))
-      await store.commits.durable()
+      services.destinations.delete(
+        applicationActor(key, remoteAddress(request, server)),
+        params.projectId,
+        existing.name,
+      )
+      await services.durable()
       set.status = 204
       return null
     })

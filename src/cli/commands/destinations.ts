@@ -1,7 +1,8 @@
 // `printhub destinations …`: a project's destinations on the machine, as the API makes them
 // (services/destinations.ts): names jobs are posted to, their printers in order, failover or fan-out.
-import { changeDestination, createDestination, type DestinationOutcome } from '../../services/destinations.ts'
-import type { Destination } from '../../store/destinations.ts'
+import type { Destination } from '../../domain/records.ts'
+import type { DestinationInput, DestinationOutcome } from '../../services/destinations.ts'
+import type { HubServices } from '../../services/hub-services.ts'
 import {
   CliError,
   type Command,
@@ -12,8 +13,9 @@ import {
   positional,
   printJson,
   printList,
+  THE_MACHINE,
   UsageError,
-  withProjectStore,
+  withProject,
 } from '../command.ts'
 
 function said(outcome: DestinationOutcome, name: string): Destination {
@@ -55,12 +57,14 @@ function shown(io: Parameters<Command['run']>[1], json: unknown, destination: De
   io.out(`${verb} destination ${destination.name} (${destination.mode}): ${destination.printers.join(', ')}.`)
 }
 
+/** How `destinations create` and `destinations set` save what they were given. */
+type Save = (services: HubServices, projectId: string, name: string, input: DestinationInput) => DestinationOutcome
+
 /** `destinations create` and `destinations set`: the same input, made or changed. */
-function saveCommand(name: string, summary: string, save: typeof createDestination, verb: string): Command {
+function saveCommand(name: string, summary: string, save: Save, verb: string): Command {
   return {
     name,
     summary,
-    audited: (args) => args.positionals[0] ?? null,
     usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR] [--json]',
     help: HELP,
     options: OPTIONS,
@@ -69,7 +73,7 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
       const printers = printersOf(args)
       const mode = (args.values.mode as string | undefined) ?? 'failover'
       const destination = said(
-        withProjectStore(args, io, (store, projectId) => save(store, projectId, destinationName, { mode, printers })),
+        withProject(args, io, (services, projectId) => save(services, projectId, destinationName, { mode, printers })),
         destinationName,
       )
       shown(io, args.values.json, destination, verb)
@@ -80,13 +84,13 @@ function saveCommand(name: string, summary: string, save: typeof createDestinati
 export const destinationsCreateCommand = saveCommand(
   'destinations create',
   'make a destination: a name jobs are posted to, its printers in order, failover between them or all of them',
-  createDestination,
+  (services, projectId, name, input) => services.destinations.create(THE_MACHINE, projectId, name, input),
   'Made',
 )
 export const destinationsSetCommand = saveCommand(
   'destinations set',
   "change a destination's printers (and mode)",
-  changeDestination,
+  (services, projectId, name, input) => services.destinations.set(THE_MACHINE, projectId, name, input),
   'Changed',
 )
 
@@ -97,7 +101,7 @@ export const destinationsListCommand: Command = {
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
-    const destinations = withProjectStore(args, io, (store, projectId) => store.destinations.list(projectId))
+    const destinations = withProject(args, io, (services, projectId) => services.destinations.list(projectId))
     printList(io, args, destinations, {
       columns: {
         NAME: (d) => d.name,
@@ -112,18 +116,13 @@ export const destinationsListCommand: Command = {
 
 export const destinationsDeleteCommand: Command = {
   name: 'destinations delete',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'delete a destination (jobs waiting at its printers stay there)',
   usage: 'NAME --project ID [--data DIR] [--json]',
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
-    if (
-      !withProjectStore(args, io, (store, projectId) =>
-        store.commits.write(() => store.destinations.delete(projectId, name)),
-      )
-    )
+    if (!withProject(args, io, (services, projectId) => services.destinations.delete(THE_MACHINE, projectId, name)))
       throw new CliError(`the project has no destination ${name}`)
     if (args.values.json) return printJson(io, { name, deleted: true })
     io.out(`Deleted destination ${name}.`)
