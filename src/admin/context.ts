@@ -7,7 +7,6 @@ import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
 import type { HubServices } from '../services/hub-services.ts'
-import type { WebhookSender } from '../services/webhooks.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 import type { PollingPrinterView } from '../transports/polling.ts'
@@ -27,8 +26,6 @@ export interface AdminContext {
   services: HubServices
   jobs: JobService
   board: PrinterBoard
-  /** The webhooks' sender: test events and enabling a disabled webhook go through it. */
-  webhooks: Pick<WebhookSender, 'sendTest' | 'enable'>
   settings: SettingsPort
   serverId: string
   now: () => number

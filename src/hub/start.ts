@@ -196,8 +196,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const jobs = new JobService(store, dispatcher, disk, failover)
     // What the edges get instead of the store: every change through one operation of the services.
-    const services = new HubServices(store, { now, jobs, connections: sessions, board })
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
+    const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => settings.values.retentionDays,
       historyBytesPerProject: () => settings.values.historyMbPerProject * 1_048_576,
@@ -264,7 +264,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       services,
       jobs,
       board,
-      webhooks,
       settings,
       serverId,
       now,

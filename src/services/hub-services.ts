@@ -13,6 +13,7 @@ import { DestinationService } from './destinations.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
+import { WebhookService } from './project-webhooks.ts'
 
 /** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
 const NO_DISPATCHER: NewJobListener = { jobCreated: () => {}, cancelRequested: () => {} }
@@ -27,6 +28,8 @@ export interface HubParts {
   connections?: AgentConnections
   /** The printer board, told of printers added. */
   board?: PrinterNews
+  /** The webhooks' sender, told when a delivery waits. */
+  webhookSender?: { tick(): void }
 }
 
 export class HubServices {
@@ -35,6 +38,7 @@ export class HubServices {
   readonly audit: AuditLog
   readonly printers: PrinterService
   readonly destinations: DestinationService
+  readonly webhooks: WebhookService
   readonly projects: ProjectService
   /** Projects' API keys. */
   readonly keys: KeyService
@@ -53,6 +57,7 @@ export class HubServices {
     this.audit = new AuditLog(store)
     this.printers = new PrinterService(store, this.jobs, parts.board)
     this.destinations = new DestinationService(store)
+    this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)

@@ -3,42 +3,18 @@
 // stable across retries, `webhook-timestamp`, `webhook-signature`), 10 s at most, redirects not
 // followed; anything but a 2xx is tried again on Standard Webhooks' schedule (5 s, 5 min, 30 min,
 // 2 h, 5 h, 10 h, 10 h, then every 10 h), and a webhook that has failed for 5 days is disabled.
-import { WEBHOOK_HEADERS, WEBHOOK_SECRET_PREFIX, webhookSignature } from '../protocol/webhook-signature.ts'
+import { WEBHOOK_HEADERS, webhookSignature } from '../protocol/webhook-signature.ts'
 import type { Logger } from '../platform/log.ts'
-import type { DeliveryRecord, DueDelivery, Webhook } from '../store/webhooks.ts'
+import type { DueDelivery } from '../store/webhooks.ts'
 import type { Store } from '../store/store.ts'
+
+export type { WebhookReport } from './project-webhooks.ts'
 
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const
 export const DELIVERY_TIMEOUT_MS = 10_000
 export const DISABLE_AFTER_MS = 5 * 86_400_000
-/** The type of the event a technician sends from the dashboard to see a webhook work. */
-export const WEBHOOK_TEST_EVENT = 'webhook.test'
 /** How often the outbox is looked at, beside each new event. */
 const TICK_MS = 1_000
-
-/** A new webhook secret: `whsec_` and 32 random bytes in base64. */
-export function newWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')
-}
-
-/** How many of each webhook's deliveries the dashboard shows, newest first. */
-export const RECENT_DELIVERIES = 10
-
-/** A webhook as the dashboard shows it, with its project's name and recent deliveries: never its secret. */
-export interface WebhookReport extends Webhook {
-  projectName: string
-  deliveries: DeliveryRecord[]
-}
-
-/** Every project's webhooks, for the dashboard. */
-export function webhookReports(store: Store): WebhookReport[] {
-  const projects = new Map(store.projects.list().map((project) => [project.id, project.name]))
-  return store.webhooks.all().map((webhook) => ({
-    ...webhook,
-    projectName: projects.get(webhook.projectId) ?? webhook.projectId,
-    deliveries: store.webhooks.deliveries(webhook.id, RECENT_DELIVERIES),
-  }))
-}
 
 export class WebhookSender {
   private timer: Timer | undefined
@@ -64,30 +40,6 @@ export class WebhookSender {
     clearInterval(this.timer)
     this.stopListening()
     this.stopping.abort()
-  }
-
-  /**
-   * Queues a test event for this webhook alone (`webhook.test`, signed as any other, in order behind
-   * what it waits for) and sends it when due; its delivery shows in the webhook's recent ones.
-   */
-  sendTest(webhookId: string): { messageId: string } {
-    const now = this.options.now()
-    const messageId = `msg_test_${now.toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`
-    const body = JSON.stringify({
-      type: WEBHOOK_TEST_EVENT,
-      timestamp: new Date(now).toISOString(),
-      data: { webhookId, message: 'A test event sent from the printhub dashboard.' },
-    })
-    this.store.commits.write(() => this.store.webhooks.queueFor(webhookId, messageId, body))
-    this.tick()
-    return { messageId }
-  }
-
-  /** Enables a webhook that was disabled for failing, and sends what waits for it at once. */
-  enable(webhookId: string): boolean {
-    const enabled = this.store.commits.write(() => this.store.webhooks.enable(webhookId))
-    if (enabled) this.tick()
-    return enabled
   }
 
   /** Sends every webhook's head delivery that is due and not already on its way. */

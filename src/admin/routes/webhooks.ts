@@ -3,33 +3,29 @@
 // Applications make webhooks with the public API (api/routes/webhooks.ts); secrets are never shown
 // here.
 import { conflict, notFound } from '../../http/errors.ts'
-import { webhookReports } from '../../services/webhooks.ts'
-import type { Webhook } from '../../store/webhooks.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
-export function webhookRoutes({ store, services, webhooks }: AdminContext) {
-  const webhookOr404 = (id: string): Webhook => {
-    const webhook = store.webhooks.get(id)
-    if (!webhook) throw notFound('There is no such webhook.')
-    return webhook
-  }
-  return adminRouter(services, TECHNICIAN)
-    .get('/webhooks', () => ({ webhooks: webhookReports(store) }))
-    .post('/webhooks/:id/test', ({ params, set }) => {
-      const webhook = webhookOr404(params.id)
-      if (webhook.disabledAt) throw conflict('This webhook is disabled: enable it first, then send a test event.')
+const NO_WEBHOOK = 'There is no such webhook.'
+
+export function webhookRoutes({ services }: AdminContext) {
+  return adminRouter(services, TECHNICIAN, { auditsItself: true })
+    .get('/webhooks', () => ({ webhooks: services.webhooks.reports() }))
+    .post('/webhooks/:id/test', ({ params, set, actor }) => {
+      const outcome = services.webhooks.sendTest(actor, params.id)
+      if (outcome.kind === 'unknown') throw notFound(NO_WEBHOOK)
+      if (outcome.kind === 'disabled')
+        throw conflict('This webhook is disabled: enable it first, then send a test event.')
       set.status = 202
-      return webhooks.sendTest(webhook.id)
+      return { messageId: outcome.messageId }
     })
-    .post('/webhooks/:id/enable', ({ params }) => {
-      webhookOr404(params.id)
-      webhooks.enable(params.id)
-      return { webhook: webhookOr404(params.id) }
+    .post('/webhooks/:id/enable', ({ params, actor }) => {
+      const webhook = services.webhooks.enable(actor, params.id)
+      if (!webhook) throw notFound(NO_WEBHOOK)
+      return { webhook }
     })
-    .delete('/webhooks/:id', ({ params, set }) => {
-      const webhook = webhookOr404(params.id)
-      store.commits.write(() => store.webhooks.delete(webhook.projectId, webhook.id))
+    .delete('/webhooks/:id', ({ params, set, actor }) => {
+      if (!services.webhooks.delete(actor, params.id)) throw notFound(NO_WEBHOOK)
       set.status = 204
       return null
     })

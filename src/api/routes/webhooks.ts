@@ -6,8 +6,9 @@ import { notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { QueryReader } from '../../http/query.ts'
 import { createWebhookRule } from '../../protocol/webhooks.ts'
-import { newWebhookSecret } from '../../services/webhooks.ts'
-import type { Webhook } from '../../store/webhooks.ts'
+import type { Webhook } from '../../domain/records.ts'
+import { remoteAddress } from '../../http/failure-rate-limit.ts'
+import { applicationActor } from '../../services/actor.ts'
 import { authenticate } from '../auth.ts'
 import type { ApiContext } from '../context.ts'
 
@@ -24,24 +25,20 @@ const shown = (webhook: Webhook) => ({
   disabledAt: webhook.disabledAt,
 })
 
-export function webhookRoutes({ store, services }: ApiContext) {
+export function webhookRoutes({ services }: ApiContext) {
   return new Elysia()
     .post(
       WEBHOOKS_PATH,
-      async ({ request, params, set }) => {
+      async ({ request, params, set, server }) => {
         const key = authenticate(services, request, params.projectId, 'webhooks:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
-        const secret = newWebhookSecret()
-        const webhook = store.commits.write(() =>
-          store.webhooks.create(params.projectId, {
-            url: input.url,
-            events: input.events,
-            description: input.description ?? null,
-            secret,
-          }),
+        const { webhook, secret } = services.webhooks.create(
+          applicationActor(key, remoteAddress(request, server)),
+          params.projectId,
+          { url: input.url, events: input.events, description: input.description ?? null },
         )
-        await store.commits.durable()
+        await services.durable()
         set.status = 201
         return {
           webhook: { id: webhook.id, url: webhook.url, events: webhook.events, createdAt: webhook.createdAt },
@@ -53,14 +50,15 @@ export function webhookRoutes({ store, services }: ApiContext) {
     .get(WEBHOOKS_PATH, ({ request, params }) => {
       authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
-      return { webhooks: store.webhooks.list(params.projectId).map(shown) }
+      return { webhooks: services.webhooks.list(params.projectId).map(shown) }
     })
-    .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set }) => {
-      authenticate(services, request, params.projectId, 'webhooks:write')
+    .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set, server }) => {
+      const key = authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
-      if (!store.commits.write(() => store.webhooks.delete(params.projectId, params.webhookId)))
+      const actor = applicationActor(key, remoteAddress(request, server))
+      if (!services.webhooks.delete(actor, params.webhookId, params.projectId))
         throw notFound('This project has no such webhook.')
-      await store.commits.durable()
+      await services.durable()
       set.status = 204
       return null
     })
