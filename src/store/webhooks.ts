@@ -46,7 +46,7 @@ export interface DueDelivery {
   failingSince: number | null
 }
 
-/** A webhook to make: where it is sent, which events, what people call it, and the secret its bodies are signed with. */
+/** A webhook to make: where it is sent, which events, what people call it, the secret its bodies are signed with. */
 export interface NewWebhook {
   url: string
   events: readonly string[]
