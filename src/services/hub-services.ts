@@ -10,6 +10,7 @@ import { AdminAccess } from './admin-access.ts'
 import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { DestinationService } from './destinations.ts'
+import { ImageService } from './images.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
@@ -39,6 +40,8 @@ export class HubServices {
   readonly printers: PrinterService
   readonly destinations: DestinationService
   readonly webhooks: WebhookService
+  /** Projects' stored images (logos). */
+  readonly images: ImageService
   readonly projects: ProjectService
   /** Projects' API keys. */
   readonly keys: KeyService
@@ -57,6 +60,7 @@ export class HubServices {
     this.audit = new AuditLog(store)
     this.printers = new PrinterService(store, this.jobs, parts.board)
     this.destinations = new DestinationService(store)
+    this.images = new ImageService(store, this.jobs.capacity)
     this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)

@@ -105,7 +105,8 @@ export class JobService {
   constructor(
     private readonly store: Store,
     private readonly listener: NewJobListener,
-    private readonly capacity: Capacity = ALWAYS_ROOM,
+    /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
+    readonly capacity: Capacity = ALWAYS_ROOM,
     /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
     private readonly destinations: { printerFor(destination: Destination): string } = {
       printerFor: (destination) => destination.printers[0]!,

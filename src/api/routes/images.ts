@@ -5,7 +5,8 @@ import { Elysia } from 'elysia'
 import { conflict, invalidField, notFound, storageFull } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { pathPart, QueryReader } from '../../http/query.ts'
-import { imageHeader } from '../../protocol/image.ts'
+import { remoteAddress } from '../../http/failure-rate-limit.ts'
+import { applicationActor } from '../../services/actor.ts'
 import { MAX_IMAGE_BASE64_LENGTH } from '../../protocol/limits.ts'
 import { imageName, MAX_PROJECT_IMAGES, putImageRule } from '../../protocol/project-images.ts'
 import { authenticate } from '../auth.ts'
@@ -18,51 +19,49 @@ const MAX_BODY = MAX_IMAGE_BASE64_LENGTH + 1_024
 /** The name in the address, checked as a logo section's is. */
 const nameOf = (name: string) => pathPart('name', imageName, name)
 
-export function imageRoutes({ store, services, capacity }: ApiContext) {
+export function imageRoutes({ services }: ApiContext) {
   return new Elysia()
     .put(
       `${IMAGES_PATH}/:name`,
-      async ({ request, params, set }) => {
+      async ({ request, params, set, server }) => {
         const key = authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const name = nameOf(params.name)
         const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
-        if (capacity.now().full)
+        const actor = applicationActor(key, remoteAddress(request, server))
+        const outcome = services.images.put(actor, params.projectId, name, input)
+        if (outcome.kind === 'storage_full')
           throw storageFull(
             'The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.',
           )
-        const size = imageHeader(input.mediaType, input.data)
-        if (typeof size === 'string') throw invalidField('data', size)
-        const known = store.images.get(params.projectId, name) !== undefined
-        if (!known && store.images.count(params.projectId) >= MAX_PROJECT_IMAGES)
+        if (outcome.kind === 'invalid') throw invalidField('data', outcome.message)
+        if (outcome.kind === 'too_many')
           throw conflict(`A project keeps at most ${MAX_PROJECT_IMAGES} images; delete one first.`)
-        const { created, image } = store.commits.write(() =>
-          store.images.put(params.projectId, name, { ...input, ...size }),
-        )
-        await store.commits.durable()
-        set.status = created ? 201 : 200
-        return { image }
+        await services.durable()
+        set.status = outcome.created ? 201 : 200
+        return { image: outcome.image }
       },
       { parse: 'none' },
     )
     .get(IMAGES_PATH, ({ request, params }) => {
       authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      return { images: store.images.list(params.projectId) }
+      return { images: services.images.list(params.projectId) }
     })
     .get(`${IMAGES_PATH}/:name`, ({ request, params }) => {
       authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      const image = store.images.get(params.projectId, nameOf(params.name))
+      const image = services.images.get(params.projectId, nameOf(params.name))
       if (!image) throw notFound('This project has no image of that name.')
       return { image }
     })
-    .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set }) => {
-      authenticate(services, request, params.projectId, 'jobs:write')
+    .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set, server }) => {
+      const key = authenticate(services, request, params.projectId, 'jobs:write')
       new QueryReader(request.url, []).check()
-      if (!store.commits.write(() => store.images.delete(params.projectId, nameOf(params.name))))
+      const actor = applicationActor(key, remoteAddress(request, server))
+      if (!services.images.delete(actor, params.projectId, nameOf(params.name)))
         throw notFound('This project has no image of that name.')
-      await store.commits.durable()
+      await services.durable()
       set.status = 204
       return null
     })
