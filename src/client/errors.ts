@@ -50,6 +50,7 @@ export class ValidationError extends PrintHubError {
 export class ApiError extends PrintHubError {
   static override readonly kind = 'ApiError'
 
+  // biome-ignore lint/complexity/useMaxParams: the published client's constructor, as applications may call it
   constructor(
     readonly status: number,
     readonly method: string,

@@ -109,7 +109,7 @@ describe('accounts', () => {
 })
 
 describe('destinations', () => {
-  test(`at most ${MAX_DESTINATION_PRINTERS} printers, through the CLI, the admin API and the public API alike`, async () => {
+  test(`at most ${MAX_DESTINATION_PRINTERS} printers, through the CLI, the admin API and the public API`, async () => {
     const printers = Array.from({ length: MAX_DESTINATION_PRINTERS + 1 }, (_, i) => `p${i}`)
     const tooMany = `printers: must have 1 to ${MAX_DESTINATION_PRINTERS} items (got ${printers.length})`
     const byCli = await cli(
