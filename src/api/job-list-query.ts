@@ -14,7 +14,7 @@ import {
 import { isJobState, type JobState } from '../protocol/job.ts'
 import { validate } from '../protocol/rules.ts'
 import { timestamp } from '../protocol/values.ts'
-import type { JobQuery } from '../store/job-pages.ts'
+import type { JobQuery } from '../domain/job-queries.ts'
 
 /** Metadata entries one query may filter on. */
 export const MAX_METADATA_FILTERS = 4

@@ -11,6 +11,7 @@ import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { DestinationService } from './destinations.ts'
 import { ImageService } from './images.ts'
+import { JobQueries } from './job-queries.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
@@ -35,6 +36,8 @@ export interface HubParts {
 
 export class HubServices {
   readonly jobs: JobService
+  /** What the edges read of jobs. */
+  readonly jobQueries: JobQueries
   readonly agents: AgentService
   readonly audit: AuditLog
   readonly printers: PrinterService
@@ -56,6 +59,7 @@ export class HubServices {
   ) {
     const now = parts.now ?? Date.now
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
+    this.jobQueries = new JobQueries(store)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.audit = new AuditLog(store)
     this.printers = new PrinterService(store, this.jobs, parts.board)

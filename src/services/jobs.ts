@@ -17,6 +17,7 @@ import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
+import type { Actor } from './actor.ts'
 import { type AuditedChange, recordChange } from './audit.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
@@ -230,7 +231,10 @@ export class JobService {
    * the new job remembers the one it reprints. `projectId`, when given, must be the job's (an
    * application's reprint); `idempotencyKey` makes a retry find the reprint it made.
    */
-  async reprint(jobId: string, options: { projectId?: string; idempotencyKey?: string } = {}): Promise<ReprintOutcome> {
+  async reprint(
+    jobId: string,
+    options: { projectId?: string; idempotencyKey?: string; actor?: Actor } = {},
+  ): Promise<ReprintOutcome> {
     const original = this.store.jobs.get(jobId)
     const fanOut = original ? undefined : this.store.fanOuts.get(jobId)
     if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId))
@@ -258,6 +262,8 @@ export class JobService {
       document,
       metadata: original.metadata,
       reprintOf: original.id,
+      // An operator's reprint is in the audit log; an application's is its events'.
+      audited: options.actor && { actor: options.actor, action: 'jobs.reprint', target: original.id },
     })
     return outcome.kind === 'created' || outcome.kind === 'duplicate'
       ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined }
@@ -299,8 +305,13 @@ export class JobService {
    * An operator cancels: a PENDING job at once; a dispatched one is marked, and its agent is asked
    * (it ends CANCELLED unless the agent reports it already submitted it).
    */
-  cancel(jobId: string): CancelOutcome {
-    const outcome = this.store.jobStates.cancel(jobId)
+  cancel(actor: Actor, jobId: string): CancelOutcome {
+    const outcome = this.store.commits.write(() => {
+      const done = this.store.jobStates.cancel(jobId)
+      if (done.kind === 'cancelled' || done.kind === 'requested')
+        recordChange(this.store, { actor, action: 'jobs.cancel', target: jobId })
+      return done
+    })
     if (outcome.kind === 'requested') this.listener.cancelRequested()
     return outcome
   }

@@ -1,6 +1,7 @@
 // Fan-outs on a real store: a job posted to a destination of mode "all" through the job service is
 // one child per printer, made all or none (the project's limit counts every child); a printer
 // removed since is left out; the parent goes with its last child when retention deletes them.
+import { THE_MACHINE } from '../../src/services/actor.ts'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { Log } from '../../src/platform/log.ts'
 import { Housekeeping } from '../../src/services/housekeeping.ts'
@@ -93,7 +94,7 @@ describe('fan-outs in the store', () => {
     const made = await post('order-4')
     if (made.kind !== 'created') throw new Error(made.kind)
     for (const child of world.store.fanOuts.children(made.job.id))
-      expect(service.cancel(child.id).kind).toBe('cancelled')
+      expect(service.cancel(THE_MACHINE, child.id).kind).toBe('cancelled')
     await world.store.commits.durable()
     expect(world.store.fanOuts.get(made.job.id)?.state).toBe('CANCELLED')
     clock += 31 * DAY

@@ -4,8 +4,7 @@ import { conflict, notFound } from '../../http/errors.ts'
 import { reprintedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
 import { JOB_LIST_LIMIT, MAX_METADATA_VALUE_LENGTH } from '../../protocol/limits.ts'
-import type { JobFilter } from '../../store/jobs.ts'
-import type { ParentQuery } from '../../store/job-pages.ts'
+import type { JobFilter, ParentQuery } from '../../domain/job-queries.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF } from '../router.ts'
@@ -48,81 +47,54 @@ function parentQuery(filter: JobFilter, position: (id: string) => number | undef
 }
 
 export function jobRoutes(context: AdminContext) {
-  const { store, jobs, services } = context
-  const printerOf = (id: string) => {
-    const printer = store.printers.get(id)
-    return printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null
-  }
+  const { services } = context
   const jobOr404 = (id: string) => {
-    const job = store.jobs.get(id)
+    const job = services.jobQueries.get(id)
     if (!job) throw notFound('There is no such job.')
     return job
   }
-  return adminRouter(services, STAFF)
-    .get('/jobs', ({ request }) => {
-      const { fanOut, ...filter } = jobFilter(request.url)
-      if (fanOut) {
-        const page = store.fanOuts.page(
-          parentQuery(filter, (id) => store.fanOuts.position(id)),
-          JOB_LIST_LIMIT,
-        )
-        return { jobs: page.jobs, more: page.next !== null }
-      }
-      const found = store.jobs.find(filter, JOB_LIST_LIMIT)
-      return { jobs: found, more: found.length === JOB_LIST_LIMIT }
-    })
-    .get('/jobs/:id', ({ params }) => {
-      // A job posted to every printer of a destination: it, and each printer's job with its printer.
-      const parent = store.jobs.get(params.id) ? undefined : store.fanOuts.get(params.id)
-      if (parent) {
-        const children = store.fanOuts
-          .children(parent.id)
-          .map((child) => ({ job: child, printer: printerOf(child.printerId) }))
-        return { job: parent, children }
-      }
-      const job = jobOr404(params.id)
-      const printer = printerOf(job.printerId)
-      const fanOutId = store.fanOuts.parentOf(job.id)
-      const fanOut = fanOutId === null ? undefined : store.fanOuts.get(fanOutId)
-      return {
-        job,
-        timeline: store.jobs.timeline(job.id),
-        printer,
-        document: store.jobs.document(job.id) ?? null,
-        // The link between a reprint and its original, both ways.
-        reprintOf: store.jobs.reprintOf(job.id) ?? null,
-        reprints: store.jobs.reprintsOf(job.id),
-        // A child of a job posted to every printer of a destination: that job, and its other printers' jobs.
-        fanOut: fanOut
-          ? {
-              id: fanOut.id,
-              destination: fanOut.printerId,
-              state: fanOut.state,
-              jobs: store.fanOuts.children(fanOut.id).map((child) => child.id),
-            }
-          : null,
-      }
-    })
-    .get('/jobs/:id/preview.png', async ({ params }) => {
-      const job = jobOr404(params.id)
-      const printer = store.printers.get(job.printerId)
-      const document = store.jobs.document(job.id)
-      if (!printer || !document) throw notFound("This job's printer or document is no longer kept.")
-      return new Response(await receiptImage(context, job.id, document, printer), {
-        headers: { 'content-type': 'image/png' },
+  return (
+    adminRouter(services, STAFF, { auditsItself: true })
+      .get('/jobs', ({ request }) => {
+        const { fanOut, ...filter } = jobFilter(request.url)
+        if (fanOut) {
+          const page = services.jobQueries.fanOutPage(
+            parentQuery(filter, (id) => services.jobQueries.fanOutPosition(id)),
+            JOB_LIST_LIMIT,
+          )
+          return { jobs: page.jobs, more: page.next !== null }
+        }
+        const found = services.jobQueries.find(filter, JOB_LIST_LIMIT)
+        return { jobs: found, more: found.length === JOB_LIST_LIMIT }
       })
-    })
-    .post('/jobs/:id/cancel', ({ params }) => {
-      const outcome = jobs.cancel(params.id)
-      if (outcome.kind === 'unknown') throw notFound('There is no such job.')
-      if (outcome.kind === 'too_late')
-        throw conflict(`The job is ${outcome.job.state}: it already went to the printer.`)
-      if (outcome.kind === 'finished') throw conflict(`The job is already ${outcome.job.state}.`)
-      return { job: outcome.job, cancellation: outcome.kind }
-    })
-    .post('/jobs/:id/reprint', async ({ params, set }) => {
-      const created = reprintedJob(await jobs.reprint(params.id))
-      set.status = 202
-      return created
-    })
+      // A job with its timeline, document, printer and links; or one posted to every printer of a
+      // destination, with each printer's job and its printer.
+      .get('/jobs/:id', ({ params }) => {
+        const detail = services.jobQueries.detail(params.id)
+        if (!detail) throw notFound('There is no such job.')
+        return detail
+      })
+      .get('/jobs/:id/preview.png', async ({ params }) => {
+        const job = jobOr404(params.id)
+        const printer = services.jobQueries.printerOf(job)
+        const document = services.jobQueries.document(job.id)
+        if (!printer || !document) throw notFound("This job's printer or document is no longer kept.")
+        return new Response(await receiptImage(context, job.id, document, printer), {
+          headers: { 'content-type': 'image/png' },
+        })
+      })
+      .post('/jobs/:id/cancel', ({ params, actor }) => {
+        const outcome = services.jobs.cancel(actor, params.id)
+        if (outcome.kind === 'unknown') throw notFound('There is no such job.')
+        if (outcome.kind === 'too_late')
+          throw conflict(`The job is ${outcome.job.state}: it already went to the printer.`)
+        if (outcome.kind === 'finished') throw conflict(`The job is already ${outcome.job.state}.`)
+        return { job: outcome.job, cancellation: outcome.kind }
+      })
+      .post('/jobs/:id/reprint', async ({ params, set, actor }) => {
+        const created = reprintedJob(await services.jobs.reprint(params.id, { actor }))
+        set.status = 202
+        return created
+      })
+  )
 }

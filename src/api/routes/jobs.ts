@@ -24,7 +24,7 @@ const JOBS_PATH = '/v1/projects/:projectId/jobs'
 /** A reprint's body is its idempotency key. */
 const REPRINT_BODY_BYTES = 4_096
 
-export function jobRoutes({ store, services, jobs, submissions }: ApiContext) {
+export function jobRoutes({ services, jobs, submissions }: ApiContext) {
   // The newest jobs, asked again and again by pollers: answered with the same bytes until a row changes.
   const newestPages = new UnchangedAnswers()
   return new Elysia()
@@ -40,7 +40,7 @@ export function jobRoutes({ store, services, jobs, submissions }: ApiContext) {
           share = submissions.take(key.id, bytes)
         } catch (error) {
           // Over the key's quota, a retry of a job already made is still answered with it.
-          const existing = store.jobs.byIdempotencyKey(params.projectId, input.idempotencyKey)
+          const existing = services.jobQueries.byIdempotencyKey(params.projectId, input.idempotencyKey)
           if (!existing) throw error
           set.status = 200
           return submittedJob({ kind: 'duplicate', job: existing })
@@ -57,9 +57,12 @@ export function jobRoutes({ store, services, jobs, submissions }: ApiContext) {
       if (asked.specified) {
         const { state } = asked.query
         return newestPages.json(
-          store.changeStamp(),
+          services.changeStamp(),
           `${params.projectId} ${state ?? ''} ${key.keyPrefix}`,
-          (): ListJobsResponse => ({ jobs: store.jobs.newest(params.projectId, state), keyPrefix: key.keyPrefix }),
+          (): ListJobsResponse => ({
+            jobs: services.jobQueries.newest(params.projectId, state),
+            keyPrefix: key.keyPrefix,
+          }),
         )
       }
       const { printer, ...query } = asked.query
@@ -68,8 +71,8 @@ export function jobRoutes({ store, services, jobs, submissions }: ApiContext) {
       const printerId =
         printer === undefined || query.fanOut
           ? printer
-          : (store.printers.resolve(params.projectId, printer)?.id ?? printer)
-      const page = store.jobs.page(
+          : (services.printers.resolve(params.projectId, printer)?.id ?? printer)
+      const page = services.jobQueries.page(
         { ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) },
         asked.limit,
       )

@@ -13,9 +13,10 @@ import {
   positional,
   printJson,
   printList,
+  THE_MACHINE,
   UsageError,
-  withProjectStore,
-  withStore,
+  withProject,
+  withServices,
 } from '../command.ts'
 
 export const jobsListCommand: Command = {
@@ -34,8 +35,8 @@ export const jobsListCommand: Command = {
     const state = args.values.state as string | undefined
     if (state !== undefined && !isJobState(state))
       throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
-    const jobs = withProjectStore(args, io, (store, projectId) =>
-      store.jobs.newest(projectId, state as JobState | undefined),
+    const jobs = withProject(args, io, (services, projectId) =>
+      services.jobQueries.newest(projectId, state as JobState | undefined),
     )
     printList(io, args, jobs, {
       columns: {
@@ -59,7 +60,7 @@ export const jobsShowCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
-    const job = withStore(args, io, (store) => store.jobs.get(id))
+    const job = withServices(args, io, (services) => services.jobQueries.get(id))
     if (!job) throw new CliError(`there is no job ${id}`)
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
@@ -79,14 +80,13 @@ export const jobsShowCommand: Command = {
 
 export const jobsCancelCommand: Command = {
   name: 'jobs cancel',
-  audited: (args) => args.positionals[0] ?? null,
   summary: 'cancel a job that has not reached its printer yet',
   usage: 'JOB_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
-    const outcome = withStore(args, io, (store) => store.jobStates.cancel(id))
+    const outcome = withServices(args, io, (services) => services.jobs.cancel(THE_MACHINE, id))
     if (outcome.kind === 'unknown') throw new CliError(`there is no job ${id}`)
     if (outcome.kind === 'too_late')
       throw new CliError(`job ${id} is ${outcome.job.state}: it already went to the printer`)
