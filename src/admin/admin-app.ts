@@ -15,6 +15,7 @@ import { webhookRoutes } from './routes/webhooks.ts'
 import { destinationRoutes } from './routes/destinations.ts'
 import { userRoutes } from './routes/users.ts'
 import { auditRoutes } from './routes/audit.ts'
+import { openApiRoutes } from './routes/openapi.ts'
 
 export function adminApi(context: AdminContext) {
   return new Elysia()
@@ -30,6 +31,7 @@ export function adminApi(context: AdminContext) {
     .use(destinationRoutes(context))
     .use(userRoutes(context))
     .use(auditRoutes(context))
+    .use(openApiRoutes(context))
 }
 
 /** The account a browser's request is signed in as (a live dashboard session); undefined when none. */

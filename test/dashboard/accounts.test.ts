@@ -64,9 +64,13 @@ function adminRoutes(): { method: string; pattern: string; path: string }[] {
     }))
 }
 
-/** What staff may use: their own session, password and tokens; printers and jobs to see; cancel and reprint. */
+/**
+ * What staff may use: their own session, password and tokens; printers and jobs to see; cancel and reprint; the admin
+ * API's OpenAPI document.
+ */
 const STAFF_MAY = [
   /^GET \/(session|sessions|tokens|overview|events|printers|printers\/detect|printers\/polling|profiles)$/,
+  /^GET \/openapi\.json$/,
   /^GET \/(printers\/:id\/(history|last-receipt\.png)|jobs|jobs\/:id|jobs\/:id\/preview\.png|projects|destinations)$/,
   /^POST \/(logout|sessions\/revoke-others|sessions\/:id\/revoke|tokens|tokens\/:id\/revoke)$/,
   /^POST \/(jobs\/:id\/cancel|jobs\/:id\/reprint)$/,
