@@ -7,6 +7,7 @@ import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
 import type { Store } from '../store/store.ts'
 import type { HubServices } from '../services/hub-services.ts'
+import type { Actor } from '../services/actor.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DetectedPrinter } from '../transports/detect.ts'
 import type { PollingPrinterView } from '../transports/polling.ts'
@@ -16,7 +17,7 @@ export interface SettingsPort {
   readonly values: Readonly<EditableSettings>
   /** The settings the hub's environment set: they stay as set. */
   readonly pinned: readonly string[]
-  update(change: Record<string, unknown>): SettingsOutcome
+  update(change: Record<string, unknown>, actor: Actor): SettingsOutcome
 }
 
 /** What the admin API works with. */

@@ -12,6 +12,7 @@ import { AuditLog } from './audit.ts'
 import { DestinationService } from './destinations.ts'
 import { ImageService } from './images.ts'
 import { JobQueries } from './job-queries.ts'
+import { type EditableSettings, LiveSettings } from './live-settings.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
@@ -70,6 +71,18 @@ export class HubServices {
     this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)
+  }
+
+  /**
+   * The settings the dashboard changes while the hub runs, as saved over `defaults` (the configuration's); `pinned`
+   * (the environment's) stay as they are; `apply` is told them whenever they change.
+   */
+  liveSettings(
+    defaults: EditableSettings,
+    pinned: LiveSettings['pinned'] = [],
+    apply: (settings: EditableSettings) => void = () => {},
+  ): LiveSettings {
+    return new LiveSettings(this.store, defaults, pinned, apply)
   }
 
   /** Settles once every change made so far is on disk (an answer that must not come before). */

@@ -5,6 +5,8 @@
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
+import type { Actor } from './actor.ts'
+import { recordChange } from './audit.ts'
 import {
   backupDirProblem,
   EDITABLE_RANGES,
@@ -15,6 +17,28 @@ import {
 } from '../domain/settings.ts'
 
 export type { EditableSettings }
+
+/** The settings as people name them (`printhub settings set NAME VALUE`, the audit log), and the setting each is. */
+export const SETTING_NAMES: Readonly<Record<string, EditableSetting>> = {
+  'server-name': 'serverName',
+  'retry-initial-ms': 'retryInitialMs',
+  'retry-max-ms': 'retryMaxMs',
+  'max-open-jobs': 'maxOpenJobsPerProject',
+  'retention-days': 'retentionDays',
+  'history-mb': 'historyMbPerProject',
+  'min-free-mb': 'minFreeMb',
+  'backup-dir': 'backupDir',
+  'backup-keep': 'backupKeep',
+}
+
+/** A change as the audit log says it: each setting given by its name and its value, `retention-days 45`. */
+function changeInWords(change: Partial<Record<EditableSetting, unknown>>): string | null {
+  const words = Object.entries(SETTING_NAMES).flatMap(([name, setting]) => {
+    const value = change[setting]
+    return value === undefined ? [] : [`${name} ${value === '' ? '""' : String(value)}`]
+  })
+  return words.length > 0 ? words.join(', ') : null
+}
 
 /** Where the settings changed while the hub runs are saved (a JSON object). */
 export const SAVED_SETTINGS_KEY = 'hub_settings'
@@ -87,15 +111,20 @@ export class LiveSettings {
     return this.current
   }
 
-  update(change: Partial<Record<EditableSetting, unknown>>): SettingsOutcome {
+  /** Changes the settings given (checked first: none changes when one is wrong), saved with the audit log's entry. */
+  update(change: Partial<Record<EditableSetting, unknown>>, actor: Actor): SettingsOutcome {
     const outcome = check(this.current, change, this.pinned)
     if (!outcome.ok) return outcome
     this.current = outcome.settings
     const saved = Object.fromEntries(
       Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)),
     )
-    this.lastSaved = JSON.stringify(saved)
-    this.store.settings.set(STORE_KEY, this.lastSaved)
+    const text = JSON.stringify(saved)
+    this.lastSaved = text
+    this.store.commits.write(() => {
+      this.store.settings.set(STORE_KEY, text)
+      recordChange(this.store, { actor, action: 'settings.set', target: changeInWords(change) })
+    })
     this.apply(this.current)
     return outcome
   }

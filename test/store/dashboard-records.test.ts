@@ -1,5 +1,6 @@
 // What the dashboard reads from the store: every job's timeline (written by triggers, whatever
 // changes the job), printer status history, the job list's filters, the settings it changes.
+import { THE_MACHINE } from '../../src/services/actor.ts'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { editableSettingsOf, type HubConfig, resolveConfig } from '../../src/hub/config.ts'
@@ -147,25 +148,31 @@ describe('settings changed in the dashboard', () => {
     const config = resolveConfig({ data: dir }, { PRINTHUB_SERVER_NAME: 'From env' })
     const live = liveSettings(store, config, (s) => applied.push({ ...s }))
     expect(live.pinned).toEqual(['serverName'])
-    expect(live.update({ retryInitialMs: 500, retryMaxMs: 4_000 })).toMatchObject({ ok: true })
+    expect(live.update({ retryInitialMs: 500, retryMaxMs: 4_000 }, THE_MACHINE)).toMatchObject({ ok: true })
     expect(applied.at(-1)).toMatchObject({ serverName: 'From env', retryInitialMs: 500, retryMaxMs: 4_000 })
-    expect(live.update({ serverName: 'Other' })).toEqual({
+    expect(live.update({ serverName: 'Other' }, THE_MACHINE)).toEqual({
       ok: false,
       field: 'serverName',
       message: "is set by PRINTHUB_SERVER_NAME in the hub's environment",
     })
-    expect(live.update({ retryInitialMs: 5_000 })).toEqual({
+    expect(live.update({ retryInitialMs: 5_000 }, THE_MACHINE)).toEqual({
       ok: false,
       field: 'retryMaxMs',
       message: 'must be at least the first retry delay',
     })
-    expect(live.update({ maxOpenJobsPerProject: 0 })).toMatchObject({ ok: false, field: 'maxOpenJobsPerProject' })
-    expect(live.update({ maxOpenJobsPerProject: '5' })).toMatchObject({ ok: false, field: 'maxOpenJobsPerProject' })
+    expect(live.update({ maxOpenJobsPerProject: 0 }, THE_MACHINE)).toMatchObject({
+      ok: false,
+      field: 'maxOpenJobsPerProject',
+    })
+    expect(live.update({ maxOpenJobsPerProject: '5' }, THE_MACHINE)).toMatchObject({
+      ok: false,
+      field: 'maxOpenJobsPerProject',
+    })
     expect(live.values.retryInitialMs).toBe(500)
 
     const restarted = liveSettings(store, resolveConfig({ data: dir }, {}), () => {})
     expect(restarted.values).toMatchObject({ serverName: 'printhub', retryInitialMs: 500, retryMaxMs: 4_000 })
-    expect(restarted.update({ serverName: 'Bar Luna' })).toMatchObject({ ok: true })
+    expect(restarted.update({ serverName: 'Bar Luna' }, THE_MACHINE)).toMatchObject({ ok: true })
     expect(liveSettings(store, resolveConfig({ data: dir }, {}), () => {}).values.serverName).toBe('Bar Luna')
   })
 })

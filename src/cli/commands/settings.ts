@@ -4,8 +4,8 @@
 import { resolve } from 'node:path'
 import { EDITABLE_SETTINGS, type EditableSetting } from '../../domain/settings.ts'
 import { editableSettingsOf, resolveConfig } from '../../hub/config.ts'
-import { LiveSettings } from '../../services/live-settings.ts'
-import type { Store } from '../../store/store.ts'
+import type { HubServices } from '../../services/hub-services.ts'
+import { type LiveSettings, SETTING_NAMES as NAMES } from '../../services/live-settings.ts'
 import {
   type Command,
   DATA_HELP,
@@ -18,22 +18,10 @@ import {
   type ParsedArgs,
   positional,
   printJson,
+  THE_MACHINE,
   UsageError,
-  withStore,
+  withServices,
 } from '../command.ts'
-
-/** The names on the command line, and the setting each stands for. */
-const NAMES: Record<string, EditableSetting> = {
-  'server-name': 'serverName',
-  'retry-initial-ms': 'retryInitialMs',
-  'retry-max-ms': 'retryMaxMs',
-  'max-open-jobs': 'maxOpenJobsPerProject',
-  'retention-days': 'retentionDays',
-  'history-mb': 'historyMbPerProject',
-  'min-free-mb': 'minFreeMb',
-  'backup-dir': 'backupDir',
-  'backup-keep': 'backupKeep',
-}
 
 /** How a value reads on the command line: an empty backup directory is no scheduled backups. */
 const shown = (setting: EditableSetting, value: string | number) =>
@@ -42,8 +30,8 @@ const shown = (setting: EditableSetting, value: string | number) =>
 /**
  * The settings as saved in the data directory over the defaults (the environment of this command does not pin them).
  */
-function settingsOf(store: Store, args: ParsedArgs, io: Io): LiveSettings {
-  return new LiveSettings(store, editableSettingsOf(resolveConfig({ data: dataDirOf(args, io) }, {})), [], () => {})
+function settingsOf(services: HubServices, args: ParsedArgs, io: Io): LiveSettings {
+  return services.liveSettings(editableSettingsOf(resolveConfig({ data: dataDirOf(args, io) }, {})))
 }
 
 export const settingsShowCommand: Command = {
@@ -54,7 +42,7 @@ export const settingsShowCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   run(args, io) {
     noPositionals(args)
-    const values = withStore(args, io, (store) => ({ ...settingsOf(store, args, io).values }))
+    const values = withServices(args, io, (services) => ({ ...settingsOf(services, args, io).values }))
     if (args.values.json) return printJson(io, values)
     const width = Math.max(...Object.keys(NAMES).map((name) => name.length))
     for (const [name, setting] of Object.entries(NAMES))
@@ -67,7 +55,6 @@ export const settingsShowCommand: Command = {
 
 export const settingsSetCommand: Command = {
   name: 'settings set',
-  audited: (args) => args.positionals.join(' ') || null,
   summary: 'change a setting of the hub (a running hub takes it within seconds)',
   usage: 'NAME VALUE [--data DIR] [--json]',
   help: [
@@ -95,7 +82,9 @@ export const settingsSetCommand: Command = {
           : /^\d+$/.test(text)
             ? Number(text)
             : text
-    const outcome = withStore(args, io, (store) => settingsOf(store, args, io).update({ [setting]: value }))
+    const outcome = withServices(args, io, (services) =>
+      settingsOf(services, args, io).update({ [setting]: value }, THE_MACHINE),
+    )
     if (!outcome.ok) throw new UsageError(`${name} ${outcome.message}`)
     if (args.values.json) return printJson(io, outcome.settings)
     io.out(
