@@ -1,7 +1,8 @@
 // The direction of dependencies written down in docs/architecture.md holds: every import in src/
 // goes from a folder to a folder on a lower floor, every folder is on a floor, nothing imports the
-// client library, no file of src/ or scripts/ is longer than 400 lines as the formatter leaves it,
-// and no line of src/, scripts/ or test/ is longer than 120 characters.
+// client library, the dashboard's browser code imports only its own modules and the protocol, no
+// file of src/ or scripts/ is longer than 400 lines as the formatter leaves it, and no line of
+// src/, scripts/ or test/ is longer than 120 characters.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -99,6 +100,20 @@ describe('architecture', () => {
       }
     }
     expect(wrong).toEqual([])
+  })
+
+  test("the dashboard's browser code imports only its own modules and the protocol (the admin API's contract)", () => {
+    const browser = join(SRC, 'dashboard', 'browser')
+    const wrong = sources
+      .filter((file) => file.startsWith(`${browser}/`))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => !target.startsWith(`${browser}/`) && partOf(target) !== 'protocol')
+          .map((target) => `${relative(ROOT, file)} imports ${relative(SRC, target)}`),
+      )
+    expect(wrong).toEqual([])
+    // The check sees the browser code's imports of the protocol.
+    expect(importsOf(join(browser, 'app.ts')).map(partOf)).toContain('protocol')
   })
 
   test(

@@ -2,16 +2,11 @@
 // pages the account's role may see, chosen by the address's #fragment, kept live by the hub's
 // stream of changes.
 import { api, ApiProblem, useCsrfToken, watch } from './api.ts'
-import type { AdminRole } from '../../protocol/admin-api.ts'
+import type { SessionAnswer } from '../../protocol/admin/session.ts'
 import { account, config, roleAllows, t } from './config.ts'
 import { errorBox, field, formValues, h, replace, select, showError } from './dom.ts'
 import { PAGES } from './pages/index.ts'
 import type { Page } from './pages/page.ts'
-
-interface SessionAnswer {
-  csrfToken: string | null
-  user: { id: string; name: string; role: AdminRole }
-}
 
 const root = document.getElementById('root')!
 

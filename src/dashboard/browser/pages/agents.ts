@@ -1,6 +1,7 @@
 // Agents and pairing: a one-time pairing code with its QR code and countdown, and the paired
 // agents with their printers.
-import type { PrinterView } from '../../../services/printer-board.ts'
+import type { PairingCodeAnswer } from '../../../protocol/admin/agents.ts'
+import type { AdminPrinter as PrinterView } from '../../../protocol/admin/printers.ts'
 import { api } from '../api.ts'
 import { t } from '../config.ts'
 import { badge, duration, empty, errorBox, field, fill, h, replace, select, time } from '../dom.ts'
@@ -35,11 +36,10 @@ export const agentsPage: Page = {
       ],
       t.agents.create,
       async (values) => {
-        const code = await api<{ code: string; expiresAt: string; command: string; qrSvg: string }>(
-          'POST',
-          '/pairing-codes',
-          { ttlSeconds: Number(values.ttl), ...(values.printOn ? { printOn: values.printOn } : {}) },
-        )
+        const code = await api<PairingCodeAnswer>('POST', '/pairing-codes', {
+          ttlSeconds: Number(values.ttl),
+          ...(values.printOn ? { printOn: values.printOn } : {}),
+        })
         const remaining = h('p', { class: 'countdown' })
         const qr = h('div', { class: 'qr', role: 'img', 'aria-label': fill(t.agents.qr, { command: code.command }) })
         // The hub's own QR encoder made this SVG; it carries no script.

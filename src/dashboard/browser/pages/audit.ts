@@ -1,12 +1,10 @@
 // The audit log (owners and technicians): who did what, when, from where, newest first, a page at
 // a time; all of it as CSV.
-import type { AuditEntry } from '../../../store/audit.ts'
+import type { AuditEntryView as Entry, AuditPage } from '../../../protocol/admin/audit.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { empty, errorBox, h, replace, time } from '../dom.ts'
 import { heading, live, type Page } from './page.ts'
-
-type Entry = Omit<AuditEntry, 'id'>
 
 function rows(entries: Entry[]): HTMLElement[] {
   return entries.map((entry) =>
@@ -41,7 +39,7 @@ export const auditPage: Page = {
     let next: string | null = null
     more.addEventListener('click', async () => {
       if (next === null) return
-      const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', `/audit?cursor=${next}`)
+      const page = await api<AuditPage>('GET', `/audit?cursor=${next}`)
       body.append(...rows(page.entries))
       next = page.nextCursor
       more.hidden = next === null
@@ -77,7 +75,7 @@ export const auditPage: Page = {
       h('div', { class: 'actions' }, more),
     )
     const load = async (changed: (data: unknown) => boolean) => {
-      const page = await api<{ entries: Entry[]; nextCursor: string | null }>('GET', '/audit')
+      const page = await api<AuditPage>('GET', '/audit')
       if (!changed(page.entries)) return
       replace(
         body,

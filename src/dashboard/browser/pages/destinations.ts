@@ -1,17 +1,12 @@
 // Destinations: names applications post tickets to instead of a printer, each with its printers in
 // order; failover: the first that can print takes a ticket, and tickets waiting at one that cannot
 // move on; all: every printer prints each ticket.
-import type { Destination } from '../../../store/destinations.ts'
-import type { Project } from '../../../store/projects.ts'
+import type { DestinationReport } from '../../../protocol/admin/destinations.ts'
+import type { AdminProject as Project } from '../../../protocol/admin/projects.ts'
 import { api } from '../api.ts'
 import { config, may, t } from '../config.ts'
 import { announce, empty, errorBox, field, fill, h, replace, select } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
-
-interface DestinationReport extends Destination {
-  projectName: string
-  printerNames: string[]
-}
 
 export const destinationsPage: Page = {
   path: 'destinations',

@@ -1,17 +1,13 @@
 // The page of a job posted to every printer of a destination (a fan-out): what was posted, then each
 // printer's job with its state, and a link to it.
-import type { Job } from '../../../protocol/job.ts'
+import type { AdminFanOutDetail } from '../../../protocol/admin/jobs.ts'
 import { t } from '../config.ts'
 import { badge, fill, h, replace, time } from '../dom.ts'
-import type { JobDetail } from './job-detail.ts'
 import { failureWords, metadataList } from './job-words.ts'
 import { printerLabel } from './records.ts'
 
 /** A job posted to every printer of a destination: its state sums up its children's, one job per printer. */
-export interface FanOutDetail {
-  job: Job
-  children: { job: Job; printer: JobDetail['printer'] }[]
-}
+export type FanOutDetail = AdminFanOutDetail
 
 /**
  * A fan-out's page: what was posted, then each printer's job (its printer, a link to its page; its state, attempts,

@@ -1,9 +1,8 @@
 // One job's page: its timeline, receipt preview, cancelling and reprinting, and links to the jobs it
 // reprints or is reprinted as, and to the fan-out it is one printer's job of (whose own page is
 // fan-out-detail.ts).
-import type { JobEvent } from '../../../store/jobs.ts'
-import type { Job } from '../../../protocol/job.ts'
-import type { PrintDocument } from '../../../protocol/document.ts'
+import type { AdminJobDetail, JobEvent } from '../../../protocol/admin/jobs.ts'
+import type { ReprintJobResponse } from '../../../protocol/job.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, badge, duration, empty, errorBox, fill, h, replace, time } from '../dom.ts'
@@ -12,17 +11,7 @@ import { failureWords, metadataList } from './job-words.ts'
 import { action, live } from './page.ts'
 import { printerLabel } from './records.ts'
 
-export interface JobDetail {
-  job: Job
-  timeline: JobEvent[]
-  printer: { id: string; remoteId: string; name: string | null } | null
-  document: PrintDocument | null
-  /** The job this one reprints, and the reprints made of it. */
-  reprintOf: string | null
-  reprints: string[]
-  /** The job posted to every printer of a destination that this one is one printer's of, and all of their jobs. */
-  fanOut: { id: string; destination: string; state: Job['state']; jobs: string[] } | null
-}
+export type JobDetail = AdminJobDetail
 
 const jobLink = (id: string) => h('a', { href: `#/jobs/${id}` }, id)
 
@@ -138,7 +127,7 @@ export function jobDetail(main: HTMLElement, id: string) {
         action(
           t.jobs.reprint,
           async () => {
-            const { job: copy } = await api<{ job: Job }>('POST', `/jobs/${job.id}/reprint`)
+            const { job: copy } = await api<ReprintJobResponse>('POST', `/jobs/${job.id}/reprint`)
             announce(t.jobs.reprinted)
             location.hash = `#/jobs/${copy.id}`
           },

@@ -1,8 +1,8 @@
 // Jobs: the list, newest first, with filters; one job's page is job-detail.ts, a fan-out's (a job
 // posted to every printer of a destination) fan-out-detail.ts.
 import type { Job } from '../../../protocol/job.ts'
-import type { PrinterView } from '../../../services/printer-board.ts'
-import type { Project } from '../../../store/projects.ts'
+import type { AdminPrinter as PrinterView } from '../../../protocol/admin/printers.ts'
+import type { AdminProject as Project } from '../../../protocol/admin/projects.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { badge, empty, errorBox, field, formValues, h, replace, select, showError, time } from '../dom.ts'

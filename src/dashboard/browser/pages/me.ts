@@ -1,7 +1,6 @@
 // One's own account, for every role: the password, the browsers signed in (sign out one, or every
 // other), and admin tokens for scripts (each carries the account's role).
-import type { AdminSession } from '../../../store/admin-sessions.ts'
-import type { AdminToken } from '../../../store/admin-tokens.ts'
+import type { AdminSessionView, AdminTokenView as AdminToken } from '../../../protocol/admin/session.ts'
 import { api } from '../api.ts'
 import { account, t } from '../config.ts'
 import { announce, empty, errorBox, field, fill, h, replace, secretBox, time } from '../dom.ts'
@@ -62,7 +61,7 @@ export const mePage: Page = {
     )
     const load = async (changed: (data: unknown) => boolean) => {
       const [{ sessions }, { tokens }] = await Promise.all([
-        api<{ sessions: (AdminSession & { current: boolean })[] }>('GET', '/sessions'),
+        api<{ sessions: AdminSessionView[] }>('GET', '/sessions'),
         api<{ tokens: AdminToken[] }>('GET', '/tokens'),
       ])
       // A new token's secret is shown until the page is left, so a new token always draws.

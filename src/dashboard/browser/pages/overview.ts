@@ -3,7 +3,7 @@
 // count is a link to the list it counts. It is drawn from the overview the hub sends with every
 // change, so it asks the API only when it opens.
 import type { PrinterWords } from '../../../protocol/messages/en.ts'
-import type { Overview } from '../../../services/overview.ts'
+import type { AdminOverview as Overview } from '../../../protocol/admin/overview.ts'
 import { api } from '../api.ts'
 import { may, t } from '../config.ts'
 import { badge, duration, empty, errorBox, fill, h, replace } from '../dom.ts'

@@ -1,22 +1,13 @@
 // Printers that poll the hub (Star CloudPRNT, Epson Server Direct Print), on the printers page for
 // technicians: each one seen that is not yet the hub's, with what it said about itself, and a
 // form to adopt it into a project. Until adopted, a printer that polls is offered nothing.
-import type { Project } from '../../../store/projects.ts'
-import type { PollingPrinterView } from '../../../transports/polling.ts'
+import type { PollingPrinter as PollingPrinterView, PrinterModel as Profile } from '../../../protocol/admin/printers.ts'
+import type { AdminProject as Project } from '../../../protocol/admin/projects.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, badge, empty, field, fill, h, select, time } from '../dom.ts'
 import { form } from './page.ts'
 import { projectOptions } from './records.ts'
-
-/** A printer model the admin API lists, with the commands it speaks. */
-export interface Profile {
-  id: string
-  name: string
-  paperWidths: number[]
-  defaultWidth: number
-  commandSet: string
-}
 
 function adoptForm(
   printer: PollingPrinterView,

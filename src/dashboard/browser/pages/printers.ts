@@ -1,16 +1,19 @@
 // Printers: each with its state, queue, connection and model; a test print, editing, its status
 // history and last receipt; and adding one, the hub's own or a paired agent's.
-import type { PrinterStateChange } from '../../../store/printer-states.ts'
-import type { Project } from '../../../store/projects.ts'
-import type { PrinterView } from '../../../services/printer-board.ts'
-import type { DetectedPrinter } from '../../../transports/detect.ts'
+import type {
+  AdminPrinter as PrinterView,
+  DetectedPrinterView as DetectedPrinter,
+  PollingPrinter as PollingPrinterView,
+  PrinterModel as Profile,
+  PrinterStateChange,
+} from '../../../protocol/admin/printers.ts'
+import type { AdminProject as Project } from '../../../protocol/admin/projects.ts'
 import { api } from '../api.ts'
 import { config, may, t } from '../config.ts'
 import { announce, badge, empty, errorBox, field, fill, h, replace, select, showError, time } from '../dom.ts'
 import { action, form, heading, live, type Page } from './page.ts'
 import { type AgentView, printerLabel, projectOptions } from './records.ts'
-import { pollingSection, type Profile } from './polling.ts'
-import type { PollingPrinterView } from '../../../transports/polling.ts'
+import { pollingSection } from './polling.ts'
 
 const CONNECTION_KINDS: [string, string][] = [
   ['tcp', t.printers.kindTcp],

@@ -1,6 +1,5 @@
 // Projects and their API keys: creating both (a key's secret is shown once) and revoking keys.
-import type { ApiKey } from '../../../store/api-keys.ts'
-import type { Project } from '../../../store/projects.ts'
+import type { AdminApiKey as ApiKey, AdminProject as Project } from '../../../protocol/admin/projects.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, empty, errorBox, field, fill, h, replace, secretBox, time } from '../dom.ts'

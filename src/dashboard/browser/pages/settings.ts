@@ -1,24 +1,10 @@
 // Settings: the hub's own (unless pinned by its environment), and a backup to download. Each
 // account's own password, browsers and tokens are on its own page (me.ts).
+import type { SettingName, SettingsAnswer } from '../../../protocol/admin/settings.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, errorBox, field, h, replace } from '../dom.ts'
 import { form, heading, live, type Page } from './page.ts'
-
-interface SettingsAnswer {
-  settings: {
-    serverName: string
-    retryInitialMs: number
-    retryMaxMs: number
-    maxOpenJobsPerProject: number
-    retentionDays: number
-    historyMbPerProject: number
-    minFreeMb: number
-    backupDir: string
-    backupKeep: number
-  }
-  pinned: string[]
-}
 
 export const settingsPage: Page = {
   path: 'settings',
@@ -41,7 +27,7 @@ export const settingsPage: Page = {
       const { settings, pinned } = await api<SettingsAnswer>('GET', '/settings')
       if (!hubFormShown) {
         hubFormShown = true
-        const locked = (name: string) => (pinned.includes(name) ? t.settings.locked : undefined)
+        const locked = (name: SettingName) => (pinned.includes(name) ? t.settings.locked : undefined)
         const input = (name: keyof SettingsAnswer['settings'], attributes: Record<string, string | boolean>) =>
           h('input', {
             name,

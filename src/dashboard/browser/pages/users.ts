@@ -1,7 +1,7 @@
 // Accounts (owners only): who may sign in, with which role; adding one, changing its role,
 // disabling it at once (its sessions end, its tokens stop working) and enabling it again.
 import type { AdminRole } from '../../../protocol/admin-api.ts'
-import type { User } from '../../../store/users.ts'
+import type { AdminUser as User } from '../../../protocol/admin/users.ts'
 import { api } from '../api.ts'
 import { config, t } from '../config.ts'
 import { announce, empty, errorBox, field, fill, h, replace, select, showError, time } from '../dom.ts'

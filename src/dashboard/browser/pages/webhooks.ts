@@ -1,8 +1,7 @@
 // Webhooks: where each project's events are sent, and how that went: the recent deliveries with
 // their status codes or errors, a test event on demand, enabling one disabled for failing. Webhooks
 // are made by applications with their API key; their secrets are never shown here.
-import type { WebhookReport } from '../../../services/webhooks.ts'
-import type { DeliveryRecord } from '../../../store/webhooks.ts'
+import type { WebhookDelivery as DeliveryRecord, WebhookReport } from '../../../protocol/admin/webhooks.ts'
 import { api } from '../api.ts'
 import { t } from '../config.ts'
 import { announce, empty, errorBox, fill, h, replace, time } from '../dom.ts'
