@@ -1,8 +1,6 @@
 // The admin API: what the dashboard (and scripts with an admin token) use to run the hub.
 import { Elysia } from 'elysia'
-import { cookieValue, SESSION_COOKIE } from './auth.ts'
 import type { AdminContext } from './context.ts'
-import type { User } from '../store/users.ts'
 import { agentRoutes } from './routes/agents.ts'
 import { backupRoutes } from './routes/backup.ts'
 import { jobRoutes } from './routes/jobs.ts'
@@ -32,11 +30,4 @@ export function adminApi(context: AdminContext) {
     .use(userRoutes(context))
     .use(auditRoutes(context))
     .use(openApiRoutes(context))
-}
-
-/** The account a browser's request is signed in as (a live dashboard session); undefined when none. */
-export function sessionAccount(context: Pick<AdminContext, 'store'>, request: Request): User | undefined {
-  const token = cookieValue(request, SESSION_COOKIE)
-  const session = token === undefined ? undefined : context.store.adminSessions.use(token)
-  return session ? context.store.users.get(session.userId) : undefined
 }

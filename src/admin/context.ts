@@ -1,11 +1,9 @@
 import type { BackupOutcome } from '../services/backup.ts'
 import type { Logger } from '../platform/log.ts'
-import type { JobService } from '../services/jobs.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
 import type { ReceiptImages } from '../services/receipt-image.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
-import type { Store } from '../store/store.ts'
 import type { HubServices } from '../services/hub-services.ts'
 import type { Actor } from '../services/actor.ts'
 import type { Confinement } from '../transports/confine.ts'
@@ -22,10 +20,8 @@ export interface SettingsPort {
 
 /** What the admin API works with. */
 export interface AdminContext {
-  store: Store
   /** Every operation that changes the hub's data, and what the admin API reads. */
   services: HubServices
-  jobs: JobService
   board: PrinterBoard
   settings: SettingsPort
   serverId: string

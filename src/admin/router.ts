@@ -1,11 +1,11 @@
 // The routers of the admin API: each route needs a signed-in account (or its admin token) whose
-// role may use it, and every change that succeeds is written to the audit log, with who made it,
-// from where, and on what.
+// role may use it, and is told who makes a change through it (the actor: the account, and the
+// address it came from), for the operation of services/ that makes the change and writes it to the
+// audit log.
 import { Elysia } from 'elysia'
 import { ApiError } from '../http/errors.ts'
 import { remoteAddress } from '../http/failure-rate-limit.ts'
-import { ADMIN_API_PREFIX, type AdminRole, auditAction, roleAllows } from '../protocol/admin-api.ts'
-import type { AuditAction } from '../protocol/audit-actions.ts'
+import { ADMIN_API_PREFIX, type AdminRole, roleAllows } from '../protocol/admin-api.ts'
 import type { HubServices } from '../services/hub-services.ts'
 import { accountActor } from '../services/actor.ts'
 import { authenticateAdmin } from './auth.ts'
@@ -23,7 +23,7 @@ export const OWNER: RolePolicy = { read: 'owner', write: 'owner' }
 
 const READS = new Set(['GET', 'HEAD'])
 
-export function adminRouter(services: HubServices, policy: RolePolicy, { auditsItself = false } = {}) {
+export function adminRouter(services: HubServices, policy: RolePolicy) {
   return new Elysia({ prefix: ADMIN_API_PREFIX })
     .derive(({ request, server }) => {
       const admin = authenticateAdmin(services, request)
@@ -37,14 +37,5 @@ export function adminRouter(services: HubServices, policy: RolePolicy, { auditsI
           'forbidden',
           `This needs the role ${needed} or higher; ${admin.user.name} is ${admin.user.role}.`,
         )
-    })
-    .onAfterHandle(({ request, actor, route, params }) => {
-      if (auditsItself || READS.has(request.method)) return
-      const target = Object.values((params ?? {}) as Record<string, string>).join(' ') || null
-      services.audit.record({
-        actor,
-        action: auditAction(request.method, route.slice(ADMIN_API_PREFIX.length)) as AuditAction,
-        target,
-      })
     })
 }

@@ -1,16 +1,13 @@
 import type { Gateway } from '../gateway/gateway.ts'
-import type { Capacity, JobService } from '../services/jobs.ts'
+import type { Capacity } from '../services/jobs.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
 import type { SubmissionQuota } from '../http/submission-quota.ts'
-import type { Store } from '../store/store.ts'
 import type { HubServices } from '../services/hub-services.ts'
 
 /** What the public API, discovery, pairing and the gateway's socket work with. */
 export interface ApiContext {
-  store: Store
   /** Every operation that changes the hub's data, and what the API reads. */
   services: HubServices
-  jobs: JobService
   serverId: string
   /** The server's display name as it is now (the dashboard may change it while the hub runs). */
   serverName(): string

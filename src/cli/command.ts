@@ -1,14 +1,11 @@
 // What a CLI command is, and the helpers every command shares.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { printableInLine } from '../domain/printable.ts'
-import { MAX_OPEN_JOBS } from '../domain/settings.ts'
-import { AUDIT_ON_THE_MACHINE as ON_THE_MACHINE } from '../protocol/admin-api.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
-import { Store } from '../store/store.ts'
 import { withHubServices } from '../hub/open-services.ts'
 import type { HubServices } from '../services/hub-services.ts'
 
-export { ON_THE_MACHINE }
+/** Who makes the changes the CLI's commands make, for the audit log: the hub's own machine. */
 export { THE_MACHINE } from '../services/actor.ts'
 
 export type Options = NonNullable<ParseArgsConfig['options']>
@@ -23,39 +20,6 @@ export interface Command {
   help: string[]
   options: Options
   run(args: ParsedArgs, io: Io): Promise<number | void> | number | void
-  /**
-   * For a command that changes the hub's data: what it changed (an ID, a name), for the audit log,
-   * which records it once the command succeeded, as done on the machine.
-   */
-  audited?: (args: ParsedArgs) => string | null
-}
-
-/**
- * Records a change made on the machine in the audit log of the data directory's hub (action: the
- * command's words joined by dots). A directory with no hub database (an agent's) has no log: a
- * change there changed nothing of a hub.
- */
-export function recordOnMachine(args: ParsedArgs, io: Io, command: Command): void {
-  let store: Store
-  try {
-    store = Store.open({ dataDir: dataDirOf(args, io), create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
-  } catch {
-    return
-  }
-  try {
-    const target = command.audited?.(args) ?? null
-    store.commits.write(() =>
-      store.audit.record({
-        userId: null,
-        user: null,
-        action: command.name.replaceAll(' ', '.'),
-        target,
-        address: ON_THE_MACHINE,
-      }),
-    )
-  } finally {
-    store.close()
-  }
 }
 
 export interface ParsedArgs {
@@ -125,22 +89,6 @@ export function withServices<T>(args: ParsedArgs, io: Io, work: (services: HubSe
   return withHubServices({ dataDir: dataDirOf(args, io), create }, work)
 }
 
-/** Opens the store of the data directory (creating it only when asked), runs `work`, and closes it. */
-export function withStore<T>(args: ParsedArgs, io: Io, work: (store: Store) => T, create = false): T {
-  const store = Store.open({ dataDir: dataDirOf(args, io), create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
-  let result: T
-  try {
-    result = work(store)
-  } catch (error) {
-    store.close()
-    throw error
-  }
-  // Work that goes on asynchronously keeps the store open until it is done.
-  if (result instanceof Promise) return result.finally(() => store.close()) as T
-  store.close()
-  return result
-}
-
 /** Like withServices, for commands on one project (--project ID), which must exist. */
 export function withProject<T>(args: ParsedArgs, io: Io, work: (services: HubServices, projectId: string) => T): T {
   const projectId = requireString(args, 'project')
@@ -148,16 +96,6 @@ export function withProject<T>(args: ParsedArgs, io: Io, work: (services: HubSer
     if (!services.projects.get(projectId))
       throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
     return work(services, projectId)
-  })
-}
-
-/** Like withStore, for commands on one project (--project ID), which must exist. */
-export function withProjectStore<T>(args: ParsedArgs, io: Io, work: (store: Store, projectId: string) => T): T {
-  const projectId = requireString(args, 'project')
-  return withStore(args, io, (store) => {
-    if (!store.projects.get(projectId))
-      throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
-    return work(store, projectId)
   })
 }
 

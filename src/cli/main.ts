@@ -1,7 +1,7 @@
 // The technician's interface: `printhub COMMAND [ARGS]`. Each command lives in commands/.
 import { ConfigError } from '../hub/config.ts'
 import { DatabaseTooNewError, NoDatabaseError } from '../sqlite/database.ts'
-import { CliError, type Command, type Io, parse, recordOnMachine } from './command.ts'
+import { CliError, type Command, type Io, parse } from './command.ts'
 
 /**
  * Every command by its name, in the order of the overview, loaded when it is run: a command's
@@ -119,9 +119,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(commandHelp(command))
       return 0
     }
-    const code = (await command.run(args, io)) ?? 0
-    if (code === 0 && command.audited) recordOnMachine(args, io, command)
-    return code
+    return (await command.run(args, io)) ?? 0
   } catch (error) {
     if (error instanceof CliError) {
       io.err(`printhub ${command.name}: ${error.message}`)

@@ -14,6 +14,24 @@ export interface OpenServices {
   create?: boolean
 }
 
+/**
+ * Like withHubServices, for a data directory that may have no hub database (an agent's, or none yet): then `work` is
+ * not run (undefined). For what is noted of a hub's data when there is one (a backup made of it).
+ */
+export function withExistingHubServices<T>(dataDir: string, work: (services: HubServices) => T): T | undefined {
+  let store: Store
+  try {
+    store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+  } catch {
+    return undefined
+  }
+  try {
+    return work(new HubServices(store))
+  } finally {
+    store.close()
+  }
+}
+
 /** Opens the store of the data directory, runs `work` with its services, and closes it (once async work is done). */
 export function withHubServices<T>({ dataDir, create = false }: OpenServices, work: (services: HubServices) => T): T {
   const store = Store.open({ dataDir, create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })

@@ -228,9 +228,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       now,
     )
     const api: ApiContext = {
-      store,
       services,
-      jobs,
       serverId,
       serverName,
       serverVersion: config.serverVersion,
@@ -260,9 +258,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const admin: AdminContext = {
       log: logs.for('admin'),
-      store,
       services,
-      jobs,
       board,
       settings,
       serverId,

@@ -23,19 +23,3 @@ export function roleAllows(role: AdminRole, needed: AdminRole): boolean {
  * address).
  */
 export const AUDIT_ON_THE_MACHINE = 'this machine'
-
-/** Verbs that are the last part of an admin route's path (`POST /jobs/:id/cancel`): the action's name. */
-const ACTION_VERBS = new Set(['cancel', 'reprint', 'revoke', 'test', 'enable', 'disable', 'revoke-others', 'logout'])
-
-/**
- * The audit log's name of an admin API change, from its method and route: the route's nouns and
- * what was done, e.g. `POST /printers` → `printers.create`, `DELETE /printers/:id` →
- * `printers.delete`, `POST /jobs/:id/cancel` → `jobs.cancel`, `PUT /settings` → `settings.update`.
- */
-export function auditAction(method: string, route: string): string {
-  const parts = route.split('/').filter((part) => part !== '' && !part.startsWith(':'))
-  const last = parts.at(-1)
-  if (method === 'POST' && last !== undefined && ACTION_VERBS.has(last)) return parts.join('.')
-  const verb = method === 'POST' ? 'create' : method === 'DELETE' ? 'delete' : 'update'
-  return [...parts, verb].join('.')
-}

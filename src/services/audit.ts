@@ -27,8 +27,18 @@ export class AuditLog {
     return this.store.audit.page(limit, before)
   }
 
-  /** Writes what an operation did, as a change of its own (what changed nothing the store keeps: a backup made). */
-  record(change: AuditedChange): void {
+  /** A backup of the hub's data written to `file` (printhub backup, also the hub's daily ones). */
+  backupMade(actor: Actor, file: string): void {
+    this.record({ actor, action: 'backup', target: file })
+  }
+
+  /** A backup downloaded from the dashboard: a copy of everything left the hub. */
+  backupDownloaded(actor: Actor, name: string): void {
+    this.record({ actor, action: 'backup.download', target: name })
+  }
+
+  /** Writes what was done that changed nothing else the store keeps. */
+  private record(change: AuditedChange): void {
     this.store.commits.write(() => recordChange(this.store, change))
   }
 }

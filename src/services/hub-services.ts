@@ -11,7 +11,10 @@ import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { DestinationService } from './destinations.ts'
 import { ImageService } from './images.ts'
+import { initialize, type InitResult } from './init.ts'
 import { JobQueries } from './job-queries.ts'
+import { type Overview, type OverviewSources, overview } from './overview.ts'
+import { ProjectEvents } from './project-events.ts'
 import { type EditableSettings, LiveSettings } from './live-settings.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
@@ -44,6 +47,8 @@ export class HubServices {
   readonly printers: PrinterService
   readonly destinations: DestinationService
   readonly webhooks: WebhookService
+  /** Each project's events, for applications' streams. */
+  readonly events: ProjectEvents
   /** Projects' stored images (logos). */
   readonly images: ImageService
   readonly projects: ProjectService
@@ -65,12 +70,21 @@ export class HubServices {
     this.audit = new AuditLog(store)
     this.printers = new PrinterService(store, this.jobs, parts.board)
     this.destinations = new DestinationService(store)
+    this.events = new ProjectEvents(store)
     this.images = new ImageService(store, this.jobs.capacity)
     this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)
+  }
+
+  /**
+   * Initialises the data directory's store on its first start (the server identity, a default project with an API key,
+   * a demo printer); on an initialised one it creates nothing and says so. The built-in agent is paired either way.
+   */
+  initialize(dataDir: string): Promise<InitResult> {
+    return initialize(this.store, dataDir)
   }
 
   /**
@@ -83,6 +97,11 @@ export class HubServices {
     apply: (settings: EditableSettings) => void = () => {},
   ): LiveSettings {
     return new LiveSettings(this.store, defaults, pinned, apply)
+  }
+
+  /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents. */
+  overview(sources: OverviewSources): Overview {
+    return overview(this.store, sources)
   }
 
   /** Settles once every change made so far is on disk (an answer that must not come before). */

@@ -14,7 +14,6 @@ export function startOfDay(now: number): number {
 }
 
 export interface OverviewSources {
-  store: Store
   board: PrinterBoard
   serverId: string
   serverName(): string
@@ -29,8 +28,8 @@ export interface OverviewSources {
 
 export type Overview = ReturnType<typeof overview>
 
-export function overview(sources: OverviewSources) {
-  const { store, now } = sources
+export function overview(store: Store, sources: OverviewSources) {
+  const { now } = sources
   const since = startOfDay(now())
   const counts = store.jobs.countByState(since)
   const agents = store.agents.list().filter((agent) => !agent.revokedAt)

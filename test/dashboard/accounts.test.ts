@@ -50,7 +50,7 @@ afterAll(() => hub.stop())
 
 /** Every route of the admin API but the public ones, as method, pattern and a path to ask. */
 function adminRoutes(): { method: string; pattern: string; path: string }[] {
-  const app = adminApi({ store: undefined } as unknown as AdminContext)
+  const app = adminApi({ services: undefined } as unknown as AdminContext)
   return app.routes
     .filter(
       (r) =>

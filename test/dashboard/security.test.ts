@@ -48,7 +48,7 @@ async function signIn(password: string, headers: Record<string, string> = {}) {
 
 /** Every route of the admin API, read off the application itself so none can be forgotten. */
 function adminRoutes(): { method: string; path: string }[] {
-  const app = adminApi({ store: undefined } as unknown as AdminContext)
+  const app = adminApi({ services: undefined } as unknown as AdminContext)
   return app.routes
     .filter((r) => r.path.startsWith('/admin/v1/'))
     .map((r) => ({ method: r.method, path: r.path.replace(/:(\w+)/g, 'x_$1') }))

@@ -13,7 +13,7 @@ const MAX_BODY = 1_024
 
 export function agentRoutes(context: AdminContext) {
   const { services } = context
-  return adminRouter(context.services, TECHNICIAN, { auditsItself: true })
+  return adminRouter(context.services, TECHNICIAN)
     .get('/agents', () => {
       const reported = services.agents.reportedPrinters()
       return {

@@ -1,7 +1,7 @@
 // The audit log for owners and technicians: newest first, a page at a time, and all of it (as kept
 // by retention) as CSV for a spreadsheet.
 import { QueryReader } from '../../http/query.ts'
-import type { AuditEntry } from '../../store/audit.ts'
+import type { AuditEntry } from '../../domain/accounts.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
@@ -18,21 +18,21 @@ function cell(value: string | null): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
 }
 
-export function auditRoutes({ store, services }: AdminContext) {
+export function auditRoutes({ services }: AdminContext) {
   return adminRouter(services, TECHNICIAN)
     .get('/audit', ({ request }) => {
       const query = new QueryReader(request.url, ['limit', 'cursor'])
       const limit = query.integer('limit', 1, PAGE.max) ?? PAGE.default
       const before = query.integer('cursor', 1, Number.MAX_SAFE_INTEGER)
       query.check()
-      const entries = store.audit.page(limit + 1, before)
+      const entries = services.audit.page(limit + 1, before)
       const page = entries.slice(0, limit)
       return { entries: page.map(entryView), nextCursor: entries.length > limit ? String(page.at(-1)!.id) : null }
     })
     .get('/audit.csv', () => {
       const lines = [
         'at,user,action,target,address',
-        ...store.audit
+        ...services.audit
           .page(AUDIT_CSV_ROWS)
           .map((e) => [e.at, e.user, e.action, e.target, e.address].map(cell).join(',')),
       ]

@@ -16,7 +16,7 @@ const newDestinationRule = object({
 })
 
 export function destinationRoutes({ services }: AdminContext) {
-  return adminRouter(services, STAFF_READS, { auditsItself: true })
+  return adminRouter(services, STAFF_READS)
     .get('/destinations', () => ({ destinations: services.destinations.reports() }))
     .post(
       '/projects/:id/destinations',

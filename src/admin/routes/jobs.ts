@@ -54,7 +54,7 @@ export function jobRoutes(context: AdminContext) {
     return job
   }
   return (
-    adminRouter(services, STAFF, { auditsItself: true })
+    adminRouter(services, STAFF)
       .get('/jobs', ({ request }) => {
         const { fanOut, ...filter } = jobFilter(request.url)
         if (fanOut) {

@@ -1,6 +1,5 @@
 // The overview, and the stream that keeps open pages live: a server-sent event whenever what the
 // dashboard shows changed.
-import { overview } from '../../services/overview.ts'
 import { authenticateAdmin } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF } from '../router.ts'
@@ -16,8 +15,9 @@ const MAX_EVENT_STREAMS = 32
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
   const sources = { ...context, serverName: () => context.settings.values.serverName }
+  const overview = () => context.services.overview(sources)
   return adminRouter(context.services, STAFF)
-    .get('/overview', () => overview(sources))
+    .get('/overview', () => overview())
     .get('/events', ({ request }) => {
       if (streams >= MAX_EVENT_STREAMS || context.stopping.aborted)
         return new Response('Too many open dashboards.', { status: 503, headers: { 'retry-after': '10' } })
@@ -48,9 +48,9 @@ export function overviewRoutes(context: AdminContext) {
           let last = ''
           let changes = -1
           const tick = () => {
-            const snapshot = JSON.stringify(overview(sources))
+            const snapshot = JSON.stringify(overview())
             // Any change to the data may be on a page: the page asks again for what it shows.
-            const changed = context.store.changes()
+            const changed = context.services.changes()
             if (snapshot !== last || changed !== changes) send(`event: change\ndata: ${snapshot}\n\n`)
             last = snapshot
             changes = changed

@@ -102,7 +102,7 @@ export function printerRoutes(context: AdminContext) {
   const view = (id: string) => context.board.views().find((p) => p.id === id)!
 
   return (
-    adminRouter(services, STAFF_READS, { auditsItself: true })
+    adminRouter(services, STAFF_READS)
       .get('/printers', () => ({ printers: context.board.views() }))
       .get('/printers/detect', () => context.detect())
       .get('/profiles', () => ({

@@ -18,7 +18,7 @@ export function projectRoutes({ services }: AdminContext) {
     if (!project) throw notFound(NO_PROJECT)
     return project
   }
-  const projects = adminRouter(services, STAFF_READS, { auditsItself: true })
+  const projects = adminRouter(services, STAFF_READS)
     .get('/projects', () => ({ projects: services.projects.list() }))
     .post(
       '/projects',
@@ -32,7 +32,7 @@ export function projectRoutes({ services }: AdminContext) {
       },
       { parse: 'none' },
     )
-  const keys = adminRouter(services, TECHNICIAN, { auditsItself: true })
+  const keys = adminRouter(services, TECHNICIAN)
     .get('/projects/:id/keys', ({ params }) => {
       projectOr404(params.id)
       return { keys: services.keys.list(params.id) }

@@ -162,7 +162,7 @@ export function sessionRoutes(context: AdminContext) {
       { parse: 'none' },
     )
 
-  const signedIn = adminRouter(services, STAFF, { auditsItself: true })
+  const signedIn = adminRouter(services, STAFF)
     .get('/session', ({ admin }) => sessionAnswer(admin))
     .post('/logout', ({ request, admin, actor, set }) => {
       services.access.signOut(actor, admin.user.id, admin.kind === 'session' ? admin.session.id : undefined)

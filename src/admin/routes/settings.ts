@@ -6,7 +6,7 @@ import { adminRouter, TECHNICIAN } from '../router.ts'
 
 export function settingsRoutes({ services, settings }: AdminContext) {
   const answer = () => ({ settings: settings.values, pinned: settings.pinned })
-  return adminRouter(services, TECHNICIAN, { auditsItself: true })
+  return adminRouter(services, TECHNICIAN)
     .get('/settings', answer)
     .put(
       '/settings',

@@ -9,7 +9,7 @@ import { adminRouter, TECHNICIAN } from '../router.ts'
 const NO_WEBHOOK = 'There is no such webhook.'
 
 export function webhookRoutes({ services }: AdminContext) {
-  return adminRouter(services, TECHNICIAN, { auditsItself: true })
+  return adminRouter(services, TECHNICIAN)
     .get('/webhooks', () => ({ webhooks: services.webhooks.reports() }))
     .post('/webhooks/:id/test', ({ params, set, actor }) => {
       const outcome = services.webhooks.sendTest(actor, params.id)

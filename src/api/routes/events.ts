@@ -32,18 +32,18 @@ interface Reader {
   take(bytes: Uint8Array, last: number, more: boolean): void
 }
 
-export function eventRoutes({ store, services, stopping }: ApiContext) {
+export function eventRoutes({ services, stopping }: ApiContext) {
   let streams = 0
   const encoder = new TextEncoder()
   const readers = new Map<string, Set<Reader>>()
   // New events of a project are read once for all its readers that are caught up: the others read
   // on from the log by themselves when their queue has room again.
-  store.events.listen((projectId) => {
+  services.events.listen((projectId) => {
     const ready = new Map<number, Reader[]>()
     for (const reader of readers.get(projectId) ?? [])
       if (reader.ready()) ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
     for (const [last, group] of ready) {
-      const frames = store.events.frames(projectId, last, BATCH)
+      const frames = services.events.frames(projectId, last, BATCH)
       if (frames.length === 0) continue
       const bytes = encoder.encode(frames.map((f) => f.frame).join(''))
       for (const reader of group) reader.take(bytes, frames.at(-1)!.id, frames.length === BATCH)
@@ -69,7 +69,7 @@ export function eventRoutes({ store, services, stopping }: ApiContext) {
     // Not re-entered: enqueueing may call pull (and so pump) before it returns.
     let pumping = false
     const self: Reader = {
-      last: resumeFrom ?? store.events.newest(projectId),
+      last: resumeFrom ?? services.events.newest(projectId),
       ready: () => !finished && !pumping && controller !== undefined && (controller.desiredSize ?? 0) > 0,
       take(bytes, last, more) {
         self.last = last
@@ -101,7 +101,7 @@ export function eventRoutes({ store, services, stopping }: ApiContext) {
       pumping = true
       try {
         while ((controller.desiredSize ?? 0) > 0) {
-          const frames = store.events.frames(projectId, self.last, BATCH)
+          const frames = services.events.frames(projectId, self.last, BATCH)
           if (frames.length > 0) {
             self.last = frames.at(-1)!.id
             send(frames.map((f) => f.frame).join(''))
@@ -136,7 +136,7 @@ export function eventRoutes({ store, services, stopping }: ApiContext) {
           request.signal.addEventListener('abort', finish)
           stopping.addEventListener('abort', finish)
           // Resuming from a point the log no longer holds: the reader missed events and should list again.
-          const pruned = store.events.prunedThrough(projectId)
+          const pruned = services.events.prunedThrough(projectId)
           if (resumeFrom !== undefined && resumeFrom < pruned) {
             send(`event: ${RESET_EVENT}\ndata: ${JSON.stringify({ prunedThrough: pruned })}\n\n`)
             self.last = pruned

@@ -24,7 +24,8 @@ const JOBS_PATH = '/v1/projects/:projectId/jobs'
 /** A reprint's body is its idempotency key. */
 const REPRINT_BODY_BYTES = 4_096
 
-export function jobRoutes({ services, jobs, submissions }: ApiContext) {
+export function jobRoutes({ services, submissions }: ApiContext) {
+  const { jobs } = services
   // The newest jobs, asked again and again by pollers: answered with the same bytes until a row changes.
   const newestPages = new UnchangedAnswers()
   return new Elysia()

@@ -2,6 +2,7 @@
 // data (while it runs) in one archive file, and that copy put back into a data directory. Both
 // are brief commands: backup takes no lock (the hub goes on); restore refuses a directory a hub
 // holds. `printhub upgrade` runs these two command lines as they are.
+import { withExistingHubServices } from '../../hub/open-services.ts'
 import { makeBackup } from '../../services/backup.ts'
 import { restoreBackup } from '../../services/restore.ts'
 import {
@@ -16,6 +17,7 @@ import {
   positional,
   printJson,
   requireString,
+  THE_MACHINE,
 } from '../command.ts'
 
 const MB = 1024 * 1024
@@ -24,7 +26,6 @@ const size = (bytes: number) =>
 
 export const backupCommand: Command = {
   name: 'backup',
-  audited: (args) => (args.values.out as string | undefined) ?? null,
   summary:
     "write a backup of the hub's data (its database, the built-in agent's key " +
     'and ledger) to one file, while the hub runs',
@@ -40,8 +41,11 @@ export const backupCommand: Command = {
   run(args, io) {
     noPositionals(args)
     const out = requireString(args, 'out')
-    const outcome = makeBackup({ dataDir: dataDirOf(args, io), out, scheduled: args.values.scheduled === true })
+    const dataDir = dataDirOf(args, io)
+    const outcome = makeBackup({ dataDir, out, scheduled: args.values.scheduled === true })
     if (!outcome.ok) throw new CliError(outcome.message)
+    // In the audit log of the hub whose data it copied.
+    withExistingHubServices(dataDir, (services) => services.audit.backupMade(THE_MACHINE, out))
     const { summary } = outcome
     if (args.values.json) return printJson(io, summary)
     const { jobs, printers, agents, apiKeys } = summary.counts

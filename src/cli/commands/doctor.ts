@@ -1,22 +1,8 @@
 import { diagnose } from '../../doctor/checks.ts'
 import { readMachineFacts } from '../../doctor/machine.ts'
 import { resolveConfig } from '../../hub/config.ts'
-import { SAVED_SETTINGS_KEY } from '../../services/live-settings.ts'
-import { StoreInspection } from '../../store/inspection.ts'
+import { savedSetting } from '../../doctor/saved-settings.ts'
 import { type Command, DATA_HELP, DATA_OPTION, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
-
-/** A number the dashboard or `printhub settings set` saved in the data directory, read without changing anything. */
-function savedSetting(dataDir: string, name: string): number | undefined {
-  const store = StoreInspection.open(dataDir)
-  try {
-    const value = (JSON.parse(store?.setting(SAVED_SETTINGS_KEY) ?? '{}') as Record<string, unknown>)[name]
-    return typeof value === 'number' ? value : undefined
-  } catch {
-    return undefined
-  } finally {
-    store?.close()
-  }
-}
 
 export const doctorCommand: Command = {
   name: 'doctor',

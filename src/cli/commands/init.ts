@@ -1,4 +1,3 @@
-import { initialize } from '../../services/init.ts'
 import {
   type Command,
   DATA_HELP,
@@ -8,7 +7,7 @@ import {
   JSON_OPTION,
   noPositionals,
   printJson,
-  withStore,
+  withServices,
 } from '../command.ts'
 
 export const initCommand: Command = {
@@ -19,7 +18,7 @@ export const initCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
-    const result = await withStore(args, io, (store) => initialize(store, dataDirOf(args, io)), true)
+    const result = await withServices(args, io, (services) => services.initialize(dataDirOf(args, io)), true)
     if (args.values.json) return printJson(io, result)
     const dataDir = dataDirOf(args, io)
     if (!result.created)

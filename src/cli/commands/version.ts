@@ -1,6 +1,6 @@
 import { BUILD_COMMIT, VERSION } from '../../domain/version.ts'
 import { SERVICE_JIT_ENVIRONMENT } from '../../platform/jit.ts'
-import { MIGRATIONS } from '../../store/migrations.ts'
+import { STORE_SCHEMA_VERSION } from '../../hub/open-services.ts'
 import { type Command, JSON_HELP, JSON_OPTION, noPositionals, printJson } from '../command.ts'
 
 export const versionCommand: Command = {
@@ -16,7 +16,7 @@ export const versionCommand: Command = {
       return printJson(io, {
         version: VERSION,
         commit: BUILD_COMMIT,
-        schema: MIGRATIONS.at(-1)!.version,
+        schema: STORE_SCHEMA_VERSION,
         runtimeOptions: SERVICE_JIT_ENVIRONMENT,
       })
     io.out(`printhub ${VERSION} (${BUILD_COMMIT})`)
