@@ -1,8 +1,9 @@
 // The direction of dependencies written down in docs/architecture.md holds: every import in src/
 // goes from a folder to a folder on a lower floor, every folder is on a floor, nothing imports the
-// client library, the dashboard's browser code imports only its own modules and the protocol, no
-// file of src/ or scripts/ is longer than 400 lines as the formatter leaves it, and no line of
-// src/, scripts/ or test/ is longer than 120 characters.
+// client library, the dashboard's browser code imports only its own modules and the protocol, the
+// edges import no store (every change goes through the services), no file of src/ or scripts/ is
+// longer than 400 lines as the formatter leaves it, and no line of src/, scripts/ or test/ is
+// longer than 120 characters.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -114,6 +115,21 @@ describe('architecture', () => {
     expect(wrong).toEqual([])
     // The check sees the browser code's imports of the protocol.
     expect(importsOf(join(browser, 'app.ts')).map(partOf)).toContain('protocol')
+  })
+
+  test('the edges (CLI, admin API, public API, dashboard, polling) import no store, only services', () => {
+    const edges = ['cli', 'admin', 'api', 'dashboard', 'polling']
+    const wrong = sources
+      .filter((file) => edges.includes(partOf(file)))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => partOf(target) === 'store')
+          .map((target) => `${relative(ROOT, file)} imports ${relative(SRC, target)}`),
+      )
+    expect(wrong).toEqual([])
+    // The check sees imports of the store, type imports (the services' facade's) and values (the accounts').
+    expect(importsOf(join(SRC, 'services', 'hub-services.ts')).map(partOf)).toContain('store')
+    expect(importsOf(join(SRC, 'services', 'accounts.ts')).map(partOf)).toContain('store')
   })
 
   test(

@@ -1,6 +1,7 @@
 // First start: the server identity, the built-in agent, a default project with an API key, and a
 // demo printer.
-import { AUDIT_ON_THE_MACHINE } from '../protocol/admin-api.ts'
+import { THE_MACHINE } from './actor.ts'
+import { recordChange } from './audit.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../store/ids.ts'
 import type { Store } from '../store/store.ts'
@@ -52,12 +53,10 @@ export function noteUpgrade(store: Store, migrated: { from: number; to: number }
     // A new hub (no version, nothing migrated from) is a first start, not an upgrade.
     if (before === undefined && !(migrated && migrated.from > 0)) return
     const schema = migrated && migrated.from > 0 ? `, schema ${migrated.from} → ${migrated.to}` : ''
-    store.audit.record({
-      userId: null,
-      user: null,
+    recordChange(store, {
+      actor: THE_MACHINE,
       action: 'hub.upgrade',
       target: `${before ?? 'an older printhub'} → ${version}${schema}`,
-      address: AUDIT_ON_THE_MACHINE,
     })
   })
 }
