@@ -39,7 +39,7 @@ export const AUDIT_ACTIONS = {
   'images.delete': "a project's stored image deleted (target: its name)",
   'jobs.cancel': 'an operator cancelled a job (target: the job)',
   'jobs.reprint': 'an operator reprinted a job (target: the job reprinted)',
-  'settings.set': 'settings changed (target: each "name value", as printhub settings set names them)',
+  'settings.set': 'settings changed (target: "name value" of each one changed, as printhub settings set names them)',
   backup: "a backup of the hub's data written (target: the file)",
   'backup.download': 'a backup downloaded from the dashboard (target: the file name)',
   'hub.upgrade': 'the hub started with another printhub or brought its database up to date',

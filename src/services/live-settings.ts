@@ -31,13 +31,13 @@ export const SETTING_NAMES: Readonly<Record<string, EditableSetting>> = {
   'backup-keep': 'backupKeep',
 }
 
-/** A change as the audit log says it: each setting given by its name and its value, `retention-days 45`. */
-function changeInWords(change: Partial<Record<EditableSetting, unknown>>): string | null {
+/** A change as the audit log says it: each setting it changed by its name and new value, `retention-days 45`. */
+function changeInWords(before: EditableSettings, after: EditableSettings): string | undefined {
   const words = Object.entries(SETTING_NAMES).flatMap(([name, setting]) => {
-    const value = change[setting]
-    return value === undefined ? [] : [`${name} ${value === '' ? '""' : String(value)}`]
+    const value = after[setting]
+    return value === before[setting] ? [] : [`${name} ${value === '' ? '""' : String(value)}`]
   })
-  return words.length > 0 ? words.join(', ') : null
+  return words.length > 0 ? words.join(', ') : undefined
 }
 
 /** Where the settings changed while the hub runs are saved (a JSON object). */
@@ -111,10 +111,14 @@ export class LiveSettings {
     return this.current
   }
 
-  /** Changes the settings given (checked first: none changes when one is wrong), saved with the audit log's entry. */
+  /**
+   * Changes the settings given (checked first: none changes when one is wrong), saved with the audit log's entry of
+   * those whose value changed.
+   */
   update(change: Partial<Record<EditableSetting, unknown>>, actor: Actor): SettingsOutcome {
     const outcome = check(this.current, change, this.pinned)
     if (!outcome.ok) return outcome
+    const changed = changeInWords(this.current, outcome.settings)
     this.current = outcome.settings
     const saved = Object.fromEntries(
       Object.entries(this.current).filter(([field]) => !this.pinned.includes(field as EditableSetting)),
@@ -123,7 +127,7 @@ export class LiveSettings {
     this.lastSaved = text
     this.store.commits.write(() => {
       this.store.settings.set(STORE_KEY, text)
-      recordChange(this.store, { actor, action: 'settings.set', target: changeInWords(change) })
+      if (changed !== undefined) recordChange(this.store, { actor, action: 'settings.set', target: changed })
     })
     this.apply(this.current)
     return outcome
