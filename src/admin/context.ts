@@ -1,5 +1,6 @@
 import type { BackupOutcome } from '../services/backup.ts'
 import type { Logger } from '../platform/log.ts'
+import type { SettingName } from '../protocol/admin/settings.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
 import type { ReceiptImages } from '../services/receipt-image.ts'
@@ -14,7 +15,7 @@ import type { PollingPrinterView } from '../transports/polling.ts'
 export interface SettingsPort {
   readonly values: Readonly<EditableSettings>
   /** The settings the hub's environment set: they stay as set. */
-  readonly pinned: readonly string[]
+  readonly pinned: readonly SettingName[]
   update(change: Record<string, unknown>, actor: Actor): SettingsOutcome
 }
 

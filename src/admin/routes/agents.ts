@@ -4,17 +4,20 @@ import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
-import { integer, object, optional } from '../../protocol/rules.ts'
-import { identifier } from '../../protocol/values.ts'
+import {
+  type AdminAgent,
+  type AgentRecordView,
+  PAIRING_BODY_BYTES,
+  type PairingCodeAnswer,
+  pairingCodeRequestRule,
+} from '../../protocol/admin/agents.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
-
-const MAX_BODY = 1_024
 
 export function agentRoutes(context: AdminContext) {
   const { services } = context
   return adminRouter(context.services, TECHNICIAN)
-    .get('/agents', () => {
+    .get('/agents', (): { agents: AdminAgent[] } => {
       const reported = services.agents.reportedPrinters()
       return {
         agents: services.agents.list().map((agent) => ({
@@ -32,7 +35,7 @@ export function agentRoutes(context: AdminContext) {
         })),
       }
     })
-    .post('/agents/:id/revoke', ({ params, actor }) => {
+    .post('/agents/:id/revoke', ({ params, actor }): { agent: AgentRecordView } => {
       const outcome = services.agents.revoke(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound('There is no such agent.')
       if (outcome.kind === 'builtin')
@@ -42,15 +45,8 @@ export function agentRoutes(context: AdminContext) {
     })
     .post(
       '/pairing-codes',
-      async ({ request, set, actor }) => {
-        const body = await readValidBody(
-          request,
-          object({
-            ttlSeconds: optional(integer({ min: PAIRING_CODE_TTL_MS.min / 1000, max: PAIRING_CODE_TTL_MS.max / 1000 })),
-            printOn: optional(identifier),
-          }),
-          MAX_BODY,
-        )
+      async ({ request, set, actor }): Promise<PairingCodeAnswer> => {
+        const body = await readValidBody(request, pairingCodeRequestRule, PAIRING_BODY_BYTES)
         const outcome = await services.agents.createPairingCode(actor, {
           ttlMs: (body.ttlSeconds ?? PAIRING_CODE_TTL_MS.default / 1000) * 1000,
           serverUrl: context.lan().url,
@@ -58,13 +54,15 @@ export function agentRoutes(context: AdminContext) {
         })
         if (outcome.kind === 'unknown_printer')
           throw invalidField('printOn', 'is not a printer', 'There is no such printer to print the code on.')
-        const { code, expiresAt, command, printed } = outcome
+        const { code, expiresAt, printed } = outcome
+        // The hub's address was given: the answer has the command that uses the code.
+        const command = outcome.command!
         set.status = 201
         return {
           code,
           expiresAt,
           command,
-          qrSvg: (await import('@paulmillr/qr')).encodeQR(command!, 'svg'),
+          qrSvg: (await import('@paulmillr/qr')).encodeQR(command, 'svg'),
           printed: printed && submittedJob(printed).job,
         }
       },

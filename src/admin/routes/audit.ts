@@ -2,14 +2,24 @@
 // by retention) as CSV for a spreadsheet.
 import { QueryReader } from '../../http/query.ts'
 import type { AuditEntry } from '../../domain/accounts.ts'
+import {
+  AUDIT_CSV_ROWS,
+  AUDIT_PAGE,
+  AUDIT_QUERY,
+  type AuditEntryView,
+  type AuditPage,
+  MAX_AUDIT_CURSOR,
+} from '../../protocol/admin/audit.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
-const PAGE = { default: 100, max: 500 } as const
-/** Rows one CSV export holds at most (the newest). */
-export const AUDIT_CSV_ROWS = 100_000
-
-const entryView = ({ at, user, action, target, address }: AuditEntry) => ({ at, user, action, target, address })
+const entryView = ({ at, user, action, target, address }: AuditEntry): AuditEntryView => ({
+  at,
+  user,
+  action,
+  target,
+  address,
+})
 
 /** A CSV cell: quoted when it must be, and never read as a formula by a spreadsheet. */
 function cell(value: string | null): string {
@@ -20,10 +30,10 @@ function cell(value: string | null): string {
 
 export function auditRoutes({ services }: AdminContext) {
   return adminRouter(services, TECHNICIAN)
-    .get('/audit', ({ request }) => {
-      const query = new QueryReader(request.url, ['limit', 'cursor'])
-      const limit = query.integer('limit', 1, PAGE.max) ?? PAGE.default
-      const before = query.integer('cursor', 1, Number.MAX_SAFE_INTEGER)
+    .get('/audit', ({ request }): AuditPage => {
+      const query = new QueryReader(request.url, Object.keys(AUDIT_QUERY))
+      const limit = query.integer('limit', 1, AUDIT_PAGE.max) ?? AUDIT_PAGE.default
+      const before = query.integer('cursor', 1, MAX_AUDIT_CURSOR)
       query.check()
       const entries = services.audit.page(limit + 1, before)
       const page = entries.slice(0, limit)

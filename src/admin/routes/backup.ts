@@ -3,11 +3,10 @@
 import { open, rm } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { ApiError, rateLimited } from '../../http/errors.ts'
+import { BACKUP_BUSY_RETRY_MS } from '../../protocol/admin/backup.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
-/** When a backup is being made already, the download is asked for again after this. */
-const BUSY_RETRY_MS = 10_000
 /**
  * How long the hub holds the removed file open for Bun to open it in turn. Bun opens it when it
  * starts the answer, in the same turn of the event loop as the route returns (a timer cannot run
@@ -37,7 +36,8 @@ async function removedFile(path: string): Promise<Blob> {
 export function backupRoutes(context: AdminContext) {
   return adminRouter(context.services, TECHNICIAN).get('/backup', async ({ actor }) => {
     const making = context.downloadBackup()
-    if (!making) throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BUSY_RETRY_MS)
+    if (!making)
+      throw rateLimited('rate_limited', 'A backup is being made now; try again in a moment.', BACKUP_BUSY_RETRY_MS)
     const outcome = await making
     if (!outcome.ok) throw new ApiError('server_error', `The backup could not be made: ${outcome.message}`)
     const body = await removedFile(outcome.summary.file)

@@ -2,26 +2,24 @@
 // the public API and the CLI make them (services/destinations.ts).
 import { conflict, invalidRequest, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { array, object, oneOf, optional, string } from '../../protocol/rules.ts'
-import { DESTINATION_MODES, MAX_DESTINATION_PRINTERS } from '../../protocol/destinations.ts'
-import { identifier } from '../../protocol/values.ts'
+import {
+  type AdminDestination,
+  DESTINATION_BODY_BYTES,
+  type DestinationReport,
+  newDestinationRule,
+} from '../../protocol/admin/destinations.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF_READS } from '../router.ts'
 
-const MAX_BODY = 16_384
-const newDestinationRule = object({
-  name: identifier,
-  mode: optional(oneOf(DESTINATION_MODES)),
-  printers: array(string({ min: 1, max: 256 }), { min: 1, max: MAX_DESTINATION_PRINTERS }),
-})
-
 export function destinationRoutes({ services }: AdminContext) {
   return adminRouter(services, STAFF_READS)
-    .get('/destinations', () => ({ destinations: services.destinations.reports() }))
+    .get('/destinations', (): { destinations: DestinationReport[] } => ({
+      destinations: services.destinations.reports(),
+    }))
     .post(
       '/projects/:id/destinations',
-      async ({ request, params, set, actor }) => {
-        const input = await readValidBody(request, newDestinationRule, MAX_BODY)
+      async ({ request, params, set, actor }): Promise<{ destination: AdminDestination }> => {
+        const input = await readValidBody(request, newDestinationRule, DESTINATION_BODY_BYTES)
         const outcome = services.destinations.create(actor, params.id, input.name, {
           mode: input.mode ?? 'failover',
           printers: input.printers,

@@ -4,13 +4,21 @@ import { conflict, notFound } from '../../http/errors.ts'
 import { reprintedJob } from '../../http/job-outcomes.ts'
 import { QueryReader } from '../../http/query.ts'
 import { JOB_LIST_LIMIT, MAX_METADATA_VALUE_LENGTH } from '../../protocol/limits.ts'
+import type { ReprintJobResponse } from '../../protocol/job.ts'
+import {
+  type AdminCancellation,
+  type AdminFanOutDetail,
+  type AdminJobDetail,
+  type AdminJobList,
+  JOB_LIST_QUERY,
+} from '../../protocol/admin/jobs.ts'
 import type { JobFilter, ParentQuery } from '../../domain/job-queries.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF } from '../router.ts'
 
 function jobFilter(url: string): JobFilter & { fanOut: boolean } {
-  const query = new QueryReader(url, ['project', 'printer', 'state', 'from', 'to', 'before', 'q', 'fanOut'])
+  const query = new QueryReader(url, Object.keys(JOB_LIST_QUERY))
   const text = (name: string) => query.text(name, { emptyIsAbsent: true })
   const fanOut = text('fanOut')
   if (fanOut !== undefined && fanOut !== 'true' && fanOut !== 'false') query.problem('fanOut', 'must be true or false')
@@ -55,7 +63,7 @@ export function jobRoutes(context: AdminContext) {
   }
   return (
     adminRouter(services, STAFF)
-      .get('/jobs', ({ request }) => {
+      .get('/jobs', ({ request }): AdminJobList => {
         const { fanOut, ...filter } = jobFilter(request.url)
         if (fanOut) {
           const page = services.jobQueries.fanOutPage(
@@ -69,7 +77,7 @@ export function jobRoutes(context: AdminContext) {
       })
       // A job with its timeline, document, printer and links; or one posted to every printer of a
       // destination, with each printer's job and its printer.
-      .get('/jobs/:id', ({ params }) => {
+      .get('/jobs/:id', ({ params }): AdminJobDetail | AdminFanOutDetail => {
         const detail = services.jobQueries.detail(params.id)
         if (!detail) throw notFound('There is no such job.')
         return detail
@@ -83,7 +91,7 @@ export function jobRoutes(context: AdminContext) {
           headers: { 'content-type': 'image/png' },
         })
       })
-      .post('/jobs/:id/cancel', ({ params, actor }) => {
+      .post('/jobs/:id/cancel', ({ params, actor }): AdminCancellation => {
         const outcome = services.jobs.cancel(actor, params.id)
         if (outcome.kind === 'unknown') throw notFound('There is no such job.')
         if (outcome.kind === 'too_late')
@@ -91,7 +99,7 @@ export function jobRoutes(context: AdminContext) {
         if (outcome.kind === 'finished') throw conflict(`The job is already ${outcome.job.state}.`)
         return { job: outcome.job, cancellation: outcome.kind }
       })
-      .post('/jobs/:id/reprint', async ({ params, set, actor }) => {
+      .post('/jobs/:id/reprint', async ({ params, set, actor }): Promise<ReprintJobResponse> => {
         const created = reprintedJob(await services.jobs.reprint(params.id, { actor }))
         set.status = 202
         return created

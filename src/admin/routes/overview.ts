@@ -1,21 +1,25 @@
 // The overview, and the stream that keeps open pages live: a server-sent event whenever what the
 // dashboard shows changed.
+import { type AdminOverview, EVENT_KEEPALIVE_MS, MAX_EVENT_STREAMS } from '../../protocol/admin/overview.ts'
+import type { JobState } from '../../protocol/job.ts'
 import { authenticateAdmin } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF } from '../router.ts'
 
-/** How often an open stream looks for changes, and says it is alive (idle connections close after 30 s). */
+/** How often an open stream looks for changes. */
 const TICK_MS = 500
-const KEEPALIVE_MS = 15_000
 /** A stream checks its session again this often, and ends when the session did. */
 const SESSION_CHECK_MS = 30_000
-/** Open streams at most: each costs a timer and a few queries a second. */
-const MAX_EVENT_STREAMS = 32
 
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
   const sources = { ...context, serverName: () => context.settings.values.serverName }
-  const overview = () => context.services.overview(sources)
+  const overview = (): AdminOverview => {
+    const answer = context.services.overview(sources)
+    // The counts are made from JOB_STATES, one for each state; their type names no state. (Keys keep their places.)
+    const counts = answer.jobsToday.counts as Record<JobState, number>
+    return { ...answer, jobsToday: { ...answer.jobsToday, counts } }
+  }
   return adminRouter(context.services, STAFF)
     .get('/overview', () => overview())
     .get('/events', ({ request }) => {
@@ -57,7 +61,7 @@ export function overviewRoutes(context: AdminContext) {
           }
           tick()
           timers.push(setInterval(tick, TICK_MS))
-          timers.push(setInterval(() => send(': alive\n\n'), KEEPALIVE_MS))
+          timers.push(setInterval(() => send(': alive\n\n'), EVENT_KEEPALIVE_MS))
           timers.push(
             setInterval(() => {
               try {

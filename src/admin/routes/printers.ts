@@ -5,50 +5,26 @@ import { ApiError, conflict, invalidField, notFound } from '../../http/errors.ts
 import { submittedJob } from '../../http/job-outcomes.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { PROFILES } from '../../profiles/catalog.ts'
-import { integer, nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
-import { identifier } from '../../protocol/values.ts'
-import { MAX_CONNECTION_LENGTH } from '../../services/printer-settings.ts'
+import type { CreateJobResponse } from '../../protocol/job.ts'
+import {
+  adoptionRule,
+  type AdminPrinter,
+  type DetectedPrinterView,
+  newPrinterRule,
+  type PollingPrinter,
+  PRINTER_BODY_BYTES,
+  PRINTER_HISTORY_LIMIT,
+  printerChangeRule,
+  type PrinterModel,
+  type PrinterStateChange,
+} from '../../protocol/admin/printers.ts'
 import type { PrinterRecord } from '../../domain/records.ts'
 import type { AddPrinterOutcome, ChangePrinterOutcome } from '../../services/printers.ts'
 import type { AdminContext } from '../context.ts'
 import { receiptImage } from '../receipt-image.ts'
 import { adminRouter, STAFF_READS } from '../router.ts'
 
-const MAX_BODY = 8_192
-const HISTORY_LIMIT = 50
-const uri = string({ min: 1, max: MAX_CONNECTION_LENGTH })
 const NO_PRINTER = 'There is no such printer (it may have been removed).'
-
-const newPrinterRule = object({
-  projectId: identifier,
-  id: string({ min: 0, max: 128 }),
-  name: optional(nullable(string({ min: 0, max: 256 }))),
-  /** A printer the hub drives: how it is attached. */
-  connection: optional(uri),
-  profile: optional(string({ min: 1, max: 64 })),
-  width: optional(integer({ min: 0, max: 1_000 })),
-  /** Or a paired agent's printer. */
-  agentId: optional(identifier),
-  agentPrinterId: optional(identifier),
-})
-
-const adoptionRule = object({
-  /** Its MAC address (CloudPRNT) or ID (Epson Server Direct Print), and which of the two when it could be either. */
-  printer: string({ min: 1, max: 64 }),
-  kind: optional(oneOf(['cloudprnt', 'epson-sdp'] as const)),
-  projectId: identifier,
-  id: string({ min: 0, max: 128 }),
-  name: optional(nullable(string({ min: 0, max: 256 }))),
-  profile: optional(string({ min: 1, max: 64 })),
-  width: optional(integer({ min: 0, max: 1_000 })),
-})
-
-const printerChangeRule = object({
-  name: optional(nullable(string({ min: 0, max: 256 }))),
-  connection: optional(uri),
-  profile: optional(string({ min: 1, max: 64 })),
-  width: optional(integer({ min: 0, max: 1_000 })),
-})
 
 /** An add or change that did not happen, as the admin API answers it. */
 function printerError(
@@ -99,28 +75,31 @@ export function printerRoutes(context: AdminContext) {
     if (!printer) throw notFound(NO_PRINTER)
     return printer
   }
-  const view = (id: string) => context.board.views().find((p) => p.id === id)!
+  const view = (id: string): AdminPrinter => context.board.views().find((p) => p.id === id)!
 
   return (
     adminRouter(services, STAFF_READS)
-      .get('/printers', () => ({ printers: context.board.views() }))
-      .get('/printers/detect', () => context.detect())
-      .get('/profiles', () => ({
+      .get('/printers', (): { printers: AdminPrinter[] } => ({ printers: context.board.views() }))
+      .get(
+        '/printers/detect',
+        (): Promise<{ printers: DetectedPrinterView[]; usbError: string | null }> => context.detect(),
+      )
+      .get('/profiles', (): { profiles: PrinterModel[] } => ({
         profiles: PROFILES.map(({ id, name, paperWidths, defaultWidth, commandSet }) => ({
           id,
           name,
-          paperWidths,
+          paperWidths: [...paperWidths],
           defaultWidth,
           commandSet,
         })),
       }))
       .post(
         '/printers',
-        async ({ request, set, actor }) => {
+        async ({ request, set, actor }): Promise<{ printer: AdminPrinter }> => {
           const { projectId, agentId, agentPrinterId, connection, ...settings } = await readValidBody(
             request,
             newPrinterRule,
-            MAX_BODY,
+            PRINTER_BODY_BYTES,
           )
           const outcome =
             agentId !== undefined || agentPrinterId !== undefined
@@ -144,11 +123,11 @@ export function printerRoutes(context: AdminContext) {
       )
       // Printers that poll the hub (CloudPRNT, Epson Server Direct Print): those seen, adopted or waiting for a
       // technician to adopt them.
-      .get('/printers/polling', () => ({ printers: context.pollingPrinters() }))
+      .get('/printers/polling', (): { printers: PollingPrinter[] } => ({ printers: context.pollingPrinters() }))
       .post(
         '/printers/adopt',
-        async ({ request, set, actor }) => {
-          const { projectId, ...adoption } = await readValidBody(request, adoptionRule, MAX_BODY)
+        async ({ request, set, actor }): Promise<{ printer: AdminPrinter }> => {
+          const { projectId, ...adoption } = await readValidBody(request, adoptionRule, PRINTER_BODY_BYTES)
           const outcome = services.printers.adopt(actor, projectId, adoption, context.printerConfinement())
           if (outcome.kind !== 'added') throw printerError(outcome)
           set.status = 201
@@ -158,11 +137,11 @@ export function printerRoutes(context: AdminContext) {
       )
       .patch(
         '/printers/:id',
-        async ({ request, params, actor }) => {
+        async ({ request, params, actor }): Promise<{ printer: AdminPrinter }> => {
           const outcome = services.printers.change(
             actor,
             params.id,
-            await readValidBody(request, printerChangeRule, MAX_BODY),
+            await readValidBody(request, printerChangeRule, PRINTER_BODY_BYTES),
             context.printerConfinement(),
           )
           if (outcome.kind !== 'changed') throw printerError(outcome)
@@ -170,11 +149,11 @@ export function printerRoutes(context: AdminContext) {
         },
         { parse: 'none' },
       )
-      .delete('/printers/:id', ({ params, actor }) => {
+      .delete('/printers/:id', ({ params, actor }): { removed: true } => {
         if (!services.printers.remove(actor, params.id)) throw notFound(NO_PRINTER)
         return { removed: true }
       })
-      .post('/printers/:id/test', async ({ params, set, actor }) => {
+      .post('/printers/:id/test', async ({ params, set, actor }): Promise<CreateJobResponse> => {
         const outcome = await services.printers.printTestPage(actor, params.id, {
           hub: context.lan(),
           status: () => view(params.id).state,
@@ -185,9 +164,9 @@ export function printerRoutes(context: AdminContext) {
         set.status = 202
         return created
       })
-      .get('/printers/:id/history', ({ params }) => {
+      .get('/printers/:id/history', ({ params }): { states: PrinterStateChange[] } => {
         const printer = printerOr404(params.id)
-        return { states: services.printers.history(printer, HISTORY_LIMIT) }
+        return { states: services.printers.history(printer, PRINTER_HISTORY_LIMIT) }
       })
       .get('/printers/:id/last-receipt.png', async ({ params }) => {
         const printer = printerOr404(params.id)

@@ -1,14 +1,16 @@
 // Projects (staff see their names) and their API keys (technicians only): the secret is shown once, when it is made.
 import { invalidField, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { API_KEY_SCOPES } from '../../protocol/api-key.ts'
-import { array, nullable, object, oneOf, optional } from '../../protocol/rules.ts'
-import { shortString } from '../../protocol/values.ts'
+import {
+  type AdminApiKey,
+  type AdminProject,
+  newApiKeyRule,
+  newProjectRule,
+  PROJECT_BODY_BYTES,
+} from '../../protocol/admin/projects.ts'
 import type { AdminContext } from '../context.ts'
 import { Elysia } from 'elysia'
 import { adminRouter, STAFF_READS, TECHNICIAN } from '../router.ts'
-
-const MAX_BODY = 4_096
 
 const NO_PROJECT = 'There is no such project.'
 
@@ -19,11 +21,11 @@ export function projectRoutes({ services }: AdminContext) {
     return project
   }
   const projects = adminRouter(services, STAFF_READS)
-    .get('/projects', () => ({ projects: services.projects.list() }))
+    .get('/projects', (): { projects: AdminProject[] } => ({ projects: services.projects.list() }))
     .post(
       '/projects',
-      async ({ request, set, actor }) => {
-        const body = await readValidBody(request, object({ name: shortString }), MAX_BODY)
+      async ({ request, set, actor }): Promise<{ project: AdminProject }> => {
+        const body = await readValidBody(request, newProjectRule, PROJECT_BODY_BYTES)
         const outcome = services.projects.create(actor, body.name)
         if (outcome.kind === 'invalid')
           throw invalidField('name', outcome.message, `The project's name ${outcome.message}.`)
@@ -33,22 +35,15 @@ export function projectRoutes({ services }: AdminContext) {
       { parse: 'none' },
     )
   const keys = adminRouter(services, TECHNICIAN)
-    .get('/projects/:id/keys', ({ params }) => {
+    .get('/projects/:id/keys', ({ params }): { keys: AdminApiKey[] } => {
       projectOr404(params.id)
       return { keys: services.keys.list(params.id) }
     })
     .post(
       '/projects/:id/keys',
-      async ({ request, params, set, actor }) => {
+      async ({ request, params, set, actor }): Promise<{ key: AdminApiKey; secret: string }> => {
         projectOr404(params.id)
-        const body = await readValidBody(
-          request,
-          object({
-            name: optional(nullable(shortString)),
-            scopes: array(oneOf(API_KEY_SCOPES), { min: 1, max: API_KEY_SCOPES.length, unique: true }),
-          }),
-          MAX_BODY,
-        )
+        const body = await readValidBody(request, newApiKeyRule, PROJECT_BODY_BYTES)
         const made = services.keys.create(actor, params.id, { scopes: body.scopes, name: body.name ?? null })
         if (made.kind === 'unknown_project') throw notFound(NO_PROJECT)
         if (made.kind === 'invalid') throw invalidField('scopes', 'names a scope no key has')
@@ -57,7 +52,7 @@ export function projectRoutes({ services }: AdminContext) {
       },
       { parse: 'none' },
     )
-    .post('/keys/:id/revoke', ({ params, actor }) => {
+    .post('/keys/:id/revoke', ({ params, actor }): { key: AdminApiKey } => {
       const outcome = services.keys.revoke(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound('There is no such API key.')
       return { key: outcome.key }

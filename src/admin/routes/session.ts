@@ -12,23 +12,28 @@ import {
 import { ApiError, invalidField, notFound, rateLimited } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
-import { nullable, object, oneOf, optional, string } from '../../protocol/rules.ts'
-import { LANGUAGE_CODES } from '../../protocol/messages/index.ts'
-import { shortString } from '../../protocol/values.ts'
+import {
+  ACCOUNT_BODY_BYTES,
+  type Account,
+  type AdminSessionView,
+  type AdminTokenView,
+  languageChangeRule,
+  newTokenRule,
+  passwordChangeRule,
+  type SessionAnswer,
+  setupRule,
+  signInRule,
+} from '../../protocol/admin/session.ts'
 import { ADMIN_SESSION_LIFETIME, type User } from '../../domain/accounts.ts'
 import { FIRST_OWNER_NAME, passwordProblem } from '../../services/accounts.ts'
 import { type AdminIdentity, checkOrigin, clearedSessionCookie, csrfTokenFor, sessionCookie } from '../auth.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, STAFF } from '../router.ts'
 
-const MAX_BODY = 4_096
-const secretText = string({ min: 1, max: 1_024 })
-const userName = string({ min: 1, max: 64 })
-
 /** The account as the dashboard shows it: its name, its role, its language. */
-const accountOf = (user: User) => ({ id: user.id, name: user.name, role: user.role, language: user.language })
+const accountOf = (user: User): Account => ({ id: user.id, name: user.name, role: user.role, language: user.language })
 
-function sessionAnswer(identity: AdminIdentity) {
+function sessionAnswer(identity: AdminIdentity): SessionAnswer {
   if (identity.kind === 'token')
     return { via: 'token' as const, csrfToken: null, session: null, user: accountOf(identity.user) }
   const { id, expiresAt } = identity.session
@@ -87,7 +92,7 @@ export function sessionRoutes(context: AdminContext) {
     user: User,
     address: string,
     set: { headers: Record<string, string | number> },
-  ) => {
+  ): SessionAnswer => {
     const { session, token } = services.access.signIn(user, {
       address,
       userAgent: request.headers.get('user-agent') ?? '',
@@ -103,13 +108,13 @@ export function sessionRoutes(context: AdminContext) {
 
   const signedOut = new Elysia({ prefix: ADMIN_API_PREFIX })
     // The only calls without a session: whether there is an account, signing in, and the first owner.
-    .get('/login', () => ({ passwordSet: services.accounts.any() }))
+    .get('/login', (): { passwordSet: boolean } => ({ passwordSet: services.accounts.any() }))
     .post(
       '/login',
       async ({ request, server, set }) => {
         checkOrigin(request)
         const address = remoteAddress(request, server)
-        const body = await readValidBody(request, object({ name: optional(userName), password: secretText }), MAX_BODY)
+        const body = await readValidBody(request, signInRule, ACCOUNT_BODY_BYTES)
         const attempt = guess(address, body.name)
         const user = await services.accounts.checkSignIn(body.name, body.password)
         if (!user) {
@@ -137,11 +142,7 @@ export function sessionRoutes(context: AdminContext) {
       '/setup',
       async ({ request, server, set }) => {
         checkOrigin(request)
-        const body = await readValidBody(
-          request,
-          object({ token: secretText, password: secretText, name: optional(userName) }),
-          MAX_BODY,
-        )
+        const body = await readValidBody(request, setupRule, ACCOUNT_BODY_BYTES)
         const address = remoteAddress(request, server)
         // The link is used up before the password is hashed: of links sent at once, one makes the owner.
         const added = await services.accounts.setUpFirstOwner(
@@ -164,39 +165,35 @@ export function sessionRoutes(context: AdminContext) {
 
   const signedIn = adminRouter(services, STAFF)
     .get('/session', ({ admin }) => sessionAnswer(admin))
-    .post('/logout', ({ request, admin, actor, set }) => {
+    .post('/logout', ({ request, admin, actor, set }): { signedOut: true } => {
       services.access.signOut(actor, admin.user.id, admin.kind === 'session' ? admin.session.id : undefined)
       set.headers['set-cookie'] = clearedSessionCookie(request)
       return { signedOut: true }
     })
-    .get('/sessions', ({ admin }) => {
+    .get('/sessions', ({ admin }): { sessions: AdminSessionView[] } => {
       const current = admin.kind === 'session' ? admin.session.id : null
       return {
         sessions: services.access.liveSessions(admin.user.id).map((s) => ({ ...s, current: s.id === current })),
       }
     })
     // Sign out everywhere (but here): a lost phone, or a password seen by someone.
-    .post('/sessions/revoke-others', ({ admin, actor }) => ({
+    .post('/sessions/revoke-others', ({ admin, actor }): { signedOut: number } => ({
       signedOut: services.access.revokeOtherSessions(
         actor,
         admin.user.id,
         admin.kind === 'session' ? admin.session.id : undefined,
       ),
     }))
-    .post('/sessions/:id/revoke', ({ admin, actor, params }) => {
+    .post('/sessions/:id/revoke', ({ admin, actor, params }): { revoked: true } => {
       if (!services.access.revokeSession(actor, admin.user.id, params.id))
         throw notFound('There is no such session of yours, or it already ended.')
       return { revoked: true }
     })
     .put(
       '/password',
-      async ({ request, server, admin, actor }) => {
+      async ({ request, server, admin, actor }): Promise<{ changed: true; otherSessionsEnded: number }> => {
         const attempt = guess(remoteAddress(request, server), admin.user.name)
-        const body = await readValidBody(
-          request,
-          object({ currentPassword: secretText, newPassword: secretText }),
-          MAX_BODY,
-        )
+        const body = await readValidBody(request, passwordChangeRule, ACCOUNT_BODY_BYTES)
         if (!(await services.accounts.checkPassword(admin.user.id, body.currentPassword))) {
           throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
         }
@@ -215,26 +212,26 @@ export function sessionRoutes(context: AdminContext) {
     // The account's language for the dashboard (null: the browser's).
     .put(
       '/session/language',
-      async ({ request, admin, actor }) => {
-        const body = await readValidBody(request, object({ language: nullable(oneOf(LANGUAGE_CODES)) }), MAX_BODY)
+      async ({ request, admin, actor }): Promise<{ user: Account }> => {
+        const body = await readValidBody(request, languageChangeRule, ACCOUNT_BODY_BYTES)
         const user = services.accounts.setLanguage(actor, admin.user.id, body.language)!
         return { user: accountOf(user) }
       },
       { parse: 'none' },
     )
     // One's own admin tokens: each carries the account's role.
-    .get('/tokens', ({ admin }) => ({ tokens: services.access.tokens(admin.user.id) }))
+    .get('/tokens', ({ admin }): { tokens: AdminTokenView[] } => ({ tokens: services.access.tokens(admin.user.id) }))
     .post(
       '/tokens',
-      async ({ request, set, admin, actor }) => {
-        const body = await readValidBody(request, object({ name: shortString }), MAX_BODY)
+      async ({ request, set, admin, actor }): Promise<{ token: AdminTokenView; secret: string }> => {
+        const body = await readValidBody(request, newTokenRule, ACCOUNT_BODY_BYTES)
         const { token, secret } = services.access.createToken(actor, admin.user, body.name)
         set.status = 201
         return { token, secret }
       },
       { parse: 'none' },
     )
-    .post('/tokens/:id/revoke', ({ params, admin, actor }) => {
+    .post('/tokens/:id/revoke', ({ params, admin, actor }): { revoked: true } => {
       if (!services.access.revokeToken(actor, admin.user.id, params.id))
         throw notFound('There is no such admin token of yours, or it is already revoked.')
       return { revoked: true }

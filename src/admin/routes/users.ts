@@ -3,25 +3,18 @@
 // one owner who can sign in (services/accounts.ts says so, for the CLI too).
 import { conflict, invalidField, notFound } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
-import { ADMIN_ROLES } from '../../protocol/admin-api.ts'
-import { boolean, object, oneOf, optional, string } from '../../protocol/rules.ts'
+import { ACCOUNT_BODY_BYTES } from '../../protocol/admin/session.ts'
+import { type AdminUser, newUserRule, userChangeRule } from '../../protocol/admin/users.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, OWNER } from '../router.ts'
 
-const MAX_BODY = 4_096
-const password = string({ min: 1, max: 1_024 })
-
 export function userRoutes({ services }: AdminContext) {
   return adminRouter(services, OWNER)
-    .get('/users', () => ({ users: services.accounts.list() }))
+    .get('/users', (): { users: AdminUser[] } => ({ users: services.accounts.list() }))
     .post(
       '/users',
-      async ({ request, set, actor }) => {
-        const body = await readValidBody(
-          request,
-          object({ name: string({ min: 1, max: 64 }), role: oneOf(ADMIN_ROLES), password }),
-          MAX_BODY,
-        )
+      async ({ request, set, actor }): Promise<{ user: AdminUser }> => {
+        const body = await readValidBody(request, newUserRule, ACCOUNT_BODY_BYTES)
         const added = await services.accounts.add(actor, body)
         if (added.kind === 'invalid') throw invalidField(added.path, added.message, added.message)
         if (added.kind === 'taken') throw conflict(`There is an account named "${body.name}" already.`)
@@ -32,12 +25,8 @@ export function userRoutes({ services }: AdminContext) {
     )
     .patch(
       '/users/:id',
-      async ({ request, params, actor }) => {
-        const body = await readValidBody(
-          request,
-          object({ role: optional(oneOf(ADMIN_ROLES)), disabled: optional(boolean()), password: optional(password) }),
-          MAX_BODY,
-        )
+      async ({ request, params, actor }): Promise<{ user: AdminUser }> => {
+        const body = await readValidBody(request, userChangeRule, ACCOUNT_BODY_BYTES)
         const outcome = await services.accounts.change(actor, params.id, body)
         if (outcome.kind === 'unknown') throw notFound('There is no such account.')
         if (outcome.kind === 'last_owner')

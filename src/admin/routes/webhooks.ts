@@ -3,15 +3,22 @@
 // Applications make webhooks with the public API (api/routes/webhooks.ts); secrets are never shown
 // here.
 import { conflict, notFound } from '../../http/errors.ts'
+import type { AdminWebhook, WebhookReport } from '../../protocol/admin/webhooks.ts'
+import type { EventType } from '../../protocol/events.ts'
 import type { AdminContext } from '../context.ts'
 import { adminRouter, TECHNICIAN } from '../router.ts'
 
 const NO_WEBHOOK = 'There is no such webhook.'
 
+/** A webhook's events as the contract types them: kept as the public API checked them when it made the webhook. */
+const typed = <W extends { events: string[] }>(webhook: W) => ({ ...webhook, events: webhook.events as EventType[] })
+
 export function webhookRoutes({ services }: AdminContext) {
   return adminRouter(services, TECHNICIAN)
-    .get('/webhooks', () => ({ webhooks: services.webhooks.reports() }))
-    .post('/webhooks/:id/test', ({ params, set, actor }) => {
+    .get('/webhooks', (): { webhooks: WebhookReport[] } => ({
+      webhooks: services.webhooks.reports().map(typed),
+    }))
+    .post('/webhooks/:id/test', ({ params, set, actor }): { messageId: string } => {
       const outcome = services.webhooks.sendTest(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound(NO_WEBHOOK)
       if (outcome.kind === 'disabled')
@@ -19,10 +26,10 @@ export function webhookRoutes({ services }: AdminContext) {
       set.status = 202
       return { messageId: outcome.messageId }
     })
-    .post('/webhooks/:id/enable', ({ params, actor }) => {
+    .post('/webhooks/:id/enable', ({ params, actor }): { webhook: AdminWebhook } => {
       const webhook = services.webhooks.enable(actor, params.id)
       if (!webhook) throw notFound(NO_WEBHOOK)
-      return { webhook }
+      return { webhook: typed(webhook) }
     })
     .delete('/webhooks/:id', ({ params, set, actor }) => {
       if (!services.webhooks.delete(actor, params.id)) throw notFound(NO_WEBHOOK)

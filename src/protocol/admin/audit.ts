@@ -8,6 +8,8 @@ import { type AdminOperation, json, text } from './contract.ts'
 export const AUDIT_PAGE = { default: 100, max: 500 } as const
 /** Rows one CSV export holds at most (the newest). */
 export const AUDIT_CSV_ROWS = 100_000
+/** A page's cursor: an entry's number. */
+export const MAX_AUDIT_CURSOR = Number.MAX_SAFE_INTEGER
 
 export const AUDIT_QUERY = {
   limit: {
@@ -15,7 +17,7 @@ export const AUDIT_QUERY = {
     description: `Entries in the page (${AUDIT_PAGE.default} unless said).`,
   },
   cursor: {
-    schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    schema: { type: 'integer', minimum: 1, maximum: MAX_AUDIT_CURSOR },
     description: 'The next page: nextCursor of the page before.',
   },
 }

@@ -6,6 +6,7 @@ import { identifier, shortString, timestamp } from '../values.ts'
 import { type AdminOperation, json, MAX_LISTED, recordId } from './contract.ts'
 
 const printer = string({ min: 1, max: 256 })
+export const DESTINATION_BODY_BYTES = 16_384
 
 /** A new destination: its printers in order of preference (IDs or names); its mode failover unless said. */
 export const newDestinationRule = object({
@@ -53,7 +54,7 @@ export const destinationOperations: AdminOperation[] = [
     operationId: 'createDestination',
     summary: 'Make a destination of the project (mode failover unless said), as the public API does',
     role: 'technician',
-    body: { rule: newDestinationRule, maxBytes: 16_384 },
+    body: { rule: newDestinationRule, maxBytes: DESTINATION_BODY_BYTES },
     answers: { 201: json(object({ destination: adminDestinationRule }), 'The destination') },
     errors: [404, 409],
   },

@@ -84,7 +84,9 @@ export const jobListRule = object({
 })
 export type AdminJobList = Infer<typeof jobListRule>
 
+/** A job cancelled at once, or its agent asked to stop it. */
 export const cancellationRule = object({ job: jobRule, cancellation: oneOf(['cancelled', 'requested']) })
+export type AdminCancellation = Infer<typeof cancellationRule>
 
 export const jobOperations: AdminOperation[] = [
   {

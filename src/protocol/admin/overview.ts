@@ -8,6 +8,8 @@ import { adminPrinterFields } from './printers.ts'
 
 /** Open event streams at most: each costs a timer and a few queries a second. */
 export const MAX_EVENT_STREAMS = 32
+/** An open stream says it is alive this often (idle connections close after 30 s). */
+export const EVENT_KEEPALIVE_MS = 15_000
 
 const { id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue } = adminPrinterFields
 
@@ -55,7 +57,7 @@ export const overviewOperations: AdminOperation[] = [
     operationId: 'streamChanges',
     summary:
       'Server-sent events: change, with the overview as its data, whenever anything the dashboard shows ' +
-      `changed (a keep-alive comment every 15 s; at most ${MAX_EVENT_STREAMS} open streams)`,
+      `changed (a keep-alive comment every ${EVENT_KEEPALIVE_MS / 1000} s; at most ${MAX_EVENT_STREAMS} open streams)`,
     role: 'staff',
     answers: { 200: { description: 'The stream of changes', mediaType: 'text/event-stream' } },
     errors: [503],

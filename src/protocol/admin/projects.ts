@@ -5,7 +5,7 @@ import { array, type Infer, nullable, object, oneOf, optional, string } from '..
 import { shortString, timestamp } from '../values.ts'
 import { type AdminOperation, count, json, MAX_LISTED, recordId } from './contract.ts'
 
-const BODY_BYTES = 4_096
+export const PROJECT_BODY_BYTES = 4_096
 
 export const newProjectRule = object({ name: shortString })
 export const newApiKeyRule = object({
@@ -45,7 +45,7 @@ export const projectOperations: AdminOperation[] = [
     operationId: 'createProject',
     summary: 'Make a project',
     role: 'technician',
-    body: { rule: newProjectRule, maxBytes: BODY_BYTES },
+    body: { rule: newProjectRule, maxBytes: PROJECT_BODY_BYTES },
     answers: { 201: json(object({ project: adminProjectRule }), 'The project') },
     errors: [],
   },
@@ -64,7 +64,7 @@ export const projectOperations: AdminOperation[] = [
     operationId: 'createApiKey',
     summary: 'A new API key of the project: its secret is in this answer only',
     role: 'technician',
-    body: { rule: newApiKeyRule, maxBytes: BODY_BYTES },
+    body: { rule: newApiKeyRule, maxBytes: PROJECT_BODY_BYTES },
     answers: {
       201: json(object({ key: adminApiKeyRule, secret: string({ min: 1, max: 256 }) }), 'The key, and its secret'),
     },
