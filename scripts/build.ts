@@ -71,9 +71,9 @@ function ensureUsbBinding(arch: Arch): void {
 
 /**
  * The worker threads' modules, compiled into the executable beside main.ts; at run time they are
- * found under /$bunfs/root/ by their path below src/ (render/off-thread.ts, services/receipt-image.ts).
+ * found under /$bunfs/root/ by their path below src/ (render/off-thread.ts, workers/receipt-images.ts).
  */
-export const WORKER_ENTRIES = ['src/render/worker.ts', 'src/services/receipt-worker.ts'] as const
+export const WORKER_ENTRIES = ['src/render/worker.ts', 'src/workers/receipt-thread.ts'] as const
 
 /** JavaScriptCore's tier-up thresholds, times this, until a long-running command is up (platform/jit.ts). */
 export const STARTUP_JIT_POLICY = 32

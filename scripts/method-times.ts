@@ -26,7 +26,7 @@ const PARTS = [
   'store',
   'transports',
 ]
-const LEFT_OUT = new Set(['render/worker.ts', 'services/receipt-worker.ts'])
+const LEFT_OUT = new Set(['render/worker.ts', 'workers/receipt-thread.ts'])
 const SHOWN = 50
 
 const times = new Map<string, { calls: number; ms: number }>()

@@ -1,7 +1,7 @@
 // The direction of dependencies written down in docs/architecture.md holds: every import in src/
 // goes from a folder to a folder on a lower floor, every folder is on a floor, nothing imports the
 // client library, the dashboard's browser code imports only its own modules and the protocol, the
-// edges import no store (every change goes through the services), no file of src/ or scripts/ is
+// edges and the workers import no store (every change goes through the services), no file of src/ or scripts/ is
 // longer than 400 lines as the formatter leaves it, and no line of src/, scripts/ or test/ is
 // longer than 120 characters.
 import { describe, expect, test } from 'bun:test'
@@ -117,8 +117,8 @@ describe('architecture', () => {
     expect(importsOf(join(browser, 'app.ts')).map(partOf)).toContain('protocol')
   })
 
-  test('the edges (CLI, admin API, public API, dashboard, polling) import no store, only services', () => {
-    const edges = ['cli', 'admin', 'api', 'dashboard', 'polling']
+  test('the edges (CLI, admin API, public API, dashboard, polling) and the workers import no store', () => {
+    const edges = ['cli', 'admin', 'api', 'dashboard', 'polling', 'workers']
     const wrong = sources
       .filter((file) => edges.includes(partOf(file)))
       .flatMap((file) =>

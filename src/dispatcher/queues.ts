@@ -212,7 +212,7 @@ export class DispatchQueues {
   }
 
   protected retryDelay(attempt: number): number {
-    return backoffDelay(this.settings.retry, attempt - 1)
+    return backoffDelay(this.settings.retry(), attempt - 1)
   }
 
   private waitUntil(printerId: string, ms: number): void {

@@ -6,8 +6,8 @@ import type { Logger } from '../platform/log.ts'
 export interface DispatcherSettings {
   /** How long an agent has to confirm it stored a job before the attempt counts as failed. */
   ackTimeoutMs: number
-  /** The wait before a failed job is tried again. */
-  retry: Backoff
+  /** The wait before a failed job is tried again, now (a setting, read at each failure). */
+  retry: () => Backoff
   /** How long a stock agent, which never answers a cancellation, has before it is taken as done. */
   cancelGraceMs: number
   /** How often expiry and operators' cancellations are looked for. */

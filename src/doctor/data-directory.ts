@@ -3,7 +3,7 @@
 import { existsSync, lstatSync, readdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RETENTION_DAYS } from '../domain/settings.ts'
-import { diskStatus } from '../services/disk-guard.ts'
+import { diskStatus } from '../domain/disk.ts'
 import type { Finding } from './finding.ts'
 
 const MIB = 1024 * 1024

@@ -44,7 +44,8 @@ export interface GatewayEvents {
 
 export interface GatewaySettings {
   serverId: string
-  serverName: string
+  /** The hub's name now (a setting, read at each handshake). */
+  serverName: () => string
   /** Announced in server.hello; names printhub so that a printhub agent may use the extensions. */
   serverVersion: string
   challengeTtlMs: number

@@ -231,7 +231,7 @@ export class GatewaySession {
       payload: {
         serverId: this.settings.serverId,
         serverVersion: this.settings.serverVersion,
-        brand: { name: this.settings.serverName },
+        brand: { name: this.settings.serverName() },
         sessionId: this.id,
         supportedProtocolVersions: [PROTOCOL_VERSION],
         selectedProtocolVersion: PROTOCOL_VERSION,

@@ -3,7 +3,7 @@
 // wait for them (nor would a crash of the backup touch the hub).
 import { join } from 'node:path'
 import type { BackupOutcome } from '../services/backup.ts'
-import type { MakeBackup } from '../services/backup-schedule.ts'
+import type { MakeBackup } from '../workers/backup-schedule.ts'
 
 /** The command line that runs this printhub: the executable itself once compiled, else Bun with the entry point. */
 export function thisPrinthub(): string[] {

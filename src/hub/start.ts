@@ -16,14 +16,15 @@ import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { createSetupToken, hasAccounts } from '../services/accounts.ts'
 import { initialize, type InitResult, noteUpgrade, serverIdentity } from '../services/init.ts'
-import { DiskGuard } from '../services/disk-guard.ts'
+import { DiskGuard } from '../workers/disk-guard.ts'
 import {
   BackupRunner,
   BackupSchedule,
   clearDownloads,
   downloadBackup,
   type ScheduleTimes,
-} from '../services/backup-schedule.ts'
+} from '../workers/backup-schedule.ts'
+import { hubWorkers } from '../workers/hub-workers.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { WebhookSender } from '../services/webhooks.ts'
 import { Failover } from '../services/failover.ts'
@@ -31,7 +32,7 @@ import { JobService } from '../services/jobs.ts'
 import { HubServices } from '../services/hub-services.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
-import { ReceiptImages } from '../services/receipt-image.ts'
+import { ReceiptImages } from '../workers/receipt-images.ts'
 import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
 import { confinementOf } from '../transports/confine.ts'
@@ -59,9 +60,6 @@ const SWEEP_MS = 500
  * out: longer than a reconnecting agent's longest wait (60 s, +20 %).
  */
 export const AGENT_RETURN_GRACE_MS = 120_000
-
-/** How soon a setting changed by `printhub settings set` (another process) takes effect. */
-const SETTINGS_RELOAD_MS = 2_000
 
 /**
  * Idle connections close after this many seconds. Bun looks at them every 4 s, so one may close up
@@ -120,13 +118,16 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
   // One hub per data directory: taken before the database is opened, held until stop().
   const lock = lockDataDir(config.dataDir, 'serve')
   let store: Store
+  // The settings the dashboard changes, read at each use by every part (the store's limit of unfinished jobs too):
+  // saved in the store, so they are there once it is open.
+  let settings: LiveSettings | undefined
   // Migrations are stamped with the system clock: those applied from here on are this start's.
   const opening = Date.now()
   try {
     store = Store.open({
       dataDir: config.dataDir,
       create: true,
-      maxOpenJobsPerProject: config.maxOpenJobsPerProject,
+      maxOpenJobsPerProject: () => settings?.values.maxOpenJobsPerProject ?? config.maxOpenJobsPerProject,
       now,
       log: logs.for('store'),
     })
@@ -148,8 +149,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     if (store.enableIncrementalVacuum())
       log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
-    // The dashboard's settings change these objects in place: the dispatcher and the gateway read them at each use.
-    const retry = { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0.2 }
+    const live = new LiveSettings(store, editableSettingsOf(config), config.pinned)
+    settings = live
     let builtinAgent: BuiltinAgent | undefined
     const sessions = new SessionRegistry(logs.for('gateway'))
     const isConnected = (agentId: string) => sessions.isConnected(agentId)
@@ -160,7 +161,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     )
     const dispatcher = new Dispatcher(store, sessions, {
       ackTimeoutMs: config.ackTimeoutMs,
-      retry,
+      retry: () => ({ initialMs: live.values.retryInitialMs, maxMs: live.values.retryMaxMs, jitter: 0.2 }),
       agentChanged: (agentId) => board.recordAgent(agentId),
       cancelGraceMs: CANCEL_GRACE_MS,
       sweepMs: SWEEP_MS,
@@ -170,7 +171,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const gatewaySettings = {
       serverId,
-      serverName: config.serverName,
+      serverName: () => live.values.serverName,
       serverVersion: printhubServerVersion(config.serverVersion),
       challengeTtlMs: config.challengeTtlSeconds * 1000,
       authenticationTimeoutMs: AUTHENTICATION_TIMEOUT_MS,
@@ -182,13 +183,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       log: logs.for('gateway'),
     }
     const gateway = new Gateway(gatewaySettings, sessions)
-    const settings = new LiveSettings(store, editableSettingsOf(config), config.pinned, (values) => {
-      gatewaySettings.serverName = values.serverName
-      retry.initialMs = values.retryInitialMs
-      retry.maxMs = values.retryMaxMs
-      store.jobs.openJobLimit = values.maxOpenJobsPerProject
-    })
-    const disk = new DiskGuard(config.dataDir, () => settings.values.minFreeMb, logs.for('disk'))
+    const disk = new DiskGuard(config.dataDir, () => live.values.minFreeMb, logs.for('disk'))
     const failover = new Failover(store, board, (printerId) => dispatcher.jobCreated(printerId), {
       afterMs: config.failoverAfterMs,
       now,
@@ -199,8 +194,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks })
     const housekeeping = new Housekeeping(store, {
-      retentionDays: () => settings.values.retentionDays,
-      historyBytesPerProject: () => settings.values.historyMbPerProject * 1_048_576,
+      retentionDays: () => live.values.retentionDays,
+      historyBytesPerProject: () => live.values.historyMbPerProject * 1_048_576,
       diskLow: () => disk.now().low,
       now,
       log: logs.for('retention'),
@@ -211,9 +206,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       // Its backups are known by the server ID the database keeps (what their manifest says), even when
       // PRINTHUB_SERVER_ID overrides it.
       {
-        dir: () => settings.values.backupDir,
-        keep: () => settings.values.backupKeep,
-        serverName: () => settings.values.serverName,
+        dir: () => live.values.backupDir,
+        keep: () => live.values.backupKeep,
+        serverName: () => live.values.serverName,
         serverId: serverIdentity(store),
         now,
         log: logs.for('backup'),
@@ -222,7 +217,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     )
     clearDownloads(config.dataDir)
     const stopping = new AbortController()
-    const serverName = () => settings.values.serverName
+    const serverName = () => live.values.serverName
     const submissions = new SubmissionQuota(
       () => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }),
       now,
@@ -260,7 +255,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       log: logs.for('admin'),
       services,
       board,
-      settings,
+      settings: live,
       serverId,
       now,
       startedAt: now(),
@@ -316,14 +311,20 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const init = await initialize(store, config.dataDir)
     // Never a default password: whoever started the hub gets a link to make the first owner.
     const setupToken = hasAccounts(store) ? undefined : createSetupToken(store, now())
+    // The background work, scheduled in one place: retention, failover's watch, the webhooks' outbox, the disk's
+    // free space, the scheduled backups, the settings `printhub settings set` saved from another process.
+    const workers = hubWorkers({
+      settings: live,
+      disk,
+      failover,
+      webhooks,
+      housekeeping,
+      backups,
+      receipts,
+      logs,
+    })
     dispatcher.start()
-    housekeeping.start()
-    backups.start()
-    webhooks.start()
-    failover.start()
-    disk.start()
-    // `printhub settings set` writes from another process: taken in within seconds.
-    const settingsReload = setInterval(() => settings.reload(), SETTINGS_RELOAD_MS)
+    workers.start()
     for (const printerId of store.jobStates.printersWithQueuedJobs()) dispatcher.scheduleDispatch(printerId)
     const virtualPrinters = new VirtualPrinters()
     const builtin = store.agents.builtin()!
@@ -362,13 +363,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         // The agent takes no new job; while no new request is taken, it finishes the tickets
         // being written; then the database.
         dispatcher.stop()
-        webhooks.stop()
-        failover.stop()
-        clearInterval(settingsReload)
-        disk.stop()
-        receipts.close()
-        const housekeepingStopped = housekeeping.stop()
-        const backupsStopped = Promise.all([backups.stop(), backupRunner.stop()])
+        const workersStopped = workers.stop()
         stopping.abort()
         const agentStopped = started.stop()
         // Once the agent knows it is stopping: a job offered to a printer that polls stays the agent's, for the next
@@ -377,8 +372,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         epsonSdp.stop()
         await app.stop()
         await agentStopped
-        await housekeepingStopped
-        await backupsStopped
+        await workersStopped
         store.close()
         lock.release()
         // Counts of lines left out, while they still mean something.

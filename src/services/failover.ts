@@ -3,14 +3,11 @@
 // the threshold has its waiting jobs moved to the next one that can, in the destination's order,
 // each ticket marked ("Printed at bar: kitchen is out of paper") and its timeline noting it. Only
 // waiting (PENDING) jobs move: one dispatched or at its printer may print there, so it stays.
-import { describeError, type Logger } from '../platform/log.ts'
+import type { Logger } from '../platform/log.ts'
 import type { ProjectPrinterState } from '../protocol/project-printer.ts'
 import type { Destination } from '../store/destinations.ts'
 import type { Store } from '../store/store.ts'
 import type { PrinterBoard } from './printer-board.ts'
-
-/** How often the failover watch looks at destinations' printers (a query a second when there are none). */
-const WATCH_MS = 1_000
 
 /** States in which a printer cannot print: its waiting jobs move on after the threshold. */
 const CANNOT_PRINT: readonly ProjectPrinterState[] = ['offline', 'paper_out', 'cover_open', 'error']
@@ -36,8 +33,6 @@ export function firstThatCanPrint(
 }
 
 export class Failover {
-  private timer: Timer | undefined
-
   constructor(
     private readonly store: Store,
     private readonly board: Pick<PrinterBoard, 'conditions'>,
@@ -57,26 +52,10 @@ export class Failover {
     )
   }
 
-  start(): void {
-    this.timer = setInterval(() => {
-      try {
-        this.watch()
-      } catch (error) {
-        // A full or failing disk: nothing moved (each move is one change); the next look tries again.
-        this.options.log?.error(
-          'the failover watch could not move jobs; it tries again',
-          { error: describeError(error) },
-          { limit: 'failover failed' },
-        )
-      }
-    }, WATCH_MS)
-  }
-
-  stop(): void {
-    clearInterval(this.timer)
-  }
-
-  /** Moves the waiting jobs of every printer that has not been able to print for longer than the threshold. */
+  /**
+   * Moves the waiting jobs of every printer that has not been able to print for longer than the threshold (the hub's
+   * workers look every second: workers/hub-workers.ts). Each move is one change: one that fails moved nothing.
+   */
   watch(): void {
     const now = this.options.now()
     const names = (id: string) => this.printerName(id)

@@ -10,8 +10,6 @@ import { EVENT_RETENTION_DAYS, MAX_EVENTS } from '../store/events.ts'
 import type { Store } from '../store/store.ts'
 import { describeError, type Logger } from '../platform/log.ts'
 
-/** How often the hub looks for what has aged out. */
-export const PRUNE_INTERVAL_MS = 60_000
 /**
  * Jobs deleted in one step: a few milliseconds of work (each takes its document, its timeline and
  * its counters with it; 100 a step held the event loop up to 10 ms at the p99).
@@ -51,34 +49,27 @@ export interface PassResult {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export class Housekeeping {
-  private timer: Timer | undefined
   private running: Promise<PassResult> | undefined
-  private stopped = false
+  /** Aborted: the pass under way ends after its step (the hub is stopping). */
+  private signal: AbortSignal | undefined
 
   constructor(
     private readonly store: Store,
     private readonly sources: HousekeepingSources,
-    private readonly intervalMs: number = PRUNE_INTERVAL_MS,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => void this.pass(), this.intervalMs)
-  }
-
-  /** Stops looking; waits for a pass under way to finish its step. */
-  async stop(): Promise<void> {
-    this.stopped = true
-    clearInterval(this.timer)
-    await this.running
-  }
-
-  /** One pass now (none starts while another runs): what it deleted and gave back. */
-  pass(): Promise<PassResult> {
-    this.running ??= this.work().finally(() => (this.running = undefined))
+  /** One pass now (none starts while another runs): what it deleted and gave back; ends early once `signal` aborts. */
+  pass(signal?: AbortSignal): Promise<PassResult> {
+    this.running ??= this.work(signal).finally(() => (this.running = undefined))
     return this.running
   }
 
-  private async work(): Promise<PassResult> {
+  private get stopped(): boolean {
+    return this.signal?.aborted === true
+  }
+
+  private async work(signal: AbortSignal | undefined): Promise<PassResult> {
+    this.signal = signal
     const setting = this.sources.retentionDays()
     const squeezed = this.sources.diskLow() && setting > RETENTION_DAYS.min
     const days = squeezed ? RETENTION_DAYS.min : setting

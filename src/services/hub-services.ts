@@ -39,25 +39,28 @@ export interface HubParts {
 }
 
 export class HubServices {
+  /** Jobs submitted, reprinted and cancelled. */
   readonly jobs: JobService
   /** What the edges read of jobs. */
   readonly jobQueries: JobQueries
-  readonly agents: AgentService
-  readonly audit: AuditLog
-  readonly printers: PrinterService
-  readonly destinations: DestinationService
-  readonly webhooks: WebhookService
-  /** Each project's events, for applications' streams. */
-  readonly events: ProjectEvents
-  /** Projects' stored images (logos). */
-  readonly images: ImageService
   readonly projects: ProjectService
   /** Projects' API keys. */
   readonly keys: KeyService
+  readonly printers: PrinterService
+  readonly destinations: DestinationService
+  /** Paired agents and pairing codes. */
+  readonly agents: AgentService
+  readonly webhooks: WebhookService
+  /** Projects' stored images (logos). */
+  readonly images: ImageService
+  /** Each project's events, for applications' streams. */
+  readonly events: ProjectEvents
   /** The dashboard's accounts. */
   readonly accounts: AccountService
   /** Signing in, sessions and admin tokens. */
   readonly access: AdminAccess
+  /** The audit log's pages, and the backups noted in it. */
+  readonly audit: AuditLog
 
   constructor(
     private readonly store: Store,
@@ -66,17 +69,17 @@ export class HubServices {
     const now = parts.now ?? Date.now
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.jobQueries = new JobQueries(store)
-    this.agents = new AgentService(store, this.jobs, parts.connections, now)
-    this.audit = new AuditLog(store)
-    this.printers = new PrinterService(store, this.jobs, parts.board)
-    this.destinations = new DestinationService(store)
-    this.events = new ProjectEvents(store)
-    this.images = new ImageService(store, this.jobs.capacity)
-    this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
     this.projects = new ProjectService(store)
     this.keys = new KeyService(store)
+    this.printers = new PrinterService(store, this.jobs, parts.board)
+    this.destinations = new DestinationService(store)
+    this.agents = new AgentService(store, this.jobs, parts.connections, now)
+    this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
+    this.images = new ImageService(store, this.jobs.capacity)
+    this.events = new ProjectEvents(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)
+    this.audit = new AuditLog(store)
   }
 
   /**
@@ -89,14 +92,10 @@ export class HubServices {
 
   /**
    * The settings the dashboard changes while the hub runs, as saved over `defaults` (the configuration's); `pinned`
-   * (the environment's) stay as they are; `apply` is told them whenever they change.
+   * (the environment's) stay as they are: the one holder every part of the hub reads them from, at each use.
    */
-  liveSettings(
-    defaults: EditableSettings,
-    pinned: LiveSettings['pinned'] = [],
-    apply: (settings: EditableSettings) => void = () => {},
-  ): LiveSettings {
-    return new LiveSettings(this.store, defaults, pinned, apply)
+  liveSettings(defaults: EditableSettings, pinned: LiveSettings['pinned'] = []): LiveSettings {
+    return new LiveSettings(this.store, defaults, pinned)
   }
 
   /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents. */

@@ -1,7 +1,9 @@
 // The settings the dashboard changes while the hub runs: the server name, the retry backoff, the limit of unfinished
 // jobs per project, retention (by age and by each project's bytes), the disk's minimum and the scheduled backups. Saved
-// in the store and applied at once; a setting the environment set (PRINTHUB_*) is pinned: it stays as set, and the
-// dashboard says so.
+// in the store; a setting the environment set (PRINTHUB_*) is pinned: it stays as set, and the dashboard says so. One
+// holder (`values`) that the parts of the hub read at each use (the gateway's name, the dispatcher's retry delays, the
+// store's limit of unfinished jobs, retention, the disk guard, the backups): a change applies at once, and nothing
+// keeps a copy to be updated.
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
 import type { Store } from '../store/store.ts'
@@ -90,11 +92,8 @@ export class LiveSettings {
     private readonly defaults: EditableSettings,
     /** The settings the environment set: they stay as set. */
     readonly pinned: readonly EditableSetting[],
-    /** Told the settings whenever they change, to apply them. */
-    private readonly apply: (settings: EditableSettings) => void,
   ) {
     this.current = this.load()
-    apply(this.current)
   }
 
   /** Takes what another process (`printhub settings set`) saved meanwhile; true when the settings changed. */
@@ -103,7 +102,6 @@ export class LiveSettings {
     const loaded = this.load()
     if (JSON.stringify(loaded) === JSON.stringify(this.current)) return false
     this.current = loaded
-    this.apply(this.current)
     return true
   }
 
@@ -129,7 +127,6 @@ export class LiveSettings {
       this.store.settings.set(STORE_KEY, text)
       if (changed !== undefined) recordChange(this.store, { actor, action: 'settings.set', target: changed })
     })
-    this.apply(this.current)
     return outcome
   }
 

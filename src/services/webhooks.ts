@@ -2,7 +2,8 @@
 // time, so it gets its events in order. A POST signed as Standard Webhooks define (`webhook-id`
 // stable across retries, `webhook-timestamp`, `webhook-signature`), 10 s at most, redirects not
 // followed; anything but a 2xx is tried again on Standard Webhooks' schedule (5 s, 5 min, 30 min,
-// 2 h, 5 h, 10 h, 10 h, then every 10 h), and a webhook that has failed for 5 days is disabled.
+// 2 h, 5 h, 10 h, 10 h, then every 10 h), and a webhook that has failed for 5 days is disabled. The
+// hub's workers look at the outbox every second and at each event (workers/hub-workers.ts).
 import { WEBHOOK_HEADERS, webhookSignature } from '../protocol/webhook-signature.ts'
 import type { Logger } from '../platform/log.ts'
 import type { DueDelivery } from '../store/webhooks.ts'
@@ -13,12 +14,8 @@ export type { WebhookReport } from './project-webhooks.ts'
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const
 export const DELIVERY_TIMEOUT_MS = 10_000
 export const DISABLE_AFTER_MS = 5 * 86_400_000
-/** How often the outbox is looked at, beside each new event. */
-const TICK_MS = 1_000
 
 export class WebhookSender {
-  private timer: Timer | undefined
-  private stopListening = () => {}
   private readonly sending = new Set<string>()
   private readonly stopping = new AbortController()
 
@@ -27,18 +24,18 @@ export class WebhookSender {
     private readonly options: { now: () => number; log?: Logger; fetch?: typeof fetch },
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => this.tick(), TICK_MS)
-    // Only a project with a webhook has deliveries to send: the others' events cost no query here.
-    this.stopListening = this.store.events.listen((projectId) => {
-      if (this.store.webhooks.wanted(projectId)) this.tick()
+  /**
+   * Calls `news` at each event of a project that has a webhook (only those have deliveries to send: the others' events
+   * cost no query here); what it returns stops listening.
+   */
+  listen(news: () => void): () => void {
+    return this.store.events.listen((projectId) => {
+      if (this.store.webhooks.wanted(projectId)) news()
     })
-    this.tick()
   }
 
+  /** Sends nothing more; deliveries under way are given up (sent again at the next start). */
   stop(): void {
-    clearInterval(this.timer)
-    this.stopListening()
     this.stopping.abort()
   }
 

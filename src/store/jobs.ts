@@ -65,8 +65,8 @@ export interface JobsOptions {
   db: Database
   commits: GroupCommit
   printers: Printers
-  /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
-  openJobLimit: number
+  /** Unfinished jobs one project may have now (the entitlement limit: a setting, read at each submission). */
+  openJobLimit: () => number
   now: () => number
   log: JobLog
   fanOuts: FanOuts
@@ -88,8 +88,8 @@ export class Jobs extends JobReads {
   private readonly printers: Printers
   private readonly now: () => number
   private readonly log: JobLog
-  /** Unfinished jobs one project may have (the entitlement limit); the dashboard's settings change it. */
-  openJobLimit: number
+  /** Unfinished jobs one project may have now (the entitlement limit: a setting, read at each submission). */
+  private readonly openJobLimit: () => number
   /** Bytes of unfinished jobs' documents one project may have. */
   openBytesLimit: number
 
@@ -257,8 +257,8 @@ export class Jobs extends JobReads {
   ): Extract<CreateJobOutcome, { kind: 'entitlement_limit' }> | undefined {
     const open = this.openJobs.get(projectId)
     const openJobs = open?.open_jobs ?? 0
-    if (openJobs + jobs > this.openJobLimit)
-      return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit: this.openJobLimit }
+    const limit = this.openJobLimit()
+    if (openJobs + jobs > limit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit }
     const openBytes = open?.open_bytes ?? 0
     if (openBytes + bytes > this.openBytesLimit)
       return { kind: 'entitlement_limit', limited: 'bytes', open: openBytes, limit: this.openBytesLimit }

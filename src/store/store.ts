@@ -31,8 +31,8 @@ export interface StoreOptions {
   dataDir: string
   /** Create the data directory and database when missing (serve and init); otherwise refuse. */
   create: boolean
-  /** Unfinished jobs one project may have (the entitlement limit). */
-  maxOpenJobsPerProject: number
+  /** Unfinished jobs one project may have (the entitlement limit): a number, or the live setting read at each use. */
+  maxOpenJobsPerProject: number | (() => number)
   /** The clock, in milliseconds since the epoch. */
   now?: () => number
   /**
@@ -116,11 +116,12 @@ export class Store {
     this.projects = new Projects(db, now)
     this.apiKeys = new ApiKeys(db, this.commits, now)
     this.printers = new Printers(db, now, () => this.commits.readEpoch)
+    const limit = options.maxOpenJobsPerProject
     this.jobs = new Jobs({
       db,
       commits: this.commits,
       printers: this.printers,
-      openJobLimit: options.maxOpenJobsPerProject,
+      openJobLimit: typeof limit === 'function' ? limit : () => limit,
       now,
       log: jobLog,
       fanOuts: this.fanOuts,

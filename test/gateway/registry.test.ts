@@ -208,7 +208,7 @@ describe('SessionRegistry, with real sessions over an in-memory transport', () =
     // Timers well beyond a test: no heartbeat or deadline interferes.
     const settings: GatewaySettings = {
       serverId: 'srv_registry_test',
-      serverName: 'printhub',
+      serverName: () => 'printhub',
       serverVersion: 'printhub/0.0.0-test',
       challengeTtlMs: 30_000,
       authenticationTimeoutMs: 30_000,

@@ -11,11 +11,17 @@ import { firstStartedStore, type TestStore } from '../support/fixtures.ts'
 const DAY = 86_400_000
 let clock = Date.parse('2026-01-01T12:00:00Z')
 let world: TestStore
+/** The limit of unfinished jobs per project, as the live setting would say it. */
+let openJobLimit = 10_000
 let service: JobService
 let bar: string
 
 beforeEach(async () => {
-  world = await firstStartedStore(() => clock)
+  openJobLimit = 10_000
+  world = await firstStartedStore(
+    () => clock,
+    () => openJobLimit,
+  )
   const builtin = world.store.agents.builtin()!
   bar = world.store.printers.add({
     projectId: world.projectId,
@@ -71,7 +77,7 @@ describe('fan-outs in the store', () => {
     'all or none: a project one job short of its limit gets no child at all, ' +
       "and the 429's figures are the project's",
     async () => {
-      world.store.jobs.openJobLimit = 3
+      openJobLimit = 3
       expect((await post('first')).kind).toBe('created')
       const over = await post('second')
       expect(over).toEqual({ kind: 'entitlement_limit', limited: 'jobs', open: 2, limit: 3 })

@@ -9,8 +9,7 @@ const JOBS = 100_000
 let world: TestStore
 
 beforeAll(async () => {
-  world = await firstStartedStore()
-  world.store.jobs.openJobLimit = JOBS + 1
+  world = await firstStartedStore(Date.now, () => JOBS + 1)
   world.store.jobs.openBytesLimit = Number.MAX_SAFE_INTEGER
   const document = { width: 80 as const, sections: [{ type: 'cut' as const }] }
   for (let i = 0; i < JOBS; i++) {

@@ -88,7 +88,7 @@ export async function agentOverPipe(options: AgentPipeOptions): Promise<AgentPip
   const gateway = new Gateway(
     {
       serverId: `srv_${'c'.repeat(32)}`,
-      serverName: 'agent pipe test',
+      serverName: () => 'agent pipe test',
       serverVersion: printhubServerVersion(VERSION),
       challengeTtlMs: 30_000,
       authenticationTimeoutMs: 30_000,

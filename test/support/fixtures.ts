@@ -27,10 +27,16 @@ export interface TestStore {
   close(): void
 }
 
-/** A first-started hub store (one project, its demo printer) in a new temp directory, on the clock `now`. */
-export async function firstStartedStore(now: () => number = Date.now): Promise<TestStore> {
+/**
+ * A first-started hub store (one project, its demo printer) in a new temp directory, on the clock `now`, with a limit
+ * of unfinished jobs per project (read at each submission).
+ */
+export async function firstStartedStore(
+  now: () => number = Date.now,
+  openJobLimit: () => number = () => 10_000,
+): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), 'printhub-test-'))
-  const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000, now })
+  const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: openJobLimit, now })
   const { projectId } = await initialize(store, dir)
   const printerId = store.printers.resolve(projectId, 'demo')!.id
   return {

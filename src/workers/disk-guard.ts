@@ -1,32 +1,18 @@
 // Watches the free space of the data directory, so that a full disk is an answer, never a 500: below
 // the minimum (PRINTHUB_MIN_FREE_MB, a setting) new jobs are refused with 507 storage_full while
 // reads and the delivery of accepted jobs go on, and /health says why. Asked of the file system
-// every few seconds, not per request; when space comes back, jobs are taken again by themselves.
+// every 2 s by the hub's workers (workers/hub-workers.ts), not per request; when space comes back,
+// jobs are taken again by themselves.
 import { statfsSync } from 'node:fs'
+import { type DiskStatus, diskStatus } from '../domain/disk.ts'
 import type { Logger } from '../platform/log.ts'
 
-/** How often the free space is asked of the file system. */
-export const DISK_CHECK_MS = 2_000
+export type { DiskStatus }
+
 const MB = 1_048_576
-
-export interface DiskStatus {
-  /** Free space for the hub (what a non-root user may still write), in MB. */
-  freeMb: number
-  minFreeMb: number
-  /** Under the minimum: new jobs are refused. */
-  full: boolean
-  /** Under twice the minimum: close to full, so retention keeps only the shortest period (see Housekeeping). */
-  low: boolean
-}
-
-/** How the free space stands against the minimum: the one place that says what full and low are. */
-export function diskStatus(freeMb: number, minFreeMb: number): DiskStatus {
-  return { freeMb, minFreeMb, full: freeMb < minFreeMb, low: freeMb < 2 * minFreeMb }
-}
 
 export class DiskGuard {
   private status: DiskStatus
-  private timer: Timer | undefined
 
   constructor(
     private readonly dataDir: string,
@@ -36,14 +22,6 @@ export class DiskGuard {
     private readonly log?: Logger,
   ) {
     this.status = this.measure()
-  }
-
-  start(intervalMs: number = DISK_CHECK_MS): void {
-    this.timer = setInterval(() => this.check(), intervalMs)
-  }
-
-  stop(): void {
-    clearInterval(this.timer)
   }
 
   /** The status as last measured. */

@@ -7,7 +7,7 @@ import type { PrintDocument } from '../../src/protocol/document.ts'
 import { previewFor } from '../../src/preview/preview.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
 import { renderRequested } from '../../src/render/request.ts'
-import { ReceiptImages } from '../../src/services/receipt-image.ts'
+import { ReceiptImages } from '../../src/workers/receipt-images.ts'
 import { blackPng } from '../support/images.ts'
 
 const printer = { profile: 'generic-80mm', width: 80 as const, connection: 'virtual' }

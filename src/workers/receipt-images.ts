@@ -6,9 +6,9 @@
 import { BoundedMap } from '../platform/bounded-map.ts'
 import { OffThread } from '../platform/off-thread.ts'
 import type { PaperWidth, PrintDocument } from '../protocol/document.ts'
-import type { PrinterRecord } from '../store/printers.ts'
+import type { PrinterRecord } from '../domain/records.ts'
 import { parseConnectionUri } from '../domain/connection-uri.ts'
-import type { ReceiptTask } from './receipt-worker.ts'
+import type { ReceiptTask } from './receipt-thread.ts'
 
 /** Receipt images kept, in bytes of PNG at most; the least recently shown goes first. */
 export const RECEIPT_CACHE_BYTES = 16 * 1024 * 1024
@@ -17,8 +17,8 @@ export const RECEIPT_BUDGET_MS = 20_000
 
 function workerScript(): URL {
   return Bun.main.startsWith('/$bunfs/')
-    ? new URL('file:///$bunfs/root/services/receipt-worker.ts')
-    : new URL('./receipt-worker.ts', import.meta.url)
+    ? new URL('file:///$bunfs/root/workers/receipt-thread.ts')
+    : new URL('./receipt-thread.ts', import.meta.url)
 }
 
 export class ReceiptImages {

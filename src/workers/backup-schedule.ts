@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { ArchiveReader } from '../sqlite/archive.ts'
-import { backupFileName, type BackupOutcome, parseBackupFileName } from './backup.ts'
+import { backupFileName, type BackupOutcome, parseBackupFileName } from '../services/backup.ts'
 import { describeError, type Logger } from '../platform/log.ts'
 
 /** How old the newest backup may be before the next is made. */
@@ -112,8 +112,6 @@ export interface CheckResult {
 const MB = 1024 * 1024
 
 export class BackupSchedule {
-  private first: Timer | undefined
-  private timer: Timer | undefined
   private checking: Promise<CheckResult> | undefined
   private failedAt: number | undefined
   private stopped = false
@@ -121,25 +119,18 @@ export class BackupSchedule {
   constructor(
     private readonly runner: BackupRunner,
     private readonly sources: BackupScheduleSources,
-    private readonly times: ScheduleTimes = {
+    /** When the hub's workers look (workers/hub-workers.ts), and the wait after a failed backup. */
+    readonly times: ScheduleTimes = {
       firstCheckMs: FIRST_BACKUP_CHECK_MS,
       checkMs: BACKUP_CHECK_MS,
       retryMs: BACKUP_RETRY_MS,
     },
   ) {}
 
-  start(): void {
-    this.first = setTimeout(() => {
-      void this.check()
-      this.timer = setInterval(() => void this.check(), this.times.checkMs)
-    }, this.times.firstCheckMs)
-  }
-
-  /** Stops looking; waits for a backup under way. */
+  /** Looks no more: a backup under way is stopped (its process killed, no archive left under its name). */
   async stop(): Promise<void> {
     this.stopped = true
-    clearTimeout(this.first)
-    clearInterval(this.timer)
+    await this.runner.stop()
     await this.checking
   }
 

@@ -1,4 +1,4 @@
-// The receipt worker's thread (see receipt-image.ts): a document rendered for a printer model (or
+// The receipt worker's thread (see receipt-images.ts): a document rendered for a printer model (or
 // the bytes already rendered for it), read back as that printer would print it, as a PNG.
 import type { TaskAnswer } from '../platform/off-thread.ts'
 import type { PaperWidth } from '../protocol/document.ts'
