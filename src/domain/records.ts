@@ -4,6 +4,7 @@
 // shapes, the services and the edges pass them on.
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import type { PaperWidth } from '../protocol/document.ts'
+import type { EventType } from '../protocol/events.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { PrinterState } from './printer-state.ts'
@@ -87,7 +88,8 @@ export interface Webhook {
   id: string
   projectId: string
   url: string
-  events: string[]
+  /** The events it is sent. */
+  events: EventType[]
   description: string | null
   createdAt: string
   /** Since when its deliveries fail (null: the last one went through). */

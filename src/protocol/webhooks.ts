@@ -3,8 +3,11 @@ import { EVENT_TYPES, type EventType } from './events.ts'
 import { array, nullable, object, oneOf, optional, refine, type Rule, string } from './rules.ts'
 import { timestamp } from './values.ts'
 
+/** The longest URL a webhook may have. */
+export const MAX_WEBHOOK_URL_LENGTH = 2_048
+
 /** A URL the hub can POST to: http or https, with a host, no credentials in it. */
-export const webhookUrlRule = refine(string({ min: 1, max: 2_048 }), (text) => {
+export const webhookUrlRule = refine(string({ min: 1, max: MAX_WEBHOOK_URL_LENGTH }), (text) => {
   let url: URL
   try {
     url = new URL(text)

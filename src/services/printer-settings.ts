@@ -2,6 +2,7 @@
 // way wherever a printer is added or edited: the CLI, the dashboard, an agent's own list.
 import { defaultProfileId, findProfile, PROFILES } from '../profiles/catalog.ts'
 import { PAPER_WIDTHS, type PaperWidth } from '../protocol/document.ts'
+import { MAX_CONNECTION_LENGTH } from '../protocol/admin/printers.ts'
 import { validate } from '../protocol/rules.ts'
 import { identifier, shortString } from '../protocol/values.ts'
 import { type PollingKind, parseConnectionUri, pollingUri } from '../domain/connection-uri.ts'
@@ -39,9 +40,6 @@ export interface PrinterSettingsFields {
   width?: number | undefined
   name?: string | null | undefined
 }
-
-/** The longest connection a printer record keeps. */
-export const MAX_CONNECTION_LENGTH = 1_024
 
 export interface PrinterSettings {
   id: string

@@ -26,7 +26,8 @@ const toWebhook = (row: WebhookRow): Webhook => ({
   id: row.id,
   projectId: row.project_id,
   url: row.url,
-  events: JSON.parse(row.events) as string[],
+  // Written only as checked when the webhook was made: the events it names.
+  events: JSON.parse(row.events) as Webhook['events'],
   description: row.description,
   createdAt: iso(row.created_at),
   failingSince: isoOrNull(row.failing_since),

@@ -2,6 +2,7 @@
 // demand, enabling one that was disabled for failing, deleting one. Applications make webhooks with
 // the public API; their secrets are never shown here.
 import { EVENT_TYPES } from '../events.ts'
+import { MAX_WEBHOOK_URL_LENGTH } from '../webhooks.ts'
 import { array, type Infer, integer, nullable, object, oneOf, string } from '../rules.ts'
 import { shortString, timestamp } from '../values.ts'
 import { type AdminOperation, count, json, MAX_LISTED, recordId, text } from './contract.ts'
@@ -9,7 +10,7 @@ import { type AdminOperation, count, json, MAX_LISTED, recordId, text } from './
 const webhookFields = {
   id: recordId,
   projectId: recordId,
-  url: string({ min: 1, max: 2_048 }),
+  url: string({ min: 1, max: MAX_WEBHOOK_URL_LENGTH }),
   events: array(oneOf(EVENT_TYPES), { min: 1, max: EVENT_TYPES.length }),
   description: nullable(string({ max: 500 })),
   createdAt: timestamp,
