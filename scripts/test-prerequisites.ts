@@ -1,14 +1,16 @@
 // What the test suite needs from Debian besides Node.js and npm, installed by `npm test` (its first
 // step) when missing: zbar-tools (zbarimg scans the preview's QR codes and barcodes), chromium
 // (the dashboard's browser tests drive it through playwright-core, which downloads no browser),
-// debootstrap and systemd-container (the systemd tests boot a Debian root file system).
+// debootstrap and systemd-container (the systemd tests boot a Debian root file system), postgresql
+// (the store's tests on PostgreSQL run a server of their own: test/support/postgres.ts).
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
 // It also fetches, once each, the Node.js binaries the suite runs (scripts/node-binary.ts): the
 // oldest the client library supports, and the one its test suite runs under, whatever this
 // machine's Node.js is.
-import { accessSync, constants, existsSync } from 'node:fs'
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { fetchNode, nodeBinary, nodePackageFor, OLDEST_NODE_VERSION, TEST_NODE_VERSION } from './node-binary.ts'
 
 export interface Prerequisite {
@@ -35,8 +37,30 @@ export const SYSTEMD_CONTAINER: Prerequisite = {
   why: 'systemd-nspawn, which boots that root file system with its own systemd (test/binary/systemd.test.ts)',
 }
 
+export const POSTGRESQL: Prerequisite = {
+  package: 'postgresql',
+  why: 'initdb and pg_ctl, which start the PostgreSQL the store tests run on (test/support/postgres.ts)',
+}
+
+/** Where Debian keeps PostgreSQL's server programs: its newest version's bin directory with an initdb, or null. */
+export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
+  let versions: string[]
+  try {
+    versions = readdirSync(root).filter((name) => /^\d+$/.test(name))
+  } catch {
+    return null
+  }
+  for (const version of versions.sort((a, b) => Number(b) - Number(a))) {
+    const bin = join(root, version, 'bin')
+    if (existsSync(join(bin, 'initdb')) && existsSync(join(bin, 'pg_ctl'))) return bin
+  }
+  return null
+}
+
 /** What the decision looks at, so that it can be tested without touching the machine. */
 export interface Machine {
+  /** PostgreSQL's server programs' directory (postgresBinDir), or null. */
+  postgresBin: string | null
   /** The path of `command` on PATH, as `command -v` finds it, or null. */
   which(command: string): string | null
   isExecutable(path: string): boolean
@@ -59,6 +83,7 @@ export function missingPrerequisites(machine: Machine): Prerequisite[] {
   if (!machine.which('debootstrap') && !machine.isExecutable('/usr/sbin/debootstrap')) missing.push(DEBOOTSTRAP)
   if (!machine.which('systemd-nspawn') && !machine.isExecutable('/usr/bin/systemd-nspawn'))
     missing.push(SYSTEMD_CONTAINER)
+  if (!machine.postgresBin) missing.push(POSTGRESQL)
   return missing
 }
 
@@ -118,6 +143,7 @@ export function plan(machine: Machine): Plan {
 
 export function thisMachine(): Machine {
   return {
+    postgresBin: postgresBinDir(),
     which: (command) => Bun.which(command, { PATH: process.env.PATH ?? '' }),
     isExecutable: (path) => {
       try {

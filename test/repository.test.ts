@@ -5,7 +5,16 @@
 // this machine's Node.js (scripts/test-node.ts).
 import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fetchNode, OLDEST_NODE, OLDEST_NODE_VERSION, TEST_NODE_VERSION } from '../scripts/node-binary.ts'
@@ -17,6 +26,8 @@ import {
   missingPrerequisites,
   plan,
   SYSTEMD_CONTAINER,
+  POSTGRESQL,
+  postgresBinDir,
   ZBAR,
 } from '../scripts/test-prerequisites.ts'
 
@@ -130,8 +141,10 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       executables?: string[]
       apt?: boolean
       systemd?: boolean
+      postgres?: boolean
     } = {},
   ): Machine => ({
+    postgresBin: options.postgres === false ? null : '/usr/lib/postgresql/15/bin',
     which: (command) =>
       [...commands, ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn'])].includes(command) ||
       (command === 'apt-get' && options.apt !== false)
@@ -162,6 +175,7 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       DEBOOTSTRAP,
       SYSTEMD_CONTAINER,
     ])
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { postgres: false }))).toEqual([POSTGRESQL])
     // Found where Debian puts them when PATH lacks /usr/sbin.
     expect(
       missingPrerequisites(
@@ -181,6 +195,24 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       expect(decided.message).toContain('zbarimg')
     }
     expect(plan(machine(['zbarimg', 'chromium'], { root: false }))).toEqual({ kind: 'ready' })
+  })
+
+  test("PostgreSQL's programs: the newest version that has both initdb and pg_ctl", () => {
+    const root = mkdtempSync(join(tmpdir(), 'printhub-pg-bin-'))
+    try {
+      expect(postgresBinDir(join(root, 'none'))).toBeNull()
+      for (const [version, programs] of [
+        ['13', ['initdb', 'pg_ctl']],
+        ['15', ['initdb']],
+        ['9', ['initdb', 'pg_ctl']],
+      ] as const) {
+        mkdirSync(join(root, version, 'bin'), { recursive: true })
+        for (const program of programs) writeFileSync(join(root, version, 'bin', program), '')
+      }
+      expect(postgresBinDir(root)).toBe(join(root, '13', 'bin'))
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   test('no apt-get: stops and names the packages', () => {

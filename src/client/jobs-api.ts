@@ -143,17 +143,7 @@ export class JobsApi {
 
   /** One job of the project; ApiError not_found when the project has none with that ID. */
   async get(jobId: string, options: RequestOptions = {}): Promise<Job> {
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
-    return (
-      await this.#connection.send({
-        method: 'GET',
-        path,
-        authenticated: true,
-        retryable: true,
-        contract: jobDetailResponseRule,
-        signal: options.signal,
-      })
-    ).job
+    return (await this.#detail(jobId, options)).job
   }
 
   /**
@@ -162,19 +152,19 @@ export class JobsApi {
    * any other job.
    */
   async children(jobId: string, options: RequestOptions = {}): Promise<Job[]> {
-    const path = `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`
-    return (
-      (
-        await this.#connection.send({
-          method: 'GET',
-          path,
-          authenticated: true,
-          retryable: true,
-          contract: jobDetailResponseRule,
-          signal: options.signal,
-        })
-      ).children ?? []
-    )
+    return (await this.#detail(jobId, options)).children ?? []
+  }
+
+  /** The job's detail, as the hub answers it. */
+  #detail(jobId: string, options: RequestOptions) {
+    return this.#connection.send({
+      method: 'GET',
+      path: `${this.#connection.jobsPath()}/${encodeURIComponent(jobId)}`,
+      authenticated: true,
+      retryable: true,
+      contract: jobDetailResponseRule,
+      signal: options.signal,
+    })
   }
 
   /**
