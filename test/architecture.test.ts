@@ -117,13 +117,13 @@ describe('architecture', () => {
     expect(importsOf(join(browser, 'app.ts')).map(partOf)).toContain('protocol')
   })
 
-  test('the edges (CLI, admin API, public API, dashboard, polling) and the workers import no store', () => {
+  test('the edges (CLI, admin API, public API, dashboard, polling) and the workers import no store of any kind', () => {
     const edges = ['cli', 'admin', 'api', 'dashboard', 'polling', 'workers']
     const wrong = sources
       .filter((file) => edges.includes(partOf(file)))
       .flatMap((file) =>
         importsOf(file)
-          .filter((target) => partOf(target) === 'store')
+          .filter((target) => partOf(target) === 'store' || partOf(target) === 'pgstore')
           .map((target) => `${relative(ROOT, file)} imports ${relative(SRC, target)}`),
       )
     expect(wrong).toEqual([])
@@ -134,7 +134,7 @@ describe('architecture', () => {
 
   test(
     'the web framework only at the HTTP edges; SQLite only in the store, the ' +
-      "SQLite kit and the agent's ledgers (and their schema)",
+      "SQLite kit and the agent's ledgers (and their schema); PostgreSQL only in its store and where the hub opens it",
     () => {
       const users = (pkg: string) =>
         sources
@@ -146,6 +146,11 @@ describe('architecture', () => {
           (file) => !/^(store|sqlite)\//.test(file) && !/^agent\/(builtin-)?ledger(-schema)?\.ts$/.test(file),
         ),
       ).toEqual([])
+      const postgres = sources
+        .filter((file) => /import [^;]*\bSQL\b[^;]*from 'bun'/.test(readFileSync(file, 'utf8')))
+        .map((file) => relative(SRC, file))
+      expect(postgres.filter((file) => !/^pgstore\//.test(file) && file !== 'hub/postgres-store.ts')).toEqual([])
+      expect(postgres).toContain('hub/postgres-store.ts')
     },
   )
 

@@ -1,0 +1,36 @@
+// Opens the cluster's store, a PostgreSQL database, for the commands that work on it: its schema brought up to date
+// (`printhub migrate`), and where it stands. A database that cannot be reached, or refuses, is a ConfigError naming it
+// without its password.
+import { SQL } from 'bun'
+import { shownStoreUrl } from '../domain/store-url.ts'
+import { type Migrated, migrate, type SchemaState, schemaState } from '../pgstore/migrate.ts'
+import { ConfigError } from './config.ts'
+
+/** How long reaching the database may take before it is said to be unreachable. */
+const CONNECT_TIMEOUT_SECONDS = 10
+
+/** Runs `work` on one connection to the database at `url`, closed afterwards. */
+async function withDatabase<T>(url: string, work: (sql: SQL) => Promise<T>): Promise<T> {
+  const sql = new SQL(url, { max: 1, connectionTimeout: CONNECT_TIMEOUT_SECONDS, idleTimeout: 1 })
+  try {
+    return await work(sql)
+  } catch (error) {
+    if (error instanceof ConfigError) throw error
+    const password = new URL(url).password
+    const message = (error as Error).message ?? String(error)
+    const said = password === '' ? message : message.replaceAll(decodeURIComponent(password), '***')
+    throw new ConfigError(`the database ${shownStoreUrl(url)}: ${said}`)
+  } finally {
+    await sql.close({ timeout: 1 })
+  }
+}
+
+/** Brings the database's schema to this program's (`printhub migrate`). */
+export function migrateStore(url: string): Promise<Migrated> {
+  return withDatabase(url, (sql) => migrate(sql))
+}
+
+/** The schema the database has against this program's. */
+export function storeSchemaState(url: string): Promise<SchemaState> {
+  return withDatabase(url, (sql) => schemaState(sql))
+}
