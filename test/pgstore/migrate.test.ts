@@ -65,7 +65,7 @@ describe('printhub migrate --store URL', () => {
     })
   }, 30_000)
 
-  test('bad input: no URL, another kind of URL, a database that cannot be reached; none shows the password', async () => {
+  test('bad input: no URL, another kind of URL, a database not reached; none shows the password', async () => {
     const none = await cli(['migrate'])
     expect(none.code).toBe(2)
     expect(none.stderr).toContain('give the database with --store URL or PRINTHUB_DATABASE_URL')
