@@ -4,7 +4,7 @@
 // statements, indexes and triggers).
 import { Database } from 'bun:sqlite'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../src/protocol/limits.ts'
-import { newId } from '../src/store/ids.ts'
+import { newId } from '../src/storage/ids.ts'
 import { JOB_INSERT_SQL, type JobRow } from '../src/store/jobs.ts'
 
 export interface FloorDatabase {

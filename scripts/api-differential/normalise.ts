@@ -3,7 +3,7 @@
 // in the order they first appear in a side's recording (`<job#3>`), so a job referred to later is recognised as the
 // same one; a key's display prefix gets its key's number (`<phk#1 prefix>`).
 
-/** Record IDs: a type prefix and a UUIDv7 in hex (src/store/ids.ts). */
+/** Record IDs: a type prefix and a UUIDv7 in hex (src/storage/ids.ts). */
 const RECORD_ID = /\b(prj|apk|prn|job|agt|key|srv|ses|adt|whk|dst|usr)_[0-9a-f]{32}\b/g
 /** Secrets and their display prefixes: project API keys, admin tokens (prefix + 8 characters shown). */
 const SECRET = /\b(phk|pha)_[A-Za-z0-9_-]{8,}/g

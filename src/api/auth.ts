@@ -11,11 +11,16 @@ function unauthorized(message: string): ApiError {
 }
 
 /** The active key of the request, bound to `projectId` and holding `scope`; throws 401 or 403 otherwise. */
-export function authenticate({ keys }: HubServices, request: Request, projectId: string, scope: ApiKeyScope): ApiKey {
+export async function authenticate(
+  { keys }: HubServices,
+  request: Request,
+  projectId: string,
+  scope: ApiKeyScope,
+): Promise<ApiKey> {
   const header = request.headers.get('authorization')
   if (header === null) throw unauthorized('Send the project API key as "Authorization: Bearer <key>".')
   const match = /^Bearer ([^\s]+)$/i.exec(header)
-  const key = match ? keys.use(match[1]!) : undefined
+  const key = match ? await keys.use(match[1]!) : undefined
   // One answer for malformed, unknown, revoked and other-project keys: nothing to learn by probing.
   if (!key || key.projectId !== projectId) throw unauthorized('The API key is not valid for this project.')
   if (!key.scopes.includes(scope)) throw new ApiError('forbidden', `The API key lacks the ${scope} scope.`)

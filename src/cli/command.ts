@@ -90,12 +90,16 @@ export function withServices<T>(args: ParsedArgs, io: Io, work: (services: HubSe
 }
 
 /** Like withServices, for commands on one project (--project ID), which must exist. */
-export function withProject<T>(args: ParsedArgs, io: Io, work: (services: HubServices, projectId: string) => T): T {
+export function withProject<T>(
+  args: ParsedArgs,
+  io: Io,
+  work: (services: HubServices, projectId: string) => T,
+): Promise<Awaited<T>> {
   const projectId = requireString(args, 'project')
-  return withServices(args, io, (services) => {
-    if (!services.projects.get(projectId))
+  return withServices(args, io, async (services): Promise<Awaited<T>> => {
+    if (!(await services.projects.get(projectId)))
       throw new CliError(`there is no project ${projectId} (see printhub projects list)`)
-    return work(services, projectId)
+    return await work(services, projectId)
   })
 }
 

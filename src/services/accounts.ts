@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { User } from '../domain/accounts.ts'
 import type { AdminRole } from '../protocol/admin-api.ts'
-import { hashSecret, randomBase64Url } from '../store/secrets.ts'
+import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
 import type { Store } from '../store/store.ts'
 import { type Actor, accountActor } from './actor.ts'
 import { recordChange } from './audit.ts'

@@ -4,6 +4,8 @@
 // recorded here; the log is read a page at a time (newest first).
 import type { AuditEntry } from '../domain/accounts.ts'
 import type { AuditAction } from '../protocol/audit-actions.ts'
+import type { Db, NewAuditEntry } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Store } from '../store/store.ts'
 import type { Actor } from './actor.ts'
 
@@ -14,9 +16,19 @@ export interface AuditedChange {
   target: string | null
 }
 
+/** The audit log's entry of a change. */
+function entryOf({ actor, action, target }: AuditedChange): NewAuditEntry {
+  return { userId: actor.userId, user: actor.user, action, target, address: actor.address }
+}
+
 /** Writes an entry; call it inside the change's `store.commits.write`. */
-export function recordChange(store: Store, { actor, action, target }: AuditedChange): void {
-  store.audit.record({ userId: actor.userId, user: actor.user, action, target, address: actor.address })
+export function recordChange(store: Store, change: AuditedChange): void {
+  store.audit.record(entryOf(change))
+}
+
+/** The same in a unit of work: the entry written in the change's own transaction, whichever the store. */
+export function* recordedChange(db: Db, change: AuditedChange): Unit<void> {
+  yield* db.audit.record(entryOf(change))
 }
 
 export class AuditLog {

@@ -19,6 +19,7 @@ import { type EditableSettings, LiveSettings } from './live-settings.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
+import { SqliteUnits } from '../store/units.ts'
 import { WebhookService } from './project-webhooks.ts'
 
 /** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
@@ -69,8 +70,10 @@ export class HubServices {
     const now = parts.now ?? Date.now
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.jobQueries = new JobQueries(store)
-    this.projects = new ProjectService(store)
-    this.keys = new KeyService(store)
+    // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
+    const units = new SqliteUnits(store)
+    this.projects = new ProjectService(units)
+    this.keys = new KeyService(units)
     this.printers = new PrinterService(store, this.jobs, parts.board)
     this.destinations = new DestinationService(store)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)

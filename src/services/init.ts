@@ -3,7 +3,7 @@
 import { THE_MACHINE } from './actor.ts'
 import { recordChange } from './audit.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
-import { newId } from '../store/ids.ts'
+import { newId } from '../storage/ids.ts'
 import type { Store } from '../store/store.ts'
 import { join } from 'node:path'
 import type { Credentials } from '../agent/connection.ts'

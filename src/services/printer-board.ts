@@ -5,7 +5,7 @@ import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
 import { needsAttention, type PrinterState, projectPrinterState } from '../domain/printer-state.ts'
 import type { ProjectPrinter } from '../protocol/project-printer.ts'
-import { iso } from '../store/time.ts'
+import { iso } from '../storage/time.ts'
 import type { Logger } from '../platform/log.ts'
 
 export interface PrinterView extends PrinterRecord {

@@ -6,9 +6,10 @@ import type { ApiKey, Project } from '../domain/records.ts'
 import { type ApiKeyScope, isApiKeyScope } from '../protocol/api-key.ts'
 import { validate } from '../protocol/rules.ts'
 import { shortString } from '../protocol/values.ts'
-import type { Store } from '../store/store.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 
 export type CreateProjectOutcome = { kind: 'created'; project: Project } | { kind: 'invalid'; message: string }
 
@@ -31,67 +32,67 @@ export interface NewKey {
 }
 
 export class ProjectService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly units: UnitRunner) {}
 
-  list(): Project[] {
-    return this.store.projects.list()
+  list(): Promise<Project[]> {
+    return this.units.read((db) => db.projects.list())
   }
 
-  get(id: string): Project | undefined {
-    return this.store.projects.get(id)
+  get(id: string): Promise<Project | undefined> {
+    return this.units.read((db) => db.projects.get(id))
   }
 
   /** A project, named as given without the spaces around it (1 to 256 characters). */
-  create(actor: Actor, name: string): CreateProjectOutcome {
+  async create(actor: Actor, name: string): Promise<CreateProjectOutcome> {
     const trimmed = name.trim()
     const checked = validate(shortString, trimmed)
     if (!checked.ok) return { kind: 'invalid', message: checked.issues[0]!.message }
-    return this.store.commits.write(() => {
-      const project = this.store.projects.create(trimmed)
-      recordChange(this.store, { actor, action: 'projects.create', target: project.name })
+    return this.units.write(function* (db): Unit<CreateProjectOutcome> {
+      const project = yield* db.projects.create(trimmed)
+      yield* recordedChange(db, { actor, action: 'projects.create', target: project.name })
       return { kind: 'created', project }
     })
   }
 }
 
 export class KeyService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly units: UnitRunner) {}
 
   /** A project's keys (never their secrets). */
-  list(projectId: string): ApiKey[] {
-    return this.store.apiKeys.list(projectId)
+  list(projectId: string): Promise<ApiKey[]> {
+    return this.units.read((db) => db.apiKeys.list(projectId))
   }
 
-  get(id: string): ApiKey | undefined {
-    return this.store.apiKeys.get(id)
+  get(id: string): Promise<ApiKey | undefined> {
+    return this.units.read((db) => db.apiKeys.get(id))
   }
 
   /** The active key of this secret, its use recorded; undefined for a malformed, unknown or revoked one. */
-  use(secret: string): ApiKey | undefined {
-    return this.store.apiKeys.use(secret)
+  use(secret: string): Promise<ApiKey | undefined> {
+    return this.units.read((db) => db.apiKeys.use(secret))
   }
 
   /** A new key of the project; its secret is in this answer only. */
-  create(actor: Actor, projectId: string, { scopes, name }: NewKey): CreateKeyOutcome {
+  async create(actor: Actor, projectId: string, { scopes, name }: NewKey): Promise<CreateKeyOutcome> {
     const unknown = scopes.find((scope) => !isApiKeyScope(scope))
     if (unknown !== undefined || scopes.length === 0) return { kind: 'invalid', scope: unknown }
-    return this.store.commits.write((): CreateKeyOutcome => {
-      if (!this.store.projects.get(projectId)) return { kind: 'unknown_project' }
-      const made = this.store.apiKeys.create(projectId, scopes as ApiKeyScope[], name)
-      recordChange(this.store, { actor, action: 'keys.create', target: projectId })
+    return this.units.write(function* (db): Unit<CreateKeyOutcome> {
+      if (!(yield* db.projects.get(projectId))) return { kind: 'unknown_project' }
+      const made = yield* db.apiKeys.create(projectId, scopes as ApiKeyScope[], name)
+      yield* recordedChange(db, { actor, action: 'keys.create', target: projectId })
       return { kind: 'created', ...made }
     })
   }
 
   /** Revokes a key at once: applications using it are refused from their next request. */
-  revoke(actor: Actor, keyId: string): RevokeKeyOutcome {
-    return this.store.commits.write((): RevokeKeyOutcome => {
-      const key = this.store.apiKeys.get(keyId)
+  revoke(actor: Actor, keyId: string): Promise<RevokeKeyOutcome> {
+    return this.units.write(function* (db): Unit<RevokeKeyOutcome> {
+      const key = yield* db.apiKeys.get(keyId)
       if (!key) return { kind: 'unknown' }
       if (key.revokedAt !== null) return { kind: 'already_revoked', key }
-      this.store.apiKeys.revoke(key.id)
-      recordChange(this.store, { actor, action: 'keys.revoke', target: key.id })
-      return { kind: 'revoked', key: this.store.apiKeys.get(key.id)! }
+      yield* db.apiKeys.revoke(key.id)
+      yield* recordedChange(db, { actor, action: 'keys.revoke', target: key.id })
+      return { kind: 'revoked', key: (yield* db.apiKeys.get(key.id))! }
     })
   }
 }

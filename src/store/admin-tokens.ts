@@ -1,9 +1,9 @@
 import type { Database } from 'bun:sqlite'
-import { newId } from './ids.ts'
+import { newId } from '../storage/ids.ts'
 import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
-import { hashSecret, randomBase64Url } from './secrets.ts'
-import { iso, isoOrNull } from './time.ts'
+import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { AdminToken } from '../domain/accounts.ts'
 

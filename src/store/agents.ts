@@ -1,8 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
-import { newId } from './ids.ts'
-import { iso, isoOrNull } from './time.ts'
+import { newId } from '../storage/ids.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 import type { AgentPrinter, AgentRecord } from '../domain/records.ts'
 
 export type { AgentPrinter, AgentRecord }

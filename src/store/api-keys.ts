@@ -1,12 +1,13 @@
 import type { Database } from 'bun:sqlite'
-import { API_KEY_DISPLAY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, type ApiKeyScope } from '../protocol/api-key.ts'
-import { newId } from './ids.ts'
+import { API_KEY_PATTERN, type ApiKeyScope } from '../protocol/api-key.ts'
+import { newId } from '../storage/ids.ts'
 import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
-import { hashSecret, randomBase64Url } from './secrets.ts'
-import { iso, isoOrNull } from './time.ts'
+import { hashSecret, newApiKeySecret } from '../storage/secrets.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { ApiKey } from '../domain/records.ts'
+import type { ApiKeyRepository } from '../storage/repositories.ts'
 
 export type { ApiKey }
 
@@ -32,7 +33,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   revokedAt: isoOrNull(row.revoked_at),
 })
 
-export class ApiKeys {
+export class ApiKeys implements ApiKeyRepository {
   constructor(
     private readonly db: Database,
     private readonly commits: GroupCommit,
@@ -41,7 +42,7 @@ export class ApiKeys {
 
   /** Creates a key; the secret is returned here once and stored only as a hash. */
   create(projectId: string, scopes: readonly ApiKeyScope[], name: string | null): { key: ApiKey; secret: string } {
-    const secret = API_KEY_PREFIX + randomBase64Url(32)
+    const { secret, prefix } = newApiKeySecret()
     const row = this.db
       .query<ApiKeyRow, [string, string, string | null, string, Uint8Array, string, number]>(
         `INSERT INTO api_keys (id, project_id, name, key_prefix, secret_hash, scopes, created_at)
@@ -51,7 +52,7 @@ export class ApiKeys {
         newId('apk'),
         projectId,
         name,
-        secret.slice(0, API_KEY_DISPLAY_LENGTH),
+        prefix,
         hashSecret(secret),
         [...new Set(scopes)].sort().join(' '),
         this.now(),

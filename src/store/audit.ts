@@ -2,18 +2,12 @@
 // or on the machine, and every sign-in (failed ones too). Entries are never changed; retention
 // deletes the oldest as it does finished jobs.
 import type { Database } from 'bun:sqlite'
-import { iso } from './time.ts'
+import { iso } from '../storage/time.ts'
 import type { AuditEntry } from '../domain/accounts.ts'
+import { auditRowOf } from '../storage/audit-row.ts'
+import type { AuditRepository, NewAuditEntry } from '../storage/repositories.ts'
 
-export type { AuditEntry }
-
-export interface NewAuditEntry {
-  userId: string | null
-  user: string | null
-  action: string
-  target?: string | null
-  address?: string | null
-}
+export type { AuditEntry, NewAuditEntry }
 
 interface AuditRow {
   id: number
@@ -33,7 +27,7 @@ const toEntry = (row: AuditRow): AuditEntry => ({
   address: row.address,
 })
 
-export class AuditLog {
+export class AuditLog implements AuditRepository {
   private readonly insert
 
   constructor(
@@ -47,14 +41,8 @@ export class AuditLog {
 
   /** Appends an entry (in the open transaction, or on its own). */
   record(entry: NewAuditEntry): void {
-    this.insert.run(
-      this.now(),
-      entry.userId,
-      entry.user?.slice(0, 128) ?? null,
-      entry.action,
-      entry.target?.slice(0, 256) ?? null,
-      entry.address?.slice(0, 64) ?? null,
-    )
+    const row = auditRowOf(entry)
+    this.insert.run(this.now(), row.userId, row.user, row.action, row.target, row.address)
   }
 
   /** Entries newest first, older than entry `before` when given, at most `limit`. */

@@ -2,8 +2,8 @@
 // each with its printers in order and a mode; and the jobs waiting at one, moved from a printer
 // that cannot print to another of the same destination (services/failover.ts decides when).
 import type { Database } from 'bun:sqlite'
-import { newId } from './ids.ts'
-import { iso } from './time.ts'
+import { newId } from '../storage/ids.ts'
+import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { Destination, DestinationMode } from '../domain/records.ts'
 

@@ -8,7 +8,7 @@ import type { Database } from 'bun:sqlite'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { EventType, ProjectEvent } from '../protocol/events.ts'
 import type { Job, JobState } from '../protocol/job.ts'
-import { iso } from './time.ts'
+import { iso } from '../storage/time.ts'
 import type { Webhooks } from './webhooks.ts'
 import { bound } from '../sqlite/bound.ts'
 

@@ -8,7 +8,7 @@ import { MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import { fanOutState, summariseFanOut } from '../domain/fan-out.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { fanOutRows, type JobPage, type ParentQuery } from './job-pages.ts'
-import { iso, isoOrNull } from './time.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 
 interface FanOutRow {

@@ -3,7 +3,7 @@
 // the image is replaced or deleted).
 import type { Database } from 'bun:sqlite'
 import type { ImageMediaType } from '../protocol/image.ts'
-import { iso } from './time.ts'
+import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { StoredImage } from '../domain/records.ts'
 

@@ -11,7 +11,7 @@ import type { FanOuts } from './fan-outs.ts'
 import { type JobPage, jobPage, type JobQuery, jobSearch } from './job-pages.ts'
 import { JOB_COLUMNS, type JobRow, toJob } from './job-rows.ts'
 import { stateIn } from './sql.ts'
-import { iso } from './time.ts'
+import { iso } from '../storage/time.ts'
 import type { JobEvent, JobFilter } from '../domain/job-queries.ts'
 
 export type { JobEvent, JobFilter }

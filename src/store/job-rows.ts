@@ -1,7 +1,7 @@
 // A job's row in `jobs`: its columns as the statements read them, the job it reads as, and the
 // statement that inserts a new one (jobs.ts).
 import type { Job, JobState } from '../protocol/job.ts'
-import { iso, isoOrNull } from './time.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 
 export interface JobRow {
   seq: number

@@ -1,8 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
-
-/** A credential's last use is written at most once a minute: a busy client costs no write per request. */
-const LAST_USED_RESOLUTION_MS = 60_000
+import { useIsNews } from '../storage/last-used.ts'
 
 /** Where a credential's last use is written: its table's column, through the group commit. */
 export type UseRecord = { commits: GroupCommit; db: Database } & (
@@ -18,7 +16,7 @@ export type UseRecord = { commits: GroupCommit; db: Database } & (
  * use is a hint for people, and a session's last use errs towards ending it sooner.
  */
 export function recordUse(where: UseRecord, id: string, last: number | null, now: number): number {
-  if (last !== null && now - last < LAST_USED_RESOLUTION_MS) return last
+  if (last !== null && !useIsNews(last, now)) return last
   const { commits, db } = where
   commits.defer(() => db.run(`UPDATE ${where.table} SET ${where.column} = ? WHERE id = ?`, [now, id]))
   return now

@@ -7,8 +7,8 @@ import {
   PAIRING_CODE_SYMBOLS,
 } from '../protocol/pairing.ts'
 import type { Agents, NewAgent, PairedAgent } from './agents.ts'
-import { hashSecret, randomSymbols } from './secrets.ts'
-import { iso } from './time.ts'
+import { hashSecret, randomSymbols } from '../storage/secrets.ts'
+import { iso } from '../storage/time.ts'
 
 export type RedeemOutcome =
   | { kind: 'paired'; agent: PairedAgent }

@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { PrinterState } from '../domain/printer-state.ts'
-import { iso } from './time.ts'
+import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { PrinterStateChange } from '../domain/records.ts'
 

@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
-import { newId } from './ids.ts'
-import { iso } from './time.ts'
+import { newId } from '../storage/ids.ts'
+import { iso } from '../storage/time.ts'
 import type { Project } from '../domain/records.ts'
+import type { ProjectRepository } from '../storage/repositories.ts'
 
 export type { Project }
 
@@ -19,7 +20,7 @@ const toProject = (row: ProjectRow): Project => ({
   createdAt: iso(row.created_at),
 })
 
-export class Projects {
+export class Projects implements ProjectRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,

@@ -3,8 +3,8 @@
 // is one account's (admin-sessions.ts, admin-tokens.ts).
 import type { Database } from 'bun:sqlite'
 import type { AdminRole } from '../protocol/admin-api.ts'
-import { newId } from './ids.ts'
-import { iso } from './time.ts'
+import { newId } from '../storage/ids.ts'
+import { iso } from '../storage/time.ts'
 import type { User } from '../domain/accounts.ts'
 
 export type { User }

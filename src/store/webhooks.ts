@@ -3,8 +3,8 @@
 // webhook's oldest waiting delivery, so a webhook gets its events in order, and records how each
 // attempt went. Rows survive restarts and kill -9: nothing queued is lost.
 import type { Database } from 'bun:sqlite'
-import { newId } from './ids.ts'
-import { iso, isoOrNull } from './time.ts'
+import { newId } from '../storage/ids.ts'
+import { iso, isoOrNull } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 

@@ -15,18 +15,18 @@ import { adminRouter, STAFF_READS, TECHNICIAN } from '../router.ts'
 const NO_PROJECT = 'There is no such project.'
 
 export function projectRoutes({ services }: AdminContext) {
-  const projectOr404 = (id: string) => {
-    const project = services.projects.get(id)
+  const projectOr404 = async (id: string) => {
+    const project = await services.projects.get(id)
     if (!project) throw notFound(NO_PROJECT)
     return project
   }
   const projects = adminRouter(services, STAFF_READS)
-    .get('/projects', (): { projects: AdminProject[] } => ({ projects: services.projects.list() }))
+    .get('/projects', async (): Promise<{ projects: AdminProject[] }> => ({ projects: await services.projects.list() }))
     .post(
       '/projects',
       async ({ request, set, actor }): Promise<{ project: AdminProject }> => {
         const body = await readValidBody(request, newProjectRule, PROJECT_BODY_BYTES)
-        const outcome = services.projects.create(actor, body.name)
+        const outcome = await services.projects.create(actor, body.name)
         if (outcome.kind === 'invalid')
           throw invalidField('name', outcome.message, `The project's name ${outcome.message}.`)
         set.status = 201
@@ -35,16 +35,16 @@ export function projectRoutes({ services }: AdminContext) {
       { parse: 'none' },
     )
   const keys = adminRouter(services, TECHNICIAN)
-    .get('/projects/:id/keys', ({ params }): { keys: AdminApiKey[] } => {
-      projectOr404(params.id)
-      return { keys: services.keys.list(params.id) }
+    .get('/projects/:id/keys', async ({ params }): Promise<{ keys: AdminApiKey[] }> => {
+      await projectOr404(params.id)
+      return { keys: await services.keys.list(params.id) }
     })
     .post(
       '/projects/:id/keys',
       async ({ request, params, set, actor }): Promise<{ key: AdminApiKey; secret: string }> => {
-        projectOr404(params.id)
+        await projectOr404(params.id)
         const body = await readValidBody(request, newApiKeyRule, PROJECT_BODY_BYTES)
-        const made = services.keys.create(actor, params.id, { scopes: body.scopes, name: body.name ?? null })
+        const made = await services.keys.create(actor, params.id, { scopes: body.scopes, name: body.name ?? null })
         if (made.kind === 'unknown_project') throw notFound(NO_PROJECT)
         if (made.kind === 'invalid') throw invalidField('scopes', 'names a scope no key has')
         set.status = 201
@@ -52,8 +52,8 @@ export function projectRoutes({ services }: AdminContext) {
       },
       { parse: 'none' },
     )
-    .post('/keys/:id/revoke', ({ params, actor }): { key: AdminApiKey } => {
-      const outcome = services.keys.revoke(actor, params.id)
+    .post('/keys/:id/revoke', async ({ params, actor }): Promise<{ key: AdminApiKey }> => {
+      const outcome = await services.keys.revoke(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound('There is no such API key.')
       return { key: outcome.key }
     })

@@ -46,7 +46,7 @@ export function destinationRoutes({ services }: ApiContext) {
     .post(
       DESTINATIONS_PATH,
       async ({ request, params, set, server }) => {
-        const key = authenticate(services, request, params.projectId, 'printers:write')
+        const key = await authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createDestinationRule, MAX_BODY, `key:${key.id}`)
         const actor = applicationActor(key, remoteAddress(request, server))
@@ -57,20 +57,20 @@ export function destinationRoutes({ services }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(DESTINATIONS_PATH, ({ request, params }) => {
-      authenticate(services, request, params.projectId, 'printers:read')
+    .get(DESTINATIONS_PATH, async ({ request, params }) => {
+      await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { destinations: services.destinations.list(params.projectId).map(view) }
     })
-    .get(`${DESTINATIONS_PATH}/:name`, ({ request, params }) => {
-      authenticate(services, request, params.projectId, 'printers:read')
+    .get(`${DESTINATIONS_PATH}/:name`, async ({ request, params }) => {
+      await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { destination: view(destinationOr404(params.projectId, params.name)) }
     })
     .put(
       `${DESTINATIONS_PATH}/:name`,
       async ({ request, params, server }) => {
-        const key = authenticate(services, request, params.projectId, 'printers:write')
+        const key = await authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
         const existing = destinationOr404(params.projectId, params.name)
         const input = await readValidBody(request, updateDestinationRule, MAX_BODY, `key:${key.id}`)
@@ -82,7 +82,7 @@ export function destinationRoutes({ services }: ApiContext) {
       { parse: 'none' },
     )
     .delete(`${DESTINATIONS_PATH}/:name`, async ({ request, params, set, server }) => {
-      const key = authenticate(services, request, params.projectId, 'printers:write')
+      const key = await authenticate(services, request, params.projectId, 'printers:write')
       new QueryReader(request.url, []).check()
       const existing = destinationOr404(params.projectId, params.name)
       services.destinations.delete(

@@ -49,9 +49,9 @@ export function eventRoutes({ services, stopping }: ApiContext) {
       for (const reader of group) reader.take(bytes, frames.at(-1)!.id, frames.length === BATCH)
     }
   })
-  return new Elysia().get('/v1/projects/:projectId/events', ({ request, params }) => {
+  return new Elysia().get('/v1/projects/:projectId/events', async ({ request, params }) => {
     const projectId = params.projectId
-    authenticate(services, request, projectId, 'jobs:read')
+    await authenticate(services, request, projectId, 'jobs:read')
     const query = new QueryReader(request.url, ['after'])
     const afterQuery = query.integer('after', 0, 999_999_999)
     query.check()
@@ -126,11 +126,8 @@ export function eventRoutes({ services, stopping }: ApiContext) {
           )
           timers.push(
             setInterval(() => {
-              try {
-                authenticate(services, request, projectId, 'jobs:read')
-              } catch {
-                finish()
-              }
+              // A key revoked meanwhile (or its project's) ends the stream.
+              authenticate(services, request, projectId, 'jobs:read').catch(() => finish())
             }, KEY_CHECK_MS),
           )
           request.signal.addEventListener('abort', finish)

@@ -24,7 +24,7 @@ export function imageRoutes({ services }: ApiContext) {
     .put(
       `${IMAGES_PATH}/:name`,
       async ({ request, params, set, server }) => {
-        const key = authenticate(services, request, params.projectId, 'jobs:write')
+        const key = await authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const name = nameOf(params.name)
         const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
@@ -43,20 +43,20 @@ export function imageRoutes({ services }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(IMAGES_PATH, ({ request, params }) => {
-      authenticate(services, request, params.projectId, 'jobs:read')
+    .get(IMAGES_PATH, async ({ request, params }) => {
+      await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       return { images: services.images.list(params.projectId) }
     })
-    .get(`${IMAGES_PATH}/:name`, ({ request, params }) => {
-      authenticate(services, request, params.projectId, 'jobs:read')
+    .get(`${IMAGES_PATH}/:name`, async ({ request, params }) => {
+      await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       const image = services.images.get(params.projectId, nameOf(params.name))
       if (!image) throw notFound('This project has no image of that name.')
       return { image }
     })
     .delete(`${IMAGES_PATH}/:name`, async ({ request, params, set, server }) => {
-      const key = authenticate(services, request, params.projectId, 'jobs:write')
+      const key = await authenticate(services, request, params.projectId, 'jobs:write')
       new QueryReader(request.url, []).check()
       const actor = applicationActor(key, remoteAddress(request, server))
       if (!services.images.delete(actor, params.projectId, nameOf(params.name)))

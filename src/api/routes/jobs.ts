@@ -32,7 +32,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
     .post(
       JOBS_PATH,
       async ({ request, params, set }): Promise<CreateJobResponse> => {
-        const key = authenticate(services, request, params.projectId, 'jobs:write')
+        const key = await authenticate(services, request, params.projectId, 'jobs:write')
         const input = await readValidBody(request, createJobRule, MAX_FRAME_BYTES, `key:${key.id}`)
         // The body's size as sent (a chunked body has no length: its document's, then).
         const bytes = Number(request.headers.get('content-length')) || Buffer.byteLength(JSON.stringify(input))
@@ -52,8 +52,8 @@ export function jobRoutes({ services, submissions }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(JOBS_PATH, ({ request, params }): ListJobsResponse | PagedJobsResponse | Response => {
-      const key = authenticate(services, request, params.projectId, 'jobs:read')
+    .get(JOBS_PATH, async ({ request, params }): Promise<ListJobsResponse | PagedJobsResponse | Response> => {
+      const key = await authenticate(services, request, params.projectId, 'jobs:read')
       const asked = readJobListRequest(request.url)
       if (asked.specified) {
         const { state } = asked.query
@@ -84,8 +84,8 @@ export function jobRoutes({ services, submissions }: ApiContext) {
         nextCursor: page.next === null ? null : encodeCursor(asked.query, page.next),
       }
     })
-    .get(`${JOBS_PATH}/:jobId`, ({ request, params }): JobDetailResponse => {
-      authenticate(services, request, params.projectId, 'jobs:read')
+    .get(`${JOBS_PATH}/:jobId`, async ({ request, params }): Promise<JobDetailResponse> => {
+      await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
       const found = jobs.get(params.projectId, params.jobId)
       projectJob(found?.job, params.projectId)
@@ -94,7 +94,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
     .post(
       `${JOBS_PATH}/:jobId/cancel`,
       async ({ request, params, set }): Promise<{ job: Job }> => {
-        authenticate(services, request, params.projectId, 'jobs:write')
+        await authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const { status, body } = cancelledJob(await jobs.cancelForApplication(params.projectId, params.jobId))
         set.status = status
@@ -105,7 +105,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
     .post(
       `${JOBS_PATH}/:jobId/reprint`,
       async ({ request, params, set }): Promise<ReprintJobResponse> => {
-        const key = authenticate(services, request, params.projectId, 'jobs:write')
+        const key = await authenticate(services, request, params.projectId, 'jobs:write')
         new QueryReader(request.url, []).check()
         const { idempotencyKey } = await readValidBody(request, reprintJobRule, REPRINT_BODY_BYTES, `key:${key.id}`)
         // A reprint is a job against the key's rate, as a submission is (its document is already stored).

@@ -11,13 +11,13 @@ const PRINTERS_PATH = '/v1/projects/:projectId/printers'
 
 export function printerRoutes({ services, board, now }: ApiContext) {
   return new Elysia()
-    .get(PRINTERS_PATH, ({ request, params }): { printers: ProjectPrinter[] } => {
-      authenticate(services, request, params.projectId, 'printers:read')
+    .get(PRINTERS_PATH, async ({ request, params }): Promise<{ printers: ProjectPrinter[] }> => {
+      await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       return { printers: board.projectPrinters(params.projectId, now()) }
     })
-    .get(`${PRINTERS_PATH}/:printerId`, ({ request, params }): { printer: ProjectPrinter } => {
-      authenticate(services, request, params.projectId, 'printers:read')
+    .get(`${PRINTERS_PATH}/:printerId`, async ({ request, params }): Promise<{ printer: ProjectPrinter }> => {
+      await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       // By its record ID (what jobs carry) or its project-local name (what applications post).
       const printer = board

@@ -30,7 +30,7 @@ export function webhookRoutes({ services }: ApiContext) {
     .post(
       WEBHOOKS_PATH,
       async ({ request, params, set, server }) => {
-        const key = authenticate(services, request, params.projectId, 'webhooks:write')
+        const key = await authenticate(services, request, params.projectId, 'webhooks:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
         const { webhook, secret } = services.webhooks.create(
@@ -47,13 +47,13 @@ export function webhookRoutes({ services }: ApiContext) {
       },
       { parse: 'none' },
     )
-    .get(WEBHOOKS_PATH, ({ request, params }) => {
-      authenticate(services, request, params.projectId, 'webhooks:write')
+    .get(WEBHOOKS_PATH, async ({ request, params }) => {
+      await authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
       return { webhooks: services.webhooks.list(params.projectId).map(shown) }
     })
     .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set, server }) => {
-      const key = authenticate(services, request, params.projectId, 'webhooks:write')
+      const key = await authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
       const actor = applicationActor(key, remoteAddress(request, server))
       if (!services.webhooks.delete(actor, params.webhookId, params.projectId))

@@ -68,12 +68,14 @@ function saveCommand(name: string, summary: string, save: Save, verb: string): C
     usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR] [--json]',
     help: HELP,
     options: OPTIONS,
-    run(args, io) {
+    async run(args, io) {
       const destinationName = positional(args, 0, 'NAME', 1)
       const printers = printersOf(args)
       const mode = (args.values.mode as string | undefined) ?? 'failover'
       const destination = said(
-        withProject(args, io, (services, projectId) => save(services, projectId, destinationName, { mode, printers })),
+        await withProject(args, io, (services, projectId) =>
+          save(services, projectId, destinationName, { mode, printers }),
+        ),
         destinationName,
       )
       shown(io, args.values.json, destination, verb)
@@ -100,8 +102,8 @@ export const destinationsListCommand: Command = {
   usage: '--project ID [--data DIR] [--json]',
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
-    const destinations = withProject(args, io, (services, projectId) => services.destinations.list(projectId))
+  async run(args, io) {
+    const destinations = await withProject(args, io, (services, projectId) => services.destinations.list(projectId))
     printList(io, args, destinations, {
       columns: {
         NAME: (d) => d.name,
@@ -120,9 +122,13 @@ export const destinationsDeleteCommand: Command = {
   usage: 'NAME --project ID [--data DIR] [--json]',
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
-    if (!withProject(args, io, (services, projectId) => services.destinations.delete(THE_MACHINE, projectId, name)))
+    if (
+      !(await withProject(args, io, (services, projectId) =>
+        services.destinations.delete(THE_MACHINE, projectId, name),
+      ))
+    )
       throw new CliError(`the project has no destination ${name}`)
     if (args.values.json) return printJson(io, { name, deleted: true })
     io.out(`Deleted destination ${name}.`)

@@ -30,12 +30,12 @@ export const jobsListCommand: Command = {
     JSON_HELP,
   ],
   options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const state = args.values.state as string | undefined
     if (state !== undefined && !isJobState(state))
       throw new UsageError(`--state must be one of ${JOB_STATES.join(', ')}`)
-    const jobs = withProject(args, io, (services, projectId) =>
+    const jobs = await withProject(args, io, (services, projectId) =>
       services.jobQueries.newest(projectId, state as JobState | undefined),
     )
     printList(io, args, jobs, {
@@ -58,7 +58,7 @@ export const jobsShowCommand: Command = {
   usage: 'JOB_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
     const job = withServices(args, io, (services) => services.jobQueries.get(id))
     if (!job) throw new CliError(`there is no job ${id}`)
@@ -84,7 +84,7 @@ export const jobsCancelCommand: Command = {
   usage: 'JOB_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
     const outcome = withServices(args, io, (services) => services.jobs.cancel(THE_MACHINE, id))
     if (outcome.kind === 'unknown') throw new CliError(`there is no job ${id}`)

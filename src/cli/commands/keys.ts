@@ -35,12 +35,14 @@ export const keysCreateCommand: Command = {
     ...DATA_OPTION,
     ...JSON_OPTION,
   },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const scopes = (args.values.scope as string[] | undefined) ?? [...API_KEY_SCOPES]
     const name = (args.values.name as string | undefined) ?? null
     const projectId = requireString(args, 'project')
-    const made = withServices(args, io, (services) => services.keys.create(THE_MACHINE, projectId, { scopes, name }))
+    const made = await withServices(args, io, (services) =>
+      services.keys.create(THE_MACHINE, projectId, { scopes, name }),
+    )
     if (made.kind === 'invalid')
       throw new UsageError(`unknown scope "${made.scope}"; scopes are ${API_KEY_SCOPES.join(', ')}`)
     if (made.kind === 'unknown_project')
@@ -58,9 +60,9 @@ export const keysListCommand: Command = {
   usage: '--project ID [--data DIR] [--json]',
   help: ['--project ID      the project', DATA_HELP, JSON_HELP],
   options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
-    const keys = withProject(args, io, (services, projectId) => services.keys.list(projectId))
+    const keys = await withProject(args, io, (services, projectId) => services.keys.list(projectId))
     printList(io, args, keys, {
       columns: {
         ID: (k) => k.id,
@@ -81,9 +83,9 @@ export const keysRevokeCommand: Command = {
   usage: 'KEY_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const keyId = positional(args, 0, 'KEY_ID', 1)
-    const outcome = withServices(args, io, (services) => services.keys.revoke(THE_MACHINE, keyId))
+    const outcome = await withServices(args, io, (services) => services.keys.revoke(THE_MACHINE, keyId))
     if (outcome.kind === 'unknown') throw new CliError(`there is no API key ${keyId}`)
     if (args.values.json) return printJson(io, { id: keyId, revoked: true })
     io.out(`Revoked key ${keyId}.`)

@@ -116,11 +116,11 @@ export const printersProbeCommand: Command = {
   },
 }
 
-function printerToTest(
+async function printerToTest(
   args: ParsedArgs,
   io: Io,
   id: string,
-): { id: string; connection: string; profile: string; width: 58 | 80 } {
+): Promise<{ id: string; connection: string; profile: string; width: 58 | 80 }> {
   if (args.values.local) {
     const ledger = Ledger.open(agentDataDirOf(args, io))
     try {
@@ -165,7 +165,7 @@ export const printersTestCommand: Command = {
     const id = positional(args, 0, 'ID', 1)
     if (Boolean(args.values.local) === (args.values.project !== undefined))
       throw new UsageError('give either --project ID or --local')
-    const printer = printerToTest(args, io, id)
+    const printer = await printerToTest(args, io, id)
     const parsed = parseConnectionUri(printer.connection)
     if (!parsed.ok) throw new CliError(`printer "${id}" has an invalid connection: ${parsed.message}`)
     const links = transports(io, args.values.local ? agentDataDirOf(args, io) : dataDirOf(args, io))

@@ -124,7 +124,7 @@ export const printersAddCommand: Command = {
     ...DATA_OPTION,
     ...JSON_OPTION,
   },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     if (args.values.local && args.values.project) throw new UsageError('give either --project or --local')
     if (args.values.local) {
@@ -191,7 +191,7 @@ export const printersAdoptCommand: Command = {
     ...DATA_OPTION,
     ...JSON_OPTION,
   },
-  run(args, io) {
+  async run(args, io) {
     const printer = positional(args, 0, 'MAC|ID', 1)
     const projectId = requireString(args, 'project')
     const adoption = { printer, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
@@ -231,7 +231,7 @@ export const printersAssignCommand: Command = {
     ...DATA_OPTION,
     ...JSON_OPTION,
   },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const agentId = requireString(args, 'agent')
     const agentPrinterId = requireString(args, 'printer')
@@ -275,7 +275,7 @@ export const printersListCommand: Command = {
     ...DATA_OPTION,
     ...JSON_OPTION,
   },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     if ([args.values.project !== undefined, args.values.agents, args.values.local].filter(Boolean).length > 1)
       throw new UsageError('give one of --project, --agents or --local')
@@ -311,7 +311,7 @@ export const printersListCommand: Command = {
         empty: 'No agent has reported printers.',
       })
     }
-    const printers = withProject(args, io, (services, projectId) => services.printers.list(projectId))
+    const printers = await withProject(args, io, (services, projectId) => services.printers.list(projectId))
     printList(io, args, printers, {
       columns: {
         ID: (p) => p.id,
@@ -333,7 +333,7 @@ export const printersRemoveCommand: Command = {
   usage: 'ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const id = positional(args, 0, 'ID', 1)
     if (!withServices(args, io, (services) => services.printers.remove(THE_MACHINE, id)))
       throw new CliError(`there is no printer ${id}`)

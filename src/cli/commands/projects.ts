@@ -19,9 +19,9 @@ export const projectsCreateCommand: Command = {
   usage: 'NAME [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
-    const made = withServices(args, io, (services) => services.projects.create(THE_MACHINE, name))
+    const made = await withServices(args, io, (services) => services.projects.create(THE_MACHINE, name))
     if (made.kind === 'invalid') throw new UsageError(`NAME ${made.message}`)
     const project = made.project
     if (args.values.json) return printJson(io, project)
@@ -38,9 +38,9 @@ export const projectsListCommand: Command = {
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
-    const projects = withServices(args, io, (services) => services.projects.list())
+    const projects = await withServices(args, io, (services) => services.projects.list())
     printList(io, args, projects, {
       columns: { ID: (p) => p.id, NAME: (p) => p.name, 'OPEN JOBS': (p) => p.openJobs, CREATED: (p) => p.createdAt },
       empty: 'No projects.',

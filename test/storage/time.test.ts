@@ -1,6 +1,6 @@
 // The job list's times: the fast path writes exactly what Date#toISOString writes.
 import { expect, test } from 'bun:test'
-import { iso, isoOrNull } from '../../src/store/time.ts'
+import { iso, isoOrNull } from '../../src/storage/time.ts'
 
 test('iso() is toISOString, for every millisecond of a minute and across years, leap days and the edges', () => {
   const starts = [

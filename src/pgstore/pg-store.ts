@@ -1,0 +1,69 @@
+// The cluster's store: one PostgreSQL database that every node serves from (docs/cluster.md). It runs the services'
+// units of work (storage/unit.ts): a change in one transaction, awaiting each statement; a read on its own. A node
+// serves only from a database of its own schema (migrate.ts names both otherwise).
+import { SQL } from 'bun'
+import { runAwaiting, type Unit } from '../storage/unit.ts'
+import { DB, type Db, type Repositories, type UnitRunner } from '../storage/repositories.ts'
+import { PgApiKeys } from './api-keys.ts'
+import { PgAuditLog } from './audit.ts'
+import { schemaState, unservable } from './migrate.ts'
+import { PgProjects } from './projects.ts'
+
+export interface PgStoreOptions {
+  /** The clock, in milliseconds since the epoch (the times the store writes). */
+  now?: () => number
+  /** Connections this node keeps to the database at most. */
+  connections?: number
+  /** How the database is named in messages: its URL without the password. */
+  shown: string
+}
+
+/** The database cannot be served from: no schema, an older or a newer one (the message names both versions). */
+export class UnservableStoreError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UnservableStoreError'
+  }
+}
+
+export class PgStore implements UnitRunner {
+  private constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number,
+  ) {}
+
+  /** Connects to the database at `url`; refuses one whose schema is not this program's. */
+  static async open(url: string, options: PgStoreOptions): Promise<PgStore> {
+    const sql = new SQL(url, { max: options.connections ?? 10, idleTimeout: 30, connectionTimeout: 10 })
+    try {
+      const problem = unservable(await schemaState(sql), options.shown)
+      if (problem) throw new UnservableStoreError(problem)
+    } catch (error) {
+      await sql.close({ timeout: 1 })
+      throw error
+    }
+    return new PgStore(sql, options.now ?? Date.now)
+  }
+
+  /** A change: the unit in one transaction, committed when it ends, rolled back when it throws. */
+  write<T>(work: (db: Db) => Unit<T>): Promise<T> {
+    return this.sql.begin((tx) => runAwaiting(work(DB), this.repositories(tx)))
+  }
+
+  /** A read, outside any transaction. */
+  read<T>(work: (db: Db) => Unit<T>): Promise<T> {
+    return runAwaiting(work(DB), this.repositories(this.sql))
+  }
+
+  async close(): Promise<void> {
+    await this.sql.close({ timeout: 5 })
+  }
+
+  private repositories(sql: SQL): Repositories {
+    return {
+      projects: new PgProjects(sql, this.now),
+      apiKeys: new PgApiKeys(sql, this.now),
+      audit: new PgAuditLog(sql, this.now),
+    }
+  }
+}

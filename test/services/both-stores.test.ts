@@ -1,0 +1,145 @@
+// The operations ported to units of work, run on both stores by one suite: SQLite (a real file) and PostgreSQL (a
+// real server), with the same outcomes, the same audit entries, and the same rollback when a unit fails.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrate } from '../../src/pgstore/migrate.ts'
+import { PgStore } from '../../src/pgstore/pg-store.ts'
+import type { Actor } from '../../src/services/actor.ts'
+import { KeyService, ProjectService } from '../../src/services/projects.ts'
+import type { UnitRunner } from '../../src/storage/repositories.ts'
+import { Store } from '../../src/store/store.ts'
+import { SqliteUnits } from '../../src/store/units.ts'
+import { startPostgres, type TestPostgres } from '../support/postgres.ts'
+
+const MINUTE = 60_000
+const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
+
+interface Engine {
+  units: UnitRunner
+  /** Moves the store's clock on. */
+  advance(ms: number): void
+  close(): Promise<void>
+}
+
+let pg: TestPostgres
+let databases = 0
+
+beforeAll(async () => {
+  pg = await startPostgres()
+}, 60_000)
+
+afterAll(async () => {
+  await pg?.stop()
+})
+
+const ENGINES: Record<string, () => Promise<Engine>> = {
+  sqlite: async () => {
+    let clock = Date.parse('2026-12-07T10:00:00Z')
+    const dir = mkdtempSync(join(tmpdir(), 'printhub-both-'))
+    const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 100, now: () => clock })
+    return {
+      units: new SqliteUnits(store),
+      advance: (ms) => void (clock += ms),
+      close: async () => {
+        store.close()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  },
+  postgres: async () => {
+    let clock = Date.parse('2026-12-07T10:00:00Z')
+    const url = await pg.database(`both_${++databases}`)
+    const sql = new SQL(url)
+    await migrate(sql)
+    await sql.close()
+    const store = await PgStore.open(url, { now: () => clock, shown: 'test' })
+    return { units: store, advance: (ms) => void (clock += ms), close: () => store.close() }
+  },
+}
+
+for (const [name, open] of Object.entries(ENGINES)) {
+  describe(`projects and keys on ${name}`, () => {
+    let engine: Engine
+    let projects: ProjectService
+    let keys: KeyService
+
+    beforeAll(async () => {
+      engine = await open()
+      projects = new ProjectService(engine.units)
+      keys = new KeyService(engine.units)
+    })
+
+    afterAll(async () => {
+      await engine?.close()
+    })
+
+    const audit = () => engine.units.read((db) => db.audit.page(10))
+
+    test('a project: named without the spaces around it, listed, found; a blank name refused', async () => {
+      const made = await projects.create(ACTOR, '  Bar Luna  ')
+      if (made.kind !== 'created') throw new Error(made.kind)
+      expect(made.project).toMatchObject({ name: 'Bar Luna', openJobs: 0, createdAt: '2026-12-07T10:00:00.000Z' })
+      expect(made.project.id).toMatch(/^prj_[0-9a-f]{32}$/)
+      expect(await projects.create(ACTOR, '   ')).toMatchObject({ kind: 'invalid' })
+      expect(await projects.get(made.project.id)).toEqual(made.project)
+      expect(await projects.get('prj_none')).toBeUndefined()
+      expect(await projects.list()).toEqual([made.project])
+      expect((await audit()).map(({ action, target, user, address }) => ({ action, target, user, address }))).toEqual([
+        { action: 'projects.create', target: 'Bar Luna', user: 'kim', address: '192.168.1.20' },
+      ])
+    })
+
+    test('a key: its secret once, its use recorded at most once a minute, revoked once', async () => {
+      const [project] = await projects.list()
+      expect(await keys.create(ACTOR, 'prj_none', { scopes: ['jobs:read'], name: null })).toEqual({
+        kind: 'unknown_project',
+      })
+      expect(await keys.create(ACTOR, project!.id, { scopes: ['jobs:print'], name: null })).toEqual({
+        kind: 'invalid',
+        scope: 'jobs:print',
+      })
+      const made = await keys.create(ACTOR, project!.id, {
+        scopes: ['jobs:write', 'jobs:read', 'jobs:read'],
+        name: 'POS',
+      })
+      if (made.kind !== 'created') throw new Error(made.kind)
+      expect(made.key).toMatchObject({ scopes: ['jobs:read', 'jobs:write'], name: 'POS', lastUsedAt: null })
+      expect(made.secret.startsWith(made.key.keyPrefix)).toBe(true)
+      expect(await keys.use(made.secret)).toMatchObject({ id: made.key.id, lastUsedAt: '2026-12-07T10:00:00.000Z' })
+      engine.advance(MINUTE / 2)
+      expect((await keys.use(made.secret))?.lastUsedAt).toBe('2026-12-07T10:00:00.000Z')
+      engine.advance(MINUTE)
+      expect((await keys.use(made.secret))?.lastUsedAt).toBe('2026-12-07T10:01:30.000Z')
+      expect(await keys.use('phk_not-a-key')).toBeUndefined()
+      expect(await keys.use(`${made.secret.slice(0, -1)}x`)).toBeUndefined()
+      expect(await keys.list(project!.id)).toHaveLength(1)
+      const revoked = await keys.revoke(ACTOR, made.key.id)
+      expect(revoked).toMatchObject({ kind: 'revoked', key: { revokedAt: '2026-12-07T10:01:30.000Z' } })
+      engine.advance(MINUTE)
+      expect(await keys.revoke(ACTOR, made.key.id)).toMatchObject({
+        kind: 'already_revoked',
+        key: { revokedAt: '2026-12-07T10:01:30.000Z' },
+      })
+      expect(await keys.revoke(ACTOR, 'apk_none')).toEqual({ kind: 'unknown' })
+      expect(await keys.use(made.secret)).toBeUndefined()
+      expect((await audit()).map((entry) => entry.action)).toEqual(['keys.revoke', 'keys.create', 'projects.create'])
+    })
+
+    test('a unit that fails writes nothing: the project and its audit entry both go', async () => {
+      const before = (await projects.list()).length
+      const entries = (await audit()).length
+      await expect(
+        engine.units.write(function* (db) {
+          yield* db.projects.create('Half made')
+          yield* db.audit.record({ userId: null, user: null, action: 'projects.create', target: 'Half made' })
+          throw new Error('the disk is full')
+        }),
+      ).rejects.toThrow('the disk is full')
+      expect(await projects.list()).toHaveLength(before)
+      expect(await audit()).toHaveLength(entries)
+    })
+  })
+}

@@ -1,0 +1,82 @@
+// Units of work: one piece of code, run at once on synchronous repositories and awaited on asynchronous ones, with
+// the same answers, the same exceptions caught where the unit catches them, and a clear error for a call no
+// repository has.
+import { describe, expect, test } from 'bun:test'
+import { runAwaiting, runNow, type Unit, unitStore } from '../../src/storage/unit.ts'
+
+interface Counters {
+  get(name: string): number | undefined
+  add(name: string, by: number): number
+}
+interface Repositories {
+  counters: Counters
+}
+
+class SyncCounters implements Counters {
+  readonly values = new Map<string, number>()
+  get(name: string) {
+    return this.values.get(name)
+  }
+  add(name: string, by: number) {
+    if (by < 0) throw new RangeError(`cannot add ${by}`)
+    const value = (this.values.get(name) ?? 0) + by
+    this.values.set(name, value)
+    return value
+  }
+}
+
+/** The same, answering later, as a database's client does. */
+class AsyncCounters {
+  constructor(private readonly inner = new SyncCounters()) {}
+  async get(name: string) {
+    await Bun.sleep(0)
+    return this.inner.get(name)
+  }
+  async add(name: string, by: number) {
+    await Bun.sleep(0)
+    return this.inner.add(name, by)
+  }
+}
+
+const db = unitStore<Repositories>()
+
+/** Adds `by` to two counters; a refused addition is said, not thrown. */
+function* addBoth(by: number): Unit<{ a: number; b: number } | 'refused'> {
+  try {
+    const a = yield* db.counters.add('a', by)
+    const b = yield* db.counters.add('b', by)
+    return { a, b }
+  } catch (error) {
+    if (error instanceof RangeError) return 'refused'
+    throw error
+  }
+}
+
+describe('units of work', () => {
+  test('run at once on synchronous repositories: the answer, not a promise', () => {
+    const counters = new SyncCounters()
+    expect(runNow(addBoth(2), { counters })).toEqual({ a: 2, b: 2 })
+    expect(runNow(addBoth(3), { counters })).toEqual({ a: 5, b: 5 })
+    expect(runNow(db.counters.get('a'), { counters })).toBe(5)
+  })
+
+  test('awaited on asynchronous repositories, with the same answers', async () => {
+    const counters = new AsyncCounters()
+    expect(await runAwaiting(addBoth(2), { counters })).toEqual({ a: 2, b: 2 })
+    expect(await runAwaiting(addBoth(3), { counters })).toEqual({ a: 5, b: 5 })
+  })
+
+  test("a call's exception reaches the unit, which may catch it; else it reaches the caller", async () => {
+    expect(runNow(addBoth(-1), { counters: new SyncCounters() })).toBe('refused')
+    expect(await runAwaiting(addBoth(-1), { counters: new AsyncCounters() })).toBe('refused')
+    expect(() => runNow(db.counters.add('a', -1), { counters: new SyncCounters() })).toThrow(RangeError)
+    await expect(runAwaiting(db.counters.add('a', -1), { counters: new AsyncCounters() })).rejects.toThrow(RangeError)
+  })
+
+  test('a call no repository has is a clear error', () => {
+    const wrong = unitStore<{ counters: Counters; missing: Counters }>()
+    expect(() => runNow(wrong.missing.get('a'), { counters: new SyncCounters() })).toThrow(
+      'the store has no missing.get',
+    )
+  })
+})
