@@ -16,7 +16,7 @@ export interface SettingsPort {
   readonly values: Readonly<EditableSettings>
   /** The settings the hub's environment set: they stay as set. */
   readonly pinned: readonly SettingName[]
-  update(change: Record<string, unknown>, actor: Actor): SettingsOutcome
+  update(change: Record<string, unknown>, actor: Actor): Promise<SettingsOutcome>
 }
 
 /** What the admin API works with. */

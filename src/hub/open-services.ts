@@ -18,7 +18,10 @@ export interface OpenServices {
  * Like withHubServices, for a data directory that may have no hub database (an agent's, or none yet): then `work` is
  * not run (undefined). For what is noted of a hub's data when there is one (a backup made of it).
  */
-export function withExistingHubServices<T>(dataDir: string, work: (services: HubServices) => T): T | undefined {
+export async function withExistingHubServices<T>(
+  dataDir: string,
+  work: (services: HubServices) => T,
+): Promise<Awaited<T> | undefined> {
   let store: Store
   try {
     store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
@@ -26,7 +29,7 @@ export function withExistingHubServices<T>(dataDir: string, work: (services: Hub
     return undefined
   }
   try {
-    return work(new HubServices(store))
+    return await work(new HubServices(store))
   } finally {
     store.close()
   }

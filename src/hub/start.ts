@@ -35,6 +35,7 @@ import { PrinterBoard } from '../services/printer-board.ts'
 import { ReceiptImages } from '../workers/receipt-images.ts'
 import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
+import { SqliteUnits } from '../store/units.ts'
 import { confinementOf } from '../transports/confine.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
@@ -149,7 +150,9 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     if (store.enableIncrementalVacuum())
       log.info('the database was compacted once, so that space freed by retention goes back to the disk')
     const serverId = config.serverId ?? serverIdentity(store)
-    const live = new LiveSettings(store, editableSettingsOf(config), config.pinned)
+    // Units of work run on this store at once (storage/unit.ts): the settings' and the services' alike.
+    const units = new SqliteUnits(store)
+    const live = await LiveSettings.open(units, editableSettingsOf(config), config.pinned)
     settings = live
     let builtinAgent: BuiltinAgent | undefined
     const sessions = new SessionRegistry(logs.for('gateway'))
@@ -192,7 +195,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const jobs = new JobService(store, dispatcher, disk, failover)
     // What the edges get instead of the store: every change through one operation of the services.
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
-    const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks })
+    const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks, units })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => live.values.retentionDays,
       historyBytesPerProject: () => live.values.historyMbPerProject * 1_048_576,

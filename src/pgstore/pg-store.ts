@@ -8,6 +8,7 @@ import { PgApiKeys } from './api-keys.ts'
 import { PgAuditLog } from './audit.ts'
 import { schemaState, unservable } from './migrate.ts'
 import { PgProjects } from './projects.ts'
+import { PgSettings } from './settings.ts'
 
 export interface PgStoreOptions {
   /** The clock, in milliseconds since the epoch (the times the store writes). */
@@ -61,6 +62,7 @@ export class PgStore implements UnitRunner {
 
   private repositories(sql: SQL): Repositories {
     return {
+      settings: new PgSettings(sql),
       projects: new PgProjects(sql, this.now),
       apiKeys: new PgApiKeys(sql, this.now),
       audit: new PgAuditLog(sql, this.now),

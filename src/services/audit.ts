@@ -4,7 +4,7 @@
 // recorded here; the log is read a page at a time (newest first).
 import type { AuditEntry } from '../domain/accounts.ts'
 import type { AuditAction } from '../protocol/audit-actions.ts'
-import type { Db, NewAuditEntry } from '../storage/repositories.ts'
+import type { Db, NewAuditEntry, UnitRunner } from '../storage/repositories.ts'
 import type { Unit } from '../storage/unit.ts'
 import type { Store } from '../store/store.ts'
 import type { Actor } from './actor.ts'
@@ -32,25 +32,25 @@ export function* recordedChange(db: Db, change: AuditedChange): Unit<void> {
 }
 
 export class AuditLog {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly units: UnitRunner) {}
 
   /** Entries newest first, older than entry `before` when given, at most `limit`. */
-  page(limit: number, before?: number): AuditEntry[] {
-    return this.store.audit.page(limit, before)
+  page(limit: number, before?: number): Promise<AuditEntry[]> {
+    return this.units.read((db) => db.audit.page(limit, before))
   }
 
   /** A backup of the hub's data written to `file` (printhub backup, also the hub's daily ones). */
-  backupMade(actor: Actor, file: string): void {
-    this.record({ actor, action: 'backup', target: file })
+  backupMade(actor: Actor, file: string): Promise<void> {
+    return this.record({ actor, action: 'backup', target: file })
   }
 
   /** A backup downloaded from the dashboard: a copy of everything left the hub. */
-  backupDownloaded(actor: Actor, name: string): void {
-    this.record({ actor, action: 'backup.download', target: name })
+  backupDownloaded(actor: Actor, name: string): Promise<void> {
+    return this.record({ actor, action: 'backup.download', target: name })
   }
 
   /** Writes what was done that changed nothing else the store keeps. */
-  private record(change: AuditedChange): void {
-    this.store.commits.write(() => recordChange(this.store, change))
+  private record(change: AuditedChange): Promise<void> {
+    return this.units.write((db) => recordedChange(db, change))
   }
 }

@@ -20,6 +20,7 @@ import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
 import { KeyService, ProjectService } from './projects.ts'
 import { SqliteUnits } from '../store/units.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
 import { WebhookService } from './project-webhooks.ts'
 
 /** A store's jobs outside a running hub (the CLI): no dispatcher hears of them; the hub's sweep finds what changed. */
@@ -37,6 +38,8 @@ export interface HubParts {
   board?: PrinterNews
   /** The webhooks' sender, told when a delivery waits. */
   webhookSender?: { tick(): void }
+  /** Where units of work run (the hub's, shared with its settings); by default at once on the store. */
+  units?: UnitRunner
 }
 
 export class HubServices {
@@ -62,16 +65,19 @@ export class HubServices {
   readonly access: AdminAccess
   /** The audit log's pages, and the backups noted in it. */
   readonly audit: AuditLog
+  /** Where the services ported to units of work run them. */
+  private readonly units: UnitRunner
 
   constructor(
     private readonly store: Store,
     parts: HubParts = {},
   ) {
     const now = parts.now ?? Date.now
+    // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
+    const units = parts.units ?? new SqliteUnits(store)
+    this.units = units
     this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
     this.jobQueries = new JobQueries(store)
-    // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
-    const units = new SqliteUnits(store)
     this.projects = new ProjectService(units)
     this.keys = new KeyService(units)
     this.printers = new PrinterService(store, this.jobs, parts.board)
@@ -82,7 +88,7 @@ export class HubServices {
     this.events = new ProjectEvents(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)
-    this.audit = new AuditLog(store)
+    this.audit = new AuditLog(units)
   }
 
   /**
@@ -97,8 +103,8 @@ export class HubServices {
    * The settings the dashboard changes while the hub runs, as saved over `defaults` (the configuration's); `pinned`
    * (the environment's) stay as they are: the one holder every part of the hub reads them from, at each use.
    */
-  liveSettings(defaults: EditableSettings, pinned: LiveSettings['pinned'] = []): LiveSettings {
-    return new LiveSettings(this.store, defaults, pinned)
+  liveSettings(defaults: EditableSettings, pinned: LiveSettings['pinned'] = []): Promise<LiveSettings> {
+    return LiveSettings.open(this.units, defaults, pinned)
   }
 
   /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents. */

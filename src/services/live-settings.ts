@@ -6,9 +6,9 @@
 // keeps a copy to be updated.
 import { brandNameRule } from '../protocol/discovery.ts'
 import { validate } from '../protocol/rules.ts'
-import type { Store } from '../store/store.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 import {
   backupDirProblem,
   EDITABLE_RANGES,
@@ -83,23 +83,34 @@ function check(
 
 export class LiveSettings {
   private current: EditableSettings
-  /** The saved settings as last read, to notice another process's change (the CLI's). */
-  private lastSaved: string | undefined
-
-  constructor(
-    private readonly store: Store,
+  private constructor(
+    private readonly units: UnitRunner,
     /** The settings as the configuration resolved them, before any saved change. */
     private readonly defaults: EditableSettings,
     /** The settings the environment set: they stay as set. */
     readonly pinned: readonly EditableSetting[],
+    /** The saved settings as last read, to notice another process's change (the CLI's). */
+    private lastSaved = '{}',
   ) {
-    this.current = this.load()
+    this.current = defaults
+  }
+
+  /** The settings as saved over `defaults` (the configuration's); `pinned` (the environment's) stay as they are. */
+  static async open(
+    units: UnitRunner,
+    defaults: EditableSettings,
+    pinned: readonly EditableSetting[],
+  ): Promise<LiveSettings> {
+    const settings = new LiveSettings(units, defaults, pinned)
+    settings.current = settings.loaded(await settings.savedText())
+    return settings
   }
 
   /** Takes what another process (`printhub settings set`) saved meanwhile; true when the settings changed. */
-  reload(): boolean {
-    if ((this.store.settings.get(STORE_KEY) ?? '{}') === this.lastSaved) return false
-    const loaded = this.load()
+  async reload(): Promise<boolean> {
+    const raw = await this.savedText()
+    if (raw === this.lastSaved) return false
+    const loaded = this.loaded(raw)
     if (JSON.stringify(loaded) === JSON.stringify(this.current)) return false
     this.current = loaded
     return true
@@ -111,11 +122,13 @@ export class LiveSettings {
 
   /**
    * Changes the settings given (checked first: none changes when one is wrong), saved with the audit log's entry of
-   * those whose value changed.
+   * those whose value changed. Taken at once (another change meanwhile starts from this one); given back when it
+   * cannot be saved.
    */
-  update(change: Partial<Record<EditableSetting, unknown>>, actor: Actor): SettingsOutcome {
+  async update(change: Partial<Record<EditableSetting, unknown>>, actor: Actor): Promise<SettingsOutcome> {
     const outcome = check(this.current, change, this.pinned)
     if (!outcome.ok) return outcome
+    const before = { current: this.current, lastSaved: this.lastSaved }
     const changed = changeInWords(this.current, outcome.settings)
     this.current = outcome.settings
     const saved = Object.fromEntries(
@@ -123,20 +136,30 @@ export class LiveSettings {
     )
     const text = JSON.stringify(saved)
     this.lastSaved = text
-    this.store.commits.write(() => {
-      this.store.settings.set(STORE_KEY, text)
-      if (changed !== undefined) recordChange(this.store, { actor, action: 'settings.set', target: changed })
-    })
+    try {
+      await this.units.write(function* (db) {
+        yield* db.settings.set(STORE_KEY, text)
+        if (changed !== undefined) yield* recordedChange(db, { actor, action: 'settings.set', target: changed })
+      })
+    } catch (error) {
+      this.current = before.current
+      this.lastSaved = before.lastSaved
+      throw error
+    }
     return outcome
+  }
+
+  private async savedText(): Promise<string> {
+    return (await this.units.read((db) => db.settings.get(STORE_KEY))) ?? '{}'
   }
 
   /**
    * The saved settings over the configuration's; saved ones that no longer pass (a pinned one, a narrowed range) are
    * left out.
    */
-  private load(): EditableSettings {
-    this.lastSaved = this.store.settings.get(STORE_KEY) ?? '{}'
-    const loaded = check(this.defaults, this.saved(this.lastSaved), this.pinned)
+  private loaded(raw: string): EditableSettings {
+    this.lastSaved = raw
+    const loaded = check(this.defaults, this.saved(raw), this.pinned)
     return loaded.ok ? loaded.settings : this.defaults
   }
 

@@ -47,8 +47,18 @@ export interface AuditRepository {
   prune(before: number, limit: number): Answer<number>
 }
 
+/** Small named values of the hub itself (its server ID, the settings changed while it runs). */
+export interface SettingsRepository {
+  get(key: string): Answer<string | undefined>
+  /** Stores `value` unless the key has one already; answers the stored value either way. */
+  getOrSet(key: string, value: string): Answer<string>
+  set(key: string, value: string): Answer<void>
+  delete(key: string): Answer<void>
+}
+
 /** The repositories a unit of work may call, by the names both stores give them. */
 export interface Repositories {
+  settings: SettingsRepository
   projects: ProjectRepository
   apiKeys: ApiKeyRepository
   audit: AuditRepository

@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
+import type { SettingsRepository } from '../storage/repositories.ts'
 
 /** Small named values of the hub itself (its server ID, the admin password's hash, settings made in the dashboard). */
-export class Settings {
+export class Settings implements SettingsRepository {
   constructor(private readonly db: Database) {}
 
   get(key: string): string | undefined {

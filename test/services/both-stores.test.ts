@@ -8,7 +8,9 @@ import { join } from 'node:path'
 import { migrate } from '../../src/pgstore/migrate.ts'
 import { PgStore } from '../../src/pgstore/pg-store.ts'
 import type { Actor } from '../../src/services/actor.ts'
+import { LiveSettings } from '../../src/services/live-settings.ts'
 import { KeyService, ProjectService } from '../../src/services/projects.ts'
+import { editableSettingsOf, resolveConfig } from '../../src/hub/config.ts'
 import type { UnitRunner } from '../../src/storage/repositories.ts'
 import { Store } from '../../src/store/store.ts'
 import { SqliteUnits } from '../../src/store/units.ts'
@@ -126,6 +128,23 @@ for (const [name, open] of Object.entries(ENGINES)) {
       expect(await keys.revoke(ACTOR, 'apk_none')).toEqual({ kind: 'unknown' })
       expect(await keys.use(made.secret)).toBeUndefined()
       expect((await audit()).map((entry) => entry.action)).toEqual(['keys.revoke', 'keys.create', 'projects.create'])
+    })
+
+    test("settings: saved with the audit entry of what changed, taken by another process's holder", async () => {
+      const defaults = editableSettingsOf(resolveConfig({ data: '/nonexistent' }, {}))
+      const hub = await LiveSettings.open(engine.units, defaults, ['serverName'])
+      const cli = await LiveSettings.open(engine.units, defaults, [])
+      expect(await cli.update({ retentionDays: 45, serverName: 'Bar Luna' }, ACTOR)).toMatchObject({ ok: true })
+      expect(await cli.update({ retentionDays: 0 }, ACTOR)).toMatchObject({ ok: false, field: 'retentionDays' })
+      expect(hub.values.retentionDays).toBe(defaults.retentionDays)
+      expect(await hub.reload()).toBe(true)
+      // Pinned by the hub's environment: the name another process saved is not taken.
+      expect(hub.values).toMatchObject({ retentionDays: 45, serverName: defaults.serverName })
+      expect(await hub.reload()).toBe(false)
+      expect((await audit())[0]).toMatchObject({
+        action: 'settings.set',
+        target: 'server-name Bar Luna, retention-days 45',
+      })
     })
 
     test('a unit that fails writes nothing: the project and its audit entry both go', async () => {

@@ -6,12 +6,13 @@ import { rmSync } from 'node:fs'
 import { editableSettingsOf, type HubConfig, resolveConfig } from '../../src/hub/config.ts'
 import { initialize } from '../../src/services/init.ts'
 import { LiveSettings } from '../../src/services/live-settings.ts'
+import { SqliteUnits } from '../../src/store/units.ts'
 import type { NewJob } from '../../src/store/jobs.ts'
 import { Store } from '../../src/store/store.ts'
 import { tempDir } from '../support/hub.ts'
 
 const liveSettings = (store: Store, config: Readonly<HubConfig>) =>
-  new LiveSettings(store, editableSettingsOf(config), config.pinned)
+  LiveSettings.open(new SqliteUnits(store), editableSettingsOf(config), config.pinned)
 
 let dir: string
 let store: Store
@@ -143,35 +144,35 @@ describe('printer status history', () => {
 })
 
 describe('settings changed in the dashboard', () => {
-  test('applied at once, kept over a restart, and a setting the environment set stays as set', () => {
+  test('applied at once, kept over a restart, and a setting the environment set stays as set', async () => {
     const config = resolveConfig({ data: dir }, { PRINTHUB_SERVER_NAME: 'From env' })
-    const live = liveSettings(store, config)
+    const live = await liveSettings(store, config)
     expect(live.pinned).toEqual(['serverName'])
-    expect(live.update({ retryInitialMs: 500, retryMaxMs: 4_000 }, THE_MACHINE)).toMatchObject({ ok: true })
+    expect(await live.update({ retryInitialMs: 500, retryMaxMs: 4_000 }, THE_MACHINE)).toMatchObject({ ok: true })
     expect(live.values).toMatchObject({ serverName: 'From env', retryInitialMs: 500, retryMaxMs: 4_000 })
-    expect(live.update({ serverName: 'Other' }, THE_MACHINE)).toEqual({
+    expect(await live.update({ serverName: 'Other' }, THE_MACHINE)).toEqual({
       ok: false,
       field: 'serverName',
       message: "is set by PRINTHUB_SERVER_NAME in the hub's environment",
     })
-    expect(live.update({ retryInitialMs: 5_000 }, THE_MACHINE)).toEqual({
+    expect(await live.update({ retryInitialMs: 5_000 }, THE_MACHINE)).toEqual({
       ok: false,
       field: 'retryMaxMs',
       message: 'must be at least the first retry delay',
     })
-    expect(live.update({ maxOpenJobsPerProject: 0 }, THE_MACHINE)).toMatchObject({
+    expect(await live.update({ maxOpenJobsPerProject: 0 }, THE_MACHINE)).toMatchObject({
       ok: false,
       field: 'maxOpenJobsPerProject',
     })
-    expect(live.update({ maxOpenJobsPerProject: '5' }, THE_MACHINE)).toMatchObject({
+    expect(await live.update({ maxOpenJobsPerProject: '5' }, THE_MACHINE)).toMatchObject({
       ok: false,
       field: 'maxOpenJobsPerProject',
     })
     expect(live.values.retryInitialMs).toBe(500)
 
-    const restarted = liveSettings(store, resolveConfig({ data: dir }, {}))
+    const restarted = await liveSettings(store, resolveConfig({ data: dir }, {}))
     expect(restarted.values).toMatchObject({ serverName: 'printhub', retryInitialMs: 500, retryMaxMs: 4_000 })
-    expect(restarted.update({ serverName: 'Bar Luna' }, THE_MACHINE)).toMatchObject({ ok: true })
-    expect(liveSettings(store, resolveConfig({ data: dir }, {})).values.serverName).toBe('Bar Luna')
+    expect(await restarted.update({ serverName: 'Bar Luna' }, THE_MACHINE)).toMatchObject({ ok: true })
+    expect((await liveSettings(store, resolveConfig({ data: dir }, {}))).values.serverName).toBe('Bar Luna')
   })
 })

@@ -30,21 +30,21 @@ function cell(value: string | null): string {
 
 export function auditRoutes({ services }: AdminContext) {
   return adminRouter(services, TECHNICIAN)
-    .get('/audit', ({ request }): AuditPage => {
+    .get('/audit', async ({ request }): Promise<AuditPage> => {
       const query = new QueryReader(request.url, Object.keys(AUDIT_QUERY))
       const limit = query.integer('limit', 1, AUDIT_PAGE.max) ?? AUDIT_PAGE.default
       const before = query.integer('cursor', 1, MAX_AUDIT_CURSOR)
       query.check()
-      const entries = services.audit.page(limit + 1, before)
+      const entries = await services.audit.page(limit + 1, before)
       const page = entries.slice(0, limit)
       return { entries: page.map(entryView), nextCursor: entries.length > limit ? String(page.at(-1)!.id) : null }
     })
-    .get('/audit.csv', () => {
+    .get('/audit.csv', async () => {
       const lines = [
         'at,user,action,target,address',
-        ...services.audit
-          .page(AUDIT_CSV_ROWS)
-          .map((e) => [e.at, e.user, e.action, e.target, e.address].map(cell).join(',')),
+        ...(await services.audit.page(AUDIT_CSV_ROWS)).map((e) =>
+          [e.at, e.user, e.action, e.target, e.address].map(cell).join(','),
+        ),
       ]
       return new Response(`${lines.join('\r\n')}\r\n`, {
         headers: {

@@ -43,7 +43,7 @@ export function backupRoutes(context: AdminContext) {
     const body = await removedFile(outcome.summary.file)
     const name = basename(outcome.summary.file)
     // A copy of everything leaves the hub: said in the audit log, as a change would be.
-    context.services.audit.backupDownloaded(actor, name)
+    await context.services.audit.backupDownloaded(actor, name)
     return new Response(body, {
       headers: {
         'content-type': 'application/octet-stream',

@@ -18,7 +18,7 @@ export function settingsRoutes({ services, settings }: AdminContext) {
         const body = await readJsonBody(request, SETTINGS_BODY_BYTES)
         if (typeof body !== 'object' || body === null || Array.isArray(body))
           throw new ApiError('invalid_request', 'Send the settings to change as a JSON object.')
-        const outcome = settings.update(body as Record<string, unknown>, actor)
+        const outcome = await settings.update(body as Record<string, unknown>, actor)
         if (!outcome.ok) throw invalidField(outcome.field, outcome.message, `${outcome.field} ${outcome.message}.`)
         return answer()
       },

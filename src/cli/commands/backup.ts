@@ -38,14 +38,14 @@ export const backupCommand: Command = {
     'The archive holds private key material and hashed secrets: keep it like a key.',
   ],
   options: { out: { type: 'string' }, scheduled: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const out = requireString(args, 'out')
     const dataDir = dataDirOf(args, io)
     const outcome = makeBackup({ dataDir, out, scheduled: args.values.scheduled === true })
     if (!outcome.ok) throw new CliError(outcome.message)
     // In the audit log of the hub whose data it copied.
-    withExistingHubServices(dataDir, (services) => services.audit.backupMade(THE_MACHINE, out))
+    await withExistingHubServices(dataDir, (services) => services.audit.backupMade(THE_MACHINE, out))
     const { summary } = outcome
     if (args.values.json) return printJson(io, summary)
     const { jobs, printers, agents, apiKeys } = summary.counts

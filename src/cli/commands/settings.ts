@@ -30,7 +30,7 @@ const shown = (setting: EditableSetting, value: string | number) =>
 /**
  * The settings as saved in the data directory over the defaults (the environment of this command does not pin them).
  */
-function settingsOf(services: HubServices, args: ParsedArgs, io: Io): LiveSettings {
+function settingsOf(services: HubServices, args: ParsedArgs, io: Io): Promise<LiveSettings> {
   return services.liveSettings(editableSettingsOf(resolveConfig({ data: dataDirOf(args, io) }, {})))
 }
 
@@ -40,9 +40,11 @@ export const settingsShowCommand: Command = {
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
-    const values = withServices(args, io, (services) => ({ ...settingsOf(services, args, io).values }))
+    const values = await withServices(args, io, async (services) => ({
+      ...(await settingsOf(services, args, io)).values,
+    }))
     if (args.values.json) return printJson(io, values)
     const width = Math.max(...Object.keys(NAMES).map((name) => name.length))
     for (const [name, setting] of Object.entries(NAMES))
@@ -65,7 +67,7 @@ export const settingsSetCommand: Command = {
     JSON_HELP,
   ],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const name = positional(args, 0, 'NAME and VALUE', 2)
     const text = positional(args, 1, 'NAME and VALUE', 2)
     if (!Object.hasOwn(NAMES, name))
@@ -82,8 +84,8 @@ export const settingsSetCommand: Command = {
           : /^\d+$/.test(text)
             ? Number(text)
             : text
-    const outcome = withServices(args, io, (services) =>
-      settingsOf(services, args, io).update({ [setting]: value }, THE_MACHINE),
+    const outcome = await withServices(args, io, async (services) =>
+      (await settingsOf(services, args, io)).update({ [setting]: value }, THE_MACHINE),
     )
     if (!outcome.ok) throw new UsageError(`${name} ${outcome.message}`)
     if (args.values.json) return printJson(io, outcome.settings)
