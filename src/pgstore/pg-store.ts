@@ -9,6 +9,8 @@ import { PgAuditLog } from './audit.ts'
 import { schemaState, unservable } from './migrate.ts'
 import { PgProjects } from './projects.ts'
 import { PgSettings } from './settings.ts'
+import { PgPrinters } from './printers.ts'
+import { PgDestinations } from './destinations.ts'
 
 export interface PgStoreOptions {
   /** The clock, in milliseconds since the epoch (the times the store writes). */
@@ -63,6 +65,8 @@ export class PgStore implements UnitRunner {
   private repositories(sql: SQL): Repositories {
     return {
       settings: new PgSettings(sql),
+      printers: new PgPrinters(sql),
+      destinations: new PgDestinations(sql, this.now),
       projects: new PgProjects(sql, this.now),
       apiKeys: new PgApiKeys(sql, this.now),
       audit: new PgAuditLog(sql, this.now),

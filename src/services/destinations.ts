@@ -7,9 +7,10 @@
 import type { Destination, DestinationMode } from '../domain/records.ts'
 import { DESTINATION_MODES, MAX_DESTINATION_PRINTERS } from '../protocol/destinations.ts'
 import type { Issue } from '../protocol/rules.ts'
-import type { Store } from '../store/store.ts'
+import type { Db, UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 
 export interface DestinationInput {
   mode: string
@@ -30,11 +31,12 @@ export interface DestinationReport extends Destination {
   printerNames: string[]
 }
 
-function checked(
-  store: Store,
+/** The destination's mode and printers' record IDs as given, or what is wrong with them. */
+function* checked(
+  db: Db,
   projectId: string,
   input: DestinationInput,
-): { mode: DestinationMode; printers: string[] } | { issues: Issue[] } {
+): Unit<{ mode: DestinationMode; printers: string[] } | { issues: Issue[] }> {
   const mode = DESTINATION_MODES.find((known) => known === input.mode)
   if (!mode)
     return {
@@ -47,7 +49,8 @@ function checked(
     return {
       issues: [{ path: 'printers', message: `must have 1 to ${MAX_DESTINATION_PRINTERS} items (got ${count})` }],
     }
-  const found = input.printers.map((name) => store.printers.resolve(projectId, name)?.id)
+  const found: (string | undefined)[] = []
+  for (const name of input.printers) found.push((yield* db.printers.resolve(projectId, name))?.id)
   const missing = found.flatMap((id, index) =>
     id ? [] : [{ path: `printers[${index}]`, message: `is no printer of this project ("${input.printers[index]}")` }],
   )
@@ -58,59 +61,63 @@ function checked(
 }
 
 export class DestinationService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly units: UnitRunner) {}
 
   /** A project's destinations, by name. */
-  list(projectId: string): Destination[] {
-    return this.store.destinations.list(projectId)
+  list(projectId: string): Promise<Destination[]> {
+    return this.units.read((db) => db.destinations.list(projectId))
   }
 
-  get(projectId: string, name: string): Destination | undefined {
-    return this.store.destinations.get(projectId, name)
+  get(projectId: string, name: string): Promise<Destination | undefined> {
+    return this.units.read((db) => db.destinations.get(projectId, name))
   }
 
   /** Every project's destinations, with the names of their project and printers. */
-  reports(): DestinationReport[] {
-    return this.store.projects.list().flatMap((project) =>
-      this.store.destinations.list(project.id).map((destination) => ({
-        ...destination,
-        projectName: project.name,
-        printerNames: destination.printers.map((id) => this.store.printers.get(id)?.remoteId ?? id),
-      })),
-    )
+  reports(): Promise<DestinationReport[]> {
+    return this.units.read(function* (db): Unit<DestinationReport[]> {
+      const reports: DestinationReport[] = []
+      for (const project of yield* db.projects.list())
+        for (const destination of yield* db.destinations.list(project.id)) {
+          const printerNames: string[] = []
+          for (const id of destination.printers) printerNames.push((yield* db.printers.get(id))?.remoteId ?? id)
+          reports.push({ ...destination, projectName: project.name, printerNames })
+        }
+      return reports
+    })
   }
 
-  create(actor: Actor, projectId: string, name: string, input: DestinationInput): DestinationOutcome {
-    if (!this.store.projects.get(projectId)) return { kind: 'unknown' }
-    const valid = checked(this.store, projectId, input)
-    if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }
-    if (this.store.printers.resolve(projectId, name) || this.store.destinations.get(projectId, name))
-      return { kind: 'taken', name }
-    return this.store.commits.write(() => {
-      const destination = this.store.destinations.create(projectId, name, valid.mode, valid.printers)
-      recordChange(this.store, { actor, action: 'destinations.create', target: destination.name })
+  /** A new destination of the project; its name may be no printer's or other destination's of the project. */
+  create(actor: Actor, projectId: string, name: string, input: DestinationInput): Promise<DestinationOutcome> {
+    return this.units.write(function* (db): Unit<DestinationOutcome> {
+      if (!(yield* db.projects.get(projectId))) return { kind: 'unknown' }
+      const valid = yield* checked(db, projectId, input)
+      if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }
+      if ((yield* db.printers.resolve(projectId, name)) || (yield* db.destinations.get(projectId, name)))
+        return { kind: 'taken', name }
+      const destination = yield* db.destinations.create(projectId, name, valid.mode, valid.printers)
+      yield* recordedChange(db, { actor, action: 'destinations.create', target: destination.name })
       return { kind: 'saved', destination }
     })
   }
 
   /** Sets a destination's printers and mode. */
-  set(actor: Actor, projectId: string, name: string, input: DestinationInput): DestinationOutcome {
-    if (!this.store.destinations.get(projectId, name)) return { kind: 'unknown' }
-    const valid = checked(this.store, projectId, input)
-    if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }
-    return this.store.commits.write((): DestinationOutcome => {
-      const destination = this.store.destinations.update(projectId, name, valid.mode, valid.printers)
+  set(actor: Actor, projectId: string, name: string, input: DestinationInput): Promise<DestinationOutcome> {
+    return this.units.write(function* (db): Unit<DestinationOutcome> {
+      if (!(yield* db.destinations.get(projectId, name))) return { kind: 'unknown' }
+      const valid = yield* checked(db, projectId, input)
+      if ('issues' in valid) return { kind: 'invalid', issues: valid.issues }
+      const destination = yield* db.destinations.update(projectId, name, valid.mode, valid.printers)
       if (!destination) return { kind: 'unknown' }
-      recordChange(this.store, { actor, action: 'destinations.set', target: destination.name })
+      yield* recordedChange(db, { actor, action: 'destinations.set', target: destination.name })
       return { kind: 'saved', destination }
     })
   }
 
   /** Deletes a destination (jobs waiting at its printers stay there); false when the project has none of that name. */
-  delete(actor: Actor, projectId: string, name: string): boolean {
-    return this.store.commits.write(() => {
-      if (!this.store.destinations.delete(projectId, name)) return false
-      recordChange(this.store, { actor, action: 'destinations.delete', target: name })
+  delete(actor: Actor, projectId: string, name: string): Promise<boolean> {
+    return this.units.write(function* (db): Unit<boolean> {
+      if (!(yield* db.destinations.delete(projectId, name))) return false
+      yield* recordedChange(db, { actor, action: 'destinations.delete', target: name })
       return true
     })
   }

@@ -81,7 +81,7 @@ export class HubServices {
     this.projects = new ProjectService(units)
     this.keys = new KeyService(units)
     this.printers = new PrinterService(store, this.jobs, parts.board)
-    this.destinations = new DestinationService(store)
+    this.destinations = new DestinationService(units)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
     this.images = new ImageService(store, this.jobs.capacity)

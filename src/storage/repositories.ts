@@ -1,7 +1,7 @@
 // The repositories every store implements, as the services' units of work call them (unit.ts): SQLite's answer at
 // once (store/), PostgreSQL's are awaited (pgstore/). What they store and answer are the records of domain/.
 import type { AuditEntry } from '../domain/accounts.ts'
-import type { ApiKey, Project } from '../domain/records.ts'
+import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project } from '../domain/records.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
@@ -56,9 +56,33 @@ export interface SettingsRepository {
   delete(key: string): Answer<void>
 }
 
+/** Printer records (the methods units call so far). */
+export interface PrinterRepository {
+  get(id: string): Answer<PrinterRecord | undefined>
+  /** A live printer of the project by its record ID or its project-local ID (the record ID first). */
+  resolve(projectId: string, printerId: string): Answer<PrinterRecord | undefined>
+}
+
+/** A project's destinations (the methods units call so far). */
+export interface DestinationRepository {
+  create(projectId: string, name: string, mode: DestinationMode, printers: readonly string[]): Answer<Destination>
+  update(
+    projectId: string,
+    name: string,
+    mode: DestinationMode,
+    printers: readonly string[],
+  ): Answer<Destination | undefined>
+  get(projectId: string, name: string): Answer<Destination | undefined>
+  list(projectId: string): Answer<Destination[]>
+  /** Deletes it; the jobs waiting at it stay where they wait. False when there was none. */
+  delete(projectId: string, name: string): Answer<boolean>
+}
+
 /** The repositories a unit of work may call, by the names both stores give them. */
 export interface Repositories {
   settings: SettingsRepository
+  printers: PrinterRepository
+  destinations: DestinationRepository
   projects: ProjectRepository
   apiKeys: ApiKeyRepository
   audit: AuditRepository

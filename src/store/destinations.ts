@@ -6,6 +6,7 @@ import { newId } from '../storage/ids.ts'
 import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { Destination, DestinationMode } from '../domain/records.ts'
+import type { DestinationRepository } from '../storage/repositories.ts'
 
 export type { Destination, DestinationMode }
 
@@ -29,7 +30,7 @@ const toDestination = (row: DestinationRow): Destination => ({
   updatedAt: iso(row.updated_at),
 })
 
-export class Destinations {
+export class Destinations implements DestinationRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,

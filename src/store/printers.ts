@@ -4,6 +4,7 @@ import { newId } from '../storage/ids.ts'
 import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
+import type { PrinterRepository } from '../storage/repositories.ts'
 import type { PrinterRecord } from '../domain/records.ts'
 
 export type { PrinterRecord }
@@ -53,7 +54,7 @@ interface LookUps {
   byName: Map<string, PrinterRecord | undefined>
 }
 
-export class Printers {
+export class Printers implements PrinterRepository {
   private lookUps: LookUps | undefined
   /** The read epoch in which this process last wrote a printer: nothing is kept in it. */
   private writtenIn: number | undefined

@@ -10,6 +10,7 @@ import { PgStore } from '../../src/pgstore/pg-store.ts'
 import type { Actor } from '../../src/services/actor.ts'
 import { LiveSettings } from '../../src/services/live-settings.ts'
 import { KeyService, ProjectService } from '../../src/services/projects.ts'
+import { DestinationService } from '../../src/services/destinations.ts'
 import { editableSettingsOf, resolveConfig } from '../../src/hub/config.ts'
 import type { UnitRunner } from '../../src/storage/repositories.ts'
 import { Store } from '../../src/store/store.ts'
@@ -21,6 +22,8 @@ const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
 
 interface Engine {
   units: UnitRunner
+  /** Adds a printer record to the project, as the printers' operations (not yet on both stores) would. */
+  addPrinter(projectId: string, id: string, remoteId: string): Promise<void>
   /** Moves the store's clock on. */
   advance(ms: number): void
   close(): Promise<void>
@@ -44,6 +47,15 @@ const ENGINES: Record<string, () => Promise<Engine>> = {
     const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 100, now: () => clock })
     return {
       units: new SqliteUnits(store),
+      addPrinter: async (projectId, id, remoteId) => {
+        store.commits.write(() =>
+          store.db.run(
+            `INSERT INTO printers (id, project_id, remote_id, connection, profile, width, created_at)
+             VALUES (?, ?, ?, 'virtual', 'generic-80mm', 80, ?)`,
+            [id, projectId, remoteId, clock],
+          ),
+        )
+      },
       advance: (ms) => void (clock += ms),
       close: async () => {
         store.close()
@@ -58,7 +70,17 @@ const ENGINES: Record<string, () => Promise<Engine>> = {
     await migrate(sql)
     await sql.close()
     const store = await PgStore.open(url, { now: () => clock, shown: 'test' })
-    return { units: store, advance: (ms) => void (clock += ms), close: () => store.close() }
+    return {
+      units: store,
+      addPrinter: async (projectId, id, remoteId) => {
+        const sql = new SQL(url)
+        await sql`INSERT INTO printers (id, project_id, remote_id, connection, profile, width, created_at)
+          VALUES (${id}, ${projectId}, ${remoteId}, 'virtual', 'generic-80mm', 80, ${clock})`
+        await sql.close()
+      },
+      advance: (ms) => void (clock += ms),
+      close: () => store.close(),
+    }
   },
 }
 
@@ -145,6 +167,55 @@ for (const [name, open] of Object.entries(ENGINES)) {
         action: 'settings.set',
         target: 'server-name Bar Luna, retention-days 45',
       })
+    })
+
+    test('destinations: printers checked in the change, names taken refused, listed with names, deleted', async () => {
+      const destinations = new DestinationService(engine.units)
+      const [project] = await projects.list()
+      const projectId = project!.id
+      await engine.addPrinter(projectId, 'prn_0001', 'bar')
+      await engine.addPrinter(projectId, 'prn_0002', 'kitchen')
+      expect(await destinations.create(ACTOR, 'prj_none', 'x', { mode: 'failover', printers: ['bar'] })).toEqual({
+        kind: 'unknown',
+      })
+      expect(
+        await destinations.create(ACTOR, projectId, 'food', { mode: 'failover', printers: ['bar', 'cellar'] }),
+      ).toEqual({
+        kind: 'invalid',
+        issues: [{ path: 'printers[1]', message: 'is no printer of this project ("cellar")' }],
+      })
+      expect(
+        await destinations.create(ACTOR, projectId, 'food', { mode: 'all', printers: ['bar', 'prn_0001'] }),
+      ).toEqual({ kind: 'invalid', issues: [{ path: 'printers', message: 'names one printer twice' }] })
+      expect(await destinations.create(ACTOR, projectId, 'kitchen', { mode: 'all', printers: ['bar'] })).toEqual({
+        kind: 'taken',
+        name: 'kitchen',
+      })
+      const made = await destinations.create(ACTOR, projectId, 'food', {
+        mode: 'failover',
+        printers: ['kitchen', 'bar'],
+      })
+      expect(made).toMatchObject({ kind: 'saved', destination: { name: 'food', printers: ['prn_0002', 'prn_0001'] } })
+      expect(await destinations.create(ACTOR, projectId, 'food', { mode: 'all', printers: ['bar'] })).toEqual({
+        kind: 'taken',
+        name: 'food',
+      })
+      expect(await destinations.set(ACTOR, projectId, 'food', { mode: 'all', printers: ['bar'] })).toMatchObject({
+        kind: 'saved',
+        destination: { mode: 'all', printers: ['prn_0001'] },
+      })
+      expect(await destinations.reports()).toMatchObject([
+        { name: 'food', projectName: 'Bar Luna', printerNames: ['bar'] },
+      ])
+      expect((await destinations.get(projectId, 'food'))?.mode).toBe('all')
+      expect(await destinations.delete(ACTOR, projectId, 'food')).toBe(true)
+      expect(await destinations.delete(ACTOR, projectId, 'food')).toBe(false)
+      expect(await destinations.list(projectId)).toEqual([])
+      expect((await audit()).slice(0, 3).map((entry) => entry.action)).toEqual([
+        'destinations.delete',
+        'destinations.set',
+        'destinations.create',
+      ])
     })
 
     test('a unit that fails writes nothing: the project and its audit entry both go', async () => {

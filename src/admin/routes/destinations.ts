@@ -13,14 +13,17 @@ import { adminRouter, STAFF_READS } from '../router.ts'
 
 export function destinationRoutes({ services }: AdminContext) {
   return adminRouter(services, STAFF_READS)
-    .get('/destinations', (): { destinations: DestinationReport[] } => ({
-      destinations: services.destinations.reports(),
-    }))
+    .get(
+      '/destinations',
+      async (): Promise<{ destinations: DestinationReport[] }> => ({
+        destinations: await services.destinations.reports(),
+      }),
+    )
     .post(
       '/projects/:id/destinations',
       async ({ request, params, set, actor }): Promise<{ destination: AdminDestination }> => {
         const input = await readValidBody(request, newDestinationRule, DESTINATION_BODY_BYTES)
-        const outcome = services.destinations.create(actor, params.id, input.name, {
+        const outcome = await services.destinations.create(actor, params.id, input.name, {
           mode: input.mode ?? 'failover',
           printers: input.printers,
         })
@@ -33,8 +36,8 @@ export function destinationRoutes({ services }: AdminContext) {
       },
       { parse: 'none' },
     )
-    .delete('/projects/:id/destinations/:name', ({ params, set, actor }) => {
-      if (!services.destinations.delete(actor, params.id, params.name))
+    .delete('/projects/:id/destinations/:name', async ({ params, set, actor }) => {
+      if (!(await services.destinations.delete(actor, params.id, params.name)))
         throw notFound('This project has no destination of that name.')
       set.status = 204
       return null

@@ -37,8 +37,8 @@ function said(outcome: DestinationOutcome): DestinationView {
 const nameOf = (name: string) => pathPart('name', identifier, name)
 
 export function destinationRoutes({ services }: ApiContext) {
-  const destinationOr404 = (projectId: string, name: string) => {
-    const found = services.destinations.get(projectId, nameOf(name))
+  const destinationOr404 = async (projectId: string, name: string) => {
+    const found = await services.destinations.get(projectId, nameOf(name))
     if (!found) throw notFound('This project has no destination of that name.')
     return found
   }
@@ -50,7 +50,7 @@ export function destinationRoutes({ services }: ApiContext) {
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createDestinationRule, MAX_BODY, `key:${key.id}`)
         const actor = applicationActor(key, remoteAddress(request, server))
-        const destination = said(services.destinations.create(actor, params.projectId, input.name, input))
+        const destination = said(await services.destinations.create(actor, params.projectId, input.name, input))
         await services.durable()
         set.status = 201
         return { destination }
@@ -60,22 +60,22 @@ export function destinationRoutes({ services }: ApiContext) {
     .get(DESTINATIONS_PATH, async ({ request, params }) => {
       await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
-      return { destinations: services.destinations.list(params.projectId).map(view) }
+      return { destinations: (await services.destinations.list(params.projectId)).map(view) }
     })
     .get(`${DESTINATIONS_PATH}/:name`, async ({ request, params }) => {
       await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
-      return { destination: view(destinationOr404(params.projectId, params.name)) }
+      return { destination: view(await destinationOr404(params.projectId, params.name)) }
     })
     .put(
       `${DESTINATIONS_PATH}/:name`,
       async ({ request, params, server }) => {
         const key = await authenticate(services, request, params.projectId, 'printers:write')
         new QueryReader(request.url, []).check()
-        const existing = destinationOr404(params.projectId, params.name)
+        const existing = await destinationOr404(params.projectId, params.name)
         const input = await readValidBody(request, updateDestinationRule, MAX_BODY, `key:${key.id}`)
         const actor = applicationActor(key, remoteAddress(request, server))
-        const destination = said(services.destinations.set(actor, params.projectId, existing.name, input))
+        const destination = said(await services.destinations.set(actor, params.projectId, existing.name, input))
         await services.durable()
         return { destination }
       },
@@ -84,8 +84,8 @@ export function destinationRoutes({ services }: ApiContext) {
     .delete(`${DESTINATIONS_PATH}/:name`, async ({ request, params, set, server }) => {
       const key = await authenticate(services, request, params.projectId, 'printers:write')
       new QueryReader(request.url, []).check()
-      const existing = destinationOr404(params.projectId, params.name)
-      services.destinations.delete(
+      const existing = await destinationOr404(params.projectId, params.name)
+      await services.destinations.delete(
         applicationActor(key, remoteAddress(request, server)),
         params.projectId,
         existing.name,

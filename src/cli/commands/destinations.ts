@@ -58,7 +58,12 @@ function shown(io: Parameters<Command['run']>[1], json: unknown, destination: De
 }
 
 /** How `destinations create` and `destinations set` save what they were given. */
-type Save = (services: HubServices, projectId: string, name: string, input: DestinationInput) => DestinationOutcome
+type Save = (
+  services: HubServices,
+  projectId: string,
+  name: string,
+  input: DestinationInput,
+) => Promise<DestinationOutcome>
 
 /** `destinations create` and `destinations set`: the same input, made or changed. */
 function saveCommand(name: string, summary: string, save: Save, verb: string): Command {
