@@ -7,31 +7,9 @@ import { newId } from '../storage/ids.ts'
 import { useIsNews } from '../storage/last-used.ts'
 import type { ApiKeyRepository } from '../storage/repositories.ts'
 import { hashSecret, newApiKeySecret } from '../storage/secrets.ts'
-import { int, time, timeOrNull } from './rows.ts'
-
-interface ApiKeyRow {
-  id: string
-  project_id: string
-  name: string | null
-  key_prefix: string
-  scopes: string
-  created_at: string
-  last_used_at: string | null
-  revoked_at: string | null
-}
+import { apiKeyOf, type ApiKeyRow, int } from '../storage/rows.ts'
 
 const COLUMNS = 'id, project_id, name, key_prefix, scopes, created_at, last_used_at, revoked_at'
-
-const toApiKey = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  keyPrefix: row.key_prefix,
-  scopes: row.scopes.split(' ') as ApiKeyScope[],
-  createdAt: time(row.created_at),
-  lastUsedAt: timeOrNull(row.last_used_at),
-  revokedAt: timeOrNull(row.revoked_at),
-})
 
 export class PgApiKeys implements ApiKeyRepository {
   constructor(
@@ -46,7 +24,7 @@ export class PgApiKeys implements ApiKeyRepository {
       VALUES (${newId('apk')}, ${projectId}, ${name}, ${prefix}, ${hashSecret(secret)},
         ${[...new Set(scopes)].sort().join(' ')}, ${this.now()})
       RETURNING ${this.sql.unsafe(COLUMNS)}`
-    return { key: toApiKey(row!), secret }
+    return { key: apiKeyOf(row!), secret }
   }
 
   async use(secret: string): Promise<ApiKey | undefined> {
@@ -61,18 +39,18 @@ export class PgApiKeys implements ApiKeyRepository {
         WHERE id = ${row.id} AND (last_used_at IS NULL OR last_used_at < ${now})`
       row.last_used_at = String(now)
     }
-    return toApiKey(row)
+    return apiKeyOf(row)
   }
 
   async get(id: string): Promise<ApiKey | undefined> {
     const [row] = await this.sql<ApiKeyRow[]>`SELECT ${this.sql.unsafe(COLUMNS)} FROM api_keys WHERE id = ${id}`
-    return row ? toApiKey(row) : undefined
+    return row ? apiKeyOf(row) : undefined
   }
 
   async list(projectId: string): Promise<ApiKey[]> {
     const rows = await this.sql<ApiKeyRow[]>`SELECT ${this.sql.unsafe(COLUMNS)} FROM api_keys
       WHERE project_id = ${projectId} ORDER BY created_at, id`
-    return rows.map(toApiKey)
+    return rows.map(apiKeyOf)
   }
 
   async revoke(id: string): Promise<boolean> {

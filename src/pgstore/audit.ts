@@ -3,25 +3,7 @@ import type { SQL } from 'bun'
 import type { AuditEntry } from '../domain/accounts.ts'
 import { auditRowOf } from '../storage/audit-row.ts'
 import type { AuditRepository, NewAuditEntry } from '../storage/repositories.ts'
-import { int, time } from './rows.ts'
-
-interface AuditRow {
-  id: string
-  at: string
-  user_name: string | null
-  action: string
-  target: string | null
-  address: string | null
-}
-
-const toEntry = (row: AuditRow): AuditEntry => ({
-  id: int(row.id),
-  at: time(row.at),
-  user: row.user_name,
-  action: row.action,
-  target: row.target,
-  address: row.address,
-})
+import { auditEntryOf, type AuditLogRow } from '../storage/rows.ts'
 
 export class PgAuditLog implements AuditRepository {
   constructor(
@@ -36,9 +18,9 @@ export class PgAuditLog implements AuditRepository {
   }
 
   async page(limit: number, before?: number): Promise<AuditEntry[]> {
-    const rows = await this.sql<AuditRow[]>`SELECT id, at, user_name, action, target, address FROM audit_log
+    const rows = await this.sql<AuditLogRow[]>`SELECT id, at, user_name, action, target, address FROM audit_log
       WHERE id < ${before ?? Number.MAX_SAFE_INTEGER} ORDER BY id DESC LIMIT ${limit}`
-    return rows.map(toEntry)
+    return rows.map(auditEntryOf)
   }
 
   async prune(before: number, limit: number): Promise<number> {

@@ -3,29 +3,9 @@ import type { SQL } from 'bun'
 import type { Destination, DestinationMode } from '../domain/records.ts'
 import { newId } from '../storage/ids.ts'
 import type { DestinationRepository } from '../storage/repositories.ts'
-import { time } from './rows.ts'
-
-interface DestinationRow {
-  id: string
-  project_id: string
-  name: string
-  mode: DestinationMode
-  printers: string[]
-  created_at: string
-  updated_at: string
-}
+import { destinationOf, type DestinationRow } from '../storage/rows.ts'
 
 const COLUMNS = 'id, project_id, name, mode, printers, created_at, updated_at'
-
-const toDestination = (row: DestinationRow): Destination => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  mode: row.mode,
-  printers: row.printers,
-  createdAt: time(row.created_at),
-  updatedAt: time(row.updated_at),
-})
 
 export class PgDestinations implements DestinationRepository {
   constructor(
@@ -39,26 +19,26 @@ export class PgDestinations implements DestinationRepository {
         (id, project_id, name, mode, printers, created_at, updated_at)
       VALUES (${newId('dst')}, ${projectId}, ${name}, ${mode}, ${JSON.stringify(printers)}::text::jsonb, ${now}, ${now})
       RETURNING ${this.sql.unsafe(COLUMNS)}`
-    return toDestination(row!)
+    return destinationOf(row!)
   }
 
   async update(projectId: string, name: string, mode: DestinationMode, printers: readonly string[]) {
     const [row] = await this.sql<DestinationRow[]>`UPDATE destinations
       SET mode = ${mode}, printers = ${JSON.stringify(printers)}::text::jsonb, updated_at = ${this.now()}
       WHERE project_id = ${projectId} AND name = ${name} RETURNING ${this.sql.unsafe(COLUMNS)}`
-    return row ? toDestination(row) : undefined
+    return row ? destinationOf(row) : undefined
   }
 
   async get(projectId: string, name: string): Promise<Destination | undefined> {
     const [row] = await this.sql<DestinationRow[]>`SELECT ${this.sql.unsafe(COLUMNS)} FROM destinations
       WHERE project_id = ${projectId} AND name = ${name}`
-    return row ? toDestination(row) : undefined
+    return row ? destinationOf(row) : undefined
   }
 
   async list(projectId: string): Promise<Destination[]> {
     const rows = await this.sql<DestinationRow[]>`SELECT ${this.sql.unsafe(COLUMNS)} FROM destinations
       WHERE project_id = ${projectId} ORDER BY name`
-    return rows.map(toDestination)
+    return rows.map(destinationOf)
   }
 
   async delete(projectId: string, name: string): Promise<boolean> {

@@ -4,34 +4,12 @@ import { newId } from '../storage/ids.ts'
 import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, newApiKeySecret } from '../storage/secrets.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
+import { apiKeyOf, type ApiKeyRow, int } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { ApiKey } from '../domain/records.ts'
 import type { ApiKeyRepository } from '../storage/repositories.ts'
 
 export type { ApiKey }
-
-interface ApiKeyRow {
-  id: string
-  project_id: string
-  name: string | null
-  key_prefix: string
-  scopes: string
-  created_at: number
-  last_used_at: number | null
-  revoked_at: number | null
-}
-
-const toApiKey = (row: ApiKeyRow): ApiKey => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  keyPrefix: row.key_prefix,
-  scopes: row.scopes.split(' ') as ApiKeyScope[],
-  createdAt: iso(row.created_at),
-  lastUsedAt: isoOrNull(row.last_used_at),
-  revokedAt: isoOrNull(row.revoked_at),
-})
 
 export class ApiKeys implements ApiKeyRepository {
   constructor(
@@ -57,7 +35,7 @@ export class ApiKeys implements ApiKeyRepository {
         [...new Set(scopes)].sort().join(' '),
         this.now(),
       )!
-    return { key: toApiKey(row), secret }
+    return { key: apiKeyOf(row), secret }
   }
 
   /** The active key with this secret, its use recorded; undefined for a malformed, unknown or revoked one. */
@@ -70,22 +48,22 @@ export class ApiKeys implements ApiKeyRepository {
     row.last_used_at = recordUse(
       { commits: this.commits, db: this.db, table: 'api_keys', column: 'last_used_at' },
       row.id,
-      row.last_used_at,
+      row.last_used_at === null ? null : int(row.last_used_at),
       this.now(),
     )
-    return toApiKey(row)
+    return apiKeyOf(row)
   }
 
   get(id: string): ApiKey | undefined {
     const row = this.db.query<ApiKeyRow, [string]>('SELECT * FROM api_keys WHERE id = ?').get(id)
-    return row ? toApiKey(row) : undefined
+    return row ? apiKeyOf(row) : undefined
   }
 
   list(projectId: string): ApiKey[] {
     return this.db
       .query<ApiKeyRow, [string]>(`SELECT * FROM api_keys WHERE project_id = ${bound()} ORDER BY created_at, id`)
       .all(projectId)
-      .map(toApiKey)
+      .map(apiKeyOf)
   }
 
   /** Revokes a key; false when there is no such key. Revoking twice keeps the first time. */

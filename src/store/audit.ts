@@ -2,30 +2,12 @@
 // or on the machine, and every sign-in (failed ones too). Entries are never changed; retention
 // deletes the oldest as it does finished jobs.
 import type { Database } from 'bun:sqlite'
-import { iso } from '../storage/time.ts'
+import { auditEntryOf, type AuditLogRow } from '../storage/rows.ts'
 import type { AuditEntry } from '../domain/accounts.ts'
 import { auditRowOf } from '../storage/audit-row.ts'
 import type { AuditRepository, NewAuditEntry } from '../storage/repositories.ts'
 
 export type { AuditEntry, NewAuditEntry }
-
-interface AuditRow {
-  id: number
-  at: number
-  user_name: string | null
-  action: string
-  target: string | null
-  address: string | null
-}
-
-const toEntry = (row: AuditRow): AuditEntry => ({
-  id: row.id,
-  at: iso(row.at),
-  user: row.user_name,
-  action: row.action,
-  target: row.target,
-  address: row.address,
-})
 
 export class AuditLog implements AuditRepository {
   private readonly insert
@@ -48,11 +30,11 @@ export class AuditLog implements AuditRepository {
   /** Entries newest first, older than entry `before` when given, at most `limit`. */
   page(limit: number, before?: number): AuditEntry[] {
     return this.db
-      .query<AuditRow, [number, number]>(
+      .query<AuditLogRow, [number, number]>(
         'SELECT id, at, user_name, action, target, address FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?',
       )
       .all(before ?? Number.MAX_SAFE_INTEGER, limit)
-      .map(toEntry)
+      .map(auditEntryOf)
   }
 
   /** Deletes at most `limit` of the entries older than `before` (retention); how many went. */

@@ -3,32 +3,12 @@
 // that cannot print to another of the same destination (services/failover.ts decides when).
 import type { Database } from 'bun:sqlite'
 import { newId } from '../storage/ids.ts'
-import { iso } from '../storage/time.ts'
+import { destinationOf, type DestinationRow } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { Destination, DestinationMode } from '../domain/records.ts'
 import type { DestinationRepository } from '../storage/repositories.ts'
 
 export type { Destination, DestinationMode }
-
-interface DestinationRow {
-  id: string
-  project_id: string
-  name: string
-  mode: DestinationMode
-  printers: string
-  created_at: number
-  updated_at: number
-}
-
-const toDestination = (row: DestinationRow): Destination => ({
-  id: row.id,
-  projectId: row.project_id,
-  name: row.name,
-  mode: row.mode,
-  printers: JSON.parse(row.printers) as string[],
-  createdAt: iso(row.created_at),
-  updatedAt: iso(row.updated_at),
-})
 
 export class Destinations implements DestinationRepository {
   constructor(
@@ -38,7 +18,7 @@ export class Destinations implements DestinationRepository {
 
   create(projectId: string, name: string, mode: DestinationMode, printers: readonly string[]): Destination {
     const now = this.now()
-    return toDestination(
+    return destinationOf(
       this.db
         .query<DestinationRow, [string, string, string, string, string, number, number]>(
           `INSERT INTO destinations (id, project_id, name, mode, printers,
@@ -54,21 +34,21 @@ export class Destinations implements DestinationRepository {
         'UPDATE destinations SET mode = ?, printers = ?, updated_at = ? WHERE project_id = ? AND name = ? RETURNING *',
       )
       .get(mode, JSON.stringify(printers), this.now(), projectId, name)
-    return row ? toDestination(row) : undefined
+    return row ? destinationOf(row) : undefined
   }
 
   get(projectId: string, name: string): Destination | undefined {
     const row = this.db
       .query<DestinationRow, [string, string]>('SELECT * FROM destinations WHERE project_id = ? AND name = ?')
       .get(projectId, name)
-    return row ? toDestination(row) : undefined
+    return row ? destinationOf(row) : undefined
   }
 
   list(projectId: string): Destination[] {
     return this.db
       .query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE project_id = ${bound()} ORDER BY name`)
       .all(projectId)
-      .map(toDestination)
+      .map(destinationOf)
   }
 
   /** Every project's destinations of a mode (the failover watch). */
@@ -76,7 +56,7 @@ export class Destinations implements DestinationRepository {
     return this.db
       .query<DestinationRow, [string]>(`SELECT * FROM destinations WHERE mode = ${bound()} ORDER BY project_id, name`)
       .all(mode)
-      .map(toDestination)
+      .map(destinationOf)
   }
 
   /** Deletes it; the jobs waiting at it stay where they wait (their printer is theirs). */

@@ -1,7 +1,6 @@
 import type { Database } from 'bun:sqlite'
-import type { PaperWidth } from '../protocol/document.ts'
 import { newId } from '../storage/ids.ts'
-import { iso } from '../storage/time.ts'
+import { printerOf, type PrinterRow } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
 import type { PrinterRepository } from '../storage/repositories.ts'
@@ -13,32 +12,6 @@ export type { PrinterRecord }
 const PRINTER_RECORD = 'prn'
 /** Records whose project-local name is kept in memory at most (a few hundred bytes each). */
 const NAMES_KEPT = 4_096
-
-interface PrinterRow {
-  id: string
-  project_id: string
-  remote_id: string
-  name: string | null
-  connection: string
-  profile: string
-  width: PaperWidth
-  agent_id: string
-  agent_printer_id: string
-  created_at: number
-}
-
-const toPrinter = (row: PrinterRow): PrinterRecord => ({
-  id: row.id,
-  projectId: row.project_id,
-  remoteId: row.remote_id,
-  name: row.name,
-  connection: row.connection,
-  profile: row.profile,
-  width: row.width,
-  agentId: row.agent_id,
-  agentPrinterId: row.agent_printer_id,
-  createdAt: iso(row.created_at),
-})
 
 /** A new record; without `agentPrinterId` the printer is the agent's own (the built-in agent's). */
 export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterId'> & { agentPrinterId?: string }
@@ -92,7 +65,7 @@ export class Printers implements PrinterRepository {
   /** A record as read or made, its name kept on the way. */
   private recordOf(row: PrinterRow): PrinterRecord {
     this.names.set(row.id, row.remote_id, 1)
-    return toPrinter(row)
+    return printerOf(row)
   }
 
   /**
