@@ -21,6 +21,11 @@ export interface PgStoreOptions {
   shown: string
 }
 
+/** PostgreSQL's errors of a transaction that may succeed when run again: a serialization failure, a deadlock. */
+const RUN_AGAIN = new Set(['40001', '40P01'])
+/** Runs of one change at most before its error is the caller's. */
+const SERIALIZATION_ATTEMPTS = 8
+
 /** The database cannot be served from: no schema, an older or a newer one (the message names both versions). */
 export class UnservableStoreError extends Error {
   constructor(message: string) {
@@ -48,9 +53,22 @@ export class PgStore implements UnitRunner {
     return new PgStore(sql, options.now ?? Date.now)
   }
 
-  /** A change: the unit in one transaction, committed when it ends, rolled back when it throws. */
-  write<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    return this.sql.begin((tx) => runAwaiting(work(DB), this.repositories(tx)))
+  /**
+   * A change: the unit in one serializable transaction, committed when it ends, rolled back when it throws. Units are
+   * written as if nothing else ran meanwhile (as on SQLite, where nothing can): PostgreSQL makes that true across
+   * nodes, refusing a transaction that a concurrent one would contradict, which is then run again from its start.
+   */
+  async write<T>(work: (db: Db) => Unit<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sql.begin('isolation level serializable', (tx) =>
+          runAwaiting(work(DB), this.repositories(tx)),
+        )
+      } catch (error) {
+        if (attempt >= SERIALIZATION_ATTEMPTS || !RUN_AGAIN.has((error as { errno?: string }).errno ?? '')) throw error
+        await Bun.sleep(Math.random() * 5 * attempt)
+      }
+    }
   }
 
   /** A read, outside any transaction. */

@@ -218,6 +218,23 @@ for (const [name, open] of Object.entries(ENGINES)) {
       ])
     })
 
+    test('changes at the same time are each made as if alone: one key revoked once, one audit entry', async () => {
+      const [project] = await projects.list()
+      const made = await keys.create(ACTOR, project!.id, { scopes: ['jobs:read'], name: 'twice' })
+      if (made.kind !== 'created') throw new Error(made.kind)
+      const entries = (await audit()).length
+      const outcomes = await Promise.all(Array.from({ length: 6 }, () => keys.revoke(ACTOR, made.key.id)))
+      expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual([
+        'already_revoked',
+        'already_revoked',
+        'already_revoked',
+        'already_revoked',
+        'already_revoked',
+        'revoked',
+      ])
+      expect((await audit()).length).toBe(entries + 1)
+    })
+
     test('a unit that fails writes nothing: the project and its audit entry both go', async () => {
       const before = (await projects.list()).length
       const entries = (await audit()).length
