@@ -11,6 +11,7 @@ import { PgProjects } from './projects.ts'
 import { PgSettings } from './settings.ts'
 import { PgPrinters } from './printers.ts'
 import { PgDestinations } from './destinations.ts'
+import { PgImages } from './images.ts'
 
 export interface PgStoreOptions {
   /** The clock, in milliseconds since the epoch (the times the store writes). */
@@ -23,8 +24,13 @@ export interface PgStoreOptions {
 
 /** PostgreSQL's errors of a transaction that may succeed when run again: a serialization failure, a deadlock. */
 const RUN_AGAIN = new Set(['40001', '40P01'])
-/** Runs of one change at most before its error is the caller's. */
-const SERIALIZATION_ATTEMPTS = 8
+/**
+ * How long one change may be run again before its error is the caller's: many changes at once to the same rows (a
+ * project's images, say) commit one by one, each of the others running again.
+ */
+const RUN_AGAIN_WITHIN_MS = 10_000
+/** The longest wait before a change is run again (a random wait up to it, doubling from 1 ms). */
+const MOST_WAIT_MS = 50
 
 /** The database cannot be served from: no schema, an older or a newer one (the message names both versions). */
 export class UnservableStoreError extends Error {
@@ -59,14 +65,16 @@ export class PgStore implements UnitRunner {
    * nodes, refusing a transaction that a concurrent one would contradict, which is then run again from its start.
    */
   async write<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+    const deadline = performance.now() + RUN_AGAIN_WITHIN_MS
+    for (let attempt = 0; ; attempt++) {
       try {
         return await this.sql.begin('isolation level serializable', (tx) =>
           runAwaiting(work(DB), this.repositories(tx)),
         )
       } catch (error) {
-        if (attempt >= SERIALIZATION_ATTEMPTS || !RUN_AGAIN.has((error as { errno?: string }).errno ?? '')) throw error
-        await Bun.sleep(Math.random() * 5 * attempt)
+        const again = RUN_AGAIN.has((error as { errno?: string }).errno ?? '') && performance.now() < deadline
+        if (!again) throw error
+        await Bun.sleep(Math.random() * Math.min(MOST_WAIT_MS, 2 ** attempt))
       }
     }
   }
@@ -85,6 +93,7 @@ export class PgStore implements UnitRunner {
       settings: new PgSettings(sql),
       printers: new PgPrinters(sql),
       destinations: new PgDestinations(sql, this.now),
+      images: new PgImages(sql, this.now),
       projects: new PgProjects(sql, this.now),
       apiKeys: new PgApiKeys(sql, this.now),
       audit: new PgAuditLog(sql, this.now),

@@ -84,7 +84,7 @@ export class HubServices {
     this.destinations = new DestinationService(units)
     this.agents = new AgentService(store, this.jobs, parts.connections, now)
     this.webhooks = new WebhookService(store, now, () => parts.webhookSender?.tick())
-    this.images = new ImageService(store, this.jobs.capacity)
+    this.images = new ImageService(units, this.jobs.capacity)
     this.events = new ProjectEvents(store)
     this.accounts = new AccountService(store, now)
     this.access = new AdminAccess(store)

@@ -5,9 +5,10 @@
 import type { StoredImage } from '../domain/records.ts'
 import { type ImageMediaType, imageHeader } from '../protocol/image.ts'
 import { MAX_PROJECT_IMAGES } from '../protocol/project-images.ts'
-import type { Store } from '../store/store.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 import type { Capacity } from './jobs.ts'
 
 export type PutImageOutcome =
@@ -21,43 +22,44 @@ export type PutImageOutcome =
 
 export class ImageService {
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly capacity: Capacity,
   ) {}
 
   /** A project's images, without their data. */
-  list(projectId: string): StoredImage[] {
-    return this.store.images.list(projectId)
+  list(projectId: string): Promise<StoredImage[]> {
+    return this.units.read((db) => db.images.list(projectId))
   }
 
-  get(projectId: string, name: string): StoredImage | undefined {
-    return this.store.images.get(projectId, name)
+  get(projectId: string, name: string): Promise<StoredImage | undefined> {
+    return this.units.read((db) => db.images.get(projectId, name))
   }
 
   /** Stores (or replaces) the project's image of this name. */
-  put(
+  async put(
     actor: Actor,
     projectId: string,
     name: string,
     image: { mediaType: ImageMediaType; data: string },
-  ): PutImageOutcome {
+  ): Promise<PutImageOutcome> {
     if (this.capacity.now().full) return { kind: 'storage_full' }
     const size = imageHeader(image.mediaType, image.data)
     if (typeof size === 'string') return { kind: 'invalid', message: size }
-    const known = this.store.images.get(projectId, name) !== undefined
-    if (!known && this.store.images.count(projectId) >= MAX_PROJECT_IMAGES) return { kind: 'too_many' }
-    return this.store.commits.write(() => {
-      const { created, image: stored } = this.store.images.put(projectId, name, { ...image, ...size })
-      recordChange(this.store, { actor, action: 'images.put', target: name })
+    return this.units.write(function* (db): Unit<PutImageOutcome> {
+      // Counted in the change itself: two new images at once cannot both be the last one allowed.
+      const known = (yield* db.images.get(projectId, name)) !== undefined
+      if (!known && (yield* db.images.count(projectId)) >= MAX_PROJECT_IMAGES) return { kind: 'too_many' }
+      const { created, image: stored } = yield* db.images.put(projectId, name, { ...image, ...size })
+      yield* recordedChange(db, { actor, action: 'images.put', target: name })
       return { kind: 'stored', created, image: stored }
     })
   }
 
   /** Deletes the project's image of this name; false when it has none. */
-  delete(actor: Actor, projectId: string, name: string): boolean {
-    return this.store.commits.write(() => {
-      if (!this.store.images.delete(projectId, name)) return false
-      recordChange(this.store, { actor, action: 'images.delete', target: name })
+  delete(actor: Actor, projectId: string, name: string): Promise<boolean> {
+    return this.units.write(function* (db): Unit<boolean> {
+      if (!(yield* db.images.delete(projectId, name))) return false
+      yield* recordedChange(db, { actor, action: 'images.delete', target: name })
       return true
     })
   }

@@ -1,7 +1,8 @@
 // The repositories every store implements, as the services' units of work call them (unit.ts): SQLite's answer at
 // once (store/), PostgreSQL's are awaited (pgstore/). What they store and answer are the records of domain/.
 import type { AuditEntry } from '../domain/accounts.ts'
-import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project } from '../domain/records.ts'
+import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project, StoredImage } from '../domain/records.ts'
+import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
@@ -78,11 +79,27 @@ export interface DestinationRepository {
   delete(projectId: string, name: string): Answer<boolean>
 }
 
+/** A project's stored images (logos). */
+export interface ImageRepository {
+  /** Stores or replaces the image of this name; whether it is new. */
+  put(
+    projectId: string,
+    name: string,
+    image: { mediaType: ImageMediaType; data: string; width: number; height: number },
+  ): Answer<{ created: boolean; image: StoredImage }>
+  list(projectId: string): Answer<StoredImage[]>
+  get(projectId: string, name: string): Answer<StoredImage | undefined>
+  count(projectId: string): Answer<number>
+  /** False when the project had none of this name. */
+  delete(projectId: string, name: string): Answer<boolean>
+}
+
 /** The repositories a unit of work may call, by the names both stores give them. */
 export interface Repositories {
   settings: SettingsRepository
   printers: PrinterRepository
   destinations: DestinationRepository
+  images: ImageRepository
   projects: ProjectRepository
   apiKeys: ApiKeyRepository
   audit: AuditRepository

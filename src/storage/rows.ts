@@ -2,9 +2,10 @@
 // A number column comes as a number from SQLite and, when PostgreSQL keeps it as bigint (times, counters), as text
 // from its client; a JSON column as text from SQLite and parsed from PostgreSQL's jsonb.
 import type { AuditEntry } from '../domain/accounts.ts'
-import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project } from '../domain/records.ts'
+import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project, StoredImage } from '../domain/records.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import type { PaperWidth } from '../protocol/document.ts'
+import type { ImageMediaType } from '../protocol/image.ts'
 import { iso } from './time.ts'
 
 /** A bigint column's value as a store answers it. */
@@ -120,4 +121,27 @@ export const printerOf = (row: PrinterRow): PrinterRecord => ({
   agentId: row.agent_id,
   agentPrinterId: row.agent_printer_id,
   createdAt: time(row.created_at),
+})
+
+/** A stored image without its data: its length and last two characters give its size in bytes (base64). */
+export interface ImageRow {
+  name: string
+  media_type: ImageMediaType
+  data_length: Big
+  data_tail: string
+  width: number
+  height: number
+  updated_at: Big
+}
+
+const base64Bytes = (length: number, tail: string) =>
+  (length / 4) * 3 - (tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0)
+
+export const imageOf = (row: ImageRow): StoredImage => ({
+  name: row.name,
+  mediaType: row.media_type,
+  width: row.width,
+  height: row.height,
+  bytes: base64Bytes(int(row.data_length), row.data_tail),
+  updatedAt: time(row.updated_at),
 })

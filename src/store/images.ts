@@ -3,36 +3,18 @@
 // the image is replaced or deleted).
 import type { Database } from 'bun:sqlite'
 import type { ImageMediaType } from '../protocol/image.ts'
-import { iso } from '../storage/time.ts'
+import { imageOf, type ImageRow } from '../storage/rows.ts'
+import type { ImageRepository } from '../storage/repositories.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { StoredImage } from '../domain/records.ts'
 
 export type { StoredImage }
 
 /** A stored image without its data: its size is worked out from the base64's length and padding. */
-interface ImageRow {
-  name: string
-  media_type: ImageMediaType
-  data_length: number
-  data_tail: string
-  width: number
-  height: number
-  updated_at: number
-}
 
 const ROW = 'name, media_type, length(data) AS data_length, substr(data, -2) AS data_tail, width, height, updated_at'
-const base64Bytes = (length: number, tail: string) =>
-  (length / 4) * 3 - (tail === '==' ? 2 : tail.endsWith('=') ? 1 : 0)
-const toImage = (row: ImageRow): StoredImage => ({
-  name: row.name,
-  mediaType: row.media_type,
-  width: row.width,
-  height: row.height,
-  bytes: base64Bytes(row.data_length, row.data_tail),
-  updatedAt: iso(row.updated_at),
-})
 
-export class ProjectImages {
+export class ProjectImages implements ImageRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,
@@ -56,7 +38,7 @@ export class ProjectImages {
          RETURNING ${ROW}`,
       )
       .get(projectId, name, image.mediaType, image.data, image.width, image.height, this.now())!
-    return { created, image: toImage(row) }
+    return { created, image: imageOf(row) }
   }
 
   /** The image's data, as an image section carries it; undefined when the project has none of that name. */
@@ -74,7 +56,7 @@ export class ProjectImages {
     return this.db
       .query<ImageRow, [string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ${bound()} ORDER BY name`)
       .all(projectId)
-      .map(toImage)
+      .map(imageOf)
   }
 
   /** One of the project's images, without its data. */
@@ -82,7 +64,7 @@ export class ProjectImages {
     const row = this.db
       .query<ImageRow, [string, string]>(`SELECT ${ROW} FROM project_images WHERE project_id = ? AND name = ?`)
       .get(projectId, name)
-    return row ? toImage(row) : undefined
+    return row ? imageOf(row) : undefined
   }
 
   count(projectId: string): number {

@@ -11,6 +11,9 @@ import type { Actor } from '../../src/services/actor.ts'
 import { LiveSettings } from '../../src/services/live-settings.ts'
 import { KeyService, ProjectService } from '../../src/services/projects.ts'
 import { DestinationService } from '../../src/services/destinations.ts'
+import { ImageService } from '../../src/services/images.ts'
+import { MAX_PROJECT_IMAGES } from '../../src/protocol/project-images.ts'
+import { PNG_1X1 } from '../support/images.ts'
 import { editableSettingsOf, resolveConfig } from '../../src/hub/config.ts'
 import type { UnitRunner } from '../../src/storage/repositories.ts'
 import { Store } from '../../src/store/store.ts'
@@ -233,6 +236,37 @@ for (const [name, open] of Object.entries(ENGINES)) {
         'revoked',
       ])
       expect((await audit()).length).toBe(entries + 1)
+    })
+
+    test('images: stored, replaced, sized, counted within the change, deleted', async () => {
+      let full = false
+      const images = new ImageService(engine.units, {
+        now: () => ({ full, freeMb: full ? 0 : 1_000, minFreeMb: 100 }),
+      })
+      const [project] = await projects.list()
+      const projectId = project!.id
+      const png = { mediaType: 'image/png' as const, data: PNG_1X1 }
+      const first = await images.put(ACTOR, projectId, 'logo', png)
+      expect(first).toMatchObject({ kind: 'stored', created: true, image: { name: 'logo', width: 1, height: 1 } })
+      if (first.kind !== 'stored') throw new Error(first.kind)
+      expect(first.image.bytes).toBe(Buffer.from(PNG_1X1, 'base64').length)
+      expect(await images.put(ACTOR, projectId, 'logo', png)).toMatchObject({ kind: 'stored', created: false })
+      expect(await images.put(ACTOR, projectId, 'bad', { mediaType: 'image/png', data: 'AAAA' })).toMatchObject({
+        kind: 'invalid',
+      })
+      full = true
+      expect(await images.put(ACTOR, projectId, 'other', png)).toEqual({ kind: 'storage_full' })
+      full = false
+      const more = Array.from({ length: MAX_PROJECT_IMAGES }, (_, i) => images.put(ACTOR, projectId, `logo-${i}`, png))
+      const outcomes = (await Promise.all(more)).map((outcome) => outcome.kind)
+      expect(outcomes.filter((kind) => kind === 'stored')).toHaveLength(MAX_PROJECT_IMAGES - 1)
+      expect(outcomes.filter((kind) => kind === 'too_many')).toHaveLength(1)
+      expect(await images.list(projectId)).toHaveLength(MAX_PROJECT_IMAGES)
+      expect((await images.get(projectId, 'logo'))?.mediaType).toBe('image/png')
+      expect(await images.delete(ACTOR, projectId, 'logo')).toBe(true)
+      expect(await images.delete(ACTOR, projectId, 'logo')).toBe(false)
+      expect(await images.get(projectId, 'logo')).toBeUndefined()
+      expect((await audit())[0]).toMatchObject({ action: 'images.delete', target: 'logo' })
     })
 
     test('a unit that fails writes nothing: the project and its audit entry both go', async () => {

@@ -29,7 +29,7 @@ export function imageRoutes({ services }: ApiContext) {
         const name = nameOf(params.name)
         const input = await readValidBody(request, putImageRule, MAX_BODY, `key:${key.id}`)
         const actor = applicationActor(key, remoteAddress(request, server))
-        const outcome = services.images.put(actor, params.projectId, name, input)
+        const outcome = await services.images.put(actor, params.projectId, name, input)
         if (outcome.kind === 'storage_full')
           throw storageFull(
             'The hub is out of disk space and keeps no new image for now; nothing was written. Try again later.',
@@ -46,12 +46,12 @@ export function imageRoutes({ services }: ApiContext) {
     .get(IMAGES_PATH, async ({ request, params }) => {
       await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      return { images: services.images.list(params.projectId) }
+      return { images: await services.images.list(params.projectId) }
     })
     .get(`${IMAGES_PATH}/:name`, async ({ request, params }) => {
       await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      const image = services.images.get(params.projectId, nameOf(params.name))
+      const image = await services.images.get(params.projectId, nameOf(params.name))
       if (!image) throw notFound('This project has no image of that name.')
       return { image }
     })
@@ -59,7 +59,7 @@ export function imageRoutes({ services }: ApiContext) {
       const key = await authenticate(services, request, params.projectId, 'jobs:write')
       new QueryReader(request.url, []).check()
       const actor = applicationActor(key, remoteAddress(request, server))
-      if (!services.images.delete(actor, params.projectId, nameOf(params.name)))
+      if (!(await services.images.delete(actor, params.projectId, nameOf(params.name))))
         throw notFound('This project has no image of that name.')
       await services.durable()
       set.status = 204
