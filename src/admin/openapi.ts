@@ -7,6 +7,7 @@ import type { AdminAnswer, AdminOperation } from '../protocol/admin/contract.ts'
 import { ERROR_BODY_SCHEMA } from '../protocol/api-errors.ts'
 import type { JsonSchema } from '../protocol/rules.ts'
 import { VERSION } from '../domain/version.ts'
+import { OPENAPI_LICENSE, OPENAPI_SERVERS, OPENAPI_VERSION } from '../http/openapi.ts'
 import { ADMIN_OPERATIONS } from './contract.ts'
 import { SESSION_COOKIE } from './auth.ts'
 
@@ -92,22 +93,16 @@ export function adminOpenApiDocument(): Record<string, unknown> {
   for (const given of ADMIN_OPERATIONS)
     (paths[openApiPath(given.path)] ??= {})[given.method.toLowerCase()] = operation(given)
   document = {
-    openapi: '3.1.0',
+    openapi: OPENAPI_VERSION,
     info: {
       title: 'printhub admin API',
       version: VERSION,
       description:
         "The print hub's admin API: what its dashboard uses, and scripts with an admin token. Each " +
         "operation's x-role is the least role that may call it (owner, technician, staff); null: no session needed.",
-      license: { name: 'MIT', identifier: 'MIT' },
+      license: OPENAPI_LICENSE,
     },
-    servers: [
-      {
-        url: '/',
-        description:
-          'The hub that serves this document, at its address on the venue network (e.g. http://192.168.1.20:8080)',
-      },
-    ],
+    servers: OPENAPI_SERVERS,
     paths,
     components: {
       securitySchemes: {

@@ -9,6 +9,7 @@ import { discoveryRule } from '../protocol/discovery.ts'
 import { healthRule } from '../protocol/health.ts'
 import { pairingRequestRule, pairingResponseRule } from '../protocol/pairing.ts'
 import { VERSION } from '../domain/version.ts'
+import { OPENAPI_LICENSE, OPENAPI_SERVERS, OPENAPI_VERSION } from '../http/openapi.ts'
 import { jobPaths } from './openapi-job-paths.ts'
 import { json, type Operation, open } from './openapi-operations.ts'
 import { projectPaths } from './openapi-project-paths.ts'
@@ -67,22 +68,15 @@ let document: Record<string, unknown> | undefined
 /** The document (made once). */
 export function openApiDocument(): Record<string, unknown> {
   document ??= {
-    openapi: '3.1.0',
+    openapi: OPENAPI_VERSION,
     info: {
       title: 'printhub',
       version: VERSION,
       description:
         `The print hub's public API. Scopes of API keys: ` + `${API_KEY_SCOPES.join(', ')} (each operation's x-scope).`,
-      license: { name: 'MIT', identifier: 'MIT' },
+      license: OPENAPI_LICENSE,
     },
-    // Each venue's hub has its own address: the operations are relative to the hub that serves this document.
-    servers: [
-      {
-        url: '/',
-        description:
-          'The hub that serves this document, at its address on the venue network (e.g. http://192.168.1.20:8080)',
-      },
-    ],
+    servers: OPENAPI_SERVERS,
     paths,
     components: {
       securitySchemes: {

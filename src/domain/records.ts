@@ -4,7 +4,7 @@
 // shapes, the services and the edges pass them on.
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import type { PaperWidth } from '../protocol/document.ts'
-import type { EventType } from '../protocol/events.ts'
+import type { WebhookView } from '../protocol/webhooks.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { PrinterState } from './printer-state.ts'
@@ -84,18 +84,9 @@ export interface Destination {
   updatedAt: string
 }
 
-export interface Webhook {
-  id: string
+/** A webhook as its project's applications see it, and the project it belongs to. */
+export interface Webhook extends WebhookView {
   projectId: string
-  url: string
-  /** The events it is sent. */
-  events: EventType[]
-  description: string | null
-  createdAt: string
-  /** Since when its deliveries fail (null: the last one went through). */
-  failingSince: string | null
-  /** When it was disabled for failing too long (null: enabled). */
-  disabledAt: string | null
 }
 
 export interface DeliveryRecord {
