@@ -111,7 +111,7 @@ async function measure(kind: Kind) {
   const records: string[] = []
   try {
     for (let i = 0; i < PRINTERS; i++) {
-      const outcome = new HubServices(store).printers.adopt(
+      const outcome = await new HubServices(store).printers.adopt(
         THE_MACHINE,
         project.projectId,
         { printer: keyOf(kind, i), kind, id: `p-${i}` },

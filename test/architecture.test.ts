@@ -127,9 +127,9 @@ describe('architecture', () => {
           .map((target) => `${relative(ROOT, file)} imports ${relative(SRC, target)}`),
       )
     expect(wrong).toEqual([])
-    // The check sees imports of the store, type imports (the services' facade's) and values (the accounts').
+    // The check sees imports of the store, type imports (the services' facade's) and values (the backups').
     expect(importsOf(join(SRC, 'services', 'hub-services.ts')).map(partOf)).toContain('store')
-    expect(importsOf(join(SRC, 'services', 'accounts.ts')).map(partOf)).toContain('store')
+    expect(importsOf(join(SRC, 'services', 'backup.ts')).map(partOf)).toContain('store')
   })
 
   test(

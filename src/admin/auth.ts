@@ -69,18 +69,18 @@ export function checkOrigin(request: Request): void {
  * The admin behind the request; throws 401 without a live session or admin token, 403 on a change without the CSRF
  * token.
  */
-export function authenticateAdmin({ access }: HubServices, request: Request): AdminIdentity {
+export async function authenticateAdmin({ access }: HubServices, request: Request): Promise<AdminIdentity> {
   const header = request.headers.get('authorization')
   if (header !== null) {
     const secret = /^Bearer (\S+)$/i.exec(header)?.[1] ?? ''
     if (secret.startsWith(API_KEY_PREFIX))
       throw unauthorized('A project API key cannot use the admin API: sign in to the dashboard, or use an admin token.')
-    const found = access.token(secret)
+    const found = await access.token(secret)
     if (!found) throw unauthorized('The admin token is not valid.')
     return { kind: 'token', ...found }
   }
   const sessionToken = cookieValue(request, SESSION_COOKIE)
-  const found = sessionToken ? access.session(sessionToken) : undefined
+  const found = sessionToken ? await access.session(sessionToken) : undefined
   if (!found || !sessionToken) throw unauthorized('Sign in to the dashboard first (or send an admin token).')
   const { session, user } = found
   checkOrigin(request)
@@ -94,7 +94,7 @@ export function authenticateAdmin({ access }: HubServices, request: Request): Ad
 }
 
 /** The account a browser's request is signed in as (a live dashboard session); undefined when none. */
-export function sessionAccount({ access }: HubServices, request: Request): User | undefined {
+export async function sessionAccount({ access }: HubServices, request: Request): Promise<User | undefined> {
   const token = cookieValue(request, SESSION_COOKIE)
-  return token === undefined ? undefined : access.session(token)?.user
+  return token === undefined ? undefined : (await access.session(token))?.user
 }

@@ -25,8 +25,8 @@ const READS = new Set(['GET', 'HEAD'])
 
 export function adminRouter(services: HubServices, policy: RolePolicy) {
   return new Elysia({ prefix: ADMIN_API_PREFIX })
-    .derive(({ request, server }) => {
-      const admin = authenticateAdmin(services, request)
+    .derive(async ({ request, server }) => {
+      const admin = await authenticateAdmin(services, request)
       // Who makes a change through this request, for the operation's audit entry.
       return { admin, actor: accountActor(admin.user, remoteAddress(request, server)) }
     })

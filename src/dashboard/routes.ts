@@ -32,7 +32,7 @@ function send(request: Request, file: Asset, headers: Record<string, string> = {
 
 /** What the pages need of the hub: the account a browser is signed in as (the admin edge knows). */
 export interface DashboardContext {
-  account(request: Request): { language: string | null } | undefined
+  account(request: Request): Promise<{ language: string | null } | undefined>
 }
 
 export function dashboardPages({ account }: DashboardContext) {
@@ -40,22 +40,24 @@ export function dashboardPages({ account }: DashboardContext) {
   const assets = () => (built ??= import('./assets.ts').then((module) => module.buildAssets()))
   const redirect = (to: string) => new Response(null, { status: 303, headers: { location: to } })
   // The signed-in account's language, else the browser's.
-  const page = async (request: Request, signedIn = account(request)) =>
-    send(
+  const page = async (request: Request) => {
+    const signedIn = await account(request)
+    return send(
       request,
       (await assets()).shells.get(pickLanguage(request.headers.get('accept-language'), signedIn?.language))!,
       { ...PAGE_HEADERS, vary: 'accept-encoding, accept-language, cookie' },
     )
-  const signedIn = (request: Request) => account(request) !== undefined
+  }
+  const signedIn = async (request: Request) => (await account(request)) !== undefined
   return (
     new Elysia()
       .get('/', () => redirect(`${DASHBOARD_PATH}/`))
       // Also answers /dashboard (paths match with or without the last slash).
-      .get(`${DASHBOARD_PATH}/`, ({ request }) =>
-        signedIn(request) ? page(request) : redirect(`${DASHBOARD_PATH}/login`),
+      .get(`${DASHBOARD_PATH}/`, async ({ request }) =>
+        (await signedIn(request)) ? page(request) : redirect(`${DASHBOARD_PATH}/login`),
       )
-      .get(`${DASHBOARD_PATH}/login`, ({ request }) =>
-        signedIn(request) ? redirect(`${DASHBOARD_PATH}/`) : page(request),
+      .get(`${DASHBOARD_PATH}/login`, async ({ request }) =>
+        (await signedIn(request)) ? redirect(`${DASHBOARD_PATH}/`) : page(request),
       )
       .get(`${DASHBOARD_PATH}/setup`, ({ request }) => page(request))
       .get(`${DASHBOARD_PATH}/assets/*`, async ({ request, params }) => {

@@ -39,6 +39,23 @@ export interface AgentRecord {
   revokedAt: string | null
 }
 
+/** An agent as it pairs: what it says it is, and its public key. */
+export interface NewAgent {
+  name: string
+  version: string
+  platform: string
+  installationId: string
+  /** The Ed25519 public key `x` (unpadded base64url, 32 bytes). */
+  publicKey: string
+}
+
+/** An agent just paired: its ID, its credential's key ID, when. */
+export interface PairedAgent {
+  id: string
+  keyId: string
+  pairedAt: string
+}
+
 /** A printer as its agent last reported it. */
 export interface AgentPrinter {
   agentId: string

@@ -14,7 +14,6 @@ import { Log } from '../platform/log.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
-import { createSetupToken, hasAccounts } from '../services/accounts.ts'
 import { initialize, type InitResult, noteUpgrade, serverIdentity } from '../services/init.ts'
 import { DiskGuard } from '../workers/disk-guard.ts'
 import {
@@ -313,7 +312,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
     const init = await initialize(store, config.dataDir)
     // Never a default password: whoever started the hub gets a link to make the first owner.
-    const setupToken = hasAccounts(store) ? undefined : createSetupToken(store, now())
+    const setupToken = await services.accounts.setupLink()
     // The background work, scheduled in one place: retention, failover's watch, the webhooks' outbox, the disk's
     // free space, the scheduled backups, the settings `printhub settings set` saved from another process.
     const workers = hubWorkers({

@@ -9,9 +9,13 @@ import { PgAuditLog } from './audit.ts'
 import { schemaState, unservable } from './migrate.ts'
 import { PgProjects } from './projects.ts'
 import { PgSettings } from './settings.ts'
-import { PgPrinters } from './printers.ts'
+import { PgPrinterStates, PgPrinters } from './printers.ts'
 import { PgDestinations } from './destinations.ts'
 import { PgImages } from './images.ts'
+import { PgAdminSessions, PgAdminTokens, PgUsers } from './accounts.ts'
+import { PgAgents, PgPairingCodes } from './agents.ts'
+import { PgWebhooks } from './webhooks.ts'
+import { ADMIN_SESSION_LIFETIME, type SessionLifetime } from '../domain/accounts.ts'
 
 export interface PgStoreOptions {
   /** The clock, in milliseconds since the epoch (the times the store writes). */
@@ -20,6 +24,8 @@ export interface PgStoreOptions {
   connections?: number
   /** How the database is named in messages: its URL without the password. */
   shown: string
+  /** How long a dashboard session lives unused, and at most. */
+  sessionLifetime?: SessionLifetime
 }
 
 /** PostgreSQL's errors of a transaction that may succeed when run again: a serialization failure, a deadlock. */
@@ -44,6 +50,7 @@ export class PgStore implements UnitRunner {
   private constructor(
     private readonly sql: SQL,
     private readonly now: () => number,
+    private readonly sessionLifetime: SessionLifetime,
   ) {}
 
   /** Connects to the database at `url`; refuses one whose schema is not this program's. */
@@ -56,7 +63,7 @@ export class PgStore implements UnitRunner {
       await sql.close({ timeout: 1 })
       throw error
     }
-    return new PgStore(sql, options.now ?? Date.now)
+    return new PgStore(sql, options.now ?? Date.now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
   }
 
   /**
@@ -91,12 +98,19 @@ export class PgStore implements UnitRunner {
   private repositories(sql: SQL): Repositories {
     return {
       settings: new PgSettings(sql),
-      printers: new PgPrinters(sql),
+      printers: new PgPrinters(sql, this.now),
+      printerStates: new PgPrinterStates(sql, this.now),
       destinations: new PgDestinations(sql, this.now),
       images: new PgImages(sql, this.now),
       projects: new PgProjects(sql, this.now),
       apiKeys: new PgApiKeys(sql, this.now),
       audit: new PgAuditLog(sql, this.now),
+      users: new PgUsers(sql, this.now),
+      adminSessions: new PgAdminSessions(sql, this.now, this.sessionLifetime),
+      adminTokens: new PgAdminTokens(sql, this.now),
+      agents: new PgAgents(sql, this.now),
+      pairingCodes: new PgPairingCodes(sql, this.now),
+      webhooks: new PgWebhooks(sql, this.now),
     }
   }
 }

@@ -194,7 +194,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         consumed_at bigint
       );
 
+      -- seq: SQLite's rowid, made a column (the order of changes within one millisecond).
       CREATE TABLE printer_states (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         agent_id text NOT NULL,
         printer_id text NOT NULL,
         at bigint NOT NULL,

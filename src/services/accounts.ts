@@ -7,11 +7,17 @@ import { timingSafeEqual } from 'node:crypto'
 import type { User } from '../domain/accounts.ts'
 import type { AdminRole } from '../protocol/admin-api.ts'
 import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
-import type { Store } from '../store/store.ts'
+import type { Db, UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import { type Actor, accountActor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 
 const SETUP_KEY = 'admin_setup'
+/** The setup link as kept: its token's hash, and until when it is valid. */
+interface StoredSetupLink {
+  hash: string
+  expiresAt: number
+}
 const PASSWORD_LENGTH = { min: 10, max: 256 } as const
 /** A setup link is valid this long; every start without an account makes a new one. */
 const SETUP_TTL_MS = 24 * 3_600_000
@@ -36,10 +42,6 @@ export function userNameProblem(name: string): string | undefined {
   return USER_NAME_PATTERN.test(name)
     ? undefined
     : 'The name must be 1 to 64 letters or digits, with spaces, dots, dashes, underscores or @ inside.'
-}
-
-export function hasAccounts(store: Store): boolean {
-  return store.users.count() > 0
 }
 
 const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
@@ -85,36 +87,54 @@ const losesOwner = (user: User, change: UserChange): boolean =>
 
 export class AccountService {
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly now: () => number,
   ) {}
 
   /** Whether there is any account (none: the hub waits for its first owner). */
-  any(): boolean {
-    return hasAccounts(this.store)
+  async any(): Promise<boolean> {
+    return (await this.count()) > 0
   }
 
-  count(): number {
-    return this.store.users.count()
+  count(): Promise<number> {
+    return this.units.read((db) => db.users.count())
   }
 
   /** Every account, by name. */
-  list(): User[] {
-    return this.store.users.list()
+  list(): Promise<User[]> {
+    return this.units.read((db) => db.users.list())
   }
 
-  get(id: string): User | undefined {
-    return this.store.users.get(id)
+  get(id: string): Promise<User | undefined> {
+    return this.units.read((db) => db.users.get(id))
   }
 
   /** The account of this name, whatever its case. */
-  named(name: string): User | undefined {
-    return this.store.users.withHash(name)?.user
+  async named(name: string): Promise<User | undefined> {
+    return (await this.units.read((db) => db.users.withHash(name)))?.user
   }
 
   /** Makes an account (its name and password checked first); a pending setup link stops working once there is one. */
   add(actor: Actor, account: NewUser): Promise<AddUserOutcome> {
     return this.create(account, () => actor)
+  }
+
+  /**
+   * A new one-time setup link's token (replacing any earlier one) while there is no account; undefined when there is
+   * one. Every start without an account makes one.
+   */
+  setupLink(): Promise<string | undefined> {
+    const now = this.now()
+    return this.units.write(function* (db): Unit<string | undefined> {
+      if ((yield* db.users.count()) > 0) return undefined
+      const token = randomBase64Url(24)
+      const stored: StoredSetupLink = {
+        hash: Buffer.from(hashSecret(token)).toString('hex'),
+        expiresAt: now + SETUP_TTL_MS,
+      }
+      yield* db.settings.set(SETUP_KEY, JSON.stringify(stored))
+      return token
+    })
   }
 
   /**
@@ -124,7 +144,7 @@ export class AccountService {
   async setUpFirstOwner(token: unknown, account: NewUser, address: string): Promise<SetUpOutcome> {
     const problem = passwordProblem(account.password)
     if (problem) return { kind: 'invalid', path: 'password', message: problem }
-    if (!this.redeemSetupToken(token)) return { kind: 'link_not_valid' }
+    if (!(await this.redeemSetupLink(token))) return { kind: 'link_not_valid' }
     return this.create(account, (user) => accountActor(user, address))
   }
 
@@ -134,14 +154,13 @@ export class AccountService {
     const problem = passwordProblem(account.password)
     if (problem) return { kind: 'invalid', path: 'password', message: problem }
     const hash = await hashPassword(account.password)
-    const user = this.store.commits.write(() => {
-      const made = this.store.users.create(account.name, account.role, hash)
-      if (!made) return undefined
-      this.store.settings.delete(SETUP_KEY)
-      recordChange(this.store, { actor: actorOf(made), action: 'users.create', target: `${made.name} (${made.role})` })
-      return made
+    return this.units.write(function* (db): Unit<AddUserOutcome> {
+      const made = yield* db.users.create(account.name, account.role, hash)
+      if (!made) return { kind: 'taken' }
+      yield* db.settings.delete(SETUP_KEY)
+      yield* recordedChange(db, { actor: actorOf(made), action: 'users.create', target: `${made.name} (${made.role})` })
+      return { kind: 'added', user: made }
     })
-    return user ? { kind: 'added', user } : { kind: 'taken' }
   }
 
   /**
@@ -149,30 +168,34 @@ export class AccountService {
    * password by an owner, it is signed out everywhere at once. Never the last owner who can sign in.
    */
   async change(actor: Actor, userId: string, change: UserChange): Promise<ChangeUserOutcome> {
-    const before = this.store.users.get(userId)
-    if (!before) return { kind: 'unknown' }
-    if (losesOwner(before, change) && this.store.users.activeOwners() === 1) return { kind: 'last_owner', user: before }
+    const check = function* (db: Db): Unit<ChangeUserOutcome | User> {
+      const user = yield* db.users.get(userId)
+      if (!user) return { kind: 'unknown' }
+      if (losesOwner(user, change) && (yield* db.users.activeOwners()) === 1) return { kind: 'last_owner', user }
+      return user
+    }
+    const before = await this.units.read(check)
+    if ('kind' in before) return before
     if (change.password !== undefined) {
       const problem = passwordProblem(change.password)
       if (problem) return { kind: 'invalid', path: 'password', message: problem }
     }
     const passwordHash = change.password === undefined ? undefined : await hashPassword(change.password)
     // Checked again where it is written: another change (another request, the CLI) may have come between.
-    return this.store.commits.write((): ChangeUserOutcome => {
-      const user = this.store.users.get(userId)
-      if (!user) return { kind: 'unknown' }
-      if (losesOwner(user, change) && this.store.users.activeOwners() === 1) return { kind: 'last_owner', user }
-      if (change.disabled === true || passwordHash !== undefined) this.store.adminSessions.revokeAll(user.id)
-      const changed = this.store.users.update(user.id, {
+    return this.units.write(function* (db): Unit<ChangeUserOutcome> {
+      const user = yield* check(db)
+      if ('kind' in user) return user
+      if (change.disabled === true || passwordHash !== undefined) yield* db.adminSessions.revokeAll(user.id)
+      const changed = (yield* db.users.update(user.id, {
         ...(change.role !== undefined ? { role: change.role } : {}),
         ...(change.disabled !== undefined ? { disabled: change.disabled } : {}),
         ...(passwordHash !== undefined ? { passwordHash } : {}),
-      })!
+      }))!
       const audit = (action: 'users.role' | 'users.disable' | 'users.enable' | 'users.password', target: string) =>
-        recordChange(this.store, { actor, action, target })
-      if (change.role !== undefined) audit('users.role', `${changed.name} (${changed.role})`)
-      if (change.disabled !== undefined) audit(change.disabled ? 'users.disable' : 'users.enable', changed.name)
-      if (passwordHash !== undefined) audit('users.password', changed.name)
+        recordedChange(db, { actor, action, target })
+      if (change.role !== undefined) yield* audit('users.role', `${changed.name} (${changed.role})`)
+      if (change.disabled !== undefined) yield* audit(change.disabled ? 'users.disable' : 'users.enable', changed.name)
+      if (passwordHash !== undefined) yield* audit('users.password', changed.name)
       return { kind: 'changed', user: changed }
     })
   }
@@ -187,19 +210,19 @@ export class AccountService {
     { password, keepSessionId }: { password: string; keepSessionId?: string | undefined },
   ): Promise<{ user: User; ended: number } | undefined> {
     const hash = await hashPassword(password)
-    return this.store.commits.write(() => {
-      const user = this.store.users.update(userId, { passwordHash: hash })
+    return this.units.write(function* (db): Unit<{ user: User; ended: number } | undefined> {
+      const user = yield* db.users.update(userId, { passwordHash: hash })
       if (!user) return undefined
-      recordChange(this.store, { actor, action: 'users.password', target: user.name })
-      return { user, ended: this.store.adminSessions.revokeAll(user.id, keepSessionId) }
+      yield* recordedChange(db, { actor, action: 'users.password', target: user.name })
+      return { user, ended: yield* db.adminSessions.revokeAll(user.id, keepSessionId) }
     })
   }
 
   /** The account's language for the dashboard (null: the browser's). */
-  setLanguage(actor: Actor, userId: string, language: string | null): User | undefined {
-    return this.store.commits.write(() => {
-      const user = this.store.users.update(userId, { language })
-      if (user) recordChange(this.store, { actor, action: 'users.language', target: user.name })
+  setLanguage(actor: Actor, userId: string, language: string | null): Promise<User | undefined> {
+    return this.units.write(function* (db): Unit<User | undefined> {
+      const user = yield* db.users.update(userId, { language })
+      if (user) yield* recordedChange(db, { actor, action: 'users.language', target: user.name })
       return user
     })
   }
@@ -209,7 +232,7 @@ export class AccountService {
    * name, the hub's only account (a hub with one account signs in with its password alone).
    */
   async checkSignIn(name: string | undefined, password: unknown): Promise<User | undefined> {
-    const found = this.signInAccount(name)
+    const found = await this.signInAccount(name)
     if (typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return undefined
     if (!found) {
       decoy ??= hashPassword(randomBase64Url(16))
@@ -219,15 +242,17 @@ export class AccountService {
     return (await Bun.password.verify(password, found.passwordHash)) && !found.user.disabled ? found.user : undefined
   }
 
-  private signInAccount(name: string | undefined): { user: User; passwordHash: string } | undefined {
-    if (name !== undefined) return this.store.users.withHash(name)
-    const [only, ...others] = this.store.users.list()
-    return only && others.length === 0 ? this.store.users.withHash(only.name) : undefined
+  private signInAccount(name: string | undefined): Promise<{ user: User; passwordHash: string } | undefined> {
+    return this.units.read(function* (db): Unit<{ user: User; passwordHash: string } | undefined> {
+      if (name !== undefined) return yield* db.users.withHash(name)
+      const [only, ...others] = yield* db.users.list()
+      return only && others.length === 0 ? yield* db.users.withHash(only.name) : undefined
+    })
   }
 
   /** Checks an account's current password (changing it). */
   async checkPassword(userId: string, password: unknown): Promise<boolean> {
-    const hash = this.store.users.passwordHash(userId)
+    const hash = await this.units.read((db) => db.users.passwordHash(userId))
     if (hash === undefined || typeof password !== 'string' || password.length > PASSWORD_LENGTH.max * 4) return false
     return Bun.password.verify(password, hash)
   }
@@ -237,8 +262,8 @@ export class AccountService {
    * against: setting a new one (printhub admin set-password) ends its lockout at once. Names no
    * account has share one name.
    */
-  passwordGeneration(name: string | undefined): string {
-    const found = this.signInAccount(name)
+  async passwordGeneration(name: string | undefined): Promise<string> {
+    const found = await this.signInAccount(name)
     return found
       ? Buffer.from(hashSecret(`${found.user.id}\0${found.passwordHash}`))
           .toString('hex')
@@ -247,29 +272,18 @@ export class AccountService {
   }
 
   /**
-   * Uses the setup link up: true when it was valid, and then it is valid no more, in the same step
+   * Uses the setup link up: true when it was valid, and then it is valid no more, in the same change
    * (requests that bring it at the same moment: exactly one gets it).
    */
-  private redeemSetupToken(token: unknown): boolean {
-    if (!isSetupTokenValid(this.store, token, this.now())) return false
-    this.store.settings.delete(SETUP_KEY)
-    return true
+  private redeemSetupLink(token: unknown): Promise<boolean> {
+    const now = this.now()
+    return this.units.write(function* (db): Unit<boolean> {
+      const stored = yield* db.settings.get(SETUP_KEY)
+      if (stored === undefined || typeof token !== 'string' || (yield* db.users.count()) > 0) return false
+      const { hash, expiresAt } = JSON.parse(stored) as StoredSetupLink
+      if (!(expiresAt > now && timingSafeEqual(Buffer.from(hash, 'hex'), hashSecret(token)))) return false
+      yield* db.settings.delete(SETUP_KEY)
+      return true
+    })
   }
-}
-
-/** A new one-time setup token (replacing any earlier one), while there is no account. */
-export function createSetupToken(store: Store, now: number): string {
-  const token = randomBase64Url(24)
-  store.settings.set(
-    SETUP_KEY,
-    JSON.stringify({ hash: Buffer.from(hashSecret(token)).toString('hex'), expiresAt: now + SETUP_TTL_MS }),
-  )
-  return token
-}
-
-export function isSetupTokenValid(store: Store, token: unknown, now: number): boolean {
-  const stored = store.settings.get(SETUP_KEY)
-  if (stored === undefined || typeof token !== 'string' || hasAccounts(store)) return false
-  const { hash, expiresAt } = JSON.parse(stored) as { hash: string; expiresAt: number }
-  return expiresAt > now && timingSafeEqual(Buffer.from(hash, 'hex'), hashSecret(token))
 }

@@ -2,17 +2,23 @@
 // public pairing route): listed with the printers they report, revoked (never the hub's built-in
 // agent, never twice), paired with a one-time code, and that code made (and printed, when asked).
 // Outcomes are values; each edge says them in its own words.
-import type { AgentPrinter, AgentRecord } from '../domain/records.ts'
+import type { AgentPrinter, AgentRecord, NewAgent, PairedAgent } from '../domain/records.ts'
 import type { PaperWidth, PrintDocument } from '../protocol/document.ts'
 import { EXPIRES_IN_MS } from '../protocol/limits.ts'
-import type { NewAgent } from '../store/agents.ts'
-import type { RedeemOutcome } from '../store/pairing-codes.ts'
-import type { Store } from '../store/store.ts'
+import { isWellFormedPairingCode, normalizePairingCode } from '../protocol/pairing.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import { type Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 import type { JobService, SubmitOutcome } from './jobs.ts'
 
-export type { NewAgent, RedeemOutcome }
+export type { NewAgent }
+
+export type RedeemOutcome =
+  | { kind: 'paired'; agent: PairedAgent }
+  | { kind: 'invalid' }
+  | { kind: 'expired' }
+  | { kind: 'consumed' }
 
 export type RevokeAgentOutcome =
   | { kind: 'revoked'; agent: AgentRecord }
@@ -67,7 +73,7 @@ function pairingCodePage(width: PaperWidth, code: string, expiresAt: string, com
 
 export class AgentService {
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly jobs: JobService,
     /** The running hub's connections; none from the CLI (the hub ends a revoked agent's within a second). */
     private readonly connections: AgentConnections | undefined,
@@ -75,33 +81,33 @@ export class AgentService {
   ) {}
 
   /** Every paired agent, the built-in one first. */
-  list(): AgentRecord[] {
-    return this.store.agents.list()
+  list(): Promise<AgentRecord[]> {
+    return this.units.read((db) => db.agents.list())
   }
 
-  get(id: string): AgentRecord | undefined {
-    return this.store.agents.get(id)
+  get(id: string): Promise<AgentRecord | undefined> {
+    return this.units.read((db) => db.agents.get(id))
   }
 
   /** The hub's built-in agent (undefined before the data directory was initialised). */
-  builtin(): AgentRecord | undefined {
-    return this.store.agents.builtin()
+  builtin(): Promise<AgentRecord | undefined> {
+    return this.units.read((db) => db.agents.builtin())
   }
 
   /** The printers every paired agent last reported. */
-  reportedPrinters(): AgentPrinter[] {
-    return this.store.agents.printers()
+  reportedPrinters(): Promise<AgentPrinter[]> {
+    return this.units.read((db) => db.agents.printers())
   }
 
   /** Revokes an agent: it can no longer authenticate, and a connected one is disconnected. */
-  revoke(actor: Actor, agentId: string): RevokeAgentOutcome {
-    const outcome = this.store.commits.write((): RevokeAgentOutcome => {
-      const agent = this.store.agents.get(agentId)
+  async revoke(actor: Actor, agentId: string): Promise<RevokeAgentOutcome> {
+    const outcome = await this.units.write(function* (db): Unit<RevokeAgentOutcome> {
+      const agent = yield* db.agents.get(agentId)
       if (!agent) return { kind: 'unknown' }
       if (agent.builtin) return { kind: 'builtin' }
-      if (!this.store.agents.revoke(agent.id)) return { kind: 'already_revoked', agent }
-      recordChange(this.store, { actor, action: 'agents.revoke', target: agent.id })
-      return { kind: 'revoked', agent: this.store.agents.get(agent.id)! }
+      if (!(yield* db.agents.revoke(agent.id))) return { kind: 'already_revoked', agent }
+      yield* recordedChange(db, { actor, action: 'agents.revoke', target: agent.id })
+      return { kind: 'revoked', agent: (yield* db.agents.get(agent.id))! }
     })
     if (outcome.kind === 'revoked')
       this.connections?.disconnect(outcome.agent.id, 'credential_revoked', 'This agent was revoked.')
@@ -113,11 +119,11 @@ export class AgentService {
     actor: Actor,
     { ttlMs, serverUrl, printOn }: PairingCodeRequest,
   ): Promise<PairingCodeOutcome> {
-    const printer = printOn === undefined ? undefined : this.store.printers.get(printOn)
+    const printer = printOn === undefined ? undefined : await this.units.read((db) => db.printers.get(printOn))
     if (printOn !== undefined && !printer) return { kind: 'unknown_printer' }
-    const { code, expiresAt } = this.store.commits.write(() => {
-      const made = this.store.pairingCodes.create(ttlMs)
-      recordChange(this.store, { actor, action: 'pairing-codes.create', target: null })
+    const { code, expiresAt } = await this.units.write(function* (db): Unit<{ code: string; expiresAt: string }> {
+      const made = yield* db.pairingCodes.create(ttlMs)
+      yield* recordedChange(db, { actor, action: 'pairing-codes.create', target: null })
       return made
     })
     const command =
@@ -138,11 +144,20 @@ export class AgentService {
   }
 
   /**
-   * An agent redeems a pairing code and registers its key (OpenPrinter's pairing): exactly one of
-   * any number of concurrent redemptions wins. The agent may join the open transaction: it is told
-   * its credential once that is durable.
+   * An agent redeems a pairing code and registers its key (OpenPrinter's pairing) in one change: exactly one of any
+   * number of concurrent redemptions wins. The first try of an expired code retires it.
    */
-  pair(code: string, agent: NewAgent): RedeemOutcome {
-    return this.store.pairingCodes.redeem(code, agent)
+  pair(code: string, agent: NewAgent): Promise<RedeemOutcome> {
+    const normalized = normalizePairingCode(code)
+    if (!isWellFormedPairingCode(normalized)) return Promise.resolve({ kind: 'invalid' })
+    const now = this.now()
+    return this.units.write(function* (db): Unit<RedeemOutcome> {
+      const found = yield* db.pairingCodes.find(normalized)
+      if (!found) return { kind: 'invalid' }
+      if (found.consumedAt !== null) return { kind: 'consumed' }
+      yield* db.pairingCodes.consume(normalized, now)
+      if (found.expiresAt <= now) return { kind: 'expired' }
+      return { kind: 'paired', agent: yield* db.agents.insert(agent, now) }
+    })
   }
 }

@@ -38,6 +38,13 @@ export interface FanOutDetail {
 export class JobQueries {
   constructor(private readonly store: Store) {}
 
+  /** The printer's last completed job with its document, while it is kept. */
+  lastReceipt(printerId: string): { job: Job; document: PrintDocument } | undefined {
+    const job = this.store.jobs.lastCompleted(printerId)
+    const document = job && this.store.jobs.document(job.id)
+    return job && document ? { job, document } : undefined
+  }
+
   get(id: string): Job | undefined {
     return this.store.jobs.get(id)
   }

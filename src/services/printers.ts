@@ -5,13 +5,13 @@
 import { connectionOf, type PollingKind, pollingConnection } from '../domain/connection-uri.ts'
 import type { PrinterRecord, PrinterStateChange } from '../domain/records.ts'
 import { defaultProfileId } from '../profiles/catalog.ts'
-import type { PaperWidth, PrintDocument } from '../protocol/document.ts'
-import type { Job } from '../protocol/job.ts'
+import type { PaperWidth } from '../protocol/document.ts'
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
-import type { Store } from '../store/store.ts'
+import type { Db, UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 import type { JobService, SubmitOutcome } from './jobs.ts'
 import type { HubOnTheLan } from './lan.ts'
 import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from './printer-settings.ts'
@@ -69,29 +69,30 @@ export interface PrinterChange {
  * The hub's record of the printer that polls at `connection`, when it has one (other than
  * `except`): a printer that polls is one queue, and two records would offer it each other's jobs.
  */
-function pollingTwin(store: Store, builtinId: string, connection: string, except?: string): PrinterRecord | undefined {
+function* pollingTwin(db: Db, builtinId: string, connection: string, except?: string): Unit<PrinterRecord | undefined> {
   if (!connection.startsWith('cloudprnt://') && !connection.startsWith('epson-sdp://')) return undefined
-  return store.printers.ofAgent(builtinId).find((printer) => printer.connection === connection && printer.id !== except)
+  const printers = yield* db.printers.ofAgent(builtinId)
+  return printers.find((printer) => printer.connection === connection && printer.id !== except)
 }
 
 /** A printer the hub's built-in agent drives, for a project. */
-function addHubPrinter(
-  store: Store,
+function* addHubPrinter(
+  db: Db,
   projectId: string,
   input: PrinterSettingsFields,
   confinement: Confinement,
-): AddPrinterOutcome {
-  if (!store.projects.get(projectId)) return { kind: 'unknown_project' }
+): Unit<AddPrinterOutcome> {
+  if (!(yield* db.projects.get(projectId))) return { kind: 'unknown_project' }
   const checked = checkPrinterSettings({ ...input, confinement })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
-  const builtin = store.agents.builtin()
+  const builtin = yield* db.agents.builtin()
   if (!builtin) return { kind: 'no_builtin_agent' }
   const { id, ...settings } = checked.settings
   // Printers and destinations share one namespace per project: applications post to either by name.
-  if (store.destinations.get(projectId, id)) return { kind: 'taken', id }
-  const same = pollingTwin(store, builtin.id, settings.connection)
+  if (yield* db.destinations.get(projectId, id)) return { kind: 'taken', id }
+  const same = yield* pollingTwin(db, builtin.id, settings.connection)
   if (same) return { kind: 'mac_taken', printer: same }
-  const printer = store.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
+  const printer = yield* db.printers.add({ projectId, remoteId: id, ...settings, agentId: builtin.id })
   return printer ? { kind: 'added', printer } : { kind: 'taken', id }
 }
 
@@ -111,24 +112,24 @@ export interface Adoption {
  * project: from then on it is offered the project's jobs for it. Until adopted, a printer that
  * polls is offered nothing.
  */
-function adoptPollingPrinter(
-  store: Store,
+function* adoptPollingPrinter(
+  db: Db,
   projectId: string,
   adoption: Adoption,
   confinement: Confinement,
-): AddPrinterOutcome {
+): Unit<AddPrinterOutcome> {
   const found = pollingConnection(adoption.printer, adoption.kind)
   if (!found.ok) return { kind: 'invalid', problem: { field: 'connection', message: found.message } }
   const { printer: _printer, kind: _kind, ...settings } = adoption
-  return addHubPrinter(store, projectId, { ...settings, connection: found.uri }, confinement)
+  return yield* addHubPrinter(db, projectId, { ...settings, connection: found.uri }, confinement)
 }
 
 /** Gives a project a printer a paired agent reported. */
-function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): AddPrinterOutcome {
-  if (!store.projects.get(assignment.projectId)) return { kind: 'unknown_project' }
-  const agent = store.agents.get(assignment.agentId)
+function* assignAgentPrinter(db: Db, assignment: AgentPrinterAssignment): Unit<AddPrinterOutcome> {
+  if (!(yield* db.projects.get(assignment.projectId))) return { kind: 'unknown_project' }
+  const agent = yield* db.agents.get(assignment.agentId)
   if (!agent || agent.revokedAt) return { kind: 'unknown_agent' }
-  const reported = store.agents.printer(assignment.agentId, assignment.agentPrinterId)
+  const reported = yield* db.agents.printer(assignment.agentId, assignment.agentPrinterId)
   if (!reported) return { kind: 'not_reported' }
   const width = assignment.width ?? reported.descriptor.capabilities?.mediaWidths[0] ?? DEFAULT_AGENT_PAPER
   const checked = checkPrinterSettings({
@@ -141,8 +142,8 @@ function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): A
   })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const { id, ...settings } = checked.settings
-  if (store.destinations.get(assignment.projectId, id)) return { kind: 'taken', id }
-  const printer = store.printers.add({
+  if (yield* db.destinations.get(assignment.projectId, id)) return { kind: 'taken', id }
+  const printer = yield* db.printers.add({
     projectId: assignment.projectId,
     remoteId: id,
     ...settings,
@@ -153,15 +154,15 @@ function assignAgentPrinter(store: Store, assignment: AgentPrinterAssignment): A
 }
 
 /** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
-function changePrinter(
-  store: Store,
+function* changePrinter(
+  db: Db,
   printerId: string,
   change: PrinterChange,
   confinement: Confinement,
-): ChangePrinterOutcome {
-  const printer = store.printers.get(printerId)
+): Unit<ChangePrinterOutcome> {
+  const printer = yield* db.printers.get(printerId)
   if (!printer) return { kind: 'unknown_printer' }
-  const hubDriven = printer.agentId === store.agents.builtin()?.id
+  const hubDriven = printer.agentId === (yield* db.agents.builtin())?.id
   if (!hubDriven && change.connection !== undefined && change.connection !== printer.connection)
     return { kind: 'connection_set_by_agent' }
   const checked = checkPrinterSettings({
@@ -174,9 +175,9 @@ function changePrinter(
   })
   if (!checked.ok) return { kind: 'invalid', problem: checked.problem }
   const { id: _id, ...settings } = checked.settings
-  const twin = hubDriven ? pollingTwin(store, printer.agentId, settings.connection, printer.id) : undefined
+  const twin = hubDriven ? yield* pollingTwin(db, printer.agentId, settings.connection, printer.id) : undefined
   if (twin) return { kind: 'mac_taken', printer: twin }
-  return { kind: 'changed', printer: store.printers.update(printer.id, settings)! }
+  return { kind: 'changed', printer: (yield* db.printers.update(printer.id, settings))! }
 }
 
 /** A test page not printed within this long is of no use any more. */
@@ -197,62 +198,60 @@ export interface PrinterNews {
 
 export class PrinterService {
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly jobs: JobService,
     /** The running hub's printer board; none from the CLI. */
     private readonly news?: PrinterNews | undefined,
   ) {}
 
   /** A printer record (a removed one too), by its record ID. */
-  get(id: string): PrinterRecord | undefined {
-    return this.store.printers.get(id)
+  get(id: string): Promise<PrinterRecord | undefined> {
+    return this.units.read((db) => db.printers.get(id))
   }
 
   /** A project's live printers, oldest first. */
-  list(projectId: string): PrinterRecord[] {
-    return this.store.printers.list(projectId)
+  list(projectId: string): Promise<PrinterRecord[]> {
+    return this.units.read((db) => db.printers.list(projectId))
   }
 
   /** A live printer of the project by its record ID or its name; undefined when none. */
-  resolve(projectId: string, printerId: string): PrinterRecord | undefined {
-    return this.store.printers.resolve(projectId, printerId)
+  resolve(projectId: string, printerId: string): Promise<PrinterRecord | undefined> {
+    return this.units.read((db) => db.printers.resolve(projectId, printerId))
   }
 
   /** The printer's state changes, newest first, at most `limit`. */
-  history(printer: PrinterRecord, limit: number): PrinterStateChange[] {
-    return this.store.printerStates.history(printer.agentId, printer.agentPrinterId, limit)
-  }
-
-  /** The printer's last completed job with its document, while it is kept. */
-  lastReceipt(printerId: string): { job: Job; document: PrintDocument } | undefined {
-    const job = this.store.jobs.lastCompleted(printerId)
-    const document = job && this.store.jobs.document(job.id)
-    return job && document ? { job, document } : undefined
+  history(printer: PrinterRecord, limit: number): Promise<PrinterStateChange[]> {
+    return this.units.read((db) => db.printerStates.history(printer.agentId, printer.agentPrinterId, limit))
   }
 
   /** A printer the hub's built-in agent drives, for a project. */
-  add(actor: Actor, projectId: string, input: PrinterSettingsFields, confinement: Confinement): AddPrinterOutcome {
-    return this.added(actor, 'printers.add', () => addHubPrinter(this.store, projectId, input, confinement))
+  add(
+    actor: Actor,
+    projectId: string,
+    input: PrinterSettingsFields,
+    confinement: Confinement,
+  ): Promise<AddPrinterOutcome> {
+    return this.added(actor, 'printers.add', (db) => addHubPrinter(db, projectId, input, confinement))
   }
 
   /** A printer that polls the hub, adopted into a project: from then on it is offered the project's jobs for it. */
-  adopt(actor: Actor, projectId: string, adoption: Adoption, confinement: Confinement): AddPrinterOutcome {
-    return this.added(actor, 'printers.adopt', () => adoptPollingPrinter(this.store, projectId, adoption, confinement))
+  adopt(actor: Actor, projectId: string, adoption: Adoption, confinement: Confinement): Promise<AddPrinterOutcome> {
+    return this.added(actor, 'printers.adopt', (db) => adoptPollingPrinter(db, projectId, adoption, confinement))
   }
 
   /** A printer a paired agent reported, given to a project. */
-  assign(actor: Actor, assignment: AgentPrinterAssignment): AddPrinterOutcome {
-    return this.added(actor, 'printers.assign', () => assignAgentPrinter(this.store, assignment))
+  assign(actor: Actor, assignment: AgentPrinterAssignment): Promise<AddPrinterOutcome> {
+    return this.added(actor, 'printers.assign', (db) => assignAgentPrinter(db, assignment))
   }
 
-  private added(
+  private async added(
     actor: Actor,
     action: 'printers.add' | 'printers.adopt' | 'printers.assign',
-    add: () => AddPrinterOutcome,
-  ): AddPrinterOutcome {
-    const outcome = this.store.commits.write(() => {
-      const done = add()
-      if (done.kind === 'added') recordChange(this.store, { actor, action, target: done.printer.remoteId })
+    add: (db: Db) => Unit<AddPrinterOutcome>,
+  ): Promise<AddPrinterOutcome> {
+    const outcome = await this.units.write(function* (db): Unit<AddPrinterOutcome> {
+      const done = yield* add(db)
+      if (done.kind === 'added') yield* recordedChange(db, { actor, action, target: done.printer.remoteId })
       return done
     })
     if (outcome.kind === 'added') this.news?.recordAgent(outcome.printer.agentId)
@@ -260,20 +259,25 @@ export class PrinterService {
   }
 
   /** Changes a printer's label, model, paper or (for the hub's own printers) connection. */
-  change(actor: Actor, printerId: string, change: PrinterChange, confinement: Confinement): ChangePrinterOutcome {
-    return this.store.commits.write(() => {
-      const outcome = changePrinter(this.store, printerId, change, confinement)
+  change(
+    actor: Actor,
+    printerId: string,
+    change: PrinterChange,
+    confinement: Confinement,
+  ): Promise<ChangePrinterOutcome> {
+    return this.units.write(function* (db): Unit<ChangePrinterOutcome> {
+      const outcome = yield* changePrinter(db, printerId, change, confinement)
       if (outcome.kind === 'changed')
-        recordChange(this.store, { actor, action: 'printers.change', target: outcome.printer.id })
+        yield* recordedChange(db, { actor, action: 'printers.change', target: outcome.printer.id })
       return outcome
     })
   }
 
   /** Removes a printer; its jobs keep their history. False when there is no such live printer. */
-  remove(actor: Actor, printerId: string): boolean {
-    return this.store.commits.write(() => {
-      if (!this.store.printers.remove(printerId)) return false
-      recordChange(this.store, { actor, action: 'printers.remove', target: printerId })
+  remove(actor: Actor, printerId: string): Promise<boolean> {
+    return this.units.write(function* (db): Unit<boolean> {
+      if (!(yield* db.printers.remove(printerId))) return false
+      yield* recordedChange(db, { actor, action: 'printers.remove', target: printerId })
       return true
     })
   }
@@ -287,7 +291,7 @@ export class PrinterService {
     printerId: string,
     { hub, status, at }: TestPagePlace,
   ): Promise<SubmitOutcome | { kind: 'no_printer' }> {
-    const printer = this.store.printers.get(printerId)
+    const printer = await this.get(printerId)
     if (!printer) return { kind: 'no_printer' }
     const document = testPage(
       { id: printer.remoteId, connection: printer.connection, profile: printer.profile, width: printer.width },

@@ -5,9 +5,10 @@
 // told at once when something waits to be sent.
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 import { WEBHOOK_SECRET_PREFIX } from '../protocol/webhook-signature.ts'
-import type { Store } from '../store/store.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 import type { Actor } from './actor.ts'
-import { recordChange } from './audit.ts'
+import { recordedChange } from './audit.ts'
 
 /** The type of the event a technician sends from the dashboard to see a webhook work. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test'
@@ -36,38 +37,43 @@ export type WebhookTestOutcome = { kind: 'queued'; messageId: string } | { kind:
 
 export class WebhookService {
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly now: () => number,
     /** Tells the running hub's sender that a delivery waits (none from the CLI: its timer finds it). */
     private readonly waiting: () => void = () => {},
   ) {}
 
   /** A project's webhooks, oldest first (never their secrets). */
-  list(projectId: string): Webhook[] {
-    return this.store.webhooks.list(projectId)
+  list(projectId: string): Promise<Webhook[]> {
+    return this.units.read((db) => db.webhooks.list(projectId))
   }
 
   /** A webhook of any project; undefined when deleted or unknown. */
-  get(id: string): Webhook | undefined {
-    return this.store.webhooks.get(id)
+  get(id: string): Promise<Webhook | undefined> {
+    return this.units.read((db) => db.webhooks.get(id))
   }
 
   /** Every project's webhooks, with their project's name and recent deliveries. */
-  reports(): WebhookReport[] {
-    const projects = new Map(this.store.projects.list().map((project) => [project.id, project.name]))
-    return this.store.webhooks.all().map((webhook) => ({
-      ...webhook,
-      projectName: projects.get(webhook.projectId) ?? webhook.projectId,
-      deliveries: this.store.webhooks.deliveries(webhook.id, RECENT_DELIVERIES),
-    }))
+  reports(): Promise<WebhookReport[]> {
+    return this.units.read(function* (db): Unit<WebhookReport[]> {
+      const projects = new Map((yield* db.projects.list()).map((project) => [project.id, project.name]))
+      const reports: WebhookReport[] = []
+      for (const webhook of yield* db.webhooks.all())
+        reports.push({
+          ...webhook,
+          projectName: projects.get(webhook.projectId) ?? webhook.projectId,
+          deliveries: yield* db.webhooks.deliveries(webhook.id, RECENT_DELIVERIES),
+        })
+      return reports
+    })
   }
 
   /** A new webhook of the project, with its secret (shown this once). */
-  create(actor: Actor, projectId: string, asked: NewWebhook): { webhook: Webhook; secret: string } {
+  async create(actor: Actor, projectId: string, asked: NewWebhook): Promise<{ webhook: Webhook; secret: string }> {
     const secret = newWebhookSecret()
-    const webhook = this.store.commits.write(() => {
-      const made = this.store.webhooks.create(projectId, { ...asked, secret })
-      recordChange(this.store, { actor, action: 'webhooks.create', target: made.id })
+    const webhook = await this.units.write(function* (db): Unit<Webhook> {
+      const made = yield* db.webhooks.create(projectId, { ...asked, secret })
+      yield* recordedChange(db, { actor, action: 'webhooks.create', target: made.id })
       return made
     })
     return { webhook, secret }
@@ -77,12 +83,12 @@ export class WebhookService {
    * Deletes a webhook (its waiting deliveries are dropped); with `projectId`, only that project's
    * (an application's own). False when there is no such webhook.
    */
-  delete(actor: Actor, webhookId: string, projectId?: string): boolean {
-    return this.store.commits.write(() => {
-      const webhook = this.store.webhooks.get(webhookId)
+  delete(actor: Actor, webhookId: string, projectId?: string): Promise<boolean> {
+    return this.units.write(function* (db): Unit<boolean> {
+      const webhook = yield* db.webhooks.get(webhookId)
       if (!webhook || (projectId !== undefined && webhook.projectId !== projectId)) return false
-      if (!this.store.webhooks.delete(webhook.projectId, webhook.id)) return false
-      recordChange(this.store, { actor, action: 'webhooks.delete', target: webhook.id })
+      if (!(yield* db.webhooks.delete(webhook.projectId, webhook.id))) return false
+      yield* recordedChange(db, { actor, action: 'webhooks.delete', target: webhook.id })
       return true
     })
   }
@@ -91,10 +97,7 @@ export class WebhookService {
    * Queues a test event for this webhook alone (`webhook.test`, signed as any other, in order behind
    * what it waits for), sent when due; its delivery shows in the webhook's recent ones.
    */
-  sendTest(actor: Actor, webhookId: string): WebhookTestOutcome {
-    const webhook = this.store.webhooks.get(webhookId)
-    if (!webhook) return { kind: 'unknown' }
-    if (webhook.disabledAt) return { kind: 'disabled' }
+  async sendTest(actor: Actor, webhookId: string): Promise<WebhookTestOutcome> {
     const now = this.now()
     const messageId = `msg_test_${now.toString(36)}${crypto.getRandomValues(new Uint32Array(1))[0]!.toString(36)}`
     const body = JSON.stringify({
@@ -102,23 +105,27 @@ export class WebhookService {
       timestamp: new Date(now).toISOString(),
       data: { webhookId, message: 'A test event sent from the printhub dashboard.' },
     })
-    this.store.commits.write(() => {
-      this.store.webhooks.queueFor(webhookId, messageId, body)
-      recordChange(this.store, { actor, action: 'webhooks.test', target: webhookId })
+    const outcome = await this.units.write(function* (db): Unit<WebhookTestOutcome> {
+      const webhook = yield* db.webhooks.get(webhookId)
+      if (!webhook) return { kind: 'unknown' }
+      if (webhook.disabledAt) return { kind: 'disabled' }
+      yield* db.webhooks.queueFor(webhookId, messageId, body)
+      yield* recordedChange(db, { actor, action: 'webhooks.test', target: webhookId })
+      return { kind: 'queued', messageId }
     })
-    this.waiting()
-    return { kind: 'queued', messageId }
+    if (outcome.kind === 'queued') this.waiting()
+    return outcome
   }
 
   /** Enables a webhook that was disabled for failing; what waits for it is sent at once. Undefined when unknown. */
-  enable(actor: Actor, webhookId: string): Webhook | undefined {
-    if (!this.store.webhooks.get(webhookId)) return undefined
-    const enabled = this.store.commits.write(() => {
-      const done = this.store.webhooks.enable(webhookId)
-      if (done) recordChange(this.store, { actor, action: 'webhooks.enable', target: webhookId })
-      return done
+  async enable(actor: Actor, webhookId: string): Promise<Webhook | undefined> {
+    const outcome = await this.units.write(function* (db): Unit<{ webhook: Webhook; enabled: boolean } | undefined> {
+      if (!(yield* db.webhooks.get(webhookId))) return undefined
+      const enabled = yield* db.webhooks.enable(webhookId)
+      if (enabled) yield* recordedChange(db, { actor, action: 'webhooks.enable', target: webhookId })
+      return { webhook: (yield* db.webhooks.get(webhookId))!, enabled }
     })
-    if (enabled) this.waiting()
-    return this.store.webhooks.get(webhookId)
+    if (outcome?.enabled) this.waiting()
+    return outcome?.webhook
   }
 }

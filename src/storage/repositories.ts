@@ -1,7 +1,24 @@
 // The repositories every store implements, as the services' units of work call them (unit.ts): SQLite's answer at
 // once (store/), PostgreSQL's are awaited (pgstore/). What they store and answer are the records of domain/.
-import type { AuditEntry } from '../domain/accounts.ts'
-import type { ApiKey, Destination, DestinationMode, PrinterRecord, Project, StoredImage } from '../domain/records.ts'
+import type { AdminSession, AdminToken, AuditEntry, User } from '../domain/accounts.ts'
+import type { AdminRole } from '../protocol/admin-api.ts'
+import type {
+  AgentPrinter,
+  AgentRecord,
+  ApiKey,
+  DeliveryRecord,
+  Destination,
+  DestinationMode,
+  NewAgent,
+  PairedAgent,
+  PrinterRecord,
+  PrinterStateChange,
+  Project,
+  StoredImage,
+  Webhook,
+} from '../domain/records.ts'
+import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
@@ -57,11 +74,40 @@ export interface SettingsRepository {
   delete(key: string): Answer<void>
 }
 
-/** Printer records (the methods units call so far). */
+/** A new printer record; without `agentPrinterId` the printer is the agent's own (the built-in agent's). */
+export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterId'> & { agentPrinterId?: string }
+
+/** What may change of a printer record. */
+export type PrinterSettingsChange = Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>
+
+/** Printer records: each a project's, driven by one agent's printer; removed ones kept for their jobs. */
 export interface PrinterRepository {
+  /** A record (a removed one too), by its record ID. */
   get(id: string): Answer<PrinterRecord | undefined>
   /** A live printer of the project by its record ID or its project-local ID (the record ID first). */
   resolve(projectId: string, printerId: string): Answer<PrinterRecord | undefined>
+  /** A project's live printers, oldest first. */
+  list(projectId: string): Answer<PrinterRecord[]>
+  /** Every live printer of every project, oldest first. */
+  listAll(): Answer<PrinterRecord[]>
+  /** The live records of an agent's printers, optionally of one agent printer, oldest first. */
+  ofAgent(agentId: string, agentPrinterId?: string): Answer<PrinterRecord[]>
+  /** Adds a record; undefined when the project already has a live printer with that remote ID. */
+  add(printer: NewPrinter): Answer<PrinterRecord | undefined>
+  /** Changes a live printer's settings; undefined when there is no such live printer. */
+  update(id: string, change: PrinterSettingsChange): Answer<PrinterRecord | undefined>
+  /** Removes a printer; its jobs keep their record. False when there is no such live printer. */
+  remove(id: string): Answer<boolean>
+}
+
+/** Each agent printer's status history: a row when it changes. */
+export interface PrinterStateRepository {
+  /** Records `state` unless it is the printer's latest already; when recorded, the state it follows (none: first). */
+  record(agentId: string, printerId: string, state: PrinterState): Answer<false | { from: PrinterState | undefined }>
+  /** When the printer's state last changed (its latest record), if anything was ever recorded. */
+  since(agentId: string, printerId: string): Answer<string | undefined>
+  /** The newest changes first, at most `limit`. */
+  history(agentId: string, printerId: string, limit: number): Answer<PrinterStateChange[]>
 }
 
 /** A project's destinations (the methods units call so far). */
@@ -94,15 +140,146 @@ export interface ImageRepository {
   delete(projectId: string, name: string): Answer<boolean>
 }
 
+/** What a change of an account sets (what it leaves out stays). */
+export interface UserChange {
+  role?: AdminRole
+  disabled?: boolean
+  passwordHash?: string
+  language?: string | null
+}
+
+/** The dashboard's accounts: a name unique whatever its case, a role, a password hash (the services hash it). */
+export interface UserRepository {
+  /** A new account; undefined when the name is taken (whatever its case). */
+  create(name: string, role: AdminRole, passwordHash: string): Answer<User | undefined>
+  get(id: string): Answer<User | undefined>
+  /** The account of this name (whatever its case), with its password hash, to check a sign-in against. */
+  withHash(name: string): Answer<{ user: User; passwordHash: string } | undefined>
+  passwordHash(id: string): Answer<string | undefined>
+  /** Every account, by name. */
+  list(): Answer<User[]>
+  count(): Answer<number>
+  /** How many owners can sign in. */
+  activeOwners(): Answer<number>
+  update(id: string, change: UserChange): Answer<User | undefined>
+}
+
+/** Dashboard sessions, each one account's: the browser holds the token, the store only its hash. */
+export interface AdminSessionRepository {
+  create(userId: string, address: string, userAgent: string): Answer<{ session: AdminSession; token: string }>
+  /**
+   * The live session of this token, its use recorded; undefined when unknown, revoked, idle too long, expired, or its
+   * account is disabled.
+   */
+  use(token: string): Answer<AdminSession | undefined>
+  /** The account's sessions that may still be used, newest first. */
+  listLive(userId: string): Answer<AdminSession[]>
+  /** Ends one of the account's sessions; false when it has no such live one. */
+  revoke(userId: string, id: string): Answer<boolean>
+  /** Ends every session of the account but `keepId`; how many ended. */
+  revokeAll(userId: string, keepId?: string): Answer<number>
+}
+
+/** Tokens that give scripts the admin API as one account; the secret is shown once and stored only as a hash. */
+export interface AdminTokenRepository {
+  create(userId: string, name: string): Answer<{ token: AdminToken; secret: string }>
+  /** The active token with this secret, its use recorded; undefined when none, or its account is disabled. */
+  use(secret: string): Answer<AdminToken | undefined>
+  /** The account's tokens (every account's without one), oldest first. */
+  list(userId?: string): Answer<AdminToken[]>
+  /** Revokes one of the account's tokens (any account's, without one); false when there is no such active one. */
+  revoke(id: string, userId?: string): Answer<boolean>
+}
+
+/** What the gateway needs to check an agent's authentication: its key and whether it still counts. */
+export interface AgentCredential {
+  publicKey: string
+  revoked: boolean
+  /** The name it paired with. */
+  name: string
+}
+
+/** Agents paired with the hub, their public keys and their printers. Private keys never come here. */
+export interface AgentRepository {
+  insert(agent: NewAgent, pairedAt: number, options?: { builtin?: boolean }): Answer<PairedAgent>
+  credential(agentId: string, keyId: string): Answer<AgentCredential | undefined>
+  get(id: string): Answer<AgentRecord | undefined>
+  /** Every agent, the first paired first. */
+  list(): Answer<AgentRecord[]>
+  /** The hub's own agent, once paired at the first start. */
+  builtin(): Answer<AgentRecord | undefined>
+  /** Revokes an agent's credential; false when there is no such agent or it is already revoked. */
+  revoke(id: string): Answer<boolean>
+  /** True when the agent's credential has been revoked (or the agent is unknown). */
+  isRevoked(id: string): Answer<boolean>
+  /** When the agent was last connected (a hint for people: it may be written later, or lost in a crash). */
+  seen(id: string): Answer<void>
+  /** Replaces what is known of an agent's printers with its latest inventory, writing what changed; whether any. */
+  replacePrinters(agentId: string, printers: readonly PrinterDescriptor[]): Answer<boolean>
+  /** Every agent's printers as last reported. */
+  printers(): Answer<AgentPrinter[]>
+  printer(agentId: string, printerId: string): Answer<AgentPrinter | undefined>
+}
+
+/** A pairing code as kept: until when it pairs, and when it was used (or retired, expired). */
+export interface PairingCodeState {
+  expiresAt: number
+  consumedAt: number | null
+}
+
+/** One-time pairing codes, kept only as hashes of their normalised form. */
+export interface PairingCodeRepository {
+  /** A new code, valid `ttlMs`, formatted as people type it. */
+  create(ttlMs: number): Answer<{ code: string; expiresAt: string }>
+  /** The code of this normalised form; undefined when there is none. */
+  find(normalized: string): Answer<PairingCodeState | undefined>
+  /** Marks the code used at `at`. */
+  consume(normalized: string, at: number): Answer<void>
+}
+
+/** A webhook to make: where it is sent, which events, what people call it, the secret its bodies are signed with. */
+export interface NewWebhook {
+  url: string
+  events: readonly string[]
+  description: string | null
+  secret: string
+}
+
+/** Projects' webhooks and their outbox (the methods units call so far: what people change of them). */
+export interface WebhookRepository {
+  create(projectId: string, webhook: NewWebhook): Answer<Webhook>
+  /** A webhook of any project; undefined when deleted or unknown. */
+  get(id: string): Answer<Webhook | undefined>
+  /** Every project's webhooks, oldest first. */
+  all(): Answer<Webhook[]>
+  /** A project's webhooks, oldest first. */
+  list(projectId: string): Answer<Webhook[]>
+  /** Queues one delivery for this webhook alone (a test event), behind what it already waits for. */
+  queueFor(webhookId: string, messageId: string, body: string): Answer<void>
+  /** Enables a disabled webhook again: what waits for it is due at once. False when it was not disabled. */
+  enable(id: string): Answer<boolean>
+  /** Deletes the project's webhook (its waiting deliveries are dropped); false when it has none of that ID. */
+  delete(projectId: string, id: string): Answer<boolean>
+  /** The webhook's newest deliveries, newest first. */
+  deliveries(webhookId: string, limit: number): Answer<DeliveryRecord[]>
+}
+
 /** The repositories a unit of work may call, by the names both stores give them. */
 export interface Repositories {
   settings: SettingsRepository
   printers: PrinterRepository
+  printerStates: PrinterStateRepository
   destinations: DestinationRepository
   images: ImageRepository
   projects: ProjectRepository
   apiKeys: ApiKeyRepository
   audit: AuditRepository
+  users: UserRepository
+  adminSessions: AdminSessionRepository
+  adminTokens: AdminTokenRepository
+  agents: AgentRepository
+  pairingCodes: PairingCodeRepository
+  webhooks: WebhookRepository
 }
 
 /** The store as units of work see it. */

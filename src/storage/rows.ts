@@ -15,12 +15,12 @@ export type Big = number | string
 export const int = (value: Big): number => (typeof value === 'number' ? value : Number(value))
 
 /** A time column's value as ISO 8601 UTC. */
-const time = (value: Big): string => iso(int(value))
+export const time = (value: Big): string => iso(int(value))
 
-const timeOrNull = (value: Big | null): string | null => (value === null ? null : time(value))
+export const timeOrNull = (value: Big | null): string | null => (value === null ? null : time(value))
 
 /** A JSON column's value, parsed. */
-const json = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value)
+export const json = <T>(value: string | T): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value)
 
 export interface ProjectRow {
   id: string

@@ -22,3 +22,13 @@ export function newApiKeySecret(): { secret: string; prefix: string } {
   const secret = API_KEY_PREFIX + randomBase64Url(32)
   return { secret, prefix: secret.slice(0, API_KEY_DISPLAY_LENGTH) }
 }
+
+/** Admin tokens: `pha_` and 32 random bytes in unpadded base64url. */
+const ADMIN_TOKEN_PREFIX = 'pha_'
+export const ADMIN_TOKEN_PATTERN = /^pha_[A-Za-z0-9_-]{43}$/
+
+/** A new admin token's secret (shown once, kept only as its hash) and the prefix kept to tell it by. */
+export function newAdminTokenSecret(): { secret: string; prefix: string } {
+  const secret = ADMIN_TOKEN_PREFIX + randomBase64Url(32)
+  return { secret, prefix: secret.slice(0, ADMIN_TOKEN_PREFIX.length + 8) }
+}

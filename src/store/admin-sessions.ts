@@ -3,36 +3,16 @@ import { newId } from '../storage/ids.ts'
 import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
+import { sessionOf as toSession, type SessionRow } from '../storage/account-rows.ts'
+import type { AdminSessionRepository } from '../storage/repositories.ts'
+import { int } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { AdminSession, SessionLifetime } from '../domain/accounts.ts'
 
 export type { AdminSession, SessionLifetime }
 
-interface SessionRow {
-  id: string
-  user_id: string
-  address: string
-  user_agent: string
-  created_at: number
-  last_seen_at: number
-  expires_at: number
-  revoked_at: number | null
-}
-
-const toSession = (row: SessionRow): AdminSession => ({
-  id: row.id,
-  userId: row.user_id,
-  address: row.address,
-  userAgent: row.user_agent,
-  createdAt: iso(row.created_at),
-  lastSeenAt: iso(row.last_seen_at),
-  expiresAt: iso(row.expires_at),
-  revokedAt: isoOrNull(row.revoked_at),
-})
-
 /** Dashboard sessions, each one account's: the browser holds the token, the store only its hash. */
-export class AdminSessions {
+export class AdminSessions implements AdminSessionRepository {
   constructor(
     private readonly db: Database,
     private readonly commits: GroupCommit,
@@ -79,7 +59,7 @@ export class AdminSessions {
     row.last_seen_at = recordUse(
       { commits: this.commits, db: this.db, table: 'admin_sessions', column: 'last_seen_at' },
       row.id,
-      row.last_seen_at,
+      int(row.last_seen_at),
       now,
     )
     return toSession(row)

@@ -2,40 +2,17 @@ import type { Database } from 'bun:sqlite'
 import { newId } from '../storage/ids.ts'
 import { recordUse } from './last-used.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
-import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
+import { ADMIN_TOKEN_PATTERN, hashSecret, newAdminTokenSecret } from '../storage/secrets.ts'
+import { adminTokenOf as toToken, type AdminTokenRow as TokenRow } from '../storage/account-rows.ts'
+import type { AdminTokenRepository } from '../storage/repositories.ts'
+import { int } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { AdminToken } from '../domain/accounts.ts'
 
 export type { AdminToken }
 
-/** Admin tokens: `pha_` and 32 random bytes in unpadded base64url. */
-export const ADMIN_TOKEN_PREFIX = 'pha_'
-export const ADMIN_TOKEN_PATTERN = /^pha_[A-Za-z0-9_-]{43}$/
-const DISPLAY_LENGTH = ADMIN_TOKEN_PREFIX.length + 8
-
-interface TokenRow {
-  id: string
-  user_id: string
-  name: string
-  token_prefix: string
-  created_at: number
-  last_used_at: number | null
-  revoked_at: number | null
-}
-
-const toToken = (row: TokenRow): AdminToken => ({
-  id: row.id,
-  userId: row.user_id,
-  name: row.name,
-  tokenPrefix: row.token_prefix,
-  createdAt: iso(row.created_at),
-  lastUsedAt: isoOrNull(row.last_used_at),
-  revokedAt: isoOrNull(row.revoked_at),
-})
-
 /** Tokens that give scripts the admin API as one account; the secret is shown once and stored only as a hash. */
-export class AdminTokens {
+export class AdminTokens implements AdminTokenRepository {
   constructor(
     private readonly db: Database,
     private readonly commits: GroupCommit,
@@ -43,13 +20,13 @@ export class AdminTokens {
   ) {}
 
   create(userId: string, name: string): { token: AdminToken; secret: string } {
-    const secret = ADMIN_TOKEN_PREFIX + randomBase64Url(32)
+    const { secret, prefix } = newAdminTokenSecret()
     const row = this.db
       .query<TokenRow, [string, string, string, string, Uint8Array, number]>(
         `INSERT INTO admin_tokens (id, user_id, name, token_prefix, token_hash,
           created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(newId('adt'), userId, name, secret.slice(0, DISPLAY_LENGTH), hashSecret(secret), this.now())!
+      .get(newId('adt'), userId, name, prefix, hashSecret(secret), this.now())!
     return { token: toToken(row), secret }
   }
 
@@ -70,7 +47,7 @@ export class AdminTokens {
     row.last_used_at = recordUse(
       { commits: this.commits, db: this.db, table: 'admin_tokens', column: 'last_used_at' },
       row.id,
-      row.last_used_at,
+      row.last_used_at === null ? null : int(row.last_used_at),
       this.now(),
     )
     return toToken(row)

@@ -2,80 +2,21 @@ import type { Database } from 'bun:sqlite'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { newId } from '../storage/ids.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
-import type { AgentPrinter, AgentRecord } from '../domain/records.ts'
+import { iso } from '../storage/time.ts'
+import type { AgentPrinter, AgentRecord, NewAgent, PairedAgent } from '../domain/records.ts'
+import {
+  type AgentPrinterRow,
+  type AgentRow,
+  agentOf as toAgent,
+  agentPrinterOf as toAgentPrinter,
+  inventoryChanges,
+} from '../storage/agent-rows.ts'
+import type { AgentCredential, AgentRepository } from '../storage/repositories.ts'
 
-export type { AgentPrinter, AgentRecord }
-
-export interface NewAgent {
-  name: string
-  version: string
-  platform: string
-  installationId: string
-  /** The Ed25519 public key `x` (unpadded base64url, 32 bytes). */
-  publicKey: string
-}
-
-export interface PairedAgent {
-  id: string
-  keyId: string
-  pairedAt: string
-}
-
-/** What the gateway needs to check an authentication: the key and whether it still counts. */
-export interface AgentCredential {
-  publicKey: string
-  revoked: boolean
-  /** The name it paired with. */
-  name: string
-}
-
-interface AgentRow {
-  id: string
-  key_id: string
-  name: string
-  version: string
-  platform: string
-  builtin: number
-  paired_at: number
-  last_seen_at: number | null
-  revoked_at: number | null
-}
-
-interface AgentPrinterRow {
-  agent_id: string
-  printer_id: string
-  name: string
-  availability: PrinterDescriptor['availability']
-  enabled: number
-  descriptor: string
-  updated_at: number
-}
-
-const toAgent = (row: AgentRow): AgentRecord => ({
-  id: row.id,
-  keyId: row.key_id,
-  name: row.name,
-  version: row.version,
-  platform: row.platform,
-  builtin: row.builtin === 1,
-  pairedAt: iso(row.paired_at),
-  lastSeenAt: isoOrNull(row.last_seen_at),
-  revokedAt: isoOrNull(row.revoked_at),
-})
-
-const toAgentPrinter = (row: AgentPrinterRow): AgentPrinter => ({
-  agentId: row.agent_id,
-  printerId: row.printer_id,
-  name: row.name,
-  availability: row.availability,
-  enabled: row.enabled === 1,
-  descriptor: JSON.parse(row.descriptor) as PrinterDescriptor,
-  updatedAt: iso(row.updated_at),
-})
+export type { AgentPrinter, AgentRecord, NewAgent, PairedAgent }
 
 /** Agents paired with the hub, their public keys and their printers. Private keys never come here. */
-export class Agents {
+export class Agents implements AgentRepository {
   constructor(
     private readonly db: Database,
     private readonly commits: GroupCommit,
@@ -166,11 +107,7 @@ export class Agents {
         .all(agentId)
         .map((row) => [row.printer_id, row.descriptor]),
     )
-    const changed = printers
-      .map((p) => [p, JSON.stringify(p)] as const)
-      .filter(([p, descriptor]) => known.get(p.id) !== descriptor)
-    const reported = new Set(printers.map((p) => p.id))
-    const gone = [...known.keys()].filter((id) => !reported.has(id))
+    const { changed, gone } = inventoryChanges(known, printers)
     if (changed.length === 0 && gone.length === 0) return false
     this.db.transaction(() => {
       const remove = this.db.query('DELETE FROM agent_printers WHERE agent_id = ? AND printer_id = ?')

@@ -1,31 +1,13 @@
+// One-time pairing codes on SQLite, stored only as hashes of their normalised form (services/agents.ts redeems them).
 import type { Database } from 'bun:sqlite'
-import {
-  formatPairingCode,
-  isWellFormedPairingCode,
-  normalizePairingCode,
-  PAIRING_CODE_ALPHABET,
-  PAIRING_CODE_SYMBOLS,
-} from '../protocol/pairing.ts'
-import type { Agents, NewAgent, PairedAgent } from './agents.ts'
+import { formatPairingCode, PAIRING_CODE_ALPHABET, PAIRING_CODE_SYMBOLS } from '../protocol/pairing.ts'
+import type { PairingCodeRepository, PairingCodeState } from '../storage/repositories.ts'
 import { hashSecret, randomSymbols } from '../storage/secrets.ts'
 import { iso } from '../storage/time.ts'
 
-export type RedeemOutcome =
-  | { kind: 'paired'; agent: PairedAgent }
-  | { kind: 'invalid' }
-  | { kind: 'expired' }
-  | { kind: 'consumed' }
-
-interface CodeRow {
-  expires_at: number
-  consumed_at: number | null
-}
-
-/** One-time pairing codes, stored only as hashes of their normalised form. */
-export class PairingCodes {
+export class PairingCodes implements PairingCodeRepository {
   constructor(
     private readonly db: Database,
-    private readonly agents: Agents,
     private readonly now: () => number,
   ) {}
 
@@ -41,26 +23,16 @@ export class PairingCodes {
     }
   }
 
-  /**
-   * Consumes the code and registers the agent in one transaction: exactly one of any number of
-   * concurrent redemptions wins. The first try of an expired code retires it.
-   */
-  redeem(code: string, agent: NewAgent): RedeemOutcome {
-    const normalized = normalizePairingCode(code)
-    if (!isWellFormedPairingCode(normalized)) return { kind: 'invalid' }
-    const hash = hashSecret(normalized)
-    return this.db
-      .transaction((): RedeemOutcome => {
-        const row = this.db
-          .query<CodeRow, [Uint8Array]>('SELECT expires_at, consumed_at FROM pairing_codes WHERE code_hash = ?')
-          .get(hash)
-        if (!row) return { kind: 'invalid' }
-        if (row.consumed_at !== null) return { kind: 'consumed' }
-        const now = this.now()
-        this.db.run('UPDATE pairing_codes SET consumed_at = ? WHERE code_hash = ?', [now, hash])
-        if (row.expires_at <= now) return { kind: 'expired' }
-        return { kind: 'paired', agent: this.agents.insert(agent, now) }
-      })
-      .immediate()
+  find(normalized: string): PairingCodeState | undefined {
+    const row = this.db
+      .query<{ expires_at: number; consumed_at: number | null }, [Uint8Array]>(
+        'SELECT expires_at, consumed_at FROM pairing_codes WHERE code_hash = ?',
+      )
+      .get(hashSecret(normalized))
+    return row ? { expiresAt: row.expires_at, consumedAt: row.consumed_at } : undefined
+  }
+
+  consume(normalized: string, at: number): void {
+    this.db.run('UPDATE pairing_codes SET consumed_at = ? WHERE code_hash = ?', [at, hashSecret(normalized)])
   }
 }

@@ -3,11 +3,12 @@ import type { PrinterState } from '../domain/printer-state.ts'
 import { iso } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { PrinterStateChange } from '../domain/records.ts'
+import type { PrinterStateRepository } from '../storage/repositories.ts'
 
 export type { PrinterStateChange }
 
 /** Each agent printer's status history: a row when it changes. */
-export class PrinterStates {
+export class PrinterStates implements PrinterStateRepository {
   private readonly latest
   private readonly insert
 

@@ -3,18 +3,15 @@ import { newId } from '../storage/ids.ts'
 import { printerOf, type PrinterRow } from '../storage/rows.ts'
 import { bound } from '../sqlite/bound.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
-import type { PrinterRepository } from '../storage/repositories.ts'
+import type { NewPrinter, PrinterRepository, PrinterSettingsChange } from '../storage/repositories.ts'
 import type { PrinterRecord } from '../domain/records.ts'
 
-export type { PrinterRecord }
+export type { NewPrinter, PrinterRecord }
 
 /** The prefix of printer record IDs (`prn_…`). */
 const PRINTER_RECORD = 'prn'
 /** Records whose project-local name is kept in memory at most (a few hundred bytes each). */
 const NAMES_KEPT = 4_096
-
-/** A new record; without `agentPrinterId` the printer is the agent's own (the built-in agent's). */
-export type NewPrinter = Omit<PrinterRecord, 'id' | 'createdAt' | 'agentPrinterId'> & { agentPrinterId?: string }
 
 /**
  * Printers looked up in one group transaction (`GroupCommit.readEpoch`): a job's submission and
@@ -196,10 +193,7 @@ export class Printers implements PrinterRepository {
   }
 
   /** Changes a live printer's settings; undefined when there is no such live printer. */
-  update(
-    id: string,
-    change: Pick<PrinterRecord, 'name' | 'connection' | 'profile' | 'width'>,
-  ): PrinterRecord | undefined {
+  update(id: string, change: PrinterSettingsChange): PrinterRecord | undefined {
     this.writing()
     const row = this.db
       .query<PrinterRow, [string | null, string, string, number, string]>(

@@ -128,7 +128,7 @@ export class Store {
     })
     this.jobStates = new JobStates(db, this.commits, now, jobLog)
     this.agents = new Agents(db, this.commits, now)
-    this.pairingCodes = new PairingCodes(db, this.agents, now)
+    this.pairingCodes = new PairingCodes(db, now)
     this.printerStates = new PrinterStates(db, now)
     this.users = new Users(db, now)
     this.audit = new AuditLog(db, now)

@@ -4,40 +4,13 @@
 import type { Database } from 'bun:sqlite'
 import type { AdminRole } from '../protocol/admin-api.ts'
 import { newId } from '../storage/ids.ts'
-import { iso } from '../storage/time.ts'
 import type { User } from '../domain/accounts.ts'
+import { userOf as toUser, type UserRow } from '../storage/account-rows.ts'
+import type { UserChange, UserRepository } from '../storage/repositories.ts'
 
 export type { User }
 
-interface UserRow {
-  id: string
-  name: string
-  role: AdminRole
-  password_hash: string
-  language: string | null
-  disabled_at: number | null
-  created_at: number
-  updated_at: number
-}
-
-const toUser = (row: UserRow): User => ({
-  id: row.id,
-  name: row.name,
-  role: row.role,
-  language: row.language,
-  disabled: row.disabled_at !== null,
-  createdAt: iso(row.created_at),
-  updatedAt: iso(row.updated_at),
-})
-
-export interface UserChange {
-  role?: AdminRole
-  disabled?: boolean
-  passwordHash?: string
-  language?: string | null
-}
-
-export class Users {
+export class Users implements UserRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number,

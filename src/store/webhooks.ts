@@ -4,35 +4,12 @@
 // attempt went. Rows survive restarts and kill -9: nothing queued is lost.
 import type { Database } from 'bun:sqlite'
 import { newId } from '../storage/ids.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
+import { deliveryOf, type DeliveryRow, webhookOf as toWebhook, type WebhookRow } from '../storage/webhook-rows.ts'
+import type { NewWebhook, WebhookRepository } from '../storage/repositories.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 
-export type { DeliveryRecord, Webhook }
-
-interface WebhookRow {
-  id: string
-  project_id: string
-  url: string
-  events: string
-  description: string | null
-  secret: string
-  created_at: number
-  failing_since: number | null
-  disabled_at: number | null
-}
-
-const toWebhook = (row: WebhookRow): Webhook => ({
-  id: row.id,
-  projectId: row.project_id,
-  url: row.url,
-  // Written only as checked when the webhook was made: the events it names.
-  events: JSON.parse(row.events) as Webhook['events'],
-  description: row.description,
-  createdAt: iso(row.created_at),
-  failingSince: isoOrNull(row.failing_since),
-  disabledAt: isoOrNull(row.disabled_at),
-})
+export type { DeliveryRecord, NewWebhook, Webhook }
 
 /** A delivery waiting at the head of its webhook's queue, with what sending it needs. */
 export interface DueDelivery {
@@ -47,14 +24,6 @@ export interface DueDelivery {
   failingSince: number | null
 }
 
-/** A webhook to make: where it is sent, which events, what people call it, the secret its bodies are signed with. */
-export interface NewWebhook {
-  url: string
-  events: readonly string[]
-  description: string | null
-  secret: string
-}
-
 /** A delivery's failed attempt: the answer's status (none: no answer) and why, and when to try again. */
 export interface DeliveryFailure {
   status: number | null
@@ -64,7 +33,7 @@ export interface DeliveryFailure {
   disableBefore: number
 }
 
-export class Webhooks {
+export class Webhooks implements WebhookRepository {
   /** Prepared once: it runs with every event of a project that has webhooks. */
   private readonly enqueue
   /**
@@ -255,33 +224,14 @@ export class Webhooks {
   /** The webhook's newest deliveries, newest first. */
   deliveries(webhookId: string, limit: number): DeliveryRecord[] {
     return this.db
-      .query<
-        {
-          message_id: string
-          type: string
-          attempts: number
-          last_status: number | null
-          last_error: string | null
-          delivered_at: number | null
-          created_at: number
-        },
-        [string, number]
-      >(
+      .query<DeliveryRow, [string, number]>(
         `SELECT message_id, json_extract(body, '$.type') AS type, attempts,
           last_status, last_error, delivered_at, created_at FROM
           webhook_deliveries WHERE webhook_id = ${bound()} ORDER BY id
           DESC LIMIT ?`,
       )
       .all(webhookId, limit)
-      .map((r) => ({
-        messageId: r.message_id,
-        type: r.type,
-        attempts: r.attempts,
-        lastStatus: r.last_status,
-        lastError: r.last_error,
-        deliveredAt: isoOrNull(r.delivered_at),
-        createdAt: iso(r.created_at),
-      }))
+      .map(deliveryOf)
   }
 
   /** Deletes at most `limit` deliveries made before `before` (sent or given up with their webhook). */

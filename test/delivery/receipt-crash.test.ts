@@ -128,11 +128,13 @@ async function killedBeforeReceipt(left: 'received' | 'submitting'): Promise<Kil
   const agent = agentOn({ ledger, dir, connector: swallowing, virtuals: new VirtualPrinters() })
   await waitFor(() => t.hub.sessions.session(pairing.agentId)?.printers.size === 1, 5_000)
   expect(
-    new HubServices(t.hub.store).printers.assign(THE_MACHINE, {
-      projectId: t.projectId,
-      agentId: pairing.agentId,
-      agentPrinterId: 'kitchen',
-    }).kind,
+    (
+      await new HubServices(t.hub.store).printers.assign(THE_MACHINE, {
+        projectId: t.projectId,
+        agentId: pairing.agentId,
+        agentPrinterId: 'kitchen',
+      })
+    ).kind,
   ).toBe('added')
   const job = await submitJob(t, {
     printerId: 'kitchen',

@@ -27,7 +27,7 @@ async function hubWithPrinter(mac: string): Promise<{ dir: string; projectId: st
   const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 10_000 })
   const init = await initialize(store, dir)
   if (!init.created) throw new Error('expected a first start')
-  const adopted = new HubServices(store).printers.adopt(
+  const adopted = await new HubServices(store).printers.adopt(
     THE_MACHINE,
     init.projectId,
     { printer: mac, id: 'bar' },

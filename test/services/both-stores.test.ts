@@ -1,12 +1,6 @@
 // The operations ported to units of work, run on both stores by one suite: SQLite (a real file) and PostgreSQL (a
 // real server), with the same outcomes, the same audit entries, and the same rollback when a unit fails.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { SQL } from 'bun'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { migrate } from '../../src/pgstore/migrate.ts'
-import { PgStore } from '../../src/pgstore/pg-store.ts'
 import type { Actor } from '../../src/services/actor.ts'
 import { LiveSettings } from '../../src/services/live-settings.ts'
 import { KeyService, ProjectService } from '../../src/services/projects.ts'
@@ -15,77 +9,12 @@ import { ImageService } from '../../src/services/images.ts'
 import { MAX_PROJECT_IMAGES } from '../../src/protocol/project-images.ts'
 import { PNG_1X1 } from '../support/images.ts'
 import { editableSettingsOf, resolveConfig } from '../../src/hub/config.ts'
-import type { UnitRunner } from '../../src/storage/repositories.ts'
-import { Store } from '../../src/store/store.ts'
-import { SqliteUnits } from '../../src/store/units.ts'
-import { startPostgres, type TestPostgres } from '../support/postgres.ts'
+import { bothEngines, type Engine } from '../support/engines.ts'
 
 const MINUTE = 60_000
 const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
 
-interface Engine {
-  units: UnitRunner
-  /** Adds a printer record to the project, as the printers' operations (not yet on both stores) would. */
-  addPrinter(projectId: string, id: string, remoteId: string): Promise<void>
-  /** Moves the store's clock on. */
-  advance(ms: number): void
-  close(): Promise<void>
-}
-
-let pg: TestPostgres
-let databases = 0
-
-beforeAll(async () => {
-  pg = await startPostgres()
-}, 60_000)
-
-afterAll(async () => {
-  await pg?.stop()
-})
-
-const ENGINES: Record<string, () => Promise<Engine>> = {
-  sqlite: async () => {
-    let clock = Date.parse('2026-12-07T10:00:00Z')
-    const dir = mkdtempSync(join(tmpdir(), 'printhub-both-'))
-    const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 100, now: () => clock })
-    return {
-      units: new SqliteUnits(store),
-      addPrinter: async (projectId, id, remoteId) => {
-        store.commits.write(() =>
-          store.db.run(
-            `INSERT INTO printers (id, project_id, remote_id, connection, profile, width, created_at)
-             VALUES (?, ?, ?, 'virtual', 'generic-80mm', 80, ?)`,
-            [id, projectId, remoteId, clock],
-          ),
-        )
-      },
-      advance: (ms) => void (clock += ms),
-      close: async () => {
-        store.close()
-        rmSync(dir, { recursive: true, force: true })
-      },
-    }
-  },
-  postgres: async () => {
-    let clock = Date.parse('2026-12-07T10:00:00Z')
-    const url = await pg.database(`both_${++databases}`)
-    const sql = new SQL(url)
-    await migrate(sql)
-    await sql.close()
-    const store = await PgStore.open(url, { now: () => clock, shown: 'test' })
-    return {
-      units: store,
-      addPrinter: async (projectId, id, remoteId) => {
-        const sql = new SQL(url)
-        await sql`INSERT INTO printers (id, project_id, remote_id, connection, profile, width, created_at)
-          VALUES (${id}, ${projectId}, ${remoteId}, 'virtual', 'generic-80mm', 80, ${clock})`
-        await sql.close()
-      },
-      advance: (ms) => void (clock += ms),
-      close: () => store.close(),
-    }
-  },
-}
+const ENGINES = bothEngines()
 
 for (const [name, open] of Object.entries(ENGINES)) {
   describe(`projects and keys on ${name}`, () => {

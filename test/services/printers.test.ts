@@ -53,9 +53,9 @@ afterEach(() => {
 describe('a paired agent’s printer', () => {
   test(
     "a stock agent's system queue is assigned with its connection as " + 'reported, its paper and name by default',
-    () => {
+    async () => {
       const agentId = pairedAgent([cupsQueue])
-      const outcome = printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'front-desk' })
+      const outcome = await printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'front-desk' })
       expect(outcome).toMatchObject({
         kind: 'added',
         printer: {
@@ -69,40 +69,51 @@ describe('a paired agent’s printer', () => {
       })
       // And it can be renamed later: its connection is the agent's, not checked as a hub URI.
       const printer = (outcome as { printer: { id: string } }).printer
-      expect(printers().change(THE_MACHINE, printer.id, { name: 'Desk' }, place())).toMatchObject({
+      expect(await printers().change(THE_MACHINE, printer.id, { name: 'Desk' }, place())).toMatchObject({
         kind: 'changed',
         printer: { name: 'Desk', connection: 'EPSON_TM_T20' },
       })
-      expect(printers().change(THE_MACHINE, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({
+      expect(await printers().change(THE_MACHINE, printer.id, { connection: 'tcp://10.0.0.9' }, place())).toEqual({
         kind: 'connection_set_by_agent',
       })
     },
   )
 
-  test('every refusal is an outcome, and nothing is added', () => {
+  test('every refusal is an outcome, and nothing is added', async () => {
     const agentId = pairedAgent([virtualPrinter('bar-printer')])
     const before = store.printers.list(projectId).length
-    expect(printers().assign(THE_MACHINE, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' })).toEqual({
+    expect(
+      await printers().assign(THE_MACHINE, { projectId: 'prj_none', agentId, agentPrinterId: 'bar-printer' }),
+    ).toEqual({
       kind: 'unknown_project',
     })
-    expect(printers().assign(THE_MACHINE, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' })).toEqual({
+    expect(
+      await printers().assign(THE_MACHINE, { projectId, agentId: 'agt_none', agentPrinterId: 'bar-printer' }),
+    ).toEqual({
       kind: 'unknown_agent',
     })
-    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({
+    expect(await printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'not-there' })).toEqual({
       kind: 'not_reported',
     })
     expect(
-      printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' }),
+      await printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'has space' }),
     ).toMatchObject({ kind: 'invalid', problem: { field: 'id' } })
     expect(
-      printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', profile: 'no-such-model' }),
+      await printers().assign(THE_MACHINE, {
+        projectId,
+        agentId,
+        agentPrinterId: 'bar-printer',
+        profile: 'no-such-model',
+      }),
     ).toMatchObject({ kind: 'invalid', problem: { field: 'profile' } })
-    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' })).toEqual({
+    expect(
+      await printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer', id: 'demo' }),
+    ).toEqual({
       kind: 'taken',
       id: 'demo',
     })
     store.agents.revoke(agentId)
-    expect(printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({
+    expect(await printers().assign(THE_MACHINE, { projectId, agentId, agentPrinterId: 'bar-printer' })).toEqual({
       kind: 'unknown_agent',
     })
     expect(store.printers.list(projectId)).toHaveLength(before)
@@ -110,9 +121,14 @@ describe('a paired agent’s printer', () => {
 })
 
 describe("a printer the hub's built-in agent drives", () => {
-  test('added with the generic profile of its width; its settings are checked', () => {
+  test('added with the generic profile of its width; its settings are checked', async () => {
     expect(
-      printers().add(THE_MACHINE, projectId, { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 }, place()),
+      await printers().add(
+        THE_MACHINE,
+        projectId,
+        { id: 'kitchen', connection: 'tcp://192.168.1.50', width: 58 },
+        place(),
+      ),
     ).toMatchObject({
       kind: 'added',
       printer: {
@@ -123,15 +139,15 @@ describe("a printer the hub's built-in agent drives", () => {
         agentId: store.agents.builtin()!.id,
       },
     })
-    expect(printers().add(THE_MACHINE, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({
+    expect(await printers().add(THE_MACHINE, projectId, { id: 'bar', connection: 'lpt1' }, place())).toMatchObject({
       kind: 'invalid',
       problem: { field: 'connection' },
     })
-    expect(printers().add(THE_MACHINE, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({
+    expect(await printers().add(THE_MACHINE, projectId, { id: 'kitchen', connection: 'virtual' }, place())).toEqual({
       kind: 'taken',
       id: 'kitchen',
     })
-    expect(printers().add(THE_MACHINE, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({
+    expect(await printers().add(THE_MACHINE, 'prj_none', { id: 'x', connection: 'virtual' }, place())).toEqual({
       kind: 'unknown_project',
     })
   })

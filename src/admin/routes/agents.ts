@@ -17,10 +17,10 @@ import { adminRouter, TECHNICIAN } from '../router.ts'
 export function agentRoutes(context: AdminContext) {
   const { services } = context
   return adminRouter(context.services, TECHNICIAN)
-    .get('/agents', (): { agents: AdminAgent[] } => {
-      const reported = services.agents.reportedPrinters()
+    .get('/agents', async (): Promise<{ agents: AdminAgent[] }> => {
+      const reported = await services.agents.reportedPrinters()
       return {
-        agents: services.agents.list().map((agent) => ({
+        agents: (await services.agents.list()).map((agent) => ({
           ...agent,
           online: context.isConnected(agent.id),
           printers: reported
@@ -35,8 +35,8 @@ export function agentRoutes(context: AdminContext) {
         })),
       }
     })
-    .post('/agents/:id/revoke', ({ params, actor }): { agent: AgentRecordView } => {
-      const outcome = services.agents.revoke(actor, params.id)
+    .post('/agents/:id/revoke', async ({ params, actor }): Promise<{ agent: AgentRecordView }> => {
+      const outcome = await services.agents.revoke(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound('There is no such agent.')
       if (outcome.kind === 'builtin')
         throw conflict("The hub's built-in agent cannot be revoked; remove its printers instead.")

@@ -64,11 +64,7 @@ export function overviewRoutes(context: AdminContext) {
           timers.push(setInterval(() => send(': alive\n\n'), EVENT_KEEPALIVE_MS))
           timers.push(
             setInterval(() => {
-              try {
-                authenticateAdmin(context.services, request)
-              } catch {
-                finish()
-              }
+              authenticateAdmin(context.services, request).catch(() => finish())
             }, SESSION_CHECK_MS),
           )
           request.signal.addEventListener('abort', () => finish())

@@ -70,8 +70,8 @@ function printerError(
 
 export function printerRoutes(context: AdminContext) {
   const { services } = context
-  const printerOr404 = (id: string): PrinterRecord => {
-    const printer = services.printers.get(id)
+  const printerOr404 = async (id: string): Promise<PrinterRecord> => {
+    const printer = await services.printers.get(id)
     if (!printer) throw notFound(NO_PRINTER)
     return printer
   }
@@ -103,13 +103,13 @@ export function printerRoutes(context: AdminContext) {
           )
           const outcome =
             agentId !== undefined || agentPrinterId !== undefined
-              ? services.printers.assign(actor, {
+              ? await services.printers.assign(actor, {
                   projectId,
                   agentId: agentId ?? '',
                   agentPrinterId: agentPrinterId ?? '',
                   ...settings,
                 })
-              : services.printers.add(
+              : await services.printers.add(
                   actor,
                   projectId,
                   { ...settings, connection: connection ?? '' },
@@ -128,7 +128,7 @@ export function printerRoutes(context: AdminContext) {
         '/printers/adopt',
         async ({ request, set, actor }): Promise<{ printer: AdminPrinter }> => {
           const { projectId, ...adoption } = await readValidBody(request, adoptionRule, PRINTER_BODY_BYTES)
-          const outcome = services.printers.adopt(actor, projectId, adoption, context.printerConfinement())
+          const outcome = await services.printers.adopt(actor, projectId, adoption, context.printerConfinement())
           if (outcome.kind !== 'added') throw printerError(outcome)
           set.status = 201
           return { printer: view(outcome.printer.id) }
@@ -138,7 +138,7 @@ export function printerRoutes(context: AdminContext) {
       .patch(
         '/printers/:id',
         async ({ request, params, actor }): Promise<{ printer: AdminPrinter }> => {
-          const outcome = services.printers.change(
+          const outcome = await services.printers.change(
             actor,
             params.id,
             await readValidBody(request, printerChangeRule, PRINTER_BODY_BYTES),
@@ -149,8 +149,8 @@ export function printerRoutes(context: AdminContext) {
         },
         { parse: 'none' },
       )
-      .delete('/printers/:id', ({ params, actor }): { removed: true } => {
-        if (!services.printers.remove(actor, params.id)) throw notFound(NO_PRINTER)
+      .delete('/printers/:id', async ({ params, actor }): Promise<{ removed: true }> => {
+        if (!(await services.printers.remove(actor, params.id))) throw notFound(NO_PRINTER)
         return { removed: true }
       })
       .post('/printers/:id/test', async ({ params, set, actor }): Promise<CreateJobResponse> => {
@@ -164,13 +164,13 @@ export function printerRoutes(context: AdminContext) {
         set.status = 202
         return created
       })
-      .get('/printers/:id/history', ({ params }): { states: PrinterStateChange[] } => {
-        const printer = printerOr404(params.id)
-        return { states: services.printers.history(printer, PRINTER_HISTORY_LIMIT) }
+      .get('/printers/:id/history', async ({ params }): Promise<{ states: PrinterStateChange[] }> => {
+        const printer = await printerOr404(params.id)
+        return { states: await services.printers.history(printer, PRINTER_HISTORY_LIMIT) }
       })
       .get('/printers/:id/last-receipt.png', async ({ params }) => {
-        const printer = printerOr404(params.id)
-        const last = services.printers.lastReceipt(printer.id)
+        const printer = await printerOr404(params.id)
+        const last = services.jobQueries.lastReceipt(printer.id)
         if (!last) throw notFound('This printer has not printed anything yet.')
         const { job, document } = last
         return new Response(await receiptImage(context, job.id, document, printer), {

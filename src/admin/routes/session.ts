@@ -65,8 +65,8 @@ export function sessionRoutes(context: AdminContext) {
    * One guess of an account's password (signing in, or the current one when changing it), counted
    * against the address and the account before it is checked; 429 when either is locked out.
    */
-  const guess = (address: string, name: string | undefined): Attempt => {
-    const account = services.accounts.passwordGeneration(name)
+  const guess = async (address: string, name: string | undefined): Promise<Attempt> => {
+    const account = await services.accounts.passwordGeneration(name)
     const fromAddress = byAddress.attempt([`${address} ${account}`])
     if (!fromAddress.ok)
       throw rateLimited(
@@ -87,13 +87,13 @@ export function sessionRoutes(context: AdminContext) {
     return { succeeded: () => (fromAddress.attempt.succeeded(), onAccount.attempt.succeeded()) }
   }
 
-  const startSession = (
+  const startSession = async (
     request: Request,
     user: User,
     address: string,
     set: { headers: Record<string, string | number> },
-  ): SessionAnswer => {
-    const { session, token } = services.access.signIn(user, {
+  ): Promise<SessionAnswer> => {
+    const { session, token } = await services.access.signIn(user, {
       address,
       userAgent: request.headers.get('user-agent') ?? '',
     })
@@ -108,18 +108,18 @@ export function sessionRoutes(context: AdminContext) {
 
   const signedOut = new Elysia({ prefix: ADMIN_API_PREFIX })
     // The only calls without a session: whether there is an account, signing in, and the first owner.
-    .get('/login', (): { passwordSet: boolean } => ({ passwordSet: services.accounts.any() }))
+    .get('/login', async (): Promise<{ passwordSet: boolean }> => ({ passwordSet: await services.accounts.any() }))
     .post(
       '/login',
       async ({ request, server, set }) => {
         checkOrigin(request)
         const address = remoteAddress(request, server)
         const body = await readValidBody(request, signInRule, ACCOUNT_BODY_BYTES)
-        const attempt = guess(address, body.name)
+        const attempt = await guess(address, body.name)
         const user = await services.accounts.checkSignIn(body.name, body.password)
         if (!user) {
-          services.access.signInFailed(body.name, address)
-          if (!services.accounts.any())
+          await services.access.signInFailed(body.name, address)
+          if (!(await services.accounts.any()))
             throw new ApiError(
               'unauthorized',
               'No account exists yet: open the setup link the hub printed, or run printhub admin set-password.',
@@ -128,7 +128,7 @@ export function sessionRoutes(context: AdminContext) {
             throw new ApiError('unauthorized', 'That name and password do not match an account that may sign in.')
           throw new ApiError(
             'unauthorized',
-            services.accounts.count() === 1
+            (await services.accounts.count()) === 1
               ? 'That password is not right.'
               : 'Give your name as well as your password.',
           )
@@ -165,34 +165,37 @@ export function sessionRoutes(context: AdminContext) {
 
   const signedIn = adminRouter(services, STAFF)
     .get('/session', ({ admin }) => sessionAnswer(admin))
-    .post('/logout', ({ request, admin, actor, set }): { signedOut: true } => {
-      services.access.signOut(actor, admin.user.id, admin.kind === 'session' ? admin.session.id : undefined)
+    .post('/logout', async ({ request, admin, actor, set }): Promise<{ signedOut: true }> => {
+      await services.access.signOut(actor, admin.user.id, admin.kind === 'session' ? admin.session.id : undefined)
       set.headers['set-cookie'] = clearedSessionCookie(request)
       return { signedOut: true }
     })
-    .get('/sessions', ({ admin }): { sessions: AdminSessionView[] } => {
+    .get('/sessions', async ({ admin }): Promise<{ sessions: AdminSessionView[] }> => {
       const current = admin.kind === 'session' ? admin.session.id : null
       return {
-        sessions: services.access.liveSessions(admin.user.id).map((s) => ({ ...s, current: s.id === current })),
+        sessions: (await services.access.liveSessions(admin.user.id)).map((s) => ({ ...s, current: s.id === current })),
       }
     })
     // Sign out everywhere (but here): a lost phone, or a password seen by someone.
-    .post('/sessions/revoke-others', ({ admin, actor }): { signedOut: number } => ({
-      signedOut: services.access.revokeOtherSessions(
-        actor,
-        admin.user.id,
-        admin.kind === 'session' ? admin.session.id : undefined,
-      ),
-    }))
-    .post('/sessions/:id/revoke', ({ admin, actor, params }): { revoked: true } => {
-      if (!services.access.revokeSession(actor, admin.user.id, params.id))
+    .post(
+      '/sessions/revoke-others',
+      async ({ admin, actor }): Promise<{ signedOut: number }> => ({
+        signedOut: await services.access.revokeOtherSessions(
+          actor,
+          admin.user.id,
+          admin.kind === 'session' ? admin.session.id : undefined,
+        ),
+      }),
+    )
+    .post('/sessions/:id/revoke', async ({ admin, actor, params }): Promise<{ revoked: true }> => {
+      if (!(await services.access.revokeSession(actor, admin.user.id, params.id)))
         throw notFound('There is no such session of yours, or it already ended.')
       return { revoked: true }
     })
     .put(
       '/password',
       async ({ request, server, admin, actor }): Promise<{ changed: true; otherSessionsEnded: number }> => {
-        const attempt = guess(remoteAddress(request, server), admin.user.name)
+        const attempt = await guess(remoteAddress(request, server), admin.user.name)
         const body = await readValidBody(request, passwordChangeRule, ACCOUNT_BODY_BYTES)
         if (!(await services.accounts.checkPassword(admin.user.id, body.currentPassword))) {
           throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
@@ -214,25 +217,30 @@ export function sessionRoutes(context: AdminContext) {
       '/session/language',
       async ({ request, admin, actor }): Promise<{ user: Account }> => {
         const body = await readValidBody(request, languageChangeRule, ACCOUNT_BODY_BYTES)
-        const user = services.accounts.setLanguage(actor, admin.user.id, body.language)!
+        const user = (await services.accounts.setLanguage(actor, admin.user.id, body.language))!
         return { user: accountOf(user) }
       },
       { parse: 'none' },
     )
     // One's own admin tokens: each carries the account's role.
-    .get('/tokens', ({ admin }): { tokens: AdminTokenView[] } => ({ tokens: services.access.tokens(admin.user.id) }))
+    .get(
+      '/tokens',
+      async ({ admin }): Promise<{ tokens: AdminTokenView[] }> => ({
+        tokens: await services.access.tokens(admin.user.id),
+      }),
+    )
     .post(
       '/tokens',
       async ({ request, set, admin, actor }): Promise<{ token: AdminTokenView; secret: string }> => {
         const body = await readValidBody(request, newTokenRule, ACCOUNT_BODY_BYTES)
-        const { token, secret } = services.access.createToken(actor, admin.user, body.name)
+        const { token, secret } = await services.access.createToken(actor, admin.user, body.name)
         set.status = 201
         return { token, secret }
       },
       { parse: 'none' },
     )
-    .post('/tokens/:id/revoke', ({ params, admin, actor }): { revoked: true } => {
-      if (!services.access.revokeToken(actor, admin.user.id, params.id))
+    .post('/tokens/:id/revoke', async ({ params, admin, actor }): Promise<{ revoked: true }> => {
+      if (!(await services.access.revokeToken(actor, admin.user.id, params.id)))
         throw notFound('There is no such admin token of yours, or it is already revoked.')
       return { revoked: true }
     })

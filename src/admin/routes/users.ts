@@ -10,7 +10,7 @@ import { adminRouter, OWNER } from '../router.ts'
 
 export function userRoutes({ services }: AdminContext) {
   return adminRouter(services, OWNER)
-    .get('/users', (): { users: AdminUser[] } => ({ users: services.accounts.list() }))
+    .get('/users', async (): Promise<{ users: AdminUser[] }> => ({ users: await services.accounts.list() }))
     .post(
       '/users',
       async ({ request, set, actor }): Promise<{ user: AdminUser }> => {

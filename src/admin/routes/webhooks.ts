@@ -15,24 +15,27 @@ const typed = <W extends { events: string[] }>(webhook: W) => ({ ...webhook, eve
 
 export function webhookRoutes({ services }: AdminContext) {
   return adminRouter(services, TECHNICIAN)
-    .get('/webhooks', (): { webhooks: WebhookReport[] } => ({
-      webhooks: services.webhooks.reports().map(typed),
-    }))
-    .post('/webhooks/:id/test', ({ params, set, actor }): { messageId: string } => {
-      const outcome = services.webhooks.sendTest(actor, params.id)
+    .get(
+      '/webhooks',
+      async (): Promise<{ webhooks: WebhookReport[] }> => ({
+        webhooks: (await services.webhooks.reports()).map(typed),
+      }),
+    )
+    .post('/webhooks/:id/test', async ({ params, set, actor }): Promise<{ messageId: string }> => {
+      const outcome = await services.webhooks.sendTest(actor, params.id)
       if (outcome.kind === 'unknown') throw notFound(NO_WEBHOOK)
       if (outcome.kind === 'disabled')
         throw conflict('This webhook is disabled: enable it first, then send a test event.')
       set.status = 202
       return { messageId: outcome.messageId }
     })
-    .post('/webhooks/:id/enable', ({ params, actor }): { webhook: AdminWebhook } => {
-      const webhook = services.webhooks.enable(actor, params.id)
+    .post('/webhooks/:id/enable', async ({ params, actor }): Promise<{ webhook: AdminWebhook }> => {
+      const webhook = await services.webhooks.enable(actor, params.id)
       if (!webhook) throw notFound(NO_WEBHOOK)
       return { webhook: typed(webhook) }
     })
-    .delete('/webhooks/:id', ({ params, set, actor }) => {
-      if (!services.webhooks.delete(actor, params.id)) throw notFound(NO_WEBHOOK)
+    .delete('/webhooks/:id', async ({ params, set, actor }) => {
+      if (!(await services.webhooks.delete(actor, params.id))) throw notFound(NO_WEBHOOK)
       set.status = 204
       return null
     })

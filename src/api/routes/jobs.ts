@@ -72,7 +72,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
       const printerId =
         printer === undefined || query.fanOut
           ? printer
-          : (services.printers.resolve(params.projectId, printer)?.id ?? printer)
+          : ((await services.printers.resolve(params.projectId, printer))?.id ?? printer)
       const page = services.jobQueries.page(
         { ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) },
         asked.limit,

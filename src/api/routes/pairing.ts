@@ -75,7 +75,7 @@ export function pairingRoutes({ services, serverId, now }: ApiContext) {
         // redemption and the failure count: attempts all in flight together are counted one by one.
         refuseIfLimited(address, triedCode)
         const pairing = parsePairingRequest(body)
-        const outcome = services.agents.pair(pairing.code, {
+        const outcome = await services.agents.pair(pairing.code, {
           name: pairing.agent.name,
           version: pairing.agent.version,
           platform: pairing.agent.platform,

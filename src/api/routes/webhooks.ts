@@ -33,7 +33,7 @@ export function webhookRoutes({ services }: ApiContext) {
         const key = await authenticate(services, request, params.projectId, 'webhooks:write')
         new QueryReader(request.url, []).check()
         const input = await readValidBody(request, createWebhookRule, MAX_BODY, `key:${key.id}`)
-        const { webhook, secret } = services.webhooks.create(
+        const { webhook, secret } = await services.webhooks.create(
           applicationActor(key, remoteAddress(request, server)),
           params.projectId,
           { url: input.url, events: input.events, description: input.description ?? null },
@@ -50,13 +50,13 @@ export function webhookRoutes({ services }: ApiContext) {
     .get(WEBHOOKS_PATH, async ({ request, params }) => {
       await authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
-      return { webhooks: services.webhooks.list(params.projectId).map(shown) }
+      return { webhooks: (await services.webhooks.list(params.projectId)).map(shown) }
     })
     .delete(`${WEBHOOKS_PATH}/:webhookId`, async ({ request, params, set, server }) => {
       const key = await authenticate(services, request, params.projectId, 'webhooks:write')
       new QueryReader(request.url, []).check()
       const actor = applicationActor(key, remoteAddress(request, server))
-      if (!services.webhooks.delete(actor, params.webhookId, params.projectId))
+      if (!(await services.webhooks.delete(actor, params.webhookId, params.projectId)))
         throw notFound('This project has no such webhook.')
       await services.durable()
       set.status = 204

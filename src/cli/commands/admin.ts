@@ -34,13 +34,13 @@ export async function readSecretLine(io: Io, prompt: string): Promise<string> {
 }
 
 /** The account `--user NAME` names; without it, the hub's only account. */
-export function namedAccount({ accounts }: HubServices, name: string | undefined): User {
+export async function namedAccount({ accounts }: HubServices, name: string | undefined): Promise<User> {
   if (name !== undefined) {
-    const found = accounts.named(name)
+    const found = await accounts.named(name)
     if (!found) throw new CliError(`there is no account ${name} (see printhub users list)`)
     return found
   }
-  const [only, ...others] = accounts.list()
+  const [only, ...others] = await accounts.list()
   if (!only) throw new CliError('there is no account yet: make the first owner with printhub admin set-password')
   if (others.length > 0) throw new UsageError('the hub has several accounts: name one with --user NAME')
   return only
@@ -66,14 +66,14 @@ export const adminSetPasswordCommand: Command = {
     const problem = passwordProblem(password)
     if (problem) throw new UsageError(problem)
     const done = await withServices(args, io, async (services) => {
-      if (!services.accounts.any()) {
+      if (!(await services.accounts.any())) {
         const name = (args.values.user as string | undefined) ?? FIRST_OWNER_NAME
         const added = await services.accounts.add(THE_MACHINE, { name, role: 'owner', password })
         if (added.kind !== 'added')
           throw new CliError(added.kind === 'taken' ? 'that account exists already' : added.message)
         return { user: added.user, ended: 0 }
       }
-      const user = namedAccount(services, args.values.user as string | undefined)
+      const user = await namedAccount(services, args.values.user as string | undefined)
       // Signed out everywhere: whoever knew the old password is out.
       return (await services.accounts.setPassword(THE_MACHINE, user.id, { password }))!
     })
@@ -99,12 +99,12 @@ export const adminTokenCreateCommand: Command = {
     `${JSON_HELP} (the secret as "token")`,
   ],
   options: { user: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
     const name = requireString(args, 'name')
-    const created = withServices(args, io, (services) => {
-      const user = namedAccount(services, args.values.user as string | undefined)
-      return { ...services.access.createToken(THE_MACHINE, user, name), user }
+    const created = await withServices(args, io, async (services) => {
+      const user = await namedAccount(services, args.values.user as string | undefined)
+      return { ...(await services.access.createToken(THE_MACHINE, user, name)), user }
     })
     if (args.values.json)
       return printJson(io, {

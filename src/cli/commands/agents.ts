@@ -19,9 +19,9 @@ export const agentsListCommand: Command = {
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     noPositionals(args)
-    const agents = withServices(args, io, (services) => services.agents.list())
+    const agents = await withServices(args, io, (services) => services.agents.list())
     printList(io, args, agents, {
       columns: {
         ID: (a) => a.id,
@@ -43,9 +43,9 @@ export const agentsRevokeCommand: Command = {
   usage: 'AGENT_ID [--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
+  async run(args, io) {
     const id = positional(args, 0, 'AGENT_ID', 1)
-    const outcome = withServices(args, io, (services) => services.agents.revoke(THE_MACHINE, id))
+    const outcome = await withServices(args, io, (services) => services.agents.revoke(THE_MACHINE, id))
     if (outcome.kind === 'unknown') throw new CliError(`there is no agent ${id} (see printhub agents list)`)
     if (outcome.kind === 'builtin')
       throw new CliError('the built-in agent is part of the hub and cannot be revoked; remove its printers instead')

@@ -132,13 +132,13 @@ async function printerToTest(
       ledger.close()
     }
   }
-  return withProject(args, io, (services, projectId) => {
-    const printer = services.printers.list(projectId).find((p) => p.remoteId === id)
+  return withProject(args, io, async (services, projectId) => {
+    const printer = (await services.printers.list(projectId)).find((p) => p.remoteId === id)
     if (!printer)
       throw new CliError(
         `project ${projectId} has no printer "${id}" (see printhub printers list --project ${projectId})`,
       )
-    if (printer.agentId !== services.agents.builtin()?.id)
+    if (printer.agentId !== (await services.agents.builtin())?.id)
       throw new CliError(
         `printer "${id}" is attached to agent ${printer.agentId}: run printhub ` +
           `printers test ${printer.agentPrinterId} --local on that machine`,

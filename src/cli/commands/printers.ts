@@ -154,7 +154,7 @@ export const printersAddCommand: Command = {
     // again).
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
     const printer = addedPrinter(
-      withServices(args, io, (services) => services.printers.add(THE_MACHINE, projectId, input, confinement)),
+      await withServices(args, io, (services) => services.printers.add(THE_MACHINE, projectId, input, confinement)),
       projectId,
     )
     if (args.values.json) return printJson(io, printer)
@@ -197,7 +197,9 @@ export const printersAdoptCommand: Command = {
     const adoption = { printer, id: requireString(args, 'id'), profile: args.values.profile as string | undefined }
     const confinement = confinementOf(dataDirOf(args, io), [resolveConfig({}, io.env).port])
     const record = addedPrinter(
-      withServices(args, io, (services) => services.printers.adopt(THE_MACHINE, projectId, adoption, confinement)),
+      await withServices(args, io, (services) =>
+        services.printers.adopt(THE_MACHINE, projectId, adoption, confinement),
+      ),
       projectId,
     )
     if (args.values.json) return printJson(io, record)
@@ -244,7 +246,7 @@ export const printersAssignCommand: Command = {
       name: args.values.name as string | undefined,
     }
     const printer = addedPrinter(
-      withServices(args, io, (services) => services.printers.assign(THE_MACHINE, assignment)),
+      await withServices(args, io, (services) => services.printers.assign(THE_MACHINE, assignment)),
       projectId,
       assignment,
     )
@@ -297,8 +299,8 @@ export const printersListCommand: Command = {
       }
     }
     if (args.values.agents) {
-      const printers = withServices(args, io, (services) =>
-        services.agents.reportedPrinters().map(({ descriptor: _descriptor, ...printer }) => printer),
+      const printers = await withServices(args, io, async (services) =>
+        (await services.agents.reportedPrinters()).map(({ descriptor: _descriptor, ...printer }) => printer),
       )
       return printList(io, args, printers, {
         columns: {
@@ -335,7 +337,7 @@ export const printersRemoveCommand: Command = {
   options: { ...DATA_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'ID', 1)
-    if (!withServices(args, io, (services) => services.printers.remove(THE_MACHINE, id)))
+    if (!(await withServices(args, io, (services) => services.printers.remove(THE_MACHINE, id))))
       throw new CliError(`there is no printer ${id}`)
     if (args.values.json) return printJson(io, { id, removed: true })
     io.out(`Removed printer ${id}.`)

@@ -57,8 +57,8 @@ export const usersListCommand: Command = {
   usage: '[--data DIR] [--json]',
   help: [DATA_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...JSON_OPTION },
-  run(args, io) {
-    const users = withServices(args, io, (services) => services.accounts.list())
+  async run(args, io) {
+    const users = await withServices(args, io, (services) => services.accounts.list())
     printList(io, args, users, {
       columns: {
         NAME: (u) => u.name,
@@ -82,8 +82,8 @@ function switchCommand(name: 'users disable' | 'users enable', disabled: boolean
     options: { ...DATA_OPTION, ...JSON_OPTION },
     async run(args, io) {
       const userName = positional(args, 0, 'NAME', 1)
-      const outcome = await withServices(args, io, (services) =>
-        services.accounts.change(THE_MACHINE, namedAccount(services, userName).id, { disabled }),
+      const outcome = await withServices(args, io, async (services) =>
+        services.accounts.change(THE_MACHINE, (await namedAccount(services, userName)).id, { disabled }),
       )
       if (outcome.kind === 'last_owner')
         throw new CliError(`${outcome.user.name} is the only owner who can sign in: make another owner first`)
