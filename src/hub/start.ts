@@ -191,7 +191,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       now,
       log: logs.for('failover'),
     })
-    const jobs = new JobService(store, dispatcher, disk, failover)
+    const jobs = new JobService({ store, units, listener: dispatcher, capacity: disk, destinations: failover })
     // What the edges get instead of the store: every change through one operation of the services.
     const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
     const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks, units })

@@ -51,4 +51,10 @@ export class PgImages implements ImageRepository {
       RETURNING name`
     return rows.length === 1
   }
+
+  async data(projectId: string, name: string): Promise<{ mediaType: ImageMediaType; data: string } | undefined> {
+    const [row] = await this.sql<{ media_type: ImageMediaType; data: string }[]>`SELECT media_type, data
+      FROM project_images WHERE project_id = ${projectId} AND name = ${name}`
+    return row ? { mediaType: row.media_type, data: row.data } : undefined
+  }
 }

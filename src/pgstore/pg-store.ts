@@ -15,6 +15,10 @@ import { PgImages } from './images.ts'
 import { PgAdminSessions, PgAdminTokens, PgUsers } from './accounts.ts'
 import { PgAgents, PgPairingCodes } from './agents.ts'
 import { PgWebhooks } from './webhooks.ts'
+import { PgEvents } from './events.ts'
+import { MAX_OPEN_JOBS } from '../domain/settings.ts'
+import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
+import { type JobLimits, PgFanOuts, PgJobs } from './jobs.ts'
 import { ADMIN_SESSION_LIFETIME, type SessionLifetime } from '../domain/accounts.ts'
 
 export interface PgStoreOptions {
@@ -26,10 +30,16 @@ export interface PgStoreOptions {
   shown: string
   /** How long a dashboard session lives unused, and at most. */
   sessionLifetime?: SessionLifetime
+  /** How many unfinished jobs, and bytes of their documents, one project may have. */
+  jobLimits?: JobLimits
 }
 
-/** PostgreSQL's errors of a transaction that may succeed when run again: a serialization failure, a deadlock. */
-const RUN_AGAIN = new Set(['40001', '40P01'])
+/**
+ * PostgreSQL's errors of a transaction that may succeed when run again: a serialization failure, a deadlock, and a
+ * unique violation (a concurrent change that made the same key first: run again, the unit reads it and answers as
+ * it would have, a duplicate; PostgreSQL turns most of those into serialization failures, not every one).
+ */
+const RUN_AGAIN = new Set(['40001', '40P01', '23505'])
 /**
  * How long one change may be run again before its error is the caller's: many changes at once to the same rows (a
  * project's images, say) commit one by one, each of the others running again.
@@ -51,6 +61,7 @@ export class PgStore implements UnitRunner {
     private readonly sql: SQL,
     private readonly now: () => number,
     private readonly sessionLifetime: SessionLifetime,
+    private readonly jobLimits: JobLimits,
   ) {}
 
   /** Connects to the database at `url`; refuses one whose schema is not this program's. */
@@ -63,7 +74,12 @@ export class PgStore implements UnitRunner {
       await sql.close({ timeout: 1 })
       throw error
     }
-    return new PgStore(sql, options.now ?? Date.now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
+    return new PgStore(
+      sql,
+      options.now ?? Date.now,
+      options.sessionLifetime ?? ADMIN_SESSION_LIFETIME,
+      options.jobLimits ?? { openJobs: () => MAX_OPEN_JOBS.default, openBytes: OPEN_BYTES_PER_PROJECT },
+    )
   }
 
   /**
@@ -86,6 +102,9 @@ export class PgStore implements UnitRunner {
     }
   }
 
+  /** Every change is on disk once its transaction committed: nothing to wait for. */
+  async durable(): Promise<void> {}
+
   /** A read, outside any transaction. */
   read<T>(work: (db: Db) => Unit<T>): Promise<T> {
     return runAwaiting(work(DB), this.repositories(this.sql))
@@ -96,7 +115,12 @@ export class PgStore implements UnitRunner {
   }
 
   private repositories(sql: SQL): Repositories {
+    const events = new PgEvents(sql, this.now)
+    const fanOuts = new PgFanOuts(sql, this.now, events)
     return {
+      jobs: new PgJobs(sql, this.now, events, this.jobLimits, fanOuts),
+      fanOuts,
+      events,
       settings: new PgSettings(sql),
       printers: new PgPrinters(sql, this.now),
       printerStates: new PgPrinterStates(sql, this.now),

@@ -204,12 +204,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
       CREATE INDEX printer_states_by_printer ON printer_states (agent_id, printer_id, at);
 
+      -- data: the event's body as JSON text, kept as written (served without parsing, its keys in their order).
       CREATE TABLE events (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         project_id text NOT NULL,
         type text NOT NULL,
         occurred_at bigint NOT NULL,
-        data jsonb NOT NULL
+        data text NOT NULL
       );
       CREATE INDEX events_by_project ON events (project_id, id);
 

@@ -76,7 +76,7 @@ export class HubServices {
     // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
     const units = parts.units ?? new SqliteUnits(store)
     this.units = units
-    this.jobs = parts.jobs ?? new JobService(store, NO_DISPATCHER)
+    this.jobs = parts.jobs ?? new JobService({ store, units, listener: NO_DISPATCHER })
     this.jobQueries = new JobQueries(store)
     this.projects = new ProjectService(units)
     this.keys = new KeyService(units)

@@ -2,8 +2,7 @@
 // and printed pairing codes (the admin API), cancellations (the admin API and the CLI). Outcomes
 // are values; each edge says them in its own words.
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
-import type { PrintDocument, Section } from '../protocol/document.ts'
-import { documentCostProblems } from '../protocol/document-cost.ts'
+import type { PrintDocument } from '../protocol/document.ts'
 import type { Issue } from '../protocol/rules.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { type CancelRequest, isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
@@ -11,14 +10,23 @@ import { parseConnectionUri, polls } from '../domain/connection-uri.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { documentRule, withCopies } from '../protocol/document.ts'
 import { reprintDocument } from '../domain/reprint.ts'
-import { findProfile } from '../profiles/catalog.ts'
-import { sectionsLeftOut } from '../render/capabilities.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
 import type { Actor } from './actor.ts'
-import { type AuditedChange, recordChange } from './audit.ts'
+import { type AuditedChange, recordChange, recordedChange } from './audit.ts'
+import { noteLeftOut, placeLogos } from './job-documents.ts'
+import {
+  type CreateFanOutOutcome,
+  type CreateJobOutcome,
+  createFanOut,
+  createJob,
+  type NewJob,
+} from '../storage/job-creation.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
+import { SqliteUnits } from '../store/units.ts'
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
@@ -102,24 +110,59 @@ export interface Capacity {
 /** No guard: always room (a store without a data directory to watch). */
 const ALWAYS_ROOM: Capacity = { now: () => ({ full: false, freeMb: Number.POSITIVE_INFINITY, minFreeMb: 0 }) }
 
+/** What a job service is made of: where its units run, the store (what is not yet a unit), who hears of new jobs. */
+export interface JobServiceParts {
+  /**
+   * The SQLite store, for what is not yet written as units of work (reprints, cancellations, reads of one job); none
+   * on PostgreSQL, where only submissions are offered so far.
+   */
+  store?: Store | undefined
+  /** Where units of work run (by default at once on the store). */
+  units?: UnitRunner | undefined
+  listener: NewJobListener
+  /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
+  capacity?: Capacity | undefined
+  /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
+  destinations?: { printerFor(destination: Destination): string } | undefined
+}
+
+/** A submission's change: the job made (or found), and the jobs to print that it made. */
+interface Submitted {
+  outcome: CreateJobOutcome | CreateFanOutOutcome
+  printed: Job[]
+}
+
 export class JobService {
-  constructor(
-    private readonly store: Store,
-    private readonly listener: NewJobListener,
-    /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
-    readonly capacity: Capacity = ALWAYS_ROOM,
-    /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
-    private readonly destinations: { printerFor(destination: Destination): string } = {
-      printerFor: (destination) => destination.printers[0]!,
-    },
-  ) {}
+  private readonly sqlite: Store | undefined
+  private readonly units: UnitRunner
+  private readonly listener: NewJobListener
+  /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
+  readonly capacity: Capacity
+  /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
+  private readonly destinations: { printerFor(destination: Destination): string }
+
+  constructor(parts: JobServiceParts) {
+    this.sqlite = parts.store
+    const units = parts.units ?? (parts.store && new SqliteUnits(parts.store))
+    if (!units) throw new TypeError('a job service needs a store')
+    this.units = units
+    this.listener = parts.listener
+    this.capacity = parts.capacity ?? ALWAYS_ROOM
+    this.destinations = parts.destinations ?? { printerFor: (destination) => destination.printers[0]! }
+  }
+
+  /** The SQLite store, for what is not yet written as units of work. */
+  private get store(): Store {
+    if (!this.sqlite) throw new Error('this operation on jobs is not offered on PostgreSQL yet')
+    return this.sqlite
+  }
 
   /**
    * Creates the job (or finds it by its idempotency key) and settles once it is on disk: a job is
    * never reported created that a power cut could take back.
    */
   async submit(asked: JobRequest): Promise<SubmitOutcome> {
-    const withLogos = this.placeLogos(asked.projectId, asked.document)
+    const withLogos = await this.units.read((db) => placeLogos(db, asked.projectId, asked.document))
     if ('issues' in withLogos) return { kind: 'invalid', issues: withLogos.issues }
     // Copies are stored as what the printer is sent: the document again and again, a cut between.
     const document =
@@ -132,12 +175,12 @@ export class JobService {
     const room = this.capacity.now()
     if (room.full) {
       // A retry of a job already accepted is still answered as it is: that costs no disk.
-      const known = this.store.jobs.byIdempotencyKey(request.projectId, request.idempotencyKey)
+      const known = await this.units.read((db) => db.jobs.byIdempotencyKey(request.projectId, request.idempotencyKey))
       return known
         ? { kind: 'duplicate', job: known }
         : { kind: 'storage_full', freeMb: room.freeMb, minFreeMb: room.minFreeMb }
     }
-    const job = {
+    const job: NewJob = {
       projectId: request.projectId,
       printerId: request.printerId,
       idempotencyKey: request.idempotencyKey,
@@ -148,82 +191,34 @@ export class JobService {
       reprintOf: request.reprintOf ?? null,
       destinationId: request.destinationId ?? null,
     }
-    let outcome = this.store.jobs.create(job, serialised)
-    // A name no printer of the project has may be a destination's (looked for only then: a
-    // printer's job costs nothing more): a failover destination's job goes to one of its printers
-    // and keeps the destination; an "all" destination's is one child job per printer.
-    const destination =
-      outcome.kind === 'unknown_printer' ? this.store.destinations.get(request.projectId, request.printerId) : undefined
-    let printed: Job[] = []
-    if (destination?.mode === 'all') {
-      const fanOut = this.store.jobs.createFanOut({ ...job, destination: destination.name }, destination.printers)
-      if (fanOut.kind === 'created') printed = fanOut.children
-      outcome = fanOut.kind === 'created' ? { kind: 'created', job: fanOut.job } : fanOut
-    } else if (destination) {
-      outcome = this.store.jobs.create(
-        { ...job, printerId: this.destinations.printerFor(destination), destinationId: destination.id },
-        serialised,
-      )
-      if (outcome.kind === 'created') printed = [outcome.job]
-    } else if (outcome.kind === 'created') printed = [outcome.job]
-    if (request.audited && outcome.kind === 'created') this.audit(request.audited)
-    for (const created of printed) this.noteLeftOut(created, request.document)
+    const destinations = this.destinations
+    const { outcome, printed } = await this.units.write(function* (db): Unit<Submitted> {
+      let outcome: Submitted['outcome'] = yield* createJob(db, job, serialised)
+      // A name no printer of the project has may be a destination's (looked for only then: a
+      // printer's job costs nothing more): a failover destination's job goes to one of its printers
+      // and keeps the destination; an "all" destination's is one child job per printer.
+      const destination =
+        outcome.kind === 'unknown_printer' ? yield* db.destinations.get(job.projectId, job.printerId) : undefined
+      let printed: Job[] = []
+      if (destination?.mode === 'all') {
+        const fanOut = yield* createFanOut(db, { ...job, destination: destination.name }, destination.printers)
+        if (fanOut.kind === 'created') printed = fanOut.children
+        outcome = fanOut
+      } else if (destination) {
+        const printerId = destinations.printerFor(destination)
+        outcome = yield* createJob(db, { ...job, printerId, destinationId: destination.id }, serialised)
+        if (outcome.kind === 'created') printed = [outcome.job]
+      } else if (outcome.kind === 'created') printed = [outcome.job]
+      if (request.audited && outcome.kind === 'created') yield* recordedChange(db, request.audited)
+      for (const created of printed) yield* noteLeftOut(db, created, request.document)
+      return { outcome, printed }
+    })
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     for (const created of printed) this.listener.jobCreated(created.printerId)
-    await this.store.commits.durable()
+    await this.units.durable()
     if (outcome.kind === 'unknown_printer') return { kind: 'unknown_printer', printerId: request.printerId }
+    if (outcome.kind === 'created') return { kind: 'created', job: outcome.job }
     return outcome
-  }
-
-  /** Writes an operator's job to the audit log, in the transaction the job was made in. */
-  private audit(change: AuditedChange): void {
-    this.store.commits.write(() => recordChange(this.store, change))
-  }
-
-  /**
-   * Notes in the new job's timeline each section its printer's model will leave out (a buzzer it lacks), before it
-   * prints.
-   */
-  private noteLeftOut(job: Job, document: PrintDocument): void {
-    // Most documents have neither: no printer lookup on the submission's path for them.
-    if (!document.sections.some((section) => section.type === 'drawer' || section.type === 'buzzer')) return
-    const profile = findProfile(this.store.printers.get(job.printerId)?.profile ?? '')
-    if (!profile) return
-    const left = sectionsLeftOut(document.sections, profile)
-    if (left.length > 0)
-      this.store.commits.write(() =>
-        left.forEach(({ path, message }) =>
-          this.store.jobs.note(job.id, 'render.feature_ignored', `${path}: ${message}`),
-        ),
-      )
-  }
-
-  /**
-   * The document with each logo section replaced by the project's image of that name, as an image
-   * section (the job keeps its own copy); the issues when a name has no image, or the images make
-   * the document cost more than a document may.
-   */
-  private placeLogos(projectId: string, document: PrintDocument): { document: PrintDocument } | { issues: Issue[] } {
-    if (!document.sections.some((section) => section.type === 'logo')) return { document }
-    const issues: Issue[] = []
-    const sections = document.sections.map((section, index): Section => {
-      if (section.type !== 'logo') return section
-      const image = this.store.images.data(projectId, section.name)
-      if (!image)
-        issues.push({
-          path: `document.sections[${index}].name`,
-          message:
-            `names no image of this project ("${section.name}"); upload it with PUT ` +
-            `/v1/projects/${projectId}/images/${section.name}`,
-        })
-      return image ? { type: 'image', ...image } : section
-    })
-    if (issues.length > 0) return { issues }
-    const placed = { ...document, sections }
-    const costs = documentCostProblems(placed)
-    return costs.length > 0
-      ? { issues: costs.map((message) => ({ path: 'document', message: `with its logos in place ${message}` })) }
-      : { document: placed }
   }
 
   /**

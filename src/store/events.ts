@@ -11,35 +11,19 @@ import type { Job, JobState } from '../protocol/job.ts'
 import { iso } from '../storage/time.ts'
 import type { Webhooks } from './webhooks.ts'
 import { bound } from '../sqlite/bound.ts'
+import { type EventBody, eventFrame, eventOf, type EventRowOf, jobEvent, webhookBody } from '../storage/event-bodies.ts'
+import type { EventRepository } from '../storage/repositories.ts'
 
 /** Events are kept at least this long. */
 export const EVENT_RETENTION_DAYS = 7
 /** Events the hub keeps at most (about 70 kB a 100 events): the oldest go first beyond it. */
 export const MAX_EVENTS = 300_000
 
-/** What an event says beyond its ID, type and time (the job or printer projection and the change). */
-export type EventBody = Omit<ProjectEvent, 'id' | 'type' | 'occurredAt'>
+export type { EventBody }
 
-interface EventRow {
-  id: number
-  type: EventType
-  occurred_at: number
-  data: string
-}
+type EventRow = EventRowOf & { id: number; occurred_at: number }
 
-/** An event as JSON, from its stored parts without parsing them: what JSON.stringify of the event gives. */
-const eventJson = (id: number, type: string, occurredAt: string, data: string) =>
-  `{"id":${id},"type":"${type}","occurredAt":"${occurredAt}",${data.slice(1)}`
-
-const toEvent = (row: EventRow): ProjectEvent =>
-  ({
-    id: row.id,
-    type: row.type,
-    occurredAt: iso(row.occurred_at),
-    ...(JSON.parse(row.data) as EventBody),
-  }) as ProjectEvent
-
-export class Events {
+export class Events implements EventRepository {
   private readonly insert
   private readonly listeners = new Set<(projectId: string) => void>()
   /** The transaction in which each project's listeners were last set to be told of its events. */
@@ -64,14 +48,7 @@ export class Events {
     const data = JSON.stringify(body)
     const id = Number(this.insert.run(projectId, type, at, data).lastInsertRowid)
     if (this.webhooks?.wanted(projectId)) {
-      // A webhook's body (Standard Webhooks): the type, the time, and the event as the stream says it.
-      const occurredAt = iso(at)
-      this.webhooks.queue(
-        projectId,
-        type,
-        `evt_${id}`,
-        `{"type":"${type}","timestamp":"${occurredAt}","data":${eventJson(id, type, occurredAt, data)}}`,
-      )
+      this.webhooks.queue(projectId, type, `evt_${id}`, webhookBody(id, type, iso(at), data))
     }
     this.announce(projectId)
     return id
@@ -102,15 +79,8 @@ export class Events {
 
   /** A job was created (`from` is `new`) or changed state: its event, with the job as it is now. */
   jobChanged(from: JobState | 'new', job: Job): void {
-    if (from === 'new') this.append(job.projectId, 'job.created', { job })
-    else if (from !== job.state)
-      this.append(job.projectId, 'job.state_changed', {
-        state: job.state,
-        previousState: from,
-        attemptCount: job.attemptCount,
-        lastErrorCode: job.lastErrorCode,
-        job,
-      })
+    const event = jobEvent(from, job)
+    if (event) this.append(job.projectId, event.type, event.body)
   }
 
   /** Hears of each project that has new committed events, until the returned function is called. */
@@ -126,7 +96,7 @@ export class Events {
         `SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`,
       )
       .all(projectId, afterId, limit)
-      .map(toEvent)
+      .map(eventOf)
   }
 
   /**
@@ -139,12 +109,7 @@ export class Events {
         `SELECT id, type, occurred_at, data FROM events WHERE project_id = ${bound()} AND id > ? ORDER BY id LIMIT ?`,
       )
       .all(projectId, afterId, limit)
-      .map((row) => ({
-        id: row.id,
-        frame:
-          `id: ${row.id}\nevent: ${row.type}\ndata: ` +
-          `${eventJson(row.id, row.type, iso(row.occurred_at), row.data)}\n\n`,
-      }))
+      .map(eventFrame)
   }
 
   /** The newest event ID the project's log ever had (0: none yet). */

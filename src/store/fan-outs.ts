@@ -4,29 +4,25 @@
 // (domain/fan-out.ts), so it is never stored twice nor out of step. Jobs creates them (jobs.ts).
 import type { Database } from 'bun:sqlite'
 import type { Job, JobState } from '../protocol/job.ts'
-import { MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
-import { fanOutState, summariseFanOut } from '../domain/fan-out.ts'
+import { fanOutState } from '../domain/fan-out.ts'
+import { fanOutJobOf, type FanOutRowOf } from '../storage/job-rows.ts'
+import type { FanOutRepository, JobInsert, NewFanOut } from '../storage/repositories.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { fanOutRows, type JobPage, type ParentQuery } from './job-pages.ts'
-import { iso, isoOrNull } from '../storage/time.ts'
 import { bound } from '../sqlite/bound.ts'
 
-interface FanOutRow {
+interface FanOutRow extends FanOutRowOf {
   seq: number
-  id: string
-  project_id: string
-  destination: string
-  idempotency_key: string
   metadata: string | null
   expires_at: number
-  max_attempts: number
   created_at: number
 }
 
 /** A child as the summary reads it: its row and its printer's project-local ID. */
 type ChildRow = JobRow & { printer: string }
 
-export interface NewFanOut {
+/** A fan-out's row as written. */
+export interface FanOutRowValues {
   id: string
   projectId: string
   /** The destination's name, as posted. */
@@ -38,7 +34,7 @@ export interface NewFanOut {
   createdAt: number
 }
 
-export class FanOuts {
+export class FanOuts implements FanOutRepository {
   /** Whether the hub has any: until it does, nothing on a job's path looks for one. */
   private any: boolean
   private readonly byKeyQuery
@@ -46,7 +42,11 @@ export class FanOuts {
   private readonly childrenQuery
   private readonly parentQuery
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    /** Writes a fan-out with its children (the jobs' repository does: jobs.ts). */
+    private readonly insertWithChildren: FanOutRepository['insert'],
+  ) {
     this.any = db.query<{ one: number }, []>('SELECT 1 AS one FROM fan_outs LIMIT 1').get() !== null
     this.byKeyQuery = db.query<FanOutRow, [string, string]>(
       'SELECT * FROM fan_outs WHERE project_id = ? AND idempotency_key = ?',
@@ -70,7 +70,13 @@ export class FanOuts {
   }
 
   /** Inserts a parent, in the open transaction (its children are inserted after it). */
-  insert(fanOut: NewFanOut): void {
+  /** A new fan-out with its children (no checks: the unit that calls it made them). */
+  insert(fanOut: NewFanOut, children: readonly JobInsert[]): { job: Job; children: Job[] } {
+    return this.insertWithChildren(fanOut, children) as { job: Job; children: Job[] }
+  }
+
+  /** The parent's row (Jobs.insertFanOut writes it with its children). */
+  insertRow(fanOut: FanOutRowValues): void {
     this.db.run(
       `INSERT INTO fan_outs (id, project_id, destination, idempotency_key,
         metadata, expires_at, max_attempts, created_at) VALUES (?, ?, ?, ?,
@@ -137,36 +143,6 @@ export class FanOuts {
   }
 
   private project(row: FanOutRow, children = this.childrenQuery.all(row.id)): Job {
-    const summary = summariseFanOut(
-      children.map((child) => ({
-        printer: child.printer,
-        state: child.state,
-        attemptCount: child.attempt_count,
-        lastErrorCode: child.last_error_code,
-        lastErrorMessage: child.last_error_message,
-        receivedAt: child.received_at,
-        submittedAt: child.submitted_at,
-        updatedAt: child.updated_at,
-      })),
-      row.created_at,
-    )
-    return {
-      id: row.id,
-      projectId: row.project_id,
-      // What the application posted to: the destination's name.
-      printerId: row.destination,
-      idempotencyKey: row.idempotency_key,
-      state: summary.state,
-      metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, string>),
-      expiresAt: iso(row.expires_at),
-      attemptCount: summary.attemptCount,
-      maxAttempts: row.max_attempts,
-      lastErrorCode: summary.lastErrorCode,
-      lastErrorMessage: summary.lastErrorMessage?.slice(0, MAX_FAILURE_MESSAGE_LENGTH) ?? null,
-      receivedAt: isoOrNull(summary.receivedAt),
-      submittedAt: isoOrNull(summary.submittedAt),
-      createdAt: iso(row.created_at),
-      updatedAt: iso(summary.updatedAt),
-    }
+    return fanOutJobOf(row, children)
   }
 }

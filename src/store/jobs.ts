@@ -5,6 +5,16 @@ import type { Database } from 'bun:sqlite'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job } from '../protocol/job.ts'
 import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
+import {
+  type CreateFanOutOutcome,
+  type CreateJobOutcome,
+  createFanOut,
+  createJob,
+  type NewJob,
+  OPEN_BYTES_PER_PROJECT,
+} from '../storage/job-creation.ts'
+import { DB, type JobInsert, type JobRepository, type NewFanOut, type OpenLoad } from '../storage/repositories.ts'
+import { runNow } from '../storage/unit.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
 import { newId } from '../storage/ids.ts'
@@ -17,41 +27,9 @@ import { JOB_COLUMNS, JOB_INSERT_SQL, type JobInsertValues, type JobRow, toJob }
 export { JOB_COLUMNS, JOB_INSERT_SQL, type JobRow, toJob } from './job-rows.ts'
 export { type JobEvent, type JobFilter, newestJobs } from './job-reads.ts'
 
-export interface NewJob {
-  projectId: string
-  /** The printer as the application named it: its record ID or its project-local remote ID. */
-  printerId: string
-  idempotencyKey: string
-  document: PrintDocument
-  metadata: Record<string, string> | null
-  expiresInMs: number
-  maxAttempts: number
-  /** The job this one reprints. */
-  reprintOf?: string | null
-  /** The destination it was posted to (its printer may change while it waits). */
-  destinationId?: string | null
-  /** The fan-out it is one printer's job of. */
-  fanOutId?: string | null
-}
+export type { CreateFanOutOutcome, CreateJobOutcome, NewJob }
 
-export type CreateJobOutcome =
-  | { kind: 'created'; job: Job }
-  | { kind: 'duplicate'; job: Job }
-  | { kind: 'unknown_printer' }
-  /** The project is at its limit of unfinished jobs, or of their documents' bytes. */
-  | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
-
-/** A fan-out made: the parent as a job, and its children, one per printer in the destination's order. */
-export type CreateFanOutOutcome =
-  | Exclude<CreateJobOutcome, { kind: 'created' }>
-  | { kind: 'created'; job: Job; children: Job[] }
-
-/**
- * Bytes of documents of one project's unfinished jobs, at most (256 MiB): however many jobs its
- * limit allows (10,000 of up to 2 MiB each), one project cannot fill the disk with jobs that
- * retention may not delete, and leave the other projects none.
- */
-export const OPEN_BYTES_PER_PROJECT = 256 * 1024 * 1024
+export { OPEN_BYTES_PER_PROJECT }
 
 /**
  * New jobs' documents kept as submitted, for their first dispatch (`documentToSend`): at most this
@@ -75,13 +53,13 @@ export interface JobsOptions {
 }
 
 /** Creates jobs, and reads them (job-reads.ts). */
-export class Jobs extends JobReads {
+export class Jobs extends JobReads implements JobRepository {
   private readonly uncommitted = new Set<string>()
   /** Documents of jobs made here and not yet sent, counted by their size as stored (`documentToSend`). */
   private readonly kept = new BoundedMap<string, PrintDocument>(KEPT_DOCUMENTS, KEPT_DOCUMENT_BYTES)
   private readonly byKey
   private readonly openJobs
-  private readonly insert
+  private readonly insertStatement
   private readonly insertDocument
 
   private readonly commits: GroupCommit
@@ -107,24 +85,29 @@ export class Jobs extends JobReads {
     this.openJobs = db.query<{ open_jobs: number; open_bytes: number }, [string]>(
       'SELECT open_jobs, open_bytes FROM projects WHERE id = ?',
     )
-    this.insert = db.query<JobRow, JobInsertValues>(JOB_INSERT_SQL)
+    this.insertStatement = db.query<JobRow, JobInsertValues>(JOB_INSERT_SQL)
     this.insertDocument = db.query<never, [number, string]>(
       'INSERT INTO job_documents (job_seq, document) VALUES (?, ?)',
     )
   }
 
+  /** What the creation units (storage/job-creation.ts) call on this store. */
+  private get repositories() {
+    return { jobs: this, printers: this.printers, fanOuts: this.fanOuts }
+  }
+
   /**
-   * Creates a PENDING job in the open transaction; it is on disk once `commits.durable()` settles,
-   * and no one outside the hub may learn of it before (a power cut could still take it back). A
-   * known idempotency key returns its job as it is now, whatever else the submission says (even if
-   * its printer was removed since); otherwise the printer must exist and the project must be under
-   * its limit of unfinished jobs. The checks and the insert are one atomic step. `serialised`: the
-   * document as JSON.stringify wrote it, when the caller has it already.
+   * Creates a PENDING job in the open transaction (storage/job-creation.ts says how); it is on disk once
+   * `commits.durable()` settles, and no one outside the hub may learn of it before (a power cut could still take it
+   * back). `serialised`: the document as JSON.stringify wrote it, when the caller has it already.
    */
   create(job: NewJob, serialised?: string): CreateJobOutcome {
-    const outcome = this.commits.write(() => this.insertJob(job, serialised))
-    if (outcome.kind === 'created') this.created(outcome.job)
-    return outcome
+    return this.commits.write(() => runNow(createJob(DB, job, serialised), this.repositories))
+  }
+
+  /** Creates a fan-out in the open transaction (storage/job-creation.ts says how). */
+  createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
+    return this.commits.write(() => runNow(createFanOut(DB, job, printers), this.repositories))
   }
 
   /** Logs a new job and remembers it is not yet on disk. */
@@ -147,63 +130,6 @@ export class Jobs extends JobReads {
     this.commits.durable().then(committed, committed)
   }
 
-  /**
-   * Creates a fan-out (in the open transaction, as `create`): its parent under the application's
-   * idempotency key, and one PENDING child per printer in `printers` (record IDs; removed ones are
-   * left out), each with the whole document. The project's limits are checked for all the children
-   * at once: they are made all or none.
-   */
-  createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
-    const outcome = this.commits.write((): CreateFanOutOutcome => {
-      const known = this.byIdempotencyKey(job.projectId, job.idempotencyKey)
-      if (known) return { kind: 'duplicate', job: known }
-      const present = printers.filter((id) => this.printers.resolve(job.projectId, id))
-      if (present.length === 0) return { kind: 'unknown_printer' }
-      // Every child stores the same document: serialised once.
-      const document = JSON.stringify(job.document)
-      const room = this.roomFor(job.projectId, present.length, Buffer.byteLength(document) * present.length)
-      if (room) return room
-      const id = newId('job')
-      const now = this.now()
-      this.fanOuts.insert({
-        id,
-        projectId: job.projectId,
-        destination: job.destination,
-        idempotencyKey: job.idempotencyKey,
-        metadata: job.metadata === null ? null : JSON.stringify(job.metadata),
-        expiresAt: now + job.expiresInMs,
-        maxAttempts: job.maxAttempts,
-        createdAt: now,
-      })
-      const children = present.map((printerId) => {
-        // A child's key is its parent's ID and its printer's: no application's submission has it.
-        const child = this.insertJob(
-          { ...job, printerId, idempotencyKey: `${id}/${printerId}`, fanOutId: id },
-          document,
-        )
-        if (child.kind !== 'created') throw new Error(`a fan-out's child was not made: ${child.kind}`)
-        return child.job
-      })
-      return { kind: 'created', job: this.fanOuts.get(id)!, children }
-    })
-    if (outcome.kind === 'created') {
-      this.log.changed(
-        'new',
-        {
-          id: outcome.job.id,
-          project_id: outcome.job.projectId,
-          printer_id: outcome.job.printerId,
-          state: 'PENDING',
-          attempt_count: 0,
-          last_error_code: null,
-        },
-        outcome.job,
-      )
-      outcome.children.forEach((child) => this.created(child))
-    }
-    return outcome
-  }
-
   /** Creates a job and settles once it is on disk. */
   async submit(job: NewJob): Promise<CreateJobOutcome> {
     const outcome = this.create(job)
@@ -216,53 +142,79 @@ export class Jobs extends JobReads {
     return this.uncommitted.has(id)
   }
 
-  /** `document`: the job's document as stored, when the caller serialised it already. */
-  private insertJob(job: NewJob, serialised?: string): CreateJobOutcome {
-    const existing = this.byIdempotencyKey(job.projectId, job.idempotencyKey)
-    if (existing) return { kind: 'duplicate', job: existing }
-    const printer = this.printers.resolve(job.projectId, job.printerId)
-    if (!printer) return { kind: 'unknown_printer' }
-    const document = serialised ?? JSON.stringify(job.document)
-    const bytes = Buffer.byteLength(document)
-    const room = this.roomFor(job.projectId, 1, bytes)
-    if (room) return room
+  /** A new PENDING job in the open transaction, logged (its event written) and its document kept for its dispatch. */
+  insert(job: JobInsert): Job {
+    const made = this.insertRow(job)
+    this.created(made)
+    return made
+  }
+
+  private insertRow(job: JobInsert): Job {
     const now = this.now()
-    const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
-    const row = this.insert.get(
+    const row = this.insertStatement.get(
       newId('job'),
       job.projectId,
-      printer.id,
+      job.printerId,
       job.idempotencyKey,
-      metadata,
+      job.metadata === null ? null : JSON.stringify(job.metadata),
       now + job.expiresInMs,
       job.maxAttempts,
       now,
       now,
-      job.reprintOf ?? null,
-      job.destinationId ?? null,
-      job.fanOutId ?? null,
+      job.reprintOf,
+      job.destinationId,
+      job.fanOutId,
     )!
-    this.insertDocument.run(row.seq, document)
+    this.insertDocument.run(row.seq, job.serialised)
     // Kept for the job's first dispatch. A job whose creation is rolled back leaves its entry to be
     // pushed out by newer ones (its ID is never made again).
-    this.kept.set(row.id, job.document, bytes)
-    return { kind: 'created', job: toJob(row) }
+    this.kept.set(row.id, job.document, Buffer.byteLength(job.serialised))
+    return toJob(row)
   }
 
-  /** The entitlement limit `jobs` more unfinished jobs of `bytes` in all would break; undefined when there is room. */
-  private roomFor(
-    projectId: string,
-    jobs: number,
-    bytes: number,
-  ): Extract<CreateJobOutcome, { kind: 'entitlement_limit' }> | undefined {
+  /**
+   * A new fan-out with its children, in the open transaction: the parent's event first (its state its children's),
+   * then each child's.
+   */
+  insertFanOut(fanOut: NewFanOut, children: readonly JobInsert[]): { job: Job; children: Job[] } {
+    const now = this.now()
+    this.fanOuts.insertRow({
+      id: fanOut.id,
+      projectId: fanOut.projectId,
+      destination: fanOut.destination,
+      idempotencyKey: fanOut.idempotencyKey,
+      metadata: fanOut.metadata === null ? null : JSON.stringify(fanOut.metadata),
+      expiresAt: now + fanOut.expiresInMs,
+      maxAttempts: fanOut.maxAttempts,
+      createdAt: now,
+    })
+    const made = children.map((child) => this.insertRow(child))
+    const job = this.fanOuts.get(fanOut.id)!
+    this.log.changed(
+      'new',
+      {
+        id: job.id,
+        project_id: job.projectId,
+        printer_id: job.printerId,
+        state: 'PENDING',
+        attempt_count: 0,
+        last_error_code: null,
+      },
+      job,
+    )
+    for (const child of made) this.created(child)
+    return { job, children: made }
+  }
+
+  /** The project's unfinished jobs and their bytes, with its limits. */
+  openLoad(projectId: string): OpenLoad {
     const open = this.openJobs.get(projectId)
-    const openJobs = open?.open_jobs ?? 0
-    const limit = this.openJobLimit()
-    if (openJobs + jobs > limit) return { kind: 'entitlement_limit', limited: 'jobs', open: openJobs, limit }
-    const openBytes = open?.open_bytes ?? 0
-    if (openBytes + bytes > this.openBytesLimit)
-      return { kind: 'entitlement_limit', limited: 'bytes', open: openBytes, limit: this.openBytesLimit }
-    return undefined
+    return {
+      jobs: open?.open_jobs ?? 0,
+      bytes: open?.open_bytes ?? 0,
+      jobLimit: this.openJobLimit(),
+      bytesLimit: this.openBytesLimit,
+    }
   }
 
   /** The job (or fan-out) a project made with `idempotencyKey`, as it is now. */

@@ -97,7 +97,7 @@ export class Store {
     this.images = new ProjectImages(db, now)
     this.destinations = new Destinations(db, now)
     this.events = new Events(db, this.commits, now, this.webhooks)
-    this.fanOuts = new FanOuts(db)
+    this.fanOuts = new FanOuts(db, (fanOut, children) => this.jobs.insertFanOut(fanOut, children))
     // Each job change leaves its event in the project's log, in the change's own transaction; a
     // fan-out's child's change, its parent's too when it changed the parent's state.
     const jobLog = new JobLog(

@@ -1,20 +1,30 @@
 // The SQLite store runs the services' units of work (storage/unit.ts) at once: a change inside the group commit's
 // transaction, start to end within one turn of the event loop, so nothing interleaves with it and one flush serves
 // every change of the turn, as the store's own code always ran; a read straight from the database.
-import { DB, type Db, type UnitRunner } from '../storage/repositories.ts'
+import { DB, type Db, type Repositories, type UnitRunner } from '../storage/repositories.ts'
 import { runNow, type Unit } from '../storage/unit.ts'
 import type { Store } from './store.ts'
 
 export class SqliteUnits implements UnitRunner {
-  constructor(private readonly store: Store) {}
+  /** The store as the repositories units call (checked here: the store implements every one). */
+  private readonly repositories: Repositories
+
+  constructor(private readonly store: Store) {
+    this.repositories = store
+  }
 
   /** A change, in the open group commit (rolled back when the unit throws). */
   async write<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    return this.store.commits.write(() => runNow(work(DB), this.store))
+    return this.store.commits.write(() => runNow(work(DB), this.repositories))
+  }
+
+  /** Settles once every change written so far is on disk (the group commit's flush). */
+  durable(): Promise<void> {
+    return this.store.commits.durable()
   }
 
   /** A read. */
   async read<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    return runNow(work(DB), this.store)
+    return runNow(work(DB), this.repositories)
   }
 }

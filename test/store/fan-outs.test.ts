@@ -36,7 +36,7 @@ beforeEach(async () => {
   world.store.commits.write(() =>
     world.store.destinations.create(world.projectId, 'everywhere', 'all', [world.printerId, bar]),
   )
-  service = new JobService(world.store, { jobCreated: () => {}, cancelRequested: () => {} })
+  service = new JobService({ store: world.store, listener: { jobCreated: () => {}, cancelRequested: () => {} } })
 })
 afterEach(() => world.close())
 

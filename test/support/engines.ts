@@ -21,6 +21,11 @@ export interface Engine {
   addPrinter(projectId: string, id: string, remoteId: string): Promise<void>
   /** Moves the store's clock on. */
   advance(ms: number): void
+  /**
+   * Another node on the same data: another connection pool to the same database (PostgreSQL), the same store
+   * (SQLite, one process). Closed with the engine.
+   */
+  node(): Promise<UnitRunner>
   close(): Promise<void>
 }
 
@@ -42,8 +47,9 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
       let clock = Date.parse(ENGINE_START)
       const dir = mkdtempSync(join(tmpdir(), 'printhub-both-'))
       const store = Store.open({ dataDir: dir, create: true, maxOpenJobsPerProject: 100, now: () => clock })
+      const units = new SqliteUnits(store)
       return {
-        units: new SqliteUnits(store),
+        units,
         addPrinter: async (projectId, id, remoteId) => {
           store.commits.write(() =>
             store.db.run(
@@ -54,6 +60,7 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
           )
         },
         advance: (ms) => void (clock += ms),
+        node: async () => units,
         close: async () => {
           store.close()
           rmSync(dir, { recursive: true, force: true })
@@ -67,7 +74,9 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
       const sql = new SQL(url)
       await migrate(sql)
       await sql.close()
-      const store = await PgStore.open(url, { now: () => clock, shown: 'test' })
+      const options = { now: () => clock, shown: 'test', jobLimits: { openJobs: () => 100, openBytes: 256 << 20 } }
+      const store = await PgStore.open(url, options)
+      const nodes: PgStore[] = []
       return {
         units: store,
         addPrinter: async (projectId, id, remoteId) => {
@@ -77,7 +86,14 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
           await sql.close()
         },
         advance: (ms) => void (clock += ms),
-        close: () => store.close(),
+        node: async () => {
+          const node = await PgStore.open(url, options)
+          nodes.push(node)
+          return node
+        },
+        close: async () => {
+          await Promise.all([store, ...nodes].map((node) => node.close()))
+        },
       }
     },
   }

@@ -1,0 +1,51 @@
+// A project's events on PostgreSQL, written in the change's own transaction as the SQLite store's (store/events.ts),
+// each queued for the project's webhooks that want its type. A project's events are written one transaction at a
+// time (its row locked first), so their IDs grow in the order they commit: a reader that has seen an ID never
+// misses a smaller one committed later.
+import type { SQL } from 'bun'
+import type { EventType } from '../protocol/events.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+import { type EventBody, eventFrame, eventOf, type EventRowOf, jobEvent, webhookBody } from '../storage/event-bodies.ts'
+import type { EventRepository } from '../storage/repositories.ts'
+import type { ProjectEvent } from '../protocol/events.ts'
+import { iso } from '../storage/time.ts'
+
+export class PgEvents implements EventRepository {
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number,
+  ) {}
+
+  /** Appends an event to the project's log, in the open transaction; its ID. */
+  async append(projectId: string, type: EventType, body: EventBody): Promise<number> {
+    const at = this.now()
+    const data = JSON.stringify(body)
+    await this.sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`
+    const [row] = await this.sql<{ id: string }[]>`INSERT INTO events (project_id, type, occurred_at, data)
+      VALUES (${projectId}, ${type}, ${at}, ${data}) RETURNING id`
+    const id = Number(row!.id)
+    await this.sql`INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
+      SELECT id, ${`evt_${id}`}, ${webhookBody(id, type, iso(at), data)}, ${at}, ${at} FROM webhooks
+      WHERE project_id = ${projectId} AND deleted_at IS NULL AND disabled_at IS NULL AND events ? ${type}`
+    return id
+  }
+
+  /** A job was created (`from` is `new`) or changed state: its event, with the job as it is now. */
+  async jobChanged(from: JobState | 'new', job: Job): Promise<void> {
+    const event = jobEvent(from, job)
+    if (event) await this.append(job.projectId, event.type, event.body)
+  }
+
+  private rows(projectId: string, afterId: number, limit: number): Promise<EventRowOf[]> {
+    return this.sql<EventRowOf[]>`SELECT id, type, occurred_at, data FROM events
+      WHERE project_id = ${projectId} AND id > ${afterId} ORDER BY id LIMIT ${limit}`
+  }
+
+  async after(projectId: string, afterId: number, limit: number): Promise<ProjectEvent[]> {
+    return (await this.rows(projectId, afterId, limit)).map(eventOf)
+  }
+
+  async frames(projectId: string, afterId: number, limit: number): Promise<{ id: number; frame: string }[]> {
+    return (await this.rows(projectId, afterId, limit)).map(eventFrame)
+  }
+}

@@ -1,0 +1,138 @@
+// Jobs and fan-outs on PostgreSQL: the same rows and records as the SQLite store's (store/jobs.ts, fan-outs.ts), each
+// new job with its document and its project's event in the change's transaction (the triggers of schema.ts keep its
+// timeline, its metadata and its project's counters). Idempotency is the database's: one job per key (a unique
+// constraint), whichever node is asked.
+import type { SQL } from 'bun'
+import type { PrintDocument } from '../protocol/document.ts'
+import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
+import type { Job } from '../protocol/job.ts'
+import { newId } from '../storage/ids.ts'
+import {
+  type FanOutChildRow,
+  fanOutJobOf,
+  type FanOutRowOf,
+  JOB_COLUMNS,
+  jobOf,
+  type JobRowOf,
+} from '../storage/job-rows.ts'
+import type { FanOutRepository, JobInsert, JobRepository, NewFanOut, OpenLoad } from '../storage/repositories.ts'
+import { type Big, int } from '../storage/rows.ts'
+import type { PgEvents } from './events.ts'
+
+const FAN_OUT_COLUMNS =
+  'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
+
+/** The limits of a project's unfinished jobs, as the node's settings say them. */
+export interface JobLimits {
+  openJobs: () => number
+  openBytes: number
+}
+
+export class PgJobs implements JobRepository {
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number,
+    private readonly events: PgEvents,
+    private readonly limits: JobLimits,
+    private readonly fanOuts: PgFanOuts,
+  ) {}
+
+  async byIdempotencyKey(projectId: string, idempotencyKey: string): Promise<Job | undefined> {
+    const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs
+      WHERE project_id = ${projectId} AND idempotency_key = ${idempotencyKey}`
+    return row ? jobOf(row) : this.fanOuts.byIdempotencyKey(projectId, idempotencyKey)
+  }
+
+  async openLoad(projectId: string): Promise<OpenLoad> {
+    const [row] = await this.sql<{ open_jobs: Big; open_bytes: Big }[]>`SELECT open_jobs, open_bytes FROM projects
+      WHERE id = ${projectId}`
+    return {
+      jobs: row ? int(row.open_jobs) : 0,
+      bytes: row ? int(row.open_bytes) : 0,
+      jobLimit: this.limits.openJobs(),
+      bytesLimit: this.limits.openBytes,
+    }
+  }
+
+  async insert(job: JobInsert): Promise<Job> {
+    const made = await insertJobRow(this.sql, this.now(), job)
+    await this.events.jobChanged('new', made)
+    return made
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs WHERE id = ${id}`
+    return row ? jobOf(row) : undefined
+  }
+
+  async document(id: string): Promise<PrintDocument | undefined> {
+    const [row] = await this.sql<{ document: string }[]>`SELECT d.document FROM jobs j
+      JOIN job_documents d ON d.job_seq = j.seq WHERE j.id = ${id}`
+    return row ? (JSON.parse(row.document) as PrintDocument) : undefined
+  }
+
+  async note(id: string, code: FailureCode, message: string): Promise<void> {
+    await this.sql`INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message)
+      SELECT seq, ${this.now()}, state, 0, ${code}, ${message.slice(0, MAX_FAILURE_MESSAGE_LENGTH)}
+      FROM jobs WHERE id = ${id}`
+  }
+}
+
+/** Writes a PENDING job's row and its document; the job as read back. */
+async function insertJobRow(sql: SQL, now: number, job: JobInsert): Promise<Job> {
+  const metadata = job.metadata === null ? null : JSON.stringify(job.metadata)
+  const [row] = await sql<JobRowOf[]>`INSERT INTO jobs (id, project_id, printer_id, idempotency_key, state, metadata,
+      expires_at, max_attempts, created_at, updated_at, reprint_of, destination_id, fan_out_id)
+    VALUES (${newId('job')}, ${job.projectId}, ${job.printerId}, ${job.idempotencyKey}, 'PENDING',
+      ${metadata}::text::jsonb, ${now + job.expiresInMs}, ${job.maxAttempts}, ${now}, ${now}, ${job.reprintOf},
+      ${job.destinationId}, ${job.fanOutId})
+    RETURNING ${sql.unsafe(JOB_COLUMNS)}`
+  await sql`INSERT INTO job_documents (job_seq, document) VALUES (${row!.seq}, ${job.serialised})`
+  return jobOf(row!)
+}
+
+export class PgFanOuts implements FanOutRepository {
+  constructor(
+    private readonly sql: SQL,
+    private readonly now: () => number,
+    private readonly events: PgEvents,
+  ) {}
+
+  async insert(fanOut: NewFanOut, children: readonly JobInsert[]): Promise<{ job: Job; children: Job[] }> {
+    const now = this.now()
+    const metadata = fanOut.metadata === null ? null : JSON.stringify(fanOut.metadata)
+    await this.sql`INSERT INTO fan_outs
+        (id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at)
+      VALUES (${fanOut.id}, ${fanOut.projectId}, ${fanOut.destination}, ${fanOut.idempotencyKey},
+        ${metadata}::text::jsonb, ${now + fanOut.expiresInMs}, ${fanOut.maxAttempts}, ${now})`
+    const made: Job[] = []
+    for (const child of children) made.push(await insertJobRow(this.sql, now, child))
+    const job = (await this.get(fanOut.id))!
+    // The parent's event first, then each child's, as the SQLite store writes them.
+    await this.events.jobChanged('new', job)
+    for (const child of made) await this.events.jobChanged('new', child)
+    return { job, children: made }
+  }
+
+  private async rows(id: string): Promise<FanOutChildRow[]> {
+    return this.sql<FanOutChildRow[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)},
+        (SELECT remote_id FROM printers p WHERE p.id = jobs.printer_id) AS printer
+      FROM jobs WHERE fan_out_id = ${id} ORDER BY seq`
+  }
+
+  async byIdempotencyKey(projectId: string, idempotencyKey: string): Promise<Job | undefined> {
+    const [row] = await this.sql<FanOutRowOf[]>`SELECT ${this.sql.unsafe(FAN_OUT_COLUMNS)} FROM fan_outs
+      WHERE project_id = ${projectId} AND idempotency_key = ${idempotencyKey}`
+    return row ? fanOutJobOf(row, await this.rows(row.id)) : undefined
+  }
+
+  async get(id: string): Promise<Job | undefined> {
+    const [row] = await this.sql<FanOutRowOf[]>`SELECT ${this.sql.unsafe(FAN_OUT_COLUMNS)} FROM fan_outs
+      WHERE id = ${id}`
+    return row ? fanOutJobOf(row, await this.rows(row.id)) : undefined
+  }
+
+  async children(id: string): Promise<Job[]> {
+    return (await this.rows(id)).map(jobOf)
+  }
+}
