@@ -1,4 +1,5 @@
 // What a CLI command is, and the helpers every command shares.
+import { DATABASE_URL_VARIABLE, parseStoreUrl } from '../domain/store-url.ts'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { printableInLine } from '../domain/printable.ts'
 import { DEFAULTS, resolveDataDir } from '../hub/config.ts'
@@ -46,6 +47,11 @@ export class UsageError extends CliError {
 export const DATA_OPTION = { data: { type: 'string' } } as const satisfies Options
 export const JSON_OPTION = { json: { type: 'boolean' } } as const satisfies Options
 export const DATA_HELP = `--data DIR        data directory (env PRINTHUB_DATA_DIR, default ${DEFAULTS.dataDir})`
+/** The cluster's database, for the commands that work on the hub's data (withServices). */
+export const STORE_OPTION = { store: { type: 'string' } } as const satisfies Options
+export const STORE_HELP =
+  `--store URL       the cluster's PostgreSQL database, postgres://USER:PASSWORD@HOST:PORT/DATABASE ` +
+  `(env ${DATABASE_URL_VARIABLE})`
 export const JSON_HELP = '--json            print JSON for scripts'
 
 export function parse(command: Command, argv: string[]): ParsedArgs {
@@ -86,7 +92,16 @@ export function noPositionals(args: ParsedArgs): void {
  * the command changes the hub's data through the same operations as the running hub.
  */
 export function withServices<T>(args: ParsedArgs, io: Io, work: (services: HubServices) => T, create = false): T {
-  return withHubServices({ dataDir: dataDirOf(args, io), create }, work)
+  return withHubServices({ dataDir: dataDirOf(args, io), create, storeUrl: storeUrlOf(args, io) }, work)
+}
+
+/** The cluster's database the command is given (--store, else PRINTHUB_DATABASE_URL); none: the data directory's. */
+export function storeUrlOf(args: ParsedArgs, io: Io): string | undefined {
+  const given = (args.values.store as string | undefined) ?? io.env[DATABASE_URL_VARIABLE]
+  if (given === undefined || given === '') return undefined
+  const parsed = parseStoreUrl(given)
+  if (!parsed.ok) throw new UsageError(`--store ${parsed.message}`)
+  return parsed.url
 }
 
 /** Like withServices, for commands on one project (--project ID), which must exist. */

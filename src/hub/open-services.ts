@@ -4,12 +4,16 @@ import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { HubServices } from '../services/hub-services.ts'
 import { MIGRATIONS } from '../store/migrations.ts'
 import { Store } from '../store/store.ts'
+import { ConfigError } from './config.ts'
+import { openPostgresStore } from './postgres-store.ts'
 
 /** The schema version of the hub's database this printhub writes. */
 export const STORE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)!.version
 
 export interface OpenServices {
   dataDir: string
+  /** The cluster's PostgreSQL database (a postgres:// URL), when the data is kept there, not in the data directory. */
+  storeUrl?: string | undefined
   /** Create the data directory and database when missing (init); otherwise refuse (NoDatabaseError). */
   create?: boolean
 }
@@ -35,8 +39,40 @@ export async function withExistingHubServices<T>(
   }
 }
 
-/** Opens the store of the data directory, runs `work` with its services, and closes it (once async work is done). */
-export function withHubServices<T>({ dataDir, create = false }: OpenServices, work: (services: HubServices) => T): T {
+/**
+ * What is not yet written as units of work for both stores, on PostgreSQL: any use says so in words, and the command
+ * ends with it (docs/cluster.md says what runs on PostgreSQL).
+ */
+function notYetOnPostgres(): Store {
+  return new Proxy({} as Store, {
+    get(_, property) {
+      throw new ConfigError(
+        `this is not offered on PostgreSQL yet (it needs the store's ${String(property)}): ` +
+          'see docs/cluster.md, "Where it stands"',
+      )
+    },
+  })
+}
+
+/** Opens the cluster's store, runs `work` with its services, and closes it once `work` is done. */
+async function withPostgresServices<T>(storeUrl: string, work: (services: HubServices) => T): Promise<Awaited<T>> {
+  const store = await openPostgresStore(storeUrl)
+  try {
+    return await work(new HubServices(notYetOnPostgres(), { units: store }))
+  } finally {
+    await store.close()
+  }
+}
+
+/**
+ * Opens the store of the data directory (or the cluster's, with `storeUrl`), runs `work` with its services, and
+ * closes it (once async work is done).
+ */
+export function withHubServices<T>(
+  { dataDir, create = false, storeUrl }: OpenServices,
+  work: (services: HubServices) => T,
+): T {
+  if (storeUrl !== undefined) return withPostgresServices(storeUrl, work) as T
   const store = Store.open({ dataDir, create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
   let result: T
   try {

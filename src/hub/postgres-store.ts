@@ -4,10 +4,33 @@
 import { SQL } from 'bun'
 import { shownStoreUrl } from '../domain/store-url.ts'
 import { type Migrated, migrate, type SchemaState, schemaState } from '../pgstore/migrate.ts'
+import { PgStore, type PgStoreOptions, UnservableStoreError } from '../pgstore/pg-store.ts'
 import { ConfigError } from './config.ts'
 
 /** How long reaching the database may take before it is said to be unreachable. */
 const CONNECT_TIMEOUT_SECONDS = 10
+
+/** An error of the database's client in words, without the URL's password; a ConfigError as it is. */
+function inWords(url: string, error: unknown): ConfigError {
+  if (error instanceof ConfigError) return error
+  const password = new URL(url).password
+  const message = (error as Error).message ?? String(error)
+  const said = password === '' ? message : message.replaceAll(decodeURIComponent(password), '***')
+  return new ConfigError(`the database ${shownStoreUrl(url)}: ${said}`)
+}
+
+/**
+ * Opens the cluster's store at `url` for a node or a command: refused (a ConfigError naming both schemas and what
+ * to run) when its schema is not this program's, or when it cannot be reached.
+ */
+export async function openPostgresStore(url: string, options: Omit<PgStoreOptions, 'shown'> = {}): Promise<PgStore> {
+  try {
+    return await PgStore.open(url, { ...options, shown: shownStoreUrl(url) })
+  } catch (error) {
+    if (error instanceof UnservableStoreError) throw new ConfigError(error.message)
+    throw inWords(url, error)
+  }
+}
 
 /** Runs `work` on one connection to the database at `url`, closed afterwards. */
 async function withDatabase<T>(url: string, work: (sql: SQL) => Promise<T>): Promise<T> {
@@ -15,11 +38,7 @@ async function withDatabase<T>(url: string, work: (sql: SQL) => Promise<T>): Pro
   try {
     return await work(sql)
   } catch (error) {
-    if (error instanceof ConfigError) throw error
-    const password = new URL(url).password
-    const message = (error as Error).message ?? String(error)
-    const said = password === '' ? message : message.replaceAll(decodeURIComponent(password), '***')
-    throw new ConfigError(`the database ${shownStoreUrl(url)}: ${said}`)
+    throw inWords(url, error)
   } finally {
     await sql.close({ timeout: 1 })
   }

@@ -6,7 +6,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   type Io,
   JSON_HELP,
   JSON_OPTION,
@@ -51,15 +53,16 @@ export const adminSetPasswordCommand: Command = {
   summary:
     "set an account's dashboard password (read from standard input), or make " +
     'the first owner; signs that account out everywhere',
-  usage: '[--user NAME] [--data DIR]',
+  usage: '[--user NAME] [--data DIR | --store URL]',
   help: [
     '--user NAME       the account (default: the hub\'s only account; on a hub without one, a new owner "admin")',
     'The password is read from the first line of standard input (typed without echo at a terminal):',
     '  printhub admin set-password < file, or type it when asked.',
     'At least 10 characters. It also ends a sign-in lockout of the account.',
     DATA_HELP,
+    STORE_HELP,
   ],
-  options: { user: { type: 'string' }, ...DATA_OPTION },
+  options: { user: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION },
   async run(args, io) {
     noPositionals(args)
     const password = await readSecretLine(io, 'New password:')
@@ -90,15 +93,16 @@ export const adminSetPasswordCommand: Command = {
 export const adminTokenCreateCommand: Command = {
   name: 'admin create-token',
   summary: "create an admin token for scripts that use the admin API, with an account's role (shown once)",
-  usage: '--user NAME --name N [--data DIR] [--json]',
+  usage: '--user NAME --name N [--data DIR | --store URL] [--json]',
   help: [
     "--user NAME       the account whose role the token carries (default: the hub's only account)",
     '--name N          what the token is for',
     `Roles: ${ADMIN_ROLES.join(', ')}.`,
     DATA_HELP,
+    STORE_HELP,
     `${JSON_HELP} (the secret as "token")`,
   ],
-  options: { user: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { user: { type: 'string' }, name: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const name = requireString(args, 'name')

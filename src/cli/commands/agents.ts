@@ -2,7 +2,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
@@ -16,9 +18,9 @@ import {
 export const agentsListCommand: Command = {
   name: 'agents list',
   summary: 'list the agents paired with this hub (the built-in one first)',
-  usage: '[--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const agents = await withServices(args, io, (services) => services.agents.list())
@@ -40,9 +42,9 @@ export const agentsListCommand: Command = {
 export const agentsRevokeCommand: Command = {
   name: 'agents revoke',
   summary: 'revoke an agent: its connection ends and it can no longer authenticate',
-  usage: 'AGENT_ID [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'AGENT_ID [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'AGENT_ID', 1)
     const outcome = await withServices(args, io, (services) => services.agents.revoke(THE_MACHINE, id))

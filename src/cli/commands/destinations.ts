@@ -7,7 +7,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   positional,
@@ -41,6 +43,7 @@ const OPTIONS = {
   printer: { type: 'string', multiple: true },
   mode: { type: 'string' },
   ...DATA_OPTION,
+  ...STORE_OPTION,
   ...JSON_OPTION,
 } as const
 const HELP = [
@@ -49,6 +52,7 @@ const HELP = [
   '--mode failover   the first printer that can print takes each job (default)',
   '--mode all        every printer prints each job: one job per printer, summarised by the job posted',
   DATA_HELP,
+  STORE_HELP,
   JSON_HELP,
 ]
 
@@ -70,7 +74,7 @@ function saveCommand(name: string, summary: string, save: Save, verb: string): C
   return {
     name,
     summary,
-    usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR] [--json]',
+    usage: 'NAME --project ID --printer ID... [--mode failover|all] [--data DIR | --store URL] [--json]',
     help: HELP,
     options: OPTIONS,
     async run(args, io) {
@@ -104,9 +108,9 @@ export const destinationsSetCommand = saveCommand(
 export const destinationsListCommand: Command = {
   name: 'destinations list',
   summary: "list a project's destinations",
-  usage: '--project ID [--data DIR] [--json]',
-  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  usage: '--project ID [--data DIR | --store URL] [--json]',
+  help: ['--project ID      the project', DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const destinations = await withProject(args, io, (services, projectId) => services.destinations.list(projectId))
     printList(io, args, destinations, {
@@ -124,9 +128,9 @@ export const destinationsListCommand: Command = {
 export const destinationsDeleteCommand: Command = {
   name: 'destinations delete',
   summary: 'delete a destination (jobs waiting at its printers stay there)',
-  usage: 'NAME --project ID [--data DIR] [--json]',
-  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'NAME --project ID [--data DIR | --store URL] [--json]',
+  help: ['--project ID      the project', DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
     if (

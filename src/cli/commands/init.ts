@@ -1,7 +1,9 @@
 import {
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   dataDirOf,
   JSON_HELP,
   JSON_OPTION,
@@ -13,9 +15,9 @@ import {
 export const initCommand: Command = {
   name: 'init',
   summary: 'create the database, a default project, an API key and a demo printer',
-  usage: '[--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const result = await withServices(args, io, (services) => services.initialize(dataDirOf(args, io)), true)

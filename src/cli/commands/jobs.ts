@@ -6,7 +6,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
@@ -22,14 +24,15 @@ import {
 export const jobsListCommand: Command = {
   name: 'jobs list',
   summary: "list a project's newest 100 jobs, newest first",
-  usage: '--project ID [--state S] [--data DIR] [--json]',
+  usage: '--project ID [--state S] [--data DIR | --store URL] [--json]',
   help: [
     '--project ID      the project',
     `--state S         only jobs in state S: ${JOB_STATES.join(', ')}`,
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { project: { type: 'string' }, state: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const state = args.values.state as string | undefined
@@ -55,12 +58,12 @@ export const jobsListCommand: Command = {
 export const jobsShowCommand: Command = {
   name: 'jobs show',
   summary: 'show one job',
-  usage: 'JOB_ID [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'JOB_ID [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
-    const job = withServices(args, io, (services) => services.jobQueries.get(id))
+    const job = await withServices(args, io, (services) => services.jobQueries.get(id))
     if (!job) throw new CliError(`there is no job ${id}`)
     if (args.values.json) return printJson(io, job)
     const width = Math.max(...Object.keys(job).map((k) => k.length))
@@ -81,12 +84,12 @@ export const jobsShowCommand: Command = {
 export const jobsCancelCommand: Command = {
   name: 'jobs cancel',
   summary: 'cancel a job that has not reached its printer yet',
-  usage: 'JOB_ID [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'JOB_ID [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'JOB_ID', 1)
-    const outcome = withServices(args, io, (services) => services.jobs.cancel(THE_MACHINE, id))
+    const outcome = await withServices(args, io, (services) => services.jobs.cancel(THE_MACHINE, id))
     if (outcome.kind === 'unknown') throw new CliError(`there is no job ${id}`)
     if (outcome.kind === 'too_late')
       throw new CliError(`job ${id} is ${outcome.job.state}: it already went to the printer`)

@@ -3,7 +3,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
@@ -20,12 +22,13 @@ import {
 export const keysCreateCommand: Command = {
   name: 'keys create',
   summary: 'create a project API key (the secret is shown once)',
-  usage: '--project ID [--scope S]... [--name N] [--data DIR] [--json]',
+  usage: '--project ID [--scope S]... [--name N] [--data DIR | --store URL] [--json]',
   help: [
     '--project ID      the project the key belongs to',
     `--scope S         ${API_KEY_SCOPES.join(', ')}; repeat for several (default: all)`,
     '--name N          a label for people',
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
   options: {
@@ -33,6 +36,7 @@ export const keysCreateCommand: Command = {
     scope: { type: 'string', multiple: true },
     name: { type: 'string' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -57,9 +61,9 @@ export const keysCreateCommand: Command = {
 export const keysListCommand: Command = {
   name: 'keys list',
   summary: "list a project's API keys (never their secrets)",
-  usage: '--project ID [--data DIR] [--json]',
-  help: ['--project ID      the project', DATA_HELP, JSON_HELP],
-  options: { project: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  usage: '--project ID [--data DIR | --store URL] [--json]',
+  help: ['--project ID      the project', DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { project: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const keys = await withProject(args, io, (services, projectId) => services.keys.list(projectId))
@@ -80,9 +84,9 @@ export const keysListCommand: Command = {
 export const keysRevokeCommand: Command = {
   name: 'keys revoke',
   summary: 'revoke an API key at once',
-  usage: 'KEY_ID [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'KEY_ID [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const keyId = positional(args, 0, 'KEY_ID', 1)
     const outcome = await withServices(args, io, (services) => services.keys.revoke(THE_MACHINE, keyId))

@@ -2,7 +2,9 @@ import { PAIRING_CODE_TTL_MS } from '../../protocol/pairing.ts'
 import {
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
@@ -26,9 +28,9 @@ export function parseTtl(text: string): number {
 export const pairingCodesCreateCommand: Command = {
   name: 'pairing-codes create',
   summary: 'create a one-time code that pairs an agent with this hub',
-  usage: '[--ttl 5m] [--data DIR] [--json]',
-  help: ['--ttl DURATION    how long the code is valid: 10s to 24h (default 5m)', DATA_HELP, JSON_HELP],
-  options: { ttl: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--ttl 5m] [--data DIR | --store URL] [--json]',
+  help: ['--ttl DURATION    how long the code is valid: 10s to 24h (default 5m)', DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ttl: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const ttlMs = args.values.ttl === undefined ? PAIRING_CODE_TTL_MS.default : parseTtl(args.values.ttl as string)

@@ -15,8 +15,10 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   dataDirOf,
   DATA_OPTION,
+  STORE_OPTION,
   type Io,
   JSON_HELP,
   JSON_OPTION,
@@ -97,7 +99,7 @@ export const printersAddCommand: Command = {
   summary: "add a printer: to a project (the hub's built-in agent drives it), or with --local to this machine's agent",
   usage:
     '(--project ID | --local) --id ID --connection URI [--profile NAME] ' +
-    '[--width 58|80] [--name N] [--data DIR] [--json]',
+    '[--width 58|80] [--name N] [--data DIR | --store URL] [--json]',
   help: [
     '--project ID      the project that prints on it (the printer is attached to the hub)',
     '--local           add it to the agent in --data instead (a remote agent; see printhub agent)',
@@ -110,6 +112,7 @@ export const printersAddCommand: Command = {
     "--width 58|80     paper width in mm (default: the profile's)",
     '--name N          a label for people',
     DATA_HELP,
+    STORE_HELP,
     AGENT_DATA_HELP,
     JSON_HELP,
   ],
@@ -122,6 +125,7 @@ export const printersAddCommand: Command = {
     width: { type: 'string' },
     name: { type: 'string' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -168,7 +172,7 @@ export const printersAddCommand: Command = {
 export const printersAdoptCommand: Command = {
   name: 'printers adopt',
   summary: 'adopt a printer that polls the hub (Star CloudPRNT, Epson Server Direct Print) into a project',
-  usage: 'MAC|ID --project ID --id ID [--profile NAME] [--data DIR] [--json]',
+  usage: 'MAC|ID --project ID --id ID [--profile NAME] [--data DIR | --store URL] [--json]',
   help: [
     "MAC               a Star CloudPRNT printer's Ethernet MAC address (its " +
       "self-test page, or the dashboard's Printers page), e.g. " +
@@ -182,6 +186,7 @@ export const printersAdoptCommand: Command = {
       `${POLLING_MODELS.cloudprnt.profile}), an ESC/POS one for Epson (default ` +
       `${POLLING_MODELS['epson-sdp'].profile})`,
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
   options: {
@@ -189,6 +194,7 @@ export const printersAdoptCommand: Command = {
     id: { type: 'string' },
     profile: { type: 'string' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -214,7 +220,9 @@ export const printersAdoptCommand: Command = {
 export const printersAssignCommand: Command = {
   name: 'printers assign',
   summary: 'give a project a printer of a paired agent (see printers list --agents)',
-  usage: '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] [--data DIR] [--json]',
+  usage:
+    '--project ID --agent AGENT_ID --printer AGENT_PRINTER_ID [--id REMOTE_ID] [--name N] ' +
+    '[--data DIR | --store URL] [--json]',
   help: [
     '--project ID               the project that prints on it',
     '--agent AGENT_ID           the agent that has the printer',
@@ -222,6 +230,7 @@ export const printersAssignCommand: Command = {
     '--id REMOTE_ID             the name applications use as printerId (default: the agent printer ID)',
     '--name N                   a label for people (default: the name the agent reports)',
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
   options: {
@@ -231,6 +240,7 @@ export const printersAssignCommand: Command = {
     id: { type: 'string' },
     name: { type: 'string' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -261,12 +271,13 @@ export const printersAssignCommand: Command = {
 export const printersListCommand: Command = {
   name: 'printers list',
   summary: "list a project's printers; the printers agents report (--agents); or this machine's agent's (--local)",
-  usage: '(--project ID | --agents | --local) [--data DIR] [--json]',
+  usage: '(--project ID | --agents | --local) [--data DIR | --store URL] [--json]',
   help: [
     '--project ID      the printers of a project',
     '--agents          the printers every paired agent last reported',
     '--local           the printers of the agent in --data',
     DATA_HELP,
+    STORE_HELP,
     AGENT_DATA_HELP,
     JSON_HELP,
   ],
@@ -275,6 +286,7 @@ export const printersListCommand: Command = {
     agents: { type: 'boolean' },
     local: { type: 'boolean' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...JSON_OPTION,
   },
   async run(args, io) {
@@ -332,9 +344,9 @@ export const printersListCommand: Command = {
 export const printersRemoveCommand: Command = {
   name: 'printers remove',
   summary: 'remove a printer record (its jobs keep their history)',
-  usage: 'ID [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'ID [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'ID', 1)
     if (!(await withServices(args, io, (services) => services.printers.remove(THE_MACHINE, id))))

@@ -1,7 +1,9 @@
 import {
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   noPositionals,
@@ -16,9 +18,9 @@ import {
 export const projectsCreateCommand: Command = {
   name: 'projects create',
   summary: 'create a project',
-  usage: 'NAME [--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: 'NAME [--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
     const made = await withServices(args, io, (services) => services.projects.create(THE_MACHINE, name))
@@ -35,9 +37,9 @@ export const projectsCreateCommand: Command = {
 export const projectsListCommand: Command = {
   name: 'projects list',
   summary: 'list projects',
-  usage: '[--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const projects = await withServices(args, io, (services) => services.projects.list())

@@ -9,7 +9,9 @@ import { type LiveSettings, SETTING_NAMES as NAMES } from '../../services/live-s
 import {
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   dataDirOf,
   type Io,
   JSON_HELP,
@@ -37,9 +39,9 @@ function settingsOf(services: HubServices, args: ParsedArgs, io: Io): Promise<Li
 export const settingsShowCommand: Command = {
   name: 'settings show',
   summary: "show the hub's settings as saved in the data directory",
-  usage: '[--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
     const values = await withServices(args, io, async (services) => ({
@@ -58,15 +60,16 @@ export const settingsShowCommand: Command = {
 export const settingsSetCommand: Command = {
   name: 'settings set',
   summary: 'change a setting of the hub (a running hub takes it within seconds)',
-  usage: 'NAME VALUE [--data DIR] [--json]',
+  usage: 'NAME VALUE [--data DIR | --store URL] [--json]',
   help: [
     `NAME              one of ${Object.keys(NAMES).join(', ')}`,
     'VALUE             a whole number; the server name; for backup-dir a ' +
       'directory (relative to here), or "" for no scheduled backups',
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const name = positional(args, 0, 'NAME and VALUE', 2)
     const text = positional(args, 1, 'NAME and VALUE', 2)

@@ -6,7 +6,9 @@ import {
   CliError,
   type Command,
   DATA_HELP,
+  STORE_HELP,
   DATA_OPTION,
+  STORE_OPTION,
   JSON_HELP,
   JSON_OPTION,
   positional,
@@ -26,15 +28,16 @@ const ROLE_HELP =
 export const usersAddCommand: Command = {
   name: 'users add',
   summary: 'add a dashboard account with a role (its password read from standard input)',
-  usage: 'NAME --role owner|technician|staff [--data DIR] [--json]',
+  usage: 'NAME --role owner|technician|staff [--data DIR | --store URL] [--json]',
   help: [
     ROLE_HELP,
     'The password is read from the first line of standard input (typed ' +
       'without echo at a terminal); at least 10 characters.',
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
-  options: { role: { type: 'string' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { role: { type: 'string' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const name = positional(args, 0, 'NAME', 1)
     const role = args.values.role as string | undefined
@@ -54,9 +57,9 @@ export const usersAddCommand: Command = {
 export const usersListCommand: Command = {
   name: 'users list',
   summary: 'list the dashboard accounts',
-  usage: '[--data DIR] [--json]',
-  help: [DATA_HELP, JSON_HELP],
-  options: { ...DATA_OPTION, ...JSON_OPTION },
+  usage: '[--data DIR | --store URL] [--json]',
+  help: [DATA_HELP, STORE_HELP, JSON_HELP],
+  options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const users = await withServices(args, io, (services) => services.accounts.list())
     printList(io, args, users, {
@@ -77,9 +80,9 @@ function switchCommand(name: 'users disable' | 'users enable', disabled: boolean
     summary: disabled
       ? 'disable an account at once: its sessions end and its tokens stop working'
       : 'let a disabled account sign in again',
-    usage: 'NAME [--data DIR] [--json]',
-    help: [DATA_HELP, JSON_HELP],
-    options: { ...DATA_OPTION, ...JSON_OPTION },
+    usage: 'NAME [--data DIR | --store URL] [--json]',
+    help: [DATA_HELP, STORE_HELP, JSON_HELP],
+    options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
     async run(args, io) {
       const userName = positional(args, 0, 'NAME', 1)
       const outcome = await withServices(args, io, async (services) =>

@@ -1,0 +1,66 @@
+// The CLI on the cluster's database: `--store URL` (or PRINTHUB_DATABASE_URL) on the commands that work on the hub's
+// data, through the same operations as on a data directory; what is not offered on PostgreSQL yet is said so in words,
+// and nothing else happens; a database not migrated is refused naming both schemas; the password is never shown.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { PG_SCHEMA_VERSION } from '../../src/pgstore/schema.ts'
+import { cli, cliJson } from '../support/cli.ts'
+import { startPostgres, type TestPostgres } from '../support/postgres.ts'
+
+let pg: TestPostgres
+let url: string
+
+beforeAll(async () => {
+  pg = await startPostgres()
+  url = await pg.database('cli_store')
+  await cliJson(['migrate', '--store', url])
+}, 60_000)
+
+afterAll(async () => {
+  await pg?.stop()
+})
+
+const password = () => decodeURIComponent(new URL(pg.url).password)
+
+describe('printhub … --store URL', () => {
+  test('projects, keys, accounts and settings are kept in the database, by --store or the environment', async () => {
+    const project = await cliJson(['projects', 'create', 'Bar Luna', '--store', url])
+    expect(project).toMatchObject({ name: 'Bar Luna', openJobs: 0 })
+    const env = { PRINTHUB_DATABASE_URL: url }
+    expect(await cliJson(['projects', 'list'], env)).toEqual([project])
+    const key = await cliJson(['keys', 'create', '--project', project.id, '--name', 'POS'], env)
+    expect(key.apiKey.startsWith(key.keyPrefix)).toBe(true)
+    expect((await cliJson(['keys', 'list', '--project', project.id], env)).map((k: { id: string }) => k.id)).toEqual([
+      key.id,
+    ])
+    const owner = await cliJson(['users', 'add', 'Kim', '--role', 'owner'], env, 'a long password\n')
+    expect(owner).toMatchObject({ name: 'Kim', role: 'owner', disabled: false })
+    expect(await cliJson(['settings', 'set', 'retention-days', '12'], env)).toMatchObject({ retentionDays: 12 })
+    expect(await cliJson(['settings', 'show', '--store', url])).toMatchObject({ retentionDays: 12 })
+    // Nothing of it went to a data directory: a fresh one knows none of it.
+    const local = await cli(['projects', 'list', '--data', `/tmp/printhub-no-such-dir-${Date.now()}`])
+    expect(local.code).not.toBe(0)
+  }, 60_000)
+
+  test('what is not on PostgreSQL yet is said in words, and the command fails', async () => {
+    const [project] = await cliJson(['projects', 'list', '--store', url])
+    const jobs = await cli(['jobs', 'list', '--store', url, '--project', project.id])
+    expect(jobs.code).not.toBe(0)
+    expect(jobs.stderr).toContain('not offered on PostgreSQL yet')
+  }, 30_000)
+
+  test('bad input: another kind of URL, a database not migrated, a wrong password; none shows it', async () => {
+    const mysql = await cli(['projects', 'list', '--store', 'mysql://root:secret@127.0.0.1/x'])
+    expect(mysql.code).toBe(2)
+    expect(mysql.stderr).toContain('--store is a mysql URL: give a postgres:// one')
+    expect(mysql.stderr).not.toContain('secret')
+    const empty = await pg.database('cli_unmigrated')
+    const unmigrated = await cli(['projects', 'list', '--store', empty])
+    expect(unmigrated.code).not.toBe(0)
+    expect(unmigrated.stderr).toContain(`${PG_SCHEMA_VERSION}`)
+    expect(unmigrated.stderr).toContain('printhub migrate')
+    const wrong = await cli(['projects', 'list', '--store', url.replace(/:[^:@/]+@/, ':not-the-password@')])
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stderr).toContain('postgres://printhub:***@')
+    for (const run of [mysql, unmigrated, wrong]) expect(run.stdout + run.stderr).not.toContain(password())
+  }, 30_000)
+})
