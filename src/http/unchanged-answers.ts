@@ -24,9 +24,10 @@ export class UnchangedAnswers {
   /**
    * The answer to `key` (which names everything the answer depends on) made by `make` while the
    * store's stamp is `stamp`; made again once the stamp moved. An undefined stamp (a change is
-   * open) makes it afresh and keeps nothing.
+   * open) makes it afresh and keeps nothing. `make` reads what it answers when it is called (a
+   * read of the SQLite store is done then): an answer is kept only under the stamp it was read at.
    */
-  json(stamp: string | undefined, key: string, make: () => unknown): Response {
+  async json(stamp: string | undefined, key: string, make: () => unknown): Promise<Response> {
     // A new stamp, or none (a change is open): nothing kept before is used again.
     if (stamp !== this.stamp) {
       this.kept.clear()
@@ -35,8 +36,9 @@ export class UnchangedAnswers {
     let body = this.kept.get(key)
     if (!body) {
       // A Blob, not bytes: each answer shares it, where an array of bytes would be copied into every one.
-      body = new Blob([JSON.stringify(make())])
-      if (stamp !== undefined) this.kept.set(key, body, body.size)
+      const made = make()
+      body = new Blob([JSON.stringify(await made)])
+      if (stamp !== undefined && stamp === this.stamp) this.kept.set(key, body, body.size)
     }
     return new Response(body, { headers: { 'content-type': JSON_TYPE } })
   }

@@ -5,7 +5,12 @@
 import type { SQL } from 'bun'
 import type { PrintDocument } from '../protocol/document.ts'
 import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
-import type { Job } from '../protocol/job.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
+import * as pages from '../storage/job-pages.ts'
+import type { Reading } from '../storage/job-pages.ts'
+import { POSTGRES_PAGES, readAwaiting } from './job-pages.ts'
 import { newId } from '../storage/ids.ts'
 import {
   type FanOutChildRow,
@@ -16,7 +21,7 @@ import {
   type JobRowOf,
 } from '../storage/job-rows.ts'
 import type { FanOutRepository, JobInsert, JobRepository, NewFanOut, OpenLoad } from '../storage/repositories.ts'
-import { type Big, int } from '../storage/rows.ts'
+import { type Big, int, time } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
 
 const FAN_OUT_COLUMNS =
@@ -76,6 +81,61 @@ export class PgJobs implements JobRepository {
       SELECT seq, ${this.now()}, state, 0, ${code}, ${message.slice(0, MAX_FAILURE_MESSAGE_LENGTH)}
       FROM jobs WHERE id = ${id}`
   }
+
+  async newest(projectId: string, state?: JobState): Promise<Job[]> {
+    return (await this.page(state ? { projectId, state } : { projectId }, JOB_LIST_LIMIT)).jobs
+  }
+
+  async page(query: JobQuery, limit: number): Promise<JobPage> {
+    if (query.fanOut) {
+      // A parent's printerId is the destination's name.
+      const { fanOut: _, printerId, ...parents } = query
+      return this.fanOuts.page({ ...parents, ...(printerId !== undefined ? { destination: printerId } : {}) }, limit)
+    }
+    const { rows, next } = await readAwaiting(pages.jobPage(POSTGRES_PAGES, query, limit), this.sql)
+    return { jobs: rows.map(jobOf), next }
+  }
+
+  async find(filter: JobFilter, limit: number): Promise<Job[]> {
+    const { sql, values } = pages.jobSearch(POSTGRES_PAGES, filter, limit)
+    const rows = await readAwaiting(
+      (function* (): Reading<JobRowOf[]> {
+        return (yield { sql, values }) as JobRowOf[]
+      })(),
+      this.sql,
+    )
+    return rows.map(jobOf)
+  }
+
+  async timeline(id: string): Promise<JobEvent[]> {
+    const rows = await this.sql<
+      { at: Big; state: JobState; attempt: number; error_code: string | null; error_message: string | null }[]
+    >`SELECT e.at, e.state, e.attempt, e.error_code, e.error_message FROM job_events e
+      JOIN jobs j ON j.seq = e.job_seq WHERE j.id = ${id} ORDER BY e.at, e.seq`
+    return rows.map((row) => ({
+      at: time(row.at),
+      state: row.state,
+      attempt: row.attempt,
+      errorCode: row.error_code,
+      errorMessage: row.error_message,
+    }))
+  }
+
+  async reprintOf(id: string): Promise<string | null | undefined> {
+    const [row] = await this.sql<{ reprint_of: string | null }[]>`SELECT reprint_of FROM jobs WHERE id = ${id}`
+    return row?.reprint_of
+  }
+
+  async reprintsOf(id: string): Promise<string[]> {
+    const rows = await this.sql<{ id: string }[]>`SELECT id FROM jobs WHERE reprint_of = ${id} ORDER BY seq`
+    return rows.map((row) => row.id)
+  }
+
+  async lastCompleted(printerId: string): Promise<Job | undefined> {
+    const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs
+      WHERE printer_id = ${printerId} AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`
+    return row ? jobOf(row) : undefined
+  }
 }
 
 /** Writes a PENDING job's row and its document; the job as read back. */
@@ -134,5 +194,22 @@ export class PgFanOuts implements FanOutRepository {
 
   async children(id: string): Promise<Job[]> {
     return (await this.rows(id)).map(jobOf)
+  }
+
+  async page(query: ParentQuery, limit: number): Promise<JobPage> {
+    const { rows, next } = await readAwaiting(pages.fanOutRows(POSTGRES_PAGES, query, limit), this.sql)
+    const jobs: Job[] = []
+    for (const row of rows) jobs.push(fanOutJobOf(row, await this.rows(row.id)))
+    return { jobs, next }
+  }
+
+  async position(id: string): Promise<number | undefined> {
+    const [row] = await this.sql<{ seq: Big }[]>`SELECT seq FROM fan_outs WHERE id = ${id}`
+    return row ? int(row.seq) : undefined
+  }
+
+  async parentOf(jobId: string): Promise<string | null> {
+    const [row] = await this.sql<{ fan_out_id: string | null }[]>`SELECT fan_out_id FROM jobs WHERE id = ${jobId}`
+    return row?.fan_out_id ?? null
   }
 }

@@ -134,7 +134,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         document text NOT NULL
       );
 
+      -- seq: SQLite's rowid, made a column (the order of a job's entries within one millisecond).
       CREATE TABLE job_events (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
         job_seq bigint NOT NULL REFERENCES jobs (seq) ON DELETE CASCADE,
         at bigint NOT NULL,
         state text NOT NULL,

@@ -77,7 +77,7 @@ export class HubServices {
     const units = parts.units ?? new SqliteUnits(store)
     this.units = units
     this.jobs = parts.jobs ?? new JobService({ store, units, listener: NO_DISPATCHER })
-    this.jobQueries = new JobQueries(store)
+    this.jobQueries = new JobQueries(units)
     this.projects = new ProjectService(units)
     this.keys = new KeyService(units)
     this.printers = new PrinterService(units, this.jobs, parts.board)

@@ -6,7 +6,8 @@ import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../dom
 import type { PrinterRecord } from '../domain/records.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Job, JobState } from '../protocol/job.ts'
-import type { Store } from '../store/store.ts'
+import type { Db, UnitRunner } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
 
 /** A job's printer as the dashboard names it. */
 export interface JobPrinter {
@@ -36,94 +37,102 @@ export interface FanOutDetail {
 }
 
 export class JobQueries {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly units: UnitRunner) {}
 
   /** The printer's last completed job with its document, while it is kept. */
-  lastReceipt(printerId: string): { job: Job; document: PrintDocument } | undefined {
-    const job = this.store.jobs.lastCompleted(printerId)
-    const document = job && this.store.jobs.document(job.id)
-    return job && document ? { job, document } : undefined
+  lastReceipt(printerId: string): Promise<{ job: Job; document: PrintDocument } | undefined> {
+    return this.units.read(function* (db): Unit<{ job: Job; document: PrintDocument } | undefined> {
+      const job = yield* db.jobs.lastCompleted(printerId)
+      const document = job && (yield* db.jobs.document(job.id))
+      return job && document ? { job, document } : undefined
+    })
   }
 
-  get(id: string): Job | undefined {
-    return this.store.jobs.get(id)
+  get(id: string): Promise<Job | undefined> {
+    return this.units.read((db) => db.jobs.get(id))
   }
 
   /** The job (or fan-out parent) a project made with this idempotency key. */
-  byIdempotencyKey(projectId: string, idempotencyKey: string): Job | undefined {
-    return this.store.jobs.byIdempotencyKey(projectId, idempotencyKey)
+  byIdempotencyKey(projectId: string, idempotencyKey: string): Promise<Job | undefined> {
+    return this.units.read((db) => db.jobs.byIdempotencyKey(projectId, idempotencyKey))
   }
 
   /** A project's newest jobs, newest first, of one state when given: the specification's list. */
-  newest(projectId: string, state?: JobState): Job[] {
-    return this.store.jobs.newest(projectId, state)
+  newest(projectId: string, state?: JobState): Promise<Job[]> {
+    return this.units.read((db) => db.jobs.newest(projectId, state))
   }
 
   /** A page of a project's jobs (or fan-out parents), newest first. */
-  page(query: JobQuery, limit: number): JobPage {
-    return this.store.jobs.page(query, limit)
+  page(query: JobQuery, limit: number): Promise<JobPage> {
+    return this.units.read((db) => db.jobs.page(query, limit))
   }
 
   /** The dashboard's search: jobs of any project, newest first, narrowed by each filter given. */
-  find(filter: JobFilter, limit: number): Job[] {
-    return this.store.jobs.find(filter, limit)
+  find(filter: JobFilter, limit: number): Promise<Job[]> {
+    return this.units.read((db) => db.jobs.find(filter, limit))
   }
 
   /** A page of fan-out parents, newest first. */
-  fanOutPage(query: ParentQuery, limit: number): JobPage {
-    return this.store.fanOuts.page(query, limit)
+  fanOutPage(query: ParentQuery, limit: number): Promise<JobPage> {
+    return this.units.read((db) => db.fanOuts.page(query, limit))
   }
 
   /** Where a fan-out parent is in the pages (the next page after it starts there). */
-  fanOutPosition(id: string): number | undefined {
-    return this.store.fanOuts.position(id)
+  fanOutPosition(id: string): Promise<number | undefined> {
+    return this.units.read((db) => db.fanOuts.position(id))
   }
 
   /** The job's document, while it is kept. */
-  document(id: string): PrintDocument | undefined {
-    return this.store.jobs.document(id)
+  document(id: string): Promise<PrintDocument | undefined> {
+    return this.units.read((db) => db.jobs.document(id))
   }
 
   /** The record of a job's printer (a removed one too). */
-  printerOf(job: Job): PrinterRecord | undefined {
-    return this.store.printers.get(job.printerId)
+  printerOf(job: Job): Promise<PrinterRecord | undefined> {
+    return this.units.read((db) => db.printers.get(job.printerId))
   }
 
   /** A job with what the dashboard shows of it, or a fan-out parent with its printers' jobs; undefined when none. */
-  detail(id: string): JobDetail | FanOutDetail | undefined {
-    const job = this.store.jobs.get(id)
-    const parent = job ? undefined : this.store.fanOuts.get(id)
-    if (parent) {
-      const children = this.store.fanOuts
-        .children(parent.id)
-        .map((child) => ({ job: child, printer: this.jobPrinter(child.printerId) }))
-      return { job: parent, children }
-    }
-    if (!job) return undefined
-    const fanOutId = this.store.fanOuts.parentOf(job.id)
-    const fanOut = fanOutId === null ? undefined : this.store.fanOuts.get(fanOutId)
-    return {
-      job,
-      timeline: this.store.jobs.timeline(job.id),
-      printer: this.jobPrinter(job.printerId),
-      document: this.store.jobs.document(job.id) ?? null,
-      // The link between a reprint and its original, both ways.
-      reprintOf: this.store.jobs.reprintOf(job.id) ?? null,
-      reprints: this.store.jobs.reprintsOf(job.id),
-      // A child of a job posted to every printer of a destination: that job, and its other printers' jobs.
-      fanOut: fanOut
-        ? {
-            id: fanOut.id,
-            destination: fanOut.printerId,
-            state: fanOut.state,
-            jobs: this.store.fanOuts.children(fanOut.id).map((child) => child.id),
-          }
-        : null,
-    }
+  detail(id: string): Promise<JobDetail | FanOutDetail | undefined> {
+    return this.units.read((db) => jobDetail(db, id))
   }
+}
 
-  private jobPrinter(id: string): JobPrinter | null {
-    const printer = this.store.printers.get(id)
-    return printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null
+/** A job's printer as the dashboard names it. */
+function* jobPrinter(db: Db, id: string): Unit<JobPrinter | null> {
+  const printer = yield* db.printers.get(id)
+  return printer ? { id: printer.id, remoteId: printer.remoteId, name: printer.name } : null
+}
+
+/** A job with what the dashboard shows of it, or a fan-out parent with its printers' jobs. */
+function* jobDetail(db: Db, id: string): Unit<JobDetail | FanOutDetail | undefined> {
+  const job = yield* db.jobs.get(id)
+  const parent = job ? undefined : yield* db.fanOuts.get(id)
+  if (parent) {
+    const children: FanOutDetail['children'] = []
+    for (const child of yield* db.fanOuts.children(parent.id))
+      children.push({ job: child, printer: yield* jobPrinter(db, child.printerId) })
+    return { job: parent, children }
+  }
+  if (!job) return undefined
+  const fanOutId = yield* db.fanOuts.parentOf(job.id)
+  const fanOut = fanOutId === null ? undefined : yield* db.fanOuts.get(fanOutId)
+  return {
+    job,
+    timeline: yield* db.jobs.timeline(job.id),
+    printer: yield* jobPrinter(db, job.printerId),
+    document: (yield* db.jobs.document(job.id)) ?? null,
+    // The link between a reprint and its original, both ways.
+    reprintOf: (yield* db.jobs.reprintOf(job.id)) ?? null,
+    reprints: yield* db.jobs.reprintsOf(job.id),
+    // A child of a job posted to every printer of a destination: that job, and its other printers' jobs.
+    fanOut: fanOut
+      ? {
+          id: fanOut.id,
+          destination: fanOut.printerId,
+          state: fanOut.state,
+          jobs: (yield* db.fanOuts.children(fanOut.id)).map((child) => child.id),
+        }
+      : null,
   }
 }

@@ -162,7 +162,10 @@ export class JobService {
    * never reported created that a power cut could take back.
    */
   async submit(asked: JobRequest): Promise<SubmitOutcome> {
-    const withLogos = await this.units.read((db) => placeLogos(db, asked.projectId, asked.document))
+    // Most documents have no logo: their submission reads no image.
+    const withLogos = asked.document.sections.some((section) => section.type === 'logo')
+      ? await this.units.read((db) => placeLogos(db, asked.projectId, asked.document))
+      : { document: asked.document }
     if ('issues' in withLogos) return { kind: 'invalid', issues: withLogos.issues }
     // Copies are stored as what the printer is sent: the document again and again, a cut between.
     const document =

@@ -64,12 +64,14 @@ export function* createJob(db: Db, job: NewJob, serialised?: string): Unit<Creat
   const printer = yield* db.printers.resolve(job.projectId, job.printerId)
   if (!printer) return { kind: 'unknown_printer' }
   const document = serialised ?? JSON.stringify(job.document)
-  const room = roomFor(yield* db.jobs.openLoad(job.projectId), 1, Buffer.byteLength(document))
+  const bytes = Buffer.byteLength(document)
+  const room = roomFor(yield* db.jobs.openLoad(job.projectId), 1, bytes)
   if (room) return room
   const made = yield* db.jobs.insert({
     ...job,
     printerId: printer.id,
     serialised: document,
+    bytes,
     reprintOf: job.reprintOf ?? null,
     destinationId: job.destinationId ?? null,
     fanOutId: null,
@@ -97,11 +99,8 @@ export function* createFanOut(
   if (present.length === 0) return { kind: 'unknown_printer' }
   // Every child stores the same document: serialised once.
   const document = JSON.stringify(job.document)
-  const room = roomFor(
-    yield* db.jobs.openLoad(job.projectId),
-    present.length,
-    Buffer.byteLength(document) * present.length,
-  )
+  const bytes = Buffer.byteLength(document)
+  const room = roomFor(yield* db.jobs.openLoad(job.projectId), present.length, bytes * present.length)
   if (room) return room
   const id = newId('job')
   const made = yield* db.fanOuts.insert(
@@ -120,6 +119,7 @@ export function* createFanOut(
       printerId,
       idempotencyKey: `${id}/${printerId}`,
       serialised: document,
+      bytes,
       reprintOf: job.reprintOf ?? null,
       destinationId: job.destinationId ?? null,
       fanOutId: id,

@@ -17,15 +17,21 @@ import type {
   StoredImage,
   Webhook,
 } from '../domain/records.ts'
-import type { PrintDocument } from '../protocol/document.ts'
-import type { FailureCode } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
-import type { ProjectEvent } from '../protocol/events.ts'
-import type { Job } from '../protocol/job.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
+import type { EventRepository, FanOutRepository, JobRepository } from './job-repositories.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
+
+export type {
+  EventRepository,
+  FanOutRepository,
+  JobInsert,
+  JobRepository,
+  NewFanOut,
+  OpenLoad,
+} from './job-repositories.ts'
 
 /** What one store call may answer: at once (SQLite) or later (PostgreSQL). */
 type Answer<T> = T | Promise<T>
@@ -268,79 +274,6 @@ export interface WebhookRepository {
   delete(projectId: string, id: string): Answer<boolean>
   /** The webhook's newest deliveries, newest first. */
   deliveries(webhookId: string, limit: number): Answer<DeliveryRecord[]>
-}
-
-/** A new PENDING job as stored: its printer resolved, its document with its text as stored. */
-export interface JobInsert {
-  projectId: string
-  /** The printer's record ID. */
-  printerId: string
-  idempotencyKey: string
-  document: PrintDocument
-  /** The document as JSON text, as stored (its bytes count against the project's limit). */
-  serialised: string
-  metadata: Record<string, string> | null
-  expiresInMs: number
-  maxAttempts: number
-  reprintOf: string | null
-  destinationId: string | null
-  fanOutId: string | null
-}
-
-/** A project's unfinished jobs and their documents' bytes, and how many of each it may have. */
-export interface OpenLoad {
-  jobs: number
-  bytes: number
-  jobLimit: number
-  bytesLimit: number
-}
-
-/**
- * Jobs: each written with its first timeline entry and its project's event, in the change's transaction (the methods
- * units call so far).
- */
-export interface JobRepository {
-  /** The job (or fan-out) a project made with `idempotencyKey`, as it is now. */
-  byIdempotencyKey(projectId: string, idempotencyKey: string): Answer<Job | undefined>
-  openLoad(projectId: string): Answer<OpenLoad>
-  /** A new PENDING job (no checks: the unit that calls it made them). */
-  insert(job: JobInsert): Answer<Job>
-  get(id: string): Answer<Job | undefined>
-  document(id: string): Answer<PrintDocument | undefined>
-  /** A note in the job's timeline at its state now (attempt 0), with a failure family's code: no state changes. */
-  note(id: string, code: FailureCode, message: string): Answer<void>
-}
-
-/** A fan-out's parent as stored: what the application sent that is not its document. */
-export interface NewFanOut {
-  id: string
-  projectId: string
-  /** The destination's name, as posted. */
-  destination: string
-  idempotencyKey: string
-  metadata: Record<string, string> | null
-  expiresInMs: number
-  maxAttempts: number
-}
-
-/** Fan-outs: a parent read as a job whose state its children make, and one child job per printer. */
-export interface FanOutRepository {
-  /** A new fan-out with its children (no checks: the unit that calls it made them). */
-  insert(fanOut: NewFanOut, children: readonly JobInsert[]): Answer<{ job: Job; children: Job[] }>
-  get(id: string): Answer<Job | undefined>
-  /** Its children, in the destination's order of printers. */
-  children(id: string): Answer<Job[]>
-}
-
-/** Each project's event log (the methods units call so far). */
-export interface EventRepository {
-  /** The project's events after `afterId`, oldest first, at most `limit`. */
-  after(projectId: string, afterId: number, limit: number): Answer<ProjectEvent[]>
-  /**
-   * The project's events after `afterId` as Server-Sent Event frames (`id:`, `event:`, `data:` the event as JSON),
-   * oldest first, at most `limit`: written as stored, without parsing them again.
-   */
-  frames(projectId: string, afterId: number, limit: number): Answer<{ id: number; frame: string }[]>
 }
 
 /** The repositories a unit of work may call, by the names both stores give them. */

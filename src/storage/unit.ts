@@ -57,12 +57,12 @@ export function unitStore<Repositories>(): UnitStore<Repositories> {
   })
 }
 
-/** The method a call names, bound to its repository; throws when the store has none such (a unit's mistake). */
-function methodOf(repositories: object, { repository, method }: StoreCall): (...args: unknown[]) => unknown {
+/** Calls the method a call names on its repository; throws when the store has none such (a unit's mistake). */
+function perform(repositories: object, { repository, method, args }: StoreCall): unknown {
   const target = (repositories as Record<string, Record<string, unknown> | undefined>)[repository]
   const found = target?.[method]
   if (typeof found !== 'function') throw new TypeError(`the store has no ${repository}.${method}`)
-  return (found as (...args: unknown[]) => unknown).bind(target)
+  return (found as (...args: readonly unknown[]) => unknown).apply(target, args as unknown[])
 }
 
 /**
@@ -74,7 +74,7 @@ export function runNow<T>(unit: Unit<T>, repositories: object): T {
   while (!step.done) {
     let answer: unknown
     try {
-      answer = methodOf(repositories, step.value)(...step.value.args)
+      answer = perform(repositories, step.value)
     } catch (error) {
       step = unit.throw(error)
       continue
@@ -93,7 +93,7 @@ export async function runAwaiting<T>(unit: Unit<T>, repositories: object): Promi
   while (!step.done) {
     let answer: unknown
     try {
-      answer = await methodOf(repositories, step.value)(...step.value.args)
+      answer = await perform(repositories, step.value)
     } catch (error) {
       step = unit.throw(error)
       continue

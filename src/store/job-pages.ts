@@ -1,288 +1,47 @@
-// Pages of a project's jobs, newest first, with filters (state, printer, creation time, metadata)
-// and a position to go on from. Each page walks one index, the one that answers the most of the
-// query (a metadata entry's, the printer's, the state's, or the project's), through at most
-// PAGE_WINDOW of its entries: a page costs the same whatever the history holds, and may come back
-// short (even empty) with a position to go on from when the other filters left few of them.
-// Pages of a project's fan-out parents (`fanOut`) walk the project's index of parents the same way.
+// Pages of jobs and of fan-out parents, and the dashboard's search, on SQLite: the readings both stores share
+// (storage/job-pages.ts) run at once, in SQLite's dialect (each page told which index it walks).
 import type { Database } from 'bun:sqlite'
-import { FAN_OUT_STATE_ORDER } from '../domain/fan-out.ts'
-import type { JobFilter } from './job-reads.ts'
-import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
-import { bound } from '../sqlite/bound.ts'
-import type { JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+import type { JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+import * as pages from '../storage/job-pages.ts'
+import type { PageDialect, Reading, Statement } from '../storage/job-pages.ts'
+import { type JobRow, toJob } from './job-rows.ts'
 
 export type { JobPage, JobQuery, ParentQuery }
+export { PAGE_WINDOW, SEARCH_WINDOW } from '../storage/job-pages.ts'
 
-/** Index entries one page looks at, at most. */
-export const PAGE_WINDOW = 5_000
-
-type Value = string | number
-
-/**
- * The index a page walks: where its candidates are (`source`, their sequence number `seq`) and
- * which of them (`where`, ending with their position before `before`).
- */
-interface Driver {
-  source: string
-  seq: string
-  where: string
-  values: Value[]
+/** SQLite's way of saying what the stores say differently. */
+export const SQLITE_PAGES: PageDialect = {
+  along: (table, index) => `${table} INDEXED BY ${index}`,
+  jsonEntries: (column) => `json_each(${column})`,
 }
 
-/**
- * A page's walk: the table its rows come from, the index it walks, every condition on a row, and whether the index
- * holds exactly the rows that match.
- */
-interface Walk {
-  table: string
-  columns: string
-  drive: Driver
-  match: { sql: string; values: Value[] }
-  exact: boolean
-}
-
-function driver(query: JobQuery, before: number): Driver {
-  const [entry] = query.metadata ?? []
-  if (entry)
-    return {
-      source: 'job_metadata',
-      seq: 'job_seq',
-      where: `project_id = ${bound()} AND key = ${bound()} AND value = ${bound()} AND job_seq < ?`,
-      values: [query.projectId, entry[0], entry[1], before],
-    }
-  if (query.printerId !== undefined)
-    return {
-      source: 'jobs INDEXED BY jobs_by_printer',
-      seq: 'seq',
-      where: `printer_id = ${bound()} AND seq < ?`,
-      values: [query.printerId, before],
-    }
-  if (query.state !== undefined)
-    return {
-      source: 'jobs INDEXED BY jobs_newest_by_state',
-      seq: 'seq',
-      where: `project_id = ${bound()} AND state = ${bound()} AND seq < ?`,
-      values: [query.projectId, query.state, before],
-    }
-  return {
-    source: 'jobs INDEXED BY jobs_newest',
-    seq: 'seq',
-    where: `project_id = ${bound()} AND seq < ?`,
-    values: [query.projectId, before],
+/** Runs a reading at once: each statement it yields, its rows given back. */
+export function readNow<T>(reading: Reading<T>, db: Database): T {
+  let step = reading.next()
+  while (!step.done) {
+    const { sql, values } = step.value
+    step = reading.next(db.query<unknown, pages.Value[]>(sql).all(...values))
   }
-}
-
-/** The walk itself: the sequence numbers of candidates, newest first, at most `window`. */
-function walk({ source, seq, where, values }: Driver, window: number): { sql: string; values: Value[] } {
-  return {
-    sql: `SELECT ${seq} FROM ${source} WHERE ${where} ORDER BY ${seq} DESC LIMIT ?`,
-    values: [...values, window],
-  }
-}
-
-/** Every condition of the query, on a job row (the driver's own among them: cheap, and exact). */
-function conditions(query: JobQuery): { sql: string; values: Value[] } {
-  const where: string[] = [`project_id = ${bound()}`]
-  const values: Value[] = [query.projectId]
-  const add = (clause: string, ...more: Value[]) => {
-    where.push(clause)
-    values.push(...more)
-  }
-  if (query.state !== undefined) add(`state = ${bound()}`, query.state)
-  if (query.printerId !== undefined) add(`printer_id = ${bound()}`, query.printerId)
-  if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
-  if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
-  for (const [key, value] of query.metadata ?? [])
-    add(
-      `EXISTS (SELECT 1 FROM job_metadata m WHERE m.project_id =
-        jobs.project_id AND m.key = ${bound()} AND m.value = ${bound()} AND
-        m.job_seq = jobs.seq)`,
-      key,
-      value,
-    )
-  return { sql: where.join(' AND '), values }
-}
-
-/**
- * Whether the driver's index holds exactly the jobs that match: the project's (jobs_newest), or the
- * project's in one state (jobs_newest_by_state). A printer's index does not (a printer assigned to
- * another project keeps its older jobs), nor does any other condition.
- */
-function driverIsExact(query: JobQuery): boolean {
-  return (
-    query.printerId === undefined &&
-    query.createdAfter === undefined &&
-    query.createdBefore === undefined &&
-    !query.metadata?.length
-  )
-}
-
-/** The newest `limit` rows of `table` along the walk, older than `before`: the rows, and where the next page starts. */
-function pageOf<Row extends { seq: number }>(
-  db: Database,
-  { table, columns, drive, match, exact }: Walk,
-  limit: number,
-  window: number,
-): { rows: Row[]; next: number | null } {
-  // Where every row the driver finds matches, a page is read along its index: one more row than it
-  // shows, nothing else looked up.
-  if (exact) {
-    const rows = db
-      .query<Row, Value[]>(
-        `SELECT ${columns} FROM ${drive.source} WHERE ${drive.where} ORDER BY ${drive.seq} DESC LIMIT ?`,
-      )
-      .all(...drive.values, limit + 1)
-    return rows.length > limit ? { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq } : { rows, next: null }
-  }
-  const candidates = walk(drive, window)
-  const rows = db
-    .query<Row, Value[]>(
-      `SELECT ${columns} FROM ${table} WHERE seq IN (${candidates.sql}) AND ${match.sql} ORDER BY seq DESC LIMIT ?`,
-    )
-    .all(...candidates.values, ...match.values, limit + 1)
-  if (rows.length > limit) return { rows: rows.slice(0, limit), next: rows[limit - 1]!.seq }
-  // Whether the walk stopped at its window rather than at the end of the index: one entry more
-  // tells. Then the next page goes on from the window's last entry.
-  const beyond = walk(drive, window + 1)
-  const span = db
-    .query<{ n: number; last: number | null }, Value[]>(
-      `WITH w (s) AS (${beyond.sql}) SELECT (SELECT count(*) FROM w) AS n,
-        (SELECT s FROM w ORDER BY s LIMIT 1 OFFSET 1) AS last`,
-    )
-    .get(...beyond.values)!
-  return { rows, next: span.n > window ? span.last : null }
+  return step.value
 }
 
 /** The newest `limit` jobs matching `query`, older than `query.before` if given. */
-export function jobPage(db: Database, query: JobQuery, limit: number, window = PAGE_WINDOW): JobPage {
-  const drive = driver(query, query.before ?? Number.MAX_SAFE_INTEGER)
-  const { rows, next } = pageOf<JobRow>(
-    db,
-    { table: 'jobs', columns: JOB_COLUMNS, drive, match: conditions(query), exact: driverIsExact(query) },
-    limit,
-    window,
-  )
-  return { jobs: rows.map(toJob), next }
+export function jobPage(db: Database, query: JobQuery, limit: number, window?: number): JobPage {
+  const { rows, next } = readNow(pages.jobPage(SQLITE_PAGES, query, limit, window), db)
+  return { jobs: (rows as JobRow[]).map(toJob), next }
 }
 
-/**
- * A fan-out parent's state as a number, from its children: the rank in the domain's order
- * (domain/fan-out.ts, FAN_OUT_STATE_ORDER) of the first state any child is in. Built from that
- * order, never from input; the store's projection of a parent (fan-outs.ts) says the same state.
- */
-const PARENT_STATE_RANK = `(SELECT min(CASE state
-  ${FAN_OUT_STATE_ORDER.map((state, rank) => `WHEN '${state}' THEN ${rank}`).join(' ')}
-  END) FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id =
-  fan_outs.id)`
-
-/** Every condition of a query of fan-out parents, on a parent's row. */
-function parentConditions(query: ParentQuery): { sql: string; values: Value[] } {
-  const where: string[] = ['1']
-  const values: Value[] = []
-  const add = (clause: string, ...more: Value[]) => {
-    where.push(clause)
-    values.push(...more)
-  }
-  if (query.projectId !== undefined) add(`project_id = ${bound()}`, query.projectId)
-  if (query.destination !== undefined) add(`destination = ${bound()}`, query.destination)
-  if (query.createdAfter !== undefined) add('created_at > ?', query.createdAfter)
-  if (query.createdBefore !== undefined) add('created_at < ?', query.createdBefore)
-  for (const [key, value] of query.metadata ?? [])
-    add(
-      `EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.key = ${bound()} AND m.value = ${bound()})`,
-      key,
-      value,
-    )
-  if (query.metadataPrefix !== undefined)
-    add(
-      'EXISTS (SELECT 1 FROM json_each(fan_outs.metadata) m WHERE m.value >= ? AND m.value < ?)',
-      query.metadataPrefix,
-      `${query.metadataPrefix}\u{10FFFF}`,
-    )
-  if (query.childPrinterId !== undefined)
-    add(
-      `EXISTS (SELECT 1 FROM jobs INDEXED BY jobs_of_fan_outs WHERE fan_out_id
-        = fan_outs.id AND printer_id = ${bound()})`,
-      query.childPrinterId,
-    )
-  if (query.state !== undefined)
-    add(`${PARENT_STATE_RANK} = ${bound('?', 'INTEGER')}`, FAN_OUT_STATE_ORDER.indexOf(query.state))
-  return { sql: where.join(' AND '), values }
-}
-
-/** The columns of a fan-out parent's row (FanOuts projects it). */
-const FAN_OUT_COLUMNS =
-  'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
-
-/**
- * The newest `limit` fan-out parents matching `query`, older than `query.before` if given: their
- * rows, newest first, and where the next page starts. Each page walks the project's parents
- * (fan_outs_newest; every project's along the table itself), through at most `window` of them;
- * with no other filter it is read along that index alone.
- */
-export function fanOutRows<Row extends { seq: number }>(
+/** The newest `limit` fan-out parents' rows matching `query`, and where the next page starts. */
+export function fanOutRows<Row>(
   db: Database,
   query: ParentQuery,
   limit: number,
-  window = PAGE_WINDOW,
+  window?: number,
 ): { rows: Row[]; next: number | null } {
-  const before = query.before ?? Number.MAX_SAFE_INTEGER
-  const drive: Driver =
-    query.projectId === undefined
-      ? { source: 'fan_outs', seq: 'seq', where: 'seq < ?', values: [before] }
-      : {
-          source: 'fan_outs INDEXED BY fan_outs_newest',
-          seq: 'seq',
-          where: `project_id = ${bound()} AND seq < ?`,
-          values: [query.projectId, before],
-        }
-  const { projectId: _, before: __, ...filters } = query
-  const exact = Object.values(filters).every(
-    (value) => value === undefined || (Array.isArray(value) && value.length === 0),
-  )
-  return pageOf<Row>(
-    db,
-    { table: 'fan_outs', columns: FAN_OUT_COLUMNS, drive, match: parentConditions(query), exact },
-    limit,
-    window,
-  )
+  return readNow(pages.fanOutRows(SQLITE_PAGES, query, limit, window), db) as { rows: Row[]; next: number | null }
 }
 
-/** Metadata entries a search reads at most, along the index of values: it costs the same whatever the history holds. */
-export const SEARCH_WINDOW = 5_000
-
-/**
- * The dashboard's list and search (any project, any filter; newest first, at most `limit`): the
- * statement and its values. A metadata prefix walks the index of values (at most SEARCH_WINDOW
- * entries) and reads the jobs by their keys.
- */
-export function jobSearch(filter: JobFilter, limit: number): { sql: string; values: Value[] } {
-  const where: string[] = []
-  const values: Value[] = []
-  const add = (clause: string, value: Value | undefined) => {
-    if (value === undefined) return
-    where.push(clause)
-    values.push(value)
-  }
-  add(`project_id = ${bound()}`, filter.projectId)
-  add(`printer_id = ${bound()}`, filter.printerId)
-  add(`state = ${bound()}`, filter.state)
-  add('created_at >= ?', filter.createdFrom)
-  add('created_at < ?', filter.createdBefore)
-  add(`seq < (SELECT seq FROM jobs WHERE id = ${bound()})`, filter.beforeId)
-  if (filter.metadataPrefix !== undefined) {
-    // The values from the prefix up to the next one that does not start with it, along the index.
-    where.push(
-      `seq IN (SELECT job_seq FROM job_metadata INDEXED BY
-        job_metadata_by_value WHERE value >= ? AND value < ? ORDER BY value
-        LIMIT ${SEARCH_WINDOW})`,
-    )
-    values.push(filter.metadataPrefix, `${filter.metadataPrefix}\u{10FFFF}`)
-  }
-  return {
-    sql: `SELECT ${JOB_COLUMNS} FROM jobs
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY seq
-      DESC LIMIT ?`,
-    values: [...values, limit],
-  }
+/** The dashboard's list and search: the statement and its values. */
+export function jobSearch(filter: JobFilter, limit: number): Statement {
+  return pages.jobSearch(SQLITE_PAGES, filter, limit)
 }

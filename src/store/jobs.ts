@@ -168,7 +168,7 @@ export class Jobs extends JobReads implements JobRepository {
     this.insertDocument.run(row.seq, job.serialised)
     // Kept for the job's first dispatch. A job whose creation is rolled back leaves its entry to be
     // pushed out by newer ones (its ID is never made again).
-    this.kept.set(row.id, job.document, Buffer.byteLength(job.serialised))
+    this.kept.set(row.id, job.document, job.bytes)
     return toJob(row)
   }
 

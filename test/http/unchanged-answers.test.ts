@@ -77,7 +77,7 @@ describe('the change stamp', () => {
 })
 
 describe('unchanged answers', () => {
-  const read = (response: Response) => response.text()
+  const read = async (response: Response | Promise<Response>) => (await response).text()
 
   test('made once under a stamp, made again once it moved; each key its own answer', async () => {
     const answers = new UnchangedAnswers()
@@ -95,7 +95,7 @@ describe('unchanged answers', () => {
   test('the kept bytes answer any number of times, as JSON in UTF-8', async () => {
     const answers = new UnchangedAnswers()
     const value = { text: 'Crème brûlée, Zoë · 12 €' }
-    const responses = Array.from({ length: 5 }, () => answers.json('7.0', 'k', () => value))
+    const responses = await Promise.all(Array.from({ length: 5 }, () => answers.json('7.0', 'k', () => value)))
     for (const response of responses) {
       expect(response.headers.get('content-type')).toBe('application/json;charset=utf-8')
       expect(await response.json()).toEqual(value)

@@ -167,7 +167,7 @@ describe('the same tables as the SQLite store', () => {
         [...sqlite.keys()].sort(),
       )
       // Where SQLite orders rows by their rowid, PostgreSQL has it as a column.
-      const rowids: Record<string, string> = { printer_states: 'seq' }
+      const rowids: Record<string, string> = { printer_states: 'seq', job_events: 'seq' }
       for (const [table, columns] of sqlite) {
         const rowid = rowids[table]
         const expected = rowid ? [...columns, rowid].sort() : columns

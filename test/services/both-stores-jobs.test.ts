@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { PrintDocument } from '../../src/protocol/document.ts'
 import type { Actor } from '../../src/services/actor.ts'
 import { DestinationService } from '../../src/services/destinations.ts'
+import { JobQueries } from '../../src/services/job-queries.ts'
 import { JobService, type SubmitOutcome } from '../../src/services/jobs.ts'
 import { PrinterService } from '../../src/services/printers.ts'
 import { WebhookService } from '../../src/services/project-webhooks.ts'
@@ -115,6 +116,56 @@ for (const [name, open] of Object.entries(ENGINES)) {
       const outcome = await submit('front', 'order-4')
       if (outcome.kind !== 'created') throw new Error(outcome.kind)
       expect(outcome.job.printerId).toBe(printers.bar!)
+    })
+
+    test('read back: newest first, a page at a time, by state, printer, metadata; a detail and its links', async () => {
+      const queries = new JobQueries(engine.units)
+      const newest = await queries.newest(projectId)
+      // The fan-out's children (its parent is not a job that prints), the last made first.
+      const parentId = newest[1]!.idempotencyKey.split('/')[0]!
+      expect(newest.map((job) => job.idempotencyKey)).toEqual([
+        'order-4',
+        `${parentId}/${printers.bar}`,
+        `${parentId}/${printers.kitchen}`,
+        'retried-order',
+        'order-1',
+      ])
+      const first = await queries.page({ projectId }, 2)
+      expect(first.jobs).toEqual(newest.slice(0, 2))
+      const second = await queries.page({ projectId, before: first.next! }, 10)
+      expect(second).toEqual({ jobs: newest.slice(2), next: null })
+      expect((await queries.page({ projectId, printerId: printers.kitchen! }, 10)).jobs.map((job) => job.id)).toEqual(
+        newest.filter((job) => job.printerId === printers.kitchen).map((job) => job.id),
+      )
+      expect((await queries.page({ projectId, metadata: [['order', '42']], state: 'PENDING' }, 10)).jobs).toHaveLength(
+        5,
+      )
+      expect((await queries.page({ projectId, metadata: [['order', '43']] }, 10)).jobs).toEqual([])
+      const parents = await queries.page({ projectId, fanOut: true }, 10)
+      expect(parents.jobs.map((job) => job.printerId)).toEqual(['everywhere'])
+      expect(await queries.fanOutPosition(parents.jobs[0]!.id)).toBeGreaterThan(0)
+      expect((await queries.fanOutPage({ metadataPrefix: '4' }, 10)).jobs).toEqual(parents.jobs)
+      expect((await queries.find({ projectId, metadataPrefix: '4' }, 3)).map((job) => job.id)).toEqual(
+        newest.slice(0, 3).map((job) => job.id),
+      )
+      const [child] = await engine.units.read((db) => db.fanOuts.children(parents.jobs[0]!.id))
+      const detail = await queries.detail(child!.id)
+      expect(detail).toMatchObject({
+        job: { id: child!.id },
+        timeline: [{ state: 'PENDING', attempt: 0, errorCode: null }],
+        printer: { remoteId: 'kitchen' },
+        document: DOCUMENT,
+        reprintOf: null,
+        reprints: [],
+        fanOut: { id: parents.jobs[0]!.id, destination: 'everywhere', state: 'PENDING' },
+      })
+      const parent = await queries.detail(parents.jobs[0]!.id)
+      expect(parent).toMatchObject({
+        job: { printerId: 'everywhere' },
+        children: [{ printer: { remoteId: 'kitchen' } }, { printer: { remoteId: 'bar' } }],
+      })
+      expect(await queries.detail('job_none')).toBeUndefined()
+      expect(await queries.lastReceipt(printers.kitchen!)).toBeUndefined()
     })
   })
 }

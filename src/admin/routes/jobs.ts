@@ -39,8 +39,8 @@ function jobFilter(url: string): JobFilter & { fanOut: boolean } {
 }
 
 /** The list's filters for fan-out parents: a printer is one of a parent's children's; `before` a parent's ID. */
-function parentQuery(filter: JobFilter, position: (id: string) => number | undefined): ParentQuery {
-  const before = filter.beforeId === undefined ? undefined : (position(filter.beforeId) ?? 0)
+function parentQuery(filter: JobFilter, position: number | undefined): ParentQuery {
+  const before = filter.beforeId === undefined ? undefined : (position ?? 0)
   const query: ParentQuery = {
     projectId: filter.projectId,
     childPrinterId: filter.printerId,
@@ -56,36 +56,35 @@ function parentQuery(filter: JobFilter, position: (id: string) => number | undef
 
 export function jobRoutes(context: AdminContext) {
   const { services } = context
-  const jobOr404 = (id: string) => {
-    const job = services.jobQueries.get(id)
+  const jobOr404 = async (id: string) => {
+    const job = await services.jobQueries.get(id)
     if (!job) throw notFound('There is no such job.')
     return job
   }
   return (
     adminRouter(services, STAFF)
-      .get('/jobs', ({ request }): AdminJobList => {
+      .get('/jobs', async ({ request }): Promise<AdminJobList> => {
         const { fanOut, ...filter } = jobFilter(request.url)
         if (fanOut) {
-          const page = services.jobQueries.fanOutPage(
-            parentQuery(filter, (id) => services.jobQueries.fanOutPosition(id)),
-            JOB_LIST_LIMIT,
-          )
+          const before =
+            filter.beforeId === undefined ? undefined : await services.jobQueries.fanOutPosition(filter.beforeId)
+          const page = await services.jobQueries.fanOutPage(parentQuery(filter, before), JOB_LIST_LIMIT)
           return { jobs: page.jobs, more: page.next !== null }
         }
-        const found = services.jobQueries.find(filter, JOB_LIST_LIMIT)
+        const found = await services.jobQueries.find(filter, JOB_LIST_LIMIT)
         return { jobs: found, more: found.length === JOB_LIST_LIMIT }
       })
       // A job with its timeline, document, printer and links; or one posted to every printer of a
       // destination, with each printer's job and its printer.
-      .get('/jobs/:id', ({ params }): AdminJobDetail | AdminFanOutDetail => {
-        const detail = services.jobQueries.detail(params.id)
+      .get('/jobs/:id', async ({ params }): Promise<AdminJobDetail | AdminFanOutDetail> => {
+        const detail = await services.jobQueries.detail(params.id)
         if (!detail) throw notFound('There is no such job.')
         return detail
       })
       .get('/jobs/:id/preview.png', async ({ params }) => {
-        const job = jobOr404(params.id)
-        const printer = services.jobQueries.printerOf(job)
-        const document = services.jobQueries.document(job.id)
+        const job = await jobOr404(params.id)
+        const printer = await services.jobQueries.printerOf(job)
+        const document = await services.jobQueries.document(job.id)
         if (!printer || !document) throw notFound("This job's printer or document is no longer kept.")
         return new Response(await receiptImage(context, job.id, document, printer), {
           headers: { 'content-type': 'image/png' },

@@ -170,7 +170,7 @@ export function printerRoutes(context: AdminContext) {
       })
       .get('/printers/:id/last-receipt.png', async ({ params }) => {
         const printer = await printerOr404(params.id)
-        const last = services.jobQueries.lastReceipt(printer.id)
+        const last = await services.jobQueries.lastReceipt(printer.id)
         if (!last) throw notFound('This printer has not printed anything yet.')
         const { job, document } = last
         return new Response(await receiptImage(context, job.id, document, printer), {

@@ -41,7 +41,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
           share = submissions.take(key.id, bytes)
         } catch (error) {
           // Over the key's quota, a retry of a job already made is still answered with it.
-          const existing = services.jobQueries.byIdempotencyKey(params.projectId, input.idempotencyKey)
+          const existing = await services.jobQueries.byIdempotencyKey(params.projectId, input.idempotencyKey)
           if (!existing) throw error
           set.status = 200
           return submittedJob({ kind: 'duplicate', job: existing })
@@ -60,8 +60,8 @@ export function jobRoutes({ services, submissions }: ApiContext) {
         return newestPages.json(
           services.changeStamp(),
           `${params.projectId} ${state ?? ''} ${key.keyPrefix}`,
-          (): ListJobsResponse => ({
-            jobs: services.jobQueries.newest(params.projectId, state),
+          async (): Promise<ListJobsResponse> => ({
+            jobs: await services.jobQueries.newest(params.projectId, state),
             keyPrefix: key.keyPrefix,
           }),
         )
@@ -73,7 +73,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
         printer === undefined || query.fanOut
           ? printer
           : ((await services.printers.resolve(params.projectId, printer))?.id ?? printer)
-      const page = services.jobQueries.page(
+      const page = await services.jobQueries.page(
         { ...query, projectId: params.projectId, ...(printerId !== undefined ? { printerId } : {}) },
         asked.limit,
       )

@@ -1,0 +1,105 @@
+// The repositories of jobs every store implements, as the services' units of work call them (repositories.ts has the
+// others): jobs, fan-outs and each project's events.
+import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+import type { PrintDocument } from '../protocol/document.ts'
+import type { ProjectEvent } from '../protocol/events.ts'
+import type { FailureCode } from '../protocol/failures.ts'
+import type { Job, JobState } from '../protocol/job.ts'
+
+/** What one store call may answer: at once (SQLite) or later (PostgreSQL). */
+type Answer<T> = T | Promise<T>
+
+/** A new PENDING job as stored: its printer resolved, its document with its text as stored. */
+export interface JobInsert {
+  projectId: string
+  /** The printer's record ID. */
+  printerId: string
+  idempotencyKey: string
+  document: PrintDocument
+  /** The document as JSON text, as stored (its bytes count against the project's limit). */
+  serialised: string
+  /** Its length in bytes (UTF-8). */
+  bytes: number
+  metadata: Record<string, string> | null
+  expiresInMs: number
+  maxAttempts: number
+  reprintOf: string | null
+  destinationId: string | null
+  fanOutId: string | null
+}
+
+/** A project's unfinished jobs and their documents' bytes, and how many of each it may have. */
+export interface OpenLoad {
+  jobs: number
+  bytes: number
+  jobLimit: number
+  bytesLimit: number
+}
+
+/**
+ * Jobs: each written with its first timeline entry and its project's event, in the change's transaction (the methods
+ * units call so far).
+ */
+export interface JobRepository {
+  /** The job (or fan-out) a project made with `idempotencyKey`, as it is now. */
+  byIdempotencyKey(projectId: string, idempotencyKey: string): Answer<Job | undefined>
+  openLoad(projectId: string): Answer<OpenLoad>
+  /** A new PENDING job (no checks: the unit that calls it made them). */
+  insert(job: JobInsert): Answer<Job>
+  get(id: string): Answer<Job | undefined>
+  document(id: string): Answer<PrintDocument | undefined>
+  /** A note in the job's timeline at its state now (attempt 0), with a failure family's code: no state changes. */
+  note(id: string, code: FailureCode, message: string): Answer<void>
+  /** A project's newest jobs, newest first, optionally of one state (the specification's list). */
+  newest(projectId: string, state?: JobState): Answer<Job[]>
+  /** A page of a project's jobs, or of its fan-out parents (`fanOut`), newest first. */
+  page(query: JobQuery, limit: number): Answer<JobPage>
+  /** The dashboard's search: jobs of any project matching `filter`, newest first, at most `limit`. */
+  find(filter: JobFilter, limit: number): Answer<Job[]>
+  /** Every state the job went through, oldest first. */
+  timeline(id: string): Answer<JobEvent[]>
+  /** The job a reprint was made from; null for a job that is not a reprint (undefined: no such job). */
+  reprintOf(id: string): Answer<string | null | undefined>
+  /** The reprints made of a job, oldest first. */
+  reprintsOf(id: string): Answer<string[]>
+  /** The newest job of a printer that printed, for its last receipt. */
+  lastCompleted(printerId: string): Answer<Job | undefined>
+}
+
+/** A fan-out's parent as stored: what the application sent that is not its document. */
+export interface NewFanOut {
+  id: string
+  projectId: string
+  /** The destination's name, as posted. */
+  destination: string
+  idempotencyKey: string
+  metadata: Record<string, string> | null
+  expiresInMs: number
+  maxAttempts: number
+}
+
+/** Fan-outs: a parent read as a job whose state its children make, and one child job per printer. */
+export interface FanOutRepository {
+  /** A new fan-out with its children (no checks: the unit that calls it made them). */
+  insert(fanOut: NewFanOut, children: readonly JobInsert[]): Answer<{ job: Job; children: Job[] }>
+  get(id: string): Answer<Job | undefined>
+  /** Its children, in the destination's order of printers. */
+  children(id: string): Answer<Job[]>
+  /** A page of the parents matching `query`, newest first, as jobs. */
+  page(query: ParentQuery, limit: number): Answer<JobPage>
+  /** A parent's position in the newest-first order (for the page after it); undefined when `id` is none. */
+  position(id: string): Answer<number | undefined>
+  /** The fan-out a job is a child of; null when it is none's. */
+  parentOf(jobId: string): Answer<string | null>
+}
+
+/** Each project's event log (the methods units call so far). */
+export interface EventRepository {
+  /** The project's events after `afterId`, oldest first, at most `limit`. */
+  after(projectId: string, afterId: number, limit: number): Answer<ProjectEvent[]>
+  /**
+   * The project's events after `afterId` as Server-Sent Event frames (`id:`, `event:`, `data:` the event as JSON),
+   * oldest first, at most `limit`: written as stored, without parsing them again.
+   */
+  frames(projectId: string, afterId: number, limit: number): Answer<{ id: number; frame: string }[]>
+}
