@@ -13,8 +13,8 @@ import {
   type NewJob,
   OPEN_BYTES_PER_PROJECT,
 } from '../storage/job-creation.ts'
-import { DB, type JobInsert, type JobRepository, type NewFanOut, type OpenLoad } from '../storage/repositories.ts'
-import { runNow } from '../storage/unit.ts'
+import type { Db, JobInsert, JobRepository, NewFanOut, OpenLoad, Repositories } from '../storage/repositories.ts'
+import { answeringAtOnce, runNow } from '../storage/unit.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import { BoundedMap } from '../platform/bounded-map.ts'
 import { newId } from '../storage/ids.ts'
@@ -91,9 +91,12 @@ export class Jobs extends JobReads implements JobRepository {
     )
   }
 
-  /** What the creation units (storage/job-creation.ts) call on this store. */
-  private get repositories() {
-    return { jobs: this, printers: this.printers, fanOuts: this.fanOuts }
+  /** What the creation units (storage/job-creation.ts) call on this store, answered at once. */
+  private creationDb: Db | undefined
+
+  private get repositories(): Db {
+    this.creationDb ??= answeringAtOnce<Repositories>({ jobs: this, printers: this.printers, fanOuts: this.fanOuts })
+    return this.creationDb
   }
 
   /**
@@ -102,12 +105,12 @@ export class Jobs extends JobReads implements JobRepository {
    * back). `serialised`: the document as JSON.stringify wrote it, when the caller has it already.
    */
   create(job: NewJob, serialised?: string): CreateJobOutcome {
-    return this.commits.write(() => runNow(createJob(DB, job, serialised), this.repositories))
+    return this.commits.write(() => runNow(createJob(this.repositories, job, serialised), {}))
   }
 
   /** Creates a fan-out in the open transaction (storage/job-creation.ts says how). */
   createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
-    return this.commits.write(() => runNow(createFanOut(DB, job, printers), this.repositories))
+    return this.commits.write(() => runNow(createFanOut(this.repositories, job, printers), {}))
   }
 
   /** Logs a new job and remembers it is not yet on disk. */
