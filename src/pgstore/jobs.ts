@@ -131,6 +131,11 @@ export class PgJobs implements JobRepository {
     return rows.map((row) => row.id)
   }
 
+  async wasPruned(projectId: string, id: string): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM pruned_jobs WHERE id = ${id} AND project_id = ${projectId}`
+    return rows.length > 0
+  }
+
   async lastCompleted(printerId: string): Promise<Job | undefined> {
     const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs
       WHERE printer_id = ${printerId} AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`

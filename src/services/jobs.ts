@@ -24,7 +24,7 @@ import {
   createJob,
   type NewJob,
 } from '../storage/job-creation.ts'
-import type { UnitRunner } from '../storage/repositories.ts'
+import type { Db, UnitRunner } from '../storage/repositories.ts'
 import type { Unit } from '../storage/unit.ts'
 import { SqliteUnits } from '../store/units.ts'
 
@@ -132,6 +132,34 @@ interface Submitted {
   printed: Job[]
 }
 
+/**
+ * What a reprint starts from: the original job and its document as stored; or why there is none (a fan-out's
+ * children are reprinted one by one; a retry of the reprint finds the one it made).
+ */
+function* reprintable(
+  db: Db,
+  jobId: string,
+  options: { projectId?: string | undefined; idempotencyKey?: string | undefined },
+): Unit<ReprintOutcome | { original: Job; stored: PrintDocument }> {
+  const original = yield* db.jobs.get(jobId)
+  const fanOut = original ? undefined : yield* db.fanOuts.get(jobId)
+  if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId))
+    return { kind: 'fan_out', children: (yield* db.fanOuts.children(jobId)).map((child) => child.id) }
+  if (!original || (options.projectId !== undefined && original.projectId !== options.projectId)) {
+    // Deleted by retention: said as such (its document is gone), not as a job that never was.
+    const pruned = options.projectId !== undefined && !original && (yield* db.jobs.wasPruned(options.projectId, jobId))
+    return { kind: pruned ? 'document_gone' : 'unknown_job' }
+  }
+  if (options.idempotencyKey !== undefined) {
+    const known = yield* db.jobs.byIdempotencyKey(original.projectId, options.idempotencyKey)
+    if (known) return { kind: 'duplicate', job: known, reprintOf: (yield* db.jobs.reprintOf(known.id)) ?? undefined }
+  }
+  const stored = yield* db.jobs.document(original.id)
+  if (!stored) return { kind: 'document_gone' }
+  if (!(yield* db.printers.get(original.printerId))) return { kind: 'printer_removed' }
+  return { original, stored }
+}
+
 export class JobService {
   private readonly sqlite: Store | undefined
   private readonly units: UnitRunner
@@ -233,22 +261,9 @@ export class JobService {
     jobId: string,
     options: { projectId?: string; idempotencyKey?: string; actor?: Actor } = {},
   ): Promise<ReprintOutcome> {
-    const original = this.store.jobs.get(jobId)
-    const fanOut = original ? undefined : this.store.fanOuts.get(jobId)
-    if (fanOut && (options.projectId === undefined || fanOut.projectId === options.projectId))
-      return { kind: 'fan_out', children: this.store.fanOuts.children(jobId).map((child) => child.id) }
-    if (!original || (options.projectId !== undefined && original.projectId !== options.projectId)) {
-      // Deleted by retention: said as such (its document is gone), not as a job that never was.
-      const pruned = options.projectId !== undefined && !original && this.store.jobs.wasPruned(options.projectId, jobId)
-      return { kind: pruned ? 'document_gone' : 'unknown_job' }
-    }
-    if (options.idempotencyKey !== undefined) {
-      const known = this.store.jobs.byIdempotencyKey(original.projectId, options.idempotencyKey)
-      if (known) return { kind: 'duplicate', job: known, reprintOf: this.store.jobs.reprintOf(known.id) ?? undefined }
-    }
-    const stored = this.store.jobs.document(original.id)
-    if (!stored) return { kind: 'document_gone' }
-    if (!this.store.printers.get(original.printerId)) return { kind: 'printer_removed' }
+    const found = await this.units.read((db) => reprintable(db, jobId, options))
+    if ('kind' in found) return found
+    const { original, stored } = found
     const document = reprintDocument(stored, Date.parse(original.createdAt))
     if (!validate(documentRule, document).ok || !fitsInOneFrame(document, original.metadata))
       return { kind: 'no_room_for_mark' }
@@ -263,20 +278,22 @@ export class JobService {
       // An operator's reprint is in the audit log; an application's is its events'.
       audited: options.actor && { actor: options.actor, action: 'jobs.reprint', target: original.id },
     })
-    return outcome.kind === 'created' || outcome.kind === 'duplicate'
-      ? { ...outcome, reprintOf: this.store.jobs.reprintOf(outcome.job.id) ?? undefined }
-      : outcome
+    if (outcome.kind !== 'created' && outcome.kind !== 'duplicate') return outcome
+    const reprintOf = await this.units.read((db) => db.jobs.reprintOf(outcome.job.id))
+    return { ...outcome, reprintOf: reprintOf ?? undefined }
   }
 
   /**
    * One of the project's jobs (or fan-outs), and a fan-out's children (one job per printer); undefined when it has none
    * of that ID.
    */
-  get(projectId: string, jobId: string): { job: Job; children?: Job[] } | undefined {
-    const job = this.store.jobs.get(jobId)
-    if (job) return job.projectId === projectId ? { job } : undefined
-    const parent = this.store.fanOuts.get(jobId)
-    return parent?.projectId === projectId ? { job: parent, children: this.store.fanOuts.children(jobId) } : undefined
+  get(projectId: string, jobId: string): Promise<{ job: Job; children?: Job[] } | undefined> {
+    return this.units.read(function* (db): Unit<{ job: Job; children?: Job[] } | undefined> {
+      const job = yield* db.jobs.get(jobId)
+      if (job) return job.projectId === projectId ? { job } : undefined
+      const parent = yield* db.fanOuts.get(jobId)
+      return parent?.projectId === projectId ? { job: parent, children: yield* db.fanOuts.children(jobId) } : undefined
+    })
   }
 
   /**

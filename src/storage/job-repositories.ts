@@ -62,6 +62,8 @@ export interface JobRepository {
   reprintOf(id: string): Answer<string | null | undefined>
   /** The reprints made of a job, oldest first. */
   reprintsOf(id: string): Answer<string[]>
+  /** Whether retention deleted the project's job of this ID (remembered for a while). */
+  wasPruned(projectId: string, id: string): Answer<boolean>
   /** The newest job of a printer that printed, for its last receipt. */
   lastCompleted(printerId: string): Answer<Job | undefined>
 }

@@ -167,5 +167,36 @@ for (const [name, open] of Object.entries(ENGINES)) {
       expect(await queries.detail('job_none')).toBeUndefined()
       expect(await queries.lastReceipt(printers.kitchen!)).toBeUndefined()
     })
+
+    test('a reprint: its document again under a REPRINT banner, linked both ways, once a key', async () => {
+      const original = (await jobs.submit({
+        projectId,
+        printerId: 'kitchen',
+        idempotencyKey: 'to-reprint',
+        document: DOCUMENT,
+        metadata: null,
+      })) as { job: { id: string } }
+      const reprint = await jobs.reprint(original.job.id, { projectId, idempotencyKey: 'reprint-1' })
+      if (reprint.kind !== 'created') throw new Error(reprint.kind)
+      expect(reprint.reprintOf).toBe(original.job.id)
+      const printed = await engine.units.read((db) => db.jobs.document(reprint.job.id))
+      expect(JSON.stringify(printed)).toContain('REPRINT')
+      expect(await jobs.reprint(original.job.id, { projectId, idempotencyKey: 'reprint-1' })).toEqual({
+        kind: 'duplicate',
+        job: reprint.job,
+        reprintOf: original.job.id,
+      })
+      expect(await engine.units.read((db) => db.jobs.reprintsOf(original.job.id))).toEqual([reprint.job.id])
+      expect(await jobs.reprint('job_none', { projectId })).toEqual({ kind: 'unknown_job' })
+      expect(await jobs.reprint(original.job.id, { projectId: 'prj_other' })).toEqual({ kind: 'unknown_job' })
+      const [parent] = (await new JobQueries(engine.units).page({ projectId, fanOut: true }, 1)).jobs
+      const children = await engine.units.read((db) => db.fanOuts.children(parent!.id))
+      expect(await jobs.reprint(parent!.id, { projectId })).toEqual({
+        kind: 'fan_out',
+        children: children.map((child) => child.id),
+      })
+      expect(await jobs.get(projectId, parent!.id)).toEqual({ job: parent!, children })
+      expect(await jobs.get('prj_other', original.job.id)).toBeUndefined()
+    })
   })
 }

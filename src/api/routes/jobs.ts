@@ -87,7 +87,7 @@ export function jobRoutes({ services, submissions }: ApiContext) {
     .get(`${JOBS_PATH}/:jobId`, async ({ request, params }): Promise<JobDetailResponse> => {
       await authenticate(services, request, params.projectId, 'jobs:read')
       new QueryReader(request.url, []).check()
-      const found = jobs.get(params.projectId, params.jobId)
+      const found = await jobs.get(params.projectId, params.jobId)
       projectJob(found?.job, params.projectId)
       return found!
     })
