@@ -1,8 +1,8 @@
-// Units of work: one piece of code, run at once on synchronous repositories and awaited on asynchronous ones, with
-// the same answers, the same exceptions caught where the unit catches them, and a clear error for a call no
-// repository has.
+// Units of work: one piece of code, run at once on synchronous repositories (straight through when they answer at
+// once) and awaited on asynchronous ones, with the same answers, the same exceptions caught where the unit catches
+// them, and a clear error for a call no repository has.
 import { describe, expect, test } from 'bun:test'
-import { runAwaiting, runNow, type Unit, unitStore } from '../../src/storage/unit.ts'
+import { answeringAtOnce, runAwaiting, runNow, type Unit, type UnitStore, unitStore } from '../../src/storage/unit.ts'
 
 interface Counters {
   get(name: string): number | undefined
@@ -77,6 +77,38 @@ describe('units of work', () => {
     const wrong = unitStore<{ counters: Counters; missing: Counters }>()
     expect(() => runNow(wrong.missing.get('a'), { counters: new SyncCounters() })).toThrow(
       'the store has no missing.get',
+    )
+  })
+
+  test('on a store that answers at once, a unit runs straight through: the same answers, never suspended', () => {
+    /** The same as addBoth, given its store. */
+    function* addBothOn(store: UnitStore<Repositories>, by: number): Unit<{ a: number; b: number } | 'refused'> {
+      try {
+        const a = yield* store.counters.add('a', by)
+        const b = yield* store.counters.add('b', by)
+        return { a, b }
+      } catch (error) {
+        if (error instanceof RangeError) return 'refused'
+        throw error
+      }
+    }
+    const counters = new SyncCounters()
+    const atOnce = answeringAtOnce<Repositories>({ counters })
+    const unit = addBothOn(atOnce, 2)
+    // One step ends it: no call was yielded to a runner.
+    expect(unit.next()).toEqual({ done: true, value: { a: 2, b: 2 } })
+    expect(runNow(addBothOn(atOnce, 3), {})).toEqual({ a: 5, b: 5 })
+    expect(runNow(addBothOn(atOnce, -1), {})).toBe('refused')
+    expect(counters.values).toEqual(
+      new Map([
+        ['a', 5],
+        ['b', 5],
+      ]),
+    )
+    const wrong = answeringAtOnce<{ counters: Counters; missing: Counters }>({ counters })
+    expect(() => runNow(wrong.missing.get('a'), {})).toThrow('the store has no missing')
+    expect(() => runNow((wrong.counters as unknown as { nothing(): Unit<void> }).nothing(), {})).toThrow(
+      'the store has no counters.nothing',
     )
   })
 })
