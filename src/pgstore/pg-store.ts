@@ -19,6 +19,7 @@ import { PgEvents } from './events.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { type JobLimits, PgFanOuts, PgJobs } from './jobs.ts'
+import { PgJobStates } from './job-states.ts'
 import { ADMIN_SESSION_LIFETIME, type SessionLifetime } from '../domain/accounts.ts'
 
 export interface PgStoreOptions {
@@ -121,6 +122,7 @@ export class PgStore implements UnitRunner {
       jobs: new PgJobs(sql, this.now, events, this.jobLimits, fanOuts),
       fanOuts,
       events,
+      jobStates: new PgJobStates(sql, this.now, events, fanOuts),
       settings: new PgSettings(sql),
       printers: new PgPrinters(sql, this.now),
       printerStates: new PgPrinterStates(sql, this.now),

@@ -15,8 +15,9 @@ import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
 import type { Actor } from './actor.ts'
-import { type AuditedChange, recordChange, recordedChange } from './audit.ts'
+import { type AuditedChange, recordedChange } from './audit.ts'
 import { noteLeftOut, placeLogos } from './job-documents.ts'
+import { cancelJob } from '../storage/job-cancel.ts'
 import {
   type CreateFanOutOutcome,
   type CreateJobOutcome,
@@ -320,11 +321,11 @@ export class JobService {
    * An operator cancels: a PENDING job at once; a dispatched one is marked, and its agent is asked
    * (it ends CANCELLED unless the agent reports it already submitted it).
    */
-  cancel(actor: Actor, jobId: string): CancelOutcome {
-    const outcome = this.store.commits.write(() => {
-      const done = this.store.jobStates.cancel(jobId)
+  async cancel(actor: Actor, jobId: string): Promise<CancelOutcome> {
+    const outcome = await this.units.write(function* (db): Unit<CancelOutcome> {
+      const done = yield* cancelJob(db, jobId)
       if (done.kind === 'cancelled' || done.kind === 'requested')
-        recordChange(this.store, { actor, action: 'jobs.cancel', target: jobId })
+        yield* recordedChange(db, { actor, action: 'jobs.cancel', target: jobId })
       return done
     })
     if (outcome.kind === 'requested') this.listener.cancelRequested()

@@ -5,6 +5,7 @@ import type { PrintDocument } from '../protocol/document.ts'
 import type { ProjectEvent } from '../protocol/events.ts'
 import type { FailureCode } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
+import type { CancelRequest } from '../domain/job-transitions.ts'
 
 /** What one store call may answer: at once (SQLite) or later (PostgreSQL). */
 type Answer<T> = T | Promise<T>
@@ -104,4 +105,19 @@ export interface EventRepository {
    * oldest first, at most `limit`: written as stored, without parsing them again.
    */
   frames(projectId: string, afterId: number, limit: number): Answer<{ id: number; frame: string }[]>
+}
+
+/** A job as a cancellation reads it: the job, and whether its agent was asked to stop it already. */
+export interface CancelView {
+  job: Job
+  cancelRequested: boolean
+}
+
+/** The job state machine's steps the units call so far (each a statement guarded by the table's states). */
+export interface JobStateRepository {
+  forCancel(id: string): Answer<CancelView | undefined>
+  /** CANCELLED at once, from `from`, the state it was read in; undefined when the step no longer applies. */
+  cancelNow(id: string, from: JobState): Answer<Job | undefined>
+  /** Its agent is to be asked to stop it, when `request` applies to its state; the job, marked. */
+  requestCancel(id: string, request: CancelRequest): Answer<Job | undefined>
 }

@@ -21,14 +21,16 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
-import type { EventRepository, FanOutRepository, JobRepository } from './job-repositories.ts'
+import type { EventRepository, FanOutRepository, JobRepository, JobStateRepository } from './job-repositories.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
 export type {
+  CancelView,
   EventRepository,
   FanOutRepository,
   JobInsert,
   JobRepository,
+  JobStateRepository,
   NewFanOut,
   OpenLoad,
 } from './job-repositories.ts'
@@ -295,6 +297,7 @@ export interface Repositories {
   jobs: JobRepository
   fanOuts: FanOutRepository
   events: EventRepository
+  jobStates: JobStateRepository
 }
 
 /** The store as units of work see it. */

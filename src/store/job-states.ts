@@ -5,7 +5,7 @@
 // may take them back, and they are learned again (a job still DISPATCHING is sent again, and its
 // agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
-import { canApply, type CancelRequest, isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
+import { type CancelRequest, JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
@@ -13,6 +13,9 @@ import type { JobLog } from './job-log.ts'
 import { type JobRow, JOB_COLUMNS, toJob } from './job-rows.ts'
 import { type Attempt, JobStateReads } from './job-state-reads.ts'
 import { from, type GuardedStatements, guardedStatements } from './job-state-statements.ts'
+import { cancelJob } from '../storage/job-cancel.ts'
+import type { CancelView, Db, JobStateRepository, Repositories } from '../storage/repositories.ts'
+import { answeringAtOnce, runNow } from '../storage/unit.ts'
 import { stateIn } from './sql.ts'
 import type { CancelOutcome } from '../domain/job-queries.ts'
 
@@ -50,7 +53,7 @@ const AGENT_AWAY = failure(
 /** The failure an expired job records. */
 const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
-export class JobStates extends JobStateReads {
+export class JobStates extends JobStateReads implements JobStateRepository {
   private readonly sql: GuardedStatements
 
   constructor(
@@ -144,51 +147,50 @@ export class JobStates extends JobStateReads {
   }
 
   /**
-   * A cancellation: a PENDING job at once; a dispatched one is marked, and the agent is asked (the
-   * job ends CANCELLED unless the agent reports it already submitted it), when `request` applies
-   * to its state: an operator's (`requestCancel`) to any job not yet printing; an application's to
-   * a job its agent has not confirmed it holds (`requestCancelInFlight`), or for a printer that
-   * polls, one the printer has not fetched (`requestCancelUnfetched`).
+   * A cancellation (storage/job-cancel.ts says how): a PENDING job at once; a dispatched one is marked, and the agent
+   * is asked, when `request` applies to its state.
    */
   cancel(id: string, request: CancelRequest = 'requestCancel'): CancelOutcome {
-    return this.commits.write((): CancelOutcome => {
-      const row = this.db
-        .query<JobRow & { cancel_requested_at: number | null }, [string]>(
-          `SELECT ${JOB_COLUMNS}, cancel_requested_at FROM jobs WHERE id = ?`,
-        )
-        .get(id)
-      if (!row) return { kind: 'unknown' }
-      const now = this.now()
-      if (canApply('cancel', row.state)) {
-        const done = this.db
-          .query<JobRow, [number, string]>(
-            `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 AND
-              ${from('cancel')} RETURNING ${JOB_COLUMNS}`,
-          )
-          .get(now, id)!
-        this.log.changed(row.state, done, toJob(done))
-        return { kind: 'cancelled', job: toJob(done) }
-      }
-      // Asked before and still open (the agent confirmed receipt since): the same request, still waited on.
-      if (row.cancel_requested_at !== null && canApply('requestCancel', row.state))
-        return { kind: 'requested', job: toJob(row) }
-      if (canApply(request, row.state)) {
-        const marked = this.db
-          .query<JobRow, [number, string]>(
-            `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1),
-              updated_at = ?1 WHERE id = ?2 AND ${from(request)} RETURNING
-              ${JOB_COLUMNS}`,
-          )
-          .get(now, id)!
-        if (row.cancel_requested_at === null)
-          this.log.noted(marked, 'cancellation requested; the agent is asked to stop it')
-        return { kind: 'requested', job: toJob(marked) }
-      }
-      // With the agent (an application's cancel, unless its printer polls and has not fetched it), at the printer or
-      // printed: too late; else finished.
-      const tooLate = !isTerminal(row.state) || (JOB_STATE_SETS.atPrinter as readonly JobState[]).includes(row.state)
-      return { kind: tooLate ? 'too_late' : 'finished', job: toJob(row) }
-    })
+    this.atOnce ??= answeringAtOnce<Repositories>({ jobStates: this })
+    const db = this.atOnce
+    return this.commits.write(() => runNow(cancelJob(db, id, request), {}))
+  }
+
+  /** The store's steps, answered at once, as the cancellation unit calls them. */
+  private atOnce: Db | undefined
+
+  forCancel(id: string): CancelView | undefined {
+    const row = this.db
+      .query<JobRow & { cancel_requested_at: number | null }, [string]>(
+        `SELECT ${JOB_COLUMNS}, cancel_requested_at FROM jobs WHERE id = ?`,
+      )
+      .get(id)
+    return row ? { job: toJob(row), cancelRequested: row.cancel_requested_at !== null } : undefined
+  }
+
+  cancelNow(id: string, was: JobState): Job | undefined {
+    const done = this.db
+      .query<JobRow, [number, string]>(
+        `UPDATE jobs SET state = 'CANCELLED', updated_at = ?1 WHERE id = ?2 AND
+          ${from('cancel')} RETURNING ${JOB_COLUMNS}`,
+      )
+      .get(this.now(), id)
+    if (!done) return undefined
+    this.log.changed(was, done, toJob(done))
+    return toJob(done)
+  }
+
+  requestCancel(id: string, request: CancelRequest): Job | undefined {
+    const marked = this.db
+      .query<JobRow & { first: number }, [number, string]>(
+        `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?1),
+          updated_at = ?1 WHERE id = ?2 AND ${from(request)} RETURNING
+          ${JOB_COLUMNS}, cancel_requested_at = ?1 AS first`,
+      )
+      .get(this.now(), id)
+    if (!marked) return undefined
+    if (marked.first) this.log.noted(marked, 'cancellation requested; the agent is asked to stop it')
+    return toJob(marked)
   }
 
   /** Settles a cancellation the agent never answered (a stock agent has no answer to give). */

@@ -46,7 +46,7 @@ describe('printhub … --store URL', () => {
     expect(await cliJson(['jobs', 'list', '--store', url, '--project', project.id])).toEqual([])
     const cancel = await cli(['jobs', 'cancel', 'job_none', '--store', url])
     expect(cancel.code).not.toBe(0)
-    expect(cancel.stderr).toContain('not offered on PostgreSQL yet')
+    expect(cancel.stderr).toContain('there is no job job_none')
     const init = await cli(['init', '--store', url])
     expect(init.code).not.toBe(0)
     expect(init.stderr).toContain('not offered on PostgreSQL yet')

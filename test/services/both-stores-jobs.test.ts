@@ -198,5 +198,32 @@ for (const [name, open] of Object.entries(ENGINES)) {
       expect(await jobs.get(projectId, parent!.id)).toEqual({ job: parent!, children })
       expect(await jobs.get('prj_other', original.job.id)).toBeUndefined()
     })
+
+    test("an operator's cancel: a PENDING job at once, with its event; a fan-out once its children are", async () => {
+      const made = (await submit('kitchen', 'to-cancel')) as { job: { id: string } }
+      const cancelled = await jobs.cancel(ACTOR, made.job.id)
+      expect(cancelled).toMatchObject({ kind: 'cancelled', job: { id: made.job.id, state: 'CANCELLED' } })
+      expect(await jobs.cancel(ACTOR, made.job.id)).toMatchObject({ kind: 'finished' })
+      expect(await jobs.cancel(ACTOR, 'job_none')).toEqual({ kind: 'unknown' })
+      const parent = (await submit('everywhere', 'fan-out-to-cancel')) as { job: { id: string } }
+      const children = await engine.units.read((db) => db.fanOuts.children(parent.job.id))
+      for (const child of children) expect((await jobs.cancel(ACTOR, child.id)).kind).toBe('cancelled')
+      const events = await engine.units.read((db) => db.events.after(projectId, 0, 1_000))
+      const changes = events.flatMap((event) =>
+        event.type === 'job.state_changed' ? [[event.job.id, event.previousState, event.state]] : [],
+      )
+      expect(changes).toEqual([
+        [made.job.id, 'PENDING', 'CANCELLED'],
+        [children[0]!.id, 'PENDING', 'CANCELLED'],
+        [children[1]!.id, 'PENDING', 'CANCELLED'],
+        [parent.job.id, 'PENDING', 'CANCELLED'],
+      ])
+      const audit = await engine.units.read((db) => db.audit.page(3))
+      expect(audit.map((entry) => [entry.action, entry.target])).toEqual([
+        ['jobs.cancel', children[1]!.id],
+        ['jobs.cancel', children[0]!.id],
+        ['jobs.cancel', made.job.id],
+      ])
+    })
   })
 }

@@ -100,7 +100,7 @@ describe('fan-outs in the store', () => {
     const made = await post('order-4')
     if (made.kind !== 'created') throw new Error(made.kind)
     for (const child of world.store.fanOuts.children(made.job.id))
-      expect(service.cancel(THE_MACHINE, child.id).kind).toBe('cancelled')
+      expect((await service.cancel(THE_MACHINE, child.id)).kind).toBe('cancelled')
     await world.store.commits.durable()
     expect(world.store.fanOuts.get(made.job.id)?.state).toBe('CANCELLED')
     clock += 31 * DAY

@@ -90,8 +90,8 @@ export function jobRoutes(context: AdminContext) {
           headers: { 'content-type': 'image/png' },
         })
       })
-      .post('/jobs/:id/cancel', ({ params, actor }): AdminCancellation => {
-        const outcome = services.jobs.cancel(actor, params.id)
+      .post('/jobs/:id/cancel', async ({ params, actor }): Promise<AdminCancellation> => {
+        const outcome = await services.jobs.cancel(actor, params.id)
         if (outcome.kind === 'unknown') throw notFound('There is no such job.')
         if (outcome.kind === 'too_late')
           throw conflict(`The job is ${outcome.job.state}: it already went to the printer.`)
