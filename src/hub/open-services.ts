@@ -46,6 +46,8 @@ export async function withExistingHubServices<T>(
 function notYetOnPostgres(): Store {
   return new Proxy({} as Store, {
     get(_, property) {
+      // Not a thenable, nor anything a symbol asks (an inspection): only a use of the store says so.
+      if (property === 'then' || typeof property === 'symbol') return undefined
       throw new ConfigError(
         `this is not offered on PostgreSQL yet (it needs the store's ${String(property)}): ` +
           'see docs/cluster.md, "Where it stands"',

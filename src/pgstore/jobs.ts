@@ -9,7 +9,7 @@ import type { Job, JobState } from '../protocol/job.ts'
 import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import * as pages from '../storage/job-pages.ts'
-import type { Reading } from '../storage/job-pages.ts'
+import { FAN_OUT_COLUMNS, type Reading } from '../storage/job-pages.ts'
 import { POSTGRES_PAGES, readAwaiting } from './job-pages.ts'
 import { newId } from '../storage/ids.ts'
 import {
@@ -23,9 +23,6 @@ import {
 import type { FanOutRepository, JobInsert, JobRepository, NewFanOut, OpenLoad } from '../storage/repositories.ts'
 import { type Big, int, time } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
-
-const FAN_OUT_COLUMNS =
-  'seq, id, project_id, destination, idempotency_key, metadata, expires_at, max_attempts, created_at'
 
 /** The limits of a project's unfinished jobs, as the node's settings say them. */
 export interface JobLimits {
