@@ -53,6 +53,24 @@ describe('printhub … --store URL', () => {
     expect(await cliJson(['projects', 'list', '--store', url])).toEqual([project])
   }, 30_000)
 
+  test('serve asked for the database never serves from its data directory instead: it says not yet', async () => {
+    const data = `/tmp/printhub-serve-store-${Date.now()}`
+    for (const [args, env] of [
+      [['serve', '--data', data, '--port', '0', '--store', url], {}],
+      [['serve', '--data', data, '--port', '0'], { PRINTHUB_DATABASE_URL: url }],
+    ] as const) {
+      const served = await cli([...args], env)
+      expect(served.code).not.toBe(0)
+      expect(served.stderr).toContain('serving from PostgreSQL is not offered yet')
+    }
+    const empty = await pg.database('serve_unmigrated')
+    const unmigrated = await cli(['serve', '--data', data, '--port', '0', '--store', empty])
+    expect(unmigrated.code).not.toBe(0)
+    expect(unmigrated.stderr).toContain(`${PG_SCHEMA_VERSION}`)
+    expect(unmigrated.stderr).toContain('printhub migrate')
+    expect(unmigrated.stdout + unmigrated.stderr).not.toContain(password())
+  }, 30_000)
+
   test('bad input: another kind of URL, a database not migrated, a wrong password; none shows it', async () => {
     const mysql = await cli(['projects', 'list', '--store', 'mysql://root:secret@127.0.0.1/x'])
     expect(mysql.code).toBe(2)

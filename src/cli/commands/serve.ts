@@ -8,10 +8,36 @@ import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
 import { normalJitPolicy } from '../../platform/jit.ts'
 import { DataDirLockError } from '../../platform/data-dir-lock.ts'
 import type { Logger } from '../../platform/log.ts'
-import { CliError, type Command, DATA_HELP, DATA_OPTION, type Io, noPositionals } from '../command.ts'
+import {
+  CliError,
+  type Command,
+  DATA_HELP,
+  DATA_OPTION,
+  type Io,
+  noPositionals,
+  STORE_HELP,
+  STORE_OPTION,
+  storeUrlOf,
+} from '../command.ts'
+import { openPostgresStore } from '../../hub/postgres-store.ts'
 import { LOG_HELP, LOG_OPTIONS, openLog } from '../log-options.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
+
+/**
+ * A hub asked to serve from the cluster's database (--store, or PRINTHUB_DATABASE_URL in its environment) does not
+ * start from its data directory instead: the database's schema is checked (one of another version is refused, naming
+ * both), then it says that serving from PostgreSQL is not offered yet.
+ */
+async function refuseCluster(args: Parameters<Command['run']>[0], io: Io): Promise<void> {
+  const url = storeUrlOf(args, io)
+  if (url === undefined) return
+  await (await openPostgresStore(url)).close()
+  throw new CliError(
+    'serving from PostgreSQL is not offered yet (docs/cluster.md says what runs there); ' +
+      'unset PRINTHUB_DATABASE_URL and leave out --store to serve from the data directory',
+  )
+}
 
 /** The test job of the first start: to the demo printer, once (its idempotency key). */
 function testJob(url: string, init: FirstStart) {
@@ -125,6 +151,7 @@ export const serveCommand: Command = {
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
+    `${STORE_HELP}: checked, not yet served from (docs/cluster.md)`,
     '--tls-cert FILE   serve HTTPS with this certificate chain (PEM; env PRINTHUB_TLS_CERT), with --tls-key',
     '--tls-key FILE    its private key (PEM; env PRINTHUB_TLS_KEY). Without them: plain HTTP, the LAN default',
     ...LOG_HELP,
@@ -142,11 +169,13 @@ export const serveCommand: Command = {
     'tls-cert': { type: 'string' },
     'tls-key': { type: 'string' },
     ...DATA_OPTION,
+    ...STORE_OPTION,
     ...LOG_OPTIONS,
     json: { type: 'boolean' },
   },
   async run(args, io) {
     noPositionals(args)
+    await refuseCluster(args, io)
     const config = resolveConfig(
       {
         host: args.values.host as string | undefined,
