@@ -30,14 +30,25 @@ export interface JobLimits {
   openBytes: number
 }
 
+/** The repositories a job's writes and reads go on to: its project's events, the fan-outs. */
+export interface JobNeighbours {
+  events: PgEvents
+  fanOuts: PgFanOuts
+}
+
 export class PgJobs implements JobRepository {
+  private readonly events: PgEvents
+  private readonly fanOuts: PgFanOuts
+
   constructor(
     private readonly sql: SQL,
     private readonly now: () => number,
-    private readonly events: PgEvents,
     private readonly limits: JobLimits,
-    private readonly fanOuts: PgFanOuts,
-  ) {}
+    { events, fanOuts }: JobNeighbours,
+  ) {
+    this.events = events
+    this.fanOuts = fanOuts
+  }
 
   async byIdempotencyKey(projectId: string, idempotencyKey: string): Promise<Job | undefined> {
     const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs

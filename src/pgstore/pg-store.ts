@@ -119,7 +119,7 @@ export class PgStore implements UnitRunner {
     const events = new PgEvents(sql, this.now)
     const fanOuts = new PgFanOuts(sql, this.now, events)
     return {
-      jobs: new PgJobs(sql, this.now, events, this.jobLimits, fanOuts),
+      jobs: new PgJobs(sql, this.now, this.jobLimits, { events, fanOuts }),
       fanOuts,
       events,
       jobStates: new PgJobStates(sql, this.now, events, fanOuts),
