@@ -1,7 +1,7 @@
 // Pages of jobs and of fan-out parents, and the dashboard's search, on PostgreSQL: the readings both stores share
 // (storage/job-pages.ts) run awaited, in PostgreSQL's dialect (its planner picks the index each page walks).
 import type { SQL } from 'bun'
-import type { PageDialect, Reading } from '../storage/job-pages.ts'
+import type { PageDialect, Reading, Statement } from '../storage/job-pages.ts'
 
 /** PostgreSQL's way of saying what the stores say differently. */
 export const POSTGRES_PAGES: PageDialect = {
@@ -19,8 +19,12 @@ const numbered = (text: string): string => {
 export async function readAwaiting<T>(reading: Reading<T>, sql: SQL): Promise<T> {
   let step = reading.next()
   while (!step.done) {
-    const { sql: text, values } = step.value
-    step = reading.next(await sql.unsafe(numbered(text), values))
+    step = reading.next(await runStatement(step.value, sql))
   }
   return step.value
+}
+
+/** Runs one statement of the readings (`?` placeholders), its rows. */
+export function runStatement<Row>({ sql: text, values }: Statement, sql: SQL): Promise<Row[]> {
+  return sql.unsafe(numbered(text), values) as Promise<Row[]>
 }

@@ -9,8 +9,8 @@ import type { Job, JobState } from '../protocol/job.ts'
 import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import * as pages from '../storage/job-pages.ts'
-import { FAN_OUT_COLUMNS, type Reading } from '../storage/job-pages.ts'
-import { POSTGRES_PAGES, readAwaiting } from './job-pages.ts'
+import { FAN_OUT_COLUMNS } from '../storage/job-pages.ts'
+import { POSTGRES_PAGES, readAwaiting, runStatement } from './job-pages.ts'
 import { newId } from '../storage/ids.ts'
 import {
   type FanOutChildRow,
@@ -105,13 +105,7 @@ export class PgJobs implements JobRepository {
   }
 
   async find(filter: JobFilter, limit: number): Promise<Job[]> {
-    const { sql, values } = pages.jobSearch(POSTGRES_PAGES, filter, limit)
-    const rows = await readAwaiting(
-      (function* (): Reading<JobRowOf[]> {
-        return (yield { sql, values }) as JobRowOf[]
-      })(),
-      this.sql,
-    )
+    const rows = await runStatement<JobRowOf>(pages.jobSearch(POSTGRES_PAGES, filter, limit), this.sql)
     return rows.map(jobOf)
   }
 

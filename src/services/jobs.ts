@@ -63,7 +63,7 @@ export type SubmitOutcome =
   /** The document and metadata could not be delivered in one frame. */
   | { kind: 'too_large' }
   | { kind: 'unknown_printer'; printerId: string }
-  | { kind: 'entitlement_limit'; limited: 'jobs' | 'bytes'; open: number; limit: number }
+  | Extract<CreateJobOutcome, { kind: 'entitlement_limit' }>
   /** The disk is (nearly) full: no new job until there is room. */
   | { kind: 'storage_full'; freeMb: number; minFreeMb: number }
   /** A logo the project has no image of, or the document once its logos are in place breaks a limit. */

@@ -94,7 +94,7 @@ export class Jobs extends JobReads implements JobRepository {
   /** What the creation units (storage/job-creation.ts) call on this store, answered at once. */
   private creationDb: Db | undefined
 
-  private get repositories(): Db {
+  private get atOnce(): Db {
     this.creationDb ??= answeringAtOnce<Repositories>({ jobs: this, printers: this.printers, fanOuts: this.fanOuts })
     return this.creationDb
   }
@@ -105,21 +105,20 @@ export class Jobs extends JobReads implements JobRepository {
    * back). `serialised`: the document as JSON.stringify wrote it, when the caller has it already.
    */
   create(job: NewJob, serialised?: string): CreateJobOutcome {
-    return this.commits.write(() => runNow(createJob(this.repositories, job, serialised), {}))
+    return this.commits.write(() => runNow(createJob(this.atOnce, job, serialised), {}))
   }
 
   /** Creates a fan-out in the open transaction (storage/job-creation.ts says how). */
   createFanOut(job: NewJob & { destination: string }, printers: readonly string[]): CreateFanOutOutcome {
-    return this.commits.write(() => runNow(createFanOut(this.repositories, job, printers), {}))
+    return this.commits.write(() => runNow(createFanOut(this.atOnce, job, printers), {}))
   }
 
-  /** Logs a new job and remembers it is not yet on disk. */
-  private created(job: Job): void {
-    const { id } = job
+  /** Logs a new job (or fan-out): its line, and its event. */
+  private logNew(job: Job): void {
     this.log.changed(
       'new',
       {
-        id,
+        id: job.id,
         project_id: job.projectId,
         printer_id: job.printerId,
         state: 'PENDING',
@@ -128,6 +127,12 @@ export class Jobs extends JobReads implements JobRepository {
       },
       job,
     )
+  }
+
+  /** Logs a new job and remembers it is not yet on disk. */
+  private created(job: Job): void {
+    const { id } = job
+    this.logNew(job)
     this.uncommitted.add(id)
     const committed = () => this.uncommitted.delete(id)
     this.commits.durable().then(committed, committed)
@@ -193,18 +198,7 @@ export class Jobs extends JobReads implements JobRepository {
     })
     const made = children.map((child) => this.insertRow(child))
     const job = this.fanOuts.get(fanOut.id)!
-    this.log.changed(
-      'new',
-      {
-        id: job.id,
-        project_id: job.projectId,
-        printer_id: job.printerId,
-        state: 'PENDING',
-        attempt_count: 0,
-        last_error_code: null,
-      },
-      job,
-    )
+    this.logNew(job)
     for (const child of made) this.created(child)
     return { job, children: made }
   }

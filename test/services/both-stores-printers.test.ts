@@ -1,30 +1,19 @@
 // Printers on both stores: a project's printers added (driven by the hub, adopted when they poll, or a paired agent's),
 // changed and removed with the same rules and outcomes on SQLite and PostgreSQL, and their status history read back.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { PrinterDescriptor } from '../../src/protocol/frames.ts'
 import type { Actor } from '../../src/services/actor.ts'
 import { DestinationService } from '../../src/services/destinations.ts'
 import type { JobService } from '../../src/services/jobs.ts'
 import { PrinterService } from '../../src/services/printers.ts'
 import { ProjectService } from '../../src/services/projects.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
-import { virtualPrinter } from '../support/fake-agent.ts'
+import { CUPS_QUEUE, virtualPrinter } from '../support/fake-agent.ts'
 import { bothEngines, type Engine } from '../support/engines.ts'
 import { tempDir } from '../support/hub.ts'
 
 const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
 const ENGINES = bothEngines()
 const AGENT = { name: 'bar', version: '1', platform: 'linux', installationId: 'inst', publicKey: 'A'.repeat(43) }
-const CUPS_QUEUE: PrinterDescriptor = {
-  id: 'front-desk',
-  kind: 'local',
-  fingerprint: 'system:EPSON_TM_T20',
-  name: 'Front desk',
-  enabled: true,
-  availability: 'online',
-  connection: { type: 'system', systemName: 'EPSON_TM_T20' },
-  capabilities: { mediaWidths: [58], raster: true, cut: true, qr: true, barcode: true },
-}
 
 for (const [name, open] of Object.entries(ENGINES)) {
   describe(`printers on ${name}`, () => {

@@ -8,25 +8,13 @@ import { THE_MACHINE } from '../../src/services/actor.ts'
 import { HubServices } from '../../src/services/hub-services.ts'
 import { Store } from '../../src/store/store.ts'
 import { cli } from '../support/cli.ts'
-import { virtualPrinter } from '../support/fake-agent.ts'
+import { CUPS_QUEUE as cupsQueue, virtualPrinter } from '../support/fake-agent.ts'
 import { tempDir } from '../support/hub.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 
 let dir: string
 let store: Store
 let projectId: string
-
-/** A CUPS queue as a stock OpenPrinter agent reports it: a system name, not a printhub URI. */
-const cupsQueue: PrinterDescriptor = {
-  id: 'front-desk',
-  kind: 'local',
-  fingerprint: 'system:EPSON_TM_T20',
-  name: 'Front desk',
-  enabled: true,
-  availability: 'online',
-  connection: { type: 'system', systemName: 'EPSON_TM_T20' },
-  capabilities: { mediaWidths: [58], raster: true, cut: true, qr: true, barcode: true },
-}
 
 function pairedAgent(printers: PrinterDescriptor[]): string {
   const agent = store.agents.insert(

@@ -5,6 +5,7 @@
 // and it checks every frame the hub sends the way a strict agent (OPPA) would: against the official
 // JSON Schema, and against the wire rules the schema cannot express (order, correlation, sizes).
 import { getPublicKeyAsync, signAsync, utils } from '@noble/ed25519'
+import type { PrinterDescriptor as WirePrinterDescriptor } from '../../src/protocol/frames.ts'
 import { validators } from './schema.ts'
 import { waitFor } from './wait.ts'
 
@@ -400,4 +401,16 @@ export class FakeAgent {
     if (this.phase !== 'connected') fail(`sent before server.hello (phase ${this.phase})`)
     if ('correlationId' in frame) fail('a correlationId on a message that forbids it')
   }
+}
+
+/** A CUPS queue as a stock OpenPrinter agent reports it: a system name, not a printhub URI. */
+export const CUPS_QUEUE: WirePrinterDescriptor = {
+  id: 'front-desk',
+  kind: 'local',
+  fingerprint: 'system:EPSON_TM_T20',
+  name: 'Front desk',
+  enabled: true,
+  availability: 'online',
+  connection: { type: 'system', systemName: 'EPSON_TM_T20' },
+  capabilities: { mediaWidths: [58], raster: true, cut: true, qr: true, barcode: true },
 }
