@@ -3,7 +3,7 @@
 // serves only from a database of its own schema (migrate.ts names both otherwise).
 import { SQL } from 'bun'
 import { runAwaiting, type Unit } from '../storage/unit.ts'
-import { DB, type Db, type Repositories, type UnitRunner } from '../storage/repositories.ts'
+import { DB, type Db, type Fence, type Repositories, type UnitRunner } from '../storage/repositories.ts'
 import { PgApiKeys } from './api-keys.ts'
 import { PgAuditLog } from './audit.ts'
 import { schemaState, unservable } from './migrate.ts'
@@ -61,8 +61,9 @@ export class PgStore implements UnitRunner {
   private constructor(
     private readonly sql: SQL,
     private readonly now: () => number,
-    private readonly sessionLifetime: SessionLifetime,
-    private readonly jobLimits: JobLimits,
+    private readonly limits: { sessionLifetime: SessionLifetime; jobLimits: JobLimits },
+    /** The lease this store's delivery writes are conditioned on (fenced()), if any. */
+    private readonly fence?: Fence,
   ) {}
 
   /** Connects to the database at `url`; refuses one whose schema is not this program's. */
@@ -75,12 +76,18 @@ export class PgStore implements UnitRunner {
       await sql.close({ timeout: 1 })
       throw error
     }
-    return new PgStore(
-      sql,
-      options.now ?? Date.now,
-      options.sessionLifetime ?? ADMIN_SESSION_LIFETIME,
-      options.jobLimits ?? { openJobs: () => MAX_OPEN_JOBS.default, openBytes: OPEN_BYTES_PER_PROJECT },
-    )
+    return new PgStore(sql, options.now ?? Date.now, {
+      sessionLifetime: options.sessionLifetime ?? ADMIN_SESSION_LIFETIME,
+      jobLimits: options.jobLimits ?? { openJobs: () => MAX_OPEN_JOBS.default, openBytes: OPEN_BYTES_PER_PROJECT },
+    })
+  }
+
+  /**
+   * The same store, its job state steps conditioned on `fence`: each changes nothing once another node took the
+   * lease. Shares this store's connections (closing either closes both).
+   */
+  fenced(fence: Fence): PgStore {
+    return new PgStore(this.sql, this.now, this.limits, fence)
   }
 
   /**
@@ -119,10 +126,10 @@ export class PgStore implements UnitRunner {
     const events = new PgEvents(sql, this.now)
     const fanOuts = new PgFanOuts(sql, this.now, events)
     return {
-      jobs: new PgJobs(sql, this.now, this.jobLimits, { events, fanOuts }),
+      jobs: new PgJobs(sql, this.now, this.limits.jobLimits, { events, fanOuts }),
       fanOuts,
       events,
-      jobStates: new PgJobStates(sql, this.now, events, fanOuts),
+      jobStates: new PgJobStates(sql, this.now, events, { fanOuts, fence: this.fence }),
       settings: new PgSettings(sql),
       printers: new PgPrinters(sql, this.now),
       printerStates: new PgPrinterStates(sql, this.now),
@@ -132,7 +139,7 @@ export class PgStore implements UnitRunner {
       apiKeys: new PgApiKeys(sql, this.now),
       audit: new PgAuditLog(sql, this.now),
       users: new PgUsers(sql, this.now),
-      adminSessions: new PgAdminSessions(sql, this.now, this.sessionLifetime),
+      adminSessions: new PgAdminSessions(sql, this.now, this.limits.sessionLifetime),
       adminTokens: new PgAdminTokens(sql, this.now),
       agents: new PgAgents(sql, this.now),
       pairingCodes: new PgPairingCodes(sql, this.now),

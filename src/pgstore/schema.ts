@@ -122,6 +122,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX jobs_queue ON jobs (printer_id, seq) WHERE state IN ${list(JOB_STATE_SETS.queued)};
       CREATE INDEX jobs_expiry ON jobs (expires_at) WHERE state IN ${list(JOB_STATE_SETS.queued)};
       CREATE INDEX jobs_with_agent ON jobs (printer_id) WHERE state IN ${list(JOB_STATE_SETS.withAgent)};
+      CREATE UNIQUE INDEX jobs_one_dispatching ON jobs (printer_id) WHERE state = 'DISPATCHING'; -- a printer's lane
       CREATE INDEX jobs_cancel_requests ON jobs (cancel_requested_at)
         WHERE cancel_requested_at IS NOT NULL AND state IN ${list(JOB_STATE_SETS.cancellableByAgent)};
       CREATE INDEX jobs_reprints ON jobs (reprint_of) WHERE reprint_of IS NOT NULL;

@@ -3,7 +3,7 @@
 import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { ProjectEvent } from '../protocol/events.ts'
-import type { FailureCode } from '../protocol/failures.ts'
+import type { Failure, FailureCode } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { CancelRequest } from '../domain/job-transitions.ts'
 
@@ -113,11 +113,92 @@ export interface CancelView {
   cancelRequested: boolean
 }
 
-/** The job state machine's steps the units call so far (each a statement guarded by the table's states). */
+/** A job waiting at the head of its printer's queue, with what dispatching it needs. */
+export interface QueueHead {
+  id: string
+  state: 'PENDING' | 'DISPATCHING'
+  notBefore: number | null
+  expiresAt: number
+}
+
+/** An attempt out to a printer's agent: the job as it was sent, and what sending it again the same way needs. */
+export interface Attempt {
+  job: Job
+  attempt: number
+  dispatchedAt: number
+  /** What its ticket says of its move to another printer of its destination (null: it did not move). */
+  movedNote: string | null
+}
+
+/**
+ * A lease a node holds (a printer it drives, an agent connected to it) and its fencing number: a cluster's delivery
+ * writes are conditioned on the lease still having that number (pgstore/leases.ts). One SQLite hub holds no leases.
+ */
+export interface Fence {
+  resource: string
+  fence: number
+}
+
+/** A dispatched job whose cancellation was asked for and not yet settled, with its attempt. */
+export interface CancelAsked {
+  id: string
+  printerId: string
+  attempt: number
+  requestedAt: number
+}
+
+/** A job whose time ran out, as it was (its agent, when it had it, is asked to drop it). */
+export interface ExpiredJob {
+  id: string
+  printerId: string
+  state: 'PENDING' | 'DISPATCHING'
+  attempt: number
+}
+
+/**
+ * The job state machine's steps, each a statement guarded by the table's states (domain/job-transitions.ts), so
+ * duplicate, late and replayed reports change nothing; and what delivery reads of jobs' states.
+ */
 export interface JobStateRepository {
   forCancel(id: string): Answer<CancelView | undefined>
   /** CANCELLED at once, from `from`, the state it was read in; undefined when the step no longer applies. */
   cancelNow(id: string, from: JobState): Answer<Job | undefined>
   /** Its agent is to be asked to stop it, when `request` applies to its state; the job, marked. */
   requestCancel(id: string, request: CancelRequest): Answer<Job | undefined>
+  /** The oldest job of a printer not yet with its agent: the only one that may be dispatched. */
+  queueHead(printerId: string): Answer<QueueHead | undefined>
+  /**
+   * Claims the head of a printer's queue when it is PENDING and due: a new attempt starts (DISPATCHING). Undefined
+   * when the head is none, out already, waiting for its retry, or expired.
+   */
+  claim(printerId: string): Answer<Attempt | undefined>
+  /** The latest attempt of a job still out to its agent, to send again exactly as before. */
+  currentAttempt(id: string): Answer<Attempt | undefined>
+  /** How many jobs a printer's agent holds, counted up to `atMost`. */
+  heldCount(printerId: string, atMost: number): Answer<number>
+  /** The oldest jobs (at most `limit`) a printer's agent holds and has not reported finished. */
+  withAgent(printerId: string, limit: number): Answer<string[]>
+  /** The agent stored the attempt: DELIVERED. */
+  markReceived(id: string, attempt: number, receivedAt: number): Answer<Job | undefined>
+  /** The printer backend took every byte: PRINTING while a confirmation is expected, else COMPLETED. */
+  markSubmitted(
+    id: string,
+    attempt: number,
+    submittedAt: number,
+    confirmationExpected: boolean,
+  ): Answer<Job | undefined>
+  /** The printer printed the job (the report says when it took the bytes, else that moment is the completion's). */
+  markCompleted(id: string, attempt: number, completedAt: number, submittedAt?: number): Answer<Job | undefined>
+  /** The current attempt failed: back to PENDING after `backoffMs`, or FAILED, EXPIRED or CANCELLED. */
+  failAttempt(id: string, attempt: number, failure: Failure, backoffMs: number): Answer<Job | undefined>
+  /** The agent stopped a job whose cancellation was asked for. */
+  markCancelled(id: string): Answer<Job | undefined>
+  /** Settles a cancellation asked for before `requestedBefore` that the agent never answered. */
+  cancelUnanswered(id: string, requestedBefore: number): Answer<Job | undefined>
+  /** Dispatched jobs whose cancellation was asked for and not yet settled, oldest request first. */
+  cancelRequests(): Answer<CancelAsked[]>
+  /** PENDING or DISPATCHING jobs whose time ran out become EXPIRED, at most `limit`; as they were. */
+  expire(limit: number): Answer<ExpiredJob[]>
+  /** The printers that have jobs not yet with their agent. */
+  printersWithQueuedJobs(): Answer<string[]>
 }

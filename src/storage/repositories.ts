@@ -25,7 +25,11 @@ import type { EventRepository, FanOutRepository, JobRepository, JobStateReposito
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
 export type {
+  Attempt,
+  CancelAsked,
   CancelView,
+  ExpiredJob,
+  Fence,
   EventRepository,
   FanOutRepository,
   JobInsert,
@@ -33,6 +37,7 @@ export type {
   JobStateRepository,
   NewFanOut,
   OpenLoad,
+  QueueHead,
 } from './job-repositories.ts'
 
 /** What one store call may answer: at once (SQLite) or later (PostgreSQL). */

@@ -3,10 +3,12 @@
 // (job-states.ts), the only writer of a job's state, reads them through this.
 import type { Database } from 'bun:sqlite'
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
-import type { Job } from '../protocol/job.ts'
 import { bound } from '../sqlite/bound.ts'
 import { JOB_COLUMNS, type JobRow, toJob } from './job-rows.ts'
 import { stateIn } from './sql.ts'
+import type { Attempt, QueueHead } from '../storage/job-repositories.ts'
+
+export type { Attempt, QueueHead }
 
 const { queued, withAgent, attemptOut, cancellableByAgent } = JOB_STATE_SETS
 
@@ -19,22 +21,6 @@ const { queued, withAgent, attemptOut, cancellableByAgent } = JOB_STATE_SETS
 export const QUEUE_HEAD_SQL = `SELECT id, state, not_before, expires_at FROM jobs INDEXED BY jobs_queue
   WHERE printer_id = ${bound()} AND ${stateIn(queued)} ORDER BY
   seq LIMIT 1`
-
-/** A job waiting at the head of its printer's queue, with what dispatching it needs. */
-export interface QueueHead {
-  id: string
-  state: 'PENDING' | 'DISPATCHING'
-  notBefore: number | null
-  expiresAt: number
-}
-
-export interface Attempt {
-  job: Job
-  attempt: number
-  dispatchedAt: number
-  /** What its ticket says of its move to another printer of its destination (null: it did not move). */
-  movedNote: string | null
-}
 
 /**
  * A held job's columns; its time is its dispatch's, or its creation's when its row has none (the column came in a later

@@ -89,6 +89,13 @@ export class JobStates extends JobStateReads implements JobStateRepository {
       : undefined
   }
 
+  /** The head of the printer's queue, when it is PENDING and due, started (the claim of a cluster's node). */
+  claim(printerId: string): Attempt | undefined {
+    const head = this.queueHead(printerId)
+    if (head?.state !== 'PENDING' || (head.notBefore !== null && head.notBefore > this.now())) return undefined
+    return this.startAttempt(head.id)
+  }
+
   markReceived(id: string, attempt: number, receivedAt: number): Job | undefined {
     if (!isAttempt(attempt)) return undefined
     const row = this.commits.defer(() =>

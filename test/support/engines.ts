@@ -26,6 +26,8 @@ export interface Engine {
    * (SQLite, one process). Closed with the engine.
    */
   node(): Promise<UnitRunner>
+  /** PostgreSQL's: a connection of the test's own to the same database (locks held, leases moved by hand). */
+  sql?: SQL
   close(): Promise<void>
 }
 
@@ -77,8 +79,10 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
       const options = { now: () => clock, shown: 'test', jobLimits: { openJobs: () => 100, openBytes: 256 << 20 } }
       const store = await PgStore.open(url, options)
       const nodes: PgStore[] = []
+      const own = new SQL(url)
       return {
         units: store,
+        sql: own,
         addPrinter: async (projectId, id, remoteId) => {
           const sql = new SQL(url)
           await sql`INSERT INTO printers (id, project_id, remote_id, connection, profile, width, created_at)
@@ -93,6 +97,7 @@ export function bothEngines(): Record<'sqlite' | 'postgres', () => Promise<Engin
         },
         close: async () => {
           await Promise.all([store, ...nodes].map((node) => node.close()))
+          await own.close()
         },
       }
     },

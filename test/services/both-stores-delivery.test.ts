@@ -1,0 +1,272 @@
+// Delivery's steps of the job state machine on both stores, through units as a node runs them: the head of a
+// printer's queue claimed, received, submitted, printed; a failed attempt back after its backoff or ended; late and
+// repeated reports changing nothing; an agent's cancellation, a silent one settled, expiry; each change with its
+// project's event. On PostgreSQL alone, what a cluster adds: one attempt in flight per printer whatever the nodes
+// do, a locked head never passed, and a node whose lease was taken changing nothing.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { PgLeases } from '../../src/pgstore/leases.ts'
+import type { PgStore } from '../../src/pgstore/pg-store.ts'
+import { failure } from '../../src/protocol/failures.ts'
+import type { Job } from '../../src/protocol/job.ts'
+import type { Actor } from '../../src/services/actor.ts'
+import { JobService } from '../../src/services/jobs.ts'
+import { PrinterService } from '../../src/services/printers.ts'
+import { ProjectService } from '../../src/services/projects.ts'
+import type { UnitRunner } from '../../src/storage/repositories.ts'
+import { confinementOf } from '../../src/transports/confine.ts'
+import { bothEngines, type Engine } from '../support/engines.ts'
+import { tempDir } from '../support/hub.ts'
+
+const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
+const ENGINES = bothEngines()
+const AGENT = { name: 'hub', version: '1', platform: 'linux', installationId: 'inst', publicKey: 'A'.repeat(43) }
+const PAPER_OUT = failure('printer.paper_out', 'The printer is out of paper.')
+const REFUSED = failure('render.width_unsupported', 'The printer does not take 80 mm paper.')
+
+/** A project with printers `kitchen` and `bar` on the built-in agent, and a job service on them. */
+async function venue(units: UnitRunner) {
+  const jobs = new JobService({ units, listener: { jobCreated() {}, cancelRequested() {} } })
+  const made = await new ProjectService(units).create(ACTOR, 'Bar Luna')
+  if (made.kind !== 'created') throw new Error(made.kind)
+  await units.write((db) => db.agents.insert(AGENT, 0, { builtin: true }))
+  const printers: Record<string, string> = {}
+  for (const id of ['kitchen', 'bar']) {
+    const added = await new PrinterService(units, jobs).add(
+      ACTOR,
+      made.project.id,
+      { id, connection: 'virtual' },
+      confinementOf(tempDir(), []),
+    )
+    if (added.kind !== 'added') throw new Error(added.kind)
+    printers[id] = added.printer.id
+  }
+  let n = 0
+  const submit = async (printer: string, expiresInMs?: number): Promise<Job> => {
+    const outcome = await jobs.submit({
+      projectId: made.project.id,
+      printerId: printer,
+      idempotencyKey: `order-${++n}`,
+      document: { width: 80, sections: [{ type: 'text', value: `Ticket ${n} · crème brûlée` }, { type: 'cut' }] },
+      expiresInMs,
+    })
+    if (outcome.kind !== 'created') throw new Error(outcome.kind)
+    return outcome.job
+  }
+  return { projectId: made.project.id, printers, submit, jobs }
+}
+
+for (const [name, open] of Object.entries(ENGINES)) {
+  describe(`delivery's steps on ${name}`, () => {
+    let engine: Engine
+    let units: UnitRunner
+    let place: Awaited<ReturnType<typeof venue>>
+
+    beforeAll(async () => {
+      engine = await open()
+      units = engine.units
+      place = await venue(units)
+    })
+
+    afterAll(async () => {
+      await engine?.close()
+    })
+
+    const claim = (printerId: string) => units.write((db) => db.jobStates.claim(printerId))
+    const state = async (id: string) => (await units.read((db) => db.jobs.get(id)))?.state
+
+    test('claimed in order, one in flight per printer: DISPATCHING, DELIVERED, PRINTING, COMPLETED', async () => {
+      const kitchen = place.printers.kitchen!
+      const first = await place.submit('kitchen')
+      const second = await place.submit('kitchen')
+      expect(await units.read((db) => db.jobStates.queueHead(kitchen))).toMatchObject({
+        id: first.id,
+        state: 'PENDING',
+      })
+      const attempt = await claim(kitchen)
+      expect(attempt).toMatchObject({ job: { id: first.id, state: 'DISPATCHING', attemptCount: 1 }, attempt: 1 })
+      expect(attempt!.movedNote).toBeNull()
+      // Its head is out: nothing more to claim until its agent has it.
+      expect(await claim(kitchen)).toBeUndefined()
+      expect(await units.read((db) => db.jobStates.currentAttempt(first.id))).toEqual(attempt)
+      const at = Date.parse('2026-12-07T10:00:01.000Z')
+      expect(await units.write((db) => db.jobStates.markReceived(first.id, 1, at))).toMatchObject({
+        state: 'DELIVERED',
+        receivedAt: '2026-12-07T10:00:01.000Z',
+      })
+      // Said twice: the second changes nothing.
+      expect(await units.write((db) => db.jobStates.markReceived(first.id, 1, at))).toBeUndefined()
+      expect(await units.read((db) => db.jobStates.heldCount(kitchen, 10))).toBe(1)
+      expect(await units.read((db) => db.jobStates.withAgent(kitchen, 10))).toEqual([first.id])
+      expect((await claim(kitchen))?.job.id).toBe(second.id)
+      expect(await units.write((db) => db.jobStates.markSubmitted(first.id, 1, at + 100, true))).toMatchObject({
+        state: 'PRINTING',
+      })
+      expect(await units.write((db) => db.jobStates.markCompleted(first.id, 1, at + 900))).toMatchObject({
+        state: 'COMPLETED',
+        submittedAt: '2026-12-07T10:00:01.100Z',
+      })
+      expect(await units.read((db) => db.jobStates.heldCount(kitchen, 10))).toBe(0)
+      const events = await units.read((db) => db.events.after(place.projectId, 0, 100))
+      const ofFirst = events.filter((event) => 'job' in event && event.job.id === first.id)
+      expect(ofFirst.map((event) => ('state' in event ? event.state : event.type))).toEqual([
+        'job.created',
+        'DISPATCHING',
+        'DELIVERED',
+        'PRINTING',
+        'COMPLETED',
+      ])
+      // The second, never received: given up, so its printer is free again.
+      expect(await units.write((db) => db.jobStates.failAttempt(second.id, 1, PAPER_OUT, 0))).toMatchObject({
+        state: 'PENDING',
+      })
+    })
+
+    test('a failed attempt waits for its backoff, a late report of it changes nothing, a refusal ends it', async () => {
+      const bar = place.printers.bar!
+      const job = await place.submit('bar')
+      await claim(bar)
+      const failed = await units.write((db) => db.jobStates.failAttempt(job.id, 1, PAPER_OUT, 5_000))
+      expect(failed).toMatchObject({ state: 'PENDING', lastErrorCode: 'printer.paper_out', attemptCount: 1 })
+      expect(await claim(bar)).toBeUndefined()
+      engine.advance(5_000)
+      expect(await claim(bar)).toMatchObject({ attempt: 2 })
+      // The first attempt's receipt, late: not this attempt's.
+      expect(await units.write((db) => db.jobStates.markReceived(job.id, 1, 0))).toBeUndefined()
+      expect(await units.write((db) => db.jobStates.failAttempt(job.id, 1, PAPER_OUT, 0))).toBeUndefined()
+      expect(await units.write((db) => db.jobStates.failAttempt(job.id, 2, REFUSED, 0))).toMatchObject({
+        state: 'FAILED',
+        attemptCount: 5,
+        lastErrorCode: 'render.width_unsupported',
+      })
+      expect(await units.read((db) => db.jobStates.queueHead(bar))).toBeUndefined()
+    })
+
+    test('cancellations: asked of the agent, stopped by it, or its silence settled; the asked listed', async () => {
+      const bar = place.printers.bar!
+      const stopped = await place.submit('bar')
+      await claim(bar)
+      expect(await units.write((db) => db.jobStates.markCancelled(stopped.id))).toBeUndefined()
+      const asked = await place.jobs.cancel(ACTOR, stopped.id)
+      expect(asked.kind).toBe('requested')
+      expect(await units.read((db) => db.jobStates.cancelRequests())).toMatchObject([
+        { id: stopped.id, printerId: bar, attempt: 1 },
+      ])
+      expect(await units.write((db) => db.jobStates.markCancelled(stopped.id))).toMatchObject({ state: 'CANCELLED' })
+      expect(await units.read((db) => db.jobStates.cancelRequests())).toEqual([])
+      const silent = await place.submit('bar')
+      await claim(bar)
+      await units.write((db) => db.jobStates.markReceived(silent.id, 1, 0))
+      await place.jobs.cancel(ACTOR, silent.id)
+      const requestedAt = (await units.read((db) => db.jobStates.cancelRequests()))[0]!.requestedAt
+      expect(await units.write((db) => db.jobStates.cancelUnanswered(silent.id, requestedAt - 1))).toBeUndefined()
+      expect(await units.write((db) => db.jobStates.cancelUnanswered(silent.id, requestedAt))).toMatchObject({
+        state: 'CANCELLED',
+      })
+      // A failure after an operator's cancellation: CANCELLED, never tried again.
+      const third = await place.submit('bar')
+      await claim(bar)
+      await place.jobs.cancel(ACTOR, third.id)
+      expect(await units.write((db) => db.jobStates.failAttempt(third.id, 1, PAPER_OUT, 0))).toMatchObject({
+        state: 'CANCELLED',
+      })
+    })
+
+    test('jobs whose time ran out expire, one out to its agent with them; the printers left listed', async () => {
+      const kitchen = place.printers.kitchen!
+      await place.submit('bar', 10_000)
+      const queued = await units.read((db) => db.jobStates.printersWithQueuedJobs())
+      expect(queued.sort()).toEqual([place.printers.bar!, kitchen].sort())
+      const out = (await claim(kitchen))!
+      engine.advance(2 * 86_400_000)
+      expect(await claim(place.printers.bar!)).toBeUndefined()
+      const expired = await units.write((db) => db.jobStates.expire(64))
+      expect(expired.map((job) => [job.printerId, job.state]).sort()).toEqual(
+        [
+          [place.printers.bar!, 'PENDING'],
+          [kitchen, 'DISPATCHING'],
+        ].sort(),
+      )
+      expect(expired.find((job) => job.printerId === kitchen)).toMatchObject({ id: out.job.id, attempt: 2 })
+      expect(await state(out.job.id)).toBe('EXPIRED')
+      expect(await units.read((db) => db.jobStates.printersWithQueuedJobs())).toEqual([])
+      expect(await units.write((db) => db.jobStates.expire(64))).toEqual([])
+    })
+  })
+}
+
+describe('delivery across nodes on postgres', () => {
+  let engine: Engine
+  let place: Awaited<ReturnType<typeof venue>>
+  let leases: PgLeases
+
+  beforeAll(async () => {
+    engine = await ENGINES.postgres()
+    place = await venue(engine.units)
+    leases = new PgLeases(engine.sql!)
+    for (const id of ['node-a', 'node-b']) await leases.join({ id, name: id, address: null, version: 'test' })
+  })
+
+  afterAll(async () => {
+    await engine?.close()
+  })
+
+  test('three nodes claiming one printer at once start one attempt: its lane is the database', async () => {
+    const kitchen = place.printers.kitchen!
+    const jobs = [await place.submit('kitchen'), await place.submit('kitchen')]
+    const nodes = [engine.units, await engine.node(), await engine.node()]
+    const claims = await Promise.all(
+      nodes.flatMap((node) => [1, 2].map(() => node.write((db) => db.jobStates.claim(kitchen)))),
+    )
+    const started = claims.filter((attempt) => attempt !== undefined)
+    expect(started.map((attempt) => [attempt.job.id, attempt.attempt])).toEqual([[jobs[0]!.id, 1]])
+    await engine.units.write((db) => db.jobStates.markReceived(jobs[0]!.id, 1, 0))
+    await engine.units.write((db) => db.jobStates.markReceived(jobs[1]!.id, 1, 0))
+    expect((await engine.units.read((db) => db.jobs.get(jobs[1]!.id)))?.state).toBe('PENDING')
+  })
+
+  test("a head another transaction holds is skipped, never passed: the printer's order stays", async () => {
+    const bar = place.printers.bar!
+    const head = await place.submit('bar')
+    const next = await place.submit('bar')
+    const held = await engine.sql!.reserve()
+    try {
+      await held`BEGIN`
+      await held`SELECT 1 FROM jobs WHERE id = ${head.id} FOR UPDATE`
+      expect(await engine.units.write((db) => db.jobStates.claim(bar))).toBeUndefined()
+      await held`COMMIT`
+    } finally {
+      held.release()
+    }
+    expect((await engine.units.write((db) => db.jobStates.claim(bar)))?.job.id).toBe(head.id)
+    expect((await engine.units.read((db) => db.jobs.get(next.id)))?.state).toBe('PENDING')
+  })
+
+  test('a node whose lease was taken over changes nothing: no claim, no report, no failure', async () => {
+    const kitchen = place.printers.kitchen!
+    const resource = `printer:${kitchen}`
+    const mine = (await leases.take(resource, 'node-a', 60_000))!
+    const store = engine.units as PgStore
+    const a = store.fenced({ resource, fence: mine.fence })
+    const job = (await engine.units.read((db) => db.jobStates.queueHead(kitchen)))!
+    const attempt = (await a.write((db) => db.jobStates.claim(kitchen)))!
+    expect(attempt.job.id).toBe(job.id)
+    // The lease runs out (node A stalled) and node B takes it with a new number.
+    await engine.sql!`UPDATE leases SET expires_at = 0 WHERE resource = ${resource}`
+    const theirs = (await leases.take(resource, 'node-b', 60_000))!
+    expect(theirs.fence).toBeGreaterThan(mine.fence)
+    expect(await a.write((db) => db.jobStates.markReceived(job.id, attempt.attempt, 0))).toBeUndefined()
+    expect(await a.write((db) => db.jobStates.failAttempt(job.id, attempt.attempt, PAPER_OUT, 0))).toBeUndefined()
+    expect(await a.write((db) => db.jobStates.markSubmitted(job.id, attempt.attempt, 0, false))).toBeUndefined()
+    expect((await engine.units.read((db) => db.jobs.get(job.id)))?.state).toBe('DISPATCHING')
+    const b = store.fenced({ resource, fence: theirs.fence })
+    expect(await b.write((db) => db.jobStates.markReceived(job.id, attempt.attempt, 0))).toMatchObject({
+      state: 'DELIVERED',
+    })
+    const later = await place.submit('kitchen')
+    expect(await a.write((db) => db.jobStates.claim(kitchen))).toBeUndefined()
+    expect((await b.write((db) => db.jobStates.claim(kitchen)))?.job).toMatchObject({
+      id: later.id,
+      state: 'DISPATCHING',
+    })
+  })
+})
