@@ -14,6 +14,7 @@ import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
+import type { PrinterRecord } from '../domain/records.ts'
 import type { Actor } from './actor.ts'
 import { type AuditedChange, recordedChange } from './audit.ts'
 import { noteLeftOut, placeLogos } from './job-documents.ts'
@@ -81,6 +82,8 @@ export type ReprintOutcome =
 
 /** How long an application's cancellation waits for the agent's answer before it is answered as pending. */
 export const CANCEL_WAIT_MS = 5_000
+/** How often a cancellation on PostgreSQL reads its job again while it waits for the agent's answer. */
+const ANSWER_POLL_MS = 100
 
 export type ApplicationCancelOutcome =
   /** CANCELLED: it never prints (also when it was cancelled before). */
@@ -111,12 +114,9 @@ export interface Capacity {
 /** No guard: always room (a store without a data directory to watch). */
 const ALWAYS_ROOM: Capacity = { now: () => ({ full: false, freeMb: Number.POSITIVE_INFINITY, minFreeMb: 0 }) }
 
-/** What a job service is made of: where its units run, the store (what is not yet a unit), who hears of new jobs. */
+/** What a job service is made of: where its units run, the SQLite store (none on PostgreSQL), who hears of new jobs. */
 export interface JobServiceParts {
-  /**
-   * The SQLite store, for what is not yet written as units of work (reprints, cancellations, reads of one job); none
-   * on PostgreSQL, where only submissions are offered so far.
-   */
+  /** The SQLite store: its units, and the changes it tells of at once (an agent's answer to a cancellation). */
   store?: Store | undefined
   /** Where units of work run (by default at once on the store). */
   units?: UnitRunner | undefined
@@ -178,12 +178,6 @@ export class JobService {
     this.listener = parts.listener
     this.capacity = parts.capacity ?? ALWAYS_ROOM
     this.destinations = parts.destinations ?? { printerFor: (destination) => destination.printers[0]! }
-  }
-
-  /** The SQLite store, for what is not yet written as units of work. */
-  private get store(): Store {
-    if (!this.sqlite) throw new Error('this operation on jobs is not offered on PostgreSQL yet')
-    return this.sqlite
   }
 
   /**
@@ -303,15 +297,17 @@ export class JobService {
    * answered; not cancellable otherwise (a child printing or printed stays as it is).
    */
   private async cancelFanOut(projectId: string, jobId: string, waitMs: number): Promise<ApplicationCancelOutcome> {
-    const parent = this.store.fanOuts.get(jobId)
-    if (parent?.projectId !== projectId) return { kind: 'unknown' }
-    const children = this.store.fanOuts.children(jobId)
+    const children = await this.units.read(function* (db): Unit<Job[] | undefined> {
+      const parent = yield* db.fanOuts.get(jobId)
+      return parent?.projectId === projectId ? yield* db.fanOuts.children(jobId) : undefined
+    })
+    if (!children) return { kind: 'unknown' }
     const outcomes = await Promise.all(
       children
         .filter((child) => !isTerminal(child.state))
         .map((child) => this.cancelForApplication(projectId, child.id, waitMs)),
     )
-    const now = this.store.fanOuts.get(jobId)
+    const now = await this.units.read((db) => db.fanOuts.get(jobId))
     if (!now) return { kind: 'unknown' }
     if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
     return { kind: outcomes.some((outcome) => outcome.kind === 'pending') ? 'pending' : 'not_cancellable', job: now }
@@ -343,25 +339,23 @@ export class JobService {
     jobId: string,
     waitMs = CANCEL_WAIT_MS,
   ): Promise<ApplicationCancelOutcome> {
-    const job = this.store.jobs.get(jobId)
+    const job = await this.units.read((db) => db.jobs.get(jobId))
     if (!job) return this.cancelFanOut(projectId, jobId, waitMs)
     if (job.projectId !== projectId) return { kind: 'unknown' }
     // Listening before asking: the agent's answer cannot slip in between.
-    let answered: () => void = () => {}
-    const answer = new Promise<void>((resolve) => (answered = resolve))
-    const stop = this.store.jobChanges.listen((_, changed) => {
-      if (changed.id === jobId && !CANCEL_OPEN.includes(changed.state)) answered()
-    })
+    const answer = this.answerOf(jobId)
     let timer: Timer | undefined
     try {
-      const outcome = this.store.jobStates.cancel(jobId, this.applicationCancel(job.printerId))
+      const outcome = await this.units.write(function* (db): Unit<CancelOutcome> {
+        return yield* cancelJob(db, jobId, applicationCancel(yield* db.printers.get(job.printerId)))
+      })
       if (outcome.kind === 'unknown') return outcome
       if (outcome.kind === 'requested') {
         this.listener.cancelRequested()
-        await Promise.race([answer, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
+        await Promise.race([answer.settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
       }
-      await this.store.commits.durable()
-      const now = this.store.jobs.get(jobId)
+      await this.units.durable()
+      const now = await this.units.read((db) => db.jobs.get(jobId))
       if (!now) return { kind: 'unknown' }
       if (now.state === 'CANCELLED') return { kind: 'cancelled', job: now }
       return {
@@ -370,17 +364,43 @@ export class JobService {
       }
     } finally {
       clearTimeout(timer)
-      stop()
+      answer.stop()
     }
   }
 
   /**
-   * How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the
-   * job; else until the agent holds it.
+   * Settles once job `jobId` leaves the states in which its agent may still stop it: told at once by the SQLite
+   * store, where every report is this process's; read again every ANSWER_POLL_MS on PostgreSQL, where the node that
+   * holds the job's agent may be another.
    */
-  private applicationCancel(printerId: string): CancelRequest {
-    const printer = this.store.printers.get(printerId)
-    const parsed = printer ? parseConnectionUri(printer.connection) : undefined
-    return parsed?.ok && polls(parsed.connection) ? 'requestCancelUnfetched' : 'requestCancelInFlight'
+  private answerOf(jobId: string): { settled: Promise<void>; stop(): void } {
+    let answered: () => void = () => {}
+    const settled = new Promise<void>((resolve) => (answered = resolve))
+    if (this.sqlite) {
+      const stop = this.sqlite.jobChanges.listen((_, changed) => {
+        if (changed.id === jobId && !CANCEL_OPEN.includes(changed.state)) answered()
+      })
+      return { settled, stop }
+    }
+    let stopped = false
+    const poll = async (): Promise<void> => {
+      while (!stopped) {
+        await Bun.sleep(ANSWER_POLL_MS)
+        const job = stopped ? undefined : await this.units.read((db) => db.jobs.get(jobId))
+        if (job && !CANCEL_OPEN.includes(job.state)) return answered()
+      }
+    }
+    // A read that fails (the database away) ends the watch: the wait runs out, and the job is read once more.
+    poll().catch(() => {})
+    return { settled, stop: () => void (stopped = true) }
   }
+}
+
+/**
+ * How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the
+ * job; else until the agent holds it.
+ */
+function applicationCancel(printer: PrinterRecord | undefined): CancelRequest {
+  const parsed = printer ? parseConnectionUri(printer.connection) : undefined
+  return parsed?.ok && polls(parsed.connection) ? 'requestCancelUnfetched' : 'requestCancelInFlight'
 }
