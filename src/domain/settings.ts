@@ -41,6 +41,11 @@ export const BACKUP_KEEP = { min: 1, max: 365, default: 7 } as const
  */
 export const KEY_JOBS_PER_MINUTE = { min: 1, max: 1_000_000, default: 1_200 } as const
 export const KEY_MB_PER_MINUTE = { min: 1, max: 1_048_576, default: 64 } as const
+/**
+ * How long a node of a cluster holds what it drives (an agent connected to it, a printer) without renewing it, in
+ * seconds: another node takes over a dead or stalled node's agents and printers about this long after it stopped.
+ */
+export const CLUSTER_LEASE_SECONDS = { min: 2, max: 300, default: 10 } as const
 /** The longest backup directory path taken. */
 export const MAX_BACKUP_DIR_LENGTH = 1_024
 
@@ -57,6 +62,7 @@ export const EDITABLE_SETTINGS = {
   minFreeMb: 'PRINTHUB_MIN_FREE_MB',
   backupDir: 'PRINTHUB_BACKUP_DIR',
   backupKeep: 'PRINTHUB_BACKUP_KEEP',
+  clusterLeaseSeconds: 'PRINTHUB_CLUSTER_LEASE_SECONDS',
 } as const satisfies Record<SettingName, string>
 export type EditableSetting = keyof typeof EDITABLE_SETTINGS
 
@@ -75,6 +81,7 @@ export const EDITABLE_RANGES: Record<Exclude<EditableSetting, TextSetting>, Rang
   historyMbPerProject: HISTORY_MB_PER_PROJECT,
   minFreeMb: MIN_FREE_MB,
   backupKeep: BACKUP_KEEP,
+  clusterLeaseSeconds: CLUSTER_LEASE_SECONDS,
 }
 
 /** The rule of the backup directory: empty (no scheduled backups) or an absolute path. */

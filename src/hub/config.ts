@@ -9,6 +9,7 @@ import { identifier, shortString } from '../protocol/values.ts'
 import {
   ACK_TIMEOUT_MS,
   BACKUP_KEEP,
+  CLUSTER_LEASE_SECONDS,
   backupDirProblem,
   DEFAULT_SERVER_NAME,
   EDITABLE_SETTINGS,
@@ -66,6 +67,8 @@ export interface HubConfig {
   backupDir: string
   /** How many of its daily backups the hub keeps. */
   backupKeep: number
+  /** How long a cluster node holds an agent or a printer without renewing it (a cluster's setting). */
+  clusterLeaseSeconds: number
   /** The settings the dashboard may change that the environment set: those stay as set. */
   pinned: readonly EditableSetting[]
   /** What one API key may submit a minute: jobs, and MB of documents. */
@@ -89,6 +92,7 @@ export function editableSettingsOf(config: Readonly<HubConfig>): EditableSetting
     minFreeMb: config.minFreeMb,
     backupDir: config.backupDir,
     backupKeep: config.backupKeep,
+    clusterLeaseSeconds: config.clusterLeaseSeconds,
   }
 }
 
@@ -245,6 +249,12 @@ export function resolveConfig(flags: ConfigFlags, env: Env): Readonly<HubConfig>
     minFreeMb: integerSetting('PRINTHUB_MIN_FREE_MB', env.PRINTHUB_MIN_FREE_MB, MIN_FREE_MB.default, MIN_FREE_MB),
     backupDir: directorySetting('PRINTHUB_BACKUP_DIR', env.PRINTHUB_BACKUP_DIR),
     backupKeep: integerSetting('PRINTHUB_BACKUP_KEEP', env.PRINTHUB_BACKUP_KEEP, BACKUP_KEEP.default, BACKUP_KEEP),
+    clusterLeaseSeconds: integerSetting(
+      'PRINTHUB_CLUSTER_LEASE_SECONDS',
+      env.PRINTHUB_CLUSTER_LEASE_SECONDS,
+      CLUSTER_LEASE_SECONDS.default,
+      CLUSTER_LEASE_SECONDS,
+    ),
     pinned: (Object.keys(EDITABLE_SETTINGS) as EditableSetting[]).filter((name) => env[EDITABLE_SETTINGS[name]]),
     keyJobsPerMinute: integerSetting(
       'PRINTHUB_KEY_JOBS_PER_MINUTE',

@@ -31,6 +31,7 @@ export const SETTING_NAMES: Readonly<Record<string, EditableSetting>> = {
   'min-free-mb': 'minFreeMb',
   'backup-dir': 'backupDir',
   'backup-keep': 'backupKeep',
+  'cluster-lease-seconds': 'clusterLeaseSeconds',
 }
 
 /** A change as the audit log says it: each setting it changed by its name and new value, `retention-days 45`. */

@@ -144,7 +144,7 @@ describe('printhub settings set backup-dir and backup-keep', () => {
       // None by default: a look writes nothing.
       expect((await hub.hub.backups.check()).wrote).toBeUndefined()
       const shown = await cli(['settings', 'show', ...data])
-      expect(shown.stdout).toContain('backup-dir        (none: no scheduled backups)')
+      expect(shown.stdout).toMatch(/^backup-dir +\(none: no scheduled backups\)/m)
       expect(shown.stdout).toMatch(/backup-keep +7 /)
       for (const bad of ['0', '366', 'many']) {
         const refused = await cli(['settings', 'set', 'backup-keep', bad, ...data])

@@ -18,6 +18,7 @@ export const NUMERIC_SETTINGS = [
   'historyMbPerProject',
   'minFreeMb',
   'backupKeep',
+  'clusterLeaseSeconds',
 ] as const
 export type NumericSetting = (typeof NUMERIC_SETTINGS)[number]
 /** Every setting the dashboard changes: the server's name, the backup directory, and the numbers. */
@@ -43,6 +44,8 @@ function settingRules({ ranges, maxBackupDirLength }: SettingBounds) {
     /** Where the hub writes a backup every day (an absolute path); empty: no scheduled backups. */
     backupDir: string({ max: maxBackupDirLength }),
     backupKeep: integer(ranges.backupKeep),
+    /** How long a node of a cluster holds an agent or a printer without renewing it (one hub: unused). */
+    clusterLeaseSeconds: integer(ranges.clusterLeaseSeconds),
   }
 }
 
