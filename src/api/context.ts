@@ -20,8 +20,8 @@ export interface ApiContext {
   capacity: Capacity
   /** How fast each API key may submit jobs. */
   submissions: SubmissionQuota
-  /** Every printer's state now. */
-  board: PrinterBoard
+  /** Every printer's state now, as a project's printers are listed. */
+  board: Pick<PrinterBoard, 'projectPrinters'>
   /** Aborted when the hub stops: open event streams end. */
   stopping: AbortSignal
 }

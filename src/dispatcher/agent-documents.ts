@@ -26,18 +26,29 @@ export function documentForAgent(
   store: Store,
   printhubAgent: boolean,
   printerId: string,
-  { job, movedNote }: Pick<Attempt, 'job' | 'movedNote'>,
+  attempt: Pick<Attempt, 'job' | 'movedNote'>,
 ): { document: PrintDocument } | { refused: Issue[] } {
   // A printhub agent takes the document as it is serialised; the drawing for other agents reads the stored one.
-  const stored = withMovedNote(
-    (printhubAgent ? store.jobs.documentToSend(job.id) : store.jobs.document(job.id))!,
-    movedNote,
-  )
+  const stored = (printhubAgent ? store.jobs.documentToSend(attempt.job.id) : store.jobs.document(attempt.job.id))!
+  return documentAsSent(stored, printhubAgent, () => store.printers.get(printerId)?.profile, attempt.movedNote)
+}
+
+/**
+ * A job's document as stored, made into what its agent takes: under the note of its move, if it moved; for an agent
+ * that is not printhub, with what OpenPrinter lacks drawn for the model `profile` names (read only when needed).
+ */
+export function documentAsSent(
+  stored: PrintDocument,
+  printhubAgent: boolean,
+  profile: () => string | undefined,
+  movedNote: string | null,
+): { document: PrintDocument } | { refused: Issue[] } {
+  const document = withMovedNote(stored, movedNote)
   // Most documents use no extension: no printer lookup for them.
-  if (printhubAgent || documentExtensions(stored).length === 0) return { document: stored }
+  if (printhubAgent || documentExtensions(document).length === 0) return { document }
   if (!standard) throw new Error('documentsReady() comes first for an agent that is not printhub')
-  const profile = findProfile(store.printers.get(printerId)?.profile ?? '')
-  return profile ? standard.standardDocument(stored, profile) : { document: stored }
+  const found = findProfile(profile() ?? '')
+  return found ? standard.standardDocument(document, found) : { document }
 }
 
 /** A job moved to another printer of its destination says so at the top of its ticket, in OpenPrinter's sections. */

@@ -42,7 +42,7 @@ export class Challenge {
   }
 
   /** The agent's answer, checked up to its signature: this challenge's, in time, from a credential that is valid. */
-  check(data: string | Uint8Array): Answer {
+  async check(data: string | Uint8Array): Promise<Answer> {
     const decoded = typeof data === 'string' ? decodeFrame(authResponseRule, data, MAX_AUTH_FRAME_BYTES) : undefined
     if (!decoded?.ok) {
       // The reference names a wrong algorithm apart; everything else is an invalid challenge answer.
@@ -56,7 +56,7 @@ export class Challenge {
     if (response.challengeId !== this.id) return { ok: false, code: 'challenge_invalid' }
     if (this.expiresAt <= this.settings.now()) return { ok: false, code: 'challenge_expired' }
     const { agentId } = response
-    const credential = this.settings.credential(agentId, response.keyId)
+    const credential = await this.settings.credential(agentId, response.keyId)
     if (!credential) return { ok: false, code: 'credential_not_found', agentId }
     if (credential.revoked) return { ok: false, code: 'credential_revoked', agentId }
     return { ok: true, agentId, signature: response.signature, credential }

@@ -54,7 +54,7 @@ export interface GatewaySettings {
   heartbeatIntervalMs: number
   heartbeatTimeoutMs: number
   now: () => number
-  credential(agentId: string, keyId: string): AgentCredential | undefined
+  credential(agentId: string, keyId: string): AgentCredential | undefined | Promise<AgentCredential | undefined>
   /** Where refused authentications are told (agents' connections and disconnections: the registry's). */
   log?: Logger
 }

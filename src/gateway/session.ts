@@ -189,7 +189,7 @@ export class GatewaySession {
   }
 
   private async authenticate(data: string | Uint8Array): Promise<void> {
-    const answer = this.challenge.check(data)
+    const answer = await this.challenge.check(data)
     if (!answer.ok) return this.reject(answer.code, answer.agentId)
     const { agentId, credential } = answer
     if (!(await this.challenge.verify(answer.signature, credential))) return this.reject('invalid_signature', agentId)

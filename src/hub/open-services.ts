@@ -1,7 +1,7 @@
 // The services over a data directory's store, for the CLI: opened for one command and closed when
 // its work is done, as the running hub would change the same data (through the same operations).
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
-import { HubServices } from '../services/hub-services.ts'
+import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
 import { MIGRATIONS } from '../store/migrations.ts'
 import { Store } from '../store/store.ts'
 import { ConfigError } from './config.ts'
@@ -40,27 +40,15 @@ export async function withExistingHubServices<T>(
 }
 
 /**
- * What is not yet written as units of work for both stores, on PostgreSQL: any use says so in words, and the command
- * ends with it (docs/cluster.md says what runs on PostgreSQL).
+ * Opens the cluster's store, runs `work` with its services, and closes it once `work` is done. What is not yet written
+ * for both stores says so in words, and the command ends with it (docs/cluster.md says what runs on PostgreSQL).
  */
-function notYetOnPostgres(): Store {
-  return new Proxy({} as Store, {
-    get(_, property) {
-      // Not a thenable, nor anything a symbol asks (an inspection): only a use of the store says so.
-      if (property === 'then' || typeof property === 'symbol') return undefined
-      throw new ConfigError(
-        `this is not offered on PostgreSQL yet (it needs the store's ${String(property)}): ` +
-          'see docs/cluster.md, "Where it stands"',
-      )
-    },
-  })
-}
-
-/** Opens the cluster's store, runs `work` with its services, and closes it once `work` is done. */
 async function withPostgresServices<T>(storeUrl: string, work: (services: HubServices) => T): Promise<Awaited<T>> {
   const store = await openPostgresStore(storeUrl)
   try {
-    return await work(new HubServices(notYetOnPostgres(), { units: store }))
+    return await work(new HubServices(undefined, { units: store }))
+  } catch (error) {
+    throw error instanceof NotOnPostgresError ? new ConfigError(error.message) : error
   } finally {
     await store.close()
   }

@@ -9,6 +9,7 @@ import { type EventBody, eventFrame, eventOf, type EventRowOf, jobEvent, webhook
 import type { EventRepository } from '../storage/repositories.ts'
 import type { ProjectEvent } from '../protocol/events.ts'
 import { iso } from '../storage/time.ts'
+import { eventsHint, HINTS_CHANNEL } from './hints.ts'
 
 export class PgEvents implements EventRepository {
   constructor(
@@ -27,6 +28,8 @@ export class PgEvents implements EventRepository {
     await this.sql`INSERT INTO webhook_deliveries (webhook_id, message_id, body, next_at, created_at)
       SELECT id, ${`evt_${id}`}, ${webhookBody(id, type, iso(at), data)}, ${at}, ${at} FROM webhooks
       WHERE project_id = ${projectId} AND deleted_at IS NULL AND disabled_at IS NULL AND events ? ${type}`
+    // Delivered when the transaction commits (once, however many of the project's events it wrote).
+    await this.sql.notify(HINTS_CHANNEL, eventsHint(projectId))
     return id
   }
 
@@ -47,5 +50,29 @@ export class PgEvents implements EventRepository {
 
   async frames(projectId: string, afterId: number, limit: number): Promise<{ id: number; frame: string }[]> {
     return (await this.rows(projectId, afterId, limit)).map(eventFrame)
+  }
+
+  async newest(projectId: string): Promise<number> {
+    const [row] = await this.sql<
+      { id: string | null }[]
+    >`SELECT max(id) AS id FROM events WHERE project_id = ${projectId}`
+    return Number(row?.id ?? 0)
+  }
+
+  async prunedThrough(projectId: string): Promise<number> {
+    const [row] = await this.sql<
+      { n: string }[]
+    >`SELECT events_pruned_through AS n FROM projects WHERE id = ${projectId}`
+    return Number(row?.n ?? 0)
+  }
+
+  /** The projects with events after `afterId` (any project's), and the newest event ID among them. */
+  async since(afterId: number): Promise<{ projects: string[]; newest: number }> {
+    const rows = await this.sql<{ project_id: string; id: string }[]>`SELECT project_id, max(id) AS id FROM events
+      WHERE id > ${afterId} GROUP BY project_id`
+    return {
+      projects: rows.map((row) => row.project_id),
+      newest: rows.reduce((most, row) => Math.max(most, Number(row.id)), afterId),
+    }
   }
 }

@@ -3,7 +3,16 @@
 // serves only from a database of its own schema (migrate.ts names both otherwise).
 import { SQL } from 'bun'
 import { runAwaiting, type Unit } from '../storage/unit.ts'
-import { DB, type Db, type Fence, type Repositories, type UnitRunner } from '../storage/repositories.ts'
+import {
+  type ClusterStore,
+  DB,
+  type Db,
+  type Fence,
+  type HeldLease,
+  type Repositories,
+} from '../storage/repositories.ts'
+import { type ClusterNode, PgLeases } from './leases.ts'
+import { HINTS_CHANNEL } from './hints.ts'
 import { PgApiKeys } from './api-keys.ts'
 import { PgAuditLog } from './audit.ts'
 import { schemaState, unservable } from './migrate.ts'
@@ -57,7 +66,7 @@ export class UnservableStoreError extends Error {
   }
 }
 
-export class PgStore implements UnitRunner {
+export class PgStore implements ClusterStore {
   private constructor(
     private readonly sql: SQL,
     private readonly now: () => number,
@@ -116,6 +125,39 @@ export class PgStore implements UnitRunner {
   /** A read, outside any transaction. */
   read<T>(work: (db: Db) => Unit<T>): Promise<T> {
     return runAwaiting(work(DB), this.repositories(this.sql))
+  }
+
+  /** Says this node is in the cluster (again, after a restart: the same ID). */
+  joinCluster(node: ClusterNode): Promise<void> {
+    return new PgLeases(this.sql).join(node)
+  }
+
+  takeLease(resource: string, nodeId: string, ttlMs: number): Promise<HeldLease | undefined> {
+    return new PgLeases(this.sql).take(resource, nodeId, ttlMs)
+  }
+
+  async releaseLease(resource: string, nodeId: string, fence: number): Promise<void> {
+    await new PgLeases(this.sql).release(resource, nodeId, fence)
+  }
+
+  /** Sends a hint to every node (after the change it tells of committed: a hint is never ahead of the data). */
+  async notify(hint: string): Promise<void> {
+    await this.sql.notify(HINTS_CHANNEL, hint)
+  }
+
+  async listen(heard: (hint: string) => void): Promise<() => Promise<void>> {
+    const subscription = await this.sql.listen(HINTS_CHANNEL, heard)
+    return () => subscription.unlisten()
+  }
+
+  /**
+   * The projects with events written after event `afterId`, and the newest event ID now; with no `afterId`, only
+   * the newest (where a watcher starts).
+   */
+  async eventsSince(afterId: number | undefined): Promise<{ projects: string[]; newest: number }> {
+    if (afterId !== undefined) return new PgEvents(this.sql, this.now).since(afterId)
+    const [row] = await this.sql<{ id: string | null }[]>`SELECT max(id) AS id FROM events`
+    return { projects: [], newest: Number(row?.id ?? 0) }
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,7 @@ import { ImageService } from './images.ts'
 import { initialize, type InitResult } from './init.ts'
 import { JobQueries } from './job-queries.ts'
 import { type Overview, type OverviewSources, overview } from './overview.ts'
-import { ProjectEvents } from './project-events.ts'
+import { type EventSignal, ProjectEvents } from './project-events.ts'
 import { type EditableSettings, LiveSettings } from './live-settings.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
 import { type PrinterNews, PrinterService } from './printers.ts'
@@ -40,6 +40,18 @@ export interface HubParts {
   webhookSender?: { tick(): void }
   /** Where units of work run (the hub's, shared with its settings); by default at once on the store. */
   units?: UnitRunner
+  /** Who tells of projects' new events: by default the SQLite store; a cluster's hints on PostgreSQL. */
+  events?: EventSignal
+}
+
+/** What is not yet written for both stores, asked of a hub on PostgreSQL: said so, naming what it needs. */
+export class NotOnPostgresError extends Error {
+  constructor(what: string) {
+    super(
+      `this is not offered on PostgreSQL yet (it needs the store's ${what}): see docs/cluster.md, "Where it stands"`,
+    )
+    this.name = 'NotOnPostgresError'
+  }
 }
 
 export class HubServices {
@@ -68,13 +80,16 @@ export class HubServices {
   /** Where the services ported to units of work run them. */
   private readonly units: UnitRunner
 
-  constructor(
-    private readonly store: Store,
-    parts: HubParts = {},
-  ) {
+  /** The SQLite store (none on PostgreSQL), for what is not yet written for both stores. */
+  private readonly sqlite: Store | undefined
+
+  /** Over a SQLite store, or (`store` undefined) over `parts.units`, a PostgreSQL store's. */
+  constructor(store: Store | undefined, parts: HubParts = {}) {
     const now = parts.now ?? Date.now
+    this.sqlite = store
     // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
-    const units = parts.units ?? new SqliteUnits(store)
+    const units = parts.units ?? (store && new SqliteUnits(store))
+    if (!units) throw new TypeError('the services need a store')
     this.units = units
     this.jobs = parts.jobs ?? new JobService({ store, units, listener: NO_DISPATCHER })
     this.jobQueries = new JobQueries(units)
@@ -85,7 +100,10 @@ export class HubServices {
     this.agents = new AgentService(units, this.jobs, parts.connections, now)
     this.webhooks = new WebhookService(units, now, () => parts.webhookSender?.tick())
     this.images = new ImageService(units, this.jobs.capacity)
-    this.events = new ProjectEvents(store)
+    this.events = new ProjectEvents(
+      units,
+      parts.events ?? { listen: (told) => this.store('events').events.listen(told) },
+    )
     this.accounts = new AccountService(units, now)
     this.access = new AdminAccess(units)
     this.audit = new AuditLog(units)
@@ -96,7 +114,7 @@ export class HubServices {
    * a demo printer); on an initialised one it creates nothing and says so. The built-in agent is paired either way.
    */
   initialize(dataDir: string): Promise<InitResult> {
-    return initialize(this.store, dataDir)
+    return initialize(this.store('initialisation'), dataDir)
   }
 
   /**
@@ -109,21 +127,27 @@ export class HubServices {
 
   /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents. */
   overview(sources: OverviewSources): Overview {
-    return overview(this.store, sources)
+    return overview(this.store('overview'), sources)
   }
 
   /** Settles once every change made so far is on disk (an answer that must not come before). */
   durable(): Promise<void> {
-    return this.store.commits.durable()
+    return this.units.durable()
   }
 
   /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
   changes(): number {
-    return this.store.changes()
+    return this.store('count of changes').changes()
   }
 
   /** A mark that moves whenever any stored row may have changed (see Store.changeStamp). */
   changeStamp(): string | undefined {
-    return this.store.changeStamp()
+    return this.sqlite?.changeStamp()
+  }
+
+  /** The SQLite store, for `what` is not yet written for both stores. */
+  private store(what: string): Store {
+    if (!this.sqlite) throw new NotOnPostgresError(what)
+    return this.sqlite
   }
 }

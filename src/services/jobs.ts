@@ -4,9 +4,8 @@
 import { EXPIRES_IN_MS, MAX_ATTEMPTS } from '../protocol/limits.ts'
 import type { PrintDocument } from '../protocol/document.ts'
 import type { Issue } from '../protocol/rules.ts'
-import type { Job, JobState } from '../protocol/job.ts'
-import { type CancelRequest, isTerminal, JOB_STATE_SETS } from '../domain/job-transitions.ts'
-import { parseConnectionUri, polls } from '../domain/connection-uri.ts'
+import type { Job } from '../protocol/job.ts'
+import { isTerminal } from '../domain/job-transitions.ts'
 import { fitsInOneFrame } from '../protocol/print-job-frame.ts'
 import { documentRule, withCopies } from '../protocol/document.ts'
 import { reprintDocument } from '../domain/reprint.ts'
@@ -14,9 +13,9 @@ import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
 import type { Destination } from '../store/destinations.ts'
-import type { PrinterRecord } from '../domain/records.ts'
 import type { Actor } from './actor.ts'
 import { type AuditedChange, recordedChange } from './audit.ts'
+import { answerOf, applicationCancel, CANCEL_OPEN } from './cancel-answers.ts'
 import { noteLeftOut, placeLogos } from './job-documents.ts'
 import { cancelJob } from '../storage/job-cancel.ts'
 import {
@@ -82,8 +81,6 @@ export type ReprintOutcome =
 
 /** How long an application's cancellation waits for the agent's answer before it is answered as pending. */
 export const CANCEL_WAIT_MS = 5_000
-/** How often a cancellation on PostgreSQL reads its job again while it waits for the agent's answer. */
-const ANSWER_POLL_MS = 100
 
 export type ApplicationCancelOutcome =
   /** CANCELLED: it never prints (also when it was cancelled before). */
@@ -102,9 +99,6 @@ export interface NewJobListener {
   jobCreated(printerId: string): void
   cancelRequested(): void
 }
-
-/** States in which an asked-for cancellation is still open: the agent may yet stop the job. */
-const CANCEL_OPEN: readonly JobState[] = JOB_STATE_SETS.cancellableByAgent
 
 /** Whether there is room for new jobs (the disk guard). */
 export interface Capacity {
@@ -343,7 +337,7 @@ export class JobService {
     if (!job) return this.cancelFanOut(projectId, jobId, waitMs)
     if (job.projectId !== projectId) return { kind: 'unknown' }
     // Listening before asking: the agent's answer cannot slip in between.
-    const answer = this.answerOf(jobId)
+    const answer = answerOf(this.units, this.sqlite, jobId)
     let timer: Timer | undefined
     try {
       const outcome = await this.units.write(function* (db): Unit<CancelOutcome> {
@@ -367,40 +361,4 @@ export class JobService {
       answer.stop()
     }
   }
-
-  /**
-   * Settles once job `jobId` leaves the states in which its agent may still stop it: told at once by the SQLite
-   * store, where every report is this process's; read again every ANSWER_POLL_MS on PostgreSQL, where the node that
-   * holds the job's agent may be another.
-   */
-  private answerOf(jobId: string): { settled: Promise<void>; stop(): void } {
-    let answered: () => void = () => {}
-    const settled = new Promise<void>((resolve) => (answered = resolve))
-    if (this.sqlite) {
-      const stop = this.sqlite.jobChanges.listen((_, changed) => {
-        if (changed.id === jobId && !CANCEL_OPEN.includes(changed.state)) answered()
-      })
-      return { settled, stop }
-    }
-    let stopped = false
-    const poll = async (): Promise<void> => {
-      while (!stopped) {
-        await Bun.sleep(ANSWER_POLL_MS)
-        const job = stopped ? undefined : await this.units.read((db) => db.jobs.get(jobId))
-        if (job && !CANCEL_OPEN.includes(job.state)) return answered()
-      }
-    }
-    // A read that fails (the database away) ends the watch: the wait runs out, and the job is read once more.
-    poll().catch(() => {})
-    return { settled, stop: () => void (stopped = true) }
-  }
-}
-
-/**
- * How an application's cancellation is asked of the agent: for a printer that polls, until the printer fetched the
- * job; else until the agent holds it.
- */
-function applicationCancel(printer: PrinterRecord | undefined): CancelRequest {
-  const parsed = printer ? parseConnectionUri(printer.connection) : undefined
-  return parsed?.ok && polls(parsed.connection) ? 'requestCancelUnfetched' : 'requestCancelInFlight'
 }

@@ -105,6 +105,10 @@ export interface EventRepository {
    * oldest first, at most `limit`: written as stored, without parsing them again.
    */
   frames(projectId: string, afterId: number, limit: number): Answer<{ id: number; frame: string }[]>
+  /** The newest event ID the project's log ever had (0: none yet). */
+  newest(projectId: string): Answer<number>
+  /** The newest ID pruned from the project's log: a reader resuming from before it missed events. */
+  prunedThrough(projectId: string): Answer<number>
 }
 
 /** A job as a cancellation reads it: the job, and whether its agent was asked to stop it already. */

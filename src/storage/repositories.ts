@@ -21,7 +21,7 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
-import type { EventRepository, FanOutRepository, JobRepository, JobStateRepository } from './job-repositories.ts'
+import type { EventRepository, FanOutRepository, Fence, JobRepository, JobStateRepository } from './job-repositories.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
 export type {
@@ -320,4 +320,26 @@ export interface UnitRunner {
   read<T>(work: (db: Db) => Unit<T>): Promise<T>
   /** Settles once every change written so far is on disk (a store that commits each change at once: at once). */
   durable(): Promise<void>
+}
+
+/** A lease a node took (pgstore/leases.ts): its fencing number, and until when by the database's clock. */
+export interface HeldLease {
+  fence: number
+  expiresAt: number
+}
+
+/**
+ * A cluster's store, as a node's delivery uses it: units run as any store's; units run under a lease it holds
+ * (`fenced`), whose job state steps change nothing once another node took that lease; the leases themselves; and
+ * the hints one node sends the others (`notify`: a printer has work, a cancellation was asked), heard by `listen`.
+ */
+export interface ClusterStore extends UnitRunner {
+  fenced(fence: Fence): UnitRunner
+  /** Takes (or renews) the lease of `resource` for `ttlMs`; undefined while another node holds it. */
+  takeLease(resource: string, nodeId: string, ttlMs: number): Promise<HeldLease | undefined>
+  /** Gives a lease up, if it still has this number. */
+  releaseLease(resource: string, nodeId: string, fence: number): Promise<void>
+  notify(hint: string): Promise<void>
+  /** Hears every node's hints until the returned function is called. */
+  listen(heard: (hint: string) => void): Promise<() => Promise<void>>
 }

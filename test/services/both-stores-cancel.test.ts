@@ -90,7 +90,7 @@ for (const [name, open] of Object.entries(ENGINES)) {
       expect(asked).toBe(1)
     })
 
-    test('no answer in time: pending, and still asked once its agent holds it; a held job not cancellable', async () => {
+    test('no answer in time: pending, still asked once its agent holds it; a held job not cancellable', async () => {
       const job = await dispatched()
       expect(await jobs.cancelForApplication(projectId, job.id, 50)).toMatchObject({
         kind: 'pending',

@@ -28,27 +28,57 @@ interface Reader {
   last: number
   /** Whether it can take more now (its queue is below its bound, and it is not reading already). */
   ready(): boolean
+  /** Marks it reading: nothing else reads for it until `release`. */
+  hold(): void
   /** Takes frames read once for every reader at the same point; `more`: the batch was full. */
   take(bytes: Uint8Array, last: number, more: boolean): void
+  /** Done reading for it; it reads on by itself if more may be there. */
+  release(): void
+  /** Told of new events while it was reading: it looks again once done. */
+  missed(): void
 }
 
 export function eventRoutes({ services, stopping }: ApiContext) {
   let streams = 0
   const encoder = new TextEncoder()
   const readers = new Map<string, Set<Reader>>()
+  // Projects whose readers are being fed now, and those told of new events meanwhile (fed again once done).
+  const feeding = new Set<string>()
+  const again = new Set<string>()
   // New events of a project are read once for all its readers that are caught up: the others read
   // on from the log by themselves when their queue has room again.
-  services.events.listen((projectId) => {
-    const ready = new Map<number, Reader[]>()
-    for (const reader of readers.get(projectId) ?? [])
-      if (reader.ready()) ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
-    for (const [last, group] of ready) {
-      const frames = services.events.frames(projectId, last, BATCH)
-      if (frames.length === 0) continue
-      const bytes = encoder.encode(frames.map((f) => f.frame).join(''))
-      for (const reader of group) reader.take(bytes, frames.at(-1)!.id, frames.length === BATCH)
+  const feed = async (projectId: string): Promise<void> => {
+    if (feeding.has(projectId)) return void again.add(projectId)
+    feeding.add(projectId)
+    try {
+      do {
+        again.delete(projectId)
+        const ready = new Map<number, Reader[]>()
+        for (const reader of readers.get(projectId) ?? []) {
+          if (!reader.ready()) reader.missed()
+          else ready.set(reader.last, [...(ready.get(reader.last) ?? []), reader])
+        }
+        for (const [last, group] of ready) {
+          for (const reader of group) reader.hold()
+          let frames: { id: number; frame: string }[] = []
+          try {
+            frames = await services.events.frames(projectId, last, BATCH)
+            if (frames.length > 0) {
+              const bytes = encoder.encode(frames.map((f) => f.frame).join(''))
+              for (const reader of group) reader.take(bytes, frames.at(-1)!.id, frames.length === BATCH)
+            }
+          } finally {
+            for (const reader of group) reader.release()
+          }
+        }
+      } while (again.has(projectId))
+    } catch {
+      // The store is away: each reader reads on by itself when told again, or at its next pull.
+    } finally {
+      feeding.delete(projectId)
     }
-  })
+  }
+  services.events.listen((projectId) => void feed(projectId))
   return new Elysia().get('/v1/projects/:projectId/events', async ({ request, params }) => {
     const projectId = params.projectId
     await authenticate(services, request, projectId, 'jobs:read')
@@ -63,15 +93,23 @@ export function eventRoutes({ services, stopping }: ApiContext) {
         headers: { 'retry-after': '10' },
       })
     const resumeFrom = header !== null ? Number(header) : afterQuery
+    // Where it starts: after the point it resumes from, else after the newest event now; and what retention pruned.
+    const [start, pruned] = await Promise.all([
+      resumeFrom ?? services.events.newest(projectId),
+      services.events.prunedThrough(projectId),
+    ])
     let finished = false
     let controller: ReadableStreamDefaultController<Uint8Array> | undefined
     const timers: Timer[] = []
-    // Not re-entered: enqueueing may call pull (and so pump) before it returns.
-    let pumping = false
+    // One read for it at a time (the fan-out's or its own); told of events meanwhile, it looks again after.
+    let reading = false
+    let told = false
+    let more = false
     const self: Reader = {
-      last: resumeFrom ?? services.events.newest(projectId),
-      ready: () => !finished && !pumping && controller !== undefined && (controller.desiredSize ?? 0) > 0,
-      take(bytes, last, more) {
+      last: start,
+      ready: () => !finished && !reading && controller !== undefined && (controller.desiredSize ?? 0) > 0,
+      hold: () => void (reading = true),
+      take(bytes, last, full) {
         self.last = last
         try {
           send(bytes)
@@ -79,8 +117,13 @@ export function eventRoutes({ services, stopping }: ApiContext) {
           // Its connection is gone: it ends here, and the other readers still get theirs.
           return finish()
         }
-        if (more) pump()
+        more ||= full
       },
+      release() {
+        reading = false
+        if (more || told) void pump()
+      },
+      missed: () => void (told = true),
     }
     const send = (chunk: string | Uint8Array) =>
       controller!.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk)
@@ -96,22 +139,28 @@ export function eventRoutes({ services, stopping }: ApiContext) {
       } catch {}
     }
     // Reads on from the log while the reader keeps up; what is not sent waits there, not here.
-    const pump = () => {
-      if (finished || !controller || pumping) return
-      pumping = true
+    const pump = async (): Promise<void> => {
+      if (finished || !controller) return
+      if (reading) return void (told = true)
+      reading = true
       try {
-        while ((controller.desiredSize ?? 0) > 0) {
-          const frames = services.events.frames(projectId, self.last, BATCH)
-          if (frames.length > 0) {
-            self.last = frames.at(-1)!.id
-            send(frames.map((f) => f.frame).join(''))
+        do {
+          told = false
+          more = false
+          while (!finished && (controller.desiredSize ?? 0) > 0) {
+            const frames = await services.events.frames(projectId, self.last, BATCH)
+            if (finished) return
+            if (frames.length > 0) {
+              self.last = frames.at(-1)!.id
+              send(frames.map((f) => f.frame).join(''))
+            }
+            if (frames.length < BATCH) break
           }
-          if (frames.length < BATCH) break
-        }
+        } while (told && !finished && (controller.desiredSize ?? 0) > 0)
       } catch {
         finish()
       } finally {
-        pumping = false
+        reading = false
       }
     }
     streams++
@@ -133,13 +182,12 @@ export function eventRoutes({ services, stopping }: ApiContext) {
           request.signal.addEventListener('abort', finish)
           stopping.addEventListener('abort', finish)
           // Resuming from a point the log no longer holds: the reader missed events and should list again.
-          const pruned = services.events.prunedThrough(projectId)
           if (resumeFrom !== undefined && resumeFrom < pruned) {
             send(`event: ${RESET_EVENT}\ndata: ${JSON.stringify({ prunedThrough: pruned })}\n\n`)
             self.last = pruned
           }
           send(': connected\n\n')
-          pump()
+          void pump()
         },
         pull: pump,
         cancel: finish,

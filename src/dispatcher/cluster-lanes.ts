@@ -1,0 +1,226 @@
+// The printers' lanes on a node of a cluster (docs/decisions.md, "Delivery across nodes"), the cluster's dispatcher's
+// core (cluster.ts hears the agents and extends this). A node drives the printers of the agents connected to it, each
+// agent under a lease: it claims a printer's head in one statement under that lease, sends it, and waits for its
+// agent to confirm it stored the job, as one hub does (queues.ts). The lane itself is the database's: one DISPATCHING
+// job per printer whatever a node believes, every write fenced by the lease's number. Before each send the node also
+// checks, by its own monotonic clock, that its lease has not run out: a printer's agent cannot check a number.
+import { backoffDelay } from '../domain/backoff.ts'
+import type { GatewaySession } from '../gateway/session.ts'
+import { type Failure, failure } from '../protocol/failures.ts'
+import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { Attempt, ClusterStore, UnitRunner } from '../storage/repositories.ts'
+import { documentAsSent, documentsReady, printJobPayload } from './agent-documents.ts'
+import { HELD_PER_PRINTER } from './held-window.ts'
+import type { DispatcherSettings } from './settings.ts'
+import { printJobMessageId } from './wire-identity.ts'
+
+/** An agent this node holds: its session here, its lease, and its printers (record ID → the agent's own ID). */
+export interface HeldAgent {
+  agentId: string
+  session: GatewaySession
+  fence: number
+  /** The store, its job state steps fenced by this agent's lease. */
+  units: UnitRunner
+  /** Until when (performance.now()) the lease surely holds: taken before it was asked for, plus its length. */
+  validUntil: number
+  printers: Map<string, string>
+  /** Its reports, handled one after another in the order they came. */
+  reports: Promise<void>
+}
+
+/** What a node's delivery is set up with: a dispatcher's settings, and the cluster's. */
+export interface ClusterSettings extends DispatcherSettings {
+  nodeId: string
+  /** How long a lease lasts (the setting `cluster-lease-seconds`), read at each renewal. */
+  leaseMs: () => number
+  /** How often every printer this node drives is looked at, whatever hints it heard. */
+  pollMs: number
+}
+
+interface InFlight {
+  printerId: string
+  attempt: number
+  sessionId: string
+  timer: Timer
+}
+
+const isDispatchable = (printer: PrinterDescriptor | undefined): boolean =>
+  printer !== undefined && printer.enabled && printer.availability !== 'offline'
+
+export class ClusterLanes {
+  /** The agents this node holds, and which of them each printer is driven through. */
+  protected readonly agents = new Map<string, HeldAgent>()
+  protected readonly printerAgents = new Map<string, string>()
+  protected readonly inFlight = new Map<string, InFlight>()
+  private readonly busy = new Set<string>()
+  /** Printers whose look is running (a look is awaited); looked at again after it when asked meanwhile. */
+  private readonly looking = new Set<string>()
+  private readonly again = new Set<string>()
+  private readonly waits = new Map<string, Timer>()
+  protected stopped = false
+
+  constructor(
+    protected readonly store: ClusterStore,
+    protected readonly settings: ClusterSettings,
+  ) {}
+
+  /** A job of the printer may be due: look at its lane, if this node drives it. */
+  scheduleDispatch(printerId: string): void {
+    if (this.stopped || this.agents.size === 0) return
+    if (this.looking.has(printerId)) return void this.again.add(printerId)
+    this.looking.add(printerId)
+    this.look(printerId)
+      .catch((error: unknown) =>
+        this.settings.log.warn(
+          "a printer's lane could not be looked at; it is looked at again shortly",
+          { printer: printerId, error: String(error) },
+          { limit: `lane ${printerId}` },
+        ),
+      )
+      .finally(() => {
+        this.looking.delete(printerId)
+        if (this.again.delete(printerId)) this.scheduleDispatch(printerId)
+      })
+  }
+
+  /** Sends the head of the printer's lane, if its agent is here and the printer can take a job now. */
+  private async look(printerId: string): Promise<void> {
+    if (this.busy.has(printerId)) return
+    const held = this.heldOf(printerId) ?? (await this.learn(printerId))
+    const agentPrinterId = held?.printers.get(printerId)
+    if (!held || agentPrinterId === undefined) return
+    const { session, units } = held
+    if (!session.isConnected || !isDispatchable(session.printers.get(agentPrinterId))) return
+    const head = await units.read((db) => db.jobStates.queueHead(printerId))
+    const now = this.settings.now()
+    // Its time ran out: the sweep expires it, and the lane moves on.
+    if (!head || head.expiresAt <= now) return
+    await documentsReady(session.isPrinthubAgent)
+    if (head.state === 'DISPATCHING') {
+      if (this.inFlight.has(head.id)) return
+      // Out before this node held the agent (another node's, or this one's before a restart): sent again as it was.
+      const attempt = await units.read((db) => db.jobStates.currentAttempt(head.id))
+      if (attempt) await this.deliver(held, printerId, attempt)
+      return
+    }
+    if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
+    // Its agent holds as many jobs as it may: this one waits here (the next look, at a report or the poll, sees).
+    if ((await units.read((db) => db.jobStates.heldCount(printerId, HELD_PER_PRINTER))) >= HELD_PER_PRINTER) return
+    const attempt = await units.write((db) => db.jobStates.claim(printerId))
+    if (attempt) await this.deliver(held, printerId, attempt)
+  }
+
+  /** A printer this node has not driven yet (given to a project since): whether its agent is one this node holds. */
+  private async learn(printerId: string): Promise<HeldAgent | undefined> {
+    const record = await this.store.read((db) => db.printers.get(printerId))
+    const held = record && this.agents.get(record.agentId)
+    if (!held) return undefined
+    held.printers.set(printerId, record.agentPrinterId)
+    this.printerAgents.set(printerId, held.agentId)
+    return held
+  }
+
+  /** Sends an attempt, made from what is stored (sent again, it is byte-identical), and waits for its receipt. */
+  protected async deliver(held: HeldAgent, printerId: string, delivery: Attempt): Promise<void> {
+    const { job, attempt } = delivery
+    const { session, units } = held
+    const stored = await units.read((db) => db.jobs.document(job.id))
+    if (!stored) return
+    const profile = session.isPrinthubAgent
+      ? undefined
+      : (await units.read((db) => db.printers.get(printerId)))?.profile
+    const made = documentAsSent(stored, session.isPrinthubAgent, () => profile, delivery.movedNote)
+    if ('refused' in made) {
+      const named = made.refused.map((issue) => `${issue.path} ${issue.message}`).join('; ')
+      await units.write((db) =>
+        db.jobStates.failAttempt(
+          job.id,
+          attempt,
+          failure(
+            'agent.extension_unsupported',
+            `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`,
+          ),
+          0,
+        ),
+      )
+      return this.scheduleDispatch(printerId)
+    }
+    // Nothing goes out once the lease may have run out, nor to an agent this node no longer holds.
+    if (this.agents.get(held.agentId) !== held || performance.now() >= held.validUntil || this.inFlight.has(job.id))
+      return
+    const payload = printJobPayload(held.printers.get(printerId)!, job, attempt, made.document)
+    const sent = session.send({
+      messageId: printJobMessageId(payload.jobId),
+      sentAt: new Date(delivery.dispatchedAt).toISOString(),
+      type: 'server.print_job',
+      payload,
+    })
+    const timer = setTimeout(
+      () => {
+        const flight = this.inFlight.get(job.id)
+        if (flight?.timer !== timer) return
+        void this.failAttempt(
+          job.id,
+          flight,
+          failure(
+            'agent.ack_timeout',
+            `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`,
+          ),
+        )
+      },
+      sent ? this.settings.ackTimeoutMs : 0,
+    )
+    this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
+    this.busy.add(printerId)
+  }
+
+  /** The attempt of `jobId` is no longer waited for: its printer is free for the next. False when none was. */
+  protected clearInFlight(jobId: string): boolean {
+    const flight = this.inFlight.get(jobId)
+    if (!flight) return false
+    clearTimeout(flight.timer)
+    this.inFlight.delete(jobId)
+    this.busy.delete(flight.printerId)
+    return true
+  }
+
+  /**
+   * The attempt failed on this node's side (no receipt in time, the agent went away): written under the lease of its
+   * agent, while this node holds it (a node that lost the lease leaves the job to the node that took it).
+   */
+  protected async failAttempt(jobId: string, flight: InFlight, reason: Failure): Promise<void> {
+    this.clearInFlight(jobId)
+    const held = this.heldOf(flight.printerId)
+    if (this.stopped || !held) return
+    await held.units.write((db) =>
+      db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+    )
+    this.scheduleDispatch(flight.printerId)
+  }
+
+  protected retryDelay(attempt: number): number {
+    return backoffDelay(this.settings.retry(), attempt - 1)
+  }
+
+  protected heldOf(printerId: string): HeldAgent | undefined {
+    const agentId = this.printerAgents.get(printerId)
+    return agentId === undefined ? undefined : this.agents.get(agentId)
+  }
+
+  private waitUntil(printerId: string, ms: number): void {
+    clearTimeout(this.waits.get(printerId))
+    this.waits.set(
+      printerId,
+      setTimeout(() => {
+        this.waits.delete(printerId)
+        this.scheduleDispatch(printerId)
+      }, ms),
+    )
+  }
+
+  protected stopLanes(): void {
+    this.stopped = true
+    for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
+    for (const timer of this.waits.values()) clearTimeout(timer)
+  }
+}

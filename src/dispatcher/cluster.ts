@@ -1,0 +1,326 @@
+// A cluster node's dispatcher (docs/decisions.md, "Delivery across nodes"): it holds the agents connected to this
+// node, each under a lease `agent:ID` renewed every third of its length, and drives their printers' lanes
+// (cluster-lanes.ts). An agent's reports become job state steps fenced by its lease, one after another in the order
+// they came. A node that accepts a job for a printer it does not drive sends the other nodes a hint; every node
+// also looks at all its printers every `pollMs`, so a lost hint delays a job by at most that. A node whose lease
+// was taken (it stalled past it) stops at once: it drops the agent's session, and its later writes change nothing.
+import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
+import type { GatewaySession, JobReport } from '../gateway/session.ts'
+import { failure } from '../protocol/failures.ts'
+import type { PrinterDescriptor } from '../protocol/frames.ts'
+import type { Job } from '../protocol/job.ts'
+import type { ClusterStore } from '../storage/repositories.ts'
+import { cancelFrame } from './cancel-frame.ts'
+import { type ClusterSettings, ClusterLanes, type HeldAgent } from './cluster-lanes.ts'
+import { parseWireJobId, wireJobId } from './wire-identity.ts'
+
+/** Jobs of one printer asked about again when a printhub agent connects (as one hub does: dispatcher.ts). */
+const MAX_RESYNC_PER_PRINTER = 256
+/** Jobs whose time ran out, expired in one step of the sweep. */
+const EXPIRE_PER_STEP = 64
+
+const agentLease = (agentId: string): string => `agent:${agentId}`
+
+export class ClusterDispatcher extends ClusterLanes implements AgentListener {
+  /** The last inventory of sessions whose agent's lease is not taken yet: applied once it is. */
+  private readonly waitingInventory = new Map<GatewaySession, readonly PrinterDescriptor[]>()
+  private readonly cancelsSent = new Set<string>()
+  private timers: Timer[] = []
+  private unlisten: (() => Promise<void>) | undefined
+
+  constructor(
+    store: ClusterStore,
+    private readonly sessions: SessionRegistry,
+    settings: ClusterSettings,
+  ) {
+    super(store, settings)
+    sessions.listen(this)
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await this.store.listen((hint) => this.heard(hint))
+    this.timers = [
+      setInterval(() => this.renewLeases(), Math.max(100, Math.floor(this.settings.leaseMs() / 3))),
+      setInterval(() => {
+        for (const printerId of this.printerAgents.keys()) this.scheduleDispatch(printerId)
+      }, this.settings.pollMs),
+      setInterval(() => void this.sweep().catch(() => {}), this.settings.sweepMs),
+    ]
+  }
+
+  /** Stops driving printers and gives the leases up, so that other nodes take the agents at once. */
+  async stop(): Promise<void> {
+    this.stopLanes()
+    for (const timer of this.timers) clearInterval(timer)
+    await this.unlisten?.().catch(() => {})
+    this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
+    const held = [...this.agents.values()]
+    this.agents.clear()
+    this.printerAgents.clear()
+    await Promise.allSettled(
+      held.map((agent) => this.store.releaseLease(agentLease(agent.agentId), this.settings.nodeId, agent.fence)),
+    )
+  }
+
+  // ---- New jobs and cancellations, told by the services of this node or hinted by another ----
+
+  jobCreated(printerId: string): void {
+    if (this.printerAgents.has(printerId)) this.scheduleDispatch(printerId)
+    else this.hint(`printer:${printerId}`)
+  }
+
+  cancelRequested(): void {
+    void this.askCancels().catch(() => {})
+    this.hint('cancel')
+  }
+
+  private hint(hint: string): void {
+    this.store.notify(hint).catch((error: unknown) =>
+      this.settings.log.warn('a hint to the other nodes was not sent; they find the work at their next look', {
+        error: String(error),
+      }),
+    )
+  }
+
+  private heard(hint: string): void {
+    if (hint.startsWith('printer:')) this.scheduleDispatch(hint.slice('printer:'.length))
+    else if (hint === 'cancel') void this.askCancels().catch(() => {})
+  }
+
+  // ---- What the agents say (through the session registry) ----
+
+  connected(session: GatewaySession): void {
+    void this.hold(session).catch((error: unknown) =>
+      this.settings.log.warn('an agent could not be taken on; it is asked to connect again', {
+        agent: session.agentId,
+        error: String(error),
+      }),
+    )
+  }
+
+  /** Takes the agent's lease (waiting while another node still holds it), then drives its printers. */
+  private async hold(session: GatewaySession): Promise<void> {
+    const agentId = session.agentId!
+    for (;;) {
+      if (this.stopped || !session.isConnected) return
+      const asked = performance.now()
+      const ttl = this.settings.leaseMs()
+      const lease = await this.store.takeLease(agentLease(agentId), this.settings.nodeId, ttl)
+      if (lease) {
+        const held: HeldAgent = {
+          agentId,
+          session,
+          fence: lease.fence,
+          units: this.store.fenced({ resource: agentLease(agentId), fence: lease.fence }),
+          validUntil: asked + ttl,
+          printers: new Map(),
+          reports: Promise.resolve(),
+        }
+        if (!session.isConnected || this.stopped) return
+        this.agents.set(agentId, held)
+        await held.units.write((db) => db.agents.seen(agentId))
+        const inventory = this.waitingInventory.get(session)
+        this.waitingInventory.delete(session)
+        if (inventory) await this.takeInventory(held, inventory, true)
+        return
+      }
+      // Another node holds it still (the agent's session there has not ended yet, or that node died): until it ends.
+      await Bun.sleep(Math.min(1_000, ttl / 3))
+    }
+  }
+
+  inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
+    const held = this.agents.get(session.agentId!)
+    if (held?.session !== session) return void this.waitingInventory.set(session, printers)
+    const first = held.printers.size === 0
+    held.reports = held.reports.then(() => this.takeInventory(held, printers, first)).catch(() => {})
+  }
+
+  /** The agent's printers as it reports them; at its first inventory here, the jobs it holds are asked about again. */
+  private async takeInventory(held: HeldAgent, printers: readonly PrinterDescriptor[], first: boolean): Promise<void> {
+    const { agentId, units, session } = held
+    await units.write((db) => db.agents.replacePrinters(agentId, printers))
+    const records = await units.read((db) => db.printers.ofAgent(agentId))
+    for (const printerId of held.printers.keys()) this.printerAgents.delete(printerId)
+    held.printers = new Map(records.map((record) => [record.id, record.agentPrinterId]))
+    for (const record of records) this.printerAgents.set(record.id, agentId)
+    for (const record of records) {
+      // Reports sent just before the agent's last node stopped may never have arrived: a printhub agent answers a job
+      // sent again with the reports of how it ended.
+      if (first && session.isPrinthubAgent) {
+        for (const jobId of await units.read((db) => db.jobStates.withAgent(record.id, MAX_RESYNC_PER_PRINTER))) {
+          const attempt = await units.read((db) => db.jobStates.currentAttempt(jobId))
+          if (attempt && !this.inFlight.has(jobId)) await this.deliver(held, record.id, attempt)
+        }
+      }
+      this.scheduleDispatch(record.id)
+    }
+  }
+
+  closed(session: GatewaySession): void {
+    const agentId = session.agentId!
+    this.waitingInventory.delete(session)
+    const held = this.agents.get(agentId)
+    // Attempts not yet confirmed on this session failed: the agent may never have seen them.
+    const failing = [...this.inFlight].filter(([, flight]) => flight.sessionId === session.id)
+    void (async () => {
+      for (const [jobId, flight] of failing)
+        await this.failAttempt(
+          jobId,
+          flight,
+          failure('agent.disconnected', 'The agent disconnected before it confirmed it received the job.'),
+        )
+      if (held?.session !== session || this.stopped) return
+      await held.units.write((db) => db.agents.seen(agentId))
+      this.drop(held)
+      await this.store.releaseLease(agentLease(agentId), this.settings.nodeId, held.fence)
+    })().catch(() => {})
+  }
+
+  /** This node no longer drives the agent's printers. */
+  private drop(held: HeldAgent): void {
+    if (this.agents.get(held.agentId) !== held) return
+    this.agents.delete(held.agentId)
+    for (const printerId of held.printers.keys()) this.printerAgents.delete(printerId)
+    for (const [jobId, flight] of this.inFlight) if (flight.sessionId === held.session.id) this.clearInFlight(jobId)
+  }
+
+  report(session: GatewaySession, report: JobReport): void {
+    const held = this.agents.get(session.agentId!)
+    if (held?.session !== session) return
+    held.reports = held.reports
+      .then(() => this.handle(held, report))
+      .catch((error: unknown) =>
+        this.settings.log.warn("an agent's report could not be written; the agent says it again when it reconnects", {
+          agent: held.agentId,
+          job: report.jobId,
+          error: String(error),
+        }),
+      )
+  }
+
+  private async handle(held: HeldAgent, report: JobReport): Promise<void> {
+    const wire = parseWireJobId(report.jobId)
+    const { units, session } = held
+    const job = wire && (await units.read((db) => db.jobs.get(wire.jobId)))
+    // An agent reports only on jobs sent to its own printers.
+    if (!wire || !job || !held.printers.has(job.printerId))
+      return this.settings.log.warn(
+        'a report on a job not sent to this agent',
+        { agent: held.agentId, job: report.jobId, report: report.kind },
+        { limit: `reports ${held.agentId}` },
+      )
+    const { jobId, attempt } = wire
+    let changed: Job | undefined
+    switch (report.kind) {
+      case 'received':
+        changed = await units.write((db) => db.jobStates.markReceived(jobId, attempt, report.receivedAt))
+        break
+      case 'submitted':
+        changed = await units.write((db) =>
+          db.jobStates.markSubmitted(jobId, attempt, report.submittedAt, session.isPrinthubAgent),
+        )
+        break
+      case 'completed':
+        changed = await units.write((db) =>
+          db.jobStates.markCompleted(jobId, attempt, report.completedAt, report.submittedAt),
+        )
+        break
+      case 'failed':
+        if (this.inFlight.get(jobId)?.attempt === attempt) this.clearInFlight(jobId)
+        changed = await units.write((db) =>
+          db.jobStates.failAttempt(jobId, attempt, report.failure, this.retryDelay(attempt)),
+        )
+        break
+      case 'cancelled':
+        changed = await units.write((db) => db.jobStates.markCancelled(jobId))
+        break
+    }
+    const now = changed ?? job
+    // An older attempt printed after all while a newer one is out: the newer one is stopped. A receipt of a job whose
+    // time ran out meanwhile: its agent is asked to drop it.
+    const printedEarlier =
+      changed &&
+      changed.attemptCount > attempt &&
+      (report.kind === 'submitted' || (report.kind === 'completed' && report.submittedAt !== undefined))
+    if (printedEarlier)
+      session.send(
+        cancelFrame(
+          wireJobId(jobId, now.attemptCount),
+          'An earlier attempt of this job already printed.',
+          this.settings.now(),
+        ),
+      )
+    else if (!changed && report.kind === 'received' && now.state === 'EXPIRED')
+      session.send(cancelFrame(report.jobId, 'The job expired.', this.settings.now()))
+    if (now.state !== 'DISPATCHING' || report.kind === 'received') {
+      const flight = this.inFlight.get(jobId)
+      if (flight && (flight.attempt === attempt || now.state !== 'DISPATCHING')) this.clearInFlight(jobId)
+    }
+    this.scheduleDispatch(job.printerId)
+  }
+
+  // ---- Leases, cancellations and expiry ----
+
+  /** Renews every lease this node holds; one taken by another node meanwhile ends its agent's session here. */
+  private renewLeases(): void {
+    const ttl = this.settings.leaseMs()
+    for (const held of this.agents.values()) {
+      const asked = performance.now()
+      this.store
+        .takeLease(agentLease(held.agentId), this.settings.nodeId, ttl)
+        .then((lease) => {
+          if (this.agents.get(held.agentId) !== held) return
+          if (lease?.fence === held.fence) return void (held.validUntil = asked + ttl)
+          this.settings.log.warn("another node took this agent's lease: this node stops driving its printers", {
+            agent: held.agentId,
+          })
+          this.drop(held)
+          held.session.disconnect('session_replaced', 'Another node of the cluster holds this agent now.', true)
+        })
+        // The database is away: the lease runs out by itself, and nothing is sent after that (validUntil).
+        .catch(() => {})
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.stopped) return
+    for (const held of this.agents.values()) {
+      if (await held.units.read((db) => db.agents.isRevoked(held.agentId)))
+        held.session.disconnect('credential_revoked', 'This agent was revoked.', false)
+    }
+    await this.askCancels()
+    const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP))
+    for (const job of expired) {
+      if (this.clearInFlight(job.id))
+        this.heldOf(job.printerId)?.session.send(
+          cancelFrame(wireJobId(job.id, job.attempt), 'The job expired.', this.settings.now()),
+        )
+      this.scheduleDispatch(job.printerId)
+    }
+  }
+
+  /** Asks the agents held here to stop the jobs whose cancellation was asked for; settles a stock agent's silence. */
+  private async askCancels(): Promise<void> {
+    const now = this.settings.now()
+    const open = new Set<string>()
+    for (const request of await this.store.read((db) => db.jobStates.cancelRequests())) {
+      const held = this.heldOf(request.printerId)
+      if (!held?.session.isConnected) continue
+      const key = `${request.id}.${request.attempt}@${held.session.id}`
+      open.add(key)
+      if (
+        !this.cancelsSent.has(key) &&
+        held.session.send(cancelFrame(wireJobId(request.id, request.attempt), 'Cancelled by an operator.', now))
+      )
+        this.cancelsSent.add(key)
+      if (!held.session.isPrinthubAgent && request.requestedAt + this.settings.cancelGraceMs <= now) {
+        const job = await held.units.write((db) =>
+          db.jobStates.cancelUnanswered(request.id, now - this.settings.cancelGraceMs),
+        )
+        if (job) this.scheduleDispatch(job.printerId)
+      }
+    }
+    for (const key of this.cancelsSent) if (!open.has(key)) this.cancelsSent.delete(key)
+  }
+}

@@ -1,0 +1,213 @@
+// Starts a node of a cluster (docs/cluster.md): the same program as one hub, serving from the cluster's PostgreSQL
+// database instead of a data directory's SQLite file. Its data directory keeps only what is the node's own: its
+// lock, its identity in the cluster. It joins the cluster, takes the agents that connect to it under leases, drives
+// their printers (dispatcher/cluster.ts), and serves the public API over the shared data: a job accepted by any node
+// is printed once, by the node that holds its printer's agent.
+//
+// What a node serves so far: the public API (jobs, their events, pairing, discovery, the gateway). The admin API,
+// the dashboard, the built-in agent's printers and the printers that poll come with the rest of the cluster
+// (docs/cluster.md, "Where it stands"); `printhub serve` offers a node once they do.
+import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { publicApi } from '../api/api-app.ts'
+import type { ApiContext } from '../api/context.ts'
+import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
+import { ClusterDispatcher } from '../dispatcher/cluster.ts'
+import { VERSION } from '../domain/version.ts'
+import { Gateway } from '../gateway/gateway.ts'
+import { SessionRegistry } from '../gateway/registry.ts'
+import { httpApp, logRequest } from '../http/app.ts'
+import { SubmissionQuota } from '../http/submission-quota.ts'
+import { PgEventSignal } from '../pgstore/event-signal.ts'
+import type { PgStore } from '../pgstore/pg-store.ts'
+import { lockDataDir } from '../platform/data-dir-lock.ts'
+import { Log } from '../platform/log.ts'
+import { PAIRING_PATH } from '../protocol/discovery.ts'
+import { printhubServerVersion } from '../protocol/extensions.ts'
+import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
+import { JobService } from '../services/jobs.ts'
+import { LiveSettings } from '../services/live-settings.ts'
+import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
+import { newId } from '../storage/ids.ts'
+import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
+import { openPostgresStore } from './postgres-store.ts'
+import { AGENT_RETURN_GRACE_MS, IDLE_TIMEOUT_SECONDS, type StartOptions } from './start.ts'
+
+/** The node's identity in the cluster, kept in its data directory: the same after a restart. */
+const NODE_ID_FILE = 'node-id'
+/** How often a node looks at every printer it drives, whatever hints it heard. */
+const POLL_MS = 1_000
+/** The server's identity, one for the whole cluster (what agents pair with), kept in the database's settings. */
+const SERVER_ID_SETTING = 'server_id'
+const CANCEL_GRACE_MS = 30_000
+const SWEEP_MS = 500
+const AUTHENTICATION_TIMEOUT_MS = 10_000
+const HANDSHAKE_TIMEOUT_MS = 10_000
+
+export interface ClusterNode {
+  url: string
+  port: number
+  nodeId: string
+  serverId: string
+  store: PgStore
+  dispatcher: ClusterDispatcher
+  sessions: SessionRegistry
+  /** Gives its agents up (other nodes take them at once), stops serving, closes its connections to the database. */
+  stop(): Promise<void>
+}
+
+/** The node's ID: read from its data directory, or made there on its first start. */
+function nodeIdentity(dataDir: string): string {
+  const file = join(dataDir, NODE_ID_FILE)
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim()
+    if (/^node_[0-9a-f]{16}$/.test(id)) return id
+    throw new ConfigError(`${file} is not a node's identity: remove it, and the node takes a new one`)
+  }
+  const id = `node_${randomBytes(8).toString('hex')}`
+  writeFileSync(`${file}.tmp`, `${id}\n`, { mode: 0o640 })
+  renameSync(`${file}.tmp`, file)
+  return id
+}
+
+export async function startClusterNode(
+  config: Readonly<HubConfig>,
+  storeUrl: string,
+  options: StartOptions = {},
+): Promise<ClusterNode> {
+  const now = options.now ?? Date.now
+  const logs =
+    options.logger ??
+    new Log({ format: 'text', level: 'info', journal: false }, options.events ?? ((line) => console.log(line)))
+  const lock = lockDataDir(config.dataDir, 'serve')
+  let settings: LiveSettings | undefined
+  let store: PgStore
+  try {
+    store = await openPostgresStore(storeUrl, {
+      now,
+      jobLimits: {
+        openJobs: () => settings?.values.maxOpenJobsPerProject ?? config.maxOpenJobsPerProject,
+        openBytes: OPEN_BYTES_PER_PROJECT,
+      },
+    })
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+  try {
+    const nodeId = nodeIdentity(config.dataDir)
+    await store.joinCluster({ id: nodeId, name: hostname(), address: null, version: VERSION })
+    const live = await LiveSettings.open(store, editableSettingsOf(config), config.pinned)
+    settings = live
+    const serverId =
+      config.serverId ?? (await store.write((db) => db.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))))
+    const sessions = new SessionRegistry(logs.for('gateway'))
+    const dispatcher = new ClusterDispatcher(store, sessions, {
+      nodeId,
+      leaseMs: () => live.values.clusterLeaseSeconds * 1000,
+      pollMs: POLL_MS,
+      ackTimeoutMs: config.ackTimeoutMs,
+      retry: () => ({ initialMs: live.values.retryInitialMs, maxMs: live.values.retryMaxMs, jitter: 0.2 }),
+      cancelGraceMs: CANCEL_GRACE_MS,
+      sweepMs: SWEEP_MS,
+      agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
+      now,
+      log: logs.for('dispatcher'),
+    })
+    const gateway = new Gateway(
+      {
+        serverId,
+        serverName: () => live.values.serverName,
+        serverVersion: printhubServerVersion(config.serverVersion),
+        challengeTtlMs: config.challengeTtlSeconds * 1000,
+        authenticationTimeoutMs: AUTHENTICATION_TIMEOUT_MS,
+        handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        heartbeatTimeoutMs: config.heartbeatTimeoutMs,
+        now,
+        credential: (agentId, keyId) => store.read((db) => db.agents.credential(agentId, keyId)),
+        log: logs.for('gateway'),
+      },
+      sessions,
+    )
+    const jobs = new JobService({ units: store, listener: dispatcher })
+    const services = new HubServices(undefined, {
+      now,
+      jobs,
+      connections: sessions,
+      units: store,
+      events: new PgEventSignal(store),
+    })
+    const stopping = new AbortController()
+    const api: ApiContext = {
+      services,
+      serverId,
+      serverName: () => live.values.serverName,
+      serverVersion: config.serverVersion,
+      challengeTtlSeconds: config.challengeTtlSeconds,
+      now,
+      gateway,
+      capacity: jobs.capacity,
+      submissions: new SubmissionQuota(
+        () => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }),
+        now,
+      ),
+      // Printers' states across the cluster come with the rest of it: asked for, they say so.
+      board: {
+        projectPrinters: () => {
+          throw new NotOnPostgresError("printers' states")
+        },
+      },
+      stopping: stopping.signal,
+    }
+    const requests = logs.for('api')
+    const app = httpApp({
+      log: options.log ?? ((entry) => logRequest(requests, entry)),
+      openPrinterPaths: new Set([PAIRING_PATH]),
+      errors: requests,
+    }).use(publicApi(api))
+    try {
+      app.listen({
+        hostname: config.host,
+        port: config.port,
+        idleTimeout: IDLE_TIMEOUT_SECONDS,
+        reusePort: false,
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+        websocket: {
+          maxPayloadLength: MAX_WEBSOCKET_PAYLOAD,
+          idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS,
+          perMessageDeflate: false,
+        },
+      })
+    } catch (error) {
+      throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`)
+    }
+    await dispatcher.start()
+    const port = app.server!.port!
+    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
+    logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
+    return {
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      port,
+      nodeId,
+      serverId,
+      store,
+      dispatcher,
+      sessions,
+      async stop() {
+        stopping.abort()
+        await dispatcher.stop()
+        await app.stop()
+        await store.close()
+        lock.release()
+        logs.flush()
+      },
+    }
+  } catch (error) {
+    await store.close()
+    lock.release()
+    throw error
+  }
+}
