@@ -90,12 +90,13 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   // ---- What the agents say (through the session registry) ----
 
   connected(session: GatewaySession): void {
-    void this.hold(session).catch((error: unknown) =>
-      this.settings.log.warn('an agent could not be taken on; it is asked to connect again', {
-        agent: session.agentId,
-        error: String(error),
-      }),
-    )
+    void this.hold(session).catch((error: unknown) => this.askAgain(session, 'an agent could not be taken on', error))
+  }
+
+  /** What this node could not record of an agent (its database away): the agent is asked to connect again. */
+  private askAgain(session: GatewaySession, what: string, error: unknown): void {
+    this.settings.log.warn(`${what}; it is asked to connect again`, { agent: session.agentId, error: String(error) })
+    session.disconnect('store_unavailable', 'The hub could not record what the agent said; connect again.', true, 1_000)
   }
 
   /** Takes the agent's lease (waiting while another node still holds it), then drives its printers. */
@@ -105,7 +106,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       if (this.stopped || !session.isConnected) return
       const asked = performance.now()
       const ttl = this.settings.leaseMs()
-      const lease = await this.store.takeLease(agentLease(agentId), this.settings.nodeId, ttl)
+      // The database away: asked again until it is back, or the agent goes.
+      const lease = await this.store.takeLease(agentLease(agentId), this.settings.nodeId, ttl).catch(() => null)
       if (lease) {
         const held: HeldAgent = {
           agentId,
@@ -133,7 +135,9 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     const held = this.agents.get(session.agentId!)
     if (held?.session !== session) return void this.waitingInventory.set(session, printers)
     const first = held.printers.size === 0
-    held.reports = held.reports.then(() => this.takeInventory(held, printers, first)).catch(() => {})
+    held.reports = held.reports
+      .then(() => this.takeInventory(held, printers, first))
+      .catch((error: unknown) => this.askAgain(session, "an agent's printers could not be recorded", error))
   }
 
   /** The agent's printers as it reports them; at its first inventory here, the jobs it holds are asked about again. */
@@ -161,18 +165,26 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     const agentId = session.agentId!
     this.waitingInventory.delete(session)
     const held = this.agents.get(agentId)
-    // Attempts not yet confirmed on this session failed: the agent may never have seen them.
+    // Attempts not yet confirmed on this session failed: the agent may never have seen them. Written under the
+    // agent's lease (a newer session of it here holds the same), as the database allows: one not written stays out,
+    // and is sent again as it was by whichever node holds the agent next.
     const failing = [...this.inFlight].filter(([, flight]) => flight.sessionId === session.id)
+    const units = held?.units
+    const current = held?.session === session
+    // At once, whatever the database says: no renewal keeps the lease of an agent gone from this node.
+    if (current) this.drop(held)
     void (async () => {
-      for (const [jobId, flight] of failing)
-        await this.failAttempt(
-          jobId,
-          flight,
-          failure('agent.disconnected', 'The agent disconnected before it confirmed it received the job.'),
-        )
-      if (held?.session !== session || this.stopped) return
-      await held.units.write((db) => db.agents.seen(agentId))
-      this.drop(held)
+      const reason = failure('agent.disconnected', 'The agent disconnected before it confirmed it received the job.')
+      for (const [jobId, flight] of failing) {
+        this.clearInFlight(jobId)
+        if (units && !this.stopped)
+          await units.write((db) =>
+            db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+          )
+        this.scheduleDispatch(flight.printerId)
+      }
+      if (!current || this.stopped) return
+      await units!.write((db) => db.agents.seen(agentId))
       await this.store.releaseLease(agentLease(agentId), this.settings.nodeId, held.fence)
     })().catch(() => {})
   }
@@ -190,13 +202,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     if (held?.session !== session) return
     held.reports = held.reports
       .then(() => this.handle(held, report))
-      .catch((error: unknown) =>
-        this.settings.log.warn("an agent's report could not be written; the agent says it again when it reconnects", {
-          agent: held.agentId,
-          job: report.jobId,
-          error: String(error),
-        }),
-      )
+      // A report lost is never guessed at: the agent connects again, and then says how its jobs ended.
+      .catch((error: unknown) => this.askAgain(session, `a report on ${report.jobId} could not be recorded`, error))
   }
 
   private async handle(held: HeldAgent, report: JobReport): Promise<void> {

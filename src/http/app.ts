@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import { describeError, type Logger } from '../platform/log.ts'
 import { isStorageError } from '../sqlite/errors.ts'
+import { StoreUnavailableError } from '../storage/unavailable.ts'
 import { attachBodyBudget, BodyBudget } from './body-budget.ts'
 import { ApiError, errorBody, notFound, storageFull } from './errors.ts'
 import { remoteAddress } from './failure-rate-limit.ts'
@@ -37,6 +38,8 @@ export function logRequest(log: Logger, entry: RequestLogEntry): void {
 
 /** How much of a stack trace a line carries. */
 const MAX_STACK = 2_000
+/** When to try again after the database could not be reached (a cluster's PostgreSQL restarting). */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
 interface RequestInfo {
   id: string
@@ -89,6 +92,19 @@ export function httpApp({ log, openPrinterPaths, errors, firstWork, bodies = new
       let apiError: ApiError
       if (error instanceof ApiError) apiError = error
       else if (code === 'NOT_FOUND') apiError = notFound('No such route.')
+      // The cluster's database is away: the change may or may not have been made, never said done.
+      else if (error instanceof StoreUnavailableError) {
+        errors
+          .for('store')
+          .warn(
+            'the database cannot be reached now',
+            { request: requestId, error: describeError(error) },
+            { limit: 'store unavailable' },
+          )
+        apiError = new ApiError('service_unavailable', 'The hub cannot reach its database now; try again shortly.', {
+          headers: { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        })
+      }
       // The disk filled up under a write: rolled back, and said as it is.
       else if (isStorageError(error)) {
         errors

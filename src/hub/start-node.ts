@@ -167,6 +167,7 @@ export async function startClusterNode(
       log: options.log ?? ((entry) => logRequest(requests, entry)),
       openPrinterPaths: new Set([PAIRING_PATH]),
       errors: requests,
+      firstWork: options.firstWork,
     }).use(publicApi(api))
     try {
       app.listen({
@@ -180,6 +181,7 @@ export async function startClusterNode(
           idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS,
           perMessageDeflate: false,
         },
+        ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
       })
     } catch (error) {
       throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`)
@@ -189,7 +191,7 @@ export async function startClusterNode(
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url: `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
       port,
       nodeId,
       serverId,

@@ -21,7 +21,9 @@ export class PgEvents implements EventRepository {
   async append(projectId: string, type: EventType, body: EventBody): Promise<number> {
     const at = this.now()
     const data = JSON.stringify(body)
-    await this.sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`
+    // NO KEY UPDATE, as the triggers' own updates of the project take: FOR UPDATE would wait for the key share
+    // every new job of the project takes on it (its foreign key), and two new jobs would each wait for the other.
+    await this.sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR NO KEY UPDATE`
     const [row] = await this.sql<{ id: string }[]>`INSERT INTO events (project_id, type, occurred_at, data)
       VALUES (${projectId}, ${type}, ${at}, ${data}) RETURNING id`
     const id = Number(row!.id)

@@ -77,7 +77,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
         `UPDATE jobs SET state = 'DISPATCHING', attempt_count = attempt_count + 1, dispatched_at = $4,
            not_before = NULL, updated_at = $4
          FROM (SELECT id AS oid, state AS was FROM jobs WHERE printer_id = $1 AND state IN ${queued}
-               ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED) o
+               ORDER BY seq LIMIT 1 FOR NO KEY UPDATE SKIP LOCKED) o
          WHERE jobs.id = o.oid AND ${from('dispatch')} AND expires_at > $4
            AND (not_before IS NULL OR not_before <= $4)
            AND NOT EXISTS (SELECT 1 FROM jobs e WHERE e.printer_id = $1 AND e.state IN ${queued} AND e.seq < jobs.seq)
@@ -190,7 +190,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
     const rows = await this.sql<ChangedRow[]>`UPDATE jobs SET state = 'EXPIRED', last_error_code = ${EXPIRED.code},
         last_error_message = ${EXPIRED.message}, updated_at = ${now}
       FROM (SELECT id AS oid, state AS was FROM jobs WHERE ${this.sql.unsafe(from('expire'))} AND expires_at <= ${now}
-            ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) o
+            ORDER BY expires_at LIMIT ${limit} FOR NO KEY UPDATE SKIP LOCKED) o
       WHERE jobs.id = o.oid RETURNING o.was, ${this.sql.unsafe(JOB_COLUMNS)}`
     const expired: ExpiredJob[] = []
     for (const row of rows) {
@@ -216,7 +216,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
   ): Promise<Job | undefined> {
     const [row] = await this.fenced<ChangedRow>(
       `UPDATE jobs SET ${change.set}
-       FROM (SELECT id AS oid, state AS was FROM jobs WHERE id = $1 FOR UPDATE) o
+       FROM (SELECT id AS oid, state AS was FROM jobs WHERE id = $1 FOR NO KEY UPDATE) o
        WHERE jobs.id = o.oid AND ${change.where} AND $FENCE
        RETURNING o.was, ${JOB_COLUMNS}`,
       [id, ...values],

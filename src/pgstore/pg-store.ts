@@ -12,6 +12,7 @@ import {
   type Repositories,
 } from '../storage/repositories.ts'
 import { type ClusterNode, PgLeases } from './leases.ts'
+import { StoreUnavailableError } from '../storage/unavailable.ts'
 import { HINTS_CHANNEL } from './hints.ts'
 import { PgApiKeys } from './api-keys.ts'
 import { PgAuditLog } from './audit.ts'
@@ -57,6 +58,18 @@ const RUN_AGAIN = new Set(['40001', '40P01', '23505'])
 const RUN_AGAIN_WITHIN_MS = 10_000
 /** The longest wait before a change is run again (a random wait up to it, doubling from 1 ms). */
 const MOST_WAIT_MS = 50
+/** How long a transaction may wait for its node's next statement before the server ends it (a stalled node). */
+const STALLED_TRANSACTION_MS = 5_000
+
+/**
+ * Whether an error says the database could not be reached, or went away during the statement (its connection
+ * refused, closed or timed out; the server shutting down or in recovery), rather than refusing the statement.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  if (typeof code === 'string' && /^ERR_POSTGRES_(CONNECTION|.*TIMEOUT)/.test(code)) return true
+  return typeof errno === 'string' && (errno.startsWith('08') || /^57P0[1-3]$/.test(errno))
+}
 
 /** The database cannot be served from: no schema, an older or a newer one (the message names both versions). */
 export class UnservableStoreError extends Error {
@@ -70,14 +83,21 @@ export class PgStore implements ClusterStore {
   private constructor(
     private readonly sql: SQL,
     private readonly now: () => number,
-    private readonly limits: { sessionLifetime: SessionLifetime; jobLimits: JobLimits },
+    private readonly limits: { sessionLifetime: SessionLifetime; jobLimits: JobLimits; shown: string },
     /** The lease this store's delivery writes are conditioned on (fenced()), if any. */
     private readonly fence?: Fence,
   ) {}
 
   /** Connects to the database at `url`; refuses one whose schema is not this program's. */
   static async open(url: string, options: PgStoreOptions): Promise<PgStore> {
-    const sql = new SQL(url, { max: options.connections ?? 10, idleTimeout: 30, connectionTimeout: 10 })
+    const sql = new SQL(url, {
+      max: options.connections ?? 10,
+      idleTimeout: 30,
+      connectionTimeout: 10,
+      // A node that stalls in the middle of a transaction (paused, swapping) would hold its rows' locks, and every
+      // node's writes to them would wait: the server ends such a session, its transaction rolled back.
+      connection: { idle_in_transaction_session_timeout: STALLED_TRANSACTION_MS },
+    })
     try {
       const problem = unservable(await schemaState(sql), options.shown)
       if (problem) throw new UnservableStoreError(problem)
@@ -86,6 +106,7 @@ export class PgStore implements ClusterStore {
       throw error
     }
     return new PgStore(sql, options.now ?? Date.now, {
+      shown: options.shown,
       sessionLifetime: options.sessionLifetime ?? ADMIN_SESSION_LIFETIME,
       jobLimits: options.jobLimits ?? { openJobs: () => MAX_OPEN_JOBS.default, openBytes: OPEN_BYTES_PER_PROJECT },
     })
@@ -112,6 +133,7 @@ export class PgStore implements ClusterStore {
           runAwaiting(work(DB), this.repositories(tx)),
         )
       } catch (error) {
+        if (isUnreachable(error)) throw new StoreUnavailableError(this.limits.shown, error)
         const again = RUN_AGAIN.has((error as { errno?: string }).errno ?? '') && performance.now() < deadline
         if (!again) throw error
         await Bun.sleep(Math.random() * Math.min(MOST_WAIT_MS, 2 ** attempt))
@@ -123,8 +145,12 @@ export class PgStore implements ClusterStore {
   async durable(): Promise<void> {}
 
   /** A read, outside any transaction. */
-  read<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    return runAwaiting(work(DB), this.repositories(this.sql))
+  async read<T>(work: (db: Db) => Unit<T>): Promise<T> {
+    try {
+      return await runAwaiting(work(DB), this.repositories(this.sql))
+    } catch (error) {
+      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
+    }
   }
 
   /** Says this node is in the cluster (again, after a restart: the same ID). */

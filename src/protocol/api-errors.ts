@@ -22,6 +22,8 @@ export const API_ERRORS = {
   entitlement_limit: 429,
   rate_limited: 429,
   server_error: 500,
+  /** The hub's database cannot be reached now (a cluster's PostgreSQL restarting): try again after Retry-After. */
+  service_unavailable: 503,
   /** The hub's disk is (nearly) full: it takes no new job until there is room again. */
   storage_full: 507,
   // OpenPrinter's pairing endpoint answers every error of its closed envelope with 400.

@@ -3,7 +3,10 @@
 // and nothing else happens; a database not migrated is refused naming both schemas; the password is never shown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PG_SCHEMA_VERSION } from '../../src/pgstore/schema.ts'
+import { readdirSync, rmSync } from 'node:fs'
 import { cli, cliJson } from '../support/cli.ts'
+import { tempDir } from '../support/hub.ts'
+import { spawnServe } from '../support/serve.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 
 let pg: TestPostgres
@@ -53,18 +56,22 @@ describe('printhub … --store URL', () => {
     expect(await cliJson(['projects', 'list', '--store', url])).toEqual([project])
   }, 30_000)
 
-  test('serve asked for the database never serves from its data directory instead: it says not yet', async () => {
-    const data = `/tmp/printhub-serve-store-${Date.now()}`
+  test('serve with the database is a node of the cluster: only its own files in its data directory', async () => {
     for (const [args, env] of [
-      [['serve', '--data', data, '--port', '0', '--store', url], {}],
-      [['serve', '--data', data, '--port', '0'], { PRINTHUB_DATABASE_URL: url }],
+      [['--store', url], {}],
+      [[], { PRINTHUB_DATABASE_URL: url }],
     ] as const) {
-      const served = await cli([...args], env)
-      expect(served.code).not.toBe(0)
-      expect(served.stderr).toContain('serving from PostgreSQL is not offered yet')
+      const data = tempDir()
+      const node = await spawnServe(data, { args: [...args], env })
+      expect(node.output()).toMatch(/node node_[0-9a-f]{16} listening on http:\/\/127\.0\.0\.1:\d+, data in postgres:/)
+      expect(node.output()).not.toContain(password())
+      expect((await fetch(`${node.url}/health`)).status).toBe(200)
+      expect(readdirSync(data).sort()).toEqual(['node-id', 'printhub.lock'])
+      expect(await node.stop()).toBe(0)
+      rmSync(data, { recursive: true, force: true })
     }
     const empty = await pg.database('serve_unmigrated')
-    const unmigrated = await cli(['serve', '--data', data, '--port', '0', '--store', empty])
+    const unmigrated = await cli(['serve', '--data', tempDir(), '--port', '0', '--store', empty])
     expect(unmigrated.code).not.toBe(0)
     expect(unmigrated.stderr).toContain(`${PG_SCHEMA_VERSION}`)
     expect(unmigrated.stderr).toContain('printhub migrate')

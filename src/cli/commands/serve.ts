@@ -7,7 +7,7 @@ import { hubOnTheLan } from '../../services/lan.ts'
 import { DASHBOARD_PATH } from '../../protocol/admin-api.ts'
 import { normalJitPolicy } from '../../platform/jit.ts'
 import { DataDirLockError } from '../../platform/data-dir-lock.ts'
-import type { Logger } from '../../platform/log.ts'
+import type { Log, Logger } from '../../platform/log.ts'
 import {
   CliError,
   type Command,
@@ -19,24 +19,39 @@ import {
   STORE_OPTION,
   storeUrlOf,
 } from '../command.ts'
-import { openPostgresStore } from '../../hub/postgres-store.ts'
+import { startClusterNode } from '../../hub/start-node.ts'
+import { type HubConfig } from '../../hub/config.ts'
+import { shownStoreUrl } from '../../domain/store-url.ts'
 import { LOG_HELP, LOG_OPTIONS, openLog } from '../log-options.ts'
 
 type FirstStart = Extract<InitResult, { created: true }>
 
 /**
- * A hub asked to serve from the cluster's database (--store, or PRINTHUB_DATABASE_URL in its environment) does not
- * start from its data directory instead: the database's schema is checked (one of another version is refused, naming
- * both), then it says that serving from PostgreSQL is not offered yet.
+ * A node of a cluster, serving from its database (--store, or PRINTHUB_DATABASE_URL in its environment), never from
+ * its data directory instead: a database of another schema is refused, naming both. Runs until a stop signal.
  */
-async function refuseCluster(args: Parameters<Command['run']>[0], io: Io): Promise<void> {
-  const url = storeUrlOf(args, io)
-  if (url === undefined) return
-  await (await openPostgresStore(url)).close()
-  throw new CliError(
-    'serving from PostgreSQL is not offered yet (docs/cluster.md says what runs there); ' +
-      'unset PRINTHUB_DATABASE_URL and leave out --store to serve from the data directory',
+async function serveNode(config: Readonly<HubConfig>, url: string, logs: Log, json: boolean): Promise<void> {
+  const log = logs.for('hub')
+  const node = await startClusterNode(config, url, { logger: logs, firstWork: normalJitPolicy }).catch(
+    (error: unknown) => {
+      throw error instanceof DataDirLockError ? new CliError(error.message) : error
+    },
   )
+  const stopSignal = new Promise<string>((resolve) => {
+    for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
+  })
+  const listening =
+    `printhub ${VERSION} node ${node.nodeId} listening on ${node.url}, ` +
+    `data in ${shownStoreUrl(url)} (node-local files in ${config.dataDir})`
+  const event = (name: string, msg: string, fields: object = {}) =>
+    log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
+  if (json)
+    event('listening', listening, { version: VERSION, url: node.url, nodeId: node.nodeId, serverId: node.serverId })
+  else log.info(listening, undefined, { always: true })
+  const signal = await stopSignal
+  event('stopping', `${signal}: stopping`, { signal })
+  await node.stop()
+  event('stopped', 'stopped')
 }
 
 /** The test job of the first start: to the demo printer, once (its idempotency key). */
@@ -151,7 +166,7 @@ export const serveCommand: Command = {
     '--host H          address to listen on (env PRINTHUB_HOST, default 0.0.0.0: the whole LAN)',
     '--port P          port to listen on (env PRINTHUB_PORT, default 8080; 0 picks a free one)',
     DATA_HELP,
-    `${STORE_HELP}: checked, not yet served from (docs/cluster.md)`,
+    `${STORE_HELP}: serve as a node of the cluster on it (docs/cluster.md)`,
     '--tls-cert FILE   serve HTTPS with this certificate chain (PEM; env PRINTHUB_TLS_CERT), with --tls-key',
     '--tls-key FILE    its private key (PEM; env PRINTHUB_TLS_KEY). Without them: plain HTTP, the LAN default',
     ...LOG_HELP,
@@ -175,7 +190,7 @@ export const serveCommand: Command = {
   },
   async run(args, io) {
     noPositionals(args)
-    await refuseCluster(args, io)
+    const storeUrl = storeUrlOf(args, io)
     const config = resolveConfig(
       {
         host: args.values.host as string | undefined,
@@ -187,6 +202,7 @@ export const serveCommand: Command = {
       io.env,
     )
     const logs = openLog(args, io, args.values.json === true)
+    if (storeUrl !== undefined) return serveNode(config, storeUrl, logs, logs.settings.format === 'json')
     const out = output(io, logs.for('hub'), logs.settings.format === 'json')
     const hub = await startHub(config, { logger: logs, firstWork: normalJitPolicy }).catch((error: unknown) => {
       // Another hub or agent has the data directory: said in one line, naming it.
