@@ -145,15 +145,25 @@ export interface HubProcess {
  * to a file, as a service's goes to the journal: read through a pipe by this process, which is also
  * the busy load generator, a full pipe would stall the hub mid-request and charge it for our delay.
  */
-export async function startHub(dir: string): Promise<HubProcess> {
+export async function startHub(
+  dir: string,
+  extra: { args?: string[]; env?: Record<string, string>; port?: number } = {},
+): Promise<HubProcess> {
   // In the API section every submission stays open (its printer is held offline), and half the
   // seeded jobs are unfinished too (counted by a trigger): lift the limit of unfinished jobs
   // (default 10,000) to its maximum, or submissions would turn into 429s.
   // One key submits every job here: lift its rate (default 1,200 jobs and 64 MB a minute) too.
   // Started as the installed service is: with its JIT options (platform/jit.ts).
-  const env = { PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max), ...UNLIMITED_KEY, ...SERVICE_JIT_ENVIRONMENT }
+  const env = {
+    PRINTHUB_MAX_OPEN_JOBS: String(MAX_OPEN_JOBS.max),
+    ...UNLIMITED_KEY,
+    ...SERVICE_JIT_ENVIRONMENT,
+    ...extra.env,
+  }
   const logFile = join(dir, `hub-${Date.now()}.log`)
-  const args = [BUN, ...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', '0', '--data', dir]
+  const port = String(extra.port ?? 0)
+  const args = [BUN, ...HUB_BUN_FLAGS, 'src/main.ts', 'serve', '--host', HOST, '--port', port, '--data', dir]
+  args.push(...(extra.args ?? []))
   const child = track(
     Bun.spawn(args, {
       cwd: ROOT,

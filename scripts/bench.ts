@@ -29,10 +29,12 @@
 //   its download;
 //   dashboard (scripts/bench-dashboard.ts): every page loaded cold by Chromium on a phone profile,
 //   in English and German: bytes, first contentful paint, page drawn;
-//   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS.
+//   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS;
+//   cluster (scripts/bench-cluster.ts): nodes on PostgreSQL: submit -> first byte across nodes, the takeover after a
+//   node's kill -9, durable submissions/s with 1, 2 and 3 nodes against one hub on SQLite, the database's CPU share.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts. `bun run bench` runs every
 // section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`,
-// `failover`, `cloudprnt`, `dashboard` or `binary` runs one; `--quick` runs them with smaller counts (for development).
+// `failover`, `cloudprnt`, `dashboard`, `binary` or `cluster` runs one; `--quick` runs them with smaller counts (for development).
 // Every run adds a line to docs/benchmarks.jsonl and writes its summary, docs/benchmarks.md, again
 // (scripts/bench-log.ts). Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section itself fails. A missed
@@ -56,6 +58,7 @@ import { renderSection } from './bench-render.ts'
 import { eventsSection } from './bench-events.ts'
 import { failoverSection } from './bench-failover.ts'
 import { cloudprntSection } from './bench-cloudprnt.ts'
+import { clusterSection } from './bench-cluster.ts'
 import { dashboardSection } from './bench-dashboard.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
@@ -74,6 +77,7 @@ const SECTIONS = [
   'cloudprnt',
   'dashboard',
   'binary',
+  'cluster',
 ] as const
 type Section = (typeof SECTIONS)[number]
 
@@ -171,6 +175,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return securitySection()
     case 'binary':
       return binarySection()
+    case 'cluster':
+      return clusterSection()
   }
 }
 
