@@ -8,7 +8,7 @@ import { backoffDelay } from '../domain/backoff.ts'
 import type { GatewaySession } from '../gateway/session.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
-import type { Attempt, ClusterStore, UnitRunner } from '../storage/repositories.ts'
+import type { Attempt, ClusterStore, UnitRunner, WriteOptions } from '../storage/repositories.ts'
 import { documentAsSent, documentsReady, printJobPayload } from './agent-documents.ts'
 import { HELD_PER_PRINTER } from './held-window.ts'
 import type { DispatcherSettings } from './settings.ts'
@@ -43,6 +43,12 @@ interface InFlight {
   sessionId: string
   timer: Timer
 }
+
+/**
+ * A job's state step locks its row first (and, through its triggers and event, its project's): run on those locks
+ * (storage/repositories.ts, WriteOptions).
+ */
+export const LOCKED_ROWS: WriteOptions = { lockedRows: true }
 
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean =>
   printer !== undefined && printer.enabled && printer.availability !== 'offline'
@@ -106,7 +112,7 @@ export class ClusterLanes {
     if (head.notBefore !== null && head.notBefore > now) return this.waitUntil(printerId, head.notBefore - now)
     // Its agent holds as many jobs as it may: this one waits here (the next look, at a report or the poll, sees).
     if ((await units.read((db) => db.jobStates.heldCount(printerId, HELD_PER_PRINTER))) >= HELD_PER_PRINTER) return
-    const attempt = await units.write((db) => db.jobStates.claim(printerId))
+    const attempt = await units.write((db) => db.jobStates.claim(printerId), LOCKED_ROWS)
     if (attempt) await this.deliver(held, printerId, attempt)
   }
 
@@ -132,16 +138,18 @@ export class ClusterLanes {
     const made = documentAsSent(stored, session.isPrinthubAgent, () => profile, delivery.movedNote)
     if ('refused' in made) {
       const named = made.refused.map((issue) => `${issue.path} ${issue.message}`).join('; ')
-      await units.write((db) =>
-        db.jobStates.failAttempt(
-          job.id,
-          attempt,
-          failure(
-            'agent.extension_unsupported',
-            `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`,
+      await units.write(
+        (db) =>
+          db.jobStates.failAttempt(
+            job.id,
+            attempt,
+            failure(
+              'agent.extension_unsupported',
+              `The printer's agent is not printhub and takes OpenPrinter v1 documents only: ${named}.`,
+            ),
+            0,
           ),
-          0,
-        ),
+        LOCKED_ROWS,
       )
       return this.scheduleDispatch(printerId)
     }
@@ -192,8 +200,9 @@ export class ClusterLanes {
     this.clearInFlight(jobId)
     const held = this.heldOf(flight.printerId)
     if (this.stopped || !held) return
-    await held.units.write((db) =>
-      db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+    await held.units.write(
+      (db) => db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+      LOCKED_ROWS,
     )
     this.scheduleDispatch(flight.printerId)
   }

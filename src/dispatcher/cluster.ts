@@ -11,7 +11,7 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
 import type { ClusterStore } from '../storage/repositories.ts'
 import { cancelFrame } from './cancel-frame.ts'
-import { type ClusterSettings, ClusterLanes, type HeldAgent } from './cluster-lanes.ts'
+import { type ClusterSettings, ClusterLanes, type HeldAgent, LOCKED_ROWS } from './cluster-lanes.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
 
 /** Jobs of one printer asked about again when a printhub agent connects (as one hub does: dispatcher.ts). */
@@ -178,8 +178,9 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       for (const [jobId, flight] of failing) {
         this.clearInFlight(jobId)
         if (units && !this.stopped)
-          await units.write((db) =>
-            db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+          await units.write(
+            (db) => db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
+            LOCKED_ROWS,
           )
         this.scheduleDispatch(flight.printerId)
       }
@@ -221,26 +222,29 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     let changed: Job | undefined
     switch (report.kind) {
       case 'received':
-        changed = await units.write((db) => db.jobStates.markReceived(jobId, attempt, report.receivedAt))
+        changed = await units.write((db) => db.jobStates.markReceived(jobId, attempt, report.receivedAt), LOCKED_ROWS)
         break
       case 'submitted':
-        changed = await units.write((db) =>
-          db.jobStates.markSubmitted(jobId, attempt, report.submittedAt, session.isPrinthubAgent),
+        changed = await units.write(
+          (db) => db.jobStates.markSubmitted(jobId, attempt, report.submittedAt, session.isPrinthubAgent),
+          LOCKED_ROWS,
         )
         break
       case 'completed':
-        changed = await units.write((db) =>
-          db.jobStates.markCompleted(jobId, attempt, report.completedAt, report.submittedAt),
+        changed = await units.write(
+          (db) => db.jobStates.markCompleted(jobId, attempt, report.completedAt, report.submittedAt),
+          LOCKED_ROWS,
         )
         break
       case 'failed':
         if (this.inFlight.get(jobId)?.attempt === attempt) this.clearInFlight(jobId)
-        changed = await units.write((db) =>
-          db.jobStates.failAttempt(jobId, attempt, report.failure, this.retryDelay(attempt)),
+        changed = await units.write(
+          (db) => db.jobStates.failAttempt(jobId, attempt, report.failure, this.retryDelay(attempt)),
+          LOCKED_ROWS,
         )
         break
       case 'cancelled':
-        changed = await units.write((db) => db.jobStates.markCancelled(jobId))
+        changed = await units.write((db) => db.jobStates.markCancelled(jobId), LOCKED_ROWS)
         break
     }
     const now = changed ?? job
@@ -297,7 +301,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
         held.session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
     await this.askCancels()
-    const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP))
+    const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP), LOCKED_ROWS)
     for (const job of expired) {
       if (this.clearInFlight(job.id))
         this.heldOf(job.printerId)?.session.send(
@@ -322,8 +326,9 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       )
         this.cancelsSent.add(key)
       if (!held.session.isPrinthubAgent && request.requestedAt + this.settings.cancelGraceMs <= now) {
-        const job = await held.units.write((db) =>
-          db.jobStates.cancelUnanswered(request.id, now - this.settings.cancelGraceMs),
+        const job = await held.units.write(
+          (db) => db.jobStates.cancelUnanswered(request.id, now - this.settings.cancelGraceMs),
+          LOCKED_ROWS,
         )
         if (job) this.scheduleDispatch(job.printerId)
       }

@@ -57,8 +57,10 @@ export class PgJobs implements JobRepository {
   }
 
   async openLoad(projectId: string): Promise<OpenLoad> {
+    // Locked to the change's end: a project's new jobs are checked against its limits one at a time, and their
+    // events written in the order they commit (events.ts).
     const [row] = await this.sql<{ open_jobs: Big; open_bytes: Big }[]>`SELECT open_jobs, open_bytes FROM projects
-      WHERE id = ${projectId}`
+      WHERE id = ${projectId} FOR NO KEY UPDATE`
     return {
       jobs: row ? int(row.open_jobs) : 0,
       bytes: row ? int(row.open_bytes) : 0,

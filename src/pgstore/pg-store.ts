@@ -10,6 +10,7 @@ import {
   type Fence,
   type HeldLease,
   type Repositories,
+  type WriteOptions,
 } from '../storage/repositories.ts'
 import { type ClusterNode, PgLeases } from './leases.ts'
 import { StoreUnavailableError } from '../storage/unavailable.ts'
@@ -125,13 +126,12 @@ export class PgStore implements ClusterStore {
    * written as if nothing else ran meanwhile (as on SQLite, where nothing can): PostgreSQL makes that true across
    * nodes, refusing a transaction that a concurrent one would contradict, which is then run again from its start.
    */
-  async write<T>(work: (db: Db) => Unit<T>): Promise<T> {
+  async write<T>(work: (db: Db) => Unit<T>, options: WriteOptions = {}): Promise<T> {
     const deadline = performance.now() + RUN_AGAIN_WITHIN_MS
+    const isolation = options.lockedRows ? 'isolation level read committed' : 'isolation level serializable'
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.sql.begin('isolation level serializable', (tx) =>
-          runAwaiting(work(DB), this.repositories(tx)),
-        )
+        return await this.sql.begin(isolation, (tx) => runAwaiting(work(DB), this.repositories(tx)))
       } catch (error) {
         if (isUnreachable(error)) throw new StoreUnavailableError(this.limits.shown, error)
         const again = RUN_AGAIN.has((error as { errno?: string }).errno ?? '') && performance.now() < deadline

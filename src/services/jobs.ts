@@ -25,9 +25,12 @@ import {
   createJob,
   type NewJob,
 } from '../storage/job-creation.ts'
-import type { Db, UnitRunner } from '../storage/repositories.ts'
+import type { Db, UnitRunner, WriteOptions } from '../storage/repositories.ts'
 import type { Unit } from '../storage/unit.ts'
 import { SqliteUnits } from '../store/units.ts'
+
+/** A submission takes its project's row first (openLoad), before anything it writes. */
+const LOCKED_ROWS: WriteOptions = { lockedRows: true }
 
 /** When a project is at its limit of unfinished jobs, try again after this long. */
 export const ENTITLEMENT_RETRY_AFTER_SECONDS = 30
@@ -232,7 +235,7 @@ export class JobService {
       if (request.audited && outcome.kind === 'created') yield* recordedChange(db, request.audited)
       for (const created of printed) yield* noteLeftOut(db, created, request.document)
       return { outcome, printed }
-    })
+    }, LOCKED_ROWS)
     // Told before the commit: the dispatcher hands it only to an agent whose ledger commits with it.
     for (const created of printed) this.listener.jobCreated(created.printerId)
     await this.units.durable()

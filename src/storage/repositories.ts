@@ -315,8 +315,19 @@ export const DB: Db = unitStore<Repositories>()
  * Runs units of work on a store: a change in one transaction with everything it writes (its audit entry too), a
  * read on its own. Both answer asynchronously whatever the store (SQLite runs the unit at once).
  */
+/** How a change runs, where the stores differ. */
+export interface WriteOptions {
+  /**
+   * The unit takes first the row lock its correctness rests on (a job's change: its project's row, by `openLoad` or
+   * its first state step), and holds it to its end. PostgreSQL then runs it READ COMMITTED: changes of one project
+   * wait for each other on that lock, in turn, instead of being refused as serializable and run again. SQLite runs
+   * every change alone anyway.
+   */
+  lockedRows?: boolean
+}
+
 export interface UnitRunner {
-  write<T>(work: (db: Db) => Unit<T>): Promise<T>
+  write<T>(work: (db: Db) => Unit<T>, options?: WriteOptions): Promise<T>
   read<T>(work: (db: Db) => Unit<T>): Promise<T>
   /** Settles once every change written so far is on disk (a store that commits each change at once: at once). */
   durable(): Promise<void>
