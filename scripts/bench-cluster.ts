@@ -92,6 +92,8 @@ async function sqliteYardstick(): Promise<LoadResult[]> {
 }
 
 export async function clusterSection(): Promise<SectionResult> {
+  // First, while nothing else runs (a PostgreSQL that has just taken a load goes on checkpointing).
+  const yardstick = await sqliteYardstick()
   const pg = await startPostgres()
   const sink = new TcpSink('cluster')
   const nodes: HubProcess[] = []
@@ -179,7 +181,6 @@ export async function clusterSection(): Promise<SectionResult> {
     const nodesCpu = nodes.reduce((sum, n) => sum + cpuMs(n.pid), 0) - cpuBefore.nodes
     const dbShare = round((100 * dbCpu) / (dbCpu + nodesCpu), 0)
     await sql.close()
-    const yardstick = await sqliteYardstick()
 
     const rates = { one: rateOf(one), two: rateOf(two), three: rateOf(three), sqlite: rateOf(yardstick) }
     const errors = [...one, ...two, ...three].reduce((sum, result) => sum + result.errors, 0)
