@@ -34,7 +34,8 @@
 //   node's kill -9, durable submissions/s with 1, 2 and 3 nodes against one hub on SQLite, the database's CPU share.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts. `bun run bench` runs every
 // section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`,
-// `failover`, `cloudprnt`, `dashboard`, `binary` or `cluster` runs one; `--quick` runs them with smaller counts (for development).
+// `failover`, `cloudprnt`, `dashboard`, `binary` or `cluster` runs one; `--quick` runs them with smaller counts (for
+// development).
 // Every run adds a line to docs/benchmarks.jsonl and writes its summary, docs/benchmarks.md, again
 // (scripts/bench-log.ts). Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section itself fails. A missed

@@ -29,6 +29,7 @@ import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
+import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../services/webhooks.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { newId } from '../storage/ids.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
@@ -44,6 +45,10 @@ const SERVER_ID_SETTING = 'server_id'
 const CANCEL_GRACE_MS = 30_000
 const SWEEP_MS = 500
 const AUTHENTICATION_TIMEOUT_MS = 10_000
+/** How often the webhooks' outbox is looked at, beside each new event. */
+const WEBHOOKS_LOOK_MS = 1_000
+/** A webhook's claim outlasts its delivery's longest wait by this much. */
+const WEBHOOK_CLAIM_SLACK_MS = 5_000
 const HANDSHAKE_TIMEOUT_MS = 10_000
 
 export interface ClusterNode {
@@ -133,12 +138,27 @@ export async function startClusterNode(
       sessions,
     )
     const jobs = new JobService({ units: store, listener: dispatcher })
+    const events = new PgEventSignal(store)
+    // Each webhook's deliveries sent by one node at a time, under a lease while it sends one.
+    const webhooks = new WebhookSender(
+      {
+        units: store,
+        events,
+        claim: async (webhookId) => {
+          const resource = `webhook:${webhookId}`
+          const lease = await store.takeLease(resource, nodeId, DELIVERY_TIMEOUT_MS + WEBHOOK_CLAIM_SLACK_MS)
+          return lease && (() => store.releaseLease(resource, nodeId, lease.fence))
+        },
+      },
+      { now, log: logs.for('webhooks') },
+    )
     const services = new HubServices(undefined, {
       now,
       jobs,
       connections: sessions,
       units: store,
-      events: new PgEventSignal(store),
+      events,
+      webhookSender: webhooks,
     })
     const stopping = new AbortController()
     const api: ApiContext = {
@@ -187,6 +207,8 @@ export async function startClusterNode(
       throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`)
     }
     await dispatcher.start()
+    const outbox = setInterval(() => webhooks.tick(), WEBHOOKS_LOOK_MS)
+    const stopListening = webhooks.listen(() => webhooks.tick())
     const port = app.server!.port!
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
@@ -200,6 +222,9 @@ export async function startClusterNode(
       sessions,
       async stop() {
         stopping.abort()
+        clearInterval(outbox)
+        stopListening()
+        webhooks.stop()
         await dispatcher.stop()
         await app.stop()
         await store.close()

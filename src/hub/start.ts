@@ -193,7 +193,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     const jobs = new JobService({ store, units, listener: dispatcher, capacity: disk, destinations: failover })
     // What the edges get instead of the store: every change through one operation of the services.
-    const webhooks = new WebhookSender(store, { now, log: logs.for('webhooks') })
+    const webhooks = new WebhookSender(
+      { units, events: store.events, wanted: (projectId) => store.webhooks.wanted(projectId) },
+      { now, log: logs.for('webhooks') },
+    )
     const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks, units })
     const housekeeping = new Housekeeping(store, {
       retentionDays: () => live.values.retentionDays,

@@ -3,7 +3,8 @@
 import type { SQL } from 'bun'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 import { newId } from '../storage/ids.ts'
-import type { NewWebhook, WebhookRepository } from '../storage/repositories.ts'
+import type { DeliveryFailure, DueDelivery, NewWebhook, WebhookRepository } from '../storage/repositories.ts'
+import { type Big, int } from '../storage/rows.ts'
 import { deliveryOf, type DeliveryRow, webhookOf, type WebhookRow } from '../storage/webhook-rows.ts'
 
 const COLUMNS = 'id, project_id, url, events, description, secret, created_at, failing_since, disabled_at'
@@ -74,4 +75,58 @@ export class PgWebhooks implements WebhookRepository {
       FROM webhook_deliveries WHERE webhook_id = ${webhookId} ORDER BY id DESC LIMIT ${limit}`
     return rows.map(deliveryOf)
   }
+
+  async heads(): Promise<DueDelivery[]> {
+    const rows = await this.sql<HeadRow[]>`SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body,
+        d.attempts, d.next_at, w.failing_since
+      FROM webhooks w JOIN webhook_deliveries d
+        ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
+      WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`
+    return rows.map((r) => ({
+      id: int(r.id),
+      webhookId: r.webhook_id,
+      url: r.url,
+      secret: r.secret,
+      messageId: r.message_id,
+      body: r.body,
+      attempts: r.attempts,
+      nextAt: int(r.next_at),
+      failingSince: r.failing_since === null ? null : int(r.failing_since),
+    }))
+  }
+
+  async delivered(deliveryId: number, webhookId: string, status: number): Promise<void> {
+    await this.sql`UPDATE webhook_deliveries SET delivered_at = ${this.now()}, attempts = attempts + 1,
+      last_status = ${status}, last_error = NULL WHERE id = ${deliveryId} AND delivered_at IS NULL`
+    await this.sql`UPDATE webhooks SET failing_since = NULL WHERE id = ${webhookId}`
+  }
+
+  async failed(
+    deliveryId: number,
+    webhookId: string,
+    { status, error, nextAt, disableBefore }: DeliveryFailure,
+  ): Promise<{ disabled: boolean }> {
+    const now = this.now()
+    // A delivery another node got through meanwhile is not failing.
+    const changed = await this.sql`UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ${status},
+        last_error = ${error.slice(0, 500)}, next_at = ${nextAt}
+      WHERE id = ${deliveryId} AND delivered_at IS NULL RETURNING id`
+    if (changed.length === 0) return { disabled: false }
+    await this.sql`UPDATE webhooks SET failing_since = coalesce(failing_since, ${now}) WHERE id = ${webhookId}`
+    const disabled = await this.sql`UPDATE webhooks SET disabled_at = ${now}
+      WHERE id = ${webhookId} AND failing_since <= ${disableBefore} AND disabled_at IS NULL RETURNING id`
+    return { disabled: disabled.length === 1 }
+  }
+}
+
+interface HeadRow {
+  id: Big
+  webhook_id: string
+  url: string
+  secret: string
+  message_id: string
+  body: string
+  attempts: number
+  next_at: Big
+  failing_since: Big | null
 }

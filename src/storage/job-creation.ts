@@ -59,13 +59,16 @@ export function roomFor(
  * its limits. `serialised`: the document as JSON.stringify wrote it, when the caller has it already.
  */
 export function* createJob(db: Db, job: NewJob, serialised?: string): Unit<CreateJobOutcome> {
+  // The project's load first: on PostgreSQL that takes its row, so what follows (the key above all) is read after
+  // every concurrent submission of the project has committed.
+  const load = yield* db.jobs.openLoad(job.projectId)
   const existing = yield* db.jobs.byIdempotencyKey(job.projectId, job.idempotencyKey)
   if (existing) return { kind: 'duplicate', job: existing }
   const printer = yield* db.printers.resolve(job.projectId, job.printerId)
   if (!printer) return { kind: 'unknown_printer' }
   const document = serialised ?? JSON.stringify(job.document)
   const bytes = Buffer.byteLength(document)
-  const room = roomFor(yield* db.jobs.openLoad(job.projectId), 1, bytes)
+  const room = roomFor(load, 1, bytes)
   if (room) return room
   const made = yield* db.jobs.insert({
     ...job,
@@ -89,6 +92,7 @@ export function* createFanOut(
   job: NewJob & { destination: string },
   printers: readonly string[],
 ): Unit<CreateFanOutOutcome> {
+  const load = yield* db.jobs.openLoad(job.projectId)
   const known = yield* db.jobs.byIdempotencyKey(job.projectId, job.idempotencyKey)
   if (known) return { kind: 'duplicate', job: known }
   const present: string[] = []
@@ -100,7 +104,7 @@ export function* createFanOut(
   // Every child stores the same document: serialised once.
   const document = JSON.stringify(job.document)
   const bytes = Buffer.byteLength(document)
-  const room = roomFor(yield* db.jobs.openLoad(job.projectId), present.length, bytes * present.length)
+  const room = roomFor(load, present.length, bytes * present.length)
   if (room) return room
   const id = newId('job')
   const made = yield* db.fanOuts.insert(

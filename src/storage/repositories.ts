@@ -265,6 +265,28 @@ export interface NewWebhook {
 }
 
 /** Projects' webhooks and their outbox (the methods units call so far: what people change of them). */
+/** A delivery waiting at the head of its webhook's queue, with what sending it needs. */
+export interface DueDelivery {
+  id: number
+  webhookId: string
+  url: string
+  secret: string
+  messageId: string
+  body: string
+  attempts: number
+  nextAt: number
+  failingSince: number | null
+}
+
+/** A delivery's failed attempt: the answer's status (none: no answer) and why, and when to try again. */
+export interface DeliveryFailure {
+  status: number | null
+  error: string
+  nextAt: number
+  /** The webhook is disabled when it has failed since before this. */
+  disableBefore: number
+}
+
 export interface WebhookRepository {
   create(projectId: string, webhook: NewWebhook): Answer<Webhook>
   /** A webhook of any project; undefined when deleted or unknown. */
@@ -281,6 +303,12 @@ export interface WebhookRepository {
   delete(projectId: string, id: string): Answer<boolean>
   /** The webhook's newest deliveries, newest first. */
   deliveries(webhookId: string, limit: number): Answer<DeliveryRecord[]>
+  /** The oldest waiting delivery of each enabled webhook (the sender's outbox). */
+  heads(): Answer<DueDelivery[]>
+  /** A delivery went through: the webhook is no longer failing. */
+  delivered(deliveryId: number, webhookId: string, status: number): Answer<void>
+  /** An attempt failed: tried again at `nextAt`; the webhook is disabled once it has failed since `disableBefore`. */
+  failed(deliveryId: number, webhookId: string, failure: DeliveryFailure): Answer<{ disabled: boolean }>
 }
 
 /** The repositories a unit of work may call, by the names both stores give them. */

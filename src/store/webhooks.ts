@@ -5,33 +5,11 @@
 import type { Database } from 'bun:sqlite'
 import { newId } from '../storage/ids.ts'
 import { deliveryOf, type DeliveryRow, webhookOf as toWebhook, type WebhookRow } from '../storage/webhook-rows.ts'
-import type { NewWebhook, WebhookRepository } from '../storage/repositories.ts'
+import type { DeliveryFailure, DueDelivery, NewWebhook, WebhookRepository } from '../storage/repositories.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 
-export type { DeliveryRecord, NewWebhook, Webhook }
-
-/** A delivery waiting at the head of its webhook's queue, with what sending it needs. */
-export interface DueDelivery {
-  id: number
-  webhookId: string
-  url: string
-  secret: string
-  messageId: string
-  body: string
-  attempts: number
-  nextAt: number
-  failingSince: number | null
-}
-
-/** A delivery's failed attempt: the answer's status (none: no answer) and why, and when to try again. */
-export interface DeliveryFailure {
-  status: number | null
-  error: string
-  nextAt: number
-  /** The webhook is disabled when it has failed since before this. */
-  disableBefore: number
-}
+export type { DeliveryFailure, DeliveryRecord, DueDelivery, NewWebhook, Webhook }
 
 export class Webhooks implements WebhookRepository {
   /** Prepared once: it runs with every event of a project that has webhooks. */

@@ -172,4 +172,37 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
     )
     expect(moving.all('server.print_job').filter((f) => f.payload.jobId.startsWith(posted.id))).toHaveLength(0)
   }, 30_000)
+
+  test("a webhook's deliveries, from events written on every node, are sent once each, in order", async () => {
+    const received: { id: string; type: string }[] = []
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      async fetch(request) {
+        received.push({
+          id: request.headers.get('webhook-id')!,
+          type: ((await request.json()) as { type: string }).type,
+        })
+        return new Response(null, { status: 204 })
+      },
+    })
+    try {
+      const url = `http://127.0.0.1:${receiver.port}/printhub`
+      await services.webhooks.create(THE_MACHINE, projectId, { url, events: ['job.created'], description: 'POS' })
+      const posted: string[] = []
+      for (let n = 0; n < 12; n++) {
+        const response = await post(nodes[n % 3]!, job(TILLS[n % 3]!, `order-hooked-${n}`))
+        posted.push(((await response.json()) as { job: { id: string } }).job.id)
+      }
+      await waitFor(() => received.length >= 12 || undefined, 10_000)
+      for (const [i, agent] of agents.entries()) for (let n = i; n < 12; n += 3) await printNext(agent)
+      // Every node sends, none twice: twelve creations, their event IDs growing.
+      expect(received).toHaveLength(12)
+      expect(new Set(received.map((r) => r.id)).size).toBe(12)
+      const ids = received.map((r) => Number(r.id.slice('evt_'.length)))
+      expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    } finally {
+      receiver.stop(true)
+    }
+  }, 30_000)
 })
