@@ -20,12 +20,18 @@ const MAX_RESYNC_PER_PRINTER = 256
 const EXPIRE_PER_STEP = 64
 
 const agentLease = (agentId: string): string => `agent:${agentId}`
+/** The lease of the node that does the cluster's maintenance. */
+const MAINTENANCE = 'maintenance'
 
 export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   /** The last inventory of sessions whose agent's lease is not taken yet: applied once it is. */
   private readonly waitingInventory = new Map<GatewaySession, readonly PrinterDescriptor[]>()
   private readonly cancelsSent = new Set<string>()
   private timers: Timer[] = []
+  /** The maintenance lease as this node last found it (maintains()). */
+  private readonly maintenance = { held: false, fence: 0, checkedAt: Number.NEGATIVE_INFINITY, until: 0 }
+  /** When this node started (agents away count from then at the earliest). */
+  private startedAt = 0
   private unlisten: (() => Promise<void>) | undefined
 
   constructor(
@@ -38,6 +44,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   }
 
   async start(): Promise<void> {
+    this.startedAt = this.settings.now()
     this.unlisten = await this.store.listen((hint) => this.heard(hint))
     this.timers = [
       setInterval(() => this.renewLeases(), Math.max(100, Math.floor(this.settings.leaseMs() / 3))),
@@ -57,8 +64,10 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     const held = [...this.agents.values()]
     this.agents.clear()
     this.printerAgents.clear()
+    const leases = held.map((agent) => ({ resource: agentLease(agent.agentId), fence: agent.fence }))
+    if (this.maintenance.held) leases.push({ resource: MAINTENANCE, fence: this.maintenance.fence })
     await Promise.allSettled(
-      held.map((agent) => this.store.releaseLease(agentLease(agent.agentId), this.settings.nodeId, agent.fence)),
+      leases.map(({ resource, fence }) => this.store.releaseLease(resource, this.settings.nodeId, fence)),
     )
   }
 
@@ -301,14 +310,35 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
         held.session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
     await this.askCancels()
+    if (!(await this.maintains())) return
     const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP), LOCKED_ROWS)
     for (const job of expired) {
+      // Its agent, when this node holds it, is asked to drop it; another node's agent is told at its receipt.
       if (this.clearInFlight(job.id))
         this.heldOf(job.printerId)?.session.send(
           cancelFrame(wireJobId(job.id, job.attempt), 'The job expired.', this.settings.now()),
         )
       this.scheduleDispatch(job.printerId)
     }
+    // Until this node has run for the grace period, no agent counts as away: it may be on its way back.
+    const awaySince = this.settings.now() - this.settings.agentReturnGraceMs
+    await this.store.giveUpOnGoneAgents(awaySince >= this.startedAt ? awaySince : -1, EXPIRE_PER_STEP)
+  }
+
+  /**
+   * Whether this node does the cluster's maintenance now (expiry, the jobs of agents gone for good): the node that
+   * holds the lease `maintenance`, taken or renewed every third of its length.
+   */
+  private async maintains(): Promise<boolean> {
+    const now = performance.now()
+    const ttl = this.settings.leaseMs()
+    if (now < this.maintenance.checkedAt + ttl / 3) return this.maintenance.held && now < this.maintenance.until
+    this.maintenance.checkedAt = now
+    const lease = await this.store.takeLease(MAINTENANCE, this.settings.nodeId, ttl).catch(() => undefined)
+    this.maintenance.held = lease !== undefined
+    this.maintenance.fence = lease?.fence ?? 0
+    this.maintenance.until = now + ttl
+    return this.maintenance.held
   }
 
   /** Asks the agents held here to stop the jobs whose cancellation was asked for; settles a stock agent's silence. */

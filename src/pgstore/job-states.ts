@@ -8,13 +8,15 @@
 import type { SQL } from 'bun'
 import { fanOutState } from '../domain/fan-out.ts'
 import { type CancelRequest, JOB_STATE_SETS, JOB_TRANSITIONS, type JobEvent } from '../domain/job-transitions.ts'
-import { type Failure, failure } from '../protocol/failures.ts'
+import type { Failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import { JOB_COLUMNS, jobOf, type JobRowOf } from '../storage/job-rows.ts'
 import type { Attempt, CancelView, ExpiredJob, Fence, JobStateRepository } from '../storage/repositories.ts'
 import { type Big, int } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
 import type { PgFanOuts } from './jobs.ts'
+import { DB_NOW } from './leases.ts'
+import { AGENT_AWAY, AGENT_REVOKED, EXPIRED } from '../storage/job-failures.ts'
 import { PgJobStateReads } from './job-state-reads.ts'
 
 /** The states an event applies to, as SQL (the table's states, never input). */
@@ -27,7 +29,6 @@ const from = (event: JobEvent): string => `state IN ${list(JOB_TRANSITIONS[event
 type ChangedRow = JobRowOf & { was: JobState; dispatched_at?: Big; moved_note?: string | null }
 
 /** The failure an expired job records. */
-const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
 export class PgJobStates extends PgJobStateReads implements JobStateRepository {
   constructor(
@@ -203,6 +204,34 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
       })
     }
     return expired
+  }
+
+  /**
+   * Jobs an agent holds that it will never report on end FAILED `job.recovery_uncertain` (they may have printed): all
+   * those of a revoked agent; those of an agent connected to no node (no live lease `agent:ID`, by the database's
+   * clock) and not seen since `awaySince`, once their time ran out. At most `limit`, locked ones left for later.
+   */
+  async giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]> {
+    const now = this.now()
+    const rows = await this.sql<ChangedRow[]>`UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts,
+        last_error_code = ${AGENT_REVOKED.code},
+        last_error_message = CASE WHEN o.revoked THEN ${AGENT_REVOKED.message} ELSE ${AGENT_AWAY.message} END,
+        updated_at = ${now}
+      FROM (SELECT j.id AS oid, j.state AS was, a.revoked_at IS NOT NULL AS revoked
+            FROM agents a JOIN printers p ON p.agent_id = a.id JOIN jobs j ON j.printer_id = p.id
+            WHERE j.${this.sql.unsafe(from('agentGone'))} AND (a.revoked_at IS NOT NULL OR (
+              NOT EXISTS (SELECT 1 FROM leases l WHERE l.resource = 'agent:' || a.id
+                AND l.expires_at > ${this.sql.unsafe(DB_NOW)})
+              AND coalesce(a.last_seen_at, 0) <= ${awaySince} AND j.expires_at <= ${now}))
+            LIMIT ${limit} FOR NO KEY UPDATE OF j SKIP LOCKED) o
+      WHERE jobs.id = o.oid RETURNING o.was, ${this.sql.unsafe(JOB_COLUMNS)}`
+    const jobs: Job[] = []
+    for (const row of rows) {
+      const job = jobOf(row)
+      await this.changed(row.was, job)
+      jobs.push(job)
+    }
+    return jobs
   }
 
   /**

@@ -40,7 +40,7 @@ const leaseOf = (row: LeaseRow): Lease => ({
  * The database's clock, in ms since the epoch: leases run out by one clock, whatever each node's says (a Pi without a
  * real-time clock, a node whose clock jumped).
  */
-const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+export const DB_NOW = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
 /** The longest resource name taken ("printer:prn_…", "agent:agt_…", "maintenance"). */
 const MAX_RESOURCE_LENGTH = 200

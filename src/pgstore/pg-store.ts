@@ -13,6 +13,7 @@ import {
   type WriteOptions,
 } from '../storage/repositories.ts'
 import { type ClusterNode, PgLeases } from './leases.ts'
+import type { Job } from '../protocol/job.ts'
 import { StoreUnavailableError } from '../storage/unavailable.ts'
 import { HINTS_CHANNEL } from './hints.ts'
 import { PgApiKeys } from './api-keys.ts'
@@ -164,6 +165,14 @@ export class PgStore implements ClusterStore {
 
   async releaseLease(resource: string, nodeId: string, fence: number): Promise<void> {
     await new PgLeases(this.sql).release(resource, nodeId, fence)
+  }
+
+  giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]> {
+    return this.sql.begin('isolation level read committed', (tx) => {
+      const events = new PgEvents(tx, this.now)
+      const fanOuts = new PgFanOuts(tx, this.now, events)
+      return new PgJobStates(tx, this.now, events, { fanOuts, fence: undefined }).giveUpOnGoneAgents(awaySince, limit)
+    })
   }
 
   /** Sends a hint to every node (after the change it tells of committed: a hint is never ahead of the data). */

@@ -17,6 +17,7 @@ import type {
   StoredImage,
   Webhook,
 } from '../domain/records.ts'
+import type { Job } from '../protocol/job.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
@@ -378,6 +379,11 @@ export interface ClusterStore extends UnitRunner {
   takeLease(resource: string, nodeId: string, ttlMs: number): Promise<HeldLease | undefined>
   /** Gives a lease up, if it still has this number. */
   releaseLease(resource: string, nodeId: string, fence: number): Promise<void>
+  /**
+   * Jobs of agents that will never report on them end FAILED `job.recovery_uncertain`: a revoked agent's; and, once
+   * their time ran out, those of an agent connected to no node and not seen since `awaySince`. At most `limit`.
+   */
+  giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]>
   notify(hint: string): Promise<void>
   /** Hears every node's hints until the returned function is called. */
   listen(heard: (hint: string) => void): Promise<() => Promise<void>>

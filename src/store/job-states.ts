@@ -6,7 +6,7 @@
 // agent answers it as the same job).
 import type { Database } from 'bun:sqlite'
 import { type CancelRequest, JOB_STATE_SETS } from '../domain/job-transitions.ts'
-import { type Failure, failure } from '../protocol/failures.ts'
+import type { Failure } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { GroupCommit } from '../sqlite/group-commit.ts'
 import type { JobLog } from './job-log.ts'
@@ -16,6 +16,7 @@ import { from, type GuardedStatements, guardedStatements } from './job-state-sta
 import { cancelJob } from '../storage/job-cancel.ts'
 import type { CancelView, Db, JobStateRepository, Repositories } from '../storage/repositories.ts'
 import { answeringAtOnce, runNow } from '../storage/unit.ts'
+import { AGENT_AWAY, AGENT_REVOKED, EXPIRED } from '../storage/job-failures.ts'
 import { stateIn } from './sql.ts'
 import type { CancelOutcome } from '../domain/job-queries.ts'
 
@@ -37,21 +38,6 @@ export const GONE_AGENTS_JOBS_SQL = `SELECT j.id, j.state, a.revoked_at IS NOT N
 
 /** Reports name an attempt the dispatcher started: the first is 1 (a job never sent has none). */
 const isAttempt = (attempt: number): boolean => Number.isSafeInteger(attempt) && attempt >= 1
-
-const AGENT_REVOKED = failure(
-  'job.recovery_uncertain',
-  'The agent that had this job was revoked before it said how the job ' +
-    'ended; it may have printed. Check the printer and reprint if needed.',
-)
-const AGENT_AWAY = failure(
-  'job.recovery_uncertain',
-  'The agent that had this job went away and has not come back since the ' +
-    'job expired; it may have printed. Check the printer and reprint ' +
-    'if needed.',
-)
-
-/** The failure an expired job records. */
-const EXPIRED = failure('job.expired', 'The job expired before it reached the printer.')
 
 export class JobStates extends JobStateReads implements JobStateRepository {
   private readonly sql: GuardedStatements

@@ -269,4 +269,39 @@ describe('delivery across nodes on postgres', () => {
       state: 'DISPATCHING',
     })
   })
+
+  test("the jobs of an agent gone for good fail as may-have-printed; a connected agent's are kept", async () => {
+    const store = engine.units as PgStore
+    const bar = place.printers.bar!
+    // The printer's lane emptied of what the tests before left in it.
+    for (let head = await store.read((db) => db.jobStates.queueHead(bar)); head; ) {
+      const out = head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(bar)))?.job.id
+      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
+      head = await store.read((db) => db.jobStates.queueHead(bar))
+    }
+    const held = await place.submit('bar', 10_000)
+    await store.write((db) => db.jobStates.claim(bar))
+    await store.write((db) => db.jobStates.markReceived(held.id, 1, 0))
+    const builtin = (await store.read((db) => db.agents.builtin()))!
+    // Its agent is connected to a node (a live lease): nothing is given up, even past the job's time.
+    const lease = (await leases.take(`agent:${builtin.id}`, 'node-a', 60_000))!
+    engine.advance(20_000)
+    expect(await store.giveUpOnGoneAgents(Date.parse('2027-01-01'), 64)).toEqual([])
+    await leases.release(`agent:${builtin.id}`, 'node-a', lease.fence)
+    // Connected nowhere, not seen since before `awaySince`, its job's time run out: FAILED, and said why.
+    const given = await store.giveUpOnGoneAgents(Date.parse('2027-01-01'), 64)
+    expect(given.map((job) => [job.id, job.state, job.lastErrorCode])).toEqual([
+      [held.id, 'FAILED', 'job.recovery_uncertain'],
+    ])
+    expect(given[0]!.lastErrorMessage).toContain('went away')
+    // Revoked: at once, whatever the job's time.
+    const revoked = await place.submit('bar')
+    await store.write((db) => db.jobStates.claim(bar))
+    await store.write((db) => db.jobStates.markReceived(revoked.id, 1, 0))
+    await engine.sql!`UPDATE agents SET revoked_at = 1 WHERE id = ${builtin.id}`
+    // Every job it holds, on each of its printers.
+    const gone = await store.giveUpOnGoneAgents(-1, 64)
+    expect(gone.map((job) => job.id)).toContain(revoked.id)
+    expect(gone.every((job) => job.state === 'FAILED' && job.lastErrorMessage?.includes('revoked'))).toBe(true)
+  })
 })
