@@ -153,10 +153,13 @@ export class ClusterLanes {
       )
       return this.scheduleDispatch(printerId)
     }
-    // Nothing goes out once the lease may have run out, nor to an agent this node no longer holds.
+    // Nothing goes out once the lease may have run out, nor to an agent this node no longer holds (a job claimed and
+    // not sent stays out: whichever node holds the agent next sends it as it was).
+    const agentPrinterId = held.printers.get(printerId)
     if (this.agents.get(held.agentId) !== held || performance.now() >= held.validUntil || this.inFlight.has(job.id))
       return
-    const payload = printJobPayload(held.printers.get(printerId)!, job, attempt, made.document)
+    if (agentPrinterId === undefined) return
+    const payload = printJobPayload(agentPrinterId, job, attempt, made.document)
     const sent = session.send({
       messageId: printJobMessageId(payload.jobId),
       sentAt: new Date(delivery.dispatchedAt).toISOString(),

@@ -22,10 +22,14 @@ const EXPIRE_PER_STEP = 64
 const agentLease = (agentId: string): string => `agent:${agentId}`
 /** The lease of the node that does the cluster's maintenance. */
 const MAINTENANCE = 'maintenance'
+/** Reports a session may say before this node holds its agent, kept at most (a printhub agent says them again). */
+const MAX_WAITING_REPORTS = 1_000
 
 export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   /** The last inventory of sessions whose agent's lease is not taken yet: applied once it is. */
   private readonly waitingInventory = new Map<GatewaySession, readonly PrinterDescriptor[]>()
+  /** Reports of sessions whose agent's lease is not taken yet: handled once it is. */
+  private readonly waitingReports = new Map<GatewaySession, JobReport[]>()
   private readonly cancelsSent = new Set<string>()
   private timers: Timer[] = []
   /** The maintenance lease as this node last found it (maintains()). */
@@ -127,12 +131,19 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
           printers: new Map(),
           reports: Promise.resolve(),
         }
-        if (!session.isConnected || this.stopped) return
+        if (!session.isConnected || this.stopped) {
+          // Gone meanwhile: its lease is given up at once, for the node it connects to next.
+          await this.store.releaseLease(agentLease(agentId), this.settings.nodeId, lease.fence).catch(() => {})
+          return
+        }
         this.agents.set(agentId, held)
         await held.units.write((db) => db.agents.seen(agentId))
         const inventory = this.waitingInventory.get(session)
+        const reports = this.waitingReports.get(session) ?? []
         this.waitingInventory.delete(session)
+        this.waitingReports.delete(session)
         if (inventory) await this.takeInventory(held, inventory, true)
+        for (const report of reports) this.report(session, report)
         return
       }
       // Another node holds it still (the agent's session there has not ended yet, or that node died): until it ends.
@@ -173,6 +184,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   closed(session: GatewaySession): void {
     const agentId = session.agentId!
     this.waitingInventory.delete(session)
+    this.waitingReports.delete(session)
     const held = this.agents.get(agentId)
     // Attempts not yet confirmed on this session failed: the agent may never have seen them. Written under the
     // agent's lease (a newer session of it here holds the same), as the database allows: one not written stays out,
@@ -209,7 +221,12 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
 
   report(session: GatewaySession, report: JobReport): void {
     const held = this.agents.get(session.agentId!)
-    if (held?.session !== session) return
+    if (held?.session !== session) {
+      // Said before this node holds the agent (while another node lets it go): kept until it does, a bounded few.
+      const waiting = this.waitingReports.get(session) ?? []
+      if (session.isConnected && waiting.length < MAX_WAITING_REPORTS) waiting.push(report)
+      return void this.waitingReports.set(session, waiting)
+    }
     held.reports = held.reports
       .then(() => this.handle(held, report))
       // A report lost is never guessed at: the agent connects again, and then says how its jobs ended.
