@@ -9,7 +9,7 @@ import { Log } from '../src/platform/log.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PrintDocument } from '../src/protocol/document.ts'
-import { Housekeeping, PRUNED_JOBS_REMEMBERED_DAYS } from '../src/services/housekeeping.ts'
+import { sqliteHousekeeping, PRUNED_JOBS_REMEMBERED_DAYS } from '../src/services/housekeeping.ts'
 import { initialize } from '../src/services/init.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { EVENT_RETENTION_DAYS, MAX_EVENTS } from '../src/store/events.ts'
@@ -69,7 +69,7 @@ export async function retentionSection(): Promise<SectionResult> {
   try {
     const { projectId } = await initialize(store, dir)
     const printerId = store.printers.resolve(projectId, 'demo')!.id
-    const housekeeping = new Housekeeping(store, {
+    const housekeeping = sqliteHousekeeping(store, {
       retentionDays: () => RETENTION_DAYS,
       historyBytesPerProject: () => Number.MAX_SAFE_INTEGER,
       diskLow: () => false,

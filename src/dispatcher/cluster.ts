@@ -9,7 +9,7 @@ import type { GatewaySession, JobReport } from '../gateway/session.ts'
 import { failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
-import type { ClusterStore } from '../storage/repositories.ts'
+import type { ClusterStore } from '../storage/cluster-store.ts'
 import { cancelFrame } from './cancel-frame.ts'
 import { type ClusterSettings, ClusterLanes, type HeldAgent, LOCKED_ROWS } from './cluster-lanes.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
@@ -340,6 +340,11 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     // Until this node has run for the grace period, no agent counts as away: it may be on its way back.
     const awaySince = this.settings.now() - this.settings.agentReturnGraceMs
     await this.store.giveUpOnGoneAgents(awaySince >= this.startedAt ? awaySince : -1, EXPIRE_PER_STEP)
+  }
+
+  /** Whether this node did the cluster's maintenance at its last look (retention runs there too). */
+  get maintaining(): boolean {
+    return this.maintenance.held && performance.now() < this.maintenance.until
   }
 
   /**

@@ -29,6 +29,9 @@ import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
+import { Housekeeping } from '../services/housekeeping.ts'
+import { RETENTION_MS, SETTINGS_RELOAD_MS, WEBHOOKS_MS } from '../workers/hub-workers.ts'
+import { Workers } from '../workers/workers.ts'
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../services/webhooks.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { newId } from '../storage/ids.ts'
@@ -45,8 +48,6 @@ const SERVER_ID_SETTING = 'server_id'
 const CANCEL_GRACE_MS = 30_000
 const SWEEP_MS = 500
 const AUTHENTICATION_TIMEOUT_MS = 10_000
-/** How often the webhooks' outbox is looked at, beside each new event. */
-const WEBHOOKS_LOOK_MS = 1_000
 /** A webhook's claim outlasts its delivery's longest wait by this much. */
 const WEBHOOK_CLAIM_SLACK_MS = 5_000
 const HANDSHAKE_TIMEOUT_MS = 10_000
@@ -206,9 +207,39 @@ export async function startClusterNode(
     } catch (error) {
       throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`)
     }
+    // The node's background work: the settings another process saved, the webhooks' outbox, and, on the node that
+    // does the cluster's maintenance, retention.
+    const housekeeping = new Housekeeping(store, {
+      retentionDays: () => live.values.retentionDays,
+      historyBytesPerProject: () => live.values.historyMbPerProject * 1_048_576,
+      // The database's disk is its server's, watched by its operator: the retention period is kept as set.
+      diskLow: () => false,
+      now,
+      log: logs.for('retention'),
+    })
+    let stopListening = () => {}
+    const workers = new Workers(logs.for('hub'))
+      .add({ name: 'settings', everyMs: SETTINGS_RELOAD_MS, pass: () => live.reload() })
+      .add({
+        name: 'webhooks',
+        log: logs.for('webhooks'),
+        everyMs: WEBHOOKS_MS,
+        firstAfterMs: 0,
+        pass: () => webhooks.tick(),
+        start: (wake) => (stopListening = webhooks.listen(wake)),
+        stop: () => {
+          stopListening()
+          webhooks.stop()
+        },
+      })
+      .add({
+        name: 'retention',
+        log: logs.for('retention'),
+        everyMs: RETENTION_MS,
+        pass: async (signal) => void (dispatcher.maintaining && (await housekeeping.pass(signal))),
+      })
     await dispatcher.start()
-    const outbox = setInterval(() => webhooks.tick(), WEBHOOKS_LOOK_MS)
-    const stopListening = webhooks.listen(() => webhooks.tick())
+    workers.start()
     const port = app.server!.port!
     const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
@@ -222,9 +253,7 @@ export async function startClusterNode(
       sessions,
       async stop() {
         stopping.abort()
-        clearInterval(outbox)
-        stopListening()
-        webhooks.stop()
+        await workers.stop()
         await dispatcher.stop()
         await app.stop()
         await store.close()

@@ -198,13 +198,17 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       { now, log: logs.for('webhooks') },
     )
     const services = new HubServices(store, { now, jobs, connections: sessions, board, webhookSender: webhooks, units })
-    const housekeeping = new Housekeeping(store, {
-      retentionDays: () => live.values.retentionDays,
-      historyBytesPerProject: () => live.values.historyMbPerProject * 1_048_576,
-      diskLow: () => disk.now().low,
-      now,
-      log: logs.for('retention'),
-    })
+    const housekeeping = new Housekeeping(
+      units,
+      {
+        retentionDays: () => live.values.retentionDays,
+        historyBytesPerProject: () => live.values.historyMbPerProject * 1_048_576,
+        diskLow: () => disk.now().low,
+        now,
+        log: logs.for('retention'),
+      },
+      store.retention,
+    )
     const backupRunner = new BackupRunner(backupInChildProcess(config.dataDir, options.backups?.printhub))
     const backups = new BackupSchedule(
       backupRunner,

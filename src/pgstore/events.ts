@@ -9,6 +9,7 @@ import { type EventBody, eventFrame, eventOf, type EventRowOf, jobEvent, webhook
 import type { EventRepository } from '../storage/repositories.ts'
 import type { ProjectEvent } from '../protocol/events.ts'
 import { iso } from '../storage/time.ts'
+import { type Big, int } from '../storage/rows.ts'
 import { eventsHint, HINTS_CHANNEL } from './hints.ts'
 
 export class PgEvents implements EventRepository {
@@ -52,6 +53,28 @@ export class PgEvents implements EventRepository {
 
   async frames(projectId: string, afterId: number, limit: number): Promise<{ id: number; frame: string }[]> {
     return (await this.rows(projectId, afterId, limit)).map(eventFrame)
+  }
+
+  /**
+   * Deletes at most `limit` of the oldest events: older than `before`, or beyond `max` in all (counted by the span of
+   * their IDs, which the gaps a rolled-back transaction leaves only make larger: events go sooner, never later).
+   */
+  async prune(before: number, max: number, limit: number): Promise<number> {
+    const [span] = await this.sql<{ lo: Big | null; hi: Big | null }[]>`SELECT min(id) AS lo, max(id) AS hi
+      FROM events`
+    if (!span || span.lo === null || span.hi === null) return 0
+    const over = Math.max(0, int(span.hi) - int(span.lo) + 1 - max)
+    const oldest = await this.sql<{ id: Big; project_id: string; occurred_at: Big }[]>`SELECT id, project_id,
+        occurred_at FROM events ORDER BY id LIMIT ${limit}`
+    const gone = oldest.filter((row, i) => i < over || int(row.occurred_at) < before)
+    if (gone.length === 0) return 0
+    const newest = new Map<string, number>()
+    for (const row of gone) newest.set(row.project_id, Math.max(newest.get(row.project_id) ?? 0, int(row.id)))
+    await this.sql`DELETE FROM events WHERE id IN ${this.sql(gone.map((row) => int(row.id)))}`
+    for (const [projectId, id] of newest)
+      await this.sql`UPDATE projects SET events_pruned_through = greatest(events_pruned_through, ${id})
+        WHERE id = ${projectId}`
+    return gone.length
   }
 
   async newest(projectId: string): Promise<number> {

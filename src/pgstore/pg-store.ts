@@ -3,15 +3,8 @@
 // serves only from a database of its own schema (migrate.ts names both otherwise).
 import { SQL } from 'bun'
 import { runAwaiting, type Unit } from '../storage/unit.ts'
-import {
-  type ClusterStore,
-  DB,
-  type Db,
-  type Fence,
-  type HeldLease,
-  type Repositories,
-  type WriteOptions,
-} from '../storage/repositories.ts'
+import { DB, type Db, type Fence, type Repositories, type WriteOptions } from '../storage/repositories.ts'
+import type { ClusterStore, HeldLease } from '../storage/cluster-store.ts'
 import { type ClusterNode, PgLeases } from './leases.ts'
 import type { Job } from '../protocol/job.ts'
 import { StoreUnavailableError } from '../storage/unavailable.ts'
@@ -27,6 +20,7 @@ import { PgImages } from './images.ts'
 import { PgAdminSessions, PgAdminTokens, PgUsers } from './accounts.ts'
 import { PgAgents, PgPairingCodes } from './agents.ts'
 import { PgWebhooks } from './webhooks.ts'
+import { PgRetention } from './retention.ts'
 import { PgEvents } from './events.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
@@ -221,6 +215,7 @@ export class PgStore implements ClusterStore {
       agents: new PgAgents(sql, this.now),
       pairingCodes: new PgPairingCodes(sql, this.now),
       webhooks: new PgWebhooks(sql, this.now),
+      retention: new PgRetention(sql),
     }
   }
 }

@@ -76,6 +76,13 @@ export class PgWebhooks implements WebhookRepository {
     return rows.map(deliveryOf)
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const gone = await this.sql`DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+        WHERE created_at < ${before} ORDER BY id LIMIT ${limit})
+      RETURNING id`
+    return gone.length
+  }
+
   async heads(): Promise<DueDelivery[]> {
     const rows = await this.sql<HeadRow[]>`SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body,
         d.attempts, d.next_at, w.failing_since

@@ -7,8 +7,11 @@
 // deliveries never wait for it.
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import { EVENT_RETENTION_DAYS, MAX_EVENTS } from '../store/events.ts'
-import type { Store } from '../store/store.ts'
 import { describeError, type Logger } from '../platform/log.ts'
+import type { Db, UnitRunner, WriteOptions } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
+import type { Store } from '../store/store.ts'
+import { SqliteUnits } from '../store/units.ts'
 
 /**
  * Jobs deleted in one step: a few milliseconds of work (each takes its document, its timeline and
@@ -48,15 +51,30 @@ export interface PassResult {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** A deletion a crash takes back is simply done again: it needs no flush of its own. */
+const DEFERRED: WriteOptions = { deferred: true }
+
+/** The file's free pages, given back to the file system a few at a time (SQLite's; PostgreSQL's are its own). */
+export interface FreeSpace {
+  freePages(): number
+  releaseSpace(pages: number): void
+}
+
 export class Housekeeping {
   private running: Promise<PassResult> | undefined
   /** Aborted: the pass under way ends after its step (the hub is stopping). */
   private signal: AbortSignal | undefined
 
   constructor(
-    private readonly store: Store,
+    private readonly units: UnitRunner,
     private readonly sources: HousekeepingSources,
+    private readonly space?: FreeSpace,
   ) {}
+
+  /** One step of deleting: how many rows went. */
+  private step(work: (db: Db) => Unit<number>): Promise<number> {
+    return this.units.write(work, DEFERRED)
+  }
 
   /** One pass now (none starts while another runs): what it deleted and gave back; ends early once `signal` aborts. */
   pass(signal?: AbortSignal): Promise<PassResult> {
@@ -77,53 +95,53 @@ export class Housekeeping {
     const result: PassResult = { jobs: 0, overBudget: 0, records: 0, releasedPages: 0 }
     try {
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.retention.pruneJobs(before, PRUNE_BATCH)
+        deleted = await this.step((db) => db.retention.pruneJobs(before, PRUNE_BATCH))
         result.jobs += deleted
       }
       const budget = this.sources.historyBytesPerProject()
-      for (const { projectId } of this.store.retention.projectsOverBudget(budget)) {
+      for (const { projectId } of await this.units.read((db) => db.retention.projectsOverBudget(budget))) {
         for (
-          let over = this.overBy(projectId, budget);
+          let over = await this.overBy(projectId, budget);
           over > 0 && !this.stopped;
-          await nextTurn(), over = this.overBy(projectId, budget)
+          await nextTurn(), over = await this.overBy(projectId, budget)
         ) {
-          const deleted = this.store.retention.pruneOldestOfProject(projectId, over, PRUNE_BATCH)
+          const deleted = await this.step((db) => db.retention.pruneOldestOfProject(projectId, over, PRUNE_BATCH))
           if (deleted === 0) break
           result.overBudget += deleted
         }
       }
       result.jobs += result.overBudget
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.retention.pruneRecords(before, PRUNE_BATCH)
+        deleted = await this.step((db) => db.retention.pruneRecords(before, PRUNE_BATCH))
         result.records += deleted
       }
       // The audit log: kept as long as finished jobs.
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.commits.write(() => this.store.audit.prune(before, PRUNE_BATCH))
+        deleted = await this.units.write((db) => db.audit.prune(before, PRUNE_BATCH))
         result.records += deleted
       }
       // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention
       // period.
       const forgetBefore = this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.retention.forgetPrunedJobs(forgetBefore, PRUNE_BATCH)
+        deleted = await this.step((db) => db.retention.forgetPrunedJobs(forgetBefore, PRUNE_BATCH))
         result.records += deleted
       }
       // Applications' events: their own period, whatever the jobs' (a bound on their number too).
       const eventsBefore = this.sources.now() - EVENT_RETENTION_DAYS * 86_400_000
       for (let deleted = EVENT_PRUNE_BATCH; deleted === EVENT_PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.events.prune(eventsBefore, MAX_EVENTS, EVENT_PRUNE_BATCH)
+        deleted = await this.step((db) => db.events.prune(eventsBefore, MAX_EVENTS, EVENT_PRUNE_BATCH))
         result.records += deleted
       }
       // Webhook deliveries are kept as long as events (the dashboard shows the recent ones).
       for (let deleted = EVENT_PRUNE_BATCH; deleted === EVENT_PRUNE_BATCH && !this.stopped; await nextTurn()) {
-        deleted = this.store.commits.defer(() => this.store.webhooks.prune(eventsBefore, EVENT_PRUNE_BATCH))
+        deleted = await this.step((db) => db.webhooks.prune(eventsBefore, EVENT_PRUNE_BATCH))
         result.records += deleted
       }
-      for (let step = 0; step < RELEASE_STEPS && !this.stopped; step++, await nextTurn()) {
-        const free = this.store.retention.freePages()
+      for (let step = 0; this.space && step < RELEASE_STEPS && !this.stopped; step++, await nextTurn()) {
+        const free = this.space.freePages()
         if (free === 0) break
-        this.store.retention.releaseSpace(RELEASE_PAGES)
+        this.space.releaseSpace(RELEASE_PAGES)
         result.releasedPages += Math.min(free, RELEASE_PAGES)
       }
     } catch (error) {
@@ -160,7 +178,12 @@ export class Housekeeping {
   }
 
   /** How many bytes the project's finished jobs hold over `budget` (0: within it). */
-  private overBy(projectId: string, budget: number): number {
-    return Math.max(0, this.store.retention.finishedBytes(projectId) - budget)
+  private async overBy(projectId: string, budget: number): Promise<number> {
+    return Math.max(0, (await this.units.read((db) => db.retention.finishedBytes(projectId))) - budget)
   }
+}
+
+/** Housekeeping of a SQLite store: its units, and the pages its file gives back. */
+export function sqliteHousekeeping(store: Store, sources: HousekeepingSources): Housekeeping {
+  return new Housekeeping(new SqliteUnits(store), sources, store.retention)
 }

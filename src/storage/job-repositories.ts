@@ -109,6 +109,11 @@ export interface EventRepository {
   newest(projectId: string): Answer<number>
   /** The newest ID pruned from the project's log: a reader resuming from before it missed events. */
   prunedThrough(projectId: string): Answer<number>
+  /**
+   * Deletes at most `limit` of the oldest events: those older than `before`, and beyond `max` events in all; each
+   * project remembers the newest ID it lost. How many went.
+   */
+  prune(before: number, max: number, limit: number): Answer<number>
 }
 
 /** A job as a cancellation reads it: the job, and whether its agent was asked to stop it already. */

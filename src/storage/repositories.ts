@@ -17,12 +17,11 @@ import type {
   StoredImage,
   Webhook,
 } from '../domain/records.ts'
-import type { Job } from '../protocol/job.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { ImageMediaType } from '../protocol/image.ts'
 import type { ApiKeyScope } from '../protocol/api-key.ts'
-import type { EventRepository, FanOutRepository, Fence, JobRepository, JobStateRepository } from './job-repositories.ts'
+import type { EventRepository, FanOutRepository, JobRepository, JobStateRepository } from './job-repositories.ts'
 import { type Unit, type UnitStore, unitStore } from './unit.ts'
 
 export type {
@@ -310,6 +309,24 @@ export interface WebhookRepository {
   delivered(deliveryId: number, webhookId: string, status: number): Answer<void>
   /** An attempt failed: tried again at `nextAt`; the webhook is disabled once it has failed since `disableBefore`. */
   failed(deliveryId: number, webhookId: string, failure: DeliveryFailure): Answer<{ disabled: boolean }>
+  /** Deletes at most `limit` deliveries made before `before` (retention); how many. */
+  prune(before: number, limit: number): Answer<number>
+}
+
+/** What the hub forgets once it is old (services/housekeeping.ts), a few rows a step. */
+export interface RetentionRepository {
+  /** Deletes at most `limit` finished jobs created before `before` (their documents and timelines with them). */
+  pruneJobs(before: number, limit: number): Answer<number>
+  /** Projects whose finished jobs' documents hold more than `limitBytes`, the largest first. */
+  projectsOverBudget(limitBytes: number): Answer<{ projectId: string; finishedBytes: number }[]>
+  /** The bytes of the project's finished jobs' documents. */
+  finishedBytes(projectId: string): Answer<number>
+  /** Deletes the project's oldest finished jobs until they made up `bytes` (or `limit` jobs); how many. */
+  pruneOldestOfProject(projectId: string, bytes: number, limit: number): Answer<number>
+  /** Old printer states (each printer's latest kept), spent pairing codes, ended sessions: at most `limit` of each. */
+  pruneRecords(before: number, limit: number): Answer<number>
+  /** Forgets at most `limit` pruned jobs (by ID) created before `before`. */
+  forgetPrunedJobs(before: number, limit: number): Answer<number>
 }
 
 /** The repositories a unit of work may call, by the names both stores give them. */
@@ -332,6 +349,7 @@ export interface Repositories {
   fanOuts: FanOutRepository
   events: EventRepository
   jobStates: JobStateRepository
+  retention: RetentionRepository
 }
 
 /** The store as units of work see it. */
@@ -353,6 +371,11 @@ export interface WriteOptions {
    * every change alone anyway.
    */
   lockedRows?: boolean
+  /**
+   * A change a crash may take back, to be done again (retention's deletions): SQLite lets it ride along with the next
+   * commit instead of flushing for it (an SD card's writes).
+   */
+  deferred?: boolean
 }
 
 export interface UnitRunner {
@@ -360,31 +383,4 @@ export interface UnitRunner {
   read<T>(work: (db: Db) => Unit<T>): Promise<T>
   /** Settles once every change written so far is on disk (a store that commits each change at once: at once). */
   durable(): Promise<void>
-}
-
-/** A lease a node took (pgstore/leases.ts): its fencing number, and until when by the database's clock. */
-export interface HeldLease {
-  fence: number
-  expiresAt: number
-}
-
-/**
- * A cluster's store, as a node's delivery uses it: units run as any store's; units run under a lease it holds
- * (`fenced`), whose job state steps change nothing once another node took that lease; the leases themselves; and
- * the hints one node sends the others (`notify`: a printer has work, a cancellation was asked), heard by `listen`.
- */
-export interface ClusterStore extends UnitRunner {
-  fenced(fence: Fence): UnitRunner
-  /** Takes (or renews) the lease of `resource` for `ttlMs`; undefined while another node holds it. */
-  takeLease(resource: string, nodeId: string, ttlMs: number): Promise<HeldLease | undefined>
-  /** Gives a lease up, if it still has this number. */
-  releaseLease(resource: string, nodeId: string, fence: number): Promise<void>
-  /**
-   * Jobs of agents that will never report on them end FAILED `job.recovery_uncertain`: a revoked agent's; and, once
-   * their time ran out, those of an agent connected to no node and not seen since `awaySince`. At most `limit`.
-   */
-  giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]>
-  notify(hint: string): Promise<void>
-  /** Hears every node's hints until the returned function is called. */
-  listen(heard: (hint: string) => void): Promise<() => Promise<void>>
 }

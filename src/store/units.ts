@@ -1,7 +1,7 @@
 // The SQLite store runs the services' units of work (storage/unit.ts) at once: a change inside the group commit's
 // transaction, start to end within one turn of the event loop, so nothing interleaves with it and one flush serves
 // every change of the turn, as the store's own code always ran; a read straight from the database.
-import type { Db, Repositories, UnitRunner } from '../storage/repositories.ts'
+import type { Db, Repositories, UnitRunner, WriteOptions } from '../storage/repositories.ts'
 import { answeringAtOnce, runNow, type Unit } from '../storage/unit.ts'
 import type { Store } from './store.ts'
 
@@ -17,8 +17,9 @@ export class SqliteUnits implements UnitRunner {
   }
 
   /** A change, in the open group commit (rolled back when the unit throws). */
-  async write<T>(work: (db: Db) => Unit<T>): Promise<T> {
-    return this.store.commits.write(() => runNow(work(this.db), this.repositories))
+  async write<T>(work: (db: Db) => Unit<T>, options: WriteOptions = {}): Promise<T> {
+    const change = () => runNow(work(this.db), this.repositories)
+    return options.deferred ? this.store.commits.defer(change) : this.store.commits.write(change)
   }
 
   /** Settles once every change written so far is on disk (the group commit's flush). */

@@ -2,7 +2,7 @@
 // and retention deleting entries older than the period (as it does finished jobs), never newer ones.
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { Log } from '../../src/platform/log.ts'
-import { Housekeeping } from '../../src/services/housekeeping.ts'
+import { sqliteHousekeeping } from '../../src/services/housekeeping.ts'
 import { firstStartedStore, type TestStore } from '../support/fixtures.ts'
 
 const DAY = 86_400_000
@@ -36,7 +36,7 @@ test('newest first, paged; retention deletes what is older than the period', asy
   const first = world.store.audit.page(3)
   expect([...first, ...world.store.audit.page(100, first.at(-1)!.id)]).toEqual(all)
   const log = new Log({ format: 'text', level: 'warn', journal: false }, () => {}).for('retention')
-  await new Housekeeping(world.store, {
+  await sqliteHousekeeping(world.store, {
     retentionDays: () => 30,
     historyBytesPerProject: () => Number.MAX_SAFE_INTEGER,
     diskLow: () => false,

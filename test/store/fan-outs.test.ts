@@ -4,7 +4,7 @@
 import { THE_MACHINE } from '../../src/services/actor.ts'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { Log } from '../../src/platform/log.ts'
-import { Housekeeping } from '../../src/services/housekeeping.ts'
+import { sqliteHousekeeping } from '../../src/services/housekeeping.ts'
 import { JobService } from '../../src/services/jobs.ts'
 import { firstStartedStore, type TestStore } from '../support/fixtures.ts'
 
@@ -104,7 +104,7 @@ describe('fan-outs in the store', () => {
     await world.store.commits.durable()
     expect(world.store.fanOuts.get(made.job.id)?.state).toBe('CANCELLED')
     clock += 31 * DAY
-    await new Housekeeping(world.store, {
+    await sqliteHousekeeping(world.store, {
       retentionDays: () => 30,
       historyBytesPerProject: () => Number.MAX_SAFE_INTEGER,
       diskLow: () => false,

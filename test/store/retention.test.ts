@@ -6,7 +6,7 @@ import { Database } from 'bun:sqlite'
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { JobState } from '../../src/protocol/job.ts'
-import { Housekeeping, PRUNE_BATCH } from '../../src/services/housekeeping.ts'
+import { sqliteHousekeeping, PRUNE_BATCH } from '../../src/services/housekeeping.ts'
 import { DATABASE_FILE, HUB_SCHEMA } from '../../src/store/database.ts'
 import { openDatabase } from '../../src/sqlite/database.ts'
 import { Store } from '../../src/store/store.ts'
@@ -20,7 +20,7 @@ let clock = START
 let world: TestStore
 const logs: string[] = []
 const housekeeping = (days: number, diskLow = false, historyBytes = Number.MAX_SAFE_INTEGER) =>
-  new Housekeeping(world.store, {
+  sqliteHousekeeping(world.store, {
     retentionDays: () => days,
     historyBytesPerProject: () => historyBytes,
     diskLow: () => diskLow,
