@@ -78,6 +78,23 @@ describe('printhub … --store URL', () => {
     expect(unmigrated.stdout + unmigrated.stderr).not.toContain(password())
   }, 30_000)
 
+  test("backup and restore of a cluster's data say to use PostgreSQL's own tools, and write nothing", async () => {
+    const dir = tempDir()
+    for (const args of [
+      ['backup', '--out', `${dir}/b.tar`, '--store', url],
+      ['restore', `${dir}/b.tar`, '--data', `${dir}/data`, '--store', url],
+    ]) {
+      const refused = await cli(args)
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toContain('pg_dump')
+      expect(refused.stderr).not.toContain(password())
+    }
+    const env = await cli(['backup', '--out', `${dir}/b.tar`], { PRINTHUB_DATABASE_URL: url })
+    expect(env.code).not.toBe(0)
+    expect(readdirSync(dir)).toEqual([])
+    rmSync(dir, { recursive: true, force: true })
+  }, 30_000)
+
   test('bad input: another kind of URL, a database not migrated, a wrong password; none shows it', async () => {
     const mysql = await cli(['projects', 'list', '--store', 'mysql://root:secret@127.0.0.1/x'])
     expect(mysql.code).toBe(2)

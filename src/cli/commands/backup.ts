@@ -17,8 +17,24 @@ import {
   positional,
   printJson,
   requireString,
+  STORE_HELP,
+  STORE_OPTION,
+  storeUrlOf,
   THE_MACHINE,
 } from '../command.ts'
+
+/**
+ * A cluster's data is PostgreSQL's (--store, or PRINTHUB_DATABASE_URL): backed up and restored with its own tools,
+ * never said to be by an archive of a node's data directory, which holds none of it.
+ */
+function refuseCluster(args: Parameters<Command['run']>[0], io: Parameters<Command['run']>[1]): void {
+  if (storeUrlOf(args, io) === undefined) return
+  throw new CliError(
+    "a cluster's data is in its PostgreSQL database: back it up and restore it with PostgreSQL's own tools " +
+      '(pg_dump and pg_restore, or a base backup with WAL archiving; see docs/backup.md); ' +
+      "a node's data directory holds only its lock and identity",
+  )
+}
 
 const MB = 1024 * 1024
 const size = (bytes: number) =>
@@ -34,12 +50,14 @@ export const backupCommand: Command = {
     '--out FILE        the archive to write (mode 0600; replaced only once the new one is complete)',
     DATA_HELP,
     "--scheduled       mark it as one of the hub's daily backups (the hub prunes those; used by the hub itself)",
+    `${STORE_HELP}: refused, saying to use PostgreSQL's own tools (docs/backup.md)`,
     JSON_HELP,
     'The archive holds private key material and hashed secrets: keep it like a key.',
   ],
-  options: { out: { type: 'string' }, scheduled: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { out: { type: 'string' }, scheduled: { type: 'boolean' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     noPositionals(args)
+    refuseCluster(args, io)
     const out = requireString(args, 'out')
     const dataDir = dataDirOf(args, io)
     const outcome = makeBackup({ dataDir, out, scheduled: args.values.scheduled === true })
@@ -69,11 +87,13 @@ export const restoreCommand: Command = {
     'FILE              an archive written by printhub backup',
     '--data DIR        the data directory to restore into (required)',
     '--force           replace a directory that is not empty; the present one is kept as DIR.replaced-TIMESTAMP',
+    `${STORE_HELP}: refused, saying to use PostgreSQL's own tools (docs/backup.md)`,
     JSON_HELP,
     'Refused while a hub runs on DIR: stop it first. The archive is checked whole before DIR is touched.',
   ],
-  options: { force: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { force: { type: 'boolean' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   run(args, io) {
+    refuseCluster(args, io)
     const file = positional(args, 0, 'backup FILE', 1)
     // Never the default directory by accident: restore replaces what it is given.
     const dataDir = requireString(args, 'data')
