@@ -2,6 +2,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import type { Capacity } from '../services/jobs.ts'
 import type { PrinterBoard } from '../services/printer-board.ts'
 import type { SubmissionQuota } from '../http/submission-quota.ts'
+import type { FailureCounts, FailureLimit } from '../http/failure-rate-limit.ts'
 import type { HubServices } from '../services/hub-services.ts'
 
 /** What the public API, discovery, pairing and the gateway's socket work with. */
@@ -22,6 +23,11 @@ export interface ApiContext {
   submissions: SubmissionQuota
   /** Every printer's state now, as a project's printers are listed. */
   board: Pick<PrinterBoard, 'projectPrinters'>
+  /**
+   * Where failed attempts of what is guessed by trying (pairing codes) are counted, by what is counted: in memory by
+   * default (one hub), in the database on a cluster's node, so that the limit holds across nodes.
+   */
+  failureCounts?: (scope: string, bounds: FailureLimit) => FailureCounts
   /** Aborted when the hub stops: open event streams end. */
   stopping: AbortSignal
 }

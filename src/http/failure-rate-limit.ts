@@ -8,14 +8,19 @@
 // every guess would otherwise pass the check before the first one failed). Kept in memory: a
 // restart of the hub forgets it (which only ever lets a key try sooner).
 
+import { afterFailure, type FailureLimit, type FailureState, NO_FAILURES } from '../domain/failure-limit.ts'
+
 /** Keys remembered at most; the longest-quiet one is forgotten first. */
 const TRACKED_KEYS = 10_000
 
-export interface FailureLimit {
-  limit: number
-  windowMs: number
-  /** The longest lockout, however often it comes back; default: the window (no growth). */
-  maxLockMs?: number
+export type { FailureLimit }
+
+/** A key's failures as a limit counts them: in memory (FailureRateLimit), or in a cluster's database. */
+export interface FailureCounts {
+  /** Milliseconds until `key` may try again, or 0 when it may try now. */
+  retryAfterMs(key: string): number | Promise<number>
+  /** Counts a failure against `key` (locking it out at the limit). */
+  recordFailure(key: string): void | Promise<void>
 }
 
 /**
@@ -45,14 +50,6 @@ export function remoteAddress(
   return server?.requestIP(request)?.address ?? 'unknown'
 }
 
-interface KeyState {
-  /** When the failures of the current window happened (attempts in flight included). */
-  times: number[]
-  /** How many lockouts in a row: the next lasts window × 2^level. */
-  level: number
-  lockedUntil: number
-}
-
 /** An attempt that was allowed: counted as failed unless it says it succeeded. */
 export interface Attempt {
   succeeded(): void
@@ -63,8 +60,8 @@ export type AttemptOutcome = { ok: true; attempt: Attempt } | { ok: false; retry
 /** Told when a key is locked out, to log it. */
 export type LockoutListener = (key: string, lockMs: number, failures: number) => void
 
-export class FailureRateLimit {
-  private readonly keys = new Map<string, KeyState>()
+export class FailureRateLimit implements FailureCounts {
+  private readonly keys = new Map<string, FailureState>()
 
   constructor(
     private readonly bounds: FailureLimit,
@@ -107,18 +104,8 @@ export class FailureRateLimit {
   /** Records a failure now; returns its time (to take it back if it was an attempt that succeeded). */
   private fail(key: string): number {
     const now = this.now()
-    const state = this.keys.get(key) ?? { times: [], level: 0, lockedUntil: 0 }
-    state.times = state.times.filter((time) => time > now - this.bounds.windowMs)
-    // Quiet for a whole window since its last lockout ended: it starts over.
-    if (state.level > 0 && state.times.length === 0 && now > state.lockedUntil + this.bounds.windowMs) state.level = 0
-    state.times.push(now)
-    if (state.times.length >= this.bounds.limit) {
-      const lockMs = Math.min(this.bounds.windowMs * 2 ** state.level, this.bounds.maxLockMs ?? this.bounds.windowMs)
-      state.lockedUntil = now + lockMs
-      state.level++
-      this.lockedOut(key, lockMs, state.times.length)
-      state.times = []
-    }
+    const { state, lockout } = afterFailure(this.keys.get(key) ?? NO_FAILURES, now, this.bounds)
+    if (lockout) this.lockedOut(key, lockout.lockMs, lockout.failures)
     // Re-insert so the map's order is least recently failed first.
     this.keys.delete(key)
     this.keys.set(key, state)

@@ -181,6 +181,8 @@ export async function startClusterNode(
           throw new NotOnPostgresError("printers' states")
         },
       },
+      // Pairing attempts counted in the database: their limit holds across nodes.
+      failureCounts: (scope, bounds) => store.failureCounts(scope, bounds),
       stopping: stopping.signal,
     }
     const requests = logs.for('api')

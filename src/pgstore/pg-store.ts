@@ -21,6 +21,8 @@ import { PgAdminSessions, PgAdminTokens, PgUsers } from './accounts.ts'
 import { PgAgents, PgPairingCodes } from './agents.ts'
 import { PgWebhooks } from './webhooks.ts'
 import { PgRetention } from './retention.ts'
+import { PgFailureCounts } from './failure-counts.ts'
+import type { FailureLimit } from '../domain/failure-limit.ts'
 import { PgEvents } from './events.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
@@ -167,6 +169,11 @@ export class PgStore implements ClusterStore {
       const fanOuts = new PgFanOuts(tx, this.now, events)
       return new PgJobStates(tx, this.now, events, { fanOuts, fence: undefined }).giveUpOnGoneAgents(awaySince, limit)
     })
+  }
+
+  /** Failed attempts of `scope`, counted in the database (a limit that holds across nodes). */
+  failureCounts(scope: string, bounds: FailureLimit): PgFailureCounts {
+    return new PgFailureCounts(this.sql, scope, bounds, this.now)
   }
 
   /** Sends a hint to every node (after the change it tells of committed: a hint is never ahead of the data). */

@@ -5,6 +5,7 @@
 // keep are kept by triggers here too. Beside them, what a cluster of nodes needs: its nodes and their leases.
 import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { JOB_STATES } from '../protocol/job.ts'
+import { CLUSTER_TABLES } from './schema-cluster.ts'
 
 export interface PgMigration {
   version: number
@@ -372,26 +373,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE TRIGGER job_documents_after_insert AFTER INSERT ON job_documents
         FOR EACH ROW EXECUTE FUNCTION job_documents_after_insert();
 
-      -- The cluster: each node that serves, and what one node holds at a time (a printer it drives, an agent connected
-      -- to it, the maintenance), each under a lease with a fencing number that only grows.
-      CREATE TABLE nodes (
-        id text PRIMARY KEY,
-        name text NOT NULL,
-        address text,
-        version text NOT NULL,
-        started_at bigint NOT NULL,
-        seen_at bigint NOT NULL
-      );
-
-      CREATE SEQUENCE lease_fences;
-      CREATE TABLE leases (
-        -- What is held: "printer:prn_…", "agent:agt_…", "maintenance".
-        resource text PRIMARY KEY,
-        node_id text NOT NULL REFERENCES nodes (id),
-        fence bigint NOT NULL DEFAULT nextval('lease_fences'),
-        expires_at bigint NOT NULL
-      );
-      CREATE INDEX leases_of_node ON leases (node_id);
+      ${CLUSTER_TABLES}
     `,
   },
 ]

@@ -14,8 +14,10 @@ import { type AgentCredentials, FakeAgent, type Frame, pairAgent, virtualPrinter
 import { tempDir } from '../support/hub.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { waitFor } from '../support/wait.ts'
+import { pairingRequest } from '../support/agent-key.ts'
 
 let pg: TestPostgres
+let url: string
 let nodes: ClusterNode[] = []
 const agents: FakeAgent[] = []
 let services: HubServices
@@ -27,7 +29,7 @@ const TILLS = ['till-a', 'till-b', 'till-c']
 
 beforeAll(async () => {
   pg = await startPostgres()
-  const url = await pg.database('cluster')
+  url = await pg.database('cluster')
   const sql = new SQL(url)
   await migrate(sql)
   await sql.close()
@@ -204,5 +206,26 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
     } finally {
       receiver.stop(true)
     }
+  }, 30_000)
+
+  // Last: it leaves this address locked out of pairing.
+  test('a code tried again and again is stopped across nodes: the cluster counts the failures, not each node', async () => {
+    const pair = async (node: ClusterNode, code: string) => {
+      const response = await fetch(`${node.url}/printservice/pair`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(await pairingRequest(code)),
+      })
+      return ((await response.json()) as { error?: { code: string } }).error?.code
+    }
+    // Five failures of one code, spread over the three nodes: the sixth, on any node, is refused before it is tried.
+    for (let n = 0; n < 5; n++) expect(await pair(nodes[n % 3]!, 'ZZZZ-ZZZZ')).toBe('pairing_code_invalid')
+    for (const node of nodes) expect(await pair(node, 'zzzz-zzzz')).toBe('pairing_rate_limited')
+    // What was tried is kept only as a hash.
+    const sql = new SQL(url)
+    const rows = await sql<{ key_hash: string }[]>`SELECT key_hash FROM failure_counts`
+    await sql.close()
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.key_hash))).toBe(true)
   }, 30_000)
 })

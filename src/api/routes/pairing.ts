@@ -14,6 +14,7 @@ import type { ApiContext } from '../context.ts'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
 import {
+  type FailureLimit,
   FailureRateLimit,
   PAIRING_ADDRESS_FAILURES,
   PAIRING_CODE_FAILURES,
@@ -46,18 +47,19 @@ function parsePairingRequest(body: unknown): PairingRequest {
   return result.value
 }
 
-export function pairingRoutes({ services, serverId, now }: ApiContext) {
-  const byAddress = new FailureRateLimit(PAIRING_ADDRESS_FAILURES, now)
-  const byCode = new FailureRateLimit(PAIRING_CODE_FAILURES, now)
+export function pairingRoutes({ services, serverId, now, failureCounts }: ApiContext) {
+  const counts = failureCounts ?? ((_scope: string, bounds: FailureLimit) => new FailureRateLimit(bounds, now))
+  const byAddress = counts('pairing-address', PAIRING_ADDRESS_FAILURES)
+  const byCode = counts('pairing-code', PAIRING_CODE_FAILURES)
   /** An address with the code it tried, when it sent one. */
   const codeKey = (address: string, body: unknown) => {
     const code = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).code : undefined
     return typeof code === 'string' ? `${address} ${normalizePairingCode(code).slice(0, 64)}` : undefined
   }
-  const refuseIfLimited = (address: string, triedCode?: string) => {
+  const refuseIfLimited = async (address: string, triedCode?: string) => {
     const waitMs = Math.max(
-      byAddress.retryAfterMs(address),
-      triedCode === undefined ? 0 : byCode.retryAfterMs(triedCode),
+      await byAddress.retryAfterMs(address),
+      triedCode === undefined ? 0 : await byCode.retryAfterMs(triedCode),
     )
     if (waitMs > 0) throw rateLimited('pairing_rate_limited', 'Too many pairing attempts. Try again later.', waitMs)
   }
@@ -66,14 +68,14 @@ export function pairingRoutes({ services, serverId, now }: ApiContext) {
     async ({ request, server }): Promise<PairingResponse> => {
       const address = remoteAddress(request, server)
       // Before reading anything: a limited address costs no more work.
-      refuseIfLimited(address)
+      await refuseIfLimited(address)
       let triedCode: string | undefined
       try {
         const body = await readJsonBody(request, MAX_AUTH_FRAME_BYTES)
         triedCode = codeKey(address, body)
         // Again after the wait for the body, with the code now known, in the same step as the
         // redemption and the failure count: attempts all in flight together are counted one by one.
-        refuseIfLimited(address, triedCode)
+        await refuseIfLimited(address, triedCode)
         const pairing = parsePairingRequest(body)
         const outcome = await services.agents.pair(pairing.code, {
           name: pairing.agent.name,
@@ -89,9 +91,9 @@ export function pairingRoutes({ services, serverId, now }: ApiContext) {
         return { agentId: outcome.agent.id, keyId: outcome.agent.keyId, serverId, pairedAt: outcome.agent.pairedAt }
       } catch (error) {
         const code = error instanceof ApiError ? error.code : undefined
-        if (code !== 'pairing_rate_limited') byAddress.recordFailure(address)
+        if (code !== 'pairing_rate_limited') await byAddress.recordFailure(address)
         // A code that did not work counts against that code too; a malformed request only against the address.
-        if (triedCode !== undefined && CODE_REJECTIONS.has(code)) byCode.recordFailure(triedCode)
+        if (triedCode !== undefined && CODE_REJECTIONS.has(code)) await byCode.recordFailure(triedCode)
         throw error
       }
     },
