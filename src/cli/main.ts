@@ -13,6 +13,7 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> =
   serve: async () => (await import('./commands/serve.ts')).serveCommand,
   init: async () => (await import('./commands/init.ts')).initCommand,
   migrate: async () => (await import('./commands/migrate.ts')).migrateCommand,
+  export: async () => (await import('./commands/export.ts')).exportCommand,
   'projects create': async () => (await import('./commands/projects.ts')).projectsCreateCommand,
   'projects list': async () => (await import('./commands/projects.ts')).projectsListCommand,
   'keys create': async () => (await import('./commands/keys.ts')).keysCreateCommand,

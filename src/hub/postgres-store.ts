@@ -6,6 +6,7 @@ import { shownStoreUrl } from '../domain/store-url.ts'
 import { type Migrated, migrate, type SchemaState, schemaState } from '../pgstore/migrate.ts'
 import { PgStore, type PgStoreOptions, UnservableStoreError } from '../pgstore/pg-store.ts'
 import { ConfigError } from './config.ts'
+import { importHub, type RowSource, StoreNotEmptyError } from '../pgstore/import-hub.ts'
 
 /** How long reaching the database may take before it is said to be unreachable. */
 const CONNECT_TIMEOUT_SECONDS = 10
@@ -47,6 +48,15 @@ async function withDatabase<T>(url: string, work: (sql: SQL) => Promise<T>): Pro
 /** Brings the database's schema to this program's (`printhub migrate`). */
 export function migrateStore(url: string): Promise<Migrated> {
   return withDatabase(url, (sql) => migrate(sql))
+}
+
+/** Copies a hub's rows into the (empty) database at `url` (`printhub export --to`); rows copied, by table. */
+export function importIntoStore(url: string, source: RowSource): Promise<Record<string, number>> {
+  return withDatabase(url, (sql) =>
+    importHub(sql, source, shownStoreUrl(url)).catch((error: unknown) => {
+      throw error instanceof StoreNotEmptyError ? new ConfigError(error.message) : error
+    }),
+  )
 }
 
 /** The schema the database has against this program's. */

@@ -209,7 +209,7 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
   }, 30_000)
 
   // Last: it leaves this address locked out of pairing.
-  test('a code tried again and again is stopped across nodes: the cluster counts the failures, not each node', async () => {
+  test('a code tried again and again is stopped across nodes: the cluster counts its failures', async () => {
     const pair = async (node: ClusterNode, code: string) => {
       const response = await fetch(`${node.url}/printservice/pair`, {
         method: 'POST',

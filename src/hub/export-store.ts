@@ -1,0 +1,53 @@
+// Moves a hub's data from its data directory's SQLite file into a cluster's PostgreSQL database (`printhub export
+// --to URL`), so that a venue that outgrows one Pi loses no history: every row of every table the two stores share,
+// as it is (IDs, times, counters, timelines, events, hashes), in one transaction (pgstore/import-hub.ts). The tables
+// are the same column for column (test/pgstore/migrate.test.ts keeps them so); SQLite's rowid, where it orders rows,
+// is PostgreSQL's `seq`. The data directory must not be served meanwhile (its lock is taken).
+import { MAX_OPEN_JOBS } from '../domain/settings.ts'
+import { shownStoreUrl } from '../domain/store-url.ts'
+import { lockDataDir } from '../platform/data-dir-lock.ts'
+import { Store } from '../store/store.ts'
+import { importIntoStore, openPostgresStore } from './postgres-store.ts'
+
+/** Where SQLite orders rows by their rowid, PostgreSQL has it as this column. */
+const ROWID_COLUMNS: Readonly<Record<string, string>> = { printer_states: 'seq', job_events: 'seq' }
+
+export interface Exported {
+  to: string
+  /** Rows copied, by table. */
+  tables: Record<string, number>
+  ms: number
+}
+
+export async function exportToPostgres(dataDir: string, url: string): Promise<Exported> {
+  const started = performance.now()
+  const lock = lockDataDir(dataDir, 'restore')
+  let store: Store | undefined
+  try {
+    // Brought up to this printhub's schema first, as serve would: the one PostgreSQL's tables are the same as.
+    store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+    const db = store.db
+    // The schema is checked, as a node checks it: this printhub's, or refused naming both.
+    await (await openPostgresStore(url)).close()
+    const source = {
+      tables: new Set(
+        db
+          .query<{ name: string }, []>(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+          .all()
+          .map((row) => row.name),
+      ),
+      rows(table: string, columns: readonly string[]): Iterable<unknown[]> {
+        const rowid = ROWID_COLUMNS[table]
+        const selected = columns.map((column) => (column === rowid ? `rowid AS ${column}` : column))
+        return db
+          .query<unknown[], []>(`SELECT ${selected.join(', ')} FROM ${table}${rowid ? ' ORDER BY rowid' : ''}`)
+          .values()
+      },
+    }
+    const tables = await importIntoStore(url, source)
+    return { to: shownStoreUrl(url), tables, ms: Math.round(performance.now() - started) }
+  } finally {
+    store?.close()
+    lock.release()
+  }
+}
