@@ -32,6 +32,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   private readonly waitingReports = new Map<GatewaySession, JobReport[]>()
   private readonly cancelsSent = new Set<string>()
   private timers: Timer[] = []
+  private renewal: Timer | undefined
   /** The maintenance lease as this node last found it (maintains()). */
   private readonly maintenance = { held: false, fence: 0, checkedAt: Number.NEGATIVE_INFINITY, until: 0 }
   /** When this node started (agents away count from then at the earliest). */
@@ -50,8 +51,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   async start(): Promise<void> {
     this.startedAt = this.settings.now()
     this.unlisten = await this.store.listen((hint) => this.heard(hint))
+    this.scheduleRenewal()
     this.timers = [
-      setInterval(() => this.renewLeases(), Math.max(100, Math.floor(this.settings.leaseMs() / 3))),
       setInterval(() => {
         for (const printerId of this.printerAgents.keys()) this.scheduleDispatch(printerId)
       }, this.settings.pollMs),
@@ -59,9 +60,22 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     ]
   }
 
+  /** Renews the leases every third of their length as the setting says it now (it may change while the node runs). */
+  private scheduleRenewal(): void {
+    if (this.stopped) return
+    this.renewal = setTimeout(
+      () => {
+        this.renewLeases()
+        this.scheduleRenewal()
+      },
+      Math.max(100, Math.floor(this.settings.leaseMs() / 3)),
+    )
+  }
+
   /** Stops driving printers and gives the leases up, so that other nodes take the agents at once. */
   async stop(): Promise<void> {
     this.stopLanes()
+    clearTimeout(this.renewal)
     for (const timer of this.timers) clearInterval(timer)
     await this.unlisten?.().catch(() => {})
     this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
