@@ -27,6 +27,7 @@ import { Log } from '../platform/log.ts'
 import { PAIRING_PATH } from '../protocol/discovery.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
+import { SERVER_ID_SETTING } from '../services/init.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
@@ -37,20 +38,22 @@ import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { newId } from '../storage/ids.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { openPostgresStore } from './postgres-store.ts'
-import { AGENT_RETURN_GRACE_MS, IDLE_TIMEOUT_SECONDS, type StartOptions } from './start.ts'
+import {
+  AGENT_RETURN_GRACE_MS,
+  AUTHENTICATION_TIMEOUT_MS,
+  CANCEL_GRACE_MS,
+  HANDSHAKE_TIMEOUT_MS,
+  IDLE_TIMEOUT_SECONDS,
+  type StartOptions,
+  SWEEP_MS,
+} from './start.ts'
 
 /** The node's identity in the cluster, kept in its data directory: the same after a restart. */
 const NODE_ID_FILE = 'node-id'
 /** How often a node looks at every printer it drives, whatever hints it heard. */
 const POLL_MS = 1_000
-/** The server's identity, one for the whole cluster (what agents pair with), kept in the database's settings. */
-const SERVER_ID_SETTING = 'server_id'
-const CANCEL_GRACE_MS = 30_000
-const SWEEP_MS = 500
-const AUTHENTICATION_TIMEOUT_MS = 10_000
 /** A webhook's claim outlasts its delivery's longest wait by this much. */
 const WEBHOOK_CLAIM_SLACK_MS = 5_000
-const HANDSHAKE_TIMEOUT_MS = 10_000
 
 export interface ClusterNode {
   url: string
@@ -107,6 +110,7 @@ export async function startClusterNode(
     await store.joinCluster({ id: nodeId, name: hostname(), address: null, version: VERSION })
     const live = await LiveSettings.open(store, editableSettingsOf(config), config.pinned)
     settings = live
+    // The server's identity, one for the whole cluster (what agents pair with), kept in the database's settings.
     const serverId =
       config.serverId ?? (await store.write((db) => db.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))))
     const sessions = new SessionRegistry(logs.for('gateway'))

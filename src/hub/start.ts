@@ -49,12 +49,12 @@ import { EpsonSdp } from '../transports/epson-sdp.ts'
 
 /** Handshake and authentication bounds of the reference server (section 3.5). */
 /** An agent answers the challenge at once; a stranger's connection is closed soon (gateway/admission.ts). */
-const AUTHENTICATION_TIMEOUT_MS = 10_000
-const HANDSHAKE_TIMEOUT_MS = 10_000
+export const AUTHENTICATION_TIMEOUT_MS = 10_000
+export const HANDSHAKE_TIMEOUT_MS = 10_000
 /** A stock agent never answers a cancellation; after this long without a report it is taken as done. */
-const CANCEL_GRACE_MS = 30_000
+export const CANCEL_GRACE_MS = 30_000
 /** How often expiry and cancellations are looked for. */
-const SWEEP_MS = 500
+export const SWEEP_MS = 500
 /**
  * How long an agent that holds jobs may stay away before the hub gives up on those whose time ran
  * out: longer than a reconnecting agent's longest wait (60 s, +20 %).
