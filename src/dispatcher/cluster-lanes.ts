@@ -51,6 +51,9 @@ interface InFlight {
  */
 export const LOCKED_ROWS: WriteOptions = { lockedRows: true }
 
+/** The lease of an agent, held by the node it is connected to. */
+export const agentLease = (agentId: string): string => `agent:${agentId}`
+
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean =>
   printer !== undefined && printer.enabled && printer.availability !== 'offline'
 
@@ -65,6 +68,7 @@ export class ClusterLanes {
   private readonly again = new Set<string>()
   private readonly waits = new Map<string, Timer>()
   protected stopped = false
+  private renewal: Timer | undefined
 
   constructor(
     protected readonly store: ClusterStore,
@@ -231,8 +235,52 @@ export class ClusterLanes {
     )
   }
 
+  // ---- The agents' leases ----
+
+  /** Renews the leases every third of their length as the setting says it now (it may change while the node runs). */
+  protected scheduleRenewal(): void {
+    if (this.stopped) return
+    this.renewal = setTimeout(
+      () => {
+        this.renewLeases()
+        this.scheduleRenewal()
+      },
+      Math.max(100, Math.floor(this.settings.leaseMs() / 3)),
+    )
+  }
+
+  /** Renews every lease this node holds; one taken by another node meanwhile ends its agent's session here. */
+  private renewLeases(): void {
+    const ttl = this.settings.leaseMs()
+    for (const held of this.agents.values()) {
+      const asked = performance.now()
+      this.store
+        .takeLease(agentLease(held.agentId), this.settings.nodeId, ttl)
+        .then((lease) => {
+          if (this.agents.get(held.agentId) !== held) return
+          if (lease?.fence === held.fence) return void (held.validUntil = asked + ttl)
+          this.settings.log.warn("another node took this agent's lease: this node stops driving its printers", {
+            agent: held.agentId,
+          })
+          this.drop(held)
+          held.session.disconnect('session_replaced', 'Another node of the cluster holds this agent now.', true)
+        })
+        // The database is away: the lease runs out by itself, and nothing is sent after that (validUntil).
+        .catch(() => {})
+    }
+  }
+
+  /** This node no longer drives the agent's printers. */
+  protected drop(held: HeldAgent): void {
+    if (this.agents.get(held.agentId) !== held) return
+    this.agents.delete(held.agentId)
+    for (const printerId of held.printers.keys()) this.printerAgents.delete(printerId)
+    for (const [jobId, flight] of this.inFlight) if (flight.sessionId === held.session.id) this.clearInFlight(jobId)
+  }
+
   protected stopLanes(): void {
     this.stopped = true
+    clearTimeout(this.renewal)
     for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
     for (const timer of this.waits.values()) clearTimeout(timer)
   }

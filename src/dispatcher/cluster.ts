@@ -11,7 +11,7 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
 import { cancelFrame } from './cancel-frame.ts'
-import { type ClusterSettings, ClusterLanes, type HeldAgent, LOCKED_ROWS } from './cluster-lanes.ts'
+import { agentLease, type ClusterSettings, ClusterLanes, type HeldAgent, LOCKED_ROWS } from './cluster-lanes.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
 
 /** Jobs of one printer asked about again when a printhub agent connects (as one hub does: dispatcher.ts). */
@@ -19,7 +19,6 @@ const MAX_RESYNC_PER_PRINTER = 256
 /** Jobs whose time ran out, expired in one step of the sweep. */
 const EXPIRE_PER_STEP = 64
 
-const agentLease = (agentId: string): string => `agent:${agentId}`
 /** The lease of the node that does the cluster's maintenance. */
 const MAINTENANCE = 'maintenance'
 /** Reports a session may say before this node holds its agent, kept at most (a printhub agent says them again). */
@@ -32,7 +31,6 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   private readonly waitingReports = new Map<GatewaySession, JobReport[]>()
   private readonly cancelsSent = new Set<string>()
   private timers: Timer[] = []
-  private renewal: Timer | undefined
   /** The maintenance lease as this node last found it (maintains()). */
   private readonly maintenance = { held: false, fence: 0, checkedAt: Number.NEGATIVE_INFINITY, until: 0 }
   /** When this node started (agents away count from then at the earliest). */
@@ -60,22 +58,9 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     ]
   }
 
-  /** Renews the leases every third of their length as the setting says it now (it may change while the node runs). */
-  private scheduleRenewal(): void {
-    if (this.stopped) return
-    this.renewal = setTimeout(
-      () => {
-        this.renewLeases()
-        this.scheduleRenewal()
-      },
-      Math.max(100, Math.floor(this.settings.leaseMs() / 3)),
-    )
-  }
-
   /** Stops driving printers and gives the leases up, so that other nodes take the agents at once. */
   async stop(): Promise<void> {
     this.stopLanes()
-    clearTimeout(this.renewal)
     for (const timer of this.timers) clearInterval(timer)
     await this.unlisten?.().catch(() => {})
     this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
@@ -225,14 +210,6 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     })().catch(() => {})
   }
 
-  /** This node no longer drives the agent's printers. */
-  private drop(held: HeldAgent): void {
-    if (this.agents.get(held.agentId) !== held) return
-    this.agents.delete(held.agentId)
-    for (const printerId of held.printers.keys()) this.printerAgents.delete(printerId)
-    for (const [jobId, flight] of this.inFlight) if (flight.sessionId === held.session.id) this.clearInFlight(jobId)
-  }
-
   report(session: GatewaySession, report: JobReport): void {
     const held = this.agents.get(session.agentId!)
     if (held?.session !== session) {
@@ -312,27 +289,6 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   }
 
   // ---- Leases, cancellations and expiry ----
-
-  /** Renews every lease this node holds; one taken by another node meanwhile ends its agent's session here. */
-  private renewLeases(): void {
-    const ttl = this.settings.leaseMs()
-    for (const held of this.agents.values()) {
-      const asked = performance.now()
-      this.store
-        .takeLease(agentLease(held.agentId), this.settings.nodeId, ttl)
-        .then((lease) => {
-          if (this.agents.get(held.agentId) !== held) return
-          if (lease?.fence === held.fence) return void (held.validUntil = asked + ttl)
-          this.settings.log.warn("another node took this agent's lease: this node stops driving its printers", {
-            agent: held.agentId,
-          })
-          this.drop(held)
-          held.session.disconnect('session_replaced', 'Another node of the cluster holds this agent now.', true)
-        })
-        // The database is away: the lease runs out by itself, and nothing is sent after that (validUntil).
-        .catch(() => {})
-    }
-  }
 
   private async sweep(): Promise<void> {
     if (this.stopped) return
