@@ -11,6 +11,7 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Attempt, UnitRunner, WriteOptions } from '../storage/repositories.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
 import { documentAsSent, documentsReady, printJobPayload } from './agent-documents.ts'
+import { AttemptsInFlight, type InFlight } from './attempts-in-flight.ts'
 import { HELD_PER_PRINTER } from './held-window.ts'
 import type { DispatcherSettings } from './settings.ts'
 import { printJobMessageId } from './wire-identity.ts'
@@ -38,13 +39,6 @@ export interface ClusterSettings extends DispatcherSettings {
   pollMs: number
 }
 
-interface InFlight {
-  printerId: string
-  attempt: number
-  sessionId: string
-  timer: Timer
-}
-
 /**
  * A job's state step locks its row first (and, through its triggers and event, its project's): run on those locks
  * (storage/repositories.ts, WriteOptions).
@@ -61,8 +55,7 @@ export class ClusterLanes {
   /** The agents this node holds, and which of them each printer is driven through. */
   protected readonly agents = new Map<string, HeldAgent>()
   protected readonly printerAgents = new Map<string, string>()
-  protected readonly inFlight = new Map<string, InFlight>()
-  private readonly busy = new Set<string>()
+  protected readonly inFlight: AttemptsInFlight
   /** Printers whose look is running (a look is awaited); looked at again after it when asked meanwhile. */
   private readonly looking = new Set<string>()
   private readonly again = new Set<string>()
@@ -73,7 +66,11 @@ export class ClusterLanes {
   constructor(
     protected readonly store: ClusterStore,
     protected readonly settings: ClusterSettings,
-  ) {}
+  ) {
+    this.inFlight = new AttemptsInFlight(settings.ackTimeoutMs, (jobId, flight, reason) => {
+      void this.failAttempt(jobId, flight, reason)
+    })
+  }
 
   /** A job of the printer may be due: look at its lane, if this node drives it. */
   scheduleDispatch(printerId: string): void {
@@ -96,7 +93,7 @@ export class ClusterLanes {
 
   /** Sends the head of the printer's lane, if its agent is here and the printer can take a job now. */
   private async look(printerId: string): Promise<void> {
-    if (this.busy.has(printerId)) return
+    if (this.inFlight.isBusy(printerId)) return
     const held = this.heldOf(printerId) ?? (await this.learn(printerId))
     const agentPrinterId = held?.printers.get(printerId)
     if (!held || agentPrinterId === undefined) return
@@ -171,33 +168,12 @@ export class ClusterLanes {
       type: 'server.print_job',
       payload,
     })
-    const timer = setTimeout(
-      () => {
-        const flight = this.inFlight.get(job.id)
-        if (flight?.timer !== timer) return
-        void this.failAttempt(
-          job.id,
-          flight,
-          failure(
-            'agent.ack_timeout',
-            `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`,
-          ),
-        )
-      },
-      sent ? this.settings.ackTimeoutMs : 0,
-    )
-    this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
-    this.busy.add(printerId)
+    this.inFlight.wait(job.id, { printerId, attempt, sessionId: session.id }, sent)
   }
 
   /** The attempt of `jobId` is no longer waited for: its printer is free for the next. False when none was. */
   protected clearInFlight(jobId: string): boolean {
-    const flight = this.inFlight.get(jobId)
-    if (!flight) return false
-    clearTimeout(flight.timer)
-    this.inFlight.delete(jobId)
-    this.busy.delete(flight.printerId)
-    return true
+    return this.inFlight.clear(jobId)
   }
 
   /**
@@ -281,7 +257,7 @@ export class ClusterLanes {
   protected stopLanes(): void {
     this.stopped = true
     clearTimeout(this.renewal)
-    for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
+    this.inFlight.stop()
     for (const timer of this.waits.values()) clearTimeout(timer)
   }
 }

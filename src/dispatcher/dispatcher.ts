@@ -43,7 +43,7 @@ export class Dispatcher extends DispatchQueues implements AgentListener {
     this.stopped = true
     this.inventories.stop()
     clearInterval(this.sweepTimer)
-    for (const flight of this.inFlight.values()) clearTimeout(flight.timer)
+    this.inFlight.stop()
     for (const timer of this.waits.values()) clearTimeout(timer)
     this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
   }
@@ -55,7 +55,7 @@ export class Dispatcher extends DispatchQueues implements AgentListener {
    */
   jobCreated(printerId: string): void {
     // A printer with an attempt in flight takes its next job when that one is settled.
-    if (this.stopped || this.busyPrinters.has(printerId)) return
+    if (this.stopped || this.inFlight.isBusy(printerId)) return
     if (this.sessionOfPrinter(printerId)?.sharesCommits) queueMicrotask(() => this.dispatchNext(printerId))
     else this.scheduleDispatch(printerId)
   }

@@ -14,25 +14,17 @@ import type { Job } from '../protocol/job.ts'
 import type { Attempt } from '../store/job-state-reads.ts'
 import type { Store } from '../store/store.ts'
 import { documentForAgent, documentsReady, printJobPayload } from './agent-documents.ts'
+import { AttemptsInFlight, type InFlight } from './attempts-in-flight.ts'
 import { HeldWindow, isHeldOrOut } from './held-window.ts'
 import type { DispatcherSettings } from './settings.ts'
 import { Sweep } from './sweep.ts'
 import { printJobMessageId } from './wire-identity.ts'
 
-interface InFlight {
-  printerId: string
-  attempt: number
-  sessionId: string
-  timer: Timer
-}
-
 const isDispatchable = (printer: PrinterDescriptor | undefined): boolean =>
   printer !== undefined && printer.enabled && printer.availability !== 'offline'
 
 export class DispatchQueues {
-  protected readonly inFlight = new Map<string, InFlight>()
-  /** Printers with an attempt in flight: their queue waits, so a new job needs no look at it. */
-  protected readonly busyPrinters = new Set<string>()
+  protected readonly inFlight: AttemptsInFlight
   protected readonly waits = new Map<string, Timer>()
   protected readonly window: HeldWindow
   /** Expiry, cancellations, agents gone for good (sweep.ts). */
@@ -47,6 +39,9 @@ export class DispatchQueues {
     protected readonly sessions: SessionRegistry,
     protected readonly settings: DispatcherSettings,
   ) {
+    this.inFlight = new AttemptsInFlight(settings.ackTimeoutMs, (jobId, flight, reason) =>
+      this.failAttempt(jobId, flight, reason),
+    )
     this.window = new HeldWindow((printerId, atMost) => store.jobStates.heldCount(printerId, atMost))
     this.sweeper = new Sweep({
       store,
@@ -95,7 +90,7 @@ export class DispatchQueues {
 
   /** Sends the head of the printer's queue, if the printer can take a job now. */
   protected dispatchNext(printerId: string): void {
-    if (this.stopped || this.busyPrinters.has(printerId)) return
+    if (this.stopped || this.inFlight.isBusy(printerId)) return
     const record = this.store.printers.get(printerId)
     if (!record) return
     const session = this.sessions.session(record.agentId)
@@ -174,33 +169,12 @@ export class DispatchQueues {
       return this.scheduleDispatch(printerId)
     }
     const sent = this.send(session, agentPrinterId, delivery, document.document)
-    const timer = setTimeout(
-      () => {
-        const flight = this.inFlight.get(job.id)
-        if (flight?.timer !== timer) return
-        this.failAttempt(
-          job.id,
-          flight,
-          failure(
-            'agent.ack_timeout',
-            `The agent did not confirm it received the job within ${Math.round(this.settings.ackTimeoutMs / 1000)} s.`,
-          ),
-        )
-      },
-      sent ? this.settings.ackTimeoutMs : 0,
-    )
-    this.inFlight.set(job.id, { printerId, attempt, sessionId: session.id, timer })
-    this.busyPrinters.add(printerId)
+    this.inFlight.wait(job.id, { printerId, attempt, sessionId: session.id }, sent)
   }
 
   /** The attempt of `jobId` is no longer waited for: its printer is free for the next. False when none was. */
   protected clearInFlight(jobId: string): boolean {
-    const flight = this.inFlight.get(jobId)
-    if (!flight) return false
-    clearTimeout(flight.timer)
-    this.inFlight.delete(jobId)
-    this.busyPrinters.delete(flight.printerId)
-    return true
+    return this.inFlight.clear(jobId)
   }
 
   protected failAttempt(jobId: string, flight: InFlight, reason: Failure): void {
