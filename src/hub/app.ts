@@ -16,7 +16,7 @@ import type { CloudPrnt } from '../transports/cloudprnt.ts'
 import type { EpsonSdp } from '../transports/epson-sdp.ts'
 
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
-const OPENPRINTER_PATHS = new Set([PAIRING_PATH])
+export const OPENPRINTER_PATHS: ReadonlySet<string> = new Set([PAIRING_PATH])
 
 /** What the hub's HTTP application is made of: the edges' contexts, and how requests and errors are told. */
 export interface HubAppOptions {

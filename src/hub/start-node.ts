@@ -13,7 +13,6 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
-import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
 import { ClusterDispatcher } from '../dispatcher/cluster.ts'
 import { VERSION } from '../domain/version.ts'
 import { Gateway } from '../gateway/gateway.ts'
@@ -24,7 +23,7 @@ import { PgEventSignal } from '../pgstore/event-signal.ts'
 import type { PgStore } from '../pgstore/pg-store.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { Log } from '../platform/log.ts'
-import { PAIRING_PATH } from '../protocol/discovery.ts'
+import { OPENPRINTER_PATHS } from './app.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
 import { SERVER_ID_SETTING } from '../services/init.ts'
@@ -37,13 +36,13 @@ import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../services/webhooks.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { newId } from '../storage/ids.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
+import { listenAsHub, localUrl } from './listen.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import {
   AGENT_RETURN_GRACE_MS,
   AUTHENTICATION_TIMEOUT_MS,
   CANCEL_GRACE_MS,
   HANDSHAKE_TIMEOUT_MS,
-  IDLE_TIMEOUT_SECONDS,
   type StartOptions,
   SWEEP_MS,
 } from './start.ts'
@@ -192,27 +191,11 @@ export async function startClusterNode(
     const requests = logs.for('api')
     const app = httpApp({
       log: options.log ?? ((entry) => logRequest(requests, entry)),
-      openPrinterPaths: new Set([PAIRING_PATH]),
+      openPrinterPaths: OPENPRINTER_PATHS,
       errors: requests,
       firstWork: options.firstWork,
     }).use(publicApi(api))
-    try {
-      app.listen({
-        hostname: config.host,
-        port: config.port,
-        idleTimeout: IDLE_TIMEOUT_SECONDS,
-        reusePort: false,
-        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-        websocket: {
-          maxPayloadLength: MAX_WEBSOCKET_PAYLOAD,
-          idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS,
-          perMessageDeflate: false,
-        },
-        ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
-      })
-    } catch (error) {
-      throw new ConfigError(`cannot listen on ${config.host} port ${config.port}: ${(error as Error).message}`)
-    }
+    listenAsHub(app, config)
     // The node's background work: the settings another process saved, the webhooks' outbox, and, on the node that
     // does the cluster's maintenance, retention.
     const housekeeping = new Housekeeping(store, {
@@ -247,10 +230,9 @@ export async function startClusterNode(
     await dispatcher.start()
     workers.start()
     const port = app.server!.port!
-    const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
-      url: `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url: localUrl(config, port),
       port,
       nodeId,
       serverId,

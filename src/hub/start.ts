@@ -3,13 +3,11 @@
 // initialises the store on first start.
 import type { AdminContext } from '../admin/context.ts'
 import type { ApiContext } from '../api/context.ts'
-import { MAX_WEBSOCKET_PAYLOAD, WEBSOCKET_IDLE_TIMEOUT_SECONDS } from '../api/routes/gateway.ts'
 import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { logRequest, type RequestLog } from '../http/app.ts'
 import { SubmissionQuota } from '../http/submission-quota.ts'
-import { BODY_TIMEOUT_MS } from '../http/json-body.ts'
 import { Log } from '../platform/log.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
@@ -40,10 +38,10 @@ import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import { hubApp } from './app.ts'
+import { IDLE_TIMEOUT_SECONDS, listenAsHub, localUrl } from './listen.ts'
 import { backupInChildProcess } from './backup-process.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
-import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
-import { isWildcardHost } from '../services/lan.ts'
+import { editableSettingsOf, type HubConfig } from './config.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
 
@@ -61,12 +59,7 @@ export const SWEEP_MS = 500
  */
 export const AGENT_RETURN_GRACE_MS = 120_000
 
-/**
- * Idle connections close after this many seconds. Bun looks at them every 4 s, so one may close up
- * to 4 s sooner, which must still be after a body's own deadline (BODY_TIMEOUT_MS): a body that
- * stops coming is answered 408 before its connection can be closed without an answer.
- */
-export const IDLE_TIMEOUT_SECONDS = BODY_TIMEOUT_MS / 1000 + 6
+export { IDLE_TIMEOUT_SECONDS }
 
 export interface Hub {
   /** Where the hub answers, e.g. http://127.0.0.1:8080. */
@@ -292,30 +285,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       errors: requests,
       firstWork: options.firstWork,
     })
-    try {
-      app.listen({
-        hostname: config.host,
-        port: config.port,
-        idleTimeout: IDLE_TIMEOUT_SECONDS,
-        // Elysia would share the port with another process; two hubs on one port would split
-        // agents and jobs between two databases.
-        reusePort: false,
-        // The routes bound every body themselves, reading at most their limit, and answer in the
-        // error envelope; Bun streams bodies, so it needs no limit of its own.
-        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-        websocket: {
-          maxPayloadLength: MAX_WEBSOCKET_PAYLOAD,
-          idleTimeout: WEBSOCKET_IDLE_TIMEOUT_SECONDS,
-          perMessageDeflate: false,
-        },
-        ...(config.tls ? { tls: { cert: Bun.file(config.tls.certFile), key: Bun.file(config.tls.keyFile) } } : {}),
-      })
-    } catch (error) {
-      throw new ConfigError(
-        `cannot listen on ${config.host} port ${config.port}: ` +
-          `${(error as Error).message} (is the address right and the port free?)`,
-      )
-    }
+    listenAsHub(app, config)
     // Only now that the hub is listening: a first start's API key must reach the person who started it.
     const init = await initialize(store, config.dataDir)
     // Never a default password: whoever started the hub gets a link to make the first owner.
@@ -351,9 +321,8 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     })
     builtinAgent = started
     const server = app.server!
-    const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host
     return {
-      url: `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
+      url: localUrl(config, server.port!),
       port: server.port!,
       store,
       serverId,
