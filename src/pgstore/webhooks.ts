@@ -4,8 +4,15 @@ import type { SQL } from 'bun'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 import { newId } from '../storage/ids.ts'
 import type { DeliveryFailure, DueDelivery, NewWebhook, WebhookRepository } from '../storage/repositories.ts'
-import { type Big, int } from '../storage/rows.ts'
-import { deliveryOf, type DeliveryRow, webhookOf, type WebhookRow } from '../storage/webhook-rows.ts'
+import {
+  deliveryOf,
+  type DeliveryRow,
+  dueDeliveryOf,
+  HEADS_SQL,
+  type HeadRow,
+  webhookOf,
+  type WebhookRow,
+} from '../storage/webhook-rows.ts'
 
 const COLUMNS = 'id, project_id, url, events, description, secret, created_at, failing_since, disabled_at'
 
@@ -84,22 +91,7 @@ export class PgWebhooks implements WebhookRepository {
   }
 
   async heads(): Promise<DueDelivery[]> {
-    const rows = await this.sql<HeadRow[]>`SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body,
-        d.attempts, d.next_at, w.failing_since
-      FROM webhooks w JOIN webhook_deliveries d
-        ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
-      WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`
-    return rows.map((r) => ({
-      id: int(r.id),
-      webhookId: r.webhook_id,
-      url: r.url,
-      secret: r.secret,
-      messageId: r.message_id,
-      body: r.body,
-      attempts: r.attempts,
-      nextAt: int(r.next_at),
-      failingSince: r.failing_since === null ? null : int(r.failing_since),
-    }))
+    return (await this.sql.unsafe<HeadRow[]>(HEADS_SQL)).map(dueDeliveryOf)
   }
 
   async delivered(deliveryId: number, webhookId: string, status: number): Promise<void> {
@@ -124,16 +116,4 @@ export class PgWebhooks implements WebhookRepository {
       WHERE id = ${webhookId} AND failing_since <= ${disableBefore} AND disabled_at IS NULL RETURNING id`
     return { disabled: disabled.length === 1 }
   }
-}
-
-interface HeadRow {
-  id: Big
-  webhook_id: string
-  url: string
-  secret: string
-  message_id: string
-  body: string
-  attempts: number
-  next_at: Big
-  failing_since: Big | null
 }

@@ -2,6 +2,7 @@
 // numbers, times and JSON come from each store).
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
 import { type Big, int, json, time, timeOrNull } from './rows.ts'
+import type { DueDelivery } from './repositories.ts'
 
 export interface WebhookRow {
   id: string
@@ -46,4 +47,36 @@ export const deliveryOf = (row: DeliveryRow): DeliveryRecord => ({
   lastError: row.last_error,
   deliveredAt: timeOrNull(row.delivered_at),
   createdAt: time(row.created_at),
+})
+
+/** The oldest waiting delivery of each enabled webhook (the sender's outbox), in both stores' SQL. */
+export const HEADS_SQL = `SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body, d.attempts, d.next_at,
+    w.failing_since
+  FROM webhooks w JOIN webhook_deliveries d
+    ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
+  WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`
+
+/** A row of HEADS_SQL. */
+export interface HeadRow {
+  id: Big
+  webhook_id: string
+  url: string
+  secret: string
+  message_id: string
+  body: string
+  attempts: number
+  next_at: Big
+  failing_since: Big | null
+}
+
+export const dueDeliveryOf = (row: HeadRow): DueDelivery => ({
+  id: int(row.id),
+  webhookId: row.webhook_id,
+  url: row.url,
+  secret: row.secret,
+  messageId: row.message_id,
+  body: row.body,
+  attempts: row.attempts,
+  nextAt: int(row.next_at),
+  failingSince: row.failing_since === null ? null : int(row.failing_since),
 })

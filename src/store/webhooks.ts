@@ -4,7 +4,15 @@
 // attempt went. Rows survive restarts and kill -9: nothing queued is lost.
 import type { Database } from 'bun:sqlite'
 import { newId } from '../storage/ids.ts'
-import { deliveryOf, type DeliveryRow, webhookOf as toWebhook, type WebhookRow } from '../storage/webhook-rows.ts'
+import {
+  deliveryOf,
+  type DeliveryRow,
+  dueDeliveryOf,
+  HEADS_SQL,
+  type HeadRow,
+  webhookOf as toWebhook,
+  type WebhookRow,
+} from '../storage/webhook-rows.ts'
 import type { DeliveryFailure, DueDelivery, NewWebhook, WebhookRepository } from '../storage/repositories.ts'
 import { bound } from '../sqlite/bound.ts'
 import type { DeliveryRecord, Webhook } from '../domain/records.ts'
@@ -131,38 +139,7 @@ export class Webhooks implements WebhookRepository {
 
   /** The oldest waiting delivery of each enabled webhook. */
   heads(): DueDelivery[] {
-    return this.db
-      .query<
-        {
-          id: number
-          webhook_id: string
-          url: string
-          secret: string
-          message_id: string
-          body: string
-          attempts: number
-          next_at: number
-          failing_since: number | null
-        },
-        []
-      >(
-        `SELECT d.id, d.webhook_id, w.url, w.secret, d.message_id, d.body, d.attempts, d.next_at, w.failing_since
-         FROM webhooks w JOIN webhook_deliveries d
-           ON d.id = (SELECT min(id) FROM webhook_deliveries WHERE webhook_id = w.id AND delivered_at IS NULL)
-         WHERE w.deleted_at IS NULL AND w.disabled_at IS NULL`,
-      )
-      .all()
-      .map((r) => ({
-        id: r.id,
-        webhookId: r.webhook_id,
-        url: r.url,
-        secret: r.secret,
-        messageId: r.message_id,
-        body: r.body,
-        attempts: r.attempts,
-        nextAt: r.next_at,
-        failingSince: r.failing_since,
-      }))
+    return this.db.query<HeadRow, []>(HEADS_SQL).all().map(dueDeliveryOf)
   }
 
   delivered(deliveryId: number, webhookId: string, status: number): void {
