@@ -15,7 +15,7 @@ import type { Attempt, CancelView, ExpiredJob, Fence, JobStateRepository } from 
 import { type Big, int } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
 import type { PgFanOuts } from './jobs.ts'
-import { DB_NOW } from './leases.ts'
+import { DB_NOW, leaseHolds } from './leases.ts'
 import { AGENT_AWAY, AGENT_REVOKED, EXPIRED } from '../storage/job-failures.ts'
 import { PgJobStateReads } from './job-state-reads.ts'
 
@@ -262,7 +262,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
    */
   private fenced<Row>(text: string, [head, ...rest]: readonly unknown[]): Promise<Row[]> {
     const fence = this.parts.fence
-    const condition = `($2::text IS NULL OR EXISTS (SELECT 1 FROM leases WHERE resource = $2 AND fence = $3::bigint))`
+    const condition = `($2::text IS NULL OR ${leaseHolds('$2', '$3')})`
     return this.sql.unsafe(text.replace('$FENCE', condition), [
       head,
       fence?.resource ?? null,

@@ -22,6 +22,15 @@ export interface Lease {
   expiresAt: number
 }
 
+/**
+ * The condition of a write that follows from a lease: the lease of `resource` still has the number `fence` (SQL
+ * parameters, e.g. `$2` and `$3`). The lease's row is locked (FOR SHARE) until the write commits, so a node taking the
+ * lease meanwhile waits for it, and a write after the take sees the new number. Without the lock, a write that read the
+ * lease just before another node took it could commit after that node had looked at the printer's jobs.
+ */
+export const leaseHolds = (resource: string, fence: string): string =>
+  `EXISTS (SELECT 1 FROM leases WHERE resource = ${resource} AND fence = ${fence}::bigint FOR SHARE)`
+
 interface LeaseRow {
   resource: string
   node_id: string

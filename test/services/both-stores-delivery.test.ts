@@ -2,9 +2,10 @@
 // printer's queue claimed, received, submitted, printed; a failed attempt back after its backoff or ended; late and
 // repeated reports changing nothing; an agent's cancellation, a silent one settled, expiry; each change with its
 // project's event. On PostgreSQL alone, what a cluster adds: one attempt in flight per printer whatever the nodes
-// do, a locked head never passed, and a node whose lease was taken changing nothing.
+// do, a locked head never passed, and a node whose lease was taken changing nothing (a write under a lease holds it
+// until it commits).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { PgLeases } from '../../src/pgstore/leases.ts'
+import { leaseHolds, PgLeases } from '../../src/pgstore/leases.ts'
 import type { PgStore } from '../../src/pgstore/pg-store.ts'
 import { failure } from '../../src/protocol/failures.ts'
 import type { Job } from '../../src/protocol/job.ts'
@@ -16,6 +17,7 @@ import type { UnitRunner } from '../../src/storage/repositories.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 import { bothEngines, type Engine } from '../support/engines.ts'
 import { tempDir } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
 
 const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
 const ENGINES = bothEngines()
@@ -268,6 +270,29 @@ describe('delivery across nodes on postgres', () => {
       id: later.id,
       state: 'DISPATCHING',
     })
+  })
+
+  test('a write under a lease holds it until it commits: a node taking the lease waits, then sees it', async () => {
+    const resource = 'printer:held-by-a-write'
+    const mine = (await leases.take(resource, 'node-a', 60_000))!
+    await engine.sql!`UPDATE leases SET expires_at = 0 WHERE resource = ${resource}`
+    const writer = await engine.sql!.reserve()
+    try {
+      await writer`BEGIN`
+      // What each fenced write's condition does (leaseHolds): the lease's row read, and locked until the commit.
+      const [row] = await writer.unsafe(`SELECT ${leaseHolds('$1', '$2')} AS holds`, [resource, mine.fence])
+      expect(row.holds).toBe(true)
+      const taking = leases.take(resource, 'node-b', 60_000)
+      await waitFor(
+        async () =>
+          Number((await engine.sql!`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n) >
+            0 || undefined,
+      )
+      await writer`COMMIT`
+      expect((await taking)?.fence).toBeGreaterThan(mine.fence)
+    } finally {
+      writer.release()
+    }
   })
 
   test("the jobs of an agent gone for good fail as may-have-printed; a connected agent's are kept", async () => {
