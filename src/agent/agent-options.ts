@@ -2,6 +2,7 @@
 // reaches its hub and its printers, and what it tells.
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { Logger } from '../platform/log.ts'
+import type { IntentRecorder } from './hand-over.ts'
 import type { Confinement } from '../transports/confine.ts'
 import type { DeviceFinder } from '../transports/devices.ts'
 import type { Transports } from '../transports/submit.ts'
@@ -34,6 +35,11 @@ export interface AgentOptions {
    * The printers that poll the hub (Star CloudPRNT, Epson Server Direct Print): only the hub's own agent serves them.
    */
   polling?: Pick<Transports, 'cloudPrnt' | 'epsonSdp'>
+  /**
+   * Where the intent to print is recorded besides the ledger, before the first byte: a cluster node's database, under
+   * the printer's lease (hub/node-agent.ts). A job whose intent it refuses is not printed (hand-over.ts).
+   */
+  intents?: IntentRecorder
   /** How a document is rendered for its printer (renderOffThread; tests observe it). */
   render?: Render
 }

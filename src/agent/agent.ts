@@ -111,6 +111,7 @@ export class Agent {
       hubInProcess: () => this.connection?.hubInProcess === true,
       stopped: () => this.stopped,
       stopping: this.stopping.promise,
+      intents: options.intents,
     })
   }
 

@@ -10,8 +10,11 @@
 // any flush running, so that their work goes on meanwhile (measured: a quarter more jobs a second
 // across four printers; one printer's first byte about 0.5 ms later, so not for one). When the
 // printer's previous job's record waits (held-records.ts), the intent is committed and flushed on
-// the thread pool, and that record is made during the flush.
+// the thread pool, and that record is made during the flush. On a cluster's node the intent is
+// recorded in the cluster's database too, under the printer's lease, after the flush (`intents`):
+// refused, nothing is sent.
 import type { Connection } from '../domain/connection-uri.ts'
+import { failure } from '../protocol/failures.ts'
 import { readyPrinter, type Transports } from '../transports/submit.ts'
 import type { PrinterModel, SubmitOutcome } from '../transports/submission.ts'
 import type { AgentLedger } from './agent-ledger.ts'
@@ -32,6 +35,23 @@ export interface HandOver {
   othersAtWork: () => boolean
   /** The printer's last printed job's record, when it waits to be made during this intent's flush (held-records.ts). */
   meanwhile?: () => (() => void) | undefined
+  /** Where the intent is recorded too, after the ledger's flush (a cluster's database): false, and nothing is sent. */
+  intents?: IntentRecorder | undefined
+}
+
+/**
+ * Records a job's intent to print besides the agent's ledger, before the first byte: a cluster node's database, under
+ * the printer's lease (hub/node-agent.ts). False when it could not: the job is then not printed.
+ */
+export type IntentRecorder = (job: LedgerJob) => Promise<boolean>
+
+/** The job's intent could not be recorded where it must be: nothing of it was sent. */
+const INTENT_NOT_RECORDED: SubmitOutcome = {
+  ok: false,
+  failure: failure(
+    'agent.lease_lost',
+    "This node of the cluster could not record its intent to print under the printer's lease; nothing was printed.",
+  ),
 }
 
 /**
@@ -50,6 +70,7 @@ export async function handOver({
   stopping,
   othersAtWork,
   meanwhile,
+  intents,
 }: HandOver): Promise<SubmitOutcome | undefined> {
   const ready = await readyPrinter(connection, signal, transports, model)
   if (!ready.ok) return 'cancelled' in ready && stopping() ? undefined : ready
@@ -65,6 +86,10 @@ export async function handOver({
       await flushed
     } else if (othersAtWork()) await ledger.claimDurable()
     else ledger.flushNow()
+    if (intents && !(await intents(job).catch(() => false))) {
+      ready.printer.release()
+      return INTENT_NOT_RECORDED
+    }
     ledger.handingOver(job)
   } catch (error) {
     ready.printer.release()

@@ -29,6 +29,11 @@ export class AgentKey {
     return new AgentKey(secret)
   }
 
+  /** A key of this process only, never written anywhere: a cluster node's own agent's (hub/node-agent.ts). */
+  static ephemeral(): AgentKey {
+    return new AgentKey(new Uint8Array(randomBytes(32)))
+  }
+
   static load(dir: string): AgentKey | undefined {
     const file = join(dir, KEY_FILE)
     if (!existsSync(file)) return undefined

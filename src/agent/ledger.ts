@@ -8,7 +8,7 @@
 // disk flush (ledger-commits.ts, for both ledgers). Its statements are in ledger-sql.ts; what the
 // agent asks of a ledger, in agent-ledger.ts.
 import { describeError, Log, type Logger } from '../platform/log.ts'
-import type { Database } from 'bun:sqlite'
+import { Database } from 'bun:sqlite'
 import {
   LEDGER_STATE_SETS,
   LEDGER_TRANSITIONS,
@@ -63,8 +63,10 @@ export class Ledger extends LedgerCommits {
     readonly db: Database,
     commits: GroupCommit,
     private readonly now: () => number,
-    /** Whether the ledger opened the database (and so closes it). */
-    private readonly ownsDatabase: boolean,
+    /**
+     * Where it is: a file of its own or a database in memory (which it closes), or tables in its hub's database.
+     */
+    private readonly kind: 'file' | 'memory' | 'within',
   ) {
     const settings = ledgerSettings(db, commits)
     super(commits, new MarksRun(fileOf(db), settings))
@@ -94,14 +96,27 @@ export class Ledger extends LedgerCommits {
         ),
       ),
       now,
-      true,
+      'file',
     )
   }
 
   /** The built-in agent's ledger: tables in the hub's database, changes in the hub's commits. */
   static within(db: Database, commits: GroupCommit, now: () => number = Date.now): Ledger {
     migrate(db, LEDGER_SCHEMA)
-    return new Ledger(db, commits, now, false)
+    return new Ledger(db, commits, now, 'within')
+  }
+
+  /**
+   * A ledger in memory, closed with its database: a cluster node's agent's, whose record is the cluster's database
+   * (hub/node-agent.ts). Its changes need no flush, and the hub is told of them at once.
+   */
+  static inMemory(log: Logger, now: () => number = Date.now): Ledger {
+    const db = new Database(':memory:')
+    migrate(db, LEDGER_SCHEMA)
+    const commits = new GroupCommit(db, (error) =>
+      log.error("the agent's ledger in memory failed", { error: describeError(error) }),
+    )
+    return new Ledger(db, commits, now, 'memory')
   }
 
   /**
@@ -109,20 +124,21 @@ export class Ledger extends LedgerCommits {
    * not by a ledger of its own, which waits for `durable()`; yes by the built-in agent's. Its hub
    * records what it is told in its own transactions, which are this ledger's, so in the same one as
    * the change or a later one, and that record can reach the disk only with the change it speaks of
-   * (a log is written and recovered in order). A crash loses both or neither.
+   * (a log is written and recovered in order). A crash loses both or neither. Yes by one in memory too, which has no
+   * disk to wait for.
    */
   get tellsHubAtOnce(): boolean {
-    return !this.ownsDatabase
+    return this.kind !== 'file'
   }
 
   /** Commits what is open; closes the database if the ledger opened it. */
   close(): void {
     this.marks.close()
     try {
-      if (this.ownsDatabase) this.commits.close()
-      else this.commits.commit()
+      if (this.kind === 'within') this.commits.commit()
+      else this.commits.close()
     } finally {
-      if (this.ownsDatabase) this.db.close()
+      if (this.kind !== 'within') this.db.close()
     }
   }
 

@@ -10,7 +10,7 @@ import type { RenderRequest } from '../render/request.ts'
 import type { Transports } from '../transports/submit.ts'
 import type { SubmitOutcome } from '../transports/submission.ts'
 import type { ServedPrinter } from './catalog.ts'
-import { handOver } from './hand-over.ts'
+import { handOver, type IntentRecorder } from './hand-over.ts'
 import { cancelledReport, completionReports, failedReport, submittedReport } from './job-reports.ts'
 import type { AgentLedger } from './agent-ledger.ts'
 import type { LedgerJob } from './ledger-rows.ts'
@@ -36,6 +36,8 @@ export interface PrintingOptions {
   stopped: () => boolean
   /** Settles when the agent stops: nobody waits longer for a printer's confirmation. */
   stopping: Promise<void>
+  /** Where the intent to print is recorded besides the ledger (hand-over.ts). */
+  intents?: IntentRecorder | undefined
 }
 
 export class Printing {
@@ -127,6 +129,7 @@ export class Printing {
         stopping: () => this.stopped,
         othersAtWork: () => this.queues.size > 1,
         meanwhile,
+        intents: this.options.intents,
       })
     } finally {
       this.submitting.delete(job.jobId)

@@ -11,7 +11,9 @@ import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Attempt, UnitRunner, WriteOptions } from '../storage/repositories.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
 import { documentAsSent, documentsReady, printJobPayload } from './agent-documents.ts'
+import { configurationInvalidated } from './cancel-frame.ts'
 import { AttemptsInFlight, type InFlight } from './attempts-in-flight.ts'
+import type { PrinterLease } from './cluster-printers.ts'
 import { HELD_PER_PRINTER } from './held-window.ts'
 import type { DispatcherSettings } from './settings.ts'
 import { printJobMessageId } from './wire-identity.ts'
@@ -28,7 +30,15 @@ export interface HeldAgent {
   printers: Map<string, string>
   /** Its reports, handled one after another in the order they came. */
   reports: Promise<void>
+  /**
+   * The node's own agent (the cluster's built-in agent in this process): each printer under a lease of its own, which
+   * its writes are fenced by (cluster-printers.ts), instead of the agent's.
+   */
+  printerLeases?: ReadonlyMap<string, PrinterLease>
 }
+
+/** What a printer's writes are fenced by, and until when its lease surely holds. */
+type LaneLease = Pick<HeldAgent, 'units' | 'validUntil'>
 
 /** What a node's delivery is set up with: a dispatcher's settings, and the cluster's. */
 export interface ClusterSettings extends DispatcherSettings {
@@ -44,6 +54,9 @@ export interface ClusterSettings extends DispatcherSettings {
  * (storage/repositories.ts, WriteOptions).
  */
 export const LOCKED_ROWS: WriteOptions = { lockedRows: true }
+
+/** Jobs of one printer asked about again when a printhub agent connects (as one hub does: dispatcher.ts). */
+const MAX_RESYNC_PER_PRINTER = 256
 
 /** The lease of an agent, held by the node it is connected to. */
 export const agentLease = (agentId: string): string => `agent:${agentId}`
@@ -96,8 +109,10 @@ export class ClusterLanes {
     if (this.inFlight.isBusy(printerId)) return
     const held = this.heldOf(printerId) ?? (await this.learn(printerId))
     const agentPrinterId = held?.printers.get(printerId)
-    if (!held || agentPrinterId === undefined) return
-    const { session, units } = held
+    const lease = held && this.leaseOf(held, printerId)
+    if (!held || !lease || agentPrinterId === undefined) return
+    const { session } = held
+    const { units } = lease
     if (!session.isConnected || !isDispatchable(session.printers.get(agentPrinterId))) return
     const head = await units.read((db) => db.jobStates.queueHead(printerId))
     const now = this.settings.now()
@@ -122,7 +137,8 @@ export class ClusterLanes {
   private async learn(printerId: string): Promise<HeldAgent | undefined> {
     const record = await this.store.read((db) => db.printers.get(printerId))
     const held = record && this.agents.get(record.agentId)
-    if (!held) return undefined
+    // The node's agent's printers are its own once their leases are taken (cluster-printers.ts).
+    if (!held || held.printerLeases) return undefined
     held.printers.set(printerId, record.agentPrinterId)
     this.printerAgents.set(printerId, held.agentId)
     return held
@@ -131,7 +147,10 @@ export class ClusterLanes {
   /** Sends an attempt, made from what is stored (sent again, it is byte-identical), and waits for its receipt. */
   protected async deliver(held: HeldAgent, printerId: string, delivery: Attempt): Promise<void> {
     const { job, attempt } = delivery
-    const { session, units } = held
+    const { session } = held
+    const lease = this.leaseOf(held, printerId)
+    if (!lease) return
+    const { units } = lease
     const stored = await units.read((db) => db.jobs.document(job.id))
     if (!stored) return
     const profile = session.isPrinthubAgent
@@ -158,8 +177,8 @@ export class ClusterLanes {
     // Nothing goes out once the lease may have run out, nor to an agent this node no longer holds (a job claimed and
     // not sent stays out: whichever node holds the agent next sends it as it was).
     const agentPrinterId = held.printers.get(printerId)
-    if (this.agents.get(held.agentId) !== held || performance.now() >= held.validUntil || this.inFlight.has(job.id))
-      return
+    const current = this.agents.get(held.agentId) === held && this.leaseOf(held, printerId) === lease
+    if (!current || performance.now() >= lease.validUntil || this.inFlight.has(job.id)) return
     if (agentPrinterId === undefined) return
     const payload = printJobPayload(agentPrinterId, job, attempt, made.document)
     const sent = session.send({
@@ -169,6 +188,14 @@ export class ClusterLanes {
       payload,
     })
     this.inFlight.wait(job.id, { printerId, attempt, sessionId: session.id }, sent)
+  }
+
+  /** The jobs the printer's agent holds, sent to it again as they were (it answers those it knows with their end). */
+  protected async sendHeldAgain(held: HeldAgent, printerId: string): Promise<void> {
+    for (const jobId of await this.store.read((db) => db.jobStates.withAgent(printerId, MAX_RESYNC_PER_PRINTER))) {
+      const attempt = await this.store.read((db) => db.jobStates.currentAttempt(jobId))
+      if (attempt && !this.inFlight.has(jobId)) await this.deliver(held, printerId, attempt)
+    }
   }
 
   /** The attempt of `jobId` is no longer waited for: its printer is free for the next. False when none was. */
@@ -183,8 +210,9 @@ export class ClusterLanes {
   protected async failAttempt(jobId: string, flight: InFlight, reason: Failure): Promise<void> {
     this.clearInFlight(jobId)
     const held = this.heldOf(flight.printerId)
-    if (this.stopped || !held) return
-    await held.units.write(
+    const lease = held && this.leaseOf(held, flight.printerId)
+    if (this.stopped || !lease) return
+    await lease.units.write(
       (db) => db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
       LOCKED_ROWS,
     )
@@ -193,6 +221,11 @@ export class ClusterLanes {
 
   protected retryDelay(attempt: number): number {
     return backoffDelay(this.settings.retry(), attempt - 1)
+  }
+
+  /** What the printer's writes are fenced by: its agent's lease, or its own when it is the node's agent's. */
+  protected leaseOf(held: HeldAgent, printerId: string): LaneLease | undefined {
+    return held.printerLeases ? held.printerLeases.get(printerId) : held
   }
 
   protected heldOf(printerId: string): HeldAgent | undefined {
@@ -211,6 +244,20 @@ export class ClusterLanes {
     )
   }
 
+  /**
+   * The node took a printer of the built-in agent, or lost it: the node's agent is told to read its printers again,
+   * and its inventory says which it drives now (takeInventory).
+   */
+  protected printersChanged(printerId: string, nodeAgentId: string): void {
+    const held = this.agents.get(nodeAgentId)
+    if (!held?.printerLeases?.has(printerId)) {
+      held?.printers.delete(printerId)
+      this.printerAgents.delete(printerId)
+      for (const [jobId, flight] of this.inFlight) if (flight.printerId === printerId) this.clearInFlight(jobId)
+    }
+    held?.session.send(configurationInvalidated(this.settings.now()))
+  }
+
   // ---- The agents' leases ----
 
   /** Renews the leases every third of their length as the setting says it now (it may change while the node runs). */
@@ -225,10 +272,12 @@ export class ClusterLanes {
     )
   }
 
-  /** Renews every lease this node holds; one taken by another node meanwhile ends its agent's session here. */
-  private renewLeases(): void {
+  /** Renews every agent's lease this node holds; one taken by another node meanwhile ends its agent's session here. */
+  protected renewLeases(): void {
     const ttl = this.settings.leaseMs()
     for (const held of this.agents.values()) {
+      // The node's agent's printers have leases of their own (cluster-printers.ts).
+      if (held.printerLeases) continue
       const asked = performance.now()
       this.store
         .takeLease(agentLease(held.agentId), this.settings.nodeId, ttl)

@@ -4,23 +4,23 @@
 // they came. A node that accepts a job for a printer it does not drive sends the other nodes a hint; every node
 // also looks at all its printers every `pollMs`, so a lost hint delays a job by at most that. A node whose lease
 // was taken (it stalled past it) stops at once: it drops the agent's session, and its later writes change nothing.
+// The node's own agent, in its process, drives the built-in agent's printers this node took (cluster-printers.ts).
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import type { GatewaySession, JobReport } from '../gateway/session.ts'
 import { failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
 import type { Job } from '../protocol/job.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
+import type { PrinterRecord } from '../domain/records.ts'
 import { cancelFrame } from './cancel-frame.ts'
+import { NodePrinters } from './cluster-printers.ts'
+import { MaintenanceLease } from './maintenance-lease.ts'
 import { agentLease, type ClusterSettings, ClusterLanes, type HeldAgent, LOCKED_ROWS } from './cluster-lanes.ts'
 import { parseWireJobId, wireJobId } from './wire-identity.ts'
 
-/** Jobs of one printer asked about again when a printhub agent connects (as one hub does: dispatcher.ts). */
-const MAX_RESYNC_PER_PRINTER = 256
 /** Jobs whose time ran out, expired in one step of the sweep. */
 const EXPIRE_PER_STEP = 64
 
-/** The lease of the node that does the cluster's maintenance. */
-const MAINTENANCE = 'maintenance'
 /** Reports a session may say before this node holds its agent, kept at most (a printhub agent says them again). */
 const MAX_WAITING_REPORTS = 1_000
 
@@ -31,25 +31,35 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   private readonly waitingReports = new Map<GatewaySession, JobReport[]>()
   private readonly cancelsSent = new Set<string>()
   private timers: Timer[] = []
-  /** The maintenance lease as this node last found it (maintains()). */
-  private readonly maintenance = { held: false, fence: 0, checkedAt: Number.NEGATIVE_INFINITY, until: 0 }
+  private readonly maintenance: MaintenanceLease
   /** When this node started (agents away count from then at the earliest). */
   private startedAt = 0
   private unlisten: (() => Promise<void>) | undefined
+
+  /** The built-in agent's printers this node drives, when it runs the node's agent (hub/node-agent.ts). */
+  readonly nodePrinters: NodePrinters | undefined
 
   constructor(
     store: ClusterStore,
     private readonly sessions: SessionRegistry,
     settings: ClusterSettings,
+    /** The cluster's built-in agent, whose printers this node's agent drives, under leases of their own. */
+    builtinAgentId?: string,
   ) {
     super(store, settings)
     sessions.listen(this)
+    this.maintenance = new MaintenanceLease(store, settings)
+    this.nodePrinters =
+      builtinAgentId === undefined
+        ? undefined
+        : new NodePrinters(store, settings, builtinAgentId, (id) => this.printersChanged(id, builtinAgentId))
   }
 
   async start(): Promise<void> {
     this.startedAt = this.settings.now()
     this.unlisten = await this.store.listen((hint) => this.heard(hint))
     this.scheduleRenewal()
+    await this.nodePrinters?.renew()
     this.timers = [
       setInterval(() => {
         for (const printerId of this.printerAgents.keys()) this.scheduleDispatch(printerId)
@@ -64,14 +74,19 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     for (const timer of this.timers) clearInterval(timer)
     await this.unlisten?.().catch(() => {})
     this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
-    const held = [...this.agents.values()]
+    const held = [...this.agents.values()].filter((agent) => !agent.printerLeases)
     this.agents.clear()
     this.printerAgents.clear()
-    const leases = held.map((agent) => ({ resource: agentLease(agent.agentId), fence: agent.fence }))
-    if (this.maintenance.held) leases.push({ resource: MAINTENANCE, fence: this.maintenance.fence })
-    await Promise.allSettled(
-      leases.map(({ resource, fence }) => this.store.releaseLease(resource, this.settings.nodeId, fence)),
-    )
+    await Promise.allSettled([
+      ...held.map((agent) => this.store.releaseLease(agentLease(agent.agentId), this.settings.nodeId, agent.fence)),
+      this.nodePrinters?.release(),
+      this.maintenance.release(),
+    ])
+  }
+
+  protected override renewLeases(): void {
+    super.renewLeases()
+    void this.nodePrinters?.renew()
   }
 
   // ---- New jobs and cancellations, told by the services of this node or hinted by another ----
@@ -114,6 +129,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   /** Takes the agent's lease (waiting while another node still holds it), then drives its printers. */
   private async hold(session: GatewaySession): Promise<void> {
     const agentId = session.agentId!
+    if (session.isNodeAgent) return this.holdNodeAgent(session)
     for (;;) {
       if (this.stopped || !session.isConnected) return
       const asked = performance.now()
@@ -137,17 +153,41 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
         }
         this.agents.set(agentId, held)
         await held.units.write((db) => db.agents.seen(agentId))
-        const inventory = this.waitingInventory.get(session)
-        const reports = this.waitingReports.get(session) ?? []
-        this.waitingInventory.delete(session)
-        this.waitingReports.delete(session)
-        if (inventory) await this.takeInventory(held, inventory, true)
-        for (const report of reports) this.report(session, report)
-        return
+        return this.adopt(held)
       }
       // Another node holds it still (the agent's session there has not ended yet, or that node died): until it ends.
       await Bun.sleep(Math.min(1_000, ttl / 3))
     }
+  }
+
+  /** The node's own agent: held as long as it is connected, its printers each under a lease of its own. */
+  private holdNodeAgent(session: GatewaySession): Promise<void> {
+    const printerLeases = this.nodePrinters?.leases
+    if (!printerLeases || this.stopped) return Promise.resolve()
+    const agentId = session.agentId!
+    const units = this.store
+    this.agents.set(agentId, {
+      agentId,
+      session,
+      fence: 0,
+      units,
+      validUntil: Infinity,
+      printers: new Map(),
+      reports: Promise.resolve(),
+      printerLeases,
+    })
+    return this.adopt(this.agents.get(agentId)!)
+  }
+
+  /** What the agent said before this node held it: its last inventory, then its reports. */
+  private async adopt(held: HeldAgent): Promise<void> {
+    const { session } = held
+    const inventory = this.waitingInventory.get(session)
+    const reports = this.waitingReports.get(session) ?? []
+    this.waitingInventory.delete(session)
+    this.waitingReports.delete(session)
+    if (inventory) await this.takeInventory(held, inventory, true)
+    for (const report of reports) this.report(session, report)
   }
 
   inventory(session: GatewaySession, printers: readonly PrinterDescriptor[]): void {
@@ -162,19 +202,28 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   /** The agent's printers as it reports them; at its first inventory here, the jobs it holds are asked about again. */
   private async takeInventory(held: HeldAgent, printers: readonly PrinterDescriptor[], first: boolean): Promise<void> {
     const { agentId, units, session } = held
-    await units.write((db) => db.agents.replacePrinters(agentId, printers))
-    const records = await units.read((db) => db.printers.ofAgent(agentId))
+    const previous = held.printers
+    let records: PrinterRecord[]
+    if (held.printerLeases) {
+      // The node's agent: of the printers this node took, those it says it drives now (the cluster's printers are not
+      // its to replace).
+      const reported = new Set(printers.map((printer) => printer.id))
+      records = [...held.printerLeases.values()].flatMap(({ record }) =>
+        reported.has(record.agentPrinterId) ? [record] : [],
+      )
+    } else {
+      await units.write((db) => db.agents.replacePrinters(agentId, printers))
+      records = await units.read((db) => db.printers.ofAgent(agentId))
+    }
     for (const printerId of held.printers.keys()) this.printerAgents.delete(printerId)
     held.printers = new Map(records.map((record) => [record.id, record.agentPrinterId]))
     for (const record of records) this.printerAgents.set(record.id, agentId)
     for (const record of records) {
       // Reports sent just before the agent's last node stopped may never have arrived: a printhub agent answers a job
-      // sent again with the reports of how it ended.
-      if (first && session.isPrinthubAgent) {
-        for (const jobId of await units.read((db) => db.jobStates.withAgent(record.id, MAX_RESYNC_PER_PRINTER))) {
-          const attempt = await units.read((db) => db.jobStates.currentAttempt(jobId))
-          if (attempt && !this.inFlight.has(jobId)) await this.deliver(held, record.id, attempt)
-        }
+      // sent again with the reports of how it ended. A printer the node's agent drives from now on: the jobs its last
+      // node held and never began to print (takeOverPrinter) are sent to it.
+      if (held.printerLeases ? !previous.has(record.id) : first && session.isPrinthubAgent) {
+        await this.sendHeldAgain(held, record.id)
       }
       this.scheduleDispatch(record.id)
     }
@@ -189,7 +238,6 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     // agent's lease (a newer session of it here holds the same), as the database allows: one not written stays out,
     // and is sent again as it was by whichever node holds the agent next.
     const failing = [...this.inFlight].filter(([, flight]) => flight.sessionId === session.id)
-    const units = held?.units
     const current = held?.session === session
     // At once, whatever the database says: no renewal keeps the lease of an agent gone from this node.
     if (current) this.drop(held)
@@ -197,6 +245,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       const reason = failure('agent.disconnected', 'The agent disconnected before it confirmed it received the job.')
       for (const [jobId, flight] of failing) {
         this.clearInFlight(jobId)
+        const units = held && this.leaseOf(held, flight.printerId)?.units
         if (units && !this.stopped)
           await units.write(
             (db) => db.jobStates.failAttempt(jobId, flight.attempt, reason, this.retryDelay(flight.attempt)),
@@ -204,8 +253,9 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
           )
         this.scheduleDispatch(flight.printerId)
       }
-      if (!current || this.stopped) return
-      await units!.write((db) => db.agents.seen(agentId))
+      // The node's agent connects again by itself; its printers' leases stay this node's.
+      if (!current || this.stopped || held.printerLeases) return
+      await held.units.write((db) => db.agents.seen(agentId))
       await this.store.releaseLease(agentLease(agentId), this.settings.nodeId, held.fence)
     })().catch(() => {})
   }
@@ -226,10 +276,13 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
 
   private async handle(held: HeldAgent, report: JobReport): Promise<void> {
     const wire = parseWireJobId(report.jobId)
-    const { units, session } = held
-    const job = wire && (await units.read((db) => db.jobs.get(wire.jobId)))
+    const { session } = held
+    const job = wire && (await this.store.read((db) => db.jobs.get(wire.jobId)))
+    const units = job && this.leaseOf(held, job.printerId)?.units
+    // A printer the node's agent no longer drives (another node took it): what it says of it changes nothing.
+    if (held.printerLeases && job && !units) return
     // An agent reports only on jobs sent to its own printers.
-    if (!wire || !job || !held.printers.has(job.printerId))
+    if (!wire || !job || !units || !held.printers.has(job.printerId))
       return this.settings.log.warn(
         'a report on a job not sent to this agent',
         { agent: held.agentId, job: report.jobId, report: report.kind },
@@ -297,7 +350,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
         held.session.disconnect('credential_revoked', 'This agent was revoked.', false)
     }
     await this.askCancels()
-    if (!(await this.maintains())) return
+    if (!(await this.maintenance.maintains())) return
     const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP), LOCKED_ROWS)
     for (const job of expired) {
       // Its agent, when this node holds it, is asked to drop it; another node's agent is told at its receipt.
@@ -314,23 +367,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
 
   /** Whether this node did the cluster's maintenance at its last look (retention runs there too). */
   get maintaining(): boolean {
-    return this.maintenance.held && performance.now() < this.maintenance.until
-  }
-
-  /**
-   * Whether this node does the cluster's maintenance now (expiry, the jobs of agents gone for good): the node that
-   * holds the lease `maintenance`, taken or renewed every third of its length.
-   */
-  private async maintains(): Promise<boolean> {
-    const now = performance.now()
-    const ttl = this.settings.leaseMs()
-    if (now < this.maintenance.checkedAt + ttl / 3) return this.maintenance.held && now < this.maintenance.until
-    this.maintenance.checkedAt = now
-    const lease = await this.store.takeLease(MAINTENANCE, this.settings.nodeId, ttl).catch(() => undefined)
-    this.maintenance.held = lease !== undefined
-    this.maintenance.fence = lease?.fence ?? 0
-    this.maintenance.until = now + ttl
-    return this.maintenance.held
+    return this.maintenance.maintaining
   }
 
   /** Asks the agents held here to stop the jobs whose cancellation was asked for; settles a stock agent's silence. */

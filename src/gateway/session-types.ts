@@ -70,4 +70,9 @@ export interface SessionOptions {
    * closed.
    */
   admission?: Admission | undefined
+  /**
+   * The one credential this session accepts instead of the stored ones: a cluster node's own agent over the link in
+   * its process, with a key that lives in that process only (hub/node-agent.ts). Never given to a network connection.
+   */
+  ownCredential?: { agentId: string; keyId: string; credential: AgentCredential } | undefined
 }

@@ -67,7 +67,17 @@ export class GatewaySession {
     private readonly events: GatewayEvents,
     private readonly options: SessionOptions,
   ) {
-    this.challenge = new Challenge(settings, this.id)
+    const own = options.ownCredential
+    this.challenge = new Challenge(
+      own
+        ? {
+            ...settings,
+            credential: (agentId, keyId) =>
+              agentId === own.agentId && keyId === own.keyId ? own.credential : undefined,
+          }
+        : settings,
+      this.id,
+    )
     this.heartbeats = new Heartbeats(
       settings,
       (messageId) => {
@@ -103,6 +113,11 @@ export class GatewaySession {
       address: this.transport.remoteAddress ?? 'unknown',
       endReason: this.state === 'closed' ? (this.ending ?? 'closed') : undefined,
     }
+  }
+
+  /** A cluster node's own agent, in its process (SessionOptions.ownCredential): it drives the node's printers. */
+  get isNodeAgent(): boolean {
+    return this.options.ownCredential !== undefined
   }
 
   get isPrinthubAgent(): boolean {
@@ -145,7 +160,16 @@ export class GatewaySession {
   /** Sends a server frame; false when the session cannot take it (not connected, or the send failed). */
   send(
     frame: Omit<
-      Extract<ServerMessage, { type: 'server.print_job' | 'server.cancel_job' | 'server.request_printer_inventory' }>,
+      Extract<
+        ServerMessage,
+        {
+          type:
+            | 'server.print_job'
+            | 'server.cancel_job'
+            | 'server.request_printer_inventory'
+            | 'server.configuration_invalidated'
+        }
+      >,
       'protocolVersion'
     >,
   ): boolean {

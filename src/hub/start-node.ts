@@ -1,12 +1,12 @@
 // Starts a node of a cluster (docs/cluster.md): the same program as one hub, serving from the cluster's PostgreSQL
 // database instead of a data directory's SQLite file. Its data directory keeps only what is the node's own: its
-// lock, its identity in the cluster. It joins the cluster, takes the agents that connect to it under leases, drives
-// their printers (dispatcher/cluster.ts), and serves the public API over the shared data: a job accepted by any node
-// is printed once, by the node that holds its printer's agent.
+// lock, its identity in the cluster. It joins the cluster, takes the agents that connect to it and the built-in
+// agent's printers under leases, drives those printers (dispatcher/cluster.ts), and serves the public API over the
+// shared data: a job accepted by any node is printed once, by the node that holds its printer.
 //
-// What a node serves so far: the public API (jobs, their events, pairing, discovery, the gateway). The admin API,
-// the dashboard, the built-in agent's printers and the printers that poll come with the rest of the cluster
-// (docs/cluster.md, "Where it stands"); `printhub serve` offers a node once they do.
+// What a node serves so far: the public API (jobs, their events, pairing, discovery, the gateway), and the built-in
+// agent's printers it took, driven by its own agent (node-agent.ts). The admin API, the dashboard and the printers
+// that poll come with the rest of the cluster (docs/cluster.md, "Where it stands").
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -38,6 +38,8 @@ import { newId } from '../storage/ids.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { listenAsHub, localUrl } from './listen.ts'
 import { openPostgresStore } from './postgres-store.ts'
+import { newBuiltinAgent, startNodeAgent } from './node-agent.ts'
+import { confinementOf } from '../transports/confine.ts'
 import {
   AGENT_RETURN_GRACE_MS,
   AUTHENTICATION_TIMEOUT_MS,
@@ -113,18 +115,25 @@ export async function startClusterNode(
     const serverId =
       config.serverId ?? (await store.write((db) => db.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))))
     const sessions = new SessionRegistry(logs.for('gateway'))
-    const dispatcher = new ClusterDispatcher(store, sessions, {
-      nodeId,
-      leaseMs: () => live.values.clusterLeaseSeconds * 1000,
-      pollMs: POLL_MS,
-      ackTimeoutMs: config.ackTimeoutMs,
-      retry: () => ({ initialMs: live.values.retryInitialMs, maxMs: live.values.retryMaxMs, jitter: 0.2 }),
-      cancelGraceMs: CANCEL_GRACE_MS,
-      sweepMs: SWEEP_MS,
-      agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
-      now,
-      log: logs.for('dispatcher'),
-    })
+    // The cluster's built-in agent: its printers (`printhub printers add --store`) driven by this node's own agent.
+    const builtin = await store.builtinAgent(newBuiltinAgent)
+    const dispatcher = new ClusterDispatcher(
+      store,
+      sessions,
+      {
+        nodeId,
+        leaseMs: () => live.values.clusterLeaseSeconds * 1000,
+        pollMs: POLL_MS,
+        ackTimeoutMs: config.ackTimeoutMs,
+        retry: () => ({ initialMs: live.values.retryInitialMs, maxMs: live.values.retryMaxMs, jitter: 0.2 }),
+        cancelGraceMs: CANCEL_GRACE_MS,
+        sweepMs: SWEEP_MS,
+        agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
+        now,
+        log: logs.for('dispatcher'),
+      },
+      builtin.id,
+    )
     const gateway = new Gateway(
       {
         serverId,
@@ -230,6 +239,14 @@ export async function startClusterNode(
     await dispatcher.start()
     workers.start()
     const port = app.server!.port!
+    const agent = await startNodeAgent({
+      nodeId,
+      printers: dispatcher.nodePrinters!,
+      gateway,
+      confinement: confinementOf(config.dataDir, [port]),
+      statusPollMs: config.statusPollMs,
+      log: logs.for('agent'),
+    })
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
       url: localUrl(config, port),
@@ -242,6 +259,8 @@ export async function startClusterNode(
       async stop() {
         stopping.abort()
         await workers.stop()
+        // Its agent first: what it prints ends before another node may take its printers.
+        await agent.stop()
         await dispatcher.stop()
         await app.stop()
         await store.close()

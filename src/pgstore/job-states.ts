@@ -16,7 +16,7 @@ import { type Big, int } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
 import type { PgFanOuts } from './jobs.ts'
 import { DB_NOW, leaseHolds } from './leases.ts'
-import { AGENT_AWAY, AGENT_REVOKED, EXPIRED } from '../storage/job-failures.ts'
+import { AGENT_AWAY, AGENT_REVOKED, EXPIRED, PRINTER_TAKEN_OVER } from '../storage/job-failures.ts'
 import { PgJobStateReads } from './job-state-reads.ts'
 
 /** The states an event applies to, as SQL (the table's states, never input). */
@@ -208,8 +208,9 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
 
   /**
    * Jobs an agent holds that it will never report on end FAILED `job.recovery_uncertain` (they may have printed): all
-   * those of a revoked agent; those of an agent connected to no node (no live lease `agent:ID`, by the database's
-   * clock) and not seen since `awaySince`, once their time ran out. At most `limit`, locked ones left for later.
+   * those of a revoked agent; those of an agent connected to no node (no live lease `agent:ID`, nor `printer:ID` for
+   * the built-in agent's, by the database's clock) and not seen since `awaySince`, once their time ran out. At most
+   * `limit`, locked ones left for later.
    */
   async giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]> {
     const now = this.now()
@@ -220,11 +221,56 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
       FROM (SELECT j.id AS oid, j.state AS was, a.revoked_at IS NOT NULL AS revoked
             FROM agents a JOIN printers p ON p.agent_id = a.id JOIN jobs j ON j.printer_id = p.id
             WHERE j.${this.sql.unsafe(from('agentGone'))} AND (a.revoked_at IS NOT NULL OR (
-              NOT EXISTS (SELECT 1 FROM leases l WHERE l.resource = 'agent:' || a.id
+              NOT EXISTS (SELECT 1 FROM leases l WHERE l.resource IN ('agent:' || a.id, 'printer:' || p.id)
                 AND l.expires_at > ${this.sql.unsafe(DB_NOW)})
               AND coalesce(a.last_seen_at, 0) <= ${awaySince} AND j.expires_at <= ${now}))
             LIMIT ${limit} FOR NO KEY UPDATE OF j SKIP LOCKED) o
       WHERE jobs.id = o.oid RETURNING o.was, ${this.sql.unsafe(JOB_COLUMNS)}`
+    const jobs: Job[] = []
+    for (const row of rows) {
+      const job = jobOf(row)
+      await this.changed(row.was, job)
+      jobs.push(job)
+    }
+    return jobs
+  }
+
+  /**
+   * The built-in agent's intent to print attempt `attempt` of job `id`, recorded under its printer's lease (this
+   * repository's fence) before the attempt's first byte: the job received, if its receipt is not recorded yet, and the
+   * intent written. Whether it was: not once another node took the printer, nor for an attempt that is no longer the
+   * job's latest or no longer with its agent (the agent then does not print it).
+   */
+  async recordIntent(id: string, attempt: number): Promise<boolean> {
+    const now = this.now()
+    await this.markReceived(id, attempt, now)
+    const rows = await this.fenced(
+      `INSERT INTO print_intents (job_id, attempt, recorded_at)
+       SELECT id, attempt_count, $5 FROM jobs WHERE id = $1 AND attempt_count = $4 AND state = 'DELIVERED' AND $FENCE
+       FOR SHARE OF jobs
+       ON CONFLICT (job_id) DO UPDATE SET attempt = excluded.attempt, recorded_at = excluded.recorded_at
+       RETURNING job_id`,
+      [id, attempt, now],
+    )
+    return rows.length === 1
+  }
+
+  /**
+   * A printer of the built-in agent this node took over (under its lease: this repository's fence), before it drives
+   * it: the jobs whose latest attempt's intent to print was recorded, and whose end was never told, end FAILED
+   * `job.recovery_uncertain` (they may have printed). The others its last node held never reached the printer: they are
+   * sent again.
+   */
+  async takeOverPrinter(printerId: string): Promise<Job[]> {
+    const rows = await this.fenced<ChangedRow>(
+      `UPDATE jobs SET state = 'FAILED', attempt_count = max_attempts, last_error_code = $4, last_error_message = $5,
+         updated_at = $6
+       FROM (SELECT j.id AS oid, j.state AS was FROM jobs j
+             JOIN print_intents i ON i.job_id = j.id AND i.attempt = j.attempt_count
+             WHERE j.printer_id = $1 AND j.${from('agentGone')} ORDER BY j.seq FOR NO KEY UPDATE OF j) o
+       WHERE jobs.id = o.oid AND $FENCE RETURNING o.was, ${JOB_COLUMNS}`,
+      [printerId, PRINTER_TAKEN_OVER.code, PRINTER_TAKEN_OVER.message, this.now()],
+    )
     const jobs: Job[] = []
     for (const row of rows) {
       const job = jobOf(row)

@@ -75,6 +75,12 @@ export const FAILURES = {
     retryable: false,
     meaning: 'The agent failed unexpectedly while printing the job; it may have printed.',
   },
+  'agent.lease_lost': {
+    retryable: true,
+    meaning:
+      "A node of a cluster could not record its intent to print the job under its printer's lease (another node took " +
+      'the printer over, or the database was away): nothing of it was printed, and it is sent again.',
+  },
   'agent.extension_unsupported': {
     retryable: false,
     meaning:

@@ -27,6 +27,16 @@ export interface ClusterStore extends UnitRunner {
    * their time ran out, those of an agent connected to no node and not seen since `awaySince`. At most `limit`.
    */
   giveUpOnGoneAgents(awaySince: number, limit: number): Promise<Job[]>
+  /**
+   * The built-in agent's intent to print an attempt, recorded under its printer's lease before the first byte (the job
+   * received too, if its receipt is not recorded yet); whether it was (not once another node took the printer).
+   */
+  recordIntent(fence: Fence, jobId: string, attempt: number): Promise<boolean>
+  /**
+   * Before a node drives a printer of the built-in agent it took over: the jobs whose intent to print was recorded and
+   * whose end was never told end FAILED `job.recovery_uncertain`; returned.
+   */
+  takeOverPrinter(fence: Fence, printerId: string): Promise<Job[]>
   notify(hint: string): Promise<void>
   /** Hears every node's hints until the returned function is called. */
   listen(heard: (hint: string) => void): Promise<() => Promise<void>>

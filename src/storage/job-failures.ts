@@ -17,3 +17,9 @@ export const AGENT_AWAY = failure(
     'job expired; it may have printed. Check the printer and reprint ' +
     'if needed.',
 )
+
+export const PRINTER_TAKEN_OVER = failure(
+  'job.recovery_uncertain',
+  'The node of the cluster that was printing this job stopped before it said how the job ended; it may have printed. ' +
+    'Check the printer and reprint if needed.',
+)

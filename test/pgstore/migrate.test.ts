@@ -162,7 +162,7 @@ describe('the same tables as the SQLite store', () => {
       // The built-in agent's ledger lives with each node's agent; the migrations tables differ by design.
       for (const table of [...sqlite.keys()])
         if (table.startsWith('ledger_') || table === 'schema_migrations') sqlite.delete(table)
-      const clusterOwn = ['failure_counts', 'leases', 'nodes', 'schema_migrations']
+      const clusterOwn = ['failure_counts', 'leases', 'nodes', 'print_intents', 'schema_migrations']
       expect([...postgres.keys()].filter((table) => !clusterOwn.includes(table)).sort()).toEqual(
         [...sqlite.keys()].sort(),
       )

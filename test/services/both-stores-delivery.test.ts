@@ -2,8 +2,8 @@
 // printer's queue claimed, received, submitted, printed; a failed attempt back after its backoff or ended; late and
 // repeated reports changing nothing; an agent's cancellation, a silent one settled, expiry; each change with its
 // project's event. On PostgreSQL alone, what a cluster adds: one attempt in flight per printer whatever the nodes
-// do, a locked head never passed, and a node whose lease was taken changing nothing (a write under a lease holds it
-// until it commits).
+// do, a locked head never passed, a node whose lease was taken changing nothing (a write under a lease holds it until
+// it commits), and the built-in agent's intents to print, which a node taking a printer over reads.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { leaseHolds, PgLeases } from '../../src/pgstore/leases.ts'
 import type { PgStore } from '../../src/pgstore/pg-store.ts'
@@ -270,6 +270,53 @@ describe('delivery across nodes on postgres', () => {
       id: later.id,
       state: 'DISPATCHING',
     })
+  })
+
+  test("built-in printers' intents under their lease: a node taking one over fails what may have printed", async () => {
+    const store = engine.units as PgStore
+    const kitchen = place.printers.kitchen!
+    const resource = `printer:${kitchen}`
+    await engine.sql!`DELETE FROM leases WHERE resource = ${resource}`
+    for (let head = await store.read((db) => db.jobStates.queueHead(kitchen)); head; ) {
+      const out =
+        head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(kitchen)))?.job.id
+      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
+      head = await store.read((db) => db.jobStates.queueHead(kitchen))
+    }
+    const [printing, waiting, unconfirmed] = [
+      await place.submit('kitchen'),
+      await place.submit('kitchen'),
+      await place.submit('kitchen'),
+    ]
+    const mine = (await leases.take(resource, 'node-a', 60_000))!
+    const a = { resource, fence: mine.fence }
+    for (const job of [printing, waiting]) {
+      await store.fenced(a).write((db) => db.jobStates.claim(kitchen))
+      await store.fenced(a).write((db) => db.jobStates.markReceived(job.id, 1, 0))
+    }
+    await store.fenced(a).write((db) => db.jobStates.claim(kitchen))
+    // About to print: the intent recorded. One whose receipt was not recorded yet is received with it.
+    expect(await store.recordIntent(a, printing.id, 1)).toBe(true)
+    expect(await store.recordIntent(a, unconfirmed.id, 1)).toBe(true)
+    expect((await store.read((db) => db.jobs.get(unconfirmed.id)))?.state).toBe('DELIVERED')
+    // Not for an attempt that is not the job's latest.
+    expect(await store.recordIntent(a, waiting.id, 2)).toBe(false)
+    // Node A stalls past its lease; node B takes the printer over.
+    await engine.sql!`UPDATE leases SET expires_at = 0 WHERE resource = ${resource}`
+    const theirs = (await leases.take(resource, 'node-b', 60_000))!
+    const b = { resource, fence: theirs.fence }
+    expect(await store.recordIntent(a, waiting.id, 1)).toBe(false)
+    expect(await store.takeOverPrinter(a, kitchen)).toEqual([])
+    const uncertain = await store.takeOverPrinter(b, kitchen)
+    expect(uncertain.map((job) => [job.id, job.state, job.lastErrorCode])).toEqual([
+      [printing.id, 'FAILED', 'job.recovery_uncertain'],
+      [unconfirmed.id, 'FAILED', 'job.recovery_uncertain'],
+    ])
+    expect(uncertain[0]!.lastErrorMessage).toContain('node of the cluster')
+    // The job node A held and never began to print is node B's to print.
+    expect((await store.read((db) => db.jobs.get(waiting.id)))?.state).toBe('DELIVERED')
+    expect(await store.recordIntent(b, waiting.id, 1)).toBe(true)
+    expect(await store.takeOverPrinter(b, kitchen)).toHaveLength(1)
   })
 
   test('a write under a lease holds it until it commits: a node taking the lease waits, then sees it', async () => {

@@ -1,0 +1,148 @@
+// The built-in agent's printers on a node of a cluster (docs/decisions.md, "Delivery across nodes"): each is driven by
+// one node at a time, under a lease `printer:ID` renewed every third of its length. A node takes a printer whose lease
+// is free or ran out (its node stopped, died or stalled); before it drives it, the jobs whose intent to print the last
+// node recorded and never said how they ended fail as "may have printed", and the others that node held are sent
+// again. Each intent to print is recorded under the lease before the first byte (recordIntent): a node whose lease
+// was taken prints nothing more.
+import type { CatalogPrinter } from '../agent/catalog.ts'
+import type { LedgerJob } from '../agent/ledger-rows.ts'
+import type { PrinterRecord } from '../domain/records.ts'
+import type { ClusterStore } from '../storage/cluster-store.ts'
+import type { UnitRunner } from '../storage/repositories.ts'
+import type { ClusterSettings } from './cluster-lanes.ts'
+import { parseWireJobId } from './wire-identity.ts'
+
+/** The lease of a printer of the built-in agent, held by the node that drives it. */
+export const printerLease = (printerId: string): string => `printer:${printerId}`
+
+/** A printer of the built-in agent this node drives: its record, its lease, and its writes fenced by it. */
+export interface PrinterLease {
+  record: PrinterRecord
+  fence: number
+  units: UnitRunner
+  /** Until when (performance.now()) the lease surely holds: taken before it was asked for, plus its length. */
+  validUntil: number
+}
+
+/** What the node's dispatcher is told: a printer it now drives (its jobs recovered), or one it no longer does. */
+export type PrinterChanged = (printerId: string) => void
+
+export class NodePrinters {
+  /** The printers this node drives, by record ID. */
+  readonly leases = new Map<string, PrinterLease>()
+  private round: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly store: ClusterStore,
+    private readonly settings: ClusterSettings,
+    /** The cluster's built-in agent. */
+    readonly agentId: string,
+    private readonly changed: PrinterChanged,
+  ) {}
+
+  /** The node's agent's printers: those this node drives. */
+  catalog(): CatalogPrinter[] {
+    return [...this.leases.values()].map(({ record }) => ({
+      id: record.agentPrinterId,
+      name: record.name ?? record.remoteId,
+      connection: record.connection,
+      profile: record.profile,
+      width: record.width,
+    }))
+  }
+
+  /** The lease of the printer the node's agent calls `agentPrinterId`. */
+  ofAgentPrinter(agentPrinterId: string): PrinterLease | undefined {
+    for (const lease of this.leases.values()) if (lease.record.agentPrinterId === agentPrinterId) return lease
+    return undefined
+  }
+
+  /**
+   * Renews the leases this node holds and takes the free ones, one round at a time (a round still running when the
+   * next is due is not doubled).
+   */
+  renew(): Promise<void> {
+    this.round = this.round.then(() =>
+      this.renewOnce().catch((error: unknown) =>
+        this.settings.log.warn(
+          "the built-in agent's printers' leases could not be renewed; they are tried again shortly",
+          { error: String(error) },
+          { limit: 'printer leases' },
+        ),
+      ),
+    )
+    return this.round
+  }
+
+  private async renewOnce(): Promise<void> {
+    const records = await this.store.read((db) => db.printers.ofAgent(this.agentId))
+    const present = new Set(records.map((record) => record.id))
+    // Removed from the cluster: given up.
+    for (const [printerId, lease] of this.leases)
+      if (!present.has(printerId)) {
+        this.lose(printerId)
+        await this.store.releaseLease(printerLease(printerId), this.settings.nodeId, lease.fence)
+      }
+    const ttl = this.settings.leaseMs()
+    for (const record of records) {
+      const asked = performance.now()
+      const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
+      const held = this.leases.get(record.id)
+      if (held && taken?.fence === held.fence) {
+        held.validUntil = asked + ttl
+        held.record = record
+        continue
+      }
+      if (held) {
+        this.settings.log.warn("another node took this printer's lease: this node stops driving it", {
+          printer: record.id,
+        })
+        this.lose(record.id)
+      }
+      if (!taken) continue
+      const fence = { resource: printerLease(record.id), fence: taken.fence }
+      const uncertain = await this.store.takeOverPrinter(fence, record.id)
+      if (uncertain.length > 0)
+        this.settings.log.warn('a printer taken over: its jobs that may have printed end as uncertain', {
+          printer: record.id,
+          jobs: uncertain.map((job) => job.id).join(', '),
+        })
+      this.leases.set(record.id, {
+        record,
+        fence: taken.fence,
+        units: this.store.fenced(fence),
+        validUntil: asked + ttl,
+      })
+      this.changed(record.id)
+    }
+  }
+
+  private lose(printerId: string): void {
+    if (this.leases.delete(printerId)) this.changed(printerId)
+  }
+
+  /**
+   * Records the node's agent's intent to print a job, under its printer's lease, before its first byte: false (and
+   * the agent prints nothing) when the lease may have run out, or another node took it.
+   */
+  async recordIntent(job: LedgerJob): Promise<boolean> {
+    const wire = parseWireJobId(job.jobId)
+    const lease = this.ofAgentPrinter(job.printerId)
+    if (!wire || !lease || performance.now() >= lease.validUntil) return false
+    const fence = { resource: printerLease(lease.record.id), fence: lease.fence }
+    if (!(await this.store.recordIntent(fence, wire.jobId, wire.attempt))) return false
+    // The bytes follow at once: not when the lease may have run out meanwhile.
+    return this.leases.get(lease.record.id) === lease && performance.now() < lease.validUntil
+  }
+
+  /** Gives every lease up (the node stops), so that other nodes take the printers at once. */
+  async release(): Promise<void> {
+    const held = [...this.leases.entries()]
+    this.leases.clear()
+    await Promise.allSettled(
+      held.map(([printerId, lease]) =>
+        this.store.releaseLease(printerLease(printerId), this.settings.nodeId, lease.fence),
+      ),
+    )
+  }
+}
