@@ -2,18 +2,23 @@
 // --to URL`), so that a venue that outgrows one Pi loses no history: every row of every table the two stores share,
 // as it is (IDs, times, counters, timelines, events, hashes), in one transaction (pgstore/import-hub.ts). The tables
 // are the same column for column (test/pgstore/migrate.test.ts keeps them so); SQLite's rowid, where it orders rows,
-// is PostgreSQL's `seq`. The data directory must not be served meanwhile (its lock is taken).
+// is PostgreSQL's `seq`. The data directory must not be served meanwhile (its lock is taken). And back (`--from`): a
+// cluster's rows into a new data directory (pgstore/export-hub.ts read them, store/import-rows.ts writes them).
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { shownStoreUrl } from '../domain/store-url.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError } from './config.ts'
 import { Store } from '../store/store.ts'
-import { importIntoStore, openPostgresStore } from './postgres-store.ts'
-
-/** Where SQLite orders rows by their rowid, PostgreSQL has it as this column. */
-const ROWID_COLUMNS: Readonly<Record<string, string>> = { printer_states: 'seq', job_events: 'seq' }
+import { exportFromStore, importIntoStore, openPostgresStore } from './postgres-store.ts'
+import { DataDirNotEmptyError, ROWID_COLUMNS, RowsImport } from '../store/import-rows.ts'
+import { DATABASE_FILE } from '../store/database.ts'
 
 export interface Exported {
-  to: string
+  /** The database, without its password: where the rows went, or came from. */
+  to?: string
+  from?: string
   /** Rows copied, by table. */
   tables: Record<string, number>
   ms: number
@@ -48,6 +53,37 @@ export async function exportToPostgres(dataDir: string, url: string): Promise<Ex
     return { to: shownStoreUrl(url), tables, ms: Math.round(performance.now() - started) }
   } finally {
     store?.close()
+    lock.release()
+  }
+}
+
+/**
+ * Fills a new data directory with a cluster's data (`printhub export --from URL`): refused while nodes serve from the
+ * database, and into a data directory that holds a hub already. A hub started on the directory serves it as it was.
+ */
+export async function importFromPostgres(dataDir: string, url: string): Promise<Exported> {
+  const started = performance.now()
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 })
+  const lock = lockDataDir(dataDir, 'restore')
+  const made = !existsSync(join(dataDir, DATABASE_FILE))
+  let target: RowsImport | undefined
+  try {
+    // The schema is checked, as a node checks it: this printhub's, or refused naming both.
+    await (await openPostgresStore(url)).close()
+    target = RowsImport.open(dataDir)
+    target.begin()
+    const tables = await exportFromStore(url, target)
+    target.finish()
+    return { from: shownStoreUrl(url), tables, ms: Math.round(performance.now() - started) }
+  } catch (error) {
+    target?.abort()
+    target?.close()
+    target = undefined
+    // A database made for this export, and left empty: gone again.
+    if (made) for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, DATABASE_FILE + suffix), { force: true })
+    throw error instanceof DataDirNotEmptyError ? new ConfigError(error.message) : error
+  } finally {
+    target?.close()
     lock.release()
   }
 }

@@ -7,6 +7,7 @@ import { type Migrated, migrate, type SchemaState, schemaState } from '../pgstor
 import { PgStore, type PgStoreOptions, UnservableStoreError } from '../pgstore/pg-store.ts'
 import { ConfigError } from './config.ts'
 import { importHub, type RowSource, StoreNotEmptyError } from '../pgstore/import-hub.ts'
+import { exportHub, NotExportableError, type RowSink } from '../pgstore/export-hub.ts'
 
 /** How long reaching the database may take before it is said to be unreachable. */
 const CONNECT_TIMEOUT_SECONDS = 10
@@ -55,6 +56,15 @@ export function importIntoStore(url: string, source: RowSource): Promise<Record<
   return withDatabase(url, (sql) =>
     importHub(sql, source, shownStoreUrl(url)).catch((error: unknown) => {
       throw error instanceof StoreNotEmptyError ? new ConfigError(error.message) : error
+    }),
+  )
+}
+
+/** Reads the cluster's rows at `url` into `sink` (`printhub export --from`); rows read, by table. */
+export function exportFromStore(url: string, sink: RowSink): Promise<Record<string, number>> {
+  return withDatabase(url, (sql) =>
+    exportHub(sql, sink, shownStoreUrl(url)).catch((error: unknown) => {
+      throw error instanceof NotExportableError ? new ConfigError(error.message) : error
     }),
   )
 }

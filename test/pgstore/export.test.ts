@@ -1,12 +1,16 @@
 // Moving a hub into a cluster: `printhub export --to URL` copies a real hub's data directory (jobs printed on its demo
 // printer, their timelines and events, its key) into a real PostgreSQL; a node serving that database then answers
-// the same key with the same jobs, timelines and events, and takes new jobs after them. Refused: a database that
-// holds a hub already, one of another schema, a data directory a hub is serving.
+// the same key with the same jobs, timelines and events, and takes new jobs after them (printed by the node, on the
+// hub's own printer). Refused: a database that holds a hub already, a data directory a hub is serving. And back:
+// `printhub export --from URL` copies the cluster's data into a new data directory, and a hub started on it answers
+// the same; refused while a node serves from the database, and into a directory that holds a hub.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { resolveConfig } from '../../src/hub/config.ts'
-import { startClusterNode } from '../../src/hub/start-node.ts'
+import { type ClusterNode, startClusterNode } from '../../src/hub/start-node.ts'
+import { startHub } from '../../src/hub/start.ts'
 import { migrate } from '../../src/pgstore/migrate.ts'
 import type { Job } from '../../src/protocol/job.ts'
 import { cli, cliJson } from '../support/cli.ts'
@@ -19,6 +23,8 @@ let url: string
 let hub: TestHub
 let hubStopped = false
 const jobs: Job[] = []
+/** What a node of the cluster answered, before its data went back into a data directory. */
+let onTheCluster: { list: unknown; detail: unknown } | undefined
 
 const read = (base: string, path: string) =>
   fetch(`${base}${path}`, { headers: { authorization: `Bearer ${hub.apiKey}` } }).then((r) => r.json())
@@ -89,11 +95,99 @@ describe('printhub export --to', () => {
         }),
       })
       expect(made.status).toBe(202)
+      // Printed by the node, on the hub's own printer (the cluster's built-in agent's now).
+      const moved = ((await made.json()) as { job: Job }).job
+      await waitFor(async () => {
+        const detail = (await read(node.url, `/v1/projects/${hub.projectId}/jobs/${moved.id}`)) as { job: Job }
+        return detail.job.state === 'COMPLETED' || undefined
+      }, 10_000)
     } finally {
       await node.stop()
     }
     // Again, into a database that holds a hub now: refused, naming why.
     const twice = await cli(['export', '--to', url, '--data', hub.dataDir])
+    expect(twice.code).not.toBe(0)
+    expect(twice.stderr).toContain('holds a hub')
+  }, 60_000)
+})
+
+describe('printhub export --from', () => {
+  const back = join(tempDir(), 'hub-again')
+  const startNode = () =>
+    startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, {}), url, {
+      events: () => {},
+      log: () => {},
+    })
+
+  test('refused while a node serves from the database: nothing is written', async () => {
+    const node: ClusterNode = await startNode()
+    try {
+      onTheCluster = {
+        list: await read(node.url, `/v1/projects/${hub.projectId}/jobs`),
+        detail: await read(node.url, `/v1/projects/${hub.projectId}/jobs/${jobs[1]!.id}`),
+      }
+      const refused = await cli(['export', '--from', url, '--data', back])
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toContain('nodes are serving')
+      expect(existsSync(join(back, 'printhub.db'))).toBe(false)
+    } finally {
+      await node.stop()
+    }
+  }, 30_000)
+
+  test('refused while a job a node was printing when it stopped is unsettled (it may have printed)', async () => {
+    const sql = new SQL(url)
+    try {
+      // As a node leaves it when it dies mid-print: held, its intent recorded, its end never told.
+      await sql`UPDATE jobs SET state = 'DELIVERED' WHERE id = ${jobs[2]!.id}`
+      await sql`INSERT INTO print_intents (job_id, attempt, recorded_at)
+        SELECT id, attempt_count, 0 FROM jobs WHERE id = ${jobs[2]!.id}`
+      const refused = await cli(['export', '--from', url, '--data', back])
+      expect(refused.code).not.toBe(0)
+      expect(refused.stderr).toContain('start a node once')
+      expect(existsSync(join(back, 'printhub.db'))).toBe(false)
+    } finally {
+      await sql`DELETE FROM print_intents WHERE job_id = ${jobs[2]!.id}`
+      await sql`UPDATE jobs SET state = 'COMPLETED' WHERE id = ${jobs[2]!.id}`
+      await sql.close()
+    }
+  })
+
+  test('copies every row into a new data directory; a hub on it answers the same key with the same jobs', async () => {
+    const exported = await cliJson(['export', '--from', url, '--data', back, '--json'])
+    expect(exported.from).not.toContain(decodeURIComponent(new URL(url).password))
+    expect(exported.tables).toMatchObject({ projects: 1, api_keys: 1, jobs: 4, job_documents: 4 })
+    const again = await startHub(resolveConfig({ host: '127.0.0.1', port: '0', data: back }, {}), {
+      events: () => {},
+      log: () => {},
+    })
+    try {
+      expect(await read(again.url, `/v1/projects/${hub.projectId}/jobs`)).toEqual(onTheCluster!.list)
+      expect(await read(again.url, `/v1/projects/${hub.projectId}/jobs/${jobs[1]!.id}`)).toEqual(onTheCluster!.detail)
+      const post = (idempotencyKey: string) =>
+        fetch(`${again.url}/v1/projects/${hub.projectId}/jobs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${hub.apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            printerId: hub.printerId,
+            idempotencyKey,
+            document: { width: 80, sections: [{ type: 'text', value: 'Zurück im Café' }] },
+          }),
+        })
+      expect((await post('order-0')).status).toBe(200)
+      const made = await post('order-back-home')
+      expect(made.status).toBe(202)
+      const job = ((await made.json()) as { job: Job }).job
+      // Printed by the hub's own agent, paired again at its start (the cluster's had no key to bring).
+      await waitFor(async () => {
+        const detail = (await read(again.url, `/v1/projects/${hub.projectId}/jobs/${job.id}`)) as { job: Job }
+        return detail.job.state === 'COMPLETED' || undefined
+      }, 10_000)
+    } finally {
+      await again.stop()
+    }
+    // Again, into the directory that holds a hub now: refused, naming why.
+    const twice = await cli(['export', '--from', url, '--data', back])
     expect(twice.code).not.toBe(0)
     expect(twice.stderr).toContain('holds a hub')
   }, 60_000)
