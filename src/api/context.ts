@@ -1,6 +1,6 @@
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Capacity } from '../services/jobs.ts'
-import type { PrinterBoard } from '../services/printer-board.ts'
+import type { ProjectPrinter } from '../protocol/project-printer.ts'
 import type { SubmissionQuota } from '../http/submission-quota.ts'
 import type { FailureCounts, FailureLimit } from '../http/failure-rate-limit.ts'
 import type { HubServices } from '../services/hub-services.ts'
@@ -21,8 +21,8 @@ export interface ApiContext {
   capacity: Capacity
   /** How fast each API key may submit jobs. */
   submissions: SubmissionQuota
-  /** Every printer's state now, as a project's printers are listed. */
-  board: Pick<PrinterBoard, 'projectPrinters'>
+  /** Every printer's state now, as a project's printers are listed (read from the database on a cluster's node). */
+  board: { projectPrinters(projectId: string, now: number): ProjectPrinter[] | Promise<ProjectPrinter[]> }
   /**
    * Where failed attempts of what is guessed by trying (pairing codes) are counted, by what is counted: in memory by
    * default (one hub), in the database on a cluster's node, so that the limit holds across nodes.

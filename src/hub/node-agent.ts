@@ -14,6 +14,7 @@ import type { NewAgent } from '../domain/records.ts'
 import { VERSION } from '../domain/version.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Logger } from '../platform/log.ts'
+import type { PrinterState } from '../domain/printer-state.ts'
 import type { Confinement } from '../transports/confine.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
 import type { BuiltinAgent } from './builtin-agent.ts'
@@ -28,6 +29,8 @@ export interface NodeAgentOptions {
   confinement: Confinement
   statusPollMs: number
   log: Logger
+  /** Told when a printer said something new of itself. */
+  printerStateChanged: (agentPrinterId: string, state: PrinterState) => void
 }
 
 /** The cluster's built-in agent as a node makes it when the cluster has none yet: a key no one holds. */
@@ -59,6 +62,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Builtin
     log,
     statusPollMs: options.statusPollMs,
     intents: (job) => printers.recordIntent(job),
+    printerStateChanged: options.printerStateChanged,
   })
   agent.start()
   return {

@@ -4,9 +4,10 @@
 // agent's printers under leases, drives those printers (dispatcher/cluster.ts), and serves the public API over the
 // shared data: a job accepted by any node is printed once, by the node that holds its printer.
 //
-// What a node serves so far: the public API (jobs, their events, pairing, discovery, the gateway), and the built-in
-// agent's printers it took, driven by its own agent (node-agent.ts). The admin API, the dashboard and the printers
-// that poll come with the rest of the cluster (docs/cluster.md, "Where it stands").
+// What a node serves so far: the public API (jobs, their events, the printers and their states across nodes,
+// pairing, discovery, the gateway), and the built-in agent's printers it took, driven by its own agent
+// (node-agent.ts). The admin API, the dashboard and the printers that poll come with the rest of the cluster
+// (docs/cluster.md, "Where it stands").
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -25,7 +26,11 @@ import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { Log } from '../platform/log.ts'
 import { OPENPRINTER_PATHS } from './app.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
-import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
+import { HubServices } from '../services/hub-services.ts'
+import { projectPrintersUnit } from '../services/printer-board.ts'
+import type { PrinterRecord } from '../domain/records.ts'
+import { agentLease } from '../dispatcher/cluster-lanes.ts'
+import { printerLease } from '../dispatcher/cluster-printers.ts'
 import { SERVER_ID_SETTING } from '../services/init.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
@@ -187,10 +192,14 @@ export async function startClusterNode(
         () => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }),
         now,
       ),
-      // Printers' states across the cluster come with the rest of it: asked for, they say so.
+      // Printers' states across the cluster: connected while some node holds the lease of their agent (or, for the
+      // built-in agent's, their own); what a printer said of itself, as the node driving it recorded it.
       board: {
-        projectPrinters: () => {
-          throw new NotOnPostgresError("printers' states")
+        projectPrinters: async (projectId, at) => {
+          const live = await store.liveLeases()
+          const connected = (record: PrinterRecord, builtin: boolean) =>
+            live.has(builtin ? printerLease(record.id) : agentLease(record.agentId))
+          return store.read((db) => projectPrintersUnit(db, projectId, at, { connected }))
         },
       },
       // Pairing attempts counted in the database: their limit holds across nodes.
@@ -246,6 +255,13 @@ export async function startClusterNode(
       confinement: confinementOf(config.dataDir, [port]),
       statusPollMs: config.statusPollMs,
       log: logs.for('agent'),
+      // What a printer says of itself is recorded where every node reads it (its history, as one hub keeps it).
+      printerStateChanged: (agentPrinterId, state) =>
+        void store
+          .write((db) => db.printerStates.record(builtin.id, agentPrinterId, state))
+          .catch((error: unknown) =>
+            logs.for('agent').warn("a printer's state could not be recorded", { error: String(error) }),
+          ),
     })
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {

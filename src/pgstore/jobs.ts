@@ -7,6 +7,7 @@ import type { PrintDocument } from '../protocol/document.ts'
 import { type FailureCode, MAX_FAILURE_MESSAGE_LENGTH } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
+import { JOB_STATE_SETS } from '../domain/job-transitions.ts'
 import { JOB_LIST_LIMIT } from '../protocol/limits.ts'
 import * as pages from '../storage/job-pages.ts'
 import { FAN_OUT_COLUMNS } from '../storage/job-pages.ts'
@@ -144,6 +145,21 @@ export class PgJobs implements JobRepository {
     const [row] = await this.sql<JobRowOf[]>`SELECT ${this.sql.unsafe(JOB_COLUMNS)} FROM jobs
       WHERE printer_id = ${printerId} AND state = 'COMPLETED' ORDER BY seq DESC LIMIT 1`
     return row ? jobOf(row) : undefined
+  }
+
+  queueLengths(): Promise<Map<string, number>> {
+    return this.countsIn(JOB_STATE_SETS.queued)
+  }
+
+  withAgentCounts(): Promise<Map<string, number>> {
+    return this.countsIn(JOB_STATE_SETS.withAgent)
+  }
+
+  /** Jobs in one of `states`, by printer record ID. */
+  private async countsIn(states: readonly JobState[]): Promise<Map<string, number>> {
+    const rows = await this.sql<{ printer_id: string; n: Big }[]>`SELECT printer_id, count(*) AS n FROM jobs
+      WHERE state IN ${this.sql(states as JobState[])} GROUP BY printer_id`
+    return new Map(rows.map((row) => [row.printer_id, int(row.n)]))
   }
 }
 

@@ -105,6 +105,13 @@ export class PgLeases {
     return int(row!.now)
   }
 
+  /** The resources whose leases hold now, by the database's clock (what is driven, and by some node). */
+  async live(): Promise<Set<string>> {
+    const rows = await this.sql<{ resource: string }[]>`SELECT resource FROM leases
+      WHERE expires_at > ${this.sql.unsafe(DB_NOW)}`
+    return new Set(rows.map((row) => row.resource))
+  }
+
   /** Whether the lease of `resource` still has the number `fence`: a write that follows from it may be made. */
   async holds(resource: string, fence: number): Promise<boolean> {
     const rows = await this.sql`SELECT 1 FROM leases WHERE resource = ${resource} AND fence = ${fence}`

@@ -160,6 +160,15 @@ export class PgStore implements ClusterStore {
     return new PgLeases(this.sql).take(resource, nodeId, ttlMs)
   }
 
+  /** The resources whose leases hold now: the agents connected to some node, the printers some node drives. */
+  async liveLeases(): Promise<Set<string>> {
+    try {
+      return await new PgLeases(this.sql).live()
+    } catch (error) {
+      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
+    }
+  }
+
   async releaseLease(resource: string, nodeId: string, fence: number): Promise<void> {
     await new PgLeases(this.sql).release(resource, nodeId, fence)
   }

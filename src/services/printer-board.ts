@@ -1,11 +1,15 @@
 // Every printer's state as the dashboard shows it, and its history: what the printer's own status
 // says (the hub's printers, asked by the built-in agent), else what its agent last reported; a
-// printer whose agent is not connected is offline.
+// printer whose agent is not connected is offline. A project's printers as applications see them
+// are read by one unit of work on either store (projectPrintersUnit): on one hub, with what its
+// agents say now; on a cluster's node, with the leases and the states the nodes recorded.
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
 import { needsAttention, type PrinterState, projectPrinterState } from '../domain/printer-state.ts'
 import type { ProjectPrinter } from '../protocol/project-printer.ts'
 import { iso } from '../storage/time.ts'
+import { DB, type Db } from '../storage/repositories.ts'
+import { runNow, type Unit } from '../storage/unit.ts'
 import type { Logger } from '../platform/log.ts'
 
 export interface PrinterView extends PrinterRecord {
@@ -24,6 +28,58 @@ export interface BoardSources {
   builtinState(agentPrinterId: string): PrinterState | undefined
   /** The hub's clock (default: the system's). */
   now?: () => number
+}
+
+/**
+ * Whether a printer's driver is connected, and what the printer said of itself, as the store's reader knows it: one
+ * hub from its gateway and its built-in agent; a cluster's node from the leases (an agent's, or a built-in printer's)
+ * and the states the nodes recorded (then `learned` is not given).
+ */
+export interface Liveness {
+  connected(record: PrinterRecord, builtin: boolean): boolean
+  learned?(agentPrinterId: string): PrinterState | undefined
+}
+
+/** A printer's state now: offline when its driver is not connected, else what it said of itself, else its agent. */
+function stateNow(
+  connected: boolean,
+  learned: PrinterState | undefined,
+  reported: () => PrinterState | undefined,
+): PrinterState {
+  if (!connected) return 'offline'
+  return learned ?? reported() ?? 'unknown'
+}
+
+/** A project's printers as applications see them, with their state now (the public API's printers). */
+export function* projectPrintersUnit(db: Db, projectId: string, now: number, live: Liveness): Unit<ProjectPrinter[]> {
+  const queues = yield* db.jobs.queueLengths()
+  const held = yield* db.jobs.withAgentCounts()
+  const builtinId = (yield* db.agents.builtin())?.id
+  const agents = new Map((yield* db.agents.list()).map((agent) => [agent.id, agent]))
+  const printers: ProjectPrinter[] = []
+  for (const record of yield* db.printers.list(projectId)) {
+    const builtin = record.agentId === builtinId
+    const connected = live.connected(record, builtin)
+    const [latest] = yield* db.printerStates.history(record.agentId, record.agentPrinterId, 1)
+    const learned = builtin ? (live.learned ? live.learned(record.agentPrinterId) : latest?.state) : undefined
+    let reported: PrinterState | undefined
+    if (connected && learned === undefined)
+      reported = (yield* db.agents.printer(record.agentId, record.agentPrinterId))?.availability
+    printers.push({
+      id: record.id,
+      name: record.remoteId,
+      model: record.profile,
+      state: projectPrinterState(
+        stateNow(connected, learned, () => reported),
+        (held.get(record.id) ?? 0) > 0,
+      ),
+      stateSince: latest?.at ?? null,
+      lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
+      queueDepth: queues.get(record.id) ?? 0,
+      agentId: record.agentId,
+    })
+  }
+  return printers
 }
 
 /** A printer of an agent, and its record when it is a project's. */
@@ -57,26 +113,11 @@ export class PrinterBoard {
 
   /** A project's printers as applications see them, with their state now. */
   projectPrinters(projectId: string, now: number): ProjectPrinter[] {
-    const queues = this.store.jobs.queueLengths()
-    const held = this.store.jobs.withAgentCounts()
-    const builtinId = this.store.agents.builtin()?.id
-    const agents = new Map(this.store.agents.list().map((agent) => [agent.id, agent]))
-    return this.store.printers.list(projectId).map((record) => {
-      const connected = this.sources.isConnected(record.agentId)
-      return {
-        id: record.id,
-        name: record.remoteId,
-        model: record.profile,
-        state: projectPrinterState(
-          this.stateOf(record.agentId, record.agentPrinterId, builtinId),
-          (held.get(record.id) ?? 0) > 0,
-        ),
-        stateSince: this.store.printerStates.since(record.agentId, record.agentPrinterId) ?? null,
-        lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
-        queueDepth: queues.get(record.id) ?? 0,
-        agentId: record.agentId,
-      }
-    })
+    const live: Liveness = {
+      connected: (record) => this.sources.isConnected(record.agentId),
+      learned: (agentPrinterId) => this.sources.builtinState(agentPrinterId),
+    }
+    return runNow(projectPrintersUnit(DB, projectId, now, live), this.store)
   }
 
   /**
@@ -165,8 +206,11 @@ export class PrinterBoard {
   }
 
   private stateOf(agentId: string, agentPrinterId: string, builtinId: string | undefined): PrinterState {
-    if (!this.sources.isConnected(agentId)) return 'offline'
     const learned = agentId === builtinId ? this.sources.builtinState(agentPrinterId) : undefined
-    return learned ?? this.store.agents.printer(agentId, agentPrinterId)?.availability ?? 'unknown'
+    return stateNow(
+      this.sources.isConnected(agentId),
+      learned,
+      () => this.store.agents.printer(agentId, agentPrinterId)?.availability,
+    )
   }
 }

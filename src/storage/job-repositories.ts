@@ -67,6 +67,10 @@ export interface JobRepository {
   wasPruned(projectId: string, id: string): Answer<boolean>
   /** The newest job of a printer that printed, for its last receipt. */
   lastCompleted(printerId: string): Answer<Job | undefined>
+  /** Jobs of each printer not yet with its agent (its queue), by printer record ID. */
+  queueLengths(): Answer<Map<string, number>>
+  /** Jobs each printer's agent holds (DELIVERED or PRINTING), by printer record ID. */
+  withAgentCounts(): Answer<Map<string, number>>
 }
 
 /** A fan-out's parent as stored: what the application sent that is not its document. */

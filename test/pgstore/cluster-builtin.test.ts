@@ -1,7 +1,8 @@
 // The built-in agent's printers on a cluster: three nodes on one real PostgreSQL (each a real HTTP server with its
 // gateway and its own agent), network printers emulated on real TCP sockets. Each printer is driven by one node at a
-// time, under its lease; a job posted to any node prints once, on its printer; a node that stops hands its printers to
-// the others, which print what it had not, once.
+// time, under its lease; a job posted to any node prints once, on its printer; every node lists the printers with the
+// state the node driving each learned from it; a node that stops hands its printers to the others, which print what it
+// had not, once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
@@ -139,6 +140,27 @@ describe("the built-in agent's printers on a cluster", () => {
       }),
     )
     await expectPrintedOnce(posts)
+  }, 30_000)
+
+  test('every node lists the printers with the state the node driving each learned from it', async () => {
+    const listed = async (node: ClusterNode) => {
+      const response = await fetch(`${node.url}/v1/projects/${projectId}/printers`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      })
+      const { printers } = (await response.json()) as { printers: { name: string; state: string }[] }
+      return Object.fromEntries(printers.map((printer) => [printer.name, printer.state]))
+    }
+    const everywhere = async (name: Name, state: string) => {
+      for (const node of nodes) expect((await listed(node))[name]).toBe(state)
+    }
+    await waitFor(async () => ((await listed(nodes[2]!)).bar === 'ready' ? true : undefined), 10_000)
+    for (const name of PRINTERS) await everywhere(name, 'ready')
+    emulators.bar.set({ paper: 'out' })
+    await waitFor(async () => ((await listed(nodes[0]!)).bar === 'paper_out' ? true : undefined), 10_000)
+    await everywhere('bar', 'paper_out')
+    emulators.bar.set({ paper: 'ok' })
+    await waitFor(async () => ((await listed(nodes[1]!)).bar === 'ready' ? true : undefined), 10_000)
+    await everywhere('bar', 'ready')
   }, 30_000)
 
   test('a node that stops hands its printers over: the others print what it had not, once', async () => {

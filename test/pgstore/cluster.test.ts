@@ -160,6 +160,28 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
     await printNext(agents[1]!)
   }, 30_000)
 
+  test("every node lists the agents' printers: ready while their agent is on some node, else offline", async () => {
+    const states = async (node: ClusterNode) => {
+      const response = await fetch(`${node.url}/v1/projects/${projectId}/printers`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      })
+      const { printers } = (await response.json()) as { printers: { name: string; state: string }[] }
+      return Object.fromEntries(printers.map((printer) => [printer.name, printer.state]))
+    }
+    for (const node of nodes) expect(await states(node)).toMatchObject({ 'till-a': 'ready', 'till-b': 'ready' })
+    // An agent gone from its node: offline on every node, once its lease is given up.
+    await agents[0]!.close()
+    for (const node of nodes)
+      expect(await waitFor(async () => ((await states(node))['till-a'] === 'offline' ? true : undefined), 5_000)).toBe(
+        true,
+      )
+    agents[0] = await FakeAgent.online(nodes[1]!.url, agents[0]!.credentials, [virtualPrinter('till')])
+    for (const node of nodes)
+      expect(await waitFor(async () => ((await states(node))['till-a'] === 'ready' ? true : undefined), 5_000)).toBe(
+        true,
+      )
+  }, 30_000)
+
   test('an agent that moves to another node takes its lane with it: its next job is sent there, once', async () => {
     const moving = agents[2]!
     await moving.close()

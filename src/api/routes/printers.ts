@@ -14,15 +14,15 @@ export function printerRoutes({ services, board, now }: ApiContext) {
     .get(PRINTERS_PATH, async ({ request, params }): Promise<{ printers: ProjectPrinter[] }> => {
       await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
-      return { printers: board.projectPrinters(params.projectId, now()) }
+      return { printers: await board.projectPrinters(params.projectId, now()) }
     })
     .get(`${PRINTERS_PATH}/:printerId`, async ({ request, params }): Promise<{ printer: ProjectPrinter }> => {
       await authenticate(services, request, params.projectId, 'printers:read')
       new QueryReader(request.url, []).check()
       // By its record ID (what jobs carry) or its project-local name (what applications post).
-      const printer = board
-        .projectPrinters(params.projectId, now())
-        .find((p) => p.id === params.printerId || p.name === params.printerId)
+      const printer = (await board.projectPrinters(params.projectId, now())).find(
+        (p) => p.id === params.printerId || p.name === params.printerId,
+      )
       if (!printer) throw notFound(`This project has no printer "${params.printerId}".`)
       return { printer }
     })
