@@ -256,6 +256,7 @@ export class ClusterLanes {
       for (const [jobId, flight] of this.inFlight) if (flight.printerId === printerId) this.clearInFlight(jobId)
     }
     held?.session.send(configurationInvalidated(this.settings.now()))
+    this.settings.agentChanged?.(nodeAgentId)
   }
 
   // ---- The agents' leases ----

@@ -227,6 +227,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       }
       this.scheduleDispatch(record.id)
     }
+    this.settings.agentChanged?.(agentId)
   }
 
   closed(session: GatewaySession): void {
@@ -257,6 +258,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       if (!current || this.stopped || held.printerLeases) return
       await held.units.write((db) => db.agents.seen(agentId))
       await this.store.releaseLease(agentLease(agentId), this.settings.nodeId, held.fence)
+      this.settings.agentChanged?.(agentId)
     })().catch(() => {})
   }
 

@@ -27,10 +27,8 @@ import { Log } from '../platform/log.ts'
 import { OPENPRINTER_PATHS } from './app.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices } from '../services/hub-services.ts'
-import { projectPrintersUnit } from '../services/printer-board.ts'
-import type { PrinterRecord } from '../domain/records.ts'
-import { agentLease } from '../dispatcher/cluster-lanes.ts'
-import { printerLease } from '../dispatcher/cluster-printers.ts'
+import { nodeBoard } from './node-board.ts'
+import type { BuiltinAgent } from './builtin-agent.ts'
 import { SERVER_ID_SETTING } from '../services/init.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
@@ -136,9 +134,17 @@ export async function startClusterNode(
         agentReturnGraceMs: AGENT_RETURN_GRACE_MS,
         now,
         log: logs.for('dispatcher'),
+        agentChanged: (agentId) => board.recordAgent(agentId),
       },
       builtin.id,
     )
+    let nodeAgent: BuiltinAgent | undefined
+    const board = nodeBoard(store, {
+      printers: dispatcher.nodePrinters,
+      learned: (agentPrinterId) => nodeAgent?.agent.printerState(agentPrinterId),
+      now,
+      log: logs.for('printer'),
+    })
     const gateway = new Gateway(
       {
         serverId,
@@ -194,14 +200,7 @@ export async function startClusterNode(
       ),
       // Printers' states across the cluster: connected while some node holds the lease of their agent (or, for the
       // built-in agent's, their own); what a printer said of itself, as the node driving it recorded it.
-      board: {
-        projectPrinters: async (projectId, at) => {
-          const live = await store.liveLeases()
-          const connected = (record: PrinterRecord, builtin: boolean) =>
-            live.has(builtin ? printerLease(record.id) : agentLease(record.agentId))
-          return store.read((db) => projectPrintersUnit(db, projectId, at, { connected }))
-        },
-      },
+      board,
       // Pairing attempts counted in the database: their limit holds across nodes.
       failureCounts: (scope, bounds) => store.failureCounts(scope, bounds),
       stopping: stopping.signal,
@@ -248,7 +247,7 @@ export async function startClusterNode(
     await dispatcher.start()
     workers.start()
     const port = app.server!.port!
-    const agent = await startNodeAgent({
+    const agent = (nodeAgent = await startNodeAgent({
       nodeId,
       printers: dispatcher.nodePrinters!,
       gateway,
@@ -256,13 +255,8 @@ export async function startClusterNode(
       statusPollMs: config.statusPollMs,
       log: logs.for('agent'),
       // What a printer says of itself is recorded where every node reads it (its history, as one hub keeps it).
-      printerStateChanged: (agentPrinterId, state) =>
-        void store
-          .write((db) => db.printerStates.record(builtin.id, agentPrinterId, state))
-          .catch((error: unknown) =>
-            logs.for('agent').warn("a printer's state could not be recorded", { error: String(error) }),
-          ),
-    })
+      printerStateChanged: () => board.recordAgent(builtin.id),
+    }))
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
       url: localUrl(config, port),

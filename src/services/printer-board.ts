@@ -1,15 +1,21 @@
 // Every printer's state as the dashboard shows it, and its history: what the printer's own status
 // says (the hub's printers, asked by the built-in agent), else what its agent last reported; a
-// printer whose agent is not connected is offline. A project's printers as applications see them
-// are read by one unit of work on either store (projectPrintersUnit): on one hub, with what its
-// agents say now; on a cluster's node, with the leases and the states the nodes recorded.
+// printer whose agent is not connected is offline. A project's printers as applications see them,
+// and the record of their changes, are units of work on either store (printer-states.ts); the
+// board runs them on one hub with what its gateway and its built-in agent say now.
 import type { PrinterRecord } from '../store/printers.ts'
 import type { Store } from '../store/store.ts'
 import { needsAttention, type PrinterState, projectPrinterState } from '../domain/printer-state.ts'
 import type { ProjectPrinter } from '../protocol/project-printer.ts'
-import { iso } from '../storage/time.ts'
-import { DB, type Db } from '../storage/repositories.ts'
-import { runNow, type Unit } from '../storage/unit.ts'
+import { DB } from '../storage/repositories.ts'
+import { runNow } from '../storage/unit.ts'
+import {
+  type Liveness,
+  type PrinterChange,
+  printerNow,
+  projectPrintersUnit,
+  recordAgentUnit,
+} from './printer-states.ts'
 import type { Logger } from '../platform/log.ts'
 
 export interface PrinterView extends PrinterRecord {
@@ -28,65 +34,6 @@ export interface BoardSources {
   builtinState(agentPrinterId: string): PrinterState | undefined
   /** The hub's clock (default: the system's). */
   now?: () => number
-}
-
-/**
- * Whether a printer's driver is connected, and what the printer said of itself, as the store's reader knows it: one
- * hub from its gateway and its built-in agent; a cluster's node from the leases (an agent's, or a built-in printer's)
- * and the states the nodes recorded (then `learned` is not given).
- */
-export interface Liveness {
-  connected(record: PrinterRecord, builtin: boolean): boolean
-  learned?(agentPrinterId: string): PrinterState | undefined
-}
-
-/** A printer's state now: offline when its driver is not connected, else what it said of itself, else its agent. */
-function stateNow(
-  connected: boolean,
-  learned: PrinterState | undefined,
-  reported: () => PrinterState | undefined,
-): PrinterState {
-  if (!connected) return 'offline'
-  return learned ?? reported() ?? 'unknown'
-}
-
-/** A project's printers as applications see them, with their state now (the public API's printers). */
-export function* projectPrintersUnit(db: Db, projectId: string, now: number, live: Liveness): Unit<ProjectPrinter[]> {
-  const queues = yield* db.jobs.queueLengths()
-  const held = yield* db.jobs.withAgentCounts()
-  const builtinId = (yield* db.agents.builtin())?.id
-  const agents = new Map((yield* db.agents.list()).map((agent) => [agent.id, agent]))
-  const printers: ProjectPrinter[] = []
-  for (const record of yield* db.printers.list(projectId)) {
-    const builtin = record.agentId === builtinId
-    const connected = live.connected(record, builtin)
-    const [latest] = yield* db.printerStates.history(record.agentId, record.agentPrinterId, 1)
-    const learned = builtin ? (live.learned ? live.learned(record.agentPrinterId) : latest?.state) : undefined
-    let reported: PrinterState | undefined
-    if (connected && learned === undefined)
-      reported = (yield* db.agents.printer(record.agentId, record.agentPrinterId))?.availability
-    printers.push({
-      id: record.id,
-      name: record.remoteId,
-      model: record.profile,
-      state: projectPrinterState(
-        stateNow(connected, learned, () => reported),
-        (held.get(record.id) ?? 0) > 0,
-      ),
-      stateSince: latest?.at ?? null,
-      lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
-      queueDepth: queues.get(record.id) ?? 0,
-      agentId: record.agentId,
-    })
-  }
-  return printers
-}
-
-/** A printer of an agent, and its record when it is a project's. */
-interface AgentPrinter {
-  agentId: string
-  agentPrinterId: string
-  record: PrinterRecord | undefined
 }
 
 export class PrinterBoard {
@@ -113,11 +60,14 @@ export class PrinterBoard {
 
   /** A project's printers as applications see them, with their state now. */
   projectPrinters(projectId: string, now: number): ProjectPrinter[] {
-    const live: Liveness = {
-      connected: (record) => this.sources.isConnected(record.agentId),
-      learned: (agentPrinterId) => this.sources.builtinState(agentPrinterId),
-    }
-    return runNow(projectPrintersUnit(DB, projectId, now, live), this.store)
+    return runNow(projectPrintersUnit(DB, projectId, now, this.live), this.store)
+  }
+
+  /** Who is connected, and what the hub's printers said, as this hub knows it now. */
+  private readonly live: Liveness = {
+    connected: (agentId) => this.sources.isConnected(agentId),
+    learned: (agentPrinterId) => this.sources.builtinState(agentPrinterId),
+    recorded: false,
   }
 
   /**
@@ -141,76 +91,31 @@ export class PrinterBoard {
     return found
   }
 
-  /** Writes the current state of an agent's printers into their history (only what changed). */
+  /** Writes the current state of an agent's printers into their history (only what changed), each change told. */
   recordAgent(agentId: string): void {
-    const builtinId = this.store.agents.builtin()?.id
-    const records = new Map(this.store.printers.ofAgent(agentId).map((p) => [p.agentPrinterId, p]))
-    const printerIds = new Set([
-      ...records.keys(),
-      ...this.store.agents
-        .printers()
-        .filter((p) => p.agentId === agentId)
-        .map((p) => p.printerId),
-    ])
-    for (const printerId of printerIds) {
-      const state = this.stateOf(agentId, printerId, builtinId)
-      const change = this.store.printerStates.record(agentId, printerId, state)
-      if (!change) continue
-      this.logChange({ agentId, agentPrinterId: printerId, record: records.get(printerId) }, change.from, state)
-      this.tellProjects(agentId, printerId, change.from, state)
-    }
-  }
-
-  /** The event of a printer's change, in the log of each project with a record of it. */
-  private tellProjects(
-    agentId: string,
-    agentPrinterId: string,
-    from: PrinterState | undefined,
-    to: PrinterState,
-  ): void {
-    const state = projectPrinterState(to, false)
-    const previousState = from === undefined ? null : projectPrinterState(from, false)
-    if (state === previousState) return
-    for (const record of this.store.printers.ofAgent(agentId, agentPrinterId)) {
-      const printer = this.projectPrinters(record.projectId, this.sources.now?.() ?? Date.now()).find(
-        (p) => p.id === record.id,
-      )
-      // The event is of the printer's condition: its projection says the same state (not busy).
-      if (printer)
-        this.store.events.append(record.projectId, 'printer.state_changed', {
-          state,
-          previousState,
-          printer: { ...printer, state },
-        })
-    }
-  }
-
-  /** A fault (paper low or out, cover open, in error, offline) is a warning; a recovery, or news, is not. */
-  private logChange(
-    { agentId, agentPrinterId, record }: AgentPrinter,
-    from: PrinterState | undefined,
-    to: PrinterState,
-  ): void {
-    if (!this.log) return
-    const fault = needsAttention(to)
-    const fields = {
-      printer: record?.id,
-      name: record?.remoteId,
-      agent: agentId,
-      agentPrinter: record?.id === agentPrinterId ? undefined : agentPrinterId,
-    }
-    // One budget per printer: one that flaps cannot fill the log.
-    this.log[fault ? 'warn' : 'info'](`${from ?? 'new'} -> ${to}`, fields, {
-      limit: `printer ${agentId} ${agentPrinterId}`,
-    })
+    const now = this.sources.now?.() ?? Date.now()
+    for (const change of runNow(recordAgentUnit(DB, agentId, now, this.live), this.store))
+      logPrinterChange(this.log, agentId, change)
   }
 
   private stateOf(agentId: string, agentPrinterId: string, builtinId: string | undefined): PrinterState {
-    const learned = agentId === builtinId ? this.sources.builtinState(agentPrinterId) : undefined
-    return stateNow(
-      this.sources.isConnected(agentId),
-      learned,
-      () => this.store.agents.printer(agentId, agentPrinterId)?.availability,
-    )
+    const context = { record: undefined, builtin: agentId === builtinId, live: this.live }
+    return runNow(printerNow(DB, agentId, agentPrinterId, context), this.store).state
   }
+}
+
+/** A fault (paper low or out, cover open, in error, offline) is a warning; a recovery, or news, is not. */
+export function logPrinterChange(log: Logger | undefined, agentId: string, change: PrinterChange): void {
+  if (!log) return
+  const { agentPrinterId, record, from, to } = change
+  const fields = {
+    printer: record?.id,
+    name: record?.remoteId,
+    agent: agentId,
+    agentPrinter: record?.id === agentPrinterId ? undefined : agentPrinterId,
+  }
+  // One budget per printer: one that flaps cannot fill the log.
+  log[needsAttention(to) ? 'warn' : 'info'](`${from ?? 'new'} -> ${to}`, fields, {
+    limit: `printer ${agentId} ${agentPrinterId}`,
+  })
 }

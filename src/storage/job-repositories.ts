@@ -2,7 +2,8 @@
 // others): jobs, fan-outs and each project's events.
 import type { JobEvent, JobFilter, JobPage, JobQuery, ParentQuery } from '../domain/job-queries.ts'
 import type { PrintDocument } from '../protocol/document.ts'
-import type { ProjectEvent } from '../protocol/events.ts'
+import type { EventType, ProjectEvent } from '../protocol/events.ts'
+import type { EventBody } from './event-bodies.ts'
 import type { Failure, FailureCode } from '../protocol/failures.ts'
 import type { Job, JobState } from '../protocol/job.ts'
 import type { CancelRequest } from '../domain/job-transitions.ts'
@@ -102,6 +103,8 @@ export interface FanOutRepository {
 
 /** Each project's event log (the methods units call so far). */
 export interface EventRepository {
+  /** Appends an event to the project's log, in the change's transaction; its ID. */
+  append(projectId: string, type: EventType, body: EventBody): Answer<number>
   /** The project's events after `afterId`, oldest first, at most `limit`. */
   after(projectId: string, afterId: number, limit: number): Answer<ProjectEvent[]>
   /**

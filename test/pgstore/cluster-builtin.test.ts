@@ -1,8 +1,8 @@
 // The built-in agent's printers on a cluster: three nodes on one real PostgreSQL (each a real HTTP server with its
 // gateway and its own agent), network printers emulated on real TCP sockets. Each printer is driven by one node at a
 // time, under its lease; a job posted to any node prints once, on its printer; every node lists the printers with the
-// state the node driving each learned from it; a node that stops hands its printers to the others, which print what it
-// had not, once.
+// state the node driving each learned from it, and every node's stream tells of a change once; a node that stops hands
+// its printers to the others, which print what it had not, once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
@@ -155,9 +155,26 @@ describe("the built-in agent's printers on a cluster", () => {
     }
     await waitFor(async () => ((await listed(nodes[2]!)).bar === 'ready' ? true : undefined), 10_000)
     for (const name of PRINTERS) await everywhere(name, 'ready')
+    // A stream on every node tells of the change, written once by the node that drives the printer.
+    const streams = await Promise.all(
+      nodes.map((node) =>
+        fetch(`${node.url}/v1/projects/${projectId}/events`, { headers: { authorization: `Bearer ${apiKey}` } }),
+      ),
+    )
     emulators.bar.set({ paper: 'out' })
     await waitFor(async () => ((await listed(nodes[0]!)).bar === 'paper_out' ? true : undefined), 10_000)
     await everywhere('bar', 'paper_out')
+    for (const stream of streams) {
+      const reader = stream.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ''
+      await waitFor(async () => {
+        text += decoder.decode((await reader.read()).value)
+        return /event: printer\.state_changed\n[^\n]*"state":"paper_out"/.test(text) || undefined
+      }, 10_000)
+      await reader.cancel()
+      expect(text.match(/"state":"paper_out","previousState":"ready"/g)).toHaveLength(1)
+    }
     emulators.bar.set({ paper: 'ok' })
     await waitFor(async () => ((await listed(nodes[1]!)).bar === 'ready' ? true : undefined), 10_000)
     await everywhere('bar', 'ready')

@@ -1,0 +1,117 @@
+// A printer's state now, read and recorded by units of work on either store: offline when its driver is not
+// connected, else what the printer said of itself (the built-in agent's printers), else what its agent reported.
+// One hub knows who is connected from its gateway and what its printers said from its built-in agent; a cluster's
+// node knows who is connected from the leases (an agent's, or a built-in printer's own) and what a printer said from
+// the state the node driving it recorded (`recorded`).
+import { type PrinterState, projectPrinterState } from '../domain/printer-state.ts'
+import type { PrinterRecord } from '../domain/records.ts'
+import type { ProjectPrinter } from '../protocol/project-printer.ts'
+import type { Db } from '../storage/repositories.ts'
+import { iso } from '../storage/time.ts'
+import type { Unit } from '../storage/unit.ts'
+
+/** Who is connected, and what the printers said of themselves, as the reader knows it. */
+export interface Liveness {
+  /** Whether the printer's driver is connected: its agent, or for a built-in printer of a cluster, its node. */
+  connected(agentId: string, record: PrinterRecord | undefined, builtin: boolean): boolean
+  /** What a built-in printer said of itself, learned here now. */
+  learned(agentPrinterId: string): PrinterState | undefined
+  /** A built-in printer's recorded state stands for what another process learned (a cluster's node). */
+  recorded: boolean
+}
+
+/** A printer of an agent, its record when it is a project's, and its state now with since when. */
+export interface PrinterNow {
+  agentPrinterId: string
+  record: PrinterRecord | undefined
+  state: PrinterState
+  /** Its latest recorded state and when it began. */
+  latest: { state: PrinterState; at: string } | undefined
+  connected: boolean
+}
+
+/** A printer's state now (see the top of this file). */
+export function* printerNow(
+  db: Db,
+  agentId: string,
+  agentPrinterId: string,
+  context: { record: PrinterRecord | undefined; builtin: boolean; live: Liveness },
+): Unit<PrinterNow> {
+  const { record, builtin, live } = context
+  const connected = live.connected(agentId, record, builtin)
+  const [latest] = yield* db.printerStates.history(agentId, agentPrinterId, 1)
+  let state: PrinterState = 'offline'
+  if (connected) {
+    const learned = builtin ? (live.learned(agentPrinterId) ?? (live.recorded ? latest?.state : undefined)) : undefined
+    state = learned ?? (yield* db.agents.printer(agentId, agentPrinterId))?.availability ?? 'unknown'
+  }
+  return { agentPrinterId, record, state, latest, connected }
+}
+
+/** A project's printers as applications see them, with their state now (the public API's printers). */
+export function* projectPrintersUnit(db: Db, projectId: string, now: number, live: Liveness): Unit<ProjectPrinter[]> {
+  const queues = yield* db.jobs.queueLengths()
+  const held = yield* db.jobs.withAgentCounts()
+  const builtinId = (yield* db.agents.builtin())?.id
+  const agents = new Map((yield* db.agents.list()).map((agent) => [agent.id, agent]))
+  const printers: ProjectPrinter[] = []
+  for (const record of yield* db.printers.list(projectId)) {
+    const builtin = record.agentId === builtinId
+    const { state, latest, connected } = yield* printerNow(db, record.agentId, record.agentPrinterId, {
+      record,
+      builtin,
+      live,
+    })
+    printers.push({
+      id: record.id,
+      name: record.remoteId,
+      model: record.profile,
+      state: projectPrinterState(state, (held.get(record.id) ?? 0) > 0),
+      stateSince: latest?.at ?? null,
+      lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
+      queueDepth: queues.get(record.id) ?? 0,
+      agentId: record.agentId,
+    })
+  }
+  return printers
+}
+
+/** A printer whose state changed, as recorded. */
+export interface PrinterChange {
+  agentPrinterId: string
+  record: PrinterRecord | undefined
+  from: PrinterState | undefined
+  to: PrinterState
+}
+
+/**
+ * Writes the current state of an agent's printers into their history (only what changed), and tells each project
+ * with a record of a changed printer (`printer.state_changed`, when the state applications see changed); the changes.
+ */
+export function* recordAgentUnit(db: Db, agentId: string, now: number, live: Liveness): Unit<PrinterChange[]> {
+  const builtin = agentId === (yield* db.agents.builtin())?.id
+  const records = new Map((yield* db.printers.ofAgent(agentId)).map((p) => [p.agentPrinterId, p]))
+  const reported = (yield* db.agents.printers()).filter((p) => p.agentId === agentId).map((p) => p.printerId)
+  const changes: PrinterChange[] = []
+  for (const agentPrinterId of new Set([...records.keys(), ...reported])) {
+    const record = records.get(agentPrinterId)
+    const { state } = yield* printerNow(db, agentId, agentPrinterId, { record, builtin, live })
+    const change = yield* db.printerStates.record(agentId, agentPrinterId, state)
+    if (!change) continue
+    changes.push({ agentPrinterId, record, from: change.from, to: state })
+    const seen = projectPrinterState(state, false)
+    const previousState = change.from === undefined ? null : projectPrinterState(change.from, false)
+    if (seen === previousState) continue
+    for (const shown of yield* db.printers.ofAgent(agentId, agentPrinterId)) {
+      const printer = (yield* projectPrintersUnit(db, shown.projectId, now, live)).find((p) => p.id === shown.id)
+      // The event is of the printer's condition: its projection says the same state (not busy).
+      if (printer)
+        yield* db.events.append(shown.projectId, 'printer.state_changed', {
+          state: seen,
+          previousState,
+          printer: { ...printer, state: seen },
+        })
+    }
+  }
+  return changes
+}
