@@ -10,7 +10,6 @@ import { Agent } from '../agent/agent.ts'
 import { AgentKey } from '../agent/identity.ts'
 import { Ledger } from '../agent/ledger.ts'
 import type { NodePrinters } from '../dispatcher/cluster-printers.ts'
-import type { NewAgent } from '../domain/records.ts'
 import { VERSION } from '../domain/version.ts'
 import type { Gateway } from '../gateway/gateway.ts'
 import type { Logger } from '../platform/log.ts'
@@ -31,17 +30,6 @@ export interface NodeAgentOptions {
   log: Logger
   /** Told when a printer said something new of itself. */
   printerStateChanged: (agentPrinterId: string, state: PrinterState) => void
-}
-
-/** The cluster's built-in agent as a node makes it when the cluster has none yet: a key no one holds. */
-export async function newBuiltinAgent(): Promise<NewAgent> {
-  return {
-    name: 'built-in',
-    version: VERSION,
-    platform: process.platform,
-    installationId: 'installation_builtin',
-    publicKey: await AgentKey.ephemeral().publicKey(),
-  }
 }
 
 export async function startNodeAgent(options: NodeAgentOptions): Promise<BuiltinAgent> {

@@ -29,7 +29,7 @@ import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices } from '../services/hub-services.ts'
 import { nodeBoard } from './node-board.ts'
 import type { BuiltinAgent } from './builtin-agent.ts'
-import { SERVER_ID_SETTING } from '../services/init.ts'
+import { clusterBuiltinAgent, newBuiltinAgent, SERVER_ID_SETTING } from '../services/init.ts'
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
@@ -41,7 +41,7 @@ import { newId } from '../storage/ids.ts'
 import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { listenAsHub, localUrl } from './listen.ts'
 import { openPostgresStore } from './postgres-store.ts'
-import { newBuiltinAgent, startNodeAgent } from './node-agent.ts'
+import { startNodeAgent } from './node-agent.ts'
 import { confinementOf } from '../transports/confine.ts'
 import {
   AGENT_RETURN_GRACE_MS,
@@ -119,7 +119,8 @@ export async function startClusterNode(
       config.serverId ?? (await store.write((db) => db.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))))
     const sessions = new SessionRegistry(logs.for('gateway'))
     // The cluster's built-in agent: its printers (`printhub printers add --store`) driven by this node's own agent.
-    const builtin = await store.builtinAgent(newBuiltinAgent)
+    const made = await newBuiltinAgent()
+    const builtin = await store.write((db) => clusterBuiltinAgent(db, made, now()))
     const dispatcher = new ClusterDispatcher(
       store,
       sessions,

@@ -29,7 +29,6 @@ import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
 import { type JobLimits, PgFanOuts, PgJobs } from './jobs.ts'
 import { PgJobStates } from './job-states.ts'
 import { ADMIN_SESSION_LIFETIME, type SessionLifetime } from '../domain/accounts.ts'
-import type { AgentRecord, NewAgent } from '../domain/records.ts'
 
 export interface PgStoreOptions {
   /** The clock, in milliseconds since the epoch (the times the store writes). */
@@ -183,27 +182,6 @@ export class PgStore implements ClusterStore {
 
   takeOverPrinter(fence: Fence, printerId: string): Promise<Job[]> {
     return this.jobStates(fence, (states) => states.takeOverPrinter(printerId))
-  }
-
-  /**
-   * The cluster's built-in agent (the newest not revoked, as one hub's): the one its data came with, else one made
-   * now, by one node only (under a lock of the transaction). No one holds its key: each node's agent authenticates
-   * over the link in its own process, with a key of that process (hub/node-agent.ts).
-   */
-  async builtinAgent(make: () => Promise<NewAgent>): Promise<AgentRecord> {
-    const agent = await make()
-    try {
-      return await this.sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(hashtext('printhub built-in agent'))`
-        const agents = new PgAgents(tx, this.now)
-        const known = await agents.builtin()
-        if (known) return known
-        const paired = await agents.insert(agent, this.now(), { builtin: true })
-        return (await agents.get(paired.id))!
-      })
-    } catch (error) {
-      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
-    }
   }
 
   /** Job state steps in one transaction on the locks they take, fenced by `fence` when given. */

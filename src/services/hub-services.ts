@@ -11,7 +11,7 @@ import { type AgentConnections, AgentService } from './agents.ts'
 import { AuditLog } from './audit.ts'
 import { DestinationService } from './destinations.ts'
 import { ImageService } from './images.ts'
-import { initialize, type InitResult } from './init.ts'
+import { clusterBuiltinAgent, firstStartUnit, initialize, type InitResult, newBuiltinAgent } from './init.ts'
 import { JobQueries } from './job-queries.ts'
 import { type Overview, type OverviewSources, overview } from './overview.ts'
 import { type EventSignal, ProjectEvents } from './project-events.ts'
@@ -82,10 +82,12 @@ export class HubServices {
 
   /** The SQLite store (none on PostgreSQL), for what is not yet written for both stores. */
   private readonly sqlite: Store | undefined
+  private readonly now: () => number
 
   /** Over a SQLite store, or (`store` undefined) over `parts.units`, a PostgreSQL store's. */
   constructor(store: Store | undefined, parts: HubParts = {}) {
     const now = parts.now ?? Date.now
+    this.now = now
     this.sqlite = store
     // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
     const units = parts.units ?? (store && new SqliteUnits(store))
@@ -113,8 +115,16 @@ export class HubServices {
    * Initialises the data directory's store on its first start (the server identity, a default project with an API key,
    * a demo printer); on an initialised one it creates nothing and says so. The built-in agent is paired either way.
    */
-  initialize(dataDir: string): Promise<InitResult> {
-    return initialize(this.store('initialisation'), dataDir)
+  async initialize(dataDir: string): Promise<InitResult> {
+    if (this.sqlite) return initialize(this.sqlite, dataDir)
+    // A cluster's: its built-in agent has no key to keep (each node's agent makes its own), so nothing of it is in
+    // `dataDir`.
+    const agent = await newBuiltinAgent()
+    const now = this.now()
+    return this.units.write(function* (db) {
+      const builtin = yield* clusterBuiltinAgent(db, agent, now)
+      return yield* firstStartUnit(db, builtin.id)
+    })
   }
 
   /**

@@ -5,6 +5,9 @@ import { recordChange } from './audit.ts'
 import { API_KEY_SCOPES } from '../protocol/api-key.ts'
 import { newId } from '../storage/ids.ts'
 import type { Store } from '../store/store.ts'
+import { DB, type Db } from '../storage/repositories.ts'
+import { runNow, type Unit } from '../storage/unit.ts'
+import type { AgentRecord, NewAgent } from '../domain/records.ts'
 import { join } from 'node:path'
 import type { Credentials } from '../agent/connection.ts'
 import { AgentKey } from '../agent/identity.ts'
@@ -72,23 +75,52 @@ export function serverIdentity(store: Store): string {
  */
 export async function initialize(store: Store, dataDir: string): Promise<InitResult> {
   const { agentId } = await pairBuiltinAgent(store, dataDir)
-  return store.atomically((): InitResult => {
-    const serverId = serverIdentity(store)
-    const existing = store.projects.list()[0]
-    if (existing) return { created: false, projectId: existing.id, serverId }
-    const project = store.projects.create(DEFAULT_PROJECT_NAME)
-    const { key, secret } = store.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
-    store.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
-    return {
-      created: true,
-      projectId: project.id,
-      apiKey: secret,
-      keyId: key.id,
-      keyPrefix: key.keyPrefix,
-      printerId: DEMO_PRINTER.remoteId,
-      serverId,
-    }
-  })
+  return store.atomically(() => runNow(firstStartUnit(DB, agentId), store))
+}
+
+/**
+ * A first start's data, on either store: the server identity, a default project with an API key, and a demo printer
+ * of the built-in agent `agentId`; on a store that has a project already, nothing.
+ */
+export function* firstStartUnit(db: Db, agentId: string): Unit<InitResult> {
+  const serverId = yield* db.settings.getOrSet(SERVER_ID_SETTING, newId('srv'))
+  const existing = (yield* db.projects.list())[0]
+  if (existing) return { created: false, projectId: existing.id, serverId }
+  const project = yield* db.projects.create(DEFAULT_PROJECT_NAME)
+  const { key, secret } = yield* db.apiKeys.create(project.id, API_KEY_SCOPES, 'default')
+  yield* db.printers.add({ projectId: project.id, agentId, ...DEMO_PRINTER })
+  return {
+    created: true,
+    projectId: project.id,
+    apiKey: secret,
+    keyId: key.id,
+    keyPrefix: key.keyPrefix,
+    printerId: DEMO_PRINTER.remoteId,
+    serverId,
+  }
+}
+
+/** The cluster's built-in agent as a node or `init --store` makes it when the data has none: a key no one holds. */
+export async function newBuiltinAgent(): Promise<NewAgent> {
+  return {
+    name: 'built-in',
+    version: VERSION,
+    platform: process.platform,
+    installationId: 'installation_builtin',
+    publicKey: await AgentKey.ephemeral().publicKey(),
+  }
+}
+
+/**
+ * A cluster's built-in agent (the newest not revoked, as one hub's): the one its data came with, else `agent`, made
+ * now. Run as a serializable change: of two nodes that find none at the same moment, one makes it and the other,
+ * run again, finds it. Each node's agent authenticates over the link in its own process (hub/node-agent.ts).
+ */
+export function* clusterBuiltinAgent(db: Db, agent: NewAgent, now: number): Unit<AgentRecord> {
+  const known = yield* db.agents.builtin()
+  if (known) return known
+  const paired = yield* db.agents.insert(agent, now, { builtin: true })
+  return (yield* db.agents.get(paired.id))!
 }
 
 /** The built-in agent's pairing, made on the first start and checked on every start. */

@@ -1,11 +1,13 @@
 // The CLI on the cluster's database: `--store URL` (or PRINTHUB_DATABASE_URL) on the commands that work on the hub's
-// data, through the same operations as on a data directory; what is not offered on PostgreSQL yet is said so in words,
-// and nothing else happens; a database not migrated is refused naming both schemas; the password is never shown.
+// data, through the same operations as on a data directory (`init` makes a cluster's first data once); what is not
+// offered on PostgreSQL yet is said so in words, and nothing else happens; a database not migrated is refused naming
+// both schemas; the password is never shown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PG_SCHEMA_VERSION } from '../../src/pgstore/schema.ts'
 import { readdirSync, rmSync } from 'node:fs'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
+import { waitFor } from '../support/wait.ts'
 import { spawnServe } from '../support/serve.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 
@@ -50,11 +52,58 @@ describe('printhub … --store URL', () => {
     const cancel = await cli(['jobs', 'cancel', 'job_none', '--store', url])
     expect(cancel.code).not.toBe(0)
     expect(cancel.stderr).toContain('there is no job job_none')
-    const init = await cli(['init', '--store', url])
-    expect(init.code).not.toBe(0)
-    expect(init.stderr).toContain('not offered on PostgreSQL yet')
+    // A database with a project already: init makes nothing.
+    const init = await cliJson(['init', '--store', url, '--json'])
+    expect(init).toMatchObject({ created: false, projectId: project.id })
     expect(await cliJson(['projects', 'list', '--store', url])).toEqual([project])
   }, 30_000)
+
+  test("init --store: a cluster's first data, once; a node prints on its demo printer with its key", async () => {
+    const fresh = await pg.database('cli_init')
+    await cliJson(['migrate', '--store', fresh])
+    const [first, second] = await Promise.all([
+      cliJson(['init', '--store', fresh, '--json']),
+      cliJson(['init', '--store', fresh, '--json']),
+    ])
+    // Two at once make one project: the second finds the first's.
+    const made = [first, second].find((result) => result.created)
+    expect([first.created, second.created].sort()).toEqual([false, true])
+    expect(second.projectId).toBe(first.projectId)
+    const said = await cli(['init', '--store', fresh])
+    expect(said.stdout).toContain('already initialised')
+    expect(said.stdout).not.toContain(password())
+    const builtins = (await cliJson(['agents', 'list', '--store', fresh])).filter(
+      (a: { builtin: boolean }) => a.builtin,
+    )
+    expect(builtins).toHaveLength(1)
+    const data = tempDir()
+    const node = await spawnServe(data, { args: ['--store', fresh] })
+    try {
+      const posted = await fetch(`${node.url}/v1/projects/${made.projectId}/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${made.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          printerId: made.printerId,
+          idempotencyKey: 'first-ticket',
+          document: { width: 80, sections: [{ type: 'text', value: 'Première commande' }] },
+        }),
+      })
+      expect(posted.status).toBe(202)
+      const { job } = await posted.json()
+      const read = async () =>
+        (
+          await (
+            await fetch(`${node.url}/v1/projects/${made.projectId}/jobs/${job.id}`, {
+              headers: { authorization: `Bearer ${made.apiKey}` },
+            })
+          ).json()
+        ).job.state
+      expect(await waitFor(async () => ((await read()) === 'COMPLETED' ? true : undefined), 10_000)).toBe(true)
+    } finally {
+      await node.stop()
+      rmSync(data, { recursive: true, force: true })
+    }
+  }, 60_000)
 
   test('serve with the database is a node of the cluster: only its own files in its data directory', async () => {
     for (const [args, env] of [

@@ -9,12 +9,14 @@ import {
   JSON_OPTION,
   noPositionals,
   printJson,
+  storeUrlOf,
   withServices,
 } from '../command.ts'
+import { shownStoreUrl } from '../../domain/store-url.ts'
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create the database, a default project, an API key and a demo printer',
+  summary: "create the database (or a cluster's first data), a default project, an API key and a demo printer",
   usage: '[--data DIR | --store URL] [--json]',
   help: [DATA_HELP, STORE_HELP, JSON_HELP],
   options: { ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
@@ -22,7 +24,9 @@ export const initCommand: Command = {
     noPositionals(args)
     const result = await withServices(args, io, (services) => services.initialize(dataDirOf(args, io)), true)
     if (args.values.json) return printJson(io, result)
-    const dataDir = dataDirOf(args, io)
+    const storeUrl = storeUrlOf(args, io)
+    // A cluster's database is named without its password.
+    const dataDir = storeUrl === undefined ? dataDirOf(args, io) : shownStoreUrl(storeUrl)
     if (!result.created)
       return io.out(`${dataDir} is already initialised (project ${result.projectId}); nothing was created.`)
     io.out(`Initialised ${dataDir}.`)
