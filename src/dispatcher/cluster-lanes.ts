@@ -133,6 +133,12 @@ export class ClusterLanes {
     if (attempt) await this.deliver(held, printerId, attempt)
   }
 
+  /** What this node could not record of an agent (its database away): the agent is asked to connect again. */
+  protected askAgain(session: GatewaySession, what: string, error: unknown): void {
+    this.settings.log.warn(`${what}; it is asked to connect again`, { agent: session.agentId, error: String(error) })
+    session.disconnect('store_unavailable', 'The hub could not record what the agent said; connect again.', true, 1_000)
+  }
+
   /** A printer this node has not driven yet (given to a project since): whether its agent is one this node holds. */
   private async learn(printerId: string): Promise<HeldAgent | undefined> {
     const record = await this.store.read((db) => db.printers.get(printerId))

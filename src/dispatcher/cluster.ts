@@ -30,6 +30,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
   /** Reports of sessions whose agent's lease is not taken yet: handled once it is. */
   private readonly waitingReports = new Map<GatewaySession, JobReport[]>()
   private readonly cancelsSent = new Set<string>()
+  /** Each agent's reports as last chained (stop() lets them be recorded first). */
+  private readonly lastReports = new Map<string, Promise<void>>()
   private timers: Timer[] = []
   private readonly maintenance: MaintenanceLease
   /** When this node started (agents away count from then at the earliest). */
@@ -74,6 +76,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     for (const timer of this.timers) clearInterval(timer)
     await this.unlisten?.().catch(() => {})
     this.sessions.disconnectAll('server_shutdown', 'The hub is shutting down.', 1_000)
+    // What the agents said before they went is recorded while this node still holds their leases.
+    await Promise.allSettled(this.lastReports.values())
     const held = [...this.agents.values()].filter((agent) => !agent.printerLeases)
     this.agents.clear()
     this.printerAgents.clear()
@@ -118,12 +122,6 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
 
   connected(session: GatewaySession): void {
     void this.hold(session).catch((error: unknown) => this.askAgain(session, 'an agent could not be taken on', error))
-  }
-
-  /** What this node could not record of an agent (its database away): the agent is asked to connect again. */
-  private askAgain(session: GatewaySession, what: string, error: unknown): void {
-    this.settings.log.warn(`${what}; it is asked to connect again`, { agent: session.agentId, error: String(error) })
-    session.disconnect('store_unavailable', 'The hub could not record what the agent said; connect again.', true, 1_000)
   }
 
   /** Takes the agent's lease (waiting while another node still holds it), then drives its printers. */
@@ -274,6 +272,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
       .then(() => this.handle(held, report))
       // A report lost is never guessed at: the agent connects again, and then says how its jobs ended.
       .catch((error: unknown) => this.askAgain(session, `a report on ${report.jobId} could not be recorded`, error))
+    this.lastReports.set(held.agentId, held.reports)
   }
 
   private async handle(held: HeldAgent, report: JobReport): Promise<void> {

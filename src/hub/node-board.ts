@@ -27,26 +27,31 @@ export function nodeBoard(
     log: Logger
   },
 ): NodeBoard {
-  const liveNow = async (): Promise<Liveness> => {
+  /**
+   * Who is connected now (the leases held); to record, what this node's agent learned of the printers it drives; to
+   * read, only what was recorded, so that every node answers the same.
+   */
+  const liveNow = async (recording: boolean): Promise<Liveness> => {
     const leases = await store.liveLeases()
     return {
       connected: (agentId, record, builtin) =>
         builtin ? record !== undefined && leases.has(printerLease(record.id)) : leases.has(agentLease(agentId)),
       learned: (agentPrinterId) =>
-        parts.printers?.ofAgentPrinter(agentPrinterId) ? parts.learned(agentPrinterId) : undefined,
+        recording && parts.printers?.ofAgentPrinter(agentPrinterId) ? parts.learned(agentPrinterId) : undefined,
       recorded: true,
+      records: (agentPrinterId, builtin) => !builtin || parts.printers?.ofAgentPrinter(agentPrinterId) !== undefined,
     }
   }
   const recording = new Map<string, Promise<void>>()
   return {
     async projectPrinters(projectId, now) {
-      const live = await liveNow()
+      const live = await liveNow(false)
       return store.read((db) => projectPrintersUnit(db, projectId, now, live))
     },
     recordAgent(agentId) {
       const next = (recording.get(agentId) ?? Promise.resolve())
         .then(async () => {
-          const live = await liveNow()
+          const live = await liveNow(true)
           const changes = await store.write((db) => recordAgentUnit(db, agentId, parts.now(), live), LOCKED_ROWS)
           for (const change of changes) logPrinterChange(parts.log, agentId, change)
         })

@@ -16,7 +16,7 @@ import { type Big, int } from '../storage/rows.ts'
 import type { PgEvents } from './events.ts'
 import type { PgFanOuts } from './jobs.ts'
 import { DB_NOW, leaseHolds } from './leases.ts'
-import { AGENT_AWAY, AGENT_REVOKED, EXPIRED, PRINTER_TAKEN_OVER } from '../storage/job-failures.ts'
+import { AGENT_AWAY, AGENT_REVOKED, EXPIRED, GUESSED_FAILURES, PRINTER_TAKEN_OVER } from '../storage/job-failures.ts'
 import { PgJobStateReads } from './job-state-reads.ts'
 
 /** The states an event applies to, as SQL (the table's states, never input). */
@@ -157,7 +157,10 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
                         ELSE 'PENDING' END,
          attempt_count = CASE WHEN NOT $6::boolean AND NOT (${cancelled}) THEN max_attempts ELSE attempt_count END,
          last_error_code = $7, last_error_message = $8, not_before = $9, updated_at = $5`,
-        where: `attempt_count = $4 AND ${from('fail')}`,
+        // What this side guessed (the agent went away, or did not answer in time) never fails an attempt whose intent
+        // to print was recorded: it may have printed, and the node taking its printer over says so.
+        where: `attempt_count = $4 AND ${from('fail')} AND NOT ($7 IN ${list(GUESSED_FAILURES)}
+          AND EXISTS (SELECT 1 FROM print_intents i WHERE i.job_id = $1 AND i.attempt = $4))`,
       },
       [attempt, now, failure.retryable, failure.code, failure.message, now + backoffMs],
     )

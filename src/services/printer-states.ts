@@ -18,6 +18,11 @@ export interface Liveness {
   learned(agentPrinterId: string): PrinterState | undefined
   /** A built-in printer's recorded state stands for what another process learned (a cluster's node). */
   recorded: boolean
+  /**
+   * Whether this reader records the printer's state: on a cluster's node, only a built-in printer it drives (another
+   * node's would be recorded from what this node does not know). Every printer when not given.
+   */
+  records?(agentPrinterId: string, builtin: boolean): boolean
 }
 
 /** A printer of an agent, its record when it is a project's, and its state now with since when. */
@@ -94,6 +99,7 @@ export function* recordAgentUnit(db: Db, agentId: string, now: number, live: Liv
   const reported = (yield* db.agents.printers()).filter((p) => p.agentId === agentId).map((p) => p.printerId)
   const changes: PrinterChange[] = []
   for (const agentPrinterId of new Set([...records.keys(), ...reported])) {
+    if (live.records && !live.records(agentPrinterId, builtin)) continue
     const record = records.get(agentPrinterId)
     const { state } = yield* printerNow(db, agentId, agentPrinterId, { record, builtin, live })
     const change = yield* db.printerStates.record(agentId, agentPrinterId, state)

@@ -23,3 +23,9 @@ export const PRINTER_TAKEN_OVER = failure(
   'The node of the cluster that was printing this job stopped before it said how the job ended; it may have printed. ' +
     'Check the printer and reprint if needed.',
 )
+
+/**
+ * The failures the hub's side writes when it did not hear from the agent (it went away, it did not confirm in time):
+ * guesses that the agent may never have seen the attempt, never its word that nothing printed.
+ */
+export const GUESSED_FAILURES = ['agent.disconnected', 'agent.ack_timeout'] as const

@@ -111,10 +111,13 @@ const printedOn = (name: Name, marker: string): number =>
 /** Every job posted COMPLETED, each on its own printer's paper once and on no other's. */
 async function expectPrintedOnce(posts: { job: Job; marker: string; printer: Name }[]): Promise<void> {
   const ids = posts.map((p) => p.job.id)
-  await waitFor(async () => {
-    const rows = await sql<{ state: string }[]>`SELECT state FROM jobs WHERE id IN ${sql(ids)}`
-    return rows.every((row) => row.state === 'COMPLETED') || undefined
+  const finished = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'])
+  const rows = await waitFor(async () => {
+    const now = await sql<{ id: string; state: string; last_error_code: string | null }[]>`SELECT id, state,
+      last_error_code FROM jobs WHERE id IN ${sql(ids)}`
+    return now.every((row) => finished.has(row.state)) ? now : undefined
   }, 20_000)
+  expect(rows.filter((row) => row.state !== 'COMPLETED')).toEqual([])
   await waitFor(() => PRINTERS.every((name) => emulators[name].quiet) || undefined)
   for (const { marker, printer } of posts)
     for (const name of PRINTERS)
@@ -150,10 +153,14 @@ describe("the built-in agent's printers on a cluster", () => {
       const { printers } = (await response.json()) as { printers: { name: string; state: string }[] }
       return Object.fromEntries(printers.map((printer) => [printer.name, printer.state]))
     }
+    // Every node answers the same: what the node driving the printer recorded.
     const everywhere = async (name: Name, state: string) => {
       for (const node of nodes) expect((await listed(node))[name]).toBe(state)
     }
-    await waitFor(async () => ((await listed(nodes[2]!)).bar === 'ready' ? true : undefined), 10_000)
+    await waitFor(async () => {
+      const now = await listed(nodes[2]!)
+      return PRINTERS.every((name) => now[name] === 'ready') || undefined
+    }, 10_000)
     for (const name of PRINTERS) await everywhere(name, 'ready')
     // A stream on every node tells of the change, written once by the node that drives the printer.
     const streams = await Promise.all(
@@ -162,20 +169,23 @@ describe("the built-in agent's printers on a cluster", () => {
       ),
     )
     emulators.bar.set({ paper: 'out' })
-    await waitFor(async () => ((await listed(nodes[0]!)).bar === 'paper_out' ? true : undefined), 10_000)
-    await everywhere('bar', 'paper_out')
-    for (const stream of streams) {
-      const reader = stream.body!.getReader()
-      const decoder = new TextDecoder()
-      let text = ''
-      await waitFor(async () => {
-        text += decoder.decode((await reader.read()).value)
-        return /event: printer\.state_changed\n[^\n]*"state":"paper_out"/.test(text) || undefined
-      }, 10_000)
-      await reader.cancel()
-      expect(text.match(/"state":"paper_out","previousState":"ready"/g)).toHaveLength(1)
+    try {
+      await waitFor(async () => ((await listed(nodes[0]!)).bar === 'paper_out' ? true : undefined), 10_000)
+      await everywhere('bar', 'paper_out')
+      for (const stream of streams) {
+        const reader = stream.body!.getReader()
+        const decoder = new TextDecoder()
+        let text = ''
+        await waitFor(async () => {
+          text += decoder.decode((await reader.read()).value)
+          return /event: printer\.state_changed\n[^\n]*"state":"paper_out"/.test(text) || undefined
+        }, 10_000)
+        await reader.cancel()
+        expect(text.match(/"state":"paper_out","previousState":"ready"/g)).toHaveLength(1)
+      }
+    } finally {
+      emulators.bar.set({ paper: 'ok' })
     }
-    emulators.bar.set({ paper: 'ok' })
     await waitFor(async () => ((await listed(nodes[1]!)).bar === 'ready' ? true : undefined), 10_000)
     await everywhere('bar', 'ready')
   }, 30_000)

@@ -168,7 +168,9 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
       const { printers } = (await response.json()) as { printers: { name: string; state: string }[] }
       return Object.fromEntries(printers.map((printer) => [printer.name, printer.state]))
     }
-    for (const node of nodes) expect(await states(node)).toMatchObject({ 'till-a': 'ready', 'till-b': 'ready' })
+    // Connected: ready, or busy with a job the tests before left with its agent.
+    for (const node of nodes)
+      for (const till of ['till-a', 'till-b']) expect(['ready', 'busy']).toContain((await states(node))[till] ?? '')
     // An agent gone from its node: offline on every node, once its lease is given up.
     await agents[0]!.close()
     for (const node of nodes)

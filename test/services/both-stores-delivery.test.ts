@@ -301,6 +301,13 @@ describe('delivery across nodes on postgres', () => {
     expect((await store.read((db) => db.jobs.get(unconfirmed.id)))?.state).toBe('DELIVERED')
     // Not for an attempt that is not the job's latest.
     expect(await store.recordIntent(a, waiting.id, 2)).toBe(false)
+    // What this side guesses (the agent went away, no receipt in time) never fails an attempt that may have printed
+    // (the agent's own failure still does: it says nothing printed).
+    for (const code of ['agent.disconnected', 'agent.ack_timeout'] as const)
+      expect(
+        await store.fenced(a).write((db) => db.jobStates.failAttempt(printing.id, 1, failure(code, 'gone'), 0)),
+      ).toBeUndefined()
+    expect((await store.read((db) => db.jobs.get(printing.id)))?.state).toBe('DELIVERED')
     // Node A stalls past its lease; node B takes the printer over.
     await engine.sql!`UPDATE leases SET expires_at = 0 WHERE resource = ${resource}`
     const theirs = (await leases.take(resource, 'node-b', 60_000))!
