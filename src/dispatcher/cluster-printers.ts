@@ -1,9 +1,10 @@
 // The built-in agent's printers on a node of a cluster (docs/decisions.md, "Delivery across nodes"): each is driven by
 // one node at a time, under a lease `printer:ID` renewed every third of its length. A node takes a printer whose lease
-// is free or ran out (its node stopped, died or stalled); before it drives it, the jobs whose intent to print the last
-// node recorded and never said how they ended fail as "may have printed", and the others that node held are sent
-// again. Each intent to print is recorded under the lease before the first byte (recordIntent): a node whose lease
-// was taken prints nothing more.
+// is free or ran out (its node stopped, died or stalled), while it drives fewer than its share of the printers over
+// the nodes alive (or once no other node took it for a whole lease length). Before it drives it, the jobs whose intent
+// to print the last node recorded and never said how they ended fail as "may have printed", and the others that node
+// held are sent again. Each intent to print is recorded under the lease before the first byte (recordIntent): a node
+// whose lease was taken prints nothing more.
 import type { CatalogPrinter } from '../agent/catalog.ts'
 import type { LedgerJob } from '../agent/ledger-rows.ts'
 import type { PrinterRecord } from '../domain/records.ts'
@@ -31,6 +32,8 @@ export class NodePrinters {
   /** The printers this node drives, by record ID. */
   readonly leases = new Map<string, PrinterLease>()
   private round: Promise<void> = Promise.resolve()
+  /** Printers no node drives, seen so by this node since then (performance.now()), while it has its share. */
+  private readonly freeSince = new Map<string, number>()
 
   constructor(
     private readonly store: ClusterStore,
@@ -84,10 +87,14 @@ export class NodePrinters {
         await this.store.releaseLease(printerLease(printerId), this.settings.nodeId, lease.fence)
       }
     const ttl = this.settings.leaseMs()
+    // The printers are spread over the nodes alive: a node takes a free one while it drives fewer than its share.
+    const share = Math.ceil(records.length / (await this.store.nodesAlive(this.settings.nodeId, ttl)))
+    const live = await this.store.liveLeases()
     for (const record of records) {
       const asked = performance.now()
-      const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
       const held = this.leases.get(record.id)
+      if (!held && !this.mayTake(record.id, live, share, ttl)) continue
+      const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
       if (held && taken?.fence === held.fence) {
         held.validUntil = asked + ttl
         held.record = record
@@ -115,6 +122,24 @@ export class NodePrinters {
       })
       this.changed(record.id)
     }
+  }
+
+  /**
+   * Whether to take a printer this node does not drive: not while another node holds it; at once while this node
+   * drives fewer than its share; else once it stayed free a whole lease length (the nodes under their share had
+   * their turn, or there are none).
+   */
+  private mayTake(printerId: string, live: ReadonlySet<string>, share: number, ttl: number): boolean {
+    if (live.has(printerLease(printerId))) {
+      this.freeSince.delete(printerId)
+      return false
+    }
+    if (this.leases.size < share) return true
+    const since = this.freeSince.get(printerId) ?? performance.now()
+    this.freeSince.set(printerId, since)
+    if (performance.now() - since < ttl) return false
+    this.freeSince.delete(printerId)
+    return true
   }
 
   private lose(printerId: string): void {

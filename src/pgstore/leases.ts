@@ -66,6 +66,14 @@ export class PgLeases {
         started_at = excluded.started_at, seen_at = excluded.seen_at`
   }
 
+  /** Says the node is alive now; how many nodes were seen within `withinMs` (this one among them). */
+  async alive(nodeId: string, withinMs: number): Promise<number> {
+    const now = this.sql.unsafe(DB_NOW)
+    await this.sql`UPDATE nodes SET seen_at = ${now} WHERE id = ${nodeId}`
+    const [row] = await this.sql<{ n: Big }[]>`SELECT count(*) AS n FROM nodes WHERE seen_at > ${now} - ${withinMs}`
+    return Math.max(1, int(row!.n))
+  }
+
   /**
    * Takes the lease of `resource` for `ttlMs` when it is free, has run out, or is this node's already (then renewed,
    * with the same number); the lease, or undefined while another node holds it. One statement: of nodes taking a

@@ -159,6 +159,15 @@ export class PgStore implements ClusterStore {
     return new PgLeases(this.sql).take(resource, nodeId, ttlMs)
   }
 
+  /** Says this node is alive now; how many nodes were seen within `withinMs`. */
+  async nodesAlive(nodeId: string, withinMs: number): Promise<number> {
+    try {
+      return await new PgLeases(this.sql).alive(nodeId, withinMs)
+    } catch (error) {
+      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
+    }
+  }
+
   /** The resources whose leases hold now: the agents connected to some node, the printers some node drives. */
   async liveLeases(): Promise<Set<string>> {
     try {

@@ -20,6 +20,10 @@ export interface ClusterStore extends UnitRunner {
   fenced(fence: Fence): UnitRunner
   /** Takes (or renews) the lease of `resource` for `ttlMs`; undefined while another node holds it. */
   takeLease(resource: string, nodeId: string, ttlMs: number): Promise<HeldLease | undefined>
+  /** The resources whose leases hold now, by the database's clock. */
+  liveLeases(): Promise<Set<string>>
+  /** Says this node is alive now; how many nodes were seen within `withinMs` (this one among them). */
+  nodesAlive(nodeId: string, withinMs: number): Promise<number>
   /** Gives a lease up, if it still has this number. */
   releaseLease(resource: string, nodeId: string, fence: number): Promise<void>
   /**

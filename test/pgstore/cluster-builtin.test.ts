@@ -1,8 +1,8 @@
 // The built-in agent's printers on a cluster: three nodes on one real PostgreSQL (each a real HTTP server with its
 // gateway and its own agent), network printers emulated on real TCP sockets. Each printer is driven by one node at a
-// time, under its lease; a job posted to any node prints once, on its printer; every node lists the printers with the
-// state the node driving each learned from it, and every node's stream tells of a change once; a node that stops hands
-// its printers to the others, which print what it had not, once.
+// time, under its lease, the printers spread over the nodes; a job posted to any node prints once, on its printer;
+// every node lists the printers with the state the node driving each learned from it, and every node's stream tells
+// of a change once; a node that stops hands its printers to the others, which print what it had not, once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
@@ -136,6 +136,8 @@ describe("the built-in agent's printers on a cluster", () => {
     }, 10_000)
     const nodeIds = nodes.map((node) => node.nodeId)
     for (const name of PRINTERS) expect(nodeIds).toContain(held[name]!)
+    // Spread: three printers over three nodes, one each.
+    expect(new Set(Object.values(held)).size).toBe(3)
     const posts = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const printer = PRINTERS[i % 3]!
