@@ -104,6 +104,13 @@ export class ClusterLanes {
       })
   }
 
+  /** The printers this node drives that have jobs waiting, looked at: one query whatever the number of printers. */
+  protected async lookAtQueued(): Promise<void> {
+    if (this.printerAgents.size === 0) return
+    const queued = await this.store.read((db) => db.jobStates.printersWithQueuedJobs())
+    for (const printerId of queued) if (this.printerAgents.has(printerId)) this.scheduleDispatch(printerId)
+  }
+
   /** Sends the head of the printer's lane, if its agent is here and the printer can take a job now. */
   private async look(printerId: string): Promise<void> {
     if (this.inFlight.isBusy(printerId)) return

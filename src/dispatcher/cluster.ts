@@ -2,8 +2,9 @@
 // node, each under a lease `agent:ID` renewed every third of its length, and drives their printers' lanes
 // (cluster-lanes.ts). An agent's reports become job state steps fenced by its lease, one after another in the order
 // they came. A node that accepts a job for a printer it does not drive sends the other nodes a hint; every node
-// also looks at all its printers every `pollMs`, so a lost hint delays a job by at most that. A node whose lease
-// was taken (it stalled past it) stops at once: it drops the agent's session, and its later writes change nothing.
+// also looks every `pollMs` at its printers with jobs waiting (one query), so a lost hint delays a job by at most
+// that. A node whose lease was taken (it stalled past it) stops at once: it drops the agent's session, and its later
+// writes change nothing.
 // The node's own agent, in its process, drives the built-in agent's printers this node took (cluster-printers.ts).
 import type { AgentListener, SessionRegistry } from '../gateway/registry.ts'
 import type { GatewaySession, JobReport } from '../gateway/session.ts'
@@ -63,9 +64,7 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     this.scheduleRenewal()
     await this.nodePrinters?.renew()
     this.timers = [
-      setInterval(() => {
-        for (const printerId of this.printerAgents.keys()) this.scheduleDispatch(printerId)
-      }, this.settings.pollMs),
+      setInterval(() => void this.lookAtQueued().catch(() => {}), this.settings.pollMs),
       setInterval(() => void this.sweep().catch(() => {}), this.settings.sweepMs),
     ]
   }
