@@ -345,10 +345,11 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
 
   private async sweep(): Promise<void> {
     if (this.stopped) return
-    for (const held of this.agents.values()) {
-      if (await held.units.read((db) => db.agents.isRevoked(held.agentId)))
+    // The agents revoked (or gone), read once whatever the number held here.
+    const paired = new Map((await this.store.read((db) => db.agents.list())).map((agent) => [agent.id, agent]))
+    for (const held of this.agents.values())
+      if (paired.get(held.agentId)?.revokedAt !== null)
         held.session.disconnect('credential_revoked', 'This agent was revoked.', false)
-    }
     await this.askCancels()
     if (!(await this.maintenance.maintains())) return
     const expired = await this.store.write((db) => db.jobStates.expire(EXPIRE_PER_STEP), LOCKED_ROWS)

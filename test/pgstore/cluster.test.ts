@@ -252,4 +252,12 @@ describe('a cluster of three nodes on one PostgreSQL', () => {
     expect(rows.length).toBeGreaterThan(0)
     expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.key_hash))).toBe(true)
   }, 30_000)
+
+  test('an agent revoked through one node is ended on the node that holds it, within a sweep', async () => {
+    const agent = agents[2]!
+    const revoked = await services.agents.revoke(THE_MACHINE, agent.credentials.agentId)
+    expect(revoked.kind).toBe('revoked')
+    const frame = await agent.next('server.disconnect', { timeoutMs: 5_000 })
+    expect(frame.payload).toMatchObject({ code: 'credential_revoked', reconnect: false })
+  }, 30_000)
 })
