@@ -7,6 +7,7 @@
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { shownStoreUrl } from '../domain/store-url.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
+import { parseWireJobId } from '../dispatcher/wire-identity.ts'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError } from './config.ts'
@@ -47,6 +48,17 @@ export async function exportToPostgres(dataDir: string, url: string): Promise<Ex
         return db
           .query<unknown[], []>(`SELECT ${selected.join(', ')} FROM ${table}${rowid ? ' ORDER BY rowid' : ''}`)
           .values()
+      },
+      // Every job the built-in agent began (not only received): one it printed whose end the hub had not recorded yet
+      // is as uncertain as one it was printing.
+      *intents(): Iterable<{ jobId: string; attempt: number }> {
+        if (!this.tables.has('ledger_intents')) return
+        for (const { job_id } of db
+          .query<{ job_id: string }, []>(`SELECT job_id FROM ledger_intents WHERE state <> 'received'`)
+          .all()) {
+          const wire = parseWireJobId(job_id)
+          if (wire) yield wire
+        }
       },
     }
     const tables = await importIntoStore(url, source)

@@ -1,7 +1,8 @@
 // A hub's rows brought into a cluster's database (`printhub export --to`, hub/export-store.ts): every table both stores
 // have, parents before children (by the database's foreign keys), as they are, in one transaction, with the triggers
 // that keep counters and timelines off while they go in (what they would write is among the rows); then each
-// identity column goes on from the largest value copied. Only into a database that holds no hub yet.
+// identity column goes on from the largest value copied, and the attempts the hub's own agent began to print become
+// the cluster's intents. Only into a database that holds no hub yet.
 import type { SQL } from 'bun'
 
 /** Rows sent in one statement (PostgreSQL takes at most 65,535 values a statement). */
@@ -11,6 +12,11 @@ const ROWS_PER_INSERT = 200
 export interface RowSource {
   tables: ReadonlySet<string>
   rows(table: string, columns: readonly string[]): Iterable<unknown[]>
+  /**
+   * The attempts the hub's built-in agent began to print (its ledger's intents): they become the cluster's, so that
+   * a node taking the printer over never prints one of them again.
+   */
+  intents?(): Iterable<{ jobId: string; attempt: number }>
 }
 
 /** The database holds a hub's data already: nothing was copied. */
@@ -41,6 +47,9 @@ export async function importHub(sql: SQL, source: RowSource, shown: string): Pro
     for (const { table } of shared) await db.unsafe(`ALTER TABLE ${table} DISABLE TRIGGER USER`)
     for (const { table, columns } of shared) tables[table] = await copyTable(db, source, table, columns)
     for (const { table } of shared) await db.unsafe(`ALTER TABLE ${table} ENABLE TRIGGER USER`)
+    for (const { jobId, attempt } of source.intents?.() ?? [])
+      await db`INSERT INTO print_intents (job_id, attempt, recorded_at)
+        SELECT id, ${attempt}, ${Date.now()} FROM jobs WHERE id = ${jobId} ON CONFLICT (job_id) DO NOTHING`
     const identities = await db<{ table_name: string; column_name: string }[]>`SELECT table_name, column_name
       FROM information_schema.columns WHERE table_schema = current_schema() AND is_identity = 'YES'`
     for (const { table_name: table, column_name: column } of identities)

@@ -67,6 +67,11 @@ describe('printhub export --to', () => {
     expect(exported.to).not.toContain(decodeURIComponent(new URL(url).password))
     expect(exported.tables).toMatchObject({ projects: 1, api_keys: 1, jobs: 3, job_documents: 3 })
     expect(exported.tables.job_events).toBeGreaterThanOrEqual(9)
+    // What the hub's own agent began to print is the cluster's intent: a node never prints it again.
+    const sql = new SQL(url)
+    const intents = await sql<{ job_id: string; attempt: number }[]>`SELECT job_id, attempt FROM print_intents`
+    await sql.close()
+    expect(intents.map((row) => [row.job_id, row.attempt]).sort()).toEqual(jobs.map((job) => [job.id, 1]).sort())
     const node = await startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, {}), url, {
       events: () => {},
       log: () => {},
@@ -141,13 +146,12 @@ describe('printhub export --from', () => {
       // As a node leaves it when it dies mid-print: held, its intent recorded, its end never told.
       await sql`UPDATE jobs SET state = 'DELIVERED' WHERE id = ${jobs[2]!.id}`
       await sql`INSERT INTO print_intents (job_id, attempt, recorded_at)
-        SELECT id, attempt_count, 0 FROM jobs WHERE id = ${jobs[2]!.id}`
+        SELECT id, attempt_count, 0 FROM jobs WHERE id = ${jobs[2]!.id} ON CONFLICT (job_id) DO NOTHING`
       const refused = await cli(['export', '--from', url, '--data', back])
       expect(refused.code).not.toBe(0)
       expect(refused.stderr).toContain('start a node once')
       expect(existsSync(join(back, 'printhub.db'))).toBe(false)
     } finally {
-      await sql`DELETE FROM print_intents WHERE job_id = ${jobs[2]!.id}`
       await sql`UPDATE jobs SET state = 'COMPLETED' WHERE id = ${jobs[2]!.id}`
       await sql.close()
     }
