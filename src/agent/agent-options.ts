@@ -40,6 +40,11 @@ export interface AgentOptions {
    * the printer's lease (hub/node-agent.ts). A job whose intent it refuses is not printed (hand-over.ts).
    */
   intents?: IntentRecorder
+  /**
+   * Stopping, the work under way ends and is reported before the connection closes: for a ledger that keeps nothing
+   * (a cluster node's agent, in memory), whose reports could not be sent later.
+   */
+  reportsBeforeClosing?: boolean
   /** How a document is rendered for its printer (renderOffThread; tests observe it). */
   render?: Render
 }

@@ -139,12 +139,24 @@ export class Agent {
    */
   async stop(): Promise<void> {
     this.stopped = true
-    this.stopping.resolve()
     clearInterval(this.catalogTimer)
     this.status.stop()
+    // A ledger in memory (a cluster node's agent) keeps no report for later: what is printing ends, its printer's word
+    // awaited, and is told, first.
+    if (this.options.reportsBeforeClosing) {
+      await this.settle()
+      this.queues.held.makeAll()
+    }
+    this.stopping.resolve()
     this.connection?.close()
     this.wake?.()
     await this.loop
+    await this.settle()
+    this.queues.held.makeAll()
+  }
+
+  /** Waits for the printers' work under way to end (stopped past the grace). */
+  private async settle(): Promise<void> {
     const settled = this.queues.settled()
     let timer: Timer | undefined
     const finished = await Promise.race([
@@ -156,7 +168,6 @@ export class Agent {
       this.printing.abortAll()
       await settled
     }
-    this.queues.held.makeAll()
   }
 
   /** Settles when the agent stopped trying to connect: stopped, or refused (see `refusal`). */

@@ -34,6 +34,8 @@ export class NodePrinters {
   private round: Promise<void> = Promise.resolve()
   /** Printers no node drives, seen so by this node since then (performance.now()), while it has its share. */
   private readonly freeSince = new Map<string, number>()
+  /** The node stops: no printer is taken any more (a round under way when it stopped takes none). */
+  private released = false
 
   constructor(
     private readonly store: ClusterStore,
@@ -78,6 +80,7 @@ export class NodePrinters {
   }
 
   private async renewOnce(): Promise<void> {
+    if (this.released) return
     const records = await this.store.read((db) => db.printers.ofAgent(this.agentId))
     const present = new Set(records.map((record) => record.id))
     // Removed from the cluster: given up.
@@ -93,8 +96,13 @@ export class NodePrinters {
     for (const record of records) {
       const asked = performance.now()
       const held = this.leases.get(record.id)
+      if (this.released) return
       if (!held && !this.mayTake(record.id, live, share, ttl)) continue
       const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
+      if (this.released) {
+        if (taken) await this.store.releaseLease(printerLease(record.id), this.settings.nodeId, taken.fence)
+        return
+      }
       if (held && taken?.fence === held.fence) {
         held.validUntil = asked + ttl
         held.record = record
@@ -162,6 +170,7 @@ export class NodePrinters {
 
   /** Gives every lease up (the node stops), so that other nodes take the printers at once. */
   async release(): Promise<void> {
+    this.released = true
     const held = [...this.leases.entries()]
     this.leases.clear()
     await Promise.allSettled(

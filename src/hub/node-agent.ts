@@ -50,6 +50,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Builtin
     log,
     statusPollMs: options.statusPollMs,
     intents: (job) => printers.recordIntent(job),
+    reportsBeforeClosing: true,
     printerStateChanged: options.printerStateChanged,
   })
   agent.start()

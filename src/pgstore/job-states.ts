@@ -146,6 +146,15 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
 
   /** As the SQLite store's `failed` statement (store/job-state-statements.ts), in the same order of outcomes. */
   async failAttempt(id: string, attempt: number, failure: Failure, backoffMs: number): Promise<Job | undefined> {
+    // What this side guessed (the agent went away, or did not answer in time) never fails an attempt whose intent to
+    // print was recorded: it may have printed, and the node taking its printer over says so. The job's row is locked
+    // first, in a statement of its own: an intent being recorded holds it until its commit, and the next statement
+    // reads what committed (one statement would read the intents as they were when it began).
+    if ((GUESSED_FAILURES as readonly string[]).includes(failure.code)) {
+      await this.sql`SELECT 1 FROM jobs WHERE id = ${id} FOR NO KEY UPDATE`
+      const [intended] = await this.sql`SELECT 1 FROM print_intents WHERE job_id = ${id} AND attempt = ${attempt}`
+      if (intended) return undefined
+    }
     const now = this.now()
     const cancelled = `cancel_requested_at IS NOT NULL AND ($6::boolean OR state <> 'PRINTING')`
     return this.step(
@@ -157,10 +166,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
                         ELSE 'PENDING' END,
          attempt_count = CASE WHEN NOT $6::boolean AND NOT (${cancelled}) THEN max_attempts ELSE attempt_count END,
          last_error_code = $7, last_error_message = $8, not_before = $9, updated_at = $5`,
-        // What this side guessed (the agent went away, or did not answer in time) never fails an attempt whose intent
-        // to print was recorded: it may have printed, and the node taking its printer over says so.
-        where: `attempt_count = $4 AND ${from('fail')} AND NOT ($7 IN ${list(GUESSED_FAILURES)}
-          AND EXISTS (SELECT 1 FROM print_intents i WHERE i.job_id = $1 AND i.attempt = $4))`,
+        where: `attempt_count = $4 AND ${from('fail')}`,
       },
       [attempt, now, failure.retryable, failure.code, failure.message, now + backoffMs],
     )

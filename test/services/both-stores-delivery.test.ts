@@ -326,6 +326,41 @@ describe('delivery across nodes on postgres', () => {
     expect(await store.takeOverPrinter(b, kitchen)).toHaveLength(1)
   })
 
+  test('a guess never fails an attempt whose intent is being recorded at that moment: it waits, sees it', async () => {
+    const store = engine.units as PgStore
+    const bar = place.printers.bar!
+    for (let head = await store.read((db) => db.jobStates.queueHead(bar)); head; ) {
+      const out = head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(bar)))?.job.id
+      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
+      head = await store.read((db) => db.jobStates.queueHead(bar))
+    }
+    const job = await place.submit('bar')
+    await store.write((db) => db.jobStates.claim(bar))
+    await store.write((db) => db.jobStates.markReceived(job.id, 1, 0))
+    // A node's agent records its intent (as recordIntent does: the job's row held, the intent written), not yet
+    // committed, while this side gives the attempt up as its agent went away.
+    const writer = await engine.sql!.reserve()
+    try {
+      await writer`BEGIN`
+      await writer`SELECT 1 FROM jobs WHERE id = ${job.id} FOR SHARE`
+      await writer`INSERT INTO print_intents (job_id, attempt, recorded_at) VALUES (${job.id}, 1, 0)`
+      const guessed = store.write(
+        (db) => db.jobStates.failAttempt(job.id, 1, failure('agent.disconnected', 'gone'), 0),
+        { lockedRows: true },
+      )
+      await waitFor(
+        async () =>
+          Number((await engine.sql!`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n) >
+            0 || undefined,
+      )
+      await writer`COMMIT`
+      expect(await guessed).toBeUndefined()
+    } finally {
+      writer.release()
+    }
+    expect((await store.read((db) => db.jobs.get(job.id)))?.state).toBe('DELIVERED')
+  })
+
   test('a write under a lease holds it until it commits: a node taking the lease waits, then sees it', async () => {
     const resource = 'printer:held-by-a-write'
     const mine = (await leases.take(resource, 'node-a', 60_000))!
