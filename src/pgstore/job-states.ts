@@ -235,13 +235,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
               AND coalesce(a.last_seen_at, 0) <= ${awaySince} AND j.expires_at <= ${now}))
             LIMIT ${limit} FOR NO KEY UPDATE OF j SKIP LOCKED) o
       WHERE jobs.id = o.oid RETURNING o.was, ${this.sql.unsafe(JOB_COLUMNS)}`
-    const jobs: Job[] = []
-    for (const row of rows) {
-      const job = jobOf(row)
-      await this.changed(row.was, job)
-      jobs.push(job)
-    }
-    return jobs
+    return this.allChanged(rows)
   }
 
   /**
@@ -280,13 +274,7 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
        WHERE jobs.id = o.oid AND $FENCE RETURNING o.was, ${JOB_COLUMNS}`,
       [printerId, PRINTER_TAKEN_OVER.code, PRINTER_TAKEN_OVER.message, this.now()],
     )
-    const jobs: Job[] = []
-    for (const row of rows) {
-      const job = jobOf(row)
-      await this.changed(row.was, job)
-      jobs.push(job)
-    }
-    return jobs
+    return this.allChanged(rows)
   }
 
   /**
@@ -324,6 +312,17 @@ export class PgJobStates extends PgJobStateReads implements JobStateRepository {
       fence?.fence ?? null,
       ...rest,
     ]) as Promise<Row[]>
+  }
+
+  /** Jobs changed by one statement, as they are now, each with its event (and its fan-out's). */
+  private async allChanged(rows: readonly ChangedRow[]): Promise<Job[]> {
+    const jobs: Job[] = []
+    for (const row of rows) {
+      const job = jobOf(row)
+      await this.changed(row.was, job)
+      jobs.push(job)
+    }
+    return jobs
   }
 
   /** A job went from `was` to the state it is in now: its event, and its fan-out's when that changed state. */

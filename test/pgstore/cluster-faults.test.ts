@@ -16,6 +16,7 @@ import { jobBody, tempDir } from '../support/hub.ts'
 import { freePort } from '../support/ports.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { type ServeProcess, spawnServe } from '../support/serve.ts'
+import { type JobEnd, expectPrintedOnce } from '../support/printed-once.ts'
 
 const NODE_ENV = {
   PRINTHUB_CLUSTER_LEASE_SECONDS: '2',
@@ -75,7 +76,7 @@ async function load(name: string, count: number): Promise<Map<string, string>> {
 }
 
 /** The jobs' states, read from the database (every node's). */
-async function states(ids: string[]): Promise<Pick<Job, 'id' | 'state' | 'lastErrorCode'>[]> {
+async function states(ids: string[]): Promise<JobEnd[]> {
   const sql = new SQL(url)
   try {
     const rows = await sql<{ id: string; state: Job['state']; last_error_code: string | null }[]>`SELECT id, state,
@@ -89,10 +90,7 @@ async function states(ids: string[]): Promise<Pick<Job, 'id' | 'state' | 'lastEr
   }
 }
 
-async function untilFinished(
-  ids: string[],
-  timeoutMs = 45_000,
-): Promise<Pick<Job, 'id' | 'state' | 'lastErrorCode'>[]> {
+async function untilFinished(ids: string[], timeoutMs = 45_000): Promise<JobEnd[]> {
   const deadline = performance.now() + timeoutMs
   for (;;) {
     const jobs = await states(ids)
@@ -107,16 +105,8 @@ const printedCount = (marker: string): number =>
   (existsSync(paper) ? readFileSync(paper, 'latin1') : '').split(`<${marker}>`).length - 1
 
 /** Each job finished and on the paper once, or, caught between its write and its record, failed saying so. */
-function expectOnceEach(jobs: Pick<Job, 'id' | 'state' | 'lastErrorCode'>[], markers: Map<string, string>): void {
-  for (const job of jobs) {
-    const count = printedCount(markers.get(job.id)!)
-    if (job.state === 'COMPLETED') expect({ job: job.id, count }).toEqual({ job: job.id, count: 1 })
-    else {
-      expect(job).toMatchObject({ state: 'FAILED', lastErrorCode: 'job.recovery_uncertain' })
-      expect(count).toBeLessThanOrEqual(1)
-    }
-  }
-}
+const expectOnceEach = (jobs: JobEnd[], markers: Map<string, string>): void =>
+  expectPrintedOnce(jobs, (id) => printedCount(markers.get(id)!))
 
 /** Which node holds the agent now (its lease in the database), by its index. */
 async function holder(): Promise<number> {

@@ -5,6 +5,7 @@
 // do, a locked head never passed, a node whose lease was taken changing nothing (a write under a lease holds it until
 // it commits), and the built-in agent's intents to print, which a node taking a printer over reads.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { SQL } from 'bun'
 import { leaseHolds, PgLeases } from '../../src/pgstore/leases.ts'
 import type { PgStore } from '../../src/pgstore/pg-store.ts'
 import { failure } from '../../src/protocol/failures.ts'
@@ -196,6 +197,25 @@ for (const [name, open] of Object.entries(ENGINES)) {
   })
 }
 
+/** The printer's lane emptied of what the tests before left in it: each job claimed if need be, and printed. */
+async function emptyLane(store: PgStore, printerId: string): Promise<void> {
+  for (let head = await store.read((db) => db.jobStates.queueHead(printerId)); head; ) {
+    const out =
+      head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(printerId)))?.job.id
+    await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
+    head = await store.read((db) => db.jobStates.queueHead(printerId))
+  }
+}
+
+/** Until a statement of the database waits for a lock another transaction holds. */
+async function someoneWaitsForALock(sql: SQL): Promise<void> {
+  await waitFor(
+    async () =>
+      Number((await sql`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n) > 0 ||
+      undefined,
+  )
+}
+
 describe('delivery across nodes on postgres', () => {
   let engine: Engine
   let place: Awaited<ReturnType<typeof venue>>
@@ -277,12 +297,7 @@ describe('delivery across nodes on postgres', () => {
     const kitchen = place.printers.kitchen!
     const resource = `printer:${kitchen}`
     await engine.sql!`DELETE FROM leases WHERE resource = ${resource}`
-    for (let head = await store.read((db) => db.jobStates.queueHead(kitchen)); head; ) {
-      const out =
-        head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(kitchen)))?.job.id
-      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
-      head = await store.read((db) => db.jobStates.queueHead(kitchen))
-    }
+    await emptyLane(store, kitchen)
     const [printing, waiting, unconfirmed] = [
       await place.submit('kitchen'),
       await place.submit('kitchen'),
@@ -329,11 +344,7 @@ describe('delivery across nodes on postgres', () => {
   test('a guess never fails an attempt whose intent is being recorded at that moment: it waits, sees it', async () => {
     const store = engine.units as PgStore
     const bar = place.printers.bar!
-    for (let head = await store.read((db) => db.jobStates.queueHead(bar)); head; ) {
-      const out = head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(bar)))?.job.id
-      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
-      head = await store.read((db) => db.jobStates.queueHead(bar))
-    }
+    await emptyLane(store, bar)
     const job = await place.submit('bar')
     await store.write((db) => db.jobStates.claim(bar))
     await store.write((db) => db.jobStates.markReceived(job.id, 1, 0))
@@ -348,11 +359,7 @@ describe('delivery across nodes on postgres', () => {
         (db) => db.jobStates.failAttempt(job.id, 1, failure('agent.disconnected', 'gone'), 0),
         { lockedRows: true },
       )
-      await waitFor(
-        async () =>
-          Number((await engine.sql!`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n) >
-            0 || undefined,
-      )
+      await someoneWaitsForALock(engine.sql!)
       await writer`COMMIT`
       expect(await guessed).toBeUndefined()
     } finally {
@@ -372,11 +379,7 @@ describe('delivery across nodes on postgres', () => {
       const [row] = await writer.unsafe(`SELECT ${leaseHolds('$1', '$2')} AS holds`, [resource, mine.fence])
       expect(row.holds).toBe(true)
       const taking = leases.take(resource, 'node-b', 60_000)
-      await waitFor(
-        async () =>
-          Number((await engine.sql!`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)[0].n) >
-            0 || undefined,
-      )
+      await someoneWaitsForALock(engine.sql!)
       await writer`COMMIT`
       expect((await taking)?.fence).toBeGreaterThan(mine.fence)
     } finally {
@@ -387,12 +390,7 @@ describe('delivery across nodes on postgres', () => {
   test("the jobs of an agent gone for good fail as may-have-printed; a connected agent's are kept", async () => {
     const store = engine.units as PgStore
     const bar = place.printers.bar!
-    // The printer's lane emptied of what the tests before left in it.
-    for (let head = await store.read((db) => db.jobStates.queueHead(bar)); head; ) {
-      const out = head.state === 'DISPATCHING' ? head.id : (await store.write((db) => db.jobStates.claim(bar)))?.job.id
-      await store.write((db) => db.jobStates.markCompleted(out!, 1, 0))
-      head = await store.read((db) => db.jobStates.queueHead(bar))
-    }
+    await emptyLane(store, bar)
     const held = await place.submit('bar', 10_000)
     await store.write((db) => db.jobStates.claim(bar))
     await store.write((db) => db.jobStates.markReceived(held.id, 1, 0))
