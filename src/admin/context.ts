@@ -2,9 +2,10 @@ import type { BackupOutcome } from '../services/backup.ts'
 import type { Logger } from '../platform/log.ts'
 import type { SettingName } from '../protocol/admin/settings.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
-import type { PrinterBoard } from '../services/printer-board.ts'
 import type { ReceiptImages } from '../workers/receipt-images.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
+import type { FailureCountsOf } from '../domain/failure-limit.ts'
+import type { Liveness } from '../services/printer-states.ts'
 import type { HubServices } from '../services/hub-services.ts'
 import type { Actor } from '../services/actor.ts'
 import type { Confinement } from '../transports/confine.ts'
@@ -23,7 +24,6 @@ export interface SettingsPort {
 export interface AdminContext {
   /** Every operation that changes the hub's data, and what the admin API reads. */
   services: HubServices
-  board: PrinterBoard
   settings: SettingsPort
   serverId: string
   now: () => number
@@ -31,7 +31,11 @@ export interface AdminContext {
   startedAt: number
   /** How people on the LAN reach the hub (its name, URL, addresses), on the port it listens on. */
   lan(): HubOnTheLan
-  isConnected(agentId: string): boolean
+  /**
+   * Who is connected now, and what the hub's printers said of themselves: one hub's gateway and built-in agent, or a
+   * cluster's leases and recorded states (read once per answer).
+   */
+  liveness(): Promise<Liveness>
   /** Aborted when the hub stops: open event streams end. */
   stopping: AbortSignal
   /** The printers plugged into this machine. */
@@ -41,6 +45,11 @@ export interface AdminContext {
    * another is being made.
    */
   downloadBackup(): Promise<BackupOutcome> | undefined
+  /**
+   * Where failed sign-ins are counted: in memory by default (one hub), in the database on a cluster's node, so that
+   * the limit holds across nodes.
+   */
+  failureCounts?: FailureCountsOf
   /** Where the admin edge says what people should know (sign-in lockouts). */
   log: Logger
   /** Pictures of receipts, drawn off the event loop and cached. */

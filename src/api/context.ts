@@ -2,7 +2,7 @@ import type { Gateway } from '../gateway/gateway.ts'
 import type { Capacity } from '../services/jobs.ts'
 import type { ProjectPrinter } from '../protocol/project-printer.ts'
 import type { SubmissionQuota } from '../http/submission-quota.ts'
-import type { FailureCounts, FailureLimit } from '../http/failure-rate-limit.ts'
+import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import type { HubServices } from '../services/hub-services.ts'
 
 /** What the public API, discovery, pairing and the gateway's socket work with. */
@@ -27,7 +27,7 @@ export interface ApiContext {
    * Where failed attempts of what is guessed by trying (pairing codes) are counted, by what is counted: in memory by
    * default (one hub), in the database on a cluster's node, so that the limit holds across nodes.
    */
-  failureCounts?: (scope: string, bounds: FailureLimit) => FailureCounts
+  failureCounts?: FailureCountsOf
   /** Aborted when the hub stops: open event streams end. */
   stopping: AbortSignal
 }

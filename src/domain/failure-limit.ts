@@ -42,3 +42,29 @@ export function afterFailure(
   const failures = state.times.length
   return { state: { times: [], level: state.level + 1, lockedUntil: now + lockMs }, lockout: { lockMs, failures } }
 }
+
+/** A key's failures as a limit counts them: in memory (FailureRateLimit), or in a cluster's database. */
+export interface FailureCounts {
+  /** Milliseconds until `key` may try again, or 0 when it may try now. */
+  retryAfterMs(key: string): number | Promise<number>
+  /** Counts a failure against `key` (locking it out at the limit). */
+  recordFailure(key: string): void | Promise<void>
+  /**
+   * Starts an attempt that counts against every key in `keys` at once, or none when any of them is locked out. In one
+   * step: attempts made at the same moment are counted one by one.
+   */
+  attempt(keys: readonly string[]): AttemptOutcome | Promise<AttemptOutcome>
+}
+
+/** Where failures of one kind are counted: in memory (one hub), or in a cluster's database. */
+export type FailureCountsOf = (scope: string, bounds: FailureLimit, lockedOut?: LockoutListener) => FailureCounts
+
+/** An attempt that was allowed: counted as failed unless it says it succeeded (settled once taken back). */
+export interface Attempt {
+  succeeded(): void | Promise<void>
+}
+
+export type AttemptOutcome = { ok: true; attempt: Attempt } | { ok: false; retryAfterMs: number }
+
+/** Told when a key is locked out, to log it. */
+export type LockoutListener = (key: string, lockMs: number, failures: number) => void

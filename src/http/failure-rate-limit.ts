@@ -8,20 +8,18 @@
 // every guess would otherwise pass the check before the first one failed). Kept in memory: a
 // restart of the hub forgets it (which only ever lets a key try sooner).
 
-import { afterFailure, type FailureLimit, type FailureState, NO_FAILURES } from '../domain/failure-limit.ts'
+import {
+  afterFailure,
+  type AttemptOutcome,
+  type FailureCounts,
+  type FailureLimit,
+  type FailureState,
+  type LockoutListener,
+  NO_FAILURES,
+} from '../domain/failure-limit.ts'
 
 /** Keys remembered at most; the longest-quiet one is forgotten first. */
 const TRACKED_KEYS = 10_000
-
-export type { FailureLimit }
-
-/** A key's failures as a limit counts them: in memory (FailureRateLimit), or in a cluster's database. */
-export interface FailureCounts {
-  /** Milliseconds until `key` may try again, or 0 when it may try now. */
-  retryAfterMs(key: string): number | Promise<number>
-  /** Counts a failure against `key` (locking it out at the limit). */
-  recordFailure(key: string): void | Promise<void>
-}
 
 /**
  * Pairing: one code tried again and again from one address (an agent retrying a mistyped code)
@@ -50,16 +48,6 @@ export function remoteAddress(
   return server?.requestIP(request)?.address ?? 'unknown'
 }
 
-/** An attempt that was allowed: counted as failed unless it says it succeeded. */
-export interface Attempt {
-  succeeded(): void
-}
-
-export type AttemptOutcome = { ok: true; attempt: Attempt } | { ok: false; retryAfterMs: number }
-
-/** Told when a key is locked out, to log it. */
-export type LockoutListener = (key: string, lockMs: number, failures: number) => void
-
 export class FailureRateLimit implements FailureCounts {
   private readonly keys = new Map<string, FailureState>()
 
@@ -79,10 +67,6 @@ export class FailureRateLimit implements FailureCounts {
     this.fail(key)
   }
 
-  /**
-   * Starts an attempt that counts against every key in `keys` at once, or none when any of them
-   * is locked out. In one step: attempts made at the same moment are counted one by one.
-   */
   attempt(keys: readonly string[]): AttemptOutcome {
     const waitMs = Math.max(0, ...keys.map((key) => this.retryAfterMs(key)))
     if (waitMs > 0) return { ok: false, retryAfterMs: waitMs }

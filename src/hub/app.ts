@@ -4,6 +4,11 @@
 import { adminApi } from '../admin/admin-app.ts'
 import { sessionAccount } from '../admin/auth.ts'
 import type { AdminContext } from '../admin/context.ts'
+import { hubOnTheLan } from '../services/lan.ts'
+import { confinementOf } from '../transports/confine.ts'
+import { detectPrinters } from '../transports/detect.ts'
+import { loadUsbBackend } from '../transports/usb-bulk.ts'
+import type { HubConfig } from './config.ts'
 import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
 import { dashboardPages } from '../dashboard/routes.ts'
@@ -15,6 +20,37 @@ import { epsonSdpRoutes } from '../polling/epson-sdp.ts'
 import type { CloudPrnt } from '../transports/cloudprnt.ts'
 import type { EpsonSdp } from '../transports/epson-sdp.ts'
 
+/** What the admin API works with alike on one hub and on a cluster's node. */
+export type CommonAdminParts = Pick<
+  AdminContext,
+  | 'log'
+  | 'services'
+  | 'settings'
+  | 'serverId'
+  | 'now'
+  | 'startedAt'
+  | 'lan'
+  | 'detect'
+  | 'printerConfinement'
+  | 'receipts'
+>
+
+/** The admin API's parts every hub has: `port` says where it listens once it does. */
+export function commonAdminParts(
+  config: Readonly<HubConfig>,
+  parts: Pick<AdminContext, 'log' | 'services' | 'settings' | 'serverId' | 'now' | 'receipts'>,
+  port: () => number,
+): CommonAdminParts {
+  return {
+    ...parts,
+    startedAt: parts.now(),
+    lan: () => hubOnTheLan(parts.settings.values.serverName, config.host, port(), config.tls ? 'https' : 'http'),
+    detect: () => detectPrinters(undefined, loadUsbBackend),
+    // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
+    printerConfinement: () => confinementOf(config.dataDir, [port()]),
+  }
+}
+
 /** Routes of the OpenPrinter protocol answer errors in its closed envelope, which stock agents parse. */
 export const OPENPRINTER_PATHS: ReadonlySet<string> = new Set([PAIRING_PATH])
 
@@ -22,7 +58,8 @@ export const OPENPRINTER_PATHS: ReadonlySet<string> = new Set([PAIRING_PATH])
 export interface HubAppOptions {
   api: ApiContext
   admin: AdminContext
-  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }
+  /** The printers that poll (none on a cluster's node yet: docs/cluster.md). */
+  polling?: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }
   /** The request log. */
   requests: RequestLog
   /** Where internal errors are told (component api). */
@@ -32,10 +69,9 @@ export interface HubAppOptions {
 }
 
 export function hubApp({ api, admin, polling, requests, errors, firstWork }: HubAppOptions) {
-  return httpApp({ log: requests, openPrinterPaths: OPENPRINTER_PATHS, errors, firstWork })
+  const app = httpApp({ log: requests, openPrinterPaths: OPENPRINTER_PATHS, errors, firstWork })
     .use(publicApi(api))
     .use(adminApi(admin))
-    .use(cloudPrntRoutes(polling.cloudPrnt))
-    .use(epsonSdpRoutes(polling.epsonSdp))
-    .use(dashboardPages({ account: (request) => sessionAccount(admin.services, request) }))
+  if (polling) app.use(cloudPrntRoutes(polling.cloudPrnt)).use(epsonSdpRoutes(polling.epsonSdp))
+  return app.use(dashboardPages({ account: (request) => sessionAccount(admin.services, request) }))
 }

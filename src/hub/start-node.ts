@@ -5,26 +5,29 @@
 // shared data: a job accepted by any node is printed once, by the node that holds its printer.
 //
 // What a node serves so far: the public API (jobs, their events, the printers and their states across nodes,
-// pairing, discovery, the gateway), and the built-in agent's printers it took, driven by its own agent
-// (node-agent.ts). The admin API, the dashboard and the printers that poll come with the rest of the cluster
-// (docs/cluster.md, "Where it stands").
+// pairing, discovery, the gateway), the admin API and the dashboard over the same data, and the built-in agent's
+// printers it took, driven by its own agent (node-agent.ts). The printers that poll come with the rest of the
+// cluster (docs/cluster.md, "Where it stands").
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { publicApi } from '../api/api-app.ts'
 import type { ApiContext } from '../api/context.ts'
 import { ClusterDispatcher } from '../dispatcher/cluster.ts'
 import { VERSION } from '../domain/version.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
-import { httpApp, logRequest } from '../http/app.ts'
+import type { AdminContext } from '../admin/context.ts'
+import { conflict } from '../http/errors.ts'
+import { logRequest } from '../http/app.ts'
 import { SubmissionQuota } from '../http/submission-quota.ts'
 import { PgEventSignal } from '../pgstore/event-signal.ts'
 import type { PgStore } from '../pgstore/pg-store.ts'
+import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { Log } from '../platform/log.ts'
-import { OPENPRINTER_PATHS } from './app.ts'
+import { commonAdminParts, hubApp } from './app.ts'
+import { ReceiptImages } from '../workers/receipt-images.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices } from '../services/hub-services.ts'
 import { nodeBoard } from './node-board.ts'
@@ -33,7 +36,8 @@ import { clusterBuiltinAgent, newBuiltinAgent, SERVER_ID_SETTING } from '../serv
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
-import { RETENTION_MS, SETTINGS_RELOAD_MS, WEBHOOKS_MS } from '../workers/hub-workers.ts'
+import { FAILOVER_WATCH_MS, RETENTION_MS, SETTINGS_RELOAD_MS, WEBHOOKS_MS } from '../workers/hub-workers.ts'
+import { Failover } from '../services/failover.ts'
 import { Workers } from '../workers/workers.ts'
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../services/webhooks.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
@@ -42,7 +46,6 @@ import { ConfigError, editableSettingsOf, type HubConfig } from './config.ts'
 import { listenAsHub, localUrl } from './listen.ts'
 import { openPostgresStore } from './postgres-store.ts'
 import { startNodeAgent } from './node-agent.ts'
-import { confinementOf } from '../transports/confine.ts'
 import {
   AGENT_RETURN_GRACE_MS,
   AUTHENTICATION_TIMEOUT_MS,
@@ -56,11 +59,15 @@ import {
 const NODE_ID_FILE = 'node-id'
 /** How often a node looks at every printer it drives, whatever hints it heard. */
 const POLL_MS = 1_000
+/** How often the maintenance node looks for printers whose driver's lease ran out. */
+const LOST_PRINTERS_MS = 2_000
 /** A webhook's claim outlasts its delivery's longest wait by this much. */
 const WEBHOOK_CLAIM_SLACK_MS = 5_000
 
 export interface ClusterNode {
   url: string
+  /** While the cluster has no account: the one-time token of the dashboard's setup link this node made. */
+  setupToken: string | undefined
   port: number
   nodeId: string
   serverId: string
@@ -162,7 +169,18 @@ export async function startClusterNode(
       },
       sessions,
     )
-    const jobs = new JobService({ units: store, listener: dispatcher })
+    // A failover destination's job goes to its first printer that can print, as the leases said within a second.
+    const jobs = new JobService({ units: store, listener: dispatcher, liveness: () => board.recentLiveness() })
+    const failover = new Failover(
+      store,
+      () => board.liveness(),
+      (printerId) => dispatcher.jobCreated(printerId),
+      {
+        afterMs: config.failoverAfterMs,
+        now,
+        log: logs.for('failover'),
+      },
+    )
     const events = new PgEventSignal(store)
     // Each webhook's deliveries sent by one node at a time, under a lease while it sends one.
     const webhooks = new WebhookSender(
@@ -184,8 +202,12 @@ export async function startClusterNode(
       units: store,
       events,
       webhookSender: webhooks,
+      changes: () => store.changeMark(),
     })
     const stopping = new AbortController()
+    // Failed attempts of what is guessed by trying (pairing codes, passwords) counted in the database: their limits
+    // hold across nodes.
+    const failureCounts: FailureCountsOf = (scope, bounds, lockedOut) => store.failureCounts(scope, bounds, lockedOut)
     const api: ApiContext = {
       services,
       serverId,
@@ -203,17 +225,40 @@ export async function startClusterNode(
       // built-in agent's, their own); what a printer said of itself, as the node driving it recorded it.
       board,
       // Pairing attempts counted in the database: their limit holds across nodes.
-      failureCounts: (scope, bounds) => store.failureCounts(scope, bounds),
+      failureCounts,
       stopping: stopping.signal,
     }
+    const receipts = new ReceiptImages()
+    const admin: AdminContext = {
+      // `Detect` finds the printers plugged into this node's machine (one attached there belongs to an agent on it).
+      ...commonAdminParts(
+        config,
+        { log: logs.for('admin'), services, settings: live, serverId, now, receipts },
+        () => app.server?.port ?? config.port,
+      ),
+      liveness: () => board.liveness(),
+      // Wrong passwords counted in the database, as pairing attempts are.
+      failureCounts,
+      stopping: stopping.signal,
+      downloadBackup: () => {
+        throw conflict(
+          "The cluster's data is in PostgreSQL: back it up with PostgreSQL's own tools (pg_dump, or the " +
+            'continuous archiving the database runs with); see docs/cluster.md.',
+        )
+      },
+      pollingPrinters: () => [],
+    }
     const requests = logs.for('api')
-    const app = httpApp({
-      log: options.log ?? ((entry) => logRequest(requests, entry)),
-      openPrinterPaths: OPENPRINTER_PATHS,
+    const app = hubApp({
+      api,
+      admin,
+      requests: options.log ?? ((entry) => logRequest(requests, entry)),
       errors: requests,
       firstWork: options.firstWork,
-    }).use(publicApi(api))
+    })
     listenAsHub(app, config)
+    // While the cluster has no account: a link to make the first owner, unless another node's is still valid.
+    const setupToken = await services.accounts.setupLink({ keepValid: true })
     // The node's background work: the settings another process saved, the webhooks' outbox, and, on the node that
     // does the cluster's maintenance, retention.
     const housekeeping = new Housekeeping(store, {
@@ -227,6 +272,7 @@ export async function startClusterNode(
     let stopListening = () => {}
     const workers = new Workers(logs.for('hub'))
       .add({ name: 'settings', everyMs: SETTINGS_RELOAD_MS, pass: () => live.reload() })
+      .add({ name: 'receipt pictures', stop: () => receipts.close() })
       .add({
         name: 'webhooks',
         log: logs.for('webhooks'),
@@ -238,6 +284,21 @@ export async function startClusterNode(
           stopListening()
           webhooks.stop()
         },
+      })
+      // Failover's watch, for every destination of the cluster, on the node that does the maintenance.
+      .add({
+        name: 'failover',
+        log: logs.for('failover'),
+        everyMs: FAILOVER_WATCH_MS,
+        pass: async () => void (dispatcher.maintaining && (await failover.watch())),
+      })
+      // The printers of a node that died, recorded offline (with their events) once their leases ran out a while.
+      .add({
+        name: 'lost printers',
+        log: logs.for('printer'),
+        everyMs: LOST_PRINTERS_MS,
+        pass: async () =>
+          void (dispatcher.maintaining && (await board.recordLost(live.values.clusterLeaseSeconds * 1000))),
       })
       .add({
         name: 'retention',
@@ -252,7 +313,7 @@ export async function startClusterNode(
       nodeId,
       printers: dispatcher.nodePrinters!,
       gateway,
-      confinement: confinementOf(config.dataDir, [port]),
+      confinement: admin.printerConfinement(),
       statusPollMs: config.statusPollMs,
       log: logs.for('agent'),
       // What a printer says of itself is recorded where every node reads it (its history, as one hub keeps it).
@@ -261,6 +322,7 @@ export async function startClusterNode(
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
       url: localUrl(config, port),
+      setupToken,
       port,
       nodeId,
       serverId,

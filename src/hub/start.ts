@@ -30,14 +30,10 @@ import { HubServices } from '../services/hub-services.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { PrinterBoard } from '../services/printer-board.ts'
 import { ReceiptImages } from '../workers/receipt-images.ts'
-import { hubOnTheLan } from '../services/lan.ts'
 import { Store } from '../store/store.ts'
 import { SqliteUnits } from '../store/units.ts'
-import { confinementOf } from '../transports/confine.ts'
-import { detectPrinters } from '../transports/detect.ts'
-import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
-import { hubApp } from './app.ts'
+import { commonAdminParts, hubApp } from './app.ts'
 import { IDLE_TIMEOUT_SECONDS, listenAsHub, localUrl } from './listen.ts'
 import { backupInChildProcess } from './backup-process.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
@@ -179,12 +175,17 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     }
     const gateway = new Gateway(gatewaySettings, sessions)
     const disk = new DiskGuard(config.dataDir, () => live.values.minFreeMb, logs.for('disk'))
-    const failover = new Failover(store, board, (printerId) => dispatcher.jobCreated(printerId), {
-      afterMs: config.failoverAfterMs,
-      now,
-      log: logs.for('failover'),
-    })
-    const jobs = new JobService({ store, units, listener: dispatcher, capacity: disk, destinations: failover })
+    const failover = new Failover(
+      units,
+      () => board.live,
+      (printerId) => dispatcher.jobCreated(printerId),
+      {
+        afterMs: config.failoverAfterMs,
+        now,
+        log: logs.for('failover'),
+      },
+    )
+    const jobs = new JobService({ store, units, listener: dispatcher, capacity: disk, liveness: () => board.live })
     // What the edges get instead of the store: every change through one operation of the services.
     const webhooks = new WebhookSender(
       { units, events: store.events, wanted: (projectId) => store.webhooks.wanted(projectId) },
@@ -238,8 +239,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       stopping: stopping.signal,
     }
     const receipts = new ReceiptImages()
-    // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
-    const printerConfinement = () => confinementOf(config.dataDir, [app.server?.port ?? config.port])
     // Printers that poll: a job offered, fetched and confirmed; one that says something new is asked
     // again at once. A job fetched as a picture is drawn in the receipt worker, off the event loop.
     const cloudPrnt = new CloudPrnt({
@@ -254,17 +253,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       changed: () => builtinAgent?.agent.printerNews(),
     })
     const admin: AdminContext = {
-      log: logs.for('admin'),
-      services,
-      board,
-      settings: live,
-      serverId,
-      now,
-      startedAt: now(),
-      lan: () => hubOnTheLan(serverName(), config.host, app.server?.port ?? config.port, config.tls ? 'https' : 'http'),
-      isConnected,
+      ...commonAdminParts(
+        config,
+        { log: logs.for('admin'), services, settings: live, serverId, now, receipts },
+        () => app.server?.port ?? config.port,
+      ),
+      liveness: async () => board.live,
       stopping: stopping.signal,
-      detect: () => detectPrinters(undefined, loadUsbBackend),
       downloadBackup: () =>
         downloadBackup(backupRunner, {
           dataDir: config.dataDir,
@@ -272,8 +267,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
           now: now(),
           log: logs.for('backup'),
         }),
-      printerConfinement,
-      receipts,
       pollingPrinters: () => [...cloudPrnt.list(), ...epsonSdp.list()],
     }
     const requests = logs.for('api')
@@ -313,7 +306,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       credentials: { agentId: builtin.id, keyId: builtin.keyId },
       gateway,
       virtuals: virtualPrinters,
-      confinement: printerConfinement(),
+      confinement: admin.printerConfinement(),
       statusPollMs: config.statusPollMs,
       log: logs.for('agent'),
       printerStateChanged: () => board.recordAgent(builtin.id),

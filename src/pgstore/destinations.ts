@@ -41,6 +41,35 @@ export class PgDestinations implements DestinationRepository {
     return rows.map(destinationOf)
   }
 
+  async ofMode(mode: DestinationMode): Promise<Destination[]> {
+    const rows = await this.sql<DestinationRow[]>`SELECT ${this.sql.unsafe(COLUMNS)} FROM destinations
+      WHERE mode = ${mode} ORDER BY project_id, name`
+    return rows.map(destinationOf)
+  }
+
+  async waitingAt(destinationId: string): Promise<string[]> {
+    const rows = await this.sql<{ printer_id: string }[]>`SELECT DISTINCT printer_id FROM jobs
+      WHERE destination_id = ${destinationId} AND state = 'PENDING'`
+    return rows.map((row) => row.printer_id)
+  }
+
+  /**
+   * One statement: a job a node claims meanwhile (its row locked, or no longer PENDING once the claim committed) is
+   * not moved; one moved is claimed at its new printer.
+   */
+  async moveWaiting(destinationId: string, from: string, to: string, note: string): Promise<string[]> {
+    const now = this.now()
+    const rows = await this.sql<{ id: string }[]>`WITH moved AS (
+        UPDATE jobs SET printer_id = ${to}, moved_note = ${note}, not_before = NULL, updated_at = ${now}
+        WHERE destination_id = ${destinationId} AND printer_id = ${from} AND state = 'PENDING' RETURNING seq, id, state
+      ), timeline AS (
+        INSERT INTO job_events (job_seq, at, state, attempt, error_code, error_message)
+        SELECT seq, ${now}, state, 0, 'job.moved', ${note} FROM moved
+      )
+      SELECT id FROM moved ORDER BY seq`
+    return rows.map((row) => row.id)
+  }
+
   async delete(projectId: string, name: string): Promise<boolean> {
     const rows = await this
       .sql`DELETE FROM destinations WHERE project_id = ${projectId} AND name = ${name} RETURNING id`

@@ -147,6 +147,12 @@ export class PgJobs implements JobRepository {
     return row ? jobOf(row) : undefined
   }
 
+  async countByState(since: number): Promise<Partial<Record<JobState, number>>> {
+    const rows = await this.sql<{ state: JobState; n: Big }[]>`SELECT state, count(*) AS n FROM jobs
+      WHERE created_at >= ${since} GROUP BY state`
+    return Object.fromEntries(rows.map((row) => [row.state, int(row.n)]))
+  }
+
   queueLengths(): Promise<Map<string, number>> {
     return this.countsIn(JOB_STATE_SETS.queued)
   }

@@ -31,6 +31,19 @@ export interface Lease {
 export const leaseHolds = (resource: string, fence: string): string =>
   `EXISTS (SELECT 1 FROM leases WHERE resource = ${resource} AND fence = ${fence}::bigint FOR SHARE)`
 
+/** A lease no node holds: when it ran out (or was given up), how long ago by the database's clock, its number. */
+export interface RanOut {
+  at: number
+  agoMs: number
+  fence: number
+}
+
+/** The leases held now, and the others with when they ran out. */
+export interface LeaseStates {
+  live: Set<string>
+  ranOut: Map<string, RanOut>
+}
+
 interface LeaseRow {
   resource: string
   node_id: string
@@ -93,10 +106,16 @@ export class PgLeases {
     return row ? leaseOf(row) : undefined
   }
 
-  /** Gives a lease up (a node stopping cleanly), if it still has this number; whether it did. */
+  /**
+   * Gives a lease up (a node stopping cleanly), if it still has this number; whether it did. It runs out now, under a
+   * new number (nothing written under the old one passes any more), and says when it ran out (what a printer's
+   * condition counts from): free for another node at once.
+   */
   async release(resource: string, nodeId: string, fence: number): Promise<boolean> {
-    const rows = await this.sql`DELETE FROM leases
-      WHERE resource = ${resource} AND node_id = ${nodeId} AND fence = ${fence} RETURNING resource`
+    const now = this.sql.unsafe(DB_NOW)
+    const rows = await this.sql`UPDATE leases SET expires_at = ${now}, fence = nextval('lease_fences')
+      WHERE resource = ${resource} AND node_id = ${nodeId} AND fence = ${fence} AND expires_at > ${now}
+      RETURNING resource`
     return rows.length === 1
   }
 
@@ -118,6 +137,23 @@ export class PgLeases {
     const rows = await this.sql<{ resource: string }[]>`SELECT resource FROM leases
       WHERE expires_at > ${this.sql.unsafe(DB_NOW)}`
     return new Set(rows.map((row) => row.resource))
+  }
+
+  /**
+   * The leases that hold now, and when each of the others ran out (a node that died or stalled leaves its leases to
+   * run out; one that stops cleanly gives them up, and they are gone), by the database's clock.
+   */
+  async states(): Promise<LeaseStates> {
+    const rows = await this.sql<{ resource: string; fence: Big; expires_at: Big; ago: Big }[]>`SELECT resource, fence,
+      expires_at, ${this.sql.unsafe(DB_NOW)} - expires_at AS ago FROM leases`
+    const live = new Set<string>()
+    const ranOut = new Map<string, RanOut>()
+    for (const row of rows) {
+      const ago = int(row.ago)
+      if (ago < 0) live.add(row.resource)
+      else ranOut.set(row.resource, { at: int(row.expires_at), agoMs: ago, fence: int(row.fence) })
+    }
+    return { live, ranOut }
   }
 
   /** Whether the lease of `resource` still has the number `fence`: a write that follows from it may be made. */

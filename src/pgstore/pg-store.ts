@@ -5,7 +5,7 @@ import { SQL } from 'bun'
 import { runAwaiting, type Unit } from '../storage/unit.ts'
 import { DB, type Db, type Fence, type Repositories, type WriteOptions } from '../storage/repositories.ts'
 import type { ClusterStore, HeldLease } from '../storage/cluster-store.ts'
-import { type ClusterNode, PgLeases } from './leases.ts'
+import { type ClusterNode, DB_NOW, type LeaseStates, PgLeases } from './leases.ts'
 import type { Job } from '../protocol/job.ts'
 import { StoreUnavailableError } from '../storage/unavailable.ts'
 import { HINTS_CHANNEL } from './hints.ts'
@@ -22,7 +22,7 @@ import { PgAgents, PgPairingCodes } from './agents.ts'
 import { PgWebhooks } from './webhooks.ts'
 import { PgRetention } from './retention.ts'
 import { PgFailureCounts } from './failure-counts.ts'
-import type { FailureLimit } from '../domain/failure-limit.ts'
+import type { FailureLimit, LockoutListener } from '../domain/failure-limit.ts'
 import { PgEvents } from './events.ts'
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
 import { OPEN_BYTES_PER_PROJECT } from '../storage/job-creation.ts'
@@ -177,6 +177,32 @@ export class PgStore implements ClusterStore {
     }
   }
 
+  /** The leases that hold now, and when each of the others ran out. */
+  async leaseStates(): Promise<LeaseStates> {
+    try {
+      return await new PgLeases(this.sql).states()
+    } catch (error) {
+      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
+    }
+  }
+
+  /**
+   * A change made only while the lease `lease` names has run out under that number (no node took it since): its row
+   * stays locked until the change commits, so a node taking the lease meanwhile waits, and what that node writes comes
+   * after. Undefined, and nothing changed, when the lease was taken.
+   */
+  async whileRanOut<T>(lease: Fence, work: (db: Db) => Unit<T>): Promise<T | undefined> {
+    try {
+      return await this.sql.begin('isolation level read committed', async (tx) => {
+        const [row] = await tx`SELECT 1 FROM leases WHERE resource = ${lease.resource} AND fence = ${lease.fence}
+          AND expires_at <= ${tx.unsafe(DB_NOW)} FOR SHARE`
+        return row ? runAwaiting(work(DB), this.repositories(tx)) : undefined
+      })
+    } catch (error) {
+      throw isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error
+    }
+  }
+
   async releaseLease(resource: string, nodeId: string, fence: number): Promise<void> {
     await new PgLeases(this.sql).release(resource, nodeId, fence)
   }
@@ -206,8 +232,8 @@ export class PgStore implements ClusterStore {
   }
 
   /** Failed attempts of `scope`, counted in the database (a limit that holds across nodes). */
-  failureCounts(scope: string, bounds: FailureLimit): PgFailureCounts {
-    return new PgFailureCounts(this.sql, scope, bounds, this.now)
+  failureCounts(scope: string, bounds: FailureLimit, lockedOut?: LockoutListener): PgFailureCounts {
+    return new PgFailureCounts(this.sql, scope, { bounds, now: this.now, lockedOut })
   }
 
   /** Sends a hint to every node (after the change it tells of committed: a hint is never ahead of the data). */
@@ -218,6 +244,17 @@ export class PgStore implements ClusterStore {
   async listen(heard: (hint: string) => void): Promise<() => Promise<void>> {
     const subscription = await this.sql.listen(HINTS_CHANNEL, heard)
     return () => subscription.unlisten()
+  }
+
+  /**
+   * A mark that moves when what the dashboard shows may have changed: a job's step (its timeline), a project's event,
+   * a printer's state, anything audited (every change an operator makes). A hint for open pages to ask again, never
+   * a version of the data: a row committed after one with a higher number moves it at the next change.
+   */
+  async changeMark(): Promise<string> {
+    const [row] = await this.sql<{ mark: string }[]>`SELECT concat_ws('.', (SELECT max(seq) FROM job_events),
+      (SELECT max(id) FROM events), (SELECT max(seq) FROM printer_states), (SELECT max(id) FROM audit_log)) AS mark`
+    return row!.mark
   }
 
   /**

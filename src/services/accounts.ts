@@ -121,12 +121,17 @@ export class AccountService {
 
   /**
    * A new one-time setup link's token (replacing any earlier one) while there is no account; undefined when there is
-   * one. Every start without an account makes one.
+   * one. Every start of a hub without an account makes one. A cluster's node keeps a link that is still valid
+   * (`keepValid`: undefined then too), so that nodes started together do not void the link one of them showed.
    */
-  setupLink(): Promise<string | undefined> {
+  setupLink(options: { keepValid?: boolean } = {}): Promise<string | undefined> {
     const now = this.now()
     return this.units.write(function* (db): Unit<string | undefined> {
       if ((yield* db.users.count()) > 0) return undefined
+      if (options.keepValid) {
+        const kept = yield* db.settings.get(SETUP_KEY)
+        if (kept !== undefined && (JSON.parse(kept) as StoredSetupLink).expiresAt > now) return undefined
+      }
       const token = randomBase64Url(24)
       const stored: StoredSetupLink = {
         hash: Buffer.from(hashSecret(token)).toString('hex'),

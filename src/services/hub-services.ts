@@ -13,7 +13,8 @@ import { DestinationService } from './destinations.ts'
 import { ImageService } from './images.ts'
 import { clusterBuiltinAgent, firstStartUnit, initialize, type InitResult, newBuiltinAgent } from './init.ts'
 import { JobQueries } from './job-queries.ts'
-import { type Overview, type OverviewSources, overview } from './overview.ts'
+import { type Overview, type OverviewSources, overviewUnit } from './overview.ts'
+import type { Liveness } from './printer-states.ts'
 import { type EventSignal, ProjectEvents } from './project-events.ts'
 import { type EditableSettings, LiveSettings } from './live-settings.ts'
 import { JobService, type NewJobListener } from './jobs.ts'
@@ -42,6 +43,8 @@ export interface HubParts {
   units?: UnitRunner
   /** Who tells of projects' new events: by default the SQLite store; a cluster's hints on PostgreSQL. */
   events?: EventSignal
+  /** A mark that moves when the data may have changed (the dashboard's sign): by default the SQLite store's count. */
+  changes?: () => Promise<string>
 }
 
 /** What is not yet written for both stores, asked of a hub on PostgreSQL: said so, naming what it needs. */
@@ -83,12 +86,14 @@ export class HubServices {
   /** The SQLite store (none on PostgreSQL), for what is not yet written for both stores. */
   private readonly sqlite: Store | undefined
   private readonly now: () => number
+  private readonly changeMark: (() => Promise<string>) | undefined
 
   /** Over a SQLite store, or (`store` undefined) over `parts.units`, a PostgreSQL store's. */
   constructor(store: Store | undefined, parts: HubParts = {}) {
     const now = parts.now ?? Date.now
     this.now = now
     this.sqlite = store
+    this.changeMark = parts.changes
     // The services ported to units of work run them here (storage/unit.ts): on this store, at once.
     const units = parts.units ?? (store && new SqliteUnits(store))
     if (!units) throw new TypeError('the services need a store')
@@ -135,9 +140,9 @@ export class HubServices {
     return LiveSettings.open(this.units, defaults, pinned)
   }
 
-  /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents. */
-  overview(sources: OverviewSources): Overview {
-    return overview(this.store('overview'), sources)
+  /** What the dashboard's overview shows: the printers, today's jobs, the hub, its agents, connected as `live` says. */
+  overview(sources: OverviewSources, live: Liveness): Promise<Overview> {
+    return this.units.read((db) => overviewUnit(db, sources, live))
   }
 
   /** Settles once every change made so far is on disk (an answer that must not come before). */
@@ -145,9 +150,9 @@ export class HubServices {
     return this.units.durable()
   }
 
-  /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
-  changes(): number {
-    return this.store('count of changes').changes()
+  /** A mark that moves when the hub's data changed, whatever changed it: the dashboard's sign that something did. */
+  async changes(): Promise<string> {
+    return this.changeMark ? this.changeMark() : String(this.store('count of changes').changes())
   }
 
   /** A mark that moves whenever any stored row may have changed (see Store.changeStamp). */

@@ -12,7 +12,8 @@ import { reprintDocument } from '../domain/reprint.ts'
 import { validate } from '../protocol/rules.ts'
 import type { CancelOutcome } from '../store/job-states.ts'
 import type { Store } from '../store/store.ts'
-import type { Destination } from '../store/destinations.ts'
+import { printerForUnit } from './failover.ts'
+import type { Liveness } from './printer-states.ts'
 import type { Actor } from './actor.ts'
 import { type AuditedChange, recordedChange } from './audit.ts'
 import { answerOf, applicationCancel, CANCEL_OPEN } from './cancel-answers.ts'
@@ -120,8 +121,19 @@ export interface JobServiceParts {
   listener: NewJobListener
   /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
   capacity?: Capacity | undefined
-  /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
-  destinations?: { printerFor(destination: Destination): string } | undefined
+  /**
+   * Who is connected now and what printers said: a failover destination's job goes to its first printer that can
+   * print (services/failover.ts). None known (the CLI): to its first printer.
+   */
+  liveness?: (() => Liveness | Promise<Liveness>) | undefined
+}
+
+/** Without a running hub, no printer is known to be connected. */
+const NOBODY_CONNECTED: Liveness = {
+  connected: () => false,
+  agentOnline: () => false,
+  learned: () => undefined,
+  recorded: false,
 }
 
 /** A submission's change: the job made (or found), and the jobs to print that it made. */
@@ -164,8 +176,8 @@ export class JobService {
   private readonly listener: NewJobListener
   /** Whether there is room for new jobs (and new images: services/images.ts asks it too). */
   readonly capacity: Capacity
-  /** Which printer of a destination a job posted to it goes to (services/failover.ts). */
-  private readonly destinations: { printerFor(destination: Destination): string }
+  /** Who is connected now, for the printer a destination's job goes to. */
+  private readonly liveness: () => Liveness | Promise<Liveness>
 
   constructor(parts: JobServiceParts) {
     this.sqlite = parts.store
@@ -174,7 +186,7 @@ export class JobService {
     this.units = units
     this.listener = parts.listener
     this.capacity = parts.capacity ?? ALWAYS_ROOM
-    this.destinations = parts.destinations ?? { printerFor: (destination) => destination.printers[0]! }
+    this.liveness = parts.liveness ?? (() => NOBODY_CONNECTED)
   }
 
   /**
@@ -214,7 +226,9 @@ export class JobService {
       reprintOf: request.reprintOf ?? null,
       destinationId: request.destinationId ?? null,
     }
-    const destinations = this.destinations
+    // Read before the change (a cluster's from its leases); one hub's at once.
+    const liveness = this.liveness()
+    const live = liveness instanceof Promise ? await liveness : liveness
     const { outcome, printed } = await this.units.write(function* (db): Unit<Submitted> {
       let outcome: Submitted['outcome'] = yield* createJob(db, job, serialised)
       // A name no printer of the project has may be a destination's (looked for only then: a
@@ -228,7 +242,7 @@ export class JobService {
         if (fanOut.kind === 'created') printed = fanOut.children
         outcome = fanOut
       } else if (destination) {
-        const printerId = destinations.printerFor(destination)
+        const printerId = yield* printerForUnit(db, destination, live)
         outcome = yield* createJob(db, { ...job, printerId, destinationId: destination.id }, serialised)
         if (outcome.kind === 'created') printed = [outcome.job]
       } else if (outcome.kind === 'created') printed = [outcome.job]

@@ -1,9 +1,10 @@
 // What the dashboard's overview shows: its printers with their state, today's jobs by state (since
 // midnight on the hub's clock, in its time zone), the hub, and how many agents are connected.
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
-import { JOB_STATES } from '../protocol/job.ts'
-import type { Store } from '../store/store.ts'
-import type { PrinterBoard } from './printer-board.ts'
+import { JOB_STATES, type JobState } from '../protocol/job.ts'
+import type { Db } from '../storage/repositories.ts'
+import type { Unit } from '../storage/unit.ts'
+import { type Liveness, type PrinterView, printerViewsUnit } from './printer-states.ts'
 import type { HubOnTheLan } from './lan.ts'
 
 /** Midnight of the day `now` is in, on the hub's clock and in its time zone: where "today" starts. */
@@ -14,25 +15,39 @@ export function startOfDay(now: number): number {
 }
 
 export interface OverviewSources {
-  board: PrinterBoard
   serverId: string
   serverName(): string
   /** When the hub started, in milliseconds since the epoch. */
   startedAt: number
   now(): number
   lan(): HubOnTheLan
-  isConnected(agentId: string): boolean
   /** The printers seen polling the hub, adopted or not. */
   pollingPrinters(): readonly { adopted: boolean }[]
 }
 
-export type Overview = ReturnType<typeof overview>
+export type Overview = ReturnType<typeof overviewOf>
 
-export function overview(store: Store, sources: OverviewSources) {
-  const { now } = sources
-  const since = startOfDay(now())
-  const counts = store.jobs.countByState(since)
-  const agents = store.agents.list().filter((agent) => !agent.revokedAt)
+/** The overview, read in one unit of work on either store, with who is connected and what printers said (`live`). */
+export function* overviewUnit(db: Db, sources: OverviewSources, live: Liveness): Unit<Overview> {
+  const since = startOfDay(sources.now())
+  const counts = yield* db.jobs.countByState(since)
+  const builtinId = (yield* db.agents.builtin())?.id
+  const agents = (yield* db.agents.list()).filter((agent) => !agent.revokedAt)
+  const online = agents.filter((agent) => live.agentOnline(agent.id, agent.id === builtinId)).length
+  const printers = yield* printerViewsUnit(db, live)
+  return overviewOf(sources, { since, counts, printers, agents: { online, paired: agents.length } })
+}
+
+function overviewOf(
+  sources: OverviewSources,
+  read: {
+    since: number
+    counts: Partial<Record<JobState, number>>
+    printers: PrinterView[]
+    agents: { online: number; paired: number }
+  },
+) {
+  const { since, counts } = read
   return {
     hub: {
       ...sources.lan(),
@@ -42,24 +57,22 @@ export function overview(store: Store, sources: OverviewSources) {
       commit: BUILD_COMMIT,
       startedAt: new Date(sources.startedAt).toISOString(),
     },
-    printers: sources.board
-      .views()
-      .map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({
-        id,
-        projectId,
-        remoteId,
-        name,
-        state,
-        agentName,
-        agentOnline,
-        builtin,
-        queue,
-      })),
+    printers: read.printers.map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({
+      id,
+      projectId,
+      remoteId,
+      name,
+      state,
+      agentName,
+      agentOnline,
+      builtin,
+      queue,
+    })),
     jobsToday: {
       since: new Date(since).toISOString(),
       counts: Object.fromEntries(JOB_STATES.map((state) => [state, counts[state] ?? 0])),
     },
-    agents: { online: agents.filter((agent) => sources.isConnected(agent.id)).length, paired: agents.length },
+    agents: read.agents,
     /** Printers that poll the hub and wait for a technician to adopt them. */
     printersToAdopt: sources.pollingPrinters().filter((printer) => !printer.adopted).length,
   }

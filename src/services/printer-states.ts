@@ -14,6 +14,13 @@ import type { Unit } from '../storage/unit.ts'
 export interface Liveness {
   /** Whether the printer's driver is connected: its agent, or for a built-in printer of a cluster, its node. */
   connected(agentId: string, record: PrinterRecord | undefined, builtin: boolean): boolean
+  /** Whether an agent is connected (to a cluster: to some node; its built-in agent is, while a node runs). */
+  agentOnline(agentId: string, builtin: boolean): boolean
+  /**
+   * For a driver not connected: when its connection was lost, when known (a cluster's node that died leaves its
+   * leases to run out), in ms since the epoch. The printer has been offline since then at least.
+   */
+  offlineSince?(agentId: string, record: PrinterRecord | undefined, builtin: boolean): number | undefined
   /** What a built-in printer said of itself, learned here now. */
   learned(agentPrinterId: string): PrinterState | undefined
   /** A built-in printer's recorded state stands for what another process learned (a cluster's node). */
@@ -25,6 +32,17 @@ export interface Liveness {
   records?(agentPrinterId: string, builtin: boolean): boolean
 }
 
+/** A printer as the dashboard shows it: its record, its state now, its agent, its queue. */
+export interface PrinterView extends PrinterRecord {
+  state: PrinterState
+  agentName: string
+  agentOnline: boolean
+  /** Driven by the hub itself (the built-in agent), not a paired agent. */
+  builtin: boolean
+  /** Jobs waiting for the printer: not yet with its agent. */
+  queue: number
+}
+
 /** A printer of an agent, its record when it is a project's, and its state now with since when. */
 export interface PrinterNow {
   agentPrinterId: string
@@ -32,6 +50,8 @@ export interface PrinterNow {
   state: PrinterState
   /** Its latest recorded state and when it began. */
   latest: { state: PrinterState; at: string } | undefined
+  /** Since when it has been in its state, as far as is known: its latest record, or when its driver was lost. */
+  since: string | undefined
   connected: boolean
 }
 
@@ -50,7 +70,15 @@ export function* printerNow(
     const learned = builtin ? (live.learned(agentPrinterId) ?? (live.recorded ? latest?.state : undefined)) : undefined
     state = learned ?? (yield* db.agents.printer(agentId, agentPrinterId))?.availability ?? 'unknown'
   }
-  return { agentPrinterId, record, state, latest, connected }
+  let since = latest?.at
+  const lost = connected ? undefined : live.offlineSince?.(agentId, record, builtin)
+  if (lost !== undefined) {
+    // Offline since its driver was lost: a state recorded before ended then; `offline` recorded after began then.
+    const recorded = since === undefined ? undefined : Date.parse(since)
+    const offline = latest?.state === 'offline'
+    if (recorded === undefined || (offline ? lost < recorded : lost > recorded)) since = iso(lost)
+  }
+  return { agentPrinterId, record, state, latest, connected, since }
 }
 
 /** A project's printers as applications see them, with their state now (the public API's printers). */
@@ -62,7 +90,7 @@ export function* projectPrintersUnit(db: Db, projectId: string, now: number, liv
   const printers: ProjectPrinter[] = []
   for (const record of yield* db.printers.list(projectId)) {
     const builtin = record.agentId === builtinId
-    const { state, latest, connected } = yield* printerNow(db, record.agentId, record.agentPrinterId, {
+    const { state, since, connected } = yield* printerNow(db, record.agentId, record.agentPrinterId, {
       record,
       builtin,
       live,
@@ -72,13 +100,34 @@ export function* projectPrintersUnit(db: Db, projectId: string, now: number, liv
       name: record.remoteId,
       model: record.profile,
       state: projectPrinterState(state, (held.get(record.id) ?? 0) > 0),
-      stateSince: latest?.at ?? null,
+      stateSince: since ?? null,
       lastSeenAt: connected ? iso(now) : (agents.get(record.agentId)?.lastSeenAt ?? null),
       queueDepth: queues.get(record.id) ?? 0,
       agentId: record.agentId,
     })
   }
   return printers
+}
+
+/** Every project's printers as the dashboard shows them (the admin API's printers, the overview's). */
+export function* printerViewsUnit(db: Db, live: Liveness): Unit<PrinterView[]> {
+  const queues = yield* db.jobs.queueLengths()
+  const builtinId = (yield* db.agents.builtin())?.id
+  const agents = new Map((yield* db.agents.list()).map((agent) => [agent.id, agent]))
+  const views: PrinterView[] = []
+  for (const record of yield* db.printers.listAll()) {
+    const builtin = record.agentId === builtinId
+    const { state } = yield* printerNow(db, record.agentId, record.agentPrinterId, { record, builtin, live })
+    views.push({
+      ...record,
+      state,
+      agentName: agents.get(record.agentId)?.name ?? record.agentId,
+      agentOnline: live.agentOnline(record.agentId, builtin),
+      builtin,
+      queue: queues.get(record.id) ?? 0,
+    })
+  }
+  return views
 }
 
 /** A printer whose state changed, as recorded. */

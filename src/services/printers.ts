@@ -14,6 +14,7 @@ import type { Actor } from './actor.ts'
 import { recordedChange } from './audit.ts'
 import type { JobService, SubmitOutcome } from './jobs.ts'
 import type { HubOnTheLan } from './lan.ts'
+import { type Liveness, type PrinterView, printerViewsUnit } from './printer-states.ts'
 import { checkPrinterSettings, type PrinterSettingsFields, type SettingProblem } from './printer-settings.ts'
 import { testPage } from './test-page.ts'
 
@@ -217,6 +218,11 @@ export class PrinterService {
   /** A live printer of the project by its record ID or its name; undefined when none. */
   resolve(projectId: string, printerId: string): Promise<PrinterRecord | undefined> {
     return this.units.read((db) => db.printers.resolve(projectId, printerId))
+  }
+
+  /** Every project's printers as the dashboard shows them, with their states as `live` knows them. */
+  views(live: Liveness): Promise<PrinterView[]> {
+    return this.units.read((db) => printerViewsUnit(db, live))
   }
 
   /** The printer's state changes, newest first, at most `limit`. */

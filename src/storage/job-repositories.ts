@@ -68,6 +68,8 @@ export interface JobRepository {
   wasPruned(projectId: string, id: string): Answer<boolean>
   /** The newest job of a printer that printed, for its last receipt. */
   lastCompleted(printerId: string): Answer<Job | undefined>
+  /** How many jobs created since `since` (ms since the epoch) are in each state. */
+  countByState(since: number): Answer<Partial<Record<JobState, number>>>
   /** Jobs of each printer not yet with its agent (its queue), by printer record ID. */
   queueLengths(): Answer<Map<string, number>>
   /** Jobs each printer's agent holds (DELIVERED or PRINTING), by printer record ID. */

@@ -140,6 +140,15 @@ export interface DestinationRepository {
   list(projectId: string): Answer<Destination[]>
   /** Deletes it; the jobs waiting at it stay where they wait. False when there was none. */
   delete(projectId: string, name: string): Answer<boolean>
+  /** Every project's destinations of a mode. */
+  ofMode(mode: DestinationMode): Answer<Destination[]>
+  /** The printers jobs wait at (PENDING) for the destination. */
+  waitingAt(destinationId: string): Answer<string[]>
+  /**
+   * Moves the jobs still waiting (PENDING) at the destination on printer `from` to printer `to`, each with `note` for
+   * its ticket and a line in its timeline; their IDs. A job dispatched, delivered or printing is never moved.
+   */
+  moveWaiting(destinationId: string, from: string, to: string, note: string): Answer<string[]>
 }
 
 /** A project's stored images (logos). */

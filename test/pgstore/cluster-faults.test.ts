@@ -112,7 +112,8 @@ const expectOnceEach = (jobs: JobEnd[], markers: Map<string, string>): void =>
 async function holder(): Promise<number> {
   const sql = new SQL(url)
   try {
-    const [row] = await sql<{ node_id: string }[]>`SELECT node_id FROM leases WHERE resource = ${`agent:${agentId}`}`
+    const [row] = await sql<{ node_id: string }[]>`SELECT node_id FROM leases WHERE resource = ${`agent:${agentId}`}
+      AND expires_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint`
     const index = nodes.findIndex((node) => readFileSync(join(node.dir, 'node-id'), 'utf8').trim() === row?.node_id)
     if (index < 0) throw new Error('no node holds the agent')
     return index

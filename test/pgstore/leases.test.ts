@@ -63,13 +63,25 @@ describe('leases', () => {
     expect(await write(second!.fence)).toHaveLength(1)
   })
 
-  test('given up by its holder only, with its number: then free for another node at once', async () => {
+  test('given up by its holder only, with its number: run out then, under a new number, free for another', async () => {
     const held = await leases.take('maintenance', 'node-a', 10_000)
     expect(await leases.release('maintenance', 'node-b', held!.fence)).toBe(false)
     expect(await leases.release('maintenance', 'node-a', held!.fence + 1)).toBe(false)
+    const before = await leases.clock()
     expect(await leases.release('maintenance', 'node-a', held!.fence)).toBe(true)
-    expect(await leases.holder('maintenance')).toBeUndefined()
+    // Once only: a lease given up is not given up again.
+    expect(await leases.release('maintenance', 'node-a', held!.fence)).toBe(false)
+    const given = await leases.holder('maintenance')
+    expect(given!.fence).toBeGreaterThan(held!.fence)
+    expect(given!.expiresAt).toBeGreaterThanOrEqual(before)
+    expect(given!.expiresAt).toBeLessThanOrEqual(await leases.clock())
+    expect((await leases.states()).ranOut.get('maintenance')).toMatchObject({
+      at: given!.expiresAt,
+      fence: given!.fence,
+    })
+    expect(await leases.holds('maintenance', held!.fence)).toBe(false)
     expect(await leases.take('maintenance', 'node-b', 10_000)).toMatchObject({ nodeId: 'node-b' })
+    expect((await leases.states()).live.has('maintenance')).toBe(true)
   })
 
   test('bad input: a resource too long or empty is refused; a node not in the cluster cannot hold one', async () => {

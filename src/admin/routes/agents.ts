@@ -19,10 +19,12 @@ export function agentRoutes(context: AdminContext) {
   return adminRouter(context.services, TECHNICIAN)
     .get('/agents', async (): Promise<{ agents: AdminAgent[] }> => {
       const reported = await services.agents.reportedPrinters()
+      const live = await context.liveness()
+      const builtin = (await services.agents.builtin())?.id
       return {
         agents: (await services.agents.list()).map((agent) => ({
           ...agent,
-          online: context.isConnected(agent.id),
+          online: live.agentOnline(agent.id, agent.id === builtin),
           printers: reported
             .filter((p) => p.agentId === agent.id)
             .map(({ printerId, name, availability, enabled, descriptor }) => ({

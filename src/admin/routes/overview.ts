@@ -14,8 +14,8 @@ const SESSION_CHECK_MS = 30_000
 export function overviewRoutes(context: AdminContext) {
   let streams = 0
   const sources = { ...context, serverName: () => context.settings.values.serverName }
-  const overview = (): AdminOverview => {
-    const answer = context.services.overview(sources)
+  const overview = async (): Promise<AdminOverview> => {
+    const answer = await context.services.overview(sources, await context.liveness())
     // The counts are made from JOB_STATES, one for each state; their type names no state. (Keys keep their places.)
     const counts = answer.jobsToday.counts as Record<JobState, number>
     return { ...answer, jobsToday: { ...answer.jobsToday, counts } }
@@ -50,16 +50,33 @@ export function overviewRoutes(context: AdminContext) {
             }
           }
           let last = ''
-          let changes = -1
-          const tick = () => {
-            const snapshot = JSON.stringify(overview())
-            // Any change to the data may be on a page: the page asks again for what it shows.
-            const changed = context.services.changes()
-            if (snapshot !== last || changed !== changes) send(`event: change\ndata: ${snapshot}\n\n`)
-            last = snapshot
-            changes = changed
+          let changes = ''
+          let reading = false
+          // One reading at a time: a slow database skips ticks rather than piling them up.
+          const tick = async () => {
+            if (reading || finished) return
+            reading = true
+            try {
+              const snapshot = JSON.stringify(await overview())
+              // Any change to the data may be on a page: the page asks again for what it shows.
+              const changed = await context.services.changes()
+              if (snapshot !== last || changed !== changes) send(`event: change\ndata: ${snapshot}\n\n`)
+              last = snapshot
+              changes = changed
+            } catch (error) {
+              // The database away (a cluster's): the page keeps what it shows; the next tick tries again.
+              context.log.warn(
+                'the overview could not be read; open pages keep what they show',
+                {
+                  error: String(error),
+                },
+                { limit: 'overview' },
+              )
+            } finally {
+              reading = false
+            }
           }
-          tick()
+          void tick()
           timers.push(setInterval(tick, TICK_MS))
           timers.push(setInterval(() => send(': alive\n\n'), EVENT_KEEPALIVE_MS))
           timers.push(

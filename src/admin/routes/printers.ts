@@ -75,11 +75,12 @@ export function printerRoutes(context: AdminContext) {
     if (!printer) throw notFound(NO_PRINTER)
     return printer
   }
-  const view = (id: string): AdminPrinter => context.board.views().find((p) => p.id === id)!
+  const views = async (): Promise<AdminPrinter[]> => services.printers.views(await context.liveness())
+  const view = async (id: string): Promise<AdminPrinter> => (await views()).find((p) => p.id === id)!
 
   return (
     adminRouter(services, STAFF_READS)
-      .get('/printers', (): { printers: AdminPrinter[] } => ({ printers: context.board.views() }))
+      .get('/printers', async (): Promise<{ printers: AdminPrinter[] }> => ({ printers: await views() }))
       .get(
         '/printers/detect',
         (): Promise<{ printers: DetectedPrinterView[]; usbError: string | null }> => context.detect(),
@@ -117,7 +118,7 @@ export function printerRoutes(context: AdminContext) {
                 )
           if (outcome.kind !== 'added') throw printerError(outcome)
           set.status = 201
-          return { printer: view(outcome.printer.id) }
+          return { printer: await view(outcome.printer.id) }
         },
         { parse: 'none' },
       )
@@ -131,7 +132,7 @@ export function printerRoutes(context: AdminContext) {
           const outcome = await services.printers.adopt(actor, projectId, adoption, context.printerConfinement())
           if (outcome.kind !== 'added') throw printerError(outcome)
           set.status = 201
-          return { printer: view(outcome.printer.id) }
+          return { printer: await view(outcome.printer.id) }
         },
         { parse: 'none' },
       )
@@ -145,7 +146,7 @@ export function printerRoutes(context: AdminContext) {
             context.printerConfinement(),
           )
           if (outcome.kind !== 'changed') throw printerError(outcome)
-          return { printer: view(outcome.printer.id) }
+          return { printer: await view(outcome.printer.id) }
         },
         { parse: 'none' },
       )
@@ -154,9 +155,11 @@ export function printerRoutes(context: AdminContext) {
         return { removed: true }
       })
       .post('/printers/:id/test', async ({ params, set, actor }): Promise<CreateJobResponse> => {
+        // Its state as the page prints it (none for a printer that is not: the page is not printed).
+        const state = (await views()).find((p) => p.id === params.id)?.state ?? 'unknown'
         const outcome = await services.printers.printTestPage(actor, params.id, {
           hub: context.lan(),
-          status: () => view(params.id).state,
+          status: () => state,
           at: new Date(context.now()),
         })
         if (outcome.kind === 'no_printer') throw notFound(NO_PRINTER)

@@ -4,11 +4,11 @@
 import { Elysia } from 'elysia'
 import {
   ACCOUNT_LOGIN_FAILURES,
-  type Attempt,
   FailureRateLimit,
   LOGIN_FAILURES,
   remoteAddress,
 } from '../../http/failure-rate-limit.ts'
+import type { Attempt, FailureCountsOf } from '../../domain/failure-limit.ts'
 import { ApiError, invalidField, notFound, rateLimited } from '../../http/errors.ts'
 import { readValidBody } from '../../http/json-body.ts'
 import { ADMIN_API_PREFIX } from '../../protocol/admin-api.ts'
@@ -58,8 +58,10 @@ export function sessionRoutes(context: AdminContext) {
       },
       { limit: `lockout ${what}` },
     )
-  const byAddress = new FailureRateLimit(LOGIN_FAILURES, now, lockedOut('sign-in from an address'))
-  const byAccount = new FailureRateLimit(ACCOUNT_LOGIN_FAILURES, now, lockedOut('sign-in for an account'))
+  const counts: FailureCountsOf =
+    context.failureCounts ?? ((_scope, bounds, told) => new FailureRateLimit(bounds, now, told))
+  const byAddress = counts('sign-in-address', LOGIN_FAILURES, lockedOut('sign-in from an address'))
+  const byAccount = counts('sign-in-account', ACCOUNT_LOGIN_FAILURES, lockedOut('sign-in for an account'))
 
   /**
    * One guess of an account's password (signing in, or the current one when changing it), counted
@@ -67,16 +69,16 @@ export function sessionRoutes(context: AdminContext) {
    */
   const guess = async (address: string, name: string | undefined): Promise<Attempt> => {
     const account = await services.accounts.passwordGeneration(name)
-    const fromAddress = byAddress.attempt([`${address} ${account}`])
+    const fromAddress = await byAddress.attempt([`${address} ${account}`])
     if (!fromAddress.ok)
       throw rateLimited(
         'rate_limited',
         'Too many wrong passwords from this address; try again later.',
         fromAddress.retryAfterMs,
       )
-    const onAccount = byAccount.attempt([account])
+    const onAccount = await byAccount.attempt([account])
     if (!onAccount.ok) {
-      fromAddress.attempt.succeeded()
+      await fromAddress.attempt.succeeded()
       throw rateLimited(
         'rate_limited',
         'Too many wrong passwords for this account; its sign-in is paused for a ' +
@@ -84,7 +86,12 @@ export function sessionRoutes(context: AdminContext) {
         onAccount.retryAfterMs,
       )
     }
-    return { succeeded: () => (fromAddress.attempt.succeeded(), onAccount.attempt.succeeded()) }
+    return {
+      succeeded: async () => {
+        await fromAddress.attempt.succeeded()
+        await onAccount.attempt.succeeded()
+      },
+    }
   }
 
   const startSession = async (
@@ -133,7 +140,7 @@ export function sessionRoutes(context: AdminContext) {
               : 'Give your name as well as your password.',
           )
         }
-        attempt.succeeded()
+        await attempt.succeeded()
         return startSession(request, user, address, set)
       },
       { parse: 'none' },
@@ -200,7 +207,7 @@ export function sessionRoutes(context: AdminContext) {
         if (!(await services.accounts.checkPassword(admin.user.id, body.currentPassword))) {
           throw invalidField('currentPassword', 'is not right', 'The current password is not right.')
         }
-        attempt.succeeded()
+        await attempt.succeeded()
         const problem = passwordProblem(body.newPassword)
         if (problem) throw invalidField('newPassword', problem, problem)
         // Whoever knew the old password is signed out; this browser stays signed in.

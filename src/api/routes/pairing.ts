@@ -13,8 +13,8 @@ import { validate } from '../../protocol/rules.ts'
 import type { ApiContext } from '../context.ts'
 import { ApiError, rateLimited } from '../../http/errors.ts'
 import { readJsonBody } from '../../http/json-body.ts'
+import type { FailureCountsOf } from '../../domain/failure-limit.ts'
 import {
-  type FailureLimit,
   FailureRateLimit,
   PAIRING_ADDRESS_FAILURES,
   PAIRING_CODE_FAILURES,
@@ -48,7 +48,7 @@ function parsePairingRequest(body: unknown): PairingRequest {
 }
 
 export function pairingRoutes({ services, serverId, now, failureCounts }: ApiContext) {
-  const counts = failureCounts ?? ((_scope: string, bounds: FailureLimit) => new FailureRateLimit(bounds, now))
+  const counts: FailureCountsOf = failureCounts ?? ((_scope, bounds) => new FailureRateLimit(bounds, now))
   const byAddress = counts('pairing-address', PAIRING_ADDRESS_FAILURES)
   const byCode = counts('pairing-code', PAIRING_CODE_FAILURES)
   /** An address with the code it tried, when it sent one. */

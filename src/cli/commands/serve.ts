@@ -45,9 +45,28 @@ async function serveNode(config: Readonly<HubConfig>, url: string, logs: Log, js
     `data in ${shownStoreUrl(url)} (node-local files in ${config.dataDir})`
   const event = (name: string, msg: string, fields: object = {}) =>
     log.info(msg, undefined, { event: { event: name, ...fields }, always: true })
+  const lanUrl = hubOnTheLan(config.serverName, config.host, node.port, config.tls ? 'https' : 'http').url
+  const dashboardUrl = `${lanUrl}${DASHBOARD_PATH.slice(1)}/`
+  const setupUrl = node.setupToken && `${dashboardUrl}setup#${node.setupToken}`
   if (json)
-    event('listening', listening, { version: VERSION, url: node.url, nodeId: node.nodeId, serverId: node.serverId })
-  else log.info(listening, undefined, { always: true })
+    event('listening', listening, {
+      version: VERSION,
+      url: node.url,
+      nodeId: node.nodeId,
+      serverId: node.serverId,
+      dashboardUrl,
+      setupUrl: setupUrl ?? null,
+    })
+  else {
+    // The cluster's first owner: through the link this node made (one for the cluster while it is valid), or
+    // `printhub admin set-password --store URL`.
+    if (setupUrl)
+      log.info(`Make the dashboard's first owner account (the link works once, for 24 hours): ${setupUrl}`, undefined, {
+        always: true,
+      })
+    else log.info(`Dashboard: ${dashboardUrl}`)
+    log.info(listening, undefined, { always: true })
+  }
   const signal = await stopSignal
   event('stopping', `${signal}: stopping`, { signal })
   await node.stop()

@@ -12,7 +12,7 @@ export const backupOperations: AdminOperation[] = [
     operationId: 'downloadBackup',
     summary:
       'A fresh backup of the hub as a download (printhub-backup-SERVERNAME-YYYYMMDD-HHMM.phbackup); ' +
-      'one at a time: 429 while one is being made',
+      'one at a time: 429 while one is being made; 409 on a node of a cluster, whose data PostgreSQL backs up',
     role: 'technician',
     answers: {
       200: {
@@ -21,6 +21,6 @@ export const backupOperations: AdminOperation[] = [
         headers: { 'content-disposition': 'attachment; filename="printhub-backup-….phbackup"' },
       },
     },
-    errors: [429, 500],
+    errors: [409, 429, 500],
   },
 ]

@@ -1,0 +1,41 @@
+// What the cluster's tests set up alike: a project with an API key, and an agent paired through a node, online there
+// with one virtual printer that the project has under the printer's own name.
+import { THE_MACHINE } from '../../src/services/actor.ts'
+import type { HubServices } from '../../src/services/hub-services.ts'
+import { API_KEY_SCOPES } from '../../src/protocol/api-key.ts'
+import { FakeAgent, pairAgent, virtualPrinter } from './fake-agent.ts'
+import { waitFor } from './wait.ts'
+
+/** A project with an API key of every scope. */
+export async function projectWithKey(
+  services: HubServices,
+  name: string,
+): Promise<{ projectId: string; apiKey: string }> {
+  const project = await services.projects.create(THE_MACHINE, name)
+  if (project.kind !== 'created') throw new Error(project.kind)
+  const key = await services.keys.create(THE_MACHINE, project.project.id, { scopes: [...API_KEY_SCOPES], name: 'pos' })
+  if (key.kind !== 'created') throw new Error(key.kind)
+  return { projectId: project.project.id, apiKey: key.secret }
+}
+
+/** An agent paired and online through the node at `nodeUrl`, its printer `printer` the project's once it reported it. */
+export async function agentWithPrinter(
+  services: HubServices,
+  nodeUrl: string,
+  project: { projectId: string; printer: string },
+): Promise<{ agent: FakeAgent; recordId: string }> {
+  const code = await services.agents.createPairingCode(THE_MACHINE, { ttlMs: 300_000 })
+  if (code.kind !== 'created') throw new Error(code.kind)
+  const agent = await FakeAgent.online(nodeUrl, await pairAgent(nodeUrl, code.code), [virtualPrinter(project.printer)])
+  const assigned = await waitFor(async () => {
+    const outcome = await services.printers.assign(THE_MACHINE, {
+      projectId: project.projectId,
+      agentId: agent.agentId,
+      agentPrinterId: project.printer,
+      id: project.printer,
+    })
+    return outcome.kind === 'not_reported' ? undefined : outcome
+  }, 5_000)
+  if (assigned.kind !== 'added') throw new Error(assigned.kind)
+  return { agent, recordId: assigned.printer.id }
+}
