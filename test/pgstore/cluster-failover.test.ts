@@ -129,7 +129,7 @@ test('with the bar away, a job posted to the destination is sent to the kitchen'
   expect(new Set(sent).size).toBe(sent.length)
 })
 
-test('a node that died leaves its agent\'s printer "online": the maintenance records it offline, told once', async () => {
+test('a node that died left its agent\'s printer "online": the maintenance records it offline, once', async () => {
   const sql = new SQL(url)
   try {
     // The bar's agent as a node that then died left it: held under a lease that runs out in a second, its printer
@@ -138,7 +138,8 @@ test('a node that died leaves its agent\'s printer "online": the maintenance rec
     await sql`INSERT INTO nodes (id, name, address, version, started_at, seen_at)
       VALUES ('node_00000000000dead0', 'gone', NULL, 'test', 0, 0)`
     const nowMs = sql.unsafe('(extract(epoch from clock_timestamp()) * 1000)::bigint')
-    await sql`INSERT INTO printer_states (agent_id, printer_id, at, state) VALUES (${agentId}, 'bar', ${nowMs}, 'online')`
+    await sql`INSERT INTO printer_states (agent_id, printer_id, at, state)
+      VALUES (${agentId}, 'bar', ${nowMs}, 'online')`
     await sql`INSERT INTO leases (resource, node_id, expires_at) VALUES (${`agent:${agentId}`},
       'node_00000000000dead0', ${nowMs} + 1000) ON CONFLICT (resource) DO UPDATE SET node_id = excluded.node_id,
       fence = nextval('lease_fences'), expires_at = excluded.expires_at`

@@ -18,7 +18,7 @@ export async function projectWithKey(
   return { projectId: project.project.id, apiKey: key.secret }
 }
 
-/** An agent paired and online through the node at `nodeUrl`, its printer `printer` the project's once it reported it. */
+/** An agent paired and online through the node at `nodeUrl`, its printer `printer` the project's once reported. */
 export async function agentWithPrinter(
   services: HubServices,
   nodeUrl: string,
