@@ -5,6 +5,7 @@
 // job per printer whatever a node believes, every write fenced by the lease's number. Before each send the node also
 // checks, by its own monotonic clock, that its lease has not run out: a printer's agent cannot check a number.
 import { backoffDelay } from '../domain/backoff.ts'
+import type { PollingConnection } from '../domain/connection-uri.ts'
 import type { GatewaySession } from '../gateway/session.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
@@ -47,6 +48,11 @@ export interface ClusterSettings extends DispatcherSettings {
   leaseMs: () => number
   /** How often every printer this node drives is looked at, whatever hints it heard. */
   pollMs: number
+  /**
+   * When this node last heard a printer that polls it, by the node's clock, and how often that printer polls;
+   * undefined for one never heard here.
+   */
+  heardPolling?: (connection: PollingConnection) => { at: number; intervalMs: number } | undefined
 }
 
 /**

@@ -7,6 +7,7 @@
 // whose lease was taken prints nothing more.
 import type { CatalogPrinter } from '../agent/catalog.ts'
 import type { LedgerJob } from '../agent/ledger-rows.ts'
+import { parseConnectionUri, polls } from '../domain/connection-uri.ts'
 import type { PrinterRecord } from '../domain/records.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
 import type { UnitRunner } from '../storage/repositories.ts'
@@ -97,7 +98,14 @@ export class NodePrinters {
       const asked = performance.now()
       const held = this.leases.get(record.id)
       if (this.released) return
-      if (!held && !this.mayTake(record.id, live, share, ttl)) continue
+      const polled = this.polled(record, ttl)
+      // A printer that polls is driven by the node it polls (the proxy in front routes its requests to one node): a
+      // node that no longer hears it gives it up, for the node it polls now.
+      if (polled === false) {
+        if (held) await this.giveUp(record.id, held)
+        continue
+      }
+      if (!held && (polled ? live.has(printerLease(record.id)) : !this.mayTake(record.id, live, share, ttl))) continue
       const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
       if (this.released) {
         if (taken) await this.store.releaseLease(printerLease(record.id), this.settings.nodeId, taken.fence)
@@ -148,6 +156,25 @@ export class NodePrinters {
     if (performance.now() - since < ttl) return false
     this.freeSince.delete(printerId)
     return true
+  }
+
+  /**
+   * For a printer that polls: whether this node heard it lately (within a lease length, or three of its poll
+   * intervals if longer); undefined for one that does not poll.
+   */
+  private polled(record: PrinterRecord, ttl: number): boolean | undefined {
+    const parsed = parseConnectionUri(record.connection)
+    if (!parsed.ok || !polls(parsed.connection)) return undefined
+    const heard = this.settings.heardPolling?.(parsed.connection)
+    return heard !== undefined && this.settings.now() - heard.at <= Math.max(ttl, 3 * heard.intervalMs)
+  }
+
+  private async giveUp(printerId: string, lease: PrinterLease): Promise<void> {
+    this.settings.log.info('a printer that polls is heard by this node no more: given up for the node it polls', {
+      printer: printerId,
+    })
+    this.lose(printerId)
+    await this.store.releaseLease(printerLease(printerId), this.settings.nodeId, lease.fence)
   }
 
   private lose(printerId: string): void {

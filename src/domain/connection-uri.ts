@@ -185,8 +185,11 @@ export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 /** The kinds of printers that poll the hub for their jobs (the admin API's list). */
 export type PollingKind = (typeof POLLING_KINDS)[number]
 
+/** The connection of a printer that polls the hub. */
+export type PollingConnection = Extract<Connection, { kind: PollingKind }>
+
 /** Whether the printer polls the hub for its jobs (it is not reached: it comes). */
-export function polls(connection: Connection): connection is Extract<Connection, { kind: PollingKind }> {
+export function polls(connection: Connection): connection is PollingConnection {
   return connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
 }
 

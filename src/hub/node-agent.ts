@@ -16,6 +16,8 @@ import type { Logger } from '../platform/log.ts'
 import type { PrinterState } from '../domain/printer-state.ts'
 import type { Confinement } from '../transports/confine.ts'
 import { VirtualPrinters } from '../transports/virtual.ts'
+import type { CloudPrnt } from '../transports/cloudprnt.ts'
+import type { EpsonSdp } from '../transports/epson-sdp.ts'
 import type { BuiltinAgent } from './builtin-agent.ts'
 import { inMemoryConnector } from './in-memory-link.ts'
 
@@ -30,6 +32,8 @@ export interface NodeAgentOptions {
   log: Logger
   /** Told when a printer said something new of itself. */
   printerStateChanged: (agentPrinterId: string, state: PrinterState) => void
+  /** The printers that poll this node: those its agent drives are offered their jobs when they poll. */
+  polling: { cloudPrnt: CloudPrnt; epsonSdp: EpsonSdp }
 }
 
 export async function startNodeAgent(options: NodeAgentOptions): Promise<BuiltinAgent> {
@@ -52,6 +56,7 @@ export async function startNodeAgent(options: NodeAgentOptions): Promise<Builtin
     intents: (job) => printers.recordIntent(job),
     reportsBeforeClosing: true,
     printerStateChanged: options.printerStateChanged,
+    polling: options.polling,
   })
   agent.start()
   return {

@@ -6,8 +6,8 @@
 //
 // What a node serves so far: the public API (jobs, their events, the printers and their states across nodes,
 // pairing, discovery, the gateway), the admin API and the dashboard over the same data, and the built-in agent's
-// printers it took, driven by its own agent (node-agent.ts). The printers that poll come with the rest of the
-// cluster (docs/cluster.md, "Where it stands").
+// printers it took, driven by its own agent (node-agent.ts): the network printers spread over the nodes, each printer
+// that polls driven by the node it polls.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
@@ -27,6 +27,8 @@ import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { Log } from '../platform/log.ts'
 import { commonAdminParts, hubApp } from './app.ts'
+import { CloudPrnt } from '../transports/cloudprnt.ts'
+import { EpsonSdp } from '../transports/epson-sdp.ts'
 import { ReceiptImages } from '../workers/receipt-images.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
 import { HubServices } from '../services/hub-services.ts'
@@ -128,6 +130,22 @@ export async function startClusterNode(
     // The cluster's built-in agent: its printers (`printhub printers add --store`) driven by this node's own agent.
     const made = await newBuiltinAgent()
     const builtin = await store.write((db) => clusterBuiltinAgent(db, made, now()))
+    // Printers that poll, heard by this node: each driven by the node it polls (its requests routed to one node).
+    const receipts = new ReceiptImages()
+    let nodeAgent: BuiltinAgent | undefined
+    const polling = {
+      cloudPrnt: new CloudPrnt({
+        now,
+        confirmTimeoutMs: config.cloudPrntConfirmMs,
+        toPng: (bytes, model) => receipts.printed(bytes, model),
+        changed: () => nodeAgent?.agent.printerNews(),
+      }),
+      epsonSdp: new EpsonSdp({
+        now,
+        confirmTimeoutMs: config.cloudPrntConfirmMs,
+        changed: () => nodeAgent?.agent.printerNews(),
+      }),
+    }
     const dispatcher = new ClusterDispatcher(
       store,
       sessions,
@@ -143,10 +161,13 @@ export async function startClusterNode(
         now,
         log: logs.for('dispatcher'),
         agentChanged: (agentId) => board.recordAgent(agentId),
+        heardPolling: (connection) =>
+          connection.kind === 'cloudprnt'
+            ? polling.cloudPrnt.lastHeard(connection.mac)
+            : polling.epsonSdp.lastHeard(connection.id),
       },
       builtin.id,
     )
-    let nodeAgent: BuiltinAgent | undefined
     const board = nodeBoard(store, {
       printers: dispatcher.nodePrinters,
       learned: (agentPrinterId) => nodeAgent?.agent.printerState(agentPrinterId),
@@ -228,7 +249,6 @@ export async function startClusterNode(
       failureCounts,
       stopping: stopping.signal,
     }
-    const receipts = new ReceiptImages()
     const admin: AdminContext = {
       // `Detect` finds the printers plugged into this node's machine (one attached there belongs to an agent on it).
       ...commonAdminParts(
@@ -246,12 +266,13 @@ export async function startClusterNode(
             'continuous archiving the database runs with); see docs/cluster.md.',
         )
       },
-      pollingPrinters: () => [],
+      pollingPrinters: () => [...polling.cloudPrnt.list(), ...polling.epsonSdp.list()],
     }
     const requests = logs.for('api')
     const app = hubApp({
       api,
       admin,
+      polling,
       requests: options.log ?? ((entry) => logRequest(requests, entry)),
       errors: requests,
       firstWork: options.firstWork,
@@ -318,6 +339,7 @@ export async function startClusterNode(
       log: logs.for('agent'),
       // What a printer says of itself is recorded where every node reads it (its history, as one hub keeps it).
       printerStateChanged: () => board.recordAgent(builtin.id),
+      polling,
     }))
     logs.for('hub').info(`node ${nodeId} of the cluster serves on port ${port}`, { node: nodeId, port })
     return {
@@ -335,6 +357,8 @@ export async function startClusterNode(
         // Its agent first: what it prints ends before another node may take its printers.
         await agent.stop()
         await dispatcher.stop()
+        polling.cloudPrnt.stop()
+        polling.epsonSdp.stop()
         await app.stop()
         await store.close()
         lock.release()

@@ -157,6 +157,11 @@ export class CloudPrnt {
     return this.printers.ready(mac, signal, model)
   }
 
+  /** When the printer of this MAC address was last heard from here, and how often it polls. */
+  lastHeard(mac: string): { at: number; intervalMs: number } | undefined {
+    return this.printers.lastHeard(mac)
+  }
+
   /** Printers seen polling: the hub's own and those waiting to be adopted, most recent first. */
   list(): PollingPrinterView[] {
     return this.printers.all().map((seen) =>

@@ -20,9 +20,8 @@ export interface Confinement {
   /** This machine's ports that are the hub's own (its HTTP port): a TCP printer there is refused. */
   ownPorts: readonly number[]
   /**
-   * A cluster's built-in printer (docs/cluster.md), driven by whichever node holds it: a network printer or a virtual
-   * one only. A printer attached to one machine is reached from that machine alone; the printers that poll are not
-   * served by a cluster yet.
+   * A cluster's built-in printer (docs/cluster.md), driven by whichever node holds it (one that polls: the node it
+   * polls): never one attached to one machine, which is reached from that machine alone.
    */
   cluster?: boolean
 }
@@ -30,6 +29,9 @@ export interface Confinement {
 export function confinementOf(dataDir: string, ownPorts: readonly number[] = []): Confinement {
   return { outputDir: join(resolve(dataDir), OUTPUT_DIR), ownPorts }
 }
+
+/** The kinds of printers attached to one machine. */
+const ATTACHED: readonly Connection['kind'][] = ['serial', 'usb-device-file', 'usb-id', 'file']
 
 export type Confined = { ok: true } | { ok: false; message: string }
 const refuse = (message: string): Confined => ({ ok: false, message })
@@ -155,13 +157,10 @@ function checkTcp(host: string, port: number, ownPorts: readonly number[]): Conf
  * printer is added or changed, and the agent again before it sends a job.
  */
 export function confineConnection(connection: Connection, confinement: Confinement): Confined {
-  if (confinement.cluster && connection.kind !== 'tcp' && connection.kind !== 'virtual')
+  if (confinement.cluster && ATTACHED.includes(connection.kind))
     return refuse(
-      connection.kind === 'cloudprnt' || connection.kind === 'epson-sdp'
-        ? 'is a printer that polls, which a cluster does not serve yet (docs/cluster.md): ' +
-            'give it to a hub, or use its raw TCP port (tcp://ADDRESS:9100)'
-        : 'is attached to one machine, which any node of a cluster may not be: pair a printhub agent on that machine ' +
-            'and give the printer to it (docs/cluster.md)',
+      'is attached to one machine, which any node of a cluster may not be: pair a printhub agent on that machine ' +
+        'and give the printer to it (docs/cluster.md)',
     )
   switch (connection.kind) {
     case 'serial':

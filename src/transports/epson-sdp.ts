@@ -199,6 +199,11 @@ export class EpsonSdp {
     )
   }
 
+  /** When the printer of this ID was last heard from here, and how often it polls. */
+  lastHeard(id: string): { at: number; intervalMs: number } | undefined {
+    return this.printers.lastHeard(id)
+  }
+
   list(): PollingPrinterView[] {
     return this.printers.all().map((seen) =>
       this.printers.view(seen, 'epson-sdp', {

@@ -110,6 +110,12 @@ export class PollingPrinters<Extra extends object> {
     return this.printers.get(key)
   }
 
+  /** When the printer was last heard from here, and how often it polls; undefined when it never was. */
+  lastHeard(key: string): { at: number; intervalMs: number } | undefined {
+    const seen = this.printers.get(key)
+    return seen && { at: seen.lastPollAt, intervalMs: this.intervalOf(seen) }
+  }
+
   all(): (Heard & Extra)[] {
     return [...this.printers.values()].sort((a, b) => b.lastPollAt - a.lastPollAt)
   }
