@@ -5,7 +5,7 @@
 // job per printer whatever a node believes, every write fenced by the lease's number. Before each send the node also
 // checks, by its own monotonic clock, that its lease has not run out: a printer's agent cannot check a number.
 import { backoffDelay } from '../domain/backoff.ts'
-import type { PollingConnection } from '../domain/connection-uri.ts'
+import type { AttachedConnection, PollingConnection } from '../domain/connection-uri.ts'
 import type { GatewaySession } from '../gateway/session.ts'
 import { type Failure, failure } from '../protocol/failures.ts'
 import type { PrinterDescriptor } from '../protocol/frames.ts'
@@ -53,6 +53,8 @@ export interface ClusterSettings extends DispatcherSettings {
    * undefined for one never heard here.
    */
   heardPolling?: (connection: PollingConnection) => { at: number; intervalMs: number } | undefined
+  /** Whether a printer attached to one machine (a device, a file) is attached to this node's machine now. */
+  attachedHere?: (connection: AttachedConnection) => boolean | Promise<boolean>
 }
 
 /**

@@ -1,13 +1,20 @@
 // The built-in agent's printers on a node of a cluster (docs/decisions.md, "Delivery across nodes"): each is driven by
 // one node at a time, under a lease `printer:ID` renewed every third of its length. A node takes a printer whose lease
 // is free or ran out (its node stopped, died or stalled), while it drives fewer than its share of the printers over
-// the nodes alive (or once no other node took it for a whole lease length). Before it drives it, the jobs whose intent
-// to print the last node recorded and never said how they ended fail as "may have printed", and the others that node
-// held are sent again. Each intent to print is recorded under the lease before the first byte (recordIntent): a node
-// whose lease was taken prints nothing more.
+// the nodes alive (or once no other node took it for a whole lease length); a printer attached to one machine only on
+// that machine (while its device is there), one that polls only while it polls this node. Before it drives it, the
+// jobs whose intent to print the last node recorded and never said how they ended fail as "may have printed", and the
+// others that node held are sent again. Each intent to print is recorded under the lease before the first byte
+// (recordIntent): a node whose lease was taken prints nothing more.
 import type { CatalogPrinter } from '../agent/catalog.ts'
 import type { LedgerJob } from '../agent/ledger-rows.ts'
-import { parseConnectionUri, polls } from '../domain/connection-uri.ts'
+import {
+  type AttachedConnection,
+  isAttached,
+  parseConnectionUri,
+  type PollingConnection,
+  polls,
+} from '../domain/connection-uri.ts'
 import type { PrinterRecord } from '../domain/records.ts'
 import type { ClusterStore } from '../storage/cluster-store.ts'
 import type { UnitRunner } from '../storage/repositories.ts'
@@ -98,14 +105,20 @@ export class NodePrinters {
       const asked = performance.now()
       const held = this.leases.get(record.id)
       if (this.released) return
-      const polled = this.polled(record, ttl)
+      const connection = parseConnectionUri(record.connection)
+      const found = connection.ok ? connection.connection : undefined
+      const polled = found && polls(found) ? this.polled(found, ttl) : undefined
       // A printer that polls is driven by the node it polls (the proxy in front routes its requests to one node): a
       // node that no longer hears it gives it up, for the node it polls now.
       if (polled === false) {
         if (held) await this.giveUp(record.id, held)
         continue
       }
-      if (!held && (polled ? live.has(printerLease(record.id)) : !this.mayTake(record.id, live, share, ttl))) continue
+      // A printer attached to one machine is taken by a node on that machine only (kept while it is gone a moment).
+      const attached = !held && found && isAttached(found) ? await this.attachedHere(found) : undefined
+      if (attached === false) continue
+      const pinned = polled ?? attached
+      if (!held && (pinned ? live.has(printerLease(record.id)) : !this.mayTake(record.id, live, share, ttl))) continue
       const taken = await this.store.takeLease(printerLease(record.id), this.settings.nodeId, ttl)
       if (this.released) {
         if (taken) await this.store.releaseLease(printerLease(record.id), this.settings.nodeId, taken.fence)
@@ -158,15 +171,15 @@ export class NodePrinters {
     return true
   }
 
-  /**
-   * For a printer that polls: whether this node heard it lately (within a lease length, or three of its poll
-   * intervals if longer); undefined for one that does not poll.
-   */
-  private polled(record: PrinterRecord, ttl: number): boolean | undefined {
-    const parsed = parseConnectionUri(record.connection)
-    if (!parsed.ok || !polls(parsed.connection)) return undefined
-    const heard = this.settings.heardPolling?.(parsed.connection)
+  /** Whether this node heard a printer that polls lately (within a lease length, or three poll intervals if longer). */
+  private polled(connection: PollingConnection, ttl: number): boolean {
+    const heard = this.settings.heardPolling?.(connection)
     return heard !== undefined && this.settings.now() - heard.at <= Math.max(ttl, 3 * heard.intervalMs)
+  }
+
+  /** Whether the printer is attached to this node's machine now (its device there); asked of none: not here. */
+  private async attachedHere(connection: AttachedConnection): Promise<boolean> {
+    return (await this.settings.attachedHere?.(connection)) ?? false
   }
 
   private async giveUp(printerId: string, lease: PrinterLease): Promise<void> {

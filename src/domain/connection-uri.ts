@@ -185,6 +185,14 @@ export const cloudPrntUri = (mac: string): string => `cloudprnt://${mac}`
 /** The kinds of printers that poll the hub for their jobs (the admin API's list). */
 export type PollingKind = (typeof POLLING_KINDS)[number]
 
+/** The connection of a printer attached to one machine: reached from that machine alone. */
+export type AttachedConnection = Extract<Connection, { kind: 'serial' | 'usb-device-file' | 'usb-id' | 'file' }>
+
+/** Whether the printer is attached to the machine that drives it (a device, or a file there). */
+export function isAttached(connection: Connection): connection is AttachedConnection {
+  return ['serial', 'usb-device-file', 'usb-id', 'file'].includes(connection.kind)
+}
+
 /** The connection of a printer that polls the hub. */
 export type PollingConnection = Extract<Connection, { kind: PollingKind }>
 

@@ -27,7 +27,10 @@ import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { Log } from '../platform/log.ts'
 import { commonAdminParts, hubApp } from './app.ts'
+import { attachedHere } from '../transports/attached.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
+import { DeviceFinder } from '../transports/devices.ts'
+import { loadUsbBackend } from '../transports/usb-bulk.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
 import { ReceiptImages } from '../workers/receipt-images.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
@@ -146,6 +149,8 @@ export async function startClusterNode(
         changed: () => nodeAgent?.agent.printerNews(),
       }),
     }
+    // Printers attached to one machine: each taken by a node on its machine.
+    const devices = new DeviceFinder()
     const dispatcher = new ClusterDispatcher(
       store,
       sessions,
@@ -161,6 +166,7 @@ export async function startClusterNode(
         now,
         log: logs.for('dispatcher'),
         agentChanged: (agentId) => board.recordAgent(agentId),
+        attachedHere: (connection) => attachedHere(connection, { devices, usb: loadUsbBackend }),
         heardPolling: (connection) =>
           connection.kind === 'cloudprnt'
             ? polling.cloudPrnt.lastHeard(connection.mac)

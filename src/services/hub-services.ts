@@ -102,7 +102,7 @@ export class HubServices {
     this.jobQueries = new JobQueries(units)
     this.projects = new ProjectService(units)
     this.keys = new KeyService(units)
-    this.printers = new PrinterService(units, this.jobs, parts.board, store ? 'hub' : 'cluster')
+    this.printers = new PrinterService(units, this.jobs, parts.board)
     this.destinations = new DestinationService(units)
     this.agents = new AgentService(units, this.jobs, parts.connections, now)
     this.webhooks = new WebhookService(units, now, () => parts.webhookSender?.tick())

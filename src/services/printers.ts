@@ -166,14 +166,10 @@ function* changePrinter(
   const hubDriven = printer.agentId === (yield* db.agents.builtin())?.id
   if (!hubDriven && change.connection !== undefined && change.connection !== printer.connection)
     return { kind: 'connection_set_by_agent' }
-  // A printer a cluster took in as it was (a hub's, moved) keeps its connection through other changes.
-  const kept = change.connection === undefined || change.connection === printer.connection
   const checked = checkPrinterSettings({
     id: printer.remoteId,
     connection: change.connection ?? printer.connection,
-    ...(hubDriven
-      ? { confinement: kept ? { ...confinement, cluster: false } : confinement }
-      : { reportedByAgent: true as const }),
+    ...(hubDriven ? { confinement } : { reportedByAgent: true as const }),
     profile: change.profile ?? printer.profile,
     width: change.width ?? printer.width,
     name: change.name === undefined ? printer.name : change.name,
@@ -207,14 +203,7 @@ export class PrinterService {
     private readonly jobs: JobService,
     /** The running hub's printer board; none from the CLI. */
     private readonly news?: PrinterNews | undefined,
-    /** Whose printers: one hub's, or a cluster's (network and virtual printers only: Confinement.cluster). */
-    private readonly of: 'hub' | 'cluster' = 'hub',
   ) {}
-
-  /** What the hub's own printers may reach, here. */
-  private confined(confinement: Confinement): Confinement {
-    return this.of === 'cluster' ? { ...confinement, cluster: true } : confinement
-  }
 
   /** A printer record (a removed one too), by its record ID. */
   get(id: string): Promise<PrinterRecord | undefined> {
@@ -248,14 +237,12 @@ export class PrinterService {
     input: PrinterSettingsFields,
     confinement: Confinement,
   ): Promise<AddPrinterOutcome> {
-    const confined = this.confined(confinement)
-    return this.added(actor, 'printers.add', (db) => addHubPrinter(db, projectId, input, confined))
+    return this.added(actor, 'printers.add', (db) => addHubPrinter(db, projectId, input, confinement))
   }
 
   /** A printer that polls the hub, adopted into a project: from then on it is offered the project's jobs for it. */
   adopt(actor: Actor, projectId: string, adoption: Adoption, confinement: Confinement): Promise<AddPrinterOutcome> {
-    const confined = this.confined(confinement)
-    return this.added(actor, 'printers.adopt', (db) => adoptPollingPrinter(db, projectId, adoption, confined))
+    return this.added(actor, 'printers.adopt', (db) => adoptPollingPrinter(db, projectId, adoption, confinement))
   }
 
   /** A printer a paired agent reported, given to a project. */
@@ -284,9 +271,8 @@ export class PrinterService {
     change: PrinterChange,
     confinement: Confinement,
   ): Promise<ChangePrinterOutcome> {
-    const confined = this.confined(confinement)
     return this.units.write(function* (db): Unit<ChangePrinterOutcome> {
-      const outcome = yield* changePrinter(db, printerId, change, confined)
+      const outcome = yield* changePrinter(db, printerId, change, confinement)
       if (outcome.kind === 'changed')
         yield* recordedChange(db, { actor, action: 'printers.change', target: outcome.printer.id })
       return outcome

@@ -19,19 +19,11 @@ export interface Confinement {
   outputDir: string
   /** This machine's ports that are the hub's own (its HTTP port): a TCP printer there is refused. */
   ownPorts: readonly number[]
-  /**
-   * A cluster's built-in printer (docs/cluster.md), driven by whichever node holds it (one that polls: the node it
-   * polls): never one attached to one machine, which is reached from that machine alone.
-   */
-  cluster?: boolean
 }
 
 export function confinementOf(dataDir: string, ownPorts: readonly number[] = []): Confinement {
   return { outputDir: join(resolve(dataDir), OUTPUT_DIR), ownPorts }
 }
-
-/** The kinds of printers attached to one machine. */
-const ATTACHED: readonly Connection['kind'][] = ['serial', 'usb-device-file', 'usb-id', 'file']
 
 export type Confined = { ok: true } | { ok: false; message: string }
 const refuse = (message: string): Confined => ({ ok: false, message })
@@ -157,11 +149,6 @@ function checkTcp(host: string, port: number, ownPorts: readonly number[]): Conf
  * printer is added or changed, and the agent again before it sends a job.
  */
 export function confineConnection(connection: Connection, confinement: Confinement): Confined {
-  if (confinement.cluster && ATTACHED.includes(connection.kind))
-    return refuse(
-      'is attached to one machine, which any node of a cluster may not be: pair a printhub agent on that machine ' +
-        'and give the printer to it (docs/cluster.md)',
-    )
   switch (connection.kind) {
     case 'serial':
       return checkDevicePath(connection.path, 'serial')

@@ -242,21 +242,6 @@ test("a printer added through one node's admin API is driven by a node: its test
   expect(state).toBe('COMPLETED')
 }, 30_000)
 
-test('a printer attached to one machine is refused for the cluster, saying why', async () => {
-  const refused = async (path: string, body: object, words: string) => {
-    const answer = await admin(nodes[1]!, 'POST', path, { body: { projectId, ...body }, as: owner })
-    expect(answer.status).toBe(400)
-    const { error } = (await answer.json()) as { error: { code: string; message: string } }
-    expect(error.code).toBe('invalid_request')
-    expect(error.message).toContain(words)
-  }
-  await refused('/printers', { id: 'till', connection: 'serial:///dev/ttyUSB0' }, 'printhub agent on that machine')
-  await refused('/printers', { id: 'till', connection: 'usb://0519:000b' }, 'printhub agent on that machine')
-  await refused('/printers', { id: 'till', connection: 'file:///tmp/till.bin' }, 'printhub agent on that machine')
-  const listed = (await (await admin(nodes[0]!, 'GET', '/printers', { as: owner })).json()) as any
-  expect(listed.printers.map((p: { remoteId: string }) => p.remoteId)).not.toContain('till')
-})
-
 test("a backup is refused on a node, saying to use PostgreSQL's tools; the dashboard's pages are served", async () => {
   const refused = await admin(nodes[0]!, 'GET', '/backup', { as: owner })
   expect(refused.status).toBe(409)
