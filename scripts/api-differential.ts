@@ -11,6 +11,8 @@
 //                 (default: a new temporary directory, kept)
 // --expect FILE   known differences, a line each: METHOD PATH JSONPATH reason (globs with *), # for comments
 // --base-env, --current-env   an environment variable for one side's processes only
+// --current-store postgres    the current side as a node of a cluster, on a PostgreSQL started for the run (Debian's,
+//                 as the tests start it): the same scenario against one hub on SQLite and a cluster on PostgreSQL
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -21,6 +23,8 @@ import { coverage } from './api-differential/coverage.ts'
 import { HubSide } from './api-differential/hub.ts'
 import { publicScenario } from './api-differential/public-scenario.ts'
 import { Receiver, setUp } from './api-differential/setup.ts'
+import { migrate } from '../src/pgstore/migrate.ts'
+import { startPostgres, type TestPostgres } from '../test/support/postgres.ts'
 
 const ROOT = resolve(import.meta.dir, '..')
 
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     expect: { type: 'string' },
     'base-env': { type: 'string', multiple: true },
     'current-env': { type: 'string', multiple: true },
+    'current-store': { type: 'string' },
   },
 })
 if (!values.base) {
@@ -61,10 +66,25 @@ mkdirSync(out, { recursive: true })
 const worktree = values.base === '.' ? undefined : join(temp, 'base-tree')
 const sides: HubSide[] = []
 const receiver = new Receiver()
+let postgres: TestPostgres | undefined
+if (values['current-store'] !== undefined && values['current-store'] !== 'postgres') {
+  console.error('--current-store takes postgres')
+  process.exit(2)
+}
+
+async function migrateStore(url: string): Promise<void> {
+  const sql = new Bun.SQL(url)
+  try {
+    await migrate(sql)
+  } finally {
+    await sql.close()
+  }
+}
 
 async function cleanUp(): Promise<void> {
   for (const side of sides) side.kill()
   receiver.stop()
+  await postgres?.stop()
   if (worktree) {
     try {
       git(['worktree', 'remove', '--force', worktree])
@@ -109,12 +129,17 @@ try {
     dataDir: join(temp, 'base', 'data'),
     env: { ...SHARED_ENV, ...envOf(values['base-env']) },
   })
+  postgres = values['current-store'] ? await startPostgres() : undefined
+  const store = postgres && (await postgres.database('differential'))
   const current = new HubSide({
     name: 'current',
     tree: ROOT,
     dataDir: join(temp, 'current', 'data'),
     env: { ...SHARED_ENV, ...envOf(values['current-env']) },
+    ...(store ? { store } : {}),
   })
+  // The cluster's schema, applied as a technician does, not recorded (a hub has no such step).
+  if (store) await migrateStore(store)
   sides.push(base, current)
   for (const side of sides) {
     mkdirSync(join(side.options.dataDir, '..'), { recursive: true })

@@ -100,11 +100,12 @@ export function eventsRecord(text: string): unknown {
     groups.set(subject, [...(groups.get(subject) ?? []), { event, ...rest }])
   }
   const subjects = [...groups.keys()].sort()
-  return {
-    comments,
-    count: events.length,
-    subjects: subjects.map((subject) => ({ subject, events: groups.get(subject) })),
-  }
+  const about = (printers: boolean) =>
+    subjects
+      .filter((subject) => subject.startsWith('printer ') === printers)
+      .map((subject) => ({ subject, events: groups.get(subject) }))
+  // Jobs' events apart from printers' (whose states a hub and a cluster record at different moments).
+  return { comments, count: events.length, subjects: about(false), printers: about(true) }
 }
 
 /** A CSV text's rows of cells (RFC 4180: quoted cells, doubled quotes, CRLF). */

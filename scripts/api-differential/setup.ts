@@ -75,10 +75,13 @@ export const TERMINAL = new Set(['COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED'])
 /** Sets a side up and starts its hub for the scenario. */
 export async function setUp(side: HubSide, receiver: Receiver): Promise<Context> {
   side.normaliser.literal(new URL(receiver.url).host, '127.0.0.1:<receiver port>')
+  // A cluster's first data is made by `init` (a node makes none), not recorded; a hub's by its first start.
+  const made = side.options.store ? await side.cli(['init'], { recorded: false }) : undefined
   const first = await side.serve()
   await side.stop()
-  const project: string = first.firstStart?.projectId ?? ''
-  const key: string = first.firstStart?.apiKey ?? ''
+  const firstStart = made ?? first.firstStart
+  const project: string = firstStart?.projectId ?? ''
+  const key: string = firstStart?.apiKey ?? ''
   const data = side.options.dataDir
   mkdirSync(join(data, 'output'), { recursive: true })
   const other = await side.cli(['projects', 'create', 'Second project'])
@@ -98,10 +101,16 @@ export async function setUp(side: HubSide, receiver: Receiver): Promise<Context>
 
   const second = await side.serve()
   const http = new Client(side)
-  // Settled: every printer but the file (whose state cannot be asked) past `unknown`.
-  await http.until(`/v1/projects/${project}/printers`, key, (json) =>
-    (json?.printers ?? []).every((p: { name: string; state: string }) => p.name === 'file' || p.state !== 'unknown'),
-  )
+  // Settled: every printer but the file (whose state cannot be asked) past `unknown`, and the states the same for
+  // half a second (a cluster's node records what its printers say as it takes them, after a start).
+  let before = ''
+  let since = 0
+  await http.until(`/v1/projects/${project}/printers`, key, (json) => {
+    const printers: { name: string; state: string }[] = json?.printers ?? []
+    const states = JSON.stringify(printers.map((p) => p.state))
+    if (states !== before) [before, since] = [states, Date.now()]
+    return printers.every((p) => p.name === 'file' || p.state !== 'unknown') && Date.now() - since >= 500
+  })
   const listed = await fetch(`${side.url}/v1/projects/${project}/printers`, {
     headers: { authorization: `Bearer ${key}` },
   }).then((response) => response.json() as Promise<{ printers?: { id: string; name: string }[] }>)
@@ -115,10 +124,14 @@ export async function setUp(side: HubSide, receiver: Receiver): Promise<Context>
     otherProject: other?.id ?? '',
     otherKey: otherKey?.apiKey ?? '',
     pairingCode: code?.code ?? '',
-    setupToken: typeof second.setupUrl === 'string' ? (second.setupUrl.split('#')[1] ?? '') : '',
+    // A cluster's node shows the link once, while it is valid (a node started again keeps it).
+    setupToken: tokenOf(second.setupUrl) ?? tokenOf(first.setupUrl) ?? '',
     printers: Object.fromEntries((listed.printers ?? []).map((p) => [p.name, p.id])),
   }
 }
+
+const tokenOf = (setupUrl: unknown): string | undefined =>
+  typeof setupUrl === 'string' ? setupUrl.split('#')[1] : undefined
 
 /** Waits until a job of the first project has ended (not recorded). */
 export async function settled(context: Context, jobId: string | undefined): Promise<void> {

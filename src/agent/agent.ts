@@ -120,6 +120,12 @@ export class Agent {
     return this.status.stateOf(printerId)
   }
 
+  /** What its inventory says of a printer's availability (what was learned of it, else what its connection says). */
+  printerAvailability(printerId: string): PrinterDescriptor['availability'] | undefined {
+    const printer = this.printers.get(printerId)
+    return printer && describePrinter(printer, this.status.of(printer.id)).availability
+  }
+
   /** Recovers from the last run, then connects and keeps connecting until stopped. */
   start(): void {
     this.recover()

@@ -163,6 +163,8 @@ export class ClusterDispatcher extends ClusterLanes implements AgentListener {
     if (!printerLeases || this.stopped) return Promise.resolve()
     const agentId = session.agentId!
     const units = this.store
+    // Seen now, as a paired agent is when it connects: the cluster's built-in agent is seen while a node runs.
+    void units.write((db) => db.agents.seen(agentId)).catch(() => {})
     this.agents.set(agentId, {
       agentId,
       session,

@@ -56,6 +56,11 @@ export function nodeBoard(
         const lease = leaseOf(agentId, record, builtin)
         return lease !== undefined && leases.has(lease)
       },
+      // A built-in printer whose lease no node ever took: just added.
+      neverDriven: (agentId, record, builtin) => {
+        const lease = builtin ? leaseOf(agentId, record, builtin) : undefined
+        return lease !== undefined && !leases.has(lease) && !ranOut.has(lease)
+      },
       // A node that died: its agents' and printers' leases ran out then.
       offlineSince: (agentId, record, builtin) => {
         const lease = leaseOf(agentId, record, builtin)

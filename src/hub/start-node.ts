@@ -64,6 +64,8 @@ import {
 const NODE_ID_FILE = 'node-id'
 /** How often a node looks at every printer it drives, whatever hints it heard. */
 const POLL_MS = 1_000
+/** How often a node records the states of the printers it drives, beside each change its agent tells. */
+const PRINTER_STATES_MS = 2_000
 /** How often the maintenance node looks for printers whose driver's lease ran out. */
 const LOST_PRINTERS_MS = 2_000
 /** A webhook's claim outlasts its delivery's longest wait by this much. */
@@ -176,7 +178,10 @@ export async function startClusterNode(
     )
     const board = nodeBoard(store, {
       printers: dispatcher.nodePrinters,
-      learned: (agentPrinterId) => nodeAgent?.agent.printerState(agentPrinterId),
+      // What the printer said of itself, else what the node's agent says of it (as one hub reads its agent's
+      // inventory).
+      learned: (agentPrinterId) =>
+        nodeAgent?.agent.printerState(agentPrinterId) ?? nodeAgent?.agent.printerAvailability(agentPrinterId),
       now,
       log: logs.for('printer'),
     })
@@ -318,6 +323,14 @@ export async function startClusterNode(
         log: logs.for('failover'),
         everyMs: FAILOVER_WATCH_MS,
         pass: async () => void (dispatcher.maintaining && (await failover.watch())),
+      })
+      // What the printers this node drives say of themselves, recorded where every node reads it: at each change its
+      // agent tells, and now and then, for what it learned without telling (a printer it has just taken).
+      .add({
+        name: 'printer states',
+        log: logs.for('printer'),
+        everyMs: PRINTER_STATES_MS,
+        pass: () => void ((dispatcher.nodePrinters?.leases.size ?? 0) > 0 && board.recordAgent(builtin.id)),
       })
       // The printers of a node that died, recorded offline (with their events) once their leases ran out a while.
       .add({

@@ -21,6 +21,8 @@ export interface Liveness {
    * leases to run out), in ms since the epoch. The printer has been offline since then at least.
    */
   offlineSince?(agentId: string, record: PrinterRecord | undefined, builtin: boolean): number | undefined
+  /** For a driver not connected: whether the printer was never driven (a cluster's printer no node took yet). */
+  neverDriven?(agentId: string, record: PrinterRecord | undefined, builtin: boolean): boolean
   /** What a built-in printer said of itself, learned here now. */
   learned(agentPrinterId: string): PrinterState | undefined
   /** A built-in printer's recorded state stands for what another process learned (a cluster's node). */
@@ -65,7 +67,8 @@ export function* printerNow(
   const { record, builtin, live } = context
   const connected = live.connected(agentId, record, builtin)
   const [latest] = yield* db.printerStates.history(agentId, agentPrinterId, 1)
-  let state: PrinterState = 'offline'
+  // A printer no node has driven yet (a cluster's, just added) is not known to be anything yet.
+  let state: PrinterState = live.neverDriven?.(agentId, record, builtin) ? 'unknown' : 'offline'
   if (connected) {
     const learned = builtin ? (live.learned(agentPrinterId) ?? (live.recorded ? latest?.state : undefined)) : undefined
     state = learned ?? (yield* db.agents.printer(agentId, agentPrinterId))?.availability ?? 'unknown'

@@ -242,6 +242,25 @@ test("a printer added through one node's admin API is driven by a node: its test
   expect(state).toBe('COMPLETED')
 }, 30_000)
 
+test('a printer added while the nodes run reads ready on every node, as its driver records it', async () => {
+  const added = await admin(nodes[1]!, 'POST', '/printers', {
+    body: { projectId, id: 'shelf', connection: 'virtual' },
+    as: owner,
+  })
+  expect(added.status).toBe(201)
+  // A virtual printer says nothing of itself: its agent says it is there, and the node driving it records that.
+  for (const node of nodes) {
+    const ready = await waitFor(async () => {
+      const answer = await fetch(`${node.url}/v1/projects/${projectId}/printers/shelf`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      })
+      const { printer } = (await answer.json()) as { printer: { state: string } }
+      return printer.state === 'ready' ? printer.state : undefined
+    }, 10_000)
+    expect(ready).toBe('ready')
+  }
+}, 30_000)
+
 test("a backup is refused on a node, saying to use PostgreSQL's tools; the dashboard's pages are served", async () => {
   const refused = await admin(nodes[0]!, 'GET', '/backup', { as: owner })
   expect(refused.status).toBe(409)
