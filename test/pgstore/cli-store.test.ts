@@ -4,7 +4,8 @@
 // both schemas; the password is never shown.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PG_SCHEMA_VERSION } from '../../src/pgstore/schema.ts'
-import { readdirSync, rmSync } from 'node:fs'
+import { readFileSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { cli, cliJson } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
@@ -104,6 +105,29 @@ describe('printhub … --store URL', () => {
       rmSync(data, { recursive: true, force: true })
     }
   }, 60_000)
+
+  test("printers test --store: a test page printed from this machine on a printer of the cluster's", async () => {
+    const [project] = await cliJson(['projects', 'list', '--store', url])
+    const dir = tempDir()
+    const paper = join(dir, 'output', 'bar.bin')
+    const added = [
+      '--project',
+      project.id,
+      '--id',
+      'bar',
+      '--connection',
+      `file://${paper}`,
+      '--store',
+      url,
+      '--data',
+      dir,
+    ]
+    await cliJson(['printers', 'add', ...added])
+    const printed = await cliJson(['printers', 'test', 'bar', '--project', project.id, '--store', url, '--data', dir])
+    expect(printed).toMatchObject({ printer: 'bar', printed: true })
+    expect(readFileSync(paper, 'latin1')).toContain('bar')
+    rmSync(dir, { recursive: true, force: true })
+  }, 30_000)
 
   test('serve with the database is a node of the cluster: only its own files in its data directory', async () => {
     for (const [args, env] of [

@@ -21,6 +21,8 @@ import {
   DATA_HELP,
   dataDirOf,
   DATA_OPTION,
+  STORE_HELP,
+  STORE_OPTION,
   type Io,
   JSON_HELP,
   JSON_OPTION,
@@ -150,7 +152,7 @@ async function printerToTest(
 export const printersTestCommand: Command = {
   name: 'printers test',
   summary: 'print a test page on a printer of this machine (hub name, addresses, model, status, a QR code to the hub)',
-  usage: 'ID (--project ID | --local) [--data DIR] [--json]',
+  usage: 'ID (--project ID | --local) [--data DIR | --store URL] [--json]',
   help: [
     'ID                the printer, as applications name it (printerId)',
     '--project ID      a printer of the hub, in this project',
@@ -158,9 +160,10 @@ export const printersTestCommand: Command = {
     'It prints directly, not through the queue: it works before the hub runs. Do not run it while the',
     'printer is printing a job.',
     DATA_HELP,
+    STORE_HELP,
     JSON_HELP,
   ],
-  options: { project: { type: 'string' }, local: { type: 'boolean' }, ...DATA_OPTION, ...JSON_OPTION },
+  options: { project: { type: 'string' }, local: { type: 'boolean' }, ...DATA_OPTION, ...STORE_OPTION, ...JSON_OPTION },
   async run(args, io) {
     const id = positional(args, 0, 'ID', 1)
     if (Boolean(args.values.local) === (args.values.project !== undefined))
