@@ -51,7 +51,7 @@ export interface HubParts {
 export class NotOnPostgresError extends Error {
   constructor(what: string) {
     super(
-      `this is not offered on PostgreSQL yet (it needs the store's ${what}): see docs/cluster.md, "Where it stands"`,
+      `this is not offered on PostgreSQL (it needs the store's ${what}): see docs/cluster.md, "What runs on a cluster"`,
     )
     this.name = 'NotOnPostgresError'
   }

@@ -47,8 +47,11 @@ async function run(command: string[], as: { uid: number; gid: number } | undefin
   return out
 }
 
-/** A PostgreSQL server of the test's own, started; `stop()` it at the end. */
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * A PostgreSQL server of the test's own, started; `stop()` it at the end. `durable`: each commit flushed to the disk,
+ * as a server in service does (the bench's); a test's server does not.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = postgresBinDir()
   if (!bin) throw new Error("PostgreSQL's server is not installed (npm test installs Debian's postgresql)")
   const as = postgresUser()
@@ -80,16 +83,16 @@ export async function startPostgres(): Promise<TestPostgres> {
     as,
   )
   const port = await freePort()
-  const options = [
+  const settings = [
     `-c listen_addresses=127.0.0.1`,
     `-c port=${port}`,
     `-c unix_socket_directories=${dir}`,
     // A test's server: small, and what a test asks of durability is what a crash of the server does, not the disk.
     '-c shared_buffers=32MB',
     '-c max_connections=200',
-    '-c fsync=off',
+    ...(options.durable ? [] : ['-c fsync=off']),
   ].join(' ')
-  const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'log'), '-w', '-o', options, 'start'], as)
+  const start = () => run([join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'log'), '-w', '-o', settings, 'start'], as)
   await start()
   const base = `postgres://${USER}:${password}@127.0.0.1:${port}`
   const psql = (sql: string) =>
