@@ -33,16 +33,33 @@ export class PgFailureCounts implements FailureCounts {
   private readonly bounds: FailureLimit
   private readonly now: () => number
   private readonly lockedOut: LockoutListener
+  private readonly unavailable: (error: unknown) => unknown
 
   constructor(
     private readonly sql: SQL,
     /** What is counted ("pairing-address", "pairing-code", "sign-in-address", "sign-in-account"). */
     private readonly scope: string,
-    counting: { bounds: FailureLimit; now: () => number; lockedOut?: LockoutListener | undefined },
+    counting: {
+      bounds: FailureLimit
+      now: () => number
+      lockedOut?: LockoutListener | undefined
+      /** The error to throw for one of the database's: the store's "unavailable" when it cannot be reached. */
+      unavailable?: (error: unknown) => unknown
+    },
   ) {
     this.bounds = counting.bounds
     this.now = counting.now
     this.lockedOut = counting.lockedOut ?? (() => {})
+    this.unavailable = counting.unavailable ?? ((error) => error)
+  }
+
+  /** `work`, its database's errors told as the store tells them (a 503 while the database is away). */
+  private async guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      throw this.unavailable(error)
+    }
   }
 
   /**
@@ -50,7 +67,11 @@ export class PgFailureCounts implements FailureCounts {
    * locked out; the attempt that succeeds takes its failures back (one each: another attempt of the same millisecond
    * keeps its own).
    */
-  async attempt(keys: readonly string[]): Promise<AttemptOutcome> {
+  attempt(keys: readonly string[]): Promise<AttemptOutcome> {
+    return this.guarded(() => this.attemptNow(keys))
+  }
+
+  private async attemptNow(keys: readonly string[]): Promise<AttemptOutcome> {
     const named = new Map(keys.map((key) => [hashOf(key), key]))
     const hashes = [...named.keys()].sort()
     const now = this.now()
@@ -73,16 +94,22 @@ export class PgFailureCounts implements FailureCounts {
     if (!outcome.ok) return outcome
     if (++this.recorded % FORGET_EVERY === 0) await this.forget()
     for (const [key, { lockMs, failures }] of outcome.lockouts) this.lockedOut(key, lockMs, failures)
-    return { ok: true, attempt: { succeeded: () => this.takeBack(hashes, now) } }
+    return { ok: true, attempt: { succeeded: () => this.guarded(() => this.takeBack(hashes, now)) } }
   }
 
-  async retryAfterMs(key: string): Promise<number> {
-    const [row] = await this.sql<{ locked_until: Big }[]>`SELECT locked_until FROM failure_counts
-      WHERE scope = ${this.scope} AND key_hash = ${hashOf(key)}`
-    return row ? Math.max(0, int(row.locked_until) - this.now()) : 0
+  retryAfterMs(key: string): Promise<number> {
+    return this.guarded(async () => {
+      const [row] = await this.sql<{ locked_until: Big }[]>`SELECT locked_until FROM failure_counts
+        WHERE scope = ${this.scope} AND key_hash = ${hashOf(key)}`
+      return row ? Math.max(0, int(row.locked_until) - this.now()) : 0
+    })
   }
 
-  async recordFailure(key: string): Promise<void> {
+  recordFailure(key: string): Promise<void> {
+    return this.guarded(() => this.recordFailureNow(key))
+  }
+
+  private async recordFailureNow(key: string): Promise<void> {
     const hash = hashOf(key)
     await this.sql.begin(async (tx) => {
       await tx`INSERT INTO failure_counts (scope, key_hash, times, level, locked_until)

@@ -233,7 +233,12 @@ export class PgStore implements ClusterStore {
 
   /** Failed attempts of `scope`, counted in the database (a limit that holds across nodes). */
   failureCounts(scope: string, bounds: FailureLimit, lockedOut?: LockoutListener): PgFailureCounts {
-    return new PgFailureCounts(this.sql, scope, { bounds, now: this.now, lockedOut })
+    return new PgFailureCounts(this.sql, scope, {
+      bounds,
+      now: this.now,
+      lockedOut,
+      unavailable: (error) => (isUnreachable(error) ? new StoreUnavailableError(this.limits.shown, error) : error),
+    })
   }
 
   /** Sends a hint to every node (after the change it tells of committed: a hint is never ahead of the data). */

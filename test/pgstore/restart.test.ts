@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { migrate } from '../../src/pgstore/migrate.ts'
 import { PgStore } from '../../src/pgstore/pg-store.ts'
+import { StoreUnavailableError } from '../../src/storage/unavailable.ts'
 import type { Actor } from '../../src/services/actor.ts'
 import { ProjectService } from '../../src/services/projects.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
@@ -40,6 +41,11 @@ describe('PostgreSQL stopped and started again', () => {
       (error: unknown) => ({ ok: false as const, error }),
     )
     expect(during.ok).toBe(false)
+    expect(!during.ok && during.error).toBeInstanceOf(StoreUnavailableError)
+    // A password guessed, or a pairing code, counted in the database: the same answer (a 503, never a 500).
+    const guesses = store.failureCounts('sign-in-address', { limit: 10, windowMs: 60_000 })
+    await expect(guesses.attempt(['192.168.1.20 1'])).rejects.toBeInstanceOf(StoreUnavailableError)
+    await expect(guesses.retryAfterMs('192.168.1.20 1')).rejects.toBeInstanceOf(StoreUnavailableError)
     // Bounded: the store's connect timeout, not forever.
     expect(performance.now() - started).toBeLessThan(15_000)
     await pg.start()
