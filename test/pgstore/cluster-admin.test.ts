@@ -4,16 +4,12 @@
 // agent held by one of them, a project made on one listed on the other, an open dashboard on one node told of a job
 // accepted on the other, and a backup download refused with where to look instead.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { SQL } from 'bun'
-import { resolveConfig } from '../../src/hub/config.ts'
-import { type ClusterNode, startClusterNode } from '../../src/hub/start-node.ts'
+import type { ClusterNode } from '../../src/hub/start-node.ts'
 import { LOGIN_FAILURES } from '../../src/http/failure-rate-limit.ts'
-import { migrate } from '../../src/pgstore/migrate.ts'
 import { ADMIN_API_PREFIX } from '../../src/protocol/admin-api.ts'
 import { HubServices } from '../../src/services/hub-services.ts'
-import { agentWithPrinter, projectWithKey } from '../support/cluster.ts'
+import { agentWithPrinter, migratedDatabase, projectWithKey, startNode } from '../support/cluster.ts'
 import type { FakeAgent } from '../support/fake-agent.ts'
-import { tempDir } from '../support/hub.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -28,18 +24,9 @@ const lines: string[] = []
 
 beforeAll(async () => {
   pg = await startPostgres()
-  const url = await pg.database('cluster_admin')
-  const sql = new SQL(url)
-  await migrate(sql)
-  await sql.close()
+  const url = await migratedDatabase(pg, 'cluster_admin')
   // One after the other: the second finds the first's setup link valid and keeps it.
-  for (const _ of [0, 1])
-    nodes.push(
-      await startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, {}), url, {
-        events: (line) => lines.push(line),
-        log: () => {},
-      }),
-    )
+  for (const _ of [0, 1]) nodes.push(await startNode(url, {}, (line) => lines.push(line)))
   services = new HubServices(undefined, { units: nodes[0]!.store })
   ;({ projectId, apiKey } = await projectWithKey(services, 'Brasserie du Port'))
   // An agent held by the second node, with a printer of the project.

@@ -4,14 +4,12 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { type EmulatedReceipt, PrinterEmulator } from '../../src/emulator/emulator.ts'
-import { resolveConfig } from '../../src/hub/config.ts'
-import { type ClusterNode, startClusterNode } from '../../src/hub/start-node.ts'
-import { migrate } from '../../src/pgstore/migrate.ts'
+import type { ClusterNode } from '../../src/hub/start-node.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
 import { THE_MACHINE } from '../../src/services/actor.ts'
 import { HubServices } from '../../src/services/hub-services.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
-import { projectWithKey } from '../support/cluster.ts'
+import { migratedDatabase, projectWithKey, startNode } from '../support/cluster.ts'
 import { tempDir } from '../support/hub.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { waitFor } from '../support/wait.ts'
@@ -33,19 +31,9 @@ const emulator = PrinterEmulator.serial({
 
 beforeAll(async () => {
   pg = await startPostgres()
-  url = await pg.database('cluster_attached')
-  const sql = new SQL(url)
-  await migrate(sql)
-  await sql.close()
+  url = await migratedDatabase(pg, 'cluster_attached')
   const env = { PRINTHUB_CLUSTER_LEASE_SECONDS: String(LEASE_MS / 1000), PRINTHUB_STATUS_POLL_MS: '500' }
-  nodes = await Promise.all(
-    [0, 1].map(() =>
-      startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, env), url, {
-        events: () => {},
-        log: () => {},
-      }),
-    ),
-  )
+  nodes = await Promise.all([0, 1].map(() => startNode(url, env)))
   services = new HubServices(undefined, { units: nodes[0]!.store })
   ;({ projectId, apiKey } = await projectWithKey(services, 'Bar du Marché'))
   for (const [id, connection] of [

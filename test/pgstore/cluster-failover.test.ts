@@ -5,15 +5,12 @@
 // records its printers offline once their leases ran out a lease length ago, with their event, counted from then.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { resolveConfig } from '../../src/hub/config.ts'
-import { type ClusterNode, startClusterNode } from '../../src/hub/start-node.ts'
-import { migrate } from '../../src/pgstore/migrate.ts'
+import type { ClusterNode } from '../../src/hub/start-node.ts'
 import { THE_MACHINE } from '../../src/services/actor.ts'
 import { HubServices } from '../../src/services/hub-services.ts'
 import type { Db } from '../../src/storage/repositories.ts'
-import { agentWithPrinter, projectWithKey } from '../support/cluster.ts'
+import { agentWithPrinter, migratedDatabase, projectWithKey, startNode } from '../support/cluster.ts'
 import type { FakeAgent, Frame } from '../support/fake-agent.ts'
-import { tempDir } from '../support/hub.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -28,24 +25,14 @@ const records: Record<string, string> = {}
 
 beforeAll(async () => {
   pg = await startPostgres()
-  url = await pg.database('cluster_failover')
-  const sql = new SQL(url)
-  await migrate(sql)
-  await sql.close()
+  url = await migratedDatabase(pg, 'cluster_failover')
   // The first job held at the bar's agent unanswered, the second waits behind it.
   const env = {
     PRINTHUB_FAILOVER_AFTER_MS: '500',
     PRINTHUB_ACK_TIMEOUT_MS: '60000',
     PRINTHUB_CLUSTER_LEASE_SECONDS: '2',
   }
-  nodes = await Promise.all(
-    [0, 1].map(() =>
-      startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, env), url, {
-        events: () => {},
-        log: () => {},
-      }),
-    ),
-  )
+  nodes = await Promise.all([0, 1].map(() => startNode(url, env)))
   services = new HubServices(undefined, { units: nodes[0]!.store })
   ;({ projectId, apiKey } = await projectWithKey(services, 'Le Comptoir'))
   for (const [i, name] of (['bar', 'kitchen'] as const).entries()) {

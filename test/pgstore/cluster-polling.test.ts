@@ -4,15 +4,13 @@
 // what follows. An Epson Server Direct Print printer the same. Every ticket once.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { resolveConfig } from '../../src/hub/config.ts'
-import { type ClusterNode, startClusterNode } from '../../src/hub/start-node.ts'
-import { migrate } from '../../src/pgstore/migrate.ts'
+import type { ClusterNode } from '../../src/hub/start-node.ts'
 import { THE_MACHINE } from '../../src/services/actor.ts'
 import { HubServices } from '../../src/services/hub-services.ts'
 import { confinementOf } from '../../src/transports/confine.ts'
 import { CloudPrntPrinter } from '../support/cloudprnt-printer.ts'
 import { EpsonSdpPrinter } from '../support/epson-sdp-printer.ts'
-import { projectWithKey } from '../support/cluster.ts'
+import { migratedDatabase, projectWithKey, startNode } from '../support/cluster.ts'
 import { tempDir } from '../support/hub.ts'
 import { startPostgres, type TestPostgres } from '../support/postgres.ts'
 import { waitFor } from '../support/wait.ts'
@@ -29,19 +27,9 @@ const printers: CloudPrntPrinter[] = []
 
 beforeAll(async () => {
   pg = await startPostgres()
-  url = await pg.database('cluster_polling')
-  const sql = new SQL(url)
-  await migrate(sql)
-  await sql.close()
+  url = await migratedDatabase(pg, 'cluster_polling')
   const env = { PRINTHUB_CLUSTER_LEASE_SECONDS: '2', PRINTHUB_CLOUDPRNT_CONFIRM_MS: '3000' }
-  nodes = await Promise.all(
-    [0, 1].map(() =>
-      startClusterNode(resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, env), url, {
-        events: () => {},
-        log: () => {},
-      }),
-    ),
-  )
+  nodes = await Promise.all([0, 1].map(() => startNode(url, env)))
   services = new HubServices(undefined, { units: nodes[0]!.store })
   ;({ projectId, apiKey } = await projectWithKey(services, 'Café des Arts'))
   const adopted = await services.printers.adopt(
@@ -126,11 +114,7 @@ test('its node stopped, it polls the other: that node takes it over and prints w
 
 test('sent on to another node while its node lives: its node, hearing it no more, gives it up', async () => {
   printers.at(-1)!.stop()
-  const joined = await startClusterNode(
-    resolveConfig({ host: '127.0.0.1', port: '0', data: tempDir() }, { PRINTHUB_CLUSTER_LEASE_SECONDS: '2' }),
-    url,
-    { events: () => {}, log: () => {} },
-  )
+  const joined = await startNode(url, { PRINTHUB_CLUSTER_LEASE_SECONDS: '2' })
   nodes.push(joined)
   pollingNode(joined)
   expect(await waitFor(async () => ((await driver()) === joined.nodeId ? true : undefined), 20_000)).toBe(true)
