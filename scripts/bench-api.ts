@@ -42,7 +42,7 @@ const IDLE_SETTLE_MS = 2_000
 const TARGETS = { submitToHealthRatio: 0.25, submitP99Ms: 10, listP99Ms: 2 } as const
 
 /** What the submissions post: a café's receipt of 20 sections, the load the targets were set with. */
-const RECEIPT = {
+export const RECEIPT = {
   width: 80,
   sections: [
     { type: 'text', value: 'Café Lumière', align: 'center', bold: true },

@@ -31,11 +31,13 @@
 //   in English and German: bytes, first contentful paint, page drawn;
 //   binary (scripts/bench-binary.ts): the compiled executable's size, start-up and RSS;
 //   cluster (scripts/bench-cluster.ts): nodes on PostgreSQL: submit -> first byte across nodes, the takeover after a
-//   node's kill -9, durable submissions/s with 1, 2 and 3 nodes against one hub on SQLite, the database's CPU share.
+//   node's kill -9, durable submissions/s with 1, 2 and 3 nodes against one hub on SQLite, the database's CPU share;
+//   disk (scripts/bench-disk.ts): bytes the hub writes to its disk a job, one job at a time, and where they go (the
+//   write-ahead log's pages by table and index), against bare SQLite; bytes an idle hour; the hub's CPU a job.
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts. `bun run bench` runs every
 // section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`,
-// `failover`, `cloudprnt`, `dashboard`, `binary` or `cluster` runs one; `--quick` runs them with smaller counts (for
-// development).
+// `failover`, `cloudprnt`, `dashboard`, `binary`, `cluster` or `disk` runs one; `--quick` runs them with smaller
+// counts (for development).
 // Every run adds a line to docs/benchmarks.jsonl and writes its summary, docs/benchmarks.md, again
 // (scripts/bench-log.ts). Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section itself fails. A missed
@@ -61,6 +63,7 @@ import { failoverSection } from './bench-failover.ts'
 import { cloudprntSection } from './bench-cloudprnt.ts'
 import { clusterSection } from './bench-cluster.ts'
 import { dashboardSection } from './bench-dashboard.ts'
+import { diskSection } from './bench-disk.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
@@ -79,6 +82,7 @@ const SECTIONS = [
   'dashboard',
   'binary',
   'cluster',
+  'disk',
 ] as const
 type Section = (typeof SECTIONS)[number]
 
@@ -178,6 +182,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return binarySection()
     case 'cluster':
       return clusterSection()
+    case 'disk':
+      return diskSection()
   }
 }
 

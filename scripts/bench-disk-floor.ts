@@ -1,0 +1,66 @@
+// The yardsticks of `bun run bench disk`: what a job's guarantees alone cost in bytes written, in a
+// process of its own so that /proc/self/io counts its writes and nothing else. Each job is written
+// as the hub must at least write it: inserted and flushed (the 202 waits for that), then marked
+// COMPLETED and flushed (the printer's confirmation), one job at a time. Two floors:
+//   row:    one table, the job as one row with its document inline; the database's page size is the hub's;
+//   schema: a copy of the hub's database, the job inserted with the hub's own statement, indexes and
+//           triggers (scripts/bench-floor.ts), its document in its table, then COMPLETED.
+// Prints one JSON line: { row: bytes a job, schema: bytes a job }.
+//   bun scripts/bench-disk-floor.ts HUB_DATABASE_COPY PRINTER_RECORD_ID JOBS
+import { Database } from 'bun:sqlite'
+import { readFileSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { RECEIPT } from './bench-api.ts'
+import { openFloorDatabase } from './bench-floor.ts'
+
+const [file, printerId, jobsText] = process.argv.slice(2)
+if (!file || !printerId || !jobsText) throw new Error('usage: bench-disk-floor.ts DATABASE PRINTER_RECORD_ID JOBS')
+const jobs = Number(jobsText)
+const document = RECEIPT
+
+function writtenBytes(): number {
+  return Number(/^write_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1])
+}
+
+/** Bytes written a job by `each`, after a warm-up of 20 jobs. */
+function perJob(each: (i: number) => void): number {
+  for (let i = 0; i < 20; i++) each(-1 - i)
+  const before = writtenBytes()
+  for (let i = 0; i < jobs; i++) {
+    each(i)
+    // Written back before the next job, as in the hub's run.
+    Bun.spawnSync(['sync'])
+  }
+  return Math.round((writtenBytes() - before) / jobs)
+}
+
+function flushedEachCommit(db: Database): void {
+  db.run('PRAGMA journal_mode = WAL')
+  db.run('PRAGMA synchronous = FULL')
+}
+
+const pageSize = new Database(file, { readonly: true }).query<{ page_size: number }, []>('PRAGMA page_size').get()!
+
+const rowFile = join(dirname(file), 'floor-row.db')
+rmSync(rowFile, { force: true })
+const bare = new Database(rowFile, { create: true, strict: true })
+bare.run(`PRAGMA page_size = ${pageSize.page_size}`)
+flushedEachCommit(bare)
+bare.run('CREATE TABLE jobs (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, state TEXT NOT NULL, document TEXT)')
+const insertRow = bare.query<{ seq: number }, [string, string]>(
+  "INSERT INTO jobs (key, state, document) VALUES (?, 'PENDING', ?) RETURNING seq",
+)
+const completeRow = bare.query<never, [number]>("UPDATE jobs SET state = 'COMPLETED' WHERE seq = ?")
+const text = JSON.stringify(document)
+const row = perJob((i) => completeRow.run(insertRow.get(`key-${i}`, text)!.seq))
+bare.close()
+
+const { db, insertJob } = openFloorDatabase(file, printerId)
+flushedEachCommit(db)
+const complete = db.query<never, [number, number]>("UPDATE jobs SET state = 'COMPLETED', updated_at = ? WHERE seq = ?")
+const schema = perJob((i) => {
+  const job = db.transaction(() => insertJob(`floor-${i}`, document))()
+  complete.run(Date.now(), job.seq)
+})
+db.close()
+console.log(JSON.stringify({ row, schema }))
