@@ -5,33 +5,36 @@
 //   row:    one table, the job as one row with its document inline; the database's page size is the hub's;
 //   schema: a copy of the hub's database, the job inserted with the hub's own statement, indexes and
 //           triggers (scripts/bench-floor.ts), its document in its table, then COMPLETED.
-// Prints one JSON line: { row: bytes a job, schema: bytes a job }.
-//   bun scripts/bench-disk-floor.ts HUB_DATABASE_COPY PRINTER_RECORD_ID JOBS
+// Each is run back to back (JOBS jobs), then with every page written back between jobs (SPACED_JOBS jobs), as the
+// hub's runs are. Prints one JSON line: { row: { together, spaced }, schema: { together, spaced } }, bytes a job.
+//   bun scripts/bench-disk-floor.ts HUB_DATABASE_COPY PRINTER_RECORD_ID JOBS SPACED_JOBS
 import { Database } from 'bun:sqlite'
 import { readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { RECEIPT } from './bench-api.ts'
 import { openFloorDatabase } from './bench-floor.ts'
 
-const [file, printerId, jobsText] = process.argv.slice(2)
-if (!file || !printerId || !jobsText) throw new Error('usage: bench-disk-floor.ts DATABASE PRINTER_RECORD_ID JOBS')
-const jobs = Number(jobsText)
+const [file, printerId, jobsText, spacedText] = process.argv.slice(2)
+if (!file || !printerId || !jobsText || !spacedText)
+  throw new Error('usage: bench-disk-floor.ts DATABASE PRINTER_RECORD_ID JOBS SPACED_JOBS')
 const document = RECEIPT
 
 function writtenBytes(): number {
   return Number(/^write_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1])
 }
 
-/** Bytes written a job by `each`, after a warm-up of 20 jobs. */
-function perJob(each: (i: number) => void): number {
-  for (let i = 0; i < 20; i++) each(-1 - i)
-  const before = writtenBytes()
-  for (let i = 0; i < jobs; i++) {
-    each(i)
-    // Written back before the next job, as in the hub's run.
-    Bun.spawnSync(['sync'])
+/** Bytes written a job by `each`, after a warm-up of 20 jobs: back to back, then written back after each. */
+function perJob(each: (key: string) => void): { together: number; spaced: number } {
+  for (let i = 0; i < 20; i++) each(`warm-up-${i}`)
+  const measure = (jobs: number, spaced: boolean) => {
+    const before = writtenBytes()
+    for (let i = 0; i < jobs; i++) {
+      each(`${spaced}-${i}`)
+      if (spaced) Bun.spawnSync(['sync'])
+    }
+    return Math.round((writtenBytes() - before) / jobs)
   }
-  return Math.round((writtenBytes() - before) / jobs)
+  return { together: measure(Number(jobsText), false), spaced: measure(Number(spacedText), true) }
 }
 
 function flushedEachCommit(db: Database): void {
@@ -52,14 +55,14 @@ const insertRow = bare.query<{ seq: number }, [string, string]>(
 )
 const completeRow = bare.query<never, [number]>("UPDATE jobs SET state = 'COMPLETED' WHERE seq = ?")
 const text = JSON.stringify(document)
-const row = perJob((i) => completeRow.run(insertRow.get(`key-${i}`, text)!.seq))
+const row = perJob((key) => completeRow.run(insertRow.get(key, text)!.seq))
 bare.close()
 
 const { db, insertJob } = openFloorDatabase(file, printerId)
 flushedEachCommit(db)
 const complete = db.query<never, [number, number]>("UPDATE jobs SET state = 'COMPLETED', updated_at = ? WHERE seq = ?")
-const schema = perJob((i) => {
-  const job = db.transaction(() => insertJob(`floor-${i}`, document))()
+const schema = perJob((key) => {
+  const job = db.transaction(() => insertJob(key, document))()
   complete.run(Date.now(), job.seq)
 })
 db.close()
