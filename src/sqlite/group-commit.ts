@@ -55,7 +55,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Database,
     private readonly onCommitError: (error: unknown) => void,
-    /** Tests observe the flush; by default fsync(2) on the thread pool. */
+    /** Tests observe the flush; by default fdatasync(2) on the thread pool. */
     fsync?: Fsync,
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE')

@@ -3,11 +3,13 @@
 // the thread that committed, and a busy hub spent about a third of its event loop waiting for the
 // disk there. The group commit's transactions commit with `synchronous = NORMAL` instead (no flush
 // at commit; checkpoints are still flushed before and after, so the database file stays sound) and
-// this class flushes the log with fsync(2) on the runtime's thread pool, then settles what waited
-// for those commits. One flush serves every commit made before it started; commits made while it
-// runs share the next one, except a commit whose wait holds up something urgent (the intent to
+// this class flushes the log with fdatasync(2) on the runtime's thread pool, then settles what waited
+// for those commits. fdatasync, as SQLite's own flushes on Linux: the log's bytes and what reading them
+// back needs (its size), not its times, which would write the file's inode to the disk (an SD card)
+// each time. One flush serves every commit made before it started; commits made while it runs share
+// the next one, except a commit whose wait holds up something urgent (the intent to
 // print, which a job's first byte waits for): its flush starts at once, beside the one running.
-import { closeSync, fsync, fsyncSync, openSync } from 'node:fs'
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs'
 
 /** Told once the commits it waited for are on disk, or that they may not be (the flush failed). */
 export type Settle = (error?: Error) => void
@@ -25,7 +27,7 @@ export class WalFlush {
   constructor(
     /** The database's write-ahead log, `FILE-wal`. */
     private readonly walFile: string,
-    private readonly flush: Fsync = fsync,
+    private readonly flush: Fsync = fdatasync,
   ) {}
 
   /** After a commit: `settle` runs once a flush started after it has ended. */
@@ -68,7 +70,7 @@ export class WalFlush {
     const settled = this.queued
     this.queued = []
     try {
-      fsyncSync(this.open())
+      fdatasyncSync(this.open())
     } catch (error) {
       for (const settle of settled) settle(error as Error)
       throw error
