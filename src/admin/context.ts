@@ -4,6 +4,7 @@ import type { SettingName } from '../protocol/admin/settings.ts'
 import type { SettingsOutcome, EditableSettings } from '../services/live-settings.ts'
 import type { ReceiptImages } from '../workers/receipt-images.ts'
 import type { HubOnTheLan } from '../services/lan.ts'
+import type { DiskFacts } from '../services/overview.ts'
 import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import type { Liveness } from '../services/printer-states.ts'
 import type { HubServices } from '../services/hub-services.ts'
@@ -31,6 +32,8 @@ export interface AdminContext {
   startedAt: number
   /** How people on the LAN reach the hub (its name, URL, addresses), on the port it listens on. */
   lan(): HubOnTheLan
+  /** What the kernel says of the data's disk (its writes, the card's wear); undefined where it says nothing. */
+  disk(): DiskFacts | undefined
   /**
    * Who is connected now, and what the hub's printers said of themselves: one hub's gateway and built-in agent, or a
    * cluster's leases and recorded states (read once per answer).

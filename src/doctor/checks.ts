@@ -5,6 +5,8 @@ import { StoreInspection } from '../store/inspection.ts'
 import { confinementOf } from '../transports/confine.ts'
 import { clock, clockAgainstJobs } from './clock.ts'
 import { dataDirectory } from './data-directory.ts'
+import { diskWearFinding } from './disk-wear.ts'
+import type { DiskWear } from '../platform/disk-wear.ts'
 import { databaseIntegrity } from './database.ts'
 import type { Finding } from './finding.ts'
 import { deviceAccess, type MachineFacts, platform } from './machine.ts'
@@ -25,10 +27,17 @@ export interface DoctorOptions {
   now: number
   /** Facts of the machine, read by the caller (injected so each check is testable). */
   machine: MachineFacts
+  /** What the kernel says of the data directory's disk, read by the caller; undefined when it says nothing. */
+  disk?: DiskWear
 }
 
 export async function diagnose(options: DoctorOptions): Promise<Finding[]> {
-  const findings = [platform(options.machine), clock(options.now), dataDirectory(options.dataDir, options.minFreeMb)]
+  const findings = [
+    platform(options.machine),
+    clock(options.now),
+    dataDirectory(options.dataDir, options.minFreeMb),
+    diskWearFinding(options.disk),
+  ]
   const database = StoreInspection.open(options.dataDir)
   try {
     findings.push(databaseIntegrity(database, options.dataDir), ...clockAgainstJobs(database, options.now))

@@ -15,3 +15,22 @@ export interface DiskStatus {
 export function diskStatus(freeMb: number, minFreeMb: number): DiskStatus {
   return { freeMb, minFreeMb, full: freeMb < minFreeMb, low: freeMb < 2 * minFreeMb }
 }
+
+/** The card's life, in the four words the doctor and the dashboard say it with. */
+export type CardWear = 'ok' | 'low' | 'worn' | 'unknown'
+
+/**
+ * How worn the data disk is, from what the card reports of itself (`life_time`: the life used, in percent;
+ * `pre_eol_info`: its spare blocks): worn from 90 % used or an urgent word on its spare blocks (replace it soon), low
+ * from 70 % or a warning (plan its replacement), unknown when it reports neither (most SD cards).
+ */
+export function cardWear(lifeUsed?: { from: number }, endOfLife?: 'normal' | 'warning' | 'urgent'): CardWear {
+  if ((lifeUsed && lifeUsed.from >= 90) || endOfLife === 'urgent') return 'worn'
+  if ((lifeUsed && lifeUsed.from >= 70) || endOfLife === 'warning') return 'low'
+  return lifeUsed || endOfLife ? 'ok' : 'unknown'
+}
+
+/** Bytes a day, from bytes written over a time in seconds (none over no time). */
+export function perDay(bytes: number, seconds: number): number {
+  return seconds > 0 ? Math.round((bytes * 86_400) / seconds) : 0
+}

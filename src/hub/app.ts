@@ -4,7 +4,10 @@
 import { adminApi } from '../admin/admin-app.ts'
 import { sessionAccount } from '../admin/auth.ts'
 import type { AdminContext } from '../admin/context.ts'
+import { statfsSync } from 'node:fs'
+import { diskWear, ownWrittenBytes } from '../platform/disk-wear.ts'
 import { hubOnTheLan } from '../services/lan.ts'
+import type { DiskFacts } from '../services/overview.ts'
 import { confinementOf } from '../transports/confine.ts'
 import { detectPrinters } from '../transports/detect.ts'
 import { loadUsbBackend } from '../transports/usb-bulk.ts'
@@ -30,6 +33,7 @@ export type CommonAdminParts = Pick<
   | 'now'
   | 'startedAt'
   | 'lan'
+  | 'disk'
   | 'detect'
   | 'printerConfinement'
   | 'receipts'
@@ -41,13 +45,28 @@ export function commonAdminParts(
   parts: Pick<AdminContext, 'log' | 'services' | 'settings' | 'serverId' | 'now' | 'receipts'>,
   port: () => number,
 ): CommonAdminParts {
+  const startedAt = parts.now()
   return {
     ...parts,
-    startedAt: parts.now(),
+    startedAt,
+    disk: () => dataDisk(config.dataDir, (parts.now() - startedAt) / 1000),
     lan: () => hubOnTheLan(parts.settings.values.serverName, config.host, port(), config.tls ? 'https' : 'http'),
     detect: () => detectPrinters(undefined, loadUsbBackend),
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     printerConfinement: () => confinementOf(config.dataDir, [port()]),
+  }
+}
+
+/** The data directory's disk: the kernel's facts, its free space, and what the hub wrote in the `seconds` it ran. */
+function dataDisk(dataDir: string, seconds: number): DiskFacts | undefined {
+  try {
+    const wear = diskWear(dataDir)
+    if (!wear) return undefined
+    const { bavail, bsize } = statfsSync(dataDir)
+    const freeMb = Math.floor((bavail * bsize) / (1024 * 1024))
+    return { ...wear, freeMb, hubWritten: ownWrittenBytes() ?? 0, hubSeconds: seconds }
+  } catch {
+    return undefined
   }
 }
 

@@ -1,5 +1,6 @@
 // What the dashboard's overview shows: its printers with their state, today's jobs by state (since
 // midnight on the hub's clock, in its time zone), the hub, and how many agents are connected.
+import { cardWear, perDay } from '../domain/disk.ts'
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
 import { JOB_STATES, type JobState } from '../protocol/job.ts'
 import type { Db } from '../storage/repositories.ts'
@@ -23,6 +24,37 @@ export interface OverviewSources {
   lan(): HubOnTheLan
   /** The printers seen polling the hub, adopted or not. */
   pollingPrinters(): readonly { adopted: boolean }[]
+  /** What the kernel says of the data's disk; undefined where it says nothing. */
+  disk(): DiskFacts | undefined
+}
+
+/** The data's disk as the kernel tells it (platform/disk-wear.ts), with the hub's own writes. */
+export interface DiskFacts {
+  device: string
+  kind: 'sd' | 'mmc' | 'other'
+  freeMb: number
+  writtenSinceBoot: number
+  uptimeSeconds: number
+  /** Bytes the hub has written since it started, and the seconds since. */
+  hubWritten: number
+  hubSeconds: number
+  lifeUsed?: { from: number; to: number }
+  endOfLife?: 'normal' | 'warning' | 'urgent'
+}
+
+/** The disk's line of the overview: writes a day and its wear, in the contract's terms. */
+export function diskOverview(facts: DiskFacts | undefined) {
+  if (!facts) return null
+  return {
+    device: facts.device,
+    kind: facts.kind,
+    freeMb: facts.freeMb,
+    writtenPerDay: perDay(facts.writtenSinceBoot, facts.uptimeSeconds),
+    hubWrittenPerDay: perDay(facts.hubWritten, facts.hubSeconds),
+    lifeUsed: facts.lifeUsed ?? null,
+    endOfLife: facts.endOfLife ?? null,
+    wear: cardWear(facts.lifeUsed, facts.endOfLife),
+  }
 }
 
 export type Overview = ReturnType<typeof overviewOf>
@@ -56,6 +88,7 @@ function overviewOf(
       version: VERSION,
       commit: BUILD_COMMIT,
       startedAt: new Date(sources.startedAt).toISOString(),
+      disk: diskOverview(sources.disk()),
     },
     printers: read.printers.map(({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }) => ({
       id,

@@ -70,6 +70,7 @@ describe('printhub doctor', () => {
       ['platform', 'ok'],
       ['clock', 'ok'],
       ['data directory', 'ok'],
+      ['data disk', 'ok'],
       ['database', 'ok'],
       ['port', 'ok'],
       ['serial and USB', 'ok'],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { AdminOverview } from '../../src/protocol/admin/overview.ts'
 import type { Job } from '../../src/protocol/job.ts'
 import { type AgentProcess, startAgentProcess } from '../support/agent-process.ts'
 import { cli } from '../support/cli.ts'
@@ -853,6 +854,41 @@ describe('dashboard in Chromium', () => {
       }
     },
   )
+
+  test("the hub's card shows its data disk: writes a day, and a card near the end of its life in words", async () => {
+    // This machine's disk, as the hub's kernel tells it.
+    const real = await adminGet<AdminOverview>('/overview')
+    const view = await desktop.newPage()
+    try {
+      await view.goto('/dashboard/#/overview')
+      if (real.hub.disk) await expect(view.getByTestId('disk').textContent()).resolves.toContain(real.hub.disk.device)
+      // A card that reports its wear (eMMC), near its end: the same page, given such an answer.
+      const MB = 1024 * 1024
+      const disk = {
+        device: 'mmcblk0',
+        kind: 'mmc',
+        freeMb: 2048,
+        writtenPerDay: 180 * MB,
+        hubWrittenPerDay: 20 * MB,
+        lifeUsed: { from: 90, to: 100 },
+        endOfLife: 'urgent',
+        wear: 'worn',
+      } as const
+      await view.route('**/admin/v1/overview', (route) =>
+        route.fulfill({ json: { ...real, hub: { ...real.hub, disk } } }),
+      )
+      await view.route('**/admin/v1/events', (route) => route.abort())
+      await view.reload()
+      const line = view.locator('[data-testid="disk"][data-wear="worn"]')
+      await line.waitFor()
+      const text = await line.textContent()
+      expect(text).toContain('mmcblk0 (eMMC): 180 MB written a day, 20 MB a day by the hub; 2.0 GB free')
+      expect(text).toContain('90–100 % of its life used, as the card reports it')
+      await expect(line.locator('.badge.bad').textContent()).resolves.toBe(en.overview.cardWear.worn)
+    } finally {
+      await view.close()
+    }
+  })
 
   test(
     'a printer that polls the hub: counted on the overview, adopted on the ' +

@@ -1,4 +1,5 @@
 import { diagnose } from '../../doctor/checks.ts'
+import { readDiskWear } from '../../doctor/disk-wear.ts'
 import { readMachineFacts } from '../../doctor/machine.ts'
 import { resolveConfig } from '../../hub/config.ts'
 import { savedSetting } from '../../doctor/saved-settings.ts'
@@ -12,8 +13,9 @@ export const doctorCommand: Command = {
     DATA_HELP,
     '--host H, --port P  the address the hub listens on (as for serve)',
     JSON_HELP,
-    'Checks: platform and memory page size, clock, data directory (writable, free space), database',
-    'integrity, the port, access to serial and USB devices, and each printer this machine drives.',
+    'Checks: platform and memory page size, clock, data directory (writable, free space), its disk (writes a',
+    "day, the card's wear where it reports it), database integrity, the port, access to serial and USB devices,",
+    'and each printer this machine drives.',
   ],
   options: { ...DATA_OPTION, host: { type: 'string' }, port: { type: 'string' }, ...JSON_OPTION },
   async run(args, io) {
@@ -37,6 +39,7 @@ export const doctorCommand: Command = {
       serverId: config.serverId,
       now: Date.now(),
       machine: readMachineFacts(),
+      disk: readDiskWear(config.dataDir),
       minFreeMb,
     })
     const healthy = findings.every((finding) => finding.verdict === 'ok')

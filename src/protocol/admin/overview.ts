@@ -1,7 +1,7 @@
 // The overview (the hub, its printers, today's jobs, its agents) and the stream that keeps open
 // pages live: a server-sent event with the overview whenever what the dashboard shows changed.
 import { JOB_STATES, type JobState } from '../job.ts'
-import { array, type Infer, object, type Rule, string } from '../rules.ts'
+import { array, type Infer, nullable, object, oneOf, type Rule, string } from '../rules.ts'
 import { timestamp } from '../values.ts'
 import { type AdminOperation, count, json, MAX_LISTED, text } from './contract.ts'
 import { adminPrinterFields } from './printers.ts'
@@ -17,6 +17,23 @@ const jobCounts = object(Object.fromEntries(JOB_STATES.map((jobState) => [jobSta
   Record<JobState, number>
 >
 
+const diskRule = object({
+  /** The device's name (`mmcblk0`). */
+  device: text,
+  kind: oneOf(['sd', 'mmc', 'other']),
+  freeMb: count,
+  /** Bytes written to the device a day, over the time since the machine started (every program's). */
+  writtenPerDay: count,
+  /** Bytes the hub itself wrote a day, over the time since it started. */
+  hubWrittenPerDay: count,
+  /** The life the card says it has used, in percent, where it reports it (eMMC, some SD cards). */
+  lifeUsed: nullable(object({ from: count, to: count })),
+  /** The card's word on its spare blocks, where it reports it. */
+  endOfLife: nullable(oneOf(['normal', 'warning', 'urgent'])),
+  /** In a word: worn (replace it soon), low (plan it), ok, or unknown (the card reports nothing). */
+  wear: oneOf(['ok', 'low', 'worn', 'unknown']),
+})
+
 export const overviewRule = object({
   hub: object({
     /** How people on the LAN reach the hub: its name, URL and addresses. */
@@ -29,6 +46,8 @@ export const overviewRule = object({
     /** The git commit the executable was built from; `source` when run from a checkout. */
     commit: string({ min: 1, max: 64 }),
     startedAt: timestamp,
+    /** The disk of its data (an SD card on a Raspberry Pi): its writes and wear; null where the kernel says nothing. */
+    disk: nullable(diskRule),
   }),
   printers: array(object({ id, projectId, remoteId, name, state, agentName, agentOnline, builtin, queue }), {
     max: MAX_LISTED,

@@ -14,6 +14,40 @@ import { printerLabel } from './records.ts'
 const jobsLink = (filters: Record<string, string>, text: string, label: string) =>
   h('a', { href: `#/jobs?${new URLSearchParams(filters)}`, class: 'count-link', 'aria-label': label }, text)
 
+const MB = 1024 * 1024
+const size = (bytes: number) =>
+  bytes >= 1024 * MB
+    ? `${(bytes / 1024 / MB).toFixed(1)} GB`
+    : bytes >= MB
+      ? `${Math.round(bytes / MB)} MB`
+      : `${Math.round(bytes / 1024)} KB`
+
+/** The data's disk: its writes a day and, where the card reports it, its wear in words (a badge when it is low). */
+function diskLines(disk: Overview['hub']['disk']): HTMLElement[] {
+  if (!disk) return []
+  const written = fill(t.overview.diskWritten, {
+    device: disk.device,
+    kind: t.overview.diskKinds[disk.kind],
+    perDay: size(disk.writtenPerDay),
+    hub: size(disk.hubWrittenPerDay),
+    free: size(disk.freeMb * MB),
+  })
+  const life = disk.lifeUsed ? fill(t.overview.cardLife, { from: disk.lifeUsed.from, to: disk.lifeUsed.to }) : ''
+  // A disk that is no card (a server's) reports no wear: nothing to say of it.
+  const wear = disk.wear === 'unknown' && disk.kind === 'other' ? '' : t.overview.cardWear[disk.wear]
+  const sign = disk.wear === 'worn' ? 'badge bad' : disk.wear === 'low' ? 'badge warn' : ''
+  return [
+    h('dt', {}, t.overview.disk),
+    h(
+      'dd',
+      { 'data-testid': 'disk', 'data-wear': disk.wear },
+      h('div', {}, written),
+      life ? h('div', {}, life) : '',
+      wear ? h('div', {}, sign ? h('span', { class: sign }, wear) : wear) : '',
+    ),
+  ]
+}
+
 export const overviewPage: Page = {
   path: 'overview',
   title: 'Overview',
@@ -106,6 +140,7 @@ export const overviewPage: Page = {
             { 'data-testid': 'agents-online' },
             fill(t.overview.agentsOf, { n: o.agents.online, m: o.agents.paired }),
           ),
+          ...diskLines(o.hub.disk),
         ),
       )
     }
