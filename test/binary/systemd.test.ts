@@ -153,6 +153,9 @@ describe('printhub under a real systemd', () => {
     projectId = /Project: (\S+)/.exec(installed.output)![1]!
     expect(await property('ActiveState')).toBe('active')
     expect(await property('User')).toBe('printhub')
+    // Bounded to fit a 512 MB board (src/install/files.ts).
+    expect(await property('MemoryHigh')).toBe(String(192 * 1024 * 1024))
+    expect(await property('MemoryMax')).toBe(String(256 * 1024 * 1024))
     // Started with the runtime's JIT options (src/platform/jit.ts), and the runtime took them (it
     // refuses to start on an option it does not know).
     expect(await property('Environment')).toBe(
