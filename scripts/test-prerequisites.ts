@@ -2,7 +2,8 @@
 // step) when missing: zbar-tools (zbarimg scans the preview's QR codes and barcodes), chromium
 // (the dashboard's browser tests drive it through playwright-core, which downloads no browser),
 // debootstrap and systemd-container (the systemd tests boot a Debian root file system), postgresql
-// (the store's tests on PostgreSQL run a server of their own: test/support/postgres.ts).
+// (the store's tests on PostgreSQL run a server of their own: test/support/postgres.ts), fuse3,
+// libfuse3-dev and a C compiler (the power-cut tests build and mount a file system: scripts/powercut.ts).
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
@@ -37,6 +38,19 @@ export const SYSTEMD_CONTAINER: Prerequisite = {
   why: 'systemd-nspawn, which boots that root file system with its own systemd (test/binary/systemd.test.ts)',
 }
 
+export const FUSE: Prerequisite = {
+  package: 'fuse3',
+  why: 'fusermount3, which mounts the file system the power-cut tests cut the power of (scripts/powercut.ts)',
+}
+export const FUSE_HEADERS: Prerequisite = {
+  package: 'libfuse3-dev',
+  why: 'the FUSE library that file system (scripts/powercut-fs.c) is built with',
+}
+export const C_COMPILER: Prerequisite = {
+  package: 'gcc',
+  why: 'cc, which builds that file system',
+}
+
 export const POSTGRESQL: Prerequisite = {
   package: 'postgresql',
   why: 'initdb and pg_ctl, which start the PostgreSQL the store tests run on (test/support/postgres.ts)',
@@ -61,6 +75,8 @@ export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
 export interface Machine {
   /** PostgreSQL's server programs' directory (postgresBinDir), or null. */
   postgresBin: string | null
+  /** Whether the FUSE library's headers are installed (/usr/include/fuse3/fuse.h). */
+  fuseHeaders: boolean
   /** The path of `command` on PATH, as `command -v` finds it, or null. */
   which(command: string): string | null
   isExecutable(path: string): boolean
@@ -84,6 +100,9 @@ export function missingPrerequisites(machine: Machine): Prerequisite[] {
   if (!machine.which('systemd-nspawn') && !machine.isExecutable('/usr/bin/systemd-nspawn'))
     missing.push(SYSTEMD_CONTAINER)
   if (!machine.postgresBin) missing.push(POSTGRESQL)
+  if (!machine.which('fusermount3') && !machine.isExecutable('/usr/bin/fusermount3')) missing.push(FUSE)
+  if (!machine.fuseHeaders) missing.push(FUSE_HEADERS)
+  if (!machine.which('cc') && !machine.isExecutable('/usr/bin/cc')) missing.push(C_COMPILER)
   return missing
 }
 
@@ -144,6 +163,7 @@ export function plan(machine: Machine): Plan {
 export function thisMachine(): Machine {
   return {
     postgresBin: postgresBinDir(),
+    fuseHeaders: existsSync('/usr/include/fuse3/fuse.h'),
     which: (command) => Bun.which(command, { PATH: process.env.PATH ?? '' }),
     isExecutable: (path) => {
       try {
@@ -178,7 +198,7 @@ function main(dryRun: boolean): number {
   const machine = thisMachine()
   const decided = plan(machine)
   if (decided.kind === 'ready') {
-    if (dryRun) console.log('npm test: zbarimg, chromium, debootstrap and systemd-nspawn are installed; nothing to do.')
+    if (dryRun) console.log('npm test: everything it needs from Debian is installed; nothing to do.')
     return 0
   }
   if (decided.kind === 'stop') {

@@ -24,6 +24,9 @@ import {
   installCommands,
   type Machine,
   missingPrerequisites,
+  FUSE,
+  FUSE_HEADERS,
+  C_COMPILER,
   plan,
   SYSTEMD_CONTAINER,
   POSTGRESQL,
@@ -142,11 +145,17 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       apt?: boolean
       systemd?: boolean
       postgres?: boolean
+      fuse?: boolean
     } = {},
   ): Machine => ({
     postgresBin: options.postgres === false ? null : '/usr/lib/postgresql/15/bin',
+    fuseHeaders: options.fuse !== false,
     which: (command) =>
-      [...commands, ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn'])].includes(command) ||
+      [
+        ...commands,
+        ...(options.systemd === false ? [] : ['debootstrap', 'systemd-nspawn']),
+        ...(options.fuse === false ? [] : ['fusermount3', 'cc']),
+      ].includes(command) ||
       (command === 'apt-get' && options.apt !== false)
         ? `/usr/bin/${command}`
         : null,
@@ -176,6 +185,11 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       SYSTEMD_CONTAINER,
     ])
     expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { postgres: false }))).toEqual([POSTGRESQL])
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { fuse: false }))).toEqual([
+      FUSE,
+      FUSE_HEADERS,
+      C_COMPILER,
+    ])
     // Found where Debian puts them when PATH lacks /usr/sbin.
     expect(
       missingPrerequisites(
@@ -250,13 +264,16 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
         expect(output).toMatch(
           new RegExp(
             /would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends /.source +
-              /zbar-tools chromium( debootstrap)?( systemd-container)?\n/.source,
+              /zbar-tools chromium( debootstrap)?( systemd-container)?( fuse3)?( libfuse3-dev)?( gcc)?\n/.source,
           ),
         )
       } else {
         expect(run.exitCode).toBe(1)
         expect(output).toMatch(
-          /sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?\n/,
+          new RegExp(
+            /sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?/
+              .source + /( fuse3)?( libfuse3-dev)?( gcc)?\n/.source,
+          ),
         )
       }
     } finally {

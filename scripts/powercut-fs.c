@@ -138,8 +138,14 @@ static void drop_node(ino_t ino) {
     }
 }
 
-/* Writes the node's pages (all, or at random when `cut`) and size to its backing file, and forgets them. */
+/* Writes the node's pages (all, or at random when `cut`) and size to its backing file, and forgets them. A truncation
+ * reaches the backing file first (its old bytes past it are gone, however far the file grew again since), or, on a
+ * cut, not at all, as the disk may not have made it. */
 static void settle(Node *n, int cut) {
+  int truncated = !cut || next_random() % 2;
+  struct stat st;
+  if (truncated && fstat(n->fd, &st) == 0 && n->floor < st.st_size && ftruncate(n->fd, n->floor) != 0)
+    perror("powercut-fs: ftruncate");
   off_t end = 0;
   for (unsigned b = 0; b < BUCKETS; b++)
     for (Page *p = pages[b]; p; p = p->next) {
@@ -150,12 +156,11 @@ static void settle(Node *n, int cut) {
       if (pwrite(n->fd, p->data, length, start) < 0) perror("powercut-fs: pwrite");
       if (start + length > end) end = start + length;
     }
-  if (!cut || next_random() % 2) {
+  if (truncated) {
     if (ftruncate(n->fd, n->size) != 0) perror("powercut-fs: ftruncate");
-  } else {
-    struct stat st;
+  } else if (fstat(n->fd, &st) == 0 && end > st.st_size && ftruncate(n->fd, end) != 0) {
     /* The new size was not written, but a page past the old end that was makes the file that long. */
-    if (fstat(n->fd, &st) == 0 && end > st.st_size && ftruncate(n->fd, end) != 0) perror("powercut-fs: ftruncate");
+    perror("powercut-fs: ftruncate");
   }
   drop_node(n->ino);
 }
