@@ -8,7 +8,7 @@
 // printed twice, none COMPLETED that did not print.
 import { Database } from 'bun:sqlite'
 import { randomUUID } from 'node:crypto'
-import { existsSync, rmSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PrinterEmulator } from '../src/emulator/emulator.ts'
 import { MAX_OPEN_JOBS } from '../src/domain/settings.ts'
@@ -80,14 +80,15 @@ interface Hub {
   errors: Promise<string>
 }
 
-async function startHub(printhub: string[], dataDir: string, boot: string[]): Promise<Hub> {
+/** `printhub serve` on `dataDir`, run under `boot`; its output kept in `log` (and `log.stderr`). */
+async function startHub(printhub: string[], dataDir: string, [boot, log]: [string[], string]): Promise<Hub> {
   const started = performance.now()
   const child = Bun.spawn([...boot, ...printhub, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir], {
     stdout: 'pipe',
-    stderr: 'pipe',
+    stderr: Bun.file(`${log}.stderr`),
   })
   let seen = ''
-  const errors = new Response(child.stderr).text()
+  const errors = child.exited.then(() => readFileSync(`${log}.stderr`, 'utf8'))
   const reader = child.stdout.getReader()
   const decoder = new TextDecoder()
   const url = await new Promise<string>((resolve, reject) => {
@@ -100,7 +101,10 @@ async function startHub(printhub: string[], dataDir: string, boot: string[]): Pr
       for (;;) {
         const { value, done } = await reader.read()
         if (done) break
-        seen = (seen + decoder.decode(value, { stream: true })).slice(-20_000)
+        const text = decoder.decode(value, { stream: true })
+        // Kept beside the file system's folders, for a look after a failure.
+        appendFileSync(log, text)
+        seen = (seen + text).slice(-20_000)
         const found = / listening on (http:\/\/[^\s,]+)/.exec(seen)
         if (found) {
           clearTimeout(timer)
@@ -172,7 +176,8 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
     const boot = async (round: number): Promise<boolean> => {
       hub = undefined
       try {
-        hub = await startHub(options.printhub, dataDir, inBoot(randomUUID(), options.folder))
+        const log = join(options.folder, `hub-${round}.log`)
+        hub = await startHub(options.printhub, dataDir, [inBoot(randomUUID(), options.folder), log])
       } catch (error) {
         report.corrupt.push(`boot ${round}: ${(error as Error).message.slice(0, 4_000)}`)
         return false
