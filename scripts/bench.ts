@@ -33,11 +33,12 @@
 //   cluster (scripts/bench-cluster.ts): nodes on PostgreSQL: submit -> first byte across nodes, the takeover after a
 //   node's kill -9, durable submissions/s with 1, 2 and 3 nodes against one hub on SQLite, the database's CPU share;
 //   disk (scripts/bench-disk.ts): bytes the hub writes to its disk a job, one job at a time, and where they go (the
-//   write-ahead log's pages by table and index), against bare SQLite; bytes an idle hour; the hub's CPU a job.
+//   write-ahead log's pages by table and index), against bare SQLite; bytes an idle hour; the hub's CPU a job;
+//   power (scripts/bench-power.ts): the hub's power cut at random moments, many times (scripts/powercut-hub.ts).
 // The hub process, its CLI and data directories are shared from scripts/bench-hub.ts. `bun run bench` runs every
 // section; `bun run bench api`, `delivery`, `render`, `printers`, `crash`, `retention`, `backup`, `security`, `events`,
-// `failover`, `cloudprnt`, `dashboard`, `binary`, `cluster` or `disk` runs one; `--quick` runs them with smaller
-// counts (for development).
+// `failover`, `cloudprnt`, `dashboard`, `binary`, `cluster`, `disk` or `power` runs one; `--quick` runs them with
+// smaller counts (for development).
 // Every run adds a line to docs/benchmarks.jsonl and writes its summary, docs/benchmarks.md, again
 // (scripts/bench-log.ts). Writes the figures to dist/bench.json as well (dist/bench-SECTION.json for one section). A
 // section that fails is reported and the others still run; the bench exits 1 only when a section itself fails. A missed
@@ -64,6 +65,7 @@ import { cloudprntSection } from './bench-cloudprnt.ts'
 import { clusterSection } from './bench-cluster.ts'
 import { dashboardSection } from './bench-dashboard.ts'
 import { diskSection } from './bench-disk.ts'
+import { powerSection } from './bench-power.ts'
 import { retentionSection } from './bench-retention.ts'
 import { securitySection } from './bench-security.ts'
 
@@ -83,6 +85,7 @@ const SECTIONS = [
   'binary',
   'cluster',
   'disk',
+  'power',
 ] as const
 type Section = (typeof SECTIONS)[number]
 
@@ -184,6 +187,8 @@ function run(section: Section, info: Machine): SectionResult | Promise<SectionRe
       return clusterSection()
     case 'disk':
       return diskSection()
+    case 'power':
+      return powerSection()
   }
 }
 

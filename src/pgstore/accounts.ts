@@ -1,6 +1,7 @@
 // The dashboard's accounts on PostgreSQL, their sessions and admin tokens: the same records and rules as the SQLite
 // store's (store/users.ts, admin-sessions.ts, admin-tokens.ts). A name is unique whatever its case (an index on
-// lower(name)); a session's or a token's use is written at most once a minute, by the statement that finds it.
+// lower(name)); a session's or a token's use is written at most once a quarter of an hour (storage/last-used.ts), by
+// the statement that finds it.
 import type { SQL } from 'bun'
 import type { AdminSession, AdminToken, SessionLifetime, User } from '../domain/accounts.ts'
 import type { AdminRole } from '../protocol/admin-api.ts'
