@@ -46,16 +46,26 @@ export function commonAdminParts(
   port: () => number,
 ): CommonAdminParts {
   const startedAt = parts.now()
+  let disk: { at: number; facts: DiskFacts | undefined } | undefined
   return {
     ...parts,
     startedAt,
-    disk: () => dataDisk(config.dataDir, (parts.now() - startedAt) / 1000),
+    disk: () => {
+      // Read again only every few minutes: the overview streamed to open dashboards carries it, and each new value
+      // is a change sent to every one of them.
+      if (!disk || performance.now() - disk.at >= DISK_READ_EVERY_MS)
+        disk = { at: performance.now(), facts: dataDisk(config.dataDir, (parts.now() - startedAt) / 1000) }
+      return disk.facts
+    },
     lan: () => hubOnTheLan(parts.settings.values.serverName, config.host, port(), config.tls ? 'https' : 'http'),
     detect: () => detectPrinters(undefined, loadUsbBackend),
     // Known for sure once listening (port 0 picks one): a printer may not point at the hub itself.
     printerConfinement: () => confinementOf(config.dataDir, [port()]),
   }
 }
+
+/** How often the data's disk is read for the overview (its writes a day move slowly). */
+const DISK_READ_EVERY_MS = 10 * 60_000
 
 /** The data directory's disk: the kernel's facts, its free space, and what the hub wrote in the `seconds` it ran. */
 function dataDisk(dataDir: string, seconds: number): DiskFacts | undefined {

@@ -4,7 +4,7 @@
 // driver), how much of its life it has used: `life_time` (two estimates, for its two kinds of flash,
 // in steps of 10 %: 0x01 is 0-10 % used, 0x0A 90-100 %, 0x0B past its life) and `pre_eol_info` (its
 // reserve of spare blocks: 0x01 normal, 0x02 warning at 80 % used, 0x03 urgent at 90 %). Read from
-// sysfs; `root` lets tests give a tree of their own.
+// sysfs; `roots` lets tests give a tree of their own.
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 

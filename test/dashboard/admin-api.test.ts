@@ -8,6 +8,7 @@ import { findProfile } from '../../src/profiles/catalog.ts'
 import type { Job } from '../../src/protocol/job.ts'
 import { FakeAgent, pairAgent, virtualPrinter } from '../support/fake-agent.ts'
 import { startTestHub, type TestHub } from '../support/hub.ts'
+import { openSse } from '../support/sse.ts'
 import { waitFor } from '../support/wait.ts'
 import { previewOf } from '../support/virtual.ts'
 
@@ -38,6 +39,27 @@ const jobState = async (id: string) => (await admin<{ job: Job }>('GET', `/jobs/
 const demoId = () => hub.hub.store.printers.resolve(hub.projectId, 'demo')!.id
 
 describe('admin API', () => {
+  test("an open dashboard's change stream stays quiet while nothing changes (its disk line too)", async () => {
+    const stream = await openSse(`${hub.url}/admin/v1/events`, { authorization: `Bearer ${token}` })
+    try {
+      const first = await stream.next(5_000)
+      expect(first.event).toBe('change')
+      // Settled: the built-in agent's printers reported, the first change events sent.
+      await waitFor(async () => {
+        try {
+          await stream.next(1_500)
+          return undefined
+        } catch {
+          return true
+        }
+      }, 20_000)
+      // Then nothing for several ticks of its look (twice a second), whatever the clock says of the disk.
+      await expect(stream.next(2_500)).rejects.toThrow()
+    } finally {
+      stream.close()
+    }
+  })
+
   test('a test page goes through the queue, prints, and becomes the last receipt', async () => {
     expect((await admin('GET', `/printers/${demoId()}/last-receipt.png`)).status).toBe(404)
     const queued = await admin<{ job: Job }>('POST', `/printers/${demoId()}/test`)
