@@ -24,6 +24,8 @@ const SESSION_COOKIE = /(printhub_session=)([A-Za-z0-9_-]{16,})/g
 /** Numbers in fields named after a time (epoch ms or s) are times; those named after a duration are durations. */
 const TIME_KEY = /(^at$|At$|^since$|Since$|^time$|Time$|^timestamp$|^date$|^started$|^expires$)/
 const DURATION_KEY = /(uptime|Uptime|elapsed|Elapsed|durationMs|tookMs)/
+/** Numbers that are facts of the machine a hub runs on (its disk's free space and writes), not of its behaviour. */
+const MACHINE_KEY = /^(freeMb|writtenPerDay|hubWrittenPerDay)$/
 /** Fields whose string value is a secret without a prefix: registered so it is recognised where it appears again. */
 const SECRET_KEYS: Record<string, string> = { csrfToken: 'csrf', token: 'token', setupToken: 'token' }
 /** Fields drawn from random inputs as a whole (a QR code of a pairing command): only their presence is compared. */
@@ -84,7 +86,7 @@ export class Normaliser {
     }
     if (typeof value === 'number') {
       if (TIME_KEY.test(key) && value >= 1e9) return '<time>'
-      if (DURATION_KEY.test(key)) return '<n>'
+      if (DURATION_KEY.test(key) || MACHINE_KEY.test(key)) return '<n>'
       return value
     }
     if (Array.isArray(value)) return value.map((item) => this.json(item, key))

@@ -58,6 +58,7 @@ describe('the message catalog', () => {
       'settings.hub',
       'printers.kindCloudPrnt',
       'printers.kindEpsonSdp',
+      'overview.diskKinds.mmc',
     ])
     const same = strings(LANGUAGES.de).filter(
       ([path, text]) => english.get(path) === text && !path.endsWith('.icon') && !shared.has(path),
