@@ -9,9 +9,10 @@
 // hub's runs are. Prints one JSON line: { row: { together, spaced }, schema: { together, spaced } }, bytes a job.
 //   bun scripts/bench-disk-floor.ts HUB_DATABASE_COPY PRINTER_RECORD_ID JOBS SPACED_JOBS
 import { Database } from 'bun:sqlite'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { RECEIPT } from './bench-api.ts'
+import { ownWrittenBytes } from '../src/platform/disk-wear.ts'
 import { openFloorDatabase } from './bench-floor.ts'
 
 const [file, printerId, jobsText, spacedText] = process.argv.slice(2)
@@ -20,7 +21,9 @@ if (!file || !printerId || !jobsText || !spacedText)
 const document = RECEIPT
 
 function writtenBytes(): number {
-  return Number(/^write_bytes: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1])
+  const bytes = ownWrittenBytes()
+  if (bytes === undefined) throw new Error('this system does not count the bytes a process writes (/proc/self/io)')
+  return bytes
 }
 
 /** Bytes written a job by `each`, after a warm-up of 20 jobs: back to back, then written back after each. */

@@ -264,7 +264,6 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
       report.corrupt.push(`at the end: ${error}: ${(await hub!.errors).slice(-4_000)}`)
       return report
     }
-    report.accepted = accepted.size
     const db = new Database(join(dataDir, 'printhub.db'), { readonly: true })
     report.jobsKept = db.query<{ n: number }, []>('SELECT count(*) AS n FROM jobs').get()!.n
     db.close()
@@ -272,6 +271,7 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
   } finally {
     hub?.process.kill('SIGTERM')
     await hub?.process.exited
+    // However the rounds ended: the report returned is this object.
     report.accepted = accepted.size
     await mount?.unmount()
     for (const printer of printers) printer.stop()

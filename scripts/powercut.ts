@@ -5,7 +5,7 @@
 // that what it trusts only within one boot is not trusted after the cut. Needs root, /dev/fuse,
 // fusermount3, a C compiler and the FUSE library's headers (npm test installs the last three).
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -25,7 +25,7 @@ export function powercutFs(): string {
     { stdout: 'pipe', stderr: 'pipe' },
   )
   if (built.exitCode !== 0) throw new Error(`building powercut-fs failed:\n${built.stderr.toString()}`)
-  Bun.spawnSync(['mv', `${binary}.building`, binary])
+  renameSync(`${binary}.building`, binary)
   return binary
 }
 
