@@ -151,6 +151,6 @@ export function seedJobs(dir: string, projectId: string, count: number): SeedRes
     const seconds = (performance.now() - startedAt) / 1000
     return { jobs: count, seconds: round(seconds, 2), rowsPerSecond: Math.round(count / seconds), newestId }
   } finally {
-    db.close()
+    db.close(true)
   }
 }

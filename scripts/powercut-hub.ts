@@ -54,10 +54,13 @@ export interface PowercutReport {
   restored: number
   /** Jobs in the database at the end (seeded, pruned, and submitted). */
   jobsKept: number
+  /** Cuts that came while the retention pass was pruning: some of the old jobs were gone at the boot after, not all. */
+  cutsDuringPrune: number
 }
 
 /** Clients submitting at once, each as fast as the hub answers. */
 const CLIENTS = 4
+const FINISHED = "('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')"
 const START_TIMEOUT_MS = 20_000
 const SETTLE_TIMEOUT_MS = 60_000
 
@@ -72,7 +75,7 @@ function random(seed: number): () => number {
   }
 }
 
-interface Hub {
+export interface Hub {
   url: string
   process: ReturnType<typeof Bun.spawn>
   startMs: number
@@ -81,7 +84,7 @@ interface Hub {
 }
 
 /** `printhub serve` on `dataDir`, run under `boot`; its output kept in `log` (and `log.stderr`). */
-async function startHub(printhub: string[], dataDir: string, [boot, log]: [string[], string]): Promise<Hub> {
+export async function startHub(printhub: string[], dataDir: string, [boot, log]: [string[], string]): Promise<Hub> {
   const started = performance.now()
   const child = Bun.spawn([...boot, ...printhub, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', dataDir], {
     stdout: 'pipe',
@@ -123,7 +126,7 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
   const next = random(options.seed)
   const report: PowercutReport = {
     ...{ cuts: 0, accepted: 0, checks: 0, lost: [], corrupt: [], printedTwice: [], completedUnprinted: [] },
-    ...{ uncertain: 0, slowestStartMs: 0, unflushedPages: 0, backups: 0, restored: 0, jobsKept: 0 },
+    ...{ uncertain: 0, slowestStartMs: 0, unflushedPages: 0, backups: 0, restored: 0, jobsKept: 0, cutsDuringPrune: 0 },
   }
   const backing = join(options.folder, 'backing')
   const mountpoint = join(options.folder, 'mnt')
@@ -150,6 +153,8 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
   const accepted = new Map<string, string>() // job ID -> idempotency key
   let hub: Hub | undefined
   let mount: PowercutMount | undefined
+  /** Finished jobs older than the retention (a day) at the last boot. */
+  let oldJobs = Number.POSITIVE_INFINITY
   try {
     const { projectId, apiKey } = JSON.parse(run(['init', '--json'])) as { projectId: string; apiKey: string }
     for (const [i, printer] of printers.entries())
@@ -185,7 +190,12 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
       report.slowestStartMs = Math.max(report.slowestStartMs, hub.startMs)
       const check = new Database(join(dataDir, 'printhub.db'), { readonly: true })
       const found = check.query<Record<string, string>, []>('PRAGMA quick_check').all()
-      check.close()
+      const old = check
+        .query<{ n: number }, [number]>(`SELECT count(*) AS n FROM jobs WHERE created_at < ? AND state IN ${FINISHED}`)
+        .get(Date.now() - 86_400_000)!.n
+      check.close(true)
+      if (round > 0 && old > 0 && old < oldJobs) report.cutsDuringPrune++
+      oldJobs = old
       if (found.length !== 1 || Object.values(found[0]!)[0] !== 'ok')
         report.corrupt.push(`boot ${round}: ${JSON.stringify(found)}`)
       if (existsSync(archive)) {
@@ -243,7 +253,8 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
           if (backup.exitCode === 0) report.backups++
         }
       })()
-      await Bun.sleep(200 + next() * 1_300)
+      // With old jobs seeded, late enough for the retention pass (a second after the start) to be pruning.
+      await Bun.sleep(options.seededJobs ? 800 + next() * 2_500 : 200 + next() * 1_300)
       // The power goes for every program at once.
       current.process.kill('SIGKILL')
       backup?.kill('SIGKILL')

@@ -3,8 +3,9 @@
 // (a JavaScript implementation builds tables that kept about 14 MB of every hub resident, for
 // the one signature of the built-in agent's handshake).
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeFileDurably } from '../platform/durable-file.ts'
 import { decodeBase64Url, encodeBase64Url } from '../protocol/values.ts'
 
 export const KEY_FILE = 'agent.key'
@@ -19,13 +20,14 @@ export class AgentKey {
     this.key = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, secret]), format: 'der', type: 'pkcs8' })
   }
 
-  /** A new key, written to `dir` (mode 0600) before anyone learns its public half. */
+  /**
+   * A new key, written to `dir` (mode 0600) and flushed to the disk before anyone learns its public half: a power cut
+   * right after pairing leaves the key the hub knows, never an empty file.
+   */
   static create(dir: string): AgentKey {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const secret = new Uint8Array(randomBytes(32))
-    const file = join(dir, KEY_FILE)
-    writeFileSync(file, `${encodeBase64Url(secret)}\n`, { mode: 0o600 })
-    chmodSync(file, 0o600)
+    writeFileDurably(join(dir, KEY_FILE), `${encodeBase64Url(secret)}\n`, 0o600)
     return new AgentKey(secret)
   }
 

@@ -138,7 +138,7 @@ export class Ledger extends LedgerCommits {
       if (this.kind === 'within') this.commits.commit()
       else this.commits.close()
     } finally {
-      if (this.kind !== 'within') this.db.close()
+      if (this.kind !== 'within') this.db.close(true)
     }
   }
 

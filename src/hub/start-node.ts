@@ -9,7 +9,7 @@
 // printers it took, driven by its own agent (node-agent.ts): the network printers spread over the nodes, each printer
 // that polls driven by the node it polls.
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import type { ApiContext } from '../api/context.ts'
@@ -25,6 +25,7 @@ import { PgEventSignal } from '../pgstore/event-signal.ts'
 import type { PgStore } from '../pgstore/pg-store.ts'
 import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
+import { writeFileDurably } from '../platform/durable-file.ts'
 import { Log } from '../platform/log.ts'
 import { commonAdminParts, hubApp } from './app.ts'
 import { attachedHere } from '../transports/attached.ts'
@@ -41,7 +42,13 @@ import { clusterBuiltinAgent, newBuiltinAgent, SERVER_ID_SETTING } from '../serv
 import { JobService } from '../services/jobs.ts'
 import { LiveSettings } from '../services/live-settings.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
-import { FAILOVER_WATCH_MS, RETENTION_MS, SETTINGS_RELOAD_MS, WEBHOOKS_MS } from '../workers/hub-workers.ts'
+import {
+  FAILOVER_WATCH_MS,
+  RETENTION_FIRST_MS,
+  RETENTION_MS,
+  SETTINGS_RELOAD_MS,
+  WEBHOOKS_MS,
+} from '../workers/hub-workers.ts'
 import { Failover } from '../services/failover.ts'
 import { Workers } from '../workers/workers.ts'
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from '../services/webhooks.ts'
@@ -94,8 +101,7 @@ function nodeIdentity(dataDir: string): string {
     throw new ConfigError(`${file} is not a node's identity: remove it, and the node takes a new one`)
   }
   const id = `node_${randomBytes(8).toString('hex')}`
-  writeFileSync(`${file}.tmp`, `${id}\n`, { mode: 0o640 })
-  renameSync(`${file}.tmp`, file)
+  writeFileDurably(file, `${id}\n`, 0o640)
   return id
 }
 
@@ -344,6 +350,7 @@ export async function startClusterNode(
         name: 'retention',
         log: logs.for('retention'),
         everyMs: RETENTION_MS,
+        firstAfterMs: RETENTION_FIRST_MS,
         pass: async (signal) => void (dispatcher.maintaining && (await housekeeping.pass(signal))),
       })
     await dispatcher.start()

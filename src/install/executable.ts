@@ -9,7 +9,6 @@ import {
   closeSync,
   copyFileSync,
   existsSync,
-  fsyncSync,
   linkSync,
   openSync,
   readFileSync,
@@ -18,6 +17,7 @@ import {
   rmSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { fsyncPath } from '../platform/durable-file.ts'
 import { RUNTIME_OPTION_NAME, RUNTIME_OPTION_VALUE } from './files.ts'
 
 export class ExecutableError extends Error {}
@@ -146,15 +146,6 @@ export const besideOf = (installed: string) => ({
   next: join(dirname(installed), '.printhub.new'),
   old: join(dirname(installed), '.printhub.old'),
 })
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /**
  * Puts `source` at `installed` atomically, keeping the installed one as `.printhub.old` until

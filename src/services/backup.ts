@@ -3,19 +3,10 @@
 // is in it too) and the built-in agent's private key, in one archive (sqlite/archive.ts) of mode
 // 0600. The work happens in a folder beside the archive's place; only a complete, flushed archive
 // is renamed to its name, so a backup stopped half way never leaves a file there.
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { KEY_FILE } from '../agent/identity.ts'
+import { fsyncPath } from '../platform/durable-file.ts'
 import { LEDGER_FILE, LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
 import { DEFAULT_SERVER_NAME } from '../domain/settings.ts'
 import { BUILD_COMMIT, VERSION } from '../domain/version.ts'
@@ -111,16 +102,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Flushes a directory's entries (a rename in it) to the disk. */
-export function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /**
  * Removes the work folders of backups stopped half way in `dir` (their process is gone): only folders that are ours by
  * name and content.
@@ -212,7 +193,7 @@ export function makeBackup(options: BackupOptions): BackupOutcome {
       throw error
     }
     renameSync(join(work, WORK_ARCHIVE), out)
-    fsyncDirectory(parent)
+    fsyncPath(parent)
     return {
       ok: true,
       summary: {

@@ -19,11 +19,12 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { LEDGER_SCHEMA } from '../agent/ledger-schema.ts'
 import { VERSION } from '../domain/version.ts'
 import { DataDirInUseError, dataDirInUse, lockDataDir } from '../platform/data-dir-lock.ts'
+import { fsyncPath } from '../platform/durable-file.ts'
 import { ARCHIVE_FORMAT_VERSION, ArchiveReader, NotAnArchiveError } from '../sqlite/archive.ts'
 import { fileIntegrityProblems, knownSchemaVersion } from '../sqlite/database.ts'
 import { HUB_SCHEMA } from '../store/database.ts'
 import { type RecordCounts, StoreInspection } from '../store/inspection.ts'
-import { BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER, BACKUP_DATABASE, fsyncDirectory, isAlive } from './backup.ts'
+import { BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER, BACKUP_DATABASE, isAlive } from './backup.ts'
 import { BUILTIN_AGENT_DIR, SERVER_ID_SETTING } from './init.ts'
 
 const KNOWN_MEMBERS: readonly string[] = [BACKUP_DATABASE, BACKUP_AGENT_KEY, BACKUP_AGENT_LEDGER]
@@ -216,8 +217,8 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
     rmSync(staging, { recursive: true, force: true })
     const counts = unpack(reader, file, staging, storeSchemaVersion)
     takeOwnership(staging, target)
-    fsyncDirectory(join(staging, BUILTIN_AGENT_DIR))
-    fsyncDirectory(staging)
+    fsyncPath(join(staging, BUILTIN_AGENT_DIR))
+    fsyncPath(staging)
     let replacedDir: string | null = null
     if (present.length > 0) {
       // Held through the swap: a hub starting now is refused rather than opening a directory on its way out.
@@ -256,7 +257,7 @@ export function restoreBackup(options: RestoreOptions): RestoreOutcome {
         throw error
       }
     }
-    fsyncDirectory(parent)
+    fsyncPath(parent)
     const { manifest } = reader
     return {
       ok: true,

@@ -63,7 +63,7 @@ export class ArchiveWriter {
         ])
       })()
     } catch (error) {
-      db.close()
+      db.close(true)
       throw error
     }
     return new ArchiveWriter(db, path)
@@ -106,7 +106,7 @@ export class ArchiveWriter {
     this.db.transaction(() => {
       for (const [key, value] of Object.entries(manifest)) insert.run(key, String(value))
     })()
-    this.db.close()
+    this.db.close(true)
     const fd = openSync(this.path, 'r')
     try {
       fsyncSync(fd)
@@ -117,7 +117,7 @@ export class ArchiveWriter {
 
   /** Closes without finishing (the caller removes the file). */
   abandon(): void {
-    this.db.close()
+    this.db.close(true)
   }
 }
 
@@ -141,7 +141,7 @@ export class ArchiveReader {
       if (manifest.format !== ARCHIVE_FORMAT) throw new Error('its manifest is not of a printhub backup')
       return new ArchiveReader(db, manifest)
     } catch (error) {
-      db.close()
+      db.close(true)
       throw new NotAnArchiveError(`${path} is not a printhub backup (${(error as Error).message})`)
     }
   }
@@ -208,6 +208,6 @@ export class ArchiveReader {
   }
 
   close(): void {
-    this.db.close()
+    this.db.close(true)
   }
 }

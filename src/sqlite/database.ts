@@ -75,7 +75,7 @@ export function openDatabase(dataDir: string, create: boolean, schema: Schema): 
     db.run('PRAGMA temp_store = MEMORY')
     migrate(db, schema)
   } catch (error) {
-    db.close()
+    db.close(true)
     throw error
   }
   return db
@@ -132,7 +132,7 @@ export function fileIntegrityProblems(path: string): string[] {
   } catch (error) {
     return [(error as Error).message]
   } finally {
-    db.close()
+    db.close(true)
   }
 }
 
@@ -160,7 +160,7 @@ export function snapshotDatabase(source: string, target: string): void {
     db.run('PRAGMA busy_timeout = 5000')
     db.run('VACUUM INTO ?', [target])
   } finally {
-    db.close()
+    db.close(true)
   }
 }
 

@@ -45,7 +45,7 @@ export class RowsImport {
     const db = openHubDatabase(dataDir, true)
     const { n } = db.query<{ n: number }, []>('SELECT count(*) AS n FROM projects').get()!
     if (n > 0) {
-      db.close()
+      db.close(true)
       throw new DataDirNotEmptyError(
         `${dataDir} holds a hub's data already (${n} projects): export --from fills a new data directory`,
       )
@@ -94,6 +94,6 @@ export class RowsImport {
 
   close(): void {
     for (const insert of this.inserts.values()) insert.finalize()
-    this.db.close()
+    this.db.close(true)
   }
 }

@@ -86,6 +86,6 @@ export class StoreInspection {
   }
 
   close(): void {
-    this.db.close()
+    this.db.close(true)
   }
 }

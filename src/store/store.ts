@@ -183,7 +183,7 @@ export class Store {
     try {
       this.commits.close()
     } finally {
-      this.db.close()
+      this.db.close(true)
     }
   }
 }

@@ -23,6 +23,11 @@ export const FAILOVER_WATCH_MS = 1_000
 export const WEBHOOKS_MS = 1_000
 /** How often the hub looks for what has aged out. */
 export const RETENTION_MS = 60_000
+/**
+ * The first look, soon after the start: a hub that was off for days (or had its retention shortened) prunes then, not
+ * a minute later, and a power cut during it is tested (test/delivery/power-cut.test.ts).
+ */
+export const RETENTION_FIRST_MS = 1_000
 
 /** The parts whose work runs in the background. */
 export interface HubWork {
@@ -64,6 +69,7 @@ export function hubWorkers(work: HubWork): Workers {
       name: 'retention',
       log: work.logs.for('retention'),
       everyMs: RETENTION_MS,
+      firstAfterMs: RETENTION_FIRST_MS,
       pass: (signal) => work.housekeeping.pass(signal),
     })
     .add({

@@ -4,6 +4,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { runPowercuts } from '../../scripts/powercut-hub.ts'
+import { runUpgradeCuts } from '../../scripts/powercut-upgrade.ts'
 import { PRINTHUB } from '../support/cli.ts'
 import { tempDir } from '../support/hub.ts'
 
@@ -45,7 +46,7 @@ test('power cuts during backups: the database as above, and an archive left in p
   const report = await runPowercuts({
     cuts: 4,
     seed: SEED + 1,
-    folder: tempDir(),
+    folder: folder(),
     printhub: [...PRINTHUB],
     backups: true,
   })
@@ -58,4 +59,33 @@ test('power cuts during backups: the database as above, and an archive left in p
   expect(report.lost).toEqual([])
   expect(report.corrupt).toEqual([])
   expect(report.printedTwice).toEqual([])
+}, 120_000)
+
+test('power cuts while the retention pass prunes a day of old jobs: the database as above each time', async () => {
+  const report = await runPowercuts({
+    ...{ cuts: 4, seed: SEED + 2, folder: folder(), printhub: [...PRINTHUB] },
+    seededJobs: 50_000,
+  })
+  console.log(
+    `power cuts during pruning: ${report.cuts} cuts, ${report.cutsDuringPrune} while old jobs were being pruned; ` +
+      `${report.jobsKept} jobs kept; lost ${report.lost.length}, corrupt ${report.corrupt.length}`,
+  )
+  expect(report.cutsDuringPrune).toBeGreaterThan(0)
+  expect(report.lost).toEqual([])
+  expect(report.corrupt).toEqual([])
+  expect(report.printedTwice).toEqual([])
+  expect(report.completedUnprinted).toEqual([])
+}, 180_000)
+
+test("power cuts as today's printhub first starts on the oldest schema: it migrates after, all jobs kept", async () => {
+  const report = await runUpgradeCuts({ cuts: 10, seed: SEED + 3, folder: folder(), printhub: [...PRINTHUB] })
+  console.log(
+    `power cuts during an upgrade: ${report.cuts} cuts, ${report.duringStart} before the hub listened ` +
+      `(${report.oldSchemaAfter} left the old schema, whole); ${report.jobsChecked} jobs looked for; ` +
+      `lost ${report.lost.length}, corrupt ${report.corrupt.length}`,
+  )
+  expect(report.cuts).toBe(10)
+  expect(report.duringStart).toBeGreaterThan(0)
+  expect(report.lost).toEqual([])
+  expect(report.corrupt).toEqual([])
 }, 120_000)
