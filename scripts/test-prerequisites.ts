@@ -3,7 +3,8 @@
 // (the dashboard's browser tests drive it through playwright-core, which downloads no browser),
 // debootstrap and systemd-container (the systemd tests boot a Debian root file system), postgresql
 // (the store's tests on PostgreSQL run a server of their own: test/support/postgres.ts), fuse3,
-// libfuse3-dev and a C compiler (the power-cut tests build and mount a file system: scripts/powercut.ts).
+// libfuse3-dev and a C compiler (the power-cut tests build and mount a file system: scripts/powercut.ts),
+// libfaketime (the clock tests set the wall clock of the hub's process alone: test/support/faketime.ts).
 // Only what is missing is installed, with apt-get, and only as root (as CI runs); otherwise it
 // stops and names the command to run. `--dry-run` says what it would do and does nothing. The
 // arm64 smoke test's qemu is not installed here: `npm run test:arm64` is separate (see .ci/run).
@@ -51,6 +52,26 @@ export const C_COMPILER: Prerequisite = {
   why: 'cc, which builds that file system',
 }
 
+export const LIBFAKETIME: Prerequisite = {
+  package: 'libfaketime',
+  why: "libfaketime, with which the clock tests move the hub process's wall clock (test/support/faketime.ts)",
+}
+
+/** libfaketime's library as Debian installs it (`/usr/lib/<triplet>/faketime/libfaketime.so.1`), or null. */
+export function libfaketimePath(root = '/usr/lib'): string | null {
+  let folders: string[]
+  try {
+    folders = readdirSync(root)
+  } catch {
+    return null
+  }
+  for (const folder of folders) {
+    const library = join(root, folder, 'faketime', 'libfaketime.so.1')
+    if (existsSync(library)) return library
+  }
+  return null
+}
+
 export const POSTGRESQL: Prerequisite = {
   package: 'postgresql',
   why: 'initdb and pg_ctl, which start the PostgreSQL the store tests run on (test/support/postgres.ts)',
@@ -77,6 +98,8 @@ export interface Machine {
   postgresBin: string | null
   /** Whether the FUSE library's headers are installed (/usr/include/fuse3/fuse.h). */
   fuseHeaders: boolean
+  /** Whether libfaketime's library is installed (libfaketimePath). */
+  faketime: boolean
   /** The path of `command` on PATH, as `command -v` finds it, or null. */
   which(command: string): string | null
   isExecutable(path: string): boolean
@@ -103,6 +126,7 @@ export function missingPrerequisites(machine: Machine): Prerequisite[] {
   if (!machine.which('fusermount3') && !machine.isExecutable('/usr/bin/fusermount3')) missing.push(FUSE)
   if (!machine.fuseHeaders) missing.push(FUSE_HEADERS)
   if (!machine.which('cc') && !machine.isExecutable('/usr/bin/cc')) missing.push(C_COMPILER)
+  if (!machine.faketime) missing.push(LIBFAKETIME)
   return missing
 }
 
@@ -164,6 +188,7 @@ export function thisMachine(): Machine {
   return {
     postgresBin: postgresBinDir(),
     fuseHeaders: existsSync('/usr/include/fuse3/fuse.h'),
+    faketime: libfaketimePath() !== null,
     which: (command) => Bun.which(command, { PATH: process.env.PATH ?? '' }),
     isExecutable: (path) => {
       try {

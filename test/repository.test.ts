@@ -27,6 +27,7 @@ import {
   FUSE,
   FUSE_HEADERS,
   C_COMPILER,
+  LIBFAKETIME,
   plan,
   SYSTEMD_CONTAINER,
   POSTGRESQL,
@@ -146,10 +147,12 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       systemd?: boolean
       postgres?: boolean
       fuse?: boolean
+      faketime?: boolean
     } = {},
   ): Machine => ({
     postgresBin: options.postgres === false ? null : '/usr/lib/postgresql/15/bin',
     fuseHeaders: options.fuse !== false,
+    faketime: options.faketime !== false,
     which: (command) =>
       [
         ...commands,
@@ -190,6 +193,7 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
       FUSE_HEADERS,
       C_COMPILER,
     ])
+    expect(missingPrerequisites(machine(['zbarimg', 'chromium'], { faketime: false }))).toEqual([LIBFAKETIME])
     // Found where Debian puts them when PATH lacks /usr/sbin.
     expect(
       missingPrerequisites(

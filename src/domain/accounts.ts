@@ -2,6 +2,9 @@
 // and the audit log's entries. Plain values, whichever store keeps them.
 import type { AdminRole } from '../protocol/admin-api.ts'
 
+/** The setting that keeps the one-time setup link's hash and end (`{ hash, expiresAt }`) while there is no account. */
+export const SETUP_LINK_SETTING = 'admin_setup'
+
 export interface User {
   id: string
   name: string

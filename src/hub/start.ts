@@ -7,8 +7,11 @@ import { Dispatcher } from '../dispatcher/dispatcher.ts'
 import { Gateway } from '../gateway/gateway.ts'
 import { SessionRegistry } from '../gateway/registry.ts'
 import { logRequest, type RequestLog } from '../http/app.ts'
+import { FailureRateLimit } from '../http/failure-rate-limit.ts'
 import { SubmissionQuota } from '../http/submission-quota.ts'
+import { HubClock } from '../platform/hub-clock.ts'
 import { Log } from '../platform/log.ts'
+import type { FailureCountsOf } from '../domain/failure-limit.ts'
 import { VERSION } from '../domain/version.ts'
 import { lockDataDir } from '../platform/data-dir-lock.ts'
 import { printhubServerVersion } from '../protocol/extensions.ts'
@@ -22,6 +25,7 @@ import {
   type ScheduleTimes,
 } from '../workers/backup-schedule.ts'
 import { hubWorkers } from '../workers/hub-workers.ts'
+import { ClockWatch } from '../services/clock.ts'
 import { Housekeeping } from '../services/housekeeping.ts'
 import { WebhookSender } from '../services/webhooks.ts'
 import { Failover } from '../services/failover.ts'
@@ -99,7 +103,12 @@ export interface StartOptions {
 }
 
 export async function startHub(config: Readonly<HubConfig>, options: StartOptions = {}): Promise<Hub> {
-  const now = options.now ?? Date.now
+  // The hub's time runs on the monotonic clock from the start, and follows the wall clock's jumps only as the clock
+  // watch moves what waits with them (services/clock.ts). Tests that give a time keep it.
+  const clock = options.now ? undefined : new HubClock()
+  const now = options.now ?? clock!.now
+  // Rate windows and lockouts live in memory only: measured on the monotonic clock itself, never moved by a jump.
+  const elapsed = options.now ?? (() => performance.now())
   const logs =
     options.logger ??
     new Log({ format: 'text', level: 'info', journal: false }, options.events ?? ((line) => console.log(line)))
@@ -223,8 +232,10 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     const serverName = () => live.values.serverName
     const submissions = new SubmissionQuota(
       () => ({ jobsPerMinute: config.keyJobsPerMinute, bytesPerMinute: config.keyMbPerMinute * 1_048_576 }),
-      now,
+      elapsed,
     )
+    const failureCounts: FailureCountsOf = (_scope, bounds, lockedOut) =>
+      new FailureRateLimit(bounds, elapsed, lockedOut)
     const api: ApiContext = {
       services,
       serverId,
@@ -235,6 +246,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       gateway,
       capacity: disk,
       submissions,
+      failureCounts,
       board,
       stopping: stopping.signal,
     }
@@ -259,6 +271,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         () => app.server?.port ?? config.port,
       ),
       liveness: async () => board.live,
+      failureCounts,
       stopping: stopping.signal,
       downloadBackup: () =>
         downloadBackup(backupRunner, {
@@ -293,6 +306,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       housekeeping,
       backups,
       receipts,
+      clock:
+        clock &&
+        new ClockWatch(units, clock, logs.for('clock'), [
+          (byMs) => cloudPrnt.clockJumped(byMs),
+          (byMs) => epsonSdp.clockJumped(byMs),
+        ]),
       logs,
     })
     dispatcher.start()

@@ -21,6 +21,7 @@ import { PgAdminSessions, PgAdminTokens, PgUsers } from './accounts.ts'
 import { PgAgents, PgPairingCodes } from './agents.ts'
 import { PgWebhooks } from './webhooks.ts'
 import { PgRetention } from './retention.ts'
+import { PgClockDeadlines } from './clock-deadlines.ts'
 import { PgFailureCounts } from './failure-counts.ts'
 import type { FailureLimit, LockoutListener } from '../domain/failure-limit.ts'
 import { PgEvents } from './events.ts'
@@ -299,6 +300,7 @@ export class PgStore implements ClusterStore {
       pairingCodes: new PgPairingCodes(sql, this.now),
       webhooks: new PgWebhooks(sql, this.now),
       retention: new PgRetention(sql),
+      clock: new PgClockDeadlines(sql),
     }
   }
 }

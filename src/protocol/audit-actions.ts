@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = {
   backup: "a backup of the hub's data written (target: the file)",
   'backup.download': 'a backup downloaded from the dashboard (target: the file name)',
   'hub.upgrade': 'the hub started with another printhub or brought its database up to date',
+  'hub.clock':
+    'the system clock jumped; what waited (expiry, retries, sessions, codes) kept its time left (target: "from → to")',
 } as const
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS

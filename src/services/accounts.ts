@@ -4,7 +4,7 @@
 // an owner who can sign in, checked in the change's own transaction. Every change is written to the
 // audit log with it. Outcomes are values.
 import { timingSafeEqual } from 'node:crypto'
-import type { User } from '../domain/accounts.ts'
+import { SETUP_LINK_SETTING, type User } from '../domain/accounts.ts'
 import type { AdminRole } from '../protocol/admin-api.ts'
 import { hashSecret, randomBase64Url } from '../storage/secrets.ts'
 import type { Db, UnitRunner } from '../storage/repositories.ts'
@@ -12,7 +12,6 @@ import type { Unit } from '../storage/unit.ts'
 import { type Actor, accountActor } from './actor.ts'
 import { recordedChange } from './audit.ts'
 
-const SETUP_KEY = 'admin_setup'
 /** The setup link as kept: its token's hash, and until when it is valid. */
 interface StoredSetupLink {
   hash: string
@@ -129,7 +128,7 @@ export class AccountService {
     return this.units.write(function* (db): Unit<string | undefined> {
       if ((yield* db.users.count()) > 0) return undefined
       if (options.keepValid) {
-        const kept = yield* db.settings.get(SETUP_KEY)
+        const kept = yield* db.settings.get(SETUP_LINK_SETTING)
         if (kept !== undefined && (JSON.parse(kept) as StoredSetupLink).expiresAt > now) return undefined
       }
       const token = randomBase64Url(24)
@@ -137,7 +136,7 @@ export class AccountService {
         hash: Buffer.from(hashSecret(token)).toString('hex'),
         expiresAt: now + SETUP_TTL_MS,
       }
-      yield* db.settings.set(SETUP_KEY, JSON.stringify(stored))
+      yield* db.settings.set(SETUP_LINK_SETTING, JSON.stringify(stored))
       return token
     })
   }
@@ -162,7 +161,7 @@ export class AccountService {
     return this.units.write(function* (db): Unit<AddUserOutcome> {
       const made = yield* db.users.create(account.name, account.role, hash)
       if (!made) return { kind: 'taken' }
-      yield* db.settings.delete(SETUP_KEY)
+      yield* db.settings.delete(SETUP_LINK_SETTING)
       yield* recordedChange(db, { actor: actorOf(made), action: 'users.create', target: `${made.name} (${made.role})` })
       return { kind: 'added', user: made }
     })
@@ -283,11 +282,11 @@ export class AccountService {
   private redeemSetupLink(token: unknown): Promise<boolean> {
     const now = this.now()
     return this.units.write(function* (db): Unit<boolean> {
-      const stored = yield* db.settings.get(SETUP_KEY)
+      const stored = yield* db.settings.get(SETUP_LINK_SETTING)
       if (stored === undefined || typeof token !== 'string' || (yield* db.users.count()) > 0) return false
       const { hash, expiresAt } = JSON.parse(stored) as StoredSetupLink
       if (!(expiresAt > now && timingSafeEqual(Buffer.from(hash, 'hex'), hashSecret(token)))) return false
-      yield* db.settings.delete(SETUP_KEY)
+      yield* db.settings.delete(SETUP_LINK_SETTING)
       return true
     })
   }

@@ -5,6 +5,7 @@
 // to the file system. In
 // the background, a batch at a time with the event loop free between batches, so submissions and
 // deliveries never wait for it.
+import { CLOCK_JUMP_SETTING, cutoffBeforeJump, recordedJump } from '../domain/clock.ts'
 import { RETENTION_DAYS } from '../domain/settings.ts'
 import { EVENT_RETENTION_DAYS, MAX_EVENTS } from '../store/events.ts'
 import { describeError, type Logger } from '../platform/log.ts'
@@ -91,7 +92,9 @@ export class Housekeeping {
     const setting = this.sources.retentionDays()
     const squeezed = this.sources.diskLow() && setting > RETENTION_DAYS.min
     const days = squeezed ? RETENTION_DAYS.min : setting
-    const before = this.sources.now() - days * 86_400_000
+    // Timestamps written before a jump of the system clock are on the other clock (domain/clock.ts).
+    const jump = recordedJump(await this.units.read((db) => db.settings.get(CLOCK_JUMP_SETTING)))
+    const before = cutoffBeforeJump(this.sources.now() - days * 86_400_000, jump)
     const result: PassResult = { jobs: 0, overBudget: 0, records: 0, releasedPages: 0 }
     try {
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
@@ -122,13 +125,16 @@ export class Housekeeping {
       }
       // Pruned jobs are remembered by ID (a reprint of one is told it was pruned) for a while past the retention
       // period.
-      const forgetBefore = this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000
+      const forgetBefore = cutoffBeforeJump(
+        this.sources.now() - (days + PRUNED_JOBS_REMEMBERED_DAYS) * 86_400_000,
+        jump,
+      )
       for (let deleted = PRUNE_BATCH; deleted === PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = await this.step((db) => db.retention.forgetPrunedJobs(forgetBefore, PRUNE_BATCH))
         result.records += deleted
       }
       // Applications' events: their own period, whatever the jobs' (a bound on their number too).
-      const eventsBefore = this.sources.now() - EVENT_RETENTION_DAYS * 86_400_000
+      const eventsBefore = cutoffBeforeJump(this.sources.now() - EVENT_RETENTION_DAYS * 86_400_000, jump)
       for (let deleted = EVENT_PRUNE_BATCH; deleted === EVENT_PRUNE_BATCH && !this.stopped; await nextTurn()) {
         deleted = await this.step((db) => db.events.prune(eventsBefore, MAX_EVENTS, EVENT_PRUNE_BATCH))
         result.records += deleted

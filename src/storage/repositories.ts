@@ -338,6 +338,11 @@ export interface RetentionRepository {
   forgetPrunedJobs(before: number, limit: number): Answer<number>
 }
 
+/** What waits for a time to come (store/clock-deadlines.ts names it): moved by `byMs`, a jump of the clock. */
+export interface ClockRepository {
+  shiftDeadlines(byMs: number): Answer<number>
+}
+
 /** The repositories a unit of work may call, by the names both stores give them. */
 export interface Repositories {
   settings: SettingsRepository
@@ -359,6 +364,7 @@ export interface Repositories {
   events: EventRepository
   jobStates: JobStateRepository
   retention: RetentionRepository
+  clock: ClockRepository
 }
 
 /** The store as units of work see it. */
@@ -367,10 +373,6 @@ export type Db = UnitStore<Repositories>
 /** The one Db every unit is given (it holds nothing). */
 export const DB: Db = unitStore<Repositories>()
 
-/**
- * Runs units of work on a store: a change in one transaction with everything it writes (its audit entry too), a
- * read on its own. Both answer asynchronously whatever the store (SQLite runs the unit at once).
- */
 /** How a change runs, where the stores differ. */
 export interface WriteOptions {
   /**
@@ -387,6 +389,7 @@ export interface WriteOptions {
   deferred?: boolean
 }
 
+/** Runs units on a store: a change in one transaction with all it writes (its audit entry too), a read alone. */
 export interface UnitRunner {
   write<T>(work: (db: Db) => Unit<T>, options?: WriteOptions): Promise<T>
   read<T>(work: (db: Db) => Unit<T>): Promise<T>

@@ -13,6 +13,7 @@ import { Jobs } from './jobs.ts'
 import { PairingCodes } from './pairing-codes.ts'
 import { PrinterStates } from './printer-states.ts'
 import { Printers } from './printers.ts'
+import { ClockDeadlines } from './clock-deadlines.ts'
 import { Retention } from './retention.ts'
 import { Projects } from './projects.ts'
 import { Settings } from './settings.ts'
@@ -77,6 +78,8 @@ export class Store {
   readonly users: Users
   /** Who did what, when, from where. */
   readonly audit: AuditLog
+  /** What waits for a time to come, moved when the system clock jumps. */
+  readonly clock: ClockDeadlines
 
   private constructor(
     readonly db: Database,
@@ -135,6 +138,7 @@ export class Store {
     this.adminSessions = new AdminSessions(db, this.commits, now, options.sessionLifetime ?? ADMIN_SESSION_LIFETIME)
     this.adminTokens = new AdminTokens(db, this.commits, now)
     this.retention = new Retention(db, this.commits)
+    this.clock = new ClockDeadlines(db)
   }
 
   static open(options: StoreOptions): Store {

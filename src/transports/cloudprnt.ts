@@ -163,6 +163,11 @@ export class CloudPrnt {
   }
 
   /** Printers seen polling: the hub's own and those waiting to be adopted, most recent first. */
+  /** The hub's time jumped with the system clock: what it knows of its printers' polls moves as much. */
+  clockJumped(byMs: number): void {
+    this.printers.clockJumped(byMs)
+  }
+
   list(): PollingPrinterView[] {
     return this.printers.all().map((seen) =>
       this.printers.view(seen, 'cloudprnt', {

@@ -204,6 +204,11 @@ export class EpsonSdp {
     return this.printers.lastHeard(id)
   }
 
+  /** The hub's time jumped with the system clock: what it knows of its printers' polls moves as much. */
+  clockJumped(byMs: number): void {
+    this.printers.clockJumped(byMs)
+  }
+
   list(): PollingPrinterView[] {
     return this.printers.all().map((seen) =>
       this.printers.view(seen, 'epson-sdp', {

@@ -97,6 +97,18 @@ export class PollingPrinters<Extra extends object> {
     this.now = options.now ?? Date.now
   }
 
+  /**
+   * The hub's time jumped by `byMs` with the system clock (services/clock.ts): each printer's times move as much, so
+   * that one that polled a second ago still did, not a year ago (or a day ahead).
+   */
+  clockJumped(byMs: number): void {
+    for (const seen of this.printers.values()) {
+      seen.lastPollAt += byMs
+      if (seen.polledAt !== null) seen.polledAt += byMs
+      if (seen.stateUntil !== null) seen.stateUntil += byMs
+    }
+  }
+
   /** The keys (MAC addresses, IDs) of the hub's own printers of this protocol. */
   serve(keys: Iterable<string>): void {
     this.adopted = new Set(keys)

@@ -4,6 +4,7 @@
 // the settings), what a worker holds in its own file here (the disk guard, the scheduled backups,
 // the receipt pictures' thread).
 import type { Log } from '../platform/log.ts'
+import type { ClockWatch } from '../services/clock.ts'
 import type { Failover } from '../services/failover.ts'
 import type { Housekeeping } from '../services/housekeeping.ts'
 import type { LiveSettings } from '../services/live-settings.ts'
@@ -21,6 +22,8 @@ export const DISK_CHECK_MS = 2_000
 export const FAILOVER_WATCH_MS = 1_000
 /** How often the webhooks' outbox is looked at, beside each new event of a project with a webhook. */
 export const WEBHOOKS_MS = 1_000
+/** How often the hub compares the system clock with its own (services/clock.ts). */
+export const CLOCK_LOOK_MS = 1_000
 /** How often the hub looks for what has aged out. */
 export const RETENTION_MS = 60_000
 /**
@@ -38,6 +41,8 @@ export interface HubWork {
   housekeeping: Housekeeping
   backups: BackupSchedule
   receipts: ReceiptImages
+  /** The system clock's watch (none when a test gives the hub its time). */
+  clock?: ClockWatch
   /** The hub's log: each worker speaks as its component (retention, failover, webhooks, disk, backup). */
   logs: Log
 }
@@ -64,6 +69,12 @@ export function hubWorkers(work: HubWork): Workers {
         stopListening()
         work.webhooks.stop()
       },
+    })
+    .add({
+      name: 'clock',
+      log: work.logs.for('clock'),
+      everyMs: CLOCK_LOOK_MS,
+      pass: async () => void (await work.clock?.look()),
     })
     .add({
       name: 'retention',
