@@ -31,17 +31,16 @@ export function cutoffBeforeJump(cutoff: number, jump: RecordedJump | undefined)
 
 /** "forward by 365 days", "back by 3 h 20 min", "forward by 12 s". */
 export function jumpDistance(byMs: number): string {
+  const direction = byMs > 0 ? 'forward' : 'back'
   const ms = Math.abs(byMs)
-  const days = Math.floor(ms / 86_400_000)
-  const hours = Math.floor((ms % 86_400_000) / 3_600_000)
-  const minutes = Math.floor((ms % 3_600_000) / 60_000)
+  if (ms < 60_000) return `${direction} by ${Math.round(ms / 1000)} s`
+  // To the nearest minute: a jump measured across a second's look is a few milliseconds off.
+  const minutes = Math.round(ms / 60_000)
+  const days = Math.floor(minutes / 1_440)
+  const hours = Math.floor((minutes % 1_440) / 60)
   const parts =
     days > 0
       ? [`${days} day${days === 1 ? '' : 's'}`, hours > 0 ? `${hours} h` : '']
-      : hours > 0
-        ? [`${hours} h`, minutes > 0 ? `${minutes} min` : '']
-        : minutes > 0
-          ? [`${minutes} min`]
-          : [`${Math.round(ms / 1000)} s`]
-  return `${byMs > 0 ? 'forward' : 'back'} by ${parts.filter(Boolean).join(' ')}`
+      : [hours > 0 ? `${hours} h` : '', minutes % 60 > 0 ? `${minutes % 60} min` : '']
+  return `${direction} by ${parts.filter(Boolean).join(' ')}`
 }

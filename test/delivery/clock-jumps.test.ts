@@ -1,7 +1,8 @@
 // The wall clock of the hub's process set a year forward, then back to a day before the real time (libfaketime: the
-// process alone, its monotonic clock untouched), while a job waits for a printer out of paper, with a setup link, a
-// pairing code and a signed-in session open. Nothing that waits ends early or lasts for ever: each keeps the time it
-// had left; the jump is logged once and written to the audit log; the job's createdAt stays as the hub knew it.
+// process alone, its monotonic clock untouched), while a job waits for a printer out of paper, another is retried on a
+// printer that fails every job, with a setup link, a pairing code and a signed-in session open. Nothing that waits
+// ends early or lasts for ever: each keeps the time it had left; the jump is logged once and written to the audit
+// log; the job's createdAt stays as the hub knew it.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
@@ -33,9 +34,15 @@ beforeAll(async () => {
     ['printers', 'add', '--project', projectId, '--id', 'kitchen', '--connection', `tcp://127.0.0.1:${printer.port}`],
     env,
   )
+  await cliJson(
+    ['printers', 'add', '--project', projectId, '--id', 'flaky', '--connection', 'virtual://flaky?mode=fail'],
+    env,
+  )
   pairingCode = (await cliJson(['pairing-codes', 'create', '--ttl', '2m', '--json'], env)).code
   clock = new MovedClock(dir)
-  hub = await spawnServe(dir, { env: clock.env() })
+  hub = await spawnServe(dir, {
+    env: { ...clock.env(), PRINTHUB_RETRY_INITIAL_MS: '1000', PRINTHUB_RETRY_MAX_MS: '2000' },
+  })
 })
 afterAll(async () => {
   await hub?.stop()
@@ -46,35 +53,56 @@ afterAll(async () => {
 const jobUrl = (id = '') => `${hub.url}/v1/projects/${projectId}/jobs${id && `/${id}`}`
 const auth = () => ({ authorization: `Bearer ${apiKey}` })
 
-async function job(id: string): Promise<{ state: string; createdAt: string; expiresAt: string }> {
+async function job(id: string): Promise<{ state: string; createdAt: string; expiresAt: string; attemptCount: number }> {
   return ((await (await fetch(jobUrl(id), { headers: auth() })).json()) as { job: any }).job
+}
+
+async function post(printerId: string, key: string, extra: Record<string, unknown>) {
+  const answer = await fetch(jobUrl(), {
+    method: 'POST',
+    headers: { ...auth(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ...{ printerId, idempotencyKey: key, ...extra },
+      document: { width: 80, sections: [{ type: 'text', value: 'table 4' }, { type: 'cut' }] },
+    }),
+  })
+  expect(answer.status).toBe(202)
+  return ((await answer.json()) as { job: { id: string; createdAt: string; expiresAt: string } }).job
+}
+
+/** Retries go on at their pace: another attempt within a few seconds (or the last one made). */
+async function retried(id: string): Promise<void> {
+  const before = await job(id)
+  const deadline = performance.now() + 8_000
+  for (let now = before; now.attemptCount === before.attemptCount && now.state === 'PENDING'; now = await job(id)) {
+    if (performance.now() > deadline) throw new Error(`no retry of ${id} in 8 s: ${JSON.stringify(now)}`)
+    await Bun.sleep(200)
+  }
 }
 
 /** Waits until the hub's log has said `text` (polled: the hub looks at the clock once a second). */
 async function logged(text: string): Promise<void> {
   const deadline = performance.now() + 10_000
   while (!hub.output().includes(text)) {
-    if (performance.now() > deadline) throw new Error(`the hub did not log "${text}":\n${hub.output().slice(-3_000)}`)
+    // What the hub said besides its jobs' lines, for a look.
+    const said = () =>
+      hub
+        .output()
+        .split('\n')
+        .filter((line) => !line.includes(' job='))
+        .join('\n')
+    if (performance.now() > deadline) throw new Error(`the hub did not log "${text}":\n${said().slice(-3_000)}`)
     await Bun.sleep(100)
   }
 }
 
-test('a year forward, then a day behind: the waiting job expires on time, the setup link, the pairing code and the ' +
-  'session keep working, the jumps are logged once and audited, createdAt stays', async () => {
+test('a year forward, then a day behind: the waiting job expires on time, retries go on, the setup link, the pairing ' +
+  'code and the session keep working, the jumps are logged once and audited, createdAt stays', async () => {
   const setupToken = /\/dashboard\/setup#(\S+)$/m.exec(hub.output())![1]!
   const submittedAt = performance.now()
-  const answer = await fetch(jobUrl(), {
-    method: 'POST',
-    headers: { ...auth(), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      printerId: 'kitchen',
-      idempotencyKey: 'waits-for-paper',
-      expiresInMs: EXPIRES_IN_MS,
-      document: { width: 80, sections: [{ type: 'text', value: 'table 4' }, { type: 'cut' }] },
-    }),
-  })
-  expect(answer.status).toBe(202)
-  const { id, createdAt, expiresAt } = ((await answer.json()) as { job: any }).job
+  const { id, createdAt, expiresAt } = await post('kitchen', 'waits-for-paper', { expiresInMs: EXPIRES_IN_MS })
+  const flaky = (await post('flaky', 'retried', { maxAttempts: 10, expiresInMs: 120_000 })).id
+  await retried(flaky)
 
   clock.set('+365d')
   await logged('the system clock jumped forward by 365 days')
@@ -90,11 +118,13 @@ test('a year forward, then a day behind: the waiting job expires on time, the se
   expect(setup.status).toBe(200)
   const cookie = setup.headers.get('set-cookie')!.split(';')[0]!
   await pairAgent(hub.url, pairingCode)
+  await retried(flaky)
 
   clock.set('-1d')
   await logged('the system clock jumped back by 366 days')
   expect((await fetch(`${hub.url}/admin/v1/session`, { headers: { cookie } })).status).toBe(200)
   expect(await job(id)).toMatchObject({ state: 'PENDING', createdAt })
+  await retried(flaky)
 
   // It expires when its 20 s are up, measured from its submission: not a day later, not a year early.
   let state = 'PENDING'

@@ -29,4 +29,7 @@ test('the distance in words', () => {
   expect(jumpDistance(-(DAY + 3 * 3_600_000))).toBe('back by 1 day 3 h')
   expect(jumpDistance(-(3 * 3_600_000 + 20 * 60_000))).toBe('back by 3 h 20 min')
   expect(jumpDistance(12_000)).toBe('forward by 12 s')
+  // Measured across a look, a jump is a few milliseconds off its round figure.
+  expect(jumpDistance(-(366 * DAY - 3))).toBe('back by 366 days')
+  expect(jumpDistance(2 * 3_600_000)).toBe('forward by 2 h')
 })
