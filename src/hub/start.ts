@@ -134,7 +134,6 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
     throw error
   }
   try {
-    // A database from before deleted rows' pages could be given back: rewritten once.
     // A database of an older printhub brought up to date: an upgrade, said once (a new one is not).
     const migrated = store.migratedSince(opening)
     if (migrated && migrated.from > 0)
@@ -144,8 +143,12 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         version: VERSION,
       })
     noteUpgrade(store, migrated)
-    if (store.enableIncrementalVacuum())
-      log.info('the database was compacted once, so that space freed by retention goes back to the disk')
+    // A database in an older file format (4 KB pages, no pages given back): rewritten once.
+    if (store.upgradeFileFormat())
+      log.info(
+        'the database was rewritten once in the newest file format: space freed by retention goes back to the ' +
+          'disk, and a job writes less to it',
+      )
     const serverId = config.serverId ?? serverIdentity(store)
     // Units of work run on this store at once (storage/unit.ts): the settings' and the services' alike.
     const units = new SqliteUnits(store)

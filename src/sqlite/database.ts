@@ -55,6 +55,20 @@ export function fileOf(db: Database): string | undefined {
   return file !== '' && file !== ':memory:' && !file.startsWith('file::memory:') ? file : undefined
 }
 
+/**
+ * The databases' page size. A commit writes every page it changed, whole, to the write-ahead log, and a job's two
+ * commits touch some 19 b-tree pages each (the job, its indexes, its timeline and events, its project's counters):
+ * with SQLite's default of 4 KB that was about 170 KB written a job to an SD card. 1 KB pages write a quarter of that
+ * per page, for b-trees a level deeper (`bun run bench disk`; docs/raspberry-pi.md).
+ */
+export const PAGE_SIZE = 1024
+/**
+ * Pages of write-ahead log before SQLite checkpoints it into the database file (SQLite's default: 1,000). A
+ * checkpoint writes each page the log holds once, however often it changed: fewer of them write the hot pages (the
+ * newest leaves of each index) fewer times. At 1 KB pages the log stays under about 10 MB.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000
+
 /** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
 export function openDatabase(dataDir: string, create: boolean, schema: Schema): Database {
   const file = join(dataDir, schema.file)
@@ -63,10 +77,15 @@ export function openDatabase(dataDir: string, create: boolean, schema: Schema): 
   mkdirSync(dataDir, { recursive: true, mode: 0o750 })
   const db = new Database(file, { create: true, strict: true })
   try {
-    // Pages freed by deletions can be given back to the file system bit by bit (set before the first table).
-    if (!exists) db.run('PRAGMA auto_vacuum = INCREMENTAL')
+    // Pages freed by deletions can be given back to the file system bit by bit; small pages (both set before the
+    // first table).
+    if (!exists) {
+      db.run(`PRAGMA page_size = ${PAGE_SIZE}`)
+      db.run('PRAGMA auto_vacuum = INCREMENTAL')
+    }
     db.run('PRAGMA busy_timeout = 5000')
     db.run('PRAGMA journal_mode = WAL')
+    db.run(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`)
     // FULL: a commit is on disk before we answer; an accepted job survives a power cut. The group
     // commit (group-commit.ts) flushes its transactions itself, off the event loop, before it answers.
     db.run('PRAGMA synchronous = FULL')
@@ -93,16 +112,32 @@ export function openForReading(dataDir: string, file: string): Database | undefi
 }
 
 /**
- * Lets a database made before its pages could be given back (auto_vacuum NONE) do so: the whole
- * file is rewritten once (VACUUM), which takes a moment for a large one. Only for the process that
- * owns the data directory (the hub at start): it needs the file to itself.
+ * Gives a database made by an earlier printhub the file format a new one has: pages that can be given back
+ * (auto_vacuum INCREMENTAL) and of PAGE_SIZE. The whole file is rewritten once (VACUUM, with a rollback journal: a
+ * page size cannot change in WAL mode), which takes a moment for a large one; a power cut in it leaves the old file,
+ * and the next start does it again. Only for the process that owns the data directory (the hub at start): it needs
+ * the file to itself, and does nothing (false) while another process has it open. True when it rewrote the file.
  */
-export function enableIncrementalVacuum(db: Database): boolean {
-  const mode = db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum
-  if (mode === 2) return false
-  db.run('PRAGMA auto_vacuum = INCREMENTAL')
-  db.run('VACUUM')
-  return true
+export function upgradeFileFormat(db: Database): boolean {
+  const vacuum = db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum
+  const pageSize = db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
+  if (vacuum === 2 && pageSize === PAGE_SIZE) return false
+  let mode: string | undefined
+  try {
+    mode = db.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
+  } catch {
+    // Busy: another process has it open. The next start tries again.
+    return false
+  }
+  try {
+    if (mode !== 'delete') return false
+    db.run(`PRAGMA page_size = ${PAGE_SIZE}`)
+    db.run('PRAGMA auto_vacuum = INCREMENTAL')
+    db.run('VACUUM')
+    return true
+  } finally {
+    db.run('PRAGMA journal_mode = WAL')
+  }
 }
 
 /**

@@ -78,6 +78,11 @@ export class GroupCommit {
     return result
   }
 
+  /** The write-ahead log's file was made anew (the journal mode changed): flushes go to the new one. */
+  logReplaced(): void {
+    this.flush?.reopen()
+  }
+
   /** Like `write`, for a change that can be learned again after a crash: it need not cost a flush of its own. */
   defer<T>(change: () => T): T {
     return this.apply(change)

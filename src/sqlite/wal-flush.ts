@@ -23,6 +23,8 @@ export class WalFlush {
   /** The flushes running now (more than one when an urgent one started beside another), each with what waits for it. */
   private readonly running = new Set<Settle[]>()
   private closed = false
+  /** Files of a log made anew while a flush of them ran: closed once no flush runs. */
+  private readonly retired: number[] = []
 
   constructor(
     /** The database's write-ahead log, `FILE-wal`. */
@@ -78,6 +80,18 @@ export class WalFlush {
     for (const settle of settled) settle()
   }
 
+  /**
+   * The log's file was made anew (SQLite deleted it when the journal mode changed, and made another): the next flush
+   * opens the new one. Every commit made so far is in the database file by then (the change of mode checkpointed).
+   */
+  reopen(): void {
+    const fd = this.fd
+    if (fd === undefined) return
+    this.fd = undefined
+    if (this.running.size === 0) closeQuietly(fd)
+    else this.retired.push(fd)
+  }
+
   /** Closes the log's file, once the flush that runs has ended (the store flushes what it committed first). */
   close(): void {
     this.closed = true
@@ -97,6 +111,7 @@ export class WalFlush {
     this.running.add(batch)
     this.flush(fd, (error) => {
       this.running.delete(batch)
+      if (this.running.size === 0) for (const old of this.retired.splice(0)) closeQuietly(old)
       if (this.closed && this.running.size === 0) this.closeFile()
       for (const settle of batch) settle(error ?? undefined)
       if (this.queued.length > 0 && this.running.size === 0) this.start()
@@ -114,11 +129,15 @@ export class WalFlush {
 
   private closeFile(): void {
     if (this.fd === undefined) return
-    try {
-      closeSync(this.fd)
-    } catch {
-      // Closed already.
-    }
+    closeQuietly(this.fd)
     this.fd = undefined
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd)
+  } catch {
+    // Closed already.
   }
 }

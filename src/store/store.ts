@@ -5,7 +5,7 @@ import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { HUB_SCHEMA, openHubDatabase } from './database.ts'
-import { enableIncrementalVacuum } from '../sqlite/database.ts'
+import { upgradeFileFormat } from '../sqlite/database.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { changeStamp } from '../sqlite/change-stamp.ts'
 import { JobStates } from './job-states.ts'
@@ -163,10 +163,15 @@ export class Store {
     return row?.first == null || row.last == null ? undefined : { from: row.first - 1, to: row.last }
   }
 
-  /** Makes an older database able to give freed pages back (once, at the hub's start); true when it did. */
-  enableIncrementalVacuum(): boolean {
+  /** Gives an older database a new one's file format (once, at the hub's start); true when it rewrote the file. */
+  upgradeFileFormat(): boolean {
     this.commits.commit()
-    return enableIncrementalVacuum(this.db)
+    try {
+      return upgradeFileFormat(this.db)
+    } finally {
+      // Whether or not the file was rewritten, its log may have been made anew.
+      this.commits.logReplaced()
+    }
   }
 
   /**

@@ -2,7 +2,7 @@
 // see the same): what is committed when, and what a failure takes with it.
 import { Database } from 'bun:sqlite'
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { fstatSync, fsync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { GroupCommit, MAX_WRITES_PER_COMMIT, UNAWAITED_COMMIT_MS } from '../../src/sqlite/group-commit.ts'
@@ -350,6 +350,34 @@ describe('the flush of a group commit, off the event loop', () => {
     await durable
     expect(seen()).toEqual([1, 2, 3])
   })
+})
+
+test('a write-ahead log made anew (its journal mode changed) is the file flushed from then on', async () => {
+  const wal = join(dir, 'test.db-wal')
+  // Each flush's file: its inode, and whether it is still in a folder (a log SQLite deleted is not).
+  const flushed: { ino: number; nlink: number }[] = []
+  commits = new GroupCommit(
+    db,
+    (error) => errors.push(error),
+    (fd, done) => {
+      const { ino, nlink } = fstatSync(fd)
+      flushed.push({ ino, nlink })
+      fsync(fd, done)
+    },
+  )
+  commits.write(() => insert(1))
+  await commits.durable()
+  expect(flushed).toEqual([{ ino: statSync(wal).ino, nlink: 1 }])
+  // The change of mode needs the file alone; the old log, deleted, stays open here until logReplaced.
+  observer.close()
+  db.run('PRAGMA journal_mode = DELETE')
+  db.run('PRAGMA journal_mode = WAL')
+  commits.logReplaced()
+  commits.write(() => insert(2))
+  await commits.durable()
+  expect(flushed.at(-1)).toEqual({ ino: statSync(wal).ino, nlink: 1 })
+  observer = new Database(join(dir, 'test.db'), { readonly: true })
+  expect(seen()).toEqual([1, 2])
 })
 
 /** The end of this turn of the event loop: the group commits what the turn changed. */

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { JobState } from '../../src/protocol/job.ts'
 import { sqliteHousekeeping, PRUNE_BATCH } from '../../src/services/housekeeping.ts'
 import { DATABASE_FILE, HUB_SCHEMA } from '../../src/store/database.ts'
-import { openDatabase } from '../../src/sqlite/database.ts'
+import { openDatabase, PAGE_SIZE } from '../../src/sqlite/database.ts'
 import { Store } from '../../src/store/store.ts'
 import { firstStartedStore, jobInState, type TestStore } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
@@ -199,8 +199,9 @@ describe('retention', () => {
 })
 
 describe('the file format', () => {
-  test('a new database gives pages back; one made before is rewritten once by the hub to do so', () => {
+  test('a new database gives pages back, in small pages; one made before is rewritten once by the hub so', () => {
     expect(world.store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
+    expect(world.store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(PAGE_SIZE)
     const dir = tempDir()
     try {
       // A database as earlier builds made it: no auto_vacuum.
@@ -210,9 +211,12 @@ describe('the file format', () => {
       openDatabase(dir, false, HUB_SCHEMA).close()
       const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10 })
       expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(0)
-      expect(store.enableIncrementalVacuum()).toBe(true)
+      expect(store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(4096)
+      expect(store.upgradeFileFormat()).toBe(true)
       expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
-      expect(store.enableIncrementalVacuum()).toBe(false)
+      expect(store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(PAGE_SIZE)
+      expect(store.db.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()!.journal_mode).toBe('wal')
+      expect(store.upgradeFileFormat()).toBe(false)
       store.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
