@@ -144,10 +144,17 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       })
     noteUpgrade(store, migrated)
     // A database in an older file format (4 KB pages, no pages given back): rewritten once.
-    if (store.upgradeFileFormat())
+    const format = store.upgradeFileFormat()
+    if (format === 'rewritten')
       log.info(
         'the database was rewritten once in the newest file format: space freed by retention goes back to the ' +
           'disk, and a job writes less to it',
+      )
+    else if (format !== 'unchanged')
+      log.warn(
+        'the database could not be rewritten in the newest file format; it works as it is, and the next ' +
+          'start tries again',
+        { error: format.failed },
       )
     const serverId = config.serverId ?? serverIdentity(store)
     // Units of work run on this store at once (storage/unit.ts): the settings' and the services' alike.

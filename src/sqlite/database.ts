@@ -112,30 +112,45 @@ export function openForReading(dataDir: string, file: string): Database | undefi
 }
 
 /**
- * Gives a database made by an earlier printhub the file format a new one has: pages that can be given back
- * (auto_vacuum INCREMENTAL) and of PAGE_SIZE. The whole file is rewritten once (VACUUM, with a rollback journal: a
- * page size cannot change in WAL mode), which takes a moment for a large one; a power cut in it leaves the old file,
- * and the next start does it again. Only for the process that owns the data directory (the hub at start): it needs
- * the file to itself, and does nothing (false) while another process has it open. True when it rewrote the file.
+ * The largest database whose pages alone are changed to PAGE_SIZE at a start: rewriting takes a moment a few MB (an
+ * SD card writes some 10-20 MB a second), and the hub listens only after it. A larger one keeps its pages (it
+ * works as it is, writing more a job); one that cannot give pages back is rewritten whatever its size, as before.
  */
-export function upgradeFileFormat(db: Database): boolean {
+export const PAGE_SIZE_REWRITE_MAX_BYTES = 64 * 1_048_576
+
+/**
+ * Gives a database made by an earlier printhub the file format a new one has: pages that can be given back
+ * (auto_vacuum INCREMENTAL) and of PAGE_SIZE (that alone only up to PAGE_SIZE_REWRITE_MAX_BYTES). The whole file is
+ * rewritten once (VACUUM, with a rollback journal: a page size cannot change in WAL mode; its copy in a temporary
+ * file, not in memory); a power cut in it leaves the old file, and the next start does it again. Only for the process
+ * that owns the data directory (the hub at start): it needs the file to itself, and does nothing while another
+ * process has it open. What it did; `failed` with why when the rewrite could not be made (a full disk): the file is
+ * as it was, and works so.
+ */
+export function upgradeFileFormat(db: Database): 'rewritten' | 'unchanged' | { failed: string } {
   const vacuum = db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum
   const pageSize = db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size
-  if (vacuum === 2 && pageSize === PAGE_SIZE) return false
+  const pages = db.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count
+  if (vacuum === 2 && (pageSize === PAGE_SIZE || pageSize * pages > PAGE_SIZE_REWRITE_MAX_BYTES)) return 'unchanged'
   let mode: string | undefined
   try {
     mode = db.query<{ journal_mode: string }, []>('PRAGMA journal_mode = DELETE').get()?.journal_mode
   } catch {
     // Busy: another process has it open. The next start tries again.
-    return false
+    return 'unchanged'
   }
   try {
-    if (mode !== 'delete') return false
+    if (mode !== 'delete') return 'unchanged'
     db.run(`PRAGMA page_size = ${PAGE_SIZE}`)
     db.run('PRAGMA auto_vacuum = INCREMENTAL')
+    // VACUUM copies the whole database into a temporary one first: in a file, not in the process's memory.
+    db.run('PRAGMA temp_store = FILE')
     db.run('VACUUM')
-    return true
+    return 'rewritten'
+  } catch (error) {
+    return { failed: error instanceof Error ? error.message : String(error) }
   } finally {
+    db.run('PRAGMA temp_store = MEMORY')
     db.run('PRAGMA journal_mode = WAL')
   }
 }

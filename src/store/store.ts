@@ -163,8 +163,8 @@ export class Store {
     return row?.first == null || row.last == null ? undefined : { from: row.first - 1, to: row.last }
   }
 
-  /** Gives an older database a new one's file format (once, at the hub's start); true when it rewrote the file. */
-  upgradeFileFormat(): boolean {
+  /** Gives an older database a new one's file format (once, at the hub's start): sqlite/database.ts says what. */
+  upgradeFileFormat(): ReturnType<typeof upgradeFileFormat> {
     this.commits.commit()
     try {
       return upgradeFileFormat(this.db)

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { JobState } from '../../src/protocol/job.ts'
 import { sqliteHousekeeping, PRUNE_BATCH } from '../../src/services/housekeeping.ts'
 import { DATABASE_FILE, HUB_SCHEMA } from '../../src/store/database.ts'
-import { openDatabase, PAGE_SIZE } from '../../src/sqlite/database.ts'
+import { openDatabase, PAGE_SIZE, PAGE_SIZE_REWRITE_MAX_BYTES } from '../../src/sqlite/database.ts'
 import { Store } from '../../src/store/store.ts'
 import { firstStartedStore, jobInState, type TestStore } from '../support/fixtures.ts'
 import { tempDir } from '../support/hub.ts'
@@ -212,11 +212,33 @@ describe('the file format', () => {
       const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10 })
       expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(0)
       expect(store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(4096)
-      expect(store.upgradeFileFormat()).toBe(true)
+      expect(store.upgradeFileFormat()).toBe('rewritten')
       expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
       expect(store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(PAGE_SIZE)
       expect(store.db.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()!.journal_mode).toBe('wal')
-      expect(store.upgradeFileFormat()).toBe(false)
+      expect(store.upgradeFileFormat()).toBe('unchanged')
+      store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('one that gives pages back already keeps its 4 KB pages past the size a start rewrites', () => {
+    const dir = tempDir()
+    try {
+      const old = new Database(join(dir, DATABASE_FILE), { create: true })
+      old.run('PRAGMA auto_vacuum = INCREMENTAL')
+      old.run('PRAGMA journal_mode = WAL')
+      old.run('CREATE TABLE filler (bytes BLOB)')
+      const mb = PAGE_SIZE_REWRITE_MAX_BYTES / 1_048_576
+      old.transaction(() => {
+        for (let i = 0; i <= mb; i++) old.run('INSERT INTO filler VALUES (zeroblob(1048576))')
+      })()
+      old.close()
+      openDatabase(dir, false, HUB_SCHEMA).close()
+      const store = Store.open({ dataDir: dir, create: false, maxOpenJobsPerProject: 10 })
+      expect(store.upgradeFileFormat()).toBe('unchanged')
+      expect(store.db.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size).toBe(4096)
       store.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
