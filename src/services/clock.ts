@@ -12,6 +12,9 @@ import { THE_MACHINE } from './actor.ts'
 import { recordedChange } from './audit.ts'
 
 export class ClockWatch {
+  /** A jump back the hub's time followed before its deadlines could be moved (the write failed): moved next look. */
+  private unmoved: ClockJump | undefined
+
   constructor(
     private readonly units: UnitRunner,
     private readonly clock: HubClock,
@@ -22,11 +25,14 @@ export class ClockWatch {
 
   /** One look at the system clock; a jump moves what waits, is logged and audited. The jump, when there was one. */
   async look(): Promise<ClockJump | undefined> {
-    const jump = this.clock.look()
+    const jump = this.unmoved ?? this.clock.look()
     if (!jump) return undefined
     // Never, even for a moment, is a deadline nearer than it was: back, the hub's time follows before the deadlines
-    // move back; forward, after they moved on (a failure then leaves the jump for the next look).
-    if (jump.byMs < 0) this.follow(jump.byMs)
+    // move back; forward, after they moved on. A failure (a disk error) leaves the move for the next look either way.
+    if (jump.byMs < 0 && !this.unmoved) {
+      this.follow(jump.byMs)
+      this.unmoved = jump
+    }
     const target = `${new Date(jump.from).toISOString()} → ${new Date(jump.to).toISOString()}`
     const moved = await this.units.write(function* (db) {
       const moved = yield* db.clock.shiftDeadlines(jump.byMs)
@@ -34,6 +40,7 @@ export class ClockWatch {
       yield* recordedChange(db, { actor: THE_MACHINE, action: 'hub.clock', target })
       return moved
     })
+    this.unmoved = undefined
     if (jump.byMs > 0) this.follow(jump.byMs)
     this.log.warn(
       `the system clock jumped ${jumpDistance(jump.byMs)}; what waits kept the time it had left (${moved} moved), ` +

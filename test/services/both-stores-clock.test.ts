@@ -23,7 +23,8 @@ const ACTOR: Actor = { userId: 'usr_1', user: 'kim', address: '192.168.1.20' }
 const AGENT = { name: 'hub', version: '1', platform: 'linux', installationId: 'inst', publicKey: 'A'.repeat(43) }
 const ENGINES = bothEngines()
 const DOCUMENT: PrintDocument = { width: 80, sections: [{ type: 'text', value: 'Tarte flambée' }, { type: 'cut' }] }
-const YEAR = 365 * 86_400_000
+const DAY = 86_400_000
+const YEAR = 365 * DAY
 
 for (const [name, open] of Object.entries(ENGINES)) {
   describe(`a jump of the system clock on ${name}`, () => {
@@ -102,6 +103,32 @@ for (const [name, open] of Object.entries(ENGINES)) {
         byMs: YEAR,
       })
       expect(lines.filter((line) => line.includes('the system clock jumped forward by 365 days'))).toHaveLength(1)
+    })
+
+    test('a move that fails (a disk error) is made at the next look, whichever way the clock went', async () => {
+      const waiting = await submit('waits-through-failures')
+      const end = await expiresAt(waiting.id)
+      let failures = 1
+      const failingOnce: UnitRunner = {
+        ...units,
+        write: (work, options) =>
+          failures-- > 0 ? Promise.reject(new Error('disk I/O error')) : units.write(work, options),
+      }
+      const at = { wall: Date.parse(ENGINE_START) + 2 * YEAR, monotonic: 0 }
+      const clock = new HubClock({ wall: () => at.wall, monotonic: () => at.monotonic })
+      const watch = new ClockWatch(failingOnce, clock, Log.silent().for('clock'))
+      for (const byMs of [-DAY, DAY]) {
+        failures = 1
+        at.wall += byMs
+        const before = await expiresAt(waiting.id)
+        await expect(watch.look()).rejects.toThrow('disk I/O error')
+        expect(await expiresAt(waiting.id)).toBe(before)
+        expect(await watch.look()).toMatchObject({ byMs })
+        expect(await expiresAt(waiting.id)).toBe(before + byMs)
+        expect(clock.now()).toBe(at.wall)
+        expect(await watch.look()).toBeUndefined()
+      }
+      expect(await expiresAt(waiting.id)).toBe(end)
     })
   })
 }
