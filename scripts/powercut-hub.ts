@@ -11,8 +11,10 @@ import { randomUUID } from 'node:crypto'
 import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { PrinterEmulator } from '../src/emulator/emulator.ts'
+import { JOB_STATE_SETS } from '../src/domain/job-transitions.ts'
 import { MAX_OPEN_JOBS } from '../src/domain/settings.ts'
 import { findProfile } from '../src/profiles/catalog.ts'
+import { stateIn } from '../src/store/sql.ts'
 import { seedJobs } from './bench-seed.ts'
 import { inBoot, mountPowercut, type PowercutMount } from './powercut.ts'
 
@@ -60,12 +62,11 @@ export interface PowercutReport {
 
 /** Clients submitting at once, each as fast as the hub answers. */
 const CLIENTS = 4
-const FINISHED = "('COMPLETED', 'FAILED', 'EXPIRED', 'CANCELLED')"
 const START_TIMEOUT_MS = 20_000
 const SETTLE_TIMEOUT_MS = 60_000
 
 /** The same random numbers from the same seed (xorshift32), in [0, 1). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0 || 1
   return () => {
     state ^= state << 13
@@ -191,7 +192,9 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
       const check = new Database(join(dataDir, 'printhub.db'), { readonly: true })
       const found = check.query<Record<string, string>, []>('PRAGMA quick_check').all()
       const old = check
-        .query<{ n: number }, [number]>(`SELECT count(*) AS n FROM jobs WHERE created_at < ? AND state IN ${FINISHED}`)
+        .query<{ n: number }, [number]>(
+          `SELECT count(*) AS n FROM jobs WHERE created_at < ? AND ${stateIn(JOB_STATE_SETS.terminal)}`,
+        )
         .get(Date.now() - 86_400_000)!.n
       check.close(true)
       if (round > 0 && old > 0 && old < oldJobs) report.cutsDuringPrune++

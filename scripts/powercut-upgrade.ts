@@ -9,7 +9,7 @@ import { appendFileSync, cpSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { MIGRATIONS } from '../src/store/migrations.ts'
-import { startHub } from './powercut-hub.ts'
+import { type Hub, random, startHub } from './powercut-hub.ts'
 import { inBoot, mountPowercut } from './powercut.ts'
 
 export const OLDEST_FIXTURE = join(import.meta.dir, '..', 'test', 'fixtures', 'schemas', 'store-v1')
@@ -40,24 +40,14 @@ export interface UpgradeCutReport {
 /** How long after its spawn the hub is cut: up to about its start-up time, so that most cuts fall within it. */
 const CUT_WITHIN_MS = 900
 
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1
-  return () => {
-    state ^= state << 13
-    state ^= state >>> 17
-    state ^= state << 5
-    return (state >>> 0) / 2 ** 32
-  }
-}
-
 /** The newest schema version in the database at `file`, and which of `ids` are jobs there. */
 function inspect(file: string, ids: string[]): { version: number; found: Set<string> } {
   const db = new Database(file, { readonly: true })
   try {
     const version = db.query<{ v: number }, []>('SELECT max(version) AS v FROM schema_migrations').get()?.v ?? 0
     const found = db
-      .query<{ id: string }, []>(`SELECT id FROM jobs WHERE id IN (${ids.map((id) => `'${id}'`).join(', ')})`)
-      .all()
+      .query<{ id: string }, string[]>(`SELECT id FROM jobs WHERE id IN (${ids.map(() => '?').join(', ')})`)
+      .all(...ids)
     return { version, found: new Set(found.map((row) => row.id)) }
   } finally {
     db.close(true)
@@ -108,7 +98,7 @@ export async function runUpgradeCuts(options: UpgradeCutOptions): Promise<Upgrad
       mount = await mountPowercut(backing, mountpoint)
       const before = inspect(join(dataDir, DATABASE_FILE), ids)
       if (!listening && before.version < newest) report.oldSchemaAfter++
-      let hub: Awaited<ReturnType<typeof startHub>>
+      let hub: Hub
       try {
         hub = await startHub(options.printhub, dataDir, [inBoot(randomUUID(), folder), join(folder, 'hub-after.log')])
       } catch (error) {

@@ -1,14 +1,13 @@
 // Small files written whole or not at all (platform/durable-file.ts): what is left after a write, and after one that
 // failed. That a power cut leaves the key whole is shown by test/delivery/power-cut.test.ts (the upgrade's cuts).
 import { afterEach, expect, test } from 'bun:test'
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileDurably } from '../../src/platform/durable-file.ts'
 import { tempDir } from '../support/hub.ts'
 
 let dir: string | undefined
 afterEach(() => {
-  if (dir) chmodSync(dir, 0o700)
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
