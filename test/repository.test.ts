@@ -268,7 +268,8 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
         expect(output).toMatch(
           new RegExp(
             /would run: DEBIAN_FRONTEND=noninteractive \S*apt-get install -y -qq --no-install-recommends /.source +
-              /zbar-tools chromium( debootstrap)?( systemd-container)?( fuse3)?( libfuse3-dev)?( gcc)?\n/.source,
+              /zbar-tools chromium( debootstrap)?( systemd-container)?/.source +
+              /( fuse3)?( libfuse3-dev)?( gcc)?( libfaketime)?\n/.source,
           ),
         )
       } else {
@@ -276,7 +277,7 @@ describe("npm test's prerequisites (scripts/test-prerequisites.ts)", () => {
         expect(output).toMatch(
           new RegExp(
             /sudo apt-get install -y --no-install-recommends zbar-tools chromium( debootstrap)?( systemd-container)?/
-              .source + /( fuse3)?( libfuse3-dev)?( gcc)?\n/.source,
+              .source + /( fuse3)?( libfuse3-dev)?( gcc)?( libfaketime)?\n/.source,
           ),
         )
       }
