@@ -14,6 +14,7 @@
 import { Database } from 'bun:sqlite'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { REDO_BATCH_MS } from '../src/sqlite/redo-batch.ts'
 import { snapshotDatabase } from '../src/sqlite/database.ts'
 import { DATABASE_FILE } from '../src/store/database.ts'
 import { RECEIPT } from './bench-api.ts'
@@ -35,8 +36,12 @@ import { commitsSince, fileSystemPages, pageOwners, type WalCommit, walMark } fr
 const JOBS = sized(1_000, 100)
 const SPACED_JOBS = sized(200, 30)
 const WARM_UP_JOBS = 20
-/** Jobs whose commits are read from the log, to say which pages they wrote. */
-const BREAKDOWN_JOBS = 10
+/**
+ * How long jobs run back to back while the write-ahead log is read, to say which pages their batch's commit wrote:
+ * after a pause, less than a batch lasts (sqlite/batched-commit.ts: committed REDO_BATCH_MS after it opened), so
+ * that one batch holds them all. Its commit may start the log over (a checkpoint made after the last batch's).
+ */
+const BREAKDOWN_MS = (REDO_BATCH_MS * 3) / 4
 const IDLE_SECONDS = sized(180, 15)
 const SETTLE_SECONDS = sized(30, 5)
 const TARGET_BYTES_PER_JOB = 32 * 1024
@@ -120,20 +125,20 @@ interface Breakdown {
   byOwner: [string, number][]
 }
 
-function breakdownOf(file: string, commits: WalCommit[], pageSize: number): Breakdown {
+function breakdownOf(file: string, commits: WalCommit[], pageSize: number, jobs: number): Breakdown {
   const owner = pageOwners(file)
   const counts = new Map<string, number>()
   for (const page of commits.flatMap((commit) => commit.pages))
     counts.set(owner(page), (counts.get(owner(page)) ?? 0) + 1)
-  const byOwner = [...counts].map(([name, n]) => [name, n / BREAKDOWN_JOBS] as [string, number])
+  const byOwner = [...counts].map(([name, n]) => [name, n / jobs] as [string, number])
   byOwner.sort((a, b) => b[1] - a[1])
   const frames = commits.reduce((sum, commit) => sum + commit.pages.length, 0)
   const walPages = commits.reduce((sum, commit) => sum + fileSystemPages(commit), 0)
   return {
-    commits: commits.length / BREAKDOWN_JOBS,
-    frames: frames / BREAKDOWN_JOBS,
+    commits: commits.length / jobs,
+    frames: frames / jobs,
     pageSize,
-    walBytes: (walPages * 4096) / BREAKDOWN_JOBS,
+    walBytes: (walPages * 4096) / jobs,
     byOwner,
   }
 }
@@ -175,7 +180,11 @@ export async function diskSection(): Promise<SectionResult> {
     })
     if (response.status !== 202) throw new Error(`a submission answered ${response.status}`)
     await stream.completed(((await response.json()) as { job: { id: string } }).job.id)
-    if (spaced && Bun.spawnSync(['sync']).exitCode !== 0) throw new Error('sync failed')
+    if (!spaced) return
+    // Minutes apart, each job's batch is committed alone before the next (REDO_BATCH_MS after it opened), and what
+    // it wrote is written back before the next job: as a venue's tickets come.
+    await sleep(REDO_BATCH_MS + 300)
+    if (Bun.spawnSync(['sync']).exitCode !== 0) throw new Error('sync failed')
   }
   try {
     for (let i = 0; i < WARM_UP_JOBS; i++) await printOne()
@@ -191,15 +200,19 @@ export async function diskSection(): Promise<SectionResult> {
     for (let i = 0; i < SPACED_JOBS; i++) await printOne(true)
     const spacedPerJob = (io(hub.pid).writeBytes - spacedBefore.writeBytes) / SPACED_JOBS
 
-    // A few more jobs, read from the log; again when a checkpoint started it over meanwhile.
+    // More jobs, in one batch, read from the log once it is committed; again if the log started over otherwise.
     let window: ReturnType<typeof commitsSince>
+    let breakdownJobs = 0
     for (let tries = 0; tries < 10 && !window; tries++) {
+      await sleep(REDO_BATCH_MS + 300)
       const mark = walMark(wal)
-      for (let i = 0; i < BREAKDOWN_JOBS; i++) await printOne()
-      window = commitsSince(wal, mark)
+      const until = performance.now() + BREAKDOWN_MS
+      for (breakdownJobs = 0; performance.now() < until; breakdownJobs++) await printOne()
+      await sleep(REDO_BATCH_MS + 300)
+      window = commitsSince(wal, mark, { restartedByFirst: true })
     }
     if (!window) throw new Error('the write-ahead log started over during every breakdown window')
-    const breakdown = breakdownOf(file, window.commits, window.pageSize)
+    const breakdown = breakdownOf(file, window.commits, window.pageSize, breakdownJobs)
 
     // Idle: once what the last jobs left (a checkpoint, a retention step) is done; the window holds the hub's
     // periodic work (retention every minute, the agent's heartbeats).
@@ -237,15 +250,15 @@ function report(
       `written a job, ${JOBS.toLocaleString('en')} back to back   ${kb(measured.perJob)} ` +
         `(write calls' bytes ${kb(measured.wcharPerJob)}; yardsticks: bare row ${kb(floor.row.together)}, ` +
         `the hub's jobs table and document ${kb(floor.schema.together)})`,
-      `  the write-ahead log          ${kb(breakdown.walBytes)}: ${round(breakdown.commits, 1)} commits, ` +
+      `  the write-ahead log          ${kb(breakdown.walBytes)}: ${round(breakdown.commits, 3)} batch commits, ` +
         `${round(breakdown.frames, 1)} pages of ${breakdown.pageSize} bytes, in the file system's 4 KB pages`,
       `  the log's lines              ${kb(measured.logPerJob)}`,
       `  the rest                     ${kb(measured.perJob - breakdown.walBytes - measured.logPerJob)} ` +
-        "(checkpoints, the write-ahead log's index -shm, the hand-over marks)",
+        "(the redo log's records, a page or two of 4 KB each; checkpoints; the log's index -shm; the hand-over marks)",
       `written a job, ${SPACED_JOBS} written back after each   ${kb(measured.spacedPerJob)} ` +
         `(yardsticks: bare row ${kb(floor.row.spaced)}, the hub's jobs table and document ` +
         `${kb(floor.schema.spaced)}); of it the log ${kb(logPages)}, the hand-over marks ${kb(MARKS_PAGE)}`,
-      `pages a job, by table or index (over ${BREAKDOWN_JOBS} jobs):`,
+      `pages a job in the batches' commits, by table or index (over ${BREAKDOWN_MS / 1000} s of jobs):`,
       ...breakdown.byOwner.map(([name, n]) => `  ${name.padEnd(32)} ${round(n, 1)}`),
       `written an idle hour           ${kb(idlePerHour)} ` +
         `(over ${IDLE_SECONDS} s, ${SETTLE_SECONDS} s after the last job)`,

@@ -47,7 +47,8 @@ export async function powerSection(): Promise<SectionResult> {
     `${name.padEnd(22)} ${r.cuts} cuts, ${r.accepted} jobs answered 202 (looked for ${r.checks} times), lost ` +
     `${r.lost.length}, corrupt ${r.corrupt.length}, printed twice ${r.printedTwice.length}, uncertain ` +
     `${r.uncertain}; ${r.unflushedPages} pages not flushed at the cuts; ` +
-    `slowest start ${Math.round(r.slowestStartMs)} ms`
+    `slowest start ${Math.round(r.slowestStartMs)} ms; ${r.redoBoots} boots applied ${r.redoRecords} records ` +
+    'of the redo log'
   return {
     report: [
       `power: the hub's power cut at random moments (seed ${SEED}), on powercut-fs, each followed by a new boot`,

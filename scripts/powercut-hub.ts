@@ -58,6 +58,9 @@ export interface PowercutReport {
   jobsKept: number
   /** Cuts that came while the retention pass was pruning: some of the old jobs were gone at the boot after, not all. */
   cutsDuringPrune: number
+  /** Boots that applied records of the redo log (changes a cut left on disk there only), and how many. */
+  redoBoots: number
+  redoRecords: number
 }
 
 /** Clients submitting at once, each as fast as the hub answers. */
@@ -128,6 +131,7 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
   const report: PowercutReport = {
     ...{ cuts: 0, accepted: 0, checks: 0, lost: [], corrupt: [], printedTwice: [], completedUnprinted: [] },
     ...{ uncertain: 0, slowestStartMs: 0, unflushedPages: 0, backups: 0, restored: 0, jobsKept: 0, cutsDuringPrune: 0 },
+    ...{ redoBoots: 0, redoRecords: 0 },
   }
   const backing = join(options.folder, 'backing')
   const mountpoint = join(options.folder, 'mnt')
@@ -181,14 +185,19 @@ export async function runPowercuts(options: PowercutOptions): Promise<PowercutRe
     /** Starts the hub as after a reboot and checks what it found; false when it could not start (in the report). */
     const boot = async (round: number): Promise<boolean> => {
       hub = undefined
+      const log = join(options.folder, `hub-${round}.log`)
       try {
-        const log = join(options.folder, `hub-${round}.log`)
         hub = await startHub(options.printhub, dataDir, [inBoot(randomUUID(), options.folder), log])
       } catch (error) {
         report.corrupt.push(`boot ${round}: ${(error as Error).message.slice(0, 4_000)}`)
         return false
       }
       report.slowestStartMs = Math.max(report.slowestStartMs, hub.startMs)
+      const applied = /(\d+) records of its redo log/.exec(readFileSync(log, 'utf8'))
+      if (applied) {
+        report.redoBoots++
+        report.redoRecords += Number(applied[1])
+      }
       const check = new Database(join(dataDir, 'printhub.db'), { readonly: true })
       const found = check.query<Record<string, string>, []>('PRAGMA quick_check').all()
       const old = check

@@ -61,11 +61,18 @@ export function walMark(walFile: string): WalMark {
 
 /**
  * The commits written to the log since `mark`, each as its pages; undefined when the log started over since
- * (a checkpoint), so that they cannot all be read.
+ * (a checkpoint), so that they cannot all be read, unless the caller knows that the first commit since the mark is
+ * what started it over (`restartedByFirst`).
  */
-export function commitsSince(walFile: string, mark: WalMark): { pageSize: number; commits: WalCommit[] } | undefined {
+export function commitsSince(
+  walFile: string,
+  mark: WalMark,
+  { restartedByFirst = false }: { restartedByFirst?: boolean } = {},
+): { pageSize: number; commits: WalCommit[] } | undefined {
   const now = readWal(walFile)
-  if (now.mark.salt !== mark.salt) return undefined
+  // A log started over by the first commit since the mark (after a checkpoint) holds every commit since.
+  if (now.mark.salt !== mark.salt)
+    return restartedByFirst ? { pageSize: now.pageSize, commits: now.commits } : undefined
   let skipped = 0
   const commits = now.commits.filter(({ pages }) => {
     skipped += pages.length

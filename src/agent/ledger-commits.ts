@@ -23,7 +23,7 @@ export class LedgerCommits {
    * turn. Throws if the commit failed.
    */
   flushNow(): void {
-    this.commits.commit()
+    this.commits.flushNow()
   }
 
   /**

@@ -1,11 +1,54 @@
 // The services over a data directory's store, for the CLI: opened for one command and closed when
 // its work is done, as the running hub would change the same data (through the same operations).
 import { MAX_OPEN_JOBS } from '../domain/settings.ts'
+import { dataDirInUse } from '../platform/data-dir-lock.ts'
 import { HubServices, NotOnPostgresError } from '../services/hub-services.ts'
 import { MIGRATIONS } from '../store/migrations.ts'
 import { Store } from '../store/store.ts'
 import { ConfigError } from './config.ts'
 import { openPostgresStore } from './postgres-store.ts'
+
+/**
+ * The signal a running hub takes as a request to commit its batch now (hub/start.ts): a CLI command beside it then
+ * reads what the hub has answered, and writes without waiting for the batch's end.
+ */
+export const COMMIT_REQUEST_SIGNAL = 'SIGUSR2'
+
+/** The running hub takes commit requests (`commit` runs on each) until the returned function is called. */
+export function takeCommitRequests(commit: () => void): () => void {
+  const take = () => {
+    try {
+      commit()
+    } catch {
+      // Said by the store's log; the batch is committed at its end.
+    }
+  }
+  process.on(COMMIT_REQUEST_SIGNAL, take)
+  return () => process.off(COMMIT_REQUEST_SIGNAL, take)
+}
+
+/**
+ * Opens the data directory's store for a command beside the hub, caught up with a running hub's batch (asked by signal
+ * when one is open; a hub that cannot be signalled, or none, is waited for as SQLite waits).
+ */
+function openBeside(dataDir: string, create: boolean): Store {
+  const store = Store.open({ dataDir, create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+  try {
+    store.catchUp(() => {
+      const holder = dataDirInUse(dataDir)?.holder
+      if (holder?.role !== 'serve') return
+      try {
+        process.kill(holder.pid, COMMIT_REQUEST_SIGNAL)
+      } catch {
+        // Not ours to signal (another user's hub): SQLite's wait for the lock is all there is.
+      }
+    })
+  } catch (error) {
+    store.close()
+    throw error
+  }
+  return store
+}
 
 /** The schema version of the hub's database this printhub writes. */
 export const STORE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)!.version
@@ -28,7 +71,7 @@ export async function withExistingHubServices<T>(
 ): Promise<Awaited<T> | undefined> {
   let store: Store
   try {
-    store = Store.open({ dataDir, create: false, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+    store = openBeside(dataDir, false)
   } catch {
     return undefined
   }
@@ -63,7 +106,7 @@ export function withHubServices<T>(
   work: (services: HubServices) => T,
 ): T {
   if (storeUrl !== undefined) return withPostgresServices(storeUrl, work) as T
-  const store = Store.open({ dataDir, create, maxOpenJobsPerProject: MAX_OPEN_JOBS.default })
+  const store = openBeside(dataDir, create)
   let result: T
   try {
     result = work(new HubServices(store))

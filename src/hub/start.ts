@@ -42,6 +42,7 @@ import { IDLE_TIMEOUT_SECONDS, listenAsHub, localUrl } from './listen.ts'
 import { backupInChildProcess } from './backup-process.ts'
 import { type BuiltinAgent, startBuiltinAgent } from './builtin-agent.ts'
 import { editableSettingsOf, type HubConfig } from './config.ts'
+import { takeCommitRequests } from './open-services.ts'
 import { CloudPrnt } from '../transports/cloudprnt.ts'
 import { EpsonSdp } from '../transports/epson-sdp.ts'
 
@@ -128,11 +129,14 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       maxOpenJobsPerProject: () => settings?.values.maxOpenJobsPerProject ?? config.maxOpenJobsPerProject,
       now,
       log: logs.for('store'),
+      redo: true,
     })
   } catch (error) {
     lock.release()
     throw error
   }
+  // A command beside the hub asks it to commit its batch now (hub/open-services.ts).
+  const stopCommitRequests = takeCommitRequests(() => store.commits.commitForOthers())
   try {
     // A database of an older printhub brought up to date: an upgrade, said once (a new one is not).
     const migrated = store.migratedSince(opening)
@@ -143,6 +147,13 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         version: VERSION,
       })
     noteUpgrade(store, migrated)
+    const applied = store.redoApplied()
+    if (applied > 0)
+      log.info(
+        `the last run ended without closing the database (a crash or a power cut): ${applied} records of its redo ` +
+          'log, changes that were on disk there only, were applied',
+        { records: applied },
+      )
     // A database in an older file format (4 KB pages, no pages given back): rewritten once.
     const format = store.upgradeFileFormat()
     if (format === 'rewritten')
@@ -373,6 +384,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
         await app.stop()
         await agentStopped
         await workersStopped
+        stopCommitRequests()
         store.close()
         lock.release()
         // Counts of lines left out, while they still mean something.
@@ -380,6 +392,7 @@ export async function startHub(config: Readonly<HubConfig>, options: StartOption
       },
     }
   } catch (error) {
+    stopCommitRequests()
     store.close()
     lock.release()
     throw error

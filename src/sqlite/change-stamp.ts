@@ -9,10 +9,11 @@ const STAMP_SQL = 'SELECT total_changes() AS changes, data_version AS version FR
 
 /**
  * The mark of the database's rows as `db` reads them now; undefined inside a transaction, whose
- * changes are not settled yet (nothing read there may be kept).
+ * changes are not settled yet (nothing read there may be kept), unless the caller knows they are (`settled`: a
+ * group commit's batch whose changes are all in its redo log, and which holds the write lock).
  */
-export function changeStamp(db: Database): string | undefined {
-  if (db.inTransaction) return undefined
+export function changeStamp(db: Database, settled = false): string | undefined {
+  if (db.inTransaction && !settled) return undefined
   const { changes, version } = db.query<{ changes: number; version: number }, []>(STAMP_SQL).get()!
   return `${changes}.${version}`
 }

@@ -3,6 +3,8 @@
 import { Database } from 'bun:sqlite'
 import { closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { redoMark, replayRedo, setRedoMark } from './redo-changes.ts'
+import { readRedo, redoFiles } from './redo-log.ts'
 
 /** One step of a schema. Never edit a released one: add the next number. */
 export interface Migration {
@@ -69,8 +71,21 @@ export const PAGE_SIZE = 1024
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000
 
+const replayed = new WeakMap<Database, number>()
+
+/** How many records of its redo log the opening of `db` applied: a hub stopped by a crash or a power cut left them. */
+export function redoApplied(db: Database): number {
+  return replayed.get(db) ?? 0
+}
+
 /** Opens (or, with `create`, creates) the schema's database in `dataDir` and applies pending migrations. */
-export function openDatabase(dataDir: string, create: boolean, schema: Schema): Database {
+export function openDatabase(
+  dataDir: string,
+  create: boolean,
+  schema: Schema,
+  /** The process owns the data directory (the hub, holding its lock): it waits to apply the redo log (replayRedo). */
+  { owner = false }: { owner?: boolean } = {},
+): Database {
   const file = join(dataDir, schema.file)
   const exists = existsSync(file)
   if (!create && !exists) throw new NoDatabaseError(dataDir)
@@ -92,6 +107,9 @@ export function openDatabase(dataDir: string, create: boolean, schema: Schema): 
     db.run('PRAGMA foreign_keys = ON')
     // Statement journals of multi-row changes stay in memory, not in a temp file per statement.
     db.run('PRAGMA temp_store = MEMORY')
+    // What a hub stopped by a crash or a power cut had made durable in its redo log only (sqlite/redo-batch.ts), in
+    // the schema it was written in, before the migrations.
+    if (redoFiles(file).some((path) => existsSync(path))) replayed.set(db, replayRedo(db, file, { wait: owner }))
     migrate(db, schema)
   } catch (error) {
     db.close(true)
@@ -206,11 +224,25 @@ export function knownSchemaVersion({ migrations }: Pick<Schema, 'migrations'>): 
 export function snapshotDatabase(source: string, target: string): void {
   closeSync(openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600))
   const db = new Database(source, { readonly: true, strict: true })
+  let logged: ReadonlyMap<number, string> = new Map()
+  let loggedBy = 0
   try {
     db.run('PRAGMA busy_timeout = 5000')
+    // The running hub's redo log holds what its open batch changed: read before the copy, it holds at least what
+    // the copy lacks (records leave the log only once the database holds them).
+    loggedBy = redoMark(db).logId
+    if (loggedBy !== 0) logged = readRedo(source, loggedBy)
     db.run('VACUUM INTO ?', [target])
   } finally {
     db.close(true)
+  }
+  const copy = new Database(target, { strict: true })
+  try {
+    replayRedo(copy, (logId) => (logId === loggedBy ? logged : new Map()))
+    // The copy names no redo log: restored, it never takes records of the hub it was copied from.
+    copy.transaction(() => setRedoMark(copy, 0, 0)).immediate()
+  } finally {
+    copy.close(true)
   }
 }
 
@@ -226,6 +258,8 @@ export function migrate(
 ): void {
   const { migrations, migrationsTable: table } = schema
   const known = migrations.at(-1)?.version ?? 0
+  // Up to date: nothing to write, so no write lock to wait for (a running hub holds it through its batch).
+  if (schemaVersion(db, schema) === known && known > 0) return
   db.transaction(() => {
     schema.adopt?.(db)
     db.run(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)

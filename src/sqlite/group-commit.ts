@@ -8,7 +8,8 @@
 //
 // A database in a file is flushed off the event loop (wal-flush.ts): its transactions commit with
 // `synchronous = NORMAL`, and `durable()` settles once the write-ahead log has been flushed after
-// them. What is said only of changes on disk (`afterCommit`) waits for that flush too.
+// them. What is said only of changes on disk (`afterCommit`) waits for that flush too. The hub's own
+// store keeps its transaction open longer, made durable by a redo log meanwhile (batched-commit.ts).
 import type { Database } from 'bun:sqlite'
 import { fileOf } from './database.ts'
 import { type Fsync, type Settle, WalFlush } from './wal-flush.ts'
@@ -18,27 +19,27 @@ export const MAX_WRITES_PER_COMMIT = 256
 /** How long a deferred change may stay uncommitted; a crash within that time loses it. */
 export const UNAWAITED_COMMIT_MS = 20
 
-interface Waiter {
+export interface Waiter {
   resolve: () => void
   reject: (error: unknown) => void
 }
 
 export class GroupCommit {
-  private open = false
+  protected open = false
   /** Counts the transactions opened: which one is open, for callers that note something once per transaction. */
-  private opened = 0
+  protected opened = 0
   /** Changes when a transaction opens and when a change in it is undone (`readEpoch`). */
   private epoch = 0
-  private writes = 0
-  private waiters: Waiter[] = []
+  protected writes = 0
+  protected waiters: Waiter[] = []
   private commitThisTurnScheduled = false
   /** The open transaction holds a change something urgent waits for (`urgentlyDurable`). */
-  private urgent = false
+  protected urgent = false
   /** The end of this turn commits only if someone waits (`postponeTurnCommit`). */
-  private postponed = false
-  private commitLater: Timer | undefined
+  protected postponed = false
+  protected commitLater: Timer | undefined
   /** Told once the open transaction is on disk; forgotten when it is rolled back. */
-  private committed: (() => void)[] = []
+  protected committed: (() => void)[] = []
   /** Transactions committed and the changes they carried: how well flushes are shared. */
   readonly stats = { commits: 0, writes: 0 }
   // Each change in a savepoint of its own, and each transaction begun and committed, through
@@ -50,11 +51,11 @@ export class GroupCommit {
   private readonly release
   private readonly rollbackTo
   /** The flush of a database in a file; none for one in memory (nothing to make durable). */
-  private readonly flush: WalFlush | undefined
+  protected readonly flush: WalFlush | undefined
 
   constructor(
-    private readonly db: Database,
-    private readonly onCommitError: (error: unknown) => void,
+    protected readonly db: Database,
+    protected readonly onCommitError: (error: unknown) => void,
     /** Tests observe the flush; by default fdatasync(2) on the thread pool. */
     fsync?: Fsync,
   ) {
@@ -106,10 +107,9 @@ export class GroupCommit {
 
   /** Settles once every change written so far is committed (rejects if that commit failed). */
   durable(): Promise<void> {
-    if (!this.open) {
-      const flush = this.flush
-      if (!flush?.pending) return Promise.resolve()
-      return new Promise((resolve, reject) => flush.whenFlushed((error) => (error ? reject(error) : resolve())))
+    if (!this.unsettled) {
+      if (!this.flushing) return Promise.resolve()
+      return new Promise((resolve, reject) => this.whenFlushed((error) => (error ? reject(error) : resolve())))
     }
     this.commitThisTurn()
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }))
@@ -165,9 +165,24 @@ export class GroupCommit {
    * log of job states), without waiting for the disk as `durable()` does.
    */
   afterCommit(then: () => void): void {
-    if (this.open) this.committed.push(then)
-    else if (this.flush?.pending) this.flush.whenFlushed((error) => error || runEach([then]))
+    if (this.unsettled) this.committed.push(then)
+    else if (this.flushing) this.whenFlushed((error) => error || runEach([then]))
     else then()
+  }
+
+  /** Whether changes written are not yet committed: what is read now may still be undone. */
+  get unsettled(): boolean {
+    return this.open
+  }
+
+  /** Rows this class changed itself (none here), which SQLite's `total_changes()` counts with the database's. */
+  get ownChanges(): number {
+    return 0
+  }
+
+  /** Whether a flush of changes made runs or waits. */
+  protected get flushing(): boolean {
+    return this.flush?.pending === true
   }
 
   /**
@@ -188,6 +203,19 @@ export class GroupCommit {
     settle?.()
   }
 
+  /**
+   * Makes every change so far durable here and now, on this thread: for the intent to print while no other printer is
+   * at work, so that the bytes follow in the same turn. Throws if it could not.
+   */
+  flushNow(): void {
+    this.commit()
+  }
+
+  /** Commits now, for another process that waits to read or write the database (hub/open-services.ts). */
+  commitForOthers(): void {
+    this.commit()
+  }
+
   /** Commits on disk no flush follows (the store closes after this). */
   close(): void {
     this.commit()
@@ -199,16 +227,9 @@ export class GroupCommit {
    * the flush's error if it could not be made so). Throws if the commit failed; what it held is
    * then rolled back and its waiters told.
    */
-  private endTransaction(): Settle {
-    const waiters = this.waiters
-    const committed = this.committed
-    this.waiters = []
-    this.committed = []
+  protected endTransaction(): Settle {
+    const { waiters, committed } = this.nextGroup()
     this.open = false
-    this.urgent = false
-    this.postponed = false
-    this.writes = 0
-    clearTimeout(this.commitLater)
     try {
       this.end.run()
     } catch (error) {
@@ -216,36 +237,38 @@ export class GroupCommit {
       if (this.db.inTransaction) this.db.run('ROLLBACK')
       this.fullFlushes()
       for (const waiter of waiters) waiter.reject(error)
+      this.rolledBack()
       throw error
     }
+    this.ended()
     this.fullFlushes()
     this.stats.commits++
-    return (error) => {
-      if (error) {
-        for (const waiter of waiters) waiter.reject(error)
-        return
-      }
-      for (const waiter of waiters) waiter.resolve()
-      runEach(committed)
-    }
+    return settleOf(waiters, committed)
+  }
+
+  /** After a COMMIT. */
+  protected ended(): void {}
+
+  /** After the open transaction was rolled back, with what it held. */
+  protected rolledBack(): void {}
+
+  /** Settles once every change made so far is on disk. */
+  protected whenFlushed(then: Settle): void {
+    if (this.flush) this.flush.whenFlushed(then)
+    else then()
   }
 
   /** The connection's own setting (FULL) is back after each group transaction, for anything else it writes. */
-  private fullFlushes(): void {
+  protected fullFlushes(): void {
     if (this.flush) this.db.run('PRAGMA synchronous = FULL')
   }
 
   private apply<T>(change: () => T): T {
-    if (!this.open) {
-      // Run as text each time: SQLite applies a setting pragma when it is prepared, not when a prepared one runs again.
-      if (this.flush) this.db.run('PRAGMA synchronous = NORMAL')
-      // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
-      this.begin.run()
-      this.open = true
-      this.opened++
-      this.epoch++
-      this.commitLater = setTimeout(() => this.commitScheduled(), UNAWAITED_COMMIT_MS)
-    }
+    if (!this.open) this.beginTransaction()
+    this.commitLater ??= setTimeout(() => {
+      this.commitLater = undefined
+      this.commitScheduled()
+    }, UNAWAITED_COMMIT_MS)
     let result: T
     this.savepoint.run()
     try {
@@ -273,19 +296,24 @@ export class GroupCommit {
     return result
   }
 
+  protected beginTransaction(): void {
+    // Run as text each time: SQLite applies a setting pragma when it is prepared, not when a prepared one runs again.
+    if (this.flush) this.db.run('PRAGMA synchronous = NORMAL')
+    // IMMEDIATE: the write lock is taken now, so the commit cannot find another writer in the way.
+    this.begin.run()
+    this.open = true
+    this.opened++
+    this.epoch++
+  }
+
   /** The open transaction was rolled back under us: its waiters are told, and the next change opens a new one. */
   private lost(error: unknown): void {
-    const waiters = this.waiters
-    this.waiters = []
-    this.committed = []
+    const { waiters } = this.nextGroup()
     this.open = false
-    this.urgent = false
-    this.postponed = false
-    this.writes = 0
-    clearTimeout(this.commitLater)
     this.fullFlushes()
     for (const waiter of waiters) waiter.reject(error)
     this.onCommitError(error)
+    this.rolledBack()
   }
 
   private commitThisTurn(): void {
@@ -303,8 +331,27 @@ export class GroupCommit {
   }
 
   /** Commits what is open; it is flushed off the event loop (or at once, for a database in memory). */
-  private commitScheduled(): void {
-    if (!this.open) return
+  protected commitScheduled(): void {
+    if (this.open) this.commitBatch()
+  }
+
+  /** What waits for the changes made so far; the next changes are another group's. */
+  protected nextGroup(): { waiters: Waiter[]; committed: (() => void)[]; urgent: boolean } {
+    const group = { waiters: this.waiters, committed: this.committed, urgent: this.urgent }
+    this.waiters = []
+    this.committed = []
+    this.urgent = false
+    this.postponed = false
+    this.writes = 0
+    clearTimeout(this.commitLater)
+    this.commitLater = undefined
+    // Events are announced once a group (store/events.ts).
+    this.opened++
+    return group
+  }
+
+  /** Commits the open transaction, flushed off the event loop; `onFlushed` is told first when the flush ends. */
+  protected commitBatch(onFlushed?: (error?: Error) => void): void {
     const urgent = this.urgent
     let settle: Settle
     try {
@@ -315,11 +362,23 @@ export class GroupCommit {
     }
     if (!this.flush) return settle()
     const settleOrTell: Settle = (error) => {
+      onFlushed?.(error)
       settle(error)
       if (error) this.onCommitError(error)
     }
     if (urgent) this.flush.afterUrgentCommit(settleOrTell)
     else this.flush.afterCommit(settleOrTell)
+  }
+}
+
+export function settleOf(waiters: readonly Waiter[], committed: readonly (() => void)[]): Settle {
+  return (error) => {
+    if (error) {
+      for (const waiter of waiters) waiter.reject(error)
+      return
+    }
+    for (const waiter of waiters) waiter.resolve()
+    runEach(committed)
   }
 }
 

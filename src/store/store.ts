@@ -1,11 +1,12 @@
 // The store: the hub's one SQLite file and the repositories over it. All SQL lives in this folder.
-import type { Database } from 'bun:sqlite'
+import { type Database, SQLiteError } from 'bun:sqlite'
 import { AdminSessions, type SessionLifetime } from './admin-sessions.ts'
 import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { HUB_SCHEMA, openHubDatabase } from './database.ts'
-import { upgradeFileFormat } from '../sqlite/database.ts'
+import { redoApplied, upgradeFileFormat } from '../sqlite/database.ts'
+import { BatchedCommit } from '../sqlite/batched-commit.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { changeStamp } from '../sqlite/change-stamp.ts'
 import { JobStates } from './job-states.ts'
@@ -43,6 +44,11 @@ export interface StoreOptions {
   log?: Logger
   /** How long dashboard sessions last (default ADMIN_SESSION_LIFETIME). */
   sessionLifetime?: SessionLifetime
+  /**
+   * Batches made durable by the redo log (sqlite/redo-batch.ts): only for the process that owns the data directory
+   * (the hub, holding its lock), never for the CLI beside it.
+   */
+  redo?: boolean
 }
 
 export { ADMIN_SESSION_LIFETIME }
@@ -89,13 +95,13 @@ export class Store {
     const log =
       options.log ??
       new Log({ format: 'text', level: 'warn', journal: false }, (line) => console.error(line)).for('store')
-    this.commits = new GroupCommit(db, (error) =>
+    const onCommitError = (error: unknown) =>
       log.error(
         'a commit failed (rolled back) or could not be flushed to disk',
         { error: describeError(error) },
         { limit: 'commit failed' },
-      ),
-    )
+      )
+    this.commits = options.redo ? new BatchedCommit(db, onCommitError) : new GroupCommit(db, onCommitError)
     this.webhooks = new Webhooks(db, now)
     this.images = new ProjectImages(db, now)
     this.destinations = new Destinations(db, now)
@@ -142,12 +148,12 @@ export class Store {
   }
 
   static open(options: StoreOptions): Store {
-    return new Store(openHubDatabase(options.dataDir, options.create), options)
+    return new Store(openHubDatabase(options.dataDir, options.create, options.redo), options)
   }
 
   /** How many rows the hub has changed so far, whatever changed them: the dashboard's sign that something did. */
   changes(): number {
-    return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+    return this.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n - this.commits.ownChanges
   }
 
   /**
@@ -161,6 +167,11 @@ export class Store {
       )
       .get(since)
     return row?.first == null || row.last == null ? undefined : { from: row.first - 1, to: row.last }
+  }
+
+  /** How many records of the redo log the open applied (what a crash or a power cut had left only there). */
+  redoApplied(): number {
+    return redoApplied(this.db)
   }
 
   /** Gives an older database a new one's file format (once, at the hub's start): sqlite/database.ts says what. */
@@ -179,7 +190,31 @@ export class Store {
    * undefined while a change is open. What is read under one mark may be kept until it moves.
    */
   changeStamp(): string | undefined {
-    return changeStamp(this.db)
+    return this.commits.unsettled ? undefined : changeStamp(this.db, true)
+  }
+
+  /**
+   * Waits, in another process than the hub's, until what the hub has said is on disk is in the database file too: when
+   * a connection holds the write lock (the hub's batch, sqlite/batched-commit.ts), `ask` asks it to commit, and this
+   * waits for the lock (SQLite's busy timeout). Changes nothing.
+   */
+  catchUp(ask: () => void): void {
+    const tryLock = () => {
+      this.db.run('BEGIN IMMEDIATE')
+      this.db.run('ROLLBACK')
+    }
+    const timeout = this.db.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!.timeout
+    this.db.run('PRAGMA busy_timeout = 0')
+    try {
+      tryLock()
+      return
+    } catch (error) {
+      if (!(error instanceof SQLiteError && error.code?.startsWith('SQLITE_BUSY'))) throw error
+    } finally {
+      this.db.run(`PRAGMA busy_timeout = ${timeout}`)
+    }
+    ask()
+    tryLock()
   }
 
   /** Runs `work` as one transaction that takes the write lock at once (first-start set-up). */

@@ -4,16 +4,14 @@
 // ledger's (a receipt is the hub's own row: the built-in agent's record of a job starts with its
 // intent to print). A log is written and recovered in order, so nothing a crash leaves on disk can
 // have it either. Checked
-// from a second connection to the database, which sees committed transactions only, again and
+// on what is durable (the database and its redo log, as a start after a crash reads them), again and
 // again while jobs go through two TCP printers that confirm what they printed: one at once (its
 // jobs are recorded printed in one go, src/agent/prompt-confirmation.ts), one after 20 ms of
 // printing (its jobs are recorded PRINTING first).
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { join } from 'node:path'
 import { PrinterEmulator } from '../../src/emulator/emulator.ts'
 import { findProfile } from '../../src/profiles/catalog.ts'
-import { DATABASE_FILE } from '../../src/store/database.ts'
+import { durableView } from '../support/durable-view.ts'
 import { addBuiltinPrinter, startTestHub, submitJob, type TestHub } from '../support/hub.ts'
 import { waitFor } from '../support/wait.ts'
 
@@ -52,8 +50,8 @@ afterAll(async () => {
 
 test('no committed state has the hub ahead of its built-in agent: every byte ' +
   'taken before PRINTING, confirmed before COMPLETED', async () => {
-  // The built-in agent's ledger is in the hub's database.
-  const reader = new Database(join(t.dataDir, DATABASE_FILE))
+  // The built-in agent's ledger is in the hub's database; what is durable of it is read as a start after a crash
+  // would find it (the file and its redo log).
   const ahead: unknown[] = []
   const seen = new Set<string>()
   let looks = 0
@@ -61,11 +59,13 @@ test('no committed state has the hub ahead of its built-in agent: every byte ' +
   let submitted: { id: string }[] = []
   const watch = (async () => {
     while (flowing) {
-      ahead.push(...reader.query(HUB_AHEAD_OF_LEDGER).all())
-      for (const { state } of reader
-        .query<{ state: string }, []>("SELECT DISTINCT state FROM jobs WHERE state IN ('DELIVERED', 'PRINTING')")
-        .all())
-        seen.add(state)
+      durableView(t.dataDir, (reader) => {
+        ahead.push(...reader.query(HUB_AHEAD_OF_LEDGER).all())
+        for (const { state } of reader
+          .query<{ state: string }, []>("SELECT DISTINCT state FROM jobs WHERE state IN ('DELIVERED', 'PRINTING')")
+          .all())
+          seen.add(state)
+      })
       looks++
       await Bun.sleep(0)
     }
@@ -85,7 +85,6 @@ test('no committed state has the hub ahead of its built-in agent: every byte ' +
   } finally {
     flowing = false
     await watch
-    reader.close()
   }
   expect(ahead).toEqual([])
   // The check saw the jobs on their way, not only before and after.

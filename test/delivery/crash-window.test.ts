@@ -6,7 +6,6 @@
 // the printer confirmed the job but before the agent recorded it leaves it COMPLETED, as its
 // printed mark shows.
 import { afterAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { HandOverMarks, marksFileOf } from '../../src/agent/hand-over-marks.ts'
@@ -15,6 +14,7 @@ import { DATABASE_FILE } from '../../src/store/database.ts'
 import { RequestScanner } from '../../src/emulator/request-scanner.ts'
 import { initialize } from '../../src/services/init.ts'
 import { Store } from '../../src/store/store.ts'
+import { durableView, openAfterCrash } from '../support/durable-view.ts'
 import { jobBody, tempDir } from '../support/hub.ts'
 import { spawnServe } from '../support/serve.ts'
 import { waitFor } from '../support/wait.ts'
@@ -129,19 +129,16 @@ async function killedWhileReaching(
  * record of intent for it.
  */
 function storedByAgent(dir: string): boolean {
-  const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
-  try {
+  return durableView(dir, (db) => {
     const delivered = db.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE state = 'DELIVERED'").get()!.n
     const intents = db.query<{ n: number }, []>('SELECT count(*) AS n FROM ledger_intents').get()!.n
     return delivered === 1 && intents === 0
-  } finally {
-    db.close()
-  }
+  })
 }
 
 /** What a kill right after the intent to print was flushed leaves: the agent's record of intent (`submitting`). */
 function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'): void {
-  const db = new Database(join(dir, DATABASE_FILE))
+  const db = openAfterCrash(dir)
   try {
     const job = db
       .query<{ id: string; attempt: number; printer: string }, []>(
@@ -159,7 +156,7 @@ function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'):
       [wireId, wireId, job.printer, `m.${wireId}`, state, now, now],
     )
   } finally {
-    db.close()
+    db.close(true)
   }
 }
 
@@ -171,11 +168,11 @@ function claimed(dir: string, state: 'submitting' | 'submitted' = 'submitting'):
 function confirmed(dir: string): void {
   claimed(dir, 'submitted')
   // The run the ledger names, in this boot: the marks the next start trusts.
-  const db = new Database(join(dir, DATABASE_FILE), { readonly: true })
+  const db = openAfterCrash(dir)
   const run = db
     .query<{ value: string }, []>("SELECT value FROM ledger_settings WHERE key = 'hand_over_marks_run'")
     .get()!.value
-  db.close()
+  db.close(true)
   const marks = HandOverMarks.begin(marksFileOf(join(dir, DATABASE_FILE)), { run, boot: bootId()! })
   marks.mark('kitchen', 1)
   marks.printed('kitchen', 1)

@@ -11,7 +11,7 @@ import { waitFor } from '../support/wait.ts'
 
 const { t, pair, online } = useGatewayHub()
 
-const totalChanges = () => t.hub.store.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+const totalChanges = () => t.hub.store.changes()
 const storedPrinters = (agentId: string) => t.hub.store.agents.printers().filter((p) => p.agentId === agentId)
 const many = (count: number, name = 'Printer') =>
   Array.from({ length: count }, (_, i) => virtualPrinter(`p${i}`, { name: `${name} ${i}` }))
