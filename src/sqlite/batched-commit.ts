@@ -142,6 +142,9 @@ export class BatchedCommit extends GroupCommit {
     clearTimeout(this.idleLater)
     this.idleLater = undefined
     try {
+      // A batch again, whatever the time: its records are not in the database, and only a batch's commit says which
+      // records the database holds (a transaction of one turn holding them would leave them to be applied again).
+      this.batchingFrom = 0
       this.beginTransaction()
       this.redo.reapply()
     } catch (error) {
