@@ -345,8 +345,10 @@ export class GroupCommit {
     this.writes = 0
     clearTimeout(this.commitLater)
     this.commitLater = undefined
-    // Events are announced once a group (store/events.ts).
+    // Events are announced once a group (store/events.ts); what was kept for a read epoch is kept no longer (a batch
+    // lasts many turns: batched-commit.ts).
     this.opened++
+    this.epoch++
     return group
   }
 
