@@ -98,8 +98,8 @@ export class GroupCommit {
    * While a transaction is open, a number that stays the same as long as what this connection
    * reads can change only by its own writes: no other connection can commit meanwhile (the
    * transaction holds the write lock), and no change has been undone. It changes with each new
-   * transaction and each change undone; undefined while none is open. For what may be kept from
-   * one read to the next (printers looked up again and again in one turn).
+   * transaction, each group of changes (batched-commit.ts) and each change undone; undefined while
+   * none is open. For what may be kept from one read to the next (printers looked up again and again in one turn).
    */
   get readEpoch(): number | undefined {
     return this.open ? this.epoch : undefined
