@@ -9,7 +9,7 @@
 // under us (a full disk at its commit), its records are applied again in a new one: what was said durable stays so.
 import type { Database } from 'bun:sqlite'
 import { RedoCapture, applyRedo, setRedoMark } from './redo-changes.ts'
-import { REDO_FILE_BYTES, RedoLog } from './redo-log.ts'
+import { REDO_FILE_BYTES, RedoLog, readRedo, redoAfter } from './redo-log.ts'
 import { type Fsync, type Settle, WalFlush } from './wal-flush.ts'
 
 /** How long a batch transaction stays open (another process that writes the database waits as long at most). */
@@ -29,8 +29,6 @@ export class RedoBatch {
   /** The last record the database names as held, committed; and the one the open batch's commit names. */
   private markedSeq = 0
   private markingSeq = 0
-  /** The open batch's records, for applying them again if SQLite rolls it back. */
-  private payloads: string[] = []
   /** Records written, and their bytes: what the batches saved. */
   readonly stats = { records: 0, bytes: 0 }
 
@@ -99,7 +97,6 @@ export class RedoBatch {
     const seq = this.seq + 1
     if (seq >= MAX_SEQ || !this.log.append(seq, payload)) return false
     this.seq = seq
-    this.payloads.push(payload)
     this.stats.records++
     this.stats.bytes += payload.length
     return true
@@ -119,7 +116,6 @@ export class RedoBatch {
   /** The batch was committed (its flush may still run): the next records start the other file when it is free. */
   ended(): void {
     this.markedSeq = this.markingSeq
-    this.payloads = []
     this.log.switchIfFree(this.durableSeq)
   }
 
@@ -128,8 +124,15 @@ export class RedoBatch {
    * again. Throws if they cannot be (they are on disk: the next start applies them).
    */
   reapply(): void {
-    if (this.payloads.length === 0) return
-    applyRedo(this.db, this.payloads)
+    // Read back from the log (the page cache holds it): a batch's records are not kept in memory as well.
+    const records = redoAfter(readRedo(this.file, this.logId), this.markedSeq)
+    if (records.length === 0) return
+    if (records.at(-1)!.seq !== this.seq)
+      throw new Error(`the redo log lacks records ${records.at(-1)!.seq + 1}-${this.seq}`)
+    applyRedo(
+      this.db,
+      records.map((record) => record.payload),
+    )
     this.capture.forget()
   }
 
