@@ -125,10 +125,10 @@ export class RedoBatch {
    */
   reapply(): void {
     // Read back from the log (the page cache holds it): a batch's records are not kept in memory as well.
+    if (this.seq === this.markedSeq) return
     const records = redoAfter(readRedo(this.file, this.logId), this.markedSeq)
-    if (records.length === 0) return
-    if (records.at(-1)!.seq !== this.seq)
-      throw new Error(`the redo log lacks records ${records.at(-1)!.seq + 1}-${this.seq}`)
+    const last = records.at(-1)?.seq ?? this.markedSeq
+    if (last !== this.seq) throw new Error(`the redo log lacks records ${last + 1} to ${this.seq}`)
     applyRedo(
       this.db,
       records.map((record) => record.payload),
