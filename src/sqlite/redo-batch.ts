@@ -1,12 +1,12 @@
-// The group commit's batches (group-commit.ts), for the process that owns a database file (the hub): its transaction
-// stays open for up to REDO_BATCH_MS across turns of the event loop, and what must be on disk at the end of a turn is
-// written as one record of the redo log (redo-log.ts, redo-changes.ts) and flushed, not committed to SQLite. The
-// batch is then committed once, every page it changed written once: a job's three moments on disk (accepted, handed
-// to its printer, COMMITTED) cost three small records and a share of one commit, not three commits of every page each.
+// The redo log's side of the hub's batches (batched-commit.ts): the transaction stays open across turns of the event
+// loop, and what must be on disk at the end of a turn is written as one record of the redo log (redo-log.ts,
+// redo-changes.ts) and flushed, not committed to SQLite. The batch is then committed once, every page it changed
+// written once: a job's three moments on disk (accepted, handed to its printer, COMPLETED) cost three small records and
+// a share of one commit, not three commits of every page each.
 //
-// Whatever waits for a record waits for its flush, and for the flush of a batch committed before it (its records may
-// be in the other file, which is then not needed only once that commit is on disk). When SQLite rolls a batch back
-// under us (a full disk at its commit), its records are applied again in a new one: what was said durable stays so.
+// Whatever waits for a record waits for its flush, and for the flush of a batch committed just before it (the records
+// before this one may be in the other file: that commit holds their changes). When SQLite rolls a batch back under us
+// (a full disk at its commit), its records are applied again in a new one: what was said durable stays so.
 import type { Database } from 'bun:sqlite'
 import { RedoCapture, applyRedo, setRedoMark } from './redo-changes.ts'
 import { REDO_FILE_BYTES, RedoLog, readRedo, redoAfter } from './redo-log.ts'
@@ -29,8 +29,6 @@ export class RedoBatch {
   /** The last record the database names as held, committed; and the one the open batch's commit names. */
   private markedSeq = 0
   private markingSeq = 0
-  /** Records written, and their bytes: what the batches saved. */
-  readonly stats = { records: 0, bytes: 0 }
 
   constructor(
     private readonly db: Database,
@@ -97,8 +95,6 @@ export class RedoBatch {
     const seq = this.seq + 1
     if (seq >= MAX_SEQ || !this.log.append(seq, payload)) return false
     this.seq = seq
-    this.stats.records++
-    this.stats.bytes += payload.length
     return true
   }
 
