@@ -189,7 +189,8 @@ function statementFor(table: TableShape, op: string): string {
   if (op === 'u') {
     const sets = table.columns.map(
       (c, i) =>
-        `${quote(c)} = CASE json_type(?2, '$[${i}]') WHEN 'object' THEN ${quote(c)}
+        // A column the record does not have (added after it was written) keeps its value, as one it says is unchanged.
+        `${quote(c)} = CASE coalesce(json_type(?2, '$[${i}]'), 'object') WHEN 'object' THEN ${quote(c)}
           ELSE ${decode('?2', `$[${i}]`)} END`,
     )
     return `UPDATE OR REPLACE ${target} SET ${sets.join(', ')} WHERE ${where}`

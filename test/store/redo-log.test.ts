@@ -12,7 +12,7 @@ import { openDatabase, snapshotDatabase } from '../../src/sqlite/database.ts'
 import { BatchedCommit } from '../../src/sqlite/batched-commit.ts'
 import { REDO_BATCH_MS } from '../../src/sqlite/redo-batch.ts'
 import { GroupCommit } from '../../src/sqlite/group-commit.ts'
-import { redoMark } from '../../src/sqlite/redo-changes.ts'
+import { applyRedo, redoMark } from '../../src/sqlite/redo-changes.ts'
 import { parseRedo, REDO_FILE_BYTES, REDO_GROWTH_BYTES, redoFiles } from '../../src/sqlite/redo-log.ts'
 import { random as seededRandom } from '../../scripts/powercut-hub.ts'
 import { waitFor } from '../support/wait.ts'
@@ -323,6 +323,19 @@ test('another process opens the database beside the hub at once, neither waiting
   expect(redoMark(db).seq).toBe(0)
   commits.commit()
   expect(redoMark(db).seq).toBeGreaterThan(0)
+})
+
+test('an update recorded before a column was added keeps that column; a blob, a null and a number go back as written', () => {
+  open(60_000)
+  const plain = new Database(':memory:', { strict: true })
+  plain.run('CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c)')
+  plain.run("INSERT INTO t VALUES (1, 'x', 'y', 'kept')")
+  applyRedo(plain, ['[["t","u","1",[{},"z",null]]]', '[["t","i",null,[2,["00ff"],12345678901234567,"n"]]]'])
+  expect(plain.query('SELECT id, a, b, c, typeof(a) AS ta FROM t ORDER BY id').all()).toEqual([
+    { id: 1, a: 'z', b: null, c: 'kept', ta: 'text' },
+    { id: 2, a: new Uint8Array([0, 255]), b: 12345678901234567, c: 'n', ta: 'blob' },
+  ])
+  plain.close(true)
 })
 
 describe("the redo log's reader", () => {
