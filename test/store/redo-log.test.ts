@@ -325,7 +325,7 @@ test('another process opens the database beside the hub at once, neither waiting
   expect(redoMark(db).seq).toBeGreaterThan(0)
 })
 
-test('an update recorded before a column was added keeps that column; a blob, a null and a number go back as written', () => {
+test('an update recorded before a column was added keeps that column; blobs, nulls, numbers go back as written', () => {
   open(60_000)
   const plain = new Database(':memory:', { strict: true })
   plain.run('CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c)')
