@@ -8,7 +8,8 @@
 // Applying records puts the rows back as they were written, in order, with the schema's own triggers and foreign keys
 // out of the way (their effects are changes of their own in the record). The database names its redo log and the last
 // record it holds (`application_id`, `user_version`); `replayRedo` applies what follows, at an open.
-import { type Database, SQLiteError } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
+import { unlessLocked } from './errors.ts'
 import { readRedo, redoAfter } from './redo-log.ts'
 
 const CAPTURE_TABLE = 'temp.printhub_redo'
@@ -148,7 +149,7 @@ function triggersOf(table: TableShape, index: number): string[] {
  * and made again after, and foreign keys are checked at the commit (at an open they are off). Throws on a change that
  * names a table or column the database does not have.
  */
-export function applyRedo(db: Database, payloads: readonly string[]): number {
+export function applyRedo(db: Database, payloads: readonly string[]): void {
   const triggers = db
     .query<{ name: string; sql: string }, []>("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'")
     .all()
@@ -159,7 +160,6 @@ export function applyRedo(db: Database, payloads: readonly string[]): number {
   const changes = db.query<{ t: string; op: string; k: string; v: string }, [string]>(
     "SELECT value ->> 0 AS t, value ->> 1 AS op, value -> '$[2]' AS k, value -> '$[3]' AS v FROM json_each(?)",
   )
-  let applied = 0
   for (const payload of payloads) {
     for (const { t, op, k, v } of changes.all(payload)) {
       const shape = shapes.get(t)
@@ -173,11 +173,9 @@ export function applyRedo(db: Database, payloads: readonly string[]): number {
       // A deletion binds the key alone (?1); the others ?1 and ?2.
       if (statement.paramsCount === 1) statement.run(k)
       else statement.run(k, v)
-      applied++
     }
   }
   for (const { sql } of triggers) db.run(sql)
-  return applied
 }
 
 function statementFor(table: TableShape, op: string): string {
@@ -233,11 +231,9 @@ export function replayRedo(
   const before = redoMark(db)
   if (before.logId === 0 || redoAfter(read(before.logId), before.seq).length === 0) return 0
   const foreignKeys = db.query<{ foreign_keys: number }, []>('PRAGMA foreign_keys').get()!.foreign_keys
-  const timeout = db.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!.timeout
   db.run('PRAGMA foreign_keys = OFF')
-  if (!wait) db.run('PRAGMA busy_timeout = 0')
-  try {
-    return db
+  const apply = () =>
+    db
       .transaction(() => {
         const mark = redoMark(db)
         const records = redoAfter(read(mark.logId), mark.seq)
@@ -250,12 +246,12 @@ export function replayRedo(
         return records.length
       })
       .immediate()
-  } catch (error) {
-    // Held by a running hub, whose records these are.
-    if (!wait && error instanceof SQLiteError && error.code?.startsWith('SQLITE_BUSY')) return 0
-    throw error
+  try {
+    if (wait) return apply()
+    // Locked: held by a running hub, whose records these are.
+    const done = unlessLocked(db, apply)
+    return done.locked ? 0 : done.value
   } finally {
     if (foreignKeys) db.run('PRAGMA foreign_keys = ON')
-    db.run(`PRAGMA busy_timeout = ${timeout}`)
   }
 }

@@ -1,11 +1,12 @@
 // The store: the hub's one SQLite file and the repositories over it. All SQL lives in this folder.
-import { type Database, SQLiteError } from 'bun:sqlite'
+import type { Database } from 'bun:sqlite'
 import { AdminSessions, type SessionLifetime } from './admin-sessions.ts'
 import { AdminTokens } from './admin-tokens.ts'
 import { Agents } from './agents.ts'
 import { ApiKeys } from './api-keys.ts'
 import { HUB_SCHEMA, openHubDatabase } from './database.ts'
 import { redoApplied, upgradeFileFormat } from '../sqlite/database.ts'
+import { unlessLocked } from '../sqlite/errors.ts'
 import { BatchedCommit } from '../sqlite/batched-commit.ts'
 import { GroupCommit } from '../sqlite/group-commit.ts'
 import { changeStamp } from '../sqlite/change-stamp.ts'
@@ -203,16 +204,7 @@ export class Store {
       this.db.run('BEGIN IMMEDIATE')
       this.db.run('ROLLBACK')
     }
-    const timeout = this.db.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()!.timeout
-    this.db.run('PRAGMA busy_timeout = 0')
-    try {
-      tryLock()
-      return
-    } catch (error) {
-      if (!(error instanceof SQLiteError && error.code?.startsWith('SQLITE_BUSY'))) throw error
-    } finally {
-      this.db.run(`PRAGMA busy_timeout = ${timeout}`)
-    }
+    if (!unlessLocked(this.db, tryLock).locked) return
     ask()
     tryLock()
   }
